@@ -1,0 +1,52 @@
+"""Events: what happened in a match, and what each seat may see of it (V3, V4, X1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .cards import Card, Face
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened. `cards` of a `draw` are seen only by the drawer (V4), who also sees `faces`
+    (the faces that showed to the table); a `reveal` (X1) is seen only by `target`, the challenger."""
+
+    type: str
+    seat: int | None = None
+    card: Card | None = None
+    color: str | None = None
+    count: int = 0
+    cards: tuple[Card, ...] = ()
+    faces: tuple[Face, ...] = ()
+    target: int | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        parts = [self.type]
+        if self.seat is not None:
+            parts.append(f"seat={self.seat}")
+        if self.card is not None:
+            parts.append(str(self.card))
+        if self.color is not None:
+            parts.append(f"color={self.color}")
+        if self.count:
+            parts.append(f"count={self.count}")
+        if self.cards:
+            parts.append("cards=" + ",".join(map(str, self.cards)))
+        if self.faces:
+            parts.append("faces=" + ",".join(map(str, self.faces)))
+        if self.target is not None:
+            parts.append(f"target={self.target}")
+        if self.detail:
+            parts.append(self.detail)
+        return " ".join(parts)
+
+
+def event_for_seat(event: Event, seat: int) -> Event | None:
+    """The event as `seat` may see it, or None when it is hidden from that seat entirely."""
+    if event.type == "draw" and event.seat != seat and event.cards:
+        return replace(event, cards=())
+    if event.type == "reveal" and event.target != seat:
+        return None
+    return event

@@ -1,0 +1,854 @@
+"""The rules engine: one match of UNO Flip or classic UNO as a deterministic state machine.
+
+Every rule of RULES.md that governs play lives in this module, and each is marked with its id. The state
+is plain data (lists of card ids); nothing here does I/O, reads a clock or touches a global. The same
+(players, seed, rules, actions) always give the same match, bit for bit: the dealer draw comes from the
+match seed, and each round's deal and reshuffles from (match seed, round number), so a duplicate-deal
+tournament can replay one deal with the seats rotated.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from .actions import ACCEPT, CHALLENGE, DRAW, NEXT_ROUND, PASS, Action, parse_action
+from .cards import (
+    DARK,
+    DARK_COLORS,
+    LIGHT,
+    LIGHT_COLORS,
+    SIDE_NAMES,
+    Card,
+    Face,
+    classic_deck,
+    parse_card,
+    physical_flip_deck,
+    shuffled_flip_deck,
+)
+from .errors import IllegalAction
+from .events import Event, event_for_seat
+from .observation import Observation, OpponentView
+from .rules import Rules
+
+HAND_SIZE = 7  # S2
+DECISIONS = ("play", "after_draw", "respond", "choose_color", "round_over", "match_over")
+
+# The fixed part of each wild draw's penalty (A6, C3); wild-draw-color draws until a colour (A7).
+_WILD_DRAW_COUNT = {"wild-draw2": 2, "wild-draw4": 4}
+_CHALLENGE_EXTRA = {"wild-draw2": 2, "wild-draw4": 2, "wild-draw-color": 2}  # X3, X4, C3
+_DRAW_CARD_COUNT = {"draw1": 1, "draw2": 2, "draw5": 5}  # A1, C3
+
+
+def _round_rng(seed: int, round_number: int) -> random.Random:
+    return random.Random(f"uno-arena:{seed}:round:{round_number}")
+
+
+class Match:
+    """A match of UNO: rounds are dealt and played until a player reaches the target (E4).
+
+    `Match(players=4, seed=7, rules=Rules(variant="flip"))` deals the first round at once.
+    """
+
+    def __init__(self, players: int = 4, seed: int = 0, rules: Rules | None = None) -> None:
+        rules = rules or Rules()
+        self._setup(players, seed, rules, self._standard_deck(rules, seed))
+        self.dealer = self._draw_for_dealer()
+        self._start_round(self._shuffled_order(), self.dealer)
+
+    # ----------------------------------------------------------------------------------------------
+    # Construction
+    # ----------------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_deal(
+        cls,
+        players: int,
+        deck: Sequence[Card | str],
+        dealer: int,
+        rules: Rules | None = None,
+        seed: int = 0,
+        scores: Sequence[int] | None = None,
+    ) -> Match:
+        """A match whose first round is dealt by S2-S4 from exactly `deck` (top card first)."""
+        rules = rules or Rules()
+        cards = [cls._card(card, rules) for card in deck]
+        match = cls.__new__(cls)
+        match._setup(players, seed, rules, cards)
+        if not 0 <= dealer < players:
+            raise ValueError(f"dealer {dealer} is not a seat of a {players}-player match")
+        if len(cards) < HAND_SIZE * players + 1:
+            raise ValueError(f"a stacked deck of {len(cards)} cards cannot deal {players} hands and a start card")
+        if scores is not None:
+            match.scores = match._checked_scores(scores)
+        match.dealer = dealer
+        match._start_round(list(range(len(cards))), dealer)
+        return match
+
+    @classmethod
+    def from_position(
+        cls,
+        players: int,
+        hands: Sequence[Sequence[Card | str]],
+        draw: Sequence[Card | str],
+        discard: Sequence[Card | str],
+        current: int,
+        rules: Rules | None = None,
+        seed: int = 0,
+        side: str = "light",
+        dealer: int | None = None,
+        direction: str = "cw",
+        color: str | None = None,
+        scores: Sequence[int] | None = None,
+    ) -> Match:
+        """A match in the middle of a round: `current` is on the ordinary "play" decision.
+
+        Piles are given top card first. `color` is needed only when the top card's active face is a wild.
+        """
+        rules = rules or Rules()
+        if len(hands) != players:
+            raise ValueError(f"{len(hands)} hands given for {players} players")
+        if not discard:
+            raise ValueError("the discard pile needs at least its top card")
+        if side not in SIDE_NAMES or (side == "dark" and rules.variant == "classic"):
+            raise ValueError(f"side {side!r} does not exist in variant {rules.variant}")
+        if direction not in ("cw", "ccw"):
+            raise ValueError(f"direction must be 'cw' or 'ccw', got {direction!r}")
+        parsed_hands = [[cls._card(card, rules) for card in hand] for hand in hands]
+        parsed_draw = [cls._card(card, rules) for card in draw]
+        parsed_discard = [cls._card(card, rules) for card in discard]
+        cards = [card for hand in parsed_hands for card in hand] + parsed_draw + parsed_discard
+        match = cls.__new__(cls)
+        match._setup(players, seed, rules, cards)
+        for seat in (current, dealer):
+            if seat is not None and not 0 <= seat < players:
+                raise ValueError(f"seat {seat} is not a seat of a {players}-player match")
+        ids = iter(range(len(cards)))
+        match.hands = [[next(ids) for _ in hand] for hand in parsed_hands]
+        match.draw = [next(ids) for _ in parsed_draw][::-1]
+        match.discard = [next(ids) for _ in parsed_discard][::-1]
+        match.side = DARK if side == "dark" else LIGHT
+        match.direction = 1 if direction == "cw" else -1
+        match.dealer = (current - 1) % players if dealer is None else dealer
+        if scores is not None:
+            match.scores = match._checked_scores(scores)
+        top = match._top_face()
+        if top.color is None:
+            if color not in match._side_colors():
+                raise ValueError(f"the top card is a wild: color must be a {side} colour, got {color!r}")
+            match.color = color
+        else:
+            if color is not None and color != top.color:
+                raise ValueError(f"color {color!r} contradicts the top card {top}")
+            match.color = top.color
+        match.current = current
+        match.decision = "play"
+        match.round_number = 1
+        return match
+
+    @classmethod
+    def from_replay(cls, record: dict[str, Any]) -> Match:
+        """Rebuild a match from `replay()`: the same rules, seed and actions give the identical match."""
+        rules = Rules.from_dict(record["rules"])
+        match = cls(players=record["players"], seed=record["seed"], rules=rules)
+        for seat, text in record["actions"]:
+            match.apply(seat, parse_action(text, rules.variant))
+        return match
+
+    @staticmethod
+    def _card(card: Card | str, rules: Rules) -> Card:
+        return parse_card(card, rules.variant) if isinstance(card, str) else card
+
+    @staticmethod
+    def _standard_deck(rules: Rules, seed: int) -> list[Card]:
+        if rules.variant == "classic":
+            return classic_deck()
+        if rules.pairing == "shuffled":
+            return shuffled_flip_deck(random.Random(f"uno-arena:{seed}:pairing"))
+        return physical_flip_deck()
+
+    def _setup(self, players: int, seed: int, rules: Rules, cards: list[Card]) -> None:
+        if not isinstance(players, int) or not 2 <= players <= 10:
+            raise ValueError(f"players must be 2 to 10, got {players!r}")
+        if not isinstance(seed, int):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        self.players = players
+        self.seed = seed
+        self.rules = rules
+        self.variant = rules.variant
+        self._classic = rules.variant == "classic"
+        # Identical cards share one Card object, so legal actions can be listed once per distinct card.
+        interned: dict[Card, Card] = {}
+        self.cards: list[Card] = [interned.setdefault(card, card) for card in cards]
+        self._faces: tuple[list[Face], list[Face]] = (
+            [card.light for card in self.cards],
+            [card.face(DARK) for card in self.cards],
+        )
+        self.scores: list[int] = [0] * players
+        self.round_number = 0
+        self.round_winner: int | None = None
+        self.round_points: int | None = None
+        self.match_winner: int | None = None
+        self.events: list[Event] = []
+        self.actions: list[tuple[int, Action]] = []
+        self._action_cache: dict[tuple[Card, str | None, bool], Action] = {}
+        self._rng = _round_rng(seed, 1)
+        self._clear_round_state()
+
+    def _clear_round_state(self) -> None:
+        self.hands: list[list[int]] = [[] for _ in range(self.players)]
+        self.draw: list[int] = []  # top card last
+        self.discard: list[int] = []  # top card last
+        self.side = LIGHT
+        self.direction = 1
+        self.color: str | None = None
+        self.current: int | None = None
+        self.decision = "play"
+        self.drawn: int | None = None
+        self._respond: tuple[int, str, bool] | None = None  # (attacker, wild kind, was illegal)
+        self._color_then_next = False  # after choose_color: the next seat plays (F5) or the same (S4)
+        self.catchable: int | None = None  # U1 catch window
+        self._p2_passes = 0
+        self.decisions_this_round = 0
+
+    def _checked_scores(self, scores: Sequence[int]) -> list[int]:
+        if len(scores) != self.players:
+            raise ValueError(f"{len(scores)} scores given for {self.players} players")
+        return [int(score) for score in scores]
+
+    # ----------------------------------------------------------------------------------------------
+    # Setting up a round (S1-S5)
+    # ----------------------------------------------------------------------------------------------
+
+    def _draw_for_dealer(self) -> int:
+        """S1: each seat draws a card; highest light number deals (actions and wilds count 0); ties redraw."""
+        rng = random.Random(f"uno-arena:{self.seed}:dealer")
+        candidates = list(range(self.players))
+        while len(candidates) > 1:
+            order = list(range(len(self.cards)))
+            rng.shuffle(order)
+            numbers = {seat: self._faces[LIGHT][order[i]].number for i, seat in enumerate(candidates)}
+            best = max(numbers.values())
+            candidates = [seat for seat in candidates if numbers[seat] == best]
+        self.events.append(Event("dealer", seat=candidates[0], detail="S1"))
+        return candidates[0]
+
+    def _shuffled_order(self) -> list[int]:
+        """S5: every card of the match gathered in a fixed order and shuffled from (seed, round)."""
+        order = list(range(len(self.cards)))
+        _round_rng(self.seed, self.round_number + 1).shuffle(order)
+        return order
+
+    def _start_round(self, order: list[int], dealer: int) -> None:
+        """Deal (S2), turn the start card (S3) and apply it (S4). `order` is the deck, top card first."""
+        self._clear_round_state()
+        self.round_number += 1
+        self.round_winner = self.round_points = None
+        self._rng = _round_rng(self.seed, self.round_number)
+        self.dealer = dealer
+        n = self.players
+        dealt = HAND_SIZE * n
+        for i in range(dealt):
+            self.hands[(dealer + 1 + i) % n].append(order[i])
+        self.draw = order[dealt:][::-1]
+        self.events.append(Event("round_started", seat=dealer, count=self.round_number))
+        self.discard.append(self.draw.pop())
+        while self._start_card_goes_back(self._top_face()):
+            # S4 / C4: the start card goes back, the draw pile is shuffled, a new one is turned.
+            self.events.append(Event("start_card_replaced", faces=(self._top_face(),), detail="S4"))
+            self.draw.append(self.discard.pop())
+            self._rng.shuffle(self.draw)
+            self.discard.append(self.draw.pop())
+        self._apply_start_card()
+
+    def _start_card_goes_back(self, face: Face) -> bool:
+        if self._classic:
+            return not face.is_number  # C4
+        if face.kind == "wild-draw2":
+            return True
+        return face.kind == "flip" and self.rules.start_flip == "replace"
+
+    def _apply_start_card(self) -> None:
+        face = self._top_face()
+        first = (self.dealer + 1) % self.players
+        self.events.append(Event("start_card", card=self.cards[self.discard[-1]], faces=(face,)))
+        self.color = face.color
+        self.current = first
+        self.decision = "play"
+        if face.kind == "flip":  # option start_flip "flip": F2 before the first turn, reference card only
+            self._turn_table()
+            face = self._top_face()
+            self.color = face.color
+            if face.is_wild:
+                self._ask_color(first, then_next=False)
+        elif face.kind in ("draw1", "draw2"):
+            self._draw_cards(first, _DRAW_CARD_COUNT[face.kind], "S4")
+            self.current = self._next(first)
+        elif face.kind == "skip":
+            self.events.append(Event("skip", seat=first, detail="S4"))
+            self.current = self._next(first)
+        elif face.kind == "reverse":
+            self.direction = -1
+            self.events.append(Event("reverse", detail="ccw"))
+            self.current = self.dealer
+        elif face.is_wild:
+            self._ask_color(first, then_next=False)
+
+    def next_round(self) -> list[Event]:
+        """S5: after `round_over`, gather every card, pass the deal to the left and deal the next round."""
+        return self.apply(None, NEXT_ROUND)
+
+    # ----------------------------------------------------------------------------------------------
+    # Reading the state
+    # ----------------------------------------------------------------------------------------------
+
+    def _top_face(self) -> Face:
+        return self._faces[self.side][self.discard[-1]]
+
+    def _side_colors(self) -> tuple[str, ...]:
+        return DARK_COLORS if self.side == DARK else LIGHT_COLORS
+
+    def _next(self, seat: int, steps: int = 1) -> int:
+        return (seat + self.direction * steps) % self.players
+
+    @property
+    def side_name(self) -> str:
+        return SIDE_NAMES[self.side]
+
+    @property
+    def direction_name(self) -> str:
+        return "cw" if self.direction == 1 else "ccw"
+
+    @property
+    def top(self) -> Face:
+        """The active face of the top discard card."""
+        return self._top_face()
+
+    def hand(self, seat: int) -> list[Card]:
+        return [self.cards[cid] for cid in self.hands[seat]]
+
+    def draw_pile(self) -> list[Card]:
+        """The draw pile, top card first."""
+        return [self.cards[cid] for cid in reversed(self.draw)]
+
+    def discard_pile(self) -> list[Card]:
+        """The discard pile, top card first."""
+        return [self.cards[cid] for cid in reversed(self.discard)]
+
+    def hand_value(self, seat: int) -> int:
+        """E2/E3/C5: the value of a hand, read on the active side."""
+        faces = self._faces[self.side]
+        return sum(faces[cid].value(self.variant) for cid in self.hands[seat])
+
+    def _can_draw(self) -> bool:
+        return bool(self.draw) or len(self.discard) > 1  # P2
+
+    def _playable(self, cid: int) -> bool:
+        """T1/T2/F1: matches the colour in force, or the number or symbol of the top face, or is a wild."""
+        face = self._faces[self.side][cid]
+        return face.color is None or face.color == self.color or face.kind == self._top_face().kind
+
+    def _holds_color_in_force(self, seat: int, except_cid: int) -> bool:
+        """X2/T3: does the rest of the hand hold a card whose active face has the colour in force?"""
+        faces = self._faces[self.side]
+        color = self.color
+        return any(faces[cid].color == color for cid in self.hands[seat] if cid != except_cid)
+
+    def _wild_draw_allowed(self, seat: int, cid: int) -> bool:
+        face = self._faces[self.side][cid]
+        if face.kind not in _CHALLENGE_EXTRA or self.rules.bluffing:
+            return True
+        return not self._holds_color_in_force(seat, cid)
+
+    # ----------------------------------------------------------------------------------------------
+    # Legal actions
+    # ----------------------------------------------------------------------------------------------
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Every legal action of `seat` (default: the seat to decide), wild colours and UNO calls spelled out.
+
+        A play that leaves one card carries the UNO call; with `uno_penalty: "catch"` the play without the
+        call is listed too, since leaving it out is then a real choice (U1).
+        """
+        if seat is None:
+            seat = self.current
+        decision = self.decision
+        if seat is None or decision in ("round_over", "match_over"):
+            return []
+        actions: list[Action] = []
+        if self.catchable is not None and seat != self.catchable:
+            actions.append(Action("catch", target=self.catchable))
+        if seat != self.current:
+            return actions
+        if decision == "play":
+            hand = self.hands[seat]
+            seen: set[int] = set()
+            cards = self.cards
+            any_playable = False
+            for cid in hand:
+                card = cards[cid]
+                if id(card) in seen:
+                    continue
+                seen.add(id(card))
+                if self._playable(cid) and self._wild_draw_allowed(seat, cid):
+                    any_playable = True
+                    self._add_plays(actions, cid, len(hand))
+            if self._can_draw():
+                actions.append(DRAW)
+            elif not any_playable:
+                actions.append(PASS)  # P2
+        elif decision == "after_draw":
+            assert self.drawn is not None
+            self._add_plays(actions, self.drawn, len(self.hands[seat]))
+            actions.append(PASS)
+        elif decision == "respond":
+            actions.append(ACCEPT)
+            if self.rules.bluffing:
+                actions.append(CHALLENGE)
+        elif decision == "choose_color":
+            actions.extend(self._cached(None, color, False, "choose_color") for color in self._side_colors())
+        return actions
+
+    def _add_plays(self, actions: list[Action], cid: int, hand_size: int) -> None:
+        card = self.cards[cid]
+        leaves_one = hand_size == 2
+        calls = (True, False) if leaves_one and self.rules.uno_penalty == "catch" else (leaves_one,)
+        colors: Sequence[str | None] = (
+            self._side_colors() if self._faces[self.side][cid].color is None else (None,)
+        )
+        for uno in calls:
+            for color in colors:
+                actions.append(self._cached(card, color, uno, "play"))
+
+    def _cached(self, card: Card | None, color: str | None, uno: bool, kind: str) -> Action:
+        key = (card or kind, color, uno)
+        action = self._action_cache.get(key)  # type: ignore[arg-type]
+        if action is None:
+            action = Action(kind, card, color, uno)
+            self._action_cache[key] = action  # type: ignore[index]
+        return action
+
+    # ----------------------------------------------------------------------------------------------
+    # Applying an action
+    # ----------------------------------------------------------------------------------------------
+
+    def apply(self, seat: int | None, action: Action) -> list[Event]:
+        """Apply `seat`'s action and return the events it caused.
+
+        Anything illegal raises IllegalAction (a ValueError) naming the RULES.md id, and changes nothing:
+        every check runs before the first change.
+        """
+        if not isinstance(action, Action):
+            raise IllegalAction("T1", f"not an action: {action!r}")
+        start = len(self.events)
+        kind = action.kind
+        if kind == "next_round":
+            self._check_next_round()
+            self.actions.append((-1 if seat is None else seat, action))
+            self._start_round(self._shuffled_order(), (self.dealer + 1) % self.players)
+            return self.events[start:]
+        if self.decision in ("round_over", "match_over"):
+            raise IllegalAction("E1", f"the round is over ({self.decision}); no seat is to act")
+        if not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise IllegalAction("T1", f"seat {seat!r} is not a seat of this {self.players}-player match")
+        if kind == "catch":
+            self._check_catch(seat, action)
+            self._record(seat, action)
+            self._catch(action.target)  # type: ignore[arg-type]
+        else:
+            handler = self._check(seat, action)
+            self._record(seat, action)
+            self.catchable = None  # U1: the window closes with the next accepted action of any seat
+            handler()
+        if self.decision not in ("round_over", "match_over"):
+            if self._p2_passes >= self.players:
+                self._adjudicate("P3: every player passed with nothing to draw")
+            elif self.decisions_this_round >= self.rules.max_decisions_per_round:
+                self._adjudicate(f"P3: decision cap {self.rules.max_decisions_per_round} reached")
+        return self.events[start:]
+
+    def _record(self, seat: int, action: Action) -> None:
+        self.actions.append((seat, action))
+        self.decisions_this_round += 1
+        if action.kind != "pass" or self.decision != "play":
+            self._p2_passes = 0
+
+    def _check_next_round(self) -> None:
+        if self.decision == "match_over":
+            raise IllegalAction("E4", "the match is over; there is no next round")
+        if self.decision != "round_over":
+            raise IllegalAction("S5", f"the round is not over (decision {self.decision!r})")
+
+    def _check_catch(self, seat: int, action: Action) -> None:
+        if self.rules.uno_penalty != "catch":
+            raise IllegalAction("U1", "catch is only played with option uno_penalty: \"catch\"")
+        if self.catchable is None:
+            raise IllegalAction("U1", "there is nobody to catch: no play left one card without an UNO call")
+        if action.target != self.catchable:
+            raise IllegalAction("U1", f"seat {action.target} cannot be caught; only seat {self.catchable} can")
+        if seat == self.catchable:
+            raise IllegalAction("U1", "a player cannot catch themselves")
+
+    def _check(self, seat: int, action: Action) -> Any:
+        """Validate without changing anything; return the bound method that carries the action out."""
+        decision = self.decision
+        kind = action.kind
+        if seat != self.current:
+            raise IllegalAction("T1", f"it is seat {self.current}'s decision ({decision}), not seat {seat}'s")
+        if kind == "play":
+            return self._check_play(seat, action)
+        if kind == "draw":
+            if decision != "play":
+                raise IllegalAction(self._decision_rule(), f"cannot draw on the {decision!r} decision")
+            if not self._can_draw():
+                raise IllegalAction("P2", "no card can be drawn: the draw pile is empty and nothing to reshuffle")
+            return lambda: self._draw_for_turn(seat)
+        if kind == "pass":
+            if decision == "after_draw":
+                return lambda: self._pass(seat)
+            if decision != "play":
+                raise IllegalAction(self._decision_rule(), f"cannot pass on the {decision!r} decision")
+            if self._can_draw():
+                raise IllegalAction("T1", "pass is only allowed after a draw or when nothing can be drawn (P2)")
+            if any(self._playable(cid) and self._wild_draw_allowed(seat, cid) for cid in self.hands[seat]):
+                raise IllegalAction("P2", "nothing can be drawn, so a player with a playable card must play")
+            return lambda: self._pass(seat)
+        if kind in ("accept", "challenge"):
+            if decision != "respond":
+                raise IllegalAction("A6", f"{kind} answers a wild draw; the decision is {decision!r}")
+            if kind == "challenge" and not self.rules.bluffing:
+                raise IllegalAction("T3", "with bluffing: false a wild draw cannot be challenged; accept it")
+            return (lambda: self._accept(seat)) if kind == "accept" else (lambda: self._challenge(seat))
+        if kind == "choose_color":
+            if decision != "choose_color":
+                raise IllegalAction("F5", f"no colour is to be named now (decision {decision!r})")
+            if action.color not in self._side_colors():
+                raise IllegalAction(
+                    "F5", f"{action.color!r} is not a colour of the {self.side_name} side "
+                    f"({', '.join(self._side_colors())})")
+            return lambda: self._choose_color(seat, action.color)  # type: ignore[arg-type]
+        raise IllegalAction("T1", f"unknown action kind {kind!r}")
+
+    def _decision_rule(self) -> str:
+        return {"respond": "A6", "choose_color": "F5", "after_draw": "T4"}.get(self.decision, "T1")
+
+    def _check_play(self, seat: int, action: Action) -> Any:
+        decision = self.decision
+        card = action.card
+        if decision not in ("play", "after_draw"):
+            raise IllegalAction(self._decision_rule(), f"cannot play a card on the {decision!r} decision")
+        if card is None:
+            raise IllegalAction("T1", "a play must name a card")
+        hand = self.hands[seat]
+        if decision == "after_draw":
+            cid = self.drawn
+            if self.cards[cid] != card:  # type: ignore[index]
+                raise IllegalAction("T4", f"after drawing only the drawn card {self.cards[cid]} may be played, "  # type: ignore[index]
+                                          f"not {card}")
+        else:
+            cid = next((c for c in hand if self.cards[c] == card), None)
+            if cid is None:
+                raise IllegalAction("T1", f"seat {seat} does not hold {card}")
+        face = self._faces[self.side][cid]  # type: ignore[index]
+        if not self._playable(cid):  # type: ignore[arg-type]
+            rule = "F1" if face.kind == "flip" else "T1"
+            raise IllegalAction(rule, f"{face} matches neither the colour in force ({self.color}) "
+                                      f"nor the top card {self._top_face()}")
+        if face.color is None:
+            if action.color is None:
+                raise IllegalAction("T8", f"{face} needs a colour of the {self.side_name} side")
+            if action.color not in self._side_colors():
+                raise IllegalAction("T2", f"{action.color} is not a colour of the {self.side_name} side "
+                                          f"({', '.join(self._side_colors())})")
+            if not self._wild_draw_allowed(seat, cid):  # type: ignore[arg-type]
+                raise IllegalAction("T3", f"{face} may not be played while holding a {self.color} card "
+                                          "(bluffing: false)")
+        elif action.color is not None:
+            raise IllegalAction("T8", f"a colour is named only with a wild, not with {face}")
+        return lambda: self._play(seat, cid, action.color, action.uno)  # type: ignore[arg-type]
+
+    # ----------------------------------------------------------------------------------------------
+    # Carrying actions out
+    # ----------------------------------------------------------------------------------------------
+
+    def _play(self, seat: int, cid: int, named: str | None, uno: bool) -> None:
+        hand = self.hands[seat]
+        face = self._faces[self.side][cid]
+        kind = face.kind
+        illegal_wild_draw = kind in _CHALLENGE_EXTRA and self._holds_color_in_force(seat, cid)  # X2
+        hand.remove(cid)
+        self.discard.append(cid)
+        self.drawn = None
+        self.color = named if face.color is None else face.color
+        calls_uno = uno and len(hand) == 1  # T8: a call that does not leave one card is ignored
+        self.events.append(Event("play", seat=seat, card=self.cards[cid], color=self.color,
+                                 detail="uno" if calls_uno else ""))
+        if len(hand) == 1 and not uno:
+            if self.rules.uno_penalty == "auto":
+                self._draw_cards(seat, 2, "U1")
+            else:
+                self.catchable = seat
+        if not hand:
+            self._finish_with_last_card(seat, face)
+            return
+        self.decision = "play"
+        if kind in _DRAW_CARD_COUNT:  # A1, C3, A5
+            victim = self._next(seat)
+            self._draw_cards(victim, _DRAW_CARD_COUNT[kind], kind)
+            self.current = self._next(victim)
+        elif kind == "skip":  # A2, A5
+            self.events.append(Event("skip", seat=self._next(seat)))
+            self.current = self._next(seat, 2)
+        elif kind == "reverse":  # A3
+            self.direction = -self.direction
+            self.events.append(Event("reverse", detail=self.direction_name))
+            self.current = seat if self.players == 2 else self._next(seat)
+        elif kind == "skip-all":  # A4
+            self.events.append(Event("skip", detail="all"))
+            self.current = seat
+        elif kind == "flip":  # F1-F5
+            self._turn_table()
+            top = self._top_face()
+            if top.color is None:
+                self._ask_color(seat, then_next=True)
+            else:
+                self.color = top.color
+                self.current = self._next(seat)
+        elif kind in _CHALLENGE_EXTRA:  # A6, A7, C3: the next player responds
+            self._respond = (seat, kind, illegal_wild_draw)
+            self.current = self._next(seat)
+            self.decision = "respond"
+        else:
+            self.current = self._next(seat)
+
+    def _finish_with_last_card(self, seat: int, face: Face) -> None:
+        """E1: the last card's effect still happens (draws, X6, F6), then the round ends."""
+        kind = face.kind
+        victim = self._next(seat)
+        if kind in _DRAW_CARD_COUNT:
+            self._draw_cards(victim, _DRAW_CARD_COUNT[kind], kind)
+        elif kind in _CHALLENGE_EXTRA:
+            self._wild_draw_penalty(victim, kind, "X6")
+        elif kind == "flip":
+            self._turn_table()  # F6: no colour is named even if a wild is revealed
+        self._end_round(seat, "E1")
+
+    def _turn_table(self) -> None:
+        """F2: the discard pile, the draw pile and every hand are turned over; the active side changes."""
+        self.discard.reverse()
+        self.draw.reverse()
+        self.side = DARK if self.side == LIGHT else LIGHT
+        self.events.append(Event("flip", faces=(self._top_face(),), detail=self.side_name))
+
+    def _ask_color(self, seat: int, then_next: bool) -> None:
+        self.current = seat
+        self.decision = "choose_color"
+        self._color_then_next = then_next
+
+    def _choose_color(self, seat: int, color: str) -> None:
+        self.color = color
+        self.events.append(Event("color", seat=seat, color=color))
+        self.decision = "play"
+        self.current = self._next(seat) if self._color_then_next else seat
+
+    def _draw_for_turn(self, seat: int) -> None:
+        """T1/T4: draw one card; a playable one may be played at once, otherwise the turn ends."""
+        drawn = self._draw_cards(seat, 1, "T1")
+        if drawn and self._playable(drawn[0]) and self._wild_draw_allowed(seat, drawn[0]):
+            self.drawn = drawn[0]
+            self.decision = "after_draw"
+        else:
+            self.current = self._next(seat)
+
+    def _pass(self, seat: int) -> None:
+        if self.decision == "play":  # P2: nothing to draw and nothing to play
+            self._p2_passes += 1
+        self.events.append(Event("pass", seat=seat))
+        self.drawn = None
+        self.decision = "play"
+        self.current = self._next(seat)
+
+    def _accept(self, seat: int) -> None:
+        attacker, kind, _ = self._respond  # type: ignore[misc]
+        self._respond = None
+        self.events.append(Event("accept", seat=seat, target=attacker))
+        self._wild_draw_penalty(seat, kind, "A6" if kind != "wild-draw-color" else "A7")
+        self.decision = "play"
+        self.current = self._next(seat)
+
+    def _challenge(self, seat: int) -> None:
+        """X1-X5: the challenger sees the hand; the play is judged by the hand as it was when played."""
+        attacker, kind, illegal = self._respond  # type: ignore[misc]
+        self._respond = None
+        faces = self._faces[self.side]
+        self.events.append(Event("reveal", seat=attacker, target=seat,
+                                 faces=tuple(faces[cid] for cid in self.hands[attacker]), detail="X1"))
+        self.events.append(Event("challenge", seat=seat, target=attacker,
+                                 detail="illegal" if illegal else "legal"))
+        self.decision = "play"
+        if illegal:
+            self._wild_draw_penalty(attacker, kind, "X3" if kind != "wild-draw-color" else "X4")
+            self.current = seat
+        else:
+            rule = "X4" if kind == "wild-draw-color" else "X3"
+            self._wild_draw_penalty(seat, kind, rule)
+            self._draw_cards(seat, _CHALLENGE_EXTRA[kind], rule)
+            self.current = self._next(seat)
+
+    def _wild_draw_penalty(self, seat: int, kind: str, rule: str) -> None:
+        if kind == "wild-draw-color":
+            self._draw_until_color(seat, rule)
+        else:
+            self._draw_cards(seat, _WILD_DRAW_COUNT[kind], rule)
+
+    def _catch(self, target: int) -> None:
+        self.catchable = None
+        self.events.append(Event("catch", target=target, detail="U1"))
+        self._draw_cards(target, 2, "U1")
+
+    # ----------------------------------------------------------------------------------------------
+    # Drawing (P1, P2, V4)
+    # ----------------------------------------------------------------------------------------------
+
+    def _take_from_pile(self) -> int | None:
+        if not self.draw:
+            if len(self.discard) < 2:
+                return None  # P2: nothing left to draw
+            top = self.discard.pop()
+            pile, self.discard = self.discard, [top]
+            self._rng.shuffle(pile)  # P1
+            self.draw = pile
+            self.events.append(Event("reshuffle", count=len(pile), detail="P1"))
+        return self.draw.pop()
+
+    def _draw_cards(self, seat: int, count: int, reason: str) -> list[int]:
+        drawn: list[int] = []
+        for _ in range(count):
+            cid = self._take_from_pile()
+            if cid is None:
+                break
+            drawn.append(cid)
+        self._give(seat, drawn, reason)
+        return drawn
+
+    def _draw_until_color(self, seat: int, reason: str) -> None:
+        """A7: draw until a card whose active face has the colour in force; that card is kept too."""
+        faces = self._faces[self.side]
+        drawn: list[int] = []
+        while True:
+            cid = self._take_from_pile()
+            if cid is None:
+                break
+            drawn.append(cid)
+            if faces[cid].color == self.color:
+                break
+        self._give(seat, drawn, reason)
+
+    def _give(self, seat: int, drawn: list[int], reason: str) -> None:
+        self.hands[seat].extend(drawn)
+        other = self._faces[1 - self.side]
+        self.events.append(Event(
+            "draw", seat=seat, count=len(drawn), detail=reason,
+            cards=tuple(self.cards[cid] for cid in drawn),
+            faces=() if self._classic else tuple(other[cid] for cid in drawn),
+        ))
+
+    # ----------------------------------------------------------------------------------------------
+    # End of round and scoring (E1-E5, P3)
+    # ----------------------------------------------------------------------------------------------
+
+    def _from_dealers_left(self) -> list[int]:
+        return [(self.dealer + 1 + i) % self.players for i in range(self.players)]
+
+    def _adjudicate(self, reason: str) -> None:
+        """P3: the lowest hand value wins the round (ties: earliest seat from the dealer's left)."""
+        winner = min(self._from_dealers_left(), key=self.hand_value)
+        self._end_round(winner, reason)
+
+    def _end_round(self, winner: int, reason: str) -> None:
+        values = [self.hand_value(seat) for seat in range(self.players)]
+        points = sum(values) - values[winner]
+        if self.rules.scoring == "lowest":  # E5
+            for seat in range(self.players):
+                if seat != winner:
+                    self.scores[seat] += values[seat]
+        else:  # E2
+            self.scores[winner] += points
+        self.round_winner = winner
+        self.round_points = points
+        self.current = None
+        self.drawn = None
+        self._respond = None
+        self.catchable = None
+        self.events.append(Event("round_over", seat=winner, count=points, detail=reason))
+        if max(self.scores) >= self.rules.target:  # E4
+            if self.rules.scoring == "lowest":
+                self.match_winner = min(self._from_dealers_left(), key=lambda seat: self.scores[seat])
+            else:
+                self.match_winner = winner
+            self.decision = "match_over"
+            self.events.append(Event("match_over", seat=self.match_winner))
+        else:
+            self.decision = "round_over"
+
+    # ----------------------------------------------------------------------------------------------
+    # Views
+    # ----------------------------------------------------------------------------------------------
+
+    def observation(self, seat: int, since: int = 0) -> Observation:
+        """What `seat` may see (V1-V6), with the events from index `since` on as that seat sees them."""
+        if not 0 <= seat < self.players:
+            raise ValueError(f"seat {seat} is not a seat of this {self.players}-player match")
+        side = self.side
+        active, other = self._faces[side], self._faces[1 - side]
+        over = self.decision in ("round_over", "match_over")
+        opponents = []
+        for other_seat in range(self.players):
+            if other_seat == seat:
+                continue
+            hand = self.hands[other_seat]
+            visible = () if self._classic else tuple(other[cid] for cid in hand)
+            revealed = tuple(self.cards[cid] for cid in hand) if over else ()
+            opponents.append(OpponentView(other_seat, len(hand), visible, revealed))
+        events = []
+        for event in self.events[since:]:
+            seen = event_for_seat(event, seat)
+            if seen is not None:
+                events.append(seen)
+        return Observation(
+            seat=seat,
+            players=self.players,
+            variant=self.variant,
+            side=self.side_name,
+            direction=self.direction_name,
+            decision=self.decision,
+            current=self.current,
+            color=self.color,
+            top=active[self.discard[-1]],
+            discard=tuple(active[cid] for cid in reversed(self.discard)),
+            hand=tuple(self.cards[cid] for cid in self.hands[seat]),
+            opponents=tuple(opponents),
+            draw_size=len(self.draw),
+            draw_top=None if self._classic or not self.draw else other[self.draw[-1]],
+            scores=tuple(self.scores),
+            round=self.round_number,
+            dealer=self.dealer,
+            events=tuple(events),
+            drawn=self.cards[self.drawn] if self.drawn is not None and seat == self.current else None,
+            round_winner=self.round_winner,
+            match_winner=self.match_winner,
+        )
+
+    def replay(self) -> dict[str, Any]:
+        """The record (rules, players, seed, actions) from which `Match.from_replay` rebuilds this match."""
+        return {
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "seed": self.seed,
+            "actions": [[seat, str(action)] for seat, action in self.actions],
+        }
+
+    def count_cards(self) -> int:
+        """Cards in hands, draw pile and discard pile together (D5 conservation)."""
+        return sum(len(hand) for hand in self.hands) + len(self.draw) + len(self.discard)
