@@ -128,7 +128,10 @@ def parse_card(text: str, variant: str = "flip") -> Card:
     if variant == "classic":
         if "/" in text:
             raise ValueError(f"malformed card {text!r}: a classic card has one face (C1)")
-        face = parse_face(text)
+        try:
+            face = parse_face(text)
+        except ValueError as error:
+            raise ValueError(f"malformed card {text!r}: {error}") from None
         if face.is_wild:
             if face.kind not in _WILDS["classic"]:
                 raise ValueError(f"malformed card {text!r}: {face} is not a classic card (C1)")
@@ -138,7 +141,10 @@ def parse_card(text: str, variant: str = "flip") -> Card:
     light_text, sep, dark_text = text.partition("/")
     if not sep or "/" in dark_text:
         raise ValueError(f"malformed card {text!r}: a flip card is LIGHT/DARK, e.g. 'red-9/teal-6' (D1)")
-    light, dark = parse_face(light_text), parse_face(dark_text)
+    try:
+        light, dark = parse_face(light_text), parse_face(dark_text)
+    except ValueError as error:
+        raise ValueError(f"malformed card {text!r}: {error}") from None
     _check_flip_face(light, LIGHT, text)
     _check_flip_face(dark, DARK, text)
     return Card(light, dark)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from .cards import Card, Face
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One thing that happened. `cards` of a `draw` are seen only by the drawer (V4), who also sees `faces`
+class Event(NamedTuple):
+    """One thing that happened (a NamedTuple: immutable and cheap, matches log thousands of them). `cards` of a `draw` are seen only by the drawer (V4), who also sees `faces`
     (the faces that showed to the table); a `reveal` (X1) is seen only by `target`, the challenger."""
 
     type: str
@@ -46,7 +45,7 @@ class Event:
 def event_for_seat(event: Event, seat: int) -> Event | None:
     """The event as `seat` may see it, or None when it is hidden from that seat entirely."""
     if event.type == "draw" and event.seat != seat and event.cards:
-        return replace(event, cards=())
+        return event._replace(cards=())
     if event.type == "reveal" and event.target != seat:
         return None
     return event

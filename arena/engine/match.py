@@ -192,7 +192,9 @@ class Match:
         self.match_winner: int | None = None
         self.events: list[Event] = []
         self.actions: list[tuple[int, Action]] = []
-        self._action_cache: dict[tuple[Card, str | None, bool], Action] = {}
+        type_ids: dict[Card, int] = {}
+        self._type_of: list[int] = [type_ids.setdefault(card, len(type_ids)) for card in self.cards]
+        self._play_cache: dict[int, tuple[Action, ...]] = {}
         self._rng = _round_rng(seed, 1)
         self._clear_round_state()
 
@@ -383,51 +385,62 @@ class Match:
             return actions
         if decision == "play":
             hand = self.hands[seat]
-            seen: set[int] = set()
-            cards = self.cards
-            any_playable = False
+            faces = self._faces[self.side]
+            color = self.color
+            top_kind = faces[self.discard[-1]].kind
+            type_of = self._type_of
+            call = self._uno_calls(len(hand))
+            restricted = not self.rules.bluffing
+            cache = self._play_cache
+            offset = self.side * 3 + call
+            seen: list[int] = []
             for cid in hand:
-                card = cards[cid]
-                if id(card) in seen:
-                    continue
-                seen.add(id(card))
-                if self._playable(cid) and self._wild_draw_allowed(seat, cid):
-                    any_playable = True
-                    self._add_plays(actions, cid, len(hand))
+                face = faces[cid]
+                face_color = face.color
+                if face_color is None or face_color == color or face.kind == top_kind:
+                    card_type = type_of[cid]
+                    if card_type in seen:
+                        continue
+                    seen.append(card_type)
+                    if restricted and not self._wild_draw_allowed(seat, cid):
+                        continue
+                    plays = cache.get(card_type * 6 + offset)
+                    actions.extend(plays if plays is not None else self._plays(cid, call))
             if self._can_draw():
                 actions.append(DRAW)
-            elif not any_playable:
+            elif not seen:
                 actions.append(PASS)  # P2
         elif decision == "after_draw":
             assert self.drawn is not None
-            self._add_plays(actions, self.drawn, len(self.hands[seat]))
+            actions.extend(self._plays(self.drawn, self._uno_calls(len(self.hands[seat]))))
             actions.append(PASS)
         elif decision == "respond":
             actions.append(ACCEPT)
             if self.rules.bluffing:
                 actions.append(CHALLENGE)
         elif decision == "choose_color":
-            actions.extend(self._cached(None, color, False, "choose_color") for color in self._side_colors())
+            actions.extend(Action("choose_color", color=color) for color in self._side_colors())
         return actions
 
-    def _add_plays(self, actions: list[Action], cid: int, hand_size: int) -> None:
-        card = self.cards[cid]
-        leaves_one = hand_size == 2
-        calls = (True, False) if leaves_one and self.rules.uno_penalty == "catch" else (leaves_one,)
-        colors: Sequence[str | None] = (
-            self._side_colors() if self._faces[self.side][cid].color is None else (None,)
-        )
-        for uno in calls:
-            for color in colors:
-                actions.append(self._cached(card, color, uno, "play"))
+    def _uno_calls(self, hand_size: int) -> int:
+        """0: no call; 1: the play leaves one card and calls UNO; 2: with and without the call (catch)."""
+        if hand_size != 2:
+            return 0
+        return 2 if self.rules.uno_penalty == "catch" else 1
 
-    def _cached(self, card: Card | None, color: str | None, uno: bool, kind: str) -> Action:
-        key = (card or kind, color, uno)
-        action = self._action_cache.get(key)  # type: ignore[arg-type]
-        if action is None:
-            action = Action(kind, card, color, uno)
-            self._action_cache[key] = action  # type: ignore[index]
-        return action
+    def _plays(self, cid: int, call: int) -> tuple[Action, ...]:
+        """The play actions of a card on the active side (one per colour for a wild), memoised per match."""
+        key = self._type_of[cid] * 6 + self.side * 3 + call
+        plays = self._play_cache.get(key)
+        if plays is None:
+            card = self.cards[cid]
+            colors: Sequence[str | None] = (
+                self._side_colors() if self._faces[self.side][cid].color is None else (None,)
+            )
+            calls = ((False,), (True,), (True, False))[call]
+            plays = tuple(Action("play", card, color, uno) for uno in calls for color in colors)
+            self._play_cache[key] = plays
+        return plays
 
     # ----------------------------------------------------------------------------------------------
     # Applying an action
@@ -452,14 +465,19 @@ class Match:
             raise IllegalAction("E1", f"the round is over ({self.decision}); no seat is to act")
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalAction("T1", f"seat {seat!r} is not a seat of this {self.players}-player match")
-        if kind == "catch":
+        if kind == "play":
+            cid = self._check_play(seat, action)
+            self._record(seat, action)
+            self.catchable = None  # U1: the window closes with the next accepted action of any seat
+            self._play(seat, cid, action.color, action.uno)
+        elif kind == "catch":
             self._check_catch(seat, action)
             self._record(seat, action)
             self._catch(action.target)  # type: ignore[arg-type]
         else:
             handler = self._check(seat, action)
             self._record(seat, action)
-            self.catchable = None  # U1: the window closes with the next accepted action of any seat
+            self.catchable = None
             handler()
         if self.decision not in ("round_over", "match_over"):
             if self._p2_passes >= self.players:
@@ -496,8 +514,6 @@ class Match:
         kind = action.kind
         if seat != self.current:
             raise IllegalAction("T1", f"it is seat {self.current}'s decision ({decision}), not seat {seat}'s")
-        if kind == "play":
-            return self._check_play(seat, action)
         if kind == "draw":
             if decision != "play":
                 raise IllegalAction(self._decision_rule(), f"cannot draw on the {decision!r} decision")
@@ -533,9 +549,12 @@ class Match:
     def _decision_rule(self) -> str:
         return {"respond": "A6", "choose_color": "F5", "after_draw": "T4"}.get(self.decision, "T1")
 
-    def _check_play(self, seat: int, action: Action) -> Any:
+    def _check_play(self, seat: int, action: Action) -> int:
+        """Validate a play without changing anything; return the id of the card to play."""
         decision = self.decision
         card = action.card
+        if seat != self.current:
+            raise IllegalAction("T1", f"it is seat {self.current}'s decision ({decision}), not seat {seat}'s")
         if decision not in ("play", "after_draw"):
             raise IllegalAction(self._decision_rule(), f"cannot play a card on the {decision!r} decision")
         if card is None:
@@ -547,7 +566,10 @@ class Match:
                 raise IllegalAction("T4", f"after drawing only the drawn card {self.cards[cid]} may be played, "  # type: ignore[index]
                                           f"not {card}")
         else:
-            cid = next((c for c in hand if self.cards[c] == card), None)
+            cards = self.cards
+            cid = next((c for c in hand if cards[c] is card), None)  # actions from legal_actions()
+            if cid is None:
+                cid = next((c for c in hand if cards[c] == card), None)
             if cid is None:
                 raise IllegalAction("T1", f"seat {seat} does not hold {card}")
         face = self._faces[self.side][cid]  # type: ignore[index]
@@ -566,7 +588,7 @@ class Match:
                                           "(bluffing: false)")
         elif action.color is not None:
             raise IllegalAction("T8", f"a colour is named only with a wild, not with {face}")
-        return lambda: self._play(seat, cid, action.color, action.uno)  # type: ignore[arg-type]
+        return cid  # type: ignore[return-value]
 
     # ----------------------------------------------------------------------------------------------
     # Carrying actions out
@@ -848,6 +870,46 @@ class Match:
             "seed": self.seed,
             "actions": [[seat, str(action)] for seat, action in self.actions],
         }
+
+    def position(self) -> dict[str, Any]:
+        """The round's state in the scenario `state` notation (piles top card first), for logs and tests."""
+        data: dict[str, Any] = {
+            "side": self.side_name,
+            "dealer": self.dealer,
+            "current": self.current,
+            "direction": self.direction_name,
+            "color": self.color,
+            "hands": [[str(card) for card in self.hand(seat)] for seat in range(self.players)],
+            "draw": [str(card) for card in self.draw_pile()],
+            "discard": [str(card) for card in self.discard_pile()],
+            "scores": list(self.scores),
+        }
+        return data
+
+    def copy(self) -> Match:
+        """An independent copy that plays on separately (for search bots and for tests)."""
+        twin = Match.__new__(Match)
+        twin.__dict__.update(self.__dict__)
+        twin.hands = [list(hand) for hand in self.hands]
+        twin.draw, twin.discard, twin.scores = list(self.draw), list(self.discard), list(self.scores)
+        twin.events, twin.actions = list(self.events), list(self.actions)
+        twin._rng = random.Random()
+        twin._rng.setstate(self._rng.getstate())
+        return twin
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """Every piece of mutable state as one comparable value: equal snapshots, equal matches.
+
+        Used to prove that a refused action changed nothing. The event and action logs only ever grow,
+        so their lengths stand for them.
+        """
+        return (
+            tuple(tuple(hand) for hand in self.hands), tuple(self.draw), tuple(self.discard), self.side,
+            self.direction, self.color, self.current, self.decision, self.drawn, self._respond,
+            self._color_then_next, self.catchable, self._p2_passes, self.decisions_this_round,
+            tuple(self.scores), self.round_number, self.dealer, self.round_winner, self.round_points,
+            self.match_winner, len(self.events), len(self.actions), self._rng.getstate(),
+        )
 
     def count_cards(self) -> int:
         """Cards in hands, draw pile and discard pile together (D5 conservation)."""

@@ -123,12 +123,6 @@ def _entry_text(entry: Any) -> str:
     return f"choose_color:{entry['choose_color']}"
 
 
-def _snapshot(match: Match) -> tuple[Any, ...]:
-    """Everything an action could change, to check that a refused action changed nothing."""
-    state = {k: v for k, v in vars(match).items() if k not in ("_rng", "_action_cache")}
-    return repr(sorted(state.items(), key=lambda kv: kv[0])), match._rng.getstate()
-
-
 def _cards_text(cards: list[Card]) -> list[str]:
     return [str(card) for card in cards]
 
@@ -230,14 +224,14 @@ def run_steps(match: Match, steps: list[dict[str, Any]]) -> None:
 
 def _run_action(match: Match, step: dict[str, Any]) -> None:
     seat, do, rejected = step["seat"], step["do"], step.get("rejected", False)
-    before = _snapshot(match) if rejected else None
+    before = match.snapshot() if rejected else None
     try:
         action = scenario_action(do, match.variant)
         match.apply(seat, action)
     except (IllegalAction, ValueError) as error:
         if not rejected:
             raise StepFailed(f"seat {seat} {json.dumps(do)} was refused: {error}") from None
-        if _snapshot(match) != before:
+        if match.snapshot() != before:
             raise StepFailed(f"seat {seat} {json.dumps(do)} was refused but changed the state") from None
         return
     if rejected:

@@ -1,0 +1,188 @@
+"""The engine's public API: dealing, decisions, refusals that change nothing, determinism and replays."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.engine import Action, IllegalAction, Match, Rules, parse_action, parse_card
+
+from .helpers import play_random, snapshot
+
+
+def test_match_deals_the_first_round_at_once() -> None:
+    match = Match(players=4, seed=7, rules=Rules(variant="flip"))
+    first = (match.dealer + 1) % 4
+    extra = 1 if match.top.kind == "draw1" else 0  # S4: a draw1 start card hits the first player
+    assert [len(hand) for hand in match.hands] == [7 + (extra if seat == first else 0) for seat in range(4)]
+    assert len(match.discard) == 1 and len(match.draw) == 112 - 29 - extra
+    assert match.decision in ("play", "choose_color")
+    assert match.side_name == "light"
+    assert match.round_number == 1
+
+
+def test_classic_deals_108_and_starts_on_a_number() -> None:
+    for seed in range(30):
+        match = Match(players=3, seed=seed, rules=Rules(variant="classic"))
+        assert match.count_cards() == 108
+        assert match.top.is_number  # C4
+
+
+def test_start_card_is_never_wild_draw2_or_flip_by_default() -> None:
+    for seed in range(200):
+        match = Match(players=2, seed=seed)
+        assert match.top.kind not in ("wild-draw2", "flip")  # S4
+
+
+def test_start_flip_option_starts_on_the_dark_side_when_a_flip_is_turned() -> None:
+    dark_starts = 0
+    for seed in range(300):
+        match = Match(players=3, seed=seed, rules=Rules(start_flip="flip"))
+        if match.side_name == "dark":
+            dark_starts += 1
+            assert match.current == (match.dealer + 1) % 3
+            assert match.direction_name == "cw"
+    assert dark_starts > 0
+
+
+def test_same_seed_same_match_and_deal_depends_on_seed_and_round_only() -> None:
+    a, b = Match(players=4, seed=11), Match(players=4, seed=11)
+    assert a.position() == b.position()
+    assert Match(players=4, seed=12).position() != a.position()
+
+
+def test_dealer_passes_left_in_later_rounds() -> None:
+    match = Match(players=3, seed=5)
+    first = match.dealer
+    play_random(match, random.Random(1), rounds=False)
+    if match.decision == "round_over":
+        match.next_round()
+        assert match.dealer == (first + 1) % 3
+        assert match.round_number == 2
+        assert match.count_cards() == 112
+        assert match.side_name == "light"
+
+
+def test_illegal_actions_raise_with_the_rule_id_and_change_nothing() -> None:
+    match = Match.from_position(
+        2, hands=[["red-2/teal-8", "green-4/purple-3"], ["yellow-1/orange-6"]],
+        draw=["red-9/pink-5"], discard=["red-7/orange-1"], current=0)
+    before = snapshot(match)
+    cases = [
+        (1, Action("draw"), "T1"),  # not seat 1's turn
+        (0, Action("play", parse_card("green-4/purple-3")), "T1"),  # no match
+        (0, Action("play", parse_card("blue-9/teal-4")), "T1"),  # not held
+        (0, Action("accept"), "A6"),
+        (0, Action("choose_color", color="red"), "F5"),
+        (0, Action("play", parse_card("red-2/teal-8"), color="blue"), "T8"),
+        (0, Action("pass"), "T1"),
+        (0, Action("catch", target=1), "U1"),
+        (0, Action("next_round"), "S5"),
+        (7, Action("draw"), "T1"),
+    ]
+    for seat, action, rule in cases:
+        with pytest.raises(IllegalAction) as error:
+            match.apply(seat, action)
+        assert error.value.rule == rule, (action, error.value)
+        assert str(error.value).startswith(rule + ":")
+        assert snapshot(match) == before
+
+
+def test_wild_needs_a_colour_of_the_active_side() -> None:
+    match = Match.from_position(
+        2, hands=[["wild/pink-4", "green-4/purple-3"], ["yellow-1/orange-6"]],
+        draw=["red-9/pink-5"], discard=["red-7/orange-1"], current=0)
+    with pytest.raises(IllegalAction, match="T8"):
+        match.apply(0, Action("play", parse_card("wild/pink-4")))
+    with pytest.raises(IllegalAction, match="T2"):
+        match.apply(0, Action("play", parse_card("wild/pink-4"), color="pink"))
+    match.apply(0, Action("play", parse_card("wild/pink-4"), color="red", uno=True))
+    assert match.color == "red" and match.current == 1
+
+
+def test_bluffing_false_refuses_an_illegal_wild_draw_and_offers_only_accept() -> None:
+    rules = Rules(bluffing=False)
+    match = Match.from_position(
+        3, hands=[["wild-draw2/pink-4", "red-9/teal-2", "blue-6/purple-5"], ["blue-2/pink-1"], ["green-3/orange-2"]],
+        draw=["yellow-1/pink-3"] * 3, discard=["red-6/orange-1"], current=0, rules=rules)
+    assert all(a.card != parse_card("wild-draw2/pink-4") for a in match.legal_actions())
+    with pytest.raises(IllegalAction, match="T3"):
+        match.apply(0, Action("play", parse_card("wild-draw2/pink-4"), color="blue"))
+    legal = Match.from_position(
+        3, hands=[["wild-draw2/pink-4", "blue-6/purple-5"], ["blue-2/pink-1"], ["green-3/orange-2"]],
+        draw=["yellow-1/pink-3"] * 3, discard=["red-6/orange-1"], current=0, rules=rules)
+    legal.apply(0, Action("play", parse_card("wild-draw2/pink-4"), color="blue", uno=True))
+    assert legal.decision == "respond"
+    assert [str(a) for a in legal.legal_actions()] == ["accept"]
+    with pytest.raises(IllegalAction, match="T3"):
+        legal.apply(1, Action("challenge"))
+
+
+def test_catch_window_opens_and_closes() -> None:
+    rules = Rules(uno_penalty="catch")
+    match = Match.from_position(
+        3, hands=[["red-3/pink-1", "blue-4/teal-2"], ["green-1/orange-1", "yellow-1/purple-4"],
+                  ["green-2/teal-6", "yellow-2/orange-8"]],
+        draw=["yellow-6/pink-3", "green-7/teal-4", "blue-9/orange-2"], discard=["red-7/purple-5"],
+        current=0, rules=rules)
+    plays = [a for a in match.legal_actions() if a.kind == "play"]
+    assert {a.uno for a in plays} == {True, False}  # the call is a real choice with catch
+    match.apply(0, Action("play", parse_card("red-3/pink-1")))
+    assert [len(h) for h in match.hands] == [1, 2, 2]
+    assert Action("catch", target=0) in match.legal_actions(2)
+    with pytest.raises(IllegalAction, match="U1"):
+        match.apply(0, Action("catch", target=0))
+    match.apply(2, Action("catch", target=0))
+    assert [len(h) for h in match.hands] == [3, 2, 2]
+    assert match.current == 1  # a catch changes whose turn it is not
+    with pytest.raises(IllegalAction, match="nobody to catch"):
+        match.apply(2, Action("catch", target=0))
+
+
+def test_replay_rebuilds_the_identical_match() -> None:
+    for variant in ("flip", "classic"):
+        match = Match(players=3, seed=99, rules=Rules(variant=variant, target=150))
+        play_random(match, random.Random(3))
+        rebuilt = Match.from_replay(match.replay())
+        assert rebuilt.position() == match.position()
+        assert rebuilt.scores == match.scores and rebuilt.match_winner == match.match_winner
+        assert rebuilt.events == match.events
+
+
+def test_parse_action_round_trips_every_legal_action() -> None:
+    match = Match(players=4, seed=3)
+    rng = random.Random(0)
+    for _ in range(300):
+        if match.decision in ("round_over", "match_over"):
+            break
+        for action in match.legal_actions():
+            assert parse_action(str(action)) == action
+        legal = match.legal_actions()
+        match.apply(match.current, legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("text", ["", "jump", "play", "play red-9/teal-6 colour=red", "catch x",
+                                  "choose_color mauve", "draw 2"])
+def test_malformed_actions_are_named(text: str) -> None:
+    with pytest.raises(ValueError, match="malformed action"):
+        parse_action(text)
+
+
+def test_p3_decision_cap_adjudicates_the_lowest_hand() -> None:
+    match = Match(players=2, seed=4, rules=Rules(max_decisions_per_round=5))
+    play_random(match, random.Random(2), rounds=False)
+    assert match.decision in ("round_over", "match_over")
+    assert match.round_winner is not None
+    assert match.decisions_this_round <= 5
+
+
+def test_bad_constructor_arguments() -> None:
+    with pytest.raises(ValueError, match="players must be 2 to 10"):
+        Match(players=11)
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        Match(players=2, seed="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="contradicts"):
+        Match.from_position(2, [["red-1/pink-1"], ["red-2/pink-2"]], [], ["red-7/orange-1"], 0, color="blue")
+    with pytest.raises(ValueError, match="top card is a wild"):
+        Match.from_position(2, [["red-1/pink-1"], ["red-2/pink-2"]], [], ["wild/orange-1"], 0)
