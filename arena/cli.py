@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 
 def _rules_from_args(args: argparse.Namespace) -> object:
@@ -89,9 +91,26 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+# Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
+COMMAND_MODULES = ("gateway", "tournaments", "operations")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _register_engine_commands(commands)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"arena.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"arena.commands.{name}":
+                raise
+            continue
+        module.register(commands)
+    return parser
+
+
+def _register_engine_commands(commands: Any) -> None:
 
     play = commands.add_parser("play", help="play a whole match locally among built-in bots (and you)")
     play.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="N")
@@ -114,7 +133,6 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--seconds", type=float, default=3.0, help="time per configuration")
     engine.add_argument("--no-rlcard", action="store_true", help="skip RLCard even when installed")
     engine.set_defaults(func=cmd_bench_engine)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -44,7 +44,7 @@ def engine_rate(players: int, variant: str, seconds: float) -> tuple[float, floa
 def rlcard_rate(players: int, seconds: float) -> tuple[float, float] | None:
     """(games/s, decisions/s) of RLCard's UNO env with random legal actions, or None if not installed."""
     try:
-        import rlcard  # type: ignore[import-not-found]
+        import rlcard
     except ImportError:
         return None
     env = rlcard.make("uno", config={"seed": 1, "game_num_players": players})
@@ -53,10 +53,10 @@ def rlcard_rate(players: int, seconds: float) -> tuple[float, float] | None:
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        state, player = env.reset()
+        state, _ = env.reset()
         while not env.is_over():
             legal = list(state["legal_actions"].keys())
-            state, player = env.step(legal[rng.randrange(len(legal))])
+            state, _ = env.step(legal[rng.randrange(len(legal))])
             decisions += 1
         games += 1
     elapsed = time.perf_counter() - start

@@ -8,14 +8,17 @@ from .cards import Card, Face
 
 
 class Event(NamedTuple):
-    """One thing that happened (a NamedTuple: immutable and cheap, matches log thousands of them). `cards` of a `draw` are seen only by the drawer (V4), who also sees `faces`
-    (the faces that showed to the table); a `reveal` (X1) is seen only by `target`, the challenger."""
+    """One thing that happened; a NamedTuple, immutable and cheap, since a match logs thousands of them.
+
+    `cards` of a `draw` are seen only by the drawer (V4); everyone sees `faces`, the faces that showed to
+    the table. A `reveal` (X1) is seen only by `target`, the challenger.
+    """
 
     type: str
     seat: int | None = None
     card: Card | None = None
     color: str | None = None
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose: the API names it so
     cards: tuple[Card, ...] = ()
     faces: tuple[Face, ...] = ()
     target: int | None = None

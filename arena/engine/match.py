@@ -543,7 +543,7 @@ class Match:
                 raise IllegalAction(
                     "F5", f"{action.color!r} is not a colour of the {self.side_name} side "
                     f"({', '.join(self._side_colors())})")
-            return lambda: self._choose_color(seat, action.color)  # type: ignore[arg-type]
+            return lambda: self._choose_color(seat, action.color)
         raise IllegalAction("T1", f"unknown action kind {kind!r}")
 
     def _decision_rule(self) -> str:

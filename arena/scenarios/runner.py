@@ -68,7 +68,7 @@ def load_scenario(path: Path) -> dict[str, Any]:
         best = jsonschema.exceptions.best_match(errors)
         assert best is not None
         raise InvalidScenario(str(path), _json_path(best.absolute_path), best.message)
-    return data  # type: ignore[no-any-return]
+    return data
 
 
 def build_match(data: dict[str, Any], path: str = "<scenario>") -> Match:

@@ -1,0 +1,476 @@
+"""Prometheus metrics of the whole arena: every metric is defined here, once.
+
+Metric families (all prefixed ``uno_arena_``; base units, ``_total`` counters, histograms only):
+
+===============================================  =========  ======================  ==================
+name                                             type       labels                  set by
+===============================================  =========  ======================  ==================
+uno_arena_decisions_total                        counter    bot, outcome            match runner
+uno_arena_decision_latency_seconds               histogram  bot                     match runner
+uno_arena_refused_actions_total                  counter    bot, reason             match runner
+uno_arena_strikes_total                          counter    bot                     match runner
+uno_arena_forfeits_total                         counter    bot                     match runner
+uno_arena_matches_total                          counter    variant, reason         match runner
+uno_arena_match_duration_seconds                 histogram  variant                 match runner
+uno_arena_matches_completed_total                counter    (none)                  workers
+uno_arena_matches_remaining                      gauge      tournament              workers/scheduler
+uno_arena_queue_depth                            gauge      queue                   whoever measures
+uno_arena_queue_oldest_age_seconds               gauge      queue                   whoever measures
+uno_arena_canary_last_success_timestamp_seconds  gauge      (none)                  workers
+uno_arena_connected_bots                         gauge      (none)                  gateway
+uno_arena_gateway_up                             gauge      (none)                  gateway
+uno_arena_build_info                             gauge      version, component      every process
+===============================================  =========  ======================  ==================
+
+Label values are bounded: ``outcome`` is one of :data:`DECISION_OUTCOMES` (anything else is a
+programming error and raises), ``reason`` is a short identifier (a RULES.md id such as ``F1`` or a
+fixed word such as ``late``; anything that does not look like one is counted as ``other``),
+``bot`` is a registered bot name, ``variant`` is ``flip`` or ``classic``, ``queue`` a Celery queue
+name. ``tournament`` is used by ``uno_arena_matches_remaining`` only, and its series is removed
+when the tournament finishes (:meth:`ArenaMetrics.finish_tournament`).
+
+Usage: processes take the process-wide set with :func:`get_metrics` (created lazily on the default
+registry, so importing this module registers nothing); tests build their own set on a fresh
+registry with ``create_metrics(CollectorRegistry())``.
+
+Multiprocess mode (Celery prefork workers): set ``PROMETHEUS_MULTIPROC_DIR`` in the environment
+*before* ``prometheus_client`` is first imported (prometheus-client picks its value store at
+import), call :func:`reset_multiprocess_dir` once in the parent process before any metric value is
+created and before children fork, serve with :func:`start_metrics_server` (it then exposes a
+:class:`~prometheus_client.multiprocess.MultiProcessCollector` registry, never the default one) and
+call :func:`mark_process_dead` when a child exits. Gauges carry an explicit ``multiprocess_mode``.
+Removing a labelled series is not supported by prometheus-client in multiprocess mode, so a
+finished tournament's series is overwritten with NaN, and the exporter built here drops NaN
+samples of :data:`REMOVABLE_GAUGES`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import multiprocess as _multiprocess
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
+
+from arena import __version__
+
+NAMESPACE: Final = "uno_arena"
+
+#: Environment variables of the deployment contract.
+MULTIPROC_DIR_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
+METRICS_PORT_ENV: Final = "UNO_ARENA_METRICS_PORT"
+DEFAULT_GATEWAY_METRICS_PORT: Final = 9100
+DEFAULT_WORKER_METRICS_PORT: Final = 9101
+
+#: Every decision request ends with exactly one of these outcomes.
+#: answered: a legal answer in time; refused: an answer that was refused (illegal, malformed,
+#: late or duplicate; also counted in uno_arena_refused_actions_total with its reason);
+#: timeout: no answer before the deadline; fallback: the arena played the fallback action
+#: without asking (bot disconnected or forfeited).
+DECISION_OUTCOMES: Final = ("answered", "refused", "timeout", "fallback")
+
+#: Decision latency: from 1 ms (local bots land in the first bucket) to 2 s (past any deadline).
+DECISION_LATENCY_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+
+#: Match duration: from fast local matches (tenths of a second) to long remote ones (half an hour).
+MATCH_DURATION_BUCKETS: Final = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+
+#: Gauges whose labelled series are removed (NaN tombstones in multiprocess mode).
+REMOVABLE_GAUGES: Final = frozenset({"uno_arena_matches_remaining"})
+
+#: Value used for a label that does not look like a bounded identifier.
+OTHER: Final = "other"
+
+_REASON_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}$")
+
+
+def multiprocess_enabled() -> bool:
+    """Whether prometheus multiprocess mode is on (``PROMETHEUS_MULTIPROC_DIR`` is set)."""
+    return bool(os.environ.get(MULTIPROC_DIR_ENV))
+
+
+def reset_multiprocess_dir(path: str | os.PathLike[str] | None = None) -> Path | None:
+    """Create the multiprocess directory or wipe the ``*.db`` files left in it by a previous run.
+
+    ``path`` defaults to ``$PROMETHEUS_MULTIPROC_DIR``; returns the directory, or None when
+    multiprocess mode is off and no path is given. Only ``*.db`` files directly inside the
+    directory are removed. Call it once, in the parent process, before any metric value exists
+    in this process and before worker children are forked.
+    """
+    raw = path if path is not None else os.environ.get(MULTIPROC_DIR_ENV)
+    if not raw:
+        return None
+    directory = Path(raw)
+    directory.mkdir(parents=True, exist_ok=True)
+    for db in directory.glob("*.db"):
+        if db.is_file():
+            db.unlink(missing_ok=True)
+    return directory
+
+
+def mark_process_dead(pid: int, path: str | os.PathLike[str] | None = None) -> None:
+    """Drop the live-gauge files of an exited child process (no-op outside multiprocess mode).
+
+    Celery: call it from ``worker_process_shutdown`` with the child's pid.
+    """
+    raw = path if path is not None else os.environ.get(MULTIPROC_DIR_ENV)
+    if raw:
+        _multiprocess.mark_process_dead(pid, os.fspath(raw))
+
+
+def _reason(reason: str) -> str:
+    text = str(reason)
+    return text if _REASON_RE.match(text) else OTHER
+
+
+def _name(value: str) -> str:
+    text = str(value)
+    if not text:
+        raise ValueError("empty label value")
+    return text
+
+
+@dataclass(frozen=True, eq=False)
+class ArenaMetrics:
+    """The arena's metric objects plus small helpers that keep label values bounded."""
+
+    registry: CollectorRegistry | None
+    decisions: Counter
+    decision_latency: Histogram
+    refused_actions: Counter
+    strikes: Counter
+    forfeits: Counter
+    matches: Counter
+    match_duration: Histogram
+    matches_completed: Counter
+    matches_remaining: Gauge
+    queue_depth: Gauge
+    queue_oldest_age: Gauge
+    canary_last_success: Gauge
+    connected_bots: Gauge
+    gateway_up: Gauge
+    build_info: Gauge
+
+    # -- match runner ----------------------------------------------------------------------
+    def record_decision(self, bot: str, outcome: str, latency_seconds: float | None = None) -> None:
+        """Count one decision request of ``bot`` by outcome; observe its latency if given."""
+        if outcome not in DECISION_OUTCOMES:
+            raise ValueError(f"unknown decision outcome {outcome!r}; expected one of {DECISION_OUTCOMES}")
+        bot = _name(bot)
+        self.decisions.labels(bot, outcome).inc()
+        if latency_seconds is not None:
+            self.decision_latency.labels(bot).observe(max(0.0, float(latency_seconds)))
+
+    def record_refusal(self, bot: str, reason: str) -> None:
+        """Count one refused action of ``bot``; ``reason`` is a RULES.md id or a fixed word."""
+        self.refused_actions.labels(_name(bot), _reason(reason)).inc()
+
+    def record_strike(self, bot: str) -> None:
+        """Count one strike (a timeout, refusal or disconnect charged to the bot)."""
+        self.strikes.labels(_name(bot)).inc()
+
+    def record_forfeit(self, bot: str) -> None:
+        """Count one forfeit (the bot kept failing and lost the match by forfeit)."""
+        self.forfeits.labels(_name(bot)).inc()
+
+    def record_match(self, variant: str, reason: str, duration_seconds: float | None = None) -> None:
+        """Count one finished match by variant and end reason; observe its duration if given."""
+        variant = _name(variant)
+        self.matches.labels(variant, _reason(reason)).inc()
+        if duration_seconds is not None:
+            self.match_duration.labels(variant).observe(max(0.0, float(duration_seconds)))
+
+    # -- workers ---------------------------------------------------------------------------
+    def record_matches_completed(self, count: int = 1) -> None:
+        """Count matches recorded by a worker (each match id once)."""
+        if count < 0:
+            raise ValueError("count must not be negative")
+        if count:
+            self.matches_completed.inc(count)
+
+    def set_matches_remaining(self, tournament: str, remaining: int) -> None:
+        """Publish how many matches of ``tournament`` are still to be played."""
+        self.matches_remaining.labels(_name(tournament)).set(max(0, int(remaining)))
+
+    def finish_tournament(self, tournament: str) -> None:
+        """Drop the ``matches_remaining`` series of a finished (or cancelled) tournament."""
+        tournament = _name(tournament)
+        if multiprocess_enabled():
+            # prometheus-client cannot delete a series from the mmap files: write a tombstone
+            # that the exporter from this module filters out.
+            self.matches_remaining.labels(tournament).set(math.nan)
+        else:
+            self.matches_remaining.remove(tournament)
+
+    def set_queue(self, queue: str, depth: int, oldest_age_seconds: float = 0.0) -> None:
+        """Publish a queue's depth and the age of its oldest waiting item (0 when empty)."""
+        queue = _name(queue)
+        self.queue_depth.labels(queue).set(max(0, int(depth)))
+        self.queue_oldest_age.labels(queue).set(max(0.0, float(oldest_age_seconds)) if depth else 0.0)
+
+    def mark_canary_success(self, timestamp: float | None = None) -> None:
+        """Record that the worker canary task ran (now, or at ``timestamp`` in Unix seconds)."""
+        self.canary_last_success.set(time.time() if timestamp is None else float(timestamp))
+
+    # -- gateway ---------------------------------------------------------------------------
+    def bot_connected(self) -> None:
+        """One more bot stream open on this gateway."""
+        self.connected_bots.inc()
+
+    def bot_disconnected(self) -> None:
+        """One bot stream fewer on this gateway."""
+        self.connected_bots.dec()
+
+    def set_gateway_up(self, up: bool) -> None:
+        """1 while this gateway serves bot streams, 0 while it starts or drains."""
+        self.gateway_up.set(1 if up else 0)
+
+    def set_build_info(self, component: str, version: str = __version__) -> None:
+        """Publish ``uno_arena_build_info{version,component} 1`` (component: gateway, worker...)."""
+        self.build_info.labels(_name(version), _name(component)).set(1)
+
+
+def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetrics:
+    """Create every arena metric on ``registry`` (the default registry unless told otherwise).
+
+    Each registry can hold one set: creating a second set on the same registry raises
+    ``ValueError`` (duplicated timeseries). Pass ``None`` for unregistered metrics.
+    """
+    ns = NAMESPACE
+    return ArenaMetrics(
+        registry=registry,
+        decisions=Counter(
+            "decisions",
+            "Decision requests sent to bots, by final outcome.",
+            ["bot", "outcome"],
+            namespace=ns,
+            registry=registry,
+        ),
+        decision_latency=Histogram(
+            "decision_latency_seconds",
+            "Time from decision request to the bot's answer.",
+            ["bot"],
+            namespace=ns,
+            registry=registry,
+            buckets=DECISION_LATENCY_BUCKETS,
+        ),
+        refused_actions=Counter(
+            "refused_actions",
+            "Actions refused by the arena, by bot and reason (RULES.md id or word).",
+            ["bot", "reason"],
+            namespace=ns,
+            registry=registry,
+        ),
+        strikes=Counter(
+            "strikes",
+            "Strikes charged to bots (timeouts, refusals, disconnects).",
+            ["bot"],
+            namespace=ns,
+            registry=registry,
+        ),
+        forfeits=Counter(
+            "forfeits",
+            "Matches forfeited by bots that kept failing.",
+            ["bot"],
+            namespace=ns,
+            registry=registry,
+        ),
+        matches=Counter(
+            "matches",
+            "Matches finished, by variant and end reason.",
+            ["variant", "reason"],
+            namespace=ns,
+            registry=registry,
+        ),
+        match_duration=Histogram(
+            "match_duration_seconds",
+            "Wall-clock duration of a match.",
+            ["variant"],
+            namespace=ns,
+            registry=registry,
+            buckets=MATCH_DURATION_BUCKETS,
+        ),
+        matches_completed=Counter(
+            "matches_completed",
+            "Matches recorded by workers (each match id counted once).",
+            namespace=ns,
+            registry=registry,
+        ),
+        matches_remaining=Gauge(
+            "matches_remaining",
+            "Matches of a running tournament still to be played.",
+            ["tournament"],
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        ),
+        queue_depth=Gauge(
+            "queue_depth",
+            "Items waiting in a work queue.",
+            ["queue"],
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="livemostrecent",
+        ),
+        queue_oldest_age=Gauge(
+            "queue_oldest_age_seconds",
+            "Age of the oldest item waiting in a work queue.",
+            ["queue"],
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="livemostrecent",
+        ),
+        canary_last_success=Gauge(
+            "canary_last_success_timestamp_seconds",
+            "Unix time the worker canary task last ran.",
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="max",
+        ),
+        connected_bots=Gauge(
+            "connected_bots",
+            "Bot streams open on this gateway.",
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="livesum",
+        ),
+        gateway_up=Gauge(
+            "gateway_up",
+            "1 while this gateway serves bot streams.",
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="livemax",
+        ),
+        build_info=Gauge(
+            "build_info",
+            "Version of the running uno-arena component; the value is always 1.",
+            ["version", "component"],
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="max",
+        ),
+    )
+
+
+_default: ArenaMetrics | None = None
+_default_lock = threading.Lock()
+
+
+def get_metrics() -> ArenaMetrics:
+    """The process-wide metrics on the default registry, created on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = create_metrics(REGISTRY)
+        return _default
+
+
+class _TombstoneFilter(Collector):
+    """Wraps a collector and drops NaN samples of :data:`REMOVABLE_GAUGES` (removed series)."""
+
+    def __init__(self, inner: Collector) -> None:
+        self._inner = inner
+
+    def collect(self) -> Iterator[Metric]:
+        for metric in self._inner.collect():
+            if metric.name in REMOVABLE_GAUGES:
+                metric.samples = [s for s in metric.samples if not math.isnan(s.value)]
+                if not metric.samples:
+                    continue
+            yield metric
+
+
+def multiprocess_registry(path: str | os.PathLike[str] | None = None) -> CollectorRegistry:
+    """A fresh registry that merges the values of every process in the multiprocess directory."""
+    raw = path if path is not None else os.environ.get(MULTIPROC_DIR_ENV)
+    if not raw:
+        raise ValueError(f"{MULTIPROC_DIR_ENV} is not set and no path was given")
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_TombstoneFilter(_multiprocess.MultiProcessCollector(None, os.fspath(raw))))
+    return registry
+
+
+def exposition_registry() -> CollectorRegistry:
+    """The registry to serve: the multiprocess one in multiprocess mode, else the default one."""
+    return multiprocess_registry() if multiprocess_enabled() else REGISTRY
+
+
+@dataclass
+class MetricsServer:
+    """A running ``/metrics`` HTTP exporter (daemon thread)."""
+
+    server: WSGIServer
+    thread: threading.Thread
+
+    @property
+    def port(self) -> int:
+        """The bound port (useful when started on port 0)."""
+        return int(self.server.server_port)
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def start_metrics_server(
+    port: int, addr: str = "0.0.0.0", registry: CollectorRegistry | None = None
+) -> MetricsServer:
+    """Serve Prometheus metrics over HTTP on ``addr:port`` (``port=0`` picks a free one).
+
+    Without ``registry`` it serves :func:`exposition_registry` (multiprocess-aware).
+    """
+    served = registry if registry is not None else exposition_registry()
+    server, thread = start_http_server(port, addr=addr, registry=served)
+    return MetricsServer(server=server, thread=thread)
+
+
+def metrics_port(default: int, flag: int | None = None) -> int:
+    """The metrics port: the command-line flag, else ``$UNO_ARENA_METRICS_PORT``, else ``default``."""
+    if flag is not None:
+        return int(flag)
+    raw = os.environ.get(METRICS_PORT_ENV, "").strip()
+    return int(raw) if raw else int(default)
+
+
+def metric_types(metrics: ArenaMetrics) -> dict[str, str]:
+    """Exposed family name (``_total`` on counters) -> type, for every metric in ``metrics``."""
+    types: dict[str, str] = {}
+    for obj in _metric_objects(metrics):
+        for family in obj.describe():
+            name = family.name + "_total" if family.type == "counter" else family.name
+            types[name] = family.type
+    return types
+
+
+def metric_names(metrics: ArenaMetrics) -> list[str]:
+    """The family names (as exposed, with ``_total`` on counters) of every metric in ``metrics``."""
+    return list(metric_types(metrics))
+
+
+def series_names(metrics: ArenaMetrics) -> set[str]:
+    """Every series name a scrape can show (histograms as ``_bucket``, ``_sum``, ``_count``)."""
+    names: set[str] = set()
+    for name, kind in metric_types(metrics).items():
+        if kind == "histogram":
+            names.update({name + "_bucket", name + "_sum", name + "_count"})
+        else:
+            names.add(name)
+    return names
+
+
+def _metric_objects(metrics: ArenaMetrics) -> Iterable[Counter | Gauge | Histogram]:
+    for value in vars(metrics).values():
+        if isinstance(value, Counter | Gauge | Histogram):
+            yield value

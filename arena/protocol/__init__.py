@@ -1,0 +1,50 @@
+"""The protobuf contract of uno-arena (proto/uno_arena/v1) as Python modules.
+
+    from arena.protocol import bot_pb2, bot_pb2_grpc, arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2
+
+The modules are generated into `arena/protocol/_gen/` by `python -m arena.protocol.generate` and
+committed; `python -m arena.protocol.generate --check` fails when they are stale. Conversions between
+engine objects and messages live in `arena.protocol.convert`.
+"""
+
+from __future__ import annotations
+
+from arena.protocol._gen import (
+    arena_pb2,
+    arena_pb2_grpc,
+    bot_pb2,
+    bot_pb2_grpc,
+    cards_pb2,
+    game_pb2,
+)
+
+# The protocol version of this package (uno_arena.v1), as sent in Hello and Welcome.
+PROTOCOL_VERSION: int = cards_pb2.PROTOCOL_VERSION_1
+
+# The proto package; versioned, never broken in place.
+PROTO_PACKAGE = "uno_arena.v1"
+
+# Full names of the services, e.g. for the reflection service and the health service.
+BOT_SERVICE_NAME: str = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
+ARENA_SERVICE_NAME: str = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+SERVICE_NAMES: tuple[str, ...] = (BOT_SERVICE_NAME, ARENA_SERVICE_NAME)
+
+# The token travels in this metadata key as `Bearer <token>` (gRPC metadata keys are lower case).
+AUTH_METADATA_KEY = "authorization"
+AUTH_SCHEME = "Bearer"
+
+__all__ = [
+    "ARENA_SERVICE_NAME",
+    "AUTH_METADATA_KEY",
+    "AUTH_SCHEME",
+    "BOT_SERVICE_NAME",
+    "PROTOCOL_VERSION",
+    "PROTO_PACKAGE",
+    "SERVICE_NAMES",
+    "arena_pb2",
+    "arena_pb2_grpc",
+    "bot_pb2",
+    "bot_pb2_grpc",
+    "cards_pb2",
+    "game_pb2",
+]

@@ -1,0 +1,331 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from arena.protocol._gen import cards_pb2 as _cards_pb2
+from arena.protocol._gen import game_pb2 as _game_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TournamentState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_STATE_UNSPECIFIED: _ClassVar[TournamentState]
+    TOURNAMENT_STATE_PENDING: _ClassVar[TournamentState]
+    TOURNAMENT_STATE_RUNNING: _ClassVar[TournamentState]
+    TOURNAMENT_STATE_FINISHED: _ClassVar[TournamentState]
+    TOURNAMENT_STATE_FAILED: _ClassVar[TournamentState]
+    TOURNAMENT_STATE_CANCELLED: _ClassVar[TournamentState]
+
+class ExportFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EXPORT_FORMAT_UNSPECIFIED: _ClassVar[ExportFormat]
+    EXPORT_FORMAT_CSV: _ClassVar[ExportFormat]
+    EXPORT_FORMAT_JSON: _ClassVar[ExportFormat]
+TOURNAMENT_STATE_UNSPECIFIED: TournamentState
+TOURNAMENT_STATE_PENDING: TournamentState
+TOURNAMENT_STATE_RUNNING: TournamentState
+TOURNAMENT_STATE_FINISHED: TournamentState
+TOURNAMENT_STATE_FAILED: TournamentState
+TOURNAMENT_STATE_CANCELLED: TournamentState
+EXPORT_FORMAT_UNSPECIFIED: ExportFormat
+EXPORT_FORMAT_CSV: ExportFormat
+EXPORT_FORMAT_JSON: ExportFormat
+
+class Bot(_message.Message):
+    __slots__ = ("bot_id", "name", "description", "created_at", "connected", "bot_version")
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    bot_id: str
+    name: str
+    description: str
+    created_at: _timestamp_pb2.Timestamp
+    connected: bool
+    bot_version: str
+    def __init__(self, bot_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ...) -> None: ...
+
+class RegisterBotRequest(_message.Message):
+    __slots__ = ("name", "description")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class RegisterBotResponse(_message.Message):
+    __slots__ = ("bot", "token")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    bot: Bot
+    token: str
+    def __init__(self, bot: _Optional[_Union[Bot, _Mapping]] = ..., token: _Optional[str] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots", "next_page_token")
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[Bot]
+    next_page_token: str
+    def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class TournamentSpec(_message.Message):
+    __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARTICIPANTS_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    DEALS_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_DEALS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    DECISION_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    participants: _containers.RepeatedScalarFieldContainer[str]
+    rules: _game_pb2.Rules
+    seats_per_table: int
+    deals_per_table: int
+    duplicate_deals: bool
+    seed: int
+    decision_deadline_ms: int
+    def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ...) -> None: ...
+
+class Tournament(_message.Message):
+    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_DONE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FAILED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_ID_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    spec: TournamentSpec
+    state: TournamentState
+    matches_total: int
+    matches_done: int
+    matches_failed: int
+    created_at: _timestamp_pb2.Timestamp
+    started_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    schedule_id: str
+    detail: str
+    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("spec", "idempotency_key")
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    spec: TournamentSpec
+    idempotency_key: str
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class CreateTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class Schedule(_message.Message):
+    __slots__ = ("schedule_id", "spec", "cron", "time_zone", "next_run_at", "created_at")
+    SCHEDULE_ID_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    CRON_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_RUN_AT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    schedule_id: str
+    spec: TournamentSpec
+    cron: str
+    time_zone: str
+    next_run_at: _timestamp_pb2.Timestamp
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, schedule_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., cron: _Optional[str] = ..., time_zone: _Optional[str] = ..., next_run_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ScheduleTournamentRequest(_message.Message):
+    __slots__ = ("spec", "cron", "time_zone", "idempotency_key")
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    CRON_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    spec: TournamentSpec
+    cron: str
+    time_zone: str
+    idempotency_key: str
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., cron: _Optional[str] = ..., time_zone: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class ScheduleTournamentResponse(_message.Message):
+    __slots__ = ("schedule",)
+    SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    schedule: Schedule
+    def __init__(self, schedule: _Optional[_Union[Schedule, _Mapping]] = ...) -> None: ...
+
+class WatchTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class WatchTournamentResponse(_message.Message):
+    __slots__ = ("tournament", "match")
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    match: MatchSummary
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ..., match: _Optional[_Union[MatchSummary, _Mapping]] = ...) -> None: ...
+
+class MatchSummary(_message.Message):
+    __slots__ = ("match_id", "tournament_id", "seats", "seed", "result", "reason", "finished_at")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    tournament_id: str
+    seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.Seat]
+    seed: int
+    result: _game_pb2.MatchResult
+    reason: _game_pb2.EndReason
+    finished_at: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.Seat, _Mapping]]] = ..., seed: _Optional[int] = ..., result: _Optional[_Union[_game_pb2.MatchResult, _Mapping]] = ..., reason: _Optional[_Union[_game_pb2.EndReason, str]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetStandingsRequest(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class Standing(_message.Message):
+    __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    RATING_SIGMA_FIELD_NUMBER: _ClassVar[int]
+    RATING_LOW_FIELD_NUMBER: _ClassVar[int]
+    RATING_HIGH_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    REFUSALS_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot_id: str
+    bot_name: str
+    matches: int
+    wins: int
+    points: int
+    rating: float
+    rating_sigma: float
+    rating_low: float
+    rating_high: float
+    forfeits: int
+    timeouts: int
+    refusals: int
+    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ...) -> None: ...
+
+class GetStandingsResponse(_message.Message):
+    __slots__ = ("tournament_id", "standings", "final")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    standings: _containers.RepeatedCompositeFieldContainer[Standing]
+    final: bool
+    def __init__(self, tournament_id: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., final: _Optional[bool] = ...) -> None: ...
+
+class GetReplayRequest(_message.Message):
+    __slots__ = ("match_id", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class ReplayStep(_message.Message):
+    __slots__ = ("decision_number", "seat", "action", "events", "fallback", "refusal", "latency_ms")
+    DECISION_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    decision_number: int
+    seat: int
+    action: _cards_pb2.Action
+    events: _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]
+    fallback: bool
+    refusal: str
+    latency_ms: int
+    def __init__(self, decision_number: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[_cards_pb2.Action, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., fallback: _Optional[bool] = ..., refusal: _Optional[str] = ..., latency_ms: _Optional[int] = ...) -> None: ...
+
+class Replay(_message.Message):
+    __slots__ = ("match_id", "tournament_id", "rules", "seats", "seed", "viewer", "opening", "steps", "result", "reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_FIELD_NUMBER: _ClassVar[int]
+    OPENING_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    tournament_id: str
+    rules: _game_pb2.Rules
+    seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.Seat]
+    seed: int
+    viewer: int
+    opening: _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]
+    steps: _containers.RepeatedCompositeFieldContainer[ReplayStep]
+    result: _game_pb2.MatchResult
+    reason: _game_pb2.EndReason
+    def __init__(self, match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.Seat, _Mapping]]] = ..., seed: _Optional[int] = ..., viewer: _Optional[int] = ..., opening: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., steps: _Optional[_Iterable[_Union[ReplayStep, _Mapping]]] = ..., result: _Optional[_Union[_game_pb2.MatchResult, _Mapping]] = ..., reason: _Optional[_Union[_game_pb2.EndReason, str]] = ...) -> None: ...
+
+class GetReplayResponse(_message.Message):
+    __slots__ = ("replay",)
+    REPLAY_FIELD_NUMBER: _ClassVar[int]
+    replay: Replay
+    def __init__(self, replay: _Optional[_Union[Replay, _Mapping]] = ...) -> None: ...
+
+class ExportResultsRequest(_message.Message):
+    __slots__ = ("tournament_id", "format")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    format: ExportFormat
+    def __init__(self, tournament_id: _Optional[str] = ..., format: _Optional[_Union[ExportFormat, str]] = ...) -> None: ...
+
+class ExportResultsResponse(_message.Message):
+    __slots__ = ("content_type", "filename", "data")
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    content_type: str
+    filename: str
+    data: bytes
+    def __init__(self, content_type: _Optional[str] = ..., filename: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...

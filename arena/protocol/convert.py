@@ -1,0 +1,347 @@
+"""Conversions between engine objects (arena.engine) and protocol messages (uno_arena.v1).
+
+Engine -> message: faces, cards, actions, events, observations and rule options, for the gateway,
+replays and the organizer API. Message -> engine: the same set back, so a Python bot or the SDK can
+work with engine objects, and `action_from_proto` turns a message into an `Action` for `Match.apply`.
+
+Mapping conventions (see the .proto comments): a missing colour (`None`) is the empty string; a missing
+seat is an unset `optional` field; a missing face or card is an unset message field; engine strings
+such as `"after_draw"` map to enum values such as `DECISION_KIND_AFTER_DRAW` (upper case, prefixed).
+Every message also carries the engine's text notation in `text`. Malformed messages raise ValueError
+with a message that names the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from google.protobuf.descriptor import EnumDescriptor
+from google.rpc import status_pb2
+
+from arena.engine import Action, Card, Event, Face, Observation, OpponentView, Rules
+from arena.protocol._gen import bot_pb2, cards_pb2, game_pb2
+
+
+def _enum_maps(descriptor: EnumDescriptor, prefix: str) -> tuple[dict[str, int], dict[int, str]]:
+    """{engine string: enum number} and back, from an enum's descriptor (`ACTION_KIND_CHOOSE_COLOR` ->
+    `choose_color`). The UNSPECIFIED value maps to nothing."""
+    to_number: dict[str, int] = {}
+    for value in descriptor.values:
+        if value.number == 0:
+            continue
+        if not value.name.startswith(prefix):
+            raise RuntimeError(f"enum value {value.name} lacks the prefix {prefix}")
+        to_number[value.name[len(prefix):].lower()] = value.number
+    return to_number, {number: name for name, number in to_number.items()}
+
+
+ACTION_KIND_TO_PROTO, ACTION_KIND_FROM_PROTO = _enum_maps(cards_pb2.ActionKind.DESCRIPTOR, "ACTION_KIND_")
+VARIANT_TO_PROTO, VARIANT_FROM_PROTO = _enum_maps(game_pb2.Variant.DESCRIPTOR, "VARIANT_")
+SIDE_TO_PROTO, SIDE_FROM_PROTO = _enum_maps(game_pb2.Side.DESCRIPTOR, "SIDE_")
+DIRECTION_TO_PROTO, DIRECTION_FROM_PROTO = _enum_maps(game_pb2.Direction.DESCRIPTOR, "DIRECTION_")
+DECISION_TO_PROTO, DECISION_FROM_PROTO = _enum_maps(game_pb2.DecisionKind.DESCRIPTOR, "DECISION_KIND_")
+_RULE_ENUMS: dict[str, tuple[dict[str, int], dict[int, str]]] = {
+    "uno_penalty": _enum_maps(game_pb2.UnoPenalty.DESCRIPTOR, "UNO_PENALTY_"),
+    "scoring": _enum_maps(game_pb2.Scoring.DESCRIPTOR, "SCORING_"),
+    "start_flip": _enum_maps(game_pb2.StartFlip.DESCRIPTOR, "START_FLIP_"),
+    "pairing": _enum_maps(game_pb2.Pairing.DESCRIPTOR, "PAIRING_"),
+}
+_RULE_OPTIONALS = ("bluffing", "target", "max_decisions_per_round")
+# Rule options with no field in the contract: the engine refuses any value but its default.
+RULES_NOT_IN_PROTO = ("stacking",)
+
+
+def _to_enum(table: Mapping[str, int], value: str, what: str) -> Any:
+    # Any: the generated stubs type each enum field as its own int subclass.
+    try:
+        return table[value]
+    except KeyError:
+        known = ", ".join(table)
+        raise ValueError(f"{what} {value!r} has no value in the protocol (known: {known})") from None
+
+
+def _from_enum(table: Mapping[int, str], number: int, what: str) -> str:
+    try:
+        return table[number]
+    except KeyError:
+        known = ", ".join(table.values())
+        raise ValueError(f"{what}: enum value {number} is unset or unknown (expected {known})") from None
+
+
+# ------------------------------------------------------------------------------------------------------
+# Faces and cards
+# ------------------------------------------------------------------------------------------------------
+
+# Faces and cards are few (at most 112 distinct cards) and immutable: their messages are built once and
+# copied from then on. The cached messages are never handed out, only copied.
+_FACE_CACHE: dict[Face, cards_pb2.Face] = {}
+_CARD_CACHE: dict[Card, cards_pb2.Card] = {}
+
+
+def _face_msg(face: Face) -> cards_pb2.Face:
+    msg = _FACE_CACHE.get(face)
+    if msg is None:
+        msg = cards_pb2.Face(color=face.color or "", kind=face.kind, text=str(face))
+        if len(_FACE_CACHE) < 4096:
+            _FACE_CACHE[face] = msg
+    return msg
+
+
+def _card_msg(card: Card) -> cards_pb2.Card:
+    msg = _CARD_CACHE.get(card)
+    if msg is None:
+        msg = cards_pb2.Card(light=_face_msg(card.light), text=str(card))
+        if card.dark is not None:
+            msg.dark.CopyFrom(_face_msg(card.dark))
+        if len(_CARD_CACHE) < 4096:
+            _CARD_CACHE[card] = msg
+    return msg
+
+
+def face_to_proto(face: Face) -> cards_pb2.Face:
+    msg = cards_pb2.Face()
+    msg.CopyFrom(_face_msg(face))
+    return msg
+
+
+def card_to_proto(card: Card) -> cards_pb2.Card:
+    msg = cards_pb2.Card()
+    msg.CopyFrom(_card_msg(card))
+    return msg
+
+
+def face_from_proto(msg: cards_pb2.Face) -> Face:
+    if not msg.kind:
+        raise ValueError(f"face {msg.text!r}: kind is empty")
+    return Face(msg.color or None, msg.kind)
+
+
+def card_from_proto(msg: cards_pb2.Card) -> Card:
+    if not msg.HasField("light"):
+        raise ValueError(f"card {msg.text!r}: light face is missing")
+    return Card(face_from_proto(msg.light), face_from_proto(msg.dark) if msg.HasField("dark") else None)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Actions
+# ------------------------------------------------------------------------------------------------------
+
+
+def action_to_proto(action: Action) -> cards_pb2.Action:
+    msg = cards_pb2.Action(
+        kind=_to_enum(ACTION_KIND_TO_PROTO, action.kind, "action kind"),
+        color=action.color or "",
+        uno=action.uno,
+        text=str(action),
+    )
+    if action.card is not None:
+        msg.card.CopyFrom(_card_msg(action.card))
+    if action.target is not None:
+        msg.target = action.target
+    return msg
+
+
+def actions_to_proto(actions: Iterable[Action]) -> list[cards_pb2.Action]:
+    return [action_to_proto(action) for action in actions]
+
+
+def action_from_proto(msg: cards_pb2.Action) -> Action:
+    """The engine Action a message describes. Its legality is the engine's business, not checked here."""
+    kind = _from_enum(ACTION_KIND_FROM_PROTO, msg.kind, "action kind")
+    card = card_from_proto(msg.card) if msg.HasField("card") else None
+    if kind == "play" and card is None:
+        raise ValueError(f"action {msg.text!r}: a play needs a card")
+    return Action(kind, card, msg.color or None, msg.uno, msg.target if msg.HasField("target") else None)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Events
+# ------------------------------------------------------------------------------------------------------
+
+
+def event_to_proto(event: Event) -> game_pb2.Event:
+    msg = game_pb2.Event(type=event.type, color=event.color or "", count=event.count, detail=event.detail,
+                         text=str(event))
+    if event.seat is not None:
+        msg.seat = event.seat
+    if event.card is not None:
+        msg.card.CopyFrom(_card_msg(event.card))
+    if event.cards:
+        msg.cards.extend(_card_msg(card) for card in event.cards)
+    if event.faces:
+        msg.faces.extend(_face_msg(face) for face in event.faces)
+    if event.target is not None:
+        msg.target = event.target
+    return msg
+
+
+def events_to_proto(events: Iterable[Event]) -> list[game_pb2.Event]:
+    return [event_to_proto(event) for event in events]
+
+
+def event_from_proto(msg: game_pb2.Event) -> Event:
+    return Event(
+        type=msg.type,
+        seat=msg.seat if msg.HasField("seat") else None,
+        card=card_from_proto(msg.card) if msg.HasField("card") else None,
+        color=msg.color or None,
+        count=msg.count,
+        cards=tuple(card_from_proto(card) for card in msg.cards),
+        faces=tuple(face_from_proto(face) for face in msg.faces),
+        target=msg.target if msg.HasField("target") else None,
+        detail=msg.detail,
+    )
+
+
+# ------------------------------------------------------------------------------------------------------
+# Observations
+# ------------------------------------------------------------------------------------------------------
+
+
+def observation_to_proto(obs: Observation) -> game_pb2.Observation:
+    """The seat's full view (V1-V6) as a message."""
+    msg = game_pb2.Observation(
+        seat=obs.seat,
+        players=obs.players,
+        variant=_to_enum(VARIANT_TO_PROTO, obs.variant, "variant"),
+        side=_to_enum(SIDE_TO_PROTO, obs.side, "side"),
+        direction=_to_enum(DIRECTION_TO_PROTO, obs.direction, "direction"),
+        decision=_to_enum(DECISION_TO_PROTO, obs.decision, "decision"),
+        color=obs.color or "",
+        draw_size=obs.draw_size,
+        scores=obs.scores,
+        round=obs.round,
+        dealer=obs.dealer,
+    )
+    if obs.current is not None:
+        msg.current = obs.current
+    msg.top.CopyFrom(_face_msg(obs.top))
+    msg.discard.extend(_face_msg(face) for face in obs.discard)
+    msg.hand.extend(_card_msg(card) for card in obs.hand)
+    for opponent in obs.opponents:
+        view = msg.opponents.add(seat=opponent.seat, count=opponent.count)
+        view.visible.extend(_face_msg(face) for face in opponent.visible)
+        view.revealed.extend(_card_msg(card) for card in opponent.revealed)
+    if obs.draw_top is not None:
+        msg.draw_top.CopyFrom(_face_msg(obs.draw_top))
+    msg.events.extend(event_to_proto(event) for event in obs.events)
+    if obs.drawn is not None:
+        msg.drawn.CopyFrom(_card_msg(obs.drawn))
+    if obs.round_winner is not None:
+        msg.round_winner = obs.round_winner
+    if obs.match_winner is not None:
+        msg.match_winner = obs.match_winner
+    return msg
+
+
+def observation_from_proto(msg: game_pb2.Observation) -> Observation:
+    """The engine Observation a message describes (e.g. for a Python bot that decides on engine types)."""
+    if not msg.HasField("top"):
+        raise ValueError("observation: top is missing")
+    return Observation(
+        seat=msg.seat,
+        players=msg.players,
+        variant=_from_enum(VARIANT_FROM_PROTO, msg.variant, "observation.variant"),
+        side=_from_enum(SIDE_FROM_PROTO, msg.side, "observation.side"),
+        direction=_from_enum(DIRECTION_FROM_PROTO, msg.direction, "observation.direction"),
+        decision=_from_enum(DECISION_FROM_PROTO, msg.decision, "observation.decision"),
+        current=msg.current if msg.HasField("current") else None,
+        color=msg.color or None,
+        top=face_from_proto(msg.top),
+        discard=tuple(face_from_proto(face) for face in msg.discard),
+        hand=tuple(card_from_proto(card) for card in msg.hand),
+        opponents=tuple(
+            OpponentView(
+                seat=view.seat,
+                count=view.count,
+                visible=tuple(face_from_proto(face) for face in view.visible),
+                revealed=tuple(card_from_proto(card) for card in view.revealed),
+            )
+            for view in msg.opponents
+        ),
+        draw_size=msg.draw_size,
+        draw_top=face_from_proto(msg.draw_top) if msg.HasField("draw_top") else None,
+        scores=tuple(msg.scores),
+        round=msg.round,
+        dealer=msg.dealer,
+        events=tuple(event_from_proto(event) for event in msg.events),
+        drawn=card_from_proto(msg.drawn) if msg.HasField("drawn") else None,
+        round_winner=msg.round_winner if msg.HasField("round_winner") else None,
+        match_winner=msg.match_winner if msg.HasField("match_winner") else None,
+    )
+
+
+# ------------------------------------------------------------------------------------------------------
+# Rule options
+# ------------------------------------------------------------------------------------------------------
+
+
+def rules_to_proto(rules: Rules) -> game_pb2.Rules:
+    """Every option spelled out (no field left to the default), so the message says exactly what is played."""
+    msg = game_pb2.Rules(variant=_to_enum(VARIANT_TO_PROTO, rules.variant, "variant"))
+    for name, (to_number, _) in _RULE_ENUMS.items():
+        setattr(msg, name, _to_enum(to_number, getattr(rules, name), f"rule option {name}"))
+    for name in _RULE_OPTIONALS:
+        setattr(msg, name, getattr(rules, name))
+    return msg
+
+
+def rules_from_proto(msg: game_pb2.Rules) -> Rules:
+    """The Rules a message asks for: unset fields and UNSPECIFIED enums take the engine's defaults.
+    Invalid values raise ValueError (from Rules itself, naming the option)."""
+    options: dict[str, Any] = {}
+    if msg.variant:
+        options["variant"] = _from_enum(VARIANT_FROM_PROTO, msg.variant, "rules.variant")
+    for name, (_, from_number) in _RULE_ENUMS.items():
+        number = getattr(msg, name)
+        if number:
+            options[name] = _from_enum(from_number, number, f"rules.{name}")
+    for name in _RULE_OPTIONALS:
+        if msg.HasField(name):
+            options[name] = getattr(msg, name)
+    return Rules(**options)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Bot protocol helpers
+# ------------------------------------------------------------------------------------------------------
+
+
+def decision_request(
+    *,
+    match_id: str,
+    request_id: str,
+    observation: Observation,
+    legal_actions: Iterable[Action],
+    time_limit_ms: int,
+    deadline_unix_ms: int,
+    decision_number: int,
+) -> bot_pb2.DecisionRequest:
+    """A DecisionRequest for one seat: its full observation and the legal actions, in the engine's order
+    (the bot's `action_index` indexes that same list)."""
+    msg = bot_pb2.DecisionRequest(
+        match_id=match_id,
+        request_id=request_id,
+        time_limit_ms=time_limit_ms,
+        deadline_unix_ms=deadline_unix_ms,
+        decision_number=decision_number,
+    )
+    msg.observation.CopyFrom(observation_to_proto(observation))
+    msg.legal_actions.extend(action_to_proto(action) for action in legal_actions)
+    return msg
+
+
+def error_message(code: int, message: str, *, match_id: str = "", request_id: str = "") -> bot_pb2.Error:
+    """An in-band error: `code` is a gRPC status code number (`grpc.StatusCode.X.value[0]`, e.g. 3 for
+    INVALID_ARGUMENT) and `message` says clearly what was wrong."""
+    return bot_pb2.Error(status=status_pb2.Status(code=code, message=message), match_id=match_id,
+                         request_id=request_id)
+
+
+def chosen_action(request: bot_pb2.DecisionRequest, action_index: int) -> cards_pb2.Action:
+    """The legal action a Decision's `action_index` names; IndexError with a clear message if out of range."""
+    count = len(request.legal_actions)
+    if not 0 <= action_index < count:
+        raise IndexError(f"action_index {action_index} is out of range ({count} legal actions)")
+    return request.legal_actions[action_index]

@@ -1,0 +1,194 @@
+"""Bot registry: names, owners, versions and hashed tokens.
+
+Registration is one Lua script (check the name is free, write the hash, add it to the index), so
+two registrations of one name cannot both succeed; a redis-py retry of the same call after a lost
+reply is recognised by its token hash and still succeeds.
+
+A token looks like ``<bot name>.<secret>`` (the secret is 43 URL-safe characters). It is returned
+once, by :meth:`BotStore.register` or :meth:`BotStore.rotate_token`, and never stored: the bot's
+hash keeps a random per-bot salt and ``HMAC-SHA256(key=salt, msg=token)``. Because the token names
+its bot, :meth:`BotStore.verify_token` needs nothing else to find the record, and compares the
+digests in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+
+import redis
+
+from ._codec import text_hash
+from .errors import DuplicateBotName, InvalidToken, UnknownBot
+from .keys import BOT_NAME_RE, InvalidName, Keys, bot_key
+
+MAX_OWNER = 200
+MAX_VERSION = 64
+
+_REGISTER = """
+local existing = redis.call('HGET', KEYS[1], 'name')
+if existing then
+  if redis.call('HGET', KEYS[1], 'token_hash') == ARGV[5] then return false end
+  return existing
+end
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'owner', ARGV[2], 'version', ARGV[3], 'salt', ARGV[4],
+           'token_hash', ARGV[5], 'created_at', ARGV[6], 'updated_at', ARGV[6])
+redis.call('SADD', KEYS[2], ARGV[7])
+return false
+"""
+
+_UPDATE_IF_EXISTS = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    """A registered bot (without its token hash)."""
+
+    name: str
+    owner: str
+    version: str
+    created_at: float
+    updated_at: float
+
+
+def hash_token(token: str, salt: bytes) -> str:
+    """``HMAC-SHA256(key=salt, msg=token)`` as hex."""
+    return hmac.new(salt, token.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def split_token(token: str) -> tuple[str, str]:
+    """``(bot name, secret)`` of a token; raises :class:`InvalidToken` when it is malformed."""
+    if not isinstance(token, str):
+        raise InvalidToken("malformed token: expected a string '<bot name>.<secret>'")
+    name, dot, secret = token.partition(".")
+    if not dot or not secret or not BOT_NAME_RE.match(name):
+        raise InvalidToken("malformed token: expected '<bot name>.<secret>' as given at registration")
+    return name, secret
+
+
+def _check_text(value: str, what: str, limit: int) -> str:
+    if not isinstance(value, str) or len(value) > limit or any(ord(c) < 32 for c in value):
+        raise ValueError(f"{what} must be a string of at most {limit} printable characters, got {value!r}")
+    return value
+
+
+class BotStore:
+    """Register bots, look them up and verify their tokens."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+        self._register = client.register_script(_REGISTER)
+        self._update = client.register_script(_UPDATE_IF_EXISTS)
+
+    def register(self, name: str, owner: str = "", version: str = "1") -> tuple[BotRecord, str]:
+        """Register a new bot; return its record and its token (shown once, never stored).
+
+        Raises :class:`~arena.store.keys.InvalidName` for a bad name, ``ValueError`` for a bad
+        owner or version, and :class:`DuplicateBotName` when the name (without case) is taken.
+        """
+        key = self._k.bot(name)
+        _check_text(owner, "owner", MAX_OWNER)
+        if not version:
+            raise ValueError("version must not be empty")
+        _check_text(version, "version", MAX_VERSION)
+        token, salt = self._new_token(name)
+        now = time.time()
+        existing = self._register(
+            keys=[key, self._k.bots()],
+            args=[name, owner, version, salt.hex(), hash_token(token, salt), repr(now), bot_key(name)],
+        )
+        if existing is not None:
+            taken = existing.decode("utf-8") if isinstance(existing, bytes) else str(existing)
+            raise DuplicateBotName(name, taken)
+        return BotRecord(name, owner, version, now, now), token
+
+    def rotate_token(self, name: str) -> str:
+        """Issue a new token for a bot (the old one stops working); raises :class:`UnknownBot`."""
+        record = self.get(name)
+        token, salt = self._new_token(record.name)
+        ok = self._update(
+            keys=[self._k.bot(name)],
+            args=["salt", salt.hex(), "token_hash", hash_token(token, salt), "updated_at", repr(time.time())],
+        )
+        if not ok:
+            raise UnknownBot(name)
+        return token
+
+    def set_version(self, name: str, version: str) -> BotRecord:
+        """Record a new version of the bot's code; raises :class:`UnknownBot`."""
+        if not version:
+            raise ValueError("version must not be empty")
+        _check_text(version, "version", MAX_VERSION)
+        args = ["version", version, "updated_at", repr(time.time())]
+        ok = self._update(keys=[self._k.bot(name)], args=args)
+        if not ok:
+            raise UnknownBot(name)
+        return self.get(name)
+
+    def get(self, name: str) -> BotRecord:
+        """The bot's record; raises :class:`UnknownBot` (or ``InvalidName`` for a malformed name)."""
+        fields = self._fields(name)
+        if fields is None:
+            raise UnknownBot(name)
+        return _record(fields)
+
+    def exists(self, name: str) -> bool:
+        try:
+            return bool(self._r.exists(self._k.bot(name)))
+        except InvalidName:
+            return False
+
+    def all(self) -> list[BotRecord]:
+        """All registered bots, sorted by name (without case)."""
+        names = sorted(m.decode("utf-8") for m in self._r.smembers(self._k.bots()))
+        out: list[BotRecord] = []
+        for n in names:
+            fields = self._fields(n)
+            if fields is not None:
+                out.append(_record(fields))
+        return out
+
+    def verify_token(self, token: str, name: str | None = None) -> BotRecord:
+        """The record of the bot a token belongs to, if the token is valid.
+
+        ``name``, when given, must be the bot the token belongs to (compared without case).
+        Raises :class:`InvalidToken` with the reason: malformed, unknown bot, wrong bot, or a token
+        that does not match (revoked by a rotation, or never issued).
+        """
+        token_name, _secret = split_token(token)
+        if name is not None and bot_key(name) != token_name.casefold():
+            raise InvalidToken(f"this token belongs to bot {token_name!r}, not {name!r}")
+        fields = self._fields(token_name)
+        if fields is None:
+            raise InvalidToken(f"unknown bot {token_name!r}: register it first")
+        expected = fields.get("token_hash", "")
+        actual = hash_token(token, bytes.fromhex(fields.get("salt", "")))
+        if not expected or not hmac.compare_digest(expected, actual):
+            raise InvalidToken(f"invalid token for bot {fields['name']!r} (revoked or mistyped)")
+        return _record(fields)
+
+    def _fields(self, name: str) -> dict[str, str] | None:
+        raw = self._r.hgetall(self._k.bot(name))
+        return text_hash(raw) if raw else None
+
+    @staticmethod
+    def _new_token(name: str) -> tuple[str, bytes]:
+        return f"{name}.{secrets.token_urlsafe(32)}", secrets.token_bytes(16)
+
+
+def _record(fields: dict[str, str]) -> BotRecord:
+    return BotRecord(
+        name=fields["name"],
+        owner=fields.get("owner", ""),
+        version=fields.get("version", ""),
+        created_at=float(fields.get("created_at", 0.0)),
+        updated_at=float(fields.get("updated_at", 0.0)),
+    )

@@ -1,0 +1,137 @@
+"""Connecting to Redis, and :class:`Store`, the one object that gathers the record stores.
+
+``REDIS_URL`` may be written for redis-py (``redis://``, ``rediss://``, ``unix://``) or for
+Celery/kombu (``redis+socket://``, ``socket://``); :func:`redis_py_url` and :func:`kombu_url`
+convert between the two so one variable serves both.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import redis
+from redis.backoff import EqualJitterBackoff
+from redis.retry import Retry
+
+from .bots import BotStore
+from .canary import CanaryStore
+from .errors import StoreConfigError
+from .keys import DEFAULT_PREFIX, Keys
+from .ratings import RatingStore
+from .replays import ReplayStore
+from .results import ResultStore
+from .schedules import ScheduleStore
+from .sessions import SessionStore
+from .standings import StandingsStore
+from .tournaments import TournamentStore
+
+ENV_VAR = "REDIS_URL"
+
+_SOCKET_SCHEMES = ("redis+socket", "socket", "unix")
+
+
+def redis_url_from_env(url: str | None = None) -> str:
+    """``url`` if given, else ``$REDIS_URL``; raises :class:`StoreConfigError` when neither is set."""
+    value = url if url is not None else os.environ.get(ENV_VAR, "")
+    if not value:
+        raise StoreConfigError(f"no Redis URL: set {ENV_VAR} (e.g. redis://127.0.0.1:6379/0)")
+    return value
+
+
+def _socket_parts(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    path = parts.path
+    if not path:
+        raise StoreConfigError(f"socket Redis URL {url!r} has no socket path")
+    query = dict(parse_qsl(parts.query))
+    db = query.pop("db", None) or query.pop("virtual_host", None) or "0"
+    return path, db
+
+
+def redis_py_url(url: str) -> str:
+    """The URL in the form redis-py accepts (``redis+socket://PATH`` becomes ``unix://PATH?db=N``)."""
+    scheme = urlsplit(url).scheme
+    if scheme in ("redis", "rediss"):
+        return url
+    if scheme in _SOCKET_SCHEMES:
+        path, db = _socket_parts(url)
+        return f"unix://{path}?{urlencode({'db': db})}"
+    raise StoreConfigError(
+        f"unsupported Redis URL scheme {scheme!r} in {url!r}: use redis://, rediss:// or unix://"
+    )
+
+
+def kombu_url(url: str) -> str:
+    """The URL in the form Celery/kombu accepts (``unix://PATH`` becomes ``redis+socket://PATH``)."""
+    scheme = urlsplit(url).scheme
+    if scheme in ("redis", "rediss"):
+        return url
+    if scheme in _SOCKET_SCHEMES:
+        path, db = _socket_parts(url)
+        return f"redis+socket://{path}?{urlencode({'virtual_host': db})}"
+    raise StoreConfigError(
+        f"unsupported Redis URL scheme {scheme!r} in {url!r}: use redis://, rediss:// or unix://"
+    )
+
+
+def connect(url: str | None = None) -> redis.Redis:
+    """A redis-py client (bytes replies) for ``url`` or ``$REDIS_URL``.
+
+    Connection errors and timeouts are retried with jittered exponential backoff (at most about
+    6 s in total), which rides over a quick Redis restart; every write the store makes is safe
+    to repeat.
+    """
+    target = redis_py_url(redis_url_from_env(url))
+    tcp: dict[str, Any] = {} if target.startswith("unix:") else {"socket_keepalive": True}
+    return redis.Redis.from_url(
+        target,
+        decode_responses=False,
+        health_check_interval=15,
+        socket_connect_timeout=5,
+        socket_timeout=30,
+        retry=Retry(EqualJitterBackoff(cap=1.0, base=0.05), 10),
+        **tcp,
+    )
+
+
+class Store:
+    """Every record store of uno-arena over one Redis client and one key prefix.
+
+    Attributes: ``bots`` (:class:`BotStore`), ``sessions`` (:class:`SessionStore`),
+    ``tournaments`` (:class:`TournamentStore`), ``results`` (:class:`ResultStore`),
+    ``replays`` (:class:`ReplayStore`), ``standings`` (:class:`StandingsStore`),
+    ``ratings`` (:class:`RatingStore`), ``schedules`` (:class:`ScheduleStore`),
+    ``canary`` (:class:`CanaryStore`), and ``redis``/``keys`` underneath.
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+        self.redis = client
+        self.keys = Keys(prefix)
+        self.bots = BotStore(client, self.keys)
+        self.sessions = SessionStore(client, self.keys)
+        self.tournaments = TournamentStore(client, self.keys)
+        self.results = ResultStore(client, self.keys)
+        self.replays = ReplayStore(client, self.keys)
+        self.standings = StandingsStore(client, self.keys)
+        self.ratings = RatingStore(client, self.keys)
+        self.schedules = ScheduleStore(client, self.keys)
+        self.canary = CanaryStore(client, self.keys)
+
+    @classmethod
+    def from_url(cls, url: str | None = None, *, prefix: str = DEFAULT_PREFIX) -> Store:
+        """A store on ``url`` (or ``$REDIS_URL``); see :func:`connect`."""
+        return cls(connect(url), prefix)
+
+    def ping(self) -> bool:
+        return bool(self.redis.ping())
+
+    def close(self) -> None:
+        self.redis.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,98 @@
+"""Errors raised by the store. All are ``ValueError`` subclasses with a message meant for people.
+
+``InvalidName`` (bad bot name or id) lives in :mod:`arena.store.keys` and is re-exported here.
+"""
+
+from __future__ import annotations
+
+from .keys import InvalidName
+
+
+class StoreError(ValueError):
+    """Base class of the store's errors about the data asked for."""
+
+
+class UnknownBot(StoreError, KeyError):
+    """No bot is registered under that name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"unknown bot {name!r}: register it first")
+        self.name = name
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
+
+
+class DuplicateBotName(StoreError):
+    """A bot with that name (compared without case) is already registered."""
+
+    def __init__(self, name: str, existing: str) -> None:
+        same = "" if name == existing else f" (as {existing!r}; names are compared without case)"
+        super().__init__(f"a bot named {name!r} is already registered{same}: choose another name")
+        self.name = name
+        self.existing = existing
+
+
+class InvalidToken(StoreError):
+    """A bot token is malformed, names an unknown bot, or does not match the stored hash."""
+
+
+class UnknownTournament(StoreError, KeyError):
+    """No tournament has that id."""
+
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"unknown tournament {tournament_id!r}")
+        self.tournament_id = tournament_id
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class DuplicateTournament(StoreError):
+    """A tournament with that id exists already (and was not created under the same idempotency key)."""
+
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"a tournament with id {tournament_id!r} already exists")
+        self.tournament_id = tournament_id
+
+
+class IdempotencyConflict(StoreError):
+    """An idempotency key was reused with a different tournament spec."""
+
+
+class UnknownSchedule(StoreError, KeyError):
+    """No schedule has that id."""
+
+    def __init__(self, schedule_id: str) -> None:
+        super().__init__(f"unknown schedule {schedule_id!r}")
+        self.schedule_id = schedule_id
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class DuplicateSchedule(StoreError):
+    """A schedule with that id exists already."""
+
+    def __init__(self, schedule_id: str) -> None:
+        super().__init__(f"a schedule with id {schedule_id!r} already exists")
+        self.schedule_id = schedule_id
+
+
+class StoreConfigError(StoreError):
+    """The Redis URL is missing or cannot be used."""
+
+
+__all__ = [
+    "DuplicateBotName",
+    "DuplicateSchedule",
+    "DuplicateTournament",
+    "IdempotencyConflict",
+    "InvalidName",
+    "InvalidToken",
+    "StoreConfigError",
+    "StoreError",
+    "UnknownBot",
+    "UnknownSchedule",
+    "UnknownTournament",
+]

@@ -1,0 +1,158 @@
+"""The Redis key scheme of uno-arena: every key the store writes, under one prefix.
+
+All keys start with the prefix (``uno:`` by default; :class:`Keys` takes another one, which must
+end with ``:``). ``{bot}`` is the *casefolded* bot name (names are unique regardless of case; the
+record keeps the spelling given at registration). ``{tid}`` is a tournament id, ``{mid}`` a match
+id (deterministic, and globally unique because it embeds the tournament id), ``{sid}`` a schedule
+id, ``{due}`` a due time in whole epoch seconds, ``{pool}`` a rating-pool key such as
+``flip:3f2a9c0d1b7e4a56``.
+
+=====================================  ===========  =====================================================
+key                                    type         contents
+=====================================  ===========  =====================================================
+``uno:bots``                           set          every registered ``{bot}``
+``uno:bot:{bot}``                      hash         ``name owner version salt token_hash created_at
+                                                    updated_at``; the token itself is never stored, only
+                                                    ``HMAC-SHA256(key=salt, msg=token)`` (salt: 16 random
+                                                    bytes per bot, hex)
+``uno:bot:{bot}:sessions``             set          session ids of the bot's live streams (an index;
+                                                    members whose session key expired are pruned)
+``uno:session:{session}``              string, TTL  JSON ``{bot, gateway, capacity, started_at}``; the
+                                                    gateway's heartbeat refreshes the TTL, so a dead
+                                                    gateway's sessions vanish by themselves
+``uno:tournaments``                    zset         tournament ids scored by creation time
+``uno:tournament:{tid}``               hash         ``id spec spec_digest status idempotency_key
+                                                    created_at updated_at attempt`` (``spec`` is JSON;
+                                                    ``attempt`` tells a redis-py retry its own write)
+``uno:idem:tournament:{key}``          string       the tournament id created under an idempotency key
+                                                    (set once, with ``SET NX`` semantics, in the same
+                                                    Lua script that creates the tournament)
+``uno:tournament:{tid}:matches``       set          the scheduled match ids
+``uno:tournament:{tid}:results``       hash         ``{mid}`` -> JSON ``{result, attempt, recorded_at}``,
+                                                    written once (``HSETNX``)
+``uno:tournament:{tid}:progress``      hash         counters: ``scheduled`` and ``done`` (kept by the
+                                                    store) plus free-form ones (``timeouts`` ...)
+``uno:tournament:{tid}:standings``     hash         standings cache: ``as_of`` (results counted; never
+                                                    goes backwards) and ``standings`` (JSON)
+``uno:replay:{mid}``                   string       zlib-compressed canonical JSON of the replay,
+                                                    written once (``SET NX``)
+``uno:ratings:{pool}``                 string       JSON ratings of one rating pool (optimistic
+                                                    ``WATCH``/``MULTI`` updates)
+``uno:schedules``                      set          schedule ids
+``uno:schedule:{sid}``                 hash         ``id cron spec enabled created_at last_due``
+``uno:schedule:{sid}:fired:{due}``     string, TTL  fire-once lock of one due time (``SET NX EX``);
+                                                    value: who fired it and when
+``uno:canary``                         hash         ``ts worker``: last run of the canary task
+=====================================  ===========  =====================================================
+
+Celery's own keys (the broker queues such as ``celery``, ``unacked``, ``unacked_index``,
+``_kombu.binding.*`` and the result backend's ``celery-task-meta-*``) are Celery's: they are not
+under the prefix and the store never touches them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DEFAULT_PREFIX = "uno:"
+
+BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+"""Bot names: 1-32 characters, letters, digits, ``_`` and ``-``, starting with a letter or digit."""
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
+"""Tournament, match, schedule and session ids, idempotency keys and rating-pool keys: 1-200
+characters, letters, digits, ``_ . : -``, starting with a letter or digit."""
+
+
+class InvalidName(ValueError):
+    """A bot name or an id does not follow the allowed charset or length."""
+
+
+def bot_key(name: str) -> str:
+    """The key form of a bot name (casefolded) after validating it; raises :class:`InvalidName`."""
+    if not isinstance(name, str) or not BOT_NAME_RE.match(name):
+        raise InvalidName(
+            f"invalid bot name {name!r}: use 1-32 letters, digits, '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name.casefold()
+
+
+def check_id(value: str, what: str = "id") -> str:
+    """Return ``value`` if it is a valid id (see :data:`ID_RE`); raises :class:`InvalidName`."""
+    if not isinstance(value, str) or not ID_RE.match(value):
+        raise InvalidName(
+            f"invalid {what} {value!r}: use 1-200 letters, digits, '_', '.', ':' or '-', "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Builds every key of the scheme (see the module docstring) under one prefix."""
+
+    prefix: str = DEFAULT_PREFIX
+
+    def __post_init__(self) -> None:
+        if not self.prefix.endswith(":") or not re.match(r"^[A-Za-z0-9_.:-]+$", self.prefix):
+            raise ValueError(
+                f"key prefix must be letters, digits, '_', '.', '-' and end with ':', got {self.prefix!r}"
+            )
+
+    # bots and sessions
+    def bots(self) -> str:
+        return f"{self.prefix}bots"
+
+    def bot(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}"
+
+    def bot_sessions(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}:sessions"
+
+    def session(self, session_id: str) -> str:
+        return f"{self.prefix}session:{check_id(session_id, 'session id')}"
+
+    # tournaments, matches, results, progress, standings
+    def tournaments(self) -> str:
+        return f"{self.prefix}tournaments"
+
+    def tournament(self, tid: str) -> str:
+        return f"{self.prefix}tournament:{check_id(tid, 'tournament id')}"
+
+    def idempotency(self, key: str) -> str:
+        return f"{self.prefix}idem:tournament:{check_id(key, 'idempotency key')}"
+
+    def matches(self, tid: str) -> str:
+        return f"{self.tournament(tid)}:matches"
+
+    def results(self, tid: str) -> str:
+        return f"{self.tournament(tid)}:results"
+
+    def progress(self, tid: str) -> str:
+        return f"{self.tournament(tid)}:progress"
+
+    def standings(self, tid: str) -> str:
+        return f"{self.tournament(tid)}:standings"
+
+    # replays and ratings
+    def replay(self, match_id: str) -> str:
+        return f"{self.prefix}replay:{check_id(match_id, 'match id')}"
+
+    def ratings(self, pool: str) -> str:
+        return f"{self.prefix}ratings:{check_id(pool, 'rating pool')}"
+
+    # schedules
+    def schedules(self) -> str:
+        return f"{self.prefix}schedules"
+
+    def schedule(self, sid: str) -> str:
+        return f"{self.prefix}schedule:{check_id(sid, 'schedule id')}"
+
+    def schedule_fired(self, sid: str, due: int) -> str:
+        return f"{self.schedule(sid)}:fired:{int(due)}"
+
+    # health
+    def canary(self) -> str:
+        return f"{self.prefix}canary"

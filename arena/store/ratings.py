@@ -1,0 +1,60 @@
+"""Ratings: one JSON document per rating pool, updated with optimistic transactions.
+
+A rating pool (``arena.tournament.spec.rating_pool_key``: variant plus a digest of the rules)
+holds the ratings of every bot that played under those rules. :meth:`RatingStore.update` runs
+``WATCH`` / read / compute / ``MULTI``-``EXEC`` and retries on a concurrent change, so two
+workers updating the same pool never lose each other's update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+import redis
+
+from ._codec import dumps, loads
+from .keys import Keys
+
+MAX_TRIES = 50
+
+
+class RatingStore:
+    """Read, write and atomically update per-pool ratings."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+
+    def get(self, pool: str) -> dict[str, Any] | None:
+        raw = self._r.get(self._k.ratings(pool))
+        return None if raw is None else dict(loads(raw))
+
+    def put(self, pool: str, ratings: dict[str, Any]) -> None:
+        self._r.set(self._k.ratings(pool), dumps(ratings))
+
+    def pools(self) -> list[str]:
+        """Every pool that has ratings."""
+        head = f"{self._k.prefix}ratings:"
+        return sorted(k.decode("utf-8")[len(head) :] for k in self._r.scan_iter(match=head + "*", count=1000))
+
+    def update(self, pool: str, fn: Callable[[dict[str, Any] | None], dict[str, Any]]) -> dict[str, Any]:
+        """Apply ``fn(current or None) -> new`` atomically; returns the new ratings.
+
+        ``fn`` may run more than once (on contention) and must not have side effects.
+        """
+        key = self._k.ratings(pool)
+        for _ in range(MAX_TRIES):
+            with self._r.pipeline(transaction=True) as pipe:
+                try:
+                    pipe.watch(key)
+                    raw = cast("bytes | None", pipe.get(key))  # immediate while watching
+                    current = None if raw is None else dict(loads(raw))
+                    new = fn(current)
+                    pipe.multi()
+                    pipe.set(key, dumps(new))
+                    pipe.execute()
+                    return new
+                except redis.WatchError:
+                    continue
+        raise RuntimeError(f"ratings of pool {pool!r} kept changing; gave up after {MAX_TRIES} tries")

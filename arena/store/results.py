@@ -1,0 +1,179 @@
+"""Match results, written exactly once per deterministic match id, and tournament progress.
+
+:meth:`ResultStore.record` is one Lua script: ``HSETNX`` of the result under the match id, and
+only if that write was the first, ``done += 1`` on the progress hash and the replay written (with
+``SET NX``). However many times a match is re-run (retries, redelivered tasks, duplicates), its
+first result is the one kept and it is counted once.
+
+The return value says whether *this call* wrote the result. Each call carries a random attempt id
+stored with the result, so if redis-py retries the script after a lost reply, the retry still
+answers ``True`` for the call that wrote it. Even so, derived data (standings, ratings) is best
+recomputed from :meth:`ResultStore.all` rather than incremented on ``True``.
+
+Progress counters live in one hash per tournament: ``scheduled`` (kept by
+:meth:`~arena.store.tournaments.TournamentStore.add_matches`), ``done`` (kept by
+:meth:`ResultStore.record`) and any free-form counter bumped with :meth:`ResultStore.incr`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from ._codec import dumps, loads, text
+from .errors import StoreError, UnknownTournament
+from .keys import Keys, check_id
+from .replays import compress
+
+RESERVED_COUNTERS = ("scheduled", "done")
+
+_RECORD = """
+if ARGV[6] == '1' and redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then
+  if redis.call('EXISTS', KEYS[5]) == 0 then return -2 end
+  return -1
+end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  redis.call('HINCRBY', KEYS[2], 'done', 1)
+  if ARGV[4] ~= '' then
+    if tonumber(ARGV[5]) > 0 then
+      redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[5])
+    else
+      redis.call('SET', KEYS[3], ARGV[4], 'NX')
+    end
+  end
+  return 1
+end
+local ok, stored = pcall(cjson.decode, redis.call('HGET', KEYS[1], ARGV[1]))
+if ok and type(stored) == 'table' and stored['attempt'] == ARGV[3] then return 1 end
+return 0
+"""
+
+
+class UnscheduledMatch(StoreError):
+    """A result was offered for a match id that the tournament never scheduled."""
+
+
+@dataclass(frozen=True)
+class ResultRecord:
+    """A stored result with its bookkeeping."""
+
+    match_id: str
+    result: dict[str, Any]
+    attempt: str
+    recorded_at: float
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Counters of one tournament."""
+
+    scheduled: int
+    done: int
+    counters: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.scheduled > 0 and self.done >= self.scheduled
+
+
+class ResultStore:
+    """Record results once, read them back, and keep the progress counters."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+        self._record = client.register_script(_RECORD)
+
+    def record(
+        self,
+        tournament_id: str,
+        match_id: str,
+        result: Mapping[str, Any],
+        *,
+        replay: Mapping[str, Any] | None = None,
+        replay_ttl: float | None = None,
+        require_scheduled: bool = True,
+    ) -> bool:
+        """Store the match's result if none is stored yet; ``True`` if this call wrote it.
+
+        With ``replay``, the compressed replay is written together with the first result (and
+        only then). With ``require_scheduled`` (the default) the match id must have been added
+        with ``add_matches``: raises :class:`UnscheduledMatch`, or :class:`UnknownTournament`.
+        """
+        check_id(match_id, "match id")
+        attempt = uuid.uuid4().hex
+        envelope = dumps({"result": dict(result), "attempt": attempt, "recorded_at": time.time()})
+        blob = compress(replay) if replay is not None else b""
+        ttl_ms = 0 if replay_ttl is None else max(1, int(replay_ttl * 1000))
+        code = int(
+            self._record(
+                keys=[
+                    self._k.results(tournament_id),
+                    self._k.progress(tournament_id),
+                    self._k.replay(match_id),
+                    self._k.matches(tournament_id),
+                    self._k.tournament(tournament_id),
+                ],
+                args=[match_id, envelope, attempt, blob, ttl_ms, "1" if require_scheduled else "0"],
+            )
+        )
+        if code == -2:
+            raise UnknownTournament(tournament_id)
+        if code == -1:
+            raise UnscheduledMatch(f"match {match_id!r} is not scheduled in tournament {tournament_id!r}")
+        return code == 1
+
+    def get(self, tournament_id: str, match_id: str) -> dict[str, Any] | None:
+        """The match's result, or ``None`` if it has none yet."""
+        record = self.get_record(tournament_id, match_id)
+        return None if record is None else record.result
+
+    def get_record(self, tournament_id: str, match_id: str) -> ResultRecord | None:
+        raw = self._r.hget(self._k.results(tournament_id), check_id(match_id, "match id"))
+        return None if raw is None else _record(match_id, raw)
+
+    def all(self, tournament_id: str) -> dict[str, dict[str, Any]]:
+        """Every recorded result of the tournament, by match id."""
+        out: dict[str, dict[str, Any]] = {}
+        for mid, raw in self._r.hscan_iter(self._k.results(tournament_id), count=1000):
+            m = text(mid) or ""
+            out[m] = _record(m, raw).result
+        return out
+
+    def recorded(self, tournament_id: str) -> set[str]:
+        """Match ids that have a result."""
+        return {m.decode("utf-8") for m in self._r.hkeys(self._k.results(tournament_id))}
+
+    def missing(self, tournament_id: str) -> set[str]:
+        """Scheduled match ids without a result: the completeness check of a tournament."""
+        scheduled = {m.decode("utf-8") for m in self._r.smembers(self._k.matches(tournament_id))}
+        return scheduled - self.recorded(tournament_id)
+
+    def progress(self, tournament_id: str) -> Progress:
+        raw = self._r.hgetall(self._k.progress(tournament_id))
+        counters = {(text(k) or ""): int(v) for k, v in raw.items()}
+        scheduled = counters.pop("scheduled", 0)
+        done = counters.pop("done", 0)
+        return Progress(scheduled, done, counters)
+
+    def incr(self, tournament_id: str, counter: str, amount: int = 1) -> int:
+        """Bump a free-form progress counter (e.g. ``timeouts``); returns its new value."""
+        check_id(counter, "counter name")
+        if counter in RESERVED_COUNTERS:
+            raise ValueError(f"counter {counter!r} is kept by the store; choose another name")
+        return int(self._r.hincrby(self._k.progress(tournament_id), counter, amount))
+
+
+def _record(match_id: str, raw: bytes) -> ResultRecord:
+    data = loads(raw)
+    return ResultRecord(
+        match_id=match_id,
+        result=dict(data["result"]),
+        attempt=str(data["attempt"]),
+        recorded_at=float(data["recorded_at"]),
+    )

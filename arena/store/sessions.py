@@ -1,0 +1,127 @@
+"""Session registry: which gateway holds which bot's stream, kept alive by heartbeats.
+
+Each session is a key with a TTL (``uno:session:{id}``); the gateway refreshes it with
+:meth:`SessionStore.heartbeat` well within the TTL (a third of it is a good period). When a gateway
+dies its sessions expire by themselves; :meth:`SessionStore.for_bot` returns only live ones and
+prunes the expired ids from the bot's index set.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+import redis
+
+from ._codec import dumps, loads, text
+from .errors import UnknownBot
+from .keys import Keys, bot_key, check_id
+
+DEFAULT_TTL = 30.0
+"""Seconds a session lives without a heartbeat."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """One bot stream held by one gateway."""
+
+    session_id: str
+    bot: str
+    gateway: str
+    capacity: int
+    started_at: float
+
+
+class SessionStore:
+    """Open, refresh, close and look up bot sessions."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+
+    def open(
+        self,
+        bot: str,
+        gateway: str,
+        *,
+        capacity: int = 1,
+        ttl: float = DEFAULT_TTL,
+        session_id: str | None = None,
+    ) -> Session:
+        """Record a new session of a registered bot on ``gateway``; raises :class:`UnknownBot`."""
+        check_id(gateway, "gateway id")
+        if capacity < 1:
+            raise ValueError(f"capacity must be at least 1, got {capacity}")
+        if not self._r.exists(self._k.bot(bot)):
+            raise UnknownBot(bot)
+        sid = check_id(session_id or uuid.uuid4().hex, "session id")
+        name = text(self._r.hget(self._k.bot(bot), "name")) or bot
+        session = Session(sid, name, gateway, capacity, time.time())
+        payload = dumps(
+            {"bot": session.bot, "gateway": gateway, "capacity": capacity, "started_at": session.started_at}
+        )
+        pipe = self._r.pipeline(transaction=True)
+        pipe.set(self._k.session(sid), payload, px=_ms(ttl))
+        pipe.sadd(self._k.bot_sessions(bot), sid)
+        pipe.execute()
+        return session
+
+    def heartbeat(self, session_id: str, ttl: float = DEFAULT_TTL) -> bool:
+        """Extend a session's life; ``False`` if it had already expired (open a new one then)."""
+        return bool(self._r.pexpire(self._k.session(session_id), _ms(ttl)))
+
+    def get(self, session_id: str) -> Session | None:
+        raw = self._r.get(self._k.session(session_id))
+        return None if raw is None else _session(session_id, raw)
+
+    def close(self, session_id: str) -> bool:
+        """End a session; ``False`` if it did not exist (any more)."""
+        session = self.get(session_id)
+        pipe = self._r.pipeline(transaction=True)
+        pipe.delete(self._k.session(session_id))
+        if session is not None:
+            pipe.srem(self._k.bot_sessions(session.bot), session_id)
+        deleted = pipe.execute()[0]
+        return bool(deleted)
+
+    def for_bot(self, bot: str) -> list[Session]:
+        """The bot's live sessions, oldest first (expired ids are removed from the index)."""
+        index = self._k.bot_sessions(bot)
+        ids = sorted(m.decode("utf-8") for m in self._r.smembers(index))
+        if not ids:
+            return []
+        raws = self._r.mget([self._k.session(i) for i in ids])
+        live: list[Session] = []
+        dead: list[str] = []
+        for sid, raw in zip(ids, raws, strict=True):
+            if raw is None:
+                dead.append(sid)
+            else:
+                live.append(_session(sid, raw))
+        if dead:
+            self._r.srem(index, *dead)
+        live.sort(key=lambda s: s.started_at)
+        return live
+
+    def online(self, bot: str) -> bool:
+        """Whether the bot has at least one live session."""
+        bot_key(bot)
+        return bool(self.for_bot(bot))
+
+
+def _ms(seconds: float) -> int:
+    if seconds <= 0:
+        raise ValueError(f"ttl must be positive, got {seconds}")
+    return max(1, int(seconds * 1000))
+
+
+def _session(session_id: str, raw: bytes) -> Session:
+    data = loads(raw)
+    return Session(
+        session_id=session_id,
+        bot=str(data["bot"]),
+        gateway=str(data["gateway"]),
+        capacity=int(data["capacity"]),
+        started_at=float(data["started_at"]),
+    )

@@ -1,0 +1,230 @@
+"""Tournaments: spec, status, idempotent creation, and the set of scheduled match ids.
+
+:meth:`TournamentStore.create` runs as one Lua script: it looks the idempotency key up, and if the
+key is new it creates the tournament and binds the key to it, all atomically. A retried create
+(same key) therefore creates nothing and returns the first tournament's id with ``created=False``;
+reusing a key with a different spec raises :class:`IdempotencyConflict`. The spec comparison
+ignores a top-level ``tournament_id`` field, so a client that generates a fresh id for each try
+still counts as a retry.
+
+Statuses: ``pending`` (created), ``running``, ``finished``, ``failed``, ``cancelled``.
+:meth:`TournamentStore.set_status` can be made conditional (compare-and-set) with ``expected``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from ._codec import digest, dumps, loads, text_hash
+from .errors import DuplicateTournament, IdempotencyConflict, UnknownTournament
+from .keys import Keys, check_id
+
+STATUSES = ("pending", "running", "finished", "failed", "cancelled")
+"""Every tournament status."""
+
+_CREATE = """
+local has_key = #KEYS >= 3
+if has_key then
+  local existing = redis.call('GET', KEYS[3])
+  if existing then
+    if redis.call('HGET', KEYS[1], 'attempt') == ARGV[6] then return {1, existing} end
+    return {0, existing}
+  end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'attempt') == ARGV[6] then return {1, ARGV[1]} end
+  return {-1, ARGV[1]}
+end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'spec', ARGV[2], 'spec_digest', ARGV[3], 'status', 'pending',
+           'idempotency_key', ARGV[5], 'created_at', ARGV[4], 'updated_at', ARGV[4], 'attempt', ARGV[6])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+if has_key then redis.call('SET', KEYS[3], ARGV[1]) end
+return {1, ARGV[1]}
+"""
+
+_SET_STATUS = """
+local cur = redis.call('HGET', KEYS[1], 'status')
+if not cur then return -1 end
+if #ARGV > 2 then
+  local allowed = false
+  for i = 3, #ARGV do
+    if ARGV[i] == cur then allowed = true end
+  end
+  if not allowed then return 0 end
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2])
+return 1
+"""
+
+_ADD_MATCHES = """
+if redis.call('EXISTS', KEYS[3]) == 0 then return -1 end
+local added = 0
+for i = 1, #ARGV do
+  added = added + redis.call('SADD', KEYS[1], ARGV[i])
+end
+if added > 0 then redis.call('HINCRBY', KEYS[2], 'scheduled', added) end
+return added
+"""
+
+_CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    """A stored tournament."""
+
+    tournament_id: str
+    spec: dict[str, Any]
+    status: str
+    idempotency_key: str | None
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    """What :meth:`TournamentStore.create` did: ``created`` is ``False`` for a retry."""
+
+    tournament_id: str
+    created: bool
+
+
+def new_tournament_id(prefix: str = "t") -> str:
+    """A fresh random tournament id such as ``t-3f2a9c0d1b7e``."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def spec_digest(spec: Mapping[str, Any]) -> str:
+    """The digest used to tell a retry from a conflicting reuse of an idempotency key."""
+    return digest({k: v for k, v in spec.items() if k != "tournament_id"})
+
+
+class TournamentStore:
+    """Create and read tournaments, change their status, and hold their scheduled match ids."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+        self._create = client.register_script(_CREATE)
+        self._set_status = client.register_script(_SET_STATUS)
+        self._add_matches = client.register_script(_ADD_MATCHES)
+
+    def create(
+        self, tournament_id: str, spec: Mapping[str, Any], *, idempotency_key: str | None = None
+    ) -> CreateResult:
+        """Create a tournament with status ``pending``, at most once per idempotency key.
+
+        Returns ``CreateResult(id, created=True)`` the first time; with an idempotency key already
+        used, ``CreateResult(first id, created=False)`` (nothing is written). Raises
+        :class:`DuplicateTournament` if the id exists (without the same key) and
+        :class:`IdempotencyConflict` if the key was used with another spec.
+        """
+        if not isinstance(spec, Mapping):
+            raise ValueError("a tournament spec must be a mapping (a JSON object)")
+        keys = [self._k.tournament(tournament_id), self._k.tournaments()]
+        if idempotency_key is not None:
+            keys.append(self._k.idempotency(idempotency_key))
+        wanted = spec_digest(spec)
+        code, tid_raw = self._create(
+            keys=keys,
+            args=[
+                tournament_id,
+                dumps(dict(spec)),
+                wanted,
+                repr(time.time()),
+                idempotency_key or "",
+                uuid.uuid4().hex,  # lets a redis-py retry after a lost reply recognise its own write
+            ],
+        )
+        tid = tid_raw.decode("utf-8") if isinstance(tid_raw, bytes) else str(tid_raw)
+        if code == 1:
+            return CreateResult(tid, True)
+        if code == -1:
+            raise DuplicateTournament(tid)
+        stored = self._r.hget(self._k.tournament(tid), "spec_digest")
+        if stored is not None and stored.decode("utf-8") != wanted:
+            raise IdempotencyConflict(
+                f"idempotency key {idempotency_key!r} was already used for tournament {tid!r} "
+                "with a different spec"
+            )
+        return CreateResult(tid, False)
+
+    def get(self, tournament_id: str) -> TournamentRecord:
+        """The tournament; raises :class:`UnknownTournament`."""
+        raw = self._r.hgetall(self._k.tournament(tournament_id))
+        if not raw:
+            raise UnknownTournament(tournament_id)
+        f = text_hash(raw)
+        return TournamentRecord(
+            tournament_id=f["id"],
+            spec=loads(f["spec"]),
+            status=f["status"],
+            idempotency_key=f.get("idempotency_key") or None,
+            created_at=float(f["created_at"]),
+            updated_at=float(f["updated_at"]),
+        )
+
+    def exists(self, tournament_id: str) -> bool:
+        return bool(self._r.exists(self._k.tournament(tournament_id)))
+
+    def ids(self) -> list[str]:
+        """All tournament ids, oldest first."""
+        return [m.decode("utf-8") for m in self._r.zrange(self._k.tournaments(), 0, -1)]
+
+    def status(self, tournament_id: str) -> str:
+        raw = self._r.hget(self._k.tournament(tournament_id), "status")
+        if raw is None:
+            raise UnknownTournament(tournament_id)
+        return raw.decode("utf-8")
+
+    def set_status(self, tournament_id: str, status: str, *, expected: Collection[str] | None = None) -> bool:
+        """Set the status; with ``expected``, only if the current status is one of those.
+
+        Returns whether the status was written. Raises :class:`UnknownTournament` and
+        ``ValueError`` for a status not in :data:`STATUSES`.
+        """
+        for s in (status, *(expected or ())):
+            if s not in STATUSES:
+                raise ValueError(f"unknown tournament status {s!r}; expected one of {', '.join(STATUSES)}")
+        if expected is not None and not expected:
+            raise ValueError("expected must name at least one status")
+        code = self._set_status(
+            keys=[self._k.tournament(tournament_id)],
+            args=[status, repr(time.time()), *(expected or ())],
+        )
+        if code == -1:
+            raise UnknownTournament(tournament_id)
+        return bool(code)
+
+    def add_matches(self, tournament_id: str, match_ids: Iterable[str]) -> int:
+        """Add scheduled match ids (idempotent: ids already there are not counted twice).
+
+        Returns how many were new; the ``scheduled`` progress counter grows by as much.
+        Raises :class:`UnknownTournament`.
+        """
+        ids = [check_id(m, "match id") for m in match_ids]
+        keys = [
+            self._k.matches(tournament_id),
+            self._k.progress(tournament_id),
+            self._k.tournament(tournament_id),
+        ]
+        added = 0
+        for start in range(0, max(len(ids), 1), _CHUNK):
+            code = int(self._add_matches(keys=keys, args=ids[start : start + _CHUNK]))
+            if code == -1:
+                raise UnknownTournament(tournament_id)
+            added += code
+        return added
+
+    def matches(self, tournament_id: str) -> set[str]:
+        """The scheduled match ids."""
+        return {m.decode("utf-8") for m in self._r.smembers(self._k.matches(tournament_id))}
+
+    def match_count(self, tournament_id: str) -> int:
+        return int(self._r.scard(self._k.matches(tournament_id)))

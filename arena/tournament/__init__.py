@@ -1,0 +1,90 @@
+"""Pure tournament logic: schedules (round robin, balanced designs, duplicate deals), results,
+standings with confidence intervals, and persistent multiplayer ratings.
+
+No I/O, no global state, no clock: every function takes data and returns data, and the same
+inputs give the same outputs in every process (seeds and ids come from SHA-256, never ``hash()``).
+
+Typical use::
+
+    spec = TournamentSpec("t1", ("alpha", "beta", "gamma"), seats=2, deals=4, duplicate=True, seed=7)
+    matches = schedule(spec)                 # list[MatchSpec]
+    for batch in batches(matches, 50): ...   # hand to workers
+    results: list[MatchResult] = ...         # one per match id
+    table = standings(results, participants=spec.participants, pool=prior_pool)
+    print(standings_to_text(table)); new_pool = table.pool   # persist under spec.rating_pool
+"""
+
+from .design import pair_spread
+from .export import (
+    head_to_head_to_csv,
+    results_from_json,
+    results_to_csv,
+    results_to_json,
+    standings_to_csv,
+    standings_to_json,
+    standings_to_text,
+)
+from .ratings import Rating, RatingPool
+from .results import MatchResult, dedupe
+from .schedule import (
+    MatchSpec,
+    ScheduleStats,
+    batches,
+    count_matches,
+    deal_group_id,
+    match_id,
+    schedule,
+    schedule_stats,
+    tables,
+)
+from .spec import TournamentSpec, normalize_rules, rating_pool_key
+from .standings import (
+    DealGroupSummary,
+    HeadToHead,
+    StandingRow,
+    Standings,
+    deal_groups,
+    indistinguishable,
+    rates_apart,
+    standings,
+)
+from .stats import mean_interval, t_quantile, wilson_interval, z_quantile
+
+__all__ = [
+    "DealGroupSummary",
+    "HeadToHead",
+    "MatchResult",
+    "MatchSpec",
+    "Rating",
+    "RatingPool",
+    "ScheduleStats",
+    "StandingRow",
+    "Standings",
+    "TournamentSpec",
+    "batches",
+    "count_matches",
+    "deal_group_id",
+    "deal_groups",
+    "dedupe",
+    "head_to_head_to_csv",
+    "indistinguishable",
+    "match_id",
+    "mean_interval",
+    "normalize_rules",
+    "pair_spread",
+    "rates_apart",
+    "rating_pool_key",
+    "results_from_json",
+    "results_to_csv",
+    "results_to_json",
+    "schedule",
+    "schedule_stats",
+    "standings",
+    "standings_to_csv",
+    "standings_to_json",
+    "standings_to_text",
+    "t_quantile",
+    "tables",
+    "wilson_interval",
+    "z_quantile",
+]

@@ -1,0 +1,245 @@
+"""The schedule of a tournament: :func:`schedule` expands a :class:`TournamentSpec` into matches.
+
+Tables (which bots play together):
+  * 2 seats: every pair of bots is one table (the classic round robin), whatever the field size.
+  * k > 2 seats: every k-subset is one table when there are at most ``spec.max_tables`` of
+    them; otherwise the cyclic balanced design of :mod:`arena.tournament.design`.
+  The bots are numbered by a seeded shuffle of the sorted field, and the table order is
+  shuffled too, so that no bot is favoured by its name.
+
+Deals and seat orders (k = seats, d = deals per table):
+  * ``duplicate=False``: one match per (table, deal); deal ``j`` plays the table's base order
+    rotated by ``j mod k``.
+  * ``duplicate=True``: every (table, deal) is played k times, once per cyclic rotation of the
+    seat order (``duplicate_orders="rotate"``), or k! times, once per seat order
+    (``duplicate_orders="all"``, k <= 4). All matches of one deal share one match seed, so the
+    engine deals the same hands to the same seats (and picks the same dealer), and every bot of
+    the table holds every hand of the deal. With "rotate" the cyclic neighbours stay the same
+    (A always plays after B); "all" also varies who sits after whom.
+
+What is guaranteed (checked by the tests):
+  * every bot plays the same number of matches; every pair shares the same number of matches
+    in the complete design;
+  * balanced design: every pair shares at least ``pair_meetings`` tables and the counts differ
+    by at most 1 whenever the search finds such a design (it did for every case tested, up to
+    500 bots; see :func:`arena.tournament.design.balanced_base_blocks` for the fallback);
+  * seats: exactly balanced (every bot in every seat equally often) with duplicate deals, when
+    d is a multiple of k, in the balanced design, and when ``gcd(n, k) == 1``; otherwise within
+    2 matches (a bot's match count need not even be a multiple of k).
+
+Seeds: the match seed is ``derive_seed("deal", seed, table, deal)`` (SHA-256 of canonical JSON,
+a 63-bit integer; the same in every process), identical for all rotations of one deal. The
+engine derives every round's deal from (match seed, round number).
+
+Match ids are ``"{tournament_id}:d{deal:04d}:t{table:06d}:r{rotation:02d}"`` and the deal group
+of a match is the id without ``":r.."``. The list is in schedule order (deal, table, rotation),
+which is also the lexicographic order of the ids while deals < 10,000 and tables < 1,000,000:
+early results cover every table, and ratings apply results in this order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._rng import SeededStream, derive_seed
+from .design import (
+    balanced_base_blocks,
+    complete_tables,
+    cyclic_tables,
+    rotate,
+)
+from .spec import TournamentSpec
+
+
+def match_id(tournament_id: str, deal: int, table: int, rotation: int) -> str:
+    """The id of one match (see the module docstring for the format)."""
+    return f"{deal_group_id(tournament_id, deal, table)}:r{rotation:02d}"
+
+
+def deal_group_id(tournament_id: str, deal: int, table: int) -> str:
+    """The id shared by every seat order of one deal at one table."""
+    return f"{tournament_id}:d{deal:04d}:t{table:06d}"
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match to play: who sits where, the seed, the rules and the decision deadline.
+
+    ``seats[0]`` is seat 0. ``rotation`` names the seat order: without duplicate deals it is
+    ``deal mod k`` (the rotation applied to the table's base order); with duplicate deals it is
+    the cyclic rotation ``0..k-1`` or, with ``duplicate_orders="all"``, the index ``0..k!-1`` of
+    the permutation. ``rules`` is the complete ``Rules.to_dict()`` (variant included); the
+    matches of one schedule share one rules dict, so treat it as read-only.
+    """
+
+    match_id: str
+    tournament_id: str
+    table: int
+    deal: int
+    rotation: int
+    seats: tuple[str, ...]
+    seed: int
+    rules: Mapping[str, Any] = field(hash=False)
+    deadline_ms: int = 1000
+
+    @property
+    def group(self) -> str:
+        """The deal group id (same for every seat order of this deal at this table)."""
+        return deal_group_id(self.tournament_id, self.deal, self.table)
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return len(self.seats)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; :meth:`from_dict` gives back an equal match."""
+        return {
+            "match_id": self.match_id,
+            "tournament_id": self.tournament_id,
+            "table": self.table,
+            "deal": self.deal,
+            "rotation": self.rotation,
+            "seats": list(self.seats),
+            "seed": self.seed,
+            "rules": dict(self.rules),
+            "deadline_ms": self.deadline_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchSpec:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            match_id=str(data["match_id"]),
+            tournament_id=str(data["tournament_id"]),
+            table=int(data["table"]),
+            deal=int(data["deal"]),
+            rotation=int(data["rotation"]),
+            seats=tuple(str(s) for s in data["seats"]),
+            seed=int(data["seed"]),
+            rules=dict(data["rules"]),
+            deadline_ms=int(data.get("deadline_ms", 1000)),
+        )
+
+
+def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
+    """The base seat order of every table, in table order (table ``i`` is ``tables(spec)[i]``)."""
+    bots = sorted(spec.participants)
+    n, k = len(bots), spec.seats
+    stream = SeededStream("schedule", spec.seed, n, k)
+    order = list(bots)
+    stream.shuffle(order)
+    cyclic = k > 2 and math.comb(n, k) > spec.max_tables
+    if cyclic:
+        blocks = balanced_base_blocks(n, k, spec.pair_meetings, stream)
+        numbered = cyclic_tables(n, blocks)
+    else:
+        leftover = 0 if spec.duplicate else spec.deals % k
+        numbered = complete_tables(n, k, leftover, stream)
+        stream.shuffle(numbered)
+    return [tuple(order[i] for i in t) for t in numbered]
+
+
+def _seat_orders(base: tuple[str, ...], spec: TournamentSpec, deal: int) -> list[tuple[int, tuple[str, ...]]]:
+    k = len(base)
+    if not spec.duplicate:
+        r = deal % k
+        return [(r, rotate(base, r))]
+    if spec.duplicate_orders == "all":
+        return list(enumerate(itertools.permutations(base)))
+    return [(r, rotate(base, r)) for r in range(k)]
+
+
+def schedule(spec: TournamentSpec) -> list[MatchSpec]:
+    """Every match of the tournament, in schedule order (deal, table, rotation); deterministic."""
+    base_orders = tables(spec)
+    rules = spec.rules
+    matches: list[MatchSpec] = []
+    for deal in range(spec.deals):
+        for table, base in enumerate(base_orders):
+            seed = derive_seed("deal", spec.seed, table, deal)
+            for rotation, seats in _seat_orders(base, spec, deal):
+                matches.append(
+                    MatchSpec(
+                        match_id=match_id(spec.tournament_id, deal, table, rotation),
+                        tournament_id=spec.tournament_id,
+                        table=table,
+                        deal=deal,
+                        rotation=rotation,
+                        seats=tuple(seats),
+                        seed=seed,
+                        rules=rules,
+                        deadline_ms=spec.deadline_ms,
+                    )
+                )
+    return matches
+
+
+def count_matches(spec: TournamentSpec) -> int:
+    """Number of matches :func:`schedule` returns, without building them (cheap for k = 2 / complete)."""
+    n, k = len(spec.participants), spec.seats
+    if k > 2 and math.comb(n, k) > spec.max_tables:
+        return len(tables(spec)) * spec.deals * spec.matches_per_deal
+    return math.comb(n, k) * spec.deals * spec.matches_per_deal
+
+
+def batches(matches: Sequence[MatchSpec], size: int) -> list[list[MatchSpec]]:
+    """Split ``matches`` into consecutive batches of at most ``size`` (order kept, none empty)."""
+    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+        raise ValueError(f"batch size must be a positive integer, got {size!r}")
+    return [list(matches[i : i + size]) for i in range(0, len(matches), size)]
+
+
+@dataclass(frozen=True)
+class ScheduleStats:
+    """Fairness figures of a schedule (counted over matches).
+
+    ``pair_matches``: (min, max) over all pairs of participants of the matches they share.
+    ``seat_spread``: max over bots of (most - fewest matches in one seat).
+    ``matches_per_bot``: (min, max) matches played by a bot.
+    """
+
+    matches: int
+    tables: int
+    pair_matches: tuple[int, int]
+    seat_spread: int
+    matches_per_bot: tuple[int, int]
+
+
+def schedule_stats(matches: Iterable[MatchSpec], participants: Sequence[str] | None = None) -> ScheduleStats:
+    """Count pair meetings, seat use and matches per bot in a list of matches."""
+    pair: Counter[tuple[str, str]] = Counter()
+    seat: Counter[tuple[str, int]] = Counter()
+    played: Counter[str] = Counter()
+    tables_seen: set[tuple[str, int]] = set()
+    total = 0
+    k = 0
+    for m in matches:
+        total += 1
+        k = max(k, len(m.seats))
+        tables_seen.add((m.tournament_id, m.table))
+        for i, bot in enumerate(m.seats):
+            seat[(bot, i)] += 1
+            played[bot] += 1
+        for a, b in itertools.combinations(sorted(m.seats), 2):
+            pair[(a, b)] += 1
+    bots = sorted(participants) if participants is not None else sorted(played)
+    pairs = [pair[(a, b)] for a, b in itertools.combinations(bots, 2)]
+    spreads = (
+        [max(seat[(b, i)] for i in range(k)) - min(seat[(b, i)] for i in range(k)) for b in bots]
+        if k
+        else [0]
+    )
+    per_bot = [played[b] for b in bots] or [0]
+    return ScheduleStats(
+        matches=total,
+        tables=len(tables_seen),
+        pair_matches=(min(pairs), max(pairs)) if pairs else (0, 0),
+        seat_spread=max(spreads),
+        matches_per_bot=(min(per_bot), max(per_bot)),
+    )

@@ -1,0 +1,197 @@
+"""The description of a tournament (:class:`TournamentSpec`) and the rating-pool key.
+
+A spec is plain data: it validates itself at construction (``ValueError`` with a message that
+names the field) and converts to and from a JSON-ready dict.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine.rules import Rules
+
+from ._rng import stable_digest
+
+MIN_SEATS = 2
+MAX_SEATS = 10
+DEFAULT_MAX_TABLES = 2000
+MAX_ALL_ORDERS_SEATS = 4
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+def normalize_rules(variant: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The complete rules dict (``Rules.to_dict()``: variant plus every option with defaults filled).
+
+    Raises ``ValueError`` for unknown options or invalid values, or when ``options`` names a
+    different variant.
+    """
+    opts = dict(options)
+    if "variant" in opts and opts.pop("variant") != variant:
+        raise ValueError(f"rule options name variant {options['variant']!r} but the variant is {variant!r}")
+    return Rules.from_dict({"variant": variant, **opts}).to_dict()
+
+
+def rating_pool_key(variant: str, options: Mapping[str, Any]) -> str:
+    """The key of the rating pool for a variant and rule options, e.g. ``"flip:3f2a9c0d1b7e4a56"``.
+
+    Options are normalised first: validated through ``Rules``, then every option equal to its
+    default is dropped. So ``{}`` and ``{"target": 500}`` share a pool, and a rule option added
+    to the engine later (with a default) does not move existing pools. The suffix is a SHA-256
+    digest of the canonical JSON of the variant plus the non-default options: the same in every
+    process and on every machine.
+    """
+    rules = normalize_rules(variant, options)
+    defaults = Rules(variant=variant).to_dict()
+    significant = {k: v for k, v in rules.items() if k == "variant" or defaults.get(k) != v}
+    return f"{variant}:{stable_digest(significant)}"
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """Everything that determines a tournament's schedule.
+
+    Fields:
+      tournament_id: letters, digits, ``_ . -`` (starts with a letter or digit); it prefixes match ids.
+      participants: bot names (at least 2, distinct, non-empty). Their order does not matter:
+        the schedule sorts them first.
+      variant: ``"flip"`` or ``"classic"``.
+      options: rule options other than the variant (``arena.engine.Rules`` fields).
+      seats: players per table, 2..10, at most the number of participants.
+      deals: deals per table (>= 1). Each deal is one match, or one match per seat order with
+        ``duplicate``.
+      duplicate: replay each deal with the seat order changed so that every bot of the table
+        holds every hand of that deal.
+      duplicate_orders: ``"rotate"`` (k cyclic rotations, the default) or ``"all"`` (all k!
+        seat orders; only for tables of at most 4 seats).
+      seed: the tournament seed (an integer >= 0); every deal and table is derived from it.
+      deadline_ms: decision deadline for bots, in milliseconds (>= 1).
+      max_tables: with more than 2 seats, every k-subset of the field is a table when there
+        are at most this many k-subsets; otherwise a balanced design is used.
+      pair_meetings: balanced design only: how many tables every pair of bots should share
+        (at least; see :mod:`arena.tournament.design`).
+    """
+
+    tournament_id: str
+    participants: tuple[str, ...]
+    variant: str = "flip"
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    seats: int = 2
+    deals: int = 1
+    duplicate: bool = False
+    duplicate_orders: str = "rotate"
+    seed: int = 0
+    deadline_ms: int = 1000
+    max_tables: int = DEFAULT_MAX_TABLES
+    pair_meetings: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tournament_id, str) or not _ID_RE.match(self.tournament_id):
+            raise ValueError(
+                f"tournament_id must be letters, digits, '_', '.' or '-' (starting with a letter or "
+                f"digit), got {self.tournament_id!r}"
+            )
+        if isinstance(self.participants, str) or not isinstance(self.participants, (list, tuple)):
+            raise ValueError("participants must be a list of bot names")
+        object.__setattr__(self, "participants", tuple(self.participants))
+        for name in self.participants:
+            if not isinstance(name, str) or not name.strip() or name != name.strip():
+                raise ValueError(
+                    f"participant names must be non-empty strings without outer spaces, got {name!r}"
+                )
+        if len(self.participants) < 2:
+            raise ValueError(f"a tournament needs at least 2 participants, got {len(self.participants)}")
+        dups = sorted(name for name, count in Counter(self.participants).items() if count > 1)
+        if dups:
+            raise ValueError(f"duplicate participant name(s): {', '.join(dups)}")
+        _check_int("seats", self.seats, MIN_SEATS, MAX_SEATS)
+        if self.seats > len(self.participants):
+            raise ValueError(
+                f"table size {self.seats} is larger than the field of {len(self.participants)} participants"
+            )
+        _check_int("deals", self.deals, 1)
+        if not isinstance(self.duplicate, bool):
+            raise ValueError(f"duplicate must be true or false, got {self.duplicate!r}")
+        if self.duplicate_orders not in ("rotate", "all"):
+            raise ValueError(f"duplicate_orders must be 'rotate' or 'all', got {self.duplicate_orders!r}")
+        if self.duplicate and self.duplicate_orders == "all" and self.seats > MAX_ALL_ORDERS_SEATS:
+            raise ValueError(
+                f"duplicate_orders='all' plays all k! seat orders; allowed up to {MAX_ALL_ORDERS_SEATS} "
+                f"seats, got {self.seats} ({math.factorial(self.seats)} orders); use 'rotate'"
+            )
+        _check_int("seed", self.seed, 0)
+        _check_int("deadline_ms", self.deadline_ms, 1)
+        _check_int("max_tables", self.max_tables, 1)
+        _check_int("pair_meetings", self.pair_meetings, 1)
+        if not isinstance(self.options, Mapping):
+            raise ValueError("options must be a mapping of rule options")
+        try:
+            json.dumps(dict(self.options))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rule options must be JSON-serialisable: {exc}") from None
+        if self.variant not in ("flip", "classic"):
+            raise ValueError(f"variant must be 'flip' or 'classic', got {self.variant!r}")
+        normalize_rules(self.variant, self.options)  # raises ValueError on bad options
+        object.__setattr__(self, "options", dict(self.options))
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The complete rules dict of every match (``Rules.to_dict()`` form, variant included)."""
+        return normalize_rules(self.variant, self.options)
+
+    @property
+    def rating_pool(self) -> str:
+        """The rating-pool key of this tournament (see :func:`rating_pool_key`)."""
+        return rating_pool_key(self.variant, self.options)
+
+    @property
+    def matches_per_deal(self) -> int:
+        """Matches played from one deal of one table: 1, k (rotate) or k! (all)."""
+        if not self.duplicate:
+            return 1
+        return math.factorial(self.seats) if self.duplicate_orders == "all" else self.seats
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; :meth:`from_dict` gives back an equal spec."""
+        return {
+            "tournament_id": self.tournament_id,
+            "participants": list(self.participants),
+            "variant": self.variant,
+            "options": dict(self.options),
+            "seats": self.seats,
+            "deals": self.deals,
+            "duplicate": self.duplicate,
+            "duplicate_orders": self.duplicate_orders,
+            "seed": self.seed,
+            "deadline_ms": self.deadline_ms,
+            "max_tables": self.max_tables,
+            "pair_meetings": self.pair_meetings,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TournamentSpec:
+        """Build a spec from :meth:`to_dict` output; unknown keys raise ``ValueError``."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown tournament field(s): {', '.join(unknown)}")
+        missing = sorted({"tournament_id", "participants"} - set(data))
+        if missing:
+            raise ValueError(f"missing tournament field(s): {', '.join(missing)}")
+        values = dict(data)
+        if isinstance(values.get("participants"), list):
+            values["participants"] = tuple(values["participants"])
+        return cls(**values)

@@ -1,0 +1,1 @@
+"""Tests of deploy/ (compose, Kubernetes, Prometheus, Grafana) and arena/metrics.py."""

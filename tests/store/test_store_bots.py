@@ -1,0 +1,149 @@
+"""Bot registry against a real redis-server: names, hashed tokens, verification, errors."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from arena.store import DuplicateBotName, InvalidName, InvalidToken, Store, UnknownBot
+
+
+def dump_all(store: Store) -> list[bytes]:
+    """Every key and every stored byte string (hash fields and values, set members, strings)."""
+    out: list[bytes] = []
+    for key in store.redis.scan_iter(match="*"):
+        out.append(key)
+        kind = store.redis.type(key)
+        if kind == b"hash":
+            for field, value in store.redis.hgetall(key).items():
+                out += [field, value]
+        elif kind == b"set":
+            out += list(store.redis.smembers(key))
+        elif kind == b"string":
+            out.append(store.redis.get(key) or b"")
+    return out
+
+
+def test_register_returns_a_token_that_verifies(store: Store) -> None:
+    record, token = store.bots.register("Alpha", owner="ann", version="1.2")
+    assert record.name == "Alpha" and record.owner == "ann" and record.version == "1.2"
+    assert token.startswith("Alpha.")
+    assert store.bots.verify_token(token).name == "Alpha"
+    assert store.bots.verify_token(token, name="alpha").name == "Alpha"
+    assert store.bots.get("alpha") == store.bots.get("Alpha")
+    assert [b.name for b in store.bots.all()] == ["Alpha"]
+
+
+def test_token_is_stored_only_as_a_salted_hash(store: Store) -> None:
+    _, token1 = store.bots.register("one")
+    _, token2 = store.bots.register("two")
+    secret = token1.partition(".")[2]
+    everything = b"".join(dump_all(store))
+    assert secret.encode() not in everything and token1.encode() not in everything
+    fields1 = store.redis.hgetall(store.keys.bot("one"))
+    fields2 = store.redis.hgetall(store.keys.bot("two"))
+    assert len(fields1[b"salt"]) == 32 and fields1[b"salt"] != fields2[b"salt"]
+    assert len(fields1[b"token_hash"]) == 64
+    assert token2 != token1
+
+
+@pytest.mark.parametrize(
+    ("token", "reason"),
+    [
+        ("no-dot-here", "malformed"),
+        ("alpha.", "malformed"),
+        (".secret", "malformed"),
+        ("bad name.secret", "malformed"),
+        ("ghost.secret", "unknown bot 'ghost'"),
+        ("alpha.wrong-secret", "invalid token for bot 'alpha'"),
+    ],
+)
+def test_bad_tokens_are_refused_with_a_reason(store: Store, token: str, reason: str) -> None:
+    store.bots.register("alpha")
+    with pytest.raises(InvalidToken, match=reason):
+        store.bots.verify_token(token)
+
+
+def test_token_of_another_bot_is_refused(store: Store) -> None:
+    store.bots.register("alpha")
+    _, beta_token = store.bots.register("beta")
+    with pytest.raises(InvalidToken, match="belongs to bot 'beta', not 'alpha'"):
+        store.bots.verify_token(beta_token, name="alpha")
+    assert isinstance(InvalidToken("x"), ValueError)
+
+
+def test_rotation_revokes_the_old_token(store: Store) -> None:
+    _, old = store.bots.register("alpha")
+    new = store.bots.rotate_token("alpha")
+    assert store.bots.verify_token(new).name == "alpha"
+    with pytest.raises(InvalidToken, match="revoked or mistyped"):
+        store.bots.verify_token(old)
+    with pytest.raises(UnknownBot):
+        store.bots.rotate_token("nobody")
+
+
+def test_duplicate_names_are_refused_without_case(store: Store) -> None:
+    store.bots.register("Alpha")
+    with pytest.raises(DuplicateBotName, match="'alpha' is already registered \\(as 'Alpha'"):
+        store.bots.register("alpha")
+    with pytest.raises(DuplicateBotName, match="'Alpha' is already registered: choose another name"):
+        store.bots.register("Alpha")
+    assert len(store.bots.all()) == 1
+
+
+def test_only_one_of_concurrent_registrations_wins(store: Store) -> None:
+    barrier = threading.Barrier(8)
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def register() -> None:
+        barrier.wait()
+        try:
+            store.bots.register("racer")
+            outcome = "won"
+        except DuplicateBotName:
+            outcome = "duplicate"
+        with lock:
+            outcomes.append(outcome)
+
+    threads = [threading.Thread(target=register) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["duplicate"] * 7 + ["won"]
+
+
+@pytest.mark.parametrize(
+    "name", ["", "a" * 33, "has space", "dot.name", "-lead", "_lead", "ünï", "a/b", "a:b"]
+)
+def test_invalid_names_are_refused(store: Store, name: str) -> None:
+    with pytest.raises(InvalidName, match="invalid bot name"):
+        store.bots.register(name)
+    assert not store.bots.exists(name)
+
+
+@pytest.mark.parametrize("name", ["a", "A" * 32, "bot-1", "Bot_2", "9lives"])
+def test_valid_names_are_accepted(store: Store, name: str) -> None:
+    record, _ = store.bots.register(name)
+    assert record.name == name and store.bots.exists(name)
+
+
+def test_unknown_bot_has_a_clear_message(store: Store) -> None:
+    with pytest.raises(UnknownBot, match="unknown bot 'nobody': register it first") as info:
+        store.bots.get("nobody")
+    assert isinstance(info.value, ValueError)
+    assert str(info.value) == "unknown bot 'nobody': register it first"
+
+
+def test_version_and_owner(store: Store) -> None:
+    store.bots.register("alpha", owner="ann", version="1")
+    updated = store.bots.set_version("alpha", "2.0")
+    assert updated.version == "2.0" and updated.owner == "ann"
+    with pytest.raises(UnknownBot):
+        store.bots.set_version("nobody", "2")
+    with pytest.raises(ValueError, match="version must not be empty"):
+        store.bots.register("beta", version="")
+    with pytest.raises(ValueError, match="owner must be"):
+        store.bots.register("gamma", owner="x\n")

@@ -1,0 +1,89 @@
+"""The key scheme: one prefix, documented patterns, and every key the store writes is documented."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+import arena.store.keys as keys_module
+from arena.store import Keys, Store
+from arena.store.keys import InvalidName, bot_key, check_id
+
+
+def documented_patterns(prefix: str = "uno:") -> list[re.Pattern[str]]:
+    """Regexes for the key patterns in the table of the keys module docstring."""
+    doc = keys_module.__doc__ or ""
+    rows = re.findall(r"^``(uno:[^`]+)``\s", doc, flags=re.MULTILINE)
+    assert len(rows) >= 15, rows
+    patterns = []
+    for row in rows:
+        regex = re.escape(row.replace("uno:", prefix, 1))
+        regex = re.sub(r"\\\{[a-z]+\\\}", r"[^ ]+", regex)
+        patterns.append(re.compile(f"^{regex}$"))
+    return patterns
+
+
+def test_keys_follow_the_scheme() -> None:
+    k = Keys()
+    assert k.bots() == "uno:bots"
+    assert k.bot("Alpha") == "uno:bot:alpha"
+    assert k.bot_sessions("Alpha") == "uno:bot:alpha:sessions"
+    assert k.session("s1") == "uno:session:s1"
+    assert k.tournaments() == "uno:tournaments"
+    assert k.tournament("t-1") == "uno:tournament:t-1"
+    assert k.idempotency("req-9") == "uno:idem:tournament:req-9"
+    assert k.matches("t-1") == "uno:tournament:t-1:matches"
+    assert k.results("t-1") == "uno:tournament:t-1:results"
+    assert k.progress("t-1") == "uno:tournament:t-1:progress"
+    assert k.standings("t-1") == "uno:tournament:t-1:standings"
+    assert k.replay("t-1.d0.t3") == "uno:replay:t-1.d0.t3"
+    assert k.ratings("flip:3f2a9c0d1b7e4a56") == "uno:ratings:flip:3f2a9c0d1b7e4a56"
+    assert k.schedules() == "uno:schedules"
+    assert k.schedule("nightly") == "uno:schedule:nightly"
+    assert k.schedule_fired("nightly", 1700000000) == "uno:schedule:nightly:fired:1700000000"
+    assert k.canary() == "uno:canary"
+    assert Keys("arena-test:").bots() == "arena-test:bots"
+
+
+@pytest.mark.parametrize("prefix", ["uno", "", "a b:", "x*:"])
+def test_bad_prefixes_are_refused(prefix: str) -> None:
+    with pytest.raises(ValueError, match="prefix"):
+        Keys(prefix)
+
+
+@pytest.mark.parametrize("value", ["", "a b", "-x", "x" * 201, "a*", "a?b", "a\nb", "ü"])
+def test_ids_are_checked(value: str) -> None:
+    with pytest.raises(InvalidName, match="invalid match id"):
+        check_id(value, "match id")
+
+
+def test_bot_names_are_casefolded() -> None:
+    assert bot_key("HeuristicBot") == "heuristicbot"
+
+
+def test_every_key_written_is_documented_and_prefixed(store: Store) -> None:
+    """Exercise every record store, then check each key in Redis against the documented table."""
+    _, token = store.bots.register("alpha")
+    store.bots.register("beta")
+    store.bots.verify_token(token)
+    session = store.sessions.open("alpha", "gw-1")
+    store.sessions.heartbeat(session.session_id)
+    store.tournaments.create("t-1", {"participants": ["alpha", "beta"]}, idempotency_key="req-1")
+    store.tournaments.add_matches("t-1", ["t-1.m0", "t-1.m1"])
+    store.results.record("t-1", "t-1.m0", {"winner": "alpha"}, replay={"seed": 1, "actions": []})
+    store.results.incr("t-1", "timeouts")
+    store.replays.save("t-1.m1", {"seed": 2, "actions": ["draw"]})
+    store.standings.put("t-1", [{"bot": "alpha", "points": 1}], as_of=1)
+    store.ratings.put("flip:abc", {"alpha": {"mu": 25.0}})
+    store.schedules.add("nightly", "0 3 * * *", {"participants": ["alpha", "beta"]}, created_at=0)
+    store.schedules.claim("nightly", int(datetime(2026, 1, 1, 3, tzinfo=UTC).timestamp()), holder="me")
+    store.canary.beat(1.0, "w1")
+
+    patterns = documented_patterns()
+    written = sorted(k.decode() for k in store.redis.scan_iter(match="*"))
+    assert len(written) >= 17, written
+    for key in written:
+        assert key.startswith("uno:"), key
+        assert any(p.match(key) for p in patterns), f"{key} is not in the key table of arena/store/keys.py"

@@ -1,0 +1,103 @@
+"""Results are written once per match id, whatever the retries, duplicates and races."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from arena.store import Store, UnknownTournament, UnscheduledMatch
+
+
+@pytest.fixture
+def tournament(store: Store) -> str:
+    store.tournaments.create("t-1", {"participants": ["a", "b"]})
+    store.tournaments.add_matches("t-1", [f"t-1.m{i}" for i in range(50)])
+    return "t-1"
+
+
+def test_first_write_wins(store: Store, tournament: str) -> None:
+    assert store.results.record(tournament, "t-1.m0", {"winner": "a", "scores": [500, 120]})
+    assert not store.results.record(tournament, "t-1.m0", {"winner": "b", "scores": [0, 500]})
+    assert store.results.get(tournament, "t-1.m0") == {"winner": "a", "scores": [500, 120]}
+    assert store.results.get(tournament, "t-1.m1") is None
+    assert store.results.progress(tournament).done == 1
+    record = store.results.get_record(tournament, "t-1.m0")
+    assert record is not None and record.recorded_at > 0 and len(record.attempt) == 32
+
+
+def test_two_concurrent_writers_exactly_one_wins(redis_server: object, store: Store, tournament: str) -> None:
+    url = redis_server.url  # type: ignore[attr-defined]
+    writers = [Store.from_url(url), Store.from_url(url)]
+    matches = [f"t-1.m{i}" for i in range(50)]
+    wins: list[list[str]] = [[], []]
+    barrier = threading.Barrier(2)
+
+    def write(n: int) -> None:
+        barrier.wait()
+        for mid in matches:
+            if writers[n].results.record(tournament, mid, {"writer": n}):
+                wins[n].append(mid)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for w in writers:
+        w.close()
+    assert sorted(wins[0] + wins[1]) == sorted(matches)  # each match won exactly once
+    assert not set(wins[0]) & set(wins[1])
+    stored = store.results.all(tournament)
+    for n in range(2):
+        assert all(stored[mid] == {"writer": n} for mid in wins[n])  # the winner's result is the one kept
+    progress = store.results.progress(tournament)
+    assert progress.done == 50 and progress.scheduled == 50 and progress.complete
+
+
+def test_a_retry_of_the_same_call_still_reports_its_write(store: Store, tournament: str) -> None:
+    """What redis-py does after a lost reply: run the same script with the same arguments again."""
+    results = store.results
+    args = ["t-1.m3", '{"attempt":"abc","recorded_at":1.0,"result":{"winner":"a"}}', "abc", b"", 0, "1"]
+    keys = [
+        store.keys.results(tournament),
+        store.keys.progress(tournament),
+        store.keys.replay("t-1.m3"),
+        store.keys.matches(tournament),
+        store.keys.tournament(tournament),
+    ]
+    assert results._record(keys=keys, args=args) == 1
+    assert results._record(keys=keys, args=args) == 1  # the retry: same attempt id
+    assert results._record(keys=keys, args=[*args[:2], "other", *args[3:]]) == 0
+    assert results.progress(tournament).done == 1
+
+
+def test_replay_is_written_with_the_first_result_only(store: Store, tournament: str) -> None:
+    first, second = {"seed": 1, "actions": ["draw"]}, {"seed": 1, "actions": ["pass"]}
+    assert store.results.record(tournament, "t-1.m0", {"winner": "a"}, replay=first)
+    assert not store.results.record(tournament, "t-1.m0", {"winner": "b"}, replay=second)
+    assert store.replays.load("t-1.m0") == {"seed": 1, "actions": ["draw"]}
+
+
+def test_completeness_check(store: Store, tournament: str) -> None:
+    for i in range(48):
+        store.results.record(tournament, f"t-1.m{i}", {"i": i})
+    assert store.results.missing(tournament) == {"t-1.m48", "t-1.m49"}
+    assert not store.results.progress(tournament).complete
+    assert store.results.recorded(tournament) == {f"t-1.m{i}" for i in range(48)}
+
+
+def test_unscheduled_or_unknown(store: Store, tournament: str) -> None:
+    with pytest.raises(UnscheduledMatch, match=r"'t-1\.zzz' is not scheduled in tournament 't-1'"):
+        store.results.record(tournament, "t-1.zzz", {})
+    assert store.results.record(tournament, "t-1.zzz", {}, require_scheduled=False)
+    with pytest.raises(UnknownTournament):
+        store.results.record("t-404", "t-404.m0", {})
+
+
+def test_counters(store: Store, tournament: str) -> None:
+    assert store.results.incr(tournament, "timeouts") == 1
+    assert store.results.incr(tournament, "timeouts", 2) == 3
+    assert store.results.progress(tournament).counters == {"timeouts": 3}
+    with pytest.raises(ValueError, match="kept by the store"):
+        store.results.incr(tournament, "done")

@@ -1,0 +1,1 @@
+"""Shared test helpers (real components started on free ports, cleaned up afterwards)."""

@@ -1,0 +1,194 @@
+"""Standings on synthetic results: counts, intervals, ratings, tiers, head-to-head, deal groups."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from arena.tournament import (
+    MatchResult,
+    RatingPool,
+    Standings,
+    TournamentSpec,
+    deal_groups,
+    indistinguishable,
+    mean_interval,
+    rates_apart,
+    schedule,
+    standings,
+    wilson_interval,
+    z_quantile,
+)
+
+from .tournament_helpers import play
+
+STRENGTH = {"ace": 10.0, "bee": 3.0, "cat": 1.0, "cow": 1.0}
+
+
+def test_counts_points_and_plain_intervals() -> None:
+    spec = TournamentSpec("s", tuple(STRENGTH), seats=3, deals=10, seed=4)
+    res = play(schedule(spec), STRENGTH, seed=2)
+    table = standings(res, participants=spec.participants)
+    assert table.matches == len(res)
+    for row in table.rows:
+        mine = [(r, r.seat_of(row.bot)) for r in res if row.bot in r.seats]
+        wins = sum(1 for r, s in mine if r.winner == s)
+        scores = [r.scores[s] for r, s in mine]
+        assert row.matches == len(mine) == row.groups
+        assert row.wins == wins
+        assert row.points == sum(scores)
+        assert row.win_rate == pytest.approx(wins / len(mine))
+        assert row.win_rate_ci == pytest.approx(wilson_interval(wins, len(mine)))
+        assert row.mean_points == pytest.approx(sum(scores) / len(scores))
+        assert row.points_ci == pytest.approx(mean_interval([float(s) for s in scores]))
+        assert row.win_rate_ci is not None and row.win_rate is not None
+        lo, hi = row.win_rate_ci
+        assert lo <= row.win_rate <= hi
+        rating = table.pool.rating(row.bot)
+        assert (row.mu, row.sigma, row.ordinal) == (rating.mu, rating.sigma, rating.ordinal)
+    assert table.head_to_head is None  # 3 seats
+
+
+def _apart(table: Standings, a: str, b: str) -> bool:
+    x, y = table.row(a), table.row(b)
+    z = z_quantile(table.confidence)
+    if table.order_by == "rating":
+        return not indistinguishable(x.mu, x.sigma, y.mu, y.sigma, z)
+    return rates_apart(x.wins, x.matches, x.groups, y.wins, y.matches, y.groups, z)
+
+
+@pytest.mark.parametrize("order_by", ["win_rate", "rating"])
+def test_ordering_tiers_and_indistinguishable(order_by: str) -> None:
+    spec = TournamentSpec("s", tuple(STRENGTH), seats=2, deals=30, duplicate=True, seed=9)
+    table = standings(play(schedule(spec), STRENGTH, seed=3), order_by=order_by)
+    assert table.order_by == order_by
+    assert [r.rank for r in table.rows] == [1, 2, 3, 4]
+    assert table.rows[0].bot == "ace"
+    key = [r.mu if order_by == "rating" else r.win_rate for r in table.rows]
+    assert key == sorted(key, reverse=True)  # type: ignore[type-var]
+    # ace is told apart from everyone; the two equal bots are not told apart from each other
+    assert table.rows[0].tier == 1 and table.tiers[0] == ("ace",)
+    assert table.row("cat").tier == table.row("cow").tier
+    assert "cow" in table.row("cat").indistinguishable
+    # tiers partition the rows, in order, and follow the leader rule
+    assert [b for t in table.tiers for b in t] == [r.bot for r in table.rows]
+    for tier in table.tiers:
+        assert all(not _apart(table, tier[0], bot) for bot in tier[1:])
+    for previous, current in zip(table.tiers, table.tiers[1:], strict=False):
+        assert _apart(table, previous[0], current[0])
+    for row in table.rows:
+        for other in table.rows:
+            if other.bot != row.bot:
+                assert (other.bot in row.indistinguishable) == (not _apart(table, row.bot, other.bot))
+
+
+def test_rates_apart() -> None:
+    z = z_quantile(0.95)
+    assert not rates_apart(5, 10, 10, 6, 10, 10, z)
+    assert rates_apart(90, 100, 100, 40, 100, 100, z)
+    assert not rates_apart(10, 10, 10, 10, 10, 10, z)  # both perfect
+    assert not rates_apart(0, 0, 0, 10, 10, 10, z)  # no data
+
+
+def test_bad_order_by() -> None:
+    with pytest.raises(ValueError, match="order_by"):
+        standings([], order_by="name")
+
+
+def test_ratings_can_be_skipped_for_live_standings() -> None:
+    spec = TournamentSpec("s", tuple(STRENGTH), seats=2, deals=2, seed=4)
+    res = play(schedule(spec), STRENGTH, seed=2)
+    prior = RatingPool("k")
+    fast = standings(res, pool=prior, ratings=False)
+    full = standings(res, pool=prior)
+    assert fast.pool == prior
+    assert [(r.bot, r.wins, r.win_rate_ci) for r in fast.rows] == [
+        (r.bot, r.wins, r.win_rate_ci) for r in full.rows
+    ]
+    assert all(r.mu == prior.mu for r in fast.rows)
+
+
+def test_little_data_cannot_tell_anyone_apart() -> None:
+    r = MatchResult("m", ("a", "b"), (500, 0), winner=0)
+    table = standings([r], participants=["a", "b", "c"])
+    assert table.tiers == (tuple(row.bot for row in table.rows),)
+    c = table.row("c")
+    assert c.matches == 0 and c.win_rate is None and c.win_rate_ci is None and c.points_ci is None
+    assert table.row("a").points_ci is None  # one match: no interval for the mean
+
+
+def test_duplicate_groups_are_the_sampling_unit() -> None:
+    spec = TournamentSpec("g", tuple(STRENGTH), seats=2, deals=5, duplicate=True, seed=1)
+    res = play(schedule(spec), STRENGTH, seed=5)
+    table = standings(res)
+    for row in table.rows:
+        assert row.matches == 2 * row.groups == 30
+        assert row.win_rate_ci == pytest.approx(wilson_interval(row.wins / 2, row.groups))
+    groups = deal_groups(res)
+    assert len(groups) == 6 * 5
+    assert all(g.matches == 2 and len(g.bots) == 2 for g in groups)
+    wins: Counter[str] = Counter()
+    for g in groups:
+        wins.update(g.wins)
+    assert dict(wins) == {row.bot: row.wins for row in table.rows}
+
+
+def test_head_to_head_two_seats() -> None:
+    spec = TournamentSpec("h", tuple(STRENGTH), seats=2, deals=4, duplicate=True, seed=2)
+    res = play(schedule(spec), STRENGTH, seed=8)
+    table = standings(res)
+    h2h = table.head_to_head
+    assert h2h is not None
+    assert sorted(h2h) == sorted(STRENGTH)
+    for a in STRENGTH:
+        assert a not in h2h[a]
+        for b in STRENGTH:
+            if a == b:
+                continue
+            ab, ba = h2h[a][b], h2h[b][a]
+            assert ab.matches == ba.matches == 8
+            assert (ab.wins, ab.losses, ab.points_for) == (ba.losses, ba.wins, ba.points_against)
+            assert ab.group_wins == ba.group_losses and ab.group_draws == ba.group_draws
+            assert ab.group_wins + ab.group_draws + ab.group_losses == 4
+            assert ab.score == pytest.approx(ab.wins / 8)
+        assert sum(c.wins for c in h2h[a].values()) == table.row(a).wins
+
+
+def test_forfeits_strikes_and_lowest_scoring() -> None:
+    res = [
+        MatchResult(
+            "m1", ("a", "b", "c"), (0, 40, 90), winner=0, scoring="lowest", strikes=(0, 2, 5), forfeits=(2,)
+        ),
+        MatchResult("m2", ("b", "c", "a"), (10, 30, 5), winner=0, scoring="lowest", strikes=(1, 0, 0)),
+    ]
+    table = standings(res)
+    assert table.row("c").forfeits == 1 and table.row("c").strikes == 5
+    assert table.row("b").strikes == 3
+    assert res[1].ranks() == (0, 2, 1)  # a (5) finished ahead of c (30) under lowest scoring
+
+
+def test_pool_prior_and_result_pool() -> None:
+    spec = TournamentSpec("p", tuple(STRENGTH), seats=2, deals=2, seed=1)
+    res = play(schedule(spec), STRENGTH)
+    prior = RatingPool("flip:k").updated(play(schedule(TournamentSpec("old", tuple(STRENGTH))), STRENGTH))
+    table = standings(res, pool=prior)
+    assert table.pool == prior.updated(res)
+    assert table.pool.key == "flip:k"
+    shuffled = list(res) + res[:3]
+    random.Random(0).shuffle(shuffled)
+    assert standings(shuffled, pool=prior) == table
+
+
+def test_conflicting_results_raise() -> None:
+    a = MatchResult("m", ("a", "b"), (500, 0), winner=0)
+    b = MatchResult("m", ("a", "b"), (0, 500), winner=1)
+    with pytest.raises(ValueError, match="two different results"):
+        standings([a, b])
+
+
+def test_empty_standings() -> None:
+    table = standings([], participants=["x", "y"])
+    assert table.matches == 0 and table.head_to_head is None
+    assert [r.bot for r in table.rows] == ["x", "y"]

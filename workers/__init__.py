@@ -1,0 +1,1 @@
+"""Celery workers of uno-arena: the app (:mod:`workers.celery_app`), its tasks, cron schedules."""
