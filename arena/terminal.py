@@ -66,6 +66,8 @@ class Painter:
             return f"match over: seat {event.seat} wins the match"
         if kind == "start_card":
             return f"start card {self.face(event.faces[0])}"
+        if kind == "dealer":
+            return f"seat {event.seat} deals first (highest card in the draw for dealer, S1)"
         if kind == "round_started":
             return f"round {event.count}, dealer seat {event.seat}"
         return str(event)

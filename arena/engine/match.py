@@ -185,6 +185,9 @@ class Match:
             [card.light for card in self.cards],
             [card.face(DARK) for card in self.cards],
         )
+        # The same faces as plain lists of colours and kinds: the hot loop of legal_actions reads these.
+        self._colors = tuple([face.color for face in faces] for faces in self._faces)
+        self._kinds = tuple([face.kind for face in faces] for faces in self._faces)
         self.scores: list[int] = [0] * players
         self.round_number = 0
         self.round_winner: int | None = None
@@ -385,9 +388,10 @@ class Match:
             return actions
         if decision == "play":
             hand = self.hands[seat]
-            faces = self._faces[self.side]
+            colors = self._colors[self.side]
+            kinds = self._kinds[self.side]
             color = self.color
-            top_kind = faces[self.discard[-1]].kind
+            top_kind = kinds[self.discard[-1]]
             type_of = self._type_of
             call = self._uno_calls(len(hand))
             restricted = not self.rules.bluffing
@@ -395,9 +399,8 @@ class Match:
             offset = self.side * 3 + call
             seen: list[int] = []
             for cid in hand:
-                face = faces[cid]
-                face_color = face.color
-                if face_color is None or face_color == color or face.kind == top_kind:
+                face_color = colors[cid]
+                if face_color is None or face_color == color or kinds[cid] == top_kind:
                     card_type = type_of[cid]
                     if card_type in seen:
                         continue

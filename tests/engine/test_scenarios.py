@@ -1,0 +1,117 @@
+"""The rule-scenario suite: every file under tests/scenarios passes, every RULES.md id is covered, and the
+`uno-arena scenario run` command keeps its contract (output lines, exit codes 0/1/2)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.scenarios.runner import InvalidScenario, load_scenario, run_scenario, scenario_files
+
+SUITE = Path(__file__).resolve().parents[1] / "scenarios"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+
+RULE_IDS = (
+    [f"D{i}" for i in range(1, 6)] + [f"S{i}" for i in range(1, 6)] + [f"T{i}" for i in range(1, 9)]
+    + [f"A{i}" for i in range(1, 9)] + [f"F{i}" for i in range(1, 7)] + [f"X{i}" for i in range(1, 7)]
+    + ["U1"] + [f"E{i}" for i in range(1, 6)] + [f"P{i}" for i in range(1, 4)]
+    + [f"V{i}" for i in range(1, 7)] + [f"C{i}" for i in range(1, 6)]
+)
+FILES = scenario_files([SUITE])
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(SUITE)) for p in FILES])
+def test_scenario_passes(path: Path) -> None:
+    result = run_scenario(path)
+    assert result.passed, result.message
+
+
+def test_every_rule_id_has_a_scenario() -> None:
+    covered = {rule for path in FILES for rule in load_scenario(path).get("rules", [])}
+    missing = [rule for rule in RULE_IDS if rule not in covered]
+    assert not missing, f"rule ids without a scenario: {missing}"
+
+
+def test_section_11_worked_examples_are_scenarios() -> None:
+    assert len(list((SUITE / "worked").glob("*.json"))) >= 8
+
+
+@pytest.mark.skipif(not (SHARED / "RULES.md").exists(), reason="../shared/RULES.md is not beside the checkout")
+def test_rule_id_list_matches_rules_md() -> None:
+    ids = re.findall(r"^- \*\*([A-Z]\d+)\*\*", (SHARED / "RULES.md").read_text(), flags=re.MULTILINE)
+    assert sorted(ids) == sorted(RULE_IDS)
+
+
+@pytest.mark.skipif(not (SHARED / "scenarios" / "examples").exists(), reason="../shared scenarios are absent")
+def test_shared_examples_pass() -> None:
+    for path in scenario_files([SHARED / "scenarios" / "examples"]):
+        result = run_scenario(path)
+        assert result.passed, f"{path.name}: {result.message}"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", "scenario", "run", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _write(tmp_path: Path, name: str, data: dict[str, object]) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+BASE = {
+    "name": "tiny",
+    "players": 2,
+    "state": {"current": 0, "hands": [["red-2/teal-8", "green-4/purple-3"], ["yellow-1/orange-6"]],
+              "draw": ["red-9/pink-5"], "discard": ["red-7/orange-1"]},
+    "steps": [{"seat": 0, "do": {"play": "red-2/teal-8", "uno": True}}, {"expect": {"current": 1}}],
+}
+
+
+def test_cli_passes_and_prints_the_summary_last(tmp_path: Path) -> None:
+    result = _cli(str(_write(tmp_path, "ok.json", BASE)))
+    assert result.returncode == 0
+    assert result.stdout.splitlines() == ["PASS tiny", "1 passed, 0 failed"]
+
+
+def test_cli_failure_names_the_step_and_both_values(tmp_path: Path) -> None:
+    bad = dict(BASE, steps=[{"seat": 0, "do": {"play": "red-2/teal-8", "uno": True}}, {"expect": {"current": 0}}])
+    result = _cli(str(_write(tmp_path, "fail.json", bad)))
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0] == "FAIL tiny: step 2: current: expected 0, got 1"
+    assert result.stdout.splitlines()[-1] == "0 passed, 1 failed"
+
+
+def test_cli_invalid_file_exits_2_with_path_and_reason(tmp_path: Path) -> None:
+    wrong_key = dict(BASE, flavour="x")
+    contradiction = dict(BASE, state=dict(BASE["state"], color="blue"))  # type: ignore[arg-type]
+    for name, data in (("a.json", wrong_key), ("b.json", contradiction)):
+        result = _cli(str(_write(tmp_path, name, data)))
+        assert result.returncode == 2, result.stdout
+        assert "INVALID" in result.stdout and name in result.stdout
+    not_json = tmp_path / "c.json"
+    not_json.write_text("{")
+    result = _cli(str(not_json))
+    assert result.returncode == 2 and "not JSON" in result.stdout
+
+
+def test_rejected_step_must_be_refused(tmp_path: Path) -> None:
+    data = dict(BASE, steps=[{"seat": 0, "do": {"play": "red-2/teal-8"}, "rejected": True}])
+    result = _cli(str(_write(tmp_path, "r.json", data)))
+    assert result.returncode == 1 and "expected a refusal" in result.stdout
+    ok = dict(BASE, steps=[{"seat": 0, "do": {"play": "red-10/teal-8"}, "rejected": True},
+                           {"seat": 1, "do": "draw", "rejected": True}])
+    assert _cli(str(_write(tmp_path, "ok.json", ok))).returncode == 0
+
+
+def test_load_scenario_json_path_in_errors(tmp_path: Path) -> None:
+    data = dict(BASE, steps=[{"seat": 0, "do": {"play": "red-2/teal-8", "colour": "red"}}])
+    with pytest.raises(InvalidScenario) as error:
+        load_scenario(_write(tmp_path, "p.json", data))
+    assert error.value.where.startswith("$.steps[0]")
