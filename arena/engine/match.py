@@ -607,8 +607,8 @@ class Match:
         self.drawn = None
         self.color = named if face.color is None else face.color
         calls_uno = uno and len(hand) == 1  # T8: a call that does not leave one card is ignored
-        self.events.append(Event("play", seat=seat, card=self.cards[cid], color=self.color,
-                                 detail="uno" if calls_uno else ""))
+        self.events.append(Event("play", seat, self.cards[cid], self.color, 0, (), (), None,
+                                 "uno" if calls_uno else ""))
         if len(hand) == 1 and not uno:
             if self.rules.uno_penalty == "auto":
                 self._draw_cards(seat, 2, "U1")
@@ -772,11 +772,12 @@ class Match:
 
     def _give(self, seat: int, drawn: list[int], reason: str) -> None:
         self.hands[seat].extend(drawn)
+        cards = self.cards
         other = self._faces[1 - self.side]
+        # Positional fields: (type, seat, card, color, count, cards, faces, target, detail).
         self.events.append(Event(
-            "draw", seat=seat, count=len(drawn), detail=reason,
-            cards=tuple(self.cards[cid] for cid in drawn),
-            faces=() if self._classic else tuple(other[cid] for cid in drawn),
+            "draw", seat, None, None, len(drawn), tuple([cards[cid] for cid in drawn]),
+            () if self._classic else tuple([other[cid] for cid in drawn]), None, reason,
         ))
 
     # ----------------------------------------------------------------------------------------------
