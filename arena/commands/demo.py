@@ -1,0 +1,30 @@
+"""`uno-arena demo`: everything on one machine with embedded defaults (see arena/demo.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from arena.demo import DemoOptions, run_demo
+
+    options = DemoOptions(seats=args.seats, deals=args.deals, duplicate=not args.no_duplicate,
+                          target_score=args.target_score, variant=args.variant, seed=args.seed,
+                          out_dir=Path(args.out), keep_running=args.keep_running)
+    return run_demo(options, sys.stdout)
+
+
+def register(commands: Any) -> None:
+    demo = commands.add_parser("demo", help="run the whole arena locally: Redis, gateway, workers, bots, a tournament")
+    demo.add_argument("--seats", type=int, default=3, help="seats per table (default 3)")
+    demo.add_argument("--deals", type=int, default=6, help="deals per table (default 6)")
+    demo.add_argument("--no-duplicate", action="store_true", help="do not replay deals with seats rotated")
+    demo.add_argument("--target-score", type=int, default=200, help="match target score (default 200)")
+    demo.add_argument("--variant", choices=("flip", "classic"), default="flip")
+    demo.add_argument("--seed", type=int, default=2026)
+    demo.add_argument("--out", default="uno-arena-demo", help="folder for results and replays")
+    demo.add_argument("--keep-running", action="store_true", help="keep the arena up after the tournament")
+    demo.set_defaults(func=cmd_demo)
