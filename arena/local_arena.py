@@ -1,0 +1,107 @@
+"""A whole arena on this machine as child processes: Redis (embedded unless REDIS_URL), the gateway with
+the organizer API, a Celery worker with N prefork processes, and remote bots in their own processes.
+
+`uno-arena demo`, the end-to-end tests and the load benchmark all start the arena through `local_arena`,
+so there is one way the pieces are wired together on one machine (the same commands deploy/ runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.processes import Processes, cli_argv, free_port, wait_until
+
+
+@dataclass
+class LocalArena:
+    """Addresses and handles of a running local arena."""
+
+    work_dir: Path
+    redis_url: str
+    embedded_redis: bool
+    address: str
+    gateway_metrics_port: int
+    worker_metrics_port: int
+    processes: Processes
+    client: Any  # arena.commands.tournaments.Client
+    env: dict[str, str]
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def register(self, name: str) -> str:
+        from arena.protocol import arena_pb2
+
+        token: str = self.client.call("RegisterBot", arena_pb2.RegisterBotRequest(name=name)).token
+        self.tokens[name] = token
+        return token
+
+    def connected(self) -> set[str]:
+        from arena.protocol import arena_pb2
+
+        response = self.client.call("ListBots", arena_pb2.ListBotsRequest(), timeout=5)
+        return {bot.name for bot in response.bots if bot.connected}
+
+    def start_remote_bot(self, name: str, brain: str) -> None:
+        """Register `name` and run it as `uno-arena bot run BRAIN` in its own process, over gRPC."""
+        token = self.register(name)
+        self.processes.start(f"bot-{name}", [*cli_argv(), "bot", "run", brain, "--target", self.address,
+                                             "--token", token], self.env)
+
+    def wait_for_bots(self, names: Sequence[str], timeout_s: float = 60.0) -> None:
+        wanted = set(names)
+        wait_until(lambda: self.connected() >= wanted, f"bots {sorted(wanted)} to connect", self.processes,
+                   timeout_s)
+
+
+@contextlib.contextmanager
+def _redis(data_dir: Path) -> Iterator[tuple[str, bool]]:
+    from arena.store.embedded import RedisServer
+
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url, False
+        return
+    server = RedisServer(data_dir=str(data_dir))
+    server.start()
+    try:
+        yield server.url, True
+    finally:
+        server.stop()
+
+
+@contextlib.contextmanager
+def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> Iterator[LocalArena]:
+    """Start Redis, the gateway and a worker; stop everything (and the embedded Redis) on exit."""
+    from arena.commands.tournaments import Client
+    from arena.protocol import arena_pb2
+
+    work = work_dir or Path(tempfile.mkdtemp(prefix="uno-arena-"))
+    processes = Processes(work)
+    address = f"127.0.0.1:{free_port()}"
+    gateway_metrics, worker_metrics = free_port(), free_port()
+    with _redis(work / "redis") as (redis_url, embedded):
+        metrics_dir = work / "metrics"
+        metrics_dir.mkdir(exist_ok=True)
+        env = dict(os.environ, REDIS_URL=redis_url, UNO_ARENA_TARGET=address)
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # the gateway is one process: the plain registry
+        client = None
+        try:
+            processes.start("gateway", [*cli_argv(), "serve", "--address", address,
+                                        "--metrics-port", str(gateway_metrics)], env)
+            client = Client(address)
+            wait_until(lambda: client.call("ListBots", arena_pb2.ListBotsRequest(), timeout=2) is not None,
+                       "the gateway", processes)
+            processes.start("worker", [*cli_argv(), "worker", "--concurrency", str(worker_concurrency),
+                                       "--metrics-port", str(worker_metrics)],
+                            dict(env, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)))
+            yield LocalArena(work, redis_url, embedded, address, gateway_metrics, worker_metrics, processes,
+                             client, env)
+        finally:
+            if client is not None:
+                client.close()
+            processes.stop_all()
