@@ -1,0 +1,94 @@
+"""Bot authentication: the bearer token in the call metadata, checked before the stream body runs.
+
+A bot sends ``authorization: Bearer <token>`` (the token from registration; the store keeps only a salted
+hash, see :mod:`arena.store.bots`). :class:`BotAuthInterceptor` checks it for ``BotService/Connect`` before
+the handler is even chosen: a missing, malformed or wrong token ends the call with ``UNAUTHENTICATED`` and a
+clear message, and the handler never runs; a store that cannot be reached gives ``UNAVAILABLE``. The
+handler of an accepted call is bound to the verified :class:`~arena.store.BotRecord`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, BOT_SERVICE_NAME
+from arena.store import BotRecord, InvalidToken, Store
+
+CONNECT_METHOD = f"/{BOT_SERVICE_NAME}/Connect"
+
+StreamBehavior = Callable[[Any, grpc.aio.ServicerContext], Awaitable[None]]
+BoundBehavior = Callable[[Any, grpc.aio.ServicerContext, BotRecord], Awaitable[None]]
+
+
+class AuthError(Exception):
+    """Why a call's credentials were refused; ``code`` is the gRPC status to end the call with."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
+    """The token of ``authorization: Bearer <token>``; AuthError(UNAUTHENTICATED) when missing or malformed."""
+    values = [v for k, v in (metadata or ()) if k.lower() == AUTH_METADATA_KEY]
+    if not values:
+        raise AuthError(grpc.StatusCode.UNAUTHENTICATED,
+                        f"missing '{AUTH_METADATA_KEY}' metadata: send '{AUTH_METADATA_KEY}: {AUTH_SCHEME} <token>'")
+    raw = values[0]
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    scheme, _, token = text.strip().partition(" ")
+    if scheme.lower() != AUTH_SCHEME.lower() or not token.strip():
+        raise AuthError(grpc.StatusCode.UNAUTHENTICATED,
+                        f"malformed '{AUTH_METADATA_KEY}' metadata: expected '{AUTH_SCHEME} <token>'")
+    return token.strip()
+
+
+def verify(store: Store, metadata: Sequence[tuple[str, str | bytes]] | None) -> BotRecord:
+    """The bot the call's token belongs to (blocking: it reads Redis); AuthError otherwise."""
+    token = bearer_token(metadata)
+    try:
+        return store.bots.verify_token(token)
+    except InvalidToken as error:
+        raise AuthError(grpc.StatusCode.UNAUTHENTICATED, f"invalid token: {error}") from None
+    except Exception as error:
+        raise AuthError(grpc.StatusCode.UNAVAILABLE, f"cannot verify the token now: {error}") from None
+
+
+def _refuse(error: AuthError) -> grpc.RpcMethodHandler:
+    async def refuse(_requests: Any, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(error.code, str(error))
+
+    return grpc.stream_stream_rpc_method_handler(refuse)
+
+
+class BotAuthInterceptor(grpc.aio.ServerInterceptor):
+    """Checks the token of every BotService/Connect call and binds the handler to the verified bot."""
+
+    def __init__(self, store: Store, bound: BoundBehavior) -> None:
+        self._store = store
+        self._bound = bound
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        if handler_call_details.method != CONNECT_METHOD:
+            return await continuation(handler_call_details)
+        metadata = handler_call_details.invocation_metadata
+        try:
+            record = await asyncio.to_thread(verify, self._store, metadata)
+        except AuthError as error:
+            return _refuse(error)
+        handler = await continuation(handler_call_details)
+        bound = self._bound
+
+        async def behavior(requests: Any, context: grpc.aio.ServicerContext) -> None:
+            await bound(requests, context, record)
+
+        return handler._replace(stream_stream=behavior)

@@ -1,0 +1,332 @@
+"""``uno-arena bench gateway``: remote random bots over loopback gRPC, next to a bare grpc.aio echo stream.
+
+Two measurements in the same run, on the same machine, with the same shape of traffic:
+
+1. **echo**: a ``grpc.aio`` server in this process that answers every small request on a bidirectional
+   stream with a message the size of the mean DecisionRequest of a match; a client process keeps ``matches``
+   round trips in flight over ``bots`` streams. Reported (counted on the server): round trips per second and
+   the server process's CPU time per round trip.
+2. **arena**: a real gateway (auth, Hello, sessions in a private Redis) in this process and ``matches``
+   concurrent matches of ``players`` remote random bots; the bots are ``bots`` connections in one client
+   process, each multiplexing its matches over its stream. By default a bot picks a random legal index
+   straight from the message (the Python kit's ``raw`` mode), so the client process is not what limits the
+   figure; ``--kit`` makes them ``bots.RandomBot`` behind the full kit (observation converted to engine types).
+   Reported: remote decisions per second, the server process's CPU time per decision, and the arena's own
+   overhead per decision (p50, p99): the time the arena's code runs for one decision (runner, engine,
+   observation, encoding, the gateway's bookkeeping and reading of the answer; not gRPC's own send and
+   receive, which the echo pays too). The wall time per decision outside the bot is printed as well: in this
+   closed loop the server is saturated, so it is dominated by waiting in line (``matches`` / throughput).
+
+The client processes are started with this module (``python -m arena.server.bench echo-client|bots``),
+so the server side has this process's core to itself, as a gateway would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import grpc
+import grpc.aio
+
+from arena.engine import Match, Rules
+from arena.match import MatchConfig, run_match
+from arena.metrics import create_metrics
+from arena.seats import RemoteSeat
+from arena.server.gateway import GatewayConfig, GatewayServer
+from arena.server.wire import request_body, request_bytes
+from arena.store import Store
+from arena.store.embedded import RedisServer
+
+ECHO_METHOD = "/bench.Echo/Stream"
+
+
+def typical_request_size(players: int = 4) -> int:
+    """Mean bytes of the DecisionRequests of a whole flip match of random play (what the echo answers with)."""
+    import random
+
+    match = Match(players=players, seed=1, rules=Rules())
+    rng = random.Random(1)
+    seen = [0] * players
+    sizes: list[int] = []
+    while match.decision != "match_over":
+        if match.decision == "round_over":
+            match.next_round()
+            continue
+        seat = match.current or 0
+        legal = match.legal_actions()
+        body = request_body("bench-m-0000", len(sizes) + 1, match.observation(seat, seen[seat]), legal)
+        seen[seat] = len(match.events)
+        sizes.append(len(request_bytes(body, "abcd-1234", 1000, 1_700_000_000_000)))
+        match.apply(seat, legal[rng.randrange(len(legal))])
+    return int(statistics.fmean(sizes))
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# ------------------------------------------------------------------------------------------------
+# Echo
+# ------------------------------------------------------------------------------------------------
+
+
+class _Count:
+    value = 0
+
+
+async def _echo_server(size: int, count: _Count) -> tuple[grpc.aio.Server, int]:
+    reply = b"x" * size
+
+    async def stream(_requests: Any, context: grpc.aio.ServicerContext) -> None:
+        while True:
+            data = await context.read()
+            if data is grpc.aio.EOF:
+                return
+            await context.write(reply)
+            count.value += 1
+
+    handler = grpc.method_handlers_generic_handler("bench.Echo", {"Stream": grpc.stream_stream_rpc_method_handler(
+        stream)})
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
+async def echo_client(target: str, streams: int, inflight: int, seconds: float, warmup: float) -> dict[str, Any]:
+    """Keep ``inflight`` round trips going over ``streams`` streams; count those done after the warm-up."""
+    done = 0
+    counting = False
+    per_stream = max(1, inflight // streams)
+    async with grpc.aio.insecure_channel(target) as channel:
+        method = channel.stream_stream(ECHO_METHOD)
+        calls = [method() for _ in range(streams)]
+
+        async def pump(call: Any) -> None:
+            nonlocal done
+            for _ in range(per_stream):
+                await call.write(b"d" * 24)
+            while True:
+                data = await call.read()
+                if data is grpc.aio.EOF:
+                    return
+                if counting:
+                    done += 1
+                await call.write(b"d" * 24)
+
+        tasks = [asyncio.create_task(pump(call)) for call in calls]
+        await asyncio.sleep(warmup)
+        counting = True
+        start = time.perf_counter()
+        await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - start
+        total = done
+        for call in calls:
+            call.cancel()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return {"round_trips": total, "seconds": elapsed, "per_second": total / elapsed}
+
+
+# ------------------------------------------------------------------------------------------------
+# Arena
+# ------------------------------------------------------------------------------------------------
+
+
+class _Window(list[tuple[float, float]]):
+    """The overhead samples of the decisions made while the measuring window is open."""
+
+    open = False
+
+    def append(self, value: tuple[float, float]) -> None:
+        if self.open:
+            super().append(value)
+
+
+async def bots_client(target: str, tokens: Sequence[str], kit: bool) -> None:
+    """Random bots, one connection per token, until stdin closes. ``kit``: a ``bots.RandomBot`` behind the
+    full Python kit (observation converted to engine types); else a random index straight from the message."""
+    import logging
+    import random
+
+    from bots import RandomBot
+    from bots.kit import BotClient, bot_factory
+
+    logging.getLogger("uno_arena.kit").setLevel(logging.ERROR)
+    rng = random.Random(1)
+
+    def pick(request: Any) -> int:
+        return rng.randrange(len(request.legal_actions))
+
+    stop = asyncio.Event()
+    clients = [BotClient(target, token, bot_factory(RandomBot), bot_version="bench-random",
+                         max_concurrent_matches=1024, raw=None if kit else pick) for token in tokens]
+    tasks = [asyncio.create_task(client.run(stop)) for client in clients]
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, sys.stdin.read)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _arena(matches: int, seconds: float, warmup: float, players: int, bots: int, deadline_s: float,
+                 store: Store, kit: bool = False) -> dict[str, Any]:
+    server = GatewayServer(store, GatewayConfig(address="127.0.0.1:0", relay=False,
+                                                max_concurrent_matches=1024, max_outgoing=100_000),
+                           metrics=create_metrics(None))
+    await server.start()
+    run = uuid.uuid4().hex[:6]
+    names = [f"bench-{run}-{i}" for i in range(bots)]
+    tokens = [store.bots.register(name)[1] for name in names]
+    child = subprocess.Popen([sys.executable, "-m", "arena.server.bench", "bots", f"127.0.0.1:{server.port}",
+                              *tokens, *(["--kit"] if kit else [])], stdin=subprocess.PIPE)
+    metrics = create_metrics(None)
+    try:
+        for name in names:
+            await server.gateway.wait_for_bot(name, 30)
+        window = _Window()
+        totals = {"timeouts": 0, "refusals": 0, "matches": 0}
+        stop_at = time.perf_counter() + warmup + seconds
+        serial = 0
+
+        async def loop(slot: int) -> None:
+            nonlocal serial
+            while time.perf_counter() < stop_at:
+                serial += 1
+                seat_names = [names[(slot + i) % bots] for i in range(players)]
+                config = MatchConfig(f"bench-{run}-{serial}", serial, Rules(), deadline_s=deadline_s)
+                seats = [RemoteSeat(server.gateway, name) for name in seat_names]
+                record = await run_match(config, seats, metrics=metrics, profile=window)
+                totals["timeouts"] += sum(record.timeouts)
+                totals["refusals"] += sum(record.refusals)
+                totals["matches"] += 1
+
+        tasks = [asyncio.create_task(loop(slot)) for slot in range(matches)]
+        await asyncio.sleep(warmup)
+        window.open = True
+        start, cpu0 = time.perf_counter(), time.process_time()
+        await asyncio.sleep(seconds)
+        window.open = False
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu0
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        own = [sample[0] for sample in window]
+        wall = [sample[1] for sample in window]
+    finally:
+        if child.stdin:
+            child.stdin.close()
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+        await server.stop(0.5)
+    return {
+        "decisions": len(own),
+        "matches": totals["matches"],
+        "seconds": elapsed,
+        "per_second": len(own) / elapsed if elapsed else 0.0,
+        "cpu_ms_per_op": cpu / len(own) * 1000 if own else float("nan"),
+        "timeouts": totals["timeouts"],
+        "refusals": totals["refusals"],
+        "overhead_p50_ms": _percentile(own, 0.50) * 1000,
+        "overhead_p99_ms": _percentile(own, 0.99) * 1000,
+        "overhead_mean_ms": (statistics.fmean(own) * 1000) if own else float("nan"),
+        "wall_p50_ms": _percentile(wall, 0.50) * 1000,
+        "wall_p99_ms": _percentile(wall, 0.99) * 1000,
+    }
+
+
+async def _echo(matches: int, seconds: float, warmup: float, bots: int, size: int) -> dict[str, Any]:
+    """Round trips per second and server CPU per round trip, counted on the server side (as the arena's are)."""
+    count = _Count()
+    server, port = await _echo_server(size, count)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "arena.server.bench", "echo-client", f"127.0.0.1:{port}", str(bots), str(matches),
+            str(seconds + 1.0), str(warmup), stdout=subprocess.PIPE)
+        await asyncio.sleep(warmup + 0.5)
+        first, cpu0, t0 = count.value, time.process_time(), time.perf_counter()
+        await asyncio.sleep(seconds)
+        done, cpu, elapsed = count.value - first, time.process_time() - cpu0, time.perf_counter() - t0
+        await proc.communicate()
+        return {"round_trips": done, "seconds": elapsed, "per_second": done / elapsed,
+                "cpu_ms_per_op": cpu / done * 1000 if done else float("nan")}
+    finally:
+        await server.stop(0.5)
+
+
+def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float = 2.0, players: int = 4,
+                      bots: int = 4, deadline_s: float = 5.0, kit: bool = False,
+                      out: TextIO = sys.stdout) -> dict[str, Any]:
+    """Run both measurements, print the figures and return them."""
+    size = typical_request_size(players)
+    redis_server = RedisServer().start()
+    store = Store.from_url(redis_server.url)
+    try:
+        echo = asyncio.run(_echo(matches, seconds, warmup, bots, size))
+        arena = asyncio.run(_arena(matches, seconds, warmup, players, bots, deadline_s, store, kit))
+    finally:
+        store.close()
+        redis_server.close()
+    ratio = arena["per_second"] / echo["per_second"] if echo["per_second"] else float("nan")
+    cpu_ratio = echo["cpu_ms_per_op"] / arena["cpu_ms_per_op"]
+    figures = {"matches": matches, "players": players, "bots": bots, "request_bytes": size, "echo": echo,
+               "arena": arena, "ratio": ratio, "cpu_ratio": cpu_ratio,
+               "cpus": os.cpu_count()}
+    print(f"gateway bench: {matches} concurrent matches, {players} remote random bots per match over {bots} "
+          f"streams, loopback, {os.cpu_count()} CPUs", file=out)
+    print(f"  echo  (bare grpc.aio bidi stream, {size}-byte replies): {echo['per_second']:7.0f} round trips/s, "
+          f"server CPU {echo['cpu_ms_per_op']:.3f} ms per round trip", file=out)
+    print(f"  arena (gateway + runner + engine):            {arena['per_second']:7.0f} decisions/s, "
+          f"server CPU {arena['cpu_ms_per_op']:.3f} ms per decision ({arena['matches']} matches, "
+          f"{arena['decisions']} decisions, {arena['timeouts']} timeouts, {arena['refusals']} refusals)", file=out)
+    print(f"  arena / echo: {ratio:.2f} in throughput, {cpu_ratio:.2f} in server CPU per operation "
+          "(target >= 0.5)", file=out)
+    print(f"  arena's own overhead per decision (its code: runner, engine, encoding, gateway; not gRPC's send and "
+          f"receive): p50 {arena['overhead_p50_ms']:.3f} ms, p99 {arena['overhead_p99_ms']:.3f} ms, mean "
+          f"{arena['overhead_mean_ms']:.3f} ms (target p99 < 10 ms)", file=out)
+    print(f"  wall time per decision outside the bot (own + waits for the saturated event loop and the stream): "
+          f"p50 {arena['wall_p50_ms']:.1f} ms, p99 {arena['wall_p99_ms']:.1f} ms "
+          f"(~ {matches} in flight / throughput, Little's law)", file=out)
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="client processes of the gateway benchmark")
+    sub = parser.add_subparsers(dest="mode", required=True)
+    echo = sub.add_parser("echo-client")
+    echo.add_argument("target")
+    echo.add_argument("streams", type=int)
+    echo.add_argument("inflight", type=int)
+    echo.add_argument("seconds", type=float)
+    echo.add_argument("warmup", type=float)
+    bots = sub.add_parser("bots")
+    bots.add_argument("target")
+    bots.add_argument("tokens", nargs="+")
+    bots.add_argument("--kit", action="store_true")
+    args = parser.parse_args(argv)
+    if args.mode == "echo-client":
+        result = asyncio.run(echo_client(args.target, args.streams, args.inflight, args.seconds, args.warmup))
+        print(json.dumps(result), flush=True)
+    else:
+        asyncio.run(bots_client(args.target, args.tokens, args.kit))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,708 @@
+"""The bot gateway: a ``grpc.aio`` server that holds bot streams and multiplexes every match of a bot on it.
+
+One :class:`BotSession` per open ``BotService/Connect`` stream; one :class:`BotLink` per bot name on this
+gateway, which outlives its sessions: the matches the bot sits in and its pending decisions belong to the
+link, so a bot that reconnects gets ``MatchStarted`` again for its running matches and every decision still
+pending (with the time left), and can answer them.
+
+The conversation (see ``proto/uno_arena/v1/bot.proto``):
+
+1. the token (``authorization: Bearer …``) is checked before the handler runs (:mod:`arena.server.auth`);
+2. the first message must be ``Hello`` within ``hello_timeout_s`` with protocol version 1, else an in-band
+   ``Error`` and the call ends (``FAILED_PRECONDITION``, or ``DEADLINE_EXCEEDED`` when nothing came);
+3. ``Welcome``, the session is recorded in Redis (``uno:session:{id}``, TTL refreshed by the heartbeat), so
+   workers find which gateway holds which bot (:mod:`arena.relay`);
+4. decision requests go out (full observation, legal actions, ``request_id``, ``time_limit_ms``); a
+   ``Decision`` is matched by request id. Refused, each with an in-band ``Error`` naming the problem:
+   unknown request id (``NOT_FOUND``), late answer (``DEADLINE_EXCEEDED``), duplicate (``ALREADY_EXISTS``),
+   ``action_index`` out of range (``OUT_OF_RANGE``), wrong match id, a malformed or empty message, a second
+   Hello (``INVALID_ARGUMENT``/``FAILED_PRECONDITION``). A refused answer to a pending request leaves it
+   pending: the bot may answer again until the deadline. A request left unanswered at its deadline gets a
+   ``DEADLINE_EXCEEDED`` Error (the runner plays the fallback and counts a strike);
+5. every refused message (but the first ``RETRIES_PER_REQUEST`` refused answers to a pending request) counts
+   toward a flood limit (``flood_limit`` in ``flood_window_s``): past it the session is closed with
+   ``RESOURCE_EXHAUSTED``. Messages larger than ``max_message_bytes`` (64 KiB) are
+   refused by gRPC itself (``grpc.max_receive_message_length``): the call ends with ``RESOURCE_EXHAUSTED``;
+6. ``Ping`` every ``heartbeat_interval_s``; a session silent for ``heartbeat_misses`` intervals is closed.
+
+One session per bot and gateway: a new Hello of the same bot takes over (the older stream ends with
+``ABORTED``; the kit then stops that older process). ``Hello.max_concurrent_matches`` is recorded in the
+session (``capacity``, capped by ``max_concurrent_matches``) for whoever schedules matches; the gateway itself
+does not refuse a match beyond it. A bot that reconnects to *another* gateway loses the decisions pending on
+the first one (they time out there, and the relay then finds the new session).
+
+Per-decision deadlines are the application's: a gRPC deadline would cover the whole stream. Keepalive is
+20 s / 10 s and there is no ``max_connection_age`` (it would cut long streams). Nothing here blocks the
+event loop on Redis (sessions are written from a thread), and a slow or hostile bot only ever delays its
+own decisions: every match waits on its own futures, bounded by its own deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import socket
+import time
+import uuid
+from collections import OrderedDict, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import grpc.aio
+from google.protobuf.message import DecodeError
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from arena.metrics import ArenaMetrics, get_metrics
+from arena.protocol import PROTOCOL_VERSION, SERVICE_NAMES, bot_pb2
+from arena.protocol.convert import error_message
+from arena.server.auth import BotAuthInterceptor
+from arena.server.wire import request_bytes
+from arena.store import BotRecord, Store
+
+DEFAULT_ADDRESS = "0.0.0.0:50051"
+ADDRESS_ENV = "UNO_ARENA_GRPC_ADDR"
+GATEWAY_ID_ENV = "UNO_ARENA_GATEWAY_ID"
+MAX_MESSAGE_BYTES = 64 * 1024
+RETRIES_PER_REQUEST = 5
+"""Refused answers to one pending request that do not count toward the flood limit."""
+
+_CODE = {code: code.value[0] for code in grpc.StatusCode}
+
+
+def grpc_address(flag: str | None = None) -> str:
+    """The listen address: the flag, else ``$UNO_ARENA_GRPC_ADDR``, else ``0.0.0.0:50051``."""
+    if flag:
+        return flag
+    return os.environ.get(ADDRESS_ENV, "").strip() or DEFAULT_ADDRESS
+
+
+def new_gateway_id() -> str:
+    """``$UNO_ARENA_GATEWAY_ID`` or ``gw-<host>-<pid>-<random>`` (unique per process)."""
+    configured = os.environ.get(GATEWAY_ID_ENV, "").strip()
+    if configured:
+        return configured
+    host = "".join(c if c.isalnum() or c in "-_." else "-" for c in socket.gethostname())[:40] or "host"
+    return f"gw-{host}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+@dataclass
+class GatewayConfig:
+    """Settings of one gateway; every field has a working default."""
+
+    address: str = DEFAULT_ADDRESS
+    gateway_id: str = ""
+    """Identifies this gateway in Redis sessions and its relay queue; empty: :func:`new_gateway_id`."""
+    hello_timeout_s: float = 10.0
+    heartbeat_interval_s: float = 10.0
+    heartbeat_misses: int = 3
+    session_ttl_s: float = 30.0
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+    max_concurrent_matches: int = 64
+    """The most matches a session is offered (Welcome says min(this, what Hello offered))."""
+    flood_limit: int = 50
+    flood_window_s: float = 10.0
+    max_outgoing: int = 4096
+    """Messages queued for a bot that does not read its stream before it is disconnected."""
+    relay: bool = True
+    """Consume this gateway's Redis relay queue (workers reach bots through it)."""
+    keepalive_time_ms: int = 20_000
+    keepalive_timeout_ms: int = 10_000
+
+
+@dataclass(slots=True)
+class DecideOutcome:
+    """How one decision request ended on the gateway."""
+
+    status: str  # "answered" | "timeout" | "gone"
+    index: int | None
+    refusals: int
+    reasons: list[str]
+    wire_s: float | None
+    late_refusals: int
+    version: str
+    arena_s: float = 0.0
+    """Time the gateway's code ran for this request (sending it, reading and checking the answer)."""
+
+
+@dataclass(eq=False)
+class PendingDecision:
+    request_id: str
+    match_id: str
+    seat: int
+    decision_number: int
+    body: bytes
+    legal_count: int
+    future: asyncio.Future[int]
+    deadline_at: float
+    refusals: int = 0
+    reasons: list[str] = field(default_factory=list)
+    t_written: float | None = None
+    t_answer: float | None = None
+    arena_s: float = 0.0
+
+
+@dataclass(eq=False)
+class MatchSlot:
+    """A match the bot sits in (one per match and seat): what to tell it again after a reconnect."""
+
+    started: bytes
+    late_refusals: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+
+
+class BotSession:
+    """One open stream of one bot: an outgoing queue drained by a writer task, and the reader's state."""
+
+    def __init__(self, gateway: Gateway, link: BotLink, context: grpc.aio.ServicerContext, session_id: str,
+                 capacity: int, version: str) -> None:
+        self.gateway = gateway
+        self.link = link
+        self.context = context
+        self.session_id = session_id
+        self.capacity = capacity
+        self.version = version
+        self.queue: asyncio.Queue[tuple[bytes, PendingDecision | None]] = asyncio.Queue()
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.kill_code: grpc.StatusCode | None = None
+        self.kill_details = ""
+        self.last_seen = time.monotonic()
+        self.t_read = 0.0
+        self.refused: deque[float] = deque()
+
+    @property
+    def open(self) -> bool:
+        return not self.done.done()
+
+    def send(self, data: bytes, pending: PendingDecision | None = None) -> None:
+        if self.done.done():
+            return
+        if self.queue.qsize() >= self.gateway.config.max_outgoing:
+            self.kill(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                      f"{self.queue.qsize()} messages waiting: the bot does not read its stream")
+            return
+        self.queue.put_nowait((data, pending))
+
+    def kill(self, code: grpc.StatusCode, details: str) -> None:
+        """End the session with ``code`` (an in-band Error first, then the call's status)."""
+        if not self.done.done():
+            self.kill_code, self.kill_details = code, details
+            self.finish()
+
+    def finish(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+            self.queue.put_nowait((b"", None))  # wakes the writer up: it stops at an empty message
+
+    async def write_until_done(self) -> None:
+        """Write queued messages until the session ends (run by the RPC handler itself: measured faster in
+        grpc.aio than a separate writer task)."""
+        context, queue, perf, done = self.context, self.queue, time.perf_counter, self.done
+        try:
+            while True:
+                data, pending = await queue.get()
+                if done.done():
+                    return
+                await context.write(data)
+                if pending is not None:
+                    pending.t_written = perf()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the stream broke: the session ends
+            self.finish()
+
+
+class BotLink:
+    """Everything this gateway holds for one bot name: its session (if connected), matches, pending decisions."""
+
+    RETIRED_MAX = 20_000
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.session: BotSession | None = None
+        self.version = ""
+        self.pending: dict[str, PendingDecision] = {}
+        self.retired: OrderedDict[str, tuple[str, int, str]] = OrderedDict()
+        self.matches: dict[tuple[str, int], MatchSlot] = {}
+        self.connected = asyncio.Event()
+
+    def retire(self, request_id: str, match_id: str, seat: int, status: str) -> None:
+        self.retired[request_id] = (match_id, seat, status)
+        if len(self.retired) > self.RETIRED_MAX:
+            self.retired.popitem(last=False)
+
+    def attach(self, session: BotSession) -> None:
+        """A new session takes over the bot: an older one is closed; running matches and pending
+        decisions are sent again (with the time each has left)."""
+        old = self.session
+        if old is not None and old is not session:
+            old.kill(grpc.StatusCode.ABORTED, "replaced by a newer session of the same bot")
+        self.session = session
+        self.version = session.version
+        self.connected.set()
+        for slot in self.matches.values():
+            session.send(slot.started)
+        now_mono, now_ms = time.monotonic(), int(time.time() * 1000)
+        for pending in self.pending.values():
+            left_ms = max(1, int((pending.deadline_at - now_mono) * 1000))
+            session.send(request_bytes(pending.body, pending.request_id, left_ms, now_ms + left_ms), pending)
+
+    def detach(self, session: BotSession) -> None:
+        if self.session is session:
+            self.session = None
+            self.connected.clear()
+
+
+def _expire(future: asyncio.Future[int]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+def _envelope(**payload: Any) -> bytes:
+    return bot_pb2.ArenaMessage(**payload).SerializeToString()
+
+
+def _error_bytes(code: grpc.StatusCode, message: str, match_id: str = "", request_id: str = "") -> bytes:
+    return _envelope(error=error_message(_CODE[code], message, match_id=match_id, request_id=request_id))
+
+
+class Gateway:
+    """The BotService logic and the match-side API (used by RemoteSeat in process and by the relay consumer)."""
+
+    def __init__(self, store: Store, config: GatewayConfig | None = None, metrics: ArenaMetrics | None = None) -> None:
+        self.store = store
+        self.config = config or GatewayConfig()
+        if not self.config.gateway_id:
+            self.config.gateway_id = new_gateway_id()
+        self.gateway_id = self.config.gateway_id
+        self.metrics = metrics or get_metrics()
+        self.links: dict[str, BotLink] = {}
+        self.sessions: dict[str, BotSession] = {}
+        self._ids = itertools.count(1)
+        self._prefix = uuid.uuid4().hex[:4]
+        self._ping_nonce = itertools.count(1)
+
+    # -- registry ---------------------------------------------------------------------------------
+    def link(self, bot: str) -> BotLink:
+        key = bot.casefold()
+        link = self.links.get(key)
+        if link is None:
+            link = self.links[key] = BotLink(bot)
+        return link
+
+    def is_connected(self, bot: str) -> bool:
+        link = self.links.get(bot.casefold())
+        return link is not None and link.session is not None
+
+    def connected_bots(self) -> list[str]:
+        return sorted(link.name for link in self.links.values() if link.session is not None)
+
+    async def wait_for_bot(self, bot: str, timeout: float) -> None:
+        """Until ``bot`` has an open session here; TimeoutError after ``timeout`` seconds."""
+        link = self.link(bot)
+        try:
+            async with asyncio.timeout(timeout):
+                await link.connected.wait()
+        except TimeoutError:
+            raise TimeoutError(f"bot {bot!r} did not connect within {timeout:g} s") from None
+
+    def drop_session(self, bot: str, code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE,
+                     details: str = "the arena closed the session; reconnect") -> bool:
+        """Close the bot's current session (its matches and pending decisions stay); False if none."""
+        link = self.links.get(bot.casefold())
+        if link is None or link.session is None:
+            return False
+        link.session.kill(code, details)
+        return True
+
+    # -- the stream -------------------------------------------------------------------------------
+    async def connect(self, requests: Any, context: grpc.aio.ServicerContext, bot: BotRecord) -> None:
+        """The body of BotService/Connect for an authenticated bot."""
+        cfg = self.config
+        try:
+            async with asyncio.timeout(cfg.hello_timeout_s):
+                data = await context.read()
+        except TimeoutError:
+            await self._end(context, grpc.StatusCode.DEADLINE_EXCEEDED,
+                            f"no Hello within {cfg.hello_timeout_s:g} s: the first message must be Hello")
+            return
+        if data is grpc.aio.EOF:
+            return
+        try:
+            first = bot_pb2.BotMessage.FromString(data)
+        except DecodeError:
+            await self._end(context, grpc.StatusCode.INVALID_ARGUMENT,
+                            "malformed message: the first message must be a BotMessage with Hello")
+            return
+        kind = first.WhichOneof("payload")
+        if kind != "hello":
+            await self._end(context, grpc.StatusCode.FAILED_PRECONDITION,
+                            f"the first message on the stream must be Hello, got {kind or 'an empty message'}")
+            return
+        hello = first.hello
+        if hello.protocol_version != PROTOCOL_VERSION:
+            await self._end(context, grpc.StatusCode.FAILED_PRECONDITION,
+                            f"unsupported protocol version {hello.protocol_version}: this arena speaks "
+                            f"PROTOCOL_VERSION_1 (package uno_arena.v1)")
+            return
+        capacity = min(max(int(hello.max_concurrent_matches), 1), cfg.max_concurrent_matches)
+        version = "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
+        session_id = uuid.uuid4().hex
+        try:
+            await asyncio.to_thread(self._open_session, bot.name, session_id, capacity, version)
+        except Exception as error:
+            await self._end(context, grpc.StatusCode.UNAVAILABLE, f"cannot open the session now: {error}")
+            return
+        link = self.link(bot.name)
+        session = BotSession(self, link, context, session_id, capacity, version)
+        self.sessions[session_id] = session
+        self.metrics.bot_connected()
+        reader = None
+        try:
+            await context.write(_envelope(welcome=bot_pb2.Welcome(
+                session_id=session_id, protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
+                heartbeat_interval_ms=int(cfg.heartbeat_interval_s * 1000), bot_id=bot.name, bot_name=bot.name,
+                max_concurrent_matches=capacity)))
+            reader = asyncio.create_task(self._reader(session, context))
+            link.attach(session)
+            await session.write_until_done()
+        finally:
+            if reader is not None:
+                reader.cancel()
+            link.detach(session)
+            self.sessions.pop(session_id, None)
+            self.metrics.bot_disconnected()
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.store.sessions.close, session_id)
+        if session.kill_code is not None:
+            await self._end(context, session.kill_code, session.kill_details)
+
+    def _open_session(self, bot: str, session_id: str, capacity: int, version: str) -> None:
+        self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=self.config.session_ttl_s,
+                                 session_id=session_id)
+        try:
+            if self.store.bots.get(bot).version != version:
+                self.store.bots.set_version(bot, version)
+        except Exception:
+            pass
+
+    async def _end(self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str) -> None:
+        """An in-band Error, then end the call with the same status."""
+        try:
+            async with asyncio.timeout(1.0):
+                await context.write(_error_bytes(code, details))
+        except Exception:
+            pass
+        await context.abort(code, details)
+
+    async def _reader(self, session: BotSession, context: grpc.aio.ServicerContext) -> None:
+        try:
+            while True:
+                data = await context.read()
+                if data is grpc.aio.EOF:
+                    break
+                session.t_read = time.perf_counter()
+                session.last_seen = time.monotonic()
+                self._on_message(session, data)
+                if session.done.done():
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            pass
+        finally:
+            session.finish()
+
+    def _on_message(self, session: BotSession, data: bytes) -> None:
+        try:
+            message = bot_pb2.BotMessage.FromString(data)
+        except DecodeError:
+            self._refuse(session, grpc.StatusCode.INVALID_ARGUMENT, "malformed",
+                         f"malformed message: {len(data)} bytes that do not parse as a BotMessage")
+            return
+        kind = message.WhichOneof("payload")
+        if kind == "decision":
+            self._on_decision(session, message.decision)
+        elif kind == "pong":
+            return
+        elif kind == "hello":
+            self._refuse(session, grpc.StatusCode.FAILED_PRECONDITION, "malformed",
+                         "Hello is only allowed as the first message of the stream")
+        else:
+            self._refuse(session, grpc.StatusCode.INVALID_ARGUMENT, "malformed",
+                         "empty message: set one of hello, decision, pong")
+
+    def _on_decision(self, session: BotSession, decision: bot_pb2.Decision) -> None:
+        link = session.link
+        request_id = decision.request_id
+        pending = link.pending.get(request_id)
+        if pending is None:
+            retired = link.retired.get(request_id)
+            if retired is None:
+                self._refuse(session, grpc.StatusCode.NOT_FOUND, "unknown_request",
+                             f"unknown request id {request_id!r}: no decision is pending with that id",
+                             decision.match_id, request_id)
+                return
+            match_id, seat, status = retired
+            slot = link.matches.get((match_id, seat))
+            if status == "answered":
+                code, reason = grpc.StatusCode.ALREADY_EXISTS, "duplicate"
+                text = f"match {match_id}, request {request_id}: already answered; a duplicate answer is refused"
+            else:
+                code, reason = grpc.StatusCode.DEADLINE_EXCEEDED, "late"
+                text = (f"match {match_id}, request {request_id}: the answer came after the deadline; "
+                        "the fallback action was played")
+            if slot is not None:
+                slot.late_refusals += 1
+            self._refuse(session, code, reason, text, match_id, request_id, counted=slot is not None)
+            return
+        if decision.match_id != pending.match_id:
+            self._refuse_pending(session, pending, grpc.StatusCode.INVALID_ARGUMENT, "wrong_match",
+                                 f"request {request_id} belongs to match {pending.match_id}, "
+                                 f"not {decision.match_id!r}")
+            return
+        index = decision.action_index
+        if index >= pending.legal_count:
+            self._refuse_pending(session, pending, grpc.StatusCode.OUT_OF_RANGE, "out_of_range",
+                                 f"match {pending.match_id}, decision {pending.decision_number}: action_index "
+                                 f"{index} is out of range ({pending.legal_count} legal actions)")
+            return
+        pending.t_answer = time.perf_counter()
+        if not pending.future.done():
+            pending.future.set_result(index)
+            pending.arena_s += time.perf_counter() - session.t_read
+
+    def _refuse_pending(self, session: BotSession, pending: PendingDecision, code: grpc.StatusCode, reason: str,
+                        text: str) -> None:
+        pending.refusals += 1
+        pending.reasons.append(f"{reason}: {text}")
+        # A bot may correct itself: the first few refusals of a pending request do not count as flooding.
+        self._refuse(session, code, reason, text, pending.match_id, pending.request_id, counted=True,
+                     flood=pending.refusals > RETRIES_PER_REQUEST)
+
+    def _refuse(self, session: BotSession, code: grpc.StatusCode, reason: str, text: str, match_id: str = "",
+                request_id: str = "", counted: bool = False, flood: bool = True) -> None:
+        """An in-band Error; `counted`: the match runner counts it (else the metric is counted here).
+        `flood`: it counts toward the flood limit (every refused message does, but for the first
+        RETRIES_PER_REQUEST refused answers to a pending request)."""
+        if not counted:
+            self.metrics.record_refusal(session.link.name, reason)
+        session.send(_error_bytes(code, text, match_id, request_id))
+        if not flood:
+            return
+        now = time.monotonic()
+        window = self.config.flood_window_s
+        refused = session.refused
+        refused.append(now)
+        while refused and refused[0] < now - window:
+            refused.popleft()
+        if len(refused) > self.config.flood_limit:
+            session.kill(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                         f"flood: {len(refused)} refused messages in {window:g} s "
+                         "(answers without a request, or malformed); disconnected")
+
+    # -- the match side ---------------------------------------------------------------------------
+    def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted) -> None:
+        link = self.link(bot)
+        data = _envelope(match_started=started)
+        link.matches[(match_id, seat)] = MatchSlot(data)
+        if link.session is not None:
+            link.session.send(data)
+
+    def send_events(self, bot: str, match_id: str, seat: int, events: bot_pb2.MatchEvents) -> None:
+        link = self.link(bot)
+        slot = link.matches.get((match_id, seat))
+        if slot is not None:
+            slot.last_used = time.monotonic()
+        if link.session is not None:
+            link.session.send(_envelope(match_events=events))
+
+    def end_match(self, bot: str, match_id: str, seat: int, ended: bot_pb2.MatchEnded) -> int:
+        """Tell the bot its match ended; returns the seat's late refusals (the slot is dropped)."""
+        link = self.link(bot)
+        slot = link.matches.pop((match_id, seat), None)
+        if link.session is not None:
+            link.session.send(_envelope(match_ended=ended))
+        return slot.late_refusals if slot is not None else 0
+
+    def late_refusals(self, bot: str, match_id: str, seat: int) -> int:
+        link = self.links.get(bot.casefold())
+        slot = link.matches.get((match_id, seat)) if link is not None else None
+        return slot.late_refusals if slot is not None else 0
+
+    def new_request_id(self) -> str:
+        return f"{self._prefix}-{next(self._ids)}"
+
+    async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
+                     deadline_s: float) -> DecideOutcome:
+        """Send the DecisionRequest ``body`` (serialized without request id and times, see
+        :func:`arena.server.wire.request_body`) to the bot and wait for a valid answer up to ``deadline_s``.
+        The bot need not be connected now: the request waits for it (a reconnect picks it up)."""
+        t_start = time.perf_counter()
+        link = self.link(bot)
+        request_id = self.new_request_id()
+        limit_ms = max(1, int(deadline_s * 1000))
+        loop = asyncio.get_running_loop()
+        pending = PendingDecision(request_id, match_id, seat, decision_number, body, legal_count,
+                                  loop.create_future(), time.monotonic() + deadline_s)
+        link.pending[request_id] = pending
+        slot = link.matches.get((match_id, seat))
+        if slot is not None:
+            slot.last_used = pending.deadline_at
+        session = link.session
+        if session is not None:
+            session.send(request_bytes(body, request_id, limit_ms, int(time.time() * 1000) + limit_ms), pending)
+        index: int | None = None
+        status = "cancelled"
+        timer = loop.call_at(loop.time() + deadline_s, _expire, pending.future)
+        pending.arena_s += time.perf_counter() - t_start
+        try:
+            index = await pending.future
+            status = "answered"
+        except TimeoutError:
+            status = "timeout" if link.session is not None else "gone"
+            if link.session is not None:
+                link.session.send(_error_bytes(
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    f"match {match_id}, decision {decision_number}: no valid answer within {limit_ms} ms; "
+                    "the fallback action was played", match_id, request_id))
+        finally:
+            timer.cancel()
+            link.pending.pop(request_id, None)
+            link.retire(request_id, match_id, seat, status)
+        wire = None
+        if pending.t_answer is not None and pending.t_written is not None:
+            wire = pending.t_answer - pending.t_written
+        return DecideOutcome(status, index, pending.refusals, pending.reasons, wire,
+                             slot.late_refusals if slot is not None else 0, link.version, pending.arena_s)
+
+    # -- housekeeping -----------------------------------------------------------------------------
+    async def heartbeat_loop(self) -> None:
+        """Ping every session, close silent ones, refresh the sessions' TTL in Redis, drop stale slots."""
+        cfg = self.config
+        period = min(cfg.heartbeat_interval_s, cfg.session_ttl_s / 3)
+        last_ping = time.monotonic()
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            silent_after = cfg.heartbeat_interval_s * cfg.heartbeat_misses
+            ping = now - last_ping >= cfg.heartbeat_interval_s * 0.99
+            if ping:
+                last_ping = now
+            for session in list(self.sessions.values()):
+                if now - session.last_seen > silent_after:
+                    session.kill(grpc.StatusCode.UNAVAILABLE,
+                                 f"no message and no Pong for {silent_after:g} s: the session is closed")
+                elif ping:
+                    session.send(_envelope(ping=bot_pb2.Ping(nonce=next(self._ping_nonce),
+                                                             sent_unix_ms=int(time.time() * 1000))))
+            live = [(s.session_id, s.link.name, s.capacity) for s in self.sessions.values() if s.open]
+            if live:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self._refresh_sessions, live)
+            for link in self.links.values():
+                stale = [key for key, slot in link.matches.items() if now - slot.last_used > 3600]
+                for key in stale:
+                    del link.matches[key]
+
+    def _refresh_sessions(self, live: Sequence[tuple[str, str, int]]) -> None:
+        ttl = self.config.session_ttl_s
+        for session_id, bot, capacity in live:
+            if not self.store.sessions.heartbeat(session_id, ttl):
+                self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=ttl, session_id=session_id)
+
+    def close_all(self, details: str = "the gateway is shutting down") -> None:
+        for session in list(self.sessions.values()):
+            session.kill(grpc.StatusCode.UNAVAILABLE, details)
+
+
+def server_options(config: GatewayConfig) -> list[tuple[str, int]]:
+    """Channel arguments of the gateway: small receive limit, keepalive 20 s / 10 s, no max_connection_age."""
+    return [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.keepalive_time_ms", config.keepalive_time_ms),
+        ("grpc.keepalive_timeout_ms", config.keepalive_timeout_ms),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+        ("grpc.http2.max_ping_strikes", 0),
+    ]
+
+
+def _bot_service_handler(gateway: Gateway) -> grpc.GenericRpcHandler:
+    async def unauthenticated(_requests: Any, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "no credentials were checked")
+
+    # Raw bytes both ways: the gateway parses requests itself, so a malformed message gets an in-band error
+    # instead of ending the call, and outgoing messages are serialised once.
+    handler = grpc.stream_stream_rpc_method_handler(unauthenticated)
+    return grpc.method_handlers_generic_handler("uno_arena.v1.BotService", {"Connect": handler})
+
+
+class GatewayServer:
+    """The gateway process's server: BotService (authenticated), health, reflection, heartbeat, relay.
+
+    ``services``: callables ``add(server)`` adding more servicers (e.g. the organizer API) before start.
+    """
+
+    def __init__(self, store: Store, config: GatewayConfig | None = None, *, metrics: ArenaMetrics | None = None,
+                 services: Sequence[Callable[[grpc.aio.Server], None]] = ()) -> None:
+        self.store = store
+        self.config = config or GatewayConfig()
+        self.gateway = Gateway(store, self.config, metrics)
+        self.metrics = self.gateway.metrics
+        self.services = list(services)
+        self.port = 0
+        self.server: grpc.aio.Server | None = None
+        self.health = HealthServicer()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        server = grpc.aio.server(
+            interceptors=[BotAuthInterceptor(self.store, self.gateway.connect)],
+            options=server_options(self.config),
+        )
+        server.add_generic_rpc_handlers((_bot_service_handler(self.gateway),))
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        for add in self.services:
+            add(server)
+        reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"]
+                                             .full_name, reflection.SERVICE_NAME), server)
+        port = server.add_insecure_port(self.config.address)
+        if not port:
+            raise OSError(f"cannot listen on {self.config.address}")
+        self.port = port
+        await server.start()
+        self.server = server
+        for name in ("", *SERVICE_NAMES):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._tasks.append(asyncio.create_task(self.gateway.heartbeat_loop()))
+        if self.config.relay:
+            from arena.relay import RelayConsumer
+
+            self._tasks.append(asyncio.create_task(RelayConsumer(self.store, self.gateway).run()))
+        self.metrics.set_gateway_up(True)
+        self.metrics.set_build_info("gateway")
+
+    async def stop(self, grace: float | None = 5.0) -> None:
+        """Stop serving: health NOT_SERVING, sessions closed (bots reconnect elsewhere), tasks ended."""
+        self.metrics.set_gateway_up(False)
+        with contextlib.suppress(Exception):
+            await self.health.enter_graceful_shutdown()
+        self.gateway.close_all()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        self._tasks.clear()
+        if self.server is not None:
+            await self.server.stop(grace)
+
+    async def wait(self) -> None:
+        if self.server is not None:
+            await self.server.wait_for_termination()

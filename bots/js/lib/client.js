@@ -1,0 +1,288 @@
+'use strict';
+/**
+ * The connection side of the Node.js example bot: one BotService.Connect stream per process, many
+ * matches multiplexed on it, reconnection with capped exponential backoff and jitter, a heartbeat
+ * watchdog, and a clean shutdown.
+ *
+ * The session (bot.proto): send Hello first; wait for Welcome; then answer every DecisionRequest with a
+ * Decision echoing match_id and request_id (an index into legal_actions), every Ping with a Pong
+ * carrying the same nonce; log MatchStarted / MatchEnded and in-band Errors.
+ */
+
+const grpc = require('@grpc/grpc-js');
+const { loadBotService } = require('./proto');
+const { chooseAction } = require('./strategy');
+
+const STATUS_NAMES = Object.fromEntries(Object.entries(grpc.status).map(([name, code]) => [code, name]));
+/** Stream statuses after which reconnecting cannot help: the token or the protocol is wrong. */
+const FATAL_CODES = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.UNIMPLEMENTED]);
+
+function statusName(code) {
+  return STATUS_NAMES[code] || `CODE_${code}`;
+}
+
+/** A minimal levelled logger writing one line per entry to stderr. */
+function makeLogger(level = 'info', sink = process.stderr) {
+  const order = { debug: 10, info: 20, warn: 30, error: 40 };
+  const threshold = order[level] || order.info;
+  const write = (lvl) => (message) => {
+    if (order[lvl] >= threshold) sink.write(`${new Date().toISOString()} ${lvl.toUpperCase()} ${message}\n`);
+  };
+  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+}
+
+class ArenaBot {
+  /**
+   * @param {object} options
+   * @param {string} options.target host:port of the arena's gRPC gateway
+   * @param {string} options.token the bot's bearer token (from ArenaService.RegisterBot)
+   * @param {string} [options.name] shown in logs and in Hello.bot_version
+   * @param {number} [options.maxMatches] Hello.max_concurrent_matches
+   * @param {string} [options.protoDir] the repository's proto/ folder
+   * @param {boolean} [options.tls] use TLS with the system roots instead of a plaintext channel
+   * @param {Function} [options.strategy] (observation, legal_actions) => index
+   * @param {object} [options.logger]
+   * @param {number} [options.backoffInitialMs] first reconnection delay
+   * @param {number} [options.backoffMaxMs] longest reconnection delay
+   */
+  constructor(options) {
+    this.target = options.target;
+    this.token = options.token;
+    this.name = options.name || 'js-bot';
+    this.version = options.version || '0.1.0';
+    this.maxMatches = Math.max(1, options.maxMatches || 4);
+    this.strategy = options.strategy || chooseAction;
+    this.log = options.logger || makeLogger('info');
+    this.backoffInitialMs = options.backoffInitialMs || 500;
+    this.backoffMaxMs = options.backoffMaxMs || 30000;
+    const { BotService } = loadBotService(options.protoDir);
+    const credentials = options.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+    this.client = new BotService(this.target, credentials, {
+      // Transport keepalive (about 20 s / 10 s) on top of the arena's in-band Ping.
+      'grpc.keepalive_time_ms': 20000,
+      'grpc.keepalive_timeout_ms': 10000,
+    });
+    this.stopping = false;
+    this.call = null;
+    this.wakeUp = null; // resolves the backoff sleep early on stop()
+    this.matches = new Map(); // match_id -> {seat, decisions, startedAt}
+    this.stats = { sessions: 0, matches: 0, wins: 0, decisions: 0, errors: 0 };
+    this.exitCode = 0;
+  }
+
+  /** Runs sessions until stop() or a fatal status; resolves with the process exit code. */
+  async run() {
+    let delay = this.backoffInitialMs;
+    while (!this.stopping) {
+      const outcome = await this.session();
+      if (this.stopping) break;
+      if (outcome.fatal) {
+        this.log.error(`giving up: ${outcome.reason}`);
+        this.exitCode = 3;
+        break;
+      }
+      if (outcome.welcomed) delay = this.backoffInitialMs; // a session that got going resets the backoff
+      const wait = Math.round(delay / 2 + Math.random() * (delay / 2));
+      this.log.warn(`stream ended (${outcome.reason}); reconnecting in ${wait} ms`);
+      await this.sleep(wait);
+      delay = Math.min(delay * 2, this.backoffMaxMs);
+    }
+    this.client.close();
+    this.log.info(
+      `stopped: ${this.stats.matches} matches ended (${this.stats.wins} won), ${this.stats.decisions} decisions, ` +
+        `${this.stats.errors} errors, ${this.stats.sessions} sessions`,
+    );
+    return this.exitCode;
+  }
+
+  /** Ends the session: half-closes the stream, cancels it if the arena does not end it soon. */
+  stop(reason = 'stop requested') {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.log.info(`shutting down: ${reason}`);
+    if (this.wakeUp) this.wakeUp();
+    const call = this.call;
+    if (call) {
+      try {
+        call.end();
+      } catch (err) {
+        this.log.debug(`end: ${err.message}`);
+      }
+      setTimeout(() => call.cancel(), 2000).unref();
+    }
+  }
+
+  sleep(ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeUp = null;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        this.wakeUp = null;
+        resolve();
+      };
+    });
+  }
+
+  /** One BotService.Connect stream, from Hello to its status; resolves with {welcomed, fatal, reason}. */
+  session() {
+    return new Promise((resolve) => {
+      const metadata = new grpc.Metadata();
+      metadata.set('authorization', `Bearer ${this.token}`);
+      const call = this.client.Connect(metadata);
+      this.call = call;
+      this.stats.sessions += 1;
+      const state = { welcomed: false, fatal: false, reason: '', lastHeard: Date.now(), silenceMs: 15000 };
+      let settled = false;
+      const finish = (reason) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(watchdog);
+        this.call = null;
+        if (!state.reason) state.reason = reason;
+        resolve(state);
+      };
+      // Watchdog: before Welcome allow 15 s; after it, three heartbeat intervals of silence mean the
+      // arena (or the path to it) is gone, so cancel and reconnect.
+      const watchdog = setInterval(() => {
+        if (Date.now() - state.lastHeard > state.silenceMs) {
+          state.reason = `no message from the arena for ${state.silenceMs} ms`;
+          call.cancel();
+        }
+      }, 1000);
+      watchdog.unref();
+
+      call.on('data', (message) => {
+        state.lastHeard = Date.now();
+        try {
+          this.handle(call, message, state);
+        } catch (err) {
+          this.log.error(`handling ${message && message.payload}: ${err.stack || err}`);
+        }
+      });
+      call.on('error', (err) => {
+        if (this.stopping && err.code === grpc.status.CANCELLED) return;
+        // Refused for good: a wrong token, or (before Welcome) a protocol the arena does not speak.
+        if (FATAL_CODES.has(err.code) || (!state.welcomed && err.code === grpc.status.FAILED_PRECONDITION)) {
+          state.fatal = true;
+          state.reason = `${statusName(err.code)}: ${err.details}`;
+        }
+        this.log.warn(`stream error ${statusName(err.code)}: ${err.details}`);
+      });
+      call.on('status', (status) => {
+        finish(`status ${statusName(status.code)}${status.details ? `: ${status.details}` : ''}`);
+      });
+      call.on('end', () => {
+        // The server closed its side; 'status' follows with the code.
+        this.log.debug('arena closed the stream');
+      });
+
+      this.log.info(`connecting to ${this.target} as ${this.name}`);
+      call.write({
+        hello: {
+          protocol_version: 'PROTOCOL_VERSION_1',
+          bot_version: `${this.name} (uno-arena-bot-js ${this.version})`,
+          max_concurrent_matches: this.maxMatches,
+        },
+      });
+      if (this.stopping) call.end();
+    });
+  }
+
+  /** Dispatches one ArenaMessage. */
+  handle(call, message, state) {
+    switch (message.payload) {
+      case 'welcome': {
+        const w = message.welcome;
+        state.welcomed = true;
+        if (w.heartbeat_interval_ms > 0) state.silenceMs = Math.max(3 * w.heartbeat_interval_ms, 5000);
+        this.log.info(
+          `welcome: session ${w.session_id}, bot ${w.bot_name} (${w.bot_id}), ${w.protocol_version}, ` +
+            `heartbeat ${w.heartbeat_interval_ms} ms, ${w.max_concurrent_matches} concurrent matches`,
+        );
+        break;
+      }
+      case 'ping':
+        call.write({ pong: { nonce: message.ping.nonce } });
+        break;
+      case 'decision_request':
+        this.decide(call, message.decision_request);
+        break;
+      case 'match_started': {
+        const m = message.match_started;
+        this.matches.set(m.match_id, { seat: m.seat, decisions: 0, startedAt: Date.now() });
+        const table = (m.seats || []).map((s) => `${s.seat}:${s.bot_name}`).join(' ');
+        this.log.info(
+          `match ${m.match_id} started: seat ${m.seat}, table [${table}], ${(m.rules && m.rules.variant) || 'default rules'}, ` +
+            `${m.decision_time_limit_ms} ms per decision${m.tournament_id ? `, tournament ${m.tournament_id}` : ''}`,
+        );
+        break;
+      }
+      case 'match_events': {
+        const e = message.match_events;
+        for (const event of e.events || []) this.log.debug(`match ${e.match_id}: ${event.text || event.type}`);
+        break;
+      }
+      case 'match_ended': {
+        const e = message.match_ended;
+        const match = this.matches.get(e.match_id);
+        this.matches.delete(e.match_id);
+        this.stats.matches += 1;
+        const result = e.result || {};
+        const winner = result.winner === undefined || result.winner === null ? 'none' : result.winner;
+        const won = match && result.winner === match.seat;
+        if (won) this.stats.wins += 1;
+        this.log.info(
+          `match ${e.match_id} ended: ${e.reason}, winner ${winner}${match ? ` (we were seat ${match.seat}${won ? ', won' : ''})` : ''}, ` +
+            `scores [${(result.scores || []).join(', ')}], ${result.rounds} rounds${e.detail ? `: ${e.detail}` : ''}`,
+        );
+        break;
+      }
+      case 'error': {
+        const err = message.error;
+        const status = err.status || {};
+        this.stats.errors += 1;
+        const where = [err.match_id && `match ${err.match_id}`, err.request_id && `request ${err.request_id}`].filter(Boolean).join(', ');
+        this.log.warn(`arena error ${statusName(status.code)}${where ? ` (${where})` : ''}: ${status.message}`);
+        if (!state.welcomed && (status.code === grpc.status.FAILED_PRECONDITION || status.code === grpc.status.UNAUTHENTICATED)) {
+          // The session was refused outright (e.g. an unsupported protocol version).
+          state.fatal = true;
+          state.reason = `session refused: ${statusName(status.code)}: ${status.message}`;
+        }
+        break;
+      }
+      default:
+        this.log.debug(`ignoring unknown message ${message.payload}`);
+    }
+  }
+
+  /** Answers one DecisionRequest by index, well inside its time limit. */
+  decide(call, request) {
+    const started = process.hrtime.bigint();
+    const legal = request.legal_actions || [];
+    let index = 0;
+    try {
+      index = this.strategy(request.observation, legal);
+      if (!Number.isInteger(index) || index < 0 || index >= legal.length) {
+        this.log.warn(`strategy returned ${index} for ${legal.length} legal actions; playing 0`);
+        index = 0;
+      }
+    } catch (err) {
+      this.log.error(`strategy failed on match ${request.match_id} request ${request.request_id}: ${err.stack || err}`);
+      index = 0;
+    }
+    call.write({ decision: { match_id: request.match_id, request_id: request.request_id, action_index: index } });
+    this.stats.decisions += 1;
+    const match = this.matches.get(request.match_id);
+    if (match) match.decisions += 1;
+    const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (request.time_limit_ms && elapsedMs > request.time_limit_ms / 2) {
+      this.log.warn(`decision ${request.request_id} took ${elapsedMs.toFixed(1)} ms of ${request.time_limit_ms} ms`);
+    }
+    this.log.debug(`match ${request.match_id} #${request.decision_number}: ${(legal[index] && legal[index].text) || index}`);
+  }
+}
+
+module.exports = { ArenaBot, makeLogger, statusName };

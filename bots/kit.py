@@ -1,0 +1,399 @@
+"""The Python bot kit: write a function from observation to choice, call one function to play.
+
+    from bots.kit import play
+
+    def choose(observation, legal):          # arena.engine Observation, list of arena.engine Action
+        return 0                             # the index of the chosen action in `legal`
+
+    play(choose, target="arena.example.org:50051", token="mybot.XXXX")
+
+``play`` also takes a :class:`bots.Bot` instance (shared by every match), a ``Bot`` subclass (one fresh
+instance per match and seat, seeded from the match id) or ``factory=`` a callable ``(match_id, seat) -> Bot``.
+Observations arrive as protobuf and are converted back to engine types, so ``bots.Bot`` subclasses work
+unchanged, remote or local.
+
+What the kit does for you: the token in the call metadata; Hello / Welcome; many matches at once over the
+one stream (each decision request names its match); Pong for every Ping; reconnects with jittered
+exponential backoff when the stream drops (the arena re-sends the decisions still pending, so none is lost
+to a short outage); gives up at once on errors that a retry cannot fix (``UNAUTHENTICATED``, unsupported
+protocol version, ``ABORTED`` when a newer process of the same bot took the session over); a clean
+shutdown on SIGINT/SIGTERM (``play``) or when ``stop`` is set (``play_async``).
+
+``BotClient(..., raw=fn)`` hands ``fn`` the DecisionRequest message itself (no conversion), for bots that
+work from the protobuf fields.
+
+``choose`` runs on the kit's event loop: keep it fast, or pass ``threaded=True`` to run each decision in a
+worker thread (then several matches are decided at the same time). The gRPC channel is created inside
+``play``/``play_async``, never at import, so forking before playing is safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import random
+import signal
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from arena.engine import Action, Card, Face, Observation, OpponentView
+from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, cards_pb2, game_pb2
+from arena.protocol.convert import (
+    DECISION_FROM_PROTO,
+    DIRECTION_FROM_PROTO,
+    SIDE_FROM_PROTO,
+    VARIANT_FROM_PROTO,
+    action_from_proto,
+    card_from_proto,
+    event_from_proto,
+    face_from_proto,
+)
+from bots.base import Bot
+
+log = logging.getLogger("uno_arena.kit")
+
+Chooser = Callable[[Observation, Sequence[Action]], int]
+RawChooser = Callable[[bot_pb2.DecisionRequest], int]
+BotFactory = Callable[[str, int], Bot]
+
+CONNECT_METHOD = "/uno_arena.v1.BotService/Connect"
+# Retrying cannot help: a bad token, an unsupported protocol version, or ABORTED (another process of the same
+# bot connected and took over: the newest session wins, the older process stops instead of fighting back).
+FATAL_CODES = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
+                         grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNIMPLEMENTED,
+                         grpc.StatusCode.ABORTED})
+
+CHANNEL_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+]
+
+
+class KitError(RuntimeError):
+    """The arena refused the bot for good (bad token, unsupported protocol version): retrying cannot help."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+
+
+class _ChooserBot(Bot):
+    name = "function"
+
+    def __init__(self, choose: Chooser) -> None:
+        super().__init__(0)
+        self._choose = choose
+
+    def choose(self, observation: Observation, legal: Sequence[Action]) -> int:
+        return self._choose(observation, legal)
+
+
+def match_seed(match_id: str, seat: int) -> int:
+    """A stable seed for a per-match bot instance."""
+    return int.from_bytes(hashlib.blake2b(f"{match_id}:{seat}".encode(), digest_size=8).digest(), "big")
+
+
+def bot_factory(bot: Bot | type[Bot] | Chooser | None = None, factory: BotFactory | None = None) -> BotFactory:
+    """How the kit gets the bot of a (match, seat) from what ``play`` was given."""
+    if factory is not None:
+        return factory
+    if isinstance(bot, Bot):
+        shared = bot
+        return lambda _match_id, _seat: shared
+    if isinstance(bot, type) and issubclass(bot, Bot):
+        cls = bot
+        return lambda match_id, seat: cls(seed=match_seed(match_id, seat))
+    if callable(bot):
+        wrapped = _ChooserBot(bot)  # type: ignore[arg-type]
+        return lambda _match_id, _seat: wrapped
+    raise TypeError("play() needs a function (observation, legal) -> index, a bots.Bot, a Bot subclass or factory=")
+
+
+@dataclass
+class KitStats:
+    """What a client did, for logs and tests."""
+
+    sessions: int = 0
+    decisions: int = 0
+    matches_started: int = 0
+    matches_ended: int = 0
+    errors: deque[str] = field(default_factory=lambda: deque(maxlen=100))
+    welcome: bot_pb2.Welcome | None = None
+    last_status: str = ""
+
+
+class BotClient:
+    """One bot process's connection to the arena (reconnecting); ``run()`` until ``stop`` is set."""
+
+    def __init__(self, target: str, token: str, factory: BotFactory, *, bot_version: str = "python-kit",
+                 max_concurrent_matches: int = 16, reconnect: bool = True, max_backoff_s: float = 10.0,
+                 threaded: bool = False, raw: RawChooser | None = None) -> None:
+        self.target = target
+        self.raw = raw
+        self.token = token
+        self.factory = factory
+        self.bot_version = bot_version
+        self.max_concurrent_matches = max_concurrent_matches
+        self.reconnect = reconnect
+        self.max_backoff_s = max_backoff_s
+        self.threaded = threaded
+        self.stats = KitStats()
+        self.connected = asyncio.Event()
+        self._bots: dict[tuple[str, int], Bot] = {}
+        self._call: Any = None
+
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Play until ``stop`` is set (or, with ``reconnect=False``, until the stream ends)."""
+        stop = stop or asyncio.Event()
+        attempt = 0
+        while not stop.is_set():
+            welcomed = False
+            try:
+                welcomed = await self._session(stop)
+            except KitError:
+                raise
+            except grpc.aio.AioRpcError as error:
+                self.stats.last_status = f"{error.code().name}: {error.details()}"
+                if error.code() in FATAL_CODES:
+                    raise KitError(error.code(), error.details() or "") from None
+                log.info("stream ended: %s", self.stats.last_status)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                self.stats.last_status = f"{type(error).__name__}: {error}"
+                log.info("stream failed: %s", self.stats.last_status)
+            self.connected.clear()
+            if not self.reconnect or stop.is_set():
+                return
+            attempt = 0 if welcomed else attempt + 1
+            delay = min(self.max_backoff_s, 0.1 * 2 ** min(attempt, 10)) * (0.5 + random.random() / 2)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await stop.wait()
+
+    def disconnect(self) -> None:
+        """Drop the current stream (the client reconnects if ``reconnect``): for tests of reconnection."""
+        if self._call is not None:
+            self._call.cancel()
+
+    async def _session(self, stop: asyncio.Event) -> bool:
+        welcomed = False
+        async with grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS) as channel:
+            connect = channel.stream_stream(CONNECT_METHOD, request_serializer=bot_pb2.BotMessage.SerializeToString,
+                                            response_deserializer=bot_pb2.ArenaMessage.FromString)
+            call = connect(metadata=((AUTH_METADATA_KEY, f"{AUTH_SCHEME} {self.token}"),))
+            self._call = call
+            stopper = asyncio.create_task(stop.wait())
+            stopper.add_done_callback(lambda _t: call.cancel())
+            lock = asyncio.Lock()
+            tasks: set[asyncio.Task[None]] = set()
+            try:
+                await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+                    protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
+                    bot_version=self.bot_version,
+                    max_concurrent_matches=self.max_concurrent_matches)))
+                while True:
+                    message = await call.read()
+                    if message is grpc.aio.EOF:
+                        break
+                    kind = message.WhichOneof("payload")
+                    if kind == "decision_request":
+                        if self.threaded:
+                            task = asyncio.create_task(self._decide(call, message.decision_request, lock))
+                            tasks.add(task)
+                            task.add_done_callback(tasks.discard)
+                        else:
+                            await self._decide(call, message.decision_request, None)
+                    elif kind == "ping":
+                        await self._write(call, bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=message.ping.nonce)), lock)
+                    elif kind == "welcome":
+                        welcomed = True
+                        self.stats.sessions += 1
+                        self.stats.welcome = message.welcome
+                        self.connected.set()
+                    elif kind == "match_started":
+                        started = message.match_started
+                        self.stats.matches_started += 1
+                        key = (started.match_id, started.seat)
+                        if key not in self._bots:
+                            self._bots[key] = self.factory(started.match_id, started.seat)
+                    elif kind == "match_ended":
+                        self.stats.matches_ended += 1
+                        match_id = message.match_ended.match_id
+                        for key in [k for k in self._bots if k[0] == match_id]:
+                            del self._bots[key]
+                    elif kind == "error":
+                        status = message.error.status
+                        text = f"{_code(status.code).name}: {status.message}"
+                        self.stats.errors.append(text)
+                        log.warning("arena refused: %s", text)
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise
+                # our own call.cancel() (stop, or disconnect()): the stream is over
+                self.stats.last_status = "CANCELLED: closed by the bot"
+                return welcomed
+            finally:
+                stopper.cancel()
+                for task in tasks:
+                    task.cancel()
+                self._call = None
+            if stop.is_set():
+                return welcomed
+            # The arena closed the stream; read the status (raises AioRpcError for a non-OK one).
+            code = await call.code()
+            if code in FATAL_CODES:
+                raise KitError(code, await call.details())
+            self.stats.last_status = f"{code.name}: {await call.details()}"
+        return welcomed
+
+    async def _write(self, call: Any, message: bot_pb2.BotMessage, lock: asyncio.Lock | None) -> None:
+        if lock is None or not self.threaded:
+            await call.write(message)
+            return
+        async with lock:
+            await call.write(message)
+
+    async def _decide(self, call: Any, request: bot_pb2.DecisionRequest, lock: asyncio.Lock | None) -> None:
+        if self.raw is not None:
+            self.stats.decisions += 1
+            decision = bot_pb2.Decision(match_id=request.match_id, request_id=request.request_id,
+                                        action_index=self.raw(request))
+            await self._write(call, bot_pb2.BotMessage(decision=decision), lock)
+            return
+        observation = observation_from_message(request.observation)
+        legal = actions_from_request(request)
+        key = (request.match_id, observation.seat)
+        bot = self._bots.get(key)
+        if bot is None:
+            bot = self._bots[key] = self.factory(request.match_id, observation.seat)
+        if self.threaded:
+            index = await asyncio.to_thread(bot.choose, observation, legal)
+        else:
+            index = bot.choose(observation, legal)
+        self.stats.decisions += 1
+        decision = bot_pb2.Decision(match_id=request.match_id, request_id=request.request_id, action_index=index)
+        await self._write(call, bot_pb2.BotMessage(decision=decision), lock)
+
+
+# ------------------------------------------------------------------------------------------------
+# Messages -> engine types, fast: faces, cards and actions are few, so each distinct one is built once.
+# (Same results as arena.protocol.convert.observation_from_proto / action_from_proto, which the tests check.)
+# ------------------------------------------------------------------------------------------------
+
+_FACES: dict[str, Face] = {}
+_CARDS: dict[str, Card] = {}
+_ACTIONS: dict[bytes, Action] = {}
+_CACHE_LIMIT = 20_000
+
+
+def _face(msg: cards_pb2.Face) -> Face:
+    text = msg.text
+    face = _FACES.get(text) if text else None
+    if face is None:
+        face = face_from_proto(msg)
+        if text and len(_FACES) < _CACHE_LIMIT:
+            _FACES[text] = face
+    return face
+
+
+def _card(msg: cards_pb2.Card) -> Card:
+    text = msg.text
+    card = _CARDS.get(text) if text else None
+    if card is None:
+        card = card_from_proto(msg)
+        if text and len(_CARDS) < _CACHE_LIMIT:
+            _CARDS[text] = card
+    return card
+
+
+def actions_from_request(request: bot_pb2.DecisionRequest) -> list[Action]:
+    """The legal actions of a request as engine Actions."""
+    out = []
+    for msg in request.legal_actions:
+        raw = msg.SerializeToString()
+        action = _ACTIONS.get(raw)
+        if action is None:
+            action = action_from_proto(msg)
+            if len(_ACTIONS) < _CACHE_LIMIT:
+                _ACTIONS[raw] = action
+        out.append(action)
+    return out
+
+
+def observation_from_message(msg: game_pb2.Observation) -> Observation:
+    """The engine Observation of a message (as ``convert.observation_from_proto``, with cached faces/cards)."""
+    if not msg.HasField("top"):
+        raise ValueError("observation: top is missing")
+    face, card = _face, _card
+    return Observation(
+        seat=msg.seat,
+        players=msg.players,
+        variant=VARIANT_FROM_PROTO[msg.variant],
+        side=SIDE_FROM_PROTO[msg.side],
+        direction=DIRECTION_FROM_PROTO[msg.direction],
+        decision=DECISION_FROM_PROTO[msg.decision],
+        current=msg.current if msg.HasField("current") else None,
+        color=msg.color or None,
+        top=face(msg.top),
+        discard=tuple([face(f) for f in msg.discard]),
+        hand=tuple([card(c) for c in msg.hand]),
+        opponents=tuple(
+            OpponentView(view.seat, view.count, tuple([face(f) for f in view.visible]),
+                         tuple([card(c) for c in view.revealed]))
+            for view in msg.opponents
+        ),
+        draw_size=msg.draw_size,
+        draw_top=face(msg.draw_top) if msg.HasField("draw_top") else None,
+        scores=tuple(msg.scores),
+        round=msg.round,
+        dealer=msg.dealer,
+        events=tuple([event_from_proto(event) for event in msg.events]),
+        drawn=card(msg.drawn) if msg.HasField("drawn") else None,
+        round_winner=msg.round_winner if msg.HasField("round_winner") else None,
+        match_winner=msg.match_winner if msg.HasField("match_winner") else None,
+    )
+
+
+def _code(number: int) -> Any:
+    for code in grpc.StatusCode:
+        if code.value[0] == number:
+            return code
+    return grpc.StatusCode.UNKNOWN
+
+
+async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str,
+                     factory: BotFactory | None = None, stop: asyncio.Event | None = None,
+                     bot_version: str = "python-kit", max_concurrent_matches: int = 16, reconnect: bool = True,
+                     max_backoff_s: float = 10.0, threaded: bool = False) -> KitStats:
+    """Play on ``target`` until ``stop`` is set; returns what happened. Raises KitError when refused for good."""
+    client = BotClient(target, token, bot_factory(bot, factory), bot_version=bot_version,
+                       max_concurrent_matches=max_concurrent_matches, reconnect=reconnect,
+                       max_backoff_s=max_backoff_s, threaded=threaded)
+    await client.run(stop)
+    return client.stats
+
+
+def play(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str, **options: Any) -> KitStats:
+    """Play on ``target`` until SIGINT/SIGTERM (clean shutdown), reconnecting as needed; see ``play_async``."""
+
+    async def main() -> KitStats:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, stop.set)
+        return await play_async(bot, target=target, token=token, stop=stop, **options)
+
+    return asyncio.run(main())

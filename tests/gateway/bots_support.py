@@ -1,0 +1,219 @@
+"""Bots for the gateway tests: a kit bot on its own thread, a kit bot in a subprocess, and a raw protocol client
+that can misbehave on purpose (wrong token, no Hello, bad index, flood, oversized messages, silence)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from arena.protocol import PROTOCOL_VERSION, bot_pb2
+from bots import RandomBot
+from bots.kit import BotClient, KitStats, bot_factory
+
+CONNECT = "/uno_arena.v1.BotService/Connect"
+REPO = Path(__file__).resolve().parents[2]
+
+
+class ThreadBot:
+    """A Python-kit bot (RandomBot by default) running on its own event loop in a daemon thread."""
+
+    def __init__(self, address: str, token: str, bot: Any = RandomBot, **options: Any) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.client = BotClient(address, token, bot_factory(bot), max_backoff_s=0.5, **options)
+        self._stop: asyncio.Event | None = None
+        self.error: BaseException | None = None
+        self._ready = threading.Event()
+        self.thread = threading.Thread(target=self._main, daemon=True)
+        self.thread.start()
+        self._ready.wait(5)
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def run() -> None:
+            self._stop = asyncio.Event()
+            self._ready.set()
+            await self.client.run(self._stop)
+
+        try:
+            self.loop.run_until_complete(run())
+        except BaseException as error:
+            self.error = error
+
+    @property
+    def stats(self) -> KitStats:
+        return self.client.stats
+
+    def disconnect(self) -> None:
+        """Drop the stream from the bot's side (the kit reconnects)."""
+        self.loop.call_soon_threadsafe(self.client.disconnect)
+
+    def stop(self) -> None:
+        if self._stop is not None and self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self._stop.set)
+        self.thread.join(10)
+
+    def __enter__(self) -> ThreadBot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def process_bot(address: str, token: str, kind: str = "random") -> subprocess.Popen[bytes]:
+    """`uno-arena bot run KIND` in a subprocess (a real separate bot process)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", "bot", "run", kind, "--target", address,
+                             "--token", token], env=env, cwd=REPO)
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+_END = object()
+
+
+class RawBot:
+    """A hand-driven BotService client: send any message or bytes, read what the arena sends."""
+
+    def __init__(self, address: str, token: str | None, *, metadata: list[tuple[str, str]] | None = None) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self._outbox: queue.Queue[Any] = queue.Queue()
+        self.inbox: queue.Queue[Any] = queue.Queue()
+        md = metadata if metadata is not None else ([("authorization", f"Bearer {token}")] if token else [])
+        method = self.channel.stream_stream(CONNECT, request_serializer=lambda b: b,
+                                            response_deserializer=bot_pb2.ArenaMessage.FromString)
+        self.call = method(iter(self._next_out, _END), metadata=md)
+        self.code: grpc.StatusCode | None = None
+        self.details = ""
+        self.ended = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _next_out(self) -> Any:
+        return self._outbox.get()
+
+    def _read(self) -> None:
+        try:
+            for message in self.call:
+                self.inbox.put(message)
+        except grpc.RpcError:
+            pass
+        self.code = self.call.code()
+        self.details = self.call.details() or ""
+        self.ended.set()
+        self.inbox.put(_END)
+
+    # -- sending -------------------------------------------------------------------------------
+    def send(self, message: bot_pb2.BotMessage | bytes) -> None:
+        self._outbox.put(message if isinstance(message, bytes) else message.SerializeToString())
+
+    def hello(self, version: int = PROTOCOL_VERSION, bot_version: str = "raw-test", capacity: int = 8) -> None:
+        self.send(bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=version,  # type: ignore[arg-type]
+                                                         bot_version=bot_version,
+                                                         max_concurrent_matches=capacity)))
+
+    def decide(self, match_id: str, request_id: str, index: int) -> None:
+        self.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(match_id=match_id, request_id=request_id,
+                                                               action_index=index)))
+
+    def close(self) -> None:
+        self._outbox.put(_END)
+        self.call.cancel()
+        self.channel.close()
+
+    # -- receiving -----------------------------------------------------------------------------
+    def recv(self, timeout: float = 10.0) -> bot_pb2.ArenaMessage | None:
+        """The next message, or None when the stream has ended."""
+        item = self.inbox.get(timeout=timeout)
+        if item is _END:
+            self.inbox.put(_END)
+            return None
+        message: bot_pb2.ArenaMessage = item
+        return message
+
+    def messages(self, timeout: float = 10.0) -> Iterator[bot_pb2.ArenaMessage]:
+        while True:
+            message = self.recv(timeout)
+            if message is None:
+                return
+            yield message
+
+    def welcome(self, timeout: float = 10.0) -> bot_pb2.Welcome:
+        message = self.recv(timeout)
+        assert message is not None and message.WhichOneof("payload") == "welcome", message
+        return message.welcome
+
+    def wait_end(self, timeout: float = 10.0) -> tuple[grpc.StatusCode | None, str]:
+        assert self.ended.wait(timeout), "the stream did not end"
+        return self.code, self.details
+
+    def errors(self) -> list[bot_pb2.Error]:
+        """Errors received so far (drains the inbox of everything else)."""
+        out: list[bot_pb2.Error] = []
+        while True:
+            try:
+                item = self.inbox.get_nowait()
+            except queue.Empty:
+                return out
+            if item is _END:
+                self.inbox.put(_END)
+                return out
+            if item.WhichOneof("payload") == "error":
+                out.append(item.error)
+
+
+def play_raw(bot: RawBot, answer: Callable[[bot_pb2.DecisionRequest], list[int] | None],
+             stop: threading.Event) -> threading.Thread:
+    """Play on a RawBot in a thread: Pong every Ping; for each request, send the indices `answer` returns
+    (None: send nothing). Every Error received is kept in `thread.errors`."""
+    errors: list[bot_pb2.Error] = []
+
+    def run() -> None:
+        while not stop.is_set():
+            try:
+                message = bot.recv(timeout=0.2)
+            except queue.Empty:
+                continue
+            if message is None:
+                return
+            kind = message.WhichOneof("payload")
+            if kind == "ping":
+                bot.send(bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=message.ping.nonce)))
+            elif kind == "error":
+                errors.append(message.error)
+            elif kind == "decision_request":
+                request = message.decision_request
+                for index in answer(request) or []:
+                    bot.decide(request.match_id, request.request_id, index)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.errors = errors  # type: ignore[attr-defined]
+    thread.start()
+    return thread
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
+    """Poll `predicate` until true (a synchronisation helper, not a timing assertion)."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
