@@ -47,8 +47,10 @@ class Event(NamedTuple):
 
 def event_for_seat(event: Event, seat: int) -> Event | None:
     """The event as `seat` may see it, or None when it is hidden from that seat entirely."""
-    if event.type == "draw" and event.seat != seat and event.cards:
-        return event._replace(cards=())
-    if event.type == "reveal" and event.target != seat:
+    kind = event[0]
+    if kind == "draw":
+        if event.seat != seat and event.cards:
+            return event._replace(cards=())
+    elif kind == "reveal" and event.target != seat:
         return None
     return event

@@ -828,42 +828,28 @@ class Match:
             raise ValueError(f"seat {seat} is not a seat of this {self.players}-player match")
         side = self.side
         active, other = self._faces[side], self._faces[1 - side]
+        cards = self.cards
         over = self.decision in ("round_over", "match_over")
+        classic = self._classic
         opponents = []
-        for other_seat in range(self.players):
-            if other_seat == seat:
-                continue
-            hand = self.hands[other_seat]
-            visible = () if self._classic else tuple(other[cid] for cid in hand)
-            revealed = tuple(self.cards[cid] for cid in hand) if over else ()
-            opponents.append(OpponentView(other_seat, len(hand), visible, revealed))
-        events = []
-        for event in self.events[since:]:
-            seen = event_for_seat(event, seat)
-            if seen is not None:
-                events.append(seen)
+        for other_seat, hand in enumerate(self.hands):
+            if other_seat != seat:
+                opponents.append(OpponentView(
+                    other_seat, len(hand), () if classic else tuple([other[cid] for cid in hand]),
+                    tuple([cards[cid] for cid in hand]) if over else ()))
+        events = [seen for seen in (event_for_seat(event, seat) for event in self.events[since:])
+                  if seen is not None]
+        discard = self.discard
         return Observation(
-            seat=seat,
-            players=self.players,
-            variant=self.variant,
-            side=self.side_name,
-            direction=self.direction_name,
-            decision=self.decision,
-            current=self.current,
-            color=self.color,
-            top=active[self.discard[-1]],
-            discard=tuple(active[cid] for cid in reversed(self.discard)),
-            hand=tuple(self.cards[cid] for cid in self.hands[seat]),
-            opponents=tuple(opponents),
-            draw_size=len(self.draw),
-            draw_top=None if self._classic or not self.draw else other[self.draw[-1]],
-            scores=tuple(self.scores),
-            round=self.round_number,
-            dealer=self.dealer,
-            events=tuple(events),
-            drawn=self.cards[self.drawn] if self.drawn is not None and seat == self.current else None,
-            round_winner=self.round_winner,
-            match_winner=self.match_winner,
+            seat, self.players, self.variant, self.side_name, self.direction_name, self.decision,
+            self.current, self.color, active[discard[-1]],
+            tuple([active[cid] for cid in reversed(discard)]),
+            tuple([cards[cid] for cid in self.hands[seat]]),
+            tuple(opponents), len(self.draw),
+            None if classic or not self.draw else other[self.draw[-1]],
+            tuple(self.scores), self.round_number, self.dealer, tuple(events),
+            cards[self.drawn] if self.drawn is not None and seat == self.current else None,
+            self.round_winner, self.match_winner,
         )
 
     def replay(self) -> dict[str, Any]:

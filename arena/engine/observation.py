@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .cards import Card, Face
 from .events import Event
 
 
-@dataclass(frozen=True, slots=True)
-class OpponentView:
+class OpponentView(NamedTuple):
     """Another seat as seen from the table: its card count and the faces showing (V2, V6); all of its
     cards once the round is over (V5)."""
 
     seat: int
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count; the API names it so
     visible: tuple[Face, ...]
     revealed: tuple[Card, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """One seat's view. Holds nothing that seat may not see; equal views compare equal."""
+class Observation(NamedTuple):
+    """One seat's view. Holds nothing that seat may not see; equal views compare equal.
+
+    A NamedTuple (immutable, cheap to build): the gateway builds one for every decision it sends.
+    """
 
     seat: int
     players: int
