@@ -43,6 +43,12 @@ RESULT_EXPIRES = 24 * 3600
 CANARY_INTERVAL = 60.0
 """Seconds between canary tasks sent by ``celery beat``."""
 
+SCHEDULE_INTERVAL = 20.0
+"""Seconds between two looks at the cron schedules (they have minute resolution)."""
+
+SWEEP_INTERVAL = 30.0
+"""Seconds between completeness checks of a running tournament (and sweeps of all of them)."""
+
 
 def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **overrides: Any) -> Celery:
     """A configured Celery app for ``redis_url`` (default ``$REDIS_URL``); ``overrides`` win."""
@@ -95,13 +101,46 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         # prometheus multiprocess mode (client_python#204, #367), and nothing here leaks.
         worker_max_tasks_per_child=None,
         # The canary: a tiny task every minute; its timestamp in Redis (uno:canary) is watched.
+        # For `celery beat` users: due cron schedules (fired once per due time whatever the number
+        # of beats, see workers.schedules) and the sweep of active tournaments. `uno-arena
+        # scheduler` does the same three things without beat.
         beat_schedule={
             "canary": {"task": "workers.tasks.canary", "schedule": CANARY_INTERVAL},
+            "fire-schedules": {"task": "workers.tasks.fire_schedules", "schedule": SCHEDULE_INTERVAL},
+            "sweep-tournaments": {"task": "workers.tasks.sweep_tournaments", "schedule": SWEEP_INTERVAL},
         },
+        # Timing of the tournament machinery (workers.tournaments.Settings reads arena_*).
+        arena_check_interval=SWEEP_INTERVAL,
+        arena_heartbeat_interval=5.0,
+        arena_heartbeat_timeout=60.0,
+        arena_stall_timeout=600.0,
+        arena_batch_size=0,
+        arena_max_attempts=5,
+        arena_pending_timeout=60.0,
     )
+    env_settings = {
+        name: float(os.environ[f"UNO_ARENA_{name.removeprefix('arena_').upper()}"])
+        for name in ARENA_SETTINGS
+        if os.environ.get(f"UNO_ARENA_{name.removeprefix('arena_').upper()}")
+    }
+    if env_settings:
+        app.conf.update(**env_settings)
     if overrides:
         app.conf.update(**overrides)
     return app
+
+
+ARENA_SETTINGS = (
+    "arena_check_interval",
+    "arena_heartbeat_interval",
+    "arena_heartbeat_timeout",
+    "arena_stall_timeout",
+    "arena_batch_size",
+    "arena_max_attempts",
+    "arena_pending_timeout",
+)
+"""Timing of the tournament machinery (see :class:`workers.tournaments.Settings`); each can be set
+from the environment as ``UNO_ARENA_<NAME>`` (e.g. ``UNO_ARENA_HEARTBEAT_TIMEOUT=20``)."""
 
 
 _stores: dict[tuple[int, str], Store] = {}

@@ -1,0 +1,142 @@
+"""`uno-arena worker`, `uno-arena scheduler` and `uno-arena bench tournament`.
+
+    uno-arena worker [--concurrency N] [--metrics-port P] [--loglevel INFO]
+    uno-arena scheduler [--tick SECONDS]
+    uno-arena bench tournament [--matches N] [--rounds R] [--target-score P] [--variant flip|classic]
+
+Both processes read ``$REDIS_URL`` (default ``redis://127.0.0.1:6379/0``).
+
+`worker` runs a Celery worker with a prefork pool (``--concurrency`` children, default the CPU
+count). Metrics run in prometheus multiprocess mode: ``$PROMETHEUS_MULTIPROC_DIR`` (a fresh
+temporary directory when unset) is wiped at start, one exporter serves every child on
+``--metrics-port`` (default ``$UNO_ARENA_METRICS_PORT``, else 9101; ``-1`` turns it off), and
+each child's files are marked dead when it exits. Children create their Redis clients after the
+fork (``worker_process_init``).
+
+`scheduler` fires cron schedules (each due time once, even with two schedulers), sweeps active
+tournaments (the completeness check that revives lost work) and sends the canary task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from typing import Any
+
+from arena.commands import bench_parsers
+
+MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
+OWN_DIR_ENV = "UNO_ARENA_OWN_METRICS_DIR"
+
+
+def _worker_argv(args: argparse.Namespace) -> list[str]:
+    argv = ["worker", "--loglevel", args.loglevel]
+    if args.concurrency is not None:
+        argv += ["--concurrency", str(args.concurrency)]
+    if args.metrics_port is not None:
+        argv += ["--metrics-port", str(args.metrics_port)]
+    if args.hostname:
+        argv += ["--hostname", args.hostname]
+    return argv
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    if not os.environ.get(MULTIPROC_DIR_ENV):
+        os.environ[MULTIPROC_DIR_ENV] = tempfile.mkdtemp(prefix="uno-arena-metrics-")
+        os.environ[OWN_DIR_ENV] = os.environ[MULTIPROC_DIR_ENV]
+        if "prometheus_client" in sys.modules:
+            # prometheus-client chose its (single-process) value store when it was imported:
+            # start again with the variable set so that every child writes to the shared directory.
+            code = "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))"
+            os.execv(sys.executable, [sys.executable, "-c", code, *_worker_argv(args)])
+
+    from arena.metrics import DEFAULT_WORKER_METRICS_PORT, get_metrics, metrics_port, reset_multiprocess_dir
+    from arena.metrics import start_metrics_server as start_exporter
+
+    reset_multiprocess_dir()
+    port = metrics_port(DEFAULT_WORKER_METRICS_PORT, args.metrics_port)
+    exporter = None
+    if port >= 0:
+        exporter = start_exporter(port)
+        print(f"worker metrics on :{exporter.port}/metrics", file=sys.stderr, flush=True)
+    get_metrics().set_build_info("worker")
+
+    from workers.signals import QUEUE_METRICS_ENV
+
+    os.environ[QUEUE_METRICS_ENV] = "1"
+    from workers.celery_app import app
+
+    # No gossip and no mingle: both chatter over Redis and nothing here uses them (remote
+    # control, e.g. `celery inspect ping`, still works).
+    argv = ["worker", "--pool", "prefork", "--without-gossip", "--without-mingle", "--loglevel", args.loglevel]
+    argv += ["--concurrency", str(args.concurrency or os.cpu_count() or 1)]
+    if args.hostname:
+        argv += ["--hostname", args.hostname]
+    try:
+        app.worker_main(argv=argv)
+    finally:
+        if exporter is not None:
+            exporter.close()
+        own = os.environ.get(OWN_DIR_ENV)
+        if own and own == os.environ.get(MULTIPROC_DIR_ENV):
+            shutil.rmtree(own, ignore_errors=True)  # the temporary directory made above
+    return 0
+
+
+def cmd_scheduler(args: argparse.Namespace) -> int:
+    from workers.celery_app import app
+    from workers.scheduler import Scheduler
+
+    logging.basicConfig(level=getattr(logging, args.loglevel.upper(), logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    scheduler = Scheduler(app, tick=args.tick)
+    logging.getLogger(__name__).info("scheduler started (tick %g s)", args.tick)
+    scheduler.run(stop)
+    return 0
+
+
+def cmd_bench_tournament(args: argparse.Namespace) -> int:
+    from workers.bench import run_tournament_bench
+
+    run_tournament_bench(
+        sys.stdout, matches=args.matches, target=args.target_score, variant=args.variant, rounds=args.rounds
+    )
+    return 0
+
+
+def register(commands: Any) -> None:
+    """Add `worker`, `scheduler` and `bench tournament`."""
+    worker = commands.add_parser("worker", help="run a Celery worker (prefork) that plays tournaments")
+    worker.add_argument("--concurrency", type=int, default=None, metavar="N", help="child processes (default: CPUs)")
+    worker.add_argument("--metrics-port", type=int, default=None, metavar="P",
+                        help="Prometheus exporter port (default $UNO_ARENA_METRICS_PORT, else 9101; -1: off)")
+    worker.add_argument("--loglevel", default="INFO")
+    worker.add_argument("--hostname", default="", help="Celery node name (default: celery@HOST)")
+    worker.set_defaults(func=cmd_worker)
+
+    scheduler = commands.add_parser("scheduler", help="fire cron schedules, sweep tournaments, send the canary")
+    scheduler.add_argument("--tick", type=float, default=10.0, metavar="SECONDS")
+    scheduler.add_argument("--loglevel", default="INFO")
+    scheduler.set_defaults(func=cmd_scheduler)
+
+    bench = bench_parsers(commands).add_parser(
+        "tournament", help="matches/s of built-in bots: in process vs Celery with 1 and 2 workers"
+    )
+    bench.add_argument("--matches", type=int, default=240, help="matches in the tournament (default 240)")
+    bench.add_argument("--rounds", type=int, default=2, help="repeat the three runs, keep the best (default 2)")
+    bench.add_argument("--target-score", type=int, default=500, help="match target score (default 500)")
+    bench.add_argument("--variant", choices=("flip", "classic"), default="flip")
+    bench.set_defaults(func=cmd_bench_tournament)

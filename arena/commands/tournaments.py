@@ -1,0 +1,494 @@
+"""`uno-arena tournament ...`, `uno-arena replay`, `uno-arena bots ...`: thin clients of ArenaService.
+
+Every command talks to the organizer API (``uno_arena.v1.ArenaService``) at ``--target`` (default
+``$UNO_ARENA_TARGET``, else ``localhost:50051``) and sends ``authorization: Bearer
+$UNO_ARENA_ADMIN_TOKEN`` when that variable is set. Nothing here touches Redis or Celery.
+
+    uno-arena bots register NAME [--description TEXT]      # prints the token, once
+    uno-arena bots list [--json]
+    uno-arena tournament create --bots random,heuristic,mybot [--seats 3] [--deals 4] [--duplicate]
+                                [--seed 7] [--deadline-ms 500] [--variant classic] [--target-score 200]
+                                [--name ID] [--idempotency-key KEY] [--watch]
+    uno-arena tournament schedule --cron "0 3 * * *" --bots ... (same spec options)
+    uno-arena tournament watch TOURNAMENT_ID
+    uno-arena tournament standings TOURNAMENT_ID [--json]
+    uno-arena tournament export TOURNAMENT_ID [--format csv|json] [--output FILE]
+    uno-arena replay MATCH_ID [--seat N] [--json]
+
+Exit status: 0 on success, 1 when the server refuses the request (its status and message are
+printed), 2 for bad command-line input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+TARGET_ENV = "UNO_ARENA_TARGET"
+ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
+DEFAULT_TARGET = "localhost:50051"
+RPC_TIMEOUT_S = 30.0
+
+
+# -- connection ----------------------------------------------------------------------------------
+
+
+def default_target() -> str:
+    return os.environ.get(TARGET_ENV) or DEFAULT_TARGET
+
+
+def _metadata() -> list[tuple[str, str]]:
+    token = os.environ.get(ADMIN_TOKEN_ENV, "")
+    return [("authorization", f"Bearer {token}")] if token else []
+
+
+class Client:
+    """A channel to ArenaService and the admin metadata."""
+
+    def __init__(self, target: str) -> None:
+        import grpc
+
+        from arena.protocol import arena_pb2_grpc
+
+        self.target = target
+        self.channel = grpc.insecure_channel(target)
+        self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
+        self.metadata = _metadata()
+
+    def call(self, method: str, request: Any, timeout: float | None = RPC_TIMEOUT_S) -> Any:
+        return getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+def _run(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace], int]) -> int:
+    """Run ``body`` with a client; an RPC error prints its status and message and exits 1."""
+    import grpc
+
+    client = Client(args.target)
+    try:
+        return body(client, args)
+    except grpc.RpcError as error:
+        code = error.code() if hasattr(error, "code") else None
+        details = error.details() if hasattr(error, "details") else str(error)
+        name = code.name if code is not None else "ERROR"
+        if code == grpc.StatusCode.UNAVAILABLE:
+            details = f"{details} (is `uno-arena serve` running at {args.target}?)"
+        print(f"error: {name}: {details}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        client.close()
+
+
+def _add_target(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target",
+        default=None,
+        help=f"ArenaService address (default ${TARGET_ENV}, else {DEFAULT_TARGET})",
+    )
+
+
+def _fix_target(args: argparse.Namespace) -> None:
+    if getattr(args, "target", None) is None:
+        args.target = default_target()
+
+
+# -- formatting ----------------------------------------------------------------------------------
+
+
+def _when(ts: Any) -> str:
+    if ts is None or (ts.seconds == 0 and ts.nanos == 0):
+        return "-"
+    return datetime.fromtimestamp(ts.seconds + ts.nanos / 1e9, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _state(value: int) -> str:
+    from arena.protocol import arena_pb2
+
+    return str(arena_pb2.TournamentState.Name(value)).removeprefix("TOURNAMENT_STATE_").lower()
+
+
+def _json(message: Any) -> str:
+    from google.protobuf.json_format import MessageToJson
+
+    return str(MessageToJson(message, preserving_proto_field_name=True, indent=2))
+
+
+def progress_line(tournament: Any, width: int = 30) -> str:
+    total = max(1, tournament.matches_total)
+    done = tournament.matches_done
+    filled = min(width, int(width * done / total))
+    bar = "#" * filled + "." * (width - filled)
+    failed = f", {tournament.matches_failed} aborted" if tournament.matches_failed else ""
+    return (
+        f"{tournament.tournament_id} [{bar}] {done}/{tournament.matches_total} matches "
+        f"({100.0 * done / total:.0f}%{failed}) {_state(tournament.state)}"
+    )
+
+
+def standings_text(response: Any) -> str:
+    header = (
+        f"{'rank':>4}  {'bot':<20} {'matches':>7} {'wins':>5} {'win%':>6} {'points':>8} "
+        f"{'rating':>7} {'95% CI':>17} {'forfeits':>8} {'timeouts':>8} {'refusals':>8}"
+    )
+    lines = [header]
+    for row in response.standings:
+        rate = f"{100.0 * row.wins / row.matches:.1f}" if row.matches else "-"
+        ci = f"[{row.rating_low:.1f}, {row.rating_high:.1f}]"
+        lines.append(
+            f"{row.rank:>4}  {row.bot_name:<20} {row.matches:>7} {row.wins:>5} {rate:>6} {row.points:>8} "
+            f"{row.rating:>7.2f} {ci:>17} {row.forfeits:>8} {row.timeouts:>8} {row.refusals:>8}"
+        )
+    lines.append("final" if response.final else "provisional: the tournament is still running")
+    return "\n".join(lines)
+
+
+# -- bots ----------------------------------------------------------------------------------------
+
+
+def cmd_bots_list(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        bots: list[Any] = []
+        token = ""
+        while True:
+            page = client.call("ListBots", arena_pb2.ListBotsRequest(page_size=500, page_token=token))
+            bots.extend(page.bots)
+            token = page.next_page_token
+            if not token:
+                break
+        if args.json:
+            print(_json(arena_pb2.ListBotsResponse(bots=bots)))
+            return 0
+        if not bots:
+            print("no bots registered (built-in bots need no registration: random, heuristic)")
+            return 0
+        print(f"{'name':<32} {'version':<12} {'connected':<9} {'registered':<23} description")
+        for bot in bots:
+            print(
+                f"{bot.name:<32} {bot.bot_version:<12} {'yes' if bot.connected else 'no':<9} "
+                f"{_when(bot.created_at):<23} {bot.description}"
+            )
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_bots_register(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        reply = client.call("RegisterBot", arena_pb2.RegisterBotRequest(name=args.name, description=args.description))
+        print(f"registered bot {reply.bot.name!r}")
+        print(f"token (shown once, keep it secret): {reply.token}")
+        return 0
+
+    return _run(args, body)
+
+
+# -- tournaments ---------------------------------------------------------------------------------
+
+
+def _add_spec_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bots", required=True, help="comma-separated participants (registered or built-in bots)")
+    parser.add_argument("--name", default="", help="tournament id (schedule id for `schedule`); default: generated")
+    parser.add_argument("--seats", type=int, default=2, metavar="N", help="seats per table, 2-10 (default 2)")
+    parser.add_argument("--deals", type=int, default=1, metavar="N", help="deals per table (default 1)")
+    parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (0: the arena picks one)")
+    parser.add_argument("--deadline-ms", type=int, default=0, help="decision deadline (0: server default, 1000)")
+    parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new")
+    rules = parser.add_argument_group("rule options (RULES.md; unset: the engine's default)")
+    rules.add_argument("--variant", choices=("flip", "classic"), default="flip")
+    rules.add_argument("--no-bluffing", action="store_true", help="refuse illegal wild draws (T3)")
+    rules.add_argument("--uno-penalty", choices=("auto", "catch"), default=None)
+    rules.add_argument("--target-score", type=int, default=None, metavar="POINTS", help="match target (E4, 500)")
+    rules.add_argument("--scoring", choices=("winner", "lowest"), default=None)
+    rules.add_argument("--start-flip", choices=("replace", "flip"), default=None)
+    rules.add_argument("--pairing", choices=("physical", "shuffled"), default=None)
+
+
+def spec_message(args: argparse.Namespace) -> Any:
+    """The TournamentSpec message the spec options describe (validation is the server's)."""
+    from arena.protocol import arena_pb2, game_pb2
+
+    rules = game_pb2.Rules(variant=game_pb2.VARIANT_CLASSIC if args.variant == "classic" else game_pb2.VARIANT_FLIP)
+    if args.no_bluffing:
+        rules.bluffing = False
+    if args.target_score is not None:
+        rules.target = args.target_score
+    if args.uno_penalty:
+        rules.uno_penalty = game_pb2.UNO_PENALTY_CATCH if args.uno_penalty == "catch" else game_pb2.UNO_PENALTY_AUTO
+    if args.scoring:
+        rules.scoring = game_pb2.SCORING_LOWEST if args.scoring == "lowest" else game_pb2.SCORING_WINNER
+    if args.start_flip:
+        rules.start_flip = game_pb2.START_FLIP_FLIP if args.start_flip == "flip" else game_pb2.START_FLIP_REPLACE
+    if args.pairing:
+        rules.pairing = game_pb2.PAIRING_SHUFFLED if args.pairing == "shuffled" else game_pb2.PAIRING_PHYSICAL
+    for name in ("seats", "deals", "seed", "deadline_ms"):
+        if getattr(args, name) < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must not be negative")
+    return arena_pb2.TournamentSpec(
+        name=args.name,
+        participants=[b.strip() for b in args.bots.split(",") if b.strip()],
+        rules=rules,
+        seats_per_table=args.seats,
+        deals_per_table=args.deals,
+        duplicate_deals=args.duplicate,
+        seed=args.seed,
+        decision_deadline_ms=args.deadline_ms,
+    )
+
+
+def cmd_tournament_create(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    try:
+        spec = spec_message(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        reply = client.call(
+            "CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=args.idempotency_key)
+        )
+        t = reply.tournament
+        print(f"tournament {t.tournament_id}: {t.matches_total} matches, seed {t.spec.seed}, {_state(t.state)}")
+        if args.watch:
+            return watch(client, t.tournament_id, sys.stdout)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_tournament_schedule(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    try:
+        spec = spec_message(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        reply = client.call(
+            "ScheduleTournament",
+            arena_pb2.ScheduleTournamentRequest(
+                spec=spec, cron=args.cron, time_zone=args.time_zone, idempotency_key=args.idempotency_key
+            ),
+        )
+        s = reply.schedule
+        print(f"schedule {s.schedule_id}: '{s.cron}' ({s.time_zone}); next run {_when(s.next_run_at)}")
+        return 0
+
+    return _run(args, body)
+
+
+def _stream(client: Client, tournament_id: str) -> Iterator[Any]:
+    from arena.protocol import arena_pb2
+
+    request = arena_pb2.WatchTournamentRequest(tournament_id=tournament_id)
+    yield from client.call("WatchTournament", request, timeout=None)
+
+
+def watch(client: Client, tournament_id: str, out: Any, *, quiet: bool = False) -> int:
+    """Follow a tournament to its end, then print its standings; 0 if it finished."""
+    from arena.protocol import arena_pb2
+
+    tty = bool(getattr(out, "isatty", lambda: False)())
+    last = None
+    final_state = arena_pb2.TOURNAMENT_STATE_UNSPECIFIED
+    shown = -1
+    previous = ""
+    for update in _stream(client, tournament_id):
+        t = update.tournament
+        final_state = t.state
+        last = t
+        line = progress_line(t)
+        if quiet or line == previous:
+            continue
+        step = max(1, t.matches_total // 20)  # without a terminal, about 20 lines at most
+        if tty:
+            print("\r" + line, end="", file=out, flush=True)
+        elif t.matches_done - shown >= step or t.state != arena_pb2.TOURNAMENT_STATE_RUNNING or shown < 0:
+            print(line, file=out, flush=True)
+            shown = t.matches_done
+        else:
+            continue
+        previous = line
+    if tty and not quiet:
+        print(file=out)
+    if last is None:
+        return 1
+    if final_state == arena_pb2.TOURNAMENT_STATE_FINISHED:
+        standings = client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=tournament_id))
+        print(standings_text(standings), file=out)
+        return 0
+    print(f"tournament {tournament_id} ended {_state(final_state)}: {last.detail}", file=out)
+    return 1
+
+
+def cmd_tournament_watch(args: argparse.Namespace) -> int:
+    return _run(args, lambda client, a: watch(client, a.tournament_id, sys.stdout, quiet=a.quiet))
+
+
+def cmd_tournament_standings(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        reply = client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=args.tournament_id))
+        print(_json(reply) if args.json else standings_text(reply))
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_tournament_export(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    fmt = arena_pb2.EXPORT_FORMAT_JSON if args.format == "json" else arena_pb2.EXPORT_FORMAT_CSV
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        request = arena_pb2.ExportResultsRequest(tournament_id=args.tournament_id, format=fmt)
+        reply = client.call("ExportResults", request)
+        if args.output in (None, "-"):
+            sys.stdout.buffer.write(reply.data)
+            sys.stdout.flush()
+        else:
+            with open(args.output, "wb") as handle:
+                handle.write(reply.data)
+            print(f"wrote {len(reply.data)} bytes to {args.output}", file=sys.stderr)
+        return 0
+
+    return _run(args, body)
+
+
+# -- replays -------------------------------------------------------------------------------------
+
+
+def replay_text(replay: Any) -> str:
+    from arena.protocol import game_pb2
+
+    names = {s.seat: s.bot_name for s in replay.seats}
+    view = f"as seat {replay.viewer} saw it" if replay.HasField("viewer") else f"omniscient, seed {replay.seed}"
+    lines = [f"match {replay.match_id} ({view})", "seats: " + ", ".join(f"{s}={n}" for s, n in sorted(names.items()))]
+    lines += [f"  {e.text}" for e in replay.opening]
+    for step in replay.steps:
+        flags = " [fallback]" if step.fallback else ""
+        refusal = f" refused: {step.refusal}" if step.refusal else ""
+        who = names.get(step.seat, "?")
+        lines.append(
+            f"#{step.decision_number} seat {step.seat} ({who}): {step.action.text}{flags} {step.latency_ms} ms{refusal}"
+        )
+        lines += [f"  {e.text}" for e in step.events]
+    r = replay.result
+    winner = f"seat {r.winner} ({names.get(r.winner, '?')})" if r.HasField("winner") else "none"
+    lines.append(
+        f"end: {game_pb2.EndReason.Name(replay.reason).removeprefix('END_REASON_').lower()}; "
+        f"scores {list(r.scores)}; winner {winner}; rounds {r.rounds}"
+    )
+    return "\n".join(lines)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        request = arena_pb2.GetReplayRequest(match_id=args.match_id)
+        if args.seat is not None:
+            request.seat = args.seat
+        reply = client.call("GetReplay", request)
+        print(_json(reply.replay) if args.json else replay_text(reply.replay))
+        return 0
+
+    return _run(args, body)
+
+
+# -- registration --------------------------------------------------------------------------------
+
+
+def _subparsers(commands: Any, name: str, help_text: str, dest: str) -> Any:
+    """The sub-parsers of ``name`` (created here, or found if another module created it)."""
+    existing = commands.choices.get(name)
+    if existing is None:
+        parser = commands.add_parser(name, help=help_text)
+        return parser.add_subparsers(dest=dest, required=True, metavar="ACTION")
+    for action in existing._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action
+    return existing.add_subparsers(dest=dest, required=True, metavar="ACTION")
+
+
+def _wrap(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        _fix_target(args)
+        return func(args)
+
+    return run
+
+
+def register(commands: Any) -> None:
+    """Add `tournament`, `replay` and `bots` (list, register) to the `uno-arena` sub-commands."""
+    tournament = _subparsers(commands, "tournament", "create, schedule, watch and read tournaments", "tournament_cmd")
+
+    create = tournament.add_parser("create", help="create a round-robin tournament and start it now")
+    _add_spec_options(create)
+    create.add_argument("--watch", action="store_true", help="follow it to the end and print the standings")
+    _add_target(create)
+    create.set_defaults(func=_wrap(cmd_tournament_create))
+
+    sched = tournament.add_parser("schedule", help="start a tournament on every tick of a cron expression")
+    _add_spec_options(sched)
+    sched.add_argument("--cron", required=True, help="five fields, UTC: minute hour day month weekday")
+    sched.add_argument("--time-zone", default="", help="only UTC is supported (the default)")
+    _add_target(sched)
+    sched.set_defaults(func=_wrap(cmd_tournament_schedule))
+
+    w = tournament.add_parser("watch", help="follow a tournament's progress until it ends")
+    w.add_argument("tournament_id")
+    w.add_argument("--quiet", action="store_true", help="print only the final standings")
+    _add_target(w)
+    w.set_defaults(func=_wrap(cmd_tournament_watch))
+
+    st = tournament.add_parser("standings", help="standings (provisional while running)")
+    st.add_argument("tournament_id")
+    st.add_argument("--json", action="store_true")
+    _add_target(st)
+    st.set_defaults(func=_wrap(cmd_tournament_standings))
+
+    ex = tournament.add_parser("export", help="export results as CSV (one line per match and seat) or JSON")
+    ex.add_argument("tournament_id")
+    ex.add_argument("--format", choices=("csv", "json"), default="csv")
+    ex.add_argument("--output", "-o", default=None, help="file to write (default: standard output)")
+    _add_target(ex)
+    ex.set_defaults(func=_wrap(cmd_tournament_export))
+
+    if "replay" not in commands.choices:
+        rp = commands.add_parser("replay", help="a match's replay, omniscient or as one seat saw it")
+        rp.add_argument("match_id")
+        rp.add_argument("--seat", type=int, default=None, help="the seat whose view to show")
+        rp.add_argument("--json", action="store_true")
+        _add_target(rp)
+        rp.set_defaults(func=_wrap(cmd_replay))
+
+    bots = _subparsers(commands, "bots", "register and list bots", "bots_cmd")
+    if "list" not in bots.choices:
+        ls = bots.add_parser("list", help="registered bots, with their version and whether they are connected")
+        ls.add_argument("--json", action="store_true")
+        _add_target(ls)
+        ls.set_defaults(func=_wrap(cmd_bots_list))
+    if "register" not in bots.choices:
+        reg = bots.add_parser("register", help="register a bot; prints its token (shown once)")
+        reg.add_argument("name")
+        reg.add_argument("--description", default="")
+        _add_target(reg)
+        reg.set_defaults(func=_wrap(cmd_bots_register))

@@ -1,0 +1,92 @@
+"""Helpers of the worker tests: a Celery app with short timings, waiting, a clean in-process run."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from celery import Celery
+
+from arena.match import Seat, run_match
+from arena.store import Store
+from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
+from workers.celery_app import make_celery
+from workers.matches import match_config, result_of, seats_for
+
+FAST = {
+    "arena_check_interval": 0.5,
+    "arena_heartbeat_interval": 0.2,
+    "arena_heartbeat_timeout": 2.0,
+    "arena_stall_timeout": 4.0,
+    "arena_pending_timeout": 1.0,
+}
+"""Short timings so that lost work is noticed in seconds (the defaults are minutes)."""
+
+FAST_ENV = {f"UNO_ARENA_{k.removeprefix('arena_').upper()}": str(v) for k, v in FAST.items()}
+"""The same timings for worker processes (read by make_celery from the environment)."""
+
+
+def fast_app(url: str, **overrides: Any) -> Celery:
+    return make_celery(url, **{**FAST, **overrides})
+
+
+def small_spec(tid: str = "t1", *, bots: Sequence[str] = ("random", "heuristic", "random#2"), seats: int = 2,
+               deals: int = 2, target: int = 100, duplicate: bool = False, seed: int = 7) -> TournamentSpec:
+    return TournamentSpec(tid, tuple(bots), options={"target": target}, seats=seats, deals=deals,
+                          duplicate=duplicate, seed=seed)
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 60.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def wait_finished(store: Store, tid: str, timeout: float = 90.0) -> None:
+    def finished() -> bool:
+        return store.tournaments.exists(tid) and store.tournaments.status(tid) == "finished"
+
+    wait_for(finished, timeout, f"tournament {tid} to finish")
+
+
+def assert_exactly_once(store: Store, spec: TournamentSpec) -> None:
+    """Every scheduled match has exactly one result, counted once; nothing unscheduled was recorded."""
+    tid = spec.tournament_id
+    expected = {m.match_id for m in schedule(spec)}
+    assert store.tournaments.matches(tid) == expected
+    results = store.results.all(tid)
+    assert set(results) == expected
+    progress = store.results.progress(tid)
+    assert progress.scheduled == progress.done == len(expected)
+    feed = store.redis.lrange(f"{store.keys.tournament(tid)}:feed", 0, -1)
+    assert len(feed) == len(set(feed)), "a match was reported twice"
+    assert store.tournaments.status(tid) == "finished"
+
+
+def clean_results(spec: TournamentSpec, seat_factory: Callable[[Any, str], Seat] | None = None) -> list[MatchResult]:
+    """Every match of ``spec`` played in this process (no Redis, no Celery): the reference run."""
+    loop = asyncio.new_event_loop()
+    out: list[MatchResult] = []
+    try:
+        for m in schedule(spec):
+            seats = seats_for(None, m) if seat_factory is None else [seat_factory(m, n) for n in m.seats]  # type: ignore[arg-type]
+            record = loop.run_until_complete(run_match(match_config(m), seats))
+            out.append(MatchResult.from_dict(result_of(record, m)))
+    finally:
+        loop.close()
+    return out
+
+
+def clean_standings(spec: TournamentSpec, seat_factory: Callable[[Any, str], Seat] | None = None) -> dict[str, Any]:
+    pool = RatingPool(key=spec.rating_pool)
+    return standings(clean_results(spec, seat_factory), participants=spec.participants, pool=pool).to_dict()
+
+
+def worker_standings(store: Store, tid: str) -> dict[str, Any]:
+    from workers.tournaments import tournament_table
+
+    return tournament_table(store, tid).standings.to_dict()

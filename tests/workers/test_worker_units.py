@@ -1,0 +1,125 @@
+"""Smaller pieces of the workers: participant names, settings, batch sizes, stored records, give-ups."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from arena.match import run_match
+from arena.store import Store
+from arena.tournament import MatchSpec, schedule
+from workers.celery_app import make_celery
+from workers.matches import bot_seed, builtin_kind, is_builtin, match_config, seats_for, spec_from_wire, spec_to_wire
+from workers.play import decision_columns, stored_record
+from workers.tournaments import (
+    Settings,
+    UnknownParticipants,
+    auto_batch_size,
+    check_participants,
+    create_tournament,
+    run_batch,
+    start_tournament,
+    tournament_table,
+)
+
+from .helpers import small_spec
+
+
+def test_builtin_participant_names() -> None:
+    assert builtin_kind("random") == "random" and builtin_kind("heuristic#b") == "heuristic"
+    assert not is_builtin("mybot") and not is_builtin("random#") and not is_builtin("Random")
+    assert bot_seed("t:d0000:t000000:r00", "random") == bot_seed("t:d0000:t000000:r00", "random")
+    assert bot_seed("t:d0000:t000000:r00", "random") != bot_seed("t:d0000:t000000:r00", "random#2")
+
+
+def test_participants_must_be_builtin_or_registered(store: Store) -> None:
+    store.bots.register("mybot")
+    check_participants(store, ["random", "heuristic#2", "mybot", "MYBOT"])
+    with pytest.raises(UnknownParticipants, match="'ghost'"):
+        check_participants(store, ["random", "ghost"])
+    with pytest.raises(UnknownParticipants):
+        create_tournament(store, small_spec(bots=("random", "ghost")))
+    assert store.tournaments.ids() == []
+
+
+def test_settings_from_the_app_and_the_environment(monkeypatch: Any) -> None:
+    assert Settings.from_conf(make_celery("redis://127.0.0.1:1/0").conf) == Settings()
+    monkeypatch.setenv("UNO_ARENA_HEARTBEAT_TIMEOUT", "7")
+    monkeypatch.setenv("UNO_ARENA_BATCH_SIZE", "3")
+    settings = Settings.from_conf(make_celery("redis://127.0.0.1:1/0", arena_check_interval=2).conf)
+    assert settings.heartbeat_timeout == 7.0 and settings.batch_size == 3 and settings.check_interval == 2.0
+
+
+def test_batch_sizes() -> None:
+    assert auto_batch_size(6, Settings(), remote=False) == 1
+    assert auto_batch_size(10_000, Settings(), remote=False) == 25
+    assert auto_batch_size(10_000, Settings(), remote=True) == 4
+    assert auto_batch_size(10_000, Settings(batch_size=7), remote=False) == 7
+
+
+def test_wire_form_round_trips() -> None:
+    spec = small_spec()
+    for m in schedule(spec):
+        back = spec_from_wire(spec_to_wire(m), spec.tournament_id, dict(spec.rules), spec.deadline_ms)
+        assert back == m and isinstance(back, MatchSpec)
+
+
+def test_stored_record_keeps_the_decision_log() -> None:
+    m = schedule(small_spec())[0]
+    record = asyncio.run(run_match(match_config(m), seats_for(None, m)))  # type: ignore[arg-type]
+    stored = stored_record(record)
+    assert stored["replay"] == record.replay and stored["seats"] == list(m.seats)
+    columns = decision_columns(stored)
+    assert len(columns) == len(record.decisions)
+    assert [c[1] for c in columns] == [d.outcome for d in record.decisions]
+    assert decision_columns(record.to_dict())[0][1] == record.decisions[0].outcome  # the full form too
+
+
+class Inline:
+    """Collects what would be sent (to drive the run logic without a broker)."""
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[str, list[list[Any]]]] = []
+
+    def start(self, tournament_id: str) -> None:
+        pass
+
+    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
+        self.batches.append((batch_id, matches))
+
+    def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
+        pass
+
+
+def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: Store) -> None:
+    spec = small_spec("t-poison", deals=1)
+    create_tournament(store, spec)
+    enqueue = Inline()
+    settings = Settings(max_attempts=2)
+    start_tournament(store, spec.tournament_id, enqueue, settings)
+    poison = schedule(spec)[0].match_id
+    from workers.play import MatchPlayer
+
+    player = MatchPlayer(store)
+
+    def play(m: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+        if m.match_id == poison:
+            raise RuntimeError("boom")
+        return player(m)
+
+    for _ in range(3):  # the first delivery, then two re-sends of what is missing
+        for batch_id, wire in list(enqueue.batches):
+            run_batch(store, spec.tournament_id, batch_id, wire, play, settings, enqueue=enqueue)
+        enqueue.batches.clear()
+        from workers.tournaments import check_tournament
+
+        check_tournament(store, spec.tournament_id, enqueue, settings)  # the failed batch says so
+    player.close()
+    assert store.tournaments.status(spec.tournament_id) == "finished"
+    result = store.results.get(spec.tournament_id, poison)
+    assert result is not None and result["end_reason"] == "aborted" and "boom" in result["detail"]
+    assert store.results.progress(spec.tournament_id).counters["aborted"] == 1
+    table = tournament_table(store, spec.tournament_id)
+    assert table.standings.matches == len(schedule(spec)) - 1  # the aborted match is not scored

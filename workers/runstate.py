@@ -1,0 +1,185 @@
+"""Run state of tournaments kept by the workers: batches, their heartbeats, attempts, the feed.
+
+The store (:mod:`arena.store`) holds what a tournament *is* and what it produced (spec, status,
+scheduled match ids, results written once, replays, standings, ratings). This module adds what
+the workers need to *run* one, under the same prefix (``uno:`` by default):
+
+=========================================  ======  ===================================================
+key                                        type    contents
+=========================================  ======  ===================================================
+``uno:tournament:{tid}:run``               hash    ``started_at finished_at batch_size enqueued prior
+                                                   check_token checked_at last_recorded_at
+                                                   last_resent_at rescues detail schedule_id``;
+                                                   ``prior`` is the JSON rating
+                                                   pool of the participants when the tournament started
+                                                   (its standings are computed on top of it)
+``uno:tournament:{tid}:batches``           hash    ``{bid}`` -> JSON list of the batch's match ids
+``uno:tournament:{tid}:batch_state``       hash    ``{bid}`` -> ``"queued:{ts}"``, ``"running:{ts}"``
+                                                   (``ts`` is the last heartbeat), ``"done:{ts}"`` or
+                                                   ``"stopped:{ts}"`` (soft time limit, cancelled)
+``uno:tournament:{tid}:attempts``          hash    ``{mid}`` -> times a worker started the match
+``uno:tournament:{tid}:feed``              list    match ids in the order their results were written
+``uno:tournament:{tid}:check_lock``        string  short lock (``SET NX EX``) of one completeness check
+=========================================  ======  ===================================================
+
+Everything here is advisory bookkeeping: losing any of it never loses or double-counts a result
+(results are written once, by match id, by :meth:`arena.store.ResultStore.record`). At worst a
+lost batch is noticed later (by the stall rule of the completeness check) or a match is played
+twice and its second result ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from arena.store import Store
+
+BATCH_STATES = ("queued", "running", "done", "stopped")
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """One batch's state word and the time it was last written (heartbeat while running)."""
+
+    state: str
+    ts: float
+
+
+def _text(raw: bytes | str | None) -> str | None:
+    if raw is None:
+        return None
+    return raw.decode("utf-8") if isinstance(raw, bytes) else raw
+
+
+class RunState:
+    """The run bookkeeping of one tournament (see the module docstring for the keys)."""
+
+    def __init__(self, store: Store, tournament_id: str) -> None:
+        self.store = store
+        self.r: redis.Redis = store.redis
+        self.tid = tournament_id
+        base = store.keys.tournament(tournament_id)
+        self.run_key = f"{base}:run"
+        self.batches_key = f"{base}:batches"
+        self.batch_state_key = f"{base}:batch_state"
+        self.attempts_key = f"{base}:attempts"
+        self.feed_key = f"{base}:feed"
+        self.lock_key = f"{base}:check_lock"
+
+    # -- the run hash --------------------------------------------------------------------------
+    def fields(self) -> dict[str, str]:
+        raw = self.r.hgetall(self.run_key)
+        return {str(_text(k)): str(_text(v)) for k, v in raw.items()}
+
+    def get(self, name: str) -> str | None:
+        return _text(self.r.hget(self.run_key, name))
+
+    def set(self, **values: object) -> None:
+        self.r.hset(self.run_key, mapping={k: str(v) for k, v in values.items()})
+
+    def set_once(self, name: str, value: object) -> bool:
+        """Write a field only if it is absent; ``True`` if this call wrote it."""
+        return bool(self.r.hsetnx(self.run_key, name, str(value)))
+
+    # -- batches ------------------------------------------------------------------------------
+    def add_batches(self, batches: Mapping[str, Iterable[str]], now: float | None = None) -> None:
+        """Record batches (id -> match ids) as queued, before their messages are sent."""
+        if not batches:
+            return
+        stamp = time.time() if now is None else now
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(self.batches_key, mapping={bid: json.dumps(list(ids)) for bid, ids in batches.items()})
+        pipe.hset(self.batch_state_key, mapping=dict.fromkeys(batches, f"queued:{stamp!r}"))
+        pipe.execute()
+
+    def mark(self, batch_id: str, state: str, now: float | None = None) -> None:
+        if state not in BATCH_STATES:
+            raise ValueError(f"unknown batch state {state!r}")
+        stamp = time.time() if now is None else now
+        self.r.hset(self.batch_state_key, batch_id, f"{state}:{stamp!r}")
+
+    def batch_states(self) -> dict[str, BatchState]:
+        out: dict[str, BatchState] = {}
+        for bid, raw in self.r.hgetall(self.batch_state_key).items():
+            word, _, stamp = (_text(raw) or "").partition(":")
+            try:
+                ts = float(stamp)
+            except ValueError:
+                ts = 0.0
+            out[str(_text(bid))] = BatchState(word, ts)
+        return out
+
+    def batch_matches(self, batch_ids: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """Match ids per batch: of ``batch_ids`` (those that exist), or of every batch."""
+        if batch_ids is None:
+            return {str(_text(b)): list(json.loads(raw)) for b, raw in self.r.hgetall(self.batches_key).items()}
+        wanted = list(batch_ids)
+        if not wanted:
+            return {}
+        raws = self.r.hmget(self.batches_key, wanted)
+        return {bid: list(json.loads(raw)) for bid, raw in zip(wanted, raws, strict=True) if raw is not None}
+
+    def batch_count(self) -> int:
+        return int(self.r.hlen(self.batches_key))
+
+    # -- attempts and feed ----------------------------------------------------------------------
+    def attempt(self, match_id: str) -> int:
+        """Count one more start of ``match_id``; returns the count including this one."""
+        return int(self.r.hincrby(self.attempts_key, match_id, 1))
+
+    def begin(self, match_id: str) -> tuple[bool, int]:
+        """Before playing a match (one round trip): whether it has a result, and the number of
+        this start (:meth:`attempt`)."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hexists(self.store.keys.results(self.tid), match_id)
+        pipe.hincrby(self.attempts_key, match_id, 1)
+        recorded, attempts = pipe.execute()
+        return bool(recorded), int(attempts)
+
+    def after(self, match_id: str | None, wrote: bool) -> tuple[int, int, str]:
+        """After recording (one round trip): report the match in the feed if this call wrote its
+        result; returns ``(scheduled, done, status)`` of the tournament."""
+        pipe = self.r.pipeline(transaction=False)
+        if wrote and match_id is not None:
+            pipe.rpush(self.feed_key, match_id)
+            pipe.hset(self.run_key, "last_recorded_at", repr(time.time()))
+        pipe.hmget(self.store.keys.progress(self.tid), ["scheduled", "done"])
+        pipe.hget(self.store.keys.tournament(self.tid), "status")
+        *_, (scheduled, done), status = pipe.execute()
+        return int(scheduled or 0), int(done or 0), _text(status) or ""
+
+    def push_feed(self, match_id: str) -> None:
+        self.r.rpush(self.feed_key, match_id)
+
+    def feed(self, start: int = 0) -> list[str]:
+        return [str(_text(m)) for m in self.r.lrange(self.feed_key, start, -1)]
+
+    # -- the completeness-check lock ------------------------------------------------------------
+    def lock(self, ttl: float) -> str | None:
+        token = uuid.uuid4().hex
+        ok = self.r.set(self.lock_key, token, nx=True, px=max(1, int(ttl * 1000)))
+        return token if ok else None
+
+    def unlock(self, token: str) -> None:
+        # Only the holder deletes the lock (a compare-and-delete in one script).
+        self.r.eval(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+            1,
+            self.lock_key,
+            token,
+        )
+
+    def cleanup(self) -> None:
+        """Drop the batch bookkeeping of a finished tournament (the run hash and feed stay)."""
+        self.r.delete(self.batches_key, self.batch_state_key, self.attempts_key, self.lock_key)
+
+    def prior(self) -> dict[str, Any] | None:
+        raw = self.get("prior")
+        return None if not raw else dict(json.loads(raw))

@@ -1,0 +1,614 @@
+"""Running tournaments: start, batches of matches, the completeness check, standings and ratings.
+
+This is the logic behind the Celery tasks of :mod:`workers.tasks`, written against a
+:class:`arena.store.Store` and an :class:`Enqueuer` (how follow-up work is sent) so it reads, and
+can be driven, without Celery.
+
+Life of a tournament::
+
+    create (organizer: status pending, idempotent by key)
+      -> start: expand the schedule (deterministic match ids), store the match ids, snapshot the
+         prior ratings, split into batches, record each batch as queued, send one task per batch,
+         start the self-rescheduling completeness check; status running
+      -> batches: each match not yet recorded is played (built-ins in process, remote bots
+         through the relay) and its result written once (HSETNX by match id), with its replay;
+         a heartbeat thread keeps the batch marked alive while it runs
+      -> check (every ``check_interval`` seconds, after the last batch, and from the scheduler's
+         sweep): if every scheduled match has a result, finish; otherwise re-send the missing
+         matches whose batch is lost (heartbeat stale, stopped, or nothing recorded for
+         ``stall_timeout`` with no live batch)
+      -> finish: standings from the scored results (on top of the prior snapshot), cached;
+         ratings persisted with ``RatingPool.with_tournament`` (a no-op the second time);
+         status finished.
+
+Every step may run twice, concurrently or after a crash, without changing the outcome: results
+are written once, the check is idempotent, the ratings update is keyed by tournament id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import redis
+
+from arena.store import CreateResult, Store, UnknownTournament
+from arena.tournament import (
+    MatchResult,
+    MatchSpec,
+    RatingPool,
+    Standings,
+    TournamentSpec,
+    schedule,
+    standings,
+)
+from arena.tournament import batches as split_batches
+
+from .matches import (
+    aborted_result,
+    is_builtin,
+    is_scored,
+    spec_from_wire,
+    spec_to_wire,
+)
+from .runstate import BatchState, RunState
+
+log = logging.getLogger(__name__)
+
+ACTIVE = ("pending", "running")
+ENDED = ("finished", "failed", "cancelled")
+
+
+class UnknownParticipants(ValueError):
+    """Participants that are neither built-in bots nor registered bots."""
+
+    def __init__(self, unknown: Sequence[str]) -> None:
+        names = ", ".join(repr(n) for n in unknown)
+        super().__init__(
+            f"unknown bot(s): {names}; register them first, or use a built-in bot "
+            "('random', 'heuristic', optionally tagged like 'random#2')"
+        )
+        self.unknown = list(unknown)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Timing of the run machinery (``arena_*`` keys of the Celery app's configuration)."""
+
+    check_interval: float = 30.0
+    """Seconds between two runs of a tournament's self-rescheduling completeness check."""
+    heartbeat_interval: float = 5.0
+    """Seconds between heartbeats of a running batch."""
+    heartbeat_timeout: float = 60.0
+    """A running batch without a heartbeat for this long is lost (its process died)."""
+    stall_timeout: float = 600.0
+    """With no result recorded for this long and no live batch, every missing match is re-sent."""
+    batch_size: int = 0
+    """Matches per batch task; 0 chooses from the tournament's size."""
+    max_attempts: int = 5
+    """A match started this many times without a result is recorded as aborted (not scored)."""
+    pending_timeout: float = 60.0
+    """The sweep re-sends the start of a tournament pending for this long."""
+
+    @classmethod
+    def from_conf(cls, conf: Mapping[str, Any]) -> Settings:
+        kwargs: dict[str, Any] = {}
+        for name, f in cls.__dataclass_fields__.items():
+            value = conf.get(f"arena_{name}")
+            if value is not None:
+                kwargs[name] = int(value) if f.type in ("int", int) else float(value)
+        return cls(**kwargs)
+
+
+class Enqueuer(Protocol):
+    """How follow-up work is sent (Celery in production: :class:`workers.tasks.CeleryEnqueuer`)."""
+
+    def start(self, tournament_id: str) -> None: ...
+
+    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None: ...
+
+    def check(self, tournament_id: str, token: str | None, countdown: float) -> None: ...
+
+
+class MetricsSink(Protocol):
+    def record_matches_completed(self, count: int = 1) -> None: ...
+
+    def set_matches_remaining(self, tournament: str, remaining: int) -> None: ...
+
+    def finish_tournament(self, tournament: str) -> None: ...
+
+
+class NoMetrics:
+    """A sink that records nothing."""
+
+    def record_matches_completed(self, count: int = 1) -> None:
+        pass
+
+    def set_matches_remaining(self, tournament: str, remaining: int) -> None:
+        pass
+
+    def finish_tournament(self, tournament: str) -> None:
+        pass
+
+
+# -- creating ------------------------------------------------------------------------------------
+
+
+def check_participants(store: Store, participants: Iterable[str]) -> None:
+    """Raise :class:`UnknownParticipants` unless every participant is built-in or registered."""
+    unknown = [n for n in participants if not is_builtin(n) and not store.bots.exists(n)]
+    if unknown:
+        raise UnknownParticipants(unknown)
+
+
+def create_tournament(
+    store: Store, spec: TournamentSpec, *, idempotency_key: str | None = None, schedule_id: str = ""
+) -> CreateResult:
+    """Validate the participants and create the tournament (status pending), once per key.
+
+    Nothing is written when validation fails. ``created`` is ``False`` when the idempotency key
+    was used before (the first tournament's id is returned).
+    """
+    check_participants(store, spec.participants)
+    created = store.tournaments.create(spec.tournament_id, spec.to_dict(), idempotency_key=idempotency_key)
+    if created.created and schedule_id:
+        RunState(store, created.tournament_id).set_once("schedule_id", schedule_id)
+    return created
+
+
+def spec_of(store: Store, tournament_id: str) -> TournamentSpec:
+    return TournamentSpec.from_dict(store.tournaments.get(tournament_id).spec)
+
+
+def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
+    """Matches per batch: enough batches to spread over workers, few enough to keep overhead low."""
+    if settings.batch_size > 0:
+        return settings.batch_size
+    cap = 4 if remote else 25
+    # About 32 batches when possible: a task costs a few milliseconds (message, acknowledgement,
+    # pool), so batches should hold several matches, but the last batches leave workers idle
+    # while they finish, so they should not be long either.
+    return max(1, min(cap, math.ceil(total / 32)))
+
+
+# -- starting ------------------------------------------------------------------------------------
+
+
+def start_tournament(
+    store: Store, tournament_id: str, enqueue: Enqueuer, settings: Settings, metrics: MetricsSink | None = None
+) -> str:
+    """Expand and send a tournament's batches (idempotent); returns its status afterwards."""
+    metrics = metrics or NoMetrics()
+    record = store.tournaments.get(tournament_id)
+    if record.status not in ACTIVE:
+        return record.status
+    run = RunState(store, tournament_id)
+    try:
+        spec = TournamentSpec.from_dict(record.spec)
+    except (ValueError, TypeError) as exc:
+        run.set(detail=f"invalid spec: {exc}")
+        store.tournaments.set_status(tournament_id, "failed", expected=ACTIVE)
+        return "failed"
+    matches = schedule(spec)
+    store.tournaments.add_matches(tournament_id, [m.match_id for m in matches])
+    if run.get("prior") is None:
+        run.set_once("prior", json.dumps(prior_pool(store, spec).to_dict(), sort_keys=True))
+    run.set_once("started_at", repr(time.time()))
+    store.tournaments.set_status(tournament_id, "running", expected=("pending",))
+    if run.get("enqueued") != "1":
+        remote = any(not is_builtin(n) for n in spec.participants)
+        size = auto_batch_size(len(matches), settings, remote)
+        run.set_once("batch_size", size)
+        recorded = store.results.recorded(tournament_id)
+        todo = [m for m in matches if m.match_id not in recorded]
+        groups = split_batches(todo, size) if todo else []
+        named = {f"b{i:05d}": group for i, group in enumerate(groups)}
+        run.add_batches({bid: [m.match_id for m in group] for bid, group in named.items()})
+        for bid, group in named.items():
+            enqueue.batch(tournament_id, bid, [spec_to_wire(m) for m in group])
+        run.set(enqueued="1")
+    progress = store.results.progress(tournament_id)
+    metrics.set_matches_remaining(tournament_id, progress.scheduled - progress.done)
+    start_check_chain(store, tournament_id, enqueue, settings)
+    return store.tournaments.status(tournament_id)
+
+
+def prior_pool(store: Store, spec: TournamentSpec) -> RatingPool:
+    """The persisted ratings of the spec's participants in its rating pool (a fresh pool if none)."""
+    key = spec.rating_pool
+    stored = store.ratings.get(key)
+    pool = RatingPool.from_dict(stored) if stored else RatingPool(key=key)
+    keep = set(spec.participants)
+    return RatingPool(
+        key=key,
+        ratings={b: r for b, r in pool.ratings.items() if b in keep},
+        mu=pool.mu,
+        sigma=pool.sigma,
+        beta=pool.beta,
+        tau=pool.tau,
+    )
+
+
+def start_check_chain(store: Store, tournament_id: str, enqueue: Enqueuer, settings: Settings) -> None:
+    """Start a new self-rescheduling completeness check; an older chain stops at its next run."""
+    token = uuid.uuid4().hex[:16]
+    RunState(store, tournament_id).set(check_token=token, checked_at=repr(time.time()))
+    enqueue.check(tournament_id, token, settings.check_interval)
+
+
+# -- batches -------------------------------------------------------------------------------------
+
+
+class Heartbeat:
+    """A daemon thread that keeps a batch marked ``running`` while the batch task lives."""
+
+    def __init__(self, run: RunState, batch_id: str, interval: float) -> None:
+        self._run, self._bid, self._interval = run, batch_id, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"heartbeat-{batch_id}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._beat()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self._interval + 5)
+
+    def _beat(self) -> None:
+        try:
+            self._run.mark(self._bid, "running")
+        except redis.RedisError as exc:  # Redis restarting: the next beat will do
+            log.warning("heartbeat of batch %s failed: %s", self._bid, exc)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._beat()
+
+
+_SPECS: dict[tuple[str, str], tuple[TournamentSpec, dict[str, Any]]] = {}
+
+
+def _cached_spec(store: Store, tournament_id: str, created_at: str) -> tuple[TournamentSpec, dict[str, Any]]:
+    """A tournament's spec and rules, parsed once per process (keyed by id and creation time:
+    a spec never changes, but a test may flush Redis and reuse an id)."""
+    key = (tournament_id, created_at)
+    found = _SPECS.get(key)
+    if found is None:
+        spec = spec_of(store, tournament_id)
+        if len(_SPECS) >= 64:
+            _SPECS.clear()
+        found = _SPECS[key] = (spec, spec.rules)
+    return found
+
+
+PlayFn = Callable[[MatchSpec], tuple[dict[str, Any], dict[str, Any]]]
+"""Plays one match and returns ``(result, replay)`` to store."""
+
+
+@dataclass
+class BatchOutcome:
+    """What one run of a batch did."""
+
+    recorded: int = 0
+    skipped: int = 0
+    aborted: int = 0
+    left: int = 0
+    """Matches left without a result (failed attempts): the check re-sends them at once."""
+    stopped: bool = False
+
+
+def run_batch(
+    store: Store,
+    tournament_id: str,
+    batch_id: str,
+    wire: Sequence[Sequence[Any]],
+    play: PlayFn,
+    settings: Settings,
+    *,
+    metrics: MetricsSink | None = None,
+    enqueue: Enqueuer | None = None,
+    stop_on: tuple[type[BaseException], ...] = (),
+) -> BatchOutcome:
+    """Play every match of the batch that has no result yet, recording each once.
+
+    ``stop_on``: exceptions (the soft time limit) after which the batch stops starting matches,
+    marks itself ``stopped`` (the completeness check re-sends what is left) and returns.
+    """
+    metrics = metrics or NoMetrics()
+    outcome = BatchOutcome()
+    status, created = store.redis.hmget(store.keys.tournament(tournament_id), ["status", "created_at"])
+    if status is None:
+        log.warning("batch %s of unknown tournament %s dropped", batch_id, tournament_id)
+        return outcome
+    run = RunState(store, tournament_id)
+    if status.decode("utf-8") in ENDED:
+        run.mark(batch_id, "done")
+        return outcome
+    spec, rules = _cached_spec(store, tournament_id, (created or b"").decode("utf-8"))
+    with Heartbeat(run, batch_id, settings.heartbeat_interval):
+        for item in wire:
+            match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms)
+            try:
+                recorded, attempts = run.begin(match.match_id)
+                if recorded:
+                    outcome.skipped += 1
+                    continue
+                if attempts > settings.max_attempts:
+                    result = aborted_result(match, f"gave up after {attempts - 1} attempts")
+                    replay: dict[str, Any] | None = None
+                    outcome.aborted += 1
+                else:
+                    try:
+                        result, replay = play(match)
+                    except stop_on:
+                        raise
+                    except Exception as exc:  # a bug or a broken seat: retried up to max_attempts
+                        log.exception("match %s failed (attempt %d)", match.match_id, attempts)
+                        result, replay = aborted_result(match, f"{type(exc).__name__}: {exc}"), None
+                    if not is_scored(result):
+                        # An infrastructure fault is not a result: leave the match missing (the
+                        # completeness check re-sends it) until the last attempt, then record it
+                        # as aborted so that a poisonous match cannot hold the tournament forever.
+                        if attempts < settings.max_attempts:
+                            log.warning("match %s aborted (attempt %d): %s", match.match_id, attempts,
+                                        result.get("detail", ""))
+                            outcome.left += 1
+                            continue
+                        outcome.aborted += 1
+                wrote = store.results.record(tournament_id, match.match_id, result, replay=replay)
+                if wrote:
+                    outcome.recorded += 1
+                    metrics.record_matches_completed(1)
+                    if not is_scored(result):
+                        store.results.incr(tournament_id, "aborted")
+                _publish_remaining(metrics, tournament_id, *run.after(match.match_id, wrote))
+            except stop_on:
+                outcome.stopped = True
+                break
+    with contextlib.suppress(redis.RedisError):
+        run.mark(batch_id, "stopped" if outcome.stopped or outcome.left else "done")
+    if not outcome.stopped and store.results.progress(tournament_id).complete:
+        check_tournament(store, tournament_id, enqueue, settings, metrics=metrics)
+    # A count this process published just before another one finished the tournament would
+    # bring its series back (gauges are "most recent" across processes): remove it again.
+    _publish_remaining(metrics, tournament_id, *run.after(None, False))
+    return outcome
+
+
+def _publish_remaining(metrics: MetricsSink, tournament_id: str, scheduled: int, done: int, status: str) -> None:
+    if (scheduled and done >= scheduled) or status in ENDED:
+        metrics.finish_tournament(tournament_id)
+    else:
+        metrics.set_matches_remaining(tournament_id, scheduled - done)
+
+
+# -- the completeness check ----------------------------------------------------------------------
+
+
+@dataclass
+class CheckOutcome:
+    """What one completeness check found and did."""
+
+    status: str
+    missing: int = 0
+    resent: int = 0
+    finished: bool = False
+    locked: bool = False
+
+
+def check_tournament(
+    store: Store,
+    tournament_id: str,
+    enqueue: Enqueuer | None,
+    settings: Settings,
+    *,
+    token: str | None = None,
+    metrics: MetricsSink | None = None,
+    now: float | None = None,
+) -> CheckOutcome:
+    """Finish the tournament if every scheduled match is recorded, else re-send lost matches.
+
+    Idempotent and safe to run concurrently (a short lock keeps two checks from re-sending the
+    same matches). With ``token`` (the self-rescheduling chain), the check sends its next run
+    while the token is still the tournament's current one.
+    """
+    metrics = metrics or NoMetrics()
+    try:
+        status = store.tournaments.status(tournament_id)
+    except UnknownTournament:
+        return CheckOutcome("unknown")
+    if status in ENDED:
+        return CheckOutcome(status)
+    run = RunState(store, tournament_id)
+    stamp = time.time() if now is None else now
+    lock = run.lock(ttl=max(30.0, settings.check_interval))
+    outcome = CheckOutcome(status)
+    try:
+        if lock is None:
+            outcome.locked = True
+        elif status == "pending":
+            if enqueue is not None:
+                enqueue.start(tournament_id)
+        else:
+            run.set(checked_at=repr(stamp))
+            progress = store.results.progress(tournament_id)
+            # The counters say when it may be complete; the sets (O(matches)) confirm it.
+            missing = store.results.missing(tournament_id) if progress.complete else None
+            if missing is not None and not missing:
+                finish_tournament(store, tournament_id, metrics=metrics)
+                outcome.status, outcome.finished = "finished", True
+            else:
+                outcome.missing = len(missing) if missing is not None else progress.scheduled - progress.done
+                if enqueue is not None:
+                    outcome.resent = _resend_lost(store, run, tournament_id, enqueue, settings, stamp)
+    finally:
+        if lock is not None:
+            run.unlock(lock)
+    if token is not None and enqueue is not None and not outcome.finished and run.get("check_token") == token:
+        enqueue.check(tournament_id, token, settings.check_interval)
+    return outcome
+
+
+def _resend_lost(
+    store: Store, run: RunState, tournament_id: str, enqueue: Enqueuer, settings: Settings, now: float
+) -> int:
+    """Re-send the unrecorded matches of lost batches; returns how many matches were re-sent.
+
+    A batch is lost when it stopped (soft time limit) or its heartbeat is older than
+    ``heartbeat_timeout`` (its process died: SIGKILL, OOM, the hard time limit). When nothing
+    was recorded for ``stall_timeout`` and no batch is alive, every missing match is re-sent
+    (a queued message lost with a dead worker only comes back after the visibility timeout).
+    Only then is the whole set of missing matches computed.
+    """
+    fields = run.fields()
+    # Progress: the last result written (by any batch), the start, or the last re-send.
+    last_progress = max(
+        float(fields.get(name) or 0.0) for name in ("last_recorded_at", "started_at", "last_resent_at")
+    )
+    states = run.batch_states()
+
+    def alive(state: BatchState) -> bool:
+        return state.state == "running" and now - state.ts <= settings.heartbeat_timeout
+
+    stalled = not any(alive(s) for s in states.values()) and now - last_progress > settings.stall_timeout
+    if stalled:
+        lost_batches = [bid for bid, s in states.items() if s.state != "done"]
+        lost = store.results.missing(tournament_id)
+    else:
+        lost_batches = [
+            bid for bid, s in states.items() if s.state == "stopped" or (s.state == "running" and not alive(s))
+        ]
+        if not lost_batches:
+            return 0
+        members = run.batch_matches(lost_batches)
+        candidates = sorted({mid for ids in members.values() for mid in ids})
+        pipe = store.redis.pipeline(transaction=False)
+        for mid in candidates:
+            pipe.hexists(store.keys.results(tournament_id), mid)
+        lost = {mid for mid, there in zip(candidates, pipe.execute(), strict=True) if not there}
+    # The lost batches no longer cover anything (a late heartbeat of a live one puts it back).
+    for bid in lost_batches:
+        run.mark(bid, "done", now=states[bid].ts)
+    run.set(last_resent_at=repr(now))
+    if not lost:
+        return 0
+    spec = spec_of(store, tournament_id)
+    todo = [m for m in schedule(spec) if m.match_id in lost]
+    size = int(fields.get("batch_size") or 0) or auto_batch_size(len(todo), settings, False)
+    round_no = int(store.redis.hincrby(run.run_key, "rescues", 1))
+    named = {f"x{round_no:03d}-{i:04d}": group for i, group in enumerate(split_batches(todo, size))}
+    run.add_batches({bid: [m.match_id for m in group] for bid, group in named.items()}, now=now)
+    for bid, group in named.items():
+        enqueue.batch(tournament_id, bid, [spec_to_wire(m) for m in group])
+    why = ", ".join(f"{bid} ({states[bid].state}, {now - states[bid].ts:.1f} s ago)" for bid in lost_batches[:10])
+    log.warning(
+        "tournament %s: re-sent %d lost match(es) in %d batch(es)%s; lost: %s",
+        tournament_id, len(todo), len(named), " (stalled)" if stalled else "", why or "-",
+    )
+    return len(todo)
+
+
+# -- standings, ratings, finishing ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TournamentTable:
+    """Standings of a tournament with the per-bot counters the API shows."""
+
+    standings: Standings
+    timeouts: dict[str, int]
+    refusals: dict[str, int]
+    scored: list[MatchResult]
+    results: dict[str, dict[str, Any]]
+
+
+def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True) -> TournamentTable:
+    """Standings of the results recorded so far (final once the tournament finished)."""
+    spec = spec_of(store, tournament_id)
+    results = store.results.all(tournament_id)
+    scored = [MatchResult.from_dict(r) for r in results.values() if is_scored(r)]
+    prior_raw = RunState(store, tournament_id).prior()
+    prior = RatingPool.from_dict(prior_raw) if prior_raw else RatingPool(key=spec.rating_pool)
+    table = standings(scored, participants=spec.participants, pool=prior, ratings=ratings)
+    timeouts = dict.fromkeys(spec.participants, 0)
+    refusals = dict.fromkeys(spec.participants, 0)
+    for r in results.values():
+        for seat, bot in enumerate(r.get("seats", ())):
+            if bot in timeouts:
+                timeouts[bot] += int((r.get("timeouts") or [0] * (seat + 1))[seat])
+                refusals[bot] += int((r.get("refusals") or [0] * (seat + 1))[seat])
+    return TournamentTable(table, timeouts, refusals, scored, results)
+
+
+def standings_payload(table: TournamentTable, final: bool) -> dict[str, Any]:
+    """The JSON cached in the store's standings hash (the rating pool itself is left out)."""
+    data = table.standings.to_dict()
+    data.pop("pool", None)
+    return {"final": final, "standings": data, "timeouts": table.timeouts, "refusals": table.refusals}
+
+
+def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink | None = None) -> Standings:
+    """Compute the final standings, persist the ratings once, mark the tournament finished."""
+    metrics = metrics or NoMetrics()
+    spec = spec_of(store, tournament_id)
+    table = tournament_table(store, tournament_id)
+    store.standings.put(tournament_id, standings_payload(table, True), as_of=len(table.results))
+    pool_key = spec.rating_pool
+
+    def apply(current: dict[str, Any] | None) -> dict[str, Any]:
+        pool = RatingPool.from_dict(current) if current else RatingPool(key=pool_key)
+        return pool.with_tournament(tournament_id, table.scored).to_dict()
+
+    store.ratings.update(pool_key, apply)
+    run = RunState(store, tournament_id)
+    run.set_once("finished_at", repr(time.time()))
+    store.tournaments.set_status(tournament_id, "finished", expected=ACTIVE)
+    run.cleanup()
+    metrics.finish_tournament(tournament_id)
+    return table.standings
+
+
+# -- the sweep (scheduler) -----------------------------------------------------------------------
+
+
+def sweep(
+    store: Store, enqueue: Enqueuer, settings: Settings, *, metrics: MetricsSink | None = None
+) -> dict[str, CheckOutcome]:
+    """Check every active tournament once; restart dead check chains and lost starts.
+
+    Run periodically by the scheduler (``uno-arena scheduler``) and by the beat entry
+    ``sweep-tournaments``: it is what recovers a tournament whose check message was lost with
+    a killed worker (an unacknowledged message only returns after the visibility timeout).
+    """
+    now = time.time()
+    out: dict[str, CheckOutcome] = {}
+    ids = store.tournaments.ids()
+    pipe = store.redis.pipeline(transaction=False)
+    for tid in ids:
+        pipe.hmget(store.keys.tournament(tid), ["status", "created_at"])
+    for tid, (status_raw, created_raw) in zip(ids, pipe.execute(), strict=True):
+        status = status_raw.decode("utf-8") if status_raw else ""
+        if status not in ACTIVE:
+            continue
+        if status == "pending":
+            created = float(created_raw or 0)
+            if now - created > settings.pending_timeout:
+                enqueue.start(tid)
+                out[tid] = CheckOutcome("pending")
+            continue
+        run = RunState(store, tid)
+        checked = float(run.get("checked_at") or 0)
+        out[tid] = check_tournament(store, tid, enqueue, settings, metrics=metrics)
+        if not out[tid].finished and now - checked > 3 * settings.check_interval:
+            start_check_chain(store, tid, enqueue, settings)
+    return out
