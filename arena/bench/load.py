@@ -1,0 +1,543 @@
+"""`uno-arena bench load`: many remote bots connected at once, one tournament among all of them.
+
+The arena is started with :func:`arena.local_arena.local_arena` (Redis, the gateway, a Celery worker with
+``--workers`` prefork children). ``--bots`` bots are registered through the organizer API and connected
+from ``--processes`` swarm processes (:mod:`arena.bench.swarm`: one kit stream per bot, many per process).
+Once every bot is connected, one round-robin tournament among all of them (or among the first
+``--participants``; the others stay connected and idle) is played through gateway, relay and workers.
+Reported:
+
+- decisions/s (every decision of the tournament, over the wall time from creation to finish) and
+  matches/s;
+- decision latency p50/p90/p99/max as the match runner measured it: from the request leaving the
+  worker to the answer coming back (relay, gateway, stream and the bot's own time), read from the
+  stored match records;
+- timeouts (decisions the arena had to take for a bot past the deadline; the late answers it then
+  refused and the DEADLINE_EXCEEDED notices it sent are shown with them, not as errors) and errors:
+  answers refused in time (illegal, malformed), fallbacks for a bot without a connection, aborted
+  matches, other errors the arena sent the bots in-band, bots refused at connect; reconnects apart;
+- RSS (now and peak) of every arena process: Redis (when embedded), the gateway, the worker and each
+  of its children, and of each swarm process;
+- that every match was recorded exactly once: the export lists each scheduled match id once, the store
+  misses none and counts each once, and the workers' ``uno_arena_matches_completed_total`` equals the
+  match count. The decisions counted in the workers' ``uno_arena_decisions_total`` are compared with
+  the decisions in the records too: more would mean a match was played again (a retry), which is
+  reported, not hidden.
+
+The tournament: every bot is a participant (unless ``--participants``); the table size (``--seats``, 0 =
+auto) is the smallest for which the round robin has about ``--tables-per-bot`` x bots tables or fewer (the
+balanced design may add some), so the run grows about linearly with the number of bots; ``--deals`` deals
+per table, one match each; rules: ``--variant``, ``--target-score``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from arena.bench.swarm import BRAINS, process_memory, write_tokens
+
+MIB = 1024 * 1024
+SLOW_MS = 250.0
+EXPORT_LIMIT = 1 << 30
+
+
+@dataclass
+class LoadOptions:
+    """What `uno-arena bench load` runs."""
+
+    bots: int = 200
+    participants: int = 0  # bots in the tournament (the first ones); 0: all; the others stay connected, idle
+    processes: int = 0  # swarm processes; 0: one per 50 bots, 2 to 8
+    workers: int = 2  # prefork children of the worker
+    brain: str = "heuristic"
+    seats: int = 0  # 0: auto (see module docstring)
+    tables_per_bot: int = 4
+    deals: int = 1
+    variant: str = "flip"
+    target_score: int = 100
+    deadline_ms: int = 1000
+    seed: int = 1
+    connect_timeout_s: float = 120.0
+    timeout_s: float = 1800.0  # the whole tournament
+    ramp_s: float = 0.0
+    work_dir: Path | None = None  # logs, tokens and figures of the processes; None: a new temporary folder
+
+
+@dataclass
+class ProcessMemory:
+    role: str
+    pid: int
+    rss_bytes: int
+    peak_rss_bytes: int
+    idle_rss_bytes: int = 0  # with every bot connected, before the tournament
+
+
+@dataclass
+class LoadReport:
+    """The figures of one run (``--json`` prints this)."""
+
+    bots: int = 0
+    participants: int = 0
+    swarm_processes: int = 0
+    workers: int = 0
+    brain: str = ""
+    tournament_id: str = ""
+    seats: int = 0
+    deals: int = 0
+    state: str = ""
+    connect_s: float = 0.0
+    elapsed_s: float = 0.0
+    matches_total: int = 0
+    matches_recorded: int = 0
+    decisions: int = 0
+    decisions_per_s: float = 0.0
+    matches_per_s: float = 0.0
+    latency_p50_ms: float = math.nan
+    latency_p90_ms: float = math.nan
+    latency_p99_ms: float = math.nan
+    latency_max_ms: float = math.nan
+    timeouts: int = 0
+    slow_decisions: int = 0  # answered or timed out after SLOW_MS or more
+    slowest: list[str] = field(default_factory=list)
+    refusals: int = 0
+    fallbacks: int = 0
+    forfeits: int = 0
+    aborted: int = 0
+    kit_errors: int = 0
+    late_answers: int = 0  # answers refused for coming after the deadline (each follows a timeout)
+    timeout_notices: int = 0  # in-band DEADLINE_EXCEEDED messages the bots got (each follows a timeout)
+    refused_connections: int = 0
+    reconnects: int = 0
+    errors: int = 0
+    recorded_once: bool = False
+    record_problems: list[str] = field(default_factory=list)
+    metric_decisions: int = 0
+    played_once: bool = False
+    memory: list[ProcessMemory] = field(default_factory=list)
+    error_samples: list[str] = field(default_factory=list)
+    work_dir: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "finished" and self.recorded_once and self.errors == 0
+
+
+def auto_seats(bots: int, tables_per_bot: int) -> int:
+    """The smallest table size (2-10, at most ``bots``) with at most ``tables_per_bot * bots`` tables."""
+    budget = max(1, tables_per_bot) * bots
+    for seats in range(2, min(10, bots) + 1):
+        if table_count(bots, seats) <= budget:
+            return seats
+    return min(10, bots)
+
+
+def table_count(bots: int, seats: int) -> int:
+    """Tables of the round robin of ``bots`` at tables of ``seats`` (as arena.tournament.schedule builds it)."""
+    from arena.tournament.design import blocks_needed
+    from arena.tournament.spec import DEFAULT_MAX_TABLES
+
+    complete = math.comb(bots, seats)
+    if seats == 2 or complete <= DEFAULT_MAX_TABLES:
+        return complete
+    return blocks_needed(bots, seats, 1) * bots
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (nearest rank) of sorted values; NaN when empty."""
+    if not ordered:
+        return math.nan
+    rank = max(1, math.ceil(q * len(ordered)))
+    return ordered[min(len(ordered), rank) - 1]
+
+
+# -- processes -----------------------------------------------------------------------------------------------------
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process (from /proc)."""
+    out: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        out[int(entry.name)] = int(fields[1])
+    return out
+
+
+def _children(pid: int, parents: dict[int, int]) -> list[int]:
+    return sorted(child for child, parent in parents.items() if parent == pid)
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def arena_processes(arena: Any, swarms: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+    """(role, pid) of every process of the arena and of the swarms."""
+    parents = _parents()
+    roles: list[tuple[str, int]] = []
+    if arena.embedded_redis:
+        for pid in _children(os.getpid(), parents):
+            if _comm(pid).startswith("redis-server"):
+                roles.append(("redis", pid))
+    for name, process in arena.processes.children:
+        if name == "gateway":
+            roles.append(("gateway", process.pid))
+        elif name == "worker":
+            roles.append(("worker (main)", process.pid))
+            for number, child in enumerate(_children(process.pid, parents), 1):
+                roles.append((f"worker child {number}", child))
+    roles.extend(swarms)
+    return roles
+
+
+# -- metrics -------------------------------------------------------------------------------------------------------
+
+
+def scrape(port: int) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """Samples of a /metrics endpoint on loopback: name -> [(labels, value)]."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode("utf-8")
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            out.setdefault(sample.name, []).append((dict(sample.labels), float(sample.value)))
+    return out
+
+
+def _sum(samples: Iterable[tuple[dict[str, str], float]]) -> float:
+    return sum(value for _labels, value in samples)
+
+
+# -- the run -------------------------------------------------------------------------------------------------------
+
+
+def connected_bots(client: Any) -> set[str]:
+    """Names of the registered bots that have a live stream (every page of ListBots)."""
+    from arena.protocol import arena_pb2
+
+    names: set[str] = set()
+    token = ""
+    while True:
+        page = client.call("ListBots", arena_pb2.ListBotsRequest(page_size=1000, page_token=token), timeout=30)
+        names.update(bot.name for bot in page.bots if bot.connected)
+        token = page.next_page_token
+        if not token:
+            return names
+
+
+def _worker_ready(arena: Any, workers: int) -> bool:
+    """The worker serves its metrics and has forked its pool (so the clock does not time its start)."""
+    scrape(arena.worker_metrics_port)
+    pids = [process.pid for name, process in arena.processes.children if name == "worker"]
+    return bool(pids) and len(_children(pids[0], _parents())) >= workers
+
+
+def _stop_swarms(swarms: Sequence[subprocess.Popen[bytes]], grace_s: float = 20.0) -> None:
+    """SIGTERM to each swarm (its own process group): its bots close their streams and it writes its figures."""
+    for process in swarms:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    for process in swarms:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:
+    """Run the benchmark, printing progress and the figures to ``out``; returns the figures."""
+    from arena.local_arena import local_arena
+    from arena.processes import wait_until
+
+    if options.bots < 2:
+        raise ValueError("--bots must be at least 2")
+    if options.brain not in BRAINS:
+        raise ValueError(f"--brain must be one of {', '.join(BRAINS)}")
+    playing = options.participants or options.bots
+    if not 2 <= playing <= options.bots:
+        raise ValueError(f"--participants must be 2..{options.bots} (0: all)")
+    seats = options.seats or auto_seats(playing, options.tables_per_bot)
+    if not 2 <= seats <= min(10, playing):
+        raise ValueError(f"--seats must be 2..{min(10, playing)}")
+    processes = options.processes or min(8, max(2, math.ceil(options.bots / 50)))
+    processes = min(processes, options.bots)
+    report = LoadReport(bots=options.bots, participants=playing, swarm_processes=processes,
+                        workers=options.workers,
+                        brain=options.brain, seats=seats, deals=options.deals)
+    tag = uuid.uuid4().hex[:6]
+    with local_arena(worker_concurrency=options.workers, work_dir=options.work_dir) as arena:
+        report.work_dir = str(arena.work_dir)
+        print(f"arena        gateway {arena.address}, worker with {options.workers} processes, redis "
+              f"{'embedded' if arena.embedded_redis else arena.redis_url}; logs in {arena.work_dir}", file=out,
+              flush=True)
+        names = [f"load-{tag}-{i:05d}" for i in range(options.bots)]
+        begun = time.monotonic()
+        tokens = [(name, arena.register(name)) for name in names]
+        swarm_procs: list[subprocess.Popen[bytes]] = []
+        stats_files: list[Path] = []
+        for index in range(processes):
+            share = tokens[index::processes]
+            tokens_file = arena.work_dir / f"swarm-{index}.tokens"
+            write_tokens(tokens_file, share)
+            stats_file = arena.work_dir / f"swarm-{index}.json"
+            stats_files.append(stats_file)
+            argv = [sys.executable, "-m", "arena.bench.swarm", "--target", arena.address, "--tokens-file",
+                    str(tokens_file), "--brain", options.brain, "--stats-file", str(stats_file),
+                    "--ramp-s", str(options.ramp_s)]
+            swarm_procs.append(arena.processes.start(f"swarm-{index}", argv, arena.env))
+        swarm_roles = [(f"swarm {i + 1} ({len(tokens[i::processes])} bots)", p.pid) for i, p in enumerate(swarm_procs)]
+        wanted = set(names)
+        wait_until(lambda: connected_bots(arena.client) >= wanted, f"{options.bots} bots to connect",
+                   arena.processes, options.connect_timeout_s)
+        wait_until(lambda: _worker_ready(arena, options.workers), "the worker's processes", arena.processes,
+                   options.connect_timeout_s)
+        report.connect_s = time.monotonic() - begun
+        print(f"bots         {options.bots} registered and connected in {report.connect_s:.1f} s from "
+              f"{processes} swarm processes (brain {options.brain})", file=out, flush=True)
+        idle = {pid: process_memory(pid)[0] for _, pid in arena_processes(arena, swarm_roles)}
+        try:
+            _play(arena, options, report, names[:playing], seats, out)
+            _check_records(arena, report)
+            _check_metrics(arena, report, f"load-{tag}-")
+            for role, pid in arena_processes(arena, swarm_roles):
+                rss, peak = process_memory(pid)
+                report.memory.append(ProcessMemory(role, pid, rss, peak, idle.get(pid, 0)))
+        finally:
+            _stop_swarms(swarm_procs)
+        _read_swarm_stats(report, stats_files)
+    report.errors = (report.refusals + report.fallbacks + report.aborted + report.kit_errors
+                     + report.refused_connections)
+    print_report(report, out)
+    return report
+
+
+def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[str], seats: int,
+          out: TextIO) -> None:
+    import grpc
+
+    from arena.commands.tournaments import progress_line
+    from arena.engine import Rules
+    from arena.protocol import arena_pb2
+    from arena.protocol.convert import rules_to_proto
+
+    client = arena.client
+    spec = arena_pb2.TournamentSpec(
+        name=f"load-{uuid.uuid4().hex[:8]}", participants=list(names),
+        rules=rules_to_proto(Rules(variant=options.variant, target=options.target_score)),
+        seats_per_table=seats, deals_per_table=options.deals, duplicate_deals=False, seed=options.seed,
+        decision_deadline_ms=options.deadline_ms)
+    started = time.monotonic()
+    created = client.call("CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec)).tournament
+    report.tournament_id = created.tournament_id
+    report.matches_total = created.matches_total
+    idle = f" (the other {options.bots - len(names)} connected bots idle)" if len(names) < options.bots else ""
+    print(f"tournament   {created.tournament_id}: {len(names)} bots{idle}, {seats} seats per table, {options.deals} "
+          f"deal(s), {options.variant}, target {options.target_score}, deadline {options.deadline_ms} ms: "
+          f"{created.matches_total} matches", file=out, flush=True)
+    last = created
+    step = max(1, created.matches_total // 10)
+    shown = 0
+    request = arena_pb2.WatchTournamentRequest(tournament_id=created.tournament_id)
+    try:
+        for update in client.call("WatchTournament", request, timeout=options.timeout_s):
+            last = update.tournament
+            if last.matches_done - shown >= step or last.state != arena_pb2.TOURNAMENT_STATE_RUNNING:
+                if last.matches_done != shown:
+                    print(f"  {progress_line(last)}  {time.monotonic() - started:6.1f} s", file=out, flush=True)
+                shown = last.matches_done
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+            raise
+        print(f"  gave up after {options.timeout_s:.0f} s", file=out, flush=True)
+    report.elapsed_s = time.monotonic() - started
+    report.state = str(arena_pb2.TournamentState.Name(last.state)).removeprefix("TOURNAMENT_STATE_").lower()
+    report.aborted = last.matches_failed
+
+
+def _export(arena: Any, tournament_id: str) -> bytes:
+    """ExportResults as JSON, on a channel that accepts answers past gRPC's default 4 MiB (a 1,500-match
+    tournament of 10 seats exports about 5.5 MB; `arena.commands.tournaments.Client` refuses that)."""
+    import grpc
+
+    from arena.protocol import arena_pb2, arena_pb2_grpc
+
+    with grpc.insecure_channel(arena.address, options=[("grpc.max_receive_message_length", EXPORT_LIMIT)]) as channel:
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        request = arena_pb2.ExportResultsRequest(tournament_id=tournament_id, format=arena_pb2.EXPORT_FORMAT_JSON)
+        data: bytes = stub.ExportResults(request, metadata=arena.client.metadata, timeout=300).data
+        return data
+
+
+def _check_records(arena: Any, report: LoadReport) -> None:
+    """Every scheduled match recorded once; decisions, latencies, timeouts and refusals from the records."""
+    from arena.store import Store
+    from workers.play import decision_columns
+
+    problems: list[str] = []
+    exported = [row["match_id"] for row in json.loads(_export(arena, report.tournament_id))["matches"]]
+    repeated = [mid for mid, count in Counter(exported).items() if count > 1]
+    if repeated:
+        problems.append(f"{len(repeated)} match ids exported more than once, e.g. {repeated[0]}")
+    if len(set(exported)) != report.matches_total:
+        problems.append(f"{len(set(exported))} distinct matches exported of {report.matches_total}")
+    latencies: list[float] = []
+    outcomes: Counter[str] = Counter()
+    slow: list[tuple[float, str, int]] = []
+    store = Store.from_url(arena.redis_url)
+    try:
+        missing = store.results.missing(report.tournament_id)
+        if missing:
+            problems.append(f"{len(missing)} scheduled matches have no result, e.g. {sorted(missing)[0]}")
+        results = store.results.all(report.tournament_id)
+        unscheduled = set(results) - set(exported)
+        if unscheduled:
+            problems.append(f"{len(unscheduled)} results not in the export")
+        progress = store.results.progress(report.tournament_id)
+        if progress.done != len(results) or progress.scheduled != report.matches_total:
+            problems.append(f"store progress says {progress.done} done of {progress.scheduled} scheduled; "
+                            f"{len(results)} results stored")
+        report.matches_recorded = len(results)
+        for match_id, result in results.items():
+            refused = sum(result.get("refusals") or [])  # in time (per decision) and late (after the match)
+            in_time = 0
+            report.forfeits += len(result.get("forfeits") or [])
+            stored = store.replays.load(match_id)
+            if stored is None:
+                if result.get("end_reason") != "aborted":
+                    problems.append(f"match {match_id} has no stored record")
+                continue
+            for number, (latency_ms, outcome, reasons) in enumerate(decision_columns(stored), 1):
+                outcomes[outcome] += 1
+                in_time += len(reasons)
+                if outcome in ("answered", "timeout"):
+                    latencies.append(latency_ms)
+                    if latency_ms >= SLOW_MS:
+                        slow.append((latency_ms, match_id, number))
+            report.refusals += in_time
+            report.late_answers += max(0, refused - in_time)
+    finally:
+        store.close()
+    latencies.sort()
+    report.slow_decisions = len(slow)
+    report.slowest = [f"{ms:.0f} ms: decision {number} of {match_id}" for ms, match_id, number in sorted(slow)[-5:]]
+    report.decisions = sum(outcomes.values())
+    report.timeouts = outcomes["timeout"]
+    report.fallbacks = outcomes["fallback"] + outcomes["forfeited"]
+    report.latency_p50_ms = percentile(latencies, 0.50)
+    report.latency_p90_ms = percentile(latencies, 0.90)
+    report.latency_p99_ms = percentile(latencies, 0.99)
+    report.latency_max_ms = latencies[-1] if latencies else math.nan
+    if report.elapsed_s > 0:
+        report.decisions_per_s = report.decisions / report.elapsed_s
+        report.matches_per_s = report.matches_recorded / report.elapsed_s
+    report.record_problems = problems
+    report.recorded_once = not problems and report.matches_recorded == report.matches_total
+
+
+def _check_metrics(arena: Any, report: LoadReport, bot_prefix: str) -> None:
+    """The workers' counters against the records: matches counted once, decisions played once."""
+    worker = scrape(arena.worker_metrics_port)
+    completed = int(_sum(worker.get("uno_arena_matches_completed_total", [])))
+    if completed != report.matches_total:
+        report.record_problems.append(f"uno_arena_matches_completed_total is {completed}, "
+                                      f"the tournament has {report.matches_total} matches")
+        report.recorded_once = False
+    report.metric_decisions = int(sum(value for labels, value in worker.get("uno_arena_decisions_total", [])
+                                      if labels.get("bot", "").startswith(bot_prefix)))
+    report.played_once = report.metric_decisions == report.decisions
+
+
+def _read_swarm_stats(report: LoadReport, files: Sequence[Path]) -> None:
+    for path in files:
+        try:
+            stats = json.loads(path.read_text())
+        except (OSError, ValueError):
+            report.kit_errors += 1
+            report.error_samples.append(f"{path.name}: the swarm process left no figures")
+            continue
+        report.kit_errors += int(stats["errors"])
+        report.timeout_notices += int(stats.get("timeout_notices", 0))
+        report.refused_connections += int(stats["fatal"])
+        report.reconnects += int(stats["reconnects"])
+        report.error_samples.extend(stats["error_samples"][: max(0, 20 - len(report.error_samples))])
+        for memory in report.memory:
+            if memory.pid == stats["pid"]:
+                memory.peak_rss_bytes = max(memory.peak_rss_bytes, int(stats["peak_rss_bytes"]))
+
+
+def _mib(value: int) -> str:
+    return f"{value / MIB:7.1f}"
+
+
+def print_report(report: LoadReport, out: TextIO) -> None:
+    print(f"finished     {report.state} in {report.elapsed_s:.1f} s: {report.matches_recorded} matches, "
+          f"{report.decisions:,} decisions: {report.decisions_per_s:,.0f} decisions/s, "
+          f"{report.matches_per_s:.2f} matches/s", file=out)
+    print(f"latency      decision request to answer (arena side): p50 {report.latency_p50_ms:.2f} ms, "
+          f"p90 {report.latency_p90_ms:.2f} ms, p99 {report.latency_p99_ms:.2f} ms, "
+          f"max {report.latency_max_ms:.1f} ms", file=out)
+    print(f"timeouts     {report.timeouts} (late answers refused {report.late_answers}, timeout notices to bots "
+          f"{report.timeout_notices}); decisions of {SLOW_MS:.0f} ms or more: {report.slow_decisions}", file=out)
+    for line in reversed(report.slowest):
+        print(f"             {line}", file=out)
+    print(f"errors       {report.errors} (refused answers {report.refusals}, fallbacks {report.fallbacks}, "
+          f"aborted matches {report.aborted}, in-band errors {report.kit_errors}, refused connections "
+          f"{report.refused_connections}); reconnects {report.reconnects}; forfeits {report.forfeits}", file=out)
+    for sample in report.error_samples[:5]:
+        print(f"             {sample}", file=out)
+    if report.recorded_once:
+        print(f"recorded     every match exactly once: {report.matches_total} scheduled, "
+              f"{report.matches_recorded} results, each id once in the export, "
+              f"uno_arena_matches_completed_total {report.matches_total}", file=out)
+    else:
+        print("recorded     NOT exactly once: " + "; ".join(report.record_problems or ["incomplete"]), file=out)
+    played = ("each match played once" if report.played_once else
+              f"the workers counted {report.metric_decisions:,} decisions, the records hold {report.decisions:,} "
+              "(some match was played more than once)")
+    print(f"played       {played}", file=out)
+    print(f"memory       RSS in MiB:  {'idle':>7} {'end':>7} {'peak':>7}   (idle: bots connected, "
+          "before the tournament)", file=out)
+    for memory in report.memory:
+        print(f"  {memory.role:<24} {_mib(memory.idle_rss_bytes)} {_mib(memory.rss_bytes)} "
+              f"{_mib(memory.peak_rss_bytes)}", file=out)
+    arena_rss = sum(m.rss_bytes for m in report.memory if not m.role.startswith("swarm"))
+    print(f"  {'arena total':<24} {'':>7} {_mib(arena_rss)}", file=out)
+    print(f"result       {'OK' if report.ok else 'FAILED'}", file=out, flush=True)
+
+
+def report_json(report: LoadReport) -> str:
+    """The figures as one JSON object (NaN latencies, when nothing was decided, as null)."""
+    data = asdict(report)
+    data["ok"] = report.ok
+    for key, value in data.items():
+        if isinstance(value, float) and math.isnan(value):
+            data[key] = None
+    return json.dumps(data)
