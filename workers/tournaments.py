@@ -169,14 +169,35 @@ def spec_of(store: Store, tournament_id: str) -> TournamentSpec:
 
 
 def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
-    """Matches per batch: enough batches to spread over workers, few enough to keep overhead low."""
+    """The largest batch (matches per task) for a tournament of ``total`` matches."""
     if settings.batch_size > 0:
         return settings.batch_size
-    cap = 4 if remote else 25
-    # About 32 batches when possible: a task costs a few milliseconds (message, acknowledgement,
-    # pool), so batches should hold several matches, but the last batches leave workers idle
-    # while they finish, so they should not be long either.
-    return max(1, min(cap, math.ceil(total / 32)))
+    cap = REMOTE_BATCH_CAP if remote else LOCAL_BATCH_CAP
+    return max(1, min(cap, math.ceil(total / GUIDED_DIVISOR)))
+
+
+LOCAL_BATCH_CAP = 25
+REMOTE_BATCH_CAP = 4
+GUIDED_DIVISOR = 16
+
+
+def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = False) -> list[list[MatchSpec]]:
+    """Consecutive batches that shrink towards the end (guided self-scheduling).
+
+    Each batch takes ``ceil(remaining / 16)`` matches, at most ``largest``: early batches are
+    big (a task costs a few milliseconds of messaging, acknowledgement and pool traffic), the
+    last ones hold a single match, so workers finish together instead of one of them playing a
+    long last batch while the others idle. ``fixed``: every batch ``largest`` (a configured size).
+    """
+    if fixed:
+        return split_batches(list(matches), largest) if matches else []
+    out: list[list[MatchSpec]] = []
+    start = 0
+    while start < len(matches):
+        size = max(1, min(largest, math.ceil((len(matches) - start) / GUIDED_DIVISOR)))
+        out.append(list(matches[start : start + size]))
+        start += size
+    return out
 
 
 # -- starting ------------------------------------------------------------------------------------
@@ -209,7 +230,7 @@ def start_tournament(
         run.set_once("batch_size", size)
         recorded = store.results.recorded(tournament_id)
         todo = [m for m in matches if m.match_id not in recorded]
-        groups = split_batches(todo, size) if todo else []
+        groups = split_guided(todo, size, fixed=settings.batch_size > 0)
         named = {f"b{i:05d}": group for i, group in enumerate(groups)}
         run.add_batches({bid: [m.match_id for m in group] for bid, group in named.items()})
         for bid, group in named.items():
@@ -506,7 +527,8 @@ def _resend_lost(
     todo = [m for m in schedule(spec) if m.match_id in lost]
     size = int(fields.get("batch_size") or 0) or auto_batch_size(len(todo), settings, False)
     round_no = int(store.redis.hincrby(run.run_key, "rescues", 1))
-    named = {f"x{round_no:03d}-{i:04d}": group for i, group in enumerate(split_batches(todo, size))}
+    groups = split_guided(todo, size, fixed=settings.batch_size > 0)
+    named = {f"x{round_no:03d}-{i:04d}": group for i, group in enumerate(groups)}
     run.add_batches({bid: [m.match_id for m in group] for bid, group in named.items()}, now=now)
     for bid, group in named.items():
         enqueue.batch(tournament_id, bid, [spec_to_wire(m) for m in group])

@@ -139,8 +139,9 @@ def test_kill_9_a_worker_child_mid_tournament_and_metrics(redis_server: Any, sto
         app.send_task("workers.tasks.canary").get(timeout=30)
         values = scrape(port)
         total = len(schedule(spec))
-        # Every child's counts through the one exporter (multiprocess mode), each match id counted once.
-        assert values["uno_arena_matches_completed_total"] == total
+        # Every child's counts through the one exporter (multiprocess mode), each match id counted
+        # once (a SIGKILL between writing a result and counting it could lose one count).
+        assert total - 1 <= values["uno_arena_matches_completed_total"] <= total
         assert values['uno_arena_match_duration_seconds_count{variant="flip"}'] >= total
         assert values["uno_arena_canary_last_success_timestamp_seconds"] > time.time() - 120
         assert any(k.startswith('uno_arena_queue_depth{queue="celery"}') for k in values)

@@ -20,6 +20,7 @@ from workers.tournaments import (
     check_participants,
     create_tournament,
     run_batch,
+    split_guided,
     start_tournament,
     tournament_table,
 )
@@ -57,6 +58,12 @@ def test_batch_sizes() -> None:
     assert auto_batch_size(10_000, Settings(), remote=False) == 25
     assert auto_batch_size(10_000, Settings(), remote=True) == 4
     assert auto_batch_size(10_000, Settings(batch_size=7), remote=False) == 7
+    matches = schedule(small_spec(bots=("random", "heuristic", "random#2", "heuristic#2"), deals=40))
+    groups = split_guided(matches, auto_batch_size(len(matches), Settings(), remote=False))
+    sizes = [len(g) for g in groups]
+    assert [m for g in groups for m in g] == matches  # every match once, in order
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] == 15 and sizes[-1] == 1
+    assert {len(g) for g in split_guided(matches, 7, fixed=True)} == {7, 2}
 
 
 def test_wire_form_round_trips() -> None:
