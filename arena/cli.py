@@ -9,23 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-
-def _rules_from_args(args: argparse.Namespace) -> object:
-    from arena.engine import Rules
-
-    return Rules(variant=args.variant, bluffing=not args.no_bluffing, uno_penalty=args.uno_penalty,
-                 target=args.target, scoring=args.scoring, start_flip=args.start_flip, pairing=args.pairing)
-
-
-def _add_rule_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("rule options (RULES.md)")
-    group.add_argument("--variant", choices=("flip", "classic"), default="flip")
-    group.add_argument("--no-bluffing", action="store_true", help="refuse illegal wild draws (T3)")
-    group.add_argument("--uno-penalty", choices=("auto", "catch"), default="auto")
-    group.add_argument("--target", type=int, default=500, help="match target score (E4)")
-    group.add_argument("--scoring", choices=("winner", "lowest"), default="winner")
-    group.add_argument("--start-flip", choices=("replace", "flip"), default="replace")
-    group.add_argument("--pairing", choices=("physical", "shuffled"), default="physical")
+from arena.commands import add_rule_options, rules_from_args
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -44,12 +28,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     color = sys.stdout.isatty() if args.color == "auto" else args.color == "always"
     painter = Painter(color)
     try:
-        rules = _rules_from_args(args)
+        rules = rules_from_args(args)
         bots = build_bots(names, args.seed, args.human, painter, input, sys.stdout)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    play_match(bots, args.seed, rules, sys.stdout, painter)  # type: ignore[arg-type]
+    play_match(bots, args.seed, rules, sys.stdout, painter)
     return 0
 
 
@@ -118,7 +102,7 @@ def _register_engine_commands(commands: Any) -> None:
     play.add_argument("--seed", type=int, default=1)
     play.add_argument("--human", type=int, default=None, metavar="SEAT", help="take this seat yourself")
     play.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    _add_rule_options(play)
+    add_rule_options(play)
     play.set_defaults(func=cmd_play)
 
     scenario = commands.add_parser("scenario", help="rule scenarios (scenarios/FORMAT.md)")

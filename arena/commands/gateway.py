@@ -36,19 +36,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from arena.commands import bench_parsers
-
-
-def _subparsers(commands: Any, name: str, help_text: str, dest: str) -> Any:
-    """The sub-parsers of `name` (created here, or found if another module created it)."""
-    existing = commands.choices.get(name)
-    if existing is None:
-        parser = commands.add_parser(name, help=help_text)
-        return parser.add_subparsers(dest=dest, required=True, metavar="ACTION")
-    for action in existing._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return existing.add_subparsers(dest=dest, required=True, metavar="ACTION")
+from arena.commands import add_rule_options, bench_parsers, rules_from_args, subparsers_of
 
 
 @contextlib.contextmanager
@@ -65,24 +53,6 @@ def _store() -> Iterator[Any]:
         store.close()
         if embedded is not None:
             embedded.close()
-
-
-def _rules(args: argparse.Namespace) -> Any:
-    from arena.engine import Rules
-
-    return Rules(variant=args.variant, bluffing=not args.no_bluffing, uno_penalty=args.uno_penalty,
-                 target=args.target, scoring=args.scoring, start_flip=args.start_flip, pairing=args.pairing)
-
-
-def _add_rule_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("rule options (RULES.md)")
-    group.add_argument("--variant", choices=("flip", "classic"), default="flip")
-    group.add_argument("--no-bluffing", action="store_true", help="refuse illegal wild draws (T3)")
-    group.add_argument("--uno-penalty", choices=("auto", "catch"), default="auto")
-    group.add_argument("--target", type=int, default=500, help="match target score (E4)")
-    group.add_argument("--scoring", choices=("winner", "lowest"), default="winner")
-    group.add_argument("--start-flip", choices=("replace", "flip"), default="replace")
-    group.add_argument("--pairing", choices=("physical", "shuffled"), default="physical")
 
 
 def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
@@ -175,7 +145,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         print("--seats needs 2 to 10 comma-separated names", file=sys.stderr)
         return 2
     remote = [n for n in names if n not in BUILTIN_BOTS]
-    rules = _rules(args)
+    rules = rules_from_args(args)
     config = MatchConfig(match_id=args.match_id or f"m-{uuid.uuid4().hex[:10]}", seed=args.seed, rules=rules,
                          deadline_s=args.deadline_ms / 1000.0, max_strikes=args.max_strikes)
     with _store() as store:
@@ -376,10 +346,10 @@ def register(commands: Any) -> None:
                        help="no gateway here: reach the bots through Redis and the gateway holding them")
     match.add_argument("--register", action="store_true", help="register unknown bot names, print their tokens")
     match.add_argument("--json", action="store_true", help="print the whole record as JSON")
-    _add_rule_options(match)
+    add_rule_options(match)
     match.set_defaults(func=cmd_match)
 
-    bot = _subparsers(commands, "bot", "run, check and register remote bots", "bot_command")
+    bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
     run = bot.add_parser("run", help="run a built-in bot as a remote bot through the Python kit")
     run.add_argument("kind", choices=("random", "heuristic"))
     run.add_argument("--target", default="127.0.0.1:50051", help="the gateway, HOST:PORT")

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.commands import subparsers_of
+
 TARGET_ENV = "UNO_ARENA_TARGET"
 ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
 DEFAULT_TARGET = "localhost:50051"
@@ -416,18 +418,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 # -- registration --------------------------------------------------------------------------------
 
 
-def _subparsers(commands: Any, name: str, help_text: str, dest: str) -> Any:
-    """The sub-parsers of ``name`` (created here, or found if another module created it)."""
-    existing = commands.choices.get(name)
-    if existing is None:
-        parser = commands.add_parser(name, help=help_text)
-        return parser.add_subparsers(dest=dest, required=True, metavar="ACTION")
-    for action in existing._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return existing.add_subparsers(dest=dest, required=True, metavar="ACTION")
-
-
 def _wrap(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         _fix_target(args)
@@ -438,7 +428,7 @@ def _wrap(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Names
 
 def register(commands: Any) -> None:
     """Add `tournament`, `replay` and `bots` (list, register) to the `uno-arena` sub-commands."""
-    tournament = _subparsers(commands, "tournament", "create, schedule, watch and read tournaments", "tournament_cmd")
+    tournament = subparsers_of(commands, "tournament", "create, schedule, watch and read tournaments", "tournament_cmd")
 
     create = tournament.add_parser("create", help="create a round-robin tournament and start it now")
     _add_spec_options(create)
@@ -480,7 +470,7 @@ def register(commands: Any) -> None:
         _add_target(rp)
         rp.set_defaults(func=_wrap(cmd_replay))
 
-    bots = _subparsers(commands, "bots", "register and list bots", "bots_cmd")
+    bots = subparsers_of(commands, "bots", "register and list bots", "bots_cmd")
     if "list" not in bots.choices:
         ls = bots.add_parser("list", help="registered bots, with their version and whether they are connected")
         ls.add_argument("--json", action="store_true")
