@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,11 +76,21 @@ def _redis(data_dir: Path) -> Iterator[tuple[str, bool]]:
         server.stop()
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 @contextlib.contextmanager
 def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> Iterator[LocalArena]:
-    """Start Redis, the gateway and a worker; stop everything (and the embedded Redis) on exit."""
+    """Start Redis, the gateway and a worker; stop everything (and the embedded Redis) on exit.
+
+    SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
+    """
     from arena.commands.tournaments import Client
     from arena.protocol import arena_pb2
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
     work = work_dir or Path(tempfile.mkdtemp(prefix="uno-arena-"))
     processes = Processes(work)
