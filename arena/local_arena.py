@@ -45,8 +45,15 @@ class LocalArena:
     def connected(self) -> set[str]:
         from arena.protocol import arena_pb2
 
-        response = self.client.call("ListBots", arena_pb2.ListBotsRequest(), timeout=5)
-        return {bot.name for bot in response.bots if bot.connected}
+        names: set[str] = set()
+        page_token = ""
+        while True:  # ListBots is paged (100 by default)
+            response = self.client.call(
+                "ListBots", arena_pb2.ListBotsRequest(page_size=1000, page_token=page_token), timeout=5)
+            names.update(bot.name for bot in response.bots if bot.connected)
+            page_token = response.next_page_token
+            if not page_token:
+                return names
 
     def start_remote_bot(self, name: str, brain: str) -> None:
         """Register `name` and run it as `uno-arena bot run BRAIN` in its own process, over gRPC."""

@@ -57,7 +57,8 @@ class Client:
         from arena.protocol import arena_pb2_grpc
 
         self.target = target
-        self.channel = grpc.insecure_channel(target)
+        # Exports of large tournaments exceed gRPC's default 4 MiB receive limit.
+        self.channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 256 * 1024 * 1024)])
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
         self.metadata = _metadata()
 
