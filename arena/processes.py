@@ -51,18 +51,23 @@ class Processes:
                 raise RuntimeError(f"{name} exited with code {process.returncode}:\n{tail}")
 
     def stop_all(self, grace_s: float = 10.0) -> None:
-        for _, process in reversed(self.children):
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGTERM)
-        deadline = time.monotonic() + grace_s
-        for _, process in reversed(self.children):
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_process_groups([process for _, process in reversed(self.children)], grace_s)
+
+
+def stop_process_groups(processes: Sequence[subprocess.Popen[bytes]], grace_s: float = 10.0) -> None:
+    """SIGTERM each process group (children started with `start_new_session`), SIGKILL what outlives `grace_s`."""
+    for process in processes:
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def wait_until(check: Callable[[], object], what: str, processes: Processes, timeout_s: float = 60.0) -> None:

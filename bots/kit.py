@@ -43,17 +43,13 @@ from typing import Any
 import grpc
 import grpc.aio
 
-from arena.engine import Action, Card, Face, Observation, OpponentView
+from arena.engine import Action, Card, Face, Observation
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, cards_pb2, game_pb2
 from arena.protocol.convert import (
-    DECISION_FROM_PROTO,
-    DIRECTION_FROM_PROTO,
-    SIDE_FROM_PROTO,
-    VARIANT_FROM_PROTO,
     action_from_proto,
     card_from_proto,
-    event_from_proto,
     face_from_proto,
+    observation_from_proto,
 )
 from bots.base import Bot
 
@@ -333,37 +329,8 @@ def actions_from_request(request: bot_pb2.DecisionRequest) -> list[Action]:
 
 
 def observation_from_message(msg: game_pb2.Observation) -> Observation:
-    """The engine Observation of a message (as ``convert.observation_from_proto``, with cached faces/cards)."""
-    if not msg.HasField("top"):
-        raise ValueError("observation: top is missing")
-    face, card = _face, _card
-    return Observation(
-        seat=msg.seat,
-        players=msg.players,
-        variant=VARIANT_FROM_PROTO[msg.variant],
-        side=SIDE_FROM_PROTO[msg.side],
-        direction=DIRECTION_FROM_PROTO[msg.direction],
-        decision=DECISION_FROM_PROTO[msg.decision],
-        current=msg.current if msg.HasField("current") else None,
-        color=msg.color or None,
-        top=face(msg.top),
-        discard=tuple([face(f) for f in msg.discard]),
-        hand=tuple([card(c) for c in msg.hand]),
-        opponents=tuple(
-            OpponentView(view.seat, view.count, tuple([face(f) for f in view.visible]),
-                         tuple([card(c) for c in view.revealed]))
-            for view in msg.opponents
-        ),
-        draw_size=msg.draw_size,
-        draw_top=face(msg.draw_top) if msg.HasField("draw_top") else None,
-        scores=tuple(msg.scores),
-        round=msg.round,
-        dealer=msg.dealer,
-        events=tuple([event_from_proto(event) for event in msg.events]),
-        drawn=card(msg.drawn) if msg.HasField("drawn") else None,
-        round_winner=msg.round_winner if msg.HasField("round_winner") else None,
-        match_winner=msg.match_winner if msg.HasField("match_winner") else None,
-    )
+    """The engine Observation of a message: ``convert.observation_from_proto`` with cached faces and cards."""
+    return observation_from_proto(msg, face_of=_face, card_of=_card)
 
 
 def _code(number: int) -> Any:

@@ -32,11 +32,9 @@ per table, one match each; rules: ``--variant``, ``--target-score``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -49,6 +47,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.bench.swarm import BRAINS, process_memory, write_tokens
+from arena.processes import stop_process_groups
 
 MIB = 1024 * 1024
 SLOW_MS = 250.0
@@ -258,18 +257,7 @@ def _worker_ready(arena: Any, workers: int) -> bool:
 
 def _stop_swarms(swarms: Sequence[subprocess.Popen[bytes]], grace_s: float = 20.0) -> None:
     """SIGTERM to each swarm (its own process group): its bots close their streams and it writes its figures."""
-    for process in swarms:
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    for process in swarms:
-        try:
-            process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    stop_process_groups(swarms, grace_s)
 
 
 def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:

@@ -13,7 +13,7 @@ with a message that names the field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from google.protobuf.descriptor import EnumDescriptor
@@ -235,8 +235,15 @@ def observation_to_proto(obs: Observation) -> game_pb2.Observation:
     return msg
 
 
-def observation_from_proto(msg: game_pb2.Observation) -> Observation:
-    """The engine Observation a message describes (e.g. for a Python bot that decides on engine types)."""
+def observation_from_proto(
+    msg: game_pb2.Observation,
+    face_of: Callable[[cards_pb2.Face], Face] = face_from_proto,
+    card_of: Callable[[cards_pb2.Card], Card] = card_from_proto,
+) -> Observation:
+    """The engine Observation a message describes (e.g. for a Python bot that decides on engine types).
+
+    `face_of` / `card_of` replace the face and card conversions (the bot kit passes cached ones).
+    """
     if not msg.HasField("top"):
         raise ValueError("observation: top is missing")
     return Observation(
@@ -248,25 +255,25 @@ def observation_from_proto(msg: game_pb2.Observation) -> Observation:
         decision=_from_enum(DECISION_FROM_PROTO, msg.decision, "observation.decision"),
         current=msg.current if msg.HasField("current") else None,
         color=msg.color or None,
-        top=face_from_proto(msg.top),
-        discard=tuple(face_from_proto(face) for face in msg.discard),
-        hand=tuple(card_from_proto(card) for card in msg.hand),
+        top=face_of(msg.top),
+        discard=tuple(face_of(face) for face in msg.discard),
+        hand=tuple(card_of(card) for card in msg.hand),
         opponents=tuple(
             OpponentView(
                 seat=view.seat,
                 count=view.count,
-                visible=tuple(face_from_proto(face) for face in view.visible),
-                revealed=tuple(card_from_proto(card) for card in view.revealed),
+                visible=tuple(face_of(face) for face in view.visible),
+                revealed=tuple(card_of(card) for card in view.revealed),
             )
             for view in msg.opponents
         ),
         draw_size=msg.draw_size,
-        draw_top=face_from_proto(msg.draw_top) if msg.HasField("draw_top") else None,
+        draw_top=face_of(msg.draw_top) if msg.HasField("draw_top") else None,
         scores=tuple(msg.scores),
         round=msg.round,
         dealer=msg.dealer,
         events=tuple(event_from_proto(event) for event in msg.events),
-        drawn=card_from_proto(msg.drawn) if msg.HasField("drawn") else None,
+        drawn=card_of(msg.drawn) if msg.HasField("drawn") else None,
         round_winner=msg.round_winner if msg.HasField("round_winner") else None,
         match_winner=msg.match_winner if msg.HasField("match_winner") else None,
     )
