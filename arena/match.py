@@ -31,7 +31,7 @@ import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.engine import Action, Match, Observation, Rules
@@ -158,7 +158,9 @@ class MatchRecord:
     """Why the match ended as it did, e.g. `seat 2 (mybot) forfeited: 3 strikes (3 timeouts)`."""
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Field by field: dataclasses.asdict would deep-copy thousands of DecisionLogs one by one.
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["rules"], data["replay"] = dict(self.rules), dict(self.replay)
         data["decisions"] = [
             [d.seat, d.decision_number, d.action, round(d.latency_ms, 3), d.outcome, d.refusals, d.reasons]
             for d in self.decisions

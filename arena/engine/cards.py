@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 
 LIGHT = 0
@@ -178,8 +179,15 @@ def flip_dark_faces() -> list[Face]:
 
 def physical_flip_deck() -> list[Card]:
     """The default deck (D5): the physical pairing of faces, shipped in the package as `data/flip-deck.txt`."""
+    return list(_physical_flip_deck())
+
+
+@cache
+def _physical_flip_deck() -> tuple[Card, ...]:
+    # Read and parsed once per process: the file is package data and Cards are immutable.
     text = resources.files("arena.engine").joinpath("data/flip-deck.txt").read_text(encoding="utf-8")
-    return [parse_card(line.strip()) for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return tuple(parse_card(line.strip()) for line in text.splitlines()
+                 if line.strip() and not line.startswith("#"))
 
 
 def shuffled_flip_deck(rng: random.Random) -> list[Card]:
@@ -191,6 +199,12 @@ def shuffled_flip_deck(rng: random.Random) -> list[Card]:
 
 def classic_deck() -> list[Card]:
     """The 108 classic cards of C1."""
+    return list(_classic_deck())
+
+
+@cache
+def _classic_deck() -> tuple[Card, ...]:
+    # Built once per process, like the flip deck: every match shares the same (immutable) Card objects.
     cards = []
     for color in LIGHT_COLORS:
         cards.append(Card(Face(color, "0")))
@@ -198,4 +212,4 @@ def classic_deck() -> list[Card]:
             cards += [Card(Face(color, str(n))) for n in range(1, 10)]
             cards += [Card(Face(color, kind)) for kind in CLASSIC_ACTION_KINDS]
     cards += [Card(Face(None, "wild"))] * 4 + [Card(Face(None, "wild-draw4"))] * 4
-    return cards
+    return tuple(cards)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 from .cards import Card, Face
 
@@ -45,12 +47,17 @@ class Event(NamedTuple):
         return " ".join(parts)
 
 
+# Builds an Event from all nine fields in order, through tuple.__new__: it skips the Python-level
+# __new__ of a NamedTuple, which matters on the engine's hot paths (a play or a draw every decision).
+new_event = cast(Callable[[tuple[Any, ...]], Event], partial(tuple.__new__, Event))
+
+
 def event_for_seat(event: Event, seat: int) -> Event | None:
     """The event as `seat` may see it, or None when it is hidden from that seat entirely."""
     kind = event[0]
     if kind == "draw":
-        if event.seat != seat and event.cards:
-            return event._replace(cards=())
-    elif kind == "reveal" and event.target != seat:
+        if event[1] != seat and event[5]:  # V4: another seat's drawn cards show only their faces
+            return new_event((*event[:5], (), *event[6:]))
+    elif kind == "reveal" and event[7] != seat:  # X1: only the challenger sees the hand
         return None
     return event

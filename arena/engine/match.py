@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from .actions import ACCEPT, CHALLENGE, DRAW, NEXT_ROUND, PASS, Action, parse_action
@@ -28,7 +29,7 @@ from .cards import (
     shuffled_flip_deck,
 )
 from .errors import IllegalAction
-from .events import Event, event_for_seat
+from .events import Event, event_for_seat, new_event
 from .observation import Observation, OpponentView
 from .rules import Rules
 
@@ -39,6 +40,14 @@ DECISIONS = ("play", "after_draw", "respond", "choose_color", "round_over", "mat
 _WILD_DRAW_COUNT = {"wild-draw2": 2, "wild-draw4": 4}
 _CHALLENGE_EXTRA = {"wild-draw2": 2, "wild-draw4": 2, "wild-draw-color": 2}  # X3, X4, C3
 _DRAW_CARD_COUNT = {"draw1": 1, "draw2": 2, "draw5": 5}  # A1, C3
+
+
+@cache
+def _play_actions(card: Card, colors: tuple[str | None, ...], call: int) -> tuple[Action, ...]:
+    """The plays of `card` (one per colour for a wild; `call` as in Match._uno_calls), shared by all matches:
+    a memo of immutable values, so the same card gives the same Action objects in every match."""
+    calls = ((False,), (True,), (True, False))[call]
+    return tuple(Action("play", card, color, uno) for uno in calls for color in colors)
 
 
 def _round_rng(seed: int, round_number: int) -> random.Random:
@@ -194,10 +203,18 @@ class Match:
         self.round_points: int | None = None
         self.match_winner: int | None = None
         self.events: list[Event] = []
+        self._seen_as: dict[int, Event] = {}  # event index -> the event as the seats that may not see all of it see it
         self.actions: list[tuple[int, Action]] = []
         type_ids: dict[Card, int] = {}
         self._type_of: list[int] = [type_ids.setdefault(card, len(type_ids)) for card in self.cards]
         self._play_cache: dict[int, tuple[Action, ...]] = {}
+        # Card ids by the id() of their interned Card: a play built by legal_actions() finds its card at once.
+        cids_of: dict[int, list[int]] = {}
+        for cid, card in enumerate(self.cards):
+            cids_of.setdefault(id(card), []).append(cid)
+        self._cids_of = {key: tuple(cids) for key, cids in cids_of.items()}
+        self._decision_cap = rules.max_decisions_per_round
+        self._uno_call_choices = 2 if rules.uno_penalty == "catch" else 1  # see _uno_calls
         self._rng = _round_rng(seed, 1)
         self._clear_round_state()
 
@@ -393,7 +410,7 @@ class Match:
             color = self.color
             top_kind = kinds[self.discard[-1]]
             type_of = self._type_of
-            call = self._uno_calls(len(hand))
+            call = 0 if len(hand) != 2 else self._uno_call_choices
             restricted = not self.rules.bluffing
             cache = self._play_cache
             offset = self.side * 3 + call
@@ -409,7 +426,7 @@ class Match:
                         continue
                     plays = cache.get(card_type * 6 + offset)
                     actions.extend(plays if plays is not None else self._plays(cid, call))
-            if self._can_draw():
+            if self.draw or len(self.discard) > 1:  # P2: something can be drawn
                 actions.append(DRAW)
             elif not seen:
                 actions.append(PASS)  # P2
@@ -427,22 +444,15 @@ class Match:
 
     def _uno_calls(self, hand_size: int) -> int:
         """0: no call; 1: the play leaves one card and calls UNO; 2: with and without the call (catch)."""
-        if hand_size != 2:
-            return 0
-        return 2 if self.rules.uno_penalty == "catch" else 1
+        return 0 if hand_size != 2 else self._uno_call_choices
 
     def _plays(self, cid: int, call: int) -> tuple[Action, ...]:
         """The play actions of a card on the active side (one per colour for a wild), memoised per match."""
         key = self._type_of[cid] * 6 + self.side * 3 + call
         plays = self._play_cache.get(key)
         if plays is None:
-            card = self.cards[cid]
-            colors: Sequence[str | None] = (
-                self._side_colors() if self._faces[self.side][cid].color is None else (None,)
-            )
-            calls = ((False,), (True,), (True, False))[call]
-            plays = tuple(Action("play", card, color, uno) for uno in calls for color in colors)
-            self._play_cache[key] = plays
+            colors = self._side_colors() if self._faces[self.side][cid].color is None else (None,)
+            plays = self._play_cache[key] = _play_actions(self.cards[cid], colors, call)
         return plays
 
     # ----------------------------------------------------------------------------------------------
@@ -457,42 +467,55 @@ class Match:
         """
         if not isinstance(action, Action):
             raise IllegalAction("T1", f"not an action: {action!r}")
-        start = len(self.events)
+        events = self.events
+        start = len(events)
         kind = action.kind
+        decision = self.decision
         if kind == "next_round":
             self._check_next_round()
             self.actions.append((-1 if seat is None else seat, action))
             self._start_round(self._shuffled_order(), (self.dealer + 1) % self.players)
-            return self.events[start:]
-        if self.decision in ("round_over", "match_over"):
-            raise IllegalAction("E1", f"the round is over ({self.decision}); no seat is to act")
+            return events[start:]
+        if decision == "round_over" or decision == "match_over":
+            raise IllegalAction("E1", f"the round is over ({decision}); no seat is to act")
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalAction("T1", f"seat {seat!r} is not a seat of this {self.players}-player match")
         if kind == "play":
             cid = self._check_play(seat, action)
-            self._record(seat, action)
+            self._record(seat, action, reset_passes=True)
             self.catchable = None  # U1: the window closes with the next accepted action of any seat
             self._play(seat, cid, action.color, action.uno)
         elif kind == "catch":
             self._check_catch(seat, action)
-            self._record(seat, action)
+            self._record(seat, action, reset_passes=True)
             self._catch(action.target)  # type: ignore[arg-type]
         else:
-            handler = self._check(seat, action)
-            self._record(seat, action)
+            self._check(seat, action)
+            self._record(seat, action, reset_passes=kind != "pass" or decision != "play")
             self.catchable = None
-            handler()
-        if self.decision not in ("round_over", "match_over"):
+            if kind == "draw":
+                self._draw_for_turn(seat)
+            elif kind == "pass":
+                self._pass(seat)
+            elif kind == "accept":
+                self._accept(seat)
+            elif kind == "challenge":
+                self._challenge(seat)
+            else:
+                self._choose_color(seat, action.color)  # type: ignore[arg-type]
+        decision = self.decision
+        if decision != "round_over" and decision != "match_over":
             if self._p2_passes >= self.players:
                 self._adjudicate("P3: every player passed with nothing to draw")
-            elif self.decisions_this_round >= self.rules.max_decisions_per_round:
-                self._adjudicate(f"P3: decision cap {self.rules.max_decisions_per_round} reached")
-        return self.events[start:]
+            elif self.decisions_this_round >= self._decision_cap:
+                self._adjudicate(f"P3: decision cap {self._decision_cap} reached")
+        return events[start:]
 
-    def _record(self, seat: int, action: Action) -> None:
+    def _record(self, seat: int, action: Action, reset_passes: bool) -> None:
+        """Log an accepted action; any action but a P2 pass breaks a run of passes."""
         self.actions.append((seat, action))
         self.decisions_this_round += 1
-        if action.kind != "pass" or self.decision != "play":
+        if reset_passes:
             self._p2_passes = 0
 
     def _check_next_round(self) -> None:
@@ -511,8 +534,8 @@ class Match:
         if seat == self.catchable:
             raise IllegalAction("U1", "a player cannot catch themselves")
 
-    def _check(self, seat: int, action: Action) -> Any:
-        """Validate without changing anything; return the bound method that carries the action out."""
+    def _check(self, seat: int, action: Action) -> None:
+        """Validate a draw, pass, accept, challenge or colour choice without changing anything."""
         decision = self.decision
         kind = action.kind
         if seat != self.current:
@@ -522,32 +545,29 @@ class Match:
                 raise IllegalAction(self._decision_rule(), f"cannot draw on the {decision!r} decision")
             if not self._can_draw():
                 raise IllegalAction("P2", "no card can be drawn: the draw pile is empty and nothing to reshuffle")
-            return lambda: self._draw_for_turn(seat)
-        if kind == "pass":
+        elif kind == "pass":
             if decision == "after_draw":
-                return lambda: self._pass(seat)
+                return
             if decision != "play":
                 raise IllegalAction(self._decision_rule(), f"cannot pass on the {decision!r} decision")
             if self._can_draw():
                 raise IllegalAction("T1", "pass is only allowed after a draw or when nothing can be drawn (P2)")
             if any(self._playable(cid) and self._wild_draw_allowed(seat, cid) for cid in self.hands[seat]):
                 raise IllegalAction("P2", "nothing can be drawn, so a player with a playable card must play")
-            return lambda: self._pass(seat)
-        if kind in ("accept", "challenge"):
+        elif kind in ("accept", "challenge"):
             if decision != "respond":
                 raise IllegalAction("A6", f"{kind} answers a wild draw; the decision is {decision!r}")
             if kind == "challenge" and not self.rules.bluffing:
                 raise IllegalAction("T3", "with bluffing: false a wild draw cannot be challenged; accept it")
-            return (lambda: self._accept(seat)) if kind == "accept" else (lambda: self._challenge(seat))
-        if kind == "choose_color":
+        elif kind == "choose_color":
             if decision != "choose_color":
                 raise IllegalAction("F5", f"no colour is to be named now (decision {decision!r})")
             if action.color not in self._side_colors():
                 raise IllegalAction(
                     "F5", f"{action.color!r} is not a colour of the {self.side_name} side "
                     f"({', '.join(self._side_colors())})")
-            return lambda: self._choose_color(seat, action.color)
-        raise IllegalAction("T1", f"unknown action kind {kind!r}")
+        else:
+            raise IllegalAction("T1", f"unknown action kind {kind!r}")
 
     def _decision_rule(self) -> str:
         return {"respond": "A6", "choose_color": "F5", "after_draw": "T4"}.get(self.decision, "T1")
@@ -558,40 +578,50 @@ class Match:
         card = action.card
         if seat != self.current:
             raise IllegalAction("T1", f"it is seat {self.current}'s decision ({decision}), not seat {seat}'s")
-        if decision not in ("play", "after_draw"):
+        if decision != "play" and decision != "after_draw":
             raise IllegalAction(self._decision_rule(), f"cannot play a card on the {decision!r} decision")
         if card is None:
             raise IllegalAction("T1", "a play must name a card")
-        hand = self.hands[seat]
+        cid: int | None
         if decision == "after_draw":
             cid = self.drawn
-            if self.cards[cid] != card:  # type: ignore[index]
-                raise IllegalAction("T4", f"after drawing only the drawn card {self.cards[cid]} may be played, "  # type: ignore[index]
-                                          f"not {card}")
+            assert cid is not None
+            drawn = self.cards[cid]
+            if drawn is not card and drawn != card:
+                raise IllegalAction("T4", f"after drawing only the drawn card {drawn} may be played, not {card}")
         else:
-            cards = self.cards
-            cid = next((c for c in hand if cards[c] is card), None)  # actions from legal_actions()
-            if cid is None:
-                cid = next((c for c in hand if cards[c] == card), None)
+            cid = self._held(self.hands[seat], card)
             if cid is None:
                 raise IllegalAction("T1", f"seat {seat} does not hold {card}")
-        face = self._faces[self.side][cid]  # type: ignore[index]
-        if not self._playable(cid):  # type: ignore[arg-type]
-            rule = "F1" if face.kind == "flip" else "T1"
-            raise IllegalAction(rule, f"{face} matches neither the colour in force ({self.color}) "
-                                      f"nor the top card {self._top_face()}")
+        faces = self._faces[self.side]
+        face = faces[cid]
         if face.color is None:
             if action.color is None:
                 raise IllegalAction("T8", f"{face} needs a colour of the {self.side_name} side")
             if action.color not in self._side_colors():
                 raise IllegalAction("T2", f"{action.color} is not a colour of the {self.side_name} side "
                                           f"({', '.join(self._side_colors())})")
-            if not self._wild_draw_allowed(seat, cid):  # type: ignore[arg-type]
+            if not self._wild_draw_allowed(seat, cid):
                 raise IllegalAction("T3", f"{face} may not be played while holding a {self.color} card "
                                           "(bluffing: false)")
-        elif action.color is not None:
-            raise IllegalAction("T8", f"a colour is named only with a wild, not with {face}")
-        return cid  # type: ignore[return-value]
+        else:
+            if face.color != self.color and face.kind != faces[self.discard[-1]].kind:  # T1/T2/F1
+                rule = "F1" if face.kind == "flip" else "T1"
+                raise IllegalAction(rule, f"{face} matches neither the colour in force ({self.color}) "
+                                          f"nor the top card {self._top_face()}")
+            if action.color is not None:
+                raise IllegalAction("T8", f"a colour is named only with a wild, not with {face}")
+        return cid
+
+    def _held(self, hand: list[int], card: Card) -> int | None:
+        """The id of the first card in `hand` equal to `card`, or None."""
+        cids = self._cids_of.get(id(card))  # the interned Card of this match, as legal_actions() gives it
+        if cids is None:
+            cards = self.cards
+            return next((cid for cid in hand if cards[cid] == card), None)
+        if len(cids) == 1:
+            return cids[0] if cids[0] in hand else None
+        return next((cid for cid in hand if cid in cids), None)
 
     # ----------------------------------------------------------------------------------------------
     # Carrying actions out
@@ -605,23 +635,24 @@ class Match:
         hand.remove(cid)
         self.discard.append(cid)
         self.drawn = None
-        self.color = named if face.color is None else face.color
-        calls_uno = uno and len(hand) == 1  # T8: a call that does not leave one card is ignored
-        self.events.append(Event("play", seat, self.cards[cid], self.color, 0, (), (), None,
-                                 "uno" if calls_uno else ""))
-        if len(hand) == 1 and not uno:
+        color = self.color = named if face.color is None else face.color
+        left = len(hand)
+        calls_uno = uno and left == 1  # T8: a call that does not leave one card is ignored
+        self.events.append(new_event(("play", seat, self.cards[cid], color, 0, (), (), None,
+                                      "uno" if calls_uno else "")))
+        if left == 1 and not uno:
             if self.rules.uno_penalty == "auto":
                 self._draw_cards(seat, 2, "U1")
             else:
                 self.catchable = seat
-        if not hand:
+        elif not left:
             self._finish_with_last_card(seat, face)
             return
         self.decision = "play"
+        following = (seat + self.direction) % self.players
         if kind in _DRAW_CARD_COUNT:  # A1, C3, A5
-            victim = self._next(seat)
-            self._draw_cards(victim, _DRAW_CARD_COUNT[kind], kind)
-            self.current = self._next(victim)
+            self._draw_cards(following, _DRAW_CARD_COUNT[kind], kind)
+            self.current = (following + self.direction) % self.players
         elif kind == "skip":  # A2, A5
             self.events.append(Event("skip", seat=self._next(seat)))
             self.current = self._next(seat, 2)
@@ -642,10 +673,10 @@ class Match:
                 self.current = self._next(seat)
         elif kind in _CHALLENGE_EXTRA:  # A6, A7, C3: the next player responds
             self._respond = (seat, kind, illegal_wild_draw)
-            self.current = self._next(seat)
+            self.current = following
             self.decision = "respond"
         else:
-            self.current = self._next(seat)
+            self.current = following
 
     def _finish_with_last_card(self, seat: int, face: Face) -> None:
         """E1: the last card's effect still happens (draws, X6, F6), then the round ends."""
@@ -680,19 +711,24 @@ class Match:
     def _draw_for_turn(self, seat: int) -> None:
         """T1/T4: draw one card; a playable one may be played at once, otherwise the turn ends."""
         drawn = self._draw_cards(seat, 1, "T1")
-        if drawn and self._playable(drawn[0]) and self._wild_draw_allowed(seat, drawn[0]):
-            self.drawn = drawn[0]
-            self.decision = "after_draw"
-        else:
-            self.current = self._next(seat)
+        if drawn:
+            cid = drawn[0]
+            faces = self._faces[self.side]
+            face = faces[cid]
+            if ((face.color is None or face.color == self.color or face.kind == faces[self.discard[-1]].kind)
+                    and self._wild_draw_allowed(seat, cid)):  # the same test as _playable, inlined: hot path
+                self.drawn = cid
+                self.decision = "after_draw"
+                return
+        self.current = (seat + self.direction) % self.players
 
     def _pass(self, seat: int) -> None:
         if self.decision == "play":  # P2: nothing to draw and nothing to play
             self._p2_passes += 1
-        self.events.append(Event("pass", seat=seat))
+        self.events.append(new_event(("pass", seat, None, None, 0, (), (), None, "")))
         self.drawn = None
         self.decision = "play"
-        self.current = self._next(seat)
+        self.current = (seat + self.direction) % self.players
 
     def _accept(self, seat: int) -> None:
         attacker, kind, _ = self._respond  # type: ignore[misc]
@@ -748,7 +784,13 @@ class Match:
         return self.draw.pop()
 
     def _draw_cards(self, seat: int, count: int, reason: str) -> list[int]:
-        drawn: list[int] = []
+        pile = self.draw
+        if len(pile) >= count:  # no reshuffle on the way: take the top `count` cards, top card first
+            drawn = pile[-count:][::-1]
+            del pile[-count:]
+            self._give(seat, drawn, reason)
+            return drawn
+        drawn = []
         for _ in range(count):
             cid = self._take_from_pile()
             if cid is None:
@@ -774,11 +816,10 @@ class Match:
         self.hands[seat].extend(drawn)
         cards = self.cards
         other = self._faces[1 - self.side]
-        # Positional fields: (type, seat, card, color, count, cards, faces, target, detail).
-        self.events.append(Event(
+        self.events.append(new_event((
             "draw", seat, None, None, len(drawn), tuple([cards[cid] for cid in drawn]),
             () if self._classic else tuple([other[cid] for cid in drawn]), None, reason,
-        ))
+        )))
 
     # ----------------------------------------------------------------------------------------------
     # End of round and scoring (E1-E5, P3)
@@ -835,16 +876,24 @@ class Match:
         for other_seat, hand in enumerate(self.hands):
             if other_seat != seat:
                 opponents.append(OpponentView(
-                    other_seat, len(hand), () if classic else tuple([other[cid] for cid in hand]),
-                    tuple([cards[cid] for cid in hand]) if over else ()))
-        events = [seen for seen in (event_for_seat(event, seat) for event in self.events[since:])
-                  if seen is not None]
+                    other_seat, len(hand), () if classic else tuple(map(other.__getitem__, hand)),
+                    tuple(map(cards.__getitem__, hand)) if over else ()))
+        events = []
+        seen_as = self._seen_as
+        for index, event in enumerate(self.events[since:], since):
+            seen = event_for_seat(event, seat)
+            if seen is not event:
+                if seen is None:
+                    continue
+                # Every other seat sees the same reduced event: one object, so encoders can cache it.
+                seen = seen_as.setdefault(index, seen)
+            events.append(seen)
         discard = self.discard
         return Observation(
             seat, self.players, self.variant, self.side_name, self.direction_name, self.decision,
             self.current, self.color, active[discard[-1]],
-            tuple([active[cid] for cid in reversed(discard)]),
-            tuple([cards[cid] for cid in self.hands[seat]]),
+            tuple(map(active.__getitem__, reversed(discard))),
+            tuple(map(cards.__getitem__, self.hands[seat])),
             tuple(opponents), len(self.draw),
             None if classic or not self.draw else other[self.draw[-1]],
             tuple(self.scores), self.round_number, self.dealer, tuple(events),
@@ -883,6 +932,7 @@ class Match:
         twin.hands = [list(hand) for hand in self.hands]
         twin.draw, twin.discard, twin.scores = list(self.draw), list(self.discard), list(self.scores)
         twin.events, twin.actions = list(self.events), list(self.actions)
+        twin._seen_as = dict(self._seen_as)
         twin._rng = random.Random()
         twin._rng.setstate(self._rng.getstate())
         return twin

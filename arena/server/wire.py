@@ -169,48 +169,50 @@ def _text(thing: Face | Card) -> str:
     return hit[1]
 
 
-def event_text(event: Event) -> str:
-    """``str(event)`` (the engine's notation of an event), with the cards' and faces' notations cached."""
-    parts = [event.type]
-    if event.seat is not None:
-        parts.append(f"seat={event.seat}")
-    if event.card is not None:
-        parts.append(_text(event.card))
-    if event.color is not None:
-        parts.append(f"color={event.color}")
-    if event.count:
-        parts.append(f"count={event.count}")
-    if event.cards:
-        parts.append("cards=" + ",".join(map(_text, event.cards)))
-    if event.faces:
-        parts.append("faces=" + ",".join(map(_text, event.faces)))
-    if event.target is not None:
-        parts.append(f"target={event.target}")
-    if event.detail:
-        parts.append(event.detail)
-    return " ".join(parts)
+_SHORT_STRINGS: dict[tuple[int, str], bytes] = {}
+
+
+def _short_str_field(field: int, text: str) -> bytes:
+    """A string field whose values are few (event types, colours, reasons): encoded once per value."""
+    encoded = _SHORT_STRINGS.get((field, text))
+    if encoded is None:
+        _bounded(_SHORT_STRINGS)
+        encoded = _SHORT_STRINGS[(field, text)] = str_field(field, text)
+    return encoded
 
 
 def event_bytes(event: Event) -> bytes:
-    """The serialized ``Event`` message (same content as ``convert.event_to_proto(event)``)."""
-    parts = [str_field(1, event.type) if event.type else b""]
-    if event.seat is not None:
-        parts.append(int_field(2, event.seat))
-    if event.card is not None:
-        parts.append(card_field(3, event.card))
-    if event.color:
-        parts.append(str_field(4, event.color))
-    if event.count:
-        parts.append(int_field(5, event.count))
-    if event.cards:
-        parts.append(_cards(6, event.cards))
-    if event.faces:
-        parts.append(_faces(7, event.faces))
-    if event.target is not None:
-        parts.append(int_field(8, event.target))
-    if event.detail:
-        parts.append(str_field(9, event.detail))
-    parts.append(str_field(10, event_text(event)))
+    """The serialized ``Event`` message (same content as ``convert.event_to_proto(event)``), with its ``text``
+    (``str(event)``, the engine's notation) built in the same pass from cached notations."""
+    kind, seat, card, color, count, cards, faces, target, detail = event
+    parts = [_short_str_field(1, kind) if kind else b""]
+    text = [kind]
+    if seat is not None:
+        parts.append(int_field(2, seat))
+        text.append(f"seat={seat}")
+    if card is not None:
+        parts.append(card_field(3, card))
+        text.append(_text(card))
+    if color:
+        parts.append(_short_str_field(4, color))
+    if color is not None:
+        text.append(f"color={color}")
+    if count:
+        parts.append(int_field(5, count))
+        text.append(f"count={count}")
+    if cards:
+        parts.append(_cards(6, cards))
+        text.append("cards=" + ",".join(map(_text, cards)))
+    if faces:
+        parts.append(_faces(7, faces))
+        text.append("faces=" + ",".join(map(_text, faces)))
+    if target is not None:
+        parts.append(int_field(8, target))
+        text.append(f"target={target}")
+    if detail:
+        parts.append(_short_str_field(9, detail))
+        text.append(detail)
+    parts.append(str_field(10, " ".join(text)))
     return b"".join(parts)
 
 
