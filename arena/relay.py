@@ -4,7 +4,7 @@ A worker plays a remote bot through :class:`RelaySeat`; the gateway runs a :clas
 own queue. Neither the runner nor the gateway knows the relay is there: the seat has the runner's
 interface, the consumer calls the same gateway methods as an in-process :class:`arena.seats.RemoteSeat`.
 
-Keys (under the store prefix, ``uno:`` by default):
+Keys (under the store prefix, ``uno:`` by default; built by :class:`arena.store.keys.Keys`):
 
 =================================  ======  =================================================================
 ``uno:relay:{gateway}``            list    messages for the gateway ``{gateway}`` (the ``gateway`` field of
@@ -52,11 +52,11 @@ DEFAULT_MARGIN_S = 2.0
 
 
 def relay_queue(store: Store, gateway_id: str) -> str:
-    return f"{store.keys.prefix}relay:{gateway_id}"
+    return store.keys.relay_queue(gateway_id)
 
 
 def reply_key(store: Store) -> str:
-    return f"{store.keys.prefix}relay:reply:{uuid.uuid4().hex}"
+    return store.keys.relay_reply(uuid.uuid4().hex)
 
 
 def async_client(store: Store) -> redis.asyncio.Redis:

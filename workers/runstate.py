@@ -2,7 +2,8 @@
 
 The store (:mod:`arena.store`) holds what a tournament *is* and what it produced (spec, status,
 scheduled match ids, results written once, replays, standings, ratings). This module adds what
-the workers need to *run* one, under the same prefix (``uno:`` by default):
+the workers need to *run* one, under the same prefix (``uno:`` by default; the keys are built by
+:meth:`arena.store.keys.Keys.tournament_run`, listed with every other key in :mod:`arena.store.keys`):
 
 =========================================  ======  ===================================================
 key                                        type    contents
@@ -65,13 +66,13 @@ class RunState:
         self.store = store
         self.r: redis.Redis = store.redis
         self.tid = tournament_id
-        base = store.keys.tournament(tournament_id)
-        self.run_key = f"{base}:run"
-        self.batches_key = f"{base}:batches"
-        self.batch_state_key = f"{base}:batch_state"
-        self.attempts_key = f"{base}:attempts"
-        self.feed_key = f"{base}:feed"
-        self.lock_key = f"{base}:check_lock"
+        key = store.keys.tournament_run
+        self.run_key = key(tournament_id, "run")
+        self.batches_key = key(tournament_id, "batches")
+        self.batch_state_key = key(tournament_id, "batch_state")
+        self.attempts_key = key(tournament_id, "attempts")
+        self.feed_key = key(tournament_id, "feed")
+        self.lock_key = key(tournament_id, "check_lock")
 
     # -- the run hash --------------------------------------------------------------------------
     def fields(self) -> dict[str, str]:

@@ -15,7 +15,6 @@
     uno-arena bot check [--token T | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
         Conformance: starts a gateway in process, waits for the bot (started by --run, or by you) and runs the
         scripted checks of arena.server.conformance; exit status 0 when all pass.
-    uno-arena bot register NAME [--owner O]
         Registers a bot in the store ($REDIS_URL) and prints its token once.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.server.bench).
@@ -154,7 +153,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                 store.bots.get(name)
             except UnknownBot:
                 if not args.register:
-                    print(f"unknown bot {name!r}: register it (uno-arena bot register {name}) or pass --register",
+                    print(f"unknown bot {name!r}: register it (uno-arena bots register {name}) or pass --register",
                           file=sys.stderr)
                     return 2
                 _record, token = store.bots.register(name)
@@ -232,26 +231,6 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bot_register(args: argparse.Namespace) -> int:
-    from arena.store import DuplicateBotName, InvalidName, Store, StoreConfigError
-
-    try:
-        store = Store.from_url()
-    except StoreConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    try:
-        _record, token = store.bots.register(args.name, owner=args.owner)
-    except (DuplicateBotName, InvalidName, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    finally:
-        store.close()
-    print(f"registered bot {args.name}; its token (shown only now, keep it secret):")
-    print(token)
-    return 0
-
-
 def cmd_bot_check(args: argparse.Namespace) -> int:
     from arena.server.conformance import all_passed, run_checks
     from arena.server.gateway import GatewayConfig, GatewayServer
@@ -322,7 +301,7 @@ def cmd_bench_gateway(args: argparse.Namespace) -> int:
 
 
 def register(commands: Any) -> None:
-    """Add `serve`, `match`, `bot run|check|register` and `bench gateway`."""
+    """Add `serve`, `match`, `bot run|check` and `bench gateway` (`bots register` is the organizer API's)."""
     serve = commands.add_parser("serve", help="run the bot gateway (gRPC, health, reflection, relay, /metrics)")
     serve.add_argument("--address", default=None, help="listen address (default $UNO_ARENA_GRPC_ADDR or "
                                                        "0.0.0.0:50051)")
@@ -367,11 +346,6 @@ def register(commands: Any) -> None:
     check.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the bot to connect")
     check.add_argument("--deadline-ms", type=int, default=1000)
     check.set_defaults(func=cmd_bot_check)
-
-    reg = bot.add_parser("register", help="register a bot in the store ($REDIS_URL); prints its token once")
-    reg.add_argument("name")
-    reg.add_argument("--owner", default="")
-    reg.set_defaults(func=cmd_bot_register)
 
     gateway = bench_parsers(commands).add_parser("gateway", help="remote random bots over loopback vs a grpc echo")
     gateway.add_argument("--matches", type=int, default=64, help="concurrent matches")

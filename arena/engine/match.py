@@ -817,8 +817,8 @@ class Match:
         cards = self.cards
         other = self._faces[1 - self.side]
         self.events.append(new_event((
-            "draw", seat, None, None, len(drawn), tuple([cards[cid] for cid in drawn]),
-            () if self._classic else tuple([other[cid] for cid in drawn]), None, reason,
+            "draw", seat, None, None, len(drawn), tuple(map(cards.__getitem__, drawn)),
+            () if self._classic else tuple(map(other.__getitem__, drawn)), None, reason,
         )))
 
     # ----------------------------------------------------------------------------------------------

@@ -45,6 +45,25 @@ key                                    type         contents
 ``uno:canary``                         hash         ``ts worker``: last run of the canary task
 =====================================  ===========  =====================================================
 
+The workers' run bookkeeping of a tournament (advisory: losing it never loses or double-counts a result;
+see :mod:`workers.runstate` for what each field means) and the relay between workers and gateways
+(:mod:`arena.relay`):
+
+=====================================  ===========  =====================================================
+key                                    type         contents
+=====================================  ===========  =====================================================
+``uno:tournament:{tid}:run``           hash         run fields: ``started_at finished_at batch_size
+                                                    enqueued prior check_token ...``
+``uno:tournament:{tid}:batches``       hash         ``{bid}`` -> JSON list of the batch's match ids
+``uno:tournament:{tid}:batch_state``   hash         ``{bid}`` -> ``"{state}:{ts}"`` (queued, running,
+                                                    done, stopped; ``ts`` the last heartbeat)
+``uno:tournament:{tid}:attempts``      hash         ``{mid}`` -> times a worker started the match
+``uno:tournament:{tid}:feed``          list         match ids in the order their results were written
+``uno:tournament:{tid}:check_lock``    string, TTL  lock of one completeness check (``SET NX EX``)
+``uno:relay:{gateway}``                list         messages for gateway ``{gateway}`` (RPUSH / BLPOP)
+``uno:relay:reply:{id}``               list, TTL    the answer to one relayed decision (60 s)
+=====================================  ===========  =====================================================
+
 Celery's own keys (the broker queues such as ``celery``, ``unacked``, ``unacked_index``,
 ``_kombu.binding.*`` and the result backend's ``celery-task-meta-*``) are Celery's: they are not
 under the prefix and the store never touches them.
@@ -56,6 +75,7 @@ import re
 from dataclasses import dataclass
 
 DEFAULT_PREFIX = "uno:"
+RUN_PARTS = ("run", "batches", "batch_state", "attempts", "feed", "check_lock")
 
 BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 """Bot names: 1-32 characters, letters, digits, ``_`` and ``-``, starting with a letter or digit."""
@@ -156,3 +176,17 @@ class Keys:
     # health
     def canary(self) -> str:
         return f"{self.prefix}canary"
+
+    # the workers' run bookkeeping of a tournament
+    def tournament_run(self, tid: str, part: str) -> str:
+        """``part``: one of :data:`RUN_PARTS`."""
+        if part not in RUN_PARTS:
+            raise ValueError(f"unknown run key part {part!r} (one of {', '.join(RUN_PARTS)})")
+        return f"{self.tournament(tid)}:{part}"
+
+    # the relay between workers and gateways
+    def relay_queue(self, gateway_id: str) -> str:
+        return f"{self.prefix}relay:{gateway_id}"
+
+    def relay_reply(self, reply_id: str) -> str:
+        return f"{self.prefix}relay:reply:{reply_id}"

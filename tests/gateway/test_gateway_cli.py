@@ -1,4 +1,4 @@
-"""The gateway's commands as a user runs them: serve, bot register, bot run, match, bot check, bench gateway."""
+"""The gateway's commands as a user runs them: serve, bots register, bot run, match, bot check, bench gateway."""
 
 from __future__ import annotations
 
@@ -37,18 +37,13 @@ def test_commands_parse() -> None:
     assert args.seats == "random,heuristic,mybot" and args.variant == "classic"
     args = parser.parse_args(["bot", "run", "heuristic", "--target", "h:1", "--token", "t"])
     assert (args.kind, args.target, args.token) == ("heuristic", "h:1", "t")
-    assert parser.parse_args(["bot", "register", "x"]).name == "x"
+    assert parser.parse_args(["bots", "register", "x"]).name == "x"
     assert parser.parse_args(["bot", "check", "--run", "cmd {target} {token}"]).run
     assert parser.parse_args(["bench", "gateway", "--matches", "8"]).matches == 8
 
 
 def test_register_then_serve_then_run_then_match_over_the_relay(redis_server: PrivateRedis) -> None:
     url = redis_server.url
-    registered = cli("bot", "register", "clibot", redis_url=url)
-    out, err = registered.communicate(timeout=30)
-    assert registered.returncode == 0, err
-    token = out.strip().splitlines()[-1]
-    assert token.startswith("clibot.")
     port = free_port()
     server = cli("serve", "--address", f"127.0.0.1:{port}", "--metrics-port", "-1", "--heartbeat", "1",
                  redis_url=url)
@@ -58,6 +53,11 @@ def test_register_then_serve_then_run_then_match_over_the_relay(redis_server: Pr
             grpc.channel_ready_future(channel).result(timeout=30)
             status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
             assert status == health_pb2.HealthCheckResponse.SERVING
+        registered = cli("bots", "register", "clibot", "--target", f"127.0.0.1:{port}", redis_url=url)
+        out, err = registered.communicate(timeout=30)
+        assert registered.returncode == 0, err
+        token = out.strip().splitlines()[-1].split()[-1]
+        assert token.startswith("clibot.")
         bot = cli("bot", "run", "heuristic", "--target", f"127.0.0.1:{port}", "--token", token, redis_url=url)
         store = Store.from_url(url)
         try:

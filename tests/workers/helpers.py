@@ -62,7 +62,7 @@ def assert_exactly_once(store: Store, spec: TournamentSpec) -> None:
     assert set(results) == expected
     progress = store.results.progress(tid)
     assert progress.scheduled == progress.done == len(expected)
-    feed = store.redis.lrange(f"{store.keys.tournament(tid)}:feed", 0, -1)
+    feed = store.redis.lrange(store.keys.tournament_run(tid, "feed"), 0, -1)
     assert len(feed) == len(set(feed)), "a match was reported twice"
     assert store.tournaments.status(tid) == "finished"
 
