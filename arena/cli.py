@@ -71,7 +71,7 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     from arena.bench.engine import run_engine_bench
 
-    run_engine_bench(seconds=args.seconds, out=sys.stdout, rlcard=not args.no_rlcard)
+    run_engine_bench(seconds=args.seconds, out=sys.stdout, rlcard=not args.no_rlcard, repeats=args.repeats)
     return 0
 
 
@@ -114,7 +114,9 @@ def _register_engine_commands(commands: Any) -> None:
     bench = commands.add_parser("bench", help="benchmarks that print their figures")
     bench_commands = bench.add_subparsers(dest="bench_command", required=True, metavar="WHAT")
     engine = bench_commands.add_parser("engine", help="random legal play: rounds/s and decisions/s")
-    engine.add_argument("--seconds", type=float, default=3.0, help="time per configuration")
+    engine.add_argument("--seconds", type=float, default=2.0, help="CPU time per measurement")
+    engine.add_argument("--repeats", type=int, default=3, help="interleaved measurements per configuration; "
+                                                                "the best is kept")
     engine.add_argument("--no-rlcard", action="store_true", help="skip RLCard even when installed")
     engine.set_defaults(func=cmd_bench_engine)
 
