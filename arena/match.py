@@ -501,10 +501,7 @@ def _count(metrics: ArenaMetrics, config: MatchConfig, record: MatchRecord, tall
             continue
         for outcome, count in tally.outcomes[seat_no].items():
             metrics.decisions.labels(name, outcome).inc(count)
-        if tally.latency[seat_no]:
-            histogram = metrics.decision_latency.labels(name)
-            for value in tally.latency[seat_no]:
-                histogram.observe(value)
+        metrics.record_decision_latencies(name, tally.latency[seat_no])
         for reason in tally.reasons[seat_no]:
             metrics.record_refusal(name, reason.split(":", 1)[0].strip().replace(" ", "_"))
         if tally.strikes[seat_no]:

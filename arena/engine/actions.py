@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import ALL_COLORS, Card, parse_card
 
@@ -20,8 +20,16 @@ class Action:
     color: str | None = None
     uno: bool = False
     target: int | None = None
+    # The notation, made once: every action is logged and replayed as text, many of them thousands of times.
+    text: str = field(init=False, repr=False, compare=False, default="")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", self._notation())
 
     def __str__(self) -> str:
+        return self.text
+
+    def _notation(self) -> str:
         if self.kind == "play":
             text = f"play {self.card}"
             if self.color is not None:

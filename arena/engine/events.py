@@ -52,6 +52,10 @@ class Event(NamedTuple):
 new_event = cast(Callable[[tuple[Any, ...]], Event], partial(tuple.__new__, Event))
 
 
+# The only kinds of event that event_for_seat() may change or hide; every other event every seat sees whole.
+PARTLY_HIDDEN_KINDS = frozenset({"draw", "reveal"})
+
+
 def event_for_seat(event: Event, seat: int) -> Event | None:
     """The event as `seat` may see it, or None when it is hidden from that seat entirely."""
     kind = event[0]

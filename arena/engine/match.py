@@ -29,8 +29,8 @@ from .cards import (
     shuffled_flip_deck,
 )
 from .errors import IllegalAction
-from .events import Event, event_for_seat, new_event
-from .observation import Observation, OpponentView
+from .events import PARTLY_HIDDEN_KINDS, Event, event_for_seat, new_event
+from .observation import Observation, new_observation, new_opponent_view
 from .rules import Rules
 
 HAND_SIZE = 7  # S2
@@ -875,21 +875,23 @@ class Match:
         opponents = []
         for other_seat, hand in enumerate(self.hands):
             if other_seat != seat:
-                opponents.append(OpponentView(
+                opponents.append(new_opponent_view((
                     other_seat, len(hand), () if classic else tuple(map(other.__getitem__, hand)),
-                    tuple(map(cards.__getitem__, hand)) if over else ()))
+                    tuple(map(cards.__getitem__, hand)) if over else ())))
         events = []
         seen_as = self._seen_as
         for index, event in enumerate(self.events[since:], since):
-            seen = event_for_seat(event, seat)
-            if seen is not event:
-                if seen is None:
-                    continue
-                # Every other seat sees the same reduced event: one object, so encoders can cache it.
-                seen = seen_as.setdefault(index, seen)
-            events.append(seen)
+            if event[0] in PARTLY_HIDDEN_KINDS:
+                seen = event_for_seat(event, seat)
+                if seen is not event:
+                    if seen is None:
+                        continue
+                    # Every other seat sees the same reduced event: one object, so encoders can cache it.
+                    seen = seen_as.setdefault(index, seen)
+                event = seen
+            events.append(event)
         discard = self.discard
-        return Observation(
+        return new_observation((
             seat, self.players, self.variant, self.side_name, self.direction_name, self.decision,
             self.current, self.color, active[discard[-1]],
             tuple(map(active.__getitem__, reversed(discard))),
@@ -899,7 +901,7 @@ class Match:
             tuple(self.scores), self.round_number, self.dealer, tuple(events),
             cards[self.drawn] if self.drawn is not None and seat == self.current else None,
             self.round_winner, self.match_winner,
-        )
+        ))
 
     def replay(self) -> dict[str, Any]:
         """The record (rules, players, seed, actions) from which `Match.from_replay` rebuilds this match."""

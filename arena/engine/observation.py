@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 from .cards import Card, Face
 from .events import Event
@@ -45,3 +47,9 @@ class Observation(NamedTuple):
     drawn: Card | None = None
     round_winner: int | None = None
     match_winner: int | None = None
+
+
+# Build from every field in order through tuple.__new__ (skipping NamedTuple's Python-level __new__): the
+# match runner builds an observation for every decision.
+new_opponent_view = cast(Callable[[tuple[Any, ...]], OpponentView], partial(tuple.__new__, OpponentView))
+new_observation = cast(Callable[[tuple[Any, ...]], Observation], partial(tuple.__new__, Observation))

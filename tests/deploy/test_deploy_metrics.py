@@ -363,3 +363,29 @@ def test_multiprocess_exposition_passes_promtool(
 ) -> None:
     result = promtool("check", "metrics", stdin=multiprocess_scrapes["before"])
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_observe_many_equals_observing_one_by_one() -> None:
+    values = [0.0, 0.0004, 0.001, 0.0025, 0.003, 0.2, 1.0, 7.5, 99.0, 0.001]
+    one_by_one, at_once = CollectorRegistry(), CollectorRegistry()
+    for registry, observe in ((one_by_one, None), (at_once, am.observe_many)):
+        metrics = am.create_metrics(registry)
+        if observe is None:
+            for value in values:
+                metrics.record_decision("bot-a", "answered", value)
+        else:
+            metrics.record_decision_latencies("bot-a", values)
+
+    def samples(registry: CollectorRegistry) -> dict[tuple[str, str], float]:
+        out = {}
+        for family in text_string_to_metric_families(generate_latest(registry).decode()):
+            if family.name == "uno_arena_decision_latency_seconds":
+                for sample in family.samples:
+                    if not sample.name.endswith("_created"):
+                        out[(sample.name, sample.labels.get("le", ""))] = sample.value
+        return out
+
+    expected, got = samples(one_by_one), samples(at_once)
+    assert expected.keys() == got.keys() and len(expected) > 3
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value), key
