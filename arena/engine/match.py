@@ -593,8 +593,11 @@ class Match:
             cid = self._held(self.hands[seat], card)
             if cid is None:
                 raise IllegalAction("T1", f"seat {seat} does not hold {card}")
-        faces = self._faces[self.side]
-        face = faces[cid]
+        face = self._faces[self.side][cid]
+        if not self._playable(cid):
+            rule = "F1" if face.kind == "flip" else "T1"
+            raise IllegalAction(rule, f"{face} matches neither the colour in force ({self.color}) "
+                                      f"nor the top card {self._top_face()}")
         if face.color is None:
             if action.color is None:
                 raise IllegalAction("T8", f"{face} needs a colour of the {self.side_name} side")
@@ -604,13 +607,8 @@ class Match:
             if not self._wild_draw_allowed(seat, cid):
                 raise IllegalAction("T3", f"{face} may not be played while holding a {self.color} card "
                                           "(bluffing: false)")
-        else:
-            if face.color != self.color and face.kind != faces[self.discard[-1]].kind:  # T1/T2/F1
-                rule = "F1" if face.kind == "flip" else "T1"
-                raise IllegalAction(rule, f"{face} matches neither the colour in force ({self.color}) "
-                                          f"nor the top card {self._top_face()}")
-            if action.color is not None:
-                raise IllegalAction("T8", f"a colour is named only with a wild, not with {face}")
+        elif action.color is not None:
+            raise IllegalAction("T8", f"a colour is named only with a wild, not with {face}")
         return cid
 
     def _held(self, hand: list[int], card: Card) -> int | None:
@@ -711,16 +709,11 @@ class Match:
     def _draw_for_turn(self, seat: int) -> None:
         """T1/T4: draw one card; a playable one may be played at once, otherwise the turn ends."""
         drawn = self._draw_cards(seat, 1, "T1")
-        if drawn:
-            cid = drawn[0]
-            faces = self._faces[self.side]
-            face = faces[cid]
-            if ((face.color is None or face.color == self.color or face.kind == faces[self.discard[-1]].kind)
-                    and self._wild_draw_allowed(seat, cid)):  # the same test as _playable, inlined: hot path
-                self.drawn = cid
-                self.decision = "after_draw"
-                return
-        self.current = (seat + self.direction) % self.players
+        if drawn and self._playable(drawn[0]) and self._wild_draw_allowed(seat, drawn[0]):
+            self.drawn = drawn[0]
+            self.decision = "after_draw"
+        else:
+            self.current = (seat + self.direction) % self.players
 
     def _pass(self, seat: int) -> None:
         if self.decision == "play":  # P2: nothing to draw and nothing to play
