@@ -14,8 +14,8 @@ request body built once (:func:`request_bytes`), and sets them again after a rec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 from arena.engine import Action, Card, Event, Face, Observation
 from arena.protocol.convert import (
@@ -29,6 +29,7 @@ from arena.protocol.convert import (
 )
 
 _VARINT, _LEN = 0, 2
+T = TypeVar("T", Face, Card)
 _CACHE_LIMIT = 50_000
 
 
@@ -75,12 +76,6 @@ def str_field(field: int, text: str) -> bytes:
 # Caches keyed by the object's id, which is cheap (the engine's faces, cards and events are shared objects; a
 # dataclass hash is a Python call). Each entry keeps its object alive, so an id cannot be reused while cached.
 # Behind them, caches keyed by value (field, face or card) serve the fresh objects of every new match.
-_FACES: dict[int, dict[int, tuple[Face, bytes]]] = {}
-_CARDS: dict[int, dict[int, tuple[Card, bytes]]] = {}
-_BYTES_FACES: dict[int, dict[int, bytes]] = {}
-_BYTES_CARDS: dict[int, dict[int, bytes]] = {}
-_FACE_VALUES: dict[tuple[int, Face], bytes] = {}
-_CARD_VALUES: dict[tuple[int, Card], bytes] = {}
 _TEXTS: dict[int, tuple[object, str]] = {}
 _ACTIONS: dict[int, tuple[Action, bytes]] = {}
 _EVENTS: dict[int, tuple[Event, bytes]] = {}
@@ -93,63 +88,49 @@ def _bounded(*caches: dict[Any, Any]) -> None:
             cache.clear()
 
 
-def _miss_face(field: int, face: Face) -> tuple[Face, bytes]:
-    cache = _FACES.setdefault(field, {})
-    mirror = _BYTES_FACES.setdefault(field, {})
-    _bounded(cache, mirror)
-    encoded = _FACE_VALUES.get((field, face))
-    if encoded is None:
-        encoded = bytes_field(field, face_to_proto(face).SerializeToString())
-        _bounded(_FACE_VALUES)
-        _FACE_VALUES[(field, face)] = encoded
-    hit = cache[id(face)] = (face, encoded)
-    mirror[id(face)] = encoded
-    return hit
+class _PieceCache(Generic[T]):
+    """The encoding of faces (or cards) as a field of their message, by field number: looked up by ``id``
+    (each entry keeps its object alive), and behind that by value, for the fresh objects of a new match."""
+
+    def __init__(self, to_proto: Callable[[T], Any]) -> None:
+        self.to_proto: Callable[[T], Any] = to_proto
+        self.by_id: dict[int, dict[int, tuple[T, bytes]]] = {}
+        self.bytes_by_id: dict[int, dict[int, bytes]] = {}  # the same bytes without the object: for map()
+        self.by_value: dict[tuple[int, T], bytes] = {}
+
+    def field(self, field: int, thing: T) -> bytes:
+        cache = self.by_id.get(field)
+        hit = cache.get(id(thing)) if cache is not None else None
+        return hit[1] if hit is not None else self._miss(field, thing)
+
+    def repeated(self, field: int, things: Sequence[T]) -> bytes:
+        """``things`` as repeated field ``field``: joined in C (map over the cache), filled on a miss."""
+        cache = self.bytes_by_id.get(field) or {}
+        try:
+            return b"".join(map(cache.__getitem__, map(id, things)))
+        except KeyError:
+            return b"".join([self.field(field, thing) for thing in things])
+
+    def _miss(self, field: int, thing: T) -> bytes:
+        cache = self.by_id.setdefault(field, {})
+        mirror = self.bytes_by_id.setdefault(field, {})
+        _bounded(cache, mirror)
+        encoded = self.by_value.get((field, thing))
+        if encoded is None:
+            encoded = bytes_field(field, self.to_proto(thing).SerializeToString())
+            _bounded(self.by_value)
+            self.by_value[(field, thing)] = encoded
+        cache[id(thing)] = (thing, encoded)
+        mirror[id(thing)] = encoded
+        return encoded
 
 
-def _miss_card(field: int, card: Card) -> tuple[Card, bytes]:
-    cache = _CARDS.setdefault(field, {})
-    mirror = _BYTES_CARDS.setdefault(field, {})
-    _bounded(cache, mirror)
-    encoded = _CARD_VALUES.get((field, card))
-    if encoded is None:
-        encoded = bytes_field(field, card_to_proto(card).SerializeToString())
-        _bounded(_CARD_VALUES)
-        _CARD_VALUES[(field, card)] = encoded
-    hit = cache[id(card)] = (card, encoded)
-    mirror[id(card)] = encoded
-    return hit
-
-
-def _faces(field: int, faces: Sequence[Face]) -> bytes:
-    """Faces as repeated field ``field``: joined in C (map over the cache), filling the cache on a miss."""
-    cache = _BYTES_FACES.get(field) or {}
-    try:
-        return b"".join(map(cache.__getitem__, map(id, faces)))
-    except KeyError:
-        return b"".join([face_field(field, face) for face in faces])
-
-
-def _cards(field: int, cards: Sequence[Card]) -> bytes:
-    cache = _BYTES_CARDS.get(field) or {}
-    try:
-        return b"".join(map(cache.__getitem__, map(id, cards)))
-    except KeyError:
-        return b"".join([card_field(field, card) for card in cards])
-
-
-def face_field(field: int, face: Face) -> bytes:
-    """A face as field ``field`` of its message."""
-    cache = _FACES.get(field)
-    hit = cache.get(id(face)) if cache is not None else None
-    return (hit or _miss_face(field, face))[1]
-
-
-def card_field(field: int, card: Card) -> bytes:
-    """A card as field ``field`` of its message."""
-    cache = _CARDS.get(field)
-    hit = cache.get(id(card)) if cache is not None else None
-    return (hit or _miss_card(field, card))[1]
+_FACE_PIECES = _PieceCache[Face](face_to_proto)
+_CARD_PIECES = _PieceCache[Card](card_to_proto)
+face_field = _FACE_PIECES.field
+card_field = _CARD_PIECES.field
+_faces = _FACE_PIECES.repeated
+_cards = _CARD_PIECES.repeated
 
 
 def action_field(action: Action) -> bytes:
