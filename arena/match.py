@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.engine import Action, Match, Observation, Rules
+from arena.engine.actions import PASS
 from arena.metrics import ArenaMetrics, get_metrics
 from bots import Bot
 
@@ -257,6 +258,22 @@ class LocalSeat(Seat):
         return self.bot.choose(request.observation, request.legal)
 
 
+LET_GO = PASS
+"""The answer that declines a catch offer (decision ``catch``); the runner never applies it to the engine."""
+
+
+def catch_offers(match: Match) -> list[int]:
+    """The seats to ask, out of turn, whether to catch (U1, option ``uno_penalty: "catch"``): every seat but
+    the one that can be caught and the seat to decide (whose own legal actions carry the catch), in turn
+    order after the seat to decide. Empty when no catch window is open. The first seat that catches closes
+    the window; a catch is worth the same to every seat that may make it, so the order decides nothing."""
+    target, current = match.catchable, match.current
+    if target is None or current is None:
+        return []
+    others = ((current + match.direction * step) % match.players for step in range(1, match.players))
+    return [seat for seat in others if seat != target]
+
+
 # The fallback preference per action kind: the least committal legal action, never a bluff, a challenge,
 # a catch or a card the bot might have wanted to keep.
 _FALLBACK_ORDER = {"pass": 0, "draw": 1, "accept": 2, "choose_color": 3, "play": 4, "challenge": 5, "catch": 6}
@@ -334,6 +351,7 @@ async def run_match(
     max_strikes = config.max_strikes
     match_id = config.match_id
     number = 0
+    offers: list[int] = []  # seats still to be asked whether to catch, in order
     perf = time.perf_counter
     step_start = perf()
 
@@ -366,9 +384,14 @@ async def run_match(
                 continue
             if decision == "match_over":
                 break
-            seat_no = match.current
-            assert seat_no is not None
-            legal = match.legal_actions()
+            offer = bool(offers)
+            if offer:  # a catch window is open (U1): the other seats are asked first, out of turn
+                seat_no = offers.pop(0)
+                legal = [*match.legal_actions(seat_no), LET_GO]
+            else:
+                current = match.current
+                assert current is not None
+                seat_no, legal = current, match.legal_actions()
             number += 1
             seat = seats[seat_no]
             reasons: list[str] = []
@@ -382,6 +405,8 @@ async def run_match(
                 counts["fallback"] = counts.get("fallback", 0) + 1
             else:
                 observation = match.observation(seat_no, seen[seat_no])
+                if offer:
+                    observation = observation._replace(decision="catch")
                 seen[seat_no] = len(match.events)
                 t0 = perf()
                 outcome = "answered"
@@ -424,7 +449,10 @@ async def run_match(
                     tally.refusals[seat_no] += refused
                     tally.reasons[seat_no].extend(reasons)
             action = legal[index]
-            match.apply(seat_no, action)
+            if not (offer and action is LET_GO):
+                match.apply(seat_no, action)
+                # Every accepted action closes a catch window and may open a new one (U1).
+                offers = [s for s in catch_offers(match) if not forfeited[s]] if match.catchable is not None else []
             decisions.append(DecisionLog(seat_no, number, str(action), latency * 1000.0, outcome, refused, reasons))
             if wire is not None and profile is not None:
                 now = perf()

@@ -3,10 +3,10 @@
 Scripted situations, each a real match on the gateway the bot is connected to, that tell a bot author:
 
 - ``connects``: the bot opens a session (token, Hello, protocol version) within the wait;
-- ``answers-in-time`` / ``legal-choices``: a 4-player UNO Flip match and a 2-player classic match (UNO catch
-  mode, no bluffing) with no timeout and no refused answer;
+- ``answers-in-time`` / ``legal-choices``: a 4-player UNO Flip match and a 2-player classic match (both in
+  UNO catch mode, the second without bluffing) with no timeout and no refused answer;
 - ``decision-kinds``: it was asked, and answered, every kind of decision (play, after_draw, respond,
-  choose_color; a few more seeds are played until each kind came up);
+  choose_color, and catch: an out-of-turn catch offer; a few more seeds are played until each kind came up);
 - ``concurrent-matches``: several matches at once on its one stream, all answered in time;
 - ``reconnect``: the arena drops the bot's stream in the middle of a match; the bot must reconnect and
   answer the decision that was pending (it is sent again), with no strike.
@@ -21,13 +21,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.engine import Rules
+from arena.engine import Action, Observation, Rules
 from arena.match import MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.seats import LocalSeat, RemoteSeat
 from arena.server.gateway import Gateway
-from bots import make_bot
+from bots import Bot, make_bot
 
-DECISION_KINDS = ("play", "after_draw", "respond", "choose_color")
+DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,29 @@ class _Watched(RemoteSeat):
         return index
 
 
+class _ForgetsUno(Bot):
+    """A local opponent that plays like the heuristic bot but leaves out the UNO call whenever it may (catch
+    mode), so that the bot under test gets catch offers."""
+
+    name = "forgets-uno"
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.inner = make_bot("heuristic", seed)
+
+    def choose(self, observation: Observation, legal: Sequence[Action]) -> int:
+        index = self.inner.choose(observation, legal)
+        chosen = legal[index]
+        if chosen.kind == "play" and chosen.uno:
+            silent = Action("play", chosen.card, chosen.color, uno=False)
+            return next((i for i, action in enumerate(legal) if action == silent), index)
+        return index
+
+
 def _others(count: int, seed: int) -> list[Seat]:
-    return [LocalSeat(make_bot("random" if i % 2 else "heuristic", seed + i)) for i in range(count)]
+    """Local opponents: heuristic and random bots, and one that forgets its UNO calls."""
+    return [LocalSeat(_ForgetsUno(seed + i) if i == 1 else make_bot("random" if i % 2 else "heuristic", seed + i))
+            for i in range(count)]
 
 
 def _problems(record: MatchRecord, seat: int) -> str:
@@ -93,7 +114,7 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     refused: list[str] = []
     answered = 0
     scripted = [
-        (Rules(variant="flip"), 4, 0),
+        (Rules(variant="flip", uno_penalty="catch"), 4, 0),
         (Rules(variant="classic", uno_penalty="catch", bluffing=False), 2, 1),
     ]
     seed = 11
@@ -102,7 +123,7 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
         if scripted:
             rules, players, seat = scripted.pop(0)
         elif extra < 6 and any(kinds[k] == 0 for k in DECISION_KINDS):
-            rules, players, seat = Rules(variant="flip"), 3, extra % 3
+            rules, players, seat = Rules(variant="flip", uno_penalty="catch"), 3, extra % 3
             extra += 1
         else:
             break

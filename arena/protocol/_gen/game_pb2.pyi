@@ -35,6 +35,7 @@ class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DECISION_KIND_CHOOSE_COLOR: _ClassVar[DecisionKind]
     DECISION_KIND_ROUND_OVER: _ClassVar[DecisionKind]
     DECISION_KIND_MATCH_OVER: _ClassVar[DecisionKind]
+    DECISION_KIND_CATCH: _ClassVar[DecisionKind]
 
 class UnoPenalty(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -83,6 +84,7 @@ DECISION_KIND_RESPOND: DecisionKind
 DECISION_KIND_CHOOSE_COLOR: DecisionKind
 DECISION_KIND_ROUND_OVER: DecisionKind
 DECISION_KIND_MATCH_OVER: DecisionKind
+DECISION_KIND_CATCH: DecisionKind
 UNO_PENALTY_UNSPECIFIED: UnoPenalty
 UNO_PENALTY_AUTO: UnoPenalty
 UNO_PENALTY_CATCH: UnoPenalty

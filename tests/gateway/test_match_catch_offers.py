@@ -1,0 +1,102 @@
+"""Out-of-turn catches (U1, option uno_penalty "catch"): the runner asks every other seat, not only the one
+whose turn it is, and the remote protocol says so with the decision kind CATCH."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from prometheus_client import CollectorRegistry
+
+from arena.engine import Action, Match, Observation, Rules
+from arena.match import LET_GO, LocalSeat, MatchConfig, catch_offers, run_match_sync
+from arena.metrics import create_metrics
+from arena.protocol import bot_pb2, cards_pb2, game_pb2
+from arena.server.wire import request_body, request_bytes
+from bots import Bot
+
+CATCH_RULES = Rules(variant="flip", uno_penalty="catch", target=150)
+
+
+def _missed_call() -> Match:
+    """Seat 0 of 4 holds two cards and plays one without the UNO call: a catch window opens."""
+    match = Match.from_position(
+        4, [["red-5/pink-2", "blue-7/teal-3"], ["yellow-1/orange-1"] * 3, ["green-2/purple-2"] * 3,
+            ["green-3/purple-3"] * 3], draw=["yellow-9/teal-9"] * 6, discard=["red-4/pink-4"], current=0,
+        rules=CATCH_RULES)
+    play = next(a for a in match.legal_actions() if a.kind == "play" and not a.uno and str(a.card).startswith("red"))
+    match.apply(0, play)
+    return match
+
+
+def test_the_other_seats_are_offered_the_catch_in_turn_order() -> None:
+    match = _missed_call()
+    assert match.catchable == 0 and match.current == 1
+    assert catch_offers(match) == [2, 3]  # seat 1 has the catch in its own legal actions
+    assert match.legal_actions(1)[0] == Action("catch", target=0)
+    assert match.legal_actions(2) == [Action("catch", target=0)]
+    match.apply(3, Action("catch", target=0))
+    assert catch_offers(match) == [] and len(match.hands[0]) == 3
+
+
+def test_no_window_no_offers() -> None:
+    match = Match(players=4, seed=3, rules=CATCH_RULES)
+    assert match.catchable is None and catch_offers(match) == []
+
+
+class OfferSpy(Bot):
+    """Random play; catches half the catch offers and records every offer it gets."""
+
+    name = "spy"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.offers: list[tuple[Observation, list[str]]] = []
+
+    def choose(self, observation: Observation, legal: Sequence[Action]) -> int:
+        if observation.decision == "catch":
+            self.offers.append((observation, [a.kind for a in legal]))
+            return self.rng.randrange(2)
+        return self.rng.randrange(len(legal))
+
+
+def test_the_runner_asks_other_seats_and_records_their_catches() -> None:
+    out_of_turn = offers_seen = 0
+    for seed in range(12):
+        bots = [OfferSpy(seed * 10 + i) for i in range(4)]
+        config = MatchConfig(f"catch-{seed}", seed, CATCH_RULES, deadline_s=1.0)
+        record = run_match_sync(config, [LocalSeat(bot, name=f"spy{i}") for i, bot in enumerate(bots)],
+                                metrics=create_metrics(CollectorRegistry()))
+        assert record.end_reason == "target", record.detail
+        for seat, bot in enumerate(bots):
+            for observation, kinds in bot.offers:
+                offers_seen += 1
+                assert kinds == ["catch", "pass"]
+                assert observation.seat == seat != observation.current
+        # The replay holds the catches (declines are not actions) and rebuilds the same match.
+        replayed = Match.from_replay(record.replay)
+        assert replayed.scores == record.scores
+        rebuilt = Match(players=4, seed=seed, rules=CATCH_RULES)
+        for seat, text in record.replay["actions"]:
+            action = next((a for a in rebuilt.legal_actions(None if seat < 0 else seat) if str(a) == text), None)
+            if text.startswith("catch") and seat != rebuilt.current:
+                out_of_turn += 1
+            if seat < 0:
+                rebuilt.next_round()
+            else:
+                assert action is not None, (seat, text)
+                rebuilt.apply(seat, action)
+        assert rebuilt.scores == record.scores
+    assert offers_seen > 0 and out_of_turn > 0
+
+
+def test_a_catch_offer_travels_as_decision_kind_catch() -> None:
+    match = _missed_call()
+    legal = [*match.legal_actions(2), LET_GO]
+    observation = match.observation(2)._replace(decision="catch")
+    message = bot_pb2.ArenaMessage.FromString(request_bytes(request_body("m-1", 7, observation, legal), "r-1", 1000, 0))
+    request = message.decision_request
+    assert request.observation.decision == game_pb2.DECISION_KIND_CATCH
+    assert request.observation.current == 1 and request.observation.seat == 2
+    kinds = [cards_pb2.ActionKind.Name(action.kind) for action in request.legal_actions]
+    assert kinds == ["ACTION_KIND_CATCH", "ACTION_KIND_PASS"]
