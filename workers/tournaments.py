@@ -392,7 +392,11 @@ def run_batch(
                     metrics.record_matches_completed(1)
                     if not is_scored(result):
                         store.results.incr(tournament_id, "aborted")
-                _publish_remaining(metrics, tournament_id, *run.after(match.match_id, wrote))
+                scheduled, done, status = run.after(match.match_id, wrote)
+                _publish_remaining(metrics, tournament_id, scheduled, done, status)
+                if status in ENDED and status != "finished":
+                    log.info("batch %s of %s tournament %s: no further match starts", batch_id, status, tournament_id)
+                    break  # cancelled (or failed) meanwhile: the matches left are not played
             except stop_on:
                 outcome.stopped = True
                 break

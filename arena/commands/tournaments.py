@@ -13,6 +13,7 @@ $UNO_ARENA_ADMIN_TOKEN`` when that variable is set. Nothing here touches Redis o
     uno-arena tournament watch TOURNAMENT_ID
     uno-arena tournament standings TOURNAMENT_ID [--json]
     uno-arena tournament export TOURNAMENT_ID [--format csv|json] [--output FILE]
+    uno-arena tournament cancel TOURNAMENT_ID [--reason TEXT]
     uno-arena replay MATCH_ID [--seat N] [--json]
 
 Exit status: 0 on success, 1 when the server refuses the request (its status and message are
@@ -355,6 +356,19 @@ def cmd_tournament_standings(args: argparse.Namespace) -> int:
     return _run(args, body)
 
 
+def cmd_tournament_cancel(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        request = arena_pb2.CancelTournamentRequest(tournament_id=args.tournament_id, reason=args.reason)
+        t = client.call("CancelTournament", request).tournament
+        print(f"tournament {t.tournament_id}: {_state(t.state)} after {t.matches_done} of {t.matches_total} "
+              f"matches ({t.detail})")
+        return 0
+
+    return _run(args, body)
+
+
 def cmd_tournament_export(args: argparse.Namespace) -> int:
     from arena.protocol import arena_pb2
 
@@ -455,6 +469,12 @@ def register(commands: Any) -> None:
     st.add_argument("--json", action="store_true")
     _add_target(st)
     st.set_defaults(func=_wrap(cmd_tournament_standings))
+
+    cancel = tournament.add_parser("cancel", help="cancel a pending or running tournament (no further match starts)")
+    cancel.add_argument("tournament_id")
+    cancel.add_argument("--reason", default="", help="kept as the tournament's detail")
+    _add_target(cancel)
+    cancel.set_defaults(func=_wrap(cmd_tournament_cancel))
 
     ex = tournament.add_parser("export", help="export results as CSV (one line per match and seat) or JSON")
     ex.add_argument("tournament_id")

@@ -28,6 +28,7 @@ import hmac
 import json
 import logging
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -397,6 +398,19 @@ class Organizer:
         self.store.standings.put(tournament_id, payload, as_of=len(table.results))
         return payload
 
+    def cancel_tournament(self, request: arena_pb2.CancelTournamentRequest) -> arena_pb2.CancelTournamentResponse:
+        """Pending or running -> cancelled (workers start no further match); the reason is kept as detail."""
+        from workers.runstate import RunState
+
+        tid = request.tournament_id
+        reason = "".join(c for c in request.reason if c.isprintable())[:200] or "cancelled by the organizer"
+        if not self.store.tournaments.set_status(tid, "cancelled", expected=("pending", "running")):
+            raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION,
+                                 f"tournament {tid} is already {self.store.tournaments.status(tid)}: only a "
+                                 "pending or running tournament can be cancelled")
+        RunState(self.store, tid).set(detail=f"cancelled: {reason}", finished_at=repr(time.time()))
+        return arena_pb2.CancelTournamentResponse(tournament=self.tournament_message(tid))
+
     def get_standings(self, request: arena_pb2.GetStandingsRequest) -> arena_pb2.GetStandingsResponse:
         tid = request.tournament_id
         payload = self.standings_payload(tid)
@@ -607,6 +621,11 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         self, request: arena_pb2.ExportResultsRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.ExportResultsResponse:
         return await self._call(context, self.core.export, request)
+
+    async def CancelTournament(
+        self, request: arena_pb2.CancelTournamentRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.CancelTournamentResponse:
+        return await self._call(context, self.core.cancel_tournament, request)
 
     async def WatchTournament(
         self, request: arena_pb2.WatchTournamentRequest, context: grpc.aio.ServicerContext

@@ -107,7 +107,7 @@ def test_descriptors_are_complete_in_the_default_pool() -> None:
     arena = pool.FindServiceByName("uno_arena.v1.ArenaService")
     assert set(arena.methods_by_name) == {
         "RegisterBot", "ListBots", "CreateTournament", "ScheduleTournament", "WatchTournament",
-        "GetStandings", "GetReplay", "ExportResults",
+        "GetStandings", "GetReplay", "ExportResults", "CancelTournament",
     }
     assert arena.methods_by_name["WatchTournament"].server_streaming
     error = pool.FindMessageTypeByName("uno_arena.v1.Error")

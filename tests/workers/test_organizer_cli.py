@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from arena.protocol import arena_pb2, game_pb2
 from arena.store import Store
 from arena.tournament import schedule
 
-from .helpers import clean_standings, small_spec, wait_finished, worker_standings
+from .helpers import clean_standings, small_spec, wait_finished, wait_for, worker_standings
 from .organizer_harness import OrganizerServer
 
 
@@ -195,3 +196,30 @@ def test_idempotent_create_resends_a_lost_start(organizer: OrganizerServer, app:
         organizer.stub.CreateTournament(request)
         wait_finished(store, "t-retry")
     assert store.tournaments.ids() == ["t-retry"]
+
+
+def test_cancel_stops_a_running_tournament(
+    organizer: OrganizerServer, worker: Any, store: Store, capsys: Any
+) -> None:
+    spec = spec_msg(name="t-cancel", participants=["random", "heuristic", "random#2", "heuristic#2"],
+                    deals_per_table=40, rules=game_pb2.Rules(target=500))
+    total = organizer.stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=spec)).tournament.matches_total
+    assert total == 6 * 40
+    wait_for(lambda: store.results.progress("t-cancel").done >= 1, 60, "a first result")
+    code, out, _ = cli(capsys, "tournament", "cancel", "t-cancel", "--reason", "enough for today",
+                       "--target", organizer.address)
+    assert code == 0, out
+    assert "t-cancel: cancelled" in out and "cancelled: enough for today" in out
+    at_cancel = store.results.progress("t-cancel").done
+    time.sleep(2.0)
+    done = store.results.progress("t-cancel").done
+    assert done <= at_cancel + 1 < total  # at most the match playing when it was cancelled is recorded
+    assert store.tournaments.status("t-cancel") == "cancelled"
+    standings = organizer.stub.GetStandings(arena_pb2.GetStandingsRequest(tournament_id="t-cancel"))
+    assert len(standings.standings) == 4
+
+    again = code_of(lambda: organizer.stub.CancelTournament(
+        arena_pb2.CancelTournamentRequest(tournament_id="t-cancel")))
+    assert again[0] == grpc.StatusCode.FAILED_PRECONDITION and "already cancelled" in again[1]
+    unknown = code_of(lambda: organizer.stub.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id="nope")))
+    assert unknown[0] == grpc.StatusCode.NOT_FOUND

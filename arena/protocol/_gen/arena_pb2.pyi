@@ -216,6 +216,20 @@ class GetStandingsRequest(_message.Message):
     tournament_id: str
     def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
 
+class CancelTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id", "reason")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    reason: str
+    def __init__(self, tournament_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class CancelTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
 class Standing(_message.Message):
     __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals")
     RANK_FIELD_NUMBER: _ClassVar[int]

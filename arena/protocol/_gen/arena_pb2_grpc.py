@@ -75,6 +75,11 @@ class ArenaServiceStub:
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.ExportResultsRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ExportResultsResponse.FromString,
                 _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/CancelTournament',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -137,6 +142,14 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTournament(self, request, context):
+        """Cancels a pending or running tournament: no further match starts (matches already playing finish
+        and are recorded); results and standings so far stay readable. FAILED_PRECONDITION once it ended.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -179,6 +192,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.ExportResults,
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ExportResultsRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.ExportResultsResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -398,6 +416,33 @@ class ArenaService:
             '/uno_arena.v1.ArenaService/ExportResults',
             uno__arena_dot_v1_dot_arena__pb2.ExportResultsRequest.SerializeToString,
             uno__arena_dot_v1_dot_arena__pb2.ExportResultsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/CancelTournament',
+            uno__arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,
