@@ -17,7 +17,8 @@ must carry ``authorization: Bearer <admin token>``; a missing or wrong token is
 ``UNAUTHENTICATED``. Errors use the ordinary status codes: ``INVALID_ARGUMENT`` (a bad request,
 unknown participants, a malformed cron expression), ``NOT_FOUND`` (an unknown tournament or match),
 ``ALREADY_EXISTS`` (a taken bot name, tournament id or schedule id, an idempotency key reused with
-another spec), ``UNAVAILABLE`` (Redis unreachable).
+another spec), ``FAILED_PRECONDITION`` (cancelling a tournament that already ended), ``UNAVAILABLE``
+(Redis unreachable).
 """
 
 from __future__ import annotations
