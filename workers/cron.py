@@ -1,11 +1,17 @@
-"""Cron expressions for scheduled tournaments: parse, validate, and find due times (pure, UTC).
+"""Cron expressions for scheduled tournaments: parse, validate, and find due times (pure).
 
 Five fields, ``minute hour day-of-month month day-of-week``, each ``*``, a number, a range
 ``a-b``, a step ``*/n``, ``a-b/n`` or ``a/n``, or a comma list of those. Months take ``jan``..``dec``
 and weekdays ``sun``..``sat`` (``0`` and ``7`` are both Sunday). Aliases: ``@yearly``
 (``@annually``), ``@monthly``, ``@weekly``, ``@daily`` (``@midnight``), ``@hourly``. As in Vixie
-cron, when both day fields are restricted a day matches if *either* matches. Times are UTC;
-naive datetimes are taken as UTC.
+cron, when both day fields are restricted a day matches if *either* matches.
+
+The fields are read in UTC, or in the IANA time zone named by a leading ``CRON_TZ=Area/City`` (or
+``TZ=Area/City``), as in cronie and Kubernetes: ``CRON_TZ=Europe/Helsinki 0 3 * * *`` fires at 03:00
+Helsinki time, summer and winter. Across daylight-saving changes a wall time fires once: a time
+the clocks skip fires at the instant it has with the offset before the change (when 03:00 jumps to
+04:00, 03:30 fires at 04:30), and a time that occurs twice fires at its first occurrence. Due times
+are always returned as aware UTC datetimes; naive datetimes passed in are taken as UTC.
 
 :func:`parse_cron` raises :class:`CronError` (a ``ValueError``) naming the field and the problem,
 including expressions that can never fire (``0 0 30 2 *``).
@@ -14,7 +20,8 @@ including expressions that can never fire (``0 0 30 2 *``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _DAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
@@ -55,6 +62,22 @@ class Cron:
     weekdays: frozenset[int]
     days_restricted: bool
     weekdays_restricted: bool
+    zone: tzinfo = UTC
+    """Where the fields are read (``CRON_TZ=``); UTC by default."""
+
+    @property
+    def zone_name(self) -> str:
+        """The IANA name of :attr:`zone` (``UTC`` by default)."""
+        return str(getattr(self.zone, "key", "UTC"))
+
+    def _local(self, when: datetime) -> datetime:
+        """The wall-clock minute of ``when`` in the schedule's zone, naive."""
+        return _utc_minute(when).astimezone(self.zone).replace(tzinfo=None, fold=0)
+
+    def _instant(self, local: datetime) -> datetime:
+        """The UTC instant of a wall-clock time (``fold=0``: the first of a repeated time, and the offset
+        before the change for a skipped one)."""
+        return local.replace(tzinfo=self.zone, fold=0).astimezone(UTC)
 
     def _day_ok(self, t: datetime) -> bool:
         dom = t.day in self.days
@@ -64,15 +87,32 @@ class Cron:
         return dom and dow
 
     def matches(self, when: datetime) -> bool:
-        """Whether the minute of ``when`` (UTC) is a fire time."""
-        t = _utc_minute(when)
-        if t.month not in self.months or not self._day_ok(t):
-            return False
-        return t.hour in self.hours and t.minute in self.minutes
+        """Whether the minute of ``when`` is a fire time."""
+        instant = _utc_minute(when)
+        return self.previous(instant) == instant
 
     def previous(self, at: datetime) -> datetime:
         """The latest fire time at or before ``at`` (UTC, aware, whole minute)."""
-        t = _utc_minute(at)
+        limit = _utc_minute(at)
+        local = self._local(limit)
+        while True:  # a skipped wall time maps to a later instant: then look further back
+            instant = self._instant(local := self._previous_local(local))
+            if instant <= limit:
+                return instant
+            local -= _MINUTE
+
+    def next(self, after: datetime) -> datetime:
+        """The earliest fire time strictly after ``after`` (UTC, aware, whole minute)."""
+        limit = _utc_minute(after)
+        local = self._local(limit)
+        while True:  # a repeated wall time maps to an earlier instant: then look further on
+            instant = self._instant(local := self._next_local(local))
+            if instant > limit:
+                return instant
+
+    def _previous_local(self, at: datetime) -> datetime:
+        """The latest wall-clock minute at or before ``at`` whose fields match (naive)."""
+        t = at
         for _ in range(_MAX_STEPS):
             if t.month not in self.months:
                 t = t.replace(day=1, hour=0, minute=0) - _MINUTE
@@ -87,9 +127,9 @@ class Cron:
                 t = t.replace(minute=0) - _MINUTE
         raise CronError(f"cron {self.expr!r}: no fire time found before {at.isoformat()}")
 
-    def next(self, after: datetime) -> datetime:
-        """The earliest fire time strictly after ``after`` (UTC, aware, whole minute)."""
-        t = _utc_minute(after) + _MINUTE
+    def _next_local(self, after: datetime) -> datetime:
+        """The earliest wall-clock minute strictly after ``after`` whose fields match (naive)."""
+        t = after + _MINUTE
         for _ in range(_MAX_STEPS):
             if t.month not in self.months:
                 t = _first_of_next_month(t)
@@ -170,9 +210,18 @@ def parse_cron(expr: str) -> Cron:
     if not isinstance(expr, str) or not expr.strip():
         raise CronError("empty cron expression: expected 5 fields 'minute hour day month weekday'")
     text = expr.strip()
-    fields = _ALIASES.get(text.lower(), text).split()
-    if text.startswith("@") and text.lower() not in _ALIASES:
-        raise CronError(f"unknown cron alias {text!r}; known: {', '.join(sorted(_ALIASES))}")
+    zone: tzinfo = UTC
+    first, _, rest = text.partition(" ")
+    if first.upper().startswith(("CRON_TZ=", "TZ=")):
+        zone = _zone(first.partition("=")[2])
+        if not rest.strip():
+            raise CronError(f"cron expression {text!r} has a time zone but no fields")
+        body = rest.strip()
+    else:
+        body = text
+    fields = _ALIASES.get(body.lower(), body).split()
+    if body.startswith("@") and body.lower() not in _ALIASES:
+        raise CronError(f"unknown cron alias {body!r}; known: {', '.join(sorted(_ALIASES))}")
     if len(fields) != 5:
         raise CronError(
             f"cron expression {text!r} has {len(fields)} fields; "
@@ -180,10 +229,20 @@ def parse_cron(expr: str) -> Cron:
         )
     parsed = [_field(f, name, low, high) for f, (name, low, high) in zip(fields, _FIELDS, strict=True)]
     (minutes, _), (hours, _), (days, dom_r), (months, _), (weekdays, dow_r) = parsed
-    cron = Cron(text, minutes, hours, days, months, weekdays, dom_r, dow_r)
+    cron = Cron(text, minutes, hours, days, months, weekdays, dom_r, dow_r, zone)
     if not (dom_r and dow_r) and min(days) > max(_MONTH_DAYS[m - 1] for m in months):
         raise CronError(f"cron expression {text!r} never fires: no chosen month has day {min(days)}")
     return cron
+
+
+def _zone(name: str) -> tzinfo:
+    if name.upper() == "UTC":
+        return UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise CronError(f"unknown time zone {name!r} in CRON_TZ: expected an IANA name such as "
+                        "'Europe/Helsinki' or 'UTC'") from None
 
 
 def validate_cron(expr: str) -> str:

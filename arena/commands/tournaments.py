@@ -454,7 +454,8 @@ def register(commands: Any) -> None:
     sched = tournament.add_parser("schedule", help="start a tournament on every tick of a cron expression")
     _add_spec_options(sched)
     sched.add_argument("--cron", required=True, help="five fields, UTC: minute hour day month weekday")
-    sched.add_argument("--time-zone", default="", help="only UTC is supported (the default)")
+    sched.add_argument("--time-zone", default="", help="IANA time zone of the cron fields, e.g. Europe/Helsinki "
+                                                        "(default UTC)")
     _add_target(sched)
     sched.set_defaults(func=_wrap(cmd_tournament_schedule))
 

@@ -314,10 +314,13 @@ class Organizer:
 
         if not request.HasField("spec"):
             raise _invalid("spec is required")
+        text = request.cron.strip()
         if request.time_zone not in UTC_NAMES:
-            raise _invalid(f"time_zone {request.time_zone!r} is not supported yet: cron expressions are in UTC")
+            if text.upper().startswith(("CRON_TZ=", "TZ=")):
+                raise _invalid("give the time zone once: in time_zone or as a CRON_TZ= prefix of cron, not both")
+            text = f"CRON_TZ={request.time_zone} {text}"  # stored with the expression (see workers.cron)
         try:
-            cron = parse_cron(request.cron)
+            cron = parse_cron(text)
         except CronError as error:
             raise _invalid(f"cron: {error}") from None
         key = request.idempotency_key
@@ -360,7 +363,8 @@ class Organizer:
         upcoming = cron.next(now)
         spec = spec_for_run(schedule.spec, schedule.schedule_id, upcoming)
         msg = arena_pb2.Schedule(
-            schedule_id=schedule.schedule_id, cron=schedule.cron, time_zone="UTC", spec=self.spec_message(spec)
+            schedule_id=schedule.schedule_id, cron=schedule.cron, time_zone=cron.zone_name,
+            spec=self.spec_message(spec),
         )
         msg.spec.name = ""
         msg.spec.seed = int(schedule.spec.get("seed", 0))

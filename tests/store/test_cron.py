@@ -1,4 +1,4 @@
-"""Cron expressions: parsing, clear errors, previous/next fire times (UTC)."""
+"""Cron expressions: parsing, clear errors, previous/next fire times (UTC and CRON_TZ zones across DST)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,9 @@ def test_fields() -> None:
         ("@sometimes", "unknown cron alias '@sometimes'"),
         ("0 0 30 2 *", "never fires"),
         ("0 0 31 4,6 *", "never fires"),
+        ("CRON_TZ=Mars/Olympus 0 3 * * *", "unknown time zone 'Mars/Olympus'"),
+        ("TZ=../etc 0 3 * * *", "unknown time zone"),
+        ("CRON_TZ=Europe/Helsinki", "a time zone but no fields"),
     ],
 )
 def test_malformed_expressions_have_clear_errors(expr: str, message: str) -> None:
@@ -92,4 +95,46 @@ def test_previous_next_agree_with_matches() -> None:
         assert c.matches(n) and n > t
         assert c.previous(n) == n
         assert c.previous(n - timedelta(minutes=1)) < n
+        t = n
+
+
+HELSINKI = "CRON_TZ=Europe/Helsinki"
+
+
+def test_a_zone_reads_the_fields_in_local_time_summer_and_winter() -> None:
+    c = parse_cron(f"{HELSINKI} 0 3 * * *")
+    assert c.expr == "CRON_TZ=Europe/Helsinki 0 3 * * *"
+    assert c.next(utc(2026, 6, 1, 12)) == utc(2026, 6, 2, 0)  # 03:00 EEST = 00:00 UTC
+    assert c.next(utc(2026, 12, 1, 12)) == utc(2026, 12, 2, 1)  # 03:00 EET = 01:00 UTC
+    assert c.previous(utc(2026, 12, 2, 0, 59)) == utc(2026, 12, 1, 1)
+    assert parse_cron("TZ=utc 0 3 * * *").next(utc(2026, 6, 1, 12)) == utc(2026, 6, 2, 3)
+
+
+def test_a_wall_time_the_clocks_skip_fires_once_an_hour_later() -> None:
+    # 2026-03-29: Helsinki clocks jump from 03:00 to 04:00 (01:00 UTC); 03:30 does not exist that day.
+    c = parse_cron(f"{HELSINKI} 30 3 * * *")
+    fire = c.next(utc(2026, 3, 28, 12))
+    assert fire == utc(2026, 3, 29, 1, 30)  # 04:30 EEST: 03:30 with the winter offset
+    assert c.next(fire) == utc(2026, 3, 30, 0, 30)  # 03:30 EEST
+    assert c.previous(utc(2026, 3, 29, 1, 29)) == utc(2026, 3, 28, 1, 30)
+    assert c.previous(fire) == fire and c.matches(fire)
+
+
+def test_a_wall_time_that_occurs_twice_fires_once() -> None:
+    # 2026-10-25: Helsinki clocks go back from 04:00 to 03:00 (01:00 UTC); 03:30 happens twice.
+    c = parse_cron(f"{HELSINKI} 30 3 * * *")
+    first = c.next(utc(2026, 10, 24, 12))
+    assert first == utc(2026, 10, 25, 0, 30)  # the first 03:30 (EEST)
+    assert c.next(first) == utc(2026, 10, 26, 1, 30)  # not the second 03:30 (01:30 UTC) that day
+    assert c.previous(utc(2026, 10, 25, 1, 45)) == first
+    assert not c.matches(utc(2026, 10, 25, 1, 30))
+
+
+def test_zoned_previous_next_agree_over_a_year() -> None:
+    c = parse_cron(f"{HELSINKI} */20 2-4 * * *")
+    t = utc(2026, 1, 1)
+    while t < utc(2027, 1, 1):
+        n = c.next(t)
+        assert n > t and c.matches(n) and c.previous(n) == n
+        assert c.previous(n - timedelta(minutes=1)) <= t
         t = n

@@ -134,6 +134,12 @@ def test_bad_input_gives_clear_errors_and_creates_nothing(
     short_cron = arena_pb2.ScheduleTournamentRequest(spec=spec_msg(), cron="* * *")
     code, msg = code_of(lambda: stub.ScheduleTournament(short_cron))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "fields" in msg
+    bad_zone = arena_pb2.ScheduleTournamentRequest(spec=spec_msg(), cron="0 3 * * *", time_zone="Mars/Olympus")
+    code, msg = code_of(lambda: stub.ScheduleTournament(bad_zone))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "unknown time zone 'Mars/Olympus'" in msg
+    twice = arena_pb2.ScheduleTournamentRequest(spec=spec_msg(), cron="CRON_TZ=UTC 0 3 * * *", time_zone="Europe/Oslo")
+    code, msg = code_of(lambda: stub.ScheduleTournament(twice))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "time zone once" in msg
     assert store.tournaments.ids() == [] and store.schedules.all() == []
 
     # The same idempotency key: the first tournament again; with another spec: refused.
@@ -223,3 +229,16 @@ def test_cancel_stops_a_running_tournament(
     assert again[0] == grpc.StatusCode.FAILED_PRECONDITION and "already cancelled" in again[1]
     unknown = code_of(lambda: organizer.stub.CancelTournament(arena_pb2.CancelTournamentRequest(tournament_id="nope")))
     assert unknown[0] == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_schedule_in_a_time_zone_fires_at_local_time(organizer: OrganizerServer, store: Store) -> None:
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    request = arena_pb2.ScheduleTournamentRequest(spec=spec_msg(name="nightly-hel"), cron="0 3 * * *",
+                                                  time_zone="Europe/Helsinki")
+    schedule = organizer.stub.ScheduleTournament(request).schedule
+    assert schedule.time_zone == "Europe/Helsinki" and schedule.cron == "CRON_TZ=Europe/Helsinki 0 3 * * *"
+    upcoming = datetime.fromtimestamp(schedule.next_run_at.seconds, UTC).astimezone(ZoneInfo("Europe/Helsinki"))
+    assert (upcoming.hour, upcoming.minute) == (3, 0)
+    assert store.schedules.get("nightly-hel").cron == "CRON_TZ=Europe/Helsinki 0 3 * * *"
