@@ -218,7 +218,7 @@ def run_tournament_bench(
     target: int = 500,
     variant: str = "flip",
     workers: Sequence[int] = (1, 2),
-    rounds: int = 2,
+    rounds: int = 3,
 ) -> list[BenchFigure]:
     """Run the measurements ``rounds`` times, interleaved, and print them and the best of each.
 

@@ -136,7 +136,7 @@ def register(commands: Any) -> None:
         "tournament", help="matches/s of built-in bots: in process vs Celery with 1 and 2 workers"
     )
     bench.add_argument("--matches", type=int, default=240, help="matches in the tournament (default 240)")
-    bench.add_argument("--rounds", type=int, default=2, help="repeat the three runs, keep the best (default 2)")
+    bench.add_argument("--rounds", type=int, default=3, help="repeat the three runs, keep the best (default 3)")
     bench.add_argument("--target-score", type=int, default=500, help="match target score (default 500)")
     bench.add_argument("--variant", choices=("flip", "classic"), default="flip")
     bench.set_defaults(func=cmd_bench_tournament)
