@@ -19,4 +19,4 @@ def test_bench_tournament_prints_its_figures() -> None:
 
 def test_bench_tournament_is_a_bench_command() -> None:
     args = build_parser().parse_args(["bench", "tournament", "--matches", "12"])
-    assert args.matches == 12 and args.target_score == 500 and args.rounds == 2
+    assert args.matches == 12 and args.target_score == 500 and args.rounds == 3
