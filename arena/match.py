@@ -130,6 +130,8 @@ class DecisionLog:
     outcome: str  # "answered" | "timeout" | "fallback" | "forfeited"
     refusals: int = 0
     reasons: list[str] = field(default_factory=list)
+    applied: bool = True
+    """False for a declined catch offer: asked and answered, but no action of the match (not in the replay)."""
 
 
 @dataclass
@@ -163,7 +165,8 @@ class MatchRecord:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["rules"], data["replay"] = dict(self.rules), dict(self.replay)
         data["decisions"] = [
-            [d.seat, d.decision_number, d.action, round(d.latency_ms, 3), d.outcome, d.refusals, d.reasons]
+            [d.seat, d.decision_number, d.action, round(d.latency_ms, 3), d.outcome, d.refusals, d.reasons,
+             d.applied]
             for d in self.decisions
         ]
         return data
@@ -178,8 +181,9 @@ class MatchRecord:
             else:
                 seat, number, action, latency, outcome, refusals, *rest = item
                 reasons = list(rest[0]) if rest else []
+                applied = bool(rest[1]) if len(rest) > 1 else True
                 decisions.append(DecisionLog(int(seat), int(number), str(action), float(latency), str(outcome),
-                                             int(refusals), reasons))
+                                             int(refusals), reasons, applied))
         values["decisions"] = decisions
         values.setdefault("detail", "")
         return cls(**values)
@@ -449,11 +453,13 @@ async def run_match(
                     tally.refusals[seat_no] += refused
                     tally.reasons[seat_no].extend(reasons)
             action = legal[index]
-            if not (offer and action is LET_GO):
+            applied = not (offer and action is LET_GO)
+            if applied:
                 match.apply(seat_no, action)
                 # Every accepted action closes a catch window and may open a new one (U1).
                 offers = [s for s in catch_offers(match) if not forfeited[s]] if match.catchable is not None else []
-            decisions.append(DecisionLog(seat_no, number, str(action), latency * 1000.0, outcome, refused, reasons))
+            decisions.append(DecisionLog(seat_no, number, str(action), latency * 1000.0, outcome, refused, reasons,
+                                         applied))
             if wire is not None and profile is not None:
                 now = perf()
                 own = (t0 - step_start) + (request.arena_s or 0.0) + (now - t_back)

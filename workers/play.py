@@ -8,7 +8,8 @@ The stored replay is the :class:`arena.match.MatchRecord` in a compact form
 (:func:`stored_record`): every field of the record but the per-decision log, which is kept as
 columns (``latency_us``: one integer per decision; ``outcomes``: one letter per decision,
 ``a``nswered, ``t``imeout, ``f``allback, ``F`` forfeited; ``refused``: ``{decision index:
-[count, reasons]}`` for the few decisions with refused answers). Serialising the record's
+[count, reasons]}`` for the few decisions with refused answers; ``declined``: the indexes of declined
+catch offers, decisions that are no action of the replay). Serialising the record's
 dataclasses one by one costs about half a match; this form costs a few per cent.
 :func:`decision_columns` reads either form back.
 """
@@ -84,17 +85,20 @@ def stored_record(record: MatchRecord) -> dict[str, Any]:
     data["latency_us"] = [int(d.latency_ms * 1000) for d in decisions]
     data["outcomes"] = "".join(_OUTCOME_LETTERS.get(d.outcome, "a") for d in decisions)
     data["refused"] = {str(i): [d.refusals, list(d.reasons)] for i, d in enumerate(decisions) if d.refusals}
+    data["declined"] = [i for i, d in enumerate(decisions) if not d.applied]
     return data
 
 
-def decision_columns(data: dict[str, Any]) -> list[tuple[float, str, list[str]]]:
-    """``(latency_ms, outcome, refusal reasons)`` per decision, from either stored form."""
+def decision_columns(data: dict[str, Any]) -> list[tuple[float, str, list[str], bool]]:
+    """``(latency_ms, outcome, refusal reasons, applied)`` per decision, from either stored form;
+    ``applied`` is False for a declined catch offer (a decision that is no action of the replay)."""
     if "outcomes" in data:
         refused = dict(data.get("refused") or {})
+        declined = set(data.get("declined") or ())
         out = []
         for i, (latency, letter) in enumerate(zip(data.get("latency_us") or [], data["outcomes"], strict=False)):
             reasons = list(refused.get(str(i), [0, []])[1])
-            out.append((latency / 1000.0, _LETTER_OUTCOMES.get(letter, "answered"), reasons))
+            out.append((latency / 1000.0, _LETTER_OUTCOMES.get(letter, "answered"), reasons, i not in declined))
         return out
     full = MatchRecord.from_dict(data)
-    return [(d.latency_ms, d.outcome, list(d.reasons)) for d in full.decisions]
+    return [(d.latency_ms, d.outcome, list(d.reasons), d.applied) for d in full.decisions]

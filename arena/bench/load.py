@@ -422,7 +422,7 @@ def _check_records(arena: Any, report: LoadReport) -> None:
                 if result.get("end_reason") != "aborted":
                     problems.append(f"match {match_id} has no stored record")
                 continue
-            for number, (latency_ms, outcome, reasons) in enumerate(decision_columns(stored), 1):
+            for number, (latency_ms, outcome, reasons, _applied) in enumerate(decision_columns(stored), 1):
                 outcomes[outcome] += 1
                 in_time += len(reasons)
                 if outcome in ("answered", "timeout"):

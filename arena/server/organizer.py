@@ -547,7 +547,7 @@ def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer
     if viewer is not None:
         msg.viewer = viewer
     msg.opening.extend(seen(0))
-    logs = decision_columns(record)
+    logs = [columns for columns in decision_columns(record) if columns[3]]  # one per action of the replay
     number = 0
     for seat, text in engine_replay["actions"]:
         action = parse_action(text, rules.variant)
@@ -561,7 +561,7 @@ def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer
         number += 1
         step = arena_pb2.ReplayStep(decision_number=number, seat=seat, action=action_to_proto(action), events=events)
         if number <= len(logs):
-            latency_ms, outcome, reasons = logs[number - 1]
+            latency_ms, outcome, reasons, _ = logs[number - 1]
             step.fallback = outcome in ("timeout", "fallback", "forfeited")
             step.refusal = "; ".join(str(r) for r in reasons)[:500]
             step.latency_ms = max(0, round(float(latency_ms)))

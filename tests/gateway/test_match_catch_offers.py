@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from prometheus_client import CollectorRegistry
 
 from arena.engine import Action, Match, Observation, Rules
-from arena.match import LET_GO, LocalSeat, MatchConfig, catch_offers, run_match_sync
+from arena.match import LET_GO, DecisionLog, LocalSeat, MatchConfig, MatchRecord, catch_offers, run_match_sync
 from arena.metrics import create_metrics
 from arena.protocol import bot_pb2, cards_pb2, game_pb2
 from arena.server.wire import request_body, request_bytes
 from bots import Bot
+from workers.play import decision_columns, stored_record
 
 CATCH_RULES = Rules(variant="flip", uno_penalty="catch", target=150)
 
@@ -61,7 +62,7 @@ class OfferSpy(Bot):
 
 
 def test_the_runner_asks_other_seats_and_records_their_catches() -> None:
-    out_of_turn = offers_seen = 0
+    out_of_turn = offers_seen = declines = 0
     for seed in range(12):
         bots = [OfferSpy(seed * 10 + i) for i in range(4)]
         config = MatchConfig(f"catch-{seed}", seed, CATCH_RULES, deadline_s=1.0)
@@ -73,6 +74,18 @@ def test_the_runner_asks_other_seats_and_records_their_catches() -> None:
                 offers_seen += 1
                 assert kinds == ["catch", "pass"]
                 assert observation.seat == seat != observation.current
+        # Every decision is logged; declines are the decisions that are no action of the replay.
+        declined = sum(1 for d in record.decisions if not d.applied)
+        declines += declined
+        assert all(d.action == "pass" for d in record.decisions if not d.applied)
+        played = sum(1 for seat, _ in record.replay["actions"] if seat >= 0)
+        assert len(record.decisions) == played + declined
+        columns = decision_columns(stored_record(record))
+        assert [c[3] for c in columns] == [d.applied for d in record.decisions]
+        def key(d: DecisionLog) -> tuple[int, str, bool]:
+            return d.seat, d.action, d.applied
+
+        assert list(map(key, MatchRecord.from_dict(record.to_dict()).decisions)) == list(map(key, record.decisions))
         # The replay holds the catches (declines are not actions) and rebuilds the same match.
         replayed = Match.from_replay(record.replay)
         assert replayed.scores == record.scores
@@ -87,7 +100,7 @@ def test_the_runner_asks_other_seats_and_records_their_catches() -> None:
                 assert action is not None, (seat, text)
                 rebuilt.apply(seat, action)
         assert rebuilt.scores == record.scores
-    assert offers_seen > 0 and out_of_turn > 0
+    assert offers_seen > 0 and out_of_turn > 0 and declines > 0
 
 
 def test_a_catch_offer_travels_as_decision_kind_catch() -> None:
@@ -100,3 +113,25 @@ def test_a_catch_offer_travels_as_decision_kind_catch() -> None:
     assert request.observation.current == 1 and request.observation.seat == 2
     kinds = [cards_pb2.ActionKind.Name(action.kind) for action in request.legal_actions]
     assert kinds == ["ACTION_KIND_CATCH", "ACTION_KIND_PASS"]
+
+
+def test_a_stored_replay_pairs_each_step_with_its_own_decision() -> None:
+    """Declined offers are decisions but no steps: the replay view skips them, so every step is paired
+    with its own decision (seat, latency, fallback)."""
+    from arena.server.organizer import replay_message
+
+    class Decliner(OfferSpy):
+        def choose(self, observation: Observation, legal: Sequence[Action]) -> int:
+            return 1 if observation.decision == "catch" else super().choose(observation, legal)  # always declines
+
+    bots = [Decliner(i) for i in range(4)]
+    config = MatchConfig("catch-replay", 3, CATCH_RULES, deadline_s=1.0)
+    record = run_match_sync(config, [LocalSeat(bot, name=f"s{i}") for i, bot in enumerate(bots)],
+                            metrics=create_metrics(CollectorRegistry()))
+    stored = stored_record(record)
+    assert stored["declined"]
+    replay = replay_message(stored, None, None)
+    applied = [d for d in record.decisions if d.applied]
+    assert len(replay.steps) == len(applied)
+    for step, decision in zip(replay.steps, applied, strict=True):
+        assert step.seat == decision.seat
