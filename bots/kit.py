@@ -66,6 +66,9 @@ FATAL_CODES = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMIS
                          grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNIMPLEMENTED,
                          grpc.StatusCode.ABORTED})
 
+STOP_GRACE_S = 2.0
+"""How long a stopping client waits for its stream to close before it cancels it."""
+
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.keepalive_time_ms", 20_000),
     ("grpc.keepalive_timeout_ms", 10_000),
@@ -155,7 +158,7 @@ class BotClient:
         while not stop.is_set():
             welcomed = False
             try:
-                welcomed = await self._session(stop)
+                welcomed = await self._session_until_stopped(stop)
             except KitError:
                 raise
             except grpc.aio.AioRpcError as error:
@@ -176,6 +179,28 @@ class BotClient:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await stop.wait()
+
+    async def _session_until_stopped(self, stop: asyncio.Event) -> bool:
+        """:meth:`_session`, but once ``stop`` is set its teardown gets :data:`STOP_GRACE_S`, not forever: a
+        grpc.aio call cancelled while it is still being set up can leave a write waiting for good."""
+        session = asyncio.ensure_future(self._session(stop))
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({session, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if not session.done():
+                await asyncio.wait({session}, timeout=STOP_GRACE_S)
+            if not session.done():
+                session.cancel()
+                await asyncio.wait({session}, timeout=STOP_GRACE_S)
+                if not session.done():
+                    log.warning("the stream did not close within %.0f s of the stop; left behind", 2 * STOP_GRACE_S)
+                return False
+            return session.result()
+        except asyncio.CancelledError:
+            session.cancel()
+            raise
+        finally:
+            stopping.cancel()
 
     def disconnect(self) -> None:
         """Drop the current stream (the client reconnects if ``reconnect``): for tests of reconnection."""
