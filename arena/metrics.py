@@ -149,11 +149,11 @@ def observe_many(histogram: Histogram, values: Sequence[float]) -> None:
     that. Uses prometheus_client's Histogram internals (``_upper_bounds``, ``_buckets``, ``_sum``),
     falling back to plain ``observe`` where they are not as expected.
     """
+    if not values:
+        return
     bounds = getattr(histogram, "_upper_bounds", None)
     buckets = getattr(histogram, "_buckets", None)
     total = getattr(histogram, "_sum", None)
-    if not values:
-        return
     if bounds is None or buckets is None or total is None or len(bounds) != len(buckets) or bounds[-1] != math.inf:
         for value in values:
             histogram.observe(value)

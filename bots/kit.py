@@ -38,7 +38,7 @@ import signal
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
@@ -317,26 +317,26 @@ _FACES: dict[str, Face] = {}
 _CARDS: dict[str, Card] = {}
 _ACTIONS: dict[bytes, Action] = {}
 _CACHE_LIMIT = 20_000
+T = TypeVar("T")
+
+
+def _cached(cache: dict[str, T], msg: Any, build: Callable[[Any], T]) -> T:
+    """``build(msg)``, kept by the message's notation (``text``) while the cache has room."""
+    text = msg.text
+    value = cache.get(text) if text else None
+    if value is None:
+        value = build(msg)
+        if text and len(cache) < _CACHE_LIMIT:
+            cache[text] = value
+    return value
 
 
 def _face(msg: cards_pb2.Face) -> Face:
-    text = msg.text
-    face = _FACES.get(text) if text else None
-    if face is None:
-        face = face_from_proto(msg)
-        if text and len(_FACES) < _CACHE_LIMIT:
-            _FACES[text] = face
-    return face
+    return _cached(_FACES, msg, face_from_proto)
 
 
 def _card(msg: cards_pb2.Card) -> Card:
-    text = msg.text
-    card = _CARDS.get(text) if text else None
-    if card is None:
-        card = card_from_proto(msg)
-        if text and len(_CARDS) < _CACHE_LIMIT:
-            _CARDS[text] = card
-    return card
+    return _cached(_CARDS, msg, card_from_proto)
 
 
 def actions_from_request(request: bot_pb2.DecisionRequest) -> list[Action]:

@@ -212,7 +212,7 @@ def parse_cron(expr: str) -> Cron:
     text = expr.strip()
     zone: tzinfo = UTC
     first, _, rest = text.partition(" ")
-    if first.upper().startswith(("CRON_TZ=", "TZ=")):
+    if _names_zone(first):
         zone = _zone(first.partition("=")[2])
         if not rest.strip():
             raise CronError(f"cron expression {text!r} has a time zone but no fields")
@@ -233,6 +233,18 @@ def parse_cron(expr: str) -> Cron:
     if not (dom_r and dow_r) and min(days) > max(_MONTH_DAYS[m - 1] for m in months):
         raise CronError(f"cron expression {text!r} never fires: no chosen month has day {min(days)}")
     return cron
+
+
+def _names_zone(word: str) -> bool:
+    return word.upper().startswith(("CRON_TZ=", "TZ="))
+
+
+def with_time_zone(expr: str, zone: str) -> str:
+    """``expr`` read in ``zone``: the ``CRON_TZ=`` form that :func:`parse_cron` takes (checked there)."""
+    text = expr.strip()
+    if _names_zone(text.partition(" ")[0]):
+        raise CronError("give the time zone once: as a separate time zone or as a CRON_TZ= prefix, not both")
+    return f"CRON_TZ={zone} {text}"
 
 
 def _zone(name: str) -> tzinfo:

@@ -252,16 +252,20 @@ def spec_message(args: argparse.Namespace) -> Any:
     )
 
 
-def cmd_tournament_create(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
+def _run_with_spec(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace, Any], int]) -> int:
+    """Build the tournament spec from the options (exit 2 naming a bad one), then run ``body`` with it."""
     try:
         spec = spec_message(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    return _run(args, lambda client, a: body(client, a, spec))
 
-    def body(client: Client, args: argparse.Namespace) -> int:
+
+def cmd_tournament_create(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace, spec: Any) -> int:
         reply = client.call(
             "CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=args.idempotency_key)
         )
@@ -271,19 +275,13 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
             return watch(client, t.tournament_id, sys.stdout)
         return 0
 
-    return _run(args, body)
+    return _run_with_spec(args, body)
 
 
 def cmd_tournament_schedule(args: argparse.Namespace) -> int:
     from arena.protocol import arena_pb2
 
-    try:
-        spec = spec_message(args)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
+    def body(client: Client, args: argparse.Namespace, spec: Any) -> int:
         reply = client.call(
             "ScheduleTournament",
             arena_pb2.ScheduleTournamentRequest(
@@ -294,7 +292,7 @@ def cmd_tournament_schedule(args: argparse.Namespace) -> int:
         print(f"schedule {s.schedule_id}: '{s.cron}' ({s.time_zone}); next run {_when(s.next_run_at)}")
         return 0
 
-    return _run(args, body)
+    return _run_with_spec(args, body)
 
 
 def _stream(client: Client, tournament_id: str) -> Iterator[Any]:

@@ -426,7 +426,7 @@ class Match:
                         continue
                     plays = cache.get(card_type * 6 + offset)
                     actions.extend(plays if plays is not None else self._plays(cid, call))
-            if self.draw or len(self.discard) > 1:  # P2: something can be drawn
+            if self._can_draw():
                 actions.append(DRAW)
             elif not seen:
                 actions.append(PASS)  # P2

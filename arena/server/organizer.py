@@ -310,17 +310,14 @@ class Organizer:
     def schedule_tournament(
         self, request: arena_pb2.ScheduleTournamentRequest
     ) -> arena_pb2.ScheduleTournamentResponse:
-        from workers.cron import CronError, parse_cron
+        from workers.cron import CronError, parse_cron, with_time_zone
 
         if not request.HasField("spec"):
             raise _invalid("spec is required")
-        text = request.cron.strip()
-        if request.time_zone not in UTC_NAMES:
-            if text.upper().startswith(("CRON_TZ=", "TZ=")):
-                raise _invalid("give the time zone once: in time_zone or as a CRON_TZ= prefix of cron, not both")
-            text = f"CRON_TZ={request.time_zone} {text}"  # stored with the expression (see workers.cron)
         try:
-            cron = parse_cron(text)
+            # A time zone is stored with the expression, as its CRON_TZ= prefix (see workers.cron).
+            zoned = request.cron if request.time_zone in UTC_NAMES else with_time_zone(request.cron, request.time_zone)
+            cron = parse_cron(zoned)
         except CronError as error:
             raise _invalid(f"cron: {error}") from None
         key = request.idempotency_key
