@@ -44,6 +44,15 @@ from arena.store import Store
 
 BATCH_STATES = ("queued", "running", "done", "stopped")
 
+# Append a match id to the feed unless it is already among the last entries: redis-py retries a command
+# whose reply was lost (a Redis restart), and a retry lands right behind the first push.
+_REPORT = """
+if not redis.call('LPOS', KEYS[1], ARGV[1], 'RANK', -1, 'MAXLEN', 64) then
+  redis.call('RPUSH', KEYS[1], ARGV[1])
+end
+return 1
+"""
+
 
 @dataclass(frozen=True)
 class BatchState:
@@ -73,6 +82,7 @@ class RunState:
         self.attempts_key = key(tournament_id, "attempts")
         self.feed_key = key(tournament_id, "feed")
         self.lock_key = key(tournament_id, "check_lock")
+        self._report = self.r.register_script(_REPORT)
 
     # -- the run hash --------------------------------------------------------------------------
     def fields(self) -> dict[str, str]:
@@ -149,15 +159,12 @@ class RunState:
         result; returns ``(scheduled, done, status)`` of the tournament."""
         pipe = self.r.pipeline(transaction=False)
         if wrote and match_id is not None:
-            pipe.rpush(self.feed_key, match_id)
+            self._report(keys=[self.feed_key], args=[match_id], client=pipe)
             pipe.hset(self.run_key, "last_recorded_at", repr(time.time()))
         pipe.hmget(self.store.keys.progress(self.tid), ["scheduled", "done"])
         pipe.hget(self.store.keys.tournament(self.tid), "status")
         *_, (scheduled, done), status = pipe.execute()
         return int(scheduled or 0), int(done or 0), _text(status) or ""
-
-    def push_feed(self, match_id: str) -> None:
-        self.r.rpush(self.feed_key, match_id)
 
     def feed(self, start: int = 0) -> list[str]:
         return [str(_text(m)) for m in self.r.lrange(self.feed_key, start, -1)]

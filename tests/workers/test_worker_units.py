@@ -130,3 +130,16 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
     assert store.results.progress(spec.tournament_id).counters["aborted"] == 1
     table = tournament_table(store, spec.tournament_id)
     assert table.standings.matches == len(schedule(spec)) - 1  # the aborted match is not scored
+
+
+def test_a_retried_report_puts_a_match_in_the_feed_once(store: Store) -> None:
+    """redis-py re-sends a command whose reply was lost (a Redis restart): the feed must not repeat it."""
+    from workers.runstate import RunState
+
+    store.tournaments.create("t-feed", {"participants": ["random", "heuristic"]})
+    run = RunState(store, "t-feed")
+    run.after("t-feed.m0", wrote=True)
+    run.after("t-feed.m1", wrote=True)
+    run.after("t-feed.m1", wrote=True)  # the retry
+    run.after("t-feed.m2", wrote=False)  # another worker wrote it: not reported here
+    assert run.feed() == ["t-feed.m0", "t-feed.m1"]
