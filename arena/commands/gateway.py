@@ -289,7 +289,7 @@ def cmd_bench_gateway(args: argparse.Namespace) -> int:
     from arena.server.bench import run_gateway_bench
 
     figures = run_gateway_bench(matches=args.matches, seconds=args.seconds, warmup=args.warmup,
-                                players=args.players, bots=args.bots, kit=args.kit)
+                                players=args.players, bots=args.bots, kit=args.kit, rounds=args.rounds)
     if args.json:
         print(json.dumps(figures))
     return 0
@@ -351,6 +351,8 @@ def register(commands: Any) -> None:
     gateway.add_argument("--matches", type=int, default=64, help="concurrent matches")
     gateway.add_argument("--seconds", type=float, default=10.0, help="measuring time of each part")
     gateway.add_argument("--warmup", type=float, default=2.0)
+    gateway.add_argument("--rounds", type=int, default=2,
+                         help="interleaved rounds of the three measurements; the best of each is kept")
     gateway.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="N")
     gateway.add_argument("--bots", type=int, default=4, help="bot connections (streams)")
     gateway.add_argument("--kit", action="store_true",

@@ -1,6 +1,7 @@
 """``uno-arena bench gateway``: remote random bots over loopback gRPC, next to a bare grpc.aio echo stream.
 
-Two measurements in the same run, on the same machine, with the same shape of traffic:
+Three measurements in the same run, on the same machine, with the same shape of traffic, repeated ``rounds``
+times interleaved (the best of each is kept: other processes on the machine only ever slow one down):
 
 1. **echo**: a ``grpc.aio`` server in this process that answers every small request on a bidirectional
    stream with a message the size of the mean DecisionRequest of a match; a client process keeps ``matches``
@@ -11,7 +12,10 @@ Two measurements in the same run, on the same machine, with the same shape of tr
    process, each multiplexing its matches over its stream. By default a bot picks a random legal index
    straight from the message (the Python kit's ``raw`` mode), so the client process is not what limits the
    figure; ``--kit`` makes them ``bots.RandomBot`` behind the full kit (observation converted to engine types).
-   Reported: remote decisions per second, the server process's CPU time per decision, and the arena's own
+   Measured twice: with batches (the kit's default: Hello sets ``accepts_batches``, so the gateway sends every
+   message waiting on a stream in one ArenaBatch and the kit answers a batch in one BotBatch) and without (one
+   stream message per request and per answer, as for a bot that does not ask for batches). Reported for
+   each: remote decisions per second, the server process's CPU time per decision, and the arena's own
    overhead per decision (p50, p99): the time the arena's code runs for one decision (runner, engine,
    observation, encoding, the gateway's bookkeeping and reading of the answer; not gRPC's own send and
    receive, which the echo pays too). The wall time per decision outside the bot is printed as well: in this
@@ -158,9 +162,10 @@ class _Window(list[tuple[float, float]]):
             super().append(value)
 
 
-async def bots_client(target: str, tokens: Sequence[str], kit: bool) -> None:
+async def bots_client(target: str, tokens: Sequence[str], kit: bool, batches: bool = True) -> None:
     """Random bots, one connection per token, until stdin closes. ``kit``: a ``bots.RandomBot`` behind the
-    full Python kit (observation converted to engine types); else a random index straight from the message."""
+    full Python kit (observation converted to engine types); else a random index straight from the message.
+    ``batches``: the bots accept ArenaBatch messages (and answer a batch in one BotBatch)."""
     import logging
     import random
 
@@ -175,7 +180,8 @@ async def bots_client(target: str, tokens: Sequence[str], kit: bool) -> None:
 
     stop = asyncio.Event()
     clients = [BotClient(target, token, bot_factory(RandomBot), bot_version="bench-random",
-                         max_concurrent_matches=1024, raw=None if kit else pick) for token in tokens]
+                         max_concurrent_matches=1024, raw=None if kit else pick, batches=batches)
+               for token in tokens]
     tasks = [asyncio.create_task(client.run(stop)) for client in clients]
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, sys.stdin.read)
@@ -184,7 +190,7 @@ async def bots_client(target: str, tokens: Sequence[str], kit: bool) -> None:
 
 
 async def _arena(matches: int, seconds: float, warmup: float, players: int, bots: int, deadline_s: float,
-                 store: Store, kit: bool = False) -> dict[str, Any]:
+                 store: Store, kit: bool = False, batches: bool = True) -> dict[str, Any]:
     server = GatewayServer(store, GatewayConfig(address="127.0.0.1:0", relay=False,
                                                 max_concurrent_matches=1024, max_outgoing=100_000),
                            metrics=create_metrics(None))
@@ -193,7 +199,8 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
     names = [f"bench-{run}-{i}" for i in range(bots)]
     tokens = [store.bots.register(name)[1] for name in names]
     child = subprocess.Popen([sys.executable, "-m", "arena.server.bench", "bots", f"127.0.0.1:{server.port}",
-                              *tokens, *(["--kit"] if kit else [])], stdin=subprocess.PIPE)
+                              *tokens, *(["--kit"] if kit else []), *([] if batches else ["--no-batches"])],
+                             stdin=subprocess.PIPE)
     metrics = create_metrics(None)
     try:
         for name in names:
@@ -271,39 +278,50 @@ async def _echo(matches: int, seconds: float, warmup: float, bots: int, size: in
 
 
 def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float = 2.0, players: int = 4,
-                      bots: int = 4, deadline_s: float = 5.0, kit: bool = False,
+                      bots: int = 4, deadline_s: float = 5.0, kit: bool = False, rounds: int = 2,
                       out: TextIO = sys.stdout) -> dict[str, Any]:
-    """Run both measurements, print the figures and return them."""
+    """Run the measurements (echo, arena with batches, arena without) ``rounds`` times, interleaved, print the
+    figures and return the best of each (other processes on the machine only ever slow a measurement down)."""
     size = typical_request_size(players)
     redis_server = RedisServer().start()
     store = Store.from_url(redis_server.url)
+    runs: list[list[dict[str, Any]]] = [[], [], []]
     try:
-        echo = asyncio.run(_echo(matches, seconds, warmup, bots, size))
-        arena = asyncio.run(_arena(matches, seconds, warmup, players, bots, deadline_s, store, kit))
+        for round_no in range(1, max(1, rounds) + 1):
+            runs[0].append(asyncio.run(_echo(matches, seconds, warmup, bots, size)))
+            runs[1].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, deadline_s, store, kit)))
+            runs[2].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, deadline_s, store, kit,
+                                              batches=False)))
+            print(f"  round {round_no}: echo {runs[0][-1]['per_second']:7.0f} round trips/s, arena with batches "
+                  f"{runs[1][-1]['per_second']:7.0f} decisions/s, without {runs[2][-1]['per_second']:7.0f}",
+                  file=out, flush=True)
     finally:
         store.close()
         redis_server.close()
-    ratio = arena["per_second"] / echo["per_second"] if echo["per_second"] else float("nan")
-    cpu_ratio = echo["cpu_ms_per_op"] / arena["cpu_ms_per_op"]
-    figures = {"matches": matches, "players": players, "bots": bots, "request_bytes": size, "echo": echo,
-               "arena": arena, "ratio": ratio, "cpu_ratio": cpu_ratio,
-               "cpus": os.cpu_count()}
+    echo, arena, single = (max(figures, key=lambda f: float(f["per_second"])) for figures in runs)
+    for figures in (arena, single):
+        figures["ratio"] = figures["per_second"] / echo["per_second"] if echo["per_second"] else float("nan")
+        figures["cpu_ratio"] = echo["cpu_ms_per_op"] / figures["cpu_ms_per_op"]
+    result = {"matches": matches, "players": players, "bots": bots, "request_bytes": size, "echo": echo,
+              "arena": arena, "arena_without_batches": single, "ratio": arena["ratio"],
+              "cpu_ratio": arena["cpu_ratio"], "cpus": os.cpu_count()}
     print(f"gateway bench: {matches} concurrent matches, {players} remote random bots per match over {bots} "
-          f"streams, loopback, {os.cpu_count()} CPUs", file=out)
+          f"streams, loopback, {os.cpu_count()} CPUs; best of {max(1, rounds)} round(s):", file=out)
     print(f"  echo  (bare grpc.aio bidi stream, {size}-byte replies): {echo['per_second']:7.0f} round trips/s, "
           f"server CPU {echo['cpu_ms_per_op']:.3f} ms per round trip", file=out)
-    print(f"  arena (gateway + runner + engine):            {arena['per_second']:7.0f} decisions/s, "
-          f"server CPU {arena['cpu_ms_per_op']:.3f} ms per decision ({arena['matches']} matches, "
-          f"{arena['decisions']} decisions, {arena['timeouts']} timeouts, {arena['refusals']} refusals)", file=out)
-    print(f"  arena / echo: {ratio:.2f} in throughput, {cpu_ratio:.2f} in server CPU per operation "
-          "(target >= 0.5)", file=out)
-    print(f"  arena's own overhead per decision (its code: runner, engine, encoding, gateway; not gRPC's send and "
-          f"receive): p50 {arena['overhead_p50_ms']:.3f} ms, p99 {arena['overhead_p99_ms']:.3f} ms, mean "
-          f"{arena['overhead_mean_ms']:.3f} ms (target p99 < 10 ms)", file=out)
-    print(f"  wall time per decision outside the bot (own + waits for the saturated event loop and the stream): "
-          f"p50 {arena['wall_p50_ms']:.1f} ms, p99 {arena['wall_p99_ms']:.1f} ms "
-          f"(~ {matches} in flight / throughput, Little's law)", file=out)
-    return figures
+    for label, figures in (("arena, batches (kit default)", arena), ("arena, no batches", single)):
+        print(f"  {label + ':':<46} {figures['per_second']:7.0f} decisions/s, server CPU "
+              f"{figures['cpu_ms_per_op']:.3f} ms per decision ({figures['matches']} matches, {figures['decisions']} "
+              f"decisions, {figures['timeouts']} timeouts, {figures['refusals']} refusals)", file=out)
+        print(f"    / echo: {figures['ratio']:.2f} in throughput, {figures['cpu_ratio']:.2f} in server CPU per "
+              f"operation; own overhead per decision (runner, engine, encoding, gateway; not gRPC's send and "
+              f"receive): p50 {figures['overhead_p50_ms']:.3f} ms, p99 {figures['overhead_p99_ms']:.3f} ms, mean "
+              f"{figures['overhead_mean_ms']:.3f} ms; wall time per decision outside the bot p50 "
+              f"{figures['wall_p50_ms']:.1f} ms, p99 {figures['wall_p99_ms']:.1f} ms", file=out)
+    print(f"  arena (kit default) / echo: {arena['ratio']:.2f} (target >= 0.5); own overhead p99 "
+          f"{arena['overhead_p99_ms']:.3f} ms (target < 10 ms). The wall time outside the bot is mostly waiting in "
+          f"line: the server is saturated, ~ {matches} in flight / throughput (Little's law)", file=out)
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -319,12 +337,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     bots.add_argument("target")
     bots.add_argument("tokens", nargs="+")
     bots.add_argument("--kit", action="store_true")
+    bots.add_argument("--no-batches", dest="batches", action="store_false")
     args = parser.parse_args(argv)
     if args.mode == "echo-client":
         result = asyncio.run(echo_client(args.target, args.streams, args.inflight, args.seconds, args.warmup))
         print(json.dumps(result), flush=True)
     else:
-        asyncio.run(bots_client(args.target, args.tokens, args.kit))
+        asyncio.run(bots_client(args.target, args.tokens, args.kit, args.batches))
     return 0
 
 

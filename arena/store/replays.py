@@ -1,28 +1,33 @@
 """Replays: zlib-compressed canonical JSON, one key per match id, written once.
 
 A replay (``Match.replay()``: rules, players, seed, actions; the match runner may add events and
-seat names) is JSON-encoded with sorted keys and compressed with zlib level 6. Writes use
+seat names) is JSON-encoded with sorted keys, ASCII only (non-ASCII text as ``\\u`` escapes: the
+encoder's fast path, twice as fast on a replay as ``ensure_ascii=False``) and compressed with zlib level 3
+(measured on 2-seat flip replays of ~50 kB: level 6 is 2.4x slower for 20% smaller blobs, and
+both run once per match on the worker's match thread). Writes use
 ``SET NX``: the first replay of a match id is the one kept, like its result (see
 :meth:`arena.store.results.ResultStore.record`, which writes both together).
 """
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Mapping
 from typing import Any
 
 import redis
 
-from ._codec import dumps, loads
+from ._codec import loads
 from .keys import Keys
 
-LEVEL = 6
+LEVEL = 3
 
 
 def compress(replay: Mapping[str, Any]) -> bytes:
     """The stored form of a replay."""
-    return zlib.compress(dumps(dict(replay)).encode("utf-8"), LEVEL)
+    text = json.dumps(dict(replay), sort_keys=True, separators=(",", ":"))
+    return zlib.compress(text.encode("ascii"), LEVEL)
 
 
 def decompress(blob: bytes) -> dict[str, Any]:

@@ -125,10 +125,12 @@ class RawBot:
     def send(self, message: bot_pb2.BotMessage | bytes) -> None:
         self._outbox.put(message if isinstance(message, bytes) else message.SerializeToString())
 
-    def hello(self, version: int = PROTOCOL_VERSION, bot_version: str = "raw-test", capacity: int = 8) -> None:
+    def hello(self, version: int = PROTOCOL_VERSION, bot_version: str = "raw-test", capacity: int = 8,
+              batches: bool = False) -> None:
         self.send(bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=version,  # type: ignore[arg-type]
                                                          bot_version=bot_version,
-                                                         max_concurrent_matches=capacity)))
+                                                         max_concurrent_matches=capacity,
+                                                         accepts_batches=batches)))
 
     def decide(self, match_id: str, request_id: str, index: int) -> None:
         self.send(bot_pb2.BotMessage(decision=bot_pb2.Decision(match_id=match_id, request_id=request_id,

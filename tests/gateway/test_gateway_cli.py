@@ -119,10 +119,11 @@ def test_bot_check_fails_a_bot_that_never_connects(redis_server: PrivateRedis) -
 
 @pytest.mark.slow
 def test_bench_gateway_runs_and_prints_its_figures() -> None:
-    bench = cli("bench", "gateway", "--matches", "4", "--seconds", "1", "--warmup", "0.5", "--json")
+    bench = cli("bench", "gateway", "--matches", "4", "--seconds", "1", "--warmup", "0.5", "--rounds", "1", "--json")
     out, err = bench.communicate(timeout=300)
     assert bench.returncode == 0, err
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["arena"]["decisions"] > 0 and figures["echo"]["round_trips"] > 0
     assert figures["arena"]["timeouts"] == 0
-    assert "arena / echo" in out
+    assert figures["arena_without_batches"]["decisions"] > 0 and figures["arena_without_batches"]["timeouts"] == 0
+    assert "arena (kit default) / echo" in out

@@ -168,7 +168,7 @@ def test_concurrent_matches_on_one_stream(node_bot: Path, gateway: GatewayHarnes
     with js_bot(gateway, "jsbot", tmp_path, "--max-matches", "4") as js:
         gateway.wait_for_bot("jsbot", 60.0)
         tables = [("flip", ["heuristic", "jsbot", "random"]),
-                  ("classic", ["jsbot", "heuristic"]),
+                  ("classic", ["jsbot", "heuristic", "jsbot"]),  # two seats: messages to both come batched
                   ("flip", ["random", "random", "jsbot", "heuristic"])]
         configs = [(MatchConfig(match_id=f"js-c-{i}-{variant}", seed=20 + i, rules=Rules(variant=variant),
                                 deadline_s=DEADLINE_S), seats)
@@ -177,13 +177,16 @@ def test_concurrent_matches_on_one_stream(node_bot: Path, gateway: GatewayHarnes
         for (config, seats), record in zip(configs, records, strict=True):
             assert record.match_id == config.match_id
             assert record.end_reason == "target", record.detail
-            assert_clean_seat(record, seats.index("jsbot"))
+            for seat, name in enumerate(seats):
+                if name == "jsbot":
+                    assert_clean_seat(record, seat)
         log = js.log()
         # All three matches were open on the one stream at the same time.
         first_end = log.index(" ended: ")
         for config, _seats in configs:
             assert f"match {config.match_id} started" in log[:first_end]
         assert log.count("welcome: session") == 1
+        assert "concurrent matches, batches" in log  # it asked for ArenaBatch messages and got them
         assert js.terminate() == 0, js.log()
 
 

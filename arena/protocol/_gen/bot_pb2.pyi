@@ -10,17 +10,19 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class BotMessage(_message.Message):
-    __slots__ = ("hello", "decision", "pong")
+    __slots__ = ("hello", "decision", "pong", "batch")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     decision: Decision
     pong: Pong
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
+    batch: BotBatch
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., batch: _Optional[_Union[BotBatch, _Mapping]] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
-    __slots__ = ("welcome", "decision_request", "match_started", "match_events", "match_ended", "error", "ping")
+    __slots__ = ("welcome", "decision_request", "match_started", "match_events", "match_ended", "error", "ping", "batch")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     DECISION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +30,7 @@ class ArenaMessage(_message.Message):
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     decision_request: DecisionRequest
     match_started: MatchStarted
@@ -35,33 +38,50 @@ class ArenaMessage(_message.Message):
     match_ended: MatchEnded
     error: Error
     ping: Ping
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., match_events: _Optional[_Union[MatchEvents, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ...) -> None: ...
+    batch: ArenaBatch
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., match_events: _Optional[_Union[MatchEvents, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., batch: _Optional[_Union[ArenaBatch, _Mapping]] = ...) -> None: ...
+
+class BotBatch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[BotMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[BotMessage, _Mapping]]] = ...) -> None: ...
+
+class ArenaBatch(_message.Message):
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[ArenaMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[ArenaMessage, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("protocol_version", "bot_version", "max_concurrent_matches")
+    __slots__ = ("protocol_version", "bot_version", "max_concurrent_matches", "accepts_batches")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTS_BATCHES_FIELD_NUMBER: _ClassVar[int]
     protocol_version: _cards_pb2.ProtocolVersion
     bot_version: str
     max_concurrent_matches: int
-    def __init__(self, protocol_version: _Optional[_Union[_cards_pb2.ProtocolVersion, str]] = ..., bot_version: _Optional[str] = ..., max_concurrent_matches: _Optional[int] = ...) -> None: ...
+    accepts_batches: bool
+    def __init__(self, protocol_version: _Optional[_Union[_cards_pb2.ProtocolVersion, str]] = ..., bot_version: _Optional[str] = ..., max_concurrent_matches: _Optional[int] = ..., accepts_batches: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "protocol_version", "heartbeat_interval_ms", "bot_id", "bot_name", "max_concurrent_matches")
+    __slots__ = ("session_id", "protocol_version", "heartbeat_interval_ms", "bot_id", "bot_name", "max_concurrent_matches", "batches")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_INTERVAL_MS_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    BATCHES_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     protocol_version: _cards_pb2.ProtocolVersion
     heartbeat_interval_ms: int
     bot_id: str
     bot_name: str
     max_concurrent_matches: int
-    def __init__(self, session_id: _Optional[str] = ..., protocol_version: _Optional[_Union[_cards_pb2.ProtocolVersion, str]] = ..., heartbeat_interval_ms: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., max_concurrent_matches: _Optional[int] = ...) -> None: ...
+    batches: bool
+    def __init__(self, session_id: _Optional[str] = ..., protocol_version: _Optional[_Union[_cards_pb2.ProtocolVersion, str]] = ..., heartbeat_interval_ms: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., max_concurrent_matches: _Optional[int] = ..., batches: _Optional[bool] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
     __slots__ = ("match_id", "request_id", "time_limit_ms", "deadline_unix_ms", "observation", "legal_actions", "decision_number")

@@ -185,6 +185,8 @@ class ArenaBot {
           protocol_version: 'PROTOCOL_VERSION_1',
           bot_version: `${this.name} (uno-arena-bot-js ${this.version})`,
           max_concurrent_matches: this.maxMatches,
+          // Several waiting messages may then come in one ArenaBatch (handled below, in order).
+          accepts_batches: true,
         },
       });
       if (this.stopping) call.end();
@@ -194,13 +196,17 @@ class ArenaBot {
   /** Dispatches one ArenaMessage. */
   handle(call, message, state) {
     switch (message.payload) {
+      case 'batch':
+        for (const inner of message.batch.messages) this.handle(call, inner, state);
+        break;
       case 'welcome': {
         const w = message.welcome;
         state.welcomed = true;
         if (w.heartbeat_interval_ms > 0) state.silenceMs = Math.max(3 * w.heartbeat_interval_ms, 5000);
         this.log.info(
           `welcome: session ${w.session_id}, bot ${w.bot_name} (${w.bot_id}), ${w.protocol_version}, ` +
-            `heartbeat ${w.heartbeat_interval_ms} ms, ${w.max_concurrent_matches} concurrent matches`,
+            `heartbeat ${w.heartbeat_interval_ms} ms, ${w.max_concurrent_matches} concurrent matches` +
+            `${w.batches ? ', batches' : ''}`,
         );
         break;
       }
