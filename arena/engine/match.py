@@ -30,7 +30,7 @@ from .cards import (
 )
 from .errors import IllegalAction
 from .events import PARTLY_HIDDEN_KINDS, Event, event_for_seat, new_event
-from .observation import Observation, new_observation, new_opponent_view
+from .observation import Observation, OpponentView, new_observation, new_opponent_view
 from .rules import Rules
 
 HAND_SIZE = 7  # S2
@@ -204,6 +204,10 @@ class Match:
         self.match_winner: int | None = None
         self.events: list[Event] = []
         self._seen_as: dict[int, Event] = {}  # event index -> the event as the seats that may not see all of it see it
+        # The last view of each seat as an opponent, and of the discard pile, with what they were made from: an
+        # unchanged hand or pile gives the same object again (its encoding on the wire is then cached).
+        self._views: list[tuple[tuple[int, bool, tuple[int, ...]], OpponentView] | None] = [None] * players
+        self._discard_view: tuple[tuple[int, tuple[int, ...]], tuple[Face, ...]] | None = None
         self.actions: list[tuple[int, Action]] = []
         type_ids: dict[Card, int] = {}
         self._type_of: list[int] = [type_ids.setdefault(card, len(type_ids)) for card in self.cards]
@@ -866,11 +870,19 @@ class Match:
         over = self.decision in ("round_over", "match_over")
         classic = self._classic
         opponents = []
+        views = self._views
         for other_seat, hand in enumerate(self.hands):
             if other_seat != seat:
-                opponents.append(new_opponent_view((
+                made_of = (side, over, tuple(hand))
+                last = views[other_seat]
+                if last is not None and last[0] == made_of:
+                    opponents.append(last[1])
+                    continue
+                view = new_opponent_view((
                     other_seat, len(hand), () if classic else tuple(map(other.__getitem__, hand)),
-                    tuple(map(cards.__getitem__, hand)) if over else ())))
+                    tuple(map(cards.__getitem__, hand)) if over else ()))
+                views[other_seat] = (made_of, view)
+                opponents.append(view)
         events = []
         seen_as = self._seen_as
         for index, event in enumerate(self.events[since:], since):
@@ -884,10 +896,17 @@ class Match:
                 event = seen
             events.append(event)
         discard = self.discard
+        pile = (side, tuple(discard))
+        last_pile = self._discard_view
+        if last_pile is not None and last_pile[0] == pile:
+            discard_faces = last_pile[1]
+        else:
+            discard_faces = tuple(map(active.__getitem__, reversed(discard)))
+            self._discard_view = (pile, discard_faces)
         return new_observation((
             seat, self.players, self.variant, self.side_name, self.direction_name, self.decision,
             self.current, self.color, active[discard[-1]],
-            tuple(map(active.__getitem__, reversed(discard))),
+            discard_faces,
             tuple(map(cards.__getitem__, self.hands[seat])),
             tuple(opponents), len(self.draw),
             None if classic or not self.draw else other[self.draw[-1]],
@@ -928,6 +947,7 @@ class Match:
         twin.draw, twin.discard, twin.scores = list(self.draw), list(self.discard), list(self.scores)
         twin.events, twin.actions = list(self.events), list(self.actions)
         twin._seen_as = dict(self._seen_as)
+        twin._views = list(self._views)
         twin._rng = random.Random()
         twin._rng.setstate(self._rng.getstate())
         return twin

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from arena.engine import Action, Card, Event, Face, Observation
+from arena.engine import Action, Card, Event, Face, Observation, OpponentView
 from arena.protocol.convert import (
     DECISION_TO_PROTO,
     DIRECTION_TO_PROTO,
@@ -83,10 +83,17 @@ _BYTES_EVENTS: dict[int, bytes] = {}
 _EVENT_VALUES: dict[Event, bytes] = {}
 
 
-def _bounded(*caches: dict[Any, Any]) -> None:
-    if len(caches[0]) >= _CACHE_LIMIT:
+def _bounded(*caches: dict[Any, Any], limit: int = _CACHE_LIMIT) -> None:
+    if len(caches[0]) >= limit:
         for cache in caches:
             cache.clear()
+
+
+# The engine hands out the same OpponentView and discard-pile tuple again while that hand or pile is unchanged
+# (Match.observation), so their encodings are kept by id too: most hands do not change between two requests.
+_VIEWS: dict[int, tuple[OpponentView, bytes]] = {}
+_PILES: dict[int, tuple[tuple[Face, ...], bytes]] = {}
+_PILE_LIMIT = 4096  # a pile is up to ~100 faces: fewer entries than the other caches
 
 
 class _PieceCache(Generic[T]):
@@ -214,43 +221,81 @@ def event_field(event: Event) -> bytes:
     return hit[1]
 
 
-def observation_bytes(obs: Observation) -> bytes:
-    """The serialized ``Observation`` message of ``obs`` (same content as ``observation_to_proto(obs)``)."""
+_HEADS: dict[tuple[Any, ...], bytes] = {}
+_TAILS: dict[tuple[Any, ...], bytes] = {}
+
+
+def _head_bytes(seat: int, players: int, variant: str, side: str, direction: str, decision: str,
+                current: int | None, color: str | None, top: Face) -> bytes:
+    """Fields 1-9 of an Observation (seat ... top face): few distinct values, so encoded once each."""
     parts = [
-        int_field(1, obs.seat) if obs.seat else b"",
-        int_field(2, obs.players),
-        int_field(3, VARIANT_TO_PROTO[obs.variant]),
-        int_field(4, SIDE_TO_PROTO[obs.side]),
-        int_field(5, DIRECTION_TO_PROTO[obs.direction]),
-        int_field(6, DECISION_TO_PROTO[obs.decision]),
+        int_field(1, seat) if seat else b"",
+        int_field(2, players),
+        int_field(3, VARIANT_TO_PROTO[variant]),
+        int_field(4, SIDE_TO_PROTO[side]),
+        int_field(5, DIRECTION_TO_PROTO[direction]),
+        int_field(6, DECISION_TO_PROTO[decision]),
     ]
-    if obs.current is not None:
-        parts.append(int_field(7, obs.current))
-    if obs.color:
-        parts.append(str_field(8, obs.color))
-    parts.append(face_field(9, obs.top))
-    parts.append(_faces(10, obs.discard))
+    if current is not None:
+        parts.append(int_field(7, current))
+    if color:
+        parts.append(str_field(8, color))
+    parts.append(face_field(9, top))
+    return b"".join(parts)
+
+
+def _tail_bytes(draw_size: int, draw_top: Face | None, scores: Sequence[int], round_number: int,
+                dealer: int) -> bytes:
+    """Fields 13-17 of an Observation (draw pile ... dealer): they change once a turn at most."""
+    parts = []
+    if draw_size:
+        parts.append(int_field(13, draw_size))
+    if draw_top is not None:
+        parts.append(face_field(14, draw_top))
+    if scores:
+        parts.append(bytes_field(15, b"".join([varint(score) for score in scores])))
+    if round_number:
+        parts.append(int_field(16, round_number))
+    if dealer:
+        parts.append(int_field(17, dealer))
+    return b"".join(parts)
+
+
+def observation_bytes(obs: Observation) -> bytes:
+    """The serialized ``Observation`` message of ``obs`` (same content as ``observation_to_proto(obs)``).
+
+    The runs of scalar fields (1-9 and 13-17) are looked up by value as a whole: a tuple slice and one dict
+    lookup instead of a dozen small encodings."""
+    head_key = obs[:9]
+    head = _HEADS.get(head_key)
+    if head is None:
+        _bounded(_HEADS)
+        head = _HEADS[head_key] = _head_bytes(*head_key)
+    parts = [head]
+    pile = _PILES.get(id(obs.discard))
+    if pile is None:
+        _bounded(_PILES, limit=_PILE_LIMIT)
+        pile = _PILES[id(obs.discard)] = (obs.discard, _faces(10, obs.discard))
+    parts.append(pile[1])
     parts.append(_cards(11, obs.hand))
     for view in obs.opponents:
-        inner = b"".join((int_field(1, view.seat) if view.seat else b"",
-                          int_field(2, view.count) if view.count else b"",
-                          _faces(3, view.visible), _cards(4, view.revealed) if view.revealed else b""))
-        parts.append(bytes_field(12, inner))
-    if obs.draw_size:
-        parts.append(int_field(13, obs.draw_size))
-    if obs.draw_top is not None:
-        parts.append(face_field(14, obs.draw_top))
-    if obs.scores:
-        parts.append(bytes_field(15, b"".join([varint(score) for score in obs.scores])))
-    if obs.round:
-        parts.append(int_field(16, obs.round))
-    if obs.dealer:
-        parts.append(int_field(17, obs.dealer))
+        hit = _VIEWS.get(id(view))
+        if hit is None:
+            inner = b"".join((int_field(1, view.seat) if view.seat else b"",
+                              int_field(2, view.count) if view.count else b"",
+                              _faces(3, view.visible), _cards(4, view.revealed) if view.revealed else b""))
+            _bounded(_VIEWS)
+            hit = _VIEWS[id(view)] = (view, bytes_field(12, inner))
+        parts.append(hit[1])
+    tail_key = obs[12:17]
+    tail = _TAILS.get(tail_key)
+    if tail is None:
+        _bounded(_TAILS)
+        tail = _TAILS[tail_key] = _tail_bytes(*tail_key)
+    parts.append(tail)
     if obs.events:
-        try:
-            parts.append(b"".join(map(_BYTES_EVENTS.__getitem__, map(id, obs.events))))
-        except KeyError:
-            parts.extend([event_field(event) for event in obs.events])
+        known = _BYTES_EVENTS.get
+        parts.extend([known(id(event)) or event_field(event) for event in obs.events])
     if obs.drawn is not None:
         parts.append(card_field(19, obs.drawn))
     if obs.round_winner is not None:
