@@ -67,6 +67,7 @@ from arena.metrics import ArenaMetrics, get_metrics
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAMES, bot_pb2
 from arena.protocol.convert import error_message
 from arena.server.auth import BotAuthInterceptor
+from arena.server.deadlines import Deadlines
 from arena.server.wire import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_bytes, request_bytes
 from arena.store import BotRecord, Store
 
@@ -289,11 +290,6 @@ class BotLink:
             self.connected.clear()
 
 
-def _expire(future: asyncio.Future[int]) -> None:
-    if not future.done():
-        future.set_exception(TimeoutError())
-
-
 def _envelope(**payload: Any) -> bytes:
     return bot_pb2.ArenaMessage(**payload).SerializeToString()
 
@@ -317,6 +313,7 @@ class Gateway:
         self._ids = itertools.count(1)
         self._prefix = uuid.uuid4().hex[:4]
         self._ping_nonce = itertools.count(1)
+        self._deadlines = Deadlines()
 
     # -- registry ---------------------------------------------------------------------------------
     def link(self, bot: str) -> BotLink:
@@ -592,9 +589,9 @@ class Gateway:
         link = self.link(bot)
         request_id = self.new_request_id()
         limit_ms = max(1, int(deadline_s * 1000))
-        loop = asyncio.get_running_loop()
-        pending = PendingDecision(request_id, match_id, seat, decision_number, body, legal_count,
-                                  loop.create_future(), time.monotonic() + deadline_s)
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        pending = PendingDecision(request_id, match_id, seat, decision_number, body, legal_count, future,
+                                  self._deadlines.add(future, deadline_s))
         link.pending[request_id] = pending
         slot = link.matches.get((match_id, seat))
         if slot is not None:
@@ -604,10 +601,9 @@ class Gateway:
             session.send(request_bytes(body, request_id, limit_ms, int(time.time() * 1000) + limit_ms), pending)
         index: int | None = None
         status = "cancelled"
-        timer = loop.call_at(loop.time() + deadline_s, _expire, pending.future)
         pending.arena_s += time.perf_counter() - t_start
         try:
-            index = await pending.future
+            index = await future
             status = "answered"
         except TimeoutError:
             status = "timeout" if link.session is not None else "gone"
@@ -617,7 +613,8 @@ class Gateway:
                     f"match {match_id}, decision {decision_number}: no valid answer within {limit_ms} ms; "
                     "the fallback action was played", match_id, request_id))
         finally:
-            timer.cancel()
+            if not future.done():  # cancelled: the deadline queue drops it
+                future.cancel()
             link.pending.pop(request_id, None)
             link.retire(request_id, match_id, seat, status)
         wire = None

@@ -49,6 +49,8 @@ class ThreadBot:
             self.loop.run_until_complete(run())
         except BaseException as error:
             self.error = error
+        finally:
+            self.loop.close()
 
     @property
     def stats(self) -> KitStats:
@@ -56,7 +58,8 @@ class ThreadBot:
 
     def disconnect(self) -> None:
         """Drop the stream from the bot's side (the kit reconnects)."""
-        self.loop.call_soon_threadsafe(self.client.disconnect)
+        if self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self.client.disconnect)
 
     def stop(self) -> None:
         if self._stop is not None and self.thread.is_alive():
