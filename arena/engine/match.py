@@ -901,7 +901,10 @@ class Match:
         if last_pile is not None and last_pile[0] == pile:
             discard_faces = last_pile[1]
         else:
-            discard_faces = tuple(map(active.__getitem__, reversed(discard)))
+            if last_pile is not None and last_pile[0][0] == side and last_pile[0][1] == pile[1][:-1]:
+                discard_faces = (active[discard[-1]], *last_pile[1])  # one card played since: the usual case
+            else:
+                discard_faces = tuple(map(active.__getitem__, reversed(discard)))
             self._discard_view = (pile, discard_faces)
         return new_observation((
             seat, self.players, self.variant, self.side_name, self.direction_name, self.decision,

@@ -93,7 +93,29 @@ def _bounded(*caches: dict[Any, Any], limit: int = _CACHE_LIMIT) -> None:
 # (Match.observation), so their encodings are kept by id too: most hands do not change between two requests.
 _VIEWS: dict[int, tuple[OpponentView, bytes]] = {}
 _PILES: dict[int, tuple[tuple[Face, ...], bytes]] = {}
+_PILES_BY_ENDS: dict[tuple[int, int, int], tuple[tuple[Face, ...], bytes]] = {}
 _PILE_LIMIT = 4096  # a pile is up to ~100 faces: fewer entries than the other caches
+
+
+def _discard_field(pile: tuple[Face, ...]) -> bytes:
+    """The discard pile (top first) as field 10. A pile is usually the previous one of its match with one
+    face on top: that one is found by its length and end faces (checked in full: a C comparison of the
+    faces' identities) and only the new top face is encoded."""
+    hit = _PILES.get(id(pile))
+    if hit is not None:
+        return hit[1]
+    encoded = None
+    if len(pile) > 1:
+        below = _PILES_BY_ENDS.get((len(pile) - 1, id(pile[1]), id(pile[-1])))
+        if below is not None and below[0] == pile[1:]:
+            encoded = face_field(10, pile[0]) + below[1]
+    if encoded is None:
+        encoded = _faces(10, pile)
+    _bounded(_PILES, _PILES_BY_ENDS, limit=_PILE_LIMIT)
+    _PILES[id(pile)] = (pile, encoded)
+    if pile:
+        _PILES_BY_ENDS[(len(pile), id(pile[0]), id(pile[-1]))] = (pile, encoded)
+    return encoded
 
 
 class _PieceCache(Generic[T]):
@@ -272,11 +294,7 @@ def observation_bytes(obs: Observation) -> bytes:
         _bounded(_HEADS)
         head = _HEADS[head_key] = _head_bytes(*head_key)
     parts = [head]
-    pile = _PILES.get(id(obs.discard))
-    if pile is None:
-        _bounded(_PILES, limit=_PILE_LIMIT)
-        pile = _PILES[id(obs.discard)] = (obs.discard, _faces(10, obs.discard))
-    parts.append(pile[1])
+    parts.append(_discard_field(obs.discard))
     parts.append(_cards(11, obs.hand))
     for view in obs.opponents:
         hit = _VIEWS.get(id(view))
