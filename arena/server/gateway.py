@@ -76,6 +76,8 @@ ADDRESS_ENV = "UNO_ARENA_GRPC_ADDR"
 GATEWAY_ID_ENV = "UNO_ARENA_GATEWAY_ID"
 MAX_MESSAGE_BYTES = 64 * 1024
 RETRIES_PER_REQUEST = 5
+CLOSED_SESSIONS_KEPT = 10_000
+"""Ended session ids remembered so that a heartbeat running meanwhile does not re-create them in Redis."""
 """Refused answers to one pending request that do not count toward the flood limit."""
 
 _CODE = {code: code.value[0] for code in grpc.StatusCode}
@@ -314,6 +316,8 @@ class Gateway:
         self._prefix = uuid.uuid4().hex[:4]
         self._ping_nonce = itertools.count(1)
         self._deadlines = Deadlines()
+        self._closed_sessions: set[str] = set()
+        self._closed_order: deque[str] = deque()
 
     # -- registry ---------------------------------------------------------------------------------
     def link(self, bot: str) -> BotLink:
@@ -405,6 +409,7 @@ class Gateway:
             link.detach(session)
             self.sessions.pop(session_id, None)
             self.metrics.bot_disconnected()
+            self._mark_closed(session_id)
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self.store.sessions.close, session_id)
         if session.kill_code is not None:
@@ -653,10 +658,25 @@ class Gateway:
                     del link.matches[key]
 
     def _refresh_sessions(self, live: Sequence[tuple[str, str, int]]) -> None:
+        """Refresh the TTL of the sessions open here; re-create one Redis lost (a restart). Runs in a thread
+        while sessions may close: one that closed is never re-created (it would outlive its stream in Redis
+        for a whole TTL), and one that closed while it was being re-created is closed again."""
         ttl = self.config.session_ttl_s
+        closed = self._closed_sessions
         for session_id, bot, capacity in live:
+            if session_id in closed:
+                continue
             if not self.store.sessions.heartbeat(session_id, ttl):
                 self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=ttl, session_id=session_id)
+                if session_id in closed:
+                    self.store.sessions.close(session_id)
+
+    def _mark_closed(self, session_id: str) -> None:
+        """Remember that ``session_id`` ended (before its Redis record is deleted), for _refresh_sessions."""
+        self._closed_sessions.add(session_id)
+        self._closed_order.append(session_id)
+        if len(self._closed_order) > CLOSED_SESSIONS_KEPT:
+            self._closed_sessions.discard(self._closed_order.popleft())
 
     def close_all(self, details: str = "the gateway is shutting down") -> None:
         for session in list(self.sessions.values()):

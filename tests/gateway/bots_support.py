@@ -50,6 +50,12 @@ class ThreadBot:
         except BaseException as error:
             self.error = error
         finally:
+            # As asyncio.run does: let what is left (gRPC's own tasks) finish, then close the loop.
+            leftover = asyncio.all_tasks(self.loop)
+            for task in leftover:
+                task.cancel()
+            self.loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
             self.loop.close()
 
     @property

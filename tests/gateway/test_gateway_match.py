@@ -194,3 +194,20 @@ def test_a_second_process_of_the_same_bot_takes_over_and_the_first_stops(gateway
             assert second.stats.decisions > 0
     finally:
         first.stop()
+
+
+def test_a_heartbeat_running_while_a_session_closes_does_not_bring_it_back(gateway: GatewayHarness) -> None:
+    """The heartbeat refreshes sessions from a thread: one that closed meanwhile (its Redis record already
+    deleted) must not be re-created, or it would outlive its stream in Redis for a whole TTL."""
+    gw = gateway.server.gateway
+    store = gateway.store
+    gateway.register_bot("ghost")
+    gateway.register_bot("alive")
+    store.sessions.open("ghost", gw.gateway_id, capacity=1, ttl=30, session_id="s-closed")
+    store.sessions.open("alive", gw.gateway_id, capacity=1, ttl=30, session_id="s-open")
+    gw._mark_closed("s-closed")
+    store.sessions.close("s-closed")
+    store.redis.delete(store.keys.session("s-open"))  # lost (a Redis restart): re-created, the closed one not
+    gw._refresh_sessions([("s-closed", "ghost", 1), ("s-open", "alive", 1)])
+    assert store.sessions.for_bot("ghost") == []
+    assert [s.session_id for s in store.sessions.for_bot("alive")] == ["s-open"]
