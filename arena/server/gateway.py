@@ -23,7 +23,9 @@ The conversation (see ``proto/uno_arena/v1/bot.proto``):
    toward a flood limit (``flood_limit`` in ``flood_window_s``): past it the session is closed with
    ``RESOURCE_EXHAUSTED``. Messages larger than ``max_message_bytes`` (64 KiB) are
    refused by gRPC itself (``grpc.max_receive_message_length``): the call ends with ``RESOURCE_EXHAUSTED``;
-6. ``Ping`` every ``heartbeat_interval_s``; a session silent for ``heartbeat_misses`` intervals is closed;
+6. ``Ping`` every ``heartbeat_interval_s``; a session silent for ``heartbeat_misses`` intervals is closed; a
+   session that ended while its writer waits on a bot that stopped reading (HTTP/2 flow control) has its RPC
+   cancelled after as long, so the bot stops counting as connected and its record leaves Redis;
 7. batches: a bot whose Hello sets ``accepts_batches`` gets every message waiting when the writer wakes up in one
    ``ArenaBatch`` (``Welcome.batches`` says so); any bot may answer with a ``BotBatch``, whose messages are
    handled one by one as if each had come alone (a refused one is refused alone; a nested batch, a Hello or an
@@ -179,6 +181,10 @@ class BotSession:
         self.version = version
         self.queue: asyncio.Queue[tuple[bytes, PendingDecision | None]] = asyncio.Queue()
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.handler = asyncio.current_task()
+        """The RPC's own task: cancelled when the session ended but a write to a bot that stopped reading
+        keeps it from finishing (see Gateway.heartbeat_loop)."""
+        self.ended_at: float | None = None
         self.kill_code: grpc.StatusCode | None = None
         self.kill_details = ""
         self.last_seen = time.monotonic()
@@ -206,6 +212,7 @@ class BotSession:
 
     def finish(self) -> None:
         if not self.done.done():
+            self.ended_at = time.monotonic()
             self.done.set_result(None)
             self.queue.put_nowait((b"", None))  # wakes the writer up: it stops at an empty message
 
@@ -642,7 +649,12 @@ class Gateway:
             if ping:
                 last_ping = now
             for session in list(self.sessions.values()):
-                if now - session.last_seen > silent_after:
+                if session.ended_at is not None:
+                    # Ended, yet its RPC is still here: its writer waits on a bot that stopped reading (HTTP/2
+                    # flow control), which nothing else would ever end. Cancel the RPC so it cleans up.
+                    if now - session.ended_at > silent_after and session.handler is not None:
+                        session.handler.cancel()
+                elif now - session.last_seen > silent_after:
                     session.kill(grpc.StatusCode.UNAVAILABLE,
                                  f"no message and no Pong for {silent_after:g} s: the session is closed")
                 elif ping:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import queue
 import signal
 import threading
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -15,9 +17,18 @@ import pytest
 
 from arena.engine import Rules
 from arena.match import MatchConfig, MatchRecord, run_match
-from arena.protocol import bot_pb2
-from tests.gateway.bots_support import RawBot, ThreadBot, play_raw, process_bot, stop_process, wait_until
-from tests.gateway.server_harness import GatewayHarness
+from arena.protocol import PROTOCOL_VERSION, bot_pb2
+from tests.gateway.bots_support import (
+    CONNECT,
+    RawBot,
+    ThreadBot,
+    play_raw,
+    process_bot,
+    stop_process,
+    wait_until,
+)
+from tests.gateway.server_harness import GatewayHarness, running_gateway
+from tests.support.redis_server import PrivateRedis
 
 FAST = 0.3  # deadline of the misbehaving seat's decisions (seconds)
 
@@ -346,3 +357,45 @@ def test_arena_side_drop_is_survived_by_the_kit(gateway: GatewayHarness) -> None
 
 async def _drop(gateway: GatewayHarness, name: str) -> bool:
     return gateway.server.gateway.drop_session(name)
+
+
+def test_bot_that_stops_reading_is_cleaned_up_after_its_session_ends(redis_server: PrivateRedis) -> None:
+    """A bot that keeps its connection but never reads: the gateway's writes wait on HTTP/2 flow control.
+    Once the session has ended (here: closed by the arena), the heartbeat cancels the stuck RPC, so the bot
+    is no longer counted as connected and its session leaves Redis."""
+    with running_gateway(redis_server.url, hello_timeout_s=2.0, heartbeat_interval_s=0.5,
+                         max_outgoing=100_000) as harness:
+        token = harness.register_bot("deaf")
+        channel = grpc.insecure_channel(harness.address)
+        outbox: queue.Queue[bytes | None] = queue.Queue()
+        outbox.put(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+            protocol_version=PROTOCOL_VERSION, max_concurrent_matches=1)).SerializeToString())  # type: ignore[arg-type]
+        connect = channel.stream_stream(CONNECT, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        call = connect(iter(outbox.get, None), metadata=[("authorization", f"Bearer {token}")])  # never read
+        try:
+            harness.wait_for_bot("deaf")
+            filler = bot_pb2.ArenaMessage(error=bot_pb2.Error(match_id="x" * 8000)).SerializeToString()
+
+            async def fill() -> None:  # 40 MB: far more than flow control lets through to a reader that is idle
+                session = harness.server.gateway.link("deaf").session
+                assert session is not None
+                for _ in range(5000):
+                    session.send(filler)
+
+            harness.run(fill())
+            session = harness.server.gateway.link("deaf").session
+            assert session is not None
+
+            def stuck() -> bool:  # messages still waiting, and none taken for half a second
+                before = session.queue.qsize()
+                time.sleep(0.5)
+                return 0 < session.queue.qsize() == before
+
+            wait_until(stuck, what="the writer to wait on the bot")
+            assert harness.server.gateway.drop_session("deaf")
+            wait_until(lambda: not harness.is_connected("deaf"), what="the stuck session to be cleaned up")
+            wait_until(lambda: not harness.store.sessions.for_bot("deaf"), what="the session to leave Redis")
+        finally:
+            outbox.put(None)
+            call.cancel()
+            channel.close()
