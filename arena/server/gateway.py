@@ -652,8 +652,9 @@ class Gateway:
                 if session.ended_at is not None:
                     # Ended, yet its RPC is still here: its writer waits on a bot that stopped reading (HTTP/2
                     # flow control), which nothing else would ever end. Cancel the RPC so it cleans up.
-                    if now - session.ended_at > silent_after and session.handler is not None:
-                        session.handler.cancel()
+                    handler = session.handler
+                    if now - session.ended_at > silent_after and handler is not None and not handler.cancelling():
+                        handler.cancel()
                 elif now - session.last_seen > silent_after:
                     session.kill(grpc.StatusCode.UNAVAILABLE,
                                  f"no message and no Pong for {silent_after:g} s: the session is closed")
