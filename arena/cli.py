@@ -118,11 +118,19 @@ def _register_engine_commands(commands: Any) -> None:
     engine.add_argument("--repeats", type=int, default=3, help="interleaved measurements per configuration; "
                                                                 "the best is kept")
     engine.add_argument("--no-rlcard", action="store_true", help="skip RLCard even when installed")
-    engine.set_defaults(func=cmd_bench_engine)
+    engine.set_defaults(func=cmd_bench_engine, long_running=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "long_running", False):  # servers, workers, benchmarks: see arena.gc_tuning
+        from arena.gc_tuning import configure_gc
+
+        try:
+            configure_gc()
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     result: int = args.func(args)
     return result
 

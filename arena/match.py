@@ -345,7 +345,9 @@ async def run_match(
     forfeited = [False] * players
     forfeits: list[int] = []
     strike_why: list[dict[str, int]] = [{} for _ in range(players)]
-    decisions: list[DecisionLog] = []
+    # One plain tuple of atomic values per decision while the match runs (the garbage collector untracks such
+    # tuples, so thousands of them cost its full collections nothing); DecisionLogs are made at the end.
+    logged: list[tuple[int, int, str, float, str, int, tuple[str, ...], bool]] = []
     seen = [0] * players
     lifecycle = [seat for seat in seats if not seat.synchronous]
     event_seats = [(index, seat) for index, seat in enumerate(seats) if seat.wants_events]
@@ -398,7 +400,7 @@ async def run_match(
                 seat_no, legal = current, match.legal_actions()
             number += 1
             seat = seats[seat_no]
-            reasons: list[str] = []
+            reasons: Sequence[str] = ()
             refused = 0
             wire = None
             if forfeited[seat_no]:
@@ -458,8 +460,8 @@ async def run_match(
                 match.apply(seat_no, action)
                 # Every accepted action closes a catch window and may open a new one (U1).
                 offers = [s for s in catch_offers(match) if not forfeited[s]] if match.catchable is not None else []
-            decisions.append(DecisionLog(seat_no, number, str(action), latency * 1000.0, outcome, refused, reasons,
-                                         applied))
+            logged.append((seat_no, number, action.text, latency * 1000.0, outcome, refused,
+                           tuple(reasons) if reasons else (), applied))
             if wire is not None and profile is not None:
                 now = perf()
                 own = (t0 - step_start) + (request.arena_s or 0.0) + (now - t_back)
@@ -501,7 +503,8 @@ async def run_match(
         strikes=tally.strikes,
         timeouts=tally.timeouts,
         refusals=tally.refusals,
-        decisions=decisions,
+        decisions=[DecisionLog(seat, decision_number, text, latency_ms, outcome, refusals, list(why), applied)
+                   for seat, decision_number, text, latency_ms, outcome, refusals, why, applied in logged],
         replay=match.replay(),
         duration_s=duration,
         detail=detail,

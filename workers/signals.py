@@ -1,9 +1,9 @@
 """Worker process hooks: clients after fork, dead children in the metrics directory, queue depth.
 
 * ``worker_process_init`` (in each prefork child, after the fork): freeze the inherited objects
-  out of the garbage collector's way (``gc.freeze()``) and create the child's own Redis client
-  (:func:`workers.celery_app.get_store`); nothing network-bound is inherited from the parent
-  (gRPC channels and Redis sockets must not cross a fork).
+  out of the garbage collector's way and set its thresholds (:func:`arena.gc_tuning.configure_gc`), and
+  create the child's own Redis client (:func:`workers.celery_app.get_store`); nothing network-bound is
+  inherited from the parent (gRPC channels and Redis sockets must not cross a fork).
 * ``worker_process_shutdown`` (in the child, as it exits): drop its live-gauge files from the
   prometheus multiprocess directory (:func:`arena.metrics.mark_process_dead`).
 * ``worker_ready`` (in the main process, once the pool runs): start a daemon thread that
@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import threading
@@ -23,6 +22,8 @@ from typing import Any
 import redis
 from celery import Celery
 from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
+
+from arena.gc_tuning import configure_gc
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,11 @@ def _child_started(**_: Any) -> None:
     # Everything alive at the fork (Celery, kombu, the modules) goes to the permanent
     # generation: the garbage collector stops walking it again and again while matches churn
     # through short-lived objects (measured: matches about 10% faster in a child), and fewer
-    # copy-on-write pages are touched.
-    gc.freeze()
+    # copy-on-write pages are touched. The thresholds also hold for a child of a plain `celery worker`.
+    try:
+        configure_gc()
+    except ValueError:
+        log.exception("bad garbage-collector settings; CPython's own are kept")
     try:
         get_store(app)
     except Exception:  # the store is created lazily on first use anyway

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from arena.gc_tuning import configure_gc
+
 BRAINS = ("random", "heuristic", "raw")
 TIMEOUT_NOTICE = "DEADLINE_EXCEEDED"
 
@@ -157,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ramp-s", type=float, default=0.0, help="spread the connections over this many seconds")
     parser.add_argument("--max-concurrent", type=int, default=16, help="matches each bot offers to play at once")
     args = parser.parse_args(argv)
+    configure_gc()
     bots = read_tokens(args.tokens_file)
 
     async def run() -> SwarmStats:

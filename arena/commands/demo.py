@@ -27,4 +27,4 @@ def register(commands: Any) -> None:
     demo.add_argument("--seed", type=int, default=2026)
     demo.add_argument("--out", default="uno-arena-demo", help="folder for results and replays")
     demo.add_argument("--keep-running", action="store_true", help="keep the arena up after the tournament")
-    demo.set_defaults(func=cmd_demo)
+    demo.set_defaults(func=cmd_demo, long_running=True)

@@ -311,7 +311,7 @@ def register(commands: Any) -> None:
     serve.add_argument("--hello-timeout", type=float, default=10.0, help="seconds a new stream has to say Hello")
     serve.add_argument("--heartbeat", type=float, default=10.0, help="seconds between Pings")
     serve.add_argument("--grace", type=float, default=5.0, help="seconds to finish calls on shutdown")
-    serve.set_defaults(func=cmd_serve)
+    serve.set_defaults(func=cmd_serve, long_running=True)
 
     match = commands.add_parser("match", help="one match between built-in and connected bots; prints the result")
     match.add_argument("--seats", required=True, help="comma-separated: random, heuristic or registered bot names")
@@ -326,7 +326,7 @@ def register(commands: Any) -> None:
     match.add_argument("--register", action="store_true", help="register unknown bot names, print their tokens")
     match.add_argument("--json", action="store_true", help="print the whole record as JSON")
     add_rule_options(match)
-    match.set_defaults(func=cmd_match)
+    match.set_defaults(func=cmd_match, long_running=True)
 
     bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
     run = bot.add_parser("run", help="run a built-in bot as a remote bot through the Python kit")
@@ -336,7 +336,7 @@ def register(commands: Any) -> None:
     run.add_argument("--max-concurrent", type=int, default=16, help="matches offered to play at once")
     run.add_argument("--bot-version", default=None)
     run.add_argument("--verbose", "-v", action="store_true")
-    run.set_defaults(func=cmd_bot_run)
+    run.set_defaults(func=cmd_bot_run, long_running=True)
 
     check = bot.add_parser("check", help="conformance checks against a bot that connects to a gateway started here")
     check.add_argument("--token", default=None, help="a registered bot's token (else a bot is registered here)")
@@ -345,7 +345,7 @@ def register(commands: Any) -> None:
     check.add_argument("--address", default="127.0.0.1:0", help="where the gateway listens (default: a free port)")
     check.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the bot to connect")
     check.add_argument("--deadline-ms", type=int, default=1000)
-    check.set_defaults(func=cmd_bot_check)
+    check.set_defaults(func=cmd_bot_check, long_running=True)
 
     gateway = bench_parsers(commands).add_parser("gateway", help="remote random bots over loopback vs a grpc echo")
     gateway.add_argument("--matches", type=int, default=64, help="concurrent matches")
@@ -358,4 +358,4 @@ def register(commands: Any) -> None:
     gateway.add_argument("--kit", action="store_true",
                          help="bots decide through the full Python kit (engine types) instead of from the message")
     gateway.add_argument("--json", action="store_true")
-    gateway.set_defaults(func=cmd_bench_gateway)
+    gateway.set_defaults(func=cmd_bench_gateway, long_running=True)

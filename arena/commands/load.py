@@ -86,7 +86,7 @@ def add_parser(bench: Any) -> argparse.ArgumentParser:
     load.add_argument("--work-dir", type=Path, default=None, metavar="DIR",
                       help="folder for the processes' logs (default: a new temporary folder, kept)")
     load.add_argument("--json", action="store_true", help="print the figures as JSON (progress goes to stderr)")
-    load.set_defaults(func=cmd_bench_load)
+    load.set_defaults(func=cmd_bench_load, long_running=True)
     return load
 
 

@@ -125,12 +125,12 @@ def register(commands: Any) -> None:
                         help="Prometheus exporter port (default $UNO_ARENA_METRICS_PORT, else 9101; -1: off)")
     worker.add_argument("--loglevel", default="INFO")
     worker.add_argument("--hostname", default="", help="Celery node name (default: celery@HOST)")
-    worker.set_defaults(func=cmd_worker)
+    worker.set_defaults(func=cmd_worker, long_running=True)
 
     scheduler = commands.add_parser("scheduler", help="fire cron schedules, sweep tournaments, send the canary")
     scheduler.add_argument("--tick", type=float, default=10.0, metavar="SECONDS")
     scheduler.add_argument("--loglevel", default="INFO")
-    scheduler.set_defaults(func=cmd_scheduler)
+    scheduler.set_defaults(func=cmd_scheduler, long_running=True)
 
     bench = bench_parsers(commands).add_parser(
         "tournament", help="matches/s of built-in bots: in process vs Celery with 1 and 2 workers"
@@ -139,4 +139,4 @@ def register(commands: Any) -> None:
     bench.add_argument("--rounds", type=int, default=3, help="repeat the three runs, keep the best (default 3)")
     bench.add_argument("--target-score", type=int, default=500, help="match target score (default 500)")
     bench.add_argument("--variant", choices=("flip", "classic"), default="flip")
-    bench.set_defaults(func=cmd_bench_tournament)
+    bench.set_defaults(func=cmd_bench_tournament, long_running=True)

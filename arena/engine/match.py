@@ -269,6 +269,9 @@ class Match:
     def _start_round(self, order: list[int], dealer: int) -> None:
         """Deal (S2), turn the start card (S3) and apply it (S4). `order` is the deck, top card first."""
         self._clear_round_state()
+        # Reduced events are shared only while the seats catch up on them, within a turn or so; a memo kept for
+        # the whole match would keep a second copy of every draw alive (a view asked for later is merely rebuilt).
+        self._seen_as.clear()
         self.round_number += 1
         self.round_winner = self.round_points = None
         self._rng = _round_rng(self.seed, self.round_number)

@@ -43,6 +43,7 @@ import grpc
 import grpc.aio
 
 from arena.engine import Match, Rules
+from arena.gc_tuning import configure_gc
 from arena.match import MatchConfig, run_match
 from arena.metrics import create_metrics
 from arena.seats import RemoteSeat
@@ -221,6 +222,7 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
                 totals["timeouts"] += sum(record.timeouts)
                 totals["refusals"] += sum(record.refusals)
                 totals["matches"] += 1
+                del record  # stored and dropped by a worker; not kept alive here while the next match plays
 
         tasks = [asyncio.create_task(loop(slot)) for slot in range(matches)]
         await asyncio.sleep(warmup)
@@ -339,6 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bots.add_argument("--kit", action="store_true")
     bots.add_argument("--no-batches", dest="batches", action="store_false")
     args = parser.parse_args(argv)
+    configure_gc()  # the client processes run as the arena's own long-running processes do
     if args.mode == "echo-client":
         result = asyncio.run(echo_client(args.target, args.streams, args.inflight, args.seconds, args.warmup))
         print(json.dumps(result), flush=True)

@@ -5,8 +5,10 @@ and a cancelled one stays in that heap until its time comes: at thousands of dec
 every answer cancelling its timer, that was about a tenth of the gateway's CPU. Decisions with the same time
 limit expire in the order they were asked, so :class:`Deadlines` keeps one FIFO queue per time limit (few:
 one per match configuration), and one timer, set for the earliest pending head. Answered decisions leave
-their queue when they reach its head. A future is failed with ``TimeoutError`` at its deadline, exactly when
-its own timer would have fired.
+their queue when they reach its head, and the answered ones at the head are dropped whenever a decision is
+added (answers mostly come in the order asked): a queue holds about the decisions in flight, not every
+decision of the last time limit, which the garbage collector would otherwise walk. A future is failed with
+``TimeoutError`` at its deadline, exactly when its own timer would have fired.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class Deadlines:
         queue = self._queues.get(limit_s)
         if queue is None:
             queue = self._queues[limit_s] = deque()
+        while queue and queue[0][1].done():
+            queue.popleft()
         queue.append((at, future))
         if at < self._timer_at:
             self._arm(at)

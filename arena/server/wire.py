@@ -31,6 +31,10 @@ from arena.protocol.convert import (
 _VARINT, _LEN = 0, 2
 T = TypeVar("T", Face, Card)
 _CACHE_LIMIT = 50_000
+_TRANSIENT_LIMIT = 8192
+"""For caches by id of one match's passing objects (events, opponent views): each is asked for again only within
+the next turn of its match, so this covers ~1,000 matches in flight. Kept small on purpose: every entry keeps its
+object alive, and long-lived objects are what the garbage collector's full collections walk."""
 
 
 _SMALL = [bytes((i,)) for i in range(128)]
@@ -237,7 +241,7 @@ def event_field(event: Event) -> bytes:
         if encoded is None:
             _bounded(_EVENT_VALUES)
             encoded = _EVENT_VALUES[event] = bytes_field(18, event_bytes(event))
-        _bounded(_EVENTS, _BYTES_EVENTS)
+        _bounded(_EVENTS, _BYTES_EVENTS, limit=_TRANSIENT_LIMIT)
         hit = _EVENTS[id(event)] = (event, encoded)
         _BYTES_EVENTS[id(event)] = encoded
     return hit[1]
@@ -302,7 +306,7 @@ def observation_bytes(obs: Observation) -> bytes:
             inner = b"".join((int_field(1, view.seat) if view.seat else b"",
                               int_field(2, view.count) if view.count else b"",
                               _faces(3, view.visible), _cards(4, view.revealed) if view.revealed else b""))
-            _bounded(_VIEWS)
+            _bounded(_VIEWS, limit=_TRANSIENT_LIMIT)
             hit = _VIEWS[id(view)] = (view, bytes_field(12, inner))
         parts.append(hit[1])
     tail_key = obs[12:17]

@@ -63,3 +63,30 @@ def test_a_new_event_loop_starts_afresh() -> None:
 
     assert asyncio.run(one())
     assert asyncio.run(one())
+
+
+def test_answered_decisions_at_the_head_leave_when_the_next_is_added() -> None:
+    """A queue holds about the decisions in flight, not every decision of the last time limit."""
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        deadlines = Deadlines()
+        slow = loop.create_future()
+        deadlines.add(slow, 5.0)
+        for _ in range(1000):
+            future = loop.create_future()
+            deadlines.add(future, 5.0)
+            future.set_result(0)
+        assert len(deadlines) == 1001  # an unanswered head keeps what is behind it
+        slow.set_result(0)
+        for _ in range(1000):
+            future = loop.create_future()
+            deadlines.add(future, 5.0)
+            future.set_result(0)
+            assert len(deadlines) <= 2  # the answered ones before it are gone
+        last = loop.create_future()
+        deadlines.add(last, 0.02)
+        await asyncio.sleep(0.05)
+        assert isinstance(last.exception(), TimeoutError)
+
+    asyncio.run(scenario())
