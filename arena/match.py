@@ -30,9 +30,10 @@ import asyncio
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 from arena.engine import Action, Match, Observation, Rules
 from arena.engine.actions import PASS
@@ -119,9 +120,9 @@ class MatchSummary:
     detail: str = ""
 
 
-@dataclass(slots=True)
-class DecisionLog:
-    """One decision asked (or played for a forfeited seat)."""
+class DecisionLog(NamedTuple):
+    """One decision asked (or played for a forfeited seat). A NamedTuple: a match logs thousands, made at once
+    from the runner's plain tuples when the match ends."""
 
     seat: int
     decision_number: int
@@ -129,9 +130,12 @@ class DecisionLog:
     latency_ms: float
     outcome: str  # "answered" | "timeout" | "fallback" | "forfeited"
     refusals: int = 0
-    reasons: list[str] = field(default_factory=list)
+    reasons: tuple[str, ...] = ()
     applied: bool = True
     """False for a declined catch offer: asked and answered, but no action of the match (not in the replay)."""
+
+
+_new_decision_log = cast(Callable[[tuple[Any, ...]], DecisionLog], partial(tuple.__new__, DecisionLog))
 
 
 @dataclass
@@ -177,10 +181,10 @@ class MatchRecord:
         decisions = []
         for item in values.get("decisions", []):
             if isinstance(item, dict):
-                decisions.append(DecisionLog(**item))
+                decisions.append(DecisionLog(**{**item, "reasons": tuple(item.get("reasons", ()))}))
             else:
                 seat, number, action, latency, outcome, refusals, *rest = item
-                reasons = list(rest[0]) if rest else []
+                reasons = tuple(rest[0]) if rest else ()
                 applied = bool(rest[1]) if len(rest) > 1 else True
                 decisions.append(DecisionLog(int(seat), int(number), str(action), float(latency), str(outcome),
                                              int(refusals), reasons, applied))
@@ -346,7 +350,7 @@ async def run_match(
     forfeits: list[int] = []
     strike_why: list[dict[str, int]] = [{} for _ in range(players)]
     # One plain tuple of atomic values per decision while the match runs (the garbage collector untracks such
-    # tuples, so thousands of them cost its full collections nothing); DecisionLogs are made at the end.
+    # tuples, so thousands of them cost its collections nothing); made DecisionLogs, in C, at the end.
     logged: list[tuple[int, int, str, float, str, int, tuple[str, ...], bool]] = []
     seen = [0] * players
     lifecycle = [seat for seat in seats if not seat.synchronous]
@@ -503,8 +507,7 @@ async def run_match(
         strikes=tally.strikes,
         timeouts=tally.timeouts,
         refusals=tally.refusals,
-        decisions=[DecisionLog(seat, decision_number, text, latency_ms, outcome, refusals, list(why), applied)
-                   for seat, decision_number, text, latency_ms, outcome, refusals, why, applied in logged],
+        decisions=list(map(_new_decision_log, logged)),
         replay=match.replay(),
         duration_s=duration,
         detail=detail,

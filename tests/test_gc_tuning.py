@@ -77,3 +77,18 @@ def test_each_worker_child_configures_the_collector_after_the_fork() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PATH": "/usr/bin:/bin", "REDIS_URL": "redis://127.0.0.1:1/0"})
     assert json.loads(out.stdout.strip().splitlines()[-1]) == list(THRESHOLDS)
+
+
+def test_collector_pauses_counts_each_generation_while_entered() -> None:
+    import gc
+
+    from arena.gc_tuning import CollectorPauses
+
+    with CollectorPauses() as pauses:
+        gc.collect(0)
+        gc.collect(2)
+        gc.collect(2)
+    gc.collect(2)  # after leaving: not counted
+    assert pauses.counts[0] >= 1 and pauses.counts[2] == 2
+    assert 0 < pauses.longest_s[2] <= pauses.total_s[2]
+    assert pauses.summary().startswith(f"garbage collector {sum(pauses.total_s):.2f} s: 2 full collections")

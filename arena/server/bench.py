@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -43,7 +44,7 @@ import grpc
 import grpc.aio
 
 from arena.engine import Match, Rules
-from arena.gc_tuning import configure_gc
+from arena.gc_tuning import CollectorPauses, configure_gc
 from arena.match import MatchConfig, run_match
 from arena.metrics import create_metrics
 from arena.seats import RemoteSeat
@@ -228,7 +229,8 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
         await asyncio.sleep(warmup)
         window.open = True
         start, cpu0 = time.perf_counter(), time.process_time()
-        await asyncio.sleep(seconds)
+        with CollectorPauses() as collector:
+            await asyncio.sleep(seconds)
         window.open = False
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu0
         for task in tasks:
@@ -257,6 +259,8 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
         "overhead_mean_ms": (statistics.fmean(own) * 1000) if own else float("nan"),
         "wall_p50_ms": _percentile(wall, 0.50) * 1000,
         "wall_p99_ms": _percentile(wall, 0.99) * 1000,
+        "gc": collector.summary(),
+        "gc_longest_ms": max(collector.longest_s) * 1000,
     }
 
 
@@ -308,7 +312,8 @@ def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float
               "arena": arena, "arena_without_batches": single, "ratio": arena["ratio"],
               "cpu_ratio": arena["cpu_ratio"], "cpus": os.cpu_count()}
     print(f"gateway bench: {matches} concurrent matches, {players} remote random bots per match over {bots} "
-          f"streams, loopback, {os.cpu_count()} CPUs; best of {max(1, rounds)} round(s):", file=out)
+          f"streams, loopback, {os.cpu_count()} CPUs; best of {max(1, rounds)} round(s); garbage collector "
+          f"thresholds {','.join(map(str, gc.get_threshold()))}:", file=out)
     print(f"  echo  (bare grpc.aio bidi stream, {size}-byte replies): {echo['per_second']:7.0f} round trips/s, "
           f"server CPU {echo['cpu_ms_per_op']:.3f} ms per round trip", file=out)
     for label, figures in (("arena, batches (kit default)", arena), ("arena, no batches", single)):
@@ -320,6 +325,7 @@ def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float
               f"receive): p50 {figures['overhead_p50_ms']:.3f} ms, p99 {figures['overhead_p99_ms']:.3f} ms, mean "
               f"{figures['overhead_mean_ms']:.3f} ms; wall time per decision outside the bot p50 "
               f"{figures['wall_p50_ms']:.1f} ms, p99 {figures['wall_p99_ms']:.1f} ms", file=out)
+        print(f"    server {figures['gc']}", file=out)
     print(f"  arena (kit default) / echo: {arena['ratio']:.2f} (target >= 0.5); own overhead p99 "
           f"{arena['overhead_p99_ms']:.3f} ms (target < 10 ms). The wall time outside the bot is mostly waiting in "
           f"line: the server is saturated, ~ {matches} in flight / throughput (Little's law)", file=out)
