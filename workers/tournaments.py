@@ -178,23 +178,30 @@ def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
 
 LOCAL_BATCH_CAP = 25
 REMOTE_BATCH_CAP = 4
-GUIDED_DIVISOR = 16
+GUIDED_DIVISOR = 8
+"""Batches shrink as ``remaining / 8``: even split across up to eight workers towards the end."""
+GUIDED_FLOOR = 4
+"""The smallest batch of the guided split (but for the last one, or a smaller ``largest``): every task costs
+milliseconds of messaging, acknowledgement and bookkeeping, which a tail of one-match batches pays again and
+again (measured: 240 quick matches in 52 batches 7% slower on one worker than in 10)."""
 
 
 def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = False) -> list[list[MatchSpec]]:
     """Consecutive batches that shrink towards the end (guided self-scheduling).
 
-    Each batch takes ``ceil(remaining / 16)`` matches, at most ``largest``: early batches are
-    big (a task costs a few milliseconds of messaging, acknowledgement and pool traffic), the
-    last ones hold a single match, so workers finish together instead of one of them playing a
-    long last batch while the others idle. ``fixed``: every batch ``largest`` (a configured size).
+    Each batch takes ``ceil(remaining / GUIDED_DIVISOR)`` matches, at most ``largest`` and at least
+    :data:`GUIDED_FLOOR` (or ``largest`` if smaller): early batches are big (a task costs a few
+    milliseconds of messaging, acknowledgement and pool traffic), the last ones small, so workers
+    finish together instead of one of them playing a long last batch while the others idle.
+    ``fixed``: every batch ``largest`` (a configured size).
     """
     if fixed:
         return split_batches(list(matches), largest) if matches else []
     out: list[list[MatchSpec]] = []
     start = 0
+    smallest = max(1, min(GUIDED_FLOOR, largest))
     while start < len(matches):
-        size = max(1, min(largest, math.ceil((len(matches) - start) / GUIDED_DIVISOR)))
+        size = max(smallest, min(largest, math.ceil((len(matches) - start) / GUIDED_DIVISOR)))
         out.append(list(matches[start : start + size]))
         start += size
     return out

@@ -14,6 +14,7 @@ from workers.celery_app import make_celery
 from workers.matches import bot_seed, builtin_kind, is_builtin, match_config, seats_for, spec_from_wire, spec_to_wire
 from workers.play import decision_columns, stored_record
 from workers.tournaments import (
+    GUIDED_FLOOR,
     Settings,
     UnknownParticipants,
     auto_batch_size,
@@ -62,7 +63,9 @@ def test_batch_sizes() -> None:
     groups = split_guided(matches, auto_batch_size(len(matches), Settings(), remote=False))
     sizes = [len(g) for g in groups]
     assert [m for g in groups for m in g] == matches  # every match once, in order
-    assert sizes == sorted(sizes, reverse=True) and sizes[0] == 15 and sizes[-1] == 1
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] == 25
+    assert min(sizes[:-1]) == GUIDED_FLOOR and sizes[-1] <= GUIDED_FLOOR  # no tail of one-match tasks
+    assert len(groups) == 23
     assert {len(g) for g in split_guided(matches, 7, fixed=True)} == {7, 2}
 
 
