@@ -260,7 +260,6 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
         "wall_p50_ms": _percentile(wall, 0.50) * 1000,
         "wall_p99_ms": _percentile(wall, 0.99) * 1000,
         "gc": collector.summary(),
-        "gc_longest_ms": max(collector.longest_s) * 1000,
     }
 
 
