@@ -197,6 +197,10 @@ class Match:
         # The same faces as plain lists of colours and kinds: the hot loop of legal_actions reads these.
         self._colors = tuple([face.color for face in faces] for faces in self._faces)
         self._kinds = tuple([face.kind for face in faces] for faces in self._faces)
+        # A one-card draw, the usual kind, logs one of these shared 1-tuples instead of new ones: a match logs
+        # thousands of draws, and every object it keeps for good is one more for the garbage collector to walk.
+        self._one_card = [(card,) for card in self.cards]
+        self._one_face = tuple([(face,) for face in faces] for faces in self._faces)
         self.scores: list[int] = [0] * players
         self.round_number = 0
         self.round_winner: int | None = None
@@ -208,7 +212,9 @@ class Match:
         # unchanged hand or pile gives the same object again (its encoding on the wire is then cached).
         self._views: list[tuple[tuple[int, bool, tuple[int, ...]], OpponentView] | None] = [None] * players
         self._discard_view: tuple[tuple[int, tuple[int, ...]], tuple[Face, ...]] | None = None
-        self.actions: list[tuple[int, Action]] = []
+        # (seat, notation) of every accepted action: what a replay needs, as tuples of a number and a string, which
+        # the garbage collector stops tracking (a match logs thousands).
+        self.actions: list[tuple[int, str]] = []
         type_ids: dict[Card, int] = {}
         self._type_of: list[int] = [type_ids.setdefault(card, len(type_ids)) for card in self.cards]
         self._play_cache: dict[int, tuple[Action, ...]] = {}
@@ -480,7 +486,7 @@ class Match:
         decision = self.decision
         if kind == "next_round":
             self._check_next_round()
-            self.actions.append((-1 if seat is None else seat, action))
+            self.actions.append((-1 if seat is None else seat, action.text))
             self._start_round(self._shuffled_order(), (self.dealer + 1) % self.players)
             return events[start:]
         if decision == "round_over" or decision == "match_over":
@@ -520,7 +526,7 @@ class Match:
 
     def _record(self, seat: int, action: Action, reset_passes: bool) -> None:
         """Log an accepted action; any action but a P2 pass breaks a run of passes."""
-        self.actions.append((seat, action))
+        self.actions.append((seat, action.text))
         self.decisions_this_round += 1
         if reset_passes:
             self._p2_passes = 0
@@ -814,12 +820,17 @@ class Match:
 
     def _give(self, seat: int, drawn: list[int], reason: str) -> None:
         self.hands[seat].extend(drawn)
-        cards = self.cards
-        other = self._faces[1 - self.side]
-        self.events.append(new_event((
-            "draw", seat, None, None, len(drawn), tuple(map(cards.__getitem__, drawn)),
-            () if self._classic else tuple(map(other.__getitem__, drawn)), None, reason,
-        )))
+        cards: tuple[Card, ...]
+        faces: tuple[Face, ...] = ()
+        if len(drawn) == 1:
+            cards = self._one_card[drawn[0]]
+            if not self._classic:
+                faces = self._one_face[1 - self.side][drawn[0]]
+        else:
+            cards = tuple(map(self.cards.__getitem__, drawn))
+            if not self._classic:
+                faces = tuple(map(self._faces[1 - self.side].__getitem__, drawn))
+        self.events.append(new_event(("draw", seat, None, None, len(drawn), cards, faces, None, reason)))
 
     # ----------------------------------------------------------------------------------------------
     # End of round and scoring (E1-E5, P3)
@@ -927,7 +938,7 @@ class Match:
             "rules": self.rules.to_dict(),
             "players": self.players,
             "seed": self.seed,
-            "actions": [[seat, str(action)] for seat, action in self.actions],
+            "actions": [[seat, text] for seat, text in self.actions],
         }
 
     def position(self) -> dict[str, Any]:

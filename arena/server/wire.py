@@ -32,9 +32,10 @@ _VARINT, _LEN = 0, 2
 T = TypeVar("T", Face, Card)
 _CACHE_LIMIT = 50_000
 _TRANSIENT_LIMIT = 8192
-"""For caches by id of one match's passing objects (events, opponent views): each is asked for again only within
-the next turn of its match, so this covers ~1,000 matches in flight. Kept small on purpose: every entry keeps its
-object alive, and long-lived objects are what the garbage collector's full collections walk."""
+"""For caches of one match's passing objects and values (events and opponent views by id, the draw pile and scores
+by value): each is asked for again only within the next turn of its match, so this covers ~1,000 matches in flight.
+Kept small on purpose: every entry keeps its object alive, and long-lived objects are what the garbage collector's
+full collections walk."""
 
 
 _SMALL = [bytes((i,)) for i in range(128)]
@@ -312,7 +313,7 @@ def observation_bytes(obs: Observation) -> bytes:
     tail_key = obs[12:17]
     tail = _TAILS.get(tail_key)
     if tail is None:
-        _bounded(_TAILS)
+        _bounded(_TAILS, limit=_TRANSIENT_LIMIT)  # draw pile and scores: values of one match's moment
         tail = _TAILS[tail_key] = _tail_bytes(*tail_key)
     parts.append(tail)
     if obs.events:
