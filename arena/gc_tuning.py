@@ -7,7 +7,7 @@ the defaults a full collection comes about whenever a quarter of the heap has be
 matches in flight in one process (``uno-arena bench gateway``): 23 full collections in 22 s took 8.9 s of the
 event loop, up to 0.84 s each, a pause that every bot's decision deadline pays as well as a third of the
 throughput. :data:`THRESHOLDS` keep the young collections short (a few milliseconds) and let a full collection
-come only after 200 collections of the middle generation (in the same bench: once in 40 s, still a 0.6 s pause
+come only after 200 collections of the middle generation (in the same bench: once in 40 s, still a 0.35 s pause
 there, against 35 with the defaults); :func:`configure_gc` also freezes what start-up made (modules, classes),
 which no collection need ever walk again. Cycles are still collected; objects without
 cycles, nearly all of a match, are freed by reference counting as always.
