@@ -9,8 +9,8 @@ event loop, up to 0.84 s each, a pause that every bot's decision deadline pays a
 throughput. :data:`THRESHOLDS` keep the young collections short (a few milliseconds) and let a full collection
 come only after 200 collections of the middle generation (in the same bench: once in 40 s, still a 0.35 s pause
 there, against 35 with the defaults); :func:`configure_gc` also freezes what start-up made (modules, classes),
-which no collection need ever walk again. Cycles are still collected; objects without
-cycles, nearly all of a match, are freed by reference counting as always.
+which no collection need ever walk again. Cycles are still collected; objects without cycles, nearly all of a
+match, are freed by reference counting as always.
 
 ``$UNO_ARENA_GC`` overrides: ``default`` keeps CPython's settings, three integers ``G0,G1,G2`` set others.
 """

@@ -464,8 +464,7 @@ async def run_match(
                 match.apply(seat_no, action)
                 # Every accepted action closes a catch window and may open a new one (U1).
                 offers = [s for s in catch_offers(match) if not forfeited[s]] if match.catchable is not None else []
-            logged.append((seat_no, number, action.text, latency * 1000.0, outcome, refused,
-                           tuple(reasons) if reasons else (), applied))
+            logged.append((seat_no, number, action.text, latency * 1000.0, outcome, refused, tuple(reasons), applied))
             if wire is not None and profile is not None:
                 now = perf()
                 own = (t0 - step_start) + (request.arena_s or 0.0) + (now - t_back)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import sys
 import pytest
 
 from arena.cli import build_parser
-from arena.gc_tuning import GC_ENV, THRESHOLDS, gc_thresholds
+from arena.gc_tuning import GC_ENV, THRESHOLDS, CollectorPauses, gc_thresholds
 
 
 def test_thresholds_from_the_environment() -> None:
@@ -80,10 +81,6 @@ def test_each_worker_child_configures_the_collector_after_the_fork() -> None:
 
 
 def test_collector_pauses_counts_each_generation_while_entered() -> None:
-    import gc
-
-    from arena.gc_tuning import CollectorPauses
-
     with CollectorPauses() as pauses:
         gc.collect(0)
         gc.collect(2)
