@@ -38,7 +38,7 @@ class DemoOptions:
 def run_demo(options: DemoOptions, out: TextIO) -> int:
     import grpc
 
-    from arena.commands.tournaments import watch
+    from arena.client import watch
     from arena.engine import Rules
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto

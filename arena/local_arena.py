@@ -31,7 +31,7 @@ class LocalArena:
     gateway_metrics_port: int
     worker_metrics_port: int
     processes: Processes
-    client: Any  # arena.commands.tournaments.Client
+    client: Any  # arena.client.Client
     env: dict[str, str]
     tokens: dict[str, str] = field(default_factory=dict)
 
@@ -93,7 +93,7 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> It
 
     SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
     """
-    from arena.commands.tournaments import Client
+    from arena.client import Client
     from arena.protocol import arena_pb2
 
     if threading.current_thread() is threading.main_thread():

@@ -76,9 +76,9 @@ DEFAULT_WORKER_METRICS_PORT: Final = 9101
 #: Every decision request ends with exactly one of these outcomes.
 #: answered: a legal answer in time; refused: an answer that was refused (illegal, malformed,
 #: late or duplicate; also counted in uno_arena_refused_actions_total with its reason);
-#: timeout: no answer before the deadline; fallback: the arena played the fallback action
-#: without asking (bot disconnected or forfeited).
-DECISION_OUTCOMES: Final = ("answered", "refused", "timeout", "fallback")
+#: timeout: no answer before the deadline; error: an in-process bot raised or answered out of range;
+#: fallback: the arena played the fallback action without asking (bot disconnected or forfeited).
+DECISION_OUTCOMES: Final = ("answered", "refused", "timeout", "error", "fallback")
 
 #: Decision latency: from 1 ms (local bots land in the first bucket) to 2 s (past any deadline).
 DECISION_LATENCY_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
@@ -189,12 +189,15 @@ class ArenaMetrics:
     build_info: Gauge
 
     # -- match runner ----------------------------------------------------------------------
-    def record_decision(self, bot: str, outcome: str, latency_seconds: float | None = None) -> None:
-        """Count one decision request of ``bot`` by outcome; observe its latency if given."""
+    def record_decision(self, bot: str, outcome: str, latency_seconds: float | None = None, *, count: int = 1) -> None:
+        """Count ``count`` decision requests of ``bot`` by outcome (the match runner flushes a match's counts
+        at its end); observe one latency if given."""
         if outcome not in DECISION_OUTCOMES:
             raise ValueError(f"unknown decision outcome {outcome!r}; expected one of {DECISION_OUTCOMES}")
+        if count < 0:
+            raise ValueError("count must not be negative")
         bot = _name(bot)
-        self.decisions.labels(bot, outcome).inc()
+        self.decisions.labels(bot, outcome).inc(count)
         if latency_seconds is not None:
             self.decision_latency.labels(bot).observe(max(0.0, float(latency_seconds)))
 
@@ -206,9 +209,11 @@ class ArenaMetrics:
         """Count one refused action of ``bot``; ``reason`` is a RULES.md id or a fixed word."""
         self.refused_actions.labels(_name(bot), _reason(reason)).inc()
 
-    def record_strike(self, bot: str) -> None:
-        """Count one strike (a timeout, refusal or disconnect charged to the bot)."""
-        self.strikes.labels(_name(bot)).inc()
+    def record_strike(self, bot: str, count: int = 1) -> None:
+        """Count strikes (a timeout, error or disconnect charged to the bot)."""
+        if count < 0:
+            raise ValueError("count must not be negative")
+        self.strikes.labels(_name(bot)).inc(count)
 
     def record_forfeit(self, bot: str) -> None:
         """Count one forfeit (the bot kept failing and lost the match by forfeit)."""

@@ -102,14 +102,14 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         worker_max_tasks_per_child=None,
         # The canary: a tiny task every minute; its timestamp in Redis (uno:canary) is watched.
         # For `celery beat` users: due cron schedules (fired once per due time whatever the number
-        # of beats, see workers.schedules) and the sweep of active tournaments. `uno-arena
+        # of beats, see arena.service.schedules) and the sweep of active tournaments. `uno-arena
         # scheduler` does the same three things without beat.
         beat_schedule={
             "canary": {"task": "workers.tasks.canary", "schedule": CANARY_INTERVAL},
             "fire-schedules": {"task": "workers.tasks.fire_schedules", "schedule": SCHEDULE_INTERVAL},
             "sweep-tournaments": {"task": "workers.tasks.sweep_tournaments", "schedule": SWEEP_INTERVAL},
         },
-        # Timing of the tournament machinery (workers.tournaments.Settings reads arena_*).
+        # Timing of the tournament machinery (arena.service.lifecycle.Settings reads arena_*).
         arena_check_interval=SWEEP_INTERVAL,
         arena_heartbeat_interval=5.0,
         arena_heartbeat_timeout=60.0,
@@ -139,7 +139,7 @@ ARENA_SETTINGS = (
     "arena_max_attempts",
     "arena_pending_timeout",
 )
-"""Timing of the tournament machinery (see :class:`workers.tournaments.Settings`); each can be set
+"""Timing of the tournament machinery (see :class:`arena.service.lifecycle.Settings`); each can be set
 from the environment as ``UNO_ARENA_<NAME>`` (e.g. ``UNO_ARENA_HEARTBEAT_TIMEOUT=20``)."""
 
 

@@ -2,84 +2,38 @@
 
 ``uno-arena scheduler`` runs :class:`Scheduler` in a loop. Every tick it
 
-* fires the schedules that are due (:func:`workers.schedules.fire_due_schedules`: each due time
+* fires the schedules that are due (:func:`arena.service.schedules.fire_due`: each due time
   of each schedule is claimed in Redis, so two schedulers never fire it twice),
 * every ``sweep_interval`` seconds runs the completeness check of every active tournament
-  (:func:`workers.tournaments.sweep`), which revives tournaments whose check or batch messages
+  (:func:`arena.service.lifecycle.sweep`), which revives tournaments whose check or batch messages
   were lost with a killed worker,
 * every ``canary_interval`` seconds sends the canary task (there is no separate ``celery beat``
   in the deployment; ``beat_schedule`` in :mod:`workers.celery_app` has the same entries for
   those who prefer beat).
 
-A scheduled tournament is created under the idempotency key
-``schedule:{schedule id}:{due epoch}`` with the id ``{schedule id}-{YYYYmmddTHHMMZ}`` and a seed
-derived from the template's seed and the due time, so runs differ but are reproducible.
+What a firing creates (its id, idempotency key and seed) is :mod:`arena.service.schedules`' business.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from celery import Celery
 
-from arena.store import Schedule, Store
-from arena.tournament import TournamentSpec
+from arena.service.lifecycle import Settings, sweep
+from arena.service.schedules import Firing, fire_due
+from arena.store import Store
 
 from .celery_app import CANARY_INTERVAL, get_store
-from .schedules import FireCallback, Firing, fire_due_schedules, tournament_id_for, tournament_idempotency_key
-from .tournaments import Enqueuer, Settings, UnknownParticipants, create_tournament, sweep
+from .enqueue import CeleryEnqueuer
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TICK = 10.0
 """Seconds between two scheduler ticks (cron has minute resolution)."""
-
-
-def run_seed(base_seed: int, due: datetime) -> int:
-    """The seed of a scheduled run: derived from the template's seed and the due time."""
-    digest = hashlib.sha256(f"uno-arena/schedule/{int(base_seed)}/{int(due.timestamp())}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def spec_for_run(template: Mapping[str, Any], schedule_id: str, due: datetime) -> TournamentSpec:
-    """The tournament spec a schedule starts at ``due``."""
-    data = {k: v for k, v in template.items() if k != "tournament_id"}
-    data["tournament_id"] = tournament_id_for(schedule_id, due)
-    data["seed"] = run_seed(int(data.get("seed", 0)), due)
-    return TournamentSpec.from_dict(data)
-
-
-def make_fire(store: Store, enqueue: Enqueuer) -> FireCallback:
-    """The ``fire`` callback: create the run's tournament (idempotently) and send its start."""
-
-    def fire(schedule: Schedule, due: datetime) -> None:
-        try:
-            spec = spec_for_run(schedule.spec, schedule.schedule_id, due)
-            created = create_tournament(
-                store,
-                spec,
-                idempotency_key=tournament_idempotency_key(schedule.schedule_id, due),
-                schedule_id=schedule.schedule_id,
-            )
-        except (UnknownParticipants, ValueError) as exc:
-            # A permanent problem (a participant was removed): log it, do not retry every tick.
-            log.error("schedule %s at %s not fired: %s", schedule.schedule_id, due.isoformat(), exc)
-            return
-        enqueue.start(created.tournament_id)
-        log.info("schedule %s fired tournament %s", schedule.schedule_id, created.tournament_id)
-
-    return fire
-
-
-def fire_due(store: Store, enqueue: Enqueuer, now: datetime, *, holder: str | None = None) -> list[Firing]:
-    """Fire every schedule due at ``now`` (each due time once across all schedulers)."""
-    return fire_due_schedules(store, now, make_fire(store, enqueue), holder=holder)
 
 
 class Scheduler:
@@ -95,8 +49,6 @@ class Scheduler:
         canary_interval: float = CANARY_INTERVAL,
         holder: str | None = None,
     ) -> None:
-        from .tasks import CeleryEnqueuer
-
         self.app = app
         self.store = store or get_store(app)
         self.settings = Settings.from_conf(app.conf)

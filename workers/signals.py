@@ -19,11 +19,11 @@ import os
 import threading
 from typing import Any
 
-import redis
 from celery import Celery
 from celery.signals import worker_process_init, worker_process_shutdown, worker_ready
 
 from arena.gc_tuning import configure_gc
+from arena.store import StoreFailure
 
 log = logging.getLogger(__name__)
 
@@ -65,15 +65,9 @@ def queue_depths(app: Celery) -> dict[str, int]:
     """Messages waiting in each queue the app consumes (Redis list length; priorities summed)."""
     from .celery_app import get_store
 
-    client = get_store(app).redis
+    store = get_store(app)
     names = [q.name for q in app.amqp.queues.consume_from.values()] or [app.conf.task_default_queue]
-    depths: dict[str, int] = {}
-    for name in names:
-        total = int(client.llen(name))
-        for key in client.scan_iter(match=f"{name}\x06\x16*", count=100):
-            total += int(client.llen(key))
-        depths[name] = total
-    return depths
+    return {name: store.queue_depth(name) for name in names}
 
 
 def _poll_queues(app: Celery, stop: threading.Event) -> None:
@@ -84,7 +78,7 @@ def _poll_queues(app: Celery, stop: threading.Event) -> None:
         try:
             for name, depth in queue_depths(app).items():
                 metrics.set_queue(name, depth)
-        except redis.RedisError as exc:
+        except StoreFailure as exc:
             log.warning("queue depth not measured: %s", exc)
         except Exception:
             log.exception("queue depth not measured")

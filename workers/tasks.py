@@ -13,8 +13,8 @@ task                                   what it does
 ``workers.tasks.fire_schedules``       fires due cron schedules, each due time once
 =====================================  =========================================================
 
-The logic lives in :mod:`workers.tournaments` and :mod:`workers.scheduler`; these wrappers bind
-it to the app's store, configuration (``arena_*`` keys, see :class:`workers.tournaments.Settings`)
+The logic lives in :mod:`arena.service.lifecycle` and :mod:`arena.service.schedules`; these wrappers bind
+it to the app's store, configuration (``arena_*`` keys, see :class:`arena.service.lifecycle.Settings`)
 and metrics. Every task is idempotent, as late acknowledgement and redelivery demand.
 """
 
@@ -25,37 +25,21 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from celery import Celery, Task, shared_task
+from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+
+from arena.metrics import ArenaMetrics, get_metrics
+from arena.service import lifecycle
+from arena.service.lifecycle import Settings
+from arena.service.match_player import MatchPlayer
+from arena.service.schedules import fire_due
 
 from . import signals  # noqa: F401  - connects the worker process hooks
 from .celery_app import get_store
-from .tournaments import Settings
-
-START_TASK = "workers.tasks.start_tournament"
-BATCH_TASK = "workers.tasks.run_batch"
-CHECK_TASK = "workers.tasks.check_tournament"
+from .enqueue import BATCH_TASK, CHECK_TASK, START_TASK, CeleryEnqueuer
 
 
-class CeleryEnqueuer:
-    """Sends follow-up work as Celery messages by task name (no task import needed)."""
-
-    def __init__(self, app: Celery) -> None:
-        self.app = app
-
-    def start(self, tournament_id: str) -> None:
-        self.app.send_task(START_TASK, args=[tournament_id])
-
-    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
-        self.app.send_task(BATCH_TASK, args=[tournament_id, batch_id, matches])
-
-    def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
-        self.app.send_task(CHECK_TASK, args=[tournament_id], kwargs={"token": token}, countdown=countdown)
-
-
-def _metrics() -> Any:
-    from arena.metrics import get_metrics
-
+def _metrics() -> ArenaMetrics:
     return get_metrics()
 
 
@@ -76,24 +60,20 @@ def canary(self: Task) -> float:
 @shared_task(name=START_TASK, bind=True, ignore_result=True)
 def start_tournament(self: Task, tournament_id: str) -> str:
     """Expand a tournament into batches and send them (idempotent)."""
-    from .tournaments import start_tournament as start
-
     settings = Settings.from_conf(self.app.conf)
-    return start(get_store(self.app), tournament_id, CeleryEnqueuer(self.app), settings, _metrics())
+    store = get_store(self.app)
+    return lifecycle.start_tournament(store, tournament_id, CeleryEnqueuer(self.app), settings, _metrics())
 
 
 @shared_task(name=BATCH_TASK, bind=True, ignore_result=True)
 def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> dict[str, Any]:
     """Play the batch's matches that have no result yet; each result is written once."""
-    from .play import MatchPlayer
-    from .tournaments import run_batch as run
-
     store = get_store(self.app)
     settings = Settings.from_conf(self.app.conf)
     metrics = _metrics()
     player = MatchPlayer(store, metrics)
     try:
-        outcome = run(
+        outcome = lifecycle.run_batch(
             store,
             tournament_id,
             batch_id,
@@ -111,11 +91,9 @@ def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[
 
 @shared_task(name=CHECK_TASK, bind=True, ignore_result=True)
 def check_tournament(self: Task, tournament_id: str, token: str | None = None) -> dict[str, Any]:
-    """The completeness check of one tournament (see :func:`workers.tournaments.check_tournament`)."""
-    from .tournaments import check_tournament as check
-
+    """The completeness check of one tournament (see :func:`arena.service.lifecycle.check_tournament`)."""
     settings = Settings.from_conf(self.app.conf)
-    outcome = check(
+    outcome = lifecycle.check_tournament(
         get_store(self.app), tournament_id, CeleryEnqueuer(self.app), settings, token=token, metrics=_metrics()
     )
     return vars(outcome)
@@ -124,15 +102,11 @@ def check_tournament(self: Task, tournament_id: str, token: str | None = None) -
 @shared_task(name="workers.tasks.sweep_tournaments", bind=True, ignore_result=True)
 def sweep_tournaments(self: Task) -> int:
     """Check every active tournament once; returns how many were looked at."""
-    from .tournaments import sweep
-
     settings = Settings.from_conf(self.app.conf)
-    return len(sweep(get_store(self.app), CeleryEnqueuer(self.app), settings, metrics=_metrics()))
+    return len(lifecycle.sweep(get_store(self.app), CeleryEnqueuer(self.app), settings, metrics=_metrics()))
 
 
 @shared_task(name="workers.tasks.fire_schedules", bind=True, ignore_result=True)
 def fire_schedules(self: Task) -> int:
     """Fire the cron schedules that are due (each due time once, however many callers)."""
-    from .scheduler import fire_due
-
     return len(fire_due(get_store(self.app), CeleryEnqueuer(self.app), datetime.now(UTC)))

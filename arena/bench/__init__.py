@@ -1,1 +1,8 @@
-"""Benchmarks that print their figures (`uno-arena bench ...`); targets live here, never in unit tests."""
+"""Benchmarks that print their figures (`uno-arena bench ...`); targets live here, never in unit tests.
+
+- :mod:`arena.bench.engine`: ``bench engine``, the engine against RLCard's UNO env;
+- :mod:`arena.bench.gateway`: ``bench gateway``, remote bots over loopback gRPC next to a bare echo stream;
+- :mod:`arena.bench.tournament`: ``bench tournament``, a tournament in process and through Celery workers;
+- :mod:`arena.bench.load` and :mod:`arena.bench.swarm`: ``uno-arena load``, a swarm of bot processes against
+  a local arena.
+"""

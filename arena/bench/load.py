@@ -331,7 +331,7 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
           out: TextIO) -> None:
     import grpc
 
-    from arena.commands.tournaments import progress_line
+    from arena.client import progress_line
     from arena.engine import Rules
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
@@ -372,7 +372,7 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
 
 def _export(arena: Any, tournament_id: str) -> bytes:
     """ExportResults as JSON, on a channel that accepts answers past gRPC's default 4 MiB (a 1,500-match
-    tournament of 10 seats exports about 5.5 MB; `arena.commands.tournaments.Client` refuses that)."""
+    tournament of 10 seats exports about 5.5 MB; `arena.client.Client` refuses that)."""
     import grpc
 
     from arena.protocol import arena_pb2, arena_pb2_grpc
@@ -386,8 +386,8 @@ def _export(arena: Any, tournament_id: str) -> bytes:
 
 def _check_records(arena: Any, report: LoadReport) -> None:
     """Every scheduled match recorded once; decisions, latencies, timeouts and refusals from the records."""
+    from arena.service.replays import decision_columns
     from arena.store import Store
-    from workers.play import decision_columns
 
     problems: list[str] = []
     exported = [row["match_id"] for row in json.loads(_export(arena, report.tournament_id))["matches"]]

@@ -17,7 +17,7 @@
         scripted checks of arena.server.conformance; exit status 0 when all pass.
         Registers a bot in the store ($REDIS_URL) and prints its token once.
     uno-arena bench gateway [--matches 64] [--seconds 10]
-        Remote random bots over loopback vs a bare grpc.aio echo (arena.server.bench).
+        Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
 """
 
 from __future__ import annotations
@@ -132,10 +132,10 @@ def _print_record(record: Any, as_json: bool) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.match import LocalSeat, MatchConfig, Seat, run_match
     from arena.relay import RelaySeat
-    from arena.seats import RemoteSeat
+    from arena.runner import LocalSeat, MatchConfig, Seat, run_match
     from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address
+    from arena.server.remote_seat import RemoteSeat
     from arena.store import UnknownBot
     from bots import BUILTIN_BOTS, make_bot
 
@@ -286,7 +286,7 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_gateway(args: argparse.Namespace) -> int:
-    from arena.server.bench import run_gateway_bench
+    from arena.bench.gateway import run_gateway_bench
 
     figures = run_gateway_bench(matches=args.matches, seconds=args.seconds, warmup=args.warmup,
                                 players=args.players, bots=args.bots, kit=args.kit, rounds=args.rounds)

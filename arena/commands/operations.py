@@ -109,7 +109,7 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_tournament(args: argparse.Namespace) -> int:
-    from workers.bench import run_tournament_bench
+    from arena.bench.tournament import run_tournament_bench
 
     run_tournament_bench(
         sys.stdout, matches=args.matches, target=args.target_score, variant=args.variant, rounds=args.rounds

@@ -23,51 +23,21 @@ printed), 2 for bad command-line input.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.client import (
+    DEFAULT_TARGET,
+    TARGET_ENV,
+    Client,
+    default_target,
+    standings_text,
+    state_name,
+    watch,
+)
 from arena.commands import subparsers_of
-
-TARGET_ENV = "UNO_ARENA_TARGET"
-ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
-DEFAULT_TARGET = "localhost:50051"
-RPC_TIMEOUT_S = 30.0
-
-
-# -- connection ----------------------------------------------------------------------------------
-
-
-def default_target() -> str:
-    return os.environ.get(TARGET_ENV) or DEFAULT_TARGET
-
-
-def _metadata() -> list[tuple[str, str]]:
-    token = os.environ.get(ADMIN_TOKEN_ENV, "")
-    return [("authorization", f"Bearer {token}")] if token else []
-
-
-class Client:
-    """A channel to ArenaService and the admin metadata."""
-
-    def __init__(self, target: str) -> None:
-        import grpc
-
-        from arena.protocol import arena_pb2_grpc
-
-        self.target = target
-        # Exports of large tournaments exceed gRPC's default 4 MiB receive limit.
-        self.channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 256 * 1024 * 1024)])
-        self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
-        self.metadata = _metadata()
-
-    def call(self, method: str, request: Any, timeout: float | None = RPC_TIMEOUT_S) -> Any:
-        return getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout)
-
-    def close(self) -> None:
-        self.channel.close()
 
 
 def _run(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace], int]) -> int:
@@ -113,45 +83,10 @@ def _when(ts: Any) -> str:
     return datetime.fromtimestamp(ts.seconds + ts.nanos / 1e9, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _state(value: int) -> str:
-    from arena.protocol import arena_pb2
-
-    return str(arena_pb2.TournamentState.Name(value)).removeprefix("TOURNAMENT_STATE_").lower()
-
-
 def _json(message: Any) -> str:
     from google.protobuf.json_format import MessageToJson
 
     return str(MessageToJson(message, preserving_proto_field_name=True, indent=2))
-
-
-def progress_line(tournament: Any, width: int = 30) -> str:
-    total = max(1, tournament.matches_total)
-    done = tournament.matches_done
-    filled = min(width, int(width * done / total))
-    bar = "#" * filled + "." * (width - filled)
-    failed = f", {tournament.matches_failed} aborted" if tournament.matches_failed else ""
-    return (
-        f"{tournament.tournament_id} [{bar}] {done}/{tournament.matches_total} matches "
-        f"({100.0 * done / total:.0f}%{failed}) {_state(tournament.state)}"
-    )
-
-
-def standings_text(response: Any) -> str:
-    header = (
-        f"{'rank':>4}  {'bot':<20} {'matches':>7} {'wins':>5} {'win%':>6} {'points':>8} "
-        f"{'rating':>7} {'95% CI':>17} {'forfeits':>8} {'timeouts':>8} {'refusals':>8}"
-    )
-    lines = [header]
-    for row in response.standings:
-        rate = f"{100.0 * row.wins / row.matches:.1f}" if row.matches else "-"
-        ci = f"[{row.rating_low:.1f}, {row.rating_high:.1f}]"
-        lines.append(
-            f"{row.rank:>4}  {row.bot_name:<20} {row.matches:>7} {row.wins:>5} {rate:>6} {row.points:>8} "
-            f"{row.rating:>7.2f} {ci:>17} {row.forfeits:>8} {row.timeouts:>8} {row.refusals:>8}"
-        )
-    lines.append("final" if response.final else "provisional: the tournament is still running")
-    return "\n".join(lines)
 
 
 # -- bots ----------------------------------------------------------------------------------------
@@ -270,7 +205,7 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
             "CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=args.idempotency_key)
         )
         t = reply.tournament
-        print(f"tournament {t.tournament_id}: {t.matches_total} matches, seed {t.spec.seed}, {_state(t.state)}")
+        print(f"tournament {t.tournament_id}: {t.matches_total} matches, seed {t.spec.seed}, {state_name(t.state)}")
         if args.watch:
             return watch(client, t.tournament_id, sys.stdout)
         return 0
@@ -295,50 +230,6 @@ def cmd_tournament_schedule(args: argparse.Namespace) -> int:
     return _run_with_spec(args, body)
 
 
-def _stream(client: Client, tournament_id: str) -> Iterator[Any]:
-    from arena.protocol import arena_pb2
-
-    request = arena_pb2.WatchTournamentRequest(tournament_id=tournament_id)
-    yield from client.call("WatchTournament", request, timeout=None)
-
-
-def watch(client: Client, tournament_id: str, out: Any, *, quiet: bool = False) -> int:
-    """Follow a tournament to its end, then print its standings; 0 if it finished."""
-    from arena.protocol import arena_pb2
-
-    tty = bool(getattr(out, "isatty", lambda: False)())
-    last = None
-    final_state = arena_pb2.TOURNAMENT_STATE_UNSPECIFIED
-    shown = -1
-    previous = ""
-    for update in _stream(client, tournament_id):
-        t = update.tournament
-        final_state = t.state
-        last = t
-        line = progress_line(t)
-        if quiet or line == previous:
-            continue
-        step = max(1, t.matches_total // 20)  # without a terminal, about 20 lines at most
-        if tty:
-            print("\r" + line, end="", file=out, flush=True)
-        elif t.matches_done - shown >= step or t.state != arena_pb2.TOURNAMENT_STATE_RUNNING or shown < 0:
-            print(line, file=out, flush=True)
-            shown = t.matches_done
-        else:
-            continue
-        previous = line
-    if tty and not quiet:
-        print(file=out)
-    if last is None:
-        return 1
-    if final_state == arena_pb2.TOURNAMENT_STATE_FINISHED:
-        standings = client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=tournament_id))
-        print(standings_text(standings), file=out)
-        return 0
-    print(f"tournament {tournament_id} ended {_state(final_state)}: {last.detail}", file=out)
-    return 1
-
-
 def cmd_tournament_watch(args: argparse.Namespace) -> int:
     return _run(args, lambda client, a: watch(client, a.tournament_id, sys.stdout, quiet=a.quiet))
 
@@ -360,7 +251,7 @@ def cmd_tournament_cancel(args: argparse.Namespace) -> int:
     def body(client: Client, args: argparse.Namespace) -> int:
         request = arena_pb2.CancelTournamentRequest(tournament_id=args.tournament_id, reason=args.reason)
         t = client.call("CancelTournament", request).tournament
-        print(f"tournament {t.tournament_id}: {_state(t.state)} after {t.matches_done} of {t.matches_total} "
+        print(f"tournament {t.tournament_id}: {state_name(t.state)} after {t.matches_done} of {t.matches_total} "
               f"matches ({t.detail})")
         return 0
 

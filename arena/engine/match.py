@@ -34,7 +34,11 @@ from .observation import Observation, OpponentView, new_observation, new_opponen
 from .rules import Rules
 
 HAND_SIZE = 7  # S2
-DECISIONS = ("play", "after_draw", "respond", "choose_color", "round_over", "match_over")
+# Every decision an observation can carry. `Match.decision` is always one of the first six; "catch" is the decision of
+# a seat asked out of turn whether to catch a missed UNO (U1, option `uno_penalty: "catch"`): see
+# `Match.catch_order` and `Match.catch_observation`.
+DECISIONS = ("play", "after_draw", "respond", "choose_color", "round_over", "match_over", "catch")
+_DECISION_FIELD = Observation._fields.index("decision")
 
 # The fixed part of each wild draw's penalty (A6, C3); wild-draw-color draws until a colour (A7).
 _WILD_DRAW_COUNT = {"wild-draw2": 2, "wild-draw4": 4}
@@ -668,8 +672,7 @@ class Match:
             self.events.append(Event("skip", seat=self._next(seat)))
             self.current = self._next(seat, 2)
         elif kind == "reverse":  # A3
-            self.direction = -self.direction
-            self.events.append(Event("reverse", detail=self.direction_name))
+            self._reverse()
             self.current = seat if self.players == 2 else self._next(seat)
         elif kind == "skip-all":  # A4
             self.events.append(Event("skip", detail="all"))
@@ -690,16 +693,27 @@ class Match:
             self.current = following
 
     def _finish_with_last_card(self, seat: int, face: Face) -> None:
-        """E1: the last card's effect still happens (draws, X6, F6), then the round ends."""
+        """E1: the last card's effect still happens (draws, X6, A3, F6), then the round ends.
+
+        Only effects that change the table are carried out: the next player's draw, the new direction of a
+        reverse (seen in the observation and the `reverse` event) and a completed flip. A skip or skip-all
+        has nothing left to do: no one takes another turn.
+        """
         kind = face.kind
-        victim = self._next(seat)
         if kind in _DRAW_CARD_COUNT:
-            self._draw_cards(victim, _DRAW_CARD_COUNT[kind], kind)
+            self._draw_cards(self._next(seat), _DRAW_CARD_COUNT[kind], kind)
         elif kind in _CHALLENGE_EXTRA:
-            self._wild_draw_penalty(victim, kind, "X6")
+            self._wild_draw_penalty(self._next(seat), kind, "X6")
+        elif kind == "reverse":  # A3: the direction changes, with any number of players
+            self._reverse()
         elif kind == "flip":
             self._turn_table()  # F6: no colour is named even if a wild is revealed
         self._end_round(seat, "E1")
+
+    def _reverse(self) -> None:
+        """A3: the direction changes (a flip never changes it, A8)."""
+        self.direction = -self.direction
+        self.events.append(Event("reverse", detail=self.direction_name))
 
     def _turn_table(self) -> None:
         """F2: the discard pile, the draw pile and every hand are turned over; the active side changes."""
@@ -931,6 +945,35 @@ class Match:
             cards[self.drawn] if self.drawn is not None and seat == self.current else None,
             self.round_winner, self.match_winner,
         ))
+
+    def catch_order(self) -> tuple[int, ...]:
+        """The seats that may catch out of turn (U1, option `uno_penalty: "catch"`), in the order they are offered
+        the catch; empty when no catch window is open.
+
+        These are every seat but the one that can be caught and the seat to decide (whose own `legal_actions()`
+        carry the catch), in turn order (the current direction) after the seat to decide. The window, and so this
+        order, holds until the next accepted action of any seat; the first seat that catches closes it. Offering
+        a seat the catch and hearing it declined changes nothing in the match. Seats that forfeited or left are
+        the caller's business: the engine lists every seat.
+        """
+        target = self.catchable
+        current = self.current
+        if target is None or current is None:
+            return ()
+        players, direction = self.players, self.direction
+        return tuple(seat for seat in ((current + direction * step) % players for step in range(1, players))
+                     if seat != target)
+
+    def catch_observation(self, seat: int, since: int = 0) -> Observation:
+        """What `seat` sees when offered a catch out of turn: `observation(seat, since)` with decision "catch".
+
+        `current` still names the seat to decide. The seat's legal actions are `legal_actions(seat)`: the catch
+        of `catchable`. Raises ValueError when `seat` is not in `catch_order()`.
+        """
+        if seat not in self.catch_order():
+            raise ValueError(f"seat {seat} is not offered a catch (catch order {list(self.catch_order())})")
+        view = self.observation(seat, since)
+        return new_observation((*view[:_DECISION_FIELD], "catch", *view[_DECISION_FIELD + 1:]))
 
     def replay(self) -> dict[str, Any]:
         """The record (rules, players, seed, actions) from which `Match.from_replay` rebuilds this match."""

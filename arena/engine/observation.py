@@ -31,7 +31,7 @@ class Observation(NamedTuple):
     variant: str
     side: str
     direction: str
-    decision: str
+    decision: str  # one of engine.DECISIONS: the match's decision, or "catch" for an out-of-turn catch offer (U1)
     current: int | None
     color: str | None
     top: Face

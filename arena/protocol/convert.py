@@ -21,6 +21,7 @@ from google.rpc import status_pb2
 
 from arena.engine import Action, Card, Event, Face, Observation, OpponentView, Rules
 from arena.protocol._gen import bot_pb2, cards_pb2, game_pb2
+from arena.tournament import EndReason
 
 
 def _enum_maps(descriptor: EnumDescriptor, prefix: str) -> tuple[dict[str, int], dict[int, str]]:
@@ -47,6 +48,23 @@ _RULE_ENUMS: dict[str, tuple[dict[str, int], dict[int, str]]] = {
     "start_flip": _enum_maps(game_pb2.StartFlip.DESCRIPTOR, "START_FLIP_"),
     "pairing": _enum_maps(game_pb2.Pairing.DESCRIPTOR, "PAIRING_"),
 }
+# The one mapping of end reasons to the protocol (checked total by a test).
+END_REASON_TO_PROTO: dict[EndReason, Any] = {
+    EndReason.TARGET: game_pb2.END_REASON_COMPLETED,
+    EndReason.FORFEIT: game_pb2.END_REASON_FORFEIT,
+    EndReason.ABORTED: game_pb2.END_REASON_ABORTED,
+    EndReason.CANCELLED: game_pb2.END_REASON_CANCELLED,
+}
+
+
+def end_reason_to_proto(reason: object) -> Any:
+    """The protocol's ``EndReason`` of an end reason (or its stored value); UNSPECIFIED for an unknown value."""
+    try:
+        return END_REASON_TO_PROTO[EndReason(str(reason))]
+    except ValueError:
+        return game_pb2.END_REASON_UNSPECIFIED
+
+
 _RULE_OPTIONALS = ("bluffing", "target", "max_decisions_per_round")
 # Rule options with no field in the contract: the engine refuses any value but its default.
 RULES_NOT_IN_PROTO = ("stacking",)

@@ -1,5 +1,7 @@
-"""gRPC servers of uno-arena: the bot gateway (:mod:`arena.server.gateway`, BotService + health +
-reflection + the Redis relay consumer), its authentication (:mod:`arena.server.auth`), the conformance
-checks run against a connected bot (:mod:`arena.server.conformance`), the gateway benchmark
-(:mod:`arena.server.bench`) and the organizer API (``arena/server/organizer.py``, when present).
+"""gRPC servers of uno-arena: the bot gateway (:mod:`arena.server.gateway`, BotService + health + reflection),
+its authentication (:mod:`arena.server.auth`) and deadlines (:mod:`arena.server.deadlines`), the seat of a bot
+on this gateway (:mod:`arena.server.remote_seat`), the gateway's side of the Redis relay
+(:mod:`arena.server.relay_consumer`), the conformance checks run against a connected bot
+(:mod:`arena.server.conformance`) and the organizer API (:mod:`arena.server.organizer`: request parsing,
+authorization and calls into :mod:`arena.service`).
 """

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine import Action, Observation, Rules
-from arena.match import MatchConfig, MatchRecord, Seat, SeatRequest, run_match
-from arena.seats import LocalSeat, RemoteSeat
+from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
+from arena.server.remote_seat import RemoteSeat
 from bots import Bot, make_bot
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")

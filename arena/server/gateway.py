@@ -68,9 +68,9 @@ from grpc_reflection.v1alpha import reflection
 from arena.metrics import ArenaMetrics, get_metrics
 from arena.protocol import PROTOCOL_VERSION, SERVICE_NAMES, bot_pb2
 from arena.protocol.convert import error_message
+from arena.protocol.encoding import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_bytes, request_bytes
 from arena.server.auth import BotAuthInterceptor
 from arena.server.deadlines import Deadlines
-from arena.server.wire import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_bytes, request_bytes
 from arena.store import BotRecord, Store
 
 DEFAULT_ADDRESS = "0.0.0.0:50051"
@@ -595,7 +595,7 @@ class Gateway:
     async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
                      deadline_s: float) -> DecideOutcome:
         """Send the DecisionRequest ``body`` (serialized without request id and times, see
-        :func:`arena.server.wire.request_body`) to the bot and wait for a valid answer up to ``deadline_s``.
+        :func:`arena.protocol.encoding.request_body`) to the bot and wait for a valid answer up to ``deadline_s``.
         The bot need not be connected now: the request waits for it (a reconnect picks it up)."""
         t_start = time.perf_counter()
         link = self.link(bot)
@@ -757,7 +757,7 @@ class GatewayServer:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._tasks.append(asyncio.create_task(self.gateway.heartbeat_loop()))
         if self.config.relay:
-            from arena.relay import RelayConsumer
+            from arena.server.relay_consumer import RelayConsumer
 
             self._tasks.append(asyncio.create_task(RelayConsumer(self.store, self.gateway).run()))
         self.metrics.set_gateway_up(True)

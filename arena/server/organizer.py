@@ -29,7 +29,6 @@ import hmac
 import json
 import logging
 import os
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -37,13 +36,23 @@ from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
-import redis
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from arena.engine import Match, Rules, parse_action
+from arena.engine import Rules
 from arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
-from arena.protocol.convert import action_to_proto, event_to_proto, rules_from_proto, rules_to_proto
+from arena.protocol.convert import (
+    action_to_proto,
+    end_reason_to_proto,
+    events_to_proto,
+    rules_from_proto,
+    rules_to_proto,
+)
 from arena.server.auth import AuthError, bearer_token
+from arena.service import lifecycle
+from arena.service.lifecycle import UnknownParticipants, check_participants, choose_seed
+from arena.service.matches import StoredResult, builtin_kind
+from arena.service.replays import replay_steps
+from arena.service.schedules import spec_for_run
 from arena.store import (
     DuplicateBotName,
     DuplicateSchedule,
@@ -51,16 +60,14 @@ from arena.store import (
     IdempotencyConflict,
     InvalidName,
     Store,
+    StoreUnavailable,
     UnknownTournament,
     new_tournament_id,
 )
 from arena.store.keys import check_id
-from arena.tournament import (
-    MatchResult,
-    TournamentSpec,
-    count_matches,
-    results_to_csv,
-)
+from arena.store.runstate import RunState
+from arena.tournament import MatchResult, TournamentSpec, count_matches, results_to_csv
+from arena.tournament.cron import CronError, parse_cron, with_time_zone
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +86,6 @@ _STATES = {
     "finished": arena_pb2.TOURNAMENT_STATE_FINISHED,
     "failed": arena_pb2.TOURNAMENT_STATE_FAILED,
     "cancelled": arena_pb2.TOURNAMENT_STATE_CANCELLED,
-}
-_END_REASONS = {
-    "target": game_pb2.END_REASON_COMPLETED,
-    "forfeit": game_pb2.END_REASON_FORFEIT,
-    "aborted": game_pb2.END_REASON_ABORTED,
-    "cancelled": game_pb2.END_REASON_CANCELLED,
 }
 _ENDED = ("finished", "failed", "cancelled")
 
@@ -111,26 +112,6 @@ def _timestamp(seconds: float | str | None) -> Timestamp | None:
     return ts
 
 
-def _store_url(store: Store) -> str:
-    """A redis URL for the store's own server (used to build the Celery app when none is given)."""
-    kw = store.redis.connection_pool.connection_kwargs
-    db = int(kw.get("db", 0) or 0)
-    if kw.get("path"):
-        return f"unix://{kw['path']}?db={db}"
-    auth = ""
-    if kw.get("password"):
-        from urllib.parse import quote
-
-        auth = f"{quote(str(kw.get('username') or ''))}:{quote(str(kw['password']))}@"
-    scheme = "rediss" if "SSL" in store.redis.connection_pool.connection_class.__name__ else "redis"
-    return f"{scheme}://{auth}{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{db}"
-
-
-def derived_seed(key: str) -> int:
-    """The seed picked for a request with seed 0 and an idempotency key (so a retry is identical)."""
-    return int.from_bytes(hashlib.sha256(f"uno-arena/request-seed/{key}".encode()).digest()[:8], "big") >> 1
-
-
 class Organizer:
     """The synchronous core of the API: validates requests, talks to the store and the broker."""
 
@@ -143,13 +124,13 @@ class Organizer:
     @property
     def celery(self) -> Any:
         if self._celery is None:
-            from workers.celery_app import make_celery
+            from workers.celery_app import make_celery  # the Celery app only where tasks are sent
 
-            self._celery = make_celery(_store_url(self.store))
+            self._celery = make_celery(self.store.url)
         return self._celery
 
     def enqueue(self) -> Any:
-        from workers.tasks import CeleryEnqueuer
+        from workers.enqueue import CeleryEnqueuer
 
         return CeleryEnqueuer(self.celery)
 
@@ -178,8 +159,6 @@ class Organizer:
         return msg
 
     def register_bot(self, request: arena_pb2.RegisterBotRequest) -> arena_pb2.RegisterBotResponse:
-        from workers.matches import builtin_kind
-
         name = request.name
         if builtin_kind(name) is not None:
             raise _invalid(f"the name {name!r} is reserved for the built-in bot; choose another name")
@@ -206,8 +185,6 @@ class Organizer:
     # -- tournaments ---------------------------------------------------------------------------
     def spec_from_request(self, msg: arena_pb2.TournamentSpec, tournament_id: str, seed_key: str) -> TournamentSpec:
         """A validated TournamentSpec (INVALID_ARGUMENT naming the problem otherwise)."""
-        from workers.tournaments import UnknownParticipants, check_participants
-
         try:
             rules = rules_from_proto(msg.rules)
         except ValueError as error:
@@ -216,9 +193,7 @@ class Organizer:
         participants = [p.strip() for p in msg.participants]
         if any(not p for p in participants):
             raise _invalid("participants: empty bot name")
-        seed = int(msg.seed)
-        if seed == 0:
-            seed = derived_seed(seed_key) if seed_key else uuid.uuid4().int >> 65
+        seed = choose_seed(int(msg.seed), seed_key)
         try:
             spec = TournamentSpec(
                 tournament_id=tournament_id,
@@ -243,8 +218,6 @@ class Organizer:
         return spec
 
     def create_tournament(self, request: arena_pb2.CreateTournamentRequest) -> arena_pb2.CreateTournamentResponse:
-        from workers.tournaments import create_tournament
-
         if not request.HasField("spec"):
             raise _invalid("spec is required")
         key = request.idempotency_key or None
@@ -256,7 +229,7 @@ class Organizer:
         tid = request.spec.name or new_tournament_id()
         spec = self.spec_from_request(request.spec, tid, key or "")
         try:
-            created = create_tournament(self.store, spec, idempotency_key=key)
+            created = lifecycle.create_tournament(self.store, spec, idempotency_key=key)
         except DuplicateTournament as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, f"{error}; choose another name") from None
         except IdempotencyConflict as error:
@@ -267,8 +240,6 @@ class Organizer:
         return arena_pb2.CreateTournamentResponse(tournament=self.tournament_message(created.tournament_id))
 
     def tournament_message(self, tournament_id: str) -> arena_pb2.Tournament:
-        from workers.runstate import RunState
-
         record = self.store.tournaments.get(tournament_id)
         spec = TournamentSpec.from_dict(record.spec)
         progress = self.store.results.progress(tournament_id)
@@ -310,12 +281,10 @@ class Organizer:
     def schedule_tournament(
         self, request: arena_pb2.ScheduleTournamentRequest
     ) -> arena_pb2.ScheduleTournamentResponse:
-        from workers.cron import CronError, parse_cron, with_time_zone
-
         if not request.HasField("spec"):
             raise _invalid("spec is required")
         try:
-            # A time zone is stored with the expression, as its CRON_TZ= prefix (see workers.cron).
+            # A time zone is stored with the expression, as its CRON_TZ= prefix (see arena.tournament.cron).
             zoned = request.cron if request.time_zone in UTC_NAMES else with_time_zone(request.cron, request.time_zone)
             cron = parse_cron(zoned)
         except CronError as error:
@@ -352,9 +321,6 @@ class Organizer:
         return arena_pb2.ScheduleTournamentResponse(schedule=self.schedule_message(stored))
 
     def schedule_message(self, schedule: Any) -> arena_pb2.Schedule:
-        from workers.cron import parse_cron
-        from workers.scheduler import spec_for_run
-
         cron = parse_cron(schedule.cron)
         now = datetime.now(UTC)
         upcoming = cron.next(now)
@@ -377,8 +343,6 @@ class Organizer:
         return None if result is None else summary_message(tournament_id, result)
 
     def feed(self, tournament_id: str, start: int) -> list[str]:
-        from workers.runstate import RunState
-
         return RunState(self.store, tournament_id).feed(start)
 
     def status(self, tournament_id: str) -> str:
@@ -386,31 +350,16 @@ class Organizer:
 
     # -- standings -----------------------------------------------------------------------------
     def standings_payload(self, tournament_id: str) -> dict[str, Any]:
-        """The cached standings when they count every recorded result, else freshly computed."""
-        from workers.tournaments import standings_payload, tournament_table
-
-        status = self.store.tournaments.status(tournament_id)
-        done = self.store.results.progress(tournament_id).done
-        cached = self.store.standings.get(tournament_id)
-        final = status == "finished"
-        if cached is not None and cached.as_of >= done and (bool(cached.standings.get("final")) or not final):
-            return dict(cached.standings)
-        table = tournament_table(self.store, tournament_id)
-        payload = standings_payload(table, final)
-        self.store.standings.put(tournament_id, payload, as_of=len(table.results))
-        return payload
+        return lifecycle.cached_standings(self.store, tournament_id)
 
     def cancel_tournament(self, request: arena_pb2.CancelTournamentRequest) -> arena_pb2.CancelTournamentResponse:
         """Pending or running -> cancelled (workers start no further match); the reason is kept as detail."""
-        from workers.runstate import RunState
-
         tid = request.tournament_id
         reason = "".join(c for c in request.reason if c.isprintable())[:200] or "cancelled by the organizer"
-        if not self.store.tournaments.set_status(tid, "cancelled", expected=("pending", "running")):
+        if not lifecycle.cancel_tournament(self.store, tid, reason):
             raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION,
                                  f"tournament {tid} is already {self.store.tournaments.status(tid)}: only a "
                                  "pending or running tournament can be cancelled")
-        RunState(self.store, tid).set(detail=f"cancelled: {reason}", finished_at=repr(time.time()))
         return arena_pb2.CancelTournamentResponse(tournament=self.tournament_message(tid))
 
     def get_standings(self, request: arena_pb2.GetStandingsRequest) -> arena_pb2.GetStandingsResponse:
@@ -491,81 +440,64 @@ class Organizer:
         )
 
 
-def summary_message(tournament_id: str, result: dict[str, Any]) -> arena_pb2.MatchSummary:
+def summary_message(tournament_id: str, data: dict[str, Any]) -> arena_pb2.MatchSummary:
     """A stored result as a MatchSummary message."""
+    stored = StoredResult.from_dict(data)
+    result = stored.result
     msg = arena_pb2.MatchSummary(
-        match_id=str(result["match_id"]),
+        match_id=result.match_id,
         tournament_id=tournament_id,
-        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(result["seats"])],
-        seed=int(result.get("seed", 0)),
-        result=result_message(result),
-        reason=_END_REASONS.get(str(result.get("end_reason")), game_pb2.END_REASON_UNSPECIFIED),
+        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(result.seats)],
+        seed=stored.seed,
+        result=result_message(stored),
+        reason=end_reason_to_proto(result.end_reason),
     )
-    ts = _timestamp(result.get("finished_at"))
+    ts = _timestamp(stored.finished_at or None)
     if ts is not None:
         msg.finished_at.CopyFrom(ts)
     return msg
 
 
-def result_message(result: dict[str, Any]) -> game_pb2.MatchResult:
+def result_message(stored: StoredResult) -> game_pb2.MatchResult:
+    result = stored.result
     msg = game_pb2.MatchResult(
-        scores=[int(s) for s in result.get("scores", ())],
-        rounds=int(result.get("rounds", 0)),
-        forfeited_seats=[int(s) for s in result.get("forfeits", ())],
-        timeouts=[int(s) for s in result.get("timeouts", ())],
-        refusals=[int(s) for s in result.get("refusals", ())],
+        scores=list(result.scores),
+        rounds=result.rounds,
+        forfeited_seats=list(result.forfeits),
+        timeouts=list(stored.timeouts),
+        refusals=list(stored.refusals),
     )
-    if result.get("winner") is not None:
-        msg.winner = int(result["winner"])
+    if result.winner is not None:
+        msg.winner = result.winner
     return msg
 
 
 def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer: int | None) -> arena_pb2.Replay:
-    """A stored match record replayed step by step, omniscient or as seat ``viewer`` saw it."""
-    from workers.play import decision_columns
-
-    engine_replay = record["replay"]
-    rules = Rules.from_dict(engine_replay["rules"])
-    match = Match(players=int(engine_replay["players"]), seed=int(engine_replay["seed"]), rules=rules)
-
-    def seen(since: int) -> list[game_pb2.Event]:
-        if viewer is None:
-            return [event_to_proto(e) for e in match.events[since:]]
-        return [event_to_proto(e) for e in match.observation(viewer, since).events]
-
+    """A stored match record replayed step by step (:func:`arena.service.replays.replay_steps`), omniscient or
+    as seat ``viewer`` saw it."""
+    walk = replay_steps(record, viewer)
     seats = list(record.get("seats") or [])
     msg = arena_pb2.Replay(
         match_id=str(record.get("match_id", "")),
         tournament_id=str(record.get("tournament_id", "")),
-        rules=rules_to_proto(rules),
+        rules=rules_to_proto(walk.rules),
         seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(seats)],
-        seed=int(engine_replay["seed"]) if viewer is None else 0,
+        seed=walk.seed if viewer is None else 0,
     )
     if viewer is not None:
         msg.viewer = viewer
-    msg.opening.extend(seen(0))
-    logs = [columns for columns in decision_columns(record) if columns[3]]  # one per action of the replay
-    number = 0
-    for seat, text in engine_replay["actions"]:
-        action = parse_action(text, rules.variant)
-        before = len(match.events)
-        match.apply(None if seat < 0 else seat, action)
-        events = seen(before)
-        if action.kind == "next_round":
-            target = msg.steps[-1].events if msg.steps else msg.opening
-            target.extend(events)
-            continue
-        number += 1
-        step = arena_pb2.ReplayStep(decision_number=number, seat=seat, action=action_to_proto(action), events=events)
-        if number <= len(logs):
-            latency_ms, outcome, reasons, _ = logs[number - 1]
-            step.fallback = outcome in ("timeout", "fallback", "forfeited")
-            step.refusal = "; ".join(str(r) for r in reasons)[:500]
-            step.latency_ms = max(0, round(float(latency_ms)))
+    msg.opening.extend(events_to_proto(walk.opening))
+    for item in walk.steps:
+        step = arena_pb2.ReplayStep(decision_number=item.number, seat=item.seat, action=action_to_proto(item.action),
+                                    events=events_to_proto(item.events))
+        if item.latency_ms is not None:
+            step.fallback = item.fallback
+            step.refusal = item.refusal
+            step.latency_ms = max(0, round(item.latency_ms))
         msg.steps.append(step)
-    source = result or record
+    source = StoredResult.from_dict(result or record)
     msg.result.CopyFrom(result_message(source))
-    msg.reason = _END_REASONS.get(str(source.get("end_reason")), game_pb2.END_REASON_UNSPECIFIED)
+    msg.reason = end_reason_to_proto(source.result.end_reason)
     return msg
 
 
@@ -585,7 +517,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
         except InvalidName as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+        except StoreUnavailable as error:
             await context.abort(grpc.StatusCode.UNAVAILABLE, f"the store is unreachable: {error}")
         raise AssertionError("unreachable")  # context.abort raises
 

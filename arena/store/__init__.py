@@ -17,12 +17,15 @@ from .errors import (
     InvalidToken,
     StoreConfigError,
     StoreError,
+    StoreFailure,
+    StoreUnavailable,
     UnknownBot,
     UnknownSchedule,
     UnknownTournament,
 )
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
+from .relay import RelayChannel
 from .replays import ReplayStore
 from .results import Progress, ResultRecord, ResultStore, UnscheduledMatch
 from .schedules import Schedule, ScheduleStore
@@ -48,6 +51,7 @@ __all__ = [
     "Keys",
     "Progress",
     "RatingStore",
+    "RelayChannel",
     "ReplayStore",
     "ResultRecord",
     "ResultStore",
@@ -59,6 +63,8 @@ __all__ = [
     "Store",
     "StoreConfigError",
     "StoreError",
+    "StoreFailure",
+    "StoreUnavailable",
     "TournamentRecord",
     "TournamentStore",
     "UnknownBot",

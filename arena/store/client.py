@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import redis
+import redis.asyncio
 from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
@@ -20,6 +21,7 @@ from .canary import CanaryStore
 from .errors import StoreConfigError
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
+from .relay import RelayChannel
 from .replays import ReplayStore
 from .results import ResultStore
 from .schedules import ScheduleStore
@@ -103,11 +105,13 @@ class Store:
     ``tournaments`` (:class:`TournamentStore`), ``results`` (:class:`ResultStore`),
     ``replays`` (:class:`ReplayStore`), ``standings`` (:class:`StandingsStore`),
     ``ratings`` (:class:`RatingStore`), ``schedules`` (:class:`ScheduleStore`),
-    ``canary`` (:class:`CanaryStore`), and ``redis``/``keys`` underneath.
+    ``canary`` (:class:`CanaryStore`), and ``redis``/``keys`` underneath; :attr:`url` names the server
+    (for a Celery app on the same Redis) and :meth:`relay` opens the relay's asyncio channel.
     """
 
-    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX, *, url: str | None = None) -> None:
         self.redis = client
+        self.url = url or _url_of(client)
         self.keys = Keys(prefix)
         self.bots = BotStore(client, self.keys)
         self.sessions = SessionStore(client, self.keys)
@@ -122,7 +126,19 @@ class Store:
     @classmethod
     def from_url(cls, url: str | None = None, *, prefix: str = DEFAULT_PREFIX) -> Store:
         """A store on ``url`` (or ``$REDIS_URL``); see :func:`connect`."""
-        return cls(connect(url), prefix)
+        return cls(connect(url), prefix, url=redis_py_url(redis_url_from_env(url)))
+
+    def relay(self) -> RelayChannel:
+        """The relay's channel on an asyncio client to the same server and database (call it inside the event
+        loop that will use it, never before a fork)."""
+        return RelayChannel(_async_client(self.redis), self.keys)
+
+    def queue_depth(self, queue: str) -> int:
+        """Messages waiting in a Celery (kombu) queue on this Redis, its priority lists summed."""
+        total = int(self.redis.llen(queue))
+        for key in self.redis.scan_iter(match=f"{queue}\x06\x16*", count=100):
+            total += int(self.redis.llen(key))
+        return total
 
     def ping(self) -> bool:
         return bool(self.redis.ping())
@@ -135,3 +151,35 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _url_of(client: redis.Redis) -> str:
+    """A redis-py URL for the server and database of ``client`` (a store made from a client, not a URL)."""
+    pool = client.connection_pool
+    kw = pool.connection_kwargs
+    db = int(kw.get("db", 0) or 0)
+    if kw.get("path"):
+        return f"unix://{kw['path']}?db={db}"
+    auth = ""
+    if kw.get("password"):
+        auth = f"{quote(str(kw.get('username') or ''))}:{quote(str(kw['password']))}@"
+    scheme = "rediss" if issubclass(pool.connection_class, redis.SSLConnection) else "redis"
+    return f"{scheme}://{auth}{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{db}"
+
+
+def _async_client(client: redis.Redis) -> redis.asyncio.Redis:
+    """An asyncio client to the same server and database as ``client``."""
+    pool = client.connection_pool
+    kwargs: dict[str, Any] = pool.connection_kwargs
+    common: dict[str, Any] = {
+        "db": kwargs.get("db", 0),
+        "username": kwargs.get("username"),
+        "password": kwargs.get("password"),
+        "socket_connect_timeout": 5,
+        "health_check_interval": 15,
+    }
+    if kwargs.get("path"):
+        return redis.asyncio.Redis(unix_socket_path=kwargs["path"], **common)
+    ssl = issubclass(pool.connection_class, redis.SSLConnection)
+    return redis.asyncio.Redis(host=kwargs.get("host", "localhost"), port=kwargs.get("port", 6379), ssl=ssl,
+                               socket_keepalive=True, **common)

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import redis
+
 from .keys import InvalidName
 
 
@@ -96,3 +98,9 @@ __all__ = [
     "UnknownSchedule",
     "UnknownTournament",
 ]
+
+
+# Redis failing underneath the store (a restart, a network fault, a refused write), as the layers above catch
+# it: they never import redis themselves. ``StoreUnavailable`` is the connection part of it.
+StoreFailure = redis.RedisError
+StoreUnavailable: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)

@@ -46,7 +46,7 @@ key                                    type         contents
 =====================================  ===========  =====================================================
 
 The workers' run bookkeeping of a tournament (advisory: losing it never loses or double-counts a result;
-see :mod:`workers.runstate` for what each field means) and the relay between workers and gateways
+see :mod:`arena.store.runstate` for what each field means) and the relay between workers and gateways
 (:mod:`arena.relay`):
 
 =====================================  ===========  =====================================================

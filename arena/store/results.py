@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,6 +148,14 @@ class ResultStore:
     def recorded(self, tournament_id: str) -> set[str]:
         """Match ids that have a result."""
         return {m.decode("utf-8") for m in self._r.hkeys(self._k.results(tournament_id))}
+
+    def without_result(self, tournament_id: str, match_ids: Iterable[str]) -> set[str]:
+        """Those of ``match_ids`` that have no result (one round trip)."""
+        ids = list(match_ids)
+        pipe = self._r.pipeline(transaction=False)
+        for mid in ids:
+            pipe.hexists(self._k.results(tournament_id), mid)
+        return {mid for mid, there in zip(ids, pipe.execute(), strict=True) if not there}
 
     def missing(self, tournament_id: str) -> set[str]:
         """Scheduled match ids without a result: the completeness check of a tournament."""

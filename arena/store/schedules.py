@@ -1,6 +1,6 @@
 """Scheduled (cron) tournaments and their fire-once claims.
 
-A schedule is an id, a cron expression (validated by :mod:`workers.cron` before it is stored) and
+A schedule is an id, a cron expression (validated by :mod:`arena.tournament.cron` before it is stored) and
 the spec template of the tournament to create at each due time. Firing is claimed per
 ``(schedule, due time)``: :meth:`ScheduleStore.claim` is one Lua script that ``SET NX PX``-es the
 lock key ``uno:schedule:{sid}:fired:{due}`` and moves the schedule's ``last_due`` forward, and it
@@ -100,7 +100,7 @@ class ScheduleStore:
         enabled: bool = True,
         created_at: float | None = None,
     ) -> Schedule:
-        """Store a new schedule (the cron expression is not checked here: see ``workers.cron``).
+        """Store a new schedule (the cron expression is not checked here: see ``arena.tournament.cron``).
 
         Due times at or before ``created_at`` (default: now) never fire. Raises
         :class:`DuplicateSchedule`.

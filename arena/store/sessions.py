@@ -73,7 +73,7 @@ class SessionStore:
 
     def get(self, session_id: str) -> Session | None:
         raw = self._r.get(self._k.session(session_id))
-        return None if raw is None else _session(session_id, raw)
+        return None if raw is None else parse_session(session_id, raw)
 
     def close(self, session_id: str) -> bool:
         """End a session; ``False`` if it did not exist (any more)."""
@@ -98,7 +98,7 @@ class SessionStore:
             if raw is None:
                 dead.append(sid)
             else:
-                live.append(_session(sid, raw))
+                live.append(parse_session(sid, raw))
         if dead:
             self._r.srem(index, *dead)
         live.sort(key=lambda s: s.started_at)
@@ -116,7 +116,7 @@ def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000))
 
 
-def _session(session_id: str, raw: bytes) -> Session:
+def parse_session(session_id: str, raw: bytes) -> Session:
     data = loads(raw)
     return Session(
         session_id=session_id,

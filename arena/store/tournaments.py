@@ -183,6 +183,17 @@ class TournamentStore:
             raise UnknownTournament(tournament_id)
         return raw.decode("utf-8")
 
+    def status_and_created(self, tournament_ids: Iterable[str]) -> dict[str, tuple[str | None, float]]:
+        """``(status, created_at)`` of each tournament in one round trip; status ``None`` for an unknown id."""
+        ids = list(tournament_ids)
+        pipe = self._r.pipeline(transaction=False)
+        for tid in ids:
+            pipe.hmget(self._k.tournament(tid), ["status", "created_at"])
+        out: dict[str, tuple[str | None, float]] = {}
+        for tid, (status, created) in zip(ids, pipe.execute(), strict=True):
+            out[tid] = (status.decode("utf-8") if status is not None else None, float(created or 0))
+        return out
+
     def set_status(self, tournament_id: str, status: str, *, expected: Collection[str] | None = None) -> bool:
         """Set the status; with ``expected``, only if the current status is one of those.
 

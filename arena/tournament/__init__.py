@@ -25,7 +25,7 @@ from .export import (
     standings_to_text,
 )
 from .ratings import Rating, RatingPool
-from .results import MatchResult, dedupe
+from .results import EndReason, MatchResult, dedupe
 from .schedule import (
     MatchSpec,
     ScheduleStats,
@@ -52,6 +52,7 @@ from .stats import mean_interval, t_quantile, wilson_interval, z_quantile
 
 __all__ = [
     "DealGroupSummary",
+    "EndReason",
     "HeadToHead",
     "MatchResult",
     "MatchSpec",

@@ -4,9 +4,37 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 SCORINGS = ("winner", "lowest")
+
+
+class EndReason(StrEnum):
+    """Why a match ended: the one list of end reasons (stored as its value, mapped to the protocol's
+    ``EndReason`` in :mod:`arena.protocol.convert`)."""
+
+    TARGET = "target"
+    """A seat reached the target score (E4)."""
+    FORFEIT = "forfeit"
+    """At least one seat forfeited (too many strikes); the rest was played with fallbacks."""
+    ABORTED = "aborted"
+    """The arena gave up on the match (a fault of ours, not a bot's): not scored."""
+    CANCELLED = "cancelled"
+    """The tournament was cancelled before the match was played: not scored."""
+
+    @property
+    def scored(self) -> bool:
+        """Whether the match counts in standings and ratings."""
+        return self not in (EndReason.ABORTED, EndReason.CANCELLED)
+
+    @classmethod
+    def parse(cls, value: object) -> EndReason:
+        """The reason named by a stored value (``ValueError`` naming the value otherwise)."""
+        try:
+            return cls(str(value))
+        except ValueError:
+            raise ValueError(f"unknown end reason {value!r}; expected one of {[r.value for r in cls]}") from None
 
 
 @dataclass(frozen=True)
@@ -19,7 +47,7 @@ class MatchResult:
       scores: final match score per seat.
       winner: the winning seat, or ``None`` (e.g. every seat forfeited).
       rounds: rounds played.
-      end_reason: free text, e.g. ``"target"``, ``"forfeit"``, ``"decision_cap"``.
+      end_reason: why the match ended (:class:`EndReason`).
       forfeits: seats that forfeited (they finish last, tied).
       strikes: per-seat count of refused/late decisions (empty means none).
       group: the deal group (``MatchSpec.group``); empty means the match is its own group.
@@ -32,7 +60,7 @@ class MatchResult:
     scores: tuple[int, ...]
     winner: int | None
     rounds: int = 0
-    end_reason: str = "target"
+    end_reason: EndReason = EndReason.TARGET
     forfeits: tuple[int, ...] = ()
     strikes: tuple[int, ...] = ()
     group: str = ""
@@ -43,6 +71,7 @@ class MatchResult:
         object.__setattr__(self, "scores", tuple(self.scores))
         object.__setattr__(self, "forfeits", tuple(sorted(set(self.forfeits))))
         object.__setattr__(self, "strikes", tuple(self.strikes))
+        object.__setattr__(self, "end_reason", EndReason.parse(self.end_reason))
         k = len(self.seats)
         if not self.match_id:
             raise ValueError("match_id must not be empty")
@@ -124,7 +153,7 @@ class MatchResult:
             scores=tuple(int(s) for s in data["scores"]),
             winner=None if winner is None else int(winner),
             rounds=int(data.get("rounds", 0)),
-            end_reason=str(data.get("end_reason", "target")),
+            end_reason=EndReason.parse(data.get("end_reason", EndReason.TARGET)),
             forfeits=tuple(int(s) for s in data.get("forfeits", ())),
             strikes=tuple(int(s) for s in data.get("strikes", ())),
             group=str(data.get("group", "")),

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.engine import Action, IllegalAction, Match, Rules, parse_action, parse_card
+from arena.engine import DECISIONS, Action, IllegalAction, Match, Rules, parse_action, parse_card
 
 from .helpers import play_random, snapshot
 
@@ -186,3 +186,113 @@ def test_bad_constructor_arguments() -> None:
         Match.from_position(2, [["red-1/pink-1"], ["red-2/pink-2"]], [], ["red-7/orange-1"], 0, color="blue")
     with pytest.raises(ValueError, match="top card is a wild"):
         Match.from_position(2, [["red-1/pink-1"], ["red-2/pink-2"]], [], ["wild/orange-1"], 0)
+
+
+@pytest.mark.parametrize(("variant", "players", "direction"), [
+    ("flip", 2, "cw"), ("flip", 3, "cw"), ("flip", 4, "ccw"), ("classic", 2, "ccw"), ("classic", 3, "cw")])
+def test_last_card_reverse_changes_the_direction_before_the_round_ends(variant: str, players: int,
+                                                                        direction: str) -> None:
+    """E1 with A3: the reverse still happens, in the state, the events and every seat's observation."""
+    reverse, other = ("red-reverse/pink-3", "blue-2/teal-1") if variant == "flip" else ("red-reverse", "blue-2")
+    match = Match.from_position(
+        players, hands=[[reverse]] + [[other]] * (players - 1), draw=[other], discard=[other.replace("blue", "red")],
+        current=0, direction=direction, rules=Rules(variant=variant))
+    seen = len(match.events)
+    match.apply(0, Action("play", parse_card(reverse, variant)))
+    turned = "ccw" if direction == "cw" else "cw"
+    assert match.decision == "round_over" and match.round_winner == 0
+    assert match.direction_name == turned
+    events = [(e.type, e.detail) for e in match.events[seen:]]
+    assert events == [("play", ""), ("reverse", turned), ("round_over", "E1")]
+    for seat in range(players):
+        assert match.observation(seat).direction == turned
+
+
+def test_last_card_reverse_event_is_logged_like_a_played_reverse() -> None:
+    """The last-card reverse is the same effect as an ordinary one: same event, same direction change."""
+    others = [["blue-2/teal-1"], ["blue-3/teal-2"]]
+    ordinary, last = (
+        Match.from_position(3, hands=[hand, *others], draw=["blue-5/teal-5"], discard=["red-7/orange-1"], current=0)
+        for hand in (["red-reverse/pink-3", "red-4/pink-4"], ["red-reverse/pink-3"]))
+    reverse = parse_card("red-reverse/pink-3")
+    by_play = ordinary.apply(0, Action("play", reverse, uno=True))
+    by_last_card = last.apply(0, Action("play", reverse))
+    assert [e for e in by_play if e.type == "reverse"] == [e for e in by_last_card if e.type == "reverse"]
+    assert ordinary.direction == last.direction == -1
+    assert ordinary.current == 2 and last.current is None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# U1 catch window: Match.catch_order and Match.catch_observation
+# --------------------------------------------------------------------------------------------------------------
+
+def _missed_uno(players: int, direction: str = "cw", card: str = "red-3/pink-1", side: str = "light",
+                top: str = "red-7/purple-5", uno_penalty: str = "catch") -> Match:
+    """Seat 0 plays `card` and keeps one card without calling UNO."""
+    hands = [[card, "blue-4/teal-2"]] + [["green-1/orange-1", "yellow-1/purple-4"]] * (players - 1)
+    match = Match.from_position(players, hands=hands, draw=["yellow-6/pink-3", "green-7/teal-4", "blue-9/orange-2"],
+                                discard=[top], current=0, direction=direction, side=side,
+                                rules=Rules(uno_penalty=uno_penalty))
+    assert match.catch_order() == ()
+    match.apply(0, Action("play", parse_card(card)))
+    return match
+
+
+@pytest.mark.parametrize(("players", "direction", "current", "order"), [
+    (3, "cw", 1, (2,)), (3, "ccw", 2, (1,)), (4, "cw", 1, (2, 3)), (4, "ccw", 3, (2, 1)), (5, "ccw", 4, (3, 2, 1)),
+    (2, "cw", 1, ()),  # two players: the only other seat is the one to decide; its own legal actions hold the catch
+])
+def test_catch_order_is_every_other_seat_in_turn_order_after_the_seat_to_decide(
+        players: int, direction: str, current: int, order: tuple[int, ...]) -> None:
+    match = _missed_uno(players, direction)
+    assert match.catchable == 0 and match.current == current
+    assert match.catch_order() == order
+    for seat in order:
+        assert match.legal_actions(seat) == [Action("catch", target=0)]
+    assert Action("catch", target=0) in match.legal_actions(current)
+
+
+def test_catch_order_follows_the_card_just_played() -> None:
+    skipped = _missed_uno(4, card="red-skip/pink-1")  # A2: seat 1 is skipped, seat 2 decides
+    assert skipped.current == 2 and skipped.catch_order() == (3, 1)
+    reversed_ = _missed_uno(4, card="red-reverse/pink-1")  # A3: now counter-clockwise, seat 3 decides
+    assert reversed_.current == 3 and reversed_.catch_order() == (2, 1)
+    again = _missed_uno(3, card="red-1/pink-skip-all", side="dark", top="red-7/pink-5")  # A4: seat 0 decides again
+    assert again.current == 0 and again.catchable == 0 and again.catch_order() == (1, 2)
+    assert again.legal_actions(1) == [Action("catch", target=0)]
+
+
+def test_catch_window_closes_with_the_next_accepted_action_only() -> None:
+    match = _missed_uno(4)
+    before = snapshot(match)
+    assert match.catch_order() == (2, 3)
+    match.catch_observation(2)  # offering a catch changes nothing
+    with pytest.raises(IllegalAction):
+        match.apply(2, Action("draw"))  # a refused action leaves the window open
+    assert snapshot(match) == before and match.catch_order() == (2, 3)
+    match.apply(1, Action("draw"))  # the seat to decide acts: the window closes
+    assert match.catchable is None and match.catch_order() == ()
+
+    caught = _missed_uno(4)
+    caught.apply(3, Action("catch", target=0))
+    assert caught.catch_order() == () and caught.current == 1
+
+    assert _missed_uno(4, uno_penalty="auto").catch_order() == ()  # auto: the penalty is drawn, nothing to catch
+
+
+def test_catch_observation_is_the_observation_with_decision_catch() -> None:
+    assert "catch" in DECISIONS
+    match = _missed_uno(4)
+    events = len(match.events)
+    for seat in match.catch_order():
+        offer = match.catch_observation(seat, since=events - 2)
+        plain = match.observation(seat, since=events - 2)
+        assert offer.decision == "catch" and plain.decision == "play"
+        assert offer._replace(decision="play") == plain
+        assert offer.current == 1 and offer.drawn is None
+    for seat in (0, 1, 7):  # the caught seat, the seat to decide, no seat
+        with pytest.raises(ValueError, match="not offered a catch"):
+            match.catch_observation(seat)
+    match.apply(1, Action("draw"))
+    with pytest.raises(ValueError, match="not offered a catch"):
+        match.catch_observation(2)

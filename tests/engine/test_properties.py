@@ -127,6 +127,11 @@ def play_checked(match: Match, rng: random.Random) -> None:
             continue
         legal = match.legal_actions()
         assert legal, f"no legal action on decision {match.decision}"
+        order = match.catch_order()  # U1: the seats offered a catch out of turn, each of which may make it
+        assert (match.catchable is None) == (not order) or match.players == 2
+        for offered in order:
+            assert offered not in (match.current, match.catchable)
+            assert match.legal_actions(offered) == [Action("catch", target=match.catchable)]
         if rng.random() < 0.05:
             for action in legal:  # every legal action applies
                 trial = match.copy()

@@ -8,7 +8,7 @@ Stable API (other test suites, e.g. the Node.js bot's, rely on it; only addition
         token = gw.register_bot("mybot")          # registers in the store, returns the bearer token
         ...start a bot with target=gw.address (e.g. "127.0.0.1:PORT") and that token...
         gw.wait_for_bot("mybot", timeout=10)      # until its session is open (Hello answered)
-        record = gw.run_match(["mybot", "random", "heuristic"], seed=3)   # arena.match.MatchRecord
+        record = gw.run_match(["mybot", "random", "heuristic"], seed=3)   # arena.runner.MatchRecord
         gw.connected_bots()                       # names with an open stream on this gateway
 
 `GatewayHarness(redis_url=None, **gateway_options)`: the gateway runs on its own asyncio loop in a
@@ -44,9 +44,9 @@ from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 from arena.engine import Rules
-from arena.match import MatchConfig, MatchRecord, Seat, run_match
-from arena.seats import LocalSeat, RemoteSeat
+from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.server.gateway import GatewayConfig, GatewayServer
+from arena.server.remote_seat import RemoteSeat
 from arena.store import Store
 from arena.store.embedded import RedisServer
 from bots import BUILTIN_BOTS, make_bot

@@ -16,8 +16,8 @@ import grpc
 import pytest
 
 from arena.engine import Rules
-from arena.match import MatchConfig, MatchRecord, run_match
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
+from arena.runner import MatchConfig, MatchRecord, run_match
 from tests.gateway.bots_support import (
     CONNECT,
     RawBot,

@@ -10,10 +10,10 @@ import concurrent.futures
 import grpc
 
 from arena.engine import Match, Rules
-from arena.match import MatchConfig
 from arena.protocol import bot_pb2
+from arena.protocol.encoding import request_body
+from arena.runner import MatchConfig
 from arena.server.gateway import DecideOutcome
-from arena.server.wire import request_body
 from tests.gateway.bots_support import RawBot, ThreadBot
 from tests.gateway.server_harness import GatewayHarness
 

@@ -12,9 +12,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.engine import Rules
-from arena.match import LocalSeat, MatchConfig, run_match_sync
 from arena.metrics import start_metrics_server
 from arena.relay import RelaySeat
+from arena.runner import LocalSeat, MatchConfig, run_match_sync
 from arena.store import Store
 from bots import HeuristicBot, make_bot
 from tests.gateway.bots_support import ThreadBot, process_bot, stop_process, wait_until

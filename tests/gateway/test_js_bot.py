@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Rules
-from arena.match import MatchConfig, MatchRecord
+from arena.runner import MatchConfig, MatchRecord
 from tests.gateway.server_harness import GatewayHarness, running_gateway
 from tests.support.redis_server import PrivateRedis
 

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from prometheus_client import CollectorRegistry
 
 from arena.engine import Action, Match, Observation, Rules
-from arena.match import LET_GO, DecisionLog, LocalSeat, MatchConfig, MatchRecord, catch_offers, run_match_sync
 from arena.metrics import create_metrics
 from arena.protocol import bot_pb2, cards_pb2, game_pb2
-from arena.server.wire import request_body, request_bytes
+from arena.protocol.encoding import request_body, request_bytes
+from arena.runner import LET_GO, DecisionLog, LocalSeat, MatchConfig, MatchRecord, run_match_sync
+from arena.service.replays import decision_columns, stored_record
 from bots import Bot
-from workers.play import decision_columns, stored_record
 
 CATCH_RULES = Rules(variant="flip", uno_penalty="catch", target=150)
 
@@ -33,16 +33,16 @@ def _missed_call() -> Match:
 def test_the_other_seats_are_offered_the_catch_in_turn_order() -> None:
     match = _missed_call()
     assert match.catchable == 0 and match.current == 1
-    assert catch_offers(match) == [2, 3]  # seat 1 has the catch in its own legal actions
+    assert match.catch_order() == (2, 3)  # seat 1 has the catch in its own legal actions
     assert match.legal_actions(1)[0] == Action("catch", target=0)
     assert match.legal_actions(2) == [Action("catch", target=0)]
     match.apply(3, Action("catch", target=0))
-    assert catch_offers(match) == [] and len(match.hands[0]) == 3
+    assert match.catch_order() == () and len(match.hands[0]) == 3
 
 
 def test_no_window_no_offers() -> None:
     match = Match(players=4, seed=3, rules=CATCH_RULES)
-    assert match.catchable is None and catch_offers(match) == []
+    assert match.catchable is None and match.catch_order() == ()
 
 
 class OfferSpy(Bot):
@@ -106,7 +106,7 @@ def test_the_runner_asks_other_seats_and_records_their_catches() -> None:
 def test_a_catch_offer_travels_as_decision_kind_catch() -> None:
     match = _missed_call()
     legal = [*match.legal_actions(2), LET_GO]
-    observation = match.observation(2)._replace(decision="catch")
+    observation = match.catch_observation(2)
     message = bot_pb2.ArenaMessage.FromString(request_bytes(request_body("m-1", 7, observation, legal), "r-1", 1000, 0))
     request = message.decision_request
     assert request.observation.decision == game_pb2.DECISION_KIND_CATCH

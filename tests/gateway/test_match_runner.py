@@ -9,7 +9,8 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from arena.engine import Action, Match, Observation, Rules, parse_action
-from arena.match import (
+from arena.metrics import create_metrics
+from arena.runner import (
     LocalSeat,
     MatchConfig,
     MatchRecord,
@@ -20,7 +21,6 @@ from arena.match import (
     fallback_action,
     run_match_sync,
 )
-from arena.metrics import create_metrics
 from bots import Bot, make_bot
 
 
@@ -104,6 +104,10 @@ def test_a_broken_local_bot_is_refused_and_struck() -> None:
                             metrics=create_metrics(None))
     assert record.forfeits == [0] and record.end_reason == "forfeit"
     assert record.decisions[0].reasons[0].startswith("error: index")
+    mine = [d for d in record.decisions if d.seat == 0]
+    assert [d.outcome for d in mine[:2]] == ["error", "error"]  # a bot that raises is no timeout
+    assert record.timeouts[0] == 0 and record.strikes[0] == 2
+    assert record.detail == "seat 0 (broken) forfeited: 2 strikes (2 errors)"
 
 
 def test_record_round_trips_through_json_and_replays() -> None:

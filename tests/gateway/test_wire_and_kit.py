@@ -9,7 +9,7 @@ import pytest
 from arena.engine import Match, Rules
 from arena.protocol import bot_pb2
 from arena.protocol.convert import decision_request, observation_from_proto
-from arena.server.wire import request_body, request_bytes, varint
+from arena.protocol.encoding import request_body, request_bytes, varint
 from bots import RandomBot
 from bots.kit import actions_from_request, bot_factory, match_seed, observation_from_message
 

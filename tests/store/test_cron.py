@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from workers.cron import CronError, parse_cron, validate_cron
+from arena.tournament.cron import CronError, parse_cron, validate_cron
 
 
 def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from arena.store import DuplicateSchedule, Schedule, Store, UnknownSchedule
-from workers.cron import CronError
-from workers.schedules import (
+from arena.service.schedules import (
     add_schedule,
     fire_due_schedules,
     tournament_id_for,
     tournament_idempotency_key,
 )
+from arena.store import DuplicateSchedule, Schedule, Store, UnknownSchedule
+from arena.tournament.cron import CronError
 
 CREATED = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
 SPEC = {"participants": ["a", "b"], "variant": "flip"}

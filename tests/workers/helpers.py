@@ -9,11 +9,11 @@ from typing import Any
 
 from celery import Celery
 
-from arena.match import Seat, run_match
+from arena.runner import Seat, run_match
+from arena.service.matches import match_config, result_of, seats_for
 from arena.store import Store
 from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
 from workers.celery_app import make_celery
-from workers.matches import match_config, result_of, seats_for
 
 FAST = {
     "arena_check_interval": 0.5,
@@ -75,7 +75,7 @@ def clean_results(spec: TournamentSpec, seat_factory: Callable[[Any, str], Seat]
         for m in schedule(spec):
             seats = seats_for(None, m) if seat_factory is None else [seat_factory(m, n) for n in m.seats]  # type: ignore[arg-type]
             record = loop.run_until_complete(run_match(match_config(m), seats))
-            out.append(MatchResult.from_dict(result_of(record, m)))
+            out.append(result_of(record, m).result)
     finally:
         loop.close()
     return out
@@ -87,6 +87,6 @@ def clean_standings(spec: TournamentSpec, seat_factory: Callable[[Any, str], Sea
 
 
 def worker_standings(store: Store, tid: str) -> dict[str, Any]:
-    from workers.tournaments import tournament_table
+    from arena.service.lifecycle import tournament_table
 
     return tournament_table(store, tid).standings.to_dict()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
+from arena.bench.tournament import run_tournament_bench
 from arena.cli import build_parser
-from workers.bench import run_tournament_bench
 
 
 def test_bench_tournament_prints_its_figures() -> None:

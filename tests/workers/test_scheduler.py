@@ -9,8 +9,9 @@ from typing import Any
 from celery import Celery
 
 from arena.protocol import arena_pb2, game_pb2
+from arena.service.schedules import run_seed, spec_for_run
 from arena.store import Store
-from workers.scheduler import Scheduler, run_seed, spec_for_run
+from workers.scheduler import Scheduler
 
 from .helpers import fast_app, wait_finished
 from .organizer_harness import OrganizerServer

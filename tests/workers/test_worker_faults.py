@@ -21,12 +21,12 @@ from typing import Any
 
 from celery.contrib.testing.worker import start_worker
 
+from arena.service.lifecycle import create_tournament
 from arena.store import Store
 from arena.store.embedded import free_port
 from arena.tournament import schedule
+from workers.enqueue import START_TASK
 from workers.scheduler import Scheduler
-from workers.tasks import START_TASK
-from workers.tournaments import create_tournament
 
 from .helpers import (
     FAST_ENV,

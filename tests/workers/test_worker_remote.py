@@ -11,15 +11,15 @@ from typing import Any
 
 from celery import Celery
 
-from arena.match import LocalSeat, Seat, SeatGone, SeatRequest
+from arena.runner import LocalSeat, Seat, SeatGone, SeatRequest
+from arena.service.lifecycle import create_tournament, tournament_table
+from arena.service.matches import make_seat
 from arena.store import Store
 from arena.tournament import MatchSpec
 from bots import RandomBot
 from bots.kit import match_seed, play_async
 from tests.gateway.server_harness import GatewayHarness
-from workers.matches import make_seat
-from workers.tasks import START_TASK
-from workers.tournaments import create_tournament, tournament_table
+from workers.enqueue import START_TASK
 
 from .helpers import assert_exactly_once, clean_standings, small_spec, wait_finished, worker_standings
 

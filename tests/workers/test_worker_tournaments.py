@@ -7,18 +7,18 @@ from typing import Any
 
 from celery import Celery
 
-from arena.store import Store
-from arena.tournament import schedule
-from workers.matches import spec_to_wire
-from workers.runstate import RunState
-from workers.tasks import BATCH_TASK, START_TASK, CeleryEnqueuer
-from workers.tournaments import (
+from arena.service.lifecycle import (
     Settings,
     check_tournament,
     create_tournament,
     start_tournament,
     tournament_table,
 )
+from arena.service.matches import spec_to_wire
+from arena.store import Store
+from arena.store.runstate import RunState
+from arena.tournament import schedule
+from workers.enqueue import BATCH_TASK, START_TASK, CeleryEnqueuer
 
 from .helpers import (
     assert_exactly_once,

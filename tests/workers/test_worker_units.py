@@ -7,13 +7,8 @@ from typing import Any
 
 import pytest
 
-from arena.match import run_match
-from arena.store import Store
-from arena.tournament import MatchSpec, schedule
-from workers.celery_app import make_celery
-from workers.matches import bot_seed, builtin_kind, is_builtin, match_config, seats_for, spec_from_wire, spec_to_wire
-from workers.play import decision_columns, stored_record
-from workers.tournaments import (
+from arena.runner import run_match
+from arena.service.lifecycle import (
     GUIDED_FLOOR,
     Settings,
     UnknownParticipants,
@@ -25,6 +20,19 @@ from workers.tournaments import (
     start_tournament,
     tournament_table,
 )
+from arena.service.matches import (
+    bot_seed,
+    builtin_kind,
+    is_builtin,
+    match_config,
+    seats_for,
+    spec_from_wire,
+    spec_to_wire,
+)
+from arena.service.replays import decision_columns, stored_record
+from arena.store import Store
+from arena.tournament import MatchSpec, schedule
+from workers.celery_app import make_celery
 
 from .helpers import small_spec
 
@@ -110,7 +118,7 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
     settings = Settings(max_attempts=2)
     start_tournament(store, spec.tournament_id, enqueue, settings)
     poison = schedule(spec)[0].match_id
-    from workers.play import MatchPlayer
+    from arena.service.match_player import MatchPlayer
 
     player = MatchPlayer(store)
 
@@ -123,7 +131,7 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
         for batch_id, wire in list(enqueue.batches):
             run_batch(store, spec.tournament_id, batch_id, wire, play, settings, enqueue=enqueue)
         enqueue.batches.clear()
-        from workers.tournaments import check_tournament
+        from arena.service.lifecycle import check_tournament
 
         check_tournament(store, spec.tournament_id, enqueue, settings)  # the failed batch says so
     player.close()
@@ -137,7 +145,7 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
 
 def test_a_retried_report_puts_a_match_in_the_feed_once(store: Store) -> None:
     """redis-py re-sends a command whose reply was lost (a Redis restart): the feed must not repeat it."""
-    from workers.runstate import RunState
+    from arena.store.runstate import RunState
 
     store.tournaments.create("t-feed", {"participants": ["random", "heuristic"]})
     run = RunState(store, "t-feed")

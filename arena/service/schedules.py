@@ -8,10 +8,16 @@ not every missed time), claims ``(schedule id, due time)`` in Redis
 forward), and only the claimant calls ``fire``. If ``fire`` raises, the claim is released so the
 next tick tries again; ``fire`` should therefore be idempotent itself, which
 :func:`tournament_idempotency_key` makes easy (create the tournament under that key).
+
+:func:`fire_due` is that with the tournament service's ``fire`` (:func:`make_fire`): a scheduled tournament
+is created under the idempotency key ``schedule:{schedule id}:{due epoch}`` with the id
+``{schedule id}-{YYYYmmddTHHMMZ}`` and a seed derived from the template's seed and the due time
+(:func:`run_seed`), so runs differ but are reproducible.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import socket
@@ -22,8 +28,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arena.store import Schedule, Store, UnknownSchedule
+from arena.tournament import TournamentSpec
+from arena.tournament.cron import CronError, parse_cron
 
-from .cron import CronError, parse_cron
+from .lifecycle import Enqueuer, UnknownParticipants, create_tournament
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +55,14 @@ class Firing:
 def add_schedule(
     store: Store, schedule_id: str, cron: str, spec: Mapping[str, Any], *, enabled: bool = True
 ) -> Schedule:
-    """Validate ``cron`` (raises :class:`~workers.cron.CronError`) and store the schedule."""
+    """Validate ``cron`` (raises :class:`~arena.tournament.cron.CronError`) and store the schedule."""
     return store.schedules.add(schedule_id, parse_cron(cron).expr, spec, enabled=enabled)
 
 
 def due_time(schedule: Schedule, now: datetime) -> datetime | None:
     """The due time to fire for ``schedule`` at ``now``, or ``None`` (nothing due).
 
-    Raises :class:`~workers.cron.CronError` if the stored expression is malformed.
+    Raises :class:`~arena.tournament.cron.CronError` if the stored expression is malformed.
     """
     due = parse_cron(schedule.cron).previous(now)
     stamp = int(due.timestamp())
@@ -122,3 +130,44 @@ def fire_due_schedules(
         else:
             fired.append(Firing(schedule.schedule_id, due))
     return fired
+
+
+def run_seed(base_seed: int, due: datetime) -> int:
+    """The seed of a scheduled run: derived from the template's seed and the due time."""
+    digest = hashlib.sha256(f"uno-arena/schedule/{int(base_seed)}/{int(due.timestamp())}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def spec_for_run(template: Mapping[str, Any], schedule_id: str, due: datetime) -> TournamentSpec:
+    """The tournament spec a schedule starts at ``due``."""
+    data = {k: v for k, v in template.items() if k != "tournament_id"}
+    data["tournament_id"] = tournament_id_for(schedule_id, due)
+    data["seed"] = run_seed(int(data.get("seed", 0)), due)
+    return TournamentSpec.from_dict(data)
+
+
+def make_fire(store: Store, enqueue: Enqueuer) -> FireCallback:
+    """The ``fire`` callback: create the run's tournament (idempotently) and send its start."""
+
+    def fire(schedule: Schedule, due: datetime) -> None:
+        try:
+            spec = spec_for_run(schedule.spec, schedule.schedule_id, due)
+            created = create_tournament(
+                store,
+                spec,
+                idempotency_key=tournament_idempotency_key(schedule.schedule_id, due),
+                schedule_id=schedule.schedule_id,
+            )
+        except (UnknownParticipants, ValueError) as exc:
+            # A permanent problem (a participant was removed): log it, do not retry every tick.
+            log.error("schedule %s at %s not fired: %s", schedule.schedule_id, due.isoformat(), exc)
+            return
+        enqueue.start(created.tournament_id)
+        log.info("schedule %s fired tournament %s", schedule.schedule_id, created.tournament_id)
+
+    return fire
+
+
+def fire_due(store: Store, enqueue: Enqueuer, now: datetime, *, holder: str | None = None) -> list[Firing]:
+    """Fire every schedule due at ``now`` (each due time once across all schedulers)."""
+    return fire_due_schedules(store, now, make_fire(store, enqueue), holder=holder)

@@ -1,7 +1,7 @@
 """Playing one scheduled match in a worker: seats for the participants, the runner, the result.
 
 Participants are either *built-in* bots, played in the worker process through
-:class:`arena.match.LocalSeat`, or *registered* bots, reached through the gateway that holds
+:class:`arena.runner.LocalSeat`, or *registered* bots, reached through the gateway that holds
 their stream with :class:`arena.relay.RelaySeat`.
 
 A built-in participant is named after a built-in bot (``random``, ``heuristic``), optionally
@@ -18,22 +18,19 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.engine import Rules
-from arena.match import LocalSeat, MatchConfig, MatchRecord, Seat
+from arena.relay import RelaySeat
+from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat
 from arena.store import Store
-from arena.tournament import MatchSpec
+from arena.tournament import EndReason, MatchResult, MatchSpec
 from bots import BUILTIN_BOTS, make_bot
 
 BUILTIN_RE = re.compile(r"^(?P<kind>[a-z]+)(?:#(?P<tag>[A-Za-z0-9_-]{1,16}))?$")
 """A built-in participant: a built-in bot's name, optionally ``#tag``."""
-
-ABORTED = "aborted"
-"""End reason of a match the arena gave up on (it is recorded, but not scored)."""
-
-UNSCORED_REASONS = frozenset({ABORTED, "cancelled"})
 
 
 def builtin_kind(name: str) -> str | None:
@@ -60,8 +57,6 @@ def make_seat(store: Store, name: str, match_id: str) -> Seat:
     if kind is not None:
         # The participant name (with its tag) is what the record and the standings count.
         return LocalSeat(make_bot(kind, bot_seed(match_id, name)), name=name)
-    from arena.relay import RelaySeat  # only workers that play remote bots need the relay
-
     return RelaySeat(store, name)
 
 
@@ -80,54 +75,72 @@ def seats_for(store: Store, spec: MatchSpec) -> list[Seat]:
     return [make_seat(store, name, spec.match_id) for name in spec.seats]
 
 
-def result_of(record: MatchRecord, spec: MatchSpec) -> dict[str, Any]:
-    """The stored result of a played match: ``MatchResult`` fields plus per-seat counters."""
-    result = record.to_result().to_dict()
-    # Standings count participants, so the names are the schedule's (never a seat's own idea).
-    result["seats"] = list(spec.seats)
-    result.update(
-        {
-            "tournament_id": spec.tournament_id,
-            "seed": spec.seed,
-            "timeouts": list(record.timeouts),
-            "refusals": list(record.refusals),
-            "bot_versions": list(record.bot_versions),
-            "duration_s": record.duration_s,
-            "finished_at": time.time(),
-            "detail": record.detail,
-        }
-    )
-    return result
+@dataclass(frozen=True)
+class StoredResult:
+    """The stored result of one match: the :class:`~arena.tournament.MatchResult` standings count, plus the
+    per-seat counters and bookkeeping the API shows. JSON-ready through :meth:`to_dict` (one flat object, the
+    ``MatchResult`` fields first), read back by :meth:`from_dict`."""
+
+    result: MatchResult
+    tournament_id: str
+    seed: int
+    timeouts: tuple[int, ...]
+    refusals: tuple[int, ...]
+    bot_versions: tuple[str, ...] = ()
+    duration_s: float = 0.0
+    finished_at: float = 0.0
+    detail: str = ""
+
+    @property
+    def scored(self) -> bool:
+        """Whether the match counts in standings and ratings (not aborted, not cancelled)."""
+        return self.result.end_reason.scored
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.result.to_dict()
+        data.update(
+            tournament_id=self.tournament_id, seed=self.seed, timeouts=list(self.timeouts),
+            refusals=list(self.refusals), bot_versions=list(self.bot_versions), duration_s=self.duration_s,
+            finished_at=self.finished_at, detail=self.detail,
+        )
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StoredResult:
+        k = len(data.get("seats", ()))
+        return cls(
+            result=MatchResult.from_dict(data),
+            tournament_id=str(data.get("tournament_id", "")),
+            seed=int(data.get("seed", 0)),
+            timeouts=tuple(int(v) for v in data.get("timeouts") or [0] * k),
+            refusals=tuple(int(v) for v in data.get("refusals") or [0] * k),
+            bot_versions=tuple(str(v) for v in data.get("bot_versions") or ()),
+            duration_s=float(data.get("duration_s", 0.0)),
+            finished_at=float(data.get("finished_at") or 0.0),
+            detail=str(data.get("detail", "")),
+        )
 
 
-def aborted_result(spec: MatchSpec, reason: str) -> dict[str, Any]:
+def result_of(record: MatchRecord, spec: MatchSpec) -> StoredResult:
+    """The stored result of a played match. Standings count participants, so the names are the schedule's
+    (never a seat's own idea)."""
+    result = replace(record.to_result(), seats=tuple(spec.seats))
+    return StoredResult(result, spec.tournament_id, spec.seed, tuple(record.timeouts), tuple(record.refusals),
+                        tuple(record.bot_versions), record.duration_s, time.time(), record.detail)
+
+
+def aborted_result(spec: MatchSpec, reason: str) -> StoredResult:
     """The stored result of a match the arena gave up on (not scored)."""
     k = len(spec.seats)
-    scoring = str(dict(spec.rules).get("scoring", "winner"))
-    return {
-        "match_id": spec.match_id,
-        "seats": list(spec.seats),
-        "scores": [0] * k,
-        "winner": None,
-        "rounds": 0,
-        "end_reason": ABORTED,
-        "forfeits": [],
-        "strikes": [],
-        "group": spec.group,
-        "scoring": scoring,
-        "tournament_id": spec.tournament_id,
-        "seed": spec.seed,
-        "timeouts": [0] * k,
-        "refusals": [0] * k,
-        "bot_versions": [],
-        "duration_s": 0.0,
-        "finished_at": time.time(),
-        "detail": reason[:500],
-    }
+    result = MatchResult(match_id=spec.match_id, seats=tuple(spec.seats), scores=(0,) * k, winner=None, rounds=0,
+                         end_reason=EndReason.ABORTED, group=spec.group,
+                         scoring=str(dict(spec.rules).get("scoring", "winner")))
+    return StoredResult(result, spec.tournament_id, spec.seed, (0,) * k, (0,) * k, (), 0.0, time.time(), reason[:500])
 
 
-def is_scored(result: dict[str, Any]) -> bool:
-    return str(result.get("end_reason", "")) not in UNSCORED_REASONS
+def is_scored(result: Mapping[str, Any]) -> bool:
+    """Whether a stored result (as read from the store) counts in standings and ratings."""
+    return EndReason.parse(result.get("end_reason", EndReason.TARGET)).scored
 
 
 def spec_to_wire(spec: MatchSpec) -> list[Any]:

@@ -99,6 +99,10 @@ class RunState:
         """Write a field only if it is absent; ``True`` if this call wrote it."""
         return bool(self.r.hsetnx(self.run_key, name, str(value)))
 
+    def incr(self, name: str, amount: int = 1) -> int:
+        """Add to a counter field of the run hash; the new value."""
+        return int(self.r.hincrby(self.run_key, name, amount))
+
     # -- batches ------------------------------------------------------------------------------
     def add_batches(self, batches: Mapping[str, Iterable[str]], now: float | None = None) -> None:
         """Record batches (id -> match ids) as queued, before their messages are sent."""

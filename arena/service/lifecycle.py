@@ -28,6 +28,7 @@ are written once, the check is idempotent, the ratings update is keyed by tourna
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import math
@@ -38,9 +39,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import redis
-
-from arena.store import CreateResult, Store, UnknownTournament
+from arena.store import CreateResult, Store, StoreFailure, UnknownTournament
+from arena.store.runstate import BatchState, RunState
 from arena.tournament import (
     MatchResult,
     MatchSpec,
@@ -59,7 +59,6 @@ from .matches import (
     spec_from_wire,
     spec_to_wire,
 )
-from .runstate import BatchState, RunState
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +108,7 @@ class Settings:
 
 
 class Enqueuer(Protocol):
-    """How follow-up work is sent (Celery in production: :class:`workers.tasks.CeleryEnqueuer`)."""
+    """How follow-up work is sent (Celery in production: :class:`workers.enqueue.CeleryEnqueuer`)."""
 
     def start(self, tournament_id: str) -> None: ...
 
@@ -162,6 +161,26 @@ def create_tournament(
     if created.created and schedule_id:
         RunState(store, created.tournament_id).set_once("schedule_id", schedule_id)
     return created
+
+
+def choose_seed(seed: int, idempotency_key: str = "") -> int:
+    """The seed of a new tournament: ``seed`` when given (non-zero), else one derived from the idempotency key
+    (so a retried request is identical), else a random one."""
+    if seed:
+        return seed
+    if idempotency_key:
+        digest = hashlib.sha256(f"uno-arena/request-seed/{idempotency_key}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
+    return uuid.uuid4().int >> 65
+
+
+def cancel_tournament(store: Store, tournament_id: str, reason: str) -> bool:
+    """Pending or running -> cancelled (workers start no further match), the reason kept as the run's detail;
+    ``False`` when the tournament had already ended."""
+    if not store.tournaments.set_status(tournament_id, "cancelled", expected=ACTIVE):
+        return False
+    RunState(store, tournament_id).set(detail=f"cancelled: {reason}", finished_at=repr(time.time()))
+    return True
 
 
 def spec_of(store: Store, tournament_id: str) -> TournamentSpec:
@@ -295,7 +314,7 @@ class Heartbeat:
     def _beat(self) -> None:
         try:
             self._run.mark(self._bid, "running")
-        except redis.RedisError as exc:  # Redis restarting: the next beat will do
+        except StoreFailure as exc:  # Redis restarting: the next beat will do
             log.warning("heartbeat of batch %s failed: %s", self._bid, exc)
 
     def _loop(self) -> None:
@@ -354,15 +373,15 @@ def run_batch(
     """
     metrics = metrics or NoMetrics()
     outcome = BatchOutcome()
-    status, created = store.redis.hmget(store.keys.tournament(tournament_id), ["status", "created_at"])
+    status, created = store.tournaments.status_and_created([tournament_id])[tournament_id]
     if status is None:
         log.warning("batch %s of unknown tournament %s dropped", batch_id, tournament_id)
         return outcome
     run = RunState(store, tournament_id)
-    if status.decode("utf-8") in ENDED:
+    if status in ENDED:
         run.mark(batch_id, "done")
         return outcome
-    spec, rules = _cached_spec(store, tournament_id, (created or b"").decode("utf-8"))
+    spec, rules = _cached_spec(store, tournament_id, repr(created))
     with Heartbeat(run, batch_id, settings.heartbeat_interval):
         for item in wire:
             match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms)
@@ -372,7 +391,7 @@ def run_batch(
                     outcome.skipped += 1
                     continue
                 if attempts > settings.max_attempts:
-                    result = aborted_result(match, f"gave up after {attempts - 1} attempts")
+                    result = aborted_result(match, f"gave up after {attempts - 1} attempts").to_dict()
                     replay: dict[str, Any] | None = None
                     outcome.aborted += 1
                 else:
@@ -382,7 +401,7 @@ def run_batch(
                         raise
                     except Exception as exc:  # a bug or a broken seat: retried up to max_attempts
                         log.exception("match %s failed (attempt %d)", match.match_id, attempts)
-                        result, replay = aborted_result(match, f"{type(exc).__name__}: {exc}"), None
+                        result, replay = aborted_result(match, f"{type(exc).__name__}: {exc}").to_dict(), None
                     if not is_scored(result):
                         # An infrastructure fault is not a result: leave the match missing (the
                         # completeness check re-sends it) until the last attempt, then record it
@@ -407,7 +426,7 @@ def run_batch(
             except stop_on:
                 outcome.stopped = True
                 break
-    with contextlib.suppress(redis.RedisError):
+    with contextlib.suppress(StoreFailure):
         run.mark(batch_id, "stopped" if outcome.stopped or outcome.left else "done")
     if not outcome.stopped and store.results.progress(tournament_id).complete:
         check_tournament(store, tournament_id, enqueue, settings, metrics=metrics)
@@ -524,10 +543,7 @@ def _resend_lost(
             return 0
         members = run.batch_matches(lost_batches)
         candidates = sorted({mid for ids in members.values() for mid in ids})
-        pipe = store.redis.pipeline(transaction=False)
-        for mid in candidates:
-            pipe.hexists(store.keys.results(tournament_id), mid)
-        lost = {mid for mid, there in zip(candidates, pipe.execute(), strict=True) if not there}
+        lost = store.results.without_result(tournament_id, candidates)
     # The lost batches no longer cover anything (a late heartbeat of a live one puts it back).
     for bid in lost_batches:
         run.mark(bid, "done", now=states[bid].ts)
@@ -537,7 +553,7 @@ def _resend_lost(
     spec = spec_of(store, tournament_id)
     todo = [m for m in schedule(spec) if m.match_id in lost]
     size = int(fields.get("batch_size") or 0) or auto_batch_size(len(todo), settings, False)
-    round_no = int(store.redis.hincrby(run.run_key, "rescues", 1))
+    round_no = run.incr("rescues")
     groups = split_guided(todo, size, fixed=settings.batch_size > 0)
     named = {f"x{round_no:03d}-{i:04d}": group for i, group in enumerate(groups)}
     run.add_batches({bid: [m.match_id for m in group] for bid, group in named.items()}, now=now)
@@ -590,6 +606,21 @@ def standings_payload(table: TournamentTable, final: bool) -> dict[str, Any]:
     return {"final": final, "standings": data, "timeouts": table.timeouts, "refusals": table.refusals}
 
 
+def cached_standings(store: Store, tournament_id: str) -> dict[str, Any]:
+    """The standings payload: the cached one when it counts every recorded result, else freshly computed
+    (and cached)."""
+    status = store.tournaments.status(tournament_id)
+    done = store.results.progress(tournament_id).done
+    cached = store.standings.get(tournament_id)
+    final = status == "finished"
+    if cached is not None and cached.as_of >= done and (bool(cached.standings.get("final")) or not final):
+        return dict(cached.standings)
+    table = tournament_table(store, tournament_id)
+    payload = standings_payload(table, final)
+    store.standings.put(tournament_id, payload, as_of=len(table.results))
+    return payload
+
+
 def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink | None = None) -> Standings:
     """Compute the final standings, persist the ratings once, mark the tournament finished."""
     metrics = metrics or NoMetrics()
@@ -625,16 +656,10 @@ def sweep(
     """
     now = time.time()
     out: dict[str, CheckOutcome] = {}
-    ids = store.tournaments.ids()
-    pipe = store.redis.pipeline(transaction=False)
-    for tid in ids:
-        pipe.hmget(store.keys.tournament(tid), ["status", "created_at"])
-    for tid, (status_raw, created_raw) in zip(ids, pipe.execute(), strict=True):
-        status = status_raw.decode("utf-8") if status_raw else ""
+    for tid, (status, created) in store.tournaments.status_and_created(store.tournaments.ids()).items():
         if status not in ACTIVE:
             continue
         if status == "pending":
-            created = float(created_raw or 0)
             if now - created > settings.pending_timeout:
                 enqueue.start(tid)
                 out[tid] = CheckOutcome("pending")

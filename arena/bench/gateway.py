@@ -21,7 +21,7 @@ times interleaved (the best of each is kept: other processes on the machine only
    receive, which the echo pays too). The wall time per decision outside the bot is printed as well: in this
    closed loop the server is saturated, so it is dominated by waiting in line (``matches`` / throughput).
 
-The client processes are started with this module (``python -m arena.server.bench echo-client|bots``),
+The client processes are started with this module (``python -m arena.bench.gateway echo-client|bots``),
 so the server side has this process's core to itself, as a gateway would.
 """
 
@@ -45,11 +45,11 @@ import grpc.aio
 
 from arena.engine import Match, Rules
 from arena.gc_tuning import CollectorPauses, configure_gc
-from arena.match import MatchConfig, run_match
 from arena.metrics import create_metrics
-from arena.seats import RemoteSeat
+from arena.protocol.encoding import request_body, request_bytes
+from arena.runner import MatchConfig, TimingProbe, run_match
 from arena.server.gateway import GatewayConfig, GatewayServer
-from arena.server.wire import request_body, request_bytes
+from arena.server.remote_seat import RemoteSeat
 from arena.store import Store
 from arena.store.embedded import RedisServer
 
@@ -154,16 +154,6 @@ async def echo_client(target: str, streams: int, inflight: int, seconds: float, 
 # ------------------------------------------------------------------------------------------------
 
 
-class _Window(list[tuple[float, float]]):
-    """The overhead samples of the decisions made while the measuring window is open."""
-
-    open = False
-
-    def append(self, value: tuple[float, float]) -> None:
-        if self.open:
-            super().append(value)
-
-
 async def bots_client(target: str, tokens: Sequence[str], kit: bool, batches: bool = True) -> None:
     """Random bots, one connection per token, until stdin closes. ``kit``: a ``bots.RandomBot`` behind the
     full Python kit (observation converted to engine types); else a random index straight from the message.
@@ -200,14 +190,14 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
     run = uuid.uuid4().hex[:6]
     names = [f"bench-{run}-{i}" for i in range(bots)]
     tokens = [store.bots.register(name)[1] for name in names]
-    child = subprocess.Popen([sys.executable, "-m", "arena.server.bench", "bots", f"127.0.0.1:{server.port}",
+    child = subprocess.Popen([sys.executable, "-m", "arena.bench.gateway", "bots", f"127.0.0.1:{server.port}",
                               *tokens, *(["--kit"] if kit else []), *([] if batches else ["--no-batches"])],
                              stdin=subprocess.PIPE)
     metrics = create_metrics(None)
     try:
         for name in names:
             await server.gateway.wait_for_bot(name, 30)
-        window = _Window()
+        window = TimingProbe(open=False)
         totals = {"timeouts": 0, "refusals": 0, "matches": 0}
         stop_at = time.perf_counter() + warmup + seconds
         serial = 0
@@ -219,7 +209,7 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
                 seat_names = [names[(slot + i) % bots] for i in range(players)]
                 config = MatchConfig(f"bench-{run}-{serial}", serial, Rules(), deadline_s=deadline_s)
                 seats = [RemoteSeat(server.gateway, name) for name in seat_names]
-                record = await run_match(config, seats, metrics=metrics, profile=window)
+                record = await run_match(config, seats, metrics=metrics, probe=window)
                 totals["timeouts"] += sum(record.timeouts)
                 totals["refusals"] += sum(record.refusals)
                 totals["matches"] += 1
@@ -236,8 +226,8 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        own = [sample[0] for sample in window]
-        wall = [sample[1] for sample in window]
+        own = [sample[0] for sample in window.samples]
+        wall = [sample[1] for sample in window.samples]
     finally:
         if child.stdin:
             child.stdin.close()
@@ -269,7 +259,7 @@ async def _echo(matches: int, seconds: float, warmup: float, bots: int, size: in
     server, port = await _echo_server(size, count)
     try:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "arena.server.bench", "echo-client", f"127.0.0.1:{port}", str(bots), str(matches),
+            sys.executable, "-m", "arena.bench.gateway", "echo-client", f"127.0.0.1:{port}", str(bots), str(matches),
             str(seconds + 1.0), str(warmup), stdout=subprocess.PIPE)
         await asyncio.sleep(warmup + 0.5)
         first, cpu0, t0 = count.value, time.process_time(), time.perf_counter()

@@ -2,7 +2,7 @@
 
 One run measures, on the same machine and the same matches:
 
-1. **in process**: every match of the tournament through :func:`arena.match.run_match` in this
+1. **in process**: every match of the tournament through :func:`arena.runner.run_match` in this
    process, one after the other (no Redis, no Celery);
 2. **Celery, 1 worker**: a real ``celery worker`` process (prefork, one child) plays the same
    tournament from a private Redis: start task, batches, results written once with their
@@ -32,14 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from arena.match import run_match
+from arena.runner import run_match
+from arena.service.lifecycle import create_tournament
+from arena.service.matches import match_config, seats_for
 from arena.store import Store
 from arena.store.embedded import RedisServer
 from arena.tournament import TournamentSpec, schedule
-
-from .celery_app import make_celery
-from .matches import match_config, seats_for
-from .tournaments import create_tournament
+from workers.celery_app import make_celery
 
 BENCH_BOTS = ("random", "heuristic", "random#2", "heuristic#2")
 TOURNAMENT_ID = "bench"

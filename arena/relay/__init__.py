@@ -1,0 +1,38 @@
+"""The Redis relay between match runners (Celery workers) and the gateway that holds a bot's stream.
+
+A worker plays a remote bot through :class:`RelaySeat`; the gateway runs a
+:class:`arena.server.relay_consumer.RelayConsumer` on its own queue. Neither the runner nor the gateway knows
+the relay is there: the seat has the runner's interface, the consumer calls the same gateway methods as an
+in-process :class:`arena.server.remote_seat.RemoteSeat`.
+
+The package: :mod:`arena.relay.messages` (the message format) and :mod:`arena.relay.seat`
+(:class:`RelaySeat`, the workers' side).
+
+Keys (under the store prefix, ``uno:`` by default; built by :class:`arena.store.keys.Keys`):
+
+=================================  ======  =================================================================
+``uno:relay:{gateway}``            list    messages for the gateway ``{gateway}`` (the ``gateway`` field of
+                                           the bot's session, :mod:`arena.store.sessions`); RPUSH / BLPOP
+``uno:relay:reply:{id}``           list    the answer to one ``decide`` message (expires after 60 s)
+=================================  ======  =================================================================
+
+A message is one line of JSON (the header), a newline, then protobuf bytes:
+
+- ``{"op": "start", "bot", "match_id", "seat"}`` + ``MatchStarted``;
+- ``{"op": "decide", "bot", "match_id", "seat", "number", "legal", "deadline_s", "reply", "sent"}`` + a
+  serialized ``DecisionRequest`` without request id and times (the gateway adds them and starts the bot's
+  clock when it sends the request, :mod:`arena.protocol.encoding`);
+- ``{"op": "events", ...}`` + ``MatchEvents``; ``{"op": "end", ...}`` + ``MatchEnded``.
+
+The reply to ``decide`` is JSON ``{"status": "answered"|"timeout"|"gone", "index", "refusals", "reasons",
+"wire_s", "late", "version"}``. The seat waits ``deadline_s + margin_s`` for it; no reply (the gateway died)
+or no live session of the bot (``store.sessions.for_bot``) raises :class:`~arena.runner.SeatGone`, so the
+runner plays the fallback, counts a strike, and a bot gone for good forfeits after ``max_strikes``. A
+``decide`` message that waited in the queue longer than its deadline is answered ``timeout`` unsent.
+
+Redis clients are made in the running event loop (never at import, never before a fork).
+"""
+
+from .seat import DEFAULT_MARGIN_S, RelaySeat
+
+__all__ = ["DEFAULT_MARGIN_S", "RelaySeat"]

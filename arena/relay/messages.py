@@ -1,0 +1,23 @@
+"""The relay's message format: one line of JSON (the header), a newline, then protobuf bytes; and the JSON
+reply to a relayed decision (see :mod:`arena.relay` for the operations)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def encode(header: dict[str, Any], body: bytes) -> bytes:
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
+
+
+def decode(raw: bytes) -> tuple[dict[str, Any], bytes]:
+    head, _, body = raw.partition(b"\n")
+    return json.loads(head), body
+
+
+def decide_reply(status: str, index: int | None, refusals: int, reasons: list[str], wire_s: float | None, late: int,
+                 version: str) -> str:
+    """The JSON reply to a ``decide`` message."""
+    return json.dumps({"status": status, "index": index, "refusals": refusals, "reasons": reasons, "wire_s": wire_s,
+                       "late": late, "version": version})

@@ -1,0 +1,53 @@
+"""The match runner: one match of the engine between seats (local bots, remote bots through a gateway or the
+Redis relay), with deadlines, fallbacks, strikes, forfeits and a record.
+
+- :mod:`arena.runner.seat`: the :class:`Seat` interface and what a seat is told and asked, the fallback rule;
+- :mod:`arena.runner.record`: :class:`MatchConfig` (what to play) and :class:`MatchRecord` (what a match
+  leaves behind);
+- :mod:`arena.runner.loop`: :class:`MatchRunner`, the match loop with its named steps.
+
+The transports live beside the end they serve: :class:`arena.server.remote_seat.RemoteSeat` with the
+gateway, :class:`arena.relay.RelaySeat` with the relay.
+"""
+
+from arena.tournament import EndReason
+
+from .loop import LET_GO, MatchRunner, TimingProbe, run_match, run_match_sync
+from .record import DecisionLog, DecisionOutcome, MatchConfig, MatchRecord
+from .seat import (
+    DEFAULT_DEADLINE_S,
+    DEFAULT_MAX_STRIKES,
+    LocalSeat,
+    MatchSummary,
+    Seat,
+    SeatGone,
+    SeatRequest,
+    SeatStart,
+    SeatTimeout,
+    fallback_action,
+    settle,
+)
+
+__all__ = [
+    "DEFAULT_DEADLINE_S",
+    "DEFAULT_MAX_STRIKES",
+    "LET_GO",
+    "DecisionLog",
+    "DecisionOutcome",
+    "EndReason",
+    "LocalSeat",
+    "MatchConfig",
+    "MatchRecord",
+    "MatchRunner",
+    "MatchSummary",
+    "Seat",
+    "SeatGone",
+    "SeatRequest",
+    "SeatStart",
+    "SeatTimeout",
+    "TimingProbe",
+    "fallback_action",
+    "run_match",
+    "run_match_sync",
+    "settle",
+]

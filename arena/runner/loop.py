@@ -1,0 +1,338 @@
+"""The match loop: one match of the engine between seats, with deadlines, fallbacks, strikes and a record.
+
+Per decision the runner builds the seat's full observation (events since its previous request included)
+and the legal actions, and asks the seat for an index into them (:meth:`MatchRunner.ask`):
+
+- a seat answers with an index (its refused answers, if any, are counted on the request: a remote seat
+  refuses an unknown request id, an index out of range or a malformed message in-band and lets the bot
+  answer again until the deadline);
+- :class:`~arena.runner.seat.SeatTimeout` (no valid answer in time), :class:`~arena.runner.seat.SeatGone`
+  (no connection) or an in-process bot that raises or answers out of range: the runner plays
+  :func:`~arena.runner.seat.fallback_action` for the seat and charges it a *strike* (:meth:`MatchRunner.strike`);
+- once a seat has ``max_strikes`` strikes it *forfeits*: it keeps its chair, the runner plays the fallback
+  for it without asking any more, and the record says so (``EndReason.FORFEIT``, ``forfeits``, ``detail``).
+
+With option ``uno_penalty: "catch"`` a play that leaves one card without the call opens a catch window
+(U1): the engine says which seats may catch, in which order (``Match.catch_order``), and the runner asks
+each of them, out of turn, with decision ``catch`` (catch, or pass to let it go) before the seat to play.
+
+Nothing a seat does can stall the runner past the seat's own deadline, and a match never waits on another
+match: each is its own coroutine. An unexpected error (a bug, not a bot's fault) ends the match with
+``EndReason.ABORTED`` (not scored) rather than charging anyone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from arena.engine import Action, Match
+from arena.engine.actions import PASS
+from arena.metrics import ArenaMetrics, get_metrics
+from arena.tournament import EndReason
+
+from .record import DecisionOutcome, MatchConfig, MatchRecord, new_decision_log
+from .seat import Seat, SeatGone, SeatRequest, SeatStart, SeatTimeout, fallback_action
+
+LET_GO = PASS
+"""The answer that declines a catch offer (decision ``catch``); the runner never applies it to the engine."""
+
+_ANSWERED, _TIMEOUT, _ERROR = DecisionOutcome.ANSWERED.value, DecisionOutcome.TIMEOUT.value, DecisionOutcome.ERROR.value
+_FALLBACK, _FORFEITED = DecisionOutcome.FALLBACK.value, DecisionOutcome.FORFEITED.value
+
+
+class TimingProbe:
+    """Optional benchmark timing (``uno-arena bench gateway``): one ``(own, wall)`` pair per answered remote
+    decision, in seconds, while :attr:`open`. ``own`` is the time the arena's code ran for the decision
+    (runner, engine, observation, encoding, the gateway's bookkeeping and reading of the answer; not gRPC's
+    own send and receive, which a bare echo pays as well); ``wall`` is the wall time from the previous
+    decision applied to this one applied minus the time the request spent outside the arena."""
+
+    def __init__(self, *, open: bool = True) -> None:
+        self.open = open
+        self.samples: list[tuple[float, float]] = []
+
+    def record(self, own: float, wall: float) -> None:
+        if self.open:
+            self.samples.append((own, wall))
+
+
+class _Tally:
+    """Per-seat counters of one match, flushed into the metrics at the end (one call per label set)."""
+
+    __slots__ = ("forfeited", "forfeits", "latency", "outcomes", "reasons", "refusals", "strike_why", "strikes",
+                 "timeouts")
+
+    def __init__(self, n: int) -> None:
+        self.strikes = [0] * n
+        self.timeouts = [0] * n
+        self.refusals = [0] * n
+        self.reasons: list[list[str]] = [[] for _ in range(n)]
+        self.outcomes: list[dict[str, int]] = [{} for _ in range(n)]
+        self.latency: list[list[float]] = [[] for _ in range(n)]
+        self.strike_why: list[dict[str, int]] = [{} for _ in range(n)]
+        self.forfeited = [False] * n
+        self.forfeits: list[int] = []
+
+
+class MatchRunner:
+    """One match between ``seats``: :meth:`run` plays it to the end and returns its :class:`MatchRecord`.
+
+    ``metrics``: where to count (default: the process-wide :func:`arena.metrics.get_metrics`).
+    ``probe``: optional :class:`TimingProbe` for the gateway benchmark.
+    """
+
+    def __init__(self, config: MatchConfig, seats: Sequence[Seat], *, metrics: ArenaMetrics | None = None,
+                 probe: TimingProbe | None = None) -> None:
+        self.config = config
+        self.seats = list(seats)
+        self.names = [seat.name for seat in seats]
+        self.metrics = metrics
+        self.probe = probe
+        self.match = Match(players=len(seats), seed=config.seed, rules=config.rules)
+        self.tally = _Tally(len(seats))
+        self.number = 0
+        self.end_reason = EndReason.TARGET
+        self.detail = ""
+        # One plain tuple of atomic values per decision while the match runs (the garbage collector untracks
+        # such tuples, so thousands of them cost its collections nothing); made DecisionLogs at the end.
+        self._logged: list[tuple[int, int, str, float, str, int, tuple[str, ...], bool]] = []
+        self._seen = [0] * len(seats)  # events each seat has been shown
+        self._offers: list[int] = []  # seats still to be asked whether to catch, in order
+        self._step_start = 0.0
+
+    # -- the match -----------------------------------------------------------------------------------------
+    async def run(self) -> MatchRecord:
+        started = time.perf_counter()
+        await self._tell_start()
+        try:
+            await self._play()
+        except Exception as error:
+            self.end_reason = EndReason.ABORTED
+            self.detail = f"aborted at decision {self.number}: {type(error).__name__}: {error}"
+        record = self.finish(time.perf_counter() - started)
+        await self._tell_end(record)
+        self._count(record)
+        return record
+
+    async def _play(self) -> None:
+        match = self.match
+        event_seats = [(index, seat) for index, seat in enumerate(self.seats) if seat.wants_events]
+        self._step_start = time.perf_counter()
+        while True:
+            decision = match.decision
+            if decision == "round_over":
+                if event_seats:
+                    await self._tell_round_end(event_seats)
+                match.next_round()
+            elif decision == "match_over":
+                return
+            elif self._offers:
+                await self.ask(self._offers.pop(0), catch_offer=True)
+            else:
+                current = match.current
+                assert current is not None
+                await self.ask(current)
+
+    async def ask(self, seat_no: int, *, catch_offer: bool = False) -> None:
+        """Ask one seat for one decision (or play the fallback for a forfeited seat) and apply the answer."""
+        match = self.match
+        tally = self.tally
+        legal: list[Action] = [*match.legal_actions(seat_no), LET_GO] if catch_offer else match.legal_actions(seat_no)
+        self.number += 1
+        reasons: Sequence[str] = ()
+        refused = 0
+        probe_times: tuple[float, float, float] | None = None
+        if tally.forfeited[seat_no]:
+            index = fallback_action(legal)
+            outcome = _FORFEITED
+            latency = 0.0
+            counts = tally.outcomes[seat_no]
+            counts[_FALLBACK] = counts.get(_FALLBACK, 0) + 1
+        else:
+            seen = self._seen[seat_no]
+            observation = match.catch_observation(seat_no, seen) if catch_offer else match.observation(seat_no, seen)
+            self._seen[seat_no] = len(match.events)
+            seat = self.seats[seat_no]
+            t0 = time.perf_counter()
+            if seat.synchronous:
+                try:
+                    index = seat.choose_now(observation, legal)
+                    if not (isinstance(index, int) and 0 <= index < len(legal)):
+                        raise IndexError(f"index {index!r} out of range ({len(legal)} legal actions)")
+                    outcome = _ANSWERED
+                except Exception as error:
+                    refused, reasons = 1, [f"error: {error}"]
+                    index = fallback_action(legal)
+                    outcome = _ERROR
+                    self.strike(seat_no, "errors")
+                latency = time.perf_counter() - t0
+            else:
+                request = SeatRequest(self.config.match_id, seat_no, self.number, observation, legal,
+                                      self.config.deadline_s)
+                outcome = _ANSWERED
+                try:
+                    index = await seat.decide(request)
+                    if not (isinstance(index, int) and 0 <= index < len(legal)):
+                        raise SeatTimeout(f"seat answered index {index!r} of {len(legal)}")
+                except SeatTimeout:
+                    index = fallback_action(legal)
+                    outcome = _TIMEOUT
+                    self.strike(seat_no, "timeouts")
+                except SeatGone:
+                    index = fallback_action(legal)
+                    outcome = _FALLBACK
+                    self.strike(seat_no, "disconnects")
+                t_back = time.perf_counter()
+                latency = t_back - t0
+                refused, reasons = request.refusals, request.refusal_reasons
+                if request.wire_s is not None and self.probe is not None:
+                    probe_times = (t0 - self._step_start + (request.arena_s or 0.0), t_back, request.wire_s)
+            if outcome == _TIMEOUT:
+                tally.timeouts[seat_no] += 1
+            counts = tally.outcomes[seat_no]
+            metric_outcome = "refused" if outcome == _TIMEOUT and refused else outcome
+            counts[metric_outcome] = counts.get(metric_outcome, 0) + 1
+            tally.latency[seat_no].append(latency)
+            if refused:
+                tally.refusals[seat_no] += refused
+                tally.reasons[seat_no].extend(reasons)
+        action = legal[index]
+        applied = not (catch_offer and action is LET_GO)
+        if applied:
+            match.apply(seat_no, action)
+            # Every accepted action closes a catch window and may open a new one (U1).
+            if match.catchable is not None:
+                self._offers = [s for s in match.catch_order() if not tally.forfeited[s]]
+            elif self._offers:
+                self._offers = []
+        self._logged.append((seat_no, self.number, action.text, latency * 1000.0, outcome, refused, tuple(reasons),
+                             applied))
+        now = time.perf_counter()
+        if probe_times is not None and self.probe is not None:
+            before, t_back, wire = probe_times
+            self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
+        self._step_start = now
+
+    def strike(self, seat_no: int, why: str) -> None:
+        """Charge one strike to a seat; at ``max_strikes`` it forfeits."""
+        tally = self.tally
+        tally.strikes[seat_no] += 1
+        tally.strike_why[seat_no][why] = tally.strike_why[seat_no].get(why, 0) + 1
+        if tally.strikes[seat_no] >= self.config.max_strikes and not tally.forfeited[seat_no]:
+            self.forfeit(seat_no)
+
+    def forfeit(self, seat_no: int) -> None:
+        """The seat forfeits: it keeps its chair and the runner plays the fallback for it from now on."""
+        self.tally.forfeited[seat_no] = True
+        self.tally.forfeits.append(seat_no)
+
+    def finish(self, duration_s: float) -> MatchRecord:
+        """The record of the match as it stands: winner, end reason and why."""
+        match, tally, names = self.match, self.tally, self.names
+        aborted = self.end_reason is EndReason.ABORTED
+        winner = None if aborted else match.match_winner
+        if not aborted and tally.forfeits:
+            self.end_reason = EndReason.FORFEIT
+            parts = []
+            for seat_no in tally.forfeits:
+                why = ", ".join(f"{count} {what}" for what, count in sorted(tally.strike_why[seat_no].items()))
+                parts.append(f"seat {seat_no} ({names[seat_no]}) forfeited: {tally.strikes[seat_no]} strikes ({why})")
+            self.detail = "; ".join(parts)
+            if winner in tally.forfeits:
+                winner = None
+        elif not aborted:
+            self.detail = f"seat {winner} ({names[winner]}) reached the target" if winner is not None else "match over"
+        config = self.config
+        return MatchRecord(
+            match_id=config.match_id,
+            tournament_id=config.tournament_id,
+            group=config.group,
+            seed=config.seed,
+            rules=config.rules.to_dict(),
+            players=len(self.seats),
+            seats=names,
+            bot_versions=[seat.version for seat in self.seats],
+            scores=list(match.scores),
+            winner=winner,
+            rounds=match.round_number,
+            end_reason=self.end_reason,
+            forfeits=sorted(tally.forfeits),
+            strikes=tally.strikes,
+            timeouts=tally.timeouts,
+            refusals=tally.refusals,
+            decisions=list(map(new_decision_log, self._logged)),
+            replay=match.replay(),
+            duration_s=duration_s,
+            detail=self.detail,
+        )
+
+    # -- telling the seats ---------------------------------------------------------------------------------
+    async def _tell_start(self) -> None:
+        config, names = self.config, tuple(self.names)
+        told = [_quiet(seat.start, SeatStart(config.match_id, index, names, config.rules, config.deadline_s,
+                                             config.tournament_id))
+                for index, seat in enumerate(self.seats) if not seat.synchronous]
+        if told:
+            await asyncio.gather(*told)
+
+    async def _tell_round_end(self, event_seats: Sequence[tuple[int, Seat]]) -> None:
+        match, seen, match_id = self.match, self._seen, self.config.match_id
+        await asyncio.gather(*(_quiet(seat.events, match_id, match.observation(index, seen[index]))
+                               for index, seat in event_seats))
+        for index, _seat in event_seats:
+            seen[index] = len(match.events)
+
+    async def _tell_end(self, record: MatchRecord) -> None:
+        lifecycle = [seat for seat in self.seats if not seat.synchronous]
+        if not lifecycle:
+            return
+        summary = record.summary()
+        await asyncio.gather(*(_quiet(seat.end, record.match_id, summary) for seat in lifecycle))
+        for seat_no, seat in enumerate(self.seats):
+            late = seat.late_refusals()
+            if late:
+                self.tally.refusals[seat_no] += late
+                self.tally.reasons[seat_no].extend(["late"] * late)
+
+    # -- metrics -------------------------------------------------------------------------------------------
+    def _count(self, record: MatchRecord) -> None:
+        metrics = self.metrics or get_metrics()
+        tally = self.tally
+        for seat_no, name in enumerate(self.names):
+            if not name:
+                continue
+            for outcome, count in tally.outcomes[seat_no].items():
+                metrics.record_decision(name, outcome, count=count)
+            metrics.record_decision_latencies(name, tally.latency[seat_no])
+            for reason in tally.reasons[seat_no]:
+                metrics.record_refusal(name, reason.split(":", 1)[0].strip().replace(" ", "_"))
+            if tally.strikes[seat_no]:
+                metrics.record_strike(name, tally.strikes[seat_no])
+            if seat_no in record.forfeits:
+                metrics.record_forfeit(name)
+        metrics.record_match(self.config.rules.variant, record.end_reason, record.duration_s)
+
+
+async def run_match(config: MatchConfig, seats: Sequence[Seat], *, metrics: ArenaMetrics | None = None,
+                    probe: TimingProbe | None = None) -> MatchRecord:
+    """Play one match to the end and return its record (:class:`MatchRunner`)."""
+    return await MatchRunner(config, seats, metrics=metrics, probe=probe).run()
+
+
+def run_match_sync(config: MatchConfig, seats: Sequence[Seat], **options: Any) -> MatchRecord:
+    """:func:`run_match` on a fresh event loop (``asyncio.run``), for synchronous callers such as workers."""
+    return asyncio.run(run_match(config, seats, **options))
+
+
+async def _quiet(notify: Callable[..., Awaitable[None]], *args: Any) -> None:
+    """Tell a seat something; a seat that fails to be told is found out at its next decision. The seat's coroutine
+    is made here, so a match cancelled before this runs leaves no coroutine that was never awaited."""
+    with contextlib.suppress(Exception):
+        await notify(*args)
+
+
+__all__ = ["LET_GO", "MatchRunner", "TimingProbe", "run_match", "run_match_sync"]

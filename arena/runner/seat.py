@@ -1,0 +1,166 @@
+"""The seat interface of the match runner: what a seat is told, what it is asked, how it fails.
+
+A seat (:class:`Seat`) is whoever plays one chair of one match: a local bot in this process
+(:class:`LocalSeat`, a ``bots.Bot``, no deadline cost, no protobuf), a bot behind the gateway on the same
+event loop (:class:`arena.server.remote_seat.RemoteSeat`) or a bot reached through Redis and whichever
+gateway holds its stream (:class:`arena.relay.RelaySeat`, for Celery workers). The runner sees only this
+interface; each transport lives beside the end it serves.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from arena.engine import Action, Observation, Rules
+from arena.tournament import EndReason
+from bots import Bot
+
+DEFAULT_DEADLINE_S = 1.0
+DEFAULT_MAX_STRIKES = 3
+
+
+class SeatTimeout(Exception):
+    """The seat gave no valid answer before its deadline."""
+
+
+class SeatGone(Exception):
+    """The seat has no live connection (disconnected, never connected, or its gateway is gone)."""
+
+
+@dataclass(frozen=True)
+class SeatStart:
+    """Told to every seat when its match starts."""
+
+    match_id: str
+    seat: int
+    seats: tuple[str, ...]
+    rules: Rules
+    deadline_s: float
+    tournament_id: str = ""
+
+
+@dataclass(slots=True)
+class SeatRequest:
+    """One decision asked of a seat. The seat fills the request-scoped counters (refusals, wire time)."""
+
+    match_id: str
+    seat: int
+    decision_number: int
+    observation: Observation
+    legal: Sequence[Action]
+    deadline_s: float
+    refusals: int = 0
+    refusal_reasons: list[str] = field(default_factory=list)
+    wire_s: float | None = None
+    """Time the request spent outside the arena (written to the stream -> answer read), if measured."""
+    arena_s: float | None = None
+    """Time the seat's own code ran for this request (encoding, bookkeeping, reading the answer), if measured."""
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """Told to every seat when its match ends."""
+
+    match_id: str
+    scores: tuple[int, ...]
+    winner: int | None
+    rounds: int
+    end_reason: EndReason
+    forfeits: tuple[int, ...]
+    timeouts: tuple[int, ...]
+    refusals: tuple[int, ...]
+    detail: str = ""
+
+
+class Seat(ABC):
+    """One chair of one match. Subclasses: LocalSeat, arena.server.remote_seat.RemoteSeat,
+    arena.relay.RelaySeat.
+
+    ``synchronous`` seats (in-process bots) are asked through :meth:`choose_now` without a coroutine,
+    a request object or a clock; ``wants_events`` seats are told about round ends (:meth:`events`).
+    """
+
+    name: str = "seat"
+    version: str = ""
+    synchronous: bool = False
+    wants_events: bool = False
+
+    async def start(self, info: SeatStart) -> None:  # noqa: B027 - optional hook
+        """The match started."""
+
+    @abstractmethod
+    async def decide(self, request: SeatRequest) -> int:
+        """The index of the chosen action in ``request.legal``; raise SeatTimeout or SeatGone."""
+
+    def choose_now(self, observation: Observation, legal: Sequence[Action]) -> int:
+        """Synchronous seats only: the index of the chosen action."""
+        raise NotImplementedError
+
+    async def events(self, match_id: str, observation: Observation) -> None:  # noqa: B027 - optional hook
+        """Things happened outside a decision (a round ended); ``observation`` carries them."""
+
+    async def end(self, match_id: str, summary: MatchSummary) -> None:  # noqa: B027 - optional hook
+        """The match ended."""
+
+    def late_refusals(self) -> int:
+        """Answers refused after their request was settled (late, duplicate), charged to this seat."""
+        return 0
+
+
+class LocalSeat(Seat):
+    """An in-process bot: no deadline, no protobuf, no await; a bot that raises or answers out of range
+    is refused (the fallback is played and the seat gets a strike, recorded as an error)."""
+
+    synchronous = True
+
+    def __init__(self, bot: Bot, name: str | None = None, version: str = "builtin") -> None:
+        self.bot = bot
+        self.name = name or bot.name
+        self.version = version
+
+    def choose_now(self, observation: Observation, legal: Sequence[Action]) -> int:
+        return self.bot.choose(observation, legal)
+
+    async def decide(self, request: SeatRequest) -> int:
+        return self.bot.choose(request.observation, request.legal)
+
+
+def settle(request: SeatRequest, status: str, index: int | None, refusals: int, reasons: Sequence[str],
+           wire_s: float | None) -> int:
+    """Copy a transport's outcome (``"answered"``, ``"timeout"`` or ``"gone"``) into the request; the index,
+    or :class:`SeatTimeout` / :class:`SeatGone`. Shared by every remote transport."""
+    request.refusals = refusals
+    request.refusal_reasons = list(reasons)
+    request.wire_s = wire_s
+    if status == "answered" and index is not None:
+        return index
+    if status == "gone":
+        raise SeatGone(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
+    raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no valid answer in "
+                      f"{request.deadline_s:g} s")
+
+
+# The fallback preference per action kind: the least committal legal action, never a bluff, a challenge,
+# a catch or a card the bot might have wanted to keep.
+_FALLBACK_ORDER = {"pass": 0, "draw": 1, "accept": 2, "choose_color": 3, "play": 4, "challenge": 5, "catch": 6}
+
+
+def fallback_action(legal: Sequence[Action]) -> int:
+    """The documented *safest legal action*, played for a seat that timed out, is gone or forfeited.
+
+    By decision: ``after_draw`` -> pass (keep the drawn card); ``play`` -> draw (pass when nothing can be
+    drawn; the first legal play when neither is offered); ``respond`` -> accept (a challenge can cost more
+    cards); ``choose_color`` -> the first colour offered; ``catch`` -> pass (let the miss go). Never a catch
+    or a challenge when anything else is legal. Deterministic: the same legal list gives the same index.
+    """
+    if not legal:
+        raise ValueError("no legal action to fall back on")
+    best = 0
+    best_rank = _FALLBACK_ORDER.get(legal[0].kind, 9)
+    for index in range(1, len(legal)):
+        rank = _FALLBACK_ORDER.get(legal[index].kind, 9)
+        if rank < best_rank:
+            best, best_rank = index, rank
+    return best

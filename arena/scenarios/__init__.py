@@ -1,0 +1,1 @@
+"""Rule scenarios: the JSON scenario format (schema.json) and its runner (:mod:`arena.scenarios.runner`)."""

@@ -1,0 +1,59 @@
+"""The match player of a worker: one scheduled match through :func:`arena.runner.run_match`.
+
+:class:`MatchPlayer` is the ``play`` callable of :func:`arena.service.lifecycle.run_batch`: it builds
+the seats (:mod:`arena.service.matches`), runs the match on an event loop it keeps for the process, and
+returns the result and the replay to store (in the format of :mod:`arena.service.replays`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from arena.runner import run_match
+from arena.store import Store
+from arena.tournament import MatchSpec
+
+from .matches import match_config, result_of, seats_for
+from .replays import stored_record
+
+
+class MatchPlayer:
+    """Plays matches for one store; keeps one event loop per process (rebuilt after a fork)."""
+
+    def __init__(self, store: Store, metrics: Any = None) -> None:
+        self.store = store
+        self.metrics = metrics
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = 0
+
+    def _event_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None or self._loop.is_closed() or self._pid != os.getpid():
+            self._loop = asyncio.new_event_loop()
+            self._pid = os.getpid()
+        return self._loop
+
+    def __call__(self, spec: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+        config = match_config(spec)
+        seats = seats_for(self.store, spec)
+        loop = self._event_loop()
+        try:
+            record = loop.run_until_complete(run_match(config, seats))
+        except BaseException:
+            # An interrupted loop (soft time limit, a crash inside the runner) is not reused.
+            self.close()
+            raise
+        return result_of(record, spec).to_dict(), stored_record(record)
+
+    def close(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            try:
+                for task in asyncio.all_tasks(loop):
+                    task.cancel()
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            except RuntimeError:
+                pass
+            finally:
+                loop.close()
