@@ -43,17 +43,16 @@ import signal
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 import grpc.aio
 
-from arena.engine import Action, Card, Face, Observation
-from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, cards_pb2, game_pb2
+from arena.engine import Action, Observation
+from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, game_pb2
+from arena.protocol.card_cache import CARDS
 from arena.protocol.convert import (
     action_from_proto,
-    card_from_proto,
-    face_from_proto,
     observation_from_proto,
 )
 from bots.base import Bot
@@ -347,34 +346,13 @@ def _answer(request: bot_pb2.DecisionRequest, index: int) -> bot_pb2.BotMessage:
 
 
 # ------------------------------------------------------------------------------------------------
-# Messages -> engine types, fast: faces, cards and actions are few, so each distinct one is built once.
+# Messages -> engine types, fast: faces, cards and actions are few, so each distinct one is built once
+# (faces and cards in the one card cache, arena.protocol.card_cache).
 # (Same results as arena.protocol.convert.observation_from_proto / action_from_proto, which the tests check.)
 # ------------------------------------------------------------------------------------------------
 
-_FACES: dict[str, Face] = {}
-_CARDS: dict[str, Card] = {}
 _ACTIONS: dict[bytes, Action] = {}
-_CACHE_LIMIT = 20_000
-T = TypeVar("T")
-
-
-def _cached(cache: dict[str, T], msg: Any, build: Callable[[Any], T]) -> T:
-    """``build(msg)``, kept by the message's notation (``text``) while the cache has room."""
-    text = msg.text
-    value = cache.get(text) if text else None
-    if value is None:
-        value = build(msg)
-        if text and len(cache) < _CACHE_LIMIT:
-            cache[text] = value
-    return value
-
-
-def _face(msg: cards_pb2.Face) -> Face:
-    return _cached(_FACES, msg, face_from_proto)
-
-
-def _card(msg: cards_pb2.Card) -> Card:
-    return _cached(_CARDS, msg, card_from_proto)
+_ACTION_LIMIT = 20_000
 
 
 def actions_from_request(request: bot_pb2.DecisionRequest) -> list[Action]:
@@ -385,7 +363,7 @@ def actions_from_request(request: bot_pb2.DecisionRequest) -> list[Action]:
         action = _ACTIONS.get(raw)
         if action is None:
             action = action_from_proto(msg)
-            if len(_ACTIONS) < _CACHE_LIMIT:
+            if len(_ACTIONS) < _ACTION_LIMIT:
                 _ACTIONS[raw] = action
         out.append(action)
     return out
@@ -393,7 +371,7 @@ def actions_from_request(request: bot_pb2.DecisionRequest) -> list[Action]:
 
 def observation_from_message(msg: game_pb2.Observation) -> Observation:
     """The engine Observation of a message: ``convert.observation_from_proto`` with cached faces and cards."""
-    return observation_from_proto(msg, face_of=_face, card_of=_card)
+    return observation_from_proto(msg, face_of=CARDS.face_of, card_of=CARDS.card_of)
 
 
 def _code(number: int) -> Any:

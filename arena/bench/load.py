@@ -386,6 +386,7 @@ def _export(arena: Any, tournament_id: str) -> bytes:
 
 def _check_records(arena: Any, report: LoadReport) -> None:
     """Every scheduled match recorded once; decisions, latencies, timeouts and refusals from the records."""
+    from arena.service.matches import is_scored
     from arena.service.replays import decision_columns
     from arena.store import Store
 
@@ -419,7 +420,7 @@ def _check_records(arena: Any, report: LoadReport) -> None:
             report.forfeits += len(result.get("forfeits") or [])
             stored = store.replays.load(match_id)
             if stored is None:
-                if result.get("end_reason") != "aborted":
+                if is_scored(result):
                     problems.append(f"match {match_id} has no stored record")
                 continue
             for number, (latency_ms, outcome, reasons, _applied) in enumerate(decision_columns(stored), 1):

@@ -133,7 +133,7 @@ def _print_record(record: Any, as_json: bool) -> None:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from arena.relay import RelaySeat
-    from arena.runner import LocalSeat, MatchConfig, Seat, run_match
+    from arena.runner import EndReason, LocalSeat, MatchConfig, Seat, run_match
     from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address
     from arena.server.remote_seat import RemoteSeat
     from arena.store import UnknownBot
@@ -174,7 +174,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             if args.relay:
                 record = await run_match(config, seats_for(None))
                 _print_record(record, args.json)
-                return 0 if record.end_reason != "aborted" else 1
+                return 0 if record.end_reason is not EndReason.ABORTED else 1
             server = GatewayServer(store, GatewayConfig(address=grpc_address(args.address), relay=False))
             await server.start()
             try:
@@ -196,7 +196,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                     return 130
                 record = task.result()
                 _print_record(record, args.json)
-                return 0 if record.end_reason != "aborted" else 1
+                return 0 if record.end_reason is not EndReason.ABORTED else 1
             finally:
                 await server.stop(1.0)
 

@@ -47,9 +47,31 @@ class Event(NamedTuple):
         return " ".join(parts)
 
 
-# Builds an Event from all nine fields in order, through tuple.__new__: it skips the Python-level
-# __new__ of a NamedTuple, which matters on the engine's hot paths (a play or a draw every decision).
+# The fast path's contract: the hot constructors below build an Event from all nine fields in this order through
+# tuple.__new__ (skipping the Python-level __new__ of a NamedTuple, which matters on the engine's hot paths: a play
+# or a draw every decision), and event_for_seat reads fields by position. Both rest on this order, checked here.
+EVENT_FIELDS = ("type", "seat", "card", "color", "count", "cards", "faces", "target", "detail")
+if Event._fields != EVENT_FIELDS:
+    raise ImportError(f"Event fields changed to {Event._fields}: update EVENT_FIELDS and the constructors below")
+_TYPE, _SEAT, _CARDS, _TARGET = (EVENT_FIELDS.index(name) for name in ("type", "seat", "cards", "target"))
+
 new_event = cast(Callable[[tuple[Any, ...]], Event], partial(tuple.__new__, Event))
+"""An Event from a tuple of all its fields in :data:`EVENT_FIELDS` order (no defaults, no checks)."""
+
+
+def play_event(seat: int, card: Card, color: str | None, detail: str) -> Event:
+    """A card was played (``detail`` "uno" when the play called UNO)."""
+    return new_event(("play", seat, card, color, 0, (), (), None, detail))
+
+
+def pass_event(seat: int) -> Event:
+    """A seat passed (kept the card it drew, or had nothing to draw, P2)."""
+    return new_event(("pass", seat, None, None, 0, (), (), None, ""))
+
+
+def draw_event(seat: int, cards: tuple[Card, ...], faces: tuple[Face, ...], reason: str) -> Event:
+    """A seat drew ``cards`` (``faces``: the faces the table saw; ``reason``: why, a rule id or kind)."""
+    return new_event(("draw", seat, None, None, len(cards), cards, faces, None, reason))
 
 
 # The only kinds of event that event_for_seat() may change or hide; every other event every seat sees whole.
@@ -58,10 +80,10 @@ PARTLY_HIDDEN_KINDS = frozenset({"draw", "reveal"})
 
 def event_for_seat(event: Event, seat: int) -> Event | None:
     """The event as `seat` may see it, or None when it is hidden from that seat entirely."""
-    kind = event[0]
+    kind = event[_TYPE]
     if kind == "draw":
-        if event[1] != seat and event[5]:  # V4: another seat's drawn cards show only their faces
-            return new_event((*event[:5], (), *event[6:]))
-    elif kind == "reveal" and event[7] != seat:  # X1: only the challenger sees the hand
+        if event[_SEAT] != seat and event[_CARDS]:  # V4: another seat's drawn cards show only their faces
+            return new_event((*event[:_CARDS], (), *event[_CARDS + 1:]))
+    elif kind == "reveal" and event[_TARGET] != seat:  # X1: only the challenger sees the hand
         return None
     return event

@@ -29,7 +29,7 @@ from .cards import (
     shuffled_flip_deck,
 )
 from .errors import IllegalAction
-from .events import PARTLY_HIDDEN_KINDS, Event, event_for_seat, new_event
+from .events import PARTLY_HIDDEN_KINDS, Event, draw_event, event_for_seat, pass_event, play_event
 from .observation import Observation, OpponentView, new_observation, new_opponent_view
 from .rules import Rules
 
@@ -221,7 +221,8 @@ class Match:
         self.actions: list[tuple[int, str]] = []
         type_ids: dict[Card, int] = {}
         self._type_of: list[int] = [type_ids.setdefault(card, len(type_ids)) for card in self.cards]
-        self._play_cache: dict[int, tuple[Action, ...]] = {}
+        # The play actions of each card type, per (active side, UNO-call choice): see _play_table.
+        self._play_cache: list[dict[int, tuple[Action, ...]]] = [{} for _ in range(6)]
         # Card ids by the id() of their interned Card: a play built by legal_actions() finds its card at once.
         cids_of: dict[int, list[int]] = {}
         for cid, card in enumerate(self.cards):
@@ -429,8 +430,7 @@ class Match:
             type_of = self._type_of
             call = 0 if len(hand) != 2 else self._uno_call_choices
             restricted = not self.rules.bluffing
-            cache = self._play_cache
-            offset = self.side * 3 + call
+            cache = self._play_table(call)
             seen: list[int] = []
             for cid in hand:
                 face_color = colors[cid]
@@ -441,7 +441,7 @@ class Match:
                     seen.append(card_type)
                     if restricted and not self._wild_draw_allowed(seat, cid):
                         continue
-                    plays = cache.get(card_type * 6 + offset)
+                    plays = cache.get(card_type)
                     actions.extend(plays if plays is not None else self._plays(cid, call))
             if self._can_draw():
                 actions.append(DRAW)
@@ -463,13 +463,18 @@ class Match:
         """0: no call; 1: the play leaves one card and calls UNO; 2: with and without the call (catch)."""
         return 0 if hand_size != 2 else self._uno_call_choices
 
+    def _play_table(self, call: int) -> dict[int, tuple[Action, ...]]:
+        """The memo of play actions by card type for the active side and the UNO-call choice ``call`` (0-2)."""
+        return self._play_cache[self.side * 3 + call]
+
     def _plays(self, cid: int, call: int) -> tuple[Action, ...]:
         """The play actions of a card on the active side (one per colour for a wild), memoised per match."""
-        key = self._type_of[cid] * 6 + self.side * 3 + call
-        plays = self._play_cache.get(key)
+        table = self._play_table(call)
+        card_type = self._type_of[cid]
+        plays = table.get(card_type)
         if plays is None:
             colors = self._side_colors() if self._faces[self.side][cid].color is None else (None,)
-            plays = self._play_cache[key] = _play_actions(self.cards[cid], colors, call)
+            plays = table[card_type] = _play_actions(self.cards[cid], colors, call)
         return plays
 
     # ----------------------------------------------------------------------------------------------
@@ -653,8 +658,7 @@ class Match:
         color = self.color = named if face.color is None else face.color
         left = len(hand)
         calls_uno = uno and left == 1  # T8: a call that does not leave one card is ignored
-        self.events.append(new_event(("play", seat, self.cards[cid], color, 0, (), (), None,
-                                      "uno" if calls_uno else "")))
+        self.events.append(play_event(seat, self.cards[cid], color, "uno" if calls_uno else ""))
         if left == 1 and not uno:
             if self.rules.uno_penalty == "auto":
                 self._draw_cards(seat, 2, "U1")
@@ -672,7 +676,8 @@ class Match:
             self.events.append(Event("skip", seat=self._next(seat)))
             self.current = self._next(seat, 2)
         elif kind == "reverse":  # A3
-            self._reverse()
+            self.direction = -self.direction
+            self.events.append(Event("reverse", detail=self.direction_name))
             self.current = seat if self.players == 2 else self._next(seat)
         elif kind == "skip-all":  # A4
             self.events.append(Event("skip", detail="all"))
@@ -704,16 +709,12 @@ class Match:
             self._draw_cards(self._next(seat), _DRAW_CARD_COUNT[kind], kind)
         elif kind in _CHALLENGE_EXTRA:
             self._wild_draw_penalty(self._next(seat), kind, "X6")
-        elif kind == "reverse":  # A3: the direction changes, with any number of players
-            self._reverse()
+        elif kind == "reverse":  # A3: the direction changes, with any number of players (as in _play)
+            self.direction = -self.direction
+            self.events.append(Event("reverse", detail=self.direction_name))
         elif kind == "flip":
             self._turn_table()  # F6: no colour is named even if a wild is revealed
         self._end_round(seat, "E1")
-
-    def _reverse(self) -> None:
-        """A3: the direction changes (a flip never changes it, A8)."""
-        self.direction = -self.direction
-        self.events.append(Event("reverse", detail=self.direction_name))
 
     def _turn_table(self) -> None:
         """F2: the discard pile, the draw pile and every hand are turned over; the active side changes."""
@@ -745,7 +746,7 @@ class Match:
     def _pass(self, seat: int) -> None:
         if self.decision == "play":  # P2: nothing to draw and nothing to play
             self._p2_passes += 1
-        self.events.append(new_event(("pass", seat, None, None, 0, (), (), None, "")))
+        self.events.append(pass_event(seat))
         self.drawn = None
         self.decision = "play"
         self.current = (seat + self.direction) % self.players
@@ -844,7 +845,7 @@ class Match:
             cards = tuple(map(self.cards.__getitem__, drawn))
             if not self._classic:
                 faces = tuple(map(self._faces[1 - self.side].__getitem__, drawn))
-        self.events.append(new_event(("draw", seat, None, None, len(drawn), cards, faces, None, reason)))
+        self.events.append(draw_event(seat, cards, faces, reason))
 
     # ----------------------------------------------------------------------------------------------
     # End of round and scoring (E1-E5, P3)
@@ -889,7 +890,15 @@ class Match:
     # ----------------------------------------------------------------------------------------------
 
     def observation(self, seat: int, since: int = 0) -> Observation:
-        """What `seat` may see (V1-V6), with the events from index `since` on as that seat sees them."""
+        """What `seat` may see (V1-V6), with the events from index `since` on as that seat sees them.
+
+        Identity guarantee (what encoders may rely on to memoise by `id()`; the engine keeps it on purpose and
+        tests check it): within a match, an `OpponentView` is the same object while that seat's hand, the side
+        and the round state are unchanged; the discard pile's faces are the same tuple while the pile and the
+        side are unchanged; a reduced event (another seat's draw, V4) is the same object for every seat that sees
+        it; faces and cards are the deck's own interned objects. Values are equal either way: only identity is
+        at stake, never content.
+        """
         if not 0 <= seat < self.players:
             raise ValueError(f"seat {seat} is not a seat of this {self.players}-player match")
         side = self.side

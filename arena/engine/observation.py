@@ -49,6 +49,18 @@ class Observation(NamedTuple):
     match_winner: int | None = None
 
 
+def field_run(fields: tuple[str, ...], first: str, last: str) -> slice:
+    """The positions of the fields ``first`` .. ``last`` of a NamedTuple, for code that slices it on a hot path
+    (the protocol's encoder); ValueError at import when a field is renamed."""
+    return slice(fields.index(first), fields.index(last) + 1)
+
+
+SCALAR_HEAD = field_run(Observation._fields, "seat", "top")
+"""The observation's leading scalar fields (seat .. top): the encoder looks their encoding up by value as one
+slice."""
+SCALAR_TAIL = field_run(Observation._fields, "draw_size", "dealer")
+"""The draw pile .. dealer fields, looked up by value as one slice the same way."""
+
 # Build from every field in order through tuple.__new__ (skipping NamedTuple's Python-level __new__): the
 # match runner builds an observation for every decision.
 new_opponent_view = cast(Callable[[tuple[Any, ...]], OpponentView], partial(tuple.__new__, OpponentView))

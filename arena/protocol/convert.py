@@ -21,6 +21,7 @@ from google.rpc import status_pb2
 
 from arena.engine import Action, Card, Event, Face, Observation, OpponentView, Rules
 from arena.protocol._gen import bot_pb2, cards_pb2, game_pb2
+from arena.protocol.card_cache import CARDS, card_from_proto, face_from_proto
 from arena.tournament import EndReason
 
 
@@ -91,30 +92,10 @@ def _from_enum(table: Mapping[int, str], number: int, what: str) -> str:
 # Faces and cards
 # ------------------------------------------------------------------------------------------------------
 
-# Faces and cards are few (at most 112 distinct cards) and immutable: their messages are built once and
-# copied from then on. The cached messages are never handed out, only copied.
-_FACE_CACHE: dict[Face, cards_pb2.Face] = {}
-_CARD_CACHE: dict[Card, cards_pb2.Card] = {}
-
-
-def _face_msg(face: Face) -> cards_pb2.Face:
-    msg = _FACE_CACHE.get(face)
-    if msg is None:
-        msg = cards_pb2.Face(color=face.color or "", kind=face.kind, text=str(face))
-        if len(_FACE_CACHE) < 4096:
-            _FACE_CACHE[face] = msg
-    return msg
-
-
-def _card_msg(card: Card) -> cards_pb2.Card:
-    msg = _CARD_CACHE.get(card)
-    if msg is None:
-        msg = cards_pb2.Card(light=_face_msg(card.light), text=str(card))
-        if card.dark is not None:
-            msg.dark.CopyFrom(_face_msg(card.dark))
-        if len(_CARD_CACHE) < 4096:
-            _CARD_CACHE[card] = msg
-    return msg
+# Faces and cards are converted once each, in the one card cache (arena.protocol.card_cache); the cached
+# messages are never handed out, only copied.
+_face_msg = CARDS.face_message
+_card_msg = CARDS.card_message
 
 
 def face_to_proto(face: Face) -> cards_pb2.Face:
@@ -127,18 +108,6 @@ def card_to_proto(card: Card) -> cards_pb2.Card:
     msg = cards_pb2.Card()
     msg.CopyFrom(_card_msg(card))
     return msg
-
-
-def face_from_proto(msg: cards_pb2.Face) -> Face:
-    if not msg.kind:
-        raise ValueError(f"face {msg.text!r}: kind is empty")
-    return Face(msg.color or None, msg.kind)
-
-
-def card_from_proto(msg: cards_pb2.Card) -> Card:
-    if not msg.HasField("light"):
-        raise ValueError(f"card {msg.text!r}: light face is missing")
-    return Card(face_from_proto(msg.light), face_from_proto(msg.dark) if msg.HasField("dark") else None)
 
 
 # ------------------------------------------------------------------------------------------------------

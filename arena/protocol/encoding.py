@@ -14,21 +14,22 @@ request body built once (:func:`request_bytes`), and sets them again after a rec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+import inspect
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar, cast
 
 from arena.engine import Action, Card, Event, Face, Observation, OpponentView
+from arena.engine.observation import SCALAR_HEAD, SCALAR_TAIL
+from arena.protocol.card_cache import CARDS
 from arena.protocol.convert import (
     DECISION_TO_PROTO,
     DIRECTION_TO_PROTO,
     SIDE_TO_PROTO,
     VARIANT_TO_PROTO,
     action_to_proto,
-    card_to_proto,
-    face_to_proto,
 )
+from arena.protocol.fields import bytes_field, int_field, str_field, varint
 
-_VARINT, _LEN = 0, 2
 T = TypeVar("T", Face, Card)
 _CACHE_LIMIT = 50_000
 _TRANSIENT_LIMIT = 8192
@@ -36,46 +37,6 @@ _TRANSIENT_LIMIT = 8192
 by value): each is asked for again only within the next turn of its match, so this covers ~1,000 matches in flight.
 Kept small on purpose: every entry keeps its object alive, and long-lived objects are what the garbage collector's
 full collections walk."""
-
-
-_SMALL = [bytes((i,)) for i in range(128)]
-
-
-def varint(value: int) -> bytes:
-    """Base-128 varint; negative numbers as 64-bit two's complement (int32/int64 fields)."""
-    if 0 <= value < 0x80:
-        return _SMALL[value]
-    if value < 0:
-        value &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def key(field: int, wire_type: int) -> bytes:
-    return varint((field << 3) | wire_type)
-
-
-_INT_KEYS = [key(field, _VARINT) for field in range(32)]
-
-
-def int_field(field: int, value: int) -> bytes:
-    return _INT_KEYS[field] + (_SMALL[value] if 0 <= value < 0x80 else varint(value))
-
-
-_LEN_KEYS = [key(field, _LEN) for field in range(32)]
-
-
-def bytes_field(field: int, payload: bytes) -> bytes:
-    size = len(payload)
-    return _LEN_KEYS[field] + (_SMALL[size] if size < 0x80 else varint(size)) + payload
-
-
-def str_field(field: int, text: str) -> bytes:
-    return bytes_field(field, text.encode("utf-8"))
 
 
 # Caches keyed by the object's id, which is cheap (the engine's faces, cards and events are shared objects; a
@@ -124,14 +85,13 @@ def _discard_field(pile: tuple[Face, ...]) -> bytes:
 
 
 class _PieceCache(Generic[T]):
-    """The encoding of faces (or cards) as a field of their message, by field number: looked up by ``id``
-    (each entry keeps its object alive), and behind that by value, for the fresh objects of a new match."""
+    """The encoding of faces (or cards) as a field of their message, by field number, looked up by ``id`` (each
+    entry keeps its object alive); behind that, by value in the one card cache
+    (:data:`arena.protocol.card_cache.CARDS`), for the fresh objects of a new match."""
 
-    def __init__(self, to_proto: Callable[[T], Any]) -> None:
-        self.to_proto: Callable[[T], Any] = to_proto
+    def __init__(self) -> None:
         self.by_id: dict[int, dict[int, tuple[T, bytes]]] = {}
         self.bytes_by_id: dict[int, dict[int, bytes]] = {}  # the same bytes without the object: for map()
-        self.by_value: dict[tuple[int, T], bytes] = {}
 
     def field(self, field: int, thing: T) -> bytes:
         cache = self.by_id.get(field)
@@ -150,18 +110,14 @@ class _PieceCache(Generic[T]):
         cache = self.by_id.setdefault(field, {})
         mirror = self.bytes_by_id.setdefault(field, {})
         _bounded(cache, mirror)
-        encoded = self.by_value.get((field, thing))
-        if encoded is None:
-            encoded = bytes_field(field, self.to_proto(thing).SerializeToString())
-            _bounded(self.by_value)
-            self.by_value[(field, thing)] = encoded
+        encoded = CARDS.field(field, thing)
         cache[id(thing)] = (thing, encoded)
         mirror[id(thing)] = encoded
         return encoded
 
 
-_FACE_PIECES = _PieceCache[Face](face_to_proto)
-_CARD_PIECES = _PieceCache[Card](card_to_proto)
+_FACE_PIECES = _PieceCache[Face]()
+_CARD_PIECES = _PieceCache[Card]()
 face_field = _FACE_PIECES.field
 card_field = _CARD_PIECES.field
 _faces = _FACE_PIECES.repeated
@@ -271,8 +227,7 @@ def _head_bytes(seat: int, players: int, variant: str, side: str, direction: str
     return b"".join(parts)
 
 
-def _tail_bytes(draw_size: int, draw_top: Face | None, scores: Sequence[int], round_number: int,
-                dealer: int) -> bytes:
+def _tail_bytes(draw_size: int, draw_top: Face | None, scores: Sequence[int], round: int, dealer: int) -> bytes:
     """Fields 13-17 of an Observation (draw pile ... dealer): they change once a turn at most."""
     parts = []
     if draw_size:
@@ -281,11 +236,17 @@ def _tail_bytes(draw_size: int, draw_top: Face | None, scores: Sequence[int], ro
         parts.append(face_field(14, draw_top))
     if scores:
         parts.append(bytes_field(15, b"".join([varint(score) for score in scores])))
-    if round_number:
-        parts.append(int_field(16, round_number))
+    if round:
+        parts.append(int_field(16, round))
     if dealer:
         parts.append(int_field(17, dealer))
     return b"".join(parts)
+
+
+# The slices above are passed positionally to these two: their parameters must be those fields, in order.
+for _encoder, _run in ((_head_bytes, SCALAR_HEAD), (_tail_bytes, SCALAR_TAIL)):
+    if tuple(inspect.signature(_encoder).parameters) != Observation._fields[_run]:
+        raise ImportError(f"{_encoder.__name__} does not take the Observation fields {Observation._fields[_run]}")
 
 
 def observation_bytes(obs: Observation) -> bytes:
@@ -293,7 +254,7 @@ def observation_bytes(obs: Observation) -> bytes:
 
     The runs of scalar fields (1-9 and 13-17) are looked up by value as a whole: a tuple slice and one dict
     lookup instead of a dozen small encodings."""
-    head_key = obs[:9]
+    head_key = cast(tuple[Any, ...], obs[SCALAR_HEAD])
     head = _HEADS.get(head_key)
     if head is None:
         _bounded(_HEADS)
@@ -310,7 +271,7 @@ def observation_bytes(obs: Observation) -> bytes:
             _bounded(_VIEWS, limit=_TRANSIENT_LIMIT)
             hit = _VIEWS[id(view)] = (view, bytes_field(12, inner))
         parts.append(hit[1])
-    tail_key = obs[12:17]
+    tail_key = cast(tuple[Any, ...], obs[SCALAR_TAIL])
     tail = _TAILS.get(tail_key)
     if tail is None:
         _bounded(_TAILS, limit=_TRANSIENT_LIMIT)  # draw pile and scores: values of one match's moment

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine import Action, Observation, Rules
-from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
+from arena.runner import EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
 from arena.server.remote_seat import RemoteSeat
 from bots import Bot, make_bot
@@ -93,7 +93,7 @@ def _problems(record: MatchRecord, seat: int) -> str:
         problems.append(f"{record.refusals[seat]} refused answers ({', '.join(reasons) or 'late'})")
     if record.strikes[seat]:
         problems.append(f"{record.strikes[seat]} strikes")
-    if record.end_reason == "aborted":
+    if record.end_reason is EndReason.ABORTED:
         problems.append(record.detail)
     return "; ".join(problems)
 
