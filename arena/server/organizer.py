@@ -31,7 +31,9 @@ import logging
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, TypeVar
 
 import grpc
@@ -59,6 +61,7 @@ from arena.store import (
     DuplicateTournament,
     IdempotencyConflict,
     InvalidName,
+    InvalidToken,
     Store,
     StoreUnavailable,
     UnknownTournament,
@@ -90,6 +93,36 @@ _STATES = {
 _ENDED = ("finished", "failed", "cancelled")
 
 T = TypeVar("T")
+
+
+class Role(StrEnum):
+    """The kinds of caller of the organizer API, most powerful first."""
+
+    ADMIN = "admin"
+    """The organizer (the admin token): everything."""
+    BOT = "bot"
+    """A registered bot (its own token): its own profile and matches, and public data."""
+    ANONYMOUS = "anonymous"
+    """No token: public data only."""
+
+
+_RANK = {Role.ADMIN: 2, Role.BOT: 1, Role.ANONYMOUS: 0}
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who makes a call: a role, and for a bot its name."""
+
+    role: Role
+    bot: str = ""
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role is Role.ADMIN
+
+    def may(self, needs: Role) -> bool:
+        """Whether this caller has at least the role ``needs``."""
+        return _RANK[self.role] >= _RANK[needs]
 
 
 class OrganizerError(Exception):
@@ -134,15 +167,36 @@ class Organizer:
 
         return CeleryEnqueuer(self.celery)
 
-    def authorize(self, metadata: Any) -> None:
+    def identify(self, metadata: Any) -> Caller:
+        """Who is calling: the admin (the admin token, or anyone when no admin token is set), a bot (its own
+        token) or anonymous (no token). A token that is neither is refused, without telling which it is not."""
         if not self.admin_token:
-            return
+            return Caller(Role.ADMIN)
         try:
             token = bearer_token(metadata)
         except AuthError as error:
-            raise OrganizerError(error.code, f"admin token required: {error}") from None
-        if not hmac.compare_digest(token.encode(), self.admin_token.encode()):
-            raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED, "wrong admin token")
+            if any(key.lower() == "authorization" for key, _ in (metadata or ())):
+                raise OrganizerError(error.code, str(error)) from None
+            return Caller(Role.ANONYMOUS)
+        if hmac.compare_digest(token.encode(), self.admin_token.encode()):
+            return Caller(Role.ADMIN)
+        try:
+            record = self.store.bots.verify_token(token)
+        except InvalidToken:
+            raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED, "invalid token") from None
+        return Caller(Role.BOT, record.name)
+
+    def authorize(self, metadata: Any, needs: Role = Role.ADMIN) -> Caller:
+        """The caller, when its role may make a call that ``needs`` the given role; PERMISSION_DENIED (or
+        UNAUTHENTICATED for an anonymous caller) otherwise."""
+        caller = self.identify(metadata)
+        if not caller.may(needs):
+            if caller.role is Role.ANONYMOUS:
+                raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED,
+                                     f"this call needs the {needs.value} role: send 'authorization: Bearer <token>'")
+            raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
+                                 f"this call needs the {needs.value} role; the token given is a {caller.role.value}'s")
+        return caller
 
     # -- bots ----------------------------------------------------------------------------------
     def bot_message(self, record: Any) -> arena_pb2.Bot:
@@ -509,7 +563,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
 
     async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any) -> T:
         try:
-            self.core.authorize(context.invocation_metadata())
+            await asyncio.to_thread(self.core.authorize, context.invocation_metadata())
             return await asyncio.to_thread(fn, *args)
         except OrganizerError as error:
             await context.abort(error.code, str(error))
