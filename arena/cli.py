@@ -76,7 +76,7 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
 
 # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
-COMMAND_MODULES = ("gateway", "tournaments", "operations", "demo", "load")
+COMMAND_MODULES = ("gateway", "tournaments", "verify", "operations", "demo", "load")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,8 +2,10 @@
 :func:`watch` (follow a tournament to its end), :func:`progress_line`, :func:`standings_text`. Used by the CLI
 commands, the demo, the local arena and the load benchmark.
 
-The target is ``$UNO_ARENA_TARGET`` (else ``localhost:50051``); ``authorization: Bearer
-$UNO_ARENA_ADMIN_TOKEN`` is sent when that variable is set.
+The target is ``$UNO_ARENA_TARGET`` (else ``localhost:50051``); ``authorization: Bearer TOKEN`` is sent with
+the token given (the admin token, or a bot's own token for what a bot may read), else ``$UNO_ARENA_ADMIN_TOKEN``,
+else the contents of the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` (e.g. the one ``uno-arena serve
+--generate-admin-token FILE`` wrote); with none of them the calls are anonymous.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from arena.protocol import arena_pb2, arena_pb2_grpc
 
 TARGET_ENV = "UNO_ARENA_TARGET"
 ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
+ADMIN_TOKEN_FILE_ENV = "UNO_ARENA_ADMIN_TOKEN_FILE"
 DEFAULT_TARGET = "localhost:50051"
 RPC_TIMEOUT_S = 30.0
 
@@ -26,20 +29,85 @@ def default_target() -> str:
     return os.environ.get(TARGET_ENV) or DEFAULT_TARGET
 
 
-def _metadata() -> list[tuple[str, str]]:
-    token = os.environ.get(ADMIN_TOKEN_ENV, "")
+def write_secret_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path``, created or truncated, readable by its owner only (mode 0600 even when the
+    file existed with another mode)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def read_token_file(path: str | os.PathLike[str]) -> str:
+    """The token in a file (surrounding whitespace removed); ValueError naming the file when it is empty or
+    cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            token = handle.read().strip()
+    except OSError as error:
+        raise ValueError(f"cannot read the token file {os.fspath(path)!r}: {error.strerror or error}") from None
+    if not token or any(c.isspace() for c in token):
+        raise ValueError(f"the token file {os.fspath(path)!r} must hold one token")
+    return token
+
+
+def token_from(token: str | None = None, token_file: str | None = None, env: str = ADMIN_TOKEN_ENV,
+               file_env: str = ADMIN_TOKEN_FILE_ENV) -> str:
+    """A token: ``token``, else the contents of ``token_file``, else ``$env``, else the file ``$file_env``
+    names; empty when none is set. ValueError for a token file that cannot be read."""
+    if token:
+        return token
+    if token_file:
+        return read_token_file(token_file)
+    if os.environ.get(env):
+        return os.environ[env].strip()
+    if os.environ.get(file_env):
+        return read_token_file(os.environ[file_env])
+    return ""
+
+
+def _metadata(token: str | None = None) -> list[tuple[str, str]]:
+    token = token or token_from()
     return [("authorization", f"Bearer {token}")] if token else []
 
 
-class Client:
-    """A channel to ArenaService and the admin metadata."""
+TLS_ENV = "UNO_ARENA_TLS"
+TLS_CA_ENV = "UNO_ARENA_TLS_CA"
 
-    def __init__(self, target: str) -> None:
+
+def channel_credentials(tls: bool = False, tls_ca: str | None = None) -> grpc.ChannelCredentials | None:
+    """TLS credentials for a channel to the arena (``tls_ca``: a PEM file of the CA, or of the server's own
+    self-signed certificate, to trust instead of the system's roots; it implies TLS), or None for plaintext.
+    Unset: ``$UNO_ARENA_TLS`` (1/true) and ``$UNO_ARENA_TLS_CA``. ValueError for a CA file that cannot be read."""
+    tls_ca = tls_ca or os.environ.get(TLS_CA_ENV, "").strip() or None
+    tls = tls or bool(tls_ca) or os.environ.get(TLS_ENV, "").strip().lower() in ("1", "true", "yes")
+    if not tls:
+        return None
+    root = None
+    if tls_ca:
+        try:
+            with open(os.path.expanduser(tls_ca), "rb") as handle:
+                root = handle.read()
+        except OSError as error:
+            raise ValueError(f"cannot read the TLS CA file {tls_ca!r}: {error.strerror or error}") from None
+    return grpc.ssl_channel_credentials(root_certificates=root)
+
+
+class Client:
+    """A channel to ArenaService and the caller's metadata (``token``, default the admin token of the
+    environment: :func:`token_from`); ``tls``/``tls_ca``: see :func:`channel_credentials`."""
+
+    def __init__(self, target: str, token: str | None = None, *, tls: bool = False, tls_ca: str | None = None) -> None:
         self.target = target
         # Exports of large tournaments exceed gRPC's default 4 MiB receive limit.
-        self.channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 256 * 1024 * 1024)])
+        options = [("grpc.max_receive_message_length", 256 * 1024 * 1024)]
+        credentials = channel_credentials(tls, tls_ca)
+        self.channel = (grpc.insecure_channel(target, options=options) if credentials is None
+                        else grpc.secure_channel(target, credentials, options=options))
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
-        self.metadata = _metadata()
+        self.metadata = _metadata(token)
 
     def call(self, method: str, request: Any, timeout: float | None = RPC_TIMEOUT_S) -> Any:
         return getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout)

@@ -83,6 +83,9 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
                   f"http://127.0.0.1:{arena.worker_metrics_port}/metrics (workers)"
                   + ("" if options.keep_running else "; --keep-running keeps them up"), file=out)
             if options.keep_running:
+                print(f"admin token  {arena.admin_token_file} (mode 0600): for the CLI, "
+                      f"export UNO_ARENA_ADMIN_TOKEN_FILE={arena.admin_token_file} UNO_ARENA_TARGET={arena.address}",
+                      file=out)
                 print("\nrunning; press Ctrl-C to stop", file=out)
                 with contextlib.suppress(KeyboardInterrupt):
                     while True:

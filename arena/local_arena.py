@@ -3,12 +3,18 @@ the organizer API, a Celery worker with N prefork processes, and remote bots in 
 
 `uno-arena demo`, the end-to-end tests and the load benchmark all start the arena through `local_arena`,
 so there is one way the pieces are wired together on one machine (the same commands deploy/ runs).
+
+The organizer API is locked as in a deployment: a fresh admin token (``secrets``) is written to
+``WORK_DIR/admin-token`` (mode 0600) and given to the gateway, the client and the child processes in their
+environment (``$UNO_ARENA_ADMIN_TOKEN``), never in a command line; bots get their own token the same way
+(``$UNO_ARENA_BOT_TOKEN``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import tempfile
 import threading
@@ -33,6 +39,7 @@ class LocalArena:
     processes: Processes
     client: Any  # arena.client.Client
     env: dict[str, str]
+    admin_token_file: Path
     tokens: dict[str, str] = field(default_factory=dict)
 
     def register(self, name: str) -> str:
@@ -58,8 +65,9 @@ class LocalArena:
     def start_remote_bot(self, name: str, brain: str) -> None:
         """Register `name` and run it as `uno-arena bot run BRAIN` in its own process, over gRPC."""
         token = self.register(name)
-        self.processes.start(f"bot-{name}", [*cli_argv(), "bot", "run", brain, "--target", self.address,
-                                             "--token", token], self.env)
+        env = {k: v for k, v in self.env.items() if k not in ("UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE")}
+        self.processes.start(f"bot-{name}", [*cli_argv(), "bot", "run", brain, "--target", self.address],
+                             dict(env, UNO_ARENA_BOT_TOKEN=token))
 
     def wait_for_bots(self, names: Sequence[str], timeout_s: float = 60.0) -> None:
         wanted = set(names)
@@ -93,7 +101,7 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> It
 
     SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
     """
-    from arena.client import Client
+    from arena.client import Client, write_secret_file
     from arena.protocol import arena_pb2
 
     if threading.current_thread() is threading.main_thread():
@@ -106,20 +114,24 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> It
     with _redis(work / "redis") as (redis_url, embedded):
         metrics_dir = work / "metrics"
         metrics_dir.mkdir(exist_ok=True)
-        env = dict(os.environ, REDIS_URL=redis_url, UNO_ARENA_TARGET=address)
+        admin_token = secrets.token_urlsafe(32)
+        admin_token_file = work / "admin-token"
+        write_secret_file(str(admin_token_file), admin_token + "\n")
+        env = dict(os.environ, REDIS_URL=redis_url, UNO_ARENA_TARGET=address, UNO_ARENA_ADMIN_TOKEN=admin_token)
+        env.pop("UNO_ARENA_ADMIN_TOKEN_FILE", None)
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # the gateway is one process: the plain registry
         client = None
         try:
             processes.start("gateway", [*cli_argv(), "serve", "--address", address,
                                         "--metrics-port", str(gateway_metrics)], env)
-            client = Client(address)
+            client = Client(address, admin_token)
             wait_until(lambda: client.call("ListBots", arena_pb2.ListBotsRequest(), timeout=2) is not None,
                        "the gateway", processes)
             processes.start("worker", [*cli_argv(), "worker", "--concurrency", str(worker_concurrency),
                                        "--metrics-port", str(worker_metrics)],
                             dict(env, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)))
             yield LocalArena(work, redis_url, embedded, address, gateway_metrics, worker_metrics, processes,
-                             client, env)
+                             client, env, admin_token_file)
         finally:
             if client is not None:
                 client.close()

@@ -19,6 +19,7 @@ uno_arena_queue_oldest_age_seconds               gauge      queue               
 uno_arena_canary_last_success_timestamp_seconds  gauge      (none)                  workers
 uno_arena_connected_bots                         gauge      (none)                  gateway
 uno_arena_gateway_up                             gauge      (none)                  gateway
+uno_arena_insecure_no_admin_token                gauge      (none)                  gateway
 uno_arena_build_info                             gauge      version, component      every process
 ===============================================  =========  ======================  ==================
 
@@ -186,6 +187,7 @@ class ArenaMetrics:
     canary_last_success: Gauge
     connected_bots: Gauge
     gateway_up: Gauge
+    insecure_no_admin_token: Gauge
     build_info: Gauge
 
     # -- match runner ----------------------------------------------------------------------
@@ -270,6 +272,11 @@ class ArenaMetrics:
     def set_gateway_up(self, up: bool) -> None:
         """1 while this gateway serves bot streams, 0 while it starts or drains."""
         self.gateway_up.set(1 if up else 0)
+
+    def set_insecure_no_admin_token(self, insecure: bool) -> None:
+        """1 while this gateway serves the organizer API without an admin token (``serve
+        --insecure-no-admin-token``: anyone who reaches the port is the admin), else 0."""
+        self.insecure_no_admin_token.set(1 if insecure else 0)
 
     def set_build_info(self, component: str, version: str = __version__) -> None:
         """Publish ``uno_arena_build_info{version,component} 1`` (component: gateway, worker...)."""
@@ -383,6 +390,13 @@ def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetric
         gateway_up=Gauge(
             "gateway_up",
             "1 while this gateway serves bot streams.",
+            namespace=ns,
+            registry=registry,
+            multiprocess_mode="livemax",
+        ),
+        insecure_no_admin_token=Gauge(
+            "insecure_no_admin_token",
+            "1 while this gateway serves the organizer API without an admin token (anyone is the admin).",
             namespace=ns,
             registry=registry,
             multiprocess_mode="livemax",

@@ -7,6 +7,11 @@
 
     play(choose, target="arena.example.org:50051", token="mybot.XXXX")
 
+The token may also come from a file (``token_file="~/.config/mybot.token"``) or, when neither is given, from
+``$UNO_ARENA_BOT_TOKEN`` or the file ``$UNO_ARENA_BOT_TOKEN_FILE`` names (:func:`bot_token`): a token in a
+command line (``--token``) is visible to every user of the machine (``ps``), a file (mode 0600) or an
+environment variable is not.
+
 ``play`` also takes a :class:`bots.Bot` instance (shared by every match), a ``Bot`` subclass (one fresh
 instance per match and seat, seeded from the match id) or ``factory=`` a callable ``(match_id, seat) -> Bot``.
 Observations arrive as protobuf and are converted back to engine types, so ``bots.Bot`` subclasses work
@@ -18,6 +23,9 @@ exponential backoff when the stream drops (the arena re-sends the decisions stil
 to a short outage); gives up at once on errors that a retry cannot fix (``UNAUTHENTICATED``, unsupported
 protocol version, ``ABORTED`` when a newer process of the same bot took the session over); a clean
 shutdown on SIGINT/SIGTERM (``play``) or when ``stop`` is set (``play_async``).
+
+TLS: ``play(..., tls=True)`` for an arena served with TLS (the system's roots), or ``tls_ca="ca.pem"`` to trust
+a private CA or the arena's self-signed certificate (:func:`tls_credentials`); plaintext otherwise.
 
 ``BotClient(..., raw=fn)`` hands ``fn`` the DecisionRequest message itself (no conversion), for bots that
 work from the protobuf fields.
@@ -38,6 +46,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 import random
 import signal
 from collections import deque
@@ -80,6 +89,58 @@ CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.max_receive_message_length", 16 * 1024 * 1024),
 ]
+
+
+BOT_TOKEN_ENV = "UNO_ARENA_BOT_TOKEN"
+BOT_TOKEN_FILE_ENV = "UNO_ARENA_BOT_TOKEN_FILE"
+
+
+def bot_token(token: str | None = None, token_file: str | os.PathLike[str] | None = None) -> str:
+    """The bot's token: ``token``, else the contents of ``token_file``, else ``$UNO_ARENA_BOT_TOKEN``, else the
+    contents of the file ``$UNO_ARENA_BOT_TOKEN_FILE`` names. ValueError when there is none, or a token file
+    cannot be read or holds no single token."""
+    if token:
+        return token.strip()
+    path = token_file or None
+    if path is None and os.environ.get(BOT_TOKEN_ENV, "").strip():
+        return os.environ[BOT_TOKEN_ENV].strip()
+    if path is None:
+        path = os.environ.get(BOT_TOKEN_FILE_ENV) or None
+    if path is None:
+        raise ValueError(f"no token: pass --token-file FILE (or --token TOKEN, visible in `ps`), or set "
+                         f"${BOT_TOKEN_ENV} or ${BOT_TOKEN_FILE_ENV}")
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as handle:
+            text = handle.read().strip()
+    except OSError as error:
+        raise ValueError(f"cannot read the token file {os.fspath(path)!r}: {error.strerror or error}") from None
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"the token file {os.fspath(path)!r} must hold one token")
+    return text
+
+
+def tls_credentials(tls: bool = False, tls_ca: str | os.PathLike[str] | None = None) -> grpc.ChannelCredentials | None:
+    """Channel credentials for an arena served with TLS: the system's roots, or ``tls_ca`` (a PEM file of the CA, or
+    of the arena's self-signed certificate; it implies TLS). None (plaintext) unless one is given."""
+    if not tls and not tls_ca:
+        return None
+    root = None
+    if tls_ca:
+        try:
+            with open(os.path.expanduser(tls_ca), "rb") as handle:
+                root = handle.read()
+        except OSError as error:
+            raise ValueError(f"cannot read the TLS CA file {os.fspath(tls_ca)!r}: {error.strerror or error}") from None
+    return grpc.ssl_channel_credentials(root_certificates=root)
+
+
+def _pushback_s(error: grpc.aio.AioRpcError) -> float:
+    """The pause the arena asked for in the trailers (``grpc-retry-pushback-ms``), in seconds; 0 if none."""
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-retry-pushback-ms":
+            with contextlib.suppress(ValueError, TypeError):
+                return min(60.0, max(0.0, int(value) / 1000.0))
+    return 0.0
 
 
 class KitError(RuntimeError):
@@ -142,8 +203,11 @@ class BotClient:
 
     def __init__(self, target: str, token: str, factory: BotFactory, *, bot_version: str = "python-kit",
                  max_concurrent_matches: int = 16, reconnect: bool = True, max_backoff_s: float = 10.0,
-                 threaded: bool = False, raw: RawChooser | None = None, batches: bool = True) -> None:
+                 threaded: bool = False, raw: RawChooser | None = None, batches: bool = True, tls: bool = False,
+                 tls_ca: str | None = None) -> None:
         self.target = target
+        self.credentials = tls_credentials(tls, tls_ca)
+        """TLS (``tls``, or a CA file ``tls_ca`` to trust): :func:`tls_credentials`; None: plaintext."""
         self.batches = batches
         self.raw = raw
         self.token = token
@@ -164,6 +228,7 @@ class BotClient:
         attempt = 0
         while not stop.is_set():
             welcomed = False
+            pushback = 0.0
             try:
                 welcomed = await self._session_until_stopped(stop)
             except KitError:
@@ -172,6 +237,7 @@ class BotClient:
                 self.stats.last_status = f"{error.code().name}: {error.details()}"
                 if error.code() in FATAL_CODES:
                     raise KitError(error.code(), error.details() or "") from None
+                pushback = _pushback_s(error)
                 log.info("stream ended: %s", self.stats.last_status)
             except asyncio.CancelledError:
                 raise
@@ -183,6 +249,7 @@ class BotClient:
                 return
             attempt = 0 if welcomed else attempt + 1
             delay = min(self.max_backoff_s, 0.1 * 2 ** min(attempt, 10)) * (0.5 + random.random() / 2)
+            delay = max(delay, pushback)  # the arena asked for a pause (too many new streams of this token)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await stop.wait()
@@ -216,7 +283,11 @@ class BotClient:
 
     async def _session(self, stop: asyncio.Event) -> bool:
         welcomed = False
-        async with grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS) as channel:
+        if self.credentials is None:
+            channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
+        else:
+            channel = grpc.aio.secure_channel(self.target, self.credentials, options=CHANNEL_OPTIONS)
+        async with channel:
             connect = channel.stream_stream(CONNECT_METHOD, request_serializer=bot_pb2.BotMessage.SerializeToString,
                                             response_deserializer=bot_pb2.ArenaMessage.FromString)
             call = connect(metadata=((AUTH_METADATA_KEY, f"{AUTH_SCHEME} {self.token}"),))
@@ -381,19 +452,24 @@ def _code(number: int) -> Any:
     return grpc.StatusCode.UNKNOWN
 
 
-async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str,
-                     factory: BotFactory | None = None, stop: asyncio.Event | None = None,
-                     bot_version: str = "python-kit", max_concurrent_matches: int = 16, reconnect: bool = True,
-                     max_backoff_s: float = 10.0, threaded: bool = False) -> KitStats:
-    """Play on ``target`` until ``stop`` is set; returns what happened. Raises KitError when refused for good."""
-    client = BotClient(target, token, bot_factory(bot, factory), bot_version=bot_version,
+async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str | None = None,
+                     token_file: str | os.PathLike[str] | None = None, factory: BotFactory | None = None,
+                     stop: asyncio.Event | None = None, bot_version: str = "python-kit",
+                     max_concurrent_matches: int = 16, reconnect: bool = True,
+                     max_backoff_s: float = 10.0, threaded: bool = False, tls: bool = False,
+                     tls_ca: str | None = None) -> KitStats:
+    """Play on ``target`` until ``stop`` is set; returns what happened. Raises KitError when refused for good,
+    ValueError when there is no token (:func:`bot_token`: ``token``, ``token_file`` or the environment).
+    ``tls``/``tls_ca``: an arena served with TLS (:func:`tls_credentials`)."""
+    client = BotClient(target, bot_token(token, token_file), bot_factory(bot, factory), bot_version=bot_version,
                        max_concurrent_matches=max_concurrent_matches, reconnect=reconnect,
-                       max_backoff_s=max_backoff_s, threaded=threaded)
+                       max_backoff_s=max_backoff_s, threaded=threaded, tls=tls, tls_ca=tls_ca)
     await client.run(stop)
     return client.stats
 
 
-def play(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str, **options: Any) -> KitStats:
+def play(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str | None = None,
+         **options: Any) -> KitStats:
     """Play on ``target`` until SIGINT/SIGTERM (clean shutdown), reconnecting as needed; see ``play_async``."""
 
     async def main() -> KitStats:

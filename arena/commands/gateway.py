@@ -1,23 +1,35 @@
 """`uno-arena serve`, `match`, `bot run|check|register` and `bench gateway`: the gateway's commands.
 
-    uno-arena serve [--address 0.0.0.0:50051] [--metrics-port 9100]
+    uno-arena serve [--address 127.0.0.1:50051] [--metrics-port 9100]
+                    [--admin-token-file FILE | --generate-admin-token FILE | --insecure-no-admin-token]
         The gateway: grpc.aio BotService (+ the organizer API when present), health, reflection, the Redis
-        relay consumer, Prometheus /metrics. Address: flag, else $UNO_ARENA_GRPC_ADDR, else 0.0.0.0:50051;
+        relay consumer, Prometheus /metrics. The organizer API's admin token: $UNO_ARENA_ADMIN_TOKEN, else the
+        file $UNO_ARENA_ADMIN_TOKEN_FILE or --admin-token-file names; without one serve refuses to start
+        (exit 2) unless --generate-admin-token FILE (a new token written to FILE, mode 0600, named in the log)
+        or --insecure-no-admin-token (open to anyone: warned at start, gauge
+        uno_arena_insecure_no_admin_token 1). Address: flag, else $UNO_ARENA_GRPC_ADDR, else 127.0.0.1:50051;
         metrics port: flag, else $UNO_ARENA_METRICS_PORT, else 9100; Redis: $REDIS_URL, else an embedded one.
-    uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed 1] [--json]
+    uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed N] [--json]
         One match between built-in bots (played in process) and registered bots. By default it starts its own
         gateway in process (on --address, default 127.0.0.1:50051) and waits --wait seconds for the named bots
         to connect to it; with --relay it starts none and reaches the bots through Redis and whichever gateway
         already holds them (`uno-arena serve` on the same $REDIS_URL). --register registers the named bots
         that are unknown and prints their tokens (handy with the embedded Redis).
-    uno-arena bot run random|heuristic --target HOST:PORT --token TOKEN
-        A built-in bot as a remote bot, through the Python kit (bots/kit.py).
-    uno-arena bot check [--token T | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
+    uno-arena bot run random|heuristic --target HOST:PORT [--token-file FILE | --token TOKEN]
+        A built-in bot as a remote bot, through the Python kit (bots/kit.py). The token: --token (visible to
+        every user of the machine in `ps`), else --token-file, else $UNO_ARENA_BOT_TOKEN, else the file
+        $UNO_ARENA_BOT_TOKEN_FILE names.
+    uno-arena bot check [--token T | --token-file FILE | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
         Conformance: starts a gateway in process, waits for the bot (started by --run, or by you) and runs the
         scripted checks of arena.server.conformance; exit status 0 when all pass.
         Registers a bot in the store ($REDIS_URL) and prints its token once.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
+    uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2]
+        A well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse).
+
+    TLS: `serve --tls-cert FILE --tls-key FILE` serves bots and the organizer API over TLS; `bot run --tls
+    [--tls-ca FILE]` connects with it. Limits: `serve --message-rate/--message-burst/--max-new-streams`.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import shlex
 import signal
 import subprocess
@@ -72,15 +85,53 @@ def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
-def _organizer(store: Any) -> list[Callable[[Any], None]]:
+def _organizer(store: Any, admin_token: str | None = None) -> list[Callable[[Any], None]]:
     try:
         from arena.server.organizer import add_organizer
     except ImportError:
         return []
     def add(server: Any) -> None:
-        add_organizer(server, store)
+        add_organizer(server, store, admin_token=admin_token)
 
     return [add]
+
+
+MIN_ADMIN_TOKEN_LENGTH = 16
+NO_ADMIN_TOKEN = (
+    "no admin token: the organizer API would let anyone who reaches the port register bots, create and cancel "
+    "tournaments and read every hand. Set $UNO_ARENA_ADMIN_TOKEN (or $UNO_ARENA_ADMIN_TOKEN_FILE, a file holding "
+    "it), or pass --generate-admin-token FILE to have one generated and written to FILE, or "
+    "--insecure-no-admin-token to serve it open anyway"
+)
+
+
+def serve_admin_token(args: argparse.Namespace) -> tuple[str, str]:
+    """The admin token `serve` uses and a line saying where it came from; ValueError (exit 2) when there is
+    none and neither --generate-admin-token nor --insecure-no-admin-token was given, or they conflict."""
+    import secrets
+
+    from arena.client import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV, token_from, write_secret_file
+
+    token = token_from(token_file=args.admin_token_file)
+    if token:
+        if args.generate_admin_token or args.insecure_no_admin_token:
+            flag = "--generate-admin-token" if args.generate_admin_token else "--insecure-no-admin-token"
+            raise ValueError(f"an admin token is configured (${ADMIN_TOKEN_ENV}, ${ADMIN_TOKEN_FILE_ENV} or "
+                             f"--admin-token-file): {flag} conflicts with it")
+        if len(token) < MIN_ADMIN_TOKEN_LENGTH or token.startswith("replace-me"):
+            raise ValueError(f"the admin token is a placeholder or shorter than {MIN_ADMIN_TOKEN_LENGTH} characters: "
+                             "use a random one, e.g. `openssl rand -hex 24`")
+        return token, "organizer API: admin token configured"
+    if args.generate_admin_token:
+        token = secrets.token_urlsafe(32)
+        write_secret_file(args.generate_admin_token, token + "\n")
+        path = os.path.abspath(args.generate_admin_token)
+        return token, (f"organizer API: admin token generated and written to {path} (mode 0600); use it with "
+                       f"`export {ADMIN_TOKEN_FILE_ENV}={path}` or `--token-file {path}`")
+    if args.insecure_no_admin_token:
+        return "", ("WARNING: --insecure-no-admin-token: the organizer API has no admin token; anyone who reaches "
+                    "the port is the admin (gauge uno_arena_insecure_no_admin_token is 1)")
+    raise ValueError(NO_ADMIN_TOKEN)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -89,15 +140,32 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     address = grpc_address(args.address)
     port = metrics_port(DEFAULT_GATEWAY_METRICS_PORT, args.metrics_port)
+    try:
+        admin_token, admin_line = serve_admin_token(args)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    from arena.server.gateway import server_credentials
+
+    limits = {"tls_cert": args.tls_cert or "", "tls_key": args.tls_key or "", "message_rate": args.message_rate,
+              "message_burst": args.message_burst, "new_streams_per_token": args.max_new_streams}
+    try:
+        tls = server_credentials(GatewayConfig(**limits)) is not None  # both files readable, before anything starts
+    except (ValueError, OSError) as error:
+        print(f"error: TLS: {error}", file=sys.stderr)
+        return 2
     with _store() as store:
         metrics_server = start_metrics_server(port) if port >= 0 else None
 
         async def run(stop: asyncio.Event) -> int:
             config = GatewayConfig(address=address, gateway_id=args.gateway_id or "",
-                                   hello_timeout_s=args.hello_timeout, heartbeat_interval_s=args.heartbeat)
-            server = GatewayServer(store, config, services=_organizer(store))
+                                   hello_timeout_s=args.hello_timeout, heartbeat_interval_s=args.heartbeat, **limits)
+            server = GatewayServer(store, config, services=_organizer(store, admin_token))
+            server.metrics.set_insecure_no_admin_token(not admin_token)
             await server.start()
-            print(f"uno-arena gateway {config.gateway_id} listening on {address} (port {server.port}); "
+            print(admin_line, file=sys.stderr if not admin_token else sys.stdout, flush=True)
+            print(f"uno-arena gateway {config.gateway_id} listening on {address} (port {server.port}, "
+                  f"{'TLS' if tls else 'plaintext: no --tls-cert'}); "
                   f"metrics on :{metrics_server.port if metrics_server else '-'}/metrics", flush=True)
             await stop.wait()
             print("shutting down", flush=True)
@@ -129,6 +197,7 @@ def _print_record(record: Any, as_json: bool) -> None:
               f"{record.timeouts[seat]} timeouts, {record.refusals[seat]} refusals, "
               f"{record.strikes[seat]} strikes{forfeited}{mark}")
     print(f"end: {record.end_reason} ({record.detail})")
+    print(f"seed {record.seed} (--seed {record.seed} deals the same cards again)")
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -145,6 +214,11 @@ def cmd_match(args: argparse.Namespace) -> int:
         return 2
     remote = [n for n in names if n not in BUILTIN_BOTS]
     rules = rules_from_args(args)
+    if args.seed is None:  # a secret random seed (the operating system's CSPRNG), printed with the result
+        args.seed = secrets.randbelow(2**63 - 1) + 1
+    elif not 0 <= args.seed < 2**63:
+        print("--seed must be between 0 and 2**63 - 1", file=sys.stderr)
+        return 2
     config = MatchConfig(match_id=args.match_id or f"m-{uuid.uuid4().hex[:10]}", seed=args.seed, rules=rules,
                          deadline_s=args.deadline_ms / 1000.0, max_strikes=args.max_strikes)
     with _store() as store:
@@ -212,17 +286,21 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     import logging
 
     from bots import BUILTIN_BOTS
-    from bots.kit import KitError, play
+    from bots.kit import KitError, bot_token, play
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
-    token = args.token or os.environ.get("UNO_ARENA_BOT_TOKEN", "")
-    if not token:
-        print("--token (or $UNO_ARENA_BOT_TOKEN) is required", file=sys.stderr)
+    try:
+        token = bot_token(args.token, args.token_file)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     try:
         stats = play(BUILTIN_BOTS[args.kind], target=args.target, token=token,
                      bot_version=args.bot_version or f"{args.kind} (python kit)",
-                     max_concurrent_matches=args.max_concurrent)
+                     max_concurrent_matches=args.max_concurrent, tls=args.tls, tls_ca=args.tls_ca)
+    except ValueError as error:  # a TLS CA file that cannot be read
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except KitError as error:
         print(f"refused by the arena: {error}", file=sys.stderr)
         return 1
@@ -235,15 +313,23 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
     from arena.server.conformance import all_passed, run_checks
     from arena.server.gateway import GatewayConfig, GatewayServer
     from arena.store import InvalidToken
+    from bots.kit import BOT_TOKEN_ENV, BOT_TOKEN_FILE_ENV, bot_token
 
+    given = ""
+    if args.token or args.token_file or os.environ.get(BOT_TOKEN_ENV) or os.environ.get(BOT_TOKEN_FILE_ENV):
+        try:
+            given = bot_token(args.token, args.token_file)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     with _store() as store:
-        if args.token:
+        if given:
             try:
-                name = store.bots.verify_token(args.token).name
+                name = store.bots.verify_token(given).name
             except InvalidToken as error:
                 print(f"error: {error}", file=sys.stderr)
                 return 2
-            token = args.token
+            token = given
         else:
             name = args.name or f"check-{uuid.uuid4().hex[:8]}"
             _record, token = store.bots.register(name)
@@ -256,7 +342,9 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
             try:
                 if args.run:
                     command = args.run.format(target=target, token=token, name=name)
-                    child = subprocess.Popen(shlex.split(command))
+                    # The token is in the child's environment too, so the command need not show it to `ps`.
+                    child = subprocess.Popen(shlex.split(command),
+                                             env=dict(os.environ, UNO_ARENA_BOT_TOKEN=token, UNO_ARENA_TOKEN=token))
                     print(f"started: {command}", file=sys.stderr, flush=True)
                 else:
                     print(f"start your bot with target {target} and token {token} (bot {name}); waiting "
@@ -285,6 +373,21 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
+def cmd_bench_abuse(args: argparse.Namespace) -> int:
+    from arena.bench.abuse import ATTACKS, run_abuse_bench
+
+    attacks = [a.strip() for a in args.attacks.split(",") if a.strip()]
+    unknown = [a for a in attacks if a not in ATTACKS]
+    if unknown or not attacks:
+        print(f"--attacks: unknown {', '.join(unknown) or 'none given'} (known: {', '.join(ATTACKS)})", file=sys.stderr)
+        return 2
+    figures = run_abuse_bench(attacks=attacks, seconds=args.seconds, warmup=args.warmup, matches=args.matches,
+                              think_ms=args.think_ms, rounds=args.rounds)
+    if args.json:
+        print(json.dumps(figures))
+    return 0
+
+
 def cmd_bench_gateway(args: argparse.Namespace) -> int:
     from arena.bench.gateway import run_gateway_bench
 
@@ -304,18 +407,37 @@ def register(commands: Any) -> None:
     """Add `serve`, `match`, `bot run|check` and `bench gateway` (`bots register` is the organizer API's)."""
     serve = commands.add_parser("serve", help="run the bot gateway (gRPC, health, reflection, relay, /metrics)")
     serve.add_argument("--address", default=None, help="listen address (default $UNO_ARENA_GRPC_ADDR or "
-                                                       "0.0.0.0:50051)")
+                                                       "127.0.0.1:50051: give 0.0.0.0:50051 to be reached "
+                                                       "from other machines)")
+    admin = serve.add_mutually_exclusive_group()
+    admin.add_argument("--admin-token-file", default=None, metavar="FILE",
+                       help="file holding the admin token of the organizer API (default $UNO_ARENA_ADMIN_TOKEN, "
+                            "else the file $UNO_ARENA_ADMIN_TOKEN_FILE names)")
+    admin.add_argument("--generate-admin-token", default=None, metavar="FILE",
+                       help="with no admin token configured: generate one and write it to FILE (mode 0600)")
+    admin.add_argument("--insecure-no-admin-token", action="store_true",
+                       help="with no admin token configured: serve the organizer API open to anyone who reaches "
+                            "the port (warned at start and in /metrics); without this, serve refuses to start")
     serve.add_argument("--metrics-port", type=int, default=None,
                        help="Prometheus port (default $UNO_ARENA_METRICS_PORT or 9100; -1: none)")
     serve.add_argument("--gateway-id", default=None, help="id in Redis sessions (default: host-pid-random)")
     serve.add_argument("--hello-timeout", type=float, default=10.0, help="seconds a new stream has to say Hello")
     serve.add_argument("--heartbeat", type=float, default=10.0, help="seconds between Pings")
     serve.add_argument("--grace", type=float, default=5.0, help="seconds to finish calls on shutdown")
+    serve.add_argument("--tls-cert", default=None, metavar="FILE",
+                       help="PEM certificate (chain): serve bots and the organizer API over TLS (with --tls-key)")
+    serve.add_argument("--tls-key", default=None, metavar="FILE", help="PEM private key of --tls-cert")
+    serve.add_argument("--message-rate", type=float, default=50_000.0,
+                       help="messages/s a bot stream may send (token bucket; batches count their messages)")
+    serve.add_argument("--message-burst", type=int, default=50_000, help="the token bucket's size, in messages")
+    serve.add_argument("--max-new-streams", type=int, default=20,
+                       help="new streams one bot token may open per 10 s (more: RESOURCE_EXHAUSTED); 0: no limit")
     serve.set_defaults(func=cmd_serve, long_running=True)
 
     match = commands.add_parser("match", help="one match between built-in and connected bots; prints the result")
     match.add_argument("--seats", required=True, help="comma-separated: random, heuristic or registered bot names")
-    match.add_argument("--seed", type=int, default=1)
+    match.add_argument("--seed", type=int, default=None,
+                       help="match seed, replays the same deal (default: a random one, printed at the end)")
     match.add_argument("--match-id", default=None)
     match.add_argument("--deadline-ms", type=int, default=1000, help="per decision")
     match.add_argument("--max-strikes", type=int, default=3, help="timeouts/disconnects before a forfeit")
@@ -332,16 +454,27 @@ def register(commands: Any) -> None:
     run = bot.add_parser("run", help="run a built-in bot as a remote bot through the Python kit")
     run.add_argument("kind", choices=("random", "heuristic"))
     run.add_argument("--target", default="127.0.0.1:50051", help="the gateway, HOST:PORT")
-    run.add_argument("--token", default=None, help="the bot's token (default $UNO_ARENA_BOT_TOKEN)")
+    run.add_argument("--token", default=None, help="the bot's token; visible to every user of the machine (`ps`): "
+                                                   "prefer --token-file or $UNO_ARENA_BOT_TOKEN")
+    run.add_argument("--token-file", default=None, metavar="FILE",
+                     help="file holding the bot's token (default $UNO_ARENA_BOT_TOKEN, else the file "
+                          "$UNO_ARENA_BOT_TOKEN_FILE names)")
     run.add_argument("--max-concurrent", type=int, default=16, help="matches offered to play at once")
+    run.add_argument("--tls", action="store_true", help="connect with TLS (the system's roots)")
+    run.add_argument("--tls-ca", default=None, metavar="FILE",
+                     help="PEM CA (or the arena's self-signed certificate) to trust; implies --tls")
     run.add_argument("--bot-version", default=None)
     run.add_argument("--verbose", "-v", action="store_true")
     run.set_defaults(func=cmd_bot_run, long_running=True)
 
     check = bot.add_parser("check", help="conformance checks against a bot that connects to a gateway started here")
-    check.add_argument("--token", default=None, help="a registered bot's token (else a bot is registered here)")
+    check.add_argument("--token", default=None, help="a registered bot's token (else --token-file, "
+                       "$UNO_ARENA_BOT_TOKEN or $UNO_ARENA_BOT_TOKEN_FILE; with none a bot is registered here); "
+                       "visible to every user of the machine (`ps`)")
+    check.add_argument("--token-file", default=None, metavar="FILE", help="file holding a registered bot's token")
     check.add_argument("--name", default=None, help="name to register when no --token is given")
-    check.add_argument("--run", default=None, help="command starting the bot; {target} and {token} are filled in")
+    check.add_argument("--run", default=None, help="command starting the bot; {target} and {token} are filled in "
+                       "(the token is also in its environment: $UNO_ARENA_BOT_TOKEN, $UNO_ARENA_TOKEN)")
     check.add_argument("--address", default="127.0.0.1:0", help="where the gateway listens (default: a free port)")
     check.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the bot to connect")
     check.add_argument("--deadline-ms", type=int, default=1000)
@@ -359,3 +492,16 @@ def register(commands: Any) -> None:
                          help="bots decide through the full Python kit (engine types) instead of from the message")
     gateway.add_argument("--json", action="store_true")
     gateway.set_defaults(func=cmd_bench_gateway, long_running=True)
+
+    abuse = bench_parsers(commands).add_parser(
+        "abuse", help="a well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse)")
+    abuse.add_argument("--attacks", default="pong-flood,reconnect-storm,garbage,tcp-garbage,no-read",
+                       help="comma-separated: pong-flood, reconnect-storm, garbage, tcp-garbage, no-read")
+    abuse.add_argument("--seconds", type=float, default=5.0, help="measuring time without and with each attack")
+    abuse.add_argument("--warmup", type=float, default=1.0, help="seconds after an attack starts before measuring")
+    abuse.add_argument("--matches", type=int, default=8, help="the well-behaved bot's matches at once")
+    abuse.add_argument("--think-ms", type=float, default=10.0, help="its opponent's time per move (paces the load)")
+    abuse.add_argument("--rounds", type=int, default=2,
+                       help="interleaved rounds of every measurement; the best of each side is kept")
+    abuse.add_argument("--json", action="store_true")
+    abuse.set_defaults(func=cmd_bench_abuse, long_running=True)

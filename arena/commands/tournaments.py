@@ -1,11 +1,16 @@
 """`uno-arena tournament ...`, `uno-arena replay`, `uno-arena bots ...`: thin clients of ArenaService.
 
 Every command talks to the organizer API (``uno_arena.v1.ArenaService``) at ``--target`` (default
-``$UNO_ARENA_TARGET``, else ``localhost:50051``) and sends ``authorization: Bearer
-$UNO_ARENA_ADMIN_TOKEN`` when that variable is set. Nothing here touches Redis or Celery.
+``$UNO_ARENA_TARGET``, else ``localhost:50051``) and sends ``authorization: Bearer TOKEN`` with the token
+of ``--token-file FILE`` (the admin token, or a bot's own token for what a bot may read), else
+``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names (no token: anonymous calls,
+public data only). Nothing here touches Redis or Celery.
 
     uno-arena bots register NAME [--description TEXT]      # prints the token, once
-    uno-arena bots list [--json]
+    uno-arena bots list [--json] [--include-deleted]
+    uno-arena bots rotate-token NAME [--output FILE]       # a new token; the old one stops working at once
+    uno-arena bots revoke NAME                             # no token works until rotate-token
+    uno-arena bots delete NAME                             # for good: results stay, the name stays taken
     uno-arena tournament create --bots random,heuristic,mybot [--seats 3] [--deals 4] [--duplicate]
                                 [--seed 7] [--deadline-ms 500] [--variant classic] [--target-score 200]
                                 [--name ID] [--idempotency-key KEY] [--watch]
@@ -14,6 +19,7 @@ $UNO_ARENA_ADMIN_TOKEN`` when that variable is set. Nothing here touches Redis o
     uno-arena tournament standings TOURNAMENT_ID [--json]
     uno-arena tournament export TOURNAMENT_ID [--format csv|json] [--output FILE]
     uno-arena tournament cancel TOURNAMENT_ID [--reason TEXT]
+    uno-arena tournament verify TOURNAMENT_ID              # once ended: seed commitment, every match replayed
     uno-arena replay MATCH_ID [--seat N] [--json]
 
 Exit status: 0 on success, 1 when the server refuses the request (its status and message are
@@ -44,7 +50,14 @@ def _run(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace], 
     """Run ``body`` with a client; an RPC error prints its status and message and exits 1."""
     import grpc
 
-    client = Client(args.target)
+    from arena.client import token_from
+
+    try:
+        client = Client(args.target, token_from(token_file=getattr(args, "token_file", None)),
+                        tls=getattr(args, "tls", False), tls_ca=getattr(args, "tls_ca", None))
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     try:
         return body(client, args)
     except grpc.RpcError as error:
@@ -67,6 +80,18 @@ def _add_target(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"ArenaService address (default ${TARGET_ENV}, else {DEFAULT_TARGET})",
     )
+    parser.add_argument(
+        "--token-file",
+        default=None,
+        metavar="FILE",
+        help="file holding the token to send (the admin's, or a bot's for what a bot may read); default "
+             "$UNO_ARENA_ADMIN_TOKEN, else the file $UNO_ARENA_ADMIN_TOKEN_FILE names; none: anonymous",
+    )
+    parser.add_argument("--tls", action="store_true",
+                        help="connect with TLS (system roots; default $UNO_ARENA_TLS=1)")
+    parser.add_argument("--tls-ca", default=None, metavar="FILE",
+                        help="PEM CA (or self-signed server certificate) to trust; implies --tls "
+                             "(default $UNO_ARENA_TLS_CA)")
 
 
 def _fix_target(args: argparse.Namespace) -> None:
@@ -99,7 +124,8 @@ def cmd_bots_list(args: argparse.Namespace) -> int:
         bots: list[Any] = []
         token = ""
         while True:
-            page = client.call("ListBots", arena_pb2.ListBotsRequest(page_size=500, page_token=token))
+            page = client.call("ListBots", arena_pb2.ListBotsRequest(page_size=500, page_token=token,
+                                                                      include_deleted=args.include_deleted))
             bots.extend(page.bots)
             token = page.next_page_token
             if not token:
@@ -112,10 +138,56 @@ def cmd_bots_list(args: argparse.Namespace) -> int:
             return 0
         print(f"{'name':<32} {'version':<12} {'connected':<9} {'registered':<23} description")
         for bot in bots:
+            mark = " [deleted]" if bot.deleted else " [revoked]" if bot.revoked else ""
             print(
                 f"{bot.name:<32} {bot.bot_version:<12} {'yes' if bot.connected else 'no':<9} "
-                f"{_when(bot.created_at):<23} {bot.description}"
+                f"{_when(bot.created_at):<23} {bot.description}{mark}"
             )
+        return 0
+
+    return _run(args, body)
+
+
+def _print_token(token: str, output: str | None) -> None:
+    from arena.client import write_secret_file
+
+    if output:
+        write_secret_file(output, token + "\n")
+        print(f"token written to {output} (mode 0600); pass it with --token-file {output}")
+    else:
+        print(f"token (shown once, keep it secret): {token}")
+
+
+def cmd_bots_rotate(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        reply = client.call("RotateBotToken", arena_pb2.RotateBotTokenRequest(name=args.name))
+        print(f"new token for bot {reply.bot.name!r}: the previous one no longer works and its streams were closed")
+        _print_token(reply.token, args.output)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_bots_revoke(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        reply = client.call("RevokeBot", arena_pb2.RevokeBotRequest(name=args.name))
+        print(f"revoked the token of bot {reply.bot.name!r}: no token works until `uno-arena bots rotate-token "
+              f"{reply.bot.name}`")
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_bots_delete(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        reply = client.call("DeleteBot", arena_pb2.DeleteBotRequest(name=args.name))
+        print(f"deleted bot {reply.bot.name!r}: its results stay; the name cannot be registered again")
         return 0
 
     return _run(args, body)
@@ -127,7 +199,7 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
     def body(client: Client, args: argparse.Namespace) -> int:
         reply = client.call("RegisterBot", arena_pb2.RegisterBotRequest(name=args.name, description=args.description))
         print(f"registered bot {reply.bot.name!r}")
-        print(f"token (shown once, keep it secret): {reply.token}")
+        _print_token(reply.token, getattr(args, "output", None))
         return 0
 
     return _run(args, body)
@@ -142,9 +214,11 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seats", type=int, default=2, metavar="N", help="seats per table, 2-10 (default 2)")
     parser.add_argument("--deals", type=int, default=1, metavar="N", help="deals per table (default 1)")
     parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (0: the arena picks one)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed, reproduces the tournament exactly "
+                        "(0: the arena draws a secret one, revealed when the tournament ends)")
     parser.add_argument("--deadline-ms", type=int, default=0, help="decision deadline (0: server default, 1000)")
-    parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new")
+    parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new "
+                        "(create: default a random key, reused by the automatic retries after a timeout)")
     rules = parser.add_argument_group("rule options (RULES.md; unset: the engine's default)")
     rules.add_argument("--variant", choices=("flip", "classic"), default="flip")
     rules.add_argument("--no-bluffing", action="store_true", help="refuse illegal wild draws (T3)")
@@ -197,15 +271,43 @@ def _run_with_spec(args: argparse.Namespace, body: Callable[[Client, argparse.Na
     return _run(args, lambda client, a: body(client, a, spec))
 
 
+CREATE_ATTEMPTS = 3
+"""`tournament create` tries this often when the answer does not come (DEADLINE_EXCEEDED, UNAVAILABLE)."""
+
+
 def cmd_tournament_create(args: argparse.Namespace) -> int:
     from arena.protocol import arena_pb2
 
     def body(client: Client, args: argparse.Namespace, spec: Any) -> int:
-        reply = client.call(
-            "CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=args.idempotency_key)
-        )
+        import uuid
+
+        import grpc
+
+        # Always an idempotency key (generated here unless given): a retry after a timeout or a lost answer
+        # returns the tournament the first try created, never a second one.
+        key = args.idempotency_key or f"cli-{uuid.uuid4().hex}"
+        request = arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=key)
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
+            try:
+                reply = client.call("CreateTournament", request)
+                break
+            except grpc.RpcError as error:
+                code = error.code() if hasattr(error, "code") else None
+                if code not in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+                    raise
+                if attempt == CREATE_ATTEMPTS:
+                    print(f"the tournament may have been created: run the same command with --idempotency-key {key} "
+                          "to get it (nothing new is created)", file=sys.stderr)
+                    raise
+                print(f"no answer ({code.name if code else 'error'}); retrying with the same idempotency key",
+                      file=sys.stderr)
         t = reply.tournament
-        print(f"tournament {t.tournament_id}: {t.matches_total} matches, seed {t.spec.seed}, {state_name(t.state)}")
+        seed = t.spec.seed or t.revealed_seed
+        shown = str(seed) if seed else "secret until it ends"
+        print(f"tournament {t.tournament_id}: {t.matches_total} matches, seed {shown}, {state_name(t.state)}")
+        if t.seed_commitment:
+            print(f"seed commitment: {t.seed_commitment} (check with `uno-arena tournament verify {t.tournament_id}` "
+                  "once it ended)")
         if args.watch:
             return watch(client, t.tournament_id, sys.stdout)
         return 0
@@ -385,11 +487,27 @@ def register(commands: Any) -> None:
     if "list" not in bots.choices:
         ls = bots.add_parser("list", help="registered bots, with their version and whether they are connected")
         ls.add_argument("--json", action="store_true")
+        ls.add_argument("--include-deleted", action="store_true", help="deleted bots too (admin only)")
         _add_target(ls)
         ls.set_defaults(func=_wrap(cmd_bots_list))
     if "register" not in bots.choices:
         reg = bots.add_parser("register", help="register a bot; prints its token (shown once)")
         reg.add_argument("name")
         reg.add_argument("--description", default="")
+        reg.add_argument("--output", "-o", default=None, metavar="FILE",
+                         help="write the token to FILE (mode 0600) instead of printing it")
         _add_target(reg)
         reg.set_defaults(func=_wrap(cmd_bots_register))
+    for name, func, text in (
+        ("rotate-token", cmd_bots_rotate, "a new token for a bot; the old one stops working at once (admin)"),
+        ("revoke", cmd_bots_revoke, "no token of the bot works until rotate-token (admin)"),
+        ("delete", cmd_bots_delete, "delete a bot for good: results stay, the name stays taken (admin)"),
+    ):
+        if name not in bots.choices:
+            sub = bots.add_parser(name, help=text)
+            sub.add_argument("name")
+            if name == "rotate-token":
+                sub.add_argument("--output", "-o", default=None, metavar="FILE",
+                                 help="write the token to FILE (mode 0600) instead of printing it")
+            _add_target(sub)
+            sub.set_defaults(func=_wrap(func))

@@ -18,11 +18,21 @@ Keys (under the store prefix, ``uno:`` by default; built by :class:`arena.store.
 
 A message is one line of JSON (the header), a newline, then protobuf bytes:
 
-- ``{"op": "start", "bot", "match_id", "seat"}`` + ``MatchStarted``;
+- ``{"op": "start", "bot", "match_id", "seat", "reply", "wait_s"}`` + ``MatchStarted``: seat the bot once it
+  plays fewer matches than its Hello offered; the gateway replies ``{"state": "queued"}`` at once when it must
+  wait, then ``{"state": "admitted"}`` or, after ``wait_s``, ``{"state": "refused"}`` (the seat raises
+  :class:`~arena.runner.SeatNotAdmitted`: the match is aborted, no strike). Without ``reply``: seat it at
+  once (a match already seated on another gateway whose bot moved); ``{"op": "release", ...}`` frees a slot
+  of a start given up;
+- ``{"op": "close", "bot", "match_id", "seat", "reply"}``: the match is over, late answers no longer count in
+  it; the reply ``{"late": N}`` is the seat's final count of late refusals (asked before MatchEnded is built);
 - ``{"op": "decide", "bot", "match_id", "seat", "number", "legal", "deadline_s", "reply", "sent"}`` + a
   serialized ``DecisionRequest`` without request id and times (the gateway adds them and starts the bot's
   clock when it sends the request, :mod:`arena.protocol.encoding`);
-- ``{"op": "events", ...}`` + ``MatchEvents``; ``{"op": "end", ...}`` + ``MatchEnded``.
+- ``{"op": "events", ...}`` + ``MatchEvents``; ``{"op": "end", ...}`` + ``MatchEnded``;
+- ``{"op": "drop", "bot", "sessions", "reason"}`` (no body): close those sessions of the bot with
+  ``UNAUTHENTICATED`` (sent by the organizer API to every gateway holding the bot when its token is rotated or
+  revoked or the bot deleted).
 
 The reply to ``decide`` is JSON ``{"status": "answered"|"timeout"|"gone", "index", "refusals", "reasons",
 "wire_s", "late", "version"}``. The seat waits ``deadline_s + margin_s`` for it; no reply (the gateway died)

@@ -21,3 +21,9 @@ def decide_reply(status: str, index: int | None, refusals: int, reasons: list[st
     """The JSON reply to a ``decide`` message."""
     return json.dumps({"status": status, "index": index, "refusals": refusals, "reasons": reasons, "wire_s": wire_s,
                        "late": late, "version": version})
+
+
+def drop_message(bot: str, sessions: list[str], reason: str) -> bytes:
+    """The relay's ``drop`` message: the gateway closes these sessions of the bot (``UNAUTHENTICATED``,
+    ``reason``), and no later one (a stream opened with a new token stays)."""
+    return encode({"op": "drop", "bot": bot, "sessions": sessions, "reason": reason}, b"")

@@ -10,7 +10,16 @@ from typing import Any
 from arena.engine import Observation
 from arena.protocol.encoding import request_body
 from arena.protocol.messages import match_ended, match_events, match_started
-from arena.runner import MatchSummary, Seat, SeatGone, SeatRequest, SeatStart, settle
+from arena.runner import (
+    DEFAULT_ADMIT_TIMEOUT_S,
+    MatchSummary,
+    Seat,
+    SeatGone,
+    SeatNotAdmitted,
+    SeatRequest,
+    SeatStart,
+    settle,
+)
 from arena.store import RelayChannel, Store, StoreFailure
 
 from .messages import encode
@@ -23,11 +32,13 @@ class RelaySeat(Seat):
 
     wants_events = True
 
-    def __init__(self, store: Store, bot_name: str, *, margin_s: float = DEFAULT_MARGIN_S) -> None:
+    def __init__(self, store: Store, bot_name: str, *, margin_s: float = DEFAULT_MARGIN_S,
+                 admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S) -> None:
         self.store = store
         self.name = bot_name
         self.version = "unknown"
         self.margin_s = margin_s
+        self.admit_timeout_s = admit_timeout_s
         self._channel: RelayChannel | None = None
         self._gateway: str | None = None
         self._started_on: str | None = None
@@ -51,15 +62,58 @@ class RelaySeat(Seat):
         if self._gateway is None:
             self._gateway = await self._relay().live_gateway(self.name)
         gateway = self._gateway
-        if gateway is not None and self._started_on != gateway and self._start:
+        if gateway is None or self._started_on == gateway or not self._start:
+            return gateway
+        if self._started_on is not None:  # seated on another gateway, the bot moved here: seat it at once
             await self._push(gateway, self._header("start"), self._start)
             self._started_on = gateway
+            return gateway
+        # Not connected when the match started (its fault): seated now only if it has a free slot at once.
+        state = await self._seat_on(gateway, 0.0)
+        if state == "":
+            self._gateway = None
+            return None
+        if state != "admitted":
+            raise SeatGone(f"bot {self.name!r} was not connected when match {self._match_id} started and now plays "
+                           "as many matches as its Hello offered")
+        self._started_on = gateway
         return gateway
 
+    async def _seat_on(self, gateway: str, wait_s: float) -> str:
+        """Ask ``gateway`` to seat the bot within ``wait_s``: ``"admitted"``, ``"refused"``, or ``""`` when the
+        gateway did not answer (gone). SeatNotAdmitted when it queued the start and then went silent."""
+        relay = self._relay()
+        key = relay.new_reply_key()
+        await self._push(gateway, self._header("start", reply=key, wait_s=wait_s), self._start)
+        raw = await relay.wait_reply(key, self.margin_s)
+        if raw is not None and json.loads(raw).get("state") == "queued":
+            raw = await relay.wait_reply(key, wait_s + self.margin_s)
+            if raw is None:  # the gateway went away meanwhile: release what it may have given
+                await self._push(gateway, self._header("release"), b"")
+                raise SeatNotAdmitted(f"gateway {gateway} did not seat bot {self.name!r} within "
+                                      f"{wait_s + self.margin_s:g} s")
+        return "" if raw is None else str(json.loads(raw).get("state", ""))
+
     async def start(self, info: SeatStart) -> None:
+        """Ask the gateway holding the bot to seat it (it waits until the bot plays fewer matches than its Hello
+        offered: first a ``queued`` reply, then ``admitted``). No live session or no answer from the gateway:
+        nothing happens here (the first decision finds out, as before); no slot in time: SeatNotAdmitted."""
         self._match_id, self._seat = info.match_id, info.seat
         self._start = match_started(info).SerializeToString()
-        await self._ensure_started()
+        try:
+            gateway = self._gateway = await self._relay().live_gateway(self.name)
+            if gateway is None:
+                return
+            state = await self._seat_on(gateway, self.admit_timeout_s)
+        except StoreFailure:
+            return
+        if state == "":
+            self._gateway = None
+            return
+        if state != "admitted":
+            raise SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
+                                  f"ended within {self.admit_timeout_s:g} s")
+        self._started_on = gateway
 
     async def decide(self, request: SeatRequest) -> int:
         try:
@@ -95,9 +149,22 @@ class RelaySeat(Seat):
             await self._push(self._gateway, self._header("events"),
                              match_events(match_id, observation).SerializeToString())
 
+    async def close_answers(self, match_id: str) -> int:
+        """Ask the gateway to close the match to late answers and for the final late refusals."""
+        gateway = self._started_on
+        if gateway is None or self._gateway != gateway:
+            return self._late
+        relay = self._relay()
+        key = relay.new_reply_key()
+        await self._push(gateway, self._header("close", reply=key), b"")
+        raw = await relay.wait_reply(key, self.margin_s)
+        if raw is not None:
+            self._late = int(json.loads(raw).get("late", self._late))
+        return self._late
+
     async def end(self, match_id: str, summary: MatchSummary) -> None:
         try:
-            if self._gateway is not None:
+            if self._gateway is not None and self._started_on is not None:  # never seated: nothing to end
                 await self._push(self._gateway, self._header("end"), match_ended(match_id, summary).SerializeToString())
         finally:
             if self._channel is not None:

@@ -15,12 +15,14 @@ from arena.tournament import EndReason
 from .loop import LET_GO, MatchRunner, TimingProbe, run_match, run_match_sync
 from .record import DecisionLog, DecisionOutcome, MatchConfig, MatchRecord
 from .seat import (
+    DEFAULT_ADMIT_TIMEOUT_S,
     DEFAULT_DEADLINE_S,
     DEFAULT_MAX_STRIKES,
     LocalSeat,
     MatchSummary,
     Seat,
     SeatGone,
+    SeatNotAdmitted,
     SeatRequest,
     SeatStart,
     SeatTimeout,
@@ -29,6 +31,7 @@ from .seat import (
 )
 
 __all__ = [
+    "DEFAULT_ADMIT_TIMEOUT_S",
     "DEFAULT_DEADLINE_S",
     "DEFAULT_MAX_STRIKES",
     "LET_GO",
@@ -42,6 +45,7 @@ __all__ = [
     "MatchSummary",
     "Seat",
     "SeatGone",
+    "SeatNotAdmitted",
     "SeatRequest",
     "SeatStart",
     "SeatTimeout",

@@ -35,7 +35,7 @@ from arena.metrics import ArenaMetrics, get_metrics
 from arena.tournament import EndReason
 
 from .record import DecisionOutcome, MatchConfig, MatchRecord, new_decision_log
-from .seat import Seat, SeatGone, SeatRequest, SeatStart, SeatTimeout, fallback_action
+from .seat import Seat, SeatGone, SeatNotAdmitted, SeatRequest, SeatStart, SeatTimeout, fallback_action
 
 LET_GO = PASS
 """The answer that declines a catch offer (decision ``catch``); the runner never applies it to the engine."""
@@ -107,12 +107,16 @@ class MatchRunner:
     # -- the match -----------------------------------------------------------------------------------------
     async def run(self) -> MatchRecord:
         started = time.perf_counter()
-        await self._tell_start()
         try:
+            await self._tell_start()
             await self._play()
+        except SeatNotAdmitted as error:
+            self.end_reason = EndReason.ABORTED
+            self.detail = f"aborted before the first decision: {error}"
         except Exception as error:
             self.end_reason = EndReason.ABORTED
             self.detail = f"aborted at decision {self.number}: {type(error).__name__}: {error}"
+        await self._collect_late()
         record = self.finish(time.perf_counter() - started)
         await self._tell_end(record)
         self._count(record)
@@ -272,12 +276,20 @@ class MatchRunner:
 
     # -- telling the seats ---------------------------------------------------------------------------------
     async def _tell_start(self) -> None:
+        """Start the remote seats one by one, in the order of their bot names: a seat may wait for its bot to have
+        a free match slot, and taking slots in one global order means two matches never each hold a slot the
+        other waits for. :class:`SeatNotAdmitted` ends the match (aborted); any other failure to tell a seat
+        is found out at its next decision."""
         config, names = self.config, tuple(self.names)
-        told = [_quiet(seat.start, SeatStart(config.match_id, index, names, config.rules, config.deadline_s,
-                                             config.tournament_id))
-                for index, seat in enumerate(self.seats) if not seat.synchronous]
-        if told:
-            await asyncio.gather(*told)
+        remote = sorted((seat.name.casefold(), index) for index, seat in enumerate(self.seats) if not seat.synchronous)
+        for _name, index in remote:
+            info = SeatStart(config.match_id, index, names, config.rules, config.deadline_s, config.tournament_id)
+            try:
+                await self.seats[index].start(info)
+            except SeatNotAdmitted:
+                raise
+            except Exception:
+                continue
 
     async def _tell_round_end(self, event_seats: Sequence[tuple[int, Seat]]) -> None:
         match, seen, match_id = self.match, self._seen, self.config.match_id
@@ -292,8 +304,15 @@ class MatchRunner:
             return
         summary = record.summary()
         await asyncio.gather(*(_quiet(seat.end, record.match_id, summary) for seat in lifecycle))
-        for seat_no, seat in enumerate(self.seats):
-            late = seat.late_refusals()
+
+    async def _collect_late(self) -> None:
+        """Close every remote seat to late answers and add the late refusals to the tally *before* the record
+        and the MatchEnded summary are built, so what a bot is told equals what is stored."""
+        remote = [(seat_no, seat) for seat_no, seat in enumerate(self.seats) if not seat.synchronous]
+        if not remote:
+            return
+        counts = await asyncio.gather(*(_late_of(seat, self.config.match_id) for _seat_no, seat in remote))
+        for (seat_no, _seat), late in zip(remote, counts, strict=True):
             if late:
                 self.tally.refusals[seat_no] += late
                 self.tally.reasons[seat_no].extend(["late"] * late)
@@ -326,6 +345,14 @@ async def run_match(config: MatchConfig, seats: Sequence[Seat], *, metrics: Aren
 def run_match_sync(config: MatchConfig, seats: Sequence[Seat], **options: Any) -> MatchRecord:
     """:func:`run_match` on a fresh event loop (``asyncio.run``), for synchronous callers such as workers."""
     return asyncio.run(run_match(config, seats, **options))
+
+
+async def _late_of(seat: Seat, match_id: str) -> int:
+    """The seat's late refusals once it takes no more late answers (its last known count if that fails)."""
+    try:
+        return int(await seat.close_answers(match_id))
+    except Exception:
+        return seat.late_refusals()
 
 
 async def _quiet(notify: Callable[..., Awaitable[None]], *args: Any) -> None:

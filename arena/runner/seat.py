@@ -19,6 +19,9 @@ from bots import Bot
 
 DEFAULT_DEADLINE_S = 1.0
 DEFAULT_MAX_STRIKES = 3
+DEFAULT_ADMIT_TIMEOUT_S = 600.0
+"""How long a remote seat waits at the start of a match for its bot to have a free match slot (a bot never sits
+in more matches at once than its Hello offered); past it the match is aborted (not scored, played again later)."""
 
 
 class SeatTimeout(Exception):
@@ -27,6 +30,11 @@ class SeatTimeout(Exception):
 
 class SeatGone(Exception):
     """The seat has no live connection (disconnected, never connected, or its gateway is gone)."""
+
+
+class SeatNotAdmitted(Exception):
+    """The arena could not seat the bot in time: it already plays as many matches as its Hello offered, and none
+    ended within the wait. An infrastructure fault, not the bot's: the match is aborted, nobody gets a strike."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +96,8 @@ class Seat(ABC):
     wants_events: bool = False
 
     async def start(self, info: SeatStart) -> None:  # noqa: B027 - optional hook
-        """The match started."""
+        """The match started. A remote seat waits here until its bot has a free match slot and raises
+        :class:`SeatNotAdmitted` when none came in time (the runner then aborts the match)."""
 
     @abstractmethod
     async def decide(self, request: SeatRequest) -> int:
@@ -107,6 +116,11 @@ class Seat(ABC):
     def late_refusals(self) -> int:
         """Answers refused after their request was settled (late, duplicate), charged to this seat."""
         return 0
+
+    async def close_answers(self, match_id: str) -> int:
+        """The match is over: take no more late answers for it and return :meth:`late_refusals` as final (the
+        runner calls it before it builds the record and the MatchEnded summary, so both hold the same count)."""
+        return self.late_refusals()
 
 
 class LocalSeat(Seat):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 import grpc.aio
@@ -20,6 +20,17 @@ from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, BOT_SERVICE_NAME
 from arena.store import BotRecord, InvalidToken, Store
 
 CONNECT_METHOD = f"/{BOT_SERVICE_NAME}/Connect"
+RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
+"""Trailing metadata of a refused reconnect storm: milliseconds to wait before the next new stream."""
+
+
+class StreamLimit(Protocol):
+    """Counts new streams per token (:class:`arena.server.gateway.StreamLimiter`)."""
+
+    limit: int
+    window_s: float
+
+    def check(self, token: str) -> float: ...
 
 StreamBehavior = Callable[[Any, grpc.aio.ServicerContext], Awaitable[None]]
 BoundBehavior = Callable[[Any, grpc.aio.ServicerContext, BotRecord], Awaitable[None]]
@@ -54,14 +65,15 @@ def verify(store: Store, metadata: Sequence[tuple[str, str | bytes]] | None) -> 
     try:
         return store.bots.verify_token(token)
     except InvalidToken as error:
-        raise AuthError(grpc.StatusCode.UNAUTHENTICATED, f"invalid token: {error}") from None
+        # One message whether the bot is unknown, revoked or deleted or the token wrong (never which).
+        raise AuthError(grpc.StatusCode.UNAUTHENTICATED, str(error)) from None
     except Exception as error:
         raise AuthError(grpc.StatusCode.UNAVAILABLE, f"cannot verify the token now: {error}") from None
 
 
-def _refuse(error: AuthError) -> grpc.RpcMethodHandler:
+def _refuse(error: AuthError, trailing: Sequence[tuple[str, str]] = ()) -> grpc.RpcMethodHandler:
     async def refuse(_requests: Any, context: grpc.aio.ServicerContext) -> None:
-        await context.abort(error.code, str(error))
+        await context.abort(error.code, str(error), trailing_metadata=tuple(trailing))
 
     return grpc.stream_stream_rpc_method_handler(refuse)
 
@@ -69,9 +81,10 @@ def _refuse(error: AuthError) -> grpc.RpcMethodHandler:
 class BotAuthInterceptor(grpc.aio.ServerInterceptor):
     """Checks the token of every BotService/Connect call and binds the handler to the verified bot."""
 
-    def __init__(self, store: Store, bound: BoundBehavior) -> None:
+    def __init__(self, store: Store, bound: BoundBehavior, limiter: StreamLimit | None = None) -> None:
         self._store = store
         self._bound = bound
+        self._limiter = limiter
 
     async def intercept_service(
         self,
@@ -81,6 +94,17 @@ class BotAuthInterceptor(grpc.aio.ServerInterceptor):
         if handler_call_details.method != CONNECT_METHOD:
             return await continuation(handler_call_details)
         metadata = handler_call_details.invocation_metadata
+        if self._limiter is not None:
+            # A reconnect storm is refused before it costs a token check (a Redis read) or a session.
+            try:
+                wait_s = self._limiter.check(bearer_token(metadata))
+            except AuthError as error:
+                return _refuse(error)
+            if wait_s > 0:
+                return _refuse(AuthError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                         f"too many new streams for this token: at most {self._limiter.limit} in "
+                                         f"{self._limiter.window_s:g} s; retry in {wait_s:.1f} s"),
+                               ((RETRY_PUSHBACK_KEY, str(max(1, int(wait_s * 1000)))),))
         try:
             record = await asyncio.to_thread(verify, self._store, metadata)
         except AuthError as error:

@@ -147,6 +147,8 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     results.append(CheckResult("decision-kinds", not missing,
                                f"asked {seen}" + (f"; never came up: {', '.join(missing)}" if missing else "")))
 
+    # Never more matches at once than the bot's Hello offered (the gateway would make the others wait).
+    concurrent = max(1, min(concurrent, gateway.link(bot).capacity or concurrent))
     configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), deadline_s=deadline_s, max_strikes=1000)
                for i in range(concurrent)]
     records = await asyncio.gather(*(run_match(c, [RemoteSeat(gateway, bot), *_others(2, c.seed)]) for c in configs))

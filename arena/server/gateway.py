@@ -23,7 +23,13 @@ The conversation (see ``proto/uno_arena/v1/bot.proto``):
    toward a flood limit (``flood_limit`` in ``flood_window_s``): past it the session is closed with
    ``RESOURCE_EXHAUSTED``. Messages larger than ``max_message_bytes`` (64 KiB) are
    refused by gRPC itself (``grpc.max_receive_message_length``): the call ends with ``RESOURCE_EXHAUSTED``;
-6. ``Ping`` every ``heartbeat_interval_s``; a session silent for ``heartbeat_misses`` intervals is closed; a
+   Before anything else, every stream has a token bucket (``message_rate`` messages/s, ``message_burst`` at
+   once; a batch counts each inner message): messages over it are refused with one ``RESOURCE_EXHAUSTED``
+   Error for the lot (which counts toward the flood limit), unparsed. New streams are limited per token
+   (``new_streams_per_token`` in ``new_streams_window_s``, checked by the interceptor before the token is):
+   past it the call ends ``RESOURCE_EXHAUSTED`` with a retry hint (``grpc-retry-pushback-ms``);
+6. ``Ping`` every ``heartbeat_interval_s``; a ``Pong`` must echo the nonce of a Ping sent on its stream (once;
+   ``INVALID_ARGUMENT`` otherwise); a session silent for ``heartbeat_misses`` intervals is closed; a
    session that ended while its writer waits on a bot that stopped reading (HTTP/2 flow control) has its RPC
    cancelled after as long, so the bot stops counting as connected and its record leaves Redis;
 7. batches: a bot whose Hello sets ``accepts_batches`` gets every message waiting when the writer wakes up in one
@@ -34,9 +40,13 @@ The conversation (see ``proto/uno_arena/v1/bot.proto``):
 
 One session per bot and gateway: a new Hello of the same bot takes over (the older stream ends with
 ``ABORTED``; the kit then stops that older process). ``Hello.max_concurrent_matches`` is recorded in the
-session (``capacity``, capped by ``max_concurrent_matches``) for whoever schedules matches; the gateway itself
-does not refuse a match beyond it. A bot that reconnects to *another* gateway loses the decisions pending on
-the first one (they time out there, and the relay then finds the new session).
+session (``capacity``, capped by ``max_concurrent_matches``) and honoured: a match start (:meth:`Gateway.admit`,
+from a RemoteSeat or a relayed ``start``) waits, first come first served, until the bot sits in fewer matches
+than that (a second seat of a match it already plays needs no slot); a start that waited too long is given up
+and its match aborted, with no strike. At match end the runner first closes the match to late answers
+(:meth:`Gateway.close_match`) and collects its late refusals, so MatchEnded tells the stored count. A bot
+that reconnects to *another* gateway loses the decisions pending on the first one (they time out there, and
+the relay then finds the new session).
 
 Per-decision deadlines are the application's: a gRPC deadline would cover the whole stream. Keepalive is
 20 s / 10 s and there is no ``max_connection_age`` (it would cut long streams). Nothing here blocks the
@@ -71,14 +81,20 @@ from arena.protocol.convert import error_message
 from arena.protocol.encoding import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_bytes, request_bytes
 from arena.server.auth import BotAuthInterceptor
 from arena.server.deadlines import Deadlines
+from arena.server.relay_consumer import RelayConsumer
 from arena.store import BotRecord, Store
 
-DEFAULT_ADDRESS = "0.0.0.0:50051"
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+"""Loopback unless told otherwise (``--address`` or ``$UNO_ARENA_GRPC_ADDR``): the deploy files give 0.0.0.0."""
 ADDRESS_ENV = "UNO_ARENA_GRPC_ADDR"
 GATEWAY_ID_ENV = "UNO_ARENA_GATEWAY_ID"
 MAX_MESSAGE_BYTES = 64 * 1024
 RETRIES_PER_REQUEST = 5
+PINGS_REMEMBERED = 8
+"""Unanswered Ping nonces kept per stream: a Pong echoing an older one is refused."""
 CLOSED_SESSIONS_KEPT = 10_000
+STOP_TASKS_TIMEOUT_S = 3.0
+"""How long stopping waits for the heartbeat and relay tasks to end (they end within a second)."""
 """Ended session ids remembered so that a heartbeat running meanwhile does not re-create them in Redis."""
 """Refused answers to one pending request that do not count toward the flood limit."""
 
@@ -121,6 +137,20 @@ class GatewayConfig:
     """Messages queued for a bot that does not read its stream before it is disconnected."""
     relay: bool = True
     """Consume this gateway's Redis relay queue (workers reach bots through it)."""
+    message_rate: float = 50_000.0
+    """Messages per second a stream may send on average (a token bucket; a batch counts its inner messages)."""
+    message_burst: int = 50_000
+    """The bucket's size: messages a stream may send at once before ``message_rate`` applies."""
+    new_streams_per_token: int = 20
+    """New streams one token may open in ``new_streams_window_s``; more are refused (``RESOURCE_EXHAUSTED``)."""
+    new_streams_window_s: float = 10.0
+    slot_idle_s: float = 900.0
+    """A match slot unused this long (and 20 decision time limits) is dropped: its runner is gone (a worker
+    that died); it no longer counts toward the bot's capacity."""
+    tls_cert: str = ""
+    """PEM certificate chain file: serve TLS (with ``tls_key``) instead of plaintext."""
+    tls_key: str = ""
+    """PEM private key file of ``tls_cert``."""
     keepalive_time_ms: int = 20_000
     keepalive_timeout_ms: int = 10_000
 
@@ -164,6 +194,69 @@ class MatchSlot:
     started: bytes
     late_refusals: int = 0
     last_used: float = field(default_factory=time.monotonic)
+    idle_limit_s: float = 600.0
+    closed: bool = False
+    """The match is over: late answers are refused but no longer counted in it (see Gateway.close_match)."""
+
+
+@dataclass(eq=False)
+class Admission:
+    """A match start waiting for the bot to have a free match slot (Gateway.admit)."""
+
+    match_id: str
+    seat: int
+    data: bytes
+    idle_limit_s: float
+    future: asyncio.Future[None]
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up; :meth:`take` as many as there are, up to ``n``."""
+
+    __slots__ = ("burst", "level", "rate", "stamp")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.level = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self, n: int) -> int:
+        """Take up to ``n`` tokens; returns how many were taken."""
+        now = time.monotonic()
+        level = min(self.burst, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        taken = min(n, int(level))
+        self.level = level - taken
+        return taken
+
+
+class StreamLimiter:
+    """At most ``limit`` new streams per token in any ``window_s`` (sliding window, memory bounded)."""
+
+    MAX_TOKENS = 100_000
+
+    def __init__(self, limit: int, window_s: float) -> None:
+        self.limit, self.window_s = limit, window_s
+        self._opened: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def check(self, token: str) -> float:
+        """0.0 when a new stream of ``token`` is allowed now (and counted), else the seconds to wait."""
+        if self.limit <= 0:
+            return 0.0
+        now = time.monotonic()
+        times = self._opened.get(token)
+        if times is None:
+            times = self._opened[token] = deque()
+            if len(self._opened) > self.MAX_TOKENS:
+                self._opened.popitem(last=False)
+        else:
+            self._opened.move_to_end(token)
+        while times and times[0] <= now - self.window_s:
+            times.popleft()
+        if len(times) >= self.limit:
+            return max(0.001, times[0] + self.window_s - now)
+        times.append(now)
+        return 0.0
 
 
 class BotSession:
@@ -190,6 +283,9 @@ class BotSession:
         self.last_seen = time.monotonic()
         self.t_read = 0.0
         self.refused: deque[float] = deque()
+        self.bucket = TokenBucket(gateway.config.message_rate, gateway.config.message_burst)
+        self.pings: deque[int] = deque(maxlen=PINGS_REMEMBERED)
+        """Nonces of the Pings sent on this stream and not yet answered (a Pong must echo one)."""
 
     @property
     def open(self) -> bool:
@@ -271,6 +367,13 @@ class BotLink:
         self.retired: OrderedDict[str, tuple[str, int, str]] = OrderedDict()
         self.matches: dict[tuple[str, int], MatchSlot] = {}
         self.connected = asyncio.Event()
+        self.capacity = 0
+        """Matches at once the bot's latest Hello offered (0: it never connected here)."""
+        self.waiting: deque[Admission] = deque()
+        """Match starts waiting for a free slot, first come first served."""
+
+    def open_matches(self) -> set[str]:
+        return {match_id for match_id, _seat in self.matches}
 
     def retire(self, request_id: str, match_id: str, seat: int, status: str) -> None:
         self.retired[request_id] = (match_id, seat, status)
@@ -285,6 +388,7 @@ class BotLink:
             old.kill(grpc.StatusCode.ABORTED, "replaced by a newer session of the same bot")
         self.session = session
         self.version = session.version
+        self.capacity = session.capacity
         self.connected.set()
         for slot in self.matches.values():
             session.send(slot.started)
@@ -325,6 +429,7 @@ class Gateway:
         self._deadlines = Deadlines()
         self._closed_sessions: set[str] = set()
         self._closed_order: deque[str] = deque()
+        self.stream_limiter = StreamLimiter(self.config.new_streams_per_token, self.config.new_streams_window_s)
 
     # -- registry ---------------------------------------------------------------------------------
     def link(self, bot: str) -> BotLink:
@@ -409,6 +514,7 @@ class Gateway:
                 max_concurrent_matches=capacity, batches=session.batches)))
             reader = asyncio.create_task(self._reader(session, context))
             link.attach(session)
+            self._admit_waiting(link)
             await session.write_until_done()
         finally:
             if reader is not None:
@@ -459,6 +565,9 @@ class Gateway:
             session.finish()
 
     def _on_message(self, session: BotSession, data: bytes) -> None:
+        if session.bucket.take(1) < 1:
+            self._rate_limited(session, 1)
+            return
         try:
             message = bot_pb2.BotMessage.FromString(data)
         except DecodeError:
@@ -467,19 +576,39 @@ class Gateway:
             return
         kind = message.WhichOneof("payload")
         if kind == "batch":
-            for inner in message.batch.messages:
+            inner_messages = message.batch.messages
+            count = len(inner_messages)
+            # The batch's own message was counted above; its inner messages count one each.
+            allowed = session.bucket.take(count - 1) + 1 if count > 1 else count
+            for position, inner in enumerate(inner_messages):
+                if position >= allowed:
+                    self._rate_limited(session, count - allowed)
+                    return
                 self._on_payload(session, inner, inner.WhichOneof("payload"), in_batch=True)
                 if session.done.done():
                     return
         else:
             self._on_payload(session, message, kind)
 
+    def _rate_limited(self, session: BotSession, refused: int) -> None:
+        """``refused`` messages over the stream's rate: one in-band Error for all of them (counts toward the flood
+        limit once: a stream that keeps flooding is closed with RESOURCE_EXHAUSTED)."""
+        cfg = self.config
+        self._refuse(session, grpc.StatusCode.RESOURCE_EXHAUSTED, "rate_limited",
+                     f"rate limit: {refused} message(s) refused: a stream may send {cfg.message_rate:g} messages/s "
+                     f"(bursts of {cfg.message_burst}; each message of a batch counts); slow down")
+
     def _on_payload(self, session: BotSession, message: bot_pb2.BotMessage, kind: str | None,
                     in_batch: bool = False) -> None:
         if kind == "decision":
             self._on_decision(session, message.decision)
         elif kind == "pong":
-            return
+            nonce = message.pong.nonce
+            try:
+                session.pings.remove(nonce)
+            except ValueError:
+                self._refuse(session, grpc.StatusCode.INVALID_ARGUMENT, "bad_pong",
+                             f"pong nonce {nonce} does not echo a Ping sent on this stream (or was answered already)")
         elif kind == "hello":
             self._refuse(session, grpc.StatusCode.FAILED_PRECONDITION, "malformed",
                          "Hello is only allowed as the first message of the stream")
@@ -511,6 +640,8 @@ class Gateway:
                 code, reason = grpc.StatusCode.DEADLINE_EXCEEDED, "late"
                 text = (f"match {match_id}, request {request_id}: the answer came after the deadline; "
                         "the fallback action was played")
+            if slot is not None and slot.closed:
+                slot = None  # the match is over: refused, but no longer counted in it
             if slot is not None:
                 slot.late_refusals += 1
             self._refuse(session, code, reason, text, match_id, request_id, counted=slot is not None)
@@ -562,11 +693,63 @@ class Gateway:
 
     # -- the match side ---------------------------------------------------------------------------
     def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted) -> None:
-        link = self.link(bot)
-        data = _envelope(match_started=started)
-        link.matches[(match_id, seat)] = MatchSlot(data)
+        """Seat the bot in a match at once, whatever its capacity (for a match already admitted elsewhere: a
+        relayed match whose bot moved to this gateway). New matches go through :meth:`admit`."""
+        self._open_slot(self.link(bot), match_id, seat, _envelope(match_started=started), _idle_limit(self, started))
+
+    def _open_slot(self, link: BotLink, match_id: str, seat: int, data: bytes, idle_limit_s: float) -> None:
+        link.matches[(match_id, seat)] = MatchSlot(data, idle_limit_s=idle_limit_s)
         if link.session is not None:
             link.session.send(data)
+
+    def _has_room(self, link: BotLink, match_id: str) -> bool:
+        open_matches = link.open_matches()
+        capacity = link.capacity or self.config.max_concurrent_matches
+        return match_id in open_matches or len(open_matches) < capacity
+
+    async def admit(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
+                    timeout_s: float) -> bool:
+        """Seat the bot in a match (send MatchStarted) once it plays fewer matches than its Hello offered (a second
+        seat of a match it already plays needs no slot). Match starts wait first come first served; False when
+        none was free within ``timeout_s`` (nothing was sent: the caller aborts the match, no strike)."""
+        link = self.link(bot)
+        data = _envelope(match_started=started)
+        idle = _idle_limit(self, started)
+        if match_id in link.open_matches() or (not link.waiting and self._has_room(link, match_id)):
+            self._open_slot(link, match_id, seat, data, idle)
+            return True
+        entry = Admission(match_id, seat, data, idle, asyncio.get_running_loop().create_future())
+        link.waiting.append(entry)
+        try:
+            async with asyncio.timeout(timeout_s):
+                await asyncio.shield(entry.future)
+            return True
+        except TimeoutError:
+            return entry.future.done() and not entry.future.cancelled()
+        finally:
+            if not entry.future.done():
+                entry.future.cancel()
+            with contextlib.suppress(ValueError):
+                link.waiting.remove(entry)
+
+    def _admit_waiting(self, link: BotLink) -> None:
+        """Seat waiting match starts, in order, while the bot has room."""
+        waiting = link.waiting
+        while waiting:
+            entry = waiting[0]
+            if entry.future.done():
+                waiting.popleft()
+                continue
+            if not self._has_room(link, entry.match_id):
+                return
+            waiting.popleft()
+            self._open_slot(link, entry.match_id, entry.seat, entry.data, entry.idle_limit_s)
+            entry.future.set_result(None)
+
+    def open_matches(self, bot: str) -> int:
+        """Matches the bot is seated in on this gateway now."""
+        link = self.links.get(bot.casefold())
+        return len(link.open_matches()) if link is not None else 0
 
     def send_events(self, bot: str, match_id: str, seat: int, events: bot_pb2.MatchEvents) -> None:
         link = self.link(bot)
@@ -576,13 +759,26 @@ class Gateway:
         if link.session is not None:
             link.session.send(_envelope(match_events=events))
 
-    def end_match(self, bot: str, match_id: str, seat: int, ended: bot_pb2.MatchEnded) -> int:
-        """Tell the bot its match ended; returns the seat's late refusals (the slot is dropped)."""
+    def end_match(self, bot: str, match_id: str, seat: int, ended: bot_pb2.MatchEnded | None) -> int:
+        """Tell the bot its match ended; returns the seat's late refusals (the slot is dropped, which frees a match
+        slot of the bot). ``ended`` None: release the slot without telling the bot (a start given up)."""
         link = self.link(bot)
         slot = link.matches.pop((match_id, seat), None)
-        if link.session is not None:
+        if link.session is not None and ended is not None:
             link.session.send(_envelope(match_ended=ended))
+        if link.waiting:
+            self._admit_waiting(link)
         return slot.late_refusals if slot is not None else 0
+
+    def close_match(self, bot: str, match_id: str, seat: int) -> int:
+        """The match is over: later answers to its requests are refused without counting in it; returns the seat's
+        late refusals, final from now on (so the MatchEnded the runner builds next tells the stored count)."""
+        link = self.links.get(bot.casefold())
+        slot = link.matches.get((match_id, seat)) if link is not None else None
+        if slot is None:
+            return 0
+        slot.closed = True
+        return slot.late_refusals
 
     def late_refusals(self, bot: str, match_id: str, seat: int) -> int:
         link = self.links.get(bot.casefold())
@@ -659,16 +855,19 @@ class Gateway:
                     session.kill(grpc.StatusCode.UNAVAILABLE,
                                  f"no message and no Pong for {silent_after:g} s: the session is closed")
                 elif ping:
-                    session.send(_envelope(ping=bot_pb2.Ping(nonce=next(self._ping_nonce),
-                                                             sent_unix_ms=int(time.time() * 1000))))
+                    nonce = next(self._ping_nonce)
+                    session.pings.append(nonce)
+                    session.send(_envelope(ping=bot_pb2.Ping(nonce=nonce, sent_unix_ms=int(time.time() * 1000))))
             live = [(s.session_id, s.link.name, s.capacity) for s in self.sessions.values() if s.open]
             if live:
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(self._refresh_sessions, live)
             for link in self.links.values():
-                stale = [key for key, slot in link.matches.items() if now - slot.last_used > 3600]
+                stale = [key for key, slot in link.matches.items() if now - slot.last_used > slot.idle_limit_s]
                 for key in stale:
                     del link.matches[key]
+                if stale and link.waiting:
+                    self._admit_waiting(link)
 
     def _refresh_sessions(self, live: Sequence[tuple[str, str, int]]) -> None:
         """Refresh the TTL of the sessions open here; re-create one Redis lost (a restart). Runs in a thread
@@ -694,6 +893,20 @@ class Gateway:
     def close_all(self, details: str = "the gateway is shutting down") -> None:
         for session in list(self.sessions.values()):
             session.kill(grpc.StatusCode.UNAVAILABLE, details)
+
+
+def _idle_limit(gateway: Gateway, started: bot_pb2.MatchStarted) -> float:
+    return max(gateway.config.slot_idle_s, 20 * started.decision_time_limit_ms / 1000.0)
+
+
+def server_credentials(config: GatewayConfig) -> grpc.ServerCredentials | None:
+    """TLS credentials from ``tls_cert``/``tls_key`` (PEM files), or None for plaintext."""
+    if not config.tls_cert and not config.tls_key:
+        return None
+    if not (config.tls_cert and config.tls_key):
+        raise ValueError("TLS needs both a certificate and a key (--tls-cert FILE --tls-key FILE)")
+    with open(config.tls_key, "rb") as key, open(config.tls_cert, "rb") as cert:
+        return grpc.ssl_server_credentials([(key.read(), cert.read())])
 
 
 def server_options(config: GatewayConfig) -> list[tuple[str, int]]:
@@ -735,10 +948,11 @@ class GatewayServer:
         self.server: grpc.aio.Server | None = None
         self.health = HealthServicer()
         self._tasks: list[asyncio.Task[None]] = []
+        self._relay: RelayConsumer | None = None
 
     async def start(self) -> None:
         server = grpc.aio.server(
-            interceptors=[BotAuthInterceptor(self.store, self.gateway.connect)],
+            interceptors=[BotAuthInterceptor(self.store, self.gateway.connect, self.gateway.stream_limiter)],
             options=server_options(self.config),
         )
         server.add_generic_rpc_handlers((_bot_service_handler(self.gateway),))
@@ -747,7 +961,11 @@ class GatewayServer:
             add(server)
         reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"]
                                              .full_name, reflection.SERVICE_NAME), server)
-        port = server.add_insecure_port(self.config.address)
+        credentials = server_credentials(self.config)
+        if credentials is None:
+            port = server.add_insecure_port(self.config.address)
+        else:
+            port = server.add_secure_port(self.config.address, credentials)
         if not port:
             raise OSError(f"cannot listen on {self.config.address}")
         self.port = port
@@ -757,9 +975,8 @@ class GatewayServer:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._tasks.append(asyncio.create_task(self.gateway.heartbeat_loop()))
         if self.config.relay:
-            from arena.server.relay_consumer import RelayConsumer
-
-            self._tasks.append(asyncio.create_task(RelayConsumer(self.store, self.gateway).run()))
+            self._relay = RelayConsumer(self.store, self.gateway)
+            self._tasks.append(asyncio.create_task(self._relay.run()))
         self.metrics.set_gateway_up(True)
         self.metrics.set_build_info("gateway")
 
@@ -769,11 +986,12 @@ class GatewayServer:
         with contextlib.suppress(Exception):
             await self.health.enter_graceful_shutdown()
         self.gateway.close_all()
+        if self._relay is not None:
+            self._relay.stop()  # its loop ends at its next pop even if redis-py swallows the cancellation
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await task
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=STOP_TASKS_TIMEOUT_S)
         self._tasks.clear()
         if self.server is not None:
             await self.server.stop(grace)

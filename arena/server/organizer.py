@@ -12,12 +12,25 @@ by a Celery task (``workers.tasks.start_tournament``) sent through the app of
 :func:`workers.celery_app.make_celery` on the store's Redis. A retried ``CreateTournament`` with
 the same idempotency key returns the first tournament and creates nothing.
 
-Authorization: when ``$UNO_ARENA_ADMIN_TOKEN`` is set (or ``admin_token`` is given), every call
-must carry ``authorization: Bearer <admin token>``; a missing or wrong token is
-``UNAUTHENTICATED``. Errors use the ordinary status codes: ``INVALID_ARGUMENT`` (a bad request,
+Seeds: a tournament's seed (a secret random one when the request gives 0) and everything derived from it
+(``TournamentSpec.seed``, ``MatchSummary.seed``, the seeds in exports, omniscient replays) go to the admin
+only until the tournament ends; everyone sees its ``seed_commitment``, and after the end its
+``revealed_seed`` and ``seed_salt`` (:mod:`arena.tournament.commitment`). Ids a user chooses are single key
+parts (no ``:``, :func:`arena.store.keys.check_name`) and every number is bounded before the design is
+computed (:mod:`arena.tournament.limits`); error messages quote at most 100 characters of an input.
+
+Authorization: when ``$UNO_ARENA_ADMIN_TOKEN`` is set (or ``admin_token`` is given), each call is made
+by the admin (``authorization: Bearer <admin token>``), a bot (its own token) or an anonymous caller (no
+``authorization`` metadata), and each RPC needs a role (:data:`RPC_ROLES`, also stated in arena.proto): a
+token that is neither is ``UNAUTHENTICATED "invalid token"``; a call above the caller's role is
+``UNAUTHENTICATED`` for an anonymous caller, ``PERMISSION_DENIED`` for a bot. The functions that answer
+differently per caller (bots' profiles, replays, tournaments, exports) take the :class:`Caller`. Without an
+admin token everyone is the admin (``uno-arena serve`` refuses to start so unless told
+``--insecure-no-admin-token``). Errors use the ordinary status codes: ``INVALID_ARGUMENT`` (a bad request,
 unknown participants, a malformed cron expression), ``NOT_FOUND`` (an unknown tournament or match),
 ``ALREADY_EXISTS`` (a taken bot name, tournament id or schedule id, an idempotency key reused with
-another spec), ``FAILED_PRECONDITION`` (cancelling a tournament that already ended), ``UNAVAILABLE``
+another spec), ``FAILED_PRECONDITION`` (cancelling a tournament that already ended, a token for a deleted
+bot), ``UNAVAILABLE``
 (Redis unreachable).
 """
 
@@ -49,13 +62,15 @@ from arena.protocol.convert import (
     rules_from_proto,
     rules_to_proto,
 )
+from arena.relay.messages import drop_message
 from arena.server.auth import AuthError, bearer_token
 from arena.service import lifecycle
-from arena.service.lifecycle import UnknownParticipants, check_participants, choose_seed
+from arena.service.lifecycle import UnknownParticipants, check_participants
 from arena.service.matches import StoredResult, builtin_kind
 from arena.service.replays import replay_steps
 from arena.service.schedules import spec_for_run
 from arena.store import (
+    DeletedBot,
     DuplicateBotName,
     DuplicateSchedule,
     DuplicateTournament,
@@ -64,12 +79,13 @@ from arena.store import (
     InvalidToken,
     Store,
     StoreUnavailable,
+    UnknownBot,
     UnknownTournament,
     new_tournament_id,
 )
-from arena.store.keys import check_id
+from arena.store.keys import BOT_NAME_RE, check_id, check_name
 from arena.store.runstate import RunState
-from arena.tournament import MatchResult, TournamentSpec, count_matches, results_to_csv
+from arena.tournament import MatchResult, TournamentSpec, count_matches, limits, results_to_csv
 from arena.tournament.cron import CronError, parse_cron, with_time_zone
 
 log = logging.getLogger(__name__)
@@ -78,8 +94,14 @@ ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
 DEFAULT_DEADLINE_MS = 1000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
-MAX_MATCHES = 1_000_000
-"""A tournament larger than this is refused (INVALID_ARGUMENT)."""
+MAX_MATCHES = limits.MAX_MATCHES
+"""A tournament larger than this is refused (INVALID_ARGUMENT); every bound is in :mod:`arena.tournament.limits`."""
+MAX_NAME_LENGTH = 100
+"""Tournament names, schedule ids and idempotency keys a user chooses: at most this many characters (no ':')."""
+MAX_CRON_LENGTH = 100
+"""Cron expressions (with a ``CRON_TZ=`` prefix) and time zone names: at most this many characters."""
+MAX_ERROR_LENGTH = 1000
+"""An error message is cut to this many characters (inputs in it are quoted to 100 characters at most)."""
 WATCH_POLL_S = 0.25
 UTC_NAMES = ("", "UTC", "Etc/UTC", "Z", "GMT", "Etc/GMT")
 
@@ -124,6 +146,31 @@ class Caller:
         """Whether this caller has at least the role ``needs``."""
         return _RANK[self.role] >= _RANK[needs]
 
+    def is_bot(self, name: str) -> bool:
+        """Whether this caller is the bot ``name`` (compared without case)."""
+        return self.role is Role.BOT and self.bot.casefold() == name.casefold()
+
+
+ADMIN = Caller(Role.ADMIN)
+"""The admin caller (the default of the core functions, for in-process callers)."""
+
+RPC_ROLES: dict[str, Role] = {
+    "RegisterBot": Role.ADMIN,
+    "ListBots": Role.ANONYMOUS,
+    "GetBot": Role.ANONYMOUS,
+    "RotateBotToken": Role.ADMIN,
+    "RevokeBot": Role.ADMIN,
+    "DeleteBot": Role.ADMIN,
+    "CreateTournament": Role.ADMIN,
+    "ScheduleTournament": Role.ADMIN,
+    "WatchTournament": Role.ANONYMOUS,
+    "GetStandings": Role.ANONYMOUS,
+    "GetReplay": Role.ANONYMOUS,  # before the end a bot's own seat only (get_replay); after it, public
+    "ExportResults": Role.ANONYMOUS,
+    "CancelTournament": Role.ADMIN,
+}
+"""The least role each RPC of ArenaService needs (arena.proto states the same in each RPC's comment)."""
+
 
 class OrganizerError(Exception):
     """A refused request: the gRPC status code and a message for the caller."""
@@ -131,6 +178,11 @@ class OrganizerError(Exception):
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def _short(message: str) -> str:
+    """An error message of at most :data:`MAX_ERROR_LENGTH` characters (gRPC trailers are small)."""
+    return message if len(message) <= MAX_ERROR_LENGTH else message[: MAX_ERROR_LENGTH - 3] + "..."
 
 
 def _invalid(message: str) -> OrganizerError:
@@ -199,91 +251,141 @@ class Organizer:
         return caller
 
     # -- bots ----------------------------------------------------------------------------------
-    def bot_message(self, record: Any) -> arena_pb2.Bot:
-        msg = arena_pb2.Bot(
-            bot_id=record.name,
-            name=record.name,
-            description=record.owner,
-            connected=self.store.sessions.online(record.name),
-            bot_version=record.version,
-        )
+    def bot_message(self, record: Any, caller: Caller = ADMIN) -> arena_pb2.Bot:
+        """A bot as ``caller`` may see it: every field for the admin and for the bot itself, the public ones
+        (id, name, registration time, deleted) for anyone else."""
+        msg = arena_pb2.Bot(bot_id=record.name, name=record.name, deleted=record.deleted)
         ts = _timestamp(record.created_at)
         if ts is not None:
             msg.created_at.CopyFrom(ts)
+        if caller.is_admin or caller.is_bot(record.name):
+            msg.description = record.owner
+            msg.connected = self.store.sessions.online(record.name)
+            msg.bot_version = record.version
+            msg.revoked = record.revoked
         return msg
 
     def register_bot(self, request: arena_pb2.RegisterBotRequest) -> arena_pb2.RegisterBotResponse:
         name = request.name
         if builtin_kind(name) is not None:
-            raise _invalid(f"the name {name!r} is reserved for the built-in bot; choose another name")
+            raise _invalid(f"the name {name!r} is reserved for the built-in bot (names are compared without "
+                           "case); choose another name")
         try:
             record, token = self.store.bots.register(name, owner=request.description)
         except DuplicateBotName as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
         return arena_pb2.RegisterBotResponse(bot=self.bot_message(record), token=token)
 
-    def list_bots(self, request: arena_pb2.ListBotsRequest) -> arena_pb2.ListBotsResponse:
+    def get_bot(self, request: arena_pb2.GetBotRequest, caller: Caller = ADMIN) -> arena_pb2.GetBotResponse:
+        return arena_pb2.GetBotResponse(bot=self.bot_message(self.store.bots.get(request.name), caller))
+
+    def _drop_streams(self, name: str, why: str) -> None:
+        """Close the bot's live streams on every gateway holding one (through the relay)."""
+        try:
+            self.store.sessions.notify_gateways(name, lambda sessions: drop_message(name, sessions, why))
+        except Exception:  # the token is already refused: a stream left open ends at its next reconnect
+            log.warning("could not tell the gateways to close the streams of bot %s", name, exc_info=True)
+
+    def rotate_bot_token(self, request: arena_pb2.RotateBotTokenRequest) -> arena_pb2.RotateBotTokenResponse:
+        try:
+            token = self.store.bots.rotate_token(request.name)
+        except DeletedBot as error:
+            raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
+        record = self.store.bots.get(request.name)
+        self._drop_streams(record.name, "invalid token: the bot's token was rotated; reconnect with the new one")
+        return arena_pb2.RotateBotTokenResponse(bot=self.bot_message(record), token=token)
+
+    def revoke_bot(self, request: arena_pb2.RevokeBotRequest) -> arena_pb2.RevokeBotResponse:
+        record = self.store.bots.revoke(request.name)
+        self._drop_streams(record.name, "invalid token: the bot's token was revoked")
+        return arena_pb2.RevokeBotResponse(bot=self.bot_message(record))
+
+    def delete_bot(self, request: arena_pb2.DeleteBotRequest) -> arena_pb2.DeleteBotResponse:
+        record = self.store.bots.delete(request.name)
+        self._drop_streams(record.name, "invalid token: the bot was deleted")
+        return arena_pb2.DeleteBotResponse(bot=self.bot_message(record))
+
+    def list_bots(self, request: arena_pb2.ListBotsRequest, caller: Caller = ADMIN) -> arena_pb2.ListBotsResponse:
         size = request.page_size or DEFAULT_PAGE_SIZE
         size = min(size, MAX_PAGE_SIZE)
         records = self.store.bots.all()
+        if not (caller.is_admin and request.include_deleted):
+            records = [r for r in records if not r.deleted]
         after = request.page_token.casefold()
         if after:
             records = [r for r in records if r.name.casefold() > after]
         page = records[:size]
         more = len(records) > size
         return arena_pb2.ListBotsResponse(
-            bots=[self.bot_message(r) for r in page],
+            bots=[self.bot_message(r, caller) for r in page],
             next_page_token=page[-1].name if more and page else "",
         )
 
     # -- tournaments ---------------------------------------------------------------------------
-    def spec_from_request(self, msg: arena_pb2.TournamentSpec, tournament_id: str, seed_key: str) -> TournamentSpec:
-        """A validated TournamentSpec (INVALID_ARGUMENT naming the problem otherwise)."""
+    def spec_from_request(self, msg: arena_pb2.TournamentSpec, tournament_id: str) -> tuple[TournamentSpec, int]:
+        """A validated TournamentSpec and its number of matches (INVALID_ARGUMENT naming the problem otherwise).
+
+        Every number is bounded (:mod:`arena.tournament.limits`) before the design is computed, so a valid
+        request is cheap; the seed is the request's (0: the arena draws one when it creates the tournament)."""
         try:
             rules = rules_from_proto(msg.rules)
         except ValueError as error:
             raise _invalid(f"rules: {error}") from None
         options = {k: v for k, v in rules.to_dict().items() if k != "variant"}
+        if len(msg.participants) > limits.MAX_PARTICIPANTS:
+            raise _invalid(f"participants: at most {limits.MAX_PARTICIPANTS}, got {len(msg.participants)}")
         participants = [p.strip() for p in msg.participants]
-        if any(not p for p in participants):
-            raise _invalid("participants: empty bot name")
-        seed = choose_seed(int(msg.seed), seed_key)
+        for name in participants:
+            if not name:
+                raise _invalid("participants: empty bot name")
+            if builtin_kind(name) is None and not BOT_NAME_RE.match(name):
+                raise _invalid(f"participants: {limits.quoted(name)} is not a bot name (1-32 letters, digits, "
+                               "'_' or '-') nor a built-in bot")
+        seats = int(msg.seats_per_table or 2)
+        deals = int(msg.deals_per_table or 1)
+        deadline_ms = int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS)
         try:
+            limits.check_numbers(participants=len(participants), seats=seats, deals=deals, deadline_ms=deadline_ms,
+                                 rules=rules.to_dict())
             spec = TournamentSpec(
                 tournament_id=tournament_id,
                 participants=tuple(participants),
                 variant=rules.variant,
                 options=options,
-                seats=int(msg.seats_per_table or 2),
-                deals=int(msg.deals_per_table or 1),
+                seats=seats,
+                deals=deals,
                 duplicate=bool(msg.duplicate_deals),
-                seed=seed,
-                deadline_ms=int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS),
+                seed=int(msg.seed),
+                deadline_ms=deadline_ms,
             )
+            limits.check_size(len(spec.participants), spec.seats, spec.deals, spec.matches_per_deal, spec.max_tables,
+                              spec.pair_meetings)
         except ValueError as error:
             raise _invalid(str(error)) from None
-        total = count_matches(spec)
-        if total > MAX_MATCHES:
-            raise _invalid(f"the tournament would have {total} matches; at most {MAX_MATCHES} are allowed")
+        total = count_matches(spec)  # bounded above: under a second for the largest valid field
+        if total > limits.MAX_MATCHES:
+            raise _invalid(f"the tournament would have {total} matches; at most {limits.MAX_MATCHES} are allowed")
         try:
             check_participants(self.store, spec.participants)
         except UnknownParticipants as error:
             raise _invalid(str(error)) from None
-        return spec
+        return spec, total
 
     def create_tournament(self, request: arena_pb2.CreateTournamentRequest) -> arena_pb2.CreateTournamentResponse:
         if not request.HasField("spec"):
             raise _invalid("spec is required")
         key = request.idempotency_key or None
-        if key is not None:
-            try:
-                check_id(key, "idempotency key")
-            except InvalidName as error:
-                raise _invalid(str(error)) from None
-        tid = request.spec.name or new_tournament_id()
-        spec = self.spec_from_request(request.spec, tid, key or "")
         try:
-            created = lifecycle.create_tournament(self.store, spec, idempotency_key=key)
+            if key is not None:
+                check_name(key, "idempotency key", MAX_NAME_LENGTH)
+            if request.spec.name:
+                check_name(request.spec.name, "tournament name", MAX_NAME_LENGTH)
+        except InvalidName as error:
+            raise _invalid(str(error)) from None
+        tid = request.spec.name or new_tournament_id()
+        spec, total = self.spec_from_request(request.spec, tid)
+        try:
+            created = lifecycle.create_tournament(self.store, spec, idempotency_key=key, matches_total=total)
         except DuplicateTournament as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, f"{error}; choose another name") from None
         except IdempotencyConflict as error:
@@ -293,21 +395,30 @@ class Organizer:
             self.enqueue().start(created.tournament_id)
         return arena_pb2.CreateTournamentResponse(tournament=self.tournament_message(created.tournament_id))
 
-    def tournament_message(self, tournament_id: str) -> arena_pb2.Tournament:
+    def tournament_message(self, tournament_id: str, caller: Caller = ADMIN) -> arena_pb2.Tournament:
+        """A tournament as ``caller`` may see it: its seed only for the admin until it ended, then for everyone
+        (with the salt of its commitment). Never recomputes the design: the number of matches was stored at
+        creation."""
         record = self.store.tournaments.get(tournament_id)
         spec = TournamentSpec.from_dict(record.spec)
         progress = self.store.results.progress(tournament_id)
         run = RunState(self.store, tournament_id).fields()
+        reveal = lifecycle.seed_reveal(record)
         msg = arena_pb2.Tournament(
             tournament_id=tournament_id,
             spec=self.spec_message(spec),
             state=_STATES.get(record.status, arena_pb2.TOURNAMENT_STATE_UNSPECIFIED),
-            matches_total=progress.scheduled or count_matches(spec),
+            matches_total=int(record.extra.get("matches_total") or 0) or progress.scheduled,
             matches_done=progress.done,
             matches_failed=progress.counters.get("aborted", 0),
             schedule_id=run.get("schedule_id", ""),
             detail=run.get("detail", ""),
+            seed_commitment=reveal.commitment,
+            revealed_seed=reveal.seed,
+            seed_salt=reveal.salt,
         )
+        if not (caller.is_admin or reveal.revealed):
+            msg.spec.seed = 0
         for field, value in (
             ("created_at", record.created_at),
             ("started_at", run.get("started_at")),
@@ -337,6 +448,8 @@ class Organizer:
     ) -> arena_pb2.ScheduleTournamentResponse:
         if not request.HasField("spec"):
             raise _invalid("spec is required")
+        if len(request.cron) > MAX_CRON_LENGTH or len(request.time_zone) > MAX_CRON_LENGTH:
+            raise _invalid(f"cron and time_zone: at most {MAX_CRON_LENGTH} characters each")
         try:
             # A time zone is stored with the expression, as its CRON_TZ= prefix (see arena.tournament.cron).
             zoned = request.cron if request.time_zone in UTC_NAMES else with_time_zone(request.cron, request.time_zone)
@@ -344,23 +457,22 @@ class Organizer:
         except CronError as error:
             raise _invalid(f"cron: {error}") from None
         key = request.idempotency_key
-        if key:
-            try:
-                check_id(key, "idempotency key")
-            except InvalidName as error:
-                raise _invalid(str(error)) from None
-        if request.spec.name:
-            sid = request.spec.name
-        elif key:
-            sid = "s-" + hashlib.sha256(key.encode()).hexdigest()[:12]
-        else:
-            sid = f"s-{uuid.uuid4().hex[:12]}"
         try:
-            check_id(sid, "schedule id")
+            # Schedule ids and keys are single key parts (no ':'): a schedule 'NAME:fired:DUE' or a key
+            # 'schedule:NAME:DUE' would name the scheduler's own keys.
+            if key:
+                check_name(key, "idempotency key", MAX_NAME_LENGTH)
+            if request.spec.name:
+                sid = check_name(request.spec.name, "schedule id", MAX_NAME_LENGTH)
+            elif key:
+                sid = "s-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+            else:
+                sid = f"s-{uuid.uuid4().hex[:12]}"
         except InvalidName as error:
             raise _invalid(str(error)) from None
-        # Validate the template as one run would be (the run's id and seed replace these).
-        spec = self.spec_from_request(request.spec, "schedule-template", key or sid)
+        # Validate the template as one run would be (the run's id replaces this one; a seed of 0 stays 0: each
+        # run then gets a fresh secret seed).
+        spec, _ = self.spec_from_request(request.spec, "schedule-template")
         template = spec.to_dict()
         template.pop("tournament_id")
         try:
@@ -392,9 +504,15 @@ class Organizer:
         return msg
 
     # -- progress ------------------------------------------------------------------------------
-    def match_summary(self, tournament_id: str, match_id: str) -> arena_pb2.MatchSummary | None:
+    def match_summary(self, tournament_id: str, match_id: str, caller: Caller = ADMIN) -> arena_pb2.MatchSummary | None:
+        """A recorded match; its deal seed only for the admin until the tournament ended."""
         result = self.store.results.get(tournament_id, match_id)
-        return None if result is None else summary_message(tournament_id, result)
+        if result is None:
+            return None
+        msg = summary_message(tournament_id, result)
+        if not caller.is_admin and self.store.tournaments.status(tournament_id) not in _ENDED:
+            msg.seed = 0
+        return msg
 
     def feed(self, tournament_id: str, start: int) -> list[str]:
         return RunState(self.store, tournament_id).feed(start)
@@ -416,7 +534,8 @@ class Organizer:
                                  "pending or running tournament can be cancelled")
         return arena_pb2.CancelTournamentResponse(tournament=self.tournament_message(tid))
 
-    def get_standings(self, request: arena_pb2.GetStandingsRequest) -> arena_pb2.GetStandingsResponse:
+    def get_standings(self, request: arena_pb2.GetStandingsRequest,
+                      caller: Caller = ADMIN) -> arena_pb2.GetStandingsResponse:
         tid = request.tournament_id
         payload = self.standings_payload(tid)
         rows = []
@@ -443,7 +562,8 @@ class Organizer:
         return arena_pb2.GetStandingsResponse(tournament_id=tid, standings=rows, final=bool(payload.get("final")))
 
     # -- replays -------------------------------------------------------------------------------
-    def get_replay(self, request: arena_pb2.GetReplayRequest) -> arena_pb2.GetReplayResponse:
+    def get_replay(self, request: arena_pb2.GetReplayRequest, caller: Caller = ADMIN) -> arena_pb2.GetReplayResponse:
+        """A match's replay: any view for the admin; for a bot, only its own seat's view of its own match."""
         mid = request.match_id
         try:
             check_id(mid, "match id")
@@ -457,29 +577,63 @@ class Organizer:
             raise OrganizerError(grpc.StatusCode.NOT_FOUND, f"no replay of match {mid!r}{why}")
         viewer = request.seat if request.HasField("seat") else None
         players = int(record.get("players") or record["replay"]["players"])
+        ended = self.store.tournaments.exists(tid) and self.store.tournaments.status(tid) in _ENDED
+        if not caller.is_admin and not ended and viewer is None:
+            # An omniscient replay shows the deal seed and every hand: with duplicate deals, the hands of the
+            # rotations still to play. Once the tournament ended, its seed is public and so are its replays.
+            raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
+                                 f"the omniscient replay of match {mid!r} is only for the admin until its "
+                                 "tournament ends; ask for a seat's view (set seat)")
+        if caller.role is Role.ANONYMOUS and not ended:
+            raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED,
+                                 "until its tournament ends, a match's replay needs a bot's token (its own seat's "
+                                 "view) or the admin's: send 'authorization: Bearer <token>'")
+        if not caller.is_admin and not ended:
+            seats = [str(name) for name in record.get("seats") or []]
+            own = [i for i, name in enumerate(seats) if caller.is_bot(name)]
+            if not own:
+                raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
+                                     f"bot {caller.bot!r} did not play match {mid!r}: a bot may read only its own "
+                                     "seat's view of its own matches")
+            if viewer not in own:
+                raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
+                                     f"a bot may read only its own seat's view: ask for seat {own[0]} (set seat)")
         if viewer is not None and not 0 <= viewer < players:
             raise _invalid(f"seat {viewer} is not a seat of this {players}-player match (0..{players - 1})")
-        return arena_pb2.GetReplayResponse(replay=replay_message(record, result, viewer))
+        try:
+            return arena_pb2.GetReplayResponse(replay=replay_message(record, result, viewer))
+        except (ValueError, KeyError, TypeError) as error:  # an action the engine refuses: a corrupt record
+            why = limits.quoted(str(error))
+            raise OrganizerError(grpc.StatusCode.DATA_LOSS,
+                                 f"the stored replay of match {mid!r} does not replay: {why}") from None
 
     # -- export --------------------------------------------------------------------------------
-    def export(self, request: arena_pb2.ExportResultsRequest) -> arena_pb2.ExportResultsResponse:
+    def export(self, request: arena_pb2.ExportResultsRequest,
+               caller: Caller = ADMIN) -> arena_pb2.ExportResultsResponse:
         tid = request.tournament_id
         record = self.store.tournaments.get(tid)
         results = self.store.results.all(tid)
         if request.format == arena_pb2.EXPORT_FORMAT_JSON:
             progress = self.store.results.progress(tid)
+            reveal = lifecycle.seed_reveal(record)
+            secret = not (caller.is_admin or reveal.revealed)
+            # Until the end, the seed and the deal seeds are for the admin only (0 for anyone else).
+            recorded = [dict(results[m], seed=0) if secret else results[m] for m in sorted(results)]
             document = {
                 "tournament": {
                     "tournament_id": tid,
                     "status": record.status,
-                    "spec": record.spec,
-                    "matches_total": progress.scheduled,
+                    "spec": dict(record.spec, seed=0) if secret else record.spec,
+                    "matches_total": int(record.extra.get("matches_total") or 0) or progress.scheduled,
                     "matches_done": progress.done,
                     "matches_failed": progress.counters.get("aborted", 0),
                     "created_at": record.created_at,
+                    "seed_commitment": reveal.commitment,
+                    "revealed_seed": reveal.seed,
+                    "seed_salt": reveal.salt,
                 },
                 "standings": self.standings_payload(tid),
-                "matches": [results[m] for m in sorted(results)],
+                "matches": recorded,
             }
             data = json.dumps(document, indent=2, sort_keys=True).encode()
             return arena_pb2.ExportResultsResponse(
@@ -555,82 +709,122 @@ def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer
     return msg
 
 
+_REFUSED: tuple[type[Exception], ...] = (OrganizerError, UnknownTournament, UnknownBot, InvalidName, *StoreUnavailable)
+
+
 class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
     """``uno_arena.v1.ArenaService`` on a grpc.aio server, over :class:`Organizer`."""
 
     def __init__(self, organizer: Organizer) -> None:
         self.core = organizer
 
-    async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any) -> T:
+    async def _abort(self, context: grpc.aio.ServicerContext, error: Exception) -> None:
+        """End the call with the status of a refused request (re-raises anything else)."""
+        if isinstance(error, OrganizerError):
+            await context.abort(error.code, _short(str(error)))
+        if isinstance(error, (UnknownTournament, UnknownBot)):
+            await context.abort(grpc.StatusCode.NOT_FOUND, _short(str(error)))
+        if isinstance(error, InvalidName):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, _short(str(error)))
+        if isinstance(error, StoreUnavailable):
+            await context.abort(grpc.StatusCode.UNAVAILABLE, _short(f"the store is unreachable: {error}"))
+        raise error
+
+    async def _run(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in a thread; a refused request ends the call with its status."""
         try:
-            await asyncio.to_thread(self.core.authorize, context.invocation_metadata())
-            return await asyncio.to_thread(fn, *args)
-        except OrganizerError as error:
-            await context.abort(error.code, str(error))
-        except UnknownTournament as error:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
-        except InvalidName as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        except StoreUnavailable as error:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"the store is unreachable: {error}")
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        except _REFUSED as error:
+            await self._abort(context, error)
         raise AssertionError("unreachable")  # context.abort raises
+
+    async def _caller(self, context: grpc.aio.ServicerContext, rpc: str) -> Caller:
+        """The caller, when its role may call ``rpc`` (:data:`RPC_ROLES`); the call ends otherwise."""
+        return await self._run(context, self.core.authorize, context.invocation_metadata(), RPC_ROLES[rpc])
+
+    async def _call(self, context: grpc.aio.ServicerContext, rpc: str, fn: Callable[..., T], *args: Any,
+                    with_caller: bool = False) -> T:
+        """Authorize the caller of ``rpc``, then run ``fn(*args)`` (with ``caller=`` when ``with_caller``)."""
+        caller = await self._caller(context, rpc)
+        return await self._run(context, fn, *args, **({"caller": caller} if with_caller else {}))
 
     async def RegisterBot(
         self, request: arena_pb2.RegisterBotRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.RegisterBotResponse:
-        return await self._call(context, self.core.register_bot, request)
+        return await self._call(context, "RegisterBot", self.core.register_bot, request)
 
     async def ListBots(
         self, request: arena_pb2.ListBotsRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.ListBotsResponse:
-        return await self._call(context, self.core.list_bots, request)
+        return await self._call(context, "ListBots", self.core.list_bots, request, with_caller=True)
+
+    async def GetBot(
+        self, request: arena_pb2.GetBotRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.GetBotResponse:
+        return await self._call(context, "GetBot", self.core.get_bot, request, with_caller=True)
+
+    async def RotateBotToken(
+        self, request: arena_pb2.RotateBotTokenRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.RotateBotTokenResponse:
+        return await self._call(context, "RotateBotToken", self.core.rotate_bot_token, request)
+
+    async def RevokeBot(
+        self, request: arena_pb2.RevokeBotRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.RevokeBotResponse:
+        return await self._call(context, "RevokeBot", self.core.revoke_bot, request)
+
+    async def DeleteBot(
+        self, request: arena_pb2.DeleteBotRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.DeleteBotResponse:
+        return await self._call(context, "DeleteBot", self.core.delete_bot, request)
 
     async def CreateTournament(
         self, request: arena_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.CreateTournamentResponse:
-        return await self._call(context, self.core.create_tournament, request)
+        return await self._call(context, "CreateTournament", self.core.create_tournament, request)
 
     async def ScheduleTournament(
         self, request: arena_pb2.ScheduleTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.ScheduleTournamentResponse:
-        return await self._call(context, self.core.schedule_tournament, request)
+        return await self._call(context, "ScheduleTournament", self.core.schedule_tournament, request)
 
     async def GetStandings(
         self, request: arena_pb2.GetStandingsRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.GetStandingsResponse:
-        return await self._call(context, self.core.get_standings, request)
+        return await self._call(context, "GetStandings", self.core.get_standings, request, with_caller=True)
 
     async def GetReplay(
         self, request: arena_pb2.GetReplayRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.GetReplayResponse:
-        return await self._call(context, self.core.get_replay, request)
+        return await self._call(context, "GetReplay", self.core.get_replay, request, with_caller=True)
 
     async def ExportResults(
         self, request: arena_pb2.ExportResultsRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.ExportResultsResponse:
-        return await self._call(context, self.core.export, request)
+        return await self._call(context, "ExportResults", self.core.export, request, with_caller=True)
 
     async def CancelTournament(
         self, request: arena_pb2.CancelTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.CancelTournamentResponse:
-        return await self._call(context, self.core.cancel_tournament, request)
+        return await self._call(context, "CancelTournament", self.core.cancel_tournament, request)
 
     async def WatchTournament(
         self, request: arena_pb2.WatchTournamentRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[arena_pb2.WatchTournamentResponse]:
         tid = request.tournament_id
-        current = await self._call(context, self.core.tournament_message, tid)
+        caller = await self._caller(context, "WatchTournament")
+        current = await self._run(context, self.core.tournament_message, tid, caller=caller)
         yield arena_pb2.WatchTournamentResponse(tournament=current)
         offset = 0
         last_state = current.state
         last_done = current.matches_done
         while current.state not in (_STATES[s] for s in _ENDED):
             await asyncio.sleep(WATCH_POLL_S)
-            new_ids = await self._call(context, self.core.feed, tid, offset)
+            new_ids = await self._run(context, self.core.feed, tid, offset)
             offset += len(new_ids)
-            current = await self._call(context, self.core.tournament_message, tid)
+            current = await self._run(context, self.core.tournament_message, tid, caller=caller)
             for mid in new_ids:
-                summary = await self._call(context, self.core.match_summary, tid, mid)
+                summary = await self._run(context, self.core.match_summary, tid, mid, caller=caller)
                 if summary is not None:
                     yield arena_pb2.WatchTournamentResponse(tournament=current, match=summary)
             if current.state != last_state or (not new_ids and current.matches_done != last_done):
@@ -656,10 +850,14 @@ def add_organizer(
 
 
 __all__ = [
+    "ADMIN",
     "ADMIN_TOKEN_ENV",
+    "RPC_ROLES",
     "ArenaServicer",
+    "Caller",
     "Organizer",
     "OrganizerError",
+    "Role",
     "add_organizer",
     "replay_message",
     "summary_message",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from arena.engine import Observation
 from arena.protocol.encoding import request_body
 from arena.protocol.messages import match_ended, match_events, match_started
-from arena.runner import MatchSummary, Seat, SeatRequest, SeatStart, settle
+from arena.runner import DEFAULT_ADMIT_TIMEOUT_S, MatchSummary, Seat, SeatNotAdmitted, SeatRequest, SeatStart, settle
 
 if TYPE_CHECKING:
     from arena.server.gateway import DecideOutcome, Gateway
@@ -28,19 +28,24 @@ class RemoteSeat(Seat):
 
     wants_events = True
 
-    def __init__(self, gateway: Gateway, bot_name: str) -> None:
+    def __init__(self, gateway: Gateway, bot_name: str, *, admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S) -> None:
         self.gateway = gateway
         self.name = bot_name
         self.version = gateway.link(bot_name).version or "unknown"
+        self.admit_timeout_s = admit_timeout_s
         self._match_id = ""
         self._seat = -1
         self._late = 0
+        self._admitted = False
 
     async def start(self, info: SeatStart) -> None:
         self._match_id, self._seat = info.match_id, info.seat
         link = self.gateway.link(self.name)
         self.version = link.version or self.version
-        self.gateway.start_match(self.name, info.match_id, info.seat, match_started(info))
+        if not await self.gateway.admit(self.name, info.match_id, info.seat, match_started(info), self.admit_timeout_s):
+            raise SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
+                                  f"ended within {self.admit_timeout_s:g} s")
+        self._admitted = True
 
     async def decide(self, request: SeatRequest) -> int:
         t_start = perf_counter()
@@ -58,8 +63,15 @@ class RemoteSeat(Seat):
     async def events(self, match_id: str, observation: Observation) -> None:
         self.gateway.send_events(self.name, match_id, observation.seat, match_events(match_id, observation))
 
+    async def close_answers(self, match_id: str) -> int:
+        if self._admitted:
+            self._late = self.gateway.close_match(self.name, match_id, self._seat)
+        return self._late
+
     async def end(self, match_id: str, summary: MatchSummary) -> None:
-        self._late = self.gateway.end_match(self.name, match_id, self._seat, match_ended(match_id, summary))
+        if self._admitted:
+            self._admitted = False
+            self.gateway.end_match(self.name, match_id, self._seat, match_ended(match_id, summary))
 
     def late_refusals(self) -> int:
         return self._late

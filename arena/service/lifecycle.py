@@ -28,18 +28,18 @@ are written once, the check is idempotent, the ratings update is keyed by tourna
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import math
+import secrets
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from arena.store import CreateResult, Store, StoreFailure, UnknownTournament
+from arena.store import CreateResult, Store, StoreFailure, TournamentRecord, UnknownTournament
 from arena.store.runstate import BatchState, RunState
 from arena.tournament import (
     MatchResult,
@@ -47,10 +47,13 @@ from arena.tournament import (
     RatingPool,
     Standings,
     TournamentSpec,
+    count_matches,
     schedule,
     standings,
 )
 from arena.tournament import batches as split_batches
+from arena.tournament.commitment import SALT_BYTES, seed_commitment
+from arena.tournament.limits import quoted
 
 from .matches import (
     aborted_result,
@@ -70,7 +73,9 @@ class UnknownParticipants(ValueError):
     """Participants that are neither built-in bots nor registered bots."""
 
     def __init__(self, unknown: Sequence[str]) -> None:
-        names = ", ".join(repr(n) for n in unknown)
+        names = ", ".join(quoted(n, 40) for n in unknown[:10])
+        if len(unknown) > 10:
+            names += f" and {len(unknown) - 10} more"
         super().__init__(
             f"unknown bot(s): {names}; register them first, or use a built-in bot "
             "('random', 'heuristic', optionally tagged like 'random#2')"
@@ -149,29 +154,62 @@ def check_participants(store: Store, participants: Iterable[str]) -> None:
 
 
 def create_tournament(
-    store: Store, spec: TournamentSpec, *, idempotency_key: str | None = None, schedule_id: str = ""
+    store: Store, spec: TournamentSpec, *, idempotency_key: str | None = None, schedule_id: str = "",
+    matches_total: int | None = None,
 ) -> CreateResult:
     """Validate the participants and create the tournament (status pending), once per key.
+
+    Seed 0 means the arena chooses: a secret random seed (:func:`choose_seed`), stored with the tournament
+    (a retry under the same idempotency key returns the stored tournament and seed, never a new one). The
+    commitment to the seed (:func:`arena.tournament.commitment.seed_commitment`, with a fresh random salt)
+    is stored with it; the seed and the salt stay secret until the tournament ends (:func:`seed_reveal`).
+    ``matches_total``: the number of matches when the caller counted them (else counted here), stored so
+    that reading the tournament never recomputes its design.
 
     Nothing is written when validation fails. ``created`` is ``False`` when the idempotency key
     was used before (the first tournament's id is returned).
     """
     check_participants(store, spec.participants)
-    created = store.tournaments.create(spec.tournament_id, spec.to_dict(), idempotency_key=idempotency_key)
+    requested = spec.to_dict()
+    if not spec.seed:
+        spec = replace(spec, seed=choose_seed(0))
+    salt = secrets.token_bytes(SALT_BYTES)
+    extra = {
+        "seed_salt": salt.hex(),
+        "seed_commitment": seed_commitment(spec.seed, salt),
+        "matches_total": str(count_matches(spec) if matches_total is None else matches_total),
+    }
+    created = store.tournaments.create(spec.tournament_id, spec.to_dict(), idempotency_key=idempotency_key,
+                                       requested=requested, extra=extra)
     if created.created and schedule_id:
         RunState(store, created.tournament_id).set_once("schedule_id", schedule_id)
     return created
 
 
-def choose_seed(seed: int, idempotency_key: str = "") -> int:
-    """The seed of a new tournament: ``seed`` when given (non-zero), else one derived from the idempotency key
-    (so a retried request is identical), else a random one."""
+def choose_seed(seed: int) -> int:
+    """The seed of a new tournament: ``seed`` when given (non-zero), else a secret random one from the operating
+    system's CSPRNG (:mod:`secrets`; never derived from ids, names, keys or times), 1 to 2**63 - 1."""
     if seed:
         return seed
-    if idempotency_key:
-        digest = hashlib.sha256(f"uno-arena/request-seed/{idempotency_key}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") >> 1
-    return uuid.uuid4().int >> 65
+    return secrets.randbelow(2**63 - 1) + 1
+
+
+@dataclass(frozen=True)
+class SeedReveal:
+    """A tournament's seed commitment, and once it ended its seed and salt (0 and empty before)."""
+
+    commitment: str
+    revealed: bool
+    seed: int = 0
+    salt: str = ""
+
+
+def seed_reveal(record: TournamentRecord) -> SeedReveal:
+    """What anyone may know of a tournament's seed: the commitment always; seed and salt once it ended."""
+    commitment = record.extra.get("seed_commitment", "")
+    if record.status not in ENDED:
+        return SeedReveal(commitment, False)
+    return SeedReveal(commitment, True, int(record.spec.get("seed", 0)), record.extra.get("seed_salt", ""))
 
 
 def cancel_tournament(store: Store, tournament_id: str, reason: str) -> bool:

@@ -7,7 +7,7 @@ their stream with :class:`arena.relay.RelaySeat`.
 A built-in participant is named after a built-in bot (``random``, ``heuristic``), optionally
 with a tag after ``#`` so that one tournament can field several of them: ``random#2``,
 ``heuristic#b``. Registered bot names cannot contain ``#`` (see :data:`arena.store.keys.BOT_NAME_RE`),
-so the two never collide; the organizer API refuses to register a bare built-in name.
+so the two never collide; the organizer API refuses to register a bare built-in name in any case.
 
 A built-in bot gets a fresh object per match, seeded from the match id and its name, so the same
 match always plays out the same way (the fault tests compare standings with a clean run).
@@ -29,16 +29,16 @@ from arena.store import Store
 from arena.tournament import EndReason, MatchResult, MatchSpec
 from bots import BUILTIN_BOTS, make_bot
 
-BUILTIN_RE = re.compile(r"^(?P<kind>[a-z]+)(?:#(?P<tag>[A-Za-z0-9_-]{1,16}))?$")
-"""A built-in participant: a built-in bot's name, optionally ``#tag``."""
+BUILTIN_RE = re.compile(r"^(?P<kind>[A-Za-z]+)(?:#(?P<tag>[A-Za-z0-9_-]{1,16}))?$")
+"""A built-in participant: a built-in bot's name (in any case), optionally ``#tag``."""
 
 
 def builtin_kind(name: str) -> str | None:
-    """The built-in bot behind a participant name (``"random#2"`` -> ``"random"``), or ``None``."""
+    """The built-in bot behind a participant name (``"random#2"`` -> ``"random"``), or ``None``. Names are
+    compared without case, as bot names are: ``Random`` and ``HEURISTIC`` are the built-ins too."""
     m = BUILTIN_RE.match(name)
-    if m is None or m.group("kind") not in BUILTIN_BOTS:
-        return None
-    return m.group("kind")
+    kind = None if m is None else m.group("kind").lower()
+    return kind if kind in BUILTIN_BOTS else None
 
 
 def is_builtin(name: str) -> bool:

@@ -11,8 +11,10 @@ next tick tries again; ``fire`` should therefore be idempotent itself, which
 
 :func:`fire_due` is that with the tournament service's ``fire`` (:func:`make_fire`): a scheduled tournament
 is created under the idempotency key ``schedule:{schedule id}:{due epoch}`` with the id
-``{schedule id}-{YYYYmmddTHHMMZ}`` and a seed derived from the template's seed and the due time
-(:func:`run_seed`), so runs differ but are reproducible.
+``{schedule id}-{YYYYmmddTHHMMZ}``; its seed is a fresh secret random one when the template's seed is 0,
+else derived from the template's seed and the due time (:func:`run_seed`), so runs differ and a schedule
+with an explicit seed reproduces. Schedule ids have no ``:`` (:func:`arena.store.keys.check_name`), so the
+run's idempotency key (always with ``:``) is never one a user can send.
 """
 
 from __future__ import annotations
@@ -133,13 +135,22 @@ def fire_due_schedules(
 
 
 def run_seed(base_seed: int, due: datetime) -> int:
-    """The seed of a scheduled run: derived from the template's seed and the due time."""
+    """The seed of a scheduled run.
+
+    A template seed of 0 (the default) gives 0: the arena draws a fresh secret random seed for each run when
+    it creates the run's tournament (:func:`arena.service.lifecycle.choose_seed`), so no run's seed can be
+    predicted from the schedule id or the due time. An explicit template seed gives a seed derived from it
+    and the due time, so that runs differ but a schedule with an explicit seed reproduces exactly (whoever
+    knows the template seed can compute every run's seed: keep it secret, or use 0).
+    """
+    if not base_seed:
+        return 0
     digest = hashlib.sha256(f"uno-arena/schedule/{int(base_seed)}/{int(due.timestamp())}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
 def spec_for_run(template: Mapping[str, Any], schedule_id: str, due: datetime) -> TournamentSpec:
-    """The tournament spec a schedule starts at ``due``."""
+    """The tournament spec a schedule starts at ``due`` (seed 0 when the arena is to draw it)."""
     data = {k: v for k, v in template.items() if k != "tournament_id"}
     data["tournament_id"] = tournament_id_for(schedule_id, due)
     data["seed"] = run_seed(int(data.get("seed", 0)), due)

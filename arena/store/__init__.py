@@ -9,6 +9,7 @@ from .bots import BotRecord, BotStore
 from .canary import CanaryBeat, CanaryStore
 from .client import Store, connect, kombu_url, redis_py_url, redis_url_from_env
 from .errors import (
+    DeletedBot,
     DuplicateBotName,
     DuplicateSchedule,
     DuplicateTournament,
@@ -42,6 +43,7 @@ __all__ = [
     "CanaryBeat",
     "CanaryStore",
     "CreateResult",
+    "DeletedBot",
     "DuplicateBotName",
     "DuplicateSchedule",
     "DuplicateTournament",

@@ -9,6 +9,12 @@ once, by :meth:`BotStore.register` or :meth:`BotStore.rotate_token`, and never s
 hash keeps a random per-bot salt and ``HMAC-SHA256(key=salt, msg=token)``. Because the token names
 its bot, :meth:`BotStore.verify_token` needs nothing else to find the record, and compares the
 digests in constant time.
+
+A bot's identity is managed by the organizer: :meth:`BotStore.rotate_token` issues a new token (the old one
+stops working at once), :meth:`BotStore.revoke` makes every token of the bot invalid until the next
+rotation, and :meth:`BotStore.delete` marks the bot deleted for good: no token works, the record stays (so
+results already recorded keep their name) and the name, compared without case, can never be registered
+again. Every refused token gets the same message, ``invalid token``, whether the bot exists or not.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ from dataclasses import dataclass
 import redis
 
 from ._codec import text_hash
-from .errors import DuplicateBotName, InvalidToken, UnknownBot
+from .errors import DeletedBot, DuplicateBotName, InvalidToken, UnknownBot
 from .keys import BOT_NAME_RE, InvalidName, Keys, bot_key
 
 MAX_OWNER = 200
+INVALID_TOKEN = "invalid token"
+"""The one message of a refused token (unknown bot, wrong, revoked or deleted: never which)."""
 MAX_VERSION = 64
 
 _REGISTER = """
@@ -38,6 +46,14 @@ redis.call('HSET', KEYS[1], 'name', ARGV[1], 'owner', ARGV[2], 'version', ARGV[3
            'token_hash', ARGV[5], 'created_at', ARGV[6], 'updated_at', ARGV[6])
 redis.call('SADD', KEYS[2], ARGV[7])
 return false
+"""
+
+_ROTATE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], 'deleted_at') then return -1 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('HDEL', KEYS[1], 'revoked_at')
+return 1
 """
 
 _UPDATE_IF_EXISTS = """
@@ -56,6 +72,10 @@ class BotRecord:
     version: str
     created_at: float
     updated_at: float
+    revoked: bool = False
+    """No token works until the next rotation (:meth:`BotStore.revoke`)."""
+    deleted: bool = False
+    """Deleted for good (:meth:`BotStore.delete`): no token works, the name stays taken."""
 
 
 def hash_token(token: str, salt: bytes) -> str:
@@ -87,6 +107,7 @@ class BotStore:
         self._k = keys
         self._register = client.register_script(_REGISTER)
         self._update = client.register_script(_UPDATE_IF_EXISTS)
+        self._rotate = client.register_script(_ROTATE)
 
     def register(self, name: str, owner: str = "", version: str = "1") -> tuple[BotRecord, str]:
         """Register a new bot; return its record and its token (shown once, never stored).
@@ -111,16 +132,44 @@ class BotStore:
         return BotRecord(name, owner, version, now, now), token
 
     def rotate_token(self, name: str) -> str:
-        """Issue a new token for a bot (the old one stops working); raises :class:`UnknownBot`."""
+        """Issue a new token for a bot (the old one stops working; a revoked bot works again with the new one).
+
+        Raises :class:`UnknownBot`, or :class:`DeletedBot` for a deleted bot.
+        """
         record = self.get(name)
         token, salt = self._new_token(record.name)
-        ok = self._update(
+        done = self._rotate(
             keys=[self._k.bot(name)],
             args=["salt", salt.hex(), "token_hash", hash_token(token, salt), "updated_at", repr(time.time())],
         )
+        if done == 0:
+            raise UnknownBot(name)
+        if done == -1:
+            raise DeletedBot(record.name)
+        return token
+
+    def revoke(self, name: str) -> BotRecord:
+        """Make every token of the bot invalid until :meth:`rotate_token` issues a new one; raises
+        :class:`UnknownBot` (revoking a deleted bot changes nothing)."""
+        now = repr(time.time())
+        ok = self._update(keys=[self._k.bot(name)], args=["token_hash", "", "revoked_at", now, "updated_at", now])
         if not ok:
             raise UnknownBot(name)
-        return token
+        return self.get(name)
+
+    def delete(self, name: str) -> BotRecord:
+        """Delete the bot for good: no token works and none can be issued; the record stays, marked deleted, so
+        results keep its name and the name is never registered again. Raises :class:`UnknownBot`; deleting a
+        deleted bot changes nothing."""
+        now = repr(time.time())
+        record = self.get(name)
+        if record.deleted:
+            return record
+        ok = self._update(keys=[self._k.bot(name)],
+                          args=["token_hash", "", "deleted_at", now, "revoked_at", now, "updated_at", now])
+        if not ok:
+            raise UnknownBot(name)
+        return self.get(name)
 
     def set_version(self, name: str, version: str) -> BotRecord:
         """Record a new version of the bot's code; raises :class:`UnknownBot`."""
@@ -141,10 +190,12 @@ class BotStore:
         return _record(fields)
 
     def exists(self, name: str) -> bool:
+        """Whether a bot of that name (without case) is registered and not deleted."""
         try:
-            return bool(self._r.exists(self._k.bot(name)))
+            fields = self._r.hmget(self._k.bot(name), ["name", "deleted_at"])
         except InvalidName:
             return False
+        return fields[0] is not None and fields[1] is None
 
     def all(self) -> list[BotRecord]:
         """All registered bots, sorted by name (without case)."""
@@ -160,19 +211,19 @@ class BotStore:
         """The record of the bot a token belongs to, if the token is valid.
 
         ``name``, when given, must be the bot the token belongs to (compared without case).
-        Raises :class:`InvalidToken` with the reason: malformed, unknown bot, wrong bot, or a token
-        that does not match (revoked by a rotation, or never issued).
+        Raises :class:`InvalidToken`: ``malformed token ...`` for a token that cannot be one, else the same
+        ``invalid token`` whether the bot is unknown, revoked or deleted, or the token does not match (so
+        the answer never tells whether a bot name exists).
         """
         token_name, _secret = split_token(token)
         if name is not None and bot_key(name) != token_name.casefold():
             raise InvalidToken(f"this token belongs to bot {token_name!r}, not {name!r}")
-        fields = self._fields(token_name)
-        if fields is None:
-            raise InvalidToken(f"unknown bot {token_name!r}: register it first")
+        fields = self._fields(token_name) or {}
         expected = fields.get("token_hash", "")
-        actual = hash_token(token, bytes.fromhex(fields.get("salt", "")))
-        if not expected or not hmac.compare_digest(expected, actual):
-            raise InvalidToken(f"invalid token for bot {fields['name']!r} (revoked or mistyped)")
+        salt = bytes.fromhex(fields.get("salt", "")) or b"\0" * 16
+        actual = hash_token(token, salt)  # computed for an unknown bot too: the same work either way
+        if not expected or not hmac.compare_digest(expected, actual) or "deleted_at" in fields:
+            raise InvalidToken(INVALID_TOKEN)
         return _record(fields)
 
     def _fields(self, name: str) -> dict[str, str] | None:
@@ -191,4 +242,6 @@ def _record(fields: dict[str, str]) -> BotRecord:
         version=fields.get("version", ""),
         created_at=float(fields.get("created_at", 0.0)),
         updated_at=float(fields.get("updated_at", 0.0)),
+        revoked=not fields.get("token_hash"),
+        deleted="deleted_at" in fields,
     )

@@ -35,6 +35,14 @@ class DuplicateBotName(StoreError):
         self.existing = existing
 
 
+class DeletedBot(StoreError):
+    """The bot was deleted: it keeps its name and results, but gets no token any more."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"bot {name!r} was deleted: it cannot get a token again (its name stays taken)")
+        self.name = name
+
+
 class InvalidToken(StoreError):
     """A bot token is malformed, names an unknown bot, or does not match the stored hash."""
 
@@ -86,6 +94,7 @@ class StoreConfigError(StoreError):
 
 
 __all__ = [
+    "DeletedBot",
     "DuplicateBotName",
     "DuplicateSchedule",
     "DuplicateTournament",

@@ -12,9 +12,10 @@ key                                    type         contents
 =====================================  ===========  =====================================================
 ``uno:bots``                           set          every registered ``{bot}``
 ``uno:bot:{bot}``                      hash         ``name owner version salt token_hash created_at
-                                                    updated_at``; the token itself is never stored, only
+                                                    updated_at`` and, once set, ``revoked_at deleted_at``;
+                                                    the token itself is never stored, only
                                                     ``HMAC-SHA256(key=salt, msg=token)`` (salt: 16 random
-                                                    bytes per bot, hex)
+                                                    bytes per bot, hex; ``token_hash`` empty: revoked)
 ``uno:bot:{bot}:sessions``             set          session ids of the bot's live streams (an index;
                                                     members whose session key expired are pruned)
 ``uno:session:{session}``              string, TTL  JSON ``{bot, gateway, capacity, started_at}``; the
@@ -22,11 +23,15 @@ key                                    type         contents
                                                     gateway's sessions vanish by themselves
 ``uno:tournaments``                    zset         tournament ids scored by creation time
 ``uno:tournament:{tid}``               hash         ``id spec spec_digest status idempotency_key
-                                                    created_at updated_at attempt`` (``spec`` is JSON;
-                                                    ``attempt`` tells a redis-py retry its own write)
+                                                    created_at updated_at attempt seed_salt
+                                                    seed_commitment matches_total`` (``spec`` is JSON,
+                                                    with the seed; ``attempt`` tells a redis-py retry
+                                                    its own write; ``seed_salt``: 32 random bytes, hex)
 ``uno:idem:tournament:{key}``          string       the tournament id created under an idempotency key
                                                     (set once, with ``SET NX`` semantics, in the same
-                                                    Lua script that creates the tournament)
+                                                    Lua script that creates the tournament); a user's
+                                                    key has no ``:``, the scheduler's keys
+                                                    (``schedule:{sid}:{due}``) always have one
 ``uno:tournament:{tid}:matches``       set          the scheduled match ids
 ``uno:tournament:{tid}:results``       hash         ``{mid}`` -> JSON ``{result, attempt, recorded_at}``,
                                                     written once (``HSETNX``)
@@ -74,6 +79,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from arena.tournament.limits import quoted
+
 DEFAULT_PREFIX = "uno:"
 RUN_PARTS = ("run", "batches", "batch_state", "attempts", "feed", "check_lock")
 
@@ -81,8 +88,15 @@ BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 """Bot names: 1-32 characters, letters, digits, ``_`` and ``-``, starting with a letter or digit."""
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
-"""Tournament, match, schedule and session ids, idempotency keys and rating-pool keys: 1-200
+"""Ids the arena builds (match ids, session ids, rating-pool keys, the scheduler's idempotency keys): 1-200
 characters, letters, digits, ``_ . : -``, starting with a letter or digit."""
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+"""Tournament and schedule ids, and the ids a user chooses (tournament names, schedule ids, idempotency keys):
+letters, digits, ``_ . -``, starting with a letter or digit, at most 200 characters (the organizer API allows
+100 for a user's choice: a scheduled run's id adds 15). No ``:``, the key separator: a user id is one key part, so no
+input can name another key (a schedule ``NAME:fired:DUE`` would be the fire-once lock of ``NAME``; an
+idempotency key ``schedule:NAME:DUE`` the one the scheduler uses for a run of ``NAME``)."""
 
 
 class InvalidName(ValueError):
@@ -93,7 +107,7 @@ def bot_key(name: str) -> str:
     """The key form of a bot name (casefolded) after validating it; raises :class:`InvalidName`."""
     if not isinstance(name, str) or not BOT_NAME_RE.match(name):
         raise InvalidName(
-            f"invalid bot name {name!r}: use 1-32 letters, digits, '_' or '-', "
+            f"invalid bot name {quoted(name)}: use 1-32 letters, digits, '_' or '-', "
             "starting with a letter or digit"
         )
     return name.casefold()
@@ -103,7 +117,18 @@ def check_id(value: str, what: str = "id") -> str:
     """Return ``value`` if it is a valid id (see :data:`ID_RE`); raises :class:`InvalidName`."""
     if not isinstance(value, str) or not ID_RE.match(value):
         raise InvalidName(
-            f"invalid {what} {value!r}: use 1-200 letters, digits, '_', '.', ':' or '-', "
+            f"invalid {what} {quoted(value)}: use 1-200 letters, digits, '_', '.', ':' or '-', "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+def check_name(value: str, what: str = "name", max_length: int = 200) -> str:
+    """Return ``value`` if it is a valid key part (see :data:`NAME_RE`: no ``:``) of at most ``max_length``
+    characters; raises :class:`InvalidName`."""
+    if not isinstance(value, str) or len(value) > max_length or not NAME_RE.match(value):
+        raise InvalidName(
+            f"invalid {what} {quoted(value)}: use 1-{max_length} letters, digits, '_', '.' or '-', "
             "starting with a letter or digit"
         )
     return value
@@ -139,7 +164,7 @@ class Keys:
         return f"{self.prefix}tournaments"
 
     def tournament(self, tid: str) -> str:
-        return f"{self.prefix}tournament:{check_id(tid, 'tournament id')}"
+        return f"{self.prefix}tournament:{check_name(tid, 'tournament id')}"
 
     def idempotency(self, key: str) -> str:
         return f"{self.prefix}idem:tournament:{check_id(key, 'idempotency key')}"
@@ -168,7 +193,7 @@ class Keys:
         return f"{self.prefix}schedules"
 
     def schedule(self, sid: str) -> str:
-        return f"{self.prefix}schedule:{check_id(sid, 'schedule id')}"
+        return f"{self.prefix}schedule:{check_name(sid, 'schedule id')}"
 
     def schedule_fired(self, sid: str, due: int) -> str:
         return f"{self.schedule(sid)}:fired:{int(due)}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import redis
@@ -103,6 +104,17 @@ class SessionStore:
             self._r.srem(index, *dead)
         live.sort(key=lambda s: s.started_at)
         return live
+
+    def notify_gateways(self, bot: str, message: Callable[[list[str]], bytes]) -> int:
+        """Queue ``message(session ids)`` on the relay queue of every gateway holding live sessions of ``bot``,
+        with the ids of its sessions (e.g. the relay's ``drop`` after the bot's token changed); returns how
+        many gateways were told."""
+        by_gateway: dict[str, list[str]] = {}
+        for session in self.for_bot(bot):
+            by_gateway.setdefault(session.gateway, []).append(session.session_id)
+        for gateway, ids in sorted(by_gateway.items()):
+            self._r.rpush(self._k.relay_queue(gateway), message(ids))
+        return len(by_gateway)
 
     def online(self, bot: str) -> bool:
         """Whether the bot has at least one live session."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -43,6 +43,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'spec', ARGV[2], 'spec_digest', ARGV[3], 'status', 'pending',
            'idempotency_key', ARGV[5], 'created_at', ARGV[4], 'updated_at', ARGV[4], 'attempt', ARGV[6])
+for i = 7, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
 if has_key then redis.call('SET', KEYS[3], ARGV[1]) end
 return {1, ARGV[1]}
@@ -73,6 +74,8 @@ return added
 """
 
 _CHUNK = 1000
+_BASE_FIELDS = frozenset({"id", "spec", "spec_digest", "status", "idempotency_key", "created_at", "updated_at",
+                          "attempt"})
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class TournamentRecord:
     idempotency_key: str | None
     created_at: float
     updated_at: float
+    extra: dict[str, str] = field(default_factory=dict)
+    """The ``extra`` fields given at creation (e.g. ``seed_salt``, ``seed_commitment``, ``matches_total``)."""
 
 
 @dataclass(frozen=True)
@@ -116,21 +121,34 @@ class TournamentStore:
         self._add_matches = client.register_script(_ADD_MATCHES)
 
     def create(
-        self, tournament_id: str, spec: Mapping[str, Any], *, idempotency_key: str | None = None
+        self,
+        tournament_id: str,
+        spec: Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        requested: Mapping[str, Any] | None = None,
+        extra: Mapping[str, str] | None = None,
     ) -> CreateResult:
         """Create a tournament with status ``pending``, at most once per idempotency key.
 
         Returns ``CreateResult(id, created=True)`` the first time; with an idempotency key already
         used, ``CreateResult(first id, created=False)`` (nothing is written). Raises
         :class:`DuplicateTournament` if the id exists (without the same key) and
-        :class:`IdempotencyConflict` if the key was used with another spec.
+        :class:`IdempotencyConflict` if the key was used with another spec. ``requested``: the spec as
+        requested, which a retry is compared with (default ``spec``; it differs when the arena chose the seed).
+        ``extra``: more fields of the tournament's hash, written in the same script (names other than the
+        fields above).
         """
         if not isinstance(spec, Mapping):
             raise ValueError("a tournament spec must be a mapping (a JSON object)")
+        extras = dict(extra or {})
+        clash = sorted(set(extras) & _BASE_FIELDS)
+        if clash:
+            raise ValueError(f"extra tournament fields may not replace {', '.join(clash)}")
         keys = [self._k.tournament(tournament_id), self._k.tournaments()]
         if idempotency_key is not None:
             keys.append(self._k.idempotency(idempotency_key))
-        wanted = spec_digest(spec)
+        wanted = spec_digest(spec if requested is None else requested)
         code, tid_raw = self._create(
             keys=keys,
             args=[
@@ -140,6 +158,7 @@ class TournamentStore:
                 repr(time.time()),
                 idempotency_key or "",
                 uuid.uuid4().hex,  # lets a redis-py retry after a lost reply recognise its own write
+                *(item for pair in sorted(extras.items()) for item in (pair[0], str(pair[1]))),
             ],
         )
         tid = tid_raw.decode("utf-8") if isinstance(tid_raw, bytes) else str(tid_raw)
@@ -168,6 +187,7 @@ class TournamentStore:
             idempotency_key=f.get("idempotency_key") or None,
             created_at=float(f["created_at"]),
             updated_at=float(f["updated_at"]),
+            extra={k: v for k, v in f.items() if k not in _BASE_FIELDS},
         )
 
     def exists(self, tournament_id: str) -> bool:

@@ -114,9 +114,11 @@ class TournamentSpec:
                 )
         if len(self.participants) < 2:
             raise ValueError(f"a tournament needs at least 2 participants, got {len(self.participants)}")
-        dups = sorted(name for name, count in Counter(self.participants).items() if count > 1)
+        # Bot names are compared without case (alpha and ALPHA are one bot).
+        counts = Counter(name.casefold() for name in self.participants)
+        dups = sorted(name for name in self.participants if counts[name.casefold()] > 1)
         if dups:
-            raise ValueError(f"duplicate participant name(s): {', '.join(dups)}")
+            raise ValueError(f"duplicate participant name(s), compared without case: {', '.join(dups)}")
         _check_int("seats", self.seats, MIN_SEATS, MAX_SEATS)
         if self.seats > len(self.participants):
             raise ValueError(

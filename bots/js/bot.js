@@ -3,41 +3,67 @@
 /**
  * uno-arena example bot in Node.js.
  *
- *   node bots/js/bot.js --target HOST:PORT --token TOKEN [--name NAME] [--max-matches N]
- *                       [--proto-dir DIR] [--tls] [--log-level debug|info|warn|error]
+ *   node bots/js/bot.js --target HOST:PORT --token-file FILE [--name NAME] [--max-matches N]
+ *                       [--proto-dir DIR] [--tls] [--tls-ca FILE] [--log-level debug|info|warn|error]
  *
- * The target and token may also come from UNO_ARENA_TARGET and UNO_ARENA_TOKEN (the command line
- * wins); UNO_ARENA_PROTO_DIR names the proto/ folder when the bot runs outside the repository.
+ * --tls: the arena serves TLS (`uno-arena serve --tls-cert ... --tls-key ...`), trusted through the system's
+ * roots; --tls-ca FILE: trust this PEM CA (or the arena's self-signed certificate) instead (implies --tls).
+ *
+ * The token: --token TOKEN (visible to every user of the machine in `ps`: prefer the others), else
+ * --token-file FILE (a file holding it), else UNO_ARENA_TOKEN (or UNO_ARENA_BOT_TOKEN), else the file
+ * UNO_ARENA_TOKEN_FILE (or UNO_ARENA_BOT_TOKEN_FILE) names. The target may also come from
+ * UNO_ARENA_TARGET (the command line wins); UNO_ARENA_PROTO_DIR names the proto/ folder when the bot
+ * runs outside the repository.
  *
  * Exit codes: 0 after SIGINT/SIGTERM (clean shutdown), 2 on a usage error, 3 when the arena refuses
  * the bot for good (wrong token, unsupported protocol version).
  */
 
+const fs = require('fs');
 const { ArenaBot, makeLogger } = require('./lib/client');
 const { DEFAULT_PROTO_DIR } = require('./lib/proto');
 
-const USAGE = `usage: node bot.js --target HOST:PORT --token TOKEN [--name NAME] [--max-matches N]
-                   [--proto-dir DIR] [--tls] [--log-level debug|info|warn|error]
-environment: UNO_ARENA_TARGET, UNO_ARENA_TOKEN, UNO_ARENA_PROTO_DIR`;
+const USAGE = `usage: node bot.js --target HOST:PORT (--token-file FILE | --token TOKEN) [--name NAME]
+                   [--max-matches N] [--proto-dir DIR] [--tls] [--tls-ca FILE]
+                   [--log-level debug|info|warn|error]
+--token is visible to every user of the machine (ps): prefer --token-file or the environment
+environment: UNO_ARENA_TARGET, UNO_ARENA_TOKEN (or UNO_ARENA_BOT_TOKEN), UNO_ARENA_TOKEN_FILE
+             (or UNO_ARENA_BOT_TOKEN_FILE), UNO_ARENA_PROTO_DIR`;
+
+/** The token in a file (surrounding whitespace removed); throws naming the file when it holds none. */
+function readTokenFile(path) {
+  let text;
+  try {
+    text = fs.readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    throw new Error(`cannot read the token file ${path}: ${err.code || err.message}`);
+  }
+  if (!text || /\s/.test(text)) throw new Error(`the token file ${path} must hold one token`);
+  return text;
+}
 
 /** Parses argv into options; throws an Error with a usage message on anything wrong. */
 function parseArgs(argv, env) {
   const options = {
     target: env.UNO_ARENA_TARGET || '',
-    token: env.UNO_ARENA_TOKEN || '',
+    token: '',
+    tokenFile: '',
     name: 'js-bot',
     maxMatches: 4,
     protoDir: env.UNO_ARENA_PROTO_DIR || DEFAULT_PROTO_DIR,
     tls: false,
+    tlsCa: '',
     logLevel: 'info',
     help: false,
   };
   const valued = {
     '--target': 'target',
     '--token': 'token',
+    '--token-file': 'tokenFile',
     '--name': 'name',
     '--max-matches': 'maxMatches',
     '--proto-dir': 'protoDir',
+    '--tls-ca': 'tlsCa',
     '--log-level': 'logLevel',
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -65,11 +91,24 @@ function parseArgs(argv, env) {
   }
   if (options.help) return options;
   if (!options.target) throw new Error('missing --target (or UNO_ARENA_TARGET)');
-  if (!options.token) throw new Error('missing --token (or UNO_ARENA_TOKEN)');
+  if (!options.token) {
+    const envToken = (env.UNO_ARENA_TOKEN || env.UNO_ARENA_BOT_TOKEN || '').trim();
+    const file = options.tokenFile || (envToken ? '' : env.UNO_ARENA_TOKEN_FILE || env.UNO_ARENA_BOT_TOKEN_FILE || '');
+    options.token = file ? readTokenFile(file) : envToken;
+  }
+  if (!options.token) throw new Error('missing --token-file (or --token, UNO_ARENA_TOKEN, UNO_ARENA_TOKEN_FILE)');
   const max = Number(options.maxMatches);
   if (!Number.isInteger(max) || max < 1) throw new Error(`--max-matches must be a positive integer, not ${options.maxMatches}`);
   options.maxMatches = max;
   if (!['debug', 'info', 'warn', 'error'].includes(options.logLevel)) throw new Error(`unknown --log-level ${options.logLevel}`);
+  if (options.tlsCa) {
+    try {
+      options.tlsCaPem = fs.readFileSync(options.tlsCa);
+    } catch (err) {
+      throw new Error(`cannot read the TLS CA file ${options.tlsCa}: ${err.code || err.message}`);
+    }
+    options.tls = true;
+  }
   return options;
 }
 
@@ -119,4 +158,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { parseArgs };
+module.exports = { parseArgs, readTokenFile };

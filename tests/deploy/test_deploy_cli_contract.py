@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from arena.cli import build_parser
+from tests.support.cli import subcommands
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
@@ -65,30 +67,15 @@ def test_deploy_runs_only_contract_commands_and_flags() -> None:
         assert not unknown, f"{where}: flags {unknown} are not in cli_contract.json"
 
 
-def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
-
-
 @pytest.fixture(scope="module")
 def parser() -> argparse.ArgumentParser:
-    try:
-        cli = importlib.import_module("arena.cli")
-    except ImportError as exc:
-        pytest.skip(f"arena/cli.py is not importable yet ({exc}); the lead wires build_parser()")
-    build = getattr(cli, "build_parser", None)
-    if build is None:
-        pytest.skip("arena.cli has no build_parser() (argparse) yet; the lead wires it")
-    built = build()
+    built = build_parser()
     assert isinstance(built, argparse.ArgumentParser)
     return built
 
 
 def _parse(parser: argparse.ArgumentParser, where: str, argv: list[str]) -> Any:
-    if argv[0] not in subcommands(parser):
-        pytest.skip(f"arena.cli.build_parser() has no `{argv[0]}` subcommand yet (needed by {where})")
+    assert argv[0] in subcommands(parser), f"{where} runs `uno-arena {argv[0]}`, which the CLI does not have"
     try:
         return parser.parse_args(argv)
     except SystemExit as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 
 from arena import metrics as am
+from tests.support import free_port
 
 ARENA_COMMANDS = {"serve", "worker", "scheduler", "demo"}
 
@@ -45,7 +45,9 @@ def test_topology(compose: dict[str, Any]) -> None:
 
 
 def test_image_is_built_from_the_repository(compose: dict[str, Any], deploy_dir: Path) -> None:
-    for name, svc in arena_services(compose).items():
+    services = arena_services(compose)
+    assert services, "compose has no uno-arena service"
+    for name, svc in services.items():
         context = (deploy_dir / svc["build"]["context"]).resolve()
         assert (context / "pyproject.toml").is_file(), name
         assert (context / svc["build"]["dockerfile"]).resolve() == deploy_dir / "Dockerfile", name
@@ -61,7 +63,9 @@ def test_redis_persists_with_append_only_file(compose: dict[str, Any]) -> None:
 
 def test_environment_contract(compose: dict[str, Any], contract: dict[str, Any]) -> None:
     env_contract = contract["environment"]
-    for name, svc in arena_services(compose).items():
+    services = arena_services(compose)
+    assert services, "compose has no uno-arena service"
+    for name, svc in services.items():
         env = svc["environment"]
         assert set(env) <= set(env_contract), (
             f"{name}: variables outside the contract {set(env) - set(env_contract)}"
@@ -89,7 +93,9 @@ def test_gateways_ports_and_env(compose: dict[str, Any], contract: dict[str, Any
 
 
 def test_workers_ports_and_multiprocess_dir(compose: dict[str, Any]) -> None:
-    for name, svc in by_command(compose, "worker").items():
+    workers = by_command(compose, "worker")
+    assert workers, "compose has no worker service"
+    for name, svc in workers.items():
         env = svc["environment"]
         assert env["UNO_ARENA_METRICS_PORT"] == str(am.DEFAULT_WORKER_METRICS_PORT), name
         assert str(am.DEFAULT_WORKER_METRICS_PORT) in svc["expose"], name
@@ -118,14 +124,9 @@ def healthcheck_code(compose: dict[str, Any]) -> str:
 
 
 def test_gateway_healthcheck_is_valid_python(compose: dict[str, Any]) -> None:
-    compile(healthcheck_code(compose), "<healthcheck>", "exec")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    code = healthcheck_code(compose)
+    assert code.strip(), "the gateway healthcheck runs no code"
+    compile(code, "<healthcheck>", "exec")
 
 
 @pytest.mark.parametrize("serving", [True, False])

@@ -83,7 +83,9 @@ def test_dashboard_covers_what_operators_watch(dashboard: dict[str, Any]) -> Non
 
 def test_dashboard_uses_only_defined_metrics(dashboard: dict[str, Any]) -> None:
     known = am.series_names(am.create_metrics(CollectorRegistry()))
-    for expr in expressions(dashboard):
+    exprs = expressions(dashboard)
+    assert exprs, "the dashboard has no queries"
+    for expr in exprs:
         used = set(re.findall(r"\buno_arena_[a-z0-9_]+\b", expr))
         assert used <= known, f"unknown metrics {used - known} in {expr}"
 

@@ -62,6 +62,8 @@ def test_kustomization_lists_every_manifest(deploy_dir: Path, load_yaml: Callabl
 
 
 def test_selectors_match_pod_labels(k8s_docs: list[Doc]) -> None:
+    assert workloads(k8s_docs), "deploy/k8s has no workload"
+    assert any(d["kind"] == "Service" for d in k8s_docs), "deploy/k8s has no Service"
     for doc in workloads(k8s_docs):
         selector = doc["spec"]["selector"]["matchLabels"]
         labels = doc["spec"]["template"]["metadata"]["labels"]

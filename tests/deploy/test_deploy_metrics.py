@@ -38,6 +38,7 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "uno_arena_canary_last_success_timestamp_seconds": ("gauge", ()),
     "uno_arena_connected_bots": ("gauge", ()),
     "uno_arena_gateway_up": ("gauge", ()),
+    "uno_arena_insecure_no_admin_token": ("gauge", ()),
     "uno_arena_build_info": ("gauge", ("version", "component")),
 }
 ALLOWED_LABELS = {"bot", "outcome", "variant", "reason", "tournament", "queue", "version", "component"}
@@ -60,6 +61,7 @@ def fill(m: am.ArenaMetrics) -> None:
     m.mark_canary_success(1_700_000_000.0)
     m.bot_connected()
     m.set_gateway_up(True)
+    m.set_insecure_no_admin_token(False)
     m.set_build_info("gateway")
 
 
@@ -89,14 +91,14 @@ def test_every_metric_is_defined_once_with_expected_type_and_labels(metrics: am.
 
 
 def test_names_follow_prometheus_conventions(metrics: am.ArenaMetrics) -> None:
-    for name, (kind, labels) in EXPECTED.items():
+    for name, (kind, _labels) in EXPECTED.items():
         assert name.startswith("uno_arena_")
         assert (kind == "counter") == name.endswith("_total"), name
         assert kind != "summary"
         for bad in ("_ms", "milliseconds", "_minutes", "_bytes_kb"):
             assert bad not in name, name
-        if "tournament" in labels:
-            assert name == "uno_arena_matches_remaining", "tournament is allowed on one gauge only"
+    with_tournament = [name for name, (_kind, labels) in EXPECTED.items() if "tournament" in labels]
+    assert with_tournament == ["uno_arena_matches_remaining"], "tournament is allowed on one gauge only"
 
 
 def test_decision_latency_buckets_cover_1ms_to_2s(metrics: am.ArenaMetrics) -> None:

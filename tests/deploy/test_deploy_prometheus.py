@@ -106,6 +106,7 @@ def test_every_alert_has_a_firing_and_a_quiet_unit_test(
 
 def test_rules_only_use_defined_metrics_and_jobs(alerts: list[dict[str, Any]], prom_dir: Path) -> None:
     series = known_series()
+    assert alerts, "alerts.yml has no rules"
     for rule in alerts:
         used = referenced_metrics(rule["expr"])
         assert used <= series, f"{rule['alert']} uses unknown metrics {used - series}"
@@ -134,12 +135,15 @@ def test_scrape_targets_are_compose_services(
     config = load_yaml(prom_dir / "prometheus.yml")
     jobs = {scrape["job_name"]: scrape for scrape in config["scrape_configs"]}
     services = compose["services"]
-    for target in (t for sc in jobs[GATEWAY_JOB]["static_configs"] for t in sc["targets"]):
+    gateway_targets = [t for sc in jobs[GATEWAY_JOB]["static_configs"] for t in sc["targets"]]
+    worker_names = jobs[WORKER_JOB]["dns_sd_configs"][0]["names"]
+    assert gateway_targets and worker_names, "prometheus.yml scrapes no gateway or no worker"
+    for target in gateway_targets:
         host, port = target.rsplit(":", 1)
         assert host in services, target
         assert services[host]["command"][0] == "serve"
         assert services[host]["environment"]["UNO_ARENA_METRICS_PORT"] == port
-    for name in jobs[WORKER_JOB]["dns_sd_configs"][0]["names"]:
+    for name in worker_names:
         assert services[name]["command"][0] == "worker"
         port = str(jobs[WORKER_JOB]["dns_sd_configs"][0]["port"])
         assert services[name]["environment"]["UNO_ARENA_METRICS_PORT"] == port

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
-import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -17,34 +15,13 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from arena import metrics as am
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+from tests.support import free_port, wait_until
 
 
 def api(base: str, path: str, **params: str) -> Any:
     url = f"{base}{path}" + (f"?{urllib.parse.urlencode(params)}" if params else "")
     with urllib.request.urlopen(url, timeout=10) as reply:
         return json.loads(reply.read())["data"]
-
-
-def wait_for(what: str, probe: Any, limit_seconds: float = 90.0) -> Any:
-    """Poll ``probe`` until it returns something truthy (bounded; not a timing assertion)."""
-    deadline = time.monotonic() + limit_seconds
-    last_error: Exception | None = None
-    while time.monotonic() < deadline:
-        try:
-            result = probe()
-            if result:
-                return result
-        except OSError as exc:
-            last_error = exc
-        time.sleep(0.25)
-    raise AssertionError(f"gave up waiting for {what} (last error: {last_error})")
 
 
 @pytest.fixture
@@ -104,7 +81,7 @@ def test_prometheus_scrapes_the_exporter_and_loads_the_rules(prometheus: str) ->
         query = 'uno_arena_decisions_total{job="uno-arena-gateway"}'
         return api(prometheus, "/api/v1/query", query=query)["result"]
 
-    (sample,) = wait_for("the first scrape", scraped)
+    (sample,) = wait_until(scraped, 90, "the first scrape", interval=0.25, ignore=(OSError,))
     assert sample["metric"]["bot"] == "alice" and sample["metric"]["outcome"] == "answered"
     assert float(sample["value"][1]) == 1.0
 

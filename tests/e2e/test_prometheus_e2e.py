@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -24,7 +23,7 @@ from typing import Any
 import pytest
 
 from arena.local_arena import LocalArena, local_arena
-from arena.processes import free_port, wait_until
+from tests.support import free_port, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 ALERTS = REPO / "deploy" / "prometheus" / "alerts.yml"
@@ -87,7 +86,11 @@ def start_prometheus(arena: LocalArena, exe: str) -> str:
     arena.processes.start("prometheus", [exe, f"--config.file={config_file}", f"--storage.tsdb.path={folder / 'data'}",
                                          f"--web.listen-address=127.0.0.1:{port}"], arena.env)
     base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: ready(base), "Prometheus to be ready", arena.processes, PROMETHEUS_WAIT_S)
+    def up() -> bool:
+        arena.processes.check_alive()  # raises, naming the process and its log, when one has exited
+        return ready(base)
+
+    wait_until(up, PROMETHEUS_WAIT_S, "Prometheus to be ready", interval=0.2)
     return base
 
 
@@ -112,16 +115,17 @@ def run_tournament(arena: LocalArena) -> int:
 
 def poll(base: str, what: str, promql: str, satisfied: Any, arena: LocalArena) -> list[dict[str, Any]]:
     """Query until ``satisfied(result)``; bounded, then fail with the last result and the targets."""
-    deadline = time.monotonic() + PROMETHEUS_WAIT_S
-    last: list[dict[str, Any]] = []
-    while time.monotonic() < deadline:
+    last: list[list[dict[str, Any]]] = [[]]
+
+    def seen() -> list[dict[str, Any]] | None:
         arena.processes.check_alive()
-        last = query(base, promql)
-        if satisfied(last):
-            return last
-        time.sleep(0.5)
-    pytest.fail(f"Prometheus never saw {what} within {PROMETHEUS_WAIT_S:.0f} s: `{promql}` returned {last}; "
-                f"targets: {targets(base)}")
+        last[0] = query(base, promql)
+        return last[0] if satisfied(last[0]) else None
+
+    found: list[dict[str, Any]] = wait_until(
+        seen, PROMETHEUS_WAIT_S, f"Prometheus to see {what}", interval=0.5,
+        details=lambda: f"`{promql}` returned {last[0]}; targets: {targets(base)}")
+    return found
 
 
 def test_prometheus_sees_every_match_and_the_remote_bots_latency(tmp_path: Path) -> None:
@@ -137,8 +141,10 @@ def test_prometheus_sees_every_match_and_the_remote_bots_latency(tmp_path: Path)
 
         completed = "sum(uno_arena_matches_completed_total)"
         poll(base, f"{total} completed matches", completed, lambda r: as_count(r) == total, arena)
-        # The count holds still: one more scrape later it is still the tournament's match count.
-        time.sleep(1.5)
+        # The count holds still: once every series has been scraped again, it is still the match count.
+        counted_at = max(float(r["value"][1]) for r in query(base, "timestamp(uno_arena_matches_completed_total)"))
+        poll(base, "a scrape of every series after the count", "min(timestamp(uno_arena_matches_completed_total))",
+             lambda r: as_count(r) > counted_at, arena)
         assert as_count(query(base, completed)) == total
 
         # Recorded in the worker's prefork children, merged by the worker's multiprocess exporter (every
@@ -163,9 +169,9 @@ def test_prometheus_sees_every_match_and_the_remote_bots_latency(tmp_path: Path)
         assert connected and float(connected[0]["value"][1]) >= 1.0, connected
 
         # The deploy alert rules evaluate against the real series without errors.
-        if ALERTS.exists():
-            with urllib.request.urlopen(f"{base}/api/v1/rules", timeout=10) as reply:
-                groups = json.loads(reply.read())["data"]["groups"]
-            assert groups
-            broken = [rule for group in groups for rule in group["rules"] if rule.get("health") == "err"]
-            assert not broken, broken
+        assert ALERTS.is_file(), f"{ALERTS} is missing"
+        with urllib.request.urlopen(f"{base}/api/v1/rules", timeout=10) as reply:
+            groups = json.loads(reply.read())["data"]["groups"]
+        assert groups
+        broken = [rule for group in groups for rule in group["rules"] if rule.get("health") == "err"]
+        assert not broken, broken

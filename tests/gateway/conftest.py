@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.gateway.server_harness import GatewayHarness, running_gateway
+from tests.support.gateway import GatewayHarness, running_gateway
 from tests.support.redis_server import PrivateRedis
 
 

@@ -20,10 +20,10 @@ def test_futures_expire_at_their_deadlines_in_order_across_time_limits() -> None
         deadlines.add(futures["slow"], 0.20)
         deadlines.add(futures["answered"], 0.20)
         deadlines.add(futures["fast"], 0.05)  # a shorter limit added later still expires first
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.01)  # behaviour under test: the same limit, added later, expires later
         deadlines.add(futures["late-fast"], 0.05)
         futures["answered"].set_result(1)
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # behaviour under test: every deadline (the last at 0.20 s) passes
         assert futures["answered"].result() == 1
         assert len(deadlines) == 0  # nothing left behind
         return expired
@@ -45,7 +45,7 @@ def test_answered_futures_are_never_failed_and_the_returned_deadline_is_on_the_l
         for future in futures[:99]:
             future.set_result(0)
         futures[50].cancel()  # already done: no effect
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # behaviour under test: the 0.05 s deadline passes
         assert [f.result() for f in futures[:99]] == [0] * 99
         assert isinstance(futures[99].exception(), TimeoutError)
 
@@ -58,7 +58,7 @@ def test_a_new_event_loop_starts_afresh() -> None:
     async def one() -> bool:
         future = asyncio.get_running_loop().create_future()
         deadlines.add(future, 0.01)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # behaviour under test: the deadline passes on this loop's timer
         return isinstance(future.exception(), TimeoutError)
 
     assert asyncio.run(one())
@@ -86,7 +86,7 @@ def test_answered_decisions_at_the_head_leave_when_the_next_is_added() -> None:
             assert len(deadlines) <= 2  # the answered ones before it are gone
         last = loop.create_future()
         deadlines.add(last, 0.02)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # behaviour under test: the deadline passes
         assert isinstance(last.exception(), TimeoutError)
 
     asyncio.run(scenario())

@@ -3,7 +3,6 @@ well-behaved bot finishes with no timeout (counts and outcomes only, never wall-
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import os
 import queue
@@ -18,16 +17,9 @@ import pytest
 from arena.engine import Rules
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
 from arena.runner import MatchConfig, MatchRecord, run_match
-from tests.gateway.bots_support import (
-    CONNECT,
-    RawBot,
-    ThreadBot,
-    play_raw,
-    process_bot,
-    stop_process,
-    wait_until,
-)
-from tests.gateway.server_harness import GatewayHarness, running_gateway
+from tests.support import wait_until
+from tests.support.bots import CONNECT, RawBot, ThreadBot, play_raw, process_bot, stop_process
+from tests.support.gateway import GatewayHarness, running_gateway
 from tests.support.redis_server import PrivateRedis
 
 FAST = 0.3  # deadline of the misbehaving seat's decisions (seconds)
@@ -294,7 +286,7 @@ def test_late_answer_is_refused_and_counted(gateway: GatewayHarness) -> None:
 
 
 def _start(gateway: GatewayHarness, config: MatchConfig, names: list[str]) -> concurrent.futures.Future[MatchRecord]:
-    return asyncio.run_coroutine_threadsafe(run_match(config, gateway.seats(names, config.seed)), gateway.loop)
+    return gateway.submit(run_match(config, gateway.seats(names, config.seed)))
 
 
 def test_bot_killed_mid_match_forfeits_and_the_match_finishes(gateway: GatewayHarness, control: ThreadBot) -> None:
@@ -388,7 +380,7 @@ def test_bot_that_stops_reading_is_cleaned_up_after_its_session_ends(redis_serve
 
             def stuck() -> bool:  # messages still waiting, and none taken for half a second
                 before = session.queue.qsize()
-                time.sleep(0.5)
+                time.sleep(0.5)  # behaviour under test: no progress over a stretch of time
                 return 0 < session.queue.qsize() == before
 
             wait_until(stuck, what="the writer to wait on the bot")

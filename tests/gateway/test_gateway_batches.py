@@ -14,8 +14,8 @@ from arena.protocol import bot_pb2
 from arena.protocol.encoding import request_body
 from arena.runner import MatchConfig
 from arena.server.gateway import DecideOutcome
-from tests.gateway.bots_support import RawBot, ThreadBot
-from tests.gateway.server_harness import GatewayHarness
+from tests.support.bots import RawBot, ThreadBot
+from tests.support.gateway import GatewayHarness
 
 
 def send_requests(gateway: GatewayHarness, bot: str, count: int) -> concurrent.futures.Future[list[DecideOutcome]]:
@@ -30,7 +30,7 @@ def send_requests(gateway: GatewayHarness, bot: str, count: int) -> concurrent.f
             gw.decide(bot, f"m{i}", 0, 1, request_body(f"m{i}", 1, observation, legal), len(legal), 20.0)
             for i in range(count)))
 
-    return asyncio.run_coroutine_threadsafe(requests(), gateway.loop)
+    return gateway.submit(requests())
 
 
 def connect(gateway: GatewayHarness, name: str, *, batches: bool) -> RawBot:
@@ -96,15 +96,17 @@ def test_each_message_of_a_batch_is_refused_or_taken_on_its_own(gateway: Gateway
     assert outcome.status == "answered" and outcome.index == 0
     assert outcome.refusals == 1 and "out of range" in outcome.reasons[0]
     errors: list[bot_pb2.Error] = []
-    while len(errors) < 4:  # the four errors were waiting together: they come in a batch
+    while len(errors) < 5:  # the five errors were waiting together: they come in a batch
         received = bot.recv()
         assert received is not None, ([str(e) for e in errors], bot.code, bot.details)
         inner = received.batch.messages if received.WhichOneof("payload") == "batch" else [received]
         errors.extend(m.error for m in inner if m.WhichOneof("payload") == "error")
     codes = [grpc.StatusCode(next(c for c in grpc.StatusCode if c.value[0] == e.status.code)) for e in errors]
     assert codes == [grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.INVALID_ARGUMENT,
-                     grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.OUT_OF_RANGE]
+                     grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.OUT_OF_RANGE,
+                     grpc.StatusCode.INVALID_ARGUMENT]
     assert "a batch inside a batch" in errors[0].status.message
+    assert "pong nonce 1 does not echo a Ping" in errors[4].status.message  # no Ping was sent yet
     assert "an empty message in a batch" in errors[1].status.message
     assert "Hello is only allowed as the first message" in errors[2].status.message
     assert gateway.is_connected("mixed")

@@ -1,4 +1,5 @@
-"""The gateway's commands as a user runs them: serve, bots register, bot run, match, bot check, bench gateway."""
+"""The gateway's commands as a user runs them: serve, bots register, bot run, match, bot check (`bench gateway`:
+tests/benchmarks/test_bench_gateway.py)."""
 
 from __future__ import annotations
 
@@ -6,25 +7,26 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import grpc
-import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.cli import build_parser
 from arena.store import Store
-from arena.store.embedded import free_port
-from tests.gateway.bots_support import stop_process
+from tests.support import free_port, wait_until
+from tests.support.bots import stop_process
 from tests.support.redis_server import PrivateRedis
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def cli(*args: str, redis_url: str = "", **kw: object) -> subprocess.Popen[str]:
+def cli(*args: str, redis_url: str = "", env_extra: dict[str, str] | None = None,
+        **kw: object) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "REDIS_URL": redis_url}
-    env.pop("UNO_ARENA_GRPC_ADDR", None)
+    for name in ("UNO_ARENA_GRPC_ADDR", "UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE"):
+        env.pop(name, None)
+    env.update(env_extra or {})
     return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], env=env, cwd=REPO, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)  # type: ignore[call-overload]
 
@@ -42,18 +44,20 @@ def test_commands_parse() -> None:
     assert parser.parse_args(["bench", "gateway", "--matches", "8"]).matches == 8
 
 
-def test_register_then_serve_then_run_then_match_over_the_relay(redis_server: PrivateRedis) -> None:
+def test_register_then_serve_then_run_then_match_over_the_relay(redis_server: PrivateRedis, tmp_path: Path) -> None:
     url = redis_server.url
     port = free_port()
+    admin = tmp_path / "admin-token"
     server = cli("serve", "--address", f"127.0.0.1:{port}", "--metrics-port", "-1", "--heartbeat", "1",
-                 redis_url=url)
+                 "--generate-admin-token", str(admin), redis_url=url)
     bot = None
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             grpc.channel_ready_future(channel).result(timeout=30)
             status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
             assert status == health_pb2.HealthCheckResponse.SERVING
-        registered = cli("bots", "register", "clibot", "--target", f"127.0.0.1:{port}", redis_url=url)
+        registered = cli("bots", "register", "clibot", "--target", f"127.0.0.1:{port}", redis_url=url,
+                         env_extra={"UNO_ARENA_ADMIN_TOKEN_FILE": str(admin)})
         out, err = registered.communicate(timeout=30)
         assert registered.returncode == 0, err
         token = out.strip().splitlines()[-1].split()[-1]
@@ -61,11 +65,7 @@ def test_register_then_serve_then_run_then_match_over_the_relay(redis_server: Pr
         bot = cli("bot", "run", "heuristic", "--target", f"127.0.0.1:{port}", "--token", token, redis_url=url)
         store = Store.from_url(url)
         try:
-            for _ in range(300):
-                if store.sessions.online("clibot"):
-                    break
-                time.sleep(0.05)
-            assert store.sessions.online("clibot")
+            wait_until(lambda: store.sessions.online("clibot"), 15, "clibot's session in Redis")
         finally:
             store.close()
         match = cli("match", "--seats", "clibot,random", "--relay", "--json", "--seed", "3", redis_url=url)
@@ -115,15 +115,3 @@ def test_bot_check_fails_a_bot_that_never_connects(redis_server: PrivateRedis) -
     out, _err = check.communicate(timeout=60)
     assert check.returncode == 1
     assert "FAIL connects" in out
-
-
-@pytest.mark.slow
-def test_bench_gateway_runs_and_prints_its_figures() -> None:
-    bench = cli("bench", "gateway", "--matches", "4", "--seconds", "1", "--warmup", "0.5", "--rounds", "1", "--json")
-    out, err = bench.communicate(timeout=300)
-    assert bench.returncode == 0, err
-    figures = json.loads(out.strip().splitlines()[-1])
-    assert figures["arena"]["decisions"] > 0 and figures["echo"]["round_trips"] > 0
-    assert figures["arena"]["timeouts"] == 0
-    assert figures["arena_without_batches"]["decisions"] > 0 and figures["arena_without_batches"]["timeouts"] == 0
-    assert "arena (kit default) / echo" in out

@@ -17,8 +17,10 @@ from arena.relay import RelaySeat
 from arena.runner import LocalSeat, MatchConfig, run_match_sync
 from arena.store import Store
 from bots import HeuristicBot, make_bot
-from tests.gateway.bots_support import ThreadBot, process_bot, stop_process, wait_until
-from tests.gateway.server_harness import GatewayHarness
+from tests.support import wait_until
+from tests.support.bots import ThreadBot, process_bot, stop_process
+from tests.support.gateway import GatewayHarness, running_gateway
+from tests.support.redis_server import PrivateRedis
 
 
 def test_full_match_with_two_remote_bots_in_subprocesses(gateway: GatewayHarness) -> None:
@@ -187,7 +189,7 @@ def test_a_second_process_of_the_same_bot_takes_over_and_the_first_stops(gateway
         wait_until(lambda: first.stats.sessions == 1, what="the first session")
         with ThreadBot(gateway.address, token) as second:
             wait_until(lambda: second.stats.sessions == 1, what="the second session")
-            first.thread.join(20)
+            assert first.wait_stopped(20), "the first bot kept running after it was replaced"
             assert isinstance(first.error, KitError) and "replaced" in str(first.error)
             record = gateway.run_match(["twice", "random"], seed=31, deadline_s=5.0)
             assert record.timeouts == [0, 0]
@@ -196,18 +198,36 @@ def test_a_second_process_of_the_same_bot_takes_over_and_the_first_stops(gateway
         first.stop()
 
 
-def test_a_heartbeat_running_while_a_session_closes_does_not_bring_it_back(gateway: GatewayHarness) -> None:
+def test_a_heartbeat_running_while_a_session_closes_does_not_bring_it_back(
+    redis_server: PrivateRedis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The heartbeat refreshes sessions from a thread: one that closed meanwhile (its Redis record already
-    deleted) must not be re-created, or it would outlive its stream in Redis for a whole TTL."""
-    gw = gateway.server.gateway
-    store = gateway.store
-    gateway.register_bot("ghost")
-    gateway.register_bot("alive")
-    store.sessions.open("ghost", gw.gateway_id, capacity=1, ttl=30, session_id="s-closed")
-    store.sessions.open("alive", gw.gateway_id, capacity=1, ttl=30, session_id="s-open")
-    gw._mark_closed("s-closed")
-    store.sessions.close("s-closed")
-    store.redis.delete(store.keys.session("s-open"))  # lost (a Redis restart): re-created, the closed one not
-    gw._refresh_sessions([("s-closed", "ghost", 1), ("s-open", "alive", 1)])
-    assert store.sessions.for_bot("ghost") == []
-    assert [s.session_id for s in store.sessions.for_bot("alive")] == ["s-open"]
+    deleted) must not be re-created, or it would outlive its stream in Redis for a whole TTL; one that Redis
+    lost (a restart) while its stream is still open is re-created."""
+    with running_gateway(redis_server.url, heartbeat_interval_s=0.2) as harness:
+        store = harness.store
+        tokens = {name: harness.register_bot(name) for name in ("alive", "ghost")}
+        with ThreadBot(harness.address, tokens["alive"]), ThreadBot(harness.address, tokens["ghost"]):
+            harness.wait_for_bot("alive")
+            harness.wait_for_bot("ghost")
+            (alive_session,) = [s.session_id for s in store.sessions.for_bot("alive")]
+            (ghost_session,) = [s.session_id for s in store.sessions.for_bot("ghost")]
+            refresh = store.sessions.heartbeat
+            closed_during_refresh = threading.Event()
+
+            def heartbeat(session_id: str, ttl: float) -> bool:
+                if session_id == ghost_session and not closed_during_refresh.is_set():
+                    # The refresh has taken the session as live; now it ends: the arena closes its stream
+                    # and its record leaves Redis before the refresh goes on (the kit reconnects later,
+                    # with a new session id).
+                    harness.loop_thread.call_soon(harness.server.gateway.drop_session, "ghost")
+                    wait_until(lambda: store.sessions.get(ghost_session) is None, 10, "the ghost session to close")
+                    closed_during_refresh.set()
+                return refresh(session_id, ttl)
+
+            monkeypatch.setattr(store.sessions, "heartbeat", heartbeat)
+            wait_until(closed_during_refresh.is_set, 10, "a heartbeat refresh while the ghost session closed")
+            store.redis.delete(store.keys.session(alive_session))  # lost (a Redis restart): re-created
+            wait_until(lambda: store.sessions.get(alive_session) is not None, 10, "the lost session to come back")
+            assert store.sessions.get(ghost_session) is None
+            assert ghost_session not in [s.session_id for s in store.sessions.for_bot("ghost")]

@@ -8,13 +8,11 @@ tests skip only when `node`/`npm` are absent or `npm ci` fails for lack of netwo
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -24,7 +22,8 @@ import pytest
 
 from arena.engine import Rules
 from arena.runner import MatchConfig, MatchRecord
-from tests.gateway.server_harness import GatewayHarness, running_gateway
+from tests.support import wait_until, wait_until_async
+from tests.support.gateway import GatewayHarness, running_gateway
 from tests.support.redis_server import PrivateRedis
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,13 +70,14 @@ class Process:
         return self.log_path.read_text(errors="replace")
 
     def wait_for_log(self, text: str, timeout: float = 30.0) -> None:
-        end = time.monotonic() + timeout
-        while text not in self.log():
+        def logged() -> bool:
+            if text in self.log():
+                return True
             if self.proc.poll() is not None:
                 raise AssertionError(f"the bot exited ({self.proc.returncode}) before logging {text!r}:\n{self.log()}")
-            if time.monotonic() > end:
-                raise AssertionError(f"the bot did not log {text!r} within {timeout:g} s:\n{self.log()}")
-            time.sleep(0.05)
+            return False
+
+        wait_until(logged, timeout, f"the bot to log {text!r}", details=self.log)
 
     def terminate(self, timeout: float = 15.0) -> int:
         """SIGTERM, then wait; SIGKILL if it does not stop. Returns the exit code."""
@@ -197,8 +197,7 @@ def test_reconnects_after_the_session_drops(node_bot: Path, gateway: GatewayHarn
         async def drop_while_deciding() -> None:
             """Wait until the bot has a decision pending, then close its session under it."""
             link = gateway.server.gateway.link("jsbot")
-            while not link.pending:
-                await asyncio.sleep(0.001)
+            await wait_until_async(lambda: link.pending, 60, "a decision pending at the bot")
             assert gateway.server.gateway.drop_session("jsbot")
 
         with ThreadPoolExecutor(1) as pool:

@@ -106,8 +106,8 @@ def test_descriptors_are_complete_in_the_default_pool() -> None:
     assert connect.client_streaming and connect.server_streaming
     arena = pool.FindServiceByName("uno_arena.v1.ArenaService")
     assert set(arena.methods_by_name) == {
-        "RegisterBot", "ListBots", "CreateTournament", "ScheduleTournament", "WatchTournament",
-        "GetStandings", "GetReplay", "ExportResults", "CancelTournament",
+        "RegisterBot", "ListBots", "GetBot", "RotateBotToken", "RevokeBot", "DeleteBot", "CreateTournament",
+        "ScheduleTournament", "WatchTournament", "GetStandings", "GetReplay", "ExportResults", "CancelTournament",
     }
     assert arena.methods_by_name["WatchTournament"].server_streaming
     error = pool.FindMessageTypeByName("uno_arena.v1.Error")

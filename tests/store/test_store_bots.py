@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from arena.store import DuplicateBotName, InvalidName, InvalidToken, Store, UnknownBot
+from arena.store import DeletedBot, DuplicateBotName, InvalidName, InvalidToken, Store, UnknownBot
 
 
 def dump_all(store: Store) -> list[bytes]:
@@ -55,8 +55,8 @@ def test_token_is_stored_only_as_a_salted_hash(store: Store) -> None:
         ("alpha.", "malformed"),
         (".secret", "malformed"),
         ("bad name.secret", "malformed"),
-        ("ghost.secret", "unknown bot 'ghost'"),
-        ("alpha.wrong-secret", "invalid token for bot 'alpha'"),
+        ("ghost.secret", "^invalid token$"),
+        ("alpha.wrong-secret", "^invalid token$"),
     ],
 )
 def test_bad_tokens_are_refused_with_a_reason(store: Store, token: str, reason: str) -> None:
@@ -77,10 +77,37 @@ def test_rotation_revokes_the_old_token(store: Store) -> None:
     _, old = store.bots.register("alpha")
     new = store.bots.rotate_token("alpha")
     assert store.bots.verify_token(new).name == "alpha"
-    with pytest.raises(InvalidToken, match="revoked or mistyped"):
+    with pytest.raises(InvalidToken, match=r"^invalid token$"):
         store.bots.verify_token(old)
     with pytest.raises(UnknownBot):
         store.bots.rotate_token("nobody")
+
+
+def test_revoke_stops_every_token_until_a_rotation(store: Store) -> None:
+    _, token = store.bots.register("alpha")
+    assert store.bots.revoke("ALPHA").revoked
+    with pytest.raises(InvalidToken, match=r"^invalid token$"):
+        store.bots.verify_token(token)
+    new = store.bots.rotate_token("alpha")
+    assert store.bots.verify_token(new).name == "alpha" and not store.bots.get("alpha").revoked
+    with pytest.raises(UnknownBot):
+        store.bots.revoke("nobody")
+
+
+def test_delete_keeps_the_name_taken_and_issues_no_token(store: Store) -> None:
+    _, token = store.bots.register("Alpha")
+    record = store.bots.delete("alpha")
+    assert record.deleted and record.name == "Alpha"
+    with pytest.raises(InvalidToken, match=r"^invalid token$"):
+        store.bots.verify_token(token)
+    with pytest.raises(DeletedBot):
+        store.bots.rotate_token("alpha")
+    for name in ("Alpha", "alpha", "ALPHA"):
+        with pytest.raises(DuplicateBotName):
+            store.bots.register(name)
+    assert not store.bots.exists("alpha")
+    assert store.bots.delete("alpha").deleted  # idempotent
+    assert [b.name for b in store.bots.all() if b.deleted] == ["Alpha"]
 
 
 def test_duplicate_names_are_refused_without_case(store: Store) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 import arena.store.keys as keys_module
 from arena.store import Keys, Store
-from arena.store.keys import InvalidName, bot_key, check_id
+from arena.store.keys import InvalidName, bot_key, check_id, check_name
 
 
 def documented_patterns(prefix: str = "uno:") -> list[re.Pattern[str]]:
@@ -101,3 +101,18 @@ def test_every_key_written_is_documented_and_prefixed(store: Store) -> None:
     for key in written:
         assert key.startswith("uno:"), key
         assert any(p.match(key) for p in patterns), f"{key} is not in the key table of arena/store/keys.py"
+
+
+def test_user_chosen_ids_are_single_key_parts() -> None:
+    """No ':' in a tournament or schedule id: a schedule 'NAME:fired:DUE' would be NAME's fire-once lock."""
+    keys = Keys()
+    for bad in ("nightly:fired:1767236400", "a:b", "x" * 201):
+        with pytest.raises(InvalidName) as info:
+            keys.schedule(bad)
+        assert len(str(info.value)) < 250
+        with pytest.raises(InvalidName):
+            keys.tournament(bad)
+    assert keys.schedule_fired("nightly", 1767236400) == "uno:schedule:nightly:fired:1767236400"
+    assert check_name("t-1.a_b", "name", 100) == "t-1.a_b"
+    with pytest.raises(InvalidName, match="1-100"):
+        check_name("x" * 101, "name", 100)

@@ -94,3 +94,21 @@ def test_scheduled_matches_are_a_set(store: Store) -> None:
     assert "t-1.m2499" in store.tournaments.matches("t-1")
     with pytest.raises(UnknownTournament):
         store.tournaments.add_matches("nope", ["x"])
+
+
+def test_extra_fields_and_a_retry_compared_with_the_request(store: Store) -> None:
+    """The arena's own choices (a drawn seed, its commitment) are stored with the tournament; a retry is compared
+    with the request as sent (seed 0), so a retry whose seed would be drawn again still finds the first one."""
+    requested = {**SPEC, "seed": 0}
+    first = store.tournaments.create("t-x", {**SPEC, "seed": 111}, idempotency_key="k", requested=requested,
+                                     extra={"seed_salt": "ab" * 32, "matches_total": "3"})
+    again = store.tournaments.create("t-y", {**SPEC, "seed": 222}, idempotency_key="k", requested=requested,
+                                     extra={"seed_salt": "cd" * 32})
+    assert first.created and not again.created and again.tournament_id == "t-x"
+    record = store.tournaments.get("t-x")
+    assert record.spec["seed"] == 111 and record.extra == {"seed_salt": "ab" * 32, "matches_total": "3"}
+    assert not store.tournaments.exists("t-y")
+    with pytest.raises(ValueError, match="may not replace status"):
+        store.tournaments.create("t-z", SPEC, extra={"status": "finished"})
+    with pytest.raises(ValueError, match="invalid tournament id"):
+        store.tournaments.create("t:z", SPEC)  # a key part never holds the separator

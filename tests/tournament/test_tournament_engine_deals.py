@@ -18,6 +18,7 @@ def test_every_bot_holds_every_hand_of_a_deal(variant: str, seats: int) -> None:
     groups: dict[str, list[MatchSpec]] = defaultdict(list)
     for m in schedule(spec):
         groups[m.group].append(m)
+    assert len(groups) >= 4
     for members in list(groups.values())[:4]:
         held: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         hands_per_seat = None

@@ -49,7 +49,9 @@ def test_stronger_bots_rate_higher() -> None:
 def test_sigma_never_grows_without_drift() -> None:
     pool = RatingPool()
     previous = {b: pool.rating(b).sigma for b in STRENGTH}
-    for r in sorted(results(seats=2), key=lambda r: r.match_id):
+    played = sorted(results(seats=2), key=lambda r: r.match_id)
+    assert played
+    for r in played:
         pool = pool.updated([r])
         for bot in r.seats:
             assert pool.rating(bot).sigma <= previous[bot] + 1e-12

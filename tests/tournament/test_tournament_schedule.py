@@ -173,6 +173,7 @@ def test_duplicate_all_orders(k: int) -> None:
     groups: dict[str, list[MatchSpec]] = defaultdict(list)
     for m in matches:
         groups[m.group].append(m)
+    assert groups
     for members in groups.values():
         assert len(members) == math.factorial(k)
         assert len({m.seats for m in members}) == math.factorial(k)
@@ -257,7 +258,9 @@ def test_match_ids_are_unique_sorted_and_well_formed() -> None:
 
 def test_match_spec_carries_rules_and_deadline_and_round_trips() -> None:
     spec = TournamentSpec("r", bots(4), variant="classic", options={"target": 200}, deadline_ms=300)
-    for m in schedule(spec):
+    matches = schedule(spec)
+    assert matches
+    for m in matches:
         assert m.rules == spec.rules and m.rules["variant"] == "classic" and m.rules["target"] == 200
         assert m.deadline_ms == 300
         again = MatchSpec.from_dict(json.loads(json.dumps(m.to_dict())))

@@ -11,6 +11,7 @@ from celery import Celery
 from celery.contrib.testing.worker import start_worker
 
 import workers.tasks  # noqa: F401  - the shared tasks
+from tests.support.organizer import OrganizerServer
 
 from .helpers import fast_app
 
@@ -30,8 +31,6 @@ def worker(app: Celery) -> Iterator[Any]:
 @pytest.fixture
 def organizer(store: Any, app: Celery) -> Iterator[Any]:
     """The organizer API (ArenaService) on a real grpc.aio server, sending tasks through `app`."""
-    from .organizer_harness import OrganizerServer
-
     server = OrganizerServer(store, app)
     try:
         yield server

@@ -1,9 +1,8 @@
-"""Helpers of the worker tests: a Celery app with short timings, waiting, a clean in-process run."""
+"""Helpers of the worker tests: a Celery app with short timings, waiting for a tournament, a clean in-process run."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from arena.runner import Seat, run_match
 from arena.service.matches import match_config, result_of, seats_for
 from arena.store import Store
 from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
+from tests.support import wait_until
 from workers.celery_app import make_celery
 
 FAST = {
@@ -38,19 +38,11 @@ def small_spec(tid: str = "t1", *, bots: Sequence[str] = ("random", "heuristic",
                           duplicate=duplicate, seed=seed)
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 60.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
-
-
 def wait_finished(store: Store, tid: str, timeout: float = 90.0) -> None:
     def finished() -> bool:
         return store.tournaments.exists(tid) and store.tournaments.status(tid) == "finished"
 
-    wait_for(finished, timeout, f"tournament {tid} to finish")
+    wait_until(finished, timeout, f"tournament {tid} to finish")
 
 
 def assert_exactly_once(store: Store, spec: TournamentSpec) -> None:

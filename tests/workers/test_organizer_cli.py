@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +13,12 @@ from celery import Celery
 from arena.cli import main
 from arena.protocol import arena_pb2, game_pb2
 from arena.store import Store
+from arena.store.runstate import RunState
 from arena.tournament import schedule
+from tests.support import wait_until
+from tests.support.organizer import OrganizerServer
 
-from .helpers import clean_standings, small_spec, wait_finished, wait_for, worker_standings
-from .organizer_harness import OrganizerServer
+from .helpers import clean_standings, small_spec, wait_finished, worker_standings
 
 
 def cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
@@ -125,7 +126,7 @@ def test_bad_input_gives_clear_errors_and_creates_nothing(
     code, msg = code_of(lambda: create_spec(seats_per_table=11))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "seats" in msg
     code, msg = code_of(lambda: create_spec(name="bad name!"))
-    assert code == grpc.StatusCode.INVALID_ARGUMENT and "tournament_id" in msg
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "tournament name" in msg
     code, msg = code_of(lambda: create(arena_pb2.CreateTournamentRequest()))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "spec" in msg
     bad_cron = arena_pb2.ScheduleTournamentRequest(spec=spec_msg(), cron="61 * * * *")
@@ -146,7 +147,7 @@ def test_bad_input_gives_clear_errors_and_creates_nothing(
     first = create(arena_pb2.CreateTournamentRequest(spec=spec_msg(seed=0), idempotency_key="k-1"))
     again = create(arena_pb2.CreateTournamentRequest(spec=spec_msg(seed=0), idempotency_key="k-1"))
     assert again.tournament.tournament_id == first.tournament.tournament_id
-    assert again.tournament.spec.seed == first.tournament.spec.seed != 0  # picked once, from the key
+    assert again.tournament.spec.seed == first.tournament.spec.seed != 0  # drawn once, stored with the tournament
     other = arena_pb2.CreateTournamentRequest(spec=spec_msg(deals_per_table=3), idempotency_key="k-1")
     code, msg = code_of(lambda: create(other))
     assert code == grpc.StatusCode.ALREADY_EXISTS and "k-1" in msg
@@ -177,7 +178,8 @@ def test_bad_input_gives_clear_errors_and_creates_nothing(
 def test_admin_token_is_required_when_set(store: Store, app: Celery, capsys: Any, monkeypatch: Any) -> None:
     server = OrganizerServer(store, app, admin_token="s3cret")
     try:
-        code, _ = code_of(lambda: server.stub.ListBots(arena_pb2.ListBotsRequest()))
+        # An admin call without a token (ListBots is public: tests/security/test_roles.py has every role).
+        code, _ = code_of(lambda: server.stub.RegisterBot(arena_pb2.RegisterBotRequest(name="x")))
         assert code == grpc.StatusCode.UNAUTHENTICATED
         bad = [("authorization", "Bearer wrong")]
         code, _msg = code_of(lambda: server.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=bad))
@@ -211,13 +213,17 @@ def test_cancel_stops_a_running_tournament(
                     deals_per_table=40, rules=game_pb2.Rules(target=500))
     total = organizer.stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=spec)).tournament.matches_total
     assert total == 6 * 40
-    wait_for(lambda: store.results.progress("t-cancel").done >= 1, 60, "a first result")
+    wait_until(lambda: store.results.progress("t-cancel").done >= 1, 60, "a first result")
     code, out, _ = cli(capsys, "tournament", "cancel", "t-cancel", "--reason", "enough for today",
                        "--target", organizer.address)
     assert code == 0, out
     assert "t-cancel: cancelled" in out and "cancelled: enough for today" in out
     at_cancel = store.results.progress("t-cancel").done
-    time.sleep(2.0)
+    run = RunState(store, "t-cancel")
+    # Each batch ends ("done"/"stopped") after at most the match it was playing: once none is queued or
+    # running, nothing more can be recorded.
+    wait_until(lambda: all(b.state in ("done", "stopped") for b in run.batch_states().values()), 60,
+               "every batch of t-cancel to stop", details=lambda: str(run.batch_states()))
     done = store.results.progress("t-cancel").done
     assert done <= at_cancel + 1 < total  # at most the match playing when it was cancelled is recorded
     assert store.tournaments.status("t-cancel") == "cancelled"

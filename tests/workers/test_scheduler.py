@@ -11,10 +11,10 @@ from celery import Celery
 from arena.protocol import arena_pb2, game_pb2
 from arena.service.schedules import run_seed, spec_for_run
 from arena.store import Store
+from tests.support.organizer import OrganizerServer
 from workers.scheduler import Scheduler
 
 from .helpers import fast_app, wait_finished
-from .organizer_harness import OrganizerServer
 
 
 def schedule_request(key: str = "") -> arena_pb2.ScheduleTournamentRequest:

@@ -23,8 +23,8 @@ from celery.contrib.testing.worker import start_worker
 
 from arena.service.lifecycle import create_tournament
 from arena.store import Store
-from arena.store.embedded import free_port
 from arena.tournament import schedule
+from tests.support import free_port, wait_until
 from workers.enqueue import START_TASK
 from workers.scheduler import Scheduler
 
@@ -35,7 +35,6 @@ from .helpers import (
     fast_app,
     small_spec,
     wait_finished,
-    wait_for,
     worker_standings,
 )
 
@@ -92,7 +91,7 @@ def wait_ready(app: Any, name: str, proc: subprocess.Popen[bytes], log: Path) ->
         replies = app.control.ping(timeout=0.5) or []
         return any(name in host for reply in replies for host in reply)
 
-    wait_for(ready, 60, f"worker {name} to answer a ping")
+    wait_until(ready, 60, f"worker {name} to answer a ping")
 
 
 @contextmanager
@@ -127,7 +126,7 @@ def test_kill_9_a_worker_child_mid_tournament_and_metrics(redis_server: Any, sto
         wait_ready(app, "killchild", proc, tmp_path / "killchild.log")
         create_tournament(store, spec)
         app.send_task(START_TASK, args=[spec.tournament_id])
-        wait_for(lambda: store.results.progress(spec.tournament_id).done >= 3, 60, "some matches")
+        wait_until(lambda: store.results.progress(spec.tournament_id).done >= 3, 60, "some matches")
         remaining = scrape(port)
         assert any(k.startswith(f'uno_arena_matches_remaining{{tournament="{spec.tournament_id}"}}') for k in remaining)
         victims = children_of(proc.pid)
@@ -146,7 +145,7 @@ def test_kill_9_a_worker_child_mid_tournament_and_metrics(redis_server: Any, sto
         assert values["uno_arena_canary_last_success_timestamp_seconds"] > time.time() - 120
         assert any(k.startswith('uno_arena_queue_depth{queue="celery"}') for k in values)
         # Finished: its matches_remaining series is removed (by the last process to touch it).
-        wait_for(lambda: not any(spec.tournament_id in k for k in scrape(port)), 30, "the series to go")
+        wait_until(lambda: not any(spec.tournament_id in k for k in scrape(port)), 30, "the series to go")
         assert len(children_of(proc.pid)) == 2  # the pool replaced the killed child
     assert worker_standings(store, spec.tournament_id) == clean_standings(spec)
 
@@ -160,7 +159,7 @@ def test_kill_9_a_whole_worker_mid_tournament(redis_server: Any, store: Store, t
         wait_ready(app, "doomed", doomed, tmp_path / "doomed.log")
         create_tournament(store, spec)
         app.send_task(START_TASK, args=[spec.tournament_id])
-        wait_for(lambda: store.results.progress(spec.tournament_id).done >= 3, 60, "some matches")
+        wait_until(lambda: store.results.progress(spec.tournament_id).done >= 3, 60, "some matches")
         os.killpg(doomed.pid, signal.SIGKILL)
         doomed.wait(timeout=10)
     assert store.tournaments.status(spec.tournament_id) == "running"
@@ -180,7 +179,7 @@ def test_restart_redis_mid_tournament(fresh_redis_server: Any) -> None:
         with scheduler_thread(fast_app(server.url)), start_worker(app, pool="solo", shutdown_timeout=30):
             create_tournament(store, spec)
             app.send_task(START_TASK, args=[spec.tournament_id])
-            wait_for(lambda: store.results.progress(spec.tournament_id).done >= 2, 60, "some matches")
+            wait_until(lambda: store.results.progress(spec.tournament_id).done >= 2, 60, "some matches")
             server.restart()  # persistence on: queues, results and run state survive
             wait_finished(store, spec.tournament_id, timeout=120)
         assert_exactly_once(store, spec)

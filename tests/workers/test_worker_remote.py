@@ -4,6 +4,7 @@ bot that disconnects for good (its remaining matches are forfeited, the tourname
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +19,8 @@ from arena.store import Store
 from arena.tournament import MatchSpec
 from bots import RandomBot
 from bots.kit import match_seed, play_async
-from tests.gateway.server_harness import GatewayHarness
+from tests.support import LoopThread
+from tests.support.gateway import GatewayHarness
 from workers.enqueue import START_TASK
 
 from .helpers import assert_exactly_once, clean_standings, small_spec, wait_finished, worker_standings
@@ -36,34 +38,30 @@ class GoneSeat(Seat):
 
 @contextmanager
 def remote_bot(gw: GatewayHarness, name: str, token: str, stop_after: int | None = None) -> Iterator[threading.Event]:
-    """The Python kit playing `RandomBot` (one per match and seat) as `name`; set the event to leave."""
-    leave = threading.Event()
+    """The Python kit playing `RandomBot` (one per match and seat) as `name`, on its own event loop thread;
+    with `stop_after`, it leaves after that many decisions. The event is set once it has left."""
+    left = threading.Event()
+    stop = asyncio.Event()
     decisions = 0
 
-    class Counting(RandomBot):
-        def choose(self, observation: Any, legal: Any) -> int:
-            nonlocal decisions
-            decisions += 1
-            if stop_after is not None and decisions >= stop_after:
-                leave.set()
-            return super().choose(observation, legal)
+    with LoopThread(f"remote-bot-{name}") as loop_thread:
 
-    async def run() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(play_async(Counting, target=gw.address, token=token, stop=stop))
-        while not leave.is_set() and not task.done():
-            await asyncio.sleep(0.01)
-        stop.set()
-        await task
+        class Counting(RandomBot):
+            def choose(self, observation: Any, legal: Any) -> int:
+                nonlocal decisions
+                decisions += 1
+                if stop_after is not None and decisions >= stop_after:
+                    loop_thread.call_soon(stop.set)
+                return super().choose(observation, legal)
 
-    thread = threading.Thread(target=asyncio.run, args=(run(),), daemon=True)
-    thread.start()
-    try:
-        gw.wait_for_bot(name, timeout=15)
-        yield leave
-    finally:
-        leave.set()
-        thread.join(timeout=15)
+        played = loop_thread.submit(play_async(Counting, target=gw.address, token=token, stop=stop))
+        played.add_done_callback(lambda _: left.set())
+        try:
+            gw.wait_for_bot(name, timeout=15)
+            yield left
+        finally:
+            loop_thread.call_soon(stop.set)
+            concurrent.futures.wait([played], timeout=15)
 
 
 def test_remote_bot_plays_through_the_relay(redis_server: Any, app: Celery, worker: Any, store: Store) -> None:
@@ -94,7 +92,7 @@ def test_a_remote_bot_that_disconnects_for_good(redis_server: Any, app: Celery, 
         with remote_bot(gw, "ghost", token, stop_after=20) as left:
             create_tournament(store, spec)
             app.send_task(START_TASK, args=[spec.tournament_id])
-            left.wait(timeout=60)
+            assert left.wait(timeout=60), "the bot did not leave after 20 decisions"
         wait_finished(store, spec.tournament_id)
         assert_exactly_once(store, spec)
         row = tournament_table(store, spec.tournament_id).standings.row("ghost")

@@ -39,7 +39,8 @@ from .helpers import small_spec
 
 def test_builtin_participant_names() -> None:
     assert builtin_kind("random") == "random" and builtin_kind("heuristic#b") == "heuristic"
-    assert not is_builtin("mybot") and not is_builtin("random#") and not is_builtin("Random")
+    assert not is_builtin("mybot") and not is_builtin("random#")
+    assert is_builtin("Random") and builtin_kind("HEURISTIC") == "heuristic"  # names are compared without case
     assert bot_seed("t:d0000:t000000:r00", "random") == bot_seed("t:d0000:t000000:r00", "random")
     assert bot_seed("t:d0000:t000000:r00", "random") != bot_seed("t:d0000:t000000:r00", "random#2")
 
@@ -79,7 +80,9 @@ def test_batch_sizes() -> None:
 
 def test_wire_form_round_trips() -> None:
     spec = small_spec()
-    for m in schedule(spec):
+    matches = schedule(spec)
+    assert matches
+    for m in matches:
         back = spec_from_wire(spec_to_wire(m), spec.tournament_id, dict(spec.rules), spec.deadline_ms)
         assert back == m and isinstance(back, MatchSpec)
 

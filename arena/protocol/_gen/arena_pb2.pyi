@@ -37,20 +37,24 @@ EXPORT_FORMAT_CSV: ExportFormat
 EXPORT_FORMAT_JSON: ExportFormat
 
 class Bot(_message.Message):
-    __slots__ = ("bot_id", "name", "description", "created_at", "connected", "bot_version")
+    __slots__ = ("bot_id", "name", "description", "created_at", "connected", "bot_version", "revoked", "deleted")
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_FIELD_NUMBER: _ClassVar[int]
+    DELETED_FIELD_NUMBER: _ClassVar[int]
     bot_id: str
     name: str
     description: str
     created_at: _timestamp_pb2.Timestamp
     connected: bool
     bot_version: str
-    def __init__(self, bot_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ...) -> None: ...
+    revoked: bool
+    deleted: bool
+    def __init__(self, bot_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ..., revoked: _Optional[bool] = ..., deleted: _Optional[bool] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "description")
@@ -69,12 +73,14 @@ class RegisterBotResponse(_message.Message):
     def __init__(self, bot: _Optional[_Union[Bot, _Mapping]] = ..., token: _Optional[str] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
-    __slots__ = ("page_size", "page_token")
+    __slots__ = ("page_size", "page_token", "include_deleted")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_DELETED_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    include_deleted: bool
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., include_deleted: _Optional[bool] = ...) -> None: ...
 
 class ListBotsResponse(_message.Message):
     __slots__ = ("bots", "next_page_token")
@@ -83,6 +89,56 @@ class ListBotsResponse(_message.Message):
     bots: _containers.RepeatedCompositeFieldContainer[Bot]
     next_page_token: str
     def __init__(self, bots: _Optional[_Iterable[_Union[Bot, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetBotRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class GetBotResponse(_message.Message):
+    __slots__ = ("bot",)
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    bot: Bot
+    def __init__(self, bot: _Optional[_Union[Bot, _Mapping]] = ...) -> None: ...
+
+class RotateBotTokenRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RotateBotTokenResponse(_message.Message):
+    __slots__ = ("bot", "token")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    bot: Bot
+    token: str
+    def __init__(self, bot: _Optional[_Union[Bot, _Mapping]] = ..., token: _Optional[str] = ...) -> None: ...
+
+class RevokeBotRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RevokeBotResponse(_message.Message):
+    __slots__ = ("bot",)
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    bot: Bot
+    def __init__(self, bot: _Optional[_Union[Bot, _Mapping]] = ...) -> None: ...
+
+class DeleteBotRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class DeleteBotResponse(_message.Message):
+    __slots__ = ("bot",)
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    bot: Bot
+    def __init__(self, bot: _Optional[_Union[Bot, _Mapping]] = ...) -> None: ...
 
 class TournamentSpec(_message.Message):
     __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms")
@@ -105,7 +161,7 @@ class TournamentSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail")
+    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -117,6 +173,9 @@ class Tournament(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     SCHEDULE_ID_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    REVEALED_SEED_FIELD_NUMBER: _ClassVar[int]
+    SEED_SALT_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     spec: TournamentSpec
     state: TournamentState
@@ -128,7 +187,10 @@ class Tournament(_message.Message):
     finished_at: _timestamp_pb2.Timestamp
     schedule_id: str
     detail: str
-    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+    seed_commitment: str
+    revealed_seed: int
+    seed_salt: str
+    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("spec", "idempotency_key")

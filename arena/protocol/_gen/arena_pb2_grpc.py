@@ -45,6 +45,26 @@ class ArenaServiceStub:
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
                 _registered_method=True)
+        self.GetBot = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/GetBot',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetBotRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetBotResponse.FromString,
+                _registered_method=True)
+        self.RotateBotToken = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/RotateBotToken',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.RotateBotTokenRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.RotateBotTokenResponse.FromString,
+                _registered_method=True)
+        self.RevokeBot = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/RevokeBot',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.RevokeBotRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.RevokeBotResponse.FromString,
+                _registered_method=True)
+        self.DeleteBot = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/DeleteBot',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotResponse.FromString,
+                _registered_method=True)
         self.CreateTournament = channel.unary_unary(
                 '/uno_arena.v1.ArenaService/CreateTournament',
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
@@ -88,55 +108,96 @@ class ArenaServiceServicer:
 
     def RegisterBot(self, request, context):
         """Registers a bot and returns its token. The token is shown once: the arena keeps only a hash.
+        Names are compared without case; a built-in bot's name or a deleted bot's is refused. Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListBots(self, request, context):
-        """Lists registered bots.
+        """Lists registered bots (not deleted ones unless include_deleted, admin only). Role: anyone; an
+        anonymous caller or another bot sees the public fields (bot_id, name, created_at, deleted), a bot
+        sees all of its own, the admin all of every bot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBot(self, request, context):
+        """Returns one bot, with the fields as in ListBots. Role: anyone; NOT_FOUND for an unknown name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateBotToken(self, request, context):
+        """Issues a new token for a bot: the old one stops working at once (its live streams are closed with
+        UNAUTHENTICATED); a revoked bot works again with the new token. FAILED_PRECONDITION for a deleted
+        bot. Role: admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeBot(self, request, context):
+        """Revokes a bot's token: no token of it works (its live streams are closed) until RotateBotToken.
+        Role: admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteBot(self, request, context):
+        """Deletes a bot for good: no token works (its live streams are closed) and none is issued again;
+        results already recorded keep its name, the bot is listed as deleted, and the name (compared
+        without case) cannot be registered again by anyone. Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def CreateTournament(self, request, context):
-        """Creates a round-robin tournament and queues it to run now.
+        """Creates a round-robin tournament and queues it to run now. Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ScheduleTournament(self, request, context):
-        """Creates a schedule that starts a tournament on every tick of a cron expression.
+        """Creates a schedule that starts a tournament on every tick of a cron expression. Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def WatchTournament(self, request, context):
-        """Streams a tournament's progress until it ends (the first message is the current state).
+        """Streams a tournament's progress until it ends (the first message is the current state). Role:
+        anyone (public summaries of recorded matches; secrets of a running tournament only to the admin).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetStandings(self, request, context):
-        """Returns a tournament's standings (provisional while it runs).
+        """Returns a tournament's standings (provisional while it runs). Role: anyone.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetReplay(self, request, context):
-        """Returns the replay of one match, omniscient or as one seat saw it.
+        """Returns the replay of one match, omniscient or as one seat saw it. Role: anyone once the match's
+        tournament ended (its seed is revealed): any view. Until then a bot gets only the view of its own
+        seat in its own match (PERMISSION_DENIED otherwise), an anonymous caller nothing (UNAUTHENTICATED),
+        the admin any view. DATA_LOSS when the stored actions do not replay.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ExportResults(self, request, context):
-        """Exports a tournament's results as CSV or JSON.
+        """Exports a tournament's results as CSV or JSON. Role: anyone (secrets of a running tournament only
+        to the admin).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -145,6 +206,7 @@ class ArenaServiceServicer:
     def CancelTournament(self, request, context):
         """Cancels a pending or running tournament: no further match starts (matches already playing finish
         and are recorded); results and standings so far stay readable. FAILED_PRECONDITION once it ended.
+        Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -162,6 +224,26 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.ListBots,
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListBotsRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'GetBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBot,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetBotRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetBotResponse.SerializeToString,
+            ),
+            'RotateBotToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateBotToken,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.RotateBotTokenRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.RotateBotTokenResponse.SerializeToString,
+            ),
+            'RevokeBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeBot,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.RevokeBotRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.RevokeBotResponse.SerializeToString,
+            ),
+            'DeleteBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteBot,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotResponse.SerializeToString,
             ),
             'CreateTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateTournament,
@@ -254,6 +336,114 @@ class ArenaService:
             '/uno_arena.v1.ArenaService/ListBots',
             uno__arena_dot_v1_dot_arena__pb2.ListBotsRequest.SerializeToString,
             uno__arena_dot_v1_dot_arena__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/GetBot',
+            uno__arena_dot_v1_dot_arena__pb2.GetBotRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.GetBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateBotToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/RotateBotToken',
+            uno__arena_dot_v1_dot_arena__pb2.RotateBotTokenRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.RotateBotTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/RevokeBot',
+            uno__arena_dot_v1_dot_arena__pb2.RevokeBotRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.RevokeBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/DeleteBot',
+            uno__arena_dot_v1_dot_arena__pb2.DeleteBotRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.DeleteBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -40,6 +40,7 @@ class ArenaBot {
    * @param {number} [options.maxMatches] Hello.max_concurrent_matches
    * @param {string} [options.protoDir] the repository's proto/ folder
    * @param {boolean} [options.tls] use TLS with the system roots instead of a plaintext channel
+   * @param {Buffer} [options.tlsCaPem] PEM of the CA (or self-signed certificate) to trust instead (implies TLS)
    * @param {Function} [options.strategy] (observation, legal_actions) => index
    * @param {object} [options.logger]
    * @param {number} [options.backoffInitialMs] first reconnection delay
@@ -56,7 +57,9 @@ class ArenaBot {
     this.backoffInitialMs = options.backoffInitialMs || 500;
     this.backoffMaxMs = options.backoffMaxMs || 30000;
     const { BotService } = loadBotService(options.protoDir);
-    const credentials = options.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+    const credentials = options.tls || options.tlsCaPem
+      ? grpc.credentials.createSsl(options.tlsCaPem || null)
+      : grpc.credentials.createInsecure();
     this.client = new BotService(this.target, credentials, {
       // Transport keepalive (about 20 s / 10 s) on top of the arena's in-band Ping.
       'grpc.keepalive_time_ms': 20000,

@@ -1,15 +1,16 @@
-"""Bots for the gateway tests: a kit bot on its own thread, a kit bot in a subprocess, and a raw protocol client
-that can misbehave on purpose (wrong token, no Hello, bad index, flood, oversized messages, silence)."""
+"""Bots for tests against a real gateway: a kit bot on its own thread, a kit bot in a subprocess, and a raw
+protocol client that can misbehave on purpose (wrong token, no Hello, bad index, flood, oversized messages,
+silence)."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import queue
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import grpc
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
 from bots import RandomBot
 from bots.kit import BotClient, KitStats, bot_factory
+from tests.support.loop_thread import LoopThread
 
 CONNECT = "/uno_arena.v1.BotService/Connect"
 REPO = Path(__file__).resolve().parents[2]
@@ -28,49 +30,38 @@ class ThreadBot:
     """A Python-kit bot (RandomBot by default) running on its own event loop in a daemon thread."""
 
     def __init__(self, address: str, token: str, bot: Any = RandomBot, **options: Any) -> None:
-        self.loop = asyncio.new_event_loop()
         self.client = BotClient(address, token, bot_factory(bot), max_backoff_s=0.5, **options)
-        self._stop: asyncio.Event | None = None
-        self.error: BaseException | None = None
-        self._ready = threading.Event()
-        self.thread = threading.Thread(target=self._main, daemon=True)
-        self.thread.start()
-        self._ready.wait(5)
-
-    def _main(self) -> None:
-        asyncio.set_event_loop(self.loop)
-
-        async def run() -> None:
-            self._stop = asyncio.Event()
-            self._ready.set()
-            await self.client.run(self._stop)
-
-        try:
-            self.loop.run_until_complete(run())
-        except BaseException as error:
-            self.error = error
-        finally:
-            # As asyncio.run does: let what is left (gRPC's own tasks) finish, then close the loop.
-            leftover = asyncio.all_tasks(self.loop)
-            for task in leftover:
-                task.cancel()
-            self.loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
-            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
-            self.loop.close()
+        self.loop_thread = LoopThread("thread-bot")
+        self.loop = self.loop_thread.loop
+        self._stop = asyncio.Event()  # bound to the loop that first waits on it: the bot's
+        self.done: concurrent.futures.Future[None] = self.loop_thread.submit(self.client.run(self._stop))
 
     @property
     def stats(self) -> KitStats:
         return self.client.stats
 
+    @property
+    def error(self) -> BaseException | None:
+        """What ended the bot's run (None while it runs, or when it stopped cleanly)."""
+        if not self.done.done() or self.done.cancelled():
+            return None
+        return self.done.exception()
+
+    def wait_stopped(self, timeout: float = 20.0) -> bool:
+        """Wait until the bot's run ended by itself (a fatal error, or stop()); True if it did."""
+        finished, _ = concurrent.futures.wait([self.done], timeout)
+        return bool(finished)
+
     def disconnect(self) -> None:
         """Drop the stream from the bot's side (the kit reconnects)."""
-        if self.thread.is_alive():
-            self.loop.call_soon_threadsafe(self.client.disconnect)
+        if self.loop_thread.running:
+            self.loop_thread.call_soon(self.client.disconnect)
 
     def stop(self) -> None:
-        if self._stop is not None and self.thread.is_alive():
-            self.loop.call_soon_threadsafe(self._stop.set)
-        self.thread.join(10)
+        if self.loop_thread.running:
+            self.loop_thread.call_soon(self._stop.set)
+            self.wait_stopped(10)
+        self.loop_thread.close()
 
     def __enter__(self) -> ThreadBot:
         return self
@@ -219,12 +210,3 @@ def play_raw(bot: RawBot, answer: Callable[[bot_pb2.DecisionRequest], list[int] 
     thread.errors = errors  # type: ignore[attr-defined]
     thread.start()
     return thread
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
-    """Poll `predicate` until true (a synchronisation helper, not a timing assertion)."""
-    end = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)

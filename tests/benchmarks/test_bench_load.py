@@ -84,7 +84,7 @@ def test_swarm_stops_when_told_even_without_a_gateway() -> None:
     async def main() -> Any:
         stop = asyncio.Event()
         task = asyncio.create_task(run_swarm("127.0.0.1:1", [("x", "x.bad")], "raw", stop=stop))
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # behaviour under test: the bot keeps retrying for a while, until told to stop
         stop.set()
         return await task
 

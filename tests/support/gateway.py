@@ -1,8 +1,8 @@
 """Start a real uno-arena gateway on a free port, with a real Redis store, for tests (Python or not).
 
-Stable API (other test suites, e.g. the Node.js bot's, rely on it; only additions, no changes):
+Stable API (other test suites, e.g. the Node.js bot's, may rely on it; only additions, no changes):
 
-    from tests.gateway.server_harness import GatewayHarness, running_gateway
+    from tests.support.gateway import GatewayHarness, running_gateway
 
     with running_gateway() as gw:                 # its own private redis-server unless redis_url= is given
         token = gw.register_bot("mybot")          # registers in the store, returns the bearer token
@@ -12,14 +12,15 @@ Stable API (other test suites, e.g. the Node.js bot's, rely on it; only addition
         gw.connected_bots()                       # names with an open stream on this gateway
 
 `GatewayHarness(redis_url=None, **gateway_options)`: the gateway runs on its own asyncio loop in a
-daemon thread, so synchronous tests drive it; `gateway_options` are fields of
-`arena.server.gateway.GatewayConfig` (e.g. `hello_timeout_s=1.0`, `flood_limit=20`). Seat names in
-`run_match` are built-in bots played in process (`random`, `heuristic`) or registered bot names played
-over gRPC. `gw.run(coro)` runs any coroutine on the gateway's loop and returns its result.
+daemon thread (:class:`tests.support.loop_thread.LoopThread`), so synchronous tests drive it;
+`gateway_options` are fields of `arena.server.gateway.GatewayConfig` (e.g. `hello_timeout_s=1.0`,
+`flood_limit=20`). Seat names in `run_match` are built-in bots played in process (`random`, `heuristic`)
+or registered bot names played over gRPC. `gw.run(coro)` runs any coroutine on the gateway's loop and
+returns its result; `gw.submit(coro)` starts one there and returns its concurrent Future.
 
 From another language, run it as a process:
 
-    python -m tests.gateway.server_harness --bots jsbot,other [--redis-url URL]
+    python -m tests.support.gateway --bots jsbot,other [--redis-url URL]
 
 It prints one JSON line `{"address": "127.0.0.1:PORT", "redis_url": ..., "tokens": {"jsbot": "..."}}`,
 then reads JSON commands, one per line, on stdin and answers each with one JSON line:
@@ -34,12 +35,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import signal
 import sys
-import threading
 import uuid
-from collections.abc import Awaitable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
@@ -50,6 +51,7 @@ from arena.server.remote_seat import RemoteSeat
 from arena.store import Store
 from arena.store.embedded import RedisServer
 from bots import BUILTIN_BOTS, make_bot
+from tests.support.loop_thread import LoopThread
 
 T = TypeVar("T")
 
@@ -67,9 +69,8 @@ class GatewayHarness:
         self.store = Store.from_url(redis_url)
         options = {"address": "127.0.0.1:0", **gateway_options}
         self.config = GatewayConfig(**options)
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run_loop, name="gateway-harness", daemon=True)
-        self._thread.start()
+        self.loop_thread = LoopThread("gateway-harness")
+        self.loop = self.loop_thread.loop
         self.server = GatewayServer(self.store, self.config)
         try:
             self.run(self.server.start())
@@ -79,15 +80,14 @@ class GatewayHarness:
         self.port: int = self.server.port
         self.address: str = f"127.0.0.1:{self.port}"
 
-    def _run_loop(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
     # -- driving the loop ------------------------------------------------------------------------
-    def run(self, coro: Coroutine[Any, Any, T] | Awaitable[T], timeout: float | None = None) -> T:
+    def run(self, coro: Awaitable[T], timeout: float | None = None) -> T:
         """Run a coroutine on the gateway's loop and wait for its result."""
-        future = asyncio.run_coroutine_threadsafe(_as_coro(coro), self.loop)
-        return future.result(timeout)
+        return self.loop_thread.run(coro, timeout)
+
+    def submit(self, coro: Awaitable[T]) -> concurrent.futures.Future[T]:
+        """Start a coroutine on the gateway's loop; its concurrent Future."""
+        return self.loop_thread.submit(coro)
 
     # -- bots ------------------------------------------------------------------------------------
     def register_bot(self, name: str, owner: str = "", version: str = "1") -> str:
@@ -153,15 +153,12 @@ class GatewayHarness:
     # -- shutdown --------------------------------------------------------------------------------
     def close(self) -> None:
         """Stop the gateway, its loop and thread, the store, and the private redis-server if any."""
-        if self.loop.is_running():
+        if self.loop_thread.running:
             server = getattr(self, "server", None)
             if server is not None:
                 with suppress(Exception):
                     self.run(server.stop(0.5), timeout=15)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(timeout=10)
-        if not self.loop.is_running() and not self.loop.is_closed():
-            self.loop.close()
+            self.loop_thread.close()
         self.store.close()
         if self._own_redis is not None:
             self._own_redis.close()
@@ -172,10 +169,6 @@ class GatewayHarness:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-async def _as_coro(awaitable: Awaitable[T]) -> T:
-    return await awaitable
 
 
 @contextmanager

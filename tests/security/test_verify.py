@@ -1,0 +1,60 @@
+"""`uno-arena tournament verify`: anyone checks an ended tournament's commitment and replays every match; an
+altered stored action is found and the match named (issue 12, part 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arena.cli import main
+from arena.protocol import arena_pb2, game_pb2
+from arena.store import Store
+from arena.store.replays import compress
+from tests.support.organizer import OrganizerServer
+from tests.workers.helpers import wait_finished
+
+from .conftest import ADMIN
+
+
+def verify(capsys: Any, target: str, tid: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["tournament", "verify", tid, "--target", target])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def tamper(store: Store, match_id: str, change: Any) -> None:
+    """Rewrite the stored replay of ``match_id`` with ``change(actions)`` applied (as someone with Redis access)."""
+    record = store.replays.load(match_id)
+    assert record is not None
+    record["replay"]["actions"] = change(record["replay"]["actions"])
+    store.redis.set(store.keys.replay(match_id), compress(record))
+
+
+def test_verify_passes_after_the_end_and_names_a_match_whose_actions_were_altered(
+    organizer: OrganizerServer, worker: Any, store: Store, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("UNO_ARENA_ADMIN_TOKEN", raising=False)  # verify runs anonymous: anyone may check
+    monkeypatch.delenv("UNO_ARENA_ADMIN_TOKEN_FILE", raising=False)
+    spec = arena_pb2.TournamentSpec(name="t-verify", participants=["random", "heuristic", "random#2"],
+                                    rules=game_pb2.Rules(target=60), deals_per_table=2, duplicate_deals=True)
+    organizer.stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=spec), metadata=ADMIN)
+    code, out = verify(capsys, organizer.address, "t-verify")
+    assert code == 1  # not ended yet (or only just): nothing is revealed before the end
+    wait_finished(store, "t-verify")
+
+    code, out = verify(capsys, organizer.address, "t-verify")
+    assert code == 0, out
+    assert "commitment ok" in out and "12 scheduled matches re-derived, 12 replayed" in out and "consistent" in out
+
+    first, second = sorted(store.results.all("t-verify"))[:2]
+    tamper(store, first, lambda actions: actions[:-3])  # still legal, but not how the match ended
+    code, out = verify(capsys, organizer.address, "t-verify")
+    problems = out.strip().splitlines()[:-1]
+    assert code == 1 and problems and all(line.startswith(f"{first}: ") for line in problems), out
+    assert "the stored result says" in out and "FAILED" not in out
+
+    tamper(store, second, lambda actions: [[(actions[0][0] + 1) % 2, actions[0][1]], *actions[1:]])  # not its turn
+    code, out = verify(capsys, organizer.address, "t-verify")
+    assert code == 1 and f"{second}: no usable replay: DATA_LOSS" in out and first in out
