@@ -77,13 +77,11 @@ TLS_ENV = "UNO_ARENA_TLS"
 TLS_CA_ENV = "UNO_ARENA_TLS_CA"
 
 
-def channel_credentials(tls: bool = False, tls_ca: str | None = None) -> grpc.ChannelCredentials | None:
-    """TLS credentials for a channel to the arena (``tls_ca``: a PEM file of the CA, or of the server's own
-    self-signed certificate, to trust instead of the system's roots; it implies TLS), or None for plaintext.
-    Unset: ``$UNO_ARENA_TLS`` (1/true) and ``$UNO_ARENA_TLS_CA``. ValueError for a CA file that cannot be read."""
-    tls_ca = tls_ca or os.environ.get(TLS_CA_ENV, "").strip() or None
-    tls = tls or bool(tls_ca) or os.environ.get(TLS_ENV, "").strip().lower() in ("1", "true", "yes")
-    if not tls:
+def tls_credentials(tls: bool = False, tls_ca: str | os.PathLike[str] | None = None) -> grpc.ChannelCredentials | None:
+    """Channel credentials for an arena served with TLS: the system's roots, or ``tls_ca`` (a PEM file of the CA,
+    or of the arena's self-signed certificate; it implies TLS). None (plaintext) unless one is given; ValueError
+    for a CA file that cannot be read. Shared by the CLI and the Python kit."""
+    if not tls and not tls_ca:
         return None
     root = None
     if tls_ca:
@@ -91,8 +89,15 @@ def channel_credentials(tls: bool = False, tls_ca: str | None = None) -> grpc.Ch
             with open(os.path.expanduser(tls_ca), "rb") as handle:
                 root = handle.read()
         except OSError as error:
-            raise ValueError(f"cannot read the TLS CA file {tls_ca!r}: {error.strerror or error}") from None
+            raise ValueError(f"cannot read the TLS CA file {os.fspath(tls_ca)!r}: {error.strerror or error}") from None
     return grpc.ssl_channel_credentials(root_certificates=root)
+
+
+def channel_credentials(tls: bool = False, tls_ca: str | None = None) -> grpc.ChannelCredentials | None:
+    """:func:`tls_credentials`, with ``$UNO_ARENA_TLS`` (1/true) and ``$UNO_ARENA_TLS_CA`` when unset."""
+    tls_ca = tls_ca or os.environ.get(TLS_CA_ENV, "").strip() or None
+    tls = tls or os.environ.get(TLS_ENV, "").strip().lower() in ("1", "true", "yes")
+    return tls_credentials(tls, tls_ca)
 
 
 class Client:

@@ -78,8 +78,10 @@ DEFAULT_WORKER_METRICS_PORT: Final = 9101
 #: answered: a legal answer in time; refused: an answer that was refused (illegal, malformed,
 #: late or duplicate; also counted in uno_arena_refused_actions_total with its reason);
 #: timeout: no answer before the deadline; error: an in-process bot raised or answered out of range;
-#: fallback: the arena played the fallback action without asking (bot disconnected or forfeited).
-DECISION_OUTCOMES: Final = ("answered", "refused", "timeout", "error", "fallback")
+#: fallback: the arena played the fallback action without asking (bot disconnected or forfeited);
+#: unreachable: answered after the arena could not reach the bot at first (its gateway gone, Redis
+#: unreachable): an infrastructure fault, no strike.
+DECISION_OUTCOMES: Final = ("answered", "refused", "timeout", "error", "fallback", "unreachable")
 
 #: Decision latency: from 1 ms (local bots land in the first bucket) to 2 s (past any deadline).
 DECISION_LATENCY_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
@@ -181,6 +183,7 @@ class ArenaMetrics:
     matches: Counter
     match_duration: Histogram
     matches_completed: Counter
+    store_errors: Counter
     matches_remaining: Gauge
     queue_depth: Gauge
     queue_oldest_age: Gauge
@@ -235,6 +238,11 @@ class ArenaMetrics:
             raise ValueError("count must not be negative")
         if count:
             self.matches_completed.inc(count)
+
+    def record_store_error(self, kind: str, where: str) -> None:
+        """A Redis command refused or lost (``kind`` from :func:`arena.store.failure_kind`) in ``where``
+        (``task``, ``heartbeat``, ``broker``); the worker backs off and retries."""
+        self.store_errors.labels(kind=_name(kind), where=_name(where)).inc()
 
     def set_matches_remaining(self, tournament: str, remaining: int) -> None:
         """Publish how many matches of ``tournament`` are still to be played."""
@@ -346,6 +354,14 @@ def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetric
         matches_completed=Counter(
             "matches_completed",
             "Matches recorded by workers (each match id counted once).",
+            namespace=ns,
+            registry=registry,
+        ),
+        store_errors=Counter(
+            "store_errors",
+            "Redis commands of workers that failed (a refused write: misconf, readonly, oom, noreplicas; "
+            "or connection), each retried after a back-off.",
+            ["kind", "where"],
             namespace=ns,
             registry=registry,
         ),

@@ -14,13 +14,17 @@ environment variable is not.
 
 ``play`` also takes a :class:`bots.Bot` instance (shared by every match), a ``Bot`` subclass (one fresh
 instance per match and seat, seeded from the match id) or ``factory=`` a callable ``(match_id, seat) -> Bot``.
+A per-match bot is made afresh for every attempt of a match (``MatchStarted.attempt``: a match the arena aborted,
+e.g. a worker that died, is played again from the same seed), so a replayed match plays out as a clean run.
 Observations arrive as protobuf and are converted back to engine types, so ``bots.Bot`` subclasses work
 unchanged, remote or local.
 
 What the kit does for you: the token in the call metadata; Hello / Welcome; many matches at once over the
 one stream (each decision request names its match); Pong for every Ping; reconnects with jittered
 exponential backoff when the stream drops (the arena re-sends the decisions still pending, so none is lost
-to a short outage); gives up at once on errors that a retry cannot fix (``UNAUTHENTICATED``, unsupported
+to a short outage), and at once, without backoff, to the same target when a draining gateway says Goodbye
+(another gateway behind the address takes over; the following attempts back off to at most
+``MOVE_BACKOFF_S``); gives up at once on errors that a retry cannot fix (``UNAUTHENTICATED``, unsupported
 protocol version, ``ABORTED`` when a newer process of the same bot took the session over); a clean
 shutdown on SIGINT/SIGTERM (``play``) or when ``stop`` is set (``play_async``).
 
@@ -57,6 +61,7 @@ from typing import Any
 import grpc
 import grpc.aio
 
+from arena.client import read_token_file, tls_credentials
 from arena.engine import Action, Observation
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, game_pb2
 from arena.protocol.card_cache import CARDS
@@ -81,6 +86,10 @@ FATAL_CODES = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMIS
 
 STOP_GRACE_S = 2.0
 """How long a stopping client waits for its stream to close before it cancels it."""
+MOVE_BACKOFF_S = 1.0
+"""After a Goodbye (the gateway drains), reconnection attempts back off to at most this for ``MOVE_WINDOW_S``:
+the gateway that takes over may still be starting."""
+MOVE_WINDOW_S = 30.0
 
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.keepalive_time_ms", 20_000),
@@ -109,29 +118,7 @@ def bot_token(token: str | None = None, token_file: str | os.PathLike[str] | Non
     if path is None:
         raise ValueError(f"no token: pass --token-file FILE (or --token TOKEN, visible in `ps`), or set "
                          f"${BOT_TOKEN_ENV} or ${BOT_TOKEN_FILE_ENV}")
-    try:
-        with open(os.path.expanduser(path), encoding="utf-8") as handle:
-            text = handle.read().strip()
-    except OSError as error:
-        raise ValueError(f"cannot read the token file {os.fspath(path)!r}: {error.strerror or error}") from None
-    if not text or any(c.isspace() for c in text):
-        raise ValueError(f"the token file {os.fspath(path)!r} must hold one token")
-    return text
-
-
-def tls_credentials(tls: bool = False, tls_ca: str | os.PathLike[str] | None = None) -> grpc.ChannelCredentials | None:
-    """Channel credentials for an arena served with TLS: the system's roots, or ``tls_ca`` (a PEM file of the CA, or
-    of the arena's self-signed certificate; it implies TLS). None (plaintext) unless one is given."""
-    if not tls and not tls_ca:
-        return None
-    root = None
-    if tls_ca:
-        try:
-            with open(os.path.expanduser(tls_ca), "rb") as handle:
-                root = handle.read()
-        except OSError as error:
-            raise ValueError(f"cannot read the TLS CA file {os.fspath(tls_ca)!r}: {error.strerror or error}") from None
-    return grpc.ssl_channel_credentials(root_certificates=root)
+    return read_token_file(os.path.expanduser(path))
 
 
 def _pushback_s(error: grpc.aio.AioRpcError) -> float:
@@ -196,6 +183,8 @@ class KitStats:
     errors: deque[str] = field(default_factory=lambda: deque(maxlen=100))
     welcome: bot_pb2.Welcome | None = None
     last_status: str = ""
+    goodbyes: int = 0
+    """Goodbye messages received (a draining gateway told the bot to reconnect)."""
 
 
 class BotClient:
@@ -220,7 +209,11 @@ class BotClient:
         self.stats = KitStats()
         self.connected = asyncio.Event()
         self._bots: dict[tuple[str, int], Bot] = {}
+        self._attempts: dict[str, int] = {}
+        """The attempt (``MatchStarted.attempt``) each match's bots belong to: a new attempt gets fresh bots."""
         self._call: Any = None
+        self._goodbye: bot_pb2.Goodbye | None = None
+        self._moving_until = 0.0
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Play until ``stop`` is set (or, with ``reconnect=False``, until the stream ends)."""
@@ -247,8 +240,15 @@ class BotClient:
             self.connected.clear()
             if not self.reconnect or stop.is_set():
                 return
-            attempt = 0 if welcomed else attempt + 1
-            delay = min(self.max_backoff_s, 0.1 * 2 ** min(attempt, 10)) * (0.5 + random.random() / 2)
+            goodbye, self._goodbye = self._goodbye, None
+            loop_time = asyncio.get_running_loop().time()
+            if goodbye is not None:  # the gateway drains: reconnect at once, another one takes over
+                attempt, delay = 0, goodbye.reconnect_after_ms / 1000.0
+                self._moving_until = loop_time + MOVE_WINDOW_S
+            else:
+                attempt = 0 if welcomed else attempt + 1
+                cap = min(self.max_backoff_s, MOVE_BACKOFF_S) if loop_time < self._moving_until else self.max_backoff_s
+                delay = min(cap, 0.1 * 2 ** min(attempt, 10)) * (0.5 + random.random() / 2)
             delay = max(delay, pushback)  # the arena asked for a pause (too many new streams of this token)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
@@ -313,6 +313,11 @@ class BotClient:
                             welcomed = self._handle(call, inner, replies, lock, tasks) or welcomed
                     else:
                         welcomed = self._handle(call, message, replies, lock, tasks) or welcomed
+                    if self._goodbye is not None:  # the gateway drains: leave now, reconnect at once
+                        log.info("goodbye from the arena: %s; reconnecting", self._goodbye.reason)
+                        self.stats.last_status = f"GOODBYE: {self._goodbye.reason}"
+                        call.cancel()
+                        return welcomed
                     if replies:  # every answer to one stream message goes back in one
                         reply = replies[0] if len(replies) == 1 else bot_pb2.BotMessage(
                             batch=bot_pb2.BotBatch(messages=replies))
@@ -351,6 +356,9 @@ class BotClient:
                 replies.append(self._decide(message.decision_request))
         elif kind == "ping":
             replies.append(bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=message.ping.nonce)))
+        elif kind == "goodbye":
+            self.stats.goodbyes += 1
+            self._goodbye = message.goodbye
         elif kind == "welcome":
             self.stats.sessions += 1
             self.stats.welcome = message.welcome
@@ -359,20 +367,38 @@ class BotClient:
         elif kind == "match_started":
             started = message.match_started
             self.stats.matches_started += 1
-            key = (started.match_id, started.seat)
-            if key not in self._bots:
-                self._bots[key] = self.factory(started.match_id, started.seat)
+            self._on_started(started.match_id, started.seat, started.attempt)
         elif kind == "match_ended":
             self.stats.matches_ended += 1
-            match_id = message.match_ended.match_id
-            for key in [k for k in self._bots if k[0] == match_id]:
-                del self._bots[key]
+            ended = message.match_ended
+            known = self._attempts.get(ended.match_id, 0)
+            # The end of an older attempt (it may arrive after the next attempt started) ends nothing of this one.
+            if not (ended.attempt and known and ended.attempt < known):
+                self._forget(ended.match_id)
         elif kind == "error":
             status = message.error.status
             text = f"{_code(status.code).name}: {status.message}"
             self.stats.errors.append(text)
             log.warning("arena refused: %s", text)
         return False
+
+    def _on_started(self, match_id: str, seat: int, attempt: int) -> None:
+        """A match starts: a fresh bot for a new attempt of the match (every bot of an older attempt is dropped, so a
+        match the arena plays again after aborting it plays out as a clean run); the same attempt again (sent after
+        a reconnect, or when the bot moved to another gateway) keeps the bot it has."""
+        known = self._attempts.get(match_id)
+        if known is not None and known != attempt:
+            self._forget(match_id)
+        self._attempts[match_id] = attempt
+        key = (match_id, seat)
+        if key not in self._bots:
+            self._bots[key] = self.factory(match_id, seat)
+
+    def _forget(self, match_id: str) -> None:
+        """Drop the bots of a match (ended, or replaced by a new attempt)."""
+        self._attempts.pop(match_id, None)
+        for key in [k for k in self._bots if k[0] == match_id]:
+            del self._bots[key]
 
     async def _write(self, call: Any, message: bot_pb2.BotMessage, lock: asyncio.Lock | None) -> None:
         if lock is None or not self.threaded:

@@ -52,6 +52,8 @@ SWEEP_INTERVAL = 30.0
 
 def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **overrides: Any) -> Celery:
     """A configured Celery app for ``redis_url`` (default ``$REDIS_URL``); ``overrides`` win."""
+    from arena.service.schedules import missed_policy
+
     url = redis_url or os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
     broker = kombu_url(url)
     app = Celery(main, include=["workers.tasks"])
@@ -88,6 +90,12 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         broker_connection_retry=True,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,
+        # A write Redis refuses (MISCONF: the append-only file's disk full; READONLY, OOM,
+        # NOREPLICAS) is a kombu *channel* error: raised from a late ack or the queue's BRPOP it
+        # ended the worker ("Unrecoverable error: ResponseError"). Retry the consumer on channel
+        # errors too, after a logged and counted back-off (workers.consumer.ResilientConsumer).
+        broker_channel_error_retry=True,
+        worker_consumer="workers.consumer:ResilientConsumer",
         # When the broker connection drops, tasks running under late ack will be redelivered;
         # cancel them instead of letting them finish a second copy (and silence the warning).
         worker_cancel_long_running_tasks_on_connection_loss=True,
@@ -117,6 +125,11 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         arena_batch_size=0,
         arena_max_attempts=5,
         arena_pending_timeout=60.0,
+        arena_store_retry_timeout=300.0,
+        arena_infra_grace_s=30.0,
+        # What a scheduler does with a cron due time it finds late (it was down): "fire-once-late" or
+        # "skip" (arena.service.schedules; every missed firing is logged either way).
+        arena_missed_firings=missed_policy(),
     )
     env_settings = {
         name: float(os.environ[f"UNO_ARENA_{name.removeprefix('arena_').upper()}"])
@@ -138,6 +151,8 @@ ARENA_SETTINGS = (
     "arena_batch_size",
     "arena_max_attempts",
     "arena_pending_timeout",
+    "arena_store_retry_timeout",
+    "arena_infra_grace_s",
 )
 """Timing of the tournament machinery (see :class:`arena.service.lifecycle.Settings`); each can be set
 from the environment as ``UNO_ARENA_<NAME>`` (e.g. ``UNO_ARENA_HEARTBEAT_TIMEOUT=20``)."""

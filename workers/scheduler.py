@@ -63,7 +63,8 @@ class Scheduler:
     def tick(self, now: float | None = None) -> list[Firing]:
         """One round: due schedules, then the sweep and the canary when their time has come."""
         stamp = time.time() if now is None else now
-        fired = fire_due(self.store, self.enqueue, datetime.fromtimestamp(stamp, UTC), holder=self.holder)
+        fired = fire_due(self.store, self.enqueue, datetime.fromtimestamp(stamp, UTC), holder=self.holder,
+                         missed=self.app.conf.get("arena_missed_firings"))
         if stamp - self._last_sweep >= self.sweep_interval:
             self._last_sweep = stamp
             sweep(self.store, self.enqueue, self.settings)

@@ -71,7 +71,7 @@ def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[
     store = get_store(self.app)
     settings = Settings.from_conf(self.app.conf)
     metrics = _metrics()
-    player = MatchPlayer(store, metrics)
+    player = MatchPlayer(store, metrics, infra_grace_s=settings.infra_grace_s)
     try:
         outcome = lifecycle.run_batch(
             store,
@@ -109,4 +109,5 @@ def sweep_tournaments(self: Task) -> int:
 @shared_task(name="workers.tasks.fire_schedules", bind=True, ignore_result=True)
 def fire_schedules(self: Task) -> int:
     """Fire the cron schedules that are due (each due time once, however many callers)."""
-    return len(fire_due(get_store(self.app), CeleryEnqueuer(self.app), datetime.now(UTC)))
+    return len(fire_due(get_store(self.app), CeleryEnqueuer(self.app), datetime.now(UTC),
+                        missed=self.app.conf.get("arena_missed_firings")))

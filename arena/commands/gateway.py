@@ -8,7 +8,13 @@
         (exit 2) unless --generate-admin-token FILE (a new token written to FILE, mode 0600, named in the log)
         or --insecure-no-admin-token (open to anyone: warned at start, gauge
         uno_arena_insecure_no_admin_token 1). Address: flag, else $UNO_ARENA_GRPC_ADDR, else 127.0.0.1:50051;
-        metrics port: flag, else $UNO_ARENA_METRICS_PORT, else 9100; Redis: $REDIS_URL, else an embedded one.
+        metrics port: flag, else $UNO_ARENA_METRICS_PORT, else 9100; Redis: $REDIS_URL (required; a database
+        index the server does not have is an error, exit 2), or --embedded-redis (a private redis-server of its
+        own, for trying things out: nothing else of the deployment sees it). SIGTERM/SIGINT drain the gateway:
+        no new stream or match, every bot is told to reconnect (Goodbye) to whichever gateway is behind the
+        address, pending relayed decisions are handed over to the bots' new gateways, each of its sessions leaves
+        Redis once its bot has a newer one elsewhere (all before it exits), and the process exits (code 0) within
+        --drain-timeout + 4 s, 10 s at the latest (a watchdog ends it with code 1 past that).
     uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed N] [--json]
         One match between built-in bots (played in process) and registered bots. By default it starts its own
         gateway in process (on --address, default 127.0.0.1:50051) and waits --wait seconds for the named bots
@@ -44,11 +50,15 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from arena.commands import add_rule_options, bench_parsers, rules_from_args, subparsers_of
+
+EXIT_WITHIN_S = 10.0
+"""A stopping `serve` (SIGTERM) exits within this, whatever happens: past it, it exits at once (code 1)."""
 
 
 @contextlib.contextmanager
@@ -65,6 +75,12 @@ def _store() -> Iterator[Any]:
         store.close()
         if embedded is not None:
             embedded.close()
+
+
+def _exit_now() -> None:
+    """The watchdog of a stopping `serve`: it did not exit in time (something ignored its cancellation)."""
+    print(f"error: not stopped within {EXIT_WITHIN_S:g} s of the signal: exiting now", file=sys.stderr, flush=True)
+    os._exit(1)
 
 
 def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
@@ -154,12 +170,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as error:
         print(f"error: TLS: {error}", file=sys.stderr)
         return 2
+    if not os.environ.get("REDIS_URL", "").strip() and not args.embedded_redis:
+        print("error: no Redis: set REDIS_URL to the deployment's Redis (the one the workers and the scheduler use), "
+              "e.g. redis://127.0.0.1:6379/0; or pass --embedded-redis to run a private one for trying things out "
+              "(nothing else sees it: tournaments created through it only run with workers on it)", file=sys.stderr)
+        return 2
+    drain_timeout = min(max(0.0, args.drain_timeout), EXIT_WITHIN_S - 4.0)
+    grace = min(max(0.0, args.grace), 2.0)
     with _store() as store:
+        from arena.store import StoreConfigError
+
+        try:
+            store.check_config()
+        except StoreConfigError as error:
+            print(f"error: REDIS_URL: {error}", file=sys.stderr)
+            return 2
         metrics_server = start_metrics_server(port) if port >= 0 else None
 
         async def run(stop: asyncio.Event) -> int:
             config = GatewayConfig(address=address, gateway_id=args.gateway_id or "",
-                                   hello_timeout_s=args.hello_timeout, heartbeat_interval_s=args.heartbeat, **limits)
+                                   hello_timeout_s=args.hello_timeout, heartbeat_interval_s=args.heartbeat,
+                                   drain_timeout_s=drain_timeout, **limits)
             server = GatewayServer(store, config, services=_organizer(store, admin_token))
             server.metrics.set_insecure_no_admin_token(not admin_token)
             await server.start()
@@ -168,8 +199,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   f"{'TLS' if tls else 'plaintext: no --tls-cert'}); "
                   f"metrics on :{metrics_server.port if metrics_server else '-'}/metrics", flush=True)
             await stop.wait()
-            print("shutting down", flush=True)
-            await server.stop(args.grace)
+            print(f"draining: bots told to reconnect, pending decisions handed over (up to {drain_timeout:g} s), "
+                  f"exit within {EXIT_WITHIN_S:g} s", flush=True)
+            watchdog = threading.Timer(EXIT_WITHIN_S, _exit_now)
+            watchdog.daemon = True
+            watchdog.start()
+            await server.drain(grace)
+            print("drained: exiting", flush=True)
             return 0
 
         try:
@@ -423,7 +459,14 @@ def register(commands: Any) -> None:
     serve.add_argument("--gateway-id", default=None, help="id in Redis sessions (default: host-pid-random)")
     serve.add_argument("--hello-timeout", type=float, default=10.0, help="seconds a new stream has to say Hello")
     serve.add_argument("--heartbeat", type=float, default=10.0, help="seconds between Pings")
-    serve.add_argument("--grace", type=float, default=5.0, help="seconds to finish calls on shutdown")
+    serve.add_argument("--grace", type=float, default=2.0,
+                       help="seconds other calls (organizer API) get to finish on shutdown (at most 2)")
+    serve.add_argument("--drain-timeout", type=float, default=5.0,
+                       help="on SIGTERM: seconds at most to hand pending decisions over to the gateways the bots "
+                            "moved to (at most 6; the process exits within 10 s)")
+    serve.add_argument("--embedded-redis", action="store_true",
+                       help="without $REDIS_URL: run a private redis-server (for trying things out; nothing else of "
+                            "a deployment sees it). Without either, serve refuses to start")
     serve.add_argument("--tls-cert", default=None, metavar="FILE",
                        help="PEM certificate (chain): serve bots and the organizer API over TLS (with --tls-key)")
     serve.add_argument("--tls-key", default=None, metavar="FILE", help="PEM private key of --tls-cert")

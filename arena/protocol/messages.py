@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def match_started(info: SeatStart) -> bot_pb2.MatchStarted:
     started = bot_pb2.MatchStarted(match_id=info.match_id, seat=info.seat,
                                    decision_time_limit_ms=max(1, int(info.deadline_s * 1000)),
-                                   tournament_id=info.tournament_id)
+                                   tournament_id=info.tournament_id, attempt=max(0, info.attempt))
     started.rules.CopyFrom(rules_to_proto(info.rules))
     for index, name in enumerate(info.seats):
         started.seats.add(seat=index, bot_id=name, bot_name=name)
@@ -32,7 +32,7 @@ def match_events(match_id: str, observation: Observation) -> bot_pb2.MatchEvents
 
 def match_ended(match_id: str, summary: MatchSummary) -> bot_pb2.MatchEnded:
     ended = bot_pb2.MatchEnded(match_id=match_id, reason=end_reason_to_proto(summary.end_reason),
-                               detail=summary.detail)
+                               detail=summary.detail, attempt=max(0, summary.attempt))
     result = ended.result
     result.scores.extend(summary.scores)
     if summary.winner is not None:

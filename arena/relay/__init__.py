@@ -35,10 +35,18 @@ A message is one line of JSON (the header), a newline, then protobuf bytes:
   revoked or the bot deleted).
 
 The reply to ``decide`` is JSON ``{"status": "answered"|"timeout"|"gone", "index", "refusals", "reasons",
-"wire_s", "late", "version"}``. The seat waits ``deadline_s + margin_s`` for it; no reply (the gateway died)
-or no live session of the bot (``store.sessions.for_bot``) raises :class:`~arena.runner.SeatGone`, so the
-runner plays the fallback, counts a strike, and a bot gone for good forfeits after ``max_strikes``. A
+"wire_s", "late", "version"}``. The seat waits ``deadline_s + margin_s`` for it. No reply (the gateway died) or
+Redis unreachable is the arena's fault: :class:`~arena.runner.SeatUnreachable`, no strike (the runner asks again
+until the bot is back within its grace period, else aborts the match). No live session of the bot
+(``store.sessions.for_bot``) raises :class:`~arena.runner.SeatGone`, so the runner plays the fallback, counts a
+strike, and a bot gone for good forfeits after ``max_strikes``. A
 ``decide`` message that waited in the queue longer than its deadline is answered ``timeout`` unsent.
+
+A draining gateway (SIGTERM of ``serve``) hands what reaches it over to the gateway its bot moved to
+(:mod:`arena.server.relay_consumer`): a ``decide`` is relayed there with the time it has left and its answer
+carries ``"gateway"``, the new one, which the seat uses from then on; a ``start`` with ``reply`` is relayed
+there too (answered ``queued`` at once, then the new gateway's answer, or ``""`` when the bot did not move in
+time). The queue ``uno:relay:{gateway}`` expires 60 s after it was created unless its gateway keeps refreshing it.
 
 Redis clients are made in the running event loop (never at import, never before a fork).
 """

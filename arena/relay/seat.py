@@ -18,6 +18,7 @@ from arena.runner import (
     SeatNotAdmitted,
     SeatRequest,
     SeatStart,
+    SeatUnreachable,
     settle,
 )
 from arena.store import RelayChannel, Store, StoreFailure
@@ -119,7 +120,7 @@ class RelaySeat(Seat):
         try:
             gateway = await self._ensure_started()
         except StoreFailure as error:
-            raise SeatGone(f"cannot reach Redis: {error}") from None
+            raise SeatUnreachable(f"cannot reach Redis: {error}") from None
         if gateway is None:
             raise SeatGone(f"bot {self.name!r} has no live session on any gateway")
         body = request_body(request.match_id, request.decision_number, request.observation, request.legal)
@@ -131,16 +132,20 @@ class RelaySeat(Seat):
             await self._push(gateway, header, body)
             raw = await relay.wait_reply(key, request.deadline_s + self.margin_s)
         except StoreFailure as error:
-            raise SeatGone(f"cannot reach Redis: {error}") from None
+            raise SeatUnreachable(f"cannot reach Redis: {error}") from None
         if raw is None:
             self._gateway = None
-            raise SeatGone(f"gateway {gateway} did not answer within {request.deadline_s + self.margin_s:g} s")
+            raise SeatUnreachable(f"gateway {gateway} did not answer within {request.deadline_s + self.margin_s:g} s")
         reply = json.loads(raw)
         self._late = int(reply.get("late", 0))
         if reply.get("version"):
             self.version = str(reply["version"])
         if reply["status"] == "gone":
             self._gateway = None
+            if reply.get("moved"):  # its gateway drains and the bot is on no other one yet: the arena's doing
+                raise SeatUnreachable(f"gateway {gateway} is draining and bot {self.name!r} has not moved yet")
+        elif reply.get("gateway"):  # handed over by a draining gateway: the bot is on this one now
+            self._gateway = str(reply["gateway"])
         return settle(request, reply["status"], reply.get("index"), int(reply.get("refusals", 0)),
                       reply.get("reasons", []), reply.get("wire_s"))
 

@@ -17,6 +17,7 @@ from .record import DecisionLog, DecisionOutcome, MatchConfig, MatchRecord
 from .seat import (
     DEFAULT_ADMIT_TIMEOUT_S,
     DEFAULT_DEADLINE_S,
+    DEFAULT_INFRA_GRACE_S,
     DEFAULT_MAX_STRIKES,
     LocalSeat,
     MatchSummary,
@@ -26,6 +27,7 @@ from .seat import (
     SeatRequest,
     SeatStart,
     SeatTimeout,
+    SeatUnreachable,
     fallback_action,
     settle,
 )
@@ -33,6 +35,7 @@ from .seat import (
 __all__ = [
     "DEFAULT_ADMIT_TIMEOUT_S",
     "DEFAULT_DEADLINE_S",
+    "DEFAULT_INFRA_GRACE_S",
     "DEFAULT_MAX_STRIKES",
     "LET_GO",
     "DecisionLog",
@@ -49,6 +52,7 @@ __all__ = [
     "SeatRequest",
     "SeatStart",
     "SeatTimeout",
+    "SeatUnreachable",
     "TimingProbe",
     "fallback_action",
     "run_match",

@@ -9,6 +9,10 @@ and the legal actions, and asks the seat for an index into them (:meth:`MatchRun
 - :class:`~arena.runner.seat.SeatTimeout` (no valid answer in time), :class:`~arena.runner.seat.SeatGone`
   (no connection) or an in-process bot that raises or answers out of range: the runner plays
   :func:`~arena.runner.seat.fallback_action` for the seat and charges it a *strike* (:meth:`MatchRunner.strike`);
+- :class:`~arena.runner.seat.SeatUnreachable`: the *arena* could not get the decision to the bot (its gateway gone
+  or not answering, Redis unreachable, the relay lost): no strike, no timeout; the runner asks the same decision
+  again until the bot is back (logged ``unreachable``), for at most ``MatchConfig.infra_grace_s``, then aborts the
+  match as an infrastructure fault (``EndReason.ABORTED``: not scored, played again as a new attempt);
 - once a seat has ``max_strikes`` strikes it *forfeits*: it keeps its chair, the runner plays the fallback
   for it without asking any more, and the record says so (``EndReason.FORFEIT``, ``forfeits``, ``detail``).
 
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -35,13 +40,26 @@ from arena.metrics import ArenaMetrics, get_metrics
 from arena.tournament import EndReason
 
 from .record import DecisionOutcome, MatchConfig, MatchRecord, new_decision_log
-from .seat import Seat, SeatGone, SeatNotAdmitted, SeatRequest, SeatStart, SeatTimeout, fallback_action
+from .seat import (
+    Seat,
+    SeatGone,
+    SeatNotAdmitted,
+    SeatRequest,
+    SeatStart,
+    SeatTimeout,
+    SeatUnreachable,
+    fallback_action,
+)
 
 LET_GO = PASS
 """The answer that declines a catch offer (decision ``catch``); the runner never applies it to the engine."""
 
 _ANSWERED, _TIMEOUT, _ERROR = DecisionOutcome.ANSWERED.value, DecisionOutcome.TIMEOUT.value, DecisionOutcome.ERROR.value
 _FALLBACK, _FORFEITED = DecisionOutcome.FALLBACK.value, DecisionOutcome.FORFEITED.value
+_UNREACHABLE = DecisionOutcome.UNREACHABLE.value
+
+INFRA_RETRY_S = 0.5
+"""The pause between two tries of a decision the arena could not get to the bot (at most a tenth of the grace)."""
 
 
 class TimingProbe:
@@ -113,6 +131,9 @@ class MatchRunner:
         except SeatNotAdmitted as error:
             self.end_reason = EndReason.ABORTED
             self.detail = f"aborted before the first decision: {error}"
+        except SeatUnreachable as error:
+            self.end_reason = EndReason.ABORTED
+            self.detail = f"aborted at decision {self.number}: infrastructure fault, not the bots': {error}"
         except Exception as error:
             self.end_reason = EndReason.ABORTED
             self.detail = f"aborted at decision {self.number}: {type(error).__name__}: {error}"
@@ -179,7 +200,9 @@ class MatchRunner:
                                       self.config.deadline_s)
                 outcome = _ANSWERED
                 try:
-                    index = await seat.decide(request)
+                    index, waited = await self._decide(seat_no, seat, request)
+                    if waited:
+                        outcome = _UNREACHABLE
                     if not (isinstance(index, int) and 0 <= index < len(legal)):
                         raise SeatTimeout(f"seat answered index {index!r} of {len(legal)}")
                 except SeatTimeout:
@@ -220,6 +243,27 @@ class MatchRunner:
             before, t_back, wire = probe_times
             self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
         self._step_start = now
+
+    async def _decide(self, seat_no: int, seat: Seat, request: SeatRequest) -> tuple[int, bool]:
+        """``seat.decide(request)``; while the arena cannot reach the seat (:class:`SeatUnreachable`, its fault, not
+        the bot's), the same decision is asked again until the bot is back, for at most ``infra_grace_s``: then
+        SeatUnreachable ends the match (aborted, no strike). While waiting, a seat found without a session
+        (:class:`SeatGone`) has not reconnected yet: no strike either. Returns the index and whether it waited."""
+        grace = self.config.infra_grace_s
+        since: float | None = None
+        while True:
+            try:
+                return await seat.decide(request), since is not None
+            except (SeatUnreachable, SeatGone) as error:
+                if since is None and isinstance(error, SeatGone):
+                    raise  # the bot itself has no session: its fault
+                now = time.monotonic()
+                since = now if since is None else since
+                left = grace - (now - since)
+                if left <= 0:
+                    raise SeatUnreachable(f"seat {seat_no} ({self.names[seat_no]}) could not be reached for "
+                                          f"{now - since:.1f} s (grace {grace:g} s): {error}") from None
+                await asyncio.sleep(min(INFRA_RETRY_S, grace / 10, left))
 
     def strike(self, seat_no: int, why: str) -> None:
         """Charge one strike to a seat; at ``max_strikes`` it forfeits."""
@@ -283,7 +327,8 @@ class MatchRunner:
         config, names = self.config, tuple(self.names)
         remote = sorted((seat.name.casefold(), index) for index, seat in enumerate(self.seats) if not seat.synchronous)
         for _name, index in remote:
-            info = SeatStart(config.match_id, index, names, config.rules, config.deadline_s, config.tournament_id)
+            info = SeatStart(config.match_id, index, names, config.rules, config.deadline_s, config.tournament_id,
+                             config.attempt)
             try:
                 await self.seats[index].start(info)
             except SeatNotAdmitted:
@@ -302,7 +347,7 @@ class MatchRunner:
         lifecycle = [seat for seat in self.seats if not seat.synchronous]
         if not lifecycle:
             return
-        summary = record.summary()
+        summary = dataclasses.replace(record.summary(), attempt=self.config.attempt)
         await asyncio.gather(*(_quiet(seat.end, record.match_id, summary) for seat in lifecycle))
 
     async def _collect_late(self) -> None:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, cast
 from arena.engine import Rules
 from arena.tournament import EndReason, MatchResult
 
-from .seat import DEFAULT_DEADLINE_S, DEFAULT_MAX_STRIKES, MatchSummary
+from .seat import DEFAULT_DEADLINE_S, DEFAULT_INFRA_GRACE_S, DEFAULT_MAX_STRIKES, MatchSummary
 
 
 class DecisionOutcome(StrEnum):
@@ -29,6 +29,10 @@ class DecisionOutcome(StrEnum):
     """The seat was gone (no connection): the fallback was played (a strike)."""
     FORFEITED = "forfeited"
     """The seat had forfeited: the fallback was played without asking."""
+    UNREACHABLE = "unreachable"
+    """The arena could not reach the seat at first (an infrastructure fault: gateway gone, Redis unreachable, relay
+    lost); the runner waited for the bot to be back and asked again, and it answered in time: the action is the
+    bot's, no strike. (A seat still unreachable after ``infra_grace_s`` aborts the match instead.)"""
 
 
 @dataclass(frozen=True)
@@ -42,12 +46,20 @@ class MatchConfig:
     max_strikes: int = DEFAULT_MAX_STRIKES
     tournament_id: str = ""
     group: str = ""
+    attempt: int = 1
+    """Which attempt of the match this is (from 1; told to the bots in ``MatchStarted``): a match aborted by the
+    arena is played again, from the same seed, as the next attempt."""
+    infra_grace_s: float = DEFAULT_INFRA_GRACE_S
+    """How long a decision the arena could not get to the bot (:class:`~arena.runner.seat.SeatUnreachable`) is asked
+    again before the match is aborted as an infrastructure fault (no strike either way)."""
 
     def __post_init__(self) -> None:
         if not self.match_id:
             raise ValueError("match_id must not be empty")
         if not self.deadline_s > 0:
             raise ValueError(f"deadline_s must be positive, got {self.deadline_s}")
+        if not self.infra_grace_s >= 0:
+            raise ValueError(f"infra_grace_s must not be negative, got {self.infra_grace_s}")
         if self.max_strikes < 1:
             raise ValueError(f"max_strikes must be at least 1, got {self.max_strikes}")
 

@@ -19,6 +19,9 @@ from bots import Bot
 
 DEFAULT_DEADLINE_S = 1.0
 DEFAULT_MAX_STRIKES = 3
+DEFAULT_INFRA_GRACE_S = 30.0
+"""How long the runner waits for a seat the arena could not reach (:class:`SeatUnreachable`) to be back before it
+aborts the match (an infrastructure fault: not scored, played again later)."""
 DEFAULT_ADMIT_TIMEOUT_S = 600.0
 """How long a remote seat waits at the start of a match for its bot to have a free match slot (a bot never sits
 in more matches at once than its Hello offered); past it the match is aborted (not scored, played again later)."""
@@ -30,6 +33,13 @@ class SeatTimeout(Exception):
 
 class SeatGone(Exception):
     """The seat has no live connection (disconnected, never connected, or its gateway is gone)."""
+
+
+class SeatUnreachable(Exception):
+    """The arena could not reach the seat: its gateway gone or not answering, Redis unreachable, the relay lost. An
+    infrastructure fault, not the bot's (versus :class:`SeatGone`: the bot itself has no session): no strike, no
+    timeout; the runner asks again until the bot is back within :attr:`MatchConfig.infra_grace_s
+    <arena.runner.record.MatchConfig.infra_grace_s>`, else it aborts the match (not scored, played again)."""
 
 
 class SeatNotAdmitted(Exception):
@@ -47,6 +57,9 @@ class SeatStart:
     rules: Rules
     deadline_s: float
     tournament_id: str = ""
+    attempt: int = 1
+    """Which attempt of the match this is (from 1): a match played again after an aborted attempt is a new one, and
+    the bot starts it afresh (``MatchStarted.attempt``)."""
 
 
 @dataclass(slots=True)
@@ -80,6 +93,8 @@ class MatchSummary:
     timeouts: tuple[int, ...]
     refusals: tuple[int, ...]
     detail: str = ""
+    attempt: int = 1
+    """The attempt of the match that ended (``MatchEnded.attempt``)."""
 
 
 class Seat(ABC):
@@ -101,7 +116,8 @@ class Seat(ABC):
 
     @abstractmethod
     async def decide(self, request: SeatRequest) -> int:
-        """The index of the chosen action in ``request.legal``; raise SeatTimeout or SeatGone."""
+        """The index of the chosen action in ``request.legal``; raise SeatTimeout, SeatGone or (the arena's fault)
+        SeatUnreachable."""
 
     def choose_now(self, observation: Observation, legal: Sequence[Action]) -> int:
         """Synchronous seats only: the index of the chosen action."""

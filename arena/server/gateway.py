@@ -46,7 +46,8 @@ than that (a second seat of a match it already plays needs no slot); a start tha
 and its match aborted, with no strike. At match end the runner first closes the match to late answers
 (:meth:`Gateway.close_match`) and collects its late refusals, so MatchEnded tells the stored count. A bot
 that reconnects to *another* gateway loses the decisions pending on the first one (they time out there, and
-the relay then finds the new session).
+the relay then finds the new session), unless the first one drains (:meth:`GatewayServer.drain`, SIGTERM of
+``serve``): it says Goodbye to every bot and hands its relayed decisions over to the bot's new gateway.
 
 Per-decision deadlines are the application's: a gRPC deadline would cover the whole stream. Keepalive is
 20 s / 10 s and there is no ``max_connection_age`` (it would cut long streams). Nothing here blocks the
@@ -95,10 +96,21 @@ PINGS_REMEMBERED = 8
 CLOSED_SESSIONS_KEPT = 10_000
 STOP_TASKS_TIMEOUT_S = 3.0
 """How long stopping waits for the heartbeat and relay tasks to end (they end within a second)."""
+DRAIN_TIMEOUT_S = 6.0
+"""How long a draining gateway (:meth:`GatewayServer.drain`, SIGTERM of ``serve``) goes on handing relayed
+decisions over to the gateways its bots moved to, at most; with the final stop it exits within 10 s."""
+DRAIN_IDLE_S = 1.0
+"""A draining gateway stops handing over sooner, once its relay queue has been quiet this long."""
+GOODBYE_WRITE_S = 1.0
+"""How long a draining gateway waits for its Goodbye messages to be written before it ends the streams."""
 """Ended session ids remembered so that a heartbeat running meanwhile does not re-create them in Redis."""
 """Refused answers to one pending request that do not count toward the flood limit."""
 
 _CODE = {code: code.value[0] for code in grpc.StatusCode}
+
+
+class Drained(Exception):
+    """The gateway drains: a pending decision or a waiting match start is handed over to another gateway."""
 
 
 def grpc_address(flag: str | None = None) -> str:
@@ -153,6 +165,10 @@ class GatewayConfig:
     """PEM private key file of ``tls_cert``."""
     keepalive_time_ms: int = 20_000
     keepalive_timeout_ms: int = 10_000
+    drain_timeout_s: float = DRAIN_TIMEOUT_S
+    """Draining (SIGTERM): how long relayed decisions are handed over to the bots' new gateways, at most."""
+    goodbye_reconnect_ms: int = 0
+    """``Goodbye.reconnect_after_ms``: the pause a drained bot makes before reconnecting (0: at once)."""
 
 
 @dataclass(slots=True)
@@ -168,6 +184,8 @@ class DecideOutcome:
     version: str
     arena_s: float = 0.0
     """Time the gateway's code ran for this request (sending it, reading and checking the answer)."""
+    moved: bool = False
+    """``gone`` because this gateway drains: the relay hands the request over to the bot's new gateway."""
 
 
 @dataclass(eq=False)
@@ -430,6 +448,10 @@ class Gateway:
         self._closed_sessions: set[str] = set()
         self._closed_order: deque[str] = deque()
         self.stream_limiter = StreamLimiter(self.config.new_streams_per_token, self.config.new_streams_window_s)
+        self.draining = False
+        """Set by :meth:`drain`: no new session, no new decision; pending ones are handed over (``moved``)."""
+        self.drained: dict[str, str] = {}
+        """Sessions ended by :meth:`drain` still in Redis (id -> bot), until :meth:`release_drained`."""
 
     # -- registry ---------------------------------------------------------------------------------
     def link(self, bot: str) -> BotLink:
@@ -468,6 +490,10 @@ class Gateway:
     async def connect(self, requests: Any, context: grpc.aio.ServicerContext, bot: BotRecord) -> None:
         """The body of BotService/Connect for an authenticated bot."""
         cfg = self.config
+        if self.draining:
+            await self._end(context, grpc.StatusCode.UNAVAILABLE,
+                            "the gateway is draining: reconnect (another gateway takes over)")
+            return
         try:
             async with asyncio.timeout(cfg.hello_timeout_s):
                 data = await context.read()
@@ -523,8 +549,9 @@ class Gateway:
             self.sessions.pop(session_id, None)
             self.metrics.bot_disconnected()
             self._mark_closed(session_id)
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.store.sessions.close, session_id)
+            if not self.draining:  # a draining gateway deletes it once the bot has a newer one (release_drained)
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self.store.sessions.close, session_id)
         if session.kill_code is not None:
             await self._end(context, session.kill_code, session.kill_details)
 
@@ -694,8 +721,20 @@ class Gateway:
     # -- the match side ---------------------------------------------------------------------------
     def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted) -> None:
         """Seat the bot in a match at once, whatever its capacity (for a match already admitted elsewhere: a
-        relayed match whose bot moved to this gateway). New matches go through :meth:`admit`."""
-        self._open_slot(self.link(bot), match_id, seat, _envelope(match_started=started), _idle_limit(self, started))
+        relayed match whose bot moved to this gateway). New matches go through :meth:`admit`. A match the bot
+        is already seated in here is left as it is (a hand-over and the seat's own start may both come)."""
+        link = self.link(bot)
+        if (match_id, seat) in link.matches:
+            return
+        self._open_slot(link, match_id, seat, _envelope(match_started=started), _idle_limit(self, started))
+
+    def started_body(self, bot: str, match_id: str, seat: int) -> bytes | None:
+        """The serialized MatchStarted of a match the bot is seated in here (to hand it over), or None."""
+        link = self.links.get(bot.casefold())
+        slot = link.matches.get((match_id, seat)) if link is not None else None
+        if slot is None:
+            return None
+        return bot_pb2.ArenaMessage.FromString(slot.started).match_started.SerializeToString()
 
     def _open_slot(self, link: BotLink, match_id: str, seat: int, data: bytes, idle_limit_s: float) -> None:
         link.matches[(match_id, seat)] = MatchSlot(data, idle_limit_s=idle_limit_s)
@@ -724,8 +763,10 @@ class Gateway:
             async with asyncio.timeout(timeout_s):
                 await asyncio.shield(entry.future)
             return True
+        except Drained:
+            return False
         except TimeoutError:
-            return entry.future.done() and not entry.future.cancelled()
+            return entry.future.done() and not entry.future.cancelled() and entry.future.exception() is None
         finally:
             if not entry.future.done():
                 entry.future.cancel()
@@ -792,9 +833,13 @@ class Gateway:
                      deadline_s: float) -> DecideOutcome:
         """Send the DecisionRequest ``body`` (serialized without request id and times, see
         :func:`arena.protocol.encoding.request_body`) to the bot and wait for a valid answer up to ``deadline_s``.
-        The bot need not be connected now: the request waits for it (a reconnect picks it up)."""
+        The bot need not be connected now: the request waits for it (a reconnect picks it up). On a draining
+        gateway it is ``gone`` with ``moved`` set, unsent or at once (the relay hands it over)."""
         t_start = time.perf_counter()
         link = self.link(bot)
+        if self.draining:
+            return DecideOutcome("gone", None, 0, [], None, self.late_refusals(bot, match_id, seat), link.version,
+                                 moved=True)
         request_id = self.new_request_id()
         limit_ms = max(1, int(deadline_s * 1000))
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -809,10 +854,13 @@ class Gateway:
             session.send(request_bytes(body, request_id, limit_ms, int(time.time() * 1000) + limit_ms), pending)
         index: int | None = None
         status = "cancelled"
+        moved = False
         pending.arena_s += time.perf_counter() - t_start
         try:
             index = await future
             status = "answered"
+        except Drained:
+            status, moved = "gone", True
         except TimeoutError:
             status = "timeout" if link.session is not None else "gone"
             if link.session is not None:
@@ -829,7 +877,7 @@ class Gateway:
         if pending.t_answer is not None and pending.t_written is not None:
             wire = pending.t_answer - pending.t_written
         return DecideOutcome(status, index, pending.refusals, pending.reasons, wire,
-                             slot.late_refusals if slot is not None else 0, link.version, pending.arena_s)
+                             slot.late_refusals if slot is not None else 0, link.version, pending.arena_s, moved)
 
     # -- housekeeping -----------------------------------------------------------------------------
     async def heartbeat_loop(self) -> None:
@@ -893,6 +941,48 @@ class Gateway:
     def close_all(self, details: str = "the gateway is shutting down") -> None:
         for session in list(self.sessions.values()):
             session.kill(grpc.StatusCode.UNAVAILABLE, details)
+
+    async def drain(self, reason: str = "the gateway is draining") -> None:
+        """Stop taking sessions and decisions; tell every bot to move (Goodbye, then the stream ends with
+        UNAVAILABLE); end pending decisions and waiting match starts with :class:`Drained` (the relay hands them
+        over to the bot's new gateway, :mod:`arena.server.relay_consumer`). The sessions stay in Redis until
+        the bot has a newer one on another gateway (:meth:`release_drained`): meanwhile the relay still finds
+        this gateway, which hands the bot's decisions over, instead of no gateway at all."""
+        self.draining = True
+        sessions = list(self.sessions.values())
+        goodbye = _envelope(goodbye=bot_pb2.Goodbye(reason=reason,
+                                                    reconnect_after_ms=max(0, self.config.goodbye_reconnect_ms)))
+        for session in sessions:
+            session.send(goodbye)
+        deadline = time.monotonic() + GOODBYE_WRITE_S
+        while any(s.open and not s.queue.empty() for s in sessions) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        for session in sessions:
+            self._mark_closed(session.session_id)
+            self.drained[session.session_id] = session.link.name
+            session.kill(grpc.StatusCode.UNAVAILABLE, f"{reason}: reconnect (another gateway takes over)")
+        for link in self.links.values():
+            for pending in link.pending.values():
+                if not pending.future.done():
+                    pending.future.set_exception(Drained())
+            for entry in link.waiting:
+                if not entry.future.done():
+                    entry.future.set_exception(Drained())
+
+    async def release_drained(self, everything: bool = False) -> None:
+        """Delete from Redis the drained sessions whose bot has a newer session on another gateway (all of them
+        with ``everything``)."""
+        if self.drained:
+            await asyncio.to_thread(self._release_drained, everything)
+
+    def _release_drained(self, everything: bool) -> None:
+        moved: dict[str, bool] = {}
+        for session_id, bot in list(self.drained.items()):
+            if not everything and bot not in moved:
+                moved[bot] = any(s.gateway != self.gateway_id for s in self.store.sessions.for_bot(bot))
+            if everything or moved[bot]:
+                self.store.sessions.close(session_id)
+                self.drained.pop(session_id, None)
 
 
 def _idle_limit(gateway: Gateway, started: bot_pb2.MatchStarted) -> float:
@@ -995,6 +1085,59 @@ class GatewayServer:
         self._tasks.clear()
         if self.server is not None:
             await self.server.stop(grace)
+
+    async def drain(self, grace: float = 2.0, reason: str = "the gateway is draining") -> None:
+        """Drain, then stop (what SIGTERM of ``uno-arena serve`` does); returns within about
+        ``drain_timeout_s`` + 3.5 s, whatever the bots and Redis do:
+
+        1. health NOT_SERVING, no new stream (the listening socket closes: a gateway started on the same port,
+           gRPC binds with SO_REUSEPORT, gets every new connection), no new decision or match start here;
+        2. every bot gets a Goodbye (reconnect at once to the same address) and its stream ends (UNAVAILABLE);
+           each of this gateway's sessions is deleted from Redis as soon as its bot has a newer one elsewhere
+           (meanwhile the relay still finds this gateway, which hands over, rather than no gateway), the rest
+           on the way out;
+        3. relayed decisions pending here, and those that still come, are handed over to the gateway the bot
+           moved to, with the time they have left (:class:`~arena.server.relay_consumer.RelayConsumer`), until
+           every bot moved and the relay queue is quiet for ``DRAIN_IDLE_S``, or ``drain_timeout_s`` passed;
+        4. every background task ends (each honours cancellation; the relay consumer at its next pop), the
+           server stops.
+        """
+        loop = asyncio.get_running_loop()
+        until = loop.time() + max(0.0, self.config.drain_timeout_s)
+        self.metrics.set_gateway_up(False)
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(1.0):
+                await self.health.enter_graceful_shutdown()
+        stopping: asyncio.Task[None] | None = None
+        if self.server is not None:  # stop listening now; running streams get `grace` to end
+            stopping = asyncio.create_task(self.server.stop(grace))
+        for task in self._tasks[:1]:  # the heartbeat: it must not re-create the sessions deleted next
+            task.cancel()
+        gateway = self.gateway
+        await gateway.drain(reason)
+        relay = self._relay
+        if relay is not None:
+            relay.draining_since(loop.time())
+        while loop.time() < until:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(1.0):
+                    await gateway.release_drained()
+            if relay is None or (relay.idle(DRAIN_IDLE_S) and not gateway.drained):
+                break
+            await asyncio.sleep(0.05)
+        if relay is not None:
+            relay.stop()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(1.0):
+                await gateway.release_drained(everything=True)
+        gateway.close_all(reason)
+        for task in self._tasks:
+            task.cancel()
+        if self._tasks:  # the relay consumer ends at its next pop (POP_TIMEOUT_S)
+            await asyncio.wait(self._tasks, timeout=min(STOP_TASKS_TIMEOUT_S, 1.5))
+        self._tasks.clear()
+        if stopping is not None:
+            await asyncio.wait({stopping}, timeout=grace + 1.0)
 
     async def wait(self) -> None:
         if self.server is not None:

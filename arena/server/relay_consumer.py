@@ -1,6 +1,16 @@
 """The gateway's side of the Redis relay (:mod:`arena.relay`): :class:`RelayConsumer` pops the gateway's queue
 and drives :class:`~arena.server.gateway.Gateway` for the Celery workers' :class:`arena.relay.RelaySeat`\\ s,
-calling the same gateway methods as an in-process :class:`arena.server.remote_seat.RemoteSeat`."""
+calling the same gateway methods as an in-process :class:`arena.server.remote_seat.RemoteSeat`.
+
+While the gateway drains (:meth:`arena.server.gateway.GatewayServer.drain`), a decision it cannot send any
+more (the bot was told to move) is handed over: the consumer waits, within the decision's time, for the bot's
+session on another gateway, seats the bot there in the match (``start`` without reply) and relays the
+``decide`` to it with the time left, then passes the answer back to the waiting seat with ``"gateway"`` naming
+the new gateway. A bot that did not reconnect in time is answered ``gone`` with ``"moved"`` (the drain's
+doing, not the bot's). A new match start is passed on the same way.
+
+The consumer refreshes the expiry of its own queue while it runs (:meth:`arena.store.RelayChannel.keep_queue`),
+so the queue of a gateway that died goes away by itself."""
 
 from __future__ import annotations
 
@@ -13,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from arena.protocol import bot_pb2
-from arena.relay.messages import decide_reply, decode
-from arena.store import RelayChannel, Store, StoreUnavailable
+from arena.relay.messages import decide_reply, decode, encode
+from arena.store import RelayChannel, Store, StoreFailure
 
 if TYPE_CHECKING:
     from arena.server.gateway import Gateway
@@ -22,6 +32,14 @@ if TYPE_CHECKING:
 
 POP_TIMEOUT_S = 1.0
 """How long one pop of the relay queue waits; also how long a stopping consumer takes at most to end."""
+KEEP_QUEUE_S = 10.0
+"""How often the consumer refreshes its queue's expiry (:data:`arena.store.relay.QUEUE_TTL_S`)."""
+HANDOVER_POLL_S = 0.05
+"""How often a draining gateway looks for the new session of a bot it told to move."""
+HANDOVER_MARGIN_S = 1.0
+"""How long past a handed-over decision's time the draining gateway waits for the new gateway's answer."""
+HANDOVER_START_S = 3.0
+"""How long a draining gateway waits, at most, for a bot to move before it answers a new match start ``""``."""
 
 
 class RelayConsumer:
@@ -32,6 +50,15 @@ class RelayConsumer:
         self.gateway = gateway
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopping = False
+        self._last_message = 0.0
+
+    def draining_since(self, now: float) -> None:
+        """The gateway started draining at the loop's time ``now`` (for :meth:`idle`)."""
+        self._last_message = max(self._last_message, now)
+
+    def idle(self, idle_s: float) -> bool:
+        """Nothing in flight, and no message for ``idle_s`` (a draining gateway may stop handing over)."""
+        return not self._tasks and asyncio.get_running_loop().time() - self._last_message >= idle_s
 
     def stop(self) -> None:
         """End :meth:`run` at its next pop (at most ``POP_TIMEOUT_S`` from now)."""
@@ -40,14 +67,20 @@ class RelayConsumer:
     async def run(self) -> None:
         relay = self.store.relay()
         gateway_id = self.gateway.gateway_id
+        loop = asyncio.get_running_loop()
+        kept = 0.0
         try:
             while not self._stopping:
                 try:
+                    if loop.time() - kept >= KEEP_QUEUE_S:
+                        await relay.keep_queue(gateway_id)
+                        kept = loop.time()
                     raw = await relay.pop(gateway_id, POP_TIMEOUT_S)
-                except StoreUnavailable:
+                except StoreFailure:  # Redis down or refusing writes: try again shortly
                     await asyncio.sleep(0.5)
                     continue
                 if raw is not None:
+                    self._last_message = loop.time()
                     try:
                         self._dispatch(relay, raw)
                     except Exception:
@@ -69,9 +102,11 @@ class RelayConsumer:
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
         if op == "start":
             started = bot_pb2.MatchStarted.FromString(body)
-            if "reply" in header:  # a new match: seated when the bot has a free slot
+            if "reply" in header and self.gateway.draining:
+                self._spawn(self._hand_over_start(relay, header, body))
+            elif "reply" in header:  # a new match: seated when the bot has a free slot
                 self._spawn(self._admit(relay, header, started))
-            else:  # a match already seated on another gateway, whose bot moved here
+            elif not self.gateway.draining:  # a match already seated on another gateway, whose bot moved here
                 self.gateway.start_match(bot, match_id, seat, started)
         elif op == "events":
             self.gateway.send_events(bot, match_id, seat, bot_pb2.MatchEvents.FromString(body))
@@ -99,7 +134,8 @@ class RelayConsumer:
         if not admission.done():
             await relay.reply(reply, json.dumps({"state": "queued"}))
         admitted = await admission
-        await relay.reply(reply, json.dumps({"state": "admitted" if admitted else "refused"}))
+        state = "admitted" if admitted else "" if gateway.draining else "refused"
+        await relay.reply(reply, json.dumps({"state": state}))
 
     async def _decide(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
         deadline_s = float(header["deadline_s"])
@@ -112,4 +148,57 @@ class RelayConsumer:
                                                 int(header["legal"]), deadline_s)
             reply = decide_reply(outcome.status, outcome.index, outcome.refusals, list(outcome.reasons),
                                  outcome.wire_s, outcome.late_refusals, outcome.version)
+            if outcome.moved:  # not handed over: "moved" tells the seat it is the drain's doing (no strike)
+                reply = await self._hand_over(relay, header, body) or json.dumps({**json.loads(reply), "moved": True})
         await relay.reply(str(header["reply"]), reply)
+
+    async def _hand_over(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> str | None:
+        """Relay a decision this draining gateway cannot send to the gateway the bot moved to, within the time
+        the decision has left; its answer (with ``"gateway"``: the new one), or None (the bot did not reconnect in
+        time, or the new gateway did not answer)."""
+        bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
+        end = float(header.get("sent", time.time())) + float(header["deadline_s"])
+        target = await self._moved_to(relay, bot, end)
+        if target is None:
+            return None
+        started = self.gateway.started_body(bot, match_id, seat)
+        if started is not None:  # seat the bot there at once: the match was admitted here
+            await relay.push(target, encode({"op": "start", "bot": bot, "match_id": match_id, "seat": seat}, started))
+        key = relay.new_reply_key()
+        left = max(0.001, end - time.time())
+        await relay.push(target, encode({**header, "deadline_s": left, "sent": time.time(), "reply": key}, body))
+        raw = await relay.wait_reply(key, left + HANDOVER_MARGIN_S)
+        if raw is None:
+            return None
+        answer = json.loads(raw)
+        answer["gateway"] = target
+        return json.dumps(answer)
+
+    async def _moved_to(self, relay: RelayChannel, bot: str, end: float) -> str | None:
+        """The gateway holding the bot's newest session once it is not this one, waiting until the wall-clock
+        time ``end`` at most (this gateway's drained sessions stay in Redis until the bot has a newer one)."""
+        own = self.gateway.gateway_id
+        while end - time.time() > HANDOVER_POLL_S:
+            found = await relay.live_gateway(bot)
+            if found is not None and found != own:
+                return found
+            await asyncio.sleep(HANDOVER_POLL_S)
+        return None
+
+    async def _hand_over_start(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
+        """A new match start reached this draining gateway: pass it on to the gateway the bot moves to, and its
+        answer back (``queued`` at once, so the seat waits; then the new gateway's; ``""`` when the bot did not
+        move in time: the seat then looks for it again at its first decision)."""
+        reply, wait_s = str(header["reply"]), float(header.get("wait_s", 0.0))
+        await relay.reply(reply, json.dumps({"state": "queued"}))
+        state = ""
+        target = await self._moved_to(relay, str(header["bot"]), time.time() + min(wait_s + 0.5, HANDOVER_START_S))
+        if target is not None:
+            key = relay.new_reply_key()
+            await relay.push(target, encode({**header, "reply": key}, body))
+            raw = await relay.wait_reply(key, min(HANDOVER_MARGIN_S, wait_s + 0.5))
+            if raw is not None and json.loads(raw).get("state") == "queued":
+                raw = await relay.wait_reply(key, wait_s + HANDOVER_MARGIN_S)
+            if raw is not None:
+                state = str(json.loads(raw).get("state", ""))
+        await relay.reply(reply, json.dumps({"state": state}))

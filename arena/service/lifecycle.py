@@ -12,7 +12,9 @@ Life of a tournament::
          start the self-rescheduling completeness check; status running
       -> batches: each match not yet recorded is played (built-ins in process, remote bots
          through the relay) and its result written once (HSETNX by match id), with its replay;
-         a heartbeat thread keeps the batch marked alive while it runs
+         a heartbeat thread keeps the batch marked alive while it runs; one attempt of a match runs
+         at a time (a claim per match id, renewed by the heartbeat: a duplicated message waits); a
+         Redis command refused or lost is retried with a back-off (``store_retry_timeout``)
       -> check (every ``check_interval`` seconds, after the last batch, and from the scheduler's
          sweep): if every scheduled match has a result, finish; otherwise re-send the missing
          matches whose batch is lost (heartbeat stale, stopped, or nothing recorded for
@@ -28,6 +30,7 @@ are written once, the check is idempotent, the ratings update is keyed by tourna
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import math
@@ -37,9 +40,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from arena.store import CreateResult, Store, StoreFailure, TournamentRecord, UnknownTournament
+from arena.runner import DEFAULT_INFRA_GRACE_S
+from arena.store import CreateResult, Store, StoreFailure, TournamentRecord, UnknownTournament, failure_kind
 from arena.store.runstate import BatchState, RunState
 from arena.tournament import (
     MatchResult,
@@ -101,6 +105,13 @@ class Settings:
     """A match started this many times without a result is recorded as aborted (not scored)."""
     pending_timeout: float = 60.0
     """The sweep re-sends the start of a tournament pending for this long."""
+    store_retry_timeout: float = 300.0
+    """Seconds a batch keeps retrying (with a back-off, a log line and a metric each time) a Redis command that
+    failed: a write Redis refuses (MISCONF, READONLY, OOM, NOREPLICAS) or a lost connection. After that the batch
+    gives up, leaving its unrecorded matches to the completeness check."""
+    infra_grace_s: float = DEFAULT_INFRA_GRACE_S
+    """How long a match waits for a remote bot the arena could not reach (its gateway gone, Redis unreachable)
+    before it is aborted as an infrastructure fault (no strike either way; ``MatchConfig.infra_grace_s``)."""
 
     @classmethod
     def from_conf(cls, conf: Mapping[str, Any]) -> Settings:
@@ -129,6 +140,8 @@ class MetricsSink(Protocol):
 
     def finish_tournament(self, tournament: str) -> None: ...
 
+    def record_store_error(self, kind: str, where: str) -> None: ...
+
 
 class NoMetrics:
     """A sink that records nothing."""
@@ -140,6 +153,9 @@ class NoMetrics:
         pass
 
     def finish_tournament(self, tournament: str) -> None:
+        pass
+
+    def record_store_error(self, kind: str, where: str) -> None:
         pass
 
 
@@ -333,12 +349,26 @@ def start_check_chain(store: Store, tournament_id: str, enqueue: Enqueuer, setti
 
 
 class Heartbeat:
-    """A daemon thread that keeps a batch marked ``running`` while the batch task lives."""
+    """A daemon thread that keeps a batch marked ``running`` while the batch task lives, and renews the
+    claim of the match in flight (:meth:`RunState.claim`, ``claim_ttl`` seconds).
 
-    def __init__(self, run: RunState, batch_id: str, interval: float) -> None:
+    A beat that fails (Redis restarting, refusing writes) is logged and counted
+    (``uno_arena_store_errors_total{where="heartbeat"}``); the next beat retries."""
+
+    def __init__(
+        self, run: RunState, batch_id: str, interval: float, *, metrics: MetricsSink | None = None,
+        claim_ttl: float = 60.0,
+    ) -> None:
         self._run, self._bid, self._interval = run, batch_id, interval
+        self._metrics = metrics or NoMetrics()
+        self._claim_ttl = claim_ttl
+        self._claim: tuple[str, str] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"heartbeat-{batch_id}", daemon=True)
+
+    def hold(self, match_id: str, token: str | None) -> None:
+        """Renew the claim of ``match_id`` (``token`` from :meth:`RunState.claim`) with every beat; ``None``: none."""
+        self._claim = None if token is None else (match_id, token)
 
     def __enter__(self) -> Heartbeat:
         self._beat()
@@ -352,8 +382,13 @@ class Heartbeat:
     def _beat(self) -> None:
         try:
             self._run.mark(self._bid, "running")
-        except StoreFailure as exc:  # Redis restarting: the next beat will do
-            log.warning("heartbeat of batch %s failed: %s", self._bid, exc)
+            claim = self._claim
+            if claim is not None:
+                self._run.renew(claim[0], claim[1], self._claim_ttl)
+        except StoreFailure as exc:  # Redis restarting or refusing writes: the next beat will do
+            kind = failure_kind(exc)
+            self._metrics.record_store_error(kind, "heartbeat")
+            log.warning("heartbeat of batch %s failed (%s): %s", self._bid, kind, exc)
 
     def _loop(self) -> None:
         while not self._stop.wait(self._interval):
@@ -420,21 +455,30 @@ def run_batch(
         run.mark(batch_id, "done")
         return outcome
     spec, rules = _cached_spec(store, tournament_id, repr(created))
-    with Heartbeat(run, batch_id, settings.heartbeat_interval):
+    beat = Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics, claim_ttl=settings.heartbeat_timeout)
+    with beat:
         for item in wire:
             match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms)
+            mid = match.match_id
+            claim: str | None = None
             try:
-                recorded, attempts = run.begin(match.match_id)
+                # One attempt of a match at a time: a duplicated message waits for the attempt in flight.
+                claim = _claim(run, mid, settings, metrics)
+                beat.hold(mid, claim)
+                recorded, attempts = _retrying(functools.partial(run.begin, mid), f"match {mid}", settings, metrics)
                 if recorded:
                     outcome.skipped += 1
                     continue
+                if not attempts:  # the tournament ended (cancelled) meanwhile
+                    break
                 if attempts > settings.max_attempts:
                     result = aborted_result(match, f"gave up after {attempts - 1} attempts").to_dict()
                     replay: dict[str, Any] | None = None
                     outcome.aborted += 1
                 else:
                     try:
-                        result, replay = play(match)
+                        # Each attempt is distinct for the bots (MatchStarted.attempt): a replay starts afresh.
+                        result, replay = play(replace(match, attempt=attempts))
                     except stop_on:
                         raise
                     except Exception as exc:  # a bug or a broken seat: retried up to max_attempts
@@ -450,13 +494,19 @@ def run_batch(
                             outcome.left += 1
                             continue
                         outcome.aborted += 1
-                wrote = store.results.record(tournament_id, match.match_id, result, replay=replay)
+                # Retried while Redis refuses writes or is unreachable, under one attempt id: a first call whose
+                # reply was lost still answers True, and a match is never counted twice.
+                record = functools.partial(store.results.record, tournament_id, mid, result, replay=replay,
+                                           attempt=uuid.uuid4().hex)
+                wrote = _retrying(record, f"result of match {mid}", settings, metrics)
                 if wrote:
                     outcome.recorded += 1
                     metrics.record_matches_completed(1)
                     if not is_scored(result):
-                        store.results.incr(tournament_id, "aborted")
-                scheduled, done, status = run.after(match.match_id, wrote)
+                        _retrying(functools.partial(store.results.incr, tournament_id, "aborted"),
+                                  f"aborted count of {mid}", settings, metrics)
+                scheduled, done, status = _retrying(functools.partial(run.after, mid, wrote), f"match {mid}",
+                                                    settings, metrics)
                 _publish_remaining(metrics, tournament_id, scheduled, done, status)
                 if status in ENDED and status != "finished":
                     log.info("batch %s of %s tournament %s: no further match starts", batch_id, status, tournament_id)
@@ -464,14 +514,66 @@ def run_batch(
             except stop_on:
                 outcome.stopped = True
                 break
+            finally:
+                if claim is not None:
+                    beat.hold(mid, None)
+                    with contextlib.suppress(StoreFailure):  # else it expires
+                        run.release(mid, claim)
     with contextlib.suppress(StoreFailure):
         run.mark(batch_id, "stopped" if outcome.stopped or outcome.left else "done")
     if not outcome.stopped and store.results.progress(tournament_id).complete:
-        check_tournament(store, tournament_id, enqueue, settings, metrics=metrics)
+        _retrying(functools.partial(check_tournament, store, tournament_id, enqueue, settings, metrics=metrics),
+                  f"check of {tournament_id}", settings, metrics)
     # A count this process published just before another one finished the tournament would
     # bring its series back (gauges are "most recent" across processes): remove it again.
     _publish_remaining(metrics, tournament_id, *run.after(None, False))
     return outcome
+
+
+_T = TypeVar("_T")
+
+RETRY_FIRST = 0.2
+RETRY_MAX = 5.0
+CLAIM_POLL = 0.5
+
+
+def _retrying(call: Callable[[], _T], what: str, settings: Settings, metrics: MetricsSink) -> _T:
+    """``call()``, retried with a back-off (:data:`RETRY_FIRST` doubling to :data:`RETRY_MAX` seconds) while Redis
+    refuses the write (MISCONF, READONLY, OOM, NOREPLICAS) or the connection is lost, for at most
+    ``settings.store_retry_timeout`` seconds; each failure is logged and counted
+    (``uno_arena_store_errors_total{where="task"}``). Other Redis errors (a bug: wrong type, bad script) and the
+    last failure after the timeout are raised: the batch then ends without a result for the match, which the
+    completeness check re-sends. ``call`` must be safe to repeat."""
+    deadline = time.monotonic() + settings.store_retry_timeout
+    delay = RETRY_FIRST
+    while True:
+        try:
+            return call()
+        except StoreFailure as exc:
+            kind = failure_kind(exc)
+            metrics.record_store_error(kind, "task")
+            if kind == "other" or time.monotonic() + delay > deadline:
+                log.error("%s: Redis failed (%s), giving up: %s", what, kind, exc)
+                raise
+            log.warning("%s: Redis failed (%s: %s); retrying in %.1f s", what, kind, exc, delay)
+            time.sleep(delay)
+            delay = min(RETRY_MAX, delay * 2)
+
+
+def _claim(run: RunState, match_id: str, settings: Settings, metrics: MetricsSink) -> str:
+    """Take the claim of ``match_id`` (:meth:`RunState.claim`), waiting while another attempt holds it."""
+    waited = False
+    while True:
+        token = _retrying(functools.partial(run.claim, match_id, settings.heartbeat_timeout), f"claim of {match_id}",
+                          settings, metrics)
+        if token is not None:
+            if waited:
+                log.info("match %s: the attempt in flight elsewhere ended; going on", match_id)
+            return token
+        if not waited:
+            log.info("match %s is in flight in another batch (a duplicated message?): waiting for it", match_id)
+            waited = True
+        time.sleep(CLAIM_POLL)
 
 
 def _publish_remaining(metrics: MetricsSink, tournament_id: str, scheduled: int, done: int, status: str) -> None:

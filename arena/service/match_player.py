@@ -11,7 +11,7 @@ import asyncio
 import os
 from typing import Any
 
-from arena.runner import run_match
+from arena.runner import DEFAULT_INFRA_GRACE_S, run_match
 from arena.store import Store
 from arena.tournament import MatchSpec
 
@@ -20,11 +20,13 @@ from .replays import stored_record
 
 
 class MatchPlayer:
-    """Plays matches for one store; keeps one event loop per process (rebuilt after a fork)."""
+    """Plays matches for one store; keeps one event loop per process (rebuilt after a fork). ``infra_grace_s``:
+    how long a match waits for a remote bot the arena could not reach before it is aborted (``Settings``)."""
 
-    def __init__(self, store: Store, metrics: Any = None) -> None:
+    def __init__(self, store: Store, metrics: Any = None, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> None:
         self.store = store
         self.metrics = metrics
+        self.infra_grace_s = infra_grace_s
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = 0
 
@@ -35,7 +37,7 @@ class MatchPlayer:
         return self._loop
 
     def __call__(self, spec: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
-        config = match_config(spec)
+        config = match_config(spec, infra_grace_s=self.infra_grace_s)
         seats = seats_for(self.store, spec)
         loop = self._event_loop()
         try:

@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.engine import Rules
 from arena.relay import RelaySeat
-from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat
+from arena.runner import DEFAULT_INFRA_GRACE_S, LocalSeat, MatchConfig, MatchRecord, Seat
 from arena.store import Store
 from arena.tournament import EndReason, MatchResult, MatchSpec
 from bots import BUILTIN_BOTS, make_bot
@@ -60,7 +60,7 @@ def make_seat(store: Store, name: str, match_id: str) -> Seat:
     return RelaySeat(store, name)
 
 
-def match_config(spec: MatchSpec) -> MatchConfig:
+def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> MatchConfig:
     return MatchConfig(
         match_id=spec.match_id,
         seed=spec.seed,
@@ -68,6 +68,8 @@ def match_config(spec: MatchSpec) -> MatchConfig:
         deadline_s=spec.deadline_ms / 1000.0,
         tournament_id=spec.tournament_id,
         group=spec.group,
+        attempt=spec.attempt,
+        infra_grace_s=infra_grace_s,
     )
 
 

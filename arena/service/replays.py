@@ -3,8 +3,9 @@
 The stored replay is the :class:`arena.runner.MatchRecord` in a compact form (:func:`stored_record`):
 every field of the record but the per-decision log, which is kept as columns (``latency_us``: one integer
 per decision; ``outcomes``: one letter per decision, ``a``nswered, ``t``imeout, ``e``rror, ``f``allback,
-``F`` forfeited; ``refused``: ``{decision index: [count, reasons]}`` for the few decisions with refused
-answers; ``declined``: the indexes of declined catch offers, decisions that are no action of the replay).
+``F`` forfeited, ``u``nreachable at first (an infrastructure fault, then answered); ``refused``:
+``{decision index: [count, reasons]}`` for the few decisions with refused answers; ``declined``: the indexes
+of declined catch offers, decisions that are no action of the replay).
 Serialising the record's dataclasses one by one costs about half a match; this form costs a few per cent.
 :func:`decision_columns` reads either form back, and :func:`replay_steps` replays it through the engine,
 omniscient or as one seat saw it.
@@ -24,7 +25,8 @@ _RECORD_FIELDS = (
     "match_id", "tournament_id", "group", "seed", "rules", "players", "seats", "bot_versions", "scores",
     "winner", "rounds", "end_reason", "forfeits", "strikes", "timeouts", "refusals", "duration_s", "detail",
 )  # fmt: skip
-_OUTCOME_LETTERS = {"answered": "a", "timeout": "t", "error": "e", "fallback": "f", "forfeited": "F"}
+_OUTCOME_LETTERS = {"answered": "a", "timeout": "t", "error": "e", "fallback": "f", "forfeited": "F",
+                    "unreachable": "u"}
 _LETTER_OUTCOMES = {v: k for k, v in _OUTCOME_LETTERS.items()}
 
 

@@ -9,6 +9,18 @@ forward), and only the claimant calls ``fire``. If ``fire`` raises, the claim is
 next tick tries again; ``fire`` should therefore be idempotent itself, which
 :func:`tournament_idempotency_key` makes easy (create the tournament under that key).
 
+Missed firings (the schedulers were all down, or Redis was) follow the policy ``missed``
+(:data:`MISSED_POLICIES`; the Celery setting ``arena_missed_firings``, environment
+``UNO_ARENA_MISSED_FIRINGS``):
+
+* ``fire-once-late`` (the default): the latest due time is fired on return, even late; earlier missed due
+  times are not fired (a scheduler down for a day starts one tournament, not 24);
+* ``skip``: a due time older than :data:`LATE_AFTER` seconds is not fired either; the schedule waits for its
+  next due time.
+
+Either way the claimant logs one warning per missed due time (up to :data:`MISSED_LOG_LIMIT`, then a count)
+and one for the late or skipped latest one, so no firing disappears without a line in the log.
+
 :func:`fire_due` is that with the tournament service's ``fire`` (:func:`make_fire`): a scheduled tournament
 is created under the idempotency key ``schedule:{schedule id}:{due epoch}`` with the id
 ``{schedule id}-{YYYYmmddTHHMMZ}``; its seed is a fresh secret random one when the template's seed is 0,
@@ -36,6 +48,25 @@ from arena.tournament.cron import CronError, parse_cron
 from .lifecycle import Enqueuer, UnknownParticipants, create_tournament
 
 log = logging.getLogger(__name__)
+
+MISSED_POLICIES = ("fire-once-late", "skip")
+"""What a scheduler does with a due time it finds late: fire it once (late), or skip it."""
+MISSED_DEFAULT = "fire-once-late"
+MISSED_ENV = "UNO_ARENA_MISSED_FIRINGS"
+LATE_AFTER = 120.0
+"""Seconds after its due time a firing counts as late (missed on time): schedulers look every 20 s or so."""
+MISSED_LOG_LIMIT = 20
+"""Missed due times logged one by one per schedule and tick; beyond that, a count."""
+MISSED_COUNT_LIMIT = 10_000
+
+
+def missed_policy(value: str | None = None) -> str:
+    """The missed-firing policy ``value`` (default ``$UNO_ARENA_MISSED_FIRINGS``, else :data:`MISSED_DEFAULT`);
+    raises ``ValueError`` for an unknown one."""
+    policy = (value if value is not None else os.environ.get(MISSED_ENV, "")) or MISSED_DEFAULT
+    if policy not in MISSED_POLICIES:
+        raise ValueError(f"unknown missed-firing policy {policy!r}: use one of {', '.join(MISSED_POLICIES)}")
+    return policy
 
 FireCallback = Callable[[Schedule, datetime], object]
 """``fire(schedule, due)``: start the tournament of ``schedule`` for the due time ``due`` (UTC)."""
@@ -96,14 +127,18 @@ def fire_due_schedules(
     *,
     holder: str | None = None,
     lock_ttl: float | None = None,
+    missed: str | None = None,
 ) -> list[Firing]:
     """Fire every schedule that is due at ``now``, each due time once across all callers.
 
     Returns the firings this call claimed (with ``error`` set where ``fire`` raised; those are
-    released for a retry). Schedules with a malformed stored cron expression are logged and
-    skipped. ``holder`` names this scheduler in the lock (default: host, pid and a random tag).
+    released for a retry; a late due time skipped by the ``skip`` policy is claimed but neither fired nor
+    returned). Schedules with a malformed stored cron expression are logged and skipped. ``holder`` names
+    this scheduler in the lock (default: host, pid and a random tag). ``missed``: the missed-firing policy
+    (:func:`missed_policy`).
     """
     me = holder or default_holder()
+    policy = missed_policy(missed)
     fired: list[Firing] = []
     for schedule in store.schedules.all():
         if not schedule.enabled:
@@ -123,6 +158,8 @@ def fire_due_schedules(
             continue
         if not claimed:
             continue
+        if not _on_time(schedule, due, now, policy):
+            continue
         try:
             fire(schedule, due)
         except Exception as exc:
@@ -132,6 +169,35 @@ def fire_due_schedules(
         else:
             fired.append(Firing(schedule.schedule_id, due))
     return fired
+
+
+def _on_time(schedule: Schedule, due: datetime, now: datetime, policy: str) -> bool:
+    """Log the due times of ``schedule`` missed before ``due`` (claimed by this caller), and whether ``due``
+    itself is late; ``False`` when the policy skips it."""
+    cron = parse_cron(schedule.cron)
+    since = schedule.last_due if schedule.last_due is not None else schedule.created_at
+    start = datetime.fromtimestamp(since, UTC)
+    count = 0
+    t = cron.next(start)
+    while t < due and count < MISSED_COUNT_LIMIT:
+        count += 1
+        if count <= MISSED_LOG_LIMIT:
+            log.warning("schedule %s: missed firing at %s, not fired (only the latest due time is considered)",
+                        schedule.schedule_id, t.isoformat())
+        t = cron.next(t)
+    if count > MISSED_LOG_LIMIT:
+        log.warning("schedule %s: %s%d missed firings in all before %s", schedule.schedule_id,
+                    "at least " if count >= MISSED_COUNT_LIMIT else "", count, due.isoformat())
+    late = (now - due).total_seconds()
+    if late <= LATE_AFTER:
+        return True
+    if policy == "skip":
+        log.warning("schedule %s: missed firing at %s (%.0f s late), skipped (missed-firing policy skip)",
+                    schedule.schedule_id, due.isoformat(), late)
+        return False
+    log.warning("schedule %s: firing at %s late by %.0f s (missed-firing policy fire-once-late)",
+                schedule.schedule_id, due.isoformat(), late)
+    return True
 
 
 def run_seed(base_seed: int, due: datetime) -> int:
@@ -179,6 +245,9 @@ def make_fire(store: Store, enqueue: Enqueuer) -> FireCallback:
     return fire
 
 
-def fire_due(store: Store, enqueue: Enqueuer, now: datetime, *, holder: str | None = None) -> list[Firing]:
-    """Fire every schedule due at ``now`` (each due time once across all schedulers)."""
-    return fire_due_schedules(store, now, make_fire(store, enqueue), holder=holder)
+def fire_due(
+    store: Store, enqueue: Enqueuer, now: datetime, *, holder: str | None = None, missed: str | None = None
+) -> list[Firing]:
+    """Fire every schedule due at ``now`` (each due time once across all schedulers); ``missed``: the
+    missed-firing policy (:func:`missed_policy`)."""
+    return fire_due_schedules(store, now, make_fire(store, enqueue), holder=holder, missed=missed)

@@ -23,6 +23,7 @@ from .errors import (
     UnknownBot,
     UnknownSchedule,
     UnknownTournament,
+    failure_kind,
 )
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
@@ -74,6 +75,7 @@ __all__ = [
     "UnknownTournament",
     "UnscheduledMatch",
     "connect",
+    "failure_kind",
     "kombu_url",
     "new_tournament_id",
     "redis_py_url",

@@ -143,6 +143,22 @@ class Store:
     def ping(self) -> bool:
         return bool(self.redis.ping())
 
+    def check_config(self) -> None:
+        """Raise :class:`StoreConfigError`, with a message for people, when Redis refuses this URL's settings
+        (a database index the server does not have, a wrong password): retrying cannot help. Connection errors
+        (Redis not up yet) are left to the callers' retries."""
+        try:
+            self.redis.ping()
+        except redis.AuthenticationError as error:
+            raise StoreConfigError(f"Redis at {_redacted(self.url)} refused the credentials: {error}") from None
+        except redis.ResponseError as error:
+            db = int(self.redis.connection_pool.connection_kwargs.get("db", 0) or 0)
+            raise StoreConfigError(
+                f"Redis at {_redacted(self.url)} refused database {db} ({error}): the database index must be "
+                "below the server's `databases` setting (16 by default: 0-15)") from None
+        except (redis.ConnectionError, redis.TimeoutError):
+            return
+
     def close(self) -> None:
         self.redis.close()
 
@@ -183,3 +199,13 @@ def _async_client(client: redis.Redis) -> redis.asyncio.Redis:
     ssl = issubclass(pool.connection_class, redis.SSLConnection)
     return redis.asyncio.Redis(host=kwargs.get("host", "localhost"), port=kwargs.get("port", 6379), ssl=ssl,
                                socket_keepalive=True, **common)
+
+
+def _redacted(url: str) -> str:
+    """``url`` without its password."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return parts._replace(netloc=user + netloc).geturl()

@@ -113,3 +113,30 @@ __all__ = [
 # it: they never import redis themselves. ``StoreUnavailable`` is the connection part of it.
 StoreFailure = redis.RedisError
 StoreUnavailable: tuple[type[Exception], ...] = (redis.ConnectionError, redis.TimeoutError)
+
+FAILURE_KINDS = ("connection", "misconf", "readonly", "oom", "noreplicas", "busy", "other")
+"""The ``kind`` of :func:`failure_kind`: a lost connection, or the reason Redis refused a write."""
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What kind of Redis failure ``exc`` is (one of :data:`FAILURE_KINDS`), for a metric label and a log line.
+
+    ``misconf`` (persistence failing: the append-only file's disk is full, a background save failed),
+    ``readonly`` (a replica, or a failover in progress), ``oom`` (``maxmemory`` reached), ``noreplicas``
+    (``min-replicas-to-write`` not met) and ``busy`` (a script or loading) are refusals: the connection
+    is fine and the same command succeeds once Redis accepts writes again.
+    """
+    if isinstance(exc, redis.ReadOnlyError):
+        return "readonly"
+    if isinstance(exc, redis.exceptions.OutOfMemoryError):  # type: ignore[attr-defined]  # not in the stubs
+        return "oom"
+    if isinstance(exc, redis.BusyLoadingError):
+        return "busy"
+    if isinstance(exc, (*StoreUnavailable, OSError)):
+        return "connection"
+    text = str(exc)
+    for word, kind in (("MISCONF", "misconf"), ("READONLY", "readonly"), ("OOM", "oom"),
+                       ("NOREPLICAS", "noreplicas"), ("BUSY", "busy")):
+        if word in text:
+            return kind
+    return "other"

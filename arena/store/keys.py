@@ -65,6 +65,8 @@ key                                    type         contents
 ``uno:tournament:{tid}:attempts``      hash         ``{mid}`` -> times a worker started the match
 ``uno:tournament:{tid}:feed``          list         match ids in the order their results were written
 ``uno:tournament:{tid}:check_lock``    string, TTL  lock of one completeness check (``SET NX EX``)
+``uno:tournament:{tid}:claim:{mid}``   string, TTL  the attempt of match ``{mid}`` in flight (``SET NX PX``,
+                                                    renewed by its batch's heartbeat): one at a time
 ``uno:relay:{gateway}``                list         messages for gateway ``{gateway}`` (RPUSH / BLPOP)
 ``uno:relay:reply:{id}``               list, TTL    the answer to one relayed decision (60 s)
 =====================================  ===========  =====================================================
@@ -208,6 +210,10 @@ class Keys:
         if part not in RUN_PARTS:
             raise ValueError(f"unknown run key part {part!r} (one of {', '.join(RUN_PARTS)})")
         return f"{self.tournament(tid)}:{part}"
+
+    def match_claim(self, tid: str, match_id: str) -> str:
+        """The lock of the attempt of one match in flight (see :meth:`arena.store.runstate.RunState.claim`)."""
+        return f"{self.tournament(tid)}:claim:{match_id}"
 
     # the relay between workers and gateways
     def relay_queue(self, gateway_id: str) -> str:

@@ -2,7 +2,9 @@
 gateway holds a bot's newest live session.
 
 Keys (built by :class:`arena.store.keys.Keys`): ``uno:relay:{gateway}`` (list; RPUSH by workers, BLPOP by
-the gateway) and ``uno:relay:reply:{id}`` (list, expires after :data:`REPLY_TTL_S`). The message format is
+the gateway; it expires :data:`QUEUE_TTL_S` after it was created unless its gateway, while alive, keeps
+refreshing it with :meth:`RelayChannel.keep_queue`: a dead gateway's queue goes away by itself) and
+``uno:relay:reply:{id}`` (list, expires after :data:`REPLY_TTL_S`). The message format is
 the relay's own business (:mod:`arena.relay.messages`); this module moves bytes.
 """
 
@@ -13,9 +15,18 @@ import uuid
 import redis.asyncio
 
 from .keys import Keys
-from .sessions import parse_session
+from .sessions import RELAY_QUEUE_TTL_S, parse_session
 
 REPLY_TTL_S = 60
+QUEUE_TTL_S = RELAY_QUEUE_TTL_S
+"""A gateway's relay queue lives this long without its gateway refreshing it (:meth:`RelayChannel.keep_queue`)."""
+
+# RPUSH, and give the list an expiry if it has none (a new list): pushes never extend it, only its gateway does.
+_PUSH = """
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return n
+"""
 
 
 class RelayChannel:
@@ -24,10 +35,16 @@ class RelayChannel:
     def __init__(self, client: redis.asyncio.Redis, keys: Keys) -> None:
         self._r = client
         self._k = keys
+        self._push = client.register_script(_PUSH)
 
     async def push(self, gateway_id: str, message: bytes) -> None:
-        """Queue a message for the gateway ``gateway_id``."""
-        await self._r.rpush(self._k.relay_queue(gateway_id), message)
+        """Queue a message for the gateway ``gateway_id`` (a new queue expires after :data:`QUEUE_TTL_S` unless
+        its gateway refreshes it)."""
+        await self._push(keys=[self._k.relay_queue(gateway_id)], args=[message, QUEUE_TTL_S])
+
+    async def keep_queue(self, gateway_id: str, ttl_s: int = QUEUE_TTL_S) -> None:
+        """Refresh the expiry of the gateway's own queue (its gateway does, a few times per ``ttl_s``)."""
+        await self._r.expire(self._k.relay_queue(gateway_id), ttl_s)
 
     async def pop(self, gateway_id: str, timeout_s: float) -> bytes | None:
         """The gateway's next message, waiting up to ``timeout_s``; ``None`` when none came."""

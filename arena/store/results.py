@@ -39,6 +39,7 @@ if ARGV[6] == '1' and redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then
 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
   redis.call('HINCRBY', KEYS[2], 'done', 1)
+  redis.call('RPUSH', KEYS[6], ARGV[1])
   if ARGV[4] ~= '' then
     if tonumber(ARGV[5]) > 0 then
       redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[5])
@@ -98,15 +99,22 @@ class ResultStore:
         replay: Mapping[str, Any] | None = None,
         replay_ttl: float | None = None,
         require_scheduled: bool = True,
+        attempt: str | None = None,
     ) -> bool:
         """Store the match's result if none is stored yet; ``True`` if this call wrote it.
 
         With ``replay``, the compressed replay is written together with the first result (and
         only then). With ``require_scheduled`` (the default) the match id must have been added
         with ``add_matches``: raises :class:`UnscheduledMatch`, or :class:`UnknownTournament`.
+
+        The first write also appends the match id to the tournament's watch feed
+        (``uno:tournament:{tid}:feed``) in the same script, so the feed lists exactly the recorded
+        results, in the order they were written, whatever happens to the worker right after.
+        ``attempt``: the id of this recording (random by default); a caller that retries after a failed
+        call passes the same one, so that a first call whose reply was lost still answers ``True``.
         """
         check_id(match_id, "match id")
-        attempt = uuid.uuid4().hex
+        attempt = attempt or uuid.uuid4().hex
         envelope = dumps({"result": dict(result), "attempt": attempt, "recorded_at": time.time()})
         blob = compress(replay) if replay is not None else b""
         ttl_ms = 0 if replay_ttl is None else max(1, int(replay_ttl * 1000))
@@ -118,6 +126,7 @@ class ResultStore:
                     self._k.replay(match_id),
                     self._k.matches(tournament_id),
                     self._k.tournament(tournament_id),
+                    self._k.tournament_run(tournament_id, "feed"),
                 ],
                 args=[match_id, envelope, attempt, blob, ttl_ms, "1" if require_scheduled else "0"],
             )

@@ -10,7 +10,8 @@ key                                        type    contents
 =========================================  ======  ===================================================
 ``uno:tournament:{tid}:run``               hash    ``started_at finished_at batch_size enqueued prior
                                                    check_token checked_at last_recorded_at
-                                                   last_resent_at rescues detail schedule_id``;
+                                                   last_resent_at rescues detail schedule_id
+                                                   cleaned_at``;
                                                    ``prior`` is the JSON rating
                                                    pool of the participants when the tournament started
                                                    (its standings are computed on top of it)
@@ -20,7 +21,10 @@ key                                        type    contents
                                                    ``"stopped:{ts}"`` (soft time limit, cancelled)
 ``uno:tournament:{tid}:attempts``          hash    ``{mid}`` -> times a worker started the match
 ``uno:tournament:{tid}:feed``              list    match ids in the order their results were written
+                                                   (appended by the script that writes a result)
 ``uno:tournament:{tid}:check_lock``        string  short lock (``SET NX EX``) of one completeness check
+``uno:tournament:{tid}:claim:{mid}``       string  the attempt of ``{mid}`` in flight (``SET NX PX``,
+                                                   renewed by the heartbeat; :meth:`RunState.claim`)
 =========================================  ======  ===================================================
 
 Everything here is advisory bookkeeping: losing any of it never loses or double-counts a result
@@ -44,13 +48,20 @@ from arena.store import Store
 
 BATCH_STATES = ("queued", "running", "done", "stopped")
 
-# Append a match id to the feed unless it is already among the last entries: redis-py retries a command
-# whose reply was lost (a Redis restart), and a retry lands right behind the first push.
-_REPORT = """
-if not redis.call('LPOS', KEYS[1], ARGV[1], 'RANK', -1, 'MAXLEN', 64) then
-  redis.call('RPUSH', KEYS[1], ARGV[1])
-end
+# Write a batch's state unless the tournament's bookkeeping was cleaned up (``cleaned_at`` in the run hash): a
+# late redelivery or a heartbeat of a duplicate never re-creates what :meth:`RunState.cleanup` dropped.
+_MARK = """
+if redis.call('HEXISTS', KEYS[1], 'cleaned_at') == 1 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
+"""
+
+# Before a match starts: whether it has a result, and the number of this start (counted only until the
+# cleanup, for the same reason).
+_BEGIN = """
+local recorded = redis.call('HEXISTS', KEYS[1], ARGV[1])
+if redis.call('HEXISTS', KEYS[2], 'cleaned_at') == 1 then return {recorded, 0} end
+return {recorded, redis.call('HINCRBY', KEYS[3], ARGV[1], 1)}
 """
 
 
@@ -82,7 +93,8 @@ class RunState:
         self.attempts_key = key(tournament_id, "attempts")
         self.feed_key = key(tournament_id, "feed")
         self.lock_key = key(tournament_id, "check_lock")
-        self._report = self.r.register_script(_REPORT)
+        self._mark = self.r.register_script(_MARK)
+        self._begin = self.r.register_script(_BEGIN)
 
     # -- the run hash --------------------------------------------------------------------------
     def fields(self) -> dict[str, str]:
@@ -114,11 +126,12 @@ class RunState:
         pipe.hset(self.batch_state_key, mapping=dict.fromkeys(batches, f"queued:{stamp!r}"))
         pipe.execute()
 
-    def mark(self, batch_id: str, state: str, now: float | None = None) -> None:
+    def mark(self, batch_id: str, state: str, now: float | None = None) -> bool:
+        """Write a batch's state (and heartbeat time); ``False`` (nothing written) after :meth:`cleanup`."""
         if state not in BATCH_STATES:
             raise ValueError(f"unknown batch state {state!r}")
         stamp = time.time() if now is None else now
-        self.r.hset(self.batch_state_key, batch_id, f"{state}:{stamp!r}")
+        return bool(self._mark(keys=[self.run_key, self.batch_state_key], args=[batch_id, f"{state}:{stamp!r}"]))
 
     def batch_states(self) -> dict[str, BatchState]:
         out: dict[str, BatchState] = {}
@@ -151,19 +164,18 @@ class RunState:
 
     def begin(self, match_id: str) -> tuple[bool, int]:
         """Before playing a match (one round trip): whether it has a result, and the number of
-        this start (:meth:`attempt`)."""
-        pipe = self.r.pipeline(transaction=False)
-        pipe.hexists(self.store.keys.results(self.tid), match_id)
-        pipe.hincrby(self.attempts_key, match_id, 1)
-        recorded, attempts = pipe.execute()
+        this start (:meth:`attempt`); the number is 0 (nothing counted) after :meth:`cleanup`."""
+        recorded, attempts = self._begin(
+            keys=[self.store.keys.results(self.tid), self.run_key, self.attempts_key], args=[match_id]
+        )
         return bool(recorded), int(attempts)
 
     def after(self, match_id: str | None, wrote: bool) -> tuple[int, int, str]:
-        """After recording (one round trip): report the match in the feed if this call wrote its
-        result; returns ``(scheduled, done, status)`` of the tournament."""
+        """After recording (one round trip): note the time of the last result if this call wrote one;
+        returns ``(scheduled, done, status)`` of the tournament. (The feed is appended by
+        :meth:`arena.store.ResultStore.record` itself, in the script that writes the result.)"""
         pipe = self.r.pipeline(transaction=False)
         if wrote and match_id is not None:
-            self._report(keys=[self.feed_key], args=[match_id], client=pipe)
             pipe.hset(self.run_key, "last_recorded_at", repr(time.time()))
         pipe.hmget(self.store.keys.progress(self.tid), ["scheduled", "done"])
         pipe.hget(self.store.keys.tournament(self.tid), "status")
@@ -188,9 +200,36 @@ class RunState:
             token,
         )
 
+    # -- one attempt of a match at a time ----------------------------------------------------------
+    def claim(self, match_id: str, ttl: float) -> str | None:
+        """Take the lock of ``match_id``'s attempt in flight for ``ttl`` seconds (renew it with :meth:`renew`);
+        a token to release it with, or ``None`` while another attempt holds it. A duplicated batch message
+        thus never plays a match concurrently with the attempt in flight; a dead worker's lock expires."""
+        token = uuid.uuid4().hex
+        ok = self.r.set(self.store.keys.match_claim(self.tid, match_id), token, nx=True, px=max(1, int(ttl * 1000)))
+        return token if ok else None
+
+    def renew(self, match_id: str, token: str, ttl: float) -> bool:
+        """Extend a held claim; ``False`` if it is not (or no longer) held with ``token``."""
+        return bool(self.r.eval(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
+            "return 0",
+            1, self.store.keys.match_claim(self.tid, match_id), token, max(1, int(ttl * 1000)),
+        ))
+
+    def release(self, match_id: str, token: str) -> None:
+        self.r.eval(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+            1, self.store.keys.match_claim(self.tid, match_id), token,
+        )
+
     def cleanup(self) -> None:
-        """Drop the batch bookkeeping of a finished tournament (the run hash and feed stay)."""
-        self.r.delete(self.batches_key, self.batch_state_key, self.attempts_key, self.lock_key)
+        """Drop the batch bookkeeping of a finished tournament (the run hash and feed stay); ``cleaned_at`` in the
+        run hash keeps :meth:`mark` and :meth:`begin` (a late redelivery) from re-creating it."""
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(self.run_key, "cleaned_at", repr(time.time()))
+        pipe.delete(self.batches_key, self.batch_state_key, self.attempts_key, self.lock_key)
+        pipe.execute()
 
     def prior(self) -> dict[str, Any] | None:
         raw = self.get("prior")

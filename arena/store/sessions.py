@@ -21,6 +21,8 @@ from .keys import Keys, bot_key, check_id
 
 DEFAULT_TTL = 30.0
 """Seconds a session lives without a heartbeat."""
+RELAY_QUEUE_TTL_S = 60
+"""A relay queue's life without its gateway refreshing it (:data:`arena.store.relay.QUEUE_TTL_S`)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,10 @@ class SessionStore:
         for session in self.for_bot(bot):
             by_gateway.setdefault(session.gateway, []).append(session.session_id)
         for gateway, ids in sorted(by_gateway.items()):
-            self._r.rpush(self._k.relay_queue(gateway), message(ids))
+            pipe = self._r.pipeline(transaction=False)
+            pipe.rpush(self._k.relay_queue(gateway), message(ids))
+            pipe.expire(self._k.relay_queue(gateway), RELAY_QUEUE_TTL_S)  # the gateway is alive: it keeps it
+            pipe.execute()
         return len(by_gateway)
 
     def online(self, bot: str) -> bool:

@@ -86,6 +86,9 @@ class MatchSpec:
     seed: int
     rules: Mapping[str, Any] = field(hash=False)
     deadline_ms: int = 1000
+    attempt: int = field(default=1, compare=False)
+    """Which attempt of this match a worker plays (from 1; run state, not schedule: not in :meth:`to_dict`, not
+    compared). A match aborted by the arena is played again as the next attempt, which the bots are told."""
 
     @property
     def group(self) -> str:

@@ -74,6 +74,42 @@ def test_not_due_before_creation_and_catch_up_once(store: Store) -> None:
     assert info is not None and info["holder"]
 
 
+def test_missed_firings_are_logged_and_the_policy_decides_the_late_one(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    make(store, "late", "0 3 * * *")
+    make(store, "skipped", "0 3 * * *")
+    fired: list[tuple[str, datetime]] = []
+
+    def fire(s: Schedule, due: datetime) -> None:
+        fired.append((s.schedule_id, due))
+
+    with caplog.at_level("WARNING", logger="arena.service.schedules"):
+        fire_due_schedules(store, at(1, 2), fire)  # nothing due yet (created Jan 1st, 00:00)
+        assert not caplog.records
+        for sid, policy in (("late", "fire-once-late"), ("skipped", "skip")):
+            store.schedules.set_enabled("skipped" if sid == "late" else "late", False)
+            store.schedules.set_enabled(sid, True)
+            fire_due_schedules(store, at(5, 12), fire, missed=policy)  # down: 5 due times, 1st to 5th
+    assert fired == [("late", at(5, 3))]  # fired once, late; nothing of "skipped"
+    text = [r.getMessage() for r in caplog.records]
+    for sid in ("late", "skipped"):
+        missed = [t for t in text if t.startswith(f"schedule {sid}: missed firing at")]
+        assert len(missed) == 4 + (sid == "skipped"), text  # the 1st to the 4th (and the skipped 5th)
+    assert any("late: firing at 2026-01-05T03:00:00+00:00 late by" in t and "fire-once-late" in t for t in text)
+    assert any("skipped: missed firing at 2026-01-05T03:00:00+00:00" in t and "policy skip" in t for t in text)
+    # The skipped due time is claimed: no later tick fires it.
+    assert store.schedules.get("skipped").last_due == int(at(5, 3).timestamp())
+    assert fire_due_schedules(store, at(5, 13), fire, missed="skip") == []
+    # On time (within LATE_AFTER), the skip policy fires as usual, with no warning.
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="arena.service.schedules"):
+        done = fire_due_schedules(store, at(6, 3, 1), fire, missed="skip")
+    assert [f.schedule_id for f in done] == ["skipped"] and not caplog.records
+    with pytest.raises(ValueError, match="missed-firing policy"):
+        fire_due_schedules(store, at(6, 3, 1), fire, missed="sometimes")
+
+
 def test_a_failed_firing_is_retried(store: Store) -> None:
     make(store, "flaky", "0 * * * *")
     attempts: list[datetime] = []

@@ -65,11 +65,26 @@ def test_a_retry_of_the_same_call_still_reports_its_write(store: Store, tourname
         store.keys.replay("t-1.m3"),
         store.keys.matches(tournament),
         store.keys.tournament(tournament),
+        store.keys.tournament_run(tournament, "feed"),
     ]
     assert results._record(keys=keys, args=args) == 1
     assert results._record(keys=keys, args=args) == 1  # the retry: same attempt id
     assert results._record(keys=keys, args=[*args[:2], "other", *args[3:]]) == 0
     assert results.progress(tournament).done == 1
+    assert store.redis.lrange(keys[5], 0, -1) == [b"t-1.m3"]  # in the feed once
+
+
+def test_the_feed_is_written_with_the_result(store: Store, tournament: str) -> None:
+    """The watch feed lists exactly the recorded results, appended by the script that records them (a worker dying
+    right after recording can no longer leave it one short); a retry under the same attempt id adds nothing."""
+    results = store.results
+    feed = store.keys.tournament_run(tournament, "feed")
+    assert results.record(tournament, "t-1.m1", {"winner": "a"}, attempt="x1")
+    assert results.record(tournament, "t-1.m1", {"winner": "a"}, attempt="x1")  # a retry after a lost reply
+    assert not results.record(tournament, "t-1.m1", {"winner": "b"})
+    assert results.record(tournament, "t-1.m2", {"winner": "b"})
+    assert store.redis.lrange(feed, 0, -1) == [b"t-1.m1", b"t-1.m2"]
+    assert results.progress(tournament).done == 2
 
 
 def test_replay_is_written_with_the_first_result_only(store: Store, tournament: str) -> None:

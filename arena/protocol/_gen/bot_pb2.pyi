@@ -22,7 +22,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., batch: _Optional[_Union[BotBatch, _Mapping]] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
-    __slots__ = ("welcome", "decision_request", "match_started", "match_events", "match_ended", "error", "ping", "batch")
+    __slots__ = ("welcome", "decision_request", "match_started", "match_events", "match_ended", "error", "ping", "batch", "goodbye")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     DECISION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
@@ -31,6 +31,7 @@ class ArenaMessage(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
     BATCH_FIELD_NUMBER: _ClassVar[int]
+    GOODBYE_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     decision_request: DecisionRequest
     match_started: MatchStarted
@@ -39,7 +40,8 @@ class ArenaMessage(_message.Message):
     error: Error
     ping: Ping
     batch: ArenaBatch
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., match_events: _Optional[_Union[MatchEvents, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., batch: _Optional[_Union[ArenaBatch, _Mapping]] = ...) -> None: ...
+    goodbye: Goodbye
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., match_events: _Optional[_Union[MatchEvents, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., batch: _Optional[_Union[ArenaBatch, _Mapping]] = ..., goodbye: _Optional[_Union[Goodbye, _Mapping]] = ...) -> None: ...
 
 class BotBatch(_message.Message):
     __slots__ = ("messages",)
@@ -112,20 +114,22 @@ class Decision(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action_index: _Optional[int] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "seat", "seats", "rules", "decision_time_limit_ms", "tournament_id")
+    __slots__ = ("match_id", "seat", "seats", "rules", "decision_time_limit_ms", "tournament_id", "attempt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     DECISION_TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.Seat]
     rules: _game_pb2.Rules
     decision_time_limit_ms: int
     tournament_id: str
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.Seat, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., decision_time_limit_ms: _Optional[int] = ..., tournament_id: _Optional[str] = ...) -> None: ...
+    attempt: int
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.Seat, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., decision_time_limit_ms: _Optional[int] = ..., tournament_id: _Optional[str] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class MatchEvents(_message.Message):
     __slots__ = ("match_id", "events", "observation")
@@ -138,16 +142,18 @@ class MatchEvents(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
-    __slots__ = ("match_id", "result", "reason", "detail")
+    __slots__ = ("match_id", "result", "reason", "detail", "attempt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     result: _game_pb2.MatchResult
     reason: _game_pb2.EndReason
     detail: str
-    def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[_game_pb2.MatchResult, _Mapping]] = ..., reason: _Optional[_Union[_game_pb2.EndReason, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+    attempt: int
+    def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[_game_pb2.MatchResult, _Mapping]] = ..., reason: _Optional[_Union[_game_pb2.EndReason, str]] = ..., detail: _Optional[str] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("status", "match_id", "request_id")
@@ -158,6 +164,14 @@ class Error(_message.Message):
     match_id: str
     request_id: str
     def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., match_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class Goodbye(_message.Message):
+    __slots__ = ("reason", "reconnect_after_ms")
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    reconnect_after_ms: int
+    def __init__(self, reason: _Optional[str] = ..., reconnect_after_ms: _Optional[int] = ...) -> None: ...
 
 class Ping(_message.Message):
     __slots__ = ("nonce", "sent_unix_ms")

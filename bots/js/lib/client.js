@@ -2,7 +2,8 @@
 /**
  * The connection side of the Node.js example bot: one BotService.Connect stream per process, many
  * matches multiplexed on it, reconnection with capped exponential backoff and jitter, a heartbeat
- * watchdog, and a clean shutdown.
+ * watchdog, and a clean shutdown. A Goodbye (the gateway drains: it is being stopped or replaced) makes it
+ * reconnect at once, on a fresh channel, to the same target: another gateway behind it takes over.
  *
  * The session (bot.proto): send Hello first; wait for Welcome; then answer every DecisionRequest with a
  * Decision echoing match_id and request_id (an index into legal_actions), every Ping with a Pong
@@ -41,7 +42,8 @@ class ArenaBot {
    * @param {string} [options.protoDir] the repository's proto/ folder
    * @param {boolean} [options.tls] use TLS with the system roots instead of a plaintext channel
    * @param {Buffer} [options.tlsCaPem] PEM of the CA (or self-signed certificate) to trust instead (implies TLS)
-   * @param {Function} [options.strategy] (observation, legal_actions) => index
+   * @param {Function} [options.strategy] (observation, legal_actions, matchState) => index; matchState is a fresh
+   *   object per attempt of a match (MatchStarted.attempt), the strategy's to keep per-match state in
    * @param {object} [options.logger]
    * @param {number} [options.backoffInitialMs] first reconnection delay
    * @param {number} [options.backoffMaxMs] longest reconnection delay
@@ -60,15 +62,21 @@ class ArenaBot {
     const credentials = options.tls || options.tlsCaPem
       ? grpc.credentials.createSsl(options.tlsCaPem || null)
       : grpc.credentials.createInsecure();
-    this.client = new BotService(this.target, credentials, {
-      // Transport keepalive (about 20 s / 10 s) on top of the arena's in-band Ping.
-      'grpc.keepalive_time_ms': 20000,
-      'grpc.keepalive_timeout_ms': 10000,
-    });
+    // A fresh channel after a Goodbye: the old one's connection went to the gateway that left.
+    this.makeClient = () =>
+      new BotService(this.target, credentials, {
+        // Transport keepalive (about 20 s / 10 s) on top of the arena's in-band Ping.
+        'grpc.keepalive_time_ms': 20000,
+        'grpc.keepalive_timeout_ms': 10000,
+      });
+    this.client = this.makeClient();
+    this.movingUntil = 0; // after a Goodbye, reconnection attempts back off to at most 1 s for 30 s
     this.stopping = false;
     this.call = null;
     this.wakeUp = null; // resolves the backoff sleep early on stop()
-    this.matches = new Map(); // match_id -> {seat, decisions, startedAt}
+    // match_id -> {seat, attempt, decisions, startedAt, state}: one fresh entry per attempt of a match (a match the
+    // arena aborted is played again as a new attempt, from the same seed); `state` is the strategy's own, per match.
+    this.matches = new Map();
     this.stats = { sessions: 0, matches: 0, wins: 0, decisions: 0, errors: 0 };
     this.exitCode = 0;
   }
@@ -84,11 +92,22 @@ class ArenaBot {
         this.exitCode = 3;
         break;
       }
+      if (outcome.goodbye) {
+        // The gateway drains: reconnect at once (after the pause it asked for) on a fresh channel.
+        this.client.close();
+        this.client = this.makeClient();
+        this.movingUntil = Date.now() + 30000;
+        delay = this.backoffInitialMs;
+        const pause = Number(outcome.goodbye.reconnect_after_ms || 0);
+        this.log.info(`goodbye from the arena (${outcome.goodbye.reason}); reconnecting in ${pause} ms`);
+        if (pause > 0) await this.sleep(pause);
+        continue;
+      }
       if (outcome.welcomed) delay = this.backoffInitialMs; // a session that got going resets the backoff
       const wait = Math.round(delay / 2 + Math.random() * (delay / 2));
       this.log.warn(`stream ended (${outcome.reason}); reconnecting in ${wait} ms`);
       await this.sleep(wait);
-      delay = Math.min(delay * 2, this.backoffMaxMs);
+      delay = Math.min(delay * 2, Date.now() < this.movingUntil ? Math.min(1000, this.backoffMaxMs) : this.backoffMaxMs);
     }
     this.client.close();
     this.log.info(
@@ -166,7 +185,7 @@ class ArenaBot {
         }
       });
       call.on('error', (err) => {
-        if (this.stopping && err.code === grpc.status.CANCELLED) return;
+        if ((this.stopping || state.goodbye) && err.code === grpc.status.CANCELLED) return;
         // Refused for good: a wrong token, or (before Welcome) a protocol the arena does not speak.
         if (FATAL_CODES.has(err.code) || (!state.welcomed && err.code === grpc.status.FAILED_PRECONDITION)) {
           state.fatal = true;
@@ -216,12 +235,23 @@ class ArenaBot {
       case 'ping':
         call.write({ pong: { nonce: message.ping.nonce } });
         break;
+      case 'goodbye':
+        // The gateway drains: leave this stream now; run() reconnects at once.
+        state.goodbye = message.goodbye;
+        state.reason = `goodbye: ${message.goodbye.reason}`;
+        call.cancel();
+        break;
       case 'decision_request':
         this.decide(call, message.decision_request);
         break;
       case 'match_started': {
         const m = message.match_started;
-        this.matches.set(m.match_id, { seat: m.seat, decisions: 0, startedAt: Date.now() });
+        const attempt = m.attempt || 0;
+        const known = this.matches.get(m.match_id);
+        // The same attempt again (after a reconnect): keep what we have. A new attempt: start afresh.
+        if (known && known.attempt === attempt) break;
+        if (known) this.log.info(`match ${m.match_id}: attempt ${attempt} replaces attempt ${known.attempt}`);
+        this.matches.set(m.match_id, { seat: m.seat, attempt, decisions: 0, startedAt: Date.now(), state: {} });
         const table = (m.seats || []).map((s) => `${s.seat}:${s.bot_name}`).join(' ');
         this.log.info(
           `match ${m.match_id} started: seat ${m.seat}, table [${table}], ${(m.rules && m.rules.variant) || 'default rules'}, ` +
@@ -236,8 +266,10 @@ class ArenaBot {
       }
       case 'match_ended': {
         const e = message.match_ended;
-        const match = this.matches.get(e.match_id);
-        this.matches.delete(e.match_id);
+        let match = this.matches.get(e.match_id);
+        // The end of an older attempt (it may come after the next attempt started) ends nothing of this one.
+        if (match && e.attempt && match.attempt && e.attempt < match.attempt) match = undefined;
+        else this.matches.delete(e.match_id);
         this.stats.matches += 1;
         const result = e.result || {};
         const winner = result.winner === undefined || result.winner === null ? 'none' : result.winner;
@@ -273,7 +305,8 @@ class ArenaBot {
     const legal = request.legal_actions || [];
     let index = 0;
     try {
-      index = this.strategy(request.observation, legal);
+      const known = this.matches.get(request.match_id);
+      index = this.strategy(request.observation, legal, known ? known.state : {});
       if (!Number.isInteger(index) || index < 0 || index >= legal.length) {
         this.log.warn(`strategy returned ${index} for ${legal.length} legal actions; playing 0`);
         index = 0;

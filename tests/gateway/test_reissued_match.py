@@ -1,0 +1,174 @@
+"""Reissued matches reproduce (issue 13, item 3): every attempt of a match is distinct for the bots.
+
+A match the arena gave up on (a worker child killed mid-match, an aborted attempt) is played again from the same
+seed as the next attempt (``MatchStarted.attempt``); the kit starts a fresh bot for it, so a deterministic kit bot
+ends the replayed match exactly as in a clean run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from arena.engine import Rules
+from arena.protocol import bot_pb2, game_pb2
+from arena.protocol.messages import match_ended, match_started
+from arena.relay import RelaySeat
+from arena.runner import EndReason, MatchConfig, MatchRecord, MatchSummary, Seat, SeatRequest, SeatStart, run_match
+from arena.service.matches import match_config
+from arena.tournament import MatchSpec
+from bots import Bot, RandomBot
+from bots.kit import BotClient, match_seed
+from tests.support.bots import ThreadBot
+from tests.support.gateway import GatewayHarness, running_gateway
+from tests.support.waiting import wait_until
+
+MATCH_ID = "reissue-1"
+SEED = 11
+
+
+@pytest.fixture
+def gw() -> Iterator[GatewayHarness]:
+    with running_gateway() as harness:
+        yield harness
+
+
+class CountingFactory:
+    """A deterministic kit bot (RandomBot seeded per match and seat) that counts the bots it made."""
+
+    def __init__(self) -> None:
+        self.made: Counter[tuple[str, int]] = Counter()
+
+    def __call__(self, match_id: str, seat: int) -> Bot:
+        self.made[(match_id, seat)] += 1
+        return RandomBot(seed=match_seed(match_id, seat))
+
+
+class Interrupting(Seat):
+    """A remote seat that, at decision ``at``, hangs (``mode="kill"``: the worker child dies, nothing more is said)
+    or raises (``mode="abort"``: the runner aborts the match and tells the seats)."""
+
+    def __init__(self, inner: Seat, at: int, mode: str) -> None:
+        self.inner, self.at, self.mode = inner, at, mode
+        self.name, self.version, self.wants_events = inner.name, inner.version, inner.wants_events
+        self.reached = threading.Event()
+        self.asked = 0
+
+    async def start(self, info: SeatStart) -> None:
+        await self.inner.start(info)
+
+    async def decide(self, request: SeatRequest) -> int:
+        self.asked += 1
+        if self.asked >= self.at:
+            self.reached.set()
+            if self.mode == "kill":
+                await asyncio.Event().wait()
+            raise RuntimeError("the arena broke down mid-match")
+        return await self.inner.decide(request)
+
+    async def events(self, match_id: str, observation: Any) -> None:
+        await self.inner.events(match_id, observation)
+
+    async def end(self, match_id: str, summary: MatchSummary) -> None:
+        await self.inner.end(match_id, summary)
+
+    async def close_answers(self, match_id: str) -> int:
+        return await self.inner.close_answers(match_id)
+
+
+def _config(attempt: int) -> MatchConfig:
+    return MatchConfig(MATCH_ID, SEED, Rules(target=150), deadline_s=5.0, attempt=attempt)
+
+
+def _seats(gw: GatewayHarness, transport: str) -> list[Seat]:
+    """The kit bot through the gateway on this loop (RemoteSeat) or through Redis as a worker reaches it
+    (RelaySeat), and a built-in bot seeded the same way every time."""
+    seats = gw.seats(["kitbot", "random"], SEED)
+    if transport == "relay":
+        seats[0] = RelaySeat(gw.store, "kitbot")
+    return seats
+
+
+def _play(gw: GatewayHarness, attempt: int, transport: str) -> MatchRecord:
+    return gw.run(run_match(_config(attempt), _seats(gw, transport)), 60)
+
+
+def _same_play(a: MatchRecord, b: MatchRecord) -> None:
+    assert a.replay == b.replay
+    assert (a.scores, a.winner, a.rounds, a.end_reason) == (b.scores, b.winner, b.rounds, b.end_reason)
+    assert a.strikes == b.strikes == [0, 0]
+    assert [(d.seat, d.action, d.outcome) for d in a.decisions] == [(d.seat, d.action, d.outcome) for d in b.decisions]
+
+
+@pytest.mark.parametrize(("transport", "mode"), [("gateway", "kill"), ("gateway", "abort"), ("relay", "kill")])
+def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: GatewayHarness, transport: str,
+                                                                         mode: str) -> None:
+    factory = CountingFactory()
+    bot = ThreadBot(gw.address, gw.register_bot("kitbot"))
+    bot.client.factory = factory  # before any match starts
+    try:
+        gw.wait_for_bot("kitbot", 10)
+        clean = _play(gw, 1, transport)
+        assert clean.end_reason is not EndReason.ABORTED and clean.strikes == [0, 0]
+        wait_until(lambda: bot.stats.matches_ended == 1, timeout=10)
+
+        # Attempt 1, interrupted a few decisions of the kit bot in: its bot has moved on from the clean start.
+        seats = _seats(gw, transport)
+        interrupted = Interrupting(seats[0], at=12, mode=mode)
+        future = gw.submit(run_match(_config(1), [interrupted, seats[1]]))
+        assert interrupted.reached.wait(30)
+        if mode == "kill":
+            future.cancel()  # the worker child is gone: no MatchEnded reaches the bot
+            relay = seats[0]
+            if isinstance(relay, RelaySeat) and relay._channel is not None:  # its connections die with the child
+                gw.run(relay._channel.close())
+        else:
+            aborted = future.result(30)
+            assert aborted.end_reason is EndReason.ABORTED and aborted.strikes == [0, 0]
+            # The aborted attempt is ended for the bot (MatchEnded, reason aborted): it drops its bot at once.
+            wait_until(lambda: bot.stats.matches_ended == 2, timeout=10)
+            assert not bot.client._bots
+
+        replayed = _play(gw, 2, transport)
+        _same_play(replayed, clean)
+        assert factory.made[(MATCH_ID, 0)] == 3  # clean run, the interrupted attempt, the reissued one
+    finally:
+        bot.stop()
+
+
+def test_kit_keeps_the_bot_of_the_same_attempt_and_replaces_it_for_a_new_one() -> None:
+    factory = CountingFactory()
+    client = BotClient("127.0.0.1:1", "t", factory)
+    info = SeatStart("m-1", 0, ("a", "b"), Rules(), 1.0, attempt=1)
+
+    def handle(**payload: Any) -> None:
+        client._handle(None, bot_pb2.ArenaMessage(**payload), [], asyncio.Lock(), set())
+
+    handle(match_started=match_started(info))
+    first = client._bots[("m-1", 0)]
+    handle(match_started=match_started(info))  # sent again after a reconnect: same attempt, same bot
+    assert client._bots[("m-1", 0)] is first
+    handle(match_started=match_started(SeatStart("m-1", 0, ("a", "b"), Rules(), 1.0, attempt=2)))
+    second = client._bots[("m-1", 0)]
+    assert second is not first and factory.made[("m-1", 0)] == 2
+    summary = MatchSummary("m-1", (0, 0), None, 0, EndReason.ABORTED, (), (), (), "aborted", attempt=1)
+    handle(match_ended=match_ended("m-1", summary))  # the late end of attempt 1 ends nothing of attempt 2
+    assert client._bots[("m-1", 0)] is second
+    ended = match_ended("m-1", MatchSummary("m-1", (0, 0), None, 0, EndReason.ABORTED, (), (), (), "", attempt=2))
+    assert ended.attempt == 2 and ended.reason == game_pb2.END_REASON_ABORTED
+    handle(match_ended=ended)
+    assert not client._bots
+
+
+def test_the_attempt_reaches_the_match_config_and_match_started() -> None:
+    spec = MatchSpec("m-2", "t-1", 0, 0, 0, ("a", "b"), 5, Rules().to_dict(), 1000, attempt=3)
+    config = match_config(spec)
+    assert config.attempt == 3
+    assert spec == MatchSpec("m-2", "t-1", 0, 0, 0, ("a", "b"), 5, Rules().to_dict(), 1000)  # run state, not schedule
+    started = match_started(SeatStart("m-2", 1, ("a", "b"), config.rules, 1.0, "t-1", config.attempt))
+    assert started.attempt == 3

@@ -1,0 +1,57 @@
+"""Run state: one attempt of a match at a time, nothing re-created after a tournament's cleanup, failure kinds."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import redis
+
+from arena.store import Store, failure_kind
+from arena.store.runstate import RunState
+
+
+@pytest.fixture
+def run(store: Store) -> RunState:
+    store.tournaments.create("t-1", {"participants": ["a", "b"]})
+    store.tournaments.add_matches("t-1", ["t-1.m0", "t-1.m1"])
+    return RunState(store, "t-1")
+
+
+def test_one_claim_per_match_until_released_or_expired(run: RunState) -> None:
+    token = run.claim("t-1.m0", ttl=30)
+    assert token is not None
+    assert run.claim("t-1.m0", ttl=30) is None  # a duplicated batch must wait
+    assert run.claim("t-1.m1", ttl=30) is not None  # other matches are free
+    run.release("t-1.m0", "not-the-token")
+    assert run.claim("t-1.m0", ttl=30) is None  # only the holder releases
+    assert run.renew("t-1.m0", token, ttl=30)
+    assert not run.renew("t-1.m0", "not-the-token", ttl=30)
+    run.release("t-1.m0", token)
+    short = run.claim("t-1.m0", ttl=0.05)
+    assert short is not None
+    time.sleep(0.2)
+    assert run.claim("t-1.m0", ttl=30) is not None  # a dead holder's claim expires
+
+
+def test_nothing_is_recreated_after_the_cleanup(run: RunState, store: Store) -> None:
+    run.add_batches({"b0": ["t-1.m0"]})
+    assert run.mark("b0", "running")
+    assert run.begin("t-1.m0") == (False, 1)
+    run.set_once("finished_at", repr(time.time()))  # cancelled: the batches still say they stopped
+    assert run.mark("b0", "stopped")
+    run.cleanup()
+    # A late redelivery of the batch (or a heartbeat of a duplicate) after the tournament ended:
+    assert not run.mark("b0", "done")
+    assert run.begin("t-1.m0") == (False, 0)
+    assert not store.redis.exists(run.batch_state_key, run.attempts_key)
+
+
+def test_failure_kinds() -> None:
+    assert failure_kind(redis.ResponseError("MISCONF Redis is configured to save RDB snapshots")) == "misconf"
+    assert failure_kind(redis.ReadOnlyError("READONLY You can't write against a read only replica.")) == "readonly"
+    assert failure_kind(redis.ResponseError("OOM command not allowed when used memory > 'maxmemory'.")) == "oom"
+    assert failure_kind(redis.ResponseError("Error running script: -NOREPLICAS Not enough")) == "noreplicas"
+    assert failure_kind(redis.ConnectionError("Connection refused")) == "connection"
+    assert failure_kind(redis.TimeoutError("Timeout reading")) == "connection"
+    assert failure_kind(redis.ResponseError("WRONGTYPE Operation against a key")) == "other"

@@ -1,0 +1,68 @@
+"""The worker's broker consumer: a Redis that refuses writes or drops the connection is waited out, never fatal.
+
+Celery restarts its consumer on a *connection* error, but a ``ResponseError`` (Redis refusing a write:
+``MISCONF`` when the append-only file's disk is full or a save failed, ``READONLY``, ``OOM``,
+``NOREPLICAS``) is a kombu *channel* error: raised from the acknowledgement of a message (late ack) or
+the queue's ``BRPOP`` in the worker's main process, it ended the worker (``CRITICAL Unrecoverable error:
+ResponseError``). The app sets ``broker_channel_error_retry`` (channel errors restart the consumer like
+connection errors) and ``worker_consumer`` to :class:`ResilientConsumer`, which before each restart logs
+one warning with the kind of failure, counts it (``uno_arena_store_errors_total{where="broker"}``) and
+backs off (exponentially, :data:`BACKOFF_FIRST` to :data:`BACKOFF_MAX` seconds; reset after
+:data:`BACKOFF_RESET` quiet seconds), so a Redis that refuses writes for minutes costs a log line every
+few seconds, not a restart loop, and consumption resumes by itself once Redis accepts writes again.
+
+A message whose acknowledgement was refused stays unacknowledged: it is restored to the queue when the
+consumer's channel closes, or redelivered after the visibility timeout; running it again only skips its
+recorded matches (results are written once).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from celery.worker.consumer import Consumer
+
+from arena.store import failure_kind
+
+log = logging.getLogger(__name__)
+
+BACKOFF_FIRST = 0.5
+BACKOFF_MAX = 10.0
+BACKOFF_RESET = 60.0
+
+
+class ResilientConsumer(Consumer):
+    """Celery's consumer with a logged, counted back-off before each restart after a broker error."""
+
+    _failures = 0
+    _last_failure = 0.0
+
+    def _back_off(self, exc: BaseException, connected: bool) -> None:
+        now = time.monotonic()
+        if now - self._last_failure > BACKOFF_RESET:
+            self._failures = 0
+        self._failures += 1
+        self._last_failure = now
+        delay = min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** (self._failures - 1))
+        kind = failure_kind(exc)
+        log.warning(
+            "broker %s (%s: %s); consumer restarts in %.1f s (failure %d in a row)",
+            "refused a command" if kind not in ("connection", "other") else "failed" if connected else "unreachable",
+            kind, exc, delay, self._failures,
+        )
+        try:
+            from arena.metrics import get_metrics
+
+            get_metrics().record_store_error(kind, "broker")
+        except Exception:  # a metric never stops the worker
+            log.debug("store error not counted", exc_info=True)
+        time.sleep(delay)
+
+    def on_connection_error_after_connected(self, exc: BaseException) -> None:
+        self._back_off(exc, True)
+        super().on_connection_error_after_connected(exc)
+
+    def on_connection_error_before_connected(self, exc: BaseException) -> None:
+        self._back_off(exc, False)
+        super().on_connection_error_before_connected(exc)
