@@ -13,7 +13,7 @@ from arena.commands import add_rule_options, rules_from_args
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.play import build_bots, play_match
+    from arena.play import HumanSeat, PlayerLeft, build_bots, play_match
     from arena.terminal import Painter
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
@@ -33,7 +33,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    play_match(bots, args.seed, rules, sys.stdout, painter)
+    human = bots[args.human] if args.human is not None else None
+    try:
+        play_match(bots, args.seed, rules, sys.stdout, painter, viewer=args.human,
+                   pause=human.pause if isinstance(human, HumanSeat) else None)
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        print("\ninterrupted (Ctrl-C): the match is abandoned", file=sys.stderr)
+        return 130
+    except PlayerLeft as left:
+        sys.stdout.flush()
+        print(f"\n{left}; the match is abandoned", file=sys.stderr)
+        return left.exit_code
     return 0
 
 
@@ -76,7 +87,8 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
 
 # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
-COMMAND_MODULES = ("gateway", "tournaments", "verify", "operations", "demo", "load")
+COMMAND_MODULES = ("gateway", "tournaments", "verify", "operations", "demo", "load", "web", "gauntlet",
+                   "competition")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,7 +133,57 @@ def _register_engine_commands(commands: Any) -> None:
     engine.set_defaults(func=cmd_bench_engine, long_running=True)
 
 
+EXIT_OUTPUT_CLOSED = 128 + 13
+"""The exit status when the reader of standard output went away (``uno-arena replay ID | head``): what a shell
+reports for a program ended by SIGPIPE, so a pipeline under ``set -o pipefail`` sees it as one would `yes | head`."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; when standard output is a pipe whose reader left, stop quietly (no traceback)."""
+    try:
+        try:
+            return _run_command(argv)
+        finally:
+            sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit
+    except BrokenPipeError:
+        if not _stdout_reader_gone():
+            raise
+        _discard_stdout()
+        return EXIT_OUTPUT_CLOSED
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe or socket no one reads any more (so a BrokenPipeError came from it).
+
+    ``poll`` reports an error (or hang-up) on the write end of a pipe without readers, so a BrokenPipeError of
+    some other pipe or socket still shows; where ``poll`` is missing, the error is taken to be standard output's,
+    the usual cause."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    if not hasattr(select, "poll"):
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    events = dict(poller.poll(0)).get(fd, 0)
+    return bool(events & (select.POLLERR | select.POLLHUP | select.POLLNVAL))
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so the buffered rest is dropped at exit instead of raising."""
+    import os
+
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    finally:
+        os.close(null)
+
+
+def _run_command(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "long_running", False):  # servers, workers, benchmarks: see arena.gc_tuning
         from arena.gc_tuning import configure_gc

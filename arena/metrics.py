@@ -10,6 +10,7 @@ uno_arena_decision_latency_seconds               histogram  bot                 
 uno_arena_refused_actions_total                  counter    bot, reason             match runner
 uno_arena_strikes_total                          counter    bot                     match runner
 uno_arena_forfeits_total                         counter    bot                     match runner
+uno_arena_bot_incidents_total                    counter    bot, kind               workers, gateway
 uno_arena_matches_total                          counter    variant, reason         match runner
 uno_arena_match_duration_seconds                 histogram  variant                 match runner
 uno_arena_matches_completed_total                counter    (none)                  workers
@@ -26,7 +27,8 @@ uno_arena_build_info                             gauge      version, component  
 Label values are bounded: ``outcome`` is one of :data:`DECISION_OUTCOMES` (anything else is a
 programming error and raises), ``reason`` is a short identifier (a RULES.md id such as ``F1`` or a
 fixed word such as ``late``; anything that does not look like one is counted as ``other``),
-``bot`` is a registered bot name, ``variant`` is ``flip`` or ``classic``, ``queue`` a Celery queue
+``bot`` is a registered bot name, ``kind`` (of ``uno_arena_bot_incidents_total``) one of
+:data:`INCIDENT_KINDS` (anything else raises), ``variant`` is ``flip`` or ``classic``, ``queue`` a Celery queue
 name. ``tournament`` is used by ``uno_arena_matches_remaining`` only, and its series is removed
 when the tournament finishes (:meth:`ArenaMetrics.finish_tournament`).
 
@@ -88,6 +90,10 @@ DECISION_LATENCY_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 
 #: Match duration: from fast local matches (tenths of a second) to long remote ones (half an hour).
 MATCH_DURATION_BUCKETS: Final = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+
+#: The kinds of a bot's incidents (arena.store.incidents keeps the log; the same values, checked by the tests):
+#: refusal, timeout, fallback (not connected when asked), error (an in-process bot raised), forfeit, disconnect.
+INCIDENT_KINDS: Final = ("refusal", "timeout", "fallback", "error", "forfeit", "disconnect")
 
 #: Gauges whose labelled series are removed (NaN tombstones in multiprocess mode).
 REMOVABLE_GAUGES: Final = frozenset({"uno_arena_matches_remaining"})
@@ -180,6 +186,7 @@ class ArenaMetrics:
     refused_actions: Counter
     strikes: Counter
     forfeits: Counter
+    bot_incidents: Counter
     matches: Counter
     match_duration: Histogram
     matches_completed: Counter
@@ -223,6 +230,15 @@ class ArenaMetrics:
     def record_forfeit(self, bot: str) -> None:
         """Count one forfeit (the bot kept failing and lost the match by forfeit)."""
         self.forfeits.labels(_name(bot)).inc()
+
+    def record_incidents(self, bot: str, kind: str, count: int = 1) -> None:
+        """Count ``count`` incidents of ``bot`` written to its incident log (``kind``: :data:`INCIDENT_KINDS`)."""
+        if kind not in INCIDENT_KINDS:
+            raise ValueError(f"unknown incident kind {kind!r}; expected one of {INCIDENT_KINDS}")
+        if count < 0:
+            raise ValueError("count must not be negative")
+        if count:
+            self.bot_incidents.labels(_name(bot), kind).inc(count)
 
     def record_match(self, variant: str, reason: str, duration_seconds: float | None = None) -> None:
         """Count one finished match by variant and end reason; observe its duration if given."""
@@ -333,6 +349,13 @@ def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetric
             "forfeits",
             "Matches forfeited by bots that kept failing.",
             ["bot"],
+            namespace=ns,
+            registry=registry,
+        ),
+        bot_incidents=Counter(
+            "bot_incidents",
+            "Incidents written to bots' incident logs, by bot and kind (refusal, timeout, fallback, ...).",
+            ["bot", "kind"],
             namespace=ns,
             registry=registry,
         ),

@@ -1,4 +1,11 @@
-"""`uno-arena play`: a whole match on this machine among built-in bots and, if asked, a person at a seat."""
+"""`uno-arena play`: a whole match on this machine among built-in bots and, if asked, a person at a seat.
+
+Among bots the whole table's log is printed, every card as it went. With a person at a seat (``viewer``) only
+that seat's view is printed: the events as ``Match.observation`` gives them to the seat, the very view a remote
+bot gets (another seat's draw shows only the faces the table saw, V4), and every hand at a round's end, when the
+engine reveals them for scoring (V5). The person is asked only when there is a choice, gets a pause and a score
+table at each round's end, and leaves with ``q``, Ctrl-D (:class:`PlayerLeft`) or Ctrl-C.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +13,47 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from arena.engine import Action, Match, Observation, Rules
-from arena.terminal import Painter
+from arena.terminal import Narrator, Painter, hand_value, score_table
 from bots import Bot, make_bot
+
+QUIT_WORDS = frozenset({"q", "quit", "exit"})
+_DECISION_TITLES = {
+    "play": "your turn",
+    "after_draw": "you drew a card you can play: play it or keep it",
+    "respond": "a wild draw is played at you: accept it or challenge it",
+    "choose_color": "name a colour",
+    "catch": "someone did not call UNO: catch them or let it go",
+}
+
+
+class PlayerLeft(Exception):
+    """The person at the terminal left the match: a quit word at a prompt (exit code 0) or the end of the input,
+    Ctrl-D (exit code 1)."""
+
+    def __init__(self, why: str, exit_code: int) -> None:
+        super().__init__(why)
+        self.exit_code = exit_code
+
+
+def action_words(action: Action, painter: Painter, side: str = "light") -> str:
+    """An action in plain words: ``draw a card``, ``play wild/pink-4, naming blue, calling UNO``."""
+    kind = action.kind
+    if kind == "play" and action.card is not None:
+        text = f"play {painter.card(action.card, side)}"
+        if action.color:
+            text += f", naming {action.color}"
+        return text + ", calling UNO" if action.uno else text
+    if kind == "choose_color":
+        return f"name {action.color}"
+    if kind == "catch":
+        return f"catch seat {action.target} (draws 2 for not calling UNO)"
+    return {"draw": "draw a card", "pass": "pass (keep the card)", "accept": "accept the wild draw",
+            "challenge": "challenge the wild draw"}.get(kind, str(action))
 
 
 class HumanSeat(Bot):
-    """A person at the terminal: the legal actions are listed and a number is read; bad input is re-asked."""
+    """A person at the terminal: the table as the seat sees it, the legal actions numbered, a number read (bad
+    input is asked again). A single legal action is taken without asking."""
 
     name = "human"
 
@@ -19,51 +61,79 @@ class HumanSeat(Bot):
         super().__init__(0)
         self.painter, self.read, self.out = painter, read, out
 
+    def ask(self, prompt: str) -> str:
+        """One line of input; :class:`PlayerLeft` on a quit word or at the end of the input (Ctrl-D)."""
+        try:
+            text = self.read(prompt).strip()
+        except EOFError:
+            raise PlayerLeft("end of input (Ctrl-D): you left the match", 1) from None
+        if text.lower() in QUIT_WORDS:
+            raise PlayerLeft("you left the match", 0)
+        return text
+
+    def pause(self) -> None:
+        """Wait for Enter before the next round."""
+        self.ask("press Enter for the next round (q to quit) ")
+
     def choose(self, observation: Observation, legal: Sequence[Action]) -> int:
-        obs, paint = observation, self.painter
-        print(f"\nYour hand (seat {obs.seat}): "
-              + "  ".join(paint.card(card, obs.side) for card in obs.hand), file=self.out)
-        print(f"Top: {paint.face(obs.top)}  colour in force: {obs.color}  direction: {obs.direction}  "
-              f"draw pile: {obs.draw_size}", file=self.out)
+        obs, paint, out = observation, self.painter, self.out
+        print(f"\n-- {_DECISION_TITLES.get(obs.decision, obs.decision)} --", file=out)
+        print(f"Your hand (seat {obs.seat}): " + "  ".join(paint.card(card, obs.side) for card in obs.hand),
+              file=out)
+        pile = f"draw pile: {obs.draw_size}" + (f" (top shows {paint.face(obs.draw_top)})" if obs.draw_top else "")
+        print(f"Top: {paint.face(obs.top)}  colour in force: {obs.color}  side: {obs.side}  "
+              f"direction: {'clockwise' if obs.direction == 'cw' else 'counter-clockwise'}  {pile}", file=out)
         for opp in obs.opponents:
-            backs = " ".join(paint.face(face) for face in opp.visible)
-            print(f"  seat {opp.seat}: {opp.count} cards {backs}", file=self.out)
+            showing = f", showing {' '.join(paint.face(face) for face in opp.visible)}" if opp.visible else ""
+            print(f"  seat {opp.seat}: {opp.count} card{'s' if opp.count != 1 else ''}{showing}", file=out)
+        if len(legal) == 1:
+            print(f"your only choice: {action_words(legal[0], paint, obs.side)}", file=out)
+            return 0
         for index, action in enumerate(legal):
-            print(f"  [{index}] {paint.action(action, obs.side)}", file=self.out)
+            print(f"  [{index}] {action_words(action, paint, obs.side)}", file=out)
         while True:
-            try:
-                text = self.read(f"your choice (0-{len(legal) - 1}): ").strip()
-            except EOFError:
-                print("\nno more input: taking the first legal action", file=self.out)
-                return 0
+            text = self.ask(f"your choice (0-{len(legal) - 1}, q to quit): ")
             if text.isdigit() and int(text) < len(legal):
                 return int(text)
-            print(f"{text!r} is not a number from 0 to {len(legal) - 1}; try again", file=self.out)
+            print(f"{text!r} is not a number from 0 to {len(legal) - 1}; try again", file=out)
 
 
 def play_match(
-    bots: Sequence[Bot], seed: int, rules: Rules, out: TextIO, painter: Painter, quiet: bool = False
+    bots: Sequence[Bot], seed: int, rules: Rules, out: TextIO, painter: Painter, quiet: bool = False, *,
+    viewer: int | None = None, pause: Callable[[], None] | None = None, match: Match | None = None,
 ) -> Match:
-    """Play one match to the end, printing it move by move unless `quiet`; return the finished match."""
-    match = Match(players=len(bots), seed=seed, rules=rules)
-    seen = [0] * len(bots)  # how many events each seat has been shown
-    printed = 0
-    side = "light"
+    """Play one match to the end and return it, printing it move by move unless ``quiet``.
+
+    ``viewer``: print only what that seat may see (its observation's events, and every hand at a round's end),
+    else the whole table's log. ``pause`` is called at each round's end before the next deal. ``match``: play
+    on this match (dealt already) instead of a new one from ``seed`` and ``rules``.
+    """
+    if match is None:
+        match = Match(players=len(bots), seed=seed, rules=rules)
+    if len(bots) != match.players:
+        raise ValueError(f"{len(bots)} bots for a {match.players}-player match")
+    if viewer is not None and not 0 <= viewer < match.players:
+        raise ValueError(f"seat {viewer} is not a seat of a {match.players}-player match")
+    names = [bot.name for bot in bots]
+    narrator = Narrator(painter, viewer)
+    seen = [0] * match.players  # how many events each seat has been shown
+    told = 0  # how many events have been printed
+    round_start_scores = list(match.scores)
     while True:
-        for event in match.events[printed:]:
+        events = match.events[told:] if viewer is None else match.observation(viewer, since=told).events
+        told = len(match.events)
+        if not quiet:
+            for line in narrator.lines(events):
+                print(line, file=out)
+        if match.decision in ("round_over", "match_over"):
             if not quiet:
-                print(painter.event(event, side), file=out)
-            if event.type == "flip":
-                side = event.detail
-            elif event.type == "round_started":
-                side = "light"
-        printed = len(match.events)
-        if match.decision == "match_over":
-            break
-        if match.decision == "round_over":
-            if not quiet:
-                print(f"scores: {match.scores}", file=out)
+                _print_round_end(match, names, viewer, round_start_scores, painter, out)
+            if match.decision == "match_over":
+                break
+            if pause is not None:
+                pause()
             match.next_round()
+            round_start_scores = list(match.scores)
             continue
         seat = match.current
         assert seat is not None
@@ -73,13 +143,39 @@ def play_match(
         index = bots[seat].choose(observation, legal)
         match.apply(seat, legal[index])
     if not quiet:
-        print(f"final scores: {match.scores}; seat {match.match_winner} "
-              f"({bots[match.match_winner or 0].name}) wins", file=out)
+        winner = match.match_winner
+        who = "you win" if winner is not None and winner == viewer else f"seat {winner} ({names[winner or 0]}) wins"
+        print(f"final scores: {', '.join(map(str, match.scores))}; {who}", file=out)
     return match
+
+
+def _print_round_end(match: Match, names: Sequence[str], viewer: int | None, before: Sequence[int],
+                     painter: Painter, out: TextIO) -> None:
+    """Every hand as the round ended (from the viewer's own view, which reveals them now, V5) and the scores."""
+    if viewer is None:
+        side = match.side_name
+        hands = {seat: tuple(match.hand(seat)) for seat in range(match.players)}
+    else:
+        view = match.observation(viewer, since=len(match.events))
+        side = view.side
+        hands = {opp.seat: opp.revealed for opp in view.opponents}
+        hands[viewer] = view.hand
+    variant = match.variant
+    print(f"hands at the end of the round ({side} side up):", file=out)
+    for seat in range(match.players):
+        who = "you" if seat == viewer else f"seat {seat}"
+        hand = hands[seat]
+        cards = "  ".join(painter.card(card, side) for card in hand) if hand else "no cards"
+        print(f"  {who:<7} {cards}  ({hand_value(hand, side, variant)} points)", file=out)
+    gained = [score - old for score, old in zip(match.scores, before, strict=True)]
+    print(f"scores after round {match.round_number} (target {match.rules.target}):", file=out)
+    for line in score_table(match.scores, names, viewer, gained):
+        print(line, file=out)
 
 
 def build_bots(names: Sequence[str], seed: int, human: int | None, painter: Painter,
                read: Callable[[str], str], out: TextIO) -> list[Bot]:
+    """The bots of a local match: built-in bots by name, cycled over the seats, and a person at seat ``human``."""
     bots: list[Bot] = []
     for seat, name in enumerate(names):
         if seat == human:

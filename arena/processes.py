@@ -25,6 +25,23 @@ def free_port() -> int:
         return port
 
 
+def child_pids(pid: int) -> list[int]:
+    """The ids of the processes whose parent is ``pid`` (from ``/proc``; empty where there is none)."""
+    kids = []
+    with contextlib.suppress(OSError):
+        entries = os.listdir("/proc")
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry))
+    return sorted(kids)
+
+
 def cli_argv() -> list[str]:
     """The `uno-arena` command as this interpreter runs it."""
     return [sys.executable, "-m", "arena.cli"]

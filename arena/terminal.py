@@ -1,8 +1,16 @@
-"""Readable text for people: cards in colour on a terminal (ANSI), plain notation when piped."""
+"""Readable text for people: cards in colour on a terminal (ANSI), plain notation when piped.
+
+:class:`Painter` formats faces and cards; :class:`Narrator` tells a run of events in plain words, as one seat saw
+them or as the whole table did; :func:`score_table` and :func:`hand_value` serve a round's end. They print only
+what the events and views they are given hold: which cards a reader may see is decided before, by the engine's
+per-seat view.
+"""
 
 from __future__ import annotations
 
-from arena.engine import Action, Card, Event, Face
+from collections.abc import Sequence
+
+from arena.engine import Card, Event, Face
 
 _ANSI = {
     "red": "31", "yellow": "33", "green": "32", "blue": "34",
@@ -11,7 +19,7 @@ _ANSI = {
 
 
 class Painter:
-    """Formats faces, cards, actions and events; `color=False` gives the plain RULES.md notation."""
+    """Formats faces and cards; `color=False` gives the plain RULES.md notation."""
 
     def __init__(self, color: bool) -> None:
         self.color = color
@@ -34,40 +42,157 @@ class Painter:
         return f"{self.face(active)}\x1b[2m/{other}\x1b[0m" if side == "light" else \
             f"\x1b[2m{other}/\x1b[0m{self.face(active)}"
 
-    def action(self, action: Action, side: str = "light") -> str:
-        if action.kind != "play" or action.card is None:
-            return str(action)
-        text = f"play {self.card(action.card, side)}"
-        if action.color:
-            text += f" color={action.color}"
-        return text + " uno" if action.uno else text
 
-    def event(self, event: Event, side: str = "light") -> str:
-        seat = f"seat {event.seat}" if event.seat is not None else ""
-        kind = event.type
+_DRAWN_BECAUSE = {
+    "S4": "for the start card",
+    "U1": "for not calling UNO",
+    "A6": "for the wild draw",
+    "A7": "for the wild draw",
+    "X3": "as the challenge's penalty",
+    "X4": "as the challenge's penalty",
+    "X6": "for the wild draw that ended the round",
+}
+
+
+def active_face(card: Card, side: str) -> Face:
+    """The face of ``card`` that counts on ``side`` (a classic card has one)."""
+    return card.dark if side == "dark" and card.dark is not None else card.light
+
+
+def hand_value(hand: Sequence[Card], side: str, variant: str) -> int:
+    """What a hand scores at a round's end (E2/E3/C5): its faces on the side up, summed."""
+    return sum(active_face(card, side).value(variant) for card in hand)
+
+
+def score_table(scores: Sequence[int], names: Sequence[str], you: int | None = None,
+                gained: Sequence[int] | None = None) -> list[str]:
+    """The scores as a table: one row per seat with its name (``you`` marks the reader's seat) and, when
+    ``gained`` is given, the points of the round just played."""
+    labels = [f"{name} (you)" if seat == you else name for seat, name in enumerate(names)]
+    width = max(len("player"), *(len(label) for label in labels))
+    head = f"  seat  {'player':<{width}}  score" + ("  this round" if gained is not None else "")
+    rows = [head]
+    for seat, (label, score) in enumerate(zip(labels, scores, strict=True)):
+        row = f"  {seat:>4}  {label:<{width}}  {score:>5}"
+        if gained is not None:
+            row += f"  {gained[seat]:>+10}" if gained[seat] else ""
+        rows.append(row)
+    return rows
+
+
+class Narrator:
+    """Tells events in plain words, e.g. ``seat 1 accepts the wild draw and draws 2``.
+
+    ``viewer``: the seat whose view the events are (it is "you"), or None for the whole table's log. The
+    narrator shows exactly the cards the events carry (another seat's draw in a seat's view carries only the
+    faces the table saw, V4) and follows the side up through the flips it is told about.
+    """
+
+    def __init__(self, painter: Painter, viewer: int | None = None) -> None:
+        self.painter = painter
+        self.viewer = viewer
+        self.side = "light"
+
+    def who(self, seat: int | None) -> str:
+        return "you" if seat is not None and seat == self.viewer else f"seat {seat}"
+
+    def _verb(self, seat: int | None, verb: str, third: str | None = None) -> str:
+        """``who`` and the verb agreeing with it: "you draw", "seat 2 draws"."""
+        if seat is not None and seat == self.viewer:
+            return f"you {verb}"
+        return f"seat {seat} {third or verb + 's'}"
+
+    def cards(self, cards: Sequence[Card]) -> str:
+        return ", ".join(self.painter.card(card, self.side) for card in cards)
+
+    def faces(self, faces: Sequence[Face]) -> str:
+        return ", ".join(self.painter.face(face) for face in faces)
+
+    def lines(self, events: Sequence[Event]) -> list[str]:
+        """One line per event (an accepted wild draw and its draw make one line)."""
+        out: list[str] = []
+        index = 0
+        while index < len(events):
+            event = events[index]
+            following = events[index + 1] if index + 1 < len(events) else None
+            if (event.type == "accept" and following is not None and following.type == "draw"
+                    and following.seat == event.seat):
+                out.append(f"{self._verb(event.seat, 'accept')} the wild draw and "
+                           f"{self._drawn(following, subject=False, reason=False)}")
+                index += 2
+                continue
+            out.append(self.line(event))
+            if event.type == "flip":
+                self.side = event.detail
+            elif event.type == "round_started":
+                self.side = "light"
+            index += 1
+        return out
+
+    def _drawn(self, event: Event, subject: bool = True, reason: bool = True) -> str:
+        """A draw: how many and why, and the cards when the event shows them (the drawer's own, or the whole
+        table's log), else the faces the table saw."""
+        count = event.count
+        verb = self._verb(event.seat, "draw") if subject else ("draw" if event.seat == self.viewer else "draws")
+        amount = "nothing: no card is left to draw" if not count else "a card" if count == 1 else f"{count} cards"
+        rule = event.detail
+        if not reason or not rule or rule == "T1":
+            why = ""
+        elif rule in _DRAWN_BECAUSE:
+            why = f" {_DRAWN_BECAUSE[rule]}"
+        else:
+            why = f" because of the {rule}"
+        text = f"{verb} {amount}{why}"
+        if event.cards:
+            return f"{text}: {self.cards(event.cards)}"
+        if event.faces:
+            return f"{text} (the table sees {self.faces(event.faces)})"
+        return text
+
+    def line(self, event: Event) -> str:
+        kind, seat, paint = event.type, event.seat, self.painter
         if kind == "play" and event.card is not None:
-            played = event.card.dark if side == "dark" and event.card.dark is not None else event.card.light
-            named = f" (names {event.color})" if played.color is None else ""
-            uno = "  UNO!" if event.detail == "uno" else ""
-            return f"{seat} plays {self.card(event.card, side)}{named}{uno}"
+            face = active_face(event.card, self.side)
+            you = seat is not None and seat == self.viewer
+            named = f" and name{'' if you else 's'} {event.color}" if face.color is None and event.color else ""
+            uno = f" and call{'' if you else 's'} UNO!" if event.detail == "uno" else ""
+            return f"{self._verb(seat, 'play')} {paint.card(event.card, self.side)}{named}{uno}"
         if kind == "draw":
-            shown = ", ".join(self.card(c, side) for c in event.cards) if event.cards else ""
-            why = "" if event.detail == "T1" else f" [{event.detail}]"
-            return f"{seat} draws {event.count}{why}" + (f": {shown}" if shown else "")
+            return self._drawn(event)
+        if kind == "pass":
+            return f"{self._verb(seat, 'pass', 'passes')}"
+        if kind == "skip":
+            if event.detail == "all":
+                return "everyone else is skipped (skip-all): the same player goes again"
+            return f"{self.who(seat)} {'are' if seat == self.viewer else 'is'} skipped"
+        if kind == "reverse":
+            return "the direction reverses: now " + ("clockwise" if event.detail == "cw" else "counter-clockwise")
         if kind == "flip":
-            return f"FLIP! the {event.detail} side is up; top is {self.face(event.faces[0])}"
+            return f"FLIP! the {event.detail} side is up; top is {paint.face(event.faces[0])}"
         if kind == "color":
-            return f"{seat} names {event.color}"
+            return f"{self._verb(seat, 'name')} {event.color}"
+        if kind == "accept":
+            return f"{self._verb(seat, 'accept')} the wild draw"
+        if kind == "reveal":
+            return f"{self._verb(seat, 'show')} {self.who(event.target)} the hand (X1): {self.faces(event.faces)}"
         if kind == "challenge":
-            return f"{seat} challenges seat {event.target}: the play was {event.detail}"
+            return f"{self._verb(seat, 'challenge')} {self.who(event.target)}: the wild draw was {event.detail}"
+        if kind == "catch":
+            return f"{self.who(event.target)} {'are' if event.target == self.viewer else 'is'} caught without UNO"
+        if kind == "reshuffle":
+            return f"the discard pile is shuffled into a new draw pile of {event.count} cards"
         if kind == "round_over":
-            return f"round over: seat {event.seat} wins {event.count} points ({event.detail})"
+            how = "going out" if event.detail == "E1" else f"adjudication ({event.detail})"
+            win = "win" if seat == self.viewer else "wins"
+            return f"round over: {self.who(seat)} {win} the round by {how}; the other hands hold {event.count} points"
         if kind == "match_over":
-            return f"match over: seat {event.seat} wins the match"
+            return f"match over: {self.who(seat)} {'win' if seat == self.viewer else 'wins'} the match"
         if kind == "start_card":
-            return f"start card {self.face(event.faces[0])}"
+            return f"start card {paint.face(event.faces[0])}"
+        if kind == "start_card_replaced":
+            return f"the start card {paint.face(event.faces[0])} goes back into the pile (S4)"
         if kind == "dealer":
-            return f"seat {event.seat} deals first (highest card in the draw for dealer, S1)"
+            return f"seat {seat} deals first (highest card in the draw for dealer, S1)"
         if kind == "round_started":
-            return f"round {event.count}, dealer seat {event.seat}"
+            return f"round {event.count}, dealer seat {seat}" + (" (you)" if seat == self.viewer else "")
         return str(event)

@@ -39,6 +39,16 @@ may send several waiting messages in one ArenaBatch; the kit handles them in ord
 one stream message back in one BotBatch. With many matches in flight this halves the per-decision cost on
 both sides (``uno-arena bench gateway``).
 
+Your bug costs one decision, not the stream: when ``choose`` raises (or returns something that is not the index
+of a legal action), the kit logs it at ERROR with the traceback, the match id, the decision number and the
+observation's short form, and answers that one decision with the *safe legal action*, the same one the arena's
+fallback would play (:func:`arena.runner.fallback_action`: draw or pass, accept, the first colour offered, never a
+catch or a challenge), in time and without a strike; the other matches go on, and ``KitStats.choose_errors``
+counts them. (The kit answers rather than staying silent: a silent bot waits out the deadline and collects a
+strike, and three strikes forfeit the match.) Connecting, disconnecting and reconnecting are logged at INFO on
+the ``uno_arena.kit`` logger. ``play`` ends a bot the arena refuses for good (a wrong token) with one line on
+stderr and exit status 1 (``SystemExit``), no traceback; ``play_async`` raises :class:`KitError` instead.
+
 ``choose`` runs on the kit's event loop: keep it fast, or pass ``threaded=True`` to run each decision in a
 worker thread (then several matches are decided at the same time). The gRPC channel is created inside
 ``play``/``play_async``, never at import, so forking before playing is safe.
@@ -53,6 +63,7 @@ import logging
 import os
 import random
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +80,7 @@ from arena.protocol.convert import (
     action_from_proto,
     observation_from_proto,
 )
+from arena.runner import fallback_action
 from bots.base import Bot
 
 log = logging.getLogger("uno_arena.kit")
@@ -185,6 +197,8 @@ class KitStats:
     last_status: str = ""
     goodbyes: int = 0
     """Goodbye messages received (a draining gateway told the bot to reconnect)."""
+    choose_errors: int = 0
+    """Decisions where the bot's ``choose`` raised or gave no legal index: answered with the safe legal action."""
 
 
 class BotClient:
@@ -211,6 +225,10 @@ class BotClient:
         self._bots: dict[tuple[str, int], Bot] = {}
         self._attempts: dict[str, int] = {}
         """The attempt (``MatchStarted.attempt``) each match's bots belong to: a new attempt gets fresh bots."""
+        self._answers: dict[str, tuple[int, int, asyncio.Future[int]]] = {}
+        """Per match, the last decision asked (attempt, decision number) and its answer: the same decision asked
+        again (its first request was lost with a gateway) gets the same answer without asking the bot twice, so
+        the bot's state (its random numbers) is as in a run without the fault."""
         self._call: Any = None
         self._goodbye: bot_pb2.Goodbye | None = None
         self._moving_until = 0.0
@@ -231,12 +249,16 @@ class BotClient:
                 if error.code() in FATAL_CODES:
                     raise KitError(error.code(), error.details() or "") from None
                 pushback = _pushback_s(error)
-                log.info("stream ended: %s", self.stats.last_status)
+                log.info("disconnected from %s: %s", self.target, self.stats.last_status)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
                 self.stats.last_status = f"{type(error).__name__}: {error}"
-                log.info("stream failed: %s", self.stats.last_status)
+                log.error("disconnected from %s: the kit failed: %s", self.target, self.stats.last_status,
+                          exc_info=True)
+            else:
+                if not stop.is_set():
+                    log.info("disconnected from %s: %s", self.target, self.stats.last_status or "stream closed")
             self.connected.clear()
             if not self.reconnect or stop.is_set():
                 return
@@ -250,6 +272,7 @@ class BotClient:
                 cap = min(self.max_backoff_s, MOVE_BACKOFF_S) if loop_time < self._moving_until else self.max_backoff_s
                 delay = min(cap, 0.1 * 2 ** min(attempt, 10)) * (0.5 + random.random() / 2)
             delay = max(delay, pushback)  # the arena asked for a pause (too many new streams of this token)
+            log.info("reconnecting to %s in %.1f s", self.target, delay)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await stop.wait()
@@ -348,6 +371,13 @@ class BotClient:
         """Act on one arena message; answers to send go to ``replies``. True for the Welcome."""
         kind = message.WhichOneof("payload")
         if kind == "decision_request":
+            request = message.decision_request
+            known = self._attempts.get(request.match_id, 0)
+            if request.attempt and known and request.attempt < known:
+                # A request of an aborted attempt: its bot is gone, and the new attempt's bot must not see it.
+                log.info("match %s: ignoring a request of attempt %d (attempt %d is on)", request.match_id,
+                         request.attempt, known)
+                return False
             if self.threaded:
                 task = asyncio.create_task(self._decide_in_thread(call, message.decision_request, lock))
                 tasks.add(task)
@@ -363,6 +393,9 @@ class BotClient:
             self.stats.sessions += 1
             self.stats.welcome = message.welcome
             self.connected.set()
+            log.info("%s %s as bot %s (session %s, up to %d matches at once)",
+                     "connected to" if self.stats.sessions == 1 else "reconnected to", self.target,
+                     message.welcome.bot_name, message.welcome.session_id, message.welcome.max_concurrent_matches)
             return True
         elif kind == "match_started":
             started = message.match_started
@@ -397,6 +430,7 @@ class BotClient:
     def _forget(self, match_id: str) -> None:
         """Drop the bots of a match (ended, or replaced by a new attempt)."""
         self._attempts.pop(match_id, None)
+        self._answers.pop(match_id, None)
         for key in [k for k in self._bots if k[0] == match_id]:
             del self._bots[key]
 
@@ -416,25 +450,85 @@ class BotClient:
             bot = self._bots[key] = self.factory(request.match_id, observation.seat)
         return bot, observation, legal
 
+    def _asked_before(self, request: bot_pb2.DecisionRequest) -> asyncio.Future[int] | None:
+        """The answer (maybe still being decided) to the same decision of the same attempt, asked again."""
+        entry = self._answers.get(request.match_id)
+        if entry is not None and request.decision_number and entry[:2] == (request.attempt, request.decision_number):
+            return entry[2]
+        return None
+
+    def _remember(self, request: bot_pb2.DecisionRequest, answer: asyncio.Future[int]) -> None:
+        self._answers[request.match_id] = (request.attempt, request.decision_number, answer)
+
     def _decide(self, request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
         """The answer to ``request``, decided on the event loop."""
+        before = self._asked_before(request)
+        if before is not None and before.done() and not before.cancelled() and before.exception() is None:
+            return _answer(request, before.result())
         if self.raw is not None:
-            index = self.raw(request)
+            raw = self.raw
+            index = self._choose_safely(request, lambda: raw(request))
         else:
             bot, observation, legal = self._bot_and_inputs(request)
-            index = bot.choose(observation, legal)
+            index = self._choose_safely(request, lambda: bot.choose(observation, legal))
+        answer: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        answer.set_result(index)
+        self._remember(request, answer)
         self.stats.decisions += 1
         return _answer(request, index)
 
     async def _decide_in_thread(self, call: Any, request: bot_pb2.DecisionRequest, lock: asyncio.Lock) -> None:
-        """Decide ``request`` in a worker thread (``threaded=True``) and send the answer on its own."""
-        if self.raw is not None:
-            index = await asyncio.to_thread(self.raw, request)
-        else:
-            bot, observation, legal = self._bot_and_inputs(request)
-            index = await asyncio.to_thread(bot.choose, observation, legal)
-        self.stats.decisions += 1
+        """Decide ``request`` in a worker thread (``threaded=True``) and send the answer on its own. The thread's
+        work outlives this task (a stream that ends cancels it): the same decision asked again on the next stream
+        waits for that work instead of asking the bot twice."""
+        answer = self._asked_before(request)
+        if answer is None or answer.cancelled() or (answer.done() and answer.exception() is not None):
+            loop = asyncio.get_running_loop()
+            if self.raw is not None:
+                raw = self.raw
+                answer = loop.run_in_executor(None, self._choose_safely, request, lambda: raw(request))
+            else:
+                bot, observation, legal = self._bot_and_inputs(request)
+                answer = loop.run_in_executor(None, self._choose_safely, request,
+                                              lambda: bot.choose(observation, legal))
+            self._remember(request, answer)
+            self.stats.decisions += 1
+        index = await asyncio.shield(answer)
         await self._write(call, _answer(request, index), lock)
+
+
+    def _choose_safely(self, request: bot_pb2.DecisionRequest, choose: Callable[[], Any]) -> int:
+        """``choose()`` when it gives the index of a legal action; else (it raised, or gave something else) the
+        safe legal action's index, logged at ERROR with the traceback, the match, the decision and the
+        observation's short form: the author's bug costs this one decision, not the stream."""
+        try:
+            index = choose()
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(request.legal_actions):
+                raise ValueError(f"choose() returned {index!r}: not an index into the "
+                                 f"{len(request.legal_actions)} legal actions")
+            return index
+        except Exception as error:
+            safe = fallback_action(actions_from_request(request))
+            self.stats.choose_errors += 1
+            self.stats.errors.append(f"match {request.match_id}, decision {request.decision_number}: "
+                                     f"{type(error).__name__}: {error}")
+            log.error("match %s, decision %d (%s): choose() failed: %s: %s; answered with the safe legal action "
+                      "%d (%s) instead", request.match_id, request.decision_number, short_form(request),
+                      type(error).__name__, error, safe, action_from_proto(request.legal_actions[safe]),
+                      exc_info=error)
+            return safe
+
+
+def short_form(request: bot_pb2.DecisionRequest) -> str:
+    """One line about a decision request for a log: the bot's own view only (its seat, the decision, the top card,
+    its hand size, the legal actions), never anything another seat hides."""
+    legal = len(request.legal_actions)
+    try:
+        o = observation_from_message(request.observation)
+    except Exception:
+        return f"seat {request.observation.seat}, {legal} legal actions"
+    return (f"seat {o.seat}, {o.decision} decision, round {o.round}, top {o.top}, {len(o.hand)} cards in hand, "
+            f"{legal} legal actions")
 
 
 def _answer(request: bot_pb2.DecisionRequest, index: int) -> bot_pb2.BotMessage:
@@ -495,8 +589,35 @@ async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: st
 
 
 def play(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str | None = None,
-         **options: Any) -> KitStats:
-    """Play on ``target`` until SIGINT/SIGTERM (clean shutdown), reconnecting as needed; see ``play_async``."""
+         exit_on_refusal: bool = True, **options: Any) -> KitStats:
+    """Play on ``target`` until SIGINT/SIGTERM (clean shutdown), reconnecting as needed; see ``play_async``.
+    When the arena refuses the bot for good (a wrong token, an unsupported protocol version, another process
+    took the bot over) or there is no token: one line on stderr and ``SystemExit(1)``, no traceback
+    (``exit_on_refusal=False``: :class:`KitError` / ``ValueError`` as ``play_async`` raises them)."""
+    _log_to_stderr()
+    if not exit_on_refusal:
+        return _play(bot, target=target, token=token, **options)
+    try:
+        return _play(bot, target=target, token=token, **options)
+    except KitError as error:
+        print(f"error: the arena refused the bot: {error}", file=sys.stderr, flush=True)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr, flush=True)
+    raise SystemExit(1)
+
+
+def _log_to_stderr() -> None:
+    """When the program configured no logging, the kit's log (INFO and up) goes to stderr, so a bot author sees
+    connects, disconnects and the tracebacks of ``choose`` without setting anything up."""
+    if logging.getLogger().handlers or log.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+
+
+def _play(bot: Bot | type[Bot] | Chooser | None, *, target: str, token: str | None, **options: Any) -> KitStats:
 
     async def main() -> KitStats:
         stop = asyncio.Event()

@@ -15,13 +15,20 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from typing import Any
 
 from celery import Celery
+from celery.exceptions import CPendingDeprecationWarning
 
 from arena.store import Store, kombu_url, redis_py_url
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+# Celery warns on every broker connection loss that cancelling running late-ack tasks will become its default; this
+# app sets worker_cancel_long_running_tasks_on_connection_loss=False on purpose (see make_celery), so it is no news.
+warnings.filterwarnings("ignore", message=r"\s*In Celery 5\.1 we introduced an optional breaking change",
+                        category=CPendingDeprecationWarning)
 
 TASK_SOFT_TIME_LIMIT = 55 * 60
 """Seconds before a task gets ``SoftTimeLimitExceeded``: a batch stops starting new matches and
@@ -46,8 +53,12 @@ CANARY_INTERVAL = 60.0
 SCHEDULE_INTERVAL = 20.0
 """Seconds between two looks at the cron schedules (they have minute resolution)."""
 
-SWEEP_INTERVAL = 30.0
-"""Seconds between completeness checks of a running tournament (and sweeps of all of them)."""
+LADDER_INTERVAL = 5.0
+"""Seconds between two ladder rounds of the competitions (beat's ``ladder``; the scheduler does one per tick)."""
+
+SWEEP_INTERVAL = 15.0
+"""Seconds between two sweeps of every active tournament (beat's ``sweep-tournaments``): it restarts a check chain
+whose message was lost. Each running tournament also checks itself every ``arena_check_interval``."""
 
 
 def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **overrides: Any) -> Celery:
@@ -96,9 +107,13 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         # errors too, after a logged and counted back-off (workers.consumer.ResilientConsumer).
         broker_channel_error_retry=True,
         worker_consumer="workers.consumer:ResilientConsumer",
-        # When the broker connection drops, tasks running under late ack will be redelivered;
-        # cancel them instead of letting them finish a second copy (and silence the warning).
-        worker_cancel_long_running_tasks_on_connection_loss=True,
+        # When the broker connection drops, a batch running under late ack cannot be acknowledged any
+        # more and its message comes back. Let it finish anyway: it retries its Redis commands through
+        # the outage and records its matches (once; the copy that comes back skips them, and waits on
+        # the claim of a match in flight). Cancelling it (Celery's other choice) would kill the match in
+        # flight and leave the batch to the completeness check: a Redis restart would cost a re-sent
+        # batch and a replayed match instead of a few seconds (`uno-arena bench faults`).
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         # Retry result-backend reads/writes across a Redis reconnect instead of failing the task.
         result_backend_always_retry=True,
         result_backend_max_retries=10,
@@ -116,11 +131,16 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
             "canary": {"task": "workers.tasks.canary", "schedule": CANARY_INTERVAL},
             "fire-schedules": {"task": "workers.tasks.fire_schedules", "schedule": SCHEDULE_INTERVAL},
             "sweep-tournaments": {"task": "workers.tasks.sweep_tournaments", "schedule": SWEEP_INTERVAL},
+            "ladder": {"task": "workers.tasks.ladder_tick", "schedule": LADDER_INTERVAL},
         },
         # Timing of the tournament machinery (arena.service.lifecycle.Settings reads arena_*).
-        arena_check_interval=SWEEP_INTERVAL,
-        arena_heartbeat_interval=5.0,
-        arena_heartbeat_timeout=60.0,
+        # Recovery in seconds (arena.service.lifecycle.Settings): a batch whose worker died is re-sent within
+        # about heartbeat_timeout + check_interval (15 s), a queued message lost with a dead worker within
+        # queued_grace + check_interval (13 s); the stall timeout is only the last resort.
+        arena_check_interval=3.0,
+        arena_heartbeat_interval=2.0,
+        arena_heartbeat_timeout=12.0,
+        arena_queued_grace=10.0,
         arena_stall_timeout=600.0,
         arena_batch_size=0,
         arena_max_attempts=5,
@@ -147,6 +167,7 @@ ARENA_SETTINGS = (
     "arena_check_interval",
     "arena_heartbeat_interval",
     "arena_heartbeat_timeout",
+    "arena_queued_grace",
     "arena_stall_timeout",
     "arena_batch_size",
     "arena_max_attempts",

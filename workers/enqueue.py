@@ -4,6 +4,7 @@ can send tasks without loading them)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from celery import Celery
@@ -11,6 +12,11 @@ from celery import Celery
 START_TASK = "workers.tasks.start_tournament"
 BATCH_TASK = "workers.tasks.run_batch"
 CHECK_TASK = "workers.tasks.check_tournament"
+
+
+def batch_task_id(tournament_id: str, batch_id: str) -> str:
+    """The Celery task id of a batch's message: the completeness check finds it in the queue by it."""
+    return f"batch:{tournament_id}:{batch_id}"
 
 
 class CeleryEnqueuer:
@@ -23,7 +29,30 @@ class CeleryEnqueuer:
         self.app.send_task(START_TASK, args=[tournament_id])
 
     def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
-        self.app.send_task(BATCH_TASK, args=[tournament_id, batch_id, matches])
+        self.app.send_task(BATCH_TASK, args=[tournament_id, batch_id, matches],
+                           task_id=batch_task_id(tournament_id, batch_id))
+
+    def queued_batches(self, tournament_id: str) -> set[str] | None:
+        """The ids of the tournament's batches whose messages wait in the broker's queue (their task ids, see
+        :func:`batch_task_id`); None when the queue cannot be read (not a Redis broker, Redis unreachable)."""
+        prefix = batch_task_id(tournament_id, "")
+        queue = str(self.app.conf.task_default_queue or "celery")
+        # kombu's Redis transport keeps one list per priority step: the queue itself, then "<queue>\x06\x16<p>".
+        names = [queue] + [f"{queue}\x06\x16{step}" for step in range(1, 10)]
+        found: set[str] = set()
+        try:
+            with self.app.connection_for_read() as connection:
+                client = connection.default_channel.client
+                pipe = client.pipeline(transaction=False)
+                for name in names:
+                    pipe.lrange(name, 0, -1)
+                for raw in (item for items in pipe.execute() for item in items):
+                    task_id = str(json.loads(raw).get("headers", {}).get("id", ""))
+                    if task_id.startswith(prefix):
+                        found.add(task_id[len(prefix):])
+        except Exception:  # any failure means "cannot tell": the check falls back to its other rules
+            return None
+        return found
 
     def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
         self.app.send_task(CHECK_TASK, args=[tournament_id], kwargs={"token": token}, countdown=countdown)

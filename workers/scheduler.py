@@ -7,6 +7,8 @@
 * every ``sweep_interval`` seconds runs the completeness check of every active tournament
   (:func:`arena.service.lifecycle.sweep`), which revives tournaments whose check or batch messages
   were lost with a killed worker,
+* every tick runs one ladder round of every active competition (:func:`arena.service.competitions.ladder_tick`:
+  the ladder starts the blocks the matchmaking chooses among the connected entrants),
 * every ``canary_interval`` seconds sends the canary task (there is no separate ``celery beat``
   in the deployment; ``beat_schedule`` in :mod:`workers.celery_app` has the same entries for
   those who prefer beat).
@@ -23,6 +25,7 @@ from datetime import UTC, datetime
 
 from celery import Celery
 
+from arena.service.competitions import ladder_tick
 from arena.service.lifecycle import Settings, sweep
 from arena.service.schedules import Firing, fire_due
 from arena.store import Store
@@ -68,6 +71,7 @@ class Scheduler:
         if stamp - self._last_sweep >= self.sweep_interval:
             self._last_sweep = stamp
             sweep(self.store, self.enqueue, self.settings)
+        ladder_tick(self.store, self.enqueue, stamp)
         if self.canary_interval > 0 and stamp - self._last_canary >= self.canary_interval:
             self._last_canary = stamp
             self.app.send_task("workers.tasks.canary")

@@ -29,7 +29,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from arena.metrics import ArenaMetrics, get_metrics
-from arena.service import lifecycle
+from arena.service import competitions, lifecycle
 from arena.service.lifecycle import Settings
 from arena.service.match_player import MatchPlayer
 from arena.service.schedules import fire_due
@@ -104,6 +104,12 @@ def sweep_tournaments(self: Task) -> int:
     """Check every active tournament once; returns how many were looked at."""
     settings = Settings.from_conf(self.app.conf)
     return len(lifecycle.sweep(get_store(self.app), CeleryEnqueuer(self.app), settings, metrics=_metrics()))
+
+
+@shared_task(name="workers.tasks.ladder_tick", bind=True, ignore_result=True)
+def ladder_tick(self: Task) -> int:
+    """One ladder round of every active competition; returns how many blocks it started."""
+    return sum(len(r.started) for r in competitions.ladder_tick(get_store(self.app), CeleryEnqueuer(self.app)))
 
 
 @shared_task(name="workers.tasks.fire_schedules", bind=True, ignore_result=True)

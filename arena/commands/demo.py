@@ -13,7 +13,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     options = DemoOptions(seats=args.seats, deals=args.deals, duplicate=not args.no_duplicate,
                           target_score=args.target_score, variant=args.variant, seed=args.seed,
-                          out_dir=Path(args.out), keep_running=args.keep_running)
+                          out_dir=Path(args.out) if args.out else None, keep_running=args.keep_running)
     return run_demo(options, sys.stdout)
 
 
@@ -25,6 +25,8 @@ def register(commands: Any) -> None:
     demo.add_argument("--target-score", type=int, default=200, help="match target score (default 200)")
     demo.add_argument("--variant", choices=("flip", "classic"), default="flip")
     demo.add_argument("--seed", type=int, default=2026)
-    demo.add_argument("--out", default="uno-arena-demo", help="folder for results and replays")
+    demo.add_argument("--out", default=None, metavar="DIR",
+                      help="a new or empty folder for this run's results and replays (default: a new folder "
+                           "uno-arena-demo-XXXXXXXX under the temporary folder; printed)")
     demo.add_argument("--keep-running", action="store_true", help="keep the arena up after the tournament")
     demo.set_defaults(func=cmd_demo, long_running=True)

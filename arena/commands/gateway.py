@@ -27,7 +27,11 @@
         $UNO_ARENA_BOT_TOKEN_FILE names.
     uno-arena bot check [--token T | --token-file FILE | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
         Conformance: starts a gateway in process, waits for the bot (started by --run, or by you) and runs the
-        scripted checks of arena.server.conformance; exit status 0 when all pass.
+        scripted checks of arena.server.conformance; exit status 0 when all pass, 1 when some fail, 130 when
+        interrupted. It always ends with a verdict per check and a summary: the checks' time is bounded, a --run
+        bot that exits fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops
+        the checks and the bot's process group. Its registry is private (PrivateRegistry: a random key prefix,
+        deleted at the end), never the arena's.
         Registers a bot in the store ($REDIS_URL) and prints its token once.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -84,12 +89,22 @@ def _exit_now() -> None:
 
 
 def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
+    """Run ``coro_factory(stop)``; the first SIGINT/SIGTERM sets ``stop`` (drain and exit), a second one exits at
+    once with code 1 (an operator who does not want to wait for the drain)."""
     async def main() -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+
+        def on_signal(sig: signal.Signals) -> None:
+            if not stop.is_set():
+                stop.set()
+                return
+            print(f"error: second {sig.name} while stopping: exiting now", file=sys.stderr, flush=True)
+            os._exit(1)
+
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, stop.set)
+                loop.add_signal_handler(sig, on_signal, sig)
         result: int = await coro_factory(stop)
         return result
 
@@ -325,6 +340,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     from bots.kit import KitError, bot_token, play
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    logging.getLogger("uno_arena.kit").setLevel(logging.INFO)  # connects, disconnects, the bot's errors
     try:
         token = bot_token(args.token, args.token_file)
     except ValueError as error:
@@ -333,7 +349,8 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     try:
         stats = play(BUILTIN_BOTS[args.kind], target=args.target, token=token,
                      bot_version=args.bot_version or f"{args.kind} (python kit)",
-                     max_concurrent_matches=args.max_concurrent, tls=args.tls, tls_ca=args.tls_ca)
+                     max_concurrent_matches=args.max_concurrent, tls=args.tls, tls_ca=args.tls_ca,
+                     exit_on_refusal=False)
     except ValueError as error:  # a TLS CA file that cannot be read
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -345,9 +362,115 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
+CHECK_PREFIX = "uno-check:"
+"""The key prefix of `bot check`'s private registries: ``uno-check:<random>:`` (never the arena's own)."""
+CHECK_KEYS_TTL_S = 3600
+"""The private registry's bot record expires after this even when the check could not clean up (SIGKILL)."""
+CHECK_BUDGET_S = 420.0
+"""Past the wait for the bot, every check together ends within this (a safety net over the per-check budgets)."""
+BOT_STOP_GRACE_S = 3.0
+"""A bot under check gets this long to exit after SIGTERM; then its process group is killed."""
+OUTPUT_TAIL_LINES = 20
+
+
+class PrivateRegistry:
+    """The bot registry of one `bot check`: a private key prefix on the store's Redis, so that nothing of the
+    check (its bot, sessions, incidents) reaches the arena's registry; every key under it is deleted at
+    :meth:`close`. A bot under check with a registered token gets a copy of its record (the token is verified
+    against the real registry once, read-only); without one, a throwaway bot is registered, privately."""
+
+    def __init__(self, shared: Any) -> None:
+        from arena.store import Store
+
+        self.shared = shared
+        self.prefix = f"{CHECK_PREFIX}{uuid.uuid4().hex[:12]}:"
+        self.store = Store(shared.redis, self.prefix, url=shared.url)
+
+    def admit(self, token: str | None, name: str | None) -> tuple[str, str]:
+        """``(bot name, token)`` of the bot under check in the private registry; InvalidToken for a token the
+        arena's registry refuses."""
+        if token:
+            record = self.shared.bots.verify_token(token)
+            fields = self.shared.redis.hgetall(self.shared.keys.bot(record.name))
+            self.store.redis.hset(self.store.keys.bot(record.name), mapping=fields)
+            self.store.redis.expire(self.store.keys.bot(record.name), CHECK_KEYS_TTL_S)
+            return record.name, token
+        bot_name = name or f"check-{uuid.uuid4().hex[:8]}"
+        _record, new_token = self.store.bots.register(bot_name)
+        self.store.redis.expire(self.store.keys.bot(bot_name), CHECK_KEYS_TTL_S)
+        self.store.redis.expire(self.store.keys.bots(), CHECK_KEYS_TTL_S)
+        return bot_name, new_token
+
+    def close(self) -> None:
+        """Delete every key of the private registry."""
+        keys = list(self.store.redis.scan_iter(match=f"{self.prefix}*", count=500))
+        for start in range(0, len(keys), 500):
+            self.store.redis.delete(*keys[start:start + 500])
+
+
+class BotProcess:
+    """The bot command of `bot check --run`: its own process group (so a bot that starts children, a shell or
+    node, is stopped whole), its output kept (the last lines, shown when it exits or a check fails), its exit
+    noticed at once."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.argv = argv
+        self.env = env
+        self.process: asyncio.subprocess.Process | None = None
+        self.tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
+        self.tracebacks = 0
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Start it; OSError (a program that does not exist or cannot run) as is."""
+        self.process = await asyncio.create_subprocess_exec(
+            *self.argv, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        while line := await self.process.stdout.readline():
+            text = line.decode("utf-8", "replace").rstrip()
+            if text.startswith("Traceback (most recent call last)"):
+                self.tracebacks += 1
+            self.tail.append(text)
+
+    async def exited(self) -> int:
+        """Its exit status, once it has exited (its output read to the end)."""
+        assert self.process is not None
+        code = await self.process.wait()
+        if self._reader is not None:
+            await asyncio.wait({self._reader}, timeout=1.0)
+        return code
+
+    def kill_group(self, sig: int) -> None:
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, sig)
+
+    async def stop(self) -> None:
+        """SIGTERM to its process group, SIGKILL after :data:`BOT_STOP_GRACE_S`; reaped either way."""
+        if self.process is None:
+            return
+        self.kill_group(signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), BOT_STOP_GRACE_S)
+        self.kill_group(signal.SIGKILL)  # also whatever it left behind in its group
+        await self.process.wait()
+        if self._reader is not None:
+            self._reader.cancel()
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+        return f"killed by signal {-code}"
+    return f"exited with code {code}"
+
+
 def cmd_bot_check(args: argparse.Namespace) -> int:
-    from arena.server.conformance import all_passed, run_checks
-    from arena.server.gateway import GatewayConfig, GatewayServer
     from arena.store import InvalidToken
     from bots.kit import BOT_TOKEN_ENV, BOT_TOKEN_FILE_ENV, bot_token
 
@@ -358,50 +481,136 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-    with _store() as store:
-        if given:
+    argv: list[str] = []
+    if args.run:
+        try:
+            argv = shlex.split(args.run)
+        except ValueError as error:
+            print(f"error: --run: {error}", file=sys.stderr)
+            return 2
+        if not argv:
+            print("error: --run: empty command", file=sys.stderr)
+            return 2
+        try:
+            for part in argv:
+                part.format(target="", token="", name="")
+        except (KeyError, IndexError, ValueError) as error:
+            print(f"error: --run: only {{target}}, {{token}} and {{name}} are filled in ({error!r}); "
+                  "write a literal brace twice", file=sys.stderr)
+            return 2
+    with _store() as shared:
+        registry = PrivateRegistry(shared)
+        try:
             try:
-                name = store.bots.verify_token(given).name
-            except InvalidToken as error:
+                name, token = registry.admit(given or None, args.name)
+            except (InvalidToken, ValueError) as error:
                 print(f"error: {error}", file=sys.stderr)
                 return 2
-            token = given
-        else:
-            name = args.name or f"check-{uuid.uuid4().hex[:8]}"
-            _record, token = store.bots.register(name)
+            return _run_check(args, registry.store, name, token, argv)
+        finally:
+            with contextlib.suppress(Exception):
+                registry.close()
 
-        async def check(stop: asyncio.Event) -> int:
-            server = GatewayServer(store, GatewayConfig(address=args.address, relay=False))
-            await server.start()
-            target = f"127.0.0.1:{server.port}"
-            child = None
-            try:
-                if args.run:
-                    command = args.run.format(target=target, token=token, name=name)
-                    # The token is in the child's environment too, so the command need not show it to `ps`.
-                    child = subprocess.Popen(shlex.split(command),
-                                             env=dict(os.environ, UNO_ARENA_BOT_TOKEN=token, UNO_ARENA_TOKEN=token))
-                    print(f"started: {command}", file=sys.stderr, flush=True)
+
+def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv: list[str]) -> int:
+    """The checks against bot ``name`` on a gateway started here, raced against the bot's exit, Ctrl-C/SIGTERM
+    (the bot is stopped, every check gets a verdict) and :data:`CHECK_BUDGET_S`."""
+    from arena.server.conformance import CheckProgress, CheckResult, all_passed, run_checks
+    from arena.server.gateway import GatewayConfig, GatewayServer
+
+    bot: BotProcess | None = None
+
+    async def check() -> int:
+        nonlocal bot
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def on_signal(sig: signal.Signals) -> None:
+            if not stop.is_set():
+                stop.set()
+                return
+            print(f"error: second {sig.name}: stopping the bot and exiting now", file=sys.stderr, flush=True)
+            if bot is not None:
+                bot.kill_group(signal.SIGKILL)
+            os._exit(130)
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, on_signal, sig)
+        server = GatewayServer(store, GatewayConfig(address=args.address, relay=False))
+        await server.start()
+        target = f"127.0.0.1:{server.port}"
+        progress = CheckProgress()
+        waiting: set[asyncio.Future[Any]] = set()
+        try:
+            if argv:
+                command = [part.format(target=target, token=token, name=name) for part in argv]
+                # The token is in the child's environment too, so the command need not show it to `ps`.
+                bot = BotProcess(command, dict(os.environ, UNO_ARENA_BOT_TOKEN=token, UNO_ARENA_TOKEN=token,
+                                               PYTHONUNBUFFERED="1"))
+                try:
+                    await bot.start()
+                except OSError as error:
+                    bot = None
+                    for result in progress.verdicts(f"the bot could not be started: {error}"):
+                        print(result.line(), flush=True)
+                    print("some checks failed", flush=True)
+                    return 1
+                print(f"started: {args.run} (pid {bot.process.pid if bot.process else '?'})", file=sys.stderr,
+                      flush=True)
+            else:
+                print(f"start your bot with target {target} and token {token} (bot {name}); waiting "
+                      f"{args.wait:g} s", flush=True)
+            checks = asyncio.ensure_future(run_checks(server.gateway, name, deadline_s=args.deadline_ms / 1000.0,
+                                                      wait_s=args.wait, progress=progress))
+            stopped = asyncio.ensure_future(stop.wait())
+            exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
+            waiting = {checks, stopped, *([exited] if exited is not None else [])}
+            await asyncio.wait(waiting, timeout=args.wait + CHECK_BUDGET_S, return_when=asyncio.FIRST_COMPLETED)
+            code = 1
+            if checks.done() and not checks.cancelled() and checks.exception() is not None:
+                failure = checks.exception()
+                results = progress.verdicts(f"the arena's check itself failed: {type(failure).__name__}: {failure}")
+            elif checks.done():
+                results = checks.result()
+            else:
+                checks.cancel()
+                await asyncio.wait({checks}, timeout=5.0)
+                if stopped.done():
+                    reason, code = "interrupted (SIGINT/SIGTERM)", 130
+                elif exited is not None and exited.done():
+                    reason = f"the bot {_describe_exit(exited.result())} during this check"
                 else:
-                    print(f"start your bot with target {target} and token {token} (bot {name}); waiting "
-                          f"{args.wait:g} s", flush=True)
-                results = await run_checks(server.gateway, name, deadline_s=args.deadline_ms / 1000.0,
-                                           wait_s=args.wait)
-                for result in results:
-                    print(result.line(), flush=True)
-                ok = all_passed(results)
-                print("all checks passed" if ok else "some checks failed", flush=True)
-                return 0 if ok else 1
-            finally:
-                if child is not None:
-                    child.terminate()
-                    try:
-                        child.wait(timeout=10)
-                    except subprocess.TimeoutExpired:
-                        child.kill()
-                await server.stop(1.0)
+                    reason = f"the checks did not end within {args.wait + CHECK_BUDGET_S:.0f} s"
+                results = progress.verdicts(reason)
+            for result in results:
+                print(result.line(), flush=True)
+            if bot is not None:
+                _print_bot_output(bot, exited, results)
+            ok = all_passed(results)
+            passed = sum(r.passed for r in results)
+            print(f"{passed} of {len(results)} checks passed", flush=True)
+            print("all checks passed" if ok else "some checks failed", flush=True)
+            return 0 if ok else code
+        finally:
+            for future in waiting:
+                future.cancel()
+            if bot is not None:
+                await bot.stop()
+            await server.stop(1.0)
 
-        return _serve_forever(check)
+    def _print_bot_output(bot: BotProcess, exited: asyncio.Future[int] | None,
+                          results: list[CheckResult]) -> None:
+        if exited is not None and exited.done():
+            print(f"the bot {_describe_exit(exited.result())}", flush=True)
+        if bot.tracebacks:
+            print(f"warning: the bot wrote {bot.tracebacks} Python traceback(s) to its output", flush=True)
+        if bot.tail and ((exited is not None and exited.done()) or bot.tracebacks or not all_passed(results)):
+            print(f"last {len(bot.tail)} lines of the bot's output (stdout and stderr):", flush=True)
+            for line in bot.tail:
+                print(f"  | {line}", flush=True)
+
+    return asyncio.run(check())
 
 
 # ------------------------------------------------------------------------------------------------

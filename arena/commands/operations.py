@@ -117,8 +117,24 @@ def cmd_bench_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_faults(args: argparse.Namespace) -> int:
+    from arena.bench.faults import FAULTS, FaultOptions, run_fault_bench
+
+    faults = [f.strip() for f in args.faults.split(",") if f.strip()] if args.faults else list(FAULTS)
+    unknown = [f for f in faults if f not in FAULTS]
+    if unknown:
+        print(f"error: --faults: unknown fault(s) {', '.join(unknown)}; choose from {', '.join(FAULTS)}",
+              file=sys.stderr)
+        return 2
+    if args.deals < 1:
+        print(f"error: --deals must be at least 1, got {args.deals}", file=sys.stderr)
+        return 2
+    options = FaultOptions(deals=args.deals, target=args.target_score, seed=args.seed)
+    return run_fault_bench(sys.stdout, faults, options)
+
+
 def register(commands: Any) -> None:
-    """Add `worker`, `scheduler` and `bench tournament`."""
+    """Add `worker`, `scheduler`, `bench tournament` and `bench faults`."""
     worker = commands.add_parser("worker", help="run a Celery worker (prefork) that plays tournaments")
     worker.add_argument("--concurrency", type=int, default=None, metavar="N", help="child processes (default: CPUs)")
     worker.add_argument("--metrics-port", type=int, default=None, metavar="P",
@@ -140,3 +156,14 @@ def register(commands: Any) -> None:
     bench.add_argument("--target-score", type=int, default=500, help="match target score (default 500)")
     bench.add_argument("--variant", choices=("flip", "classic"), default="flip")
     bench.set_defaults(func=cmd_bench_tournament, long_running=True)
+
+    faults = bench_parsers(commands).add_parser(
+        "faults", help="each infrastructure fault against a tournament with remote kit bots, production settings"
+    )
+    faults.add_argument("--faults", default="", metavar="LIST",
+                        help="comma-separated faults to run (default: all: none, gateway-sigterm, gateway-kill, "
+                             "redis-restart, worker-child-kill, redis-refuses-writes)")
+    faults.add_argument("--deals", type=int, default=2, help="deals per table (default 2: 24 matches)")
+    faults.add_argument("--target-score", type=int, default=150, help="match target score (default 150)")
+    faults.add_argument("--seed", type=int, default=2026)
+    faults.set_defaults(func=cmd_bench_faults, long_running=True)

@@ -1,22 +1,28 @@
 """`uno-arena tournament ...`, `uno-arena replay`, `uno-arena bots ...`: thin clients of ArenaService.
 
-Every command talks to the organizer API (``uno_arena.v1.ArenaService``) at ``--target`` (default
-``$UNO_ARENA_TARGET``, else ``localhost:50051``) and sends ``authorization: Bearer TOKEN`` with the token
-of ``--token-file FILE`` (the admin token, or a bot's own token for what a bot may read), else
-``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names (no token: anonymous calls,
-public data only). Nothing here touches Redis or Celery.
+Every command talks to the organizer API (``uno_arena.v1.ArenaService``) at ``--server HOST:PORT`` (default
+``$UNO_ARENA_TARGET``, else ``localhost:50051``; ``--target HOST:PORT`` is its old name, still read, but a number
+there is refused: in ``play`` ``--target`` is a target score, here that is ``--target-score``) and sends
+``authorization: Bearer TOKEN`` with the token of ``--token-file FILE`` (the admin token, or a bot's own token
+for what a bot may read), else ``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names
+(no token: anonymous calls, public data only). Nothing here touches Redis or Celery.
 
     uno-arena bots register NAME [--description TEXT]      # prints the token, once
     uno-arena bots list [--json] [--include-deleted]
     uno-arena bots rotate-token NAME [--output FILE]       # a new token; the old one stops working at once
     uno-arena bots revoke NAME                             # no token works until rotate-token
     uno-arena bots delete NAME                             # for good: results stay, the name stays taken
+    uno-arena bot log NAME [--follow] [--limit N] [--json] # the bot's incident log (its own token, or admin's)
     uno-arena tournament create --bots random,heuristic,mybot [--seats 3] [--deals 4] [--duplicate]
                                 [--seed 7] [--deadline-ms 500] [--variant classic] [--target-score 200]
                                 [--name ID] [--idempotency-key KEY] [--watch]
+                                [--require-connected [--connect-wait SECONDS]]
+    uno-arena tournament list [--status running,pending] [--json]
     uno-arena tournament schedule --cron "0 3 * * *" --bots ... (same spec options)
+    uno-arena schedule list [--json]
+    uno-arena schedule delete SCHEDULE_ID                  # no further tournament starts from it
     uno-arena tournament watch TOURNAMENT_ID
-    uno-arena tournament standings TOURNAMENT_ID [--json]
+    uno-arena tournament standings TOURNAMENT_ID [--json]  # --json: numbers as numbers, every field present
     uno-arena tournament export TOURNAMENT_ID [--format csv|json] [--output FILE]
     uno-arena tournament cancel TOURNAMENT_ID [--reason TEXT]
     uno-arena tournament verify TOURNAMENT_ID              # once ended: seed commitment, every match replayed
@@ -29,6 +35,7 @@ printed), 2 for bad command-line input.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -36,9 +43,11 @@ from typing import Any
 
 from arena.client import (
     DEFAULT_TARGET,
+    RPC_TIMEOUT_S,
     TARGET_ENV,
     Client,
     default_target,
+    plain,
     standings_text,
     state_name,
     watch,
@@ -46,14 +55,16 @@ from arena.client import (
 from arena.commands import subparsers_of
 
 
-def _run(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace], int]) -> int:
-    """Run ``body`` with a client; an RPC error prints its status and message and exits 1."""
+def _run(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace], int],
+         token: str | None = None) -> int:
+    """Run ``body`` with a client (sending ``token``, else the one :func:`arena.client.token_from` finds); an RPC
+    error prints its status and message and exits 1."""
     import grpc
 
     from arena.client import token_from
 
     try:
-        client = Client(args.target, token_from(token_file=getattr(args, "token_file", None)),
+        client = Client(args.target, token or token_from(token_file=getattr(args, "token_file", None)),
                         tls=getattr(args, "tls", False), tls_ca=getattr(args, "tls_ca", None))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -75,10 +86,20 @@ def _run(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace], 
 
 
 def _add_target(parser: argparse.ArgumentParser) -> None:
+    """The options of every organizer command: the server address (``--server``, old name ``--target``), the
+    token file and TLS."""
+    parser.add_argument(
+        "--server",
+        default=None,
+        metavar="HOST:PORT",
+        help=f"the arena's organizer API (ArenaService) address (default ${TARGET_ENV}, else {DEFAULT_TARGET})",
+    )
     parser.add_argument(
         "--target",
+        dest="target_address",
         default=None,
-        help=f"ArenaService address (default ${TARGET_ENV}, else {DEFAULT_TARGET})",
+        metavar="HOST:PORT",
+        help="the old name of --server (a number is refused: the match target score is --target-score)",
     )
     parser.add_argument(
         "--token-file",
@@ -94,9 +115,23 @@ def _add_target(parser: argparse.ArgumentParser) -> None:
                              "(default $UNO_ARENA_TLS_CA)")
 
 
+def server_address(server: str | None, old_target: str | None) -> str:
+    """The server address of ``--server`` or its old name ``--target`` (else the default); ValueError when
+    they disagree or a value is a bare number (``--target 200`` meant as a target score)."""
+    for flag, value in (("--server", server), ("--target", old_target)):
+        if value is not None and (not value.strip() or value.strip().isdigit()):
+            hint = (" (in `tournament` and `bots` commands --target is the old name of --server; the match target "
+                    "score is --target-score POINTS)" if flag == "--target" else "")
+            raise ValueError(f"{flag} {value!r} is not a server address: give HOST:PORT{hint}")
+    if server is not None and old_target is not None and server != old_target:
+        raise ValueError(f"--server {server!r} and --target {old_target!r} disagree: give the address once, "
+                         "with --server")
+    return server or old_target or default_target()
+
+
 def _fix_target(args: argparse.Namespace) -> None:
-    if getattr(args, "target", None) is None:
-        args.target = default_target()
+    """Set ``args.target`` (the address every organizer command connects to) from ``--server``/``--target``."""
+    args.target = server_address(getattr(args, "server", None), getattr(args, "target_address", None))
 
 
 # -- formatting ----------------------------------------------------------------------------------
@@ -136,16 +171,73 @@ def cmd_bots_list(args: argparse.Namespace) -> int:
         if not bots:
             print("no bots registered (built-in bots need no registration: random, heuristic)")
             return 0
-        print(f"{'name':<32} {'version':<12} {'connected':<9} {'registered':<23} description")
-        for bot in bots:
-            mark = " [deleted]" if bot.deleted else " [revoked]" if bot.revoked else ""
-            print(
-                f"{bot.name:<32} {bot.bot_version:<12} {'yes' if bot.connected else 'no':<9} "
-                f"{_when(bot.created_at):<23} {bot.description}{mark}"
-            )
+        for line in bots_table(bots):
+            print(line)
         return 0
 
     return _run(args, body)
+
+
+def cmd_bots_show(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        bot = client.call("GetBot", arena_pb2.GetBotRequest(name=args.name)).bot
+        if args.json:
+            print(_json(bot))
+            return 0
+        state = "deleted" if bot.deleted else "revoked" if bot.revoked else "connected" if bot.connected else "offline"
+        print(f"{bot.name}: {state}; current version {bot.bot_version or '-'}")
+        if bot.description:
+            print(f"description: {_one_line(bot.description)}")
+        if bot.versions:
+            print("versions seen (first seen, last seen, UTC):")
+            for seen in bot.versions:
+                first = seen.first_seen.ToDatetime().strftime("%Y-%m-%d %H:%M")
+                last = seen.last_seen.ToDatetime().strftime("%Y-%m-%d %H:%M")
+                print(f"  {_one_line(seen.version)[:40]:<40} {first}  {last}")
+        elif not bot.bot_version:
+            print("(versions are shown to the admin and to the bot itself)")
+        return 0
+
+    return _run(args, body)
+
+
+BOTS_TABLE_WIDTHS = {"name": 32, "version": 24}
+"""The widest the name and version columns of `bots list` get; a longer value is cut, ending in :data:`ELIDED`."""
+ELIDED = "..."
+
+
+def bots_table(bots: list[Any]) -> list[str]:
+    """The lines of `bots list`: a header, one row per bot (``ListBots`` messages), and a note when a value was
+    cut. Columns are as wide as their widest value up to :data:`BOTS_TABLE_WIDTHS`, so they stay aligned
+    whatever the bots send as their version; the description, last, is never cut. Every cell is one line."""
+    rows = [
+        (_one_line(bot.name), _one_line(bot.bot_version), "yes" if bot.connected else "no", _when(bot.created_at),
+         (_one_line(bot.description) + (" [deleted]" if bot.deleted else " [revoked]" if bot.revoked else "")).strip())
+        for bot in bots
+    ]
+    header = ("name", "version", "connected", "registered", "description")
+    caps = (BOTS_TABLE_WIDTHS["name"], BOTS_TABLE_WIDTHS["version"], None, None)
+    widths = [max([len(header[i]), *(len(row[i]) for row in rows)]) for i in range(4)]
+    widths = [min(width, cap) if cap else width for width, cap in zip(widths, caps, strict=True)]
+    cut = False
+    lines = []
+    for row in [header, *rows]:
+        cells = []
+        for value, width in zip(row, widths, strict=False):
+            if len(value) > width:
+                value, cut = value[: width - len(ELIDED)] + ELIDED, True
+            cells.append(f"{value:<{width}}")
+        lines.append(" ".join([*cells, row[-1]]).rstrip())
+    if cut:
+        lines.append(f"({ELIDED} marks a value cut to fit its column; --json shows every value whole)")
+    return lines
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every non-printable character (a newline, a tab, an escape) shown as a space."""
+    return "".join(c if c.isprintable() else " " for c in text)
 
 
 def _print_token(token: str, output: str | None) -> None:
@@ -205,18 +297,70 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
     return _run(args, body)
 
 
+def cmd_bot_log(args: argparse.Namespace) -> int:
+    """`bot log NAME`: the bot's incident log; ``--follow`` keeps printing new incidents until Ctrl-C. The token:
+    ``--token-file``, else the admin token of the environment, else the bot's ($UNO_ARENA_BOT_TOKEN, or the file
+    $UNO_ARENA_BOT_TOKEN_FILE names)."""
+    from arena.client import follow_bot_log, incident_line, token_from
+    from arena.protocol import arena_pb2
+
+    if args.limit < 0 or args.limit > 1000:
+        print(f"error: --limit must be between 0 and 1000, got {args.limit}", file=sys.stderr)
+        return 2
+    try:
+        token = None
+        if not args.token_file and not token_from():
+            token = token_from(env="UNO_ARENA_BOT_TOKEN", file_env="UNO_ARENA_BOT_TOKEN_FILE") or None
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        if args.follow:
+            follow_bot_log(client, args.name, sys.stdout, limit=args.limit, poll_s=args.poll)
+            return 0
+        reply = client.bot_log(args.name, limit=args.limit)
+        if args.json:
+            print(_json(arena_pb2.GetBotLogResponse(incidents=reply.incidents, last_seq=reply.last_seq)))
+            return 0
+        if not reply.incidents:
+            print(f"no incidents logged for bot {args.name!r}")
+        for incident in reply.incidents:
+            print(incident_line(incident))
+        return 0
+
+    return _run(args, body, token)
+
+
 # -- tournaments ---------------------------------------------------------------------------------
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--deals 0`` is refused, never read as 1)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", required=True, help="comma-separated participants (registered or built-in bots)")
     parser.add_argument("--name", default="", help="tournament id (schedule id for `schedule`); default: generated")
-    parser.add_argument("--seats", type=int, default=2, metavar="N", help="seats per table, 2-10 (default 2)")
-    parser.add_argument("--deals", type=int, default=1, metavar="N", help="deals per table (default 1)")
+    parser.add_argument("--seats", type=positive_int, default=2, metavar="N", help="seats per table, 2-10 (default 2)")
+    parser.add_argument("--deals", type=positive_int, default=1, metavar="N",
+                        help="deals per table, at least 1 (default 1)")
     parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed, reproduces the tournament exactly "
                         "(0: the arena draws a secret one, revealed when the tournament ends)")
     parser.add_argument("--deadline-ms", type=int, default=0, help="decision deadline (0: server default, 1000)")
+    parser.add_argument("--time-bank-ms", type=int, default=0, metavar="MS",
+                        help="each seat's time bank per match: time over the deadline comes out of it (default 0)")
+    parser.add_argument("--lag-cap-ms", type=int, default=None, metavar="MS",
+                        help="the most lag compensation per decision, from the bot's measured round trip "
+                             "(default 250; 0: none)")
     parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new "
                         "(create: default a random key, reused by the automatic retries after a timeout)")
     rules = parser.add_argument_group("rule options (RULES.md; unset: the engine's default)")
@@ -246,9 +390,12 @@ def spec_message(args: argparse.Namespace) -> Any:
         rules.start_flip = game_pb2.START_FLIP_FLIP if args.start_flip == "flip" else game_pb2.START_FLIP_REPLACE
     if args.pairing:
         rules.pairing = game_pb2.PAIRING_SHUFFLED if args.pairing == "shuffled" else game_pb2.PAIRING_PHYSICAL
-    for name in ("seats", "deals", "seed", "deadline_ms"):
-        if getattr(args, name) < 0:
+    for name in ("seed", "deadline_ms", "time_bank_ms", "lag_cap_ms"):
+        if (getattr(args, name) or 0) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must not be negative")
+    for name in ("seats", "deals"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name} must be at least 1, got {getattr(args, name)}")
     return arena_pb2.TournamentSpec(
         name=args.name,
         participants=[b.strip() for b in args.bots.split(",") if b.strip()],
@@ -258,6 +405,8 @@ def spec_message(args: argparse.Namespace) -> Any:
         duplicate_deals=args.duplicate,
         seed=args.seed,
         decision_deadline_ms=args.deadline_ms,
+        time_bank_ms=args.time_bank_ms,
+        **({} if args.lag_cap_ms is None else {"lag_compensation_cap_ms": args.lag_cap_ms}),
     )
 
 
@@ -269,6 +418,22 @@ def _run_with_spec(args: argparse.Namespace, body: Callable[[Client, argparse.Na
         print(f"error: {error}", file=sys.stderr)
         return 2
     return _run(args, lambda client, a: body(client, a, spec))
+
+
+DEFAULT_CONNECT_WAIT_S = 10.0
+"""`tournament create --require-connected`: seconds the arena waits for the participants to connect."""
+MAX_CONNECT_WAIT_S = 60.0
+
+
+def _connect_wait(text: str) -> float:
+    """An argparse type: seconds, 0 to :data:`MAX_CONNECT_WAIT_S`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 <= value <= MAX_CONNECT_WAIT_S:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_CONNECT_WAIT_S:g} seconds, got {text}")
+    return value
 
 
 CREATE_ATTEMPTS = 3
@@ -286,10 +451,15 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         # Always an idempotency key (generated here unless given): a retry after a timeout or a lost answer
         # returns the tournament the first try created, never a second one.
         key = args.idempotency_key or f"cli-{uuid.uuid4().hex}"
-        request = arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=key)
+        request = arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=key,
+                                                    require_connected=args.require_connected)
+        timeout = RPC_TIMEOUT_S
+        if args.require_connected:
+            request.connect_wait_ms = round(args.connect_wait * 1000)
+            timeout += args.connect_wait
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                reply = client.call("CreateTournament", request)
+                reply = client.call("CreateTournament", request, timeout=timeout)
                 break
             except grpc.RpcError as error:
                 code = error.code() if hasattr(error, "code") else None
@@ -302,6 +472,10 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
                 print(f"no answer ({code.name if code else 'error'}); retrying with the same idempotency key",
                       file=sys.stderr)
         t = reply.tournament
+        if reply.not_connected:
+            print(f"warning: not connected: {', '.join(reply.not_connected)}; they forfeit every match they are not "
+                  "connected for (`uno-arena bots list` shows who is connected; --require-connected refuses instead)",
+                  file=sys.stderr)
         seed = t.spec.seed or t.revealed_seed
         shown = str(seed) if seed else "secret until it ends"
         print(f"tournament {t.tournament_id}: {t.matches_total} matches, seed {shown}, {state_name(t.state)}")
@@ -332,6 +506,109 @@ def cmd_tournament_schedule(args: argparse.Namespace) -> int:
     return _run_with_spec(args, body)
 
 
+STATUSES = ("pending", "running", "finished", "failed", "cancelled")
+
+
+def statuses_of(text: str) -> list[str]:
+    """An argparse type: comma-separated tournament states, each one of :data:`STATUSES`."""
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in STATUSES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown state {', '.join(unknown) or repr(text)}: use "
+                                         f"{', '.join(STATUSES)} (comma-separated)")
+    return names
+
+
+LIST_CELL_WIDTH = 40
+"""`tournament list`: the widest an id or bots cell gets before it is cut (ending in ``...``)."""
+
+
+def _cells(rows: list[tuple[str, ...]]) -> list[str]:
+    """Aligned lines of ``rows`` (the first the header): every column but the last as wide as its widest value
+    up to :data:`LIST_CELL_WIDTH` (longer values cut, ending in ``...``), every cell on one line."""
+    rows = [tuple("".join(c if c.isprintable() else " " for c in cell) for cell in row) for row in rows]
+    widths = [min(LIST_CELL_WIDTH, max(len(row[i]) for row in rows)) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [value if len(value) <= width else value[: width - 3] + "..."
+                 for value, width in zip(row, widths, strict=False)]
+        lines.append(" ".join([*(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)), row[-1]]).rstrip())
+    return lines
+
+
+def tournaments_table(tournaments: list[Any]) -> list[str]:
+    """The lines of `tournament list`: a header and one row per tournament (``Tournament`` messages)."""
+    header = ("id", "state", "matches", "bots", "created", "schedule", "detail")
+    return _cells([header, *(
+        (t.tournament_id, state_name(t.state), f"{t.matches_done}/{t.matches_total}", ",".join(t.spec.participants),
+         _when(t.created_at), t.schedule_id or "-", t.detail)
+        for t in tournaments
+    )])
+
+
+def cmd_tournament_list(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    states = [f"TOURNAMENT_STATE_{name.upper()}" for name in args.status or ()]
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        tournaments: list[Any] = []
+        token = ""
+        while True:
+            page = client.call("ListTournaments", arena_pb2.ListTournamentsRequest(states=states, page_size=500,
+                                                                                  page_token=token))
+            tournaments.extend(page.tournaments)
+            token = page.next_page_token
+            if not token or (args.limit and len(tournaments) >= args.limit):
+                break
+        if args.limit:
+            tournaments = tournaments[: args.limit]
+        if args.json:
+            print(json.dumps([plain(t) for t in tournaments], indent=2))
+            return 0
+        if not tournaments:
+            which = f" {' or '.join(args.status)}" if args.status else ""
+            print(f"no{which} tournaments")
+            return 0
+        for line in tournaments_table(tournaments):
+            print(line)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_schedule_list(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        schedules = list(client.call("ListSchedules", arena_pb2.ListSchedulesRequest()).schedules)
+        if args.json:
+            print(json.dumps([plain(s) for s in schedules], indent=2))
+            return 0
+        if not schedules:
+            print("no schedules (create one with `uno-arena tournament schedule --cron ... --bots ...`)")
+            return 0
+        header = ("id", "cron", "next run", "bots")
+        for line in _cells([header, *((s.schedule_id, s.cron, _when(s.next_run_at), ",".join(s.spec.participants))
+                                      for s in schedules)]):
+            print(line)
+        return 0
+
+    return _run(args, body)
+
+
+def cmd_schedule_delete(args: argparse.Namespace) -> int:
+    from arena.protocol import arena_pb2
+
+    def body(client: Client, args: argparse.Namespace) -> int:
+        s = client.call("DeleteSchedule", arena_pb2.DeleteScheduleRequest(schedule_id=args.schedule_id)).schedule
+        print(f"deleted schedule {s.schedule_id} ('{s.cron}'): it starts no further tournament; the tournaments it "
+              "started go on")
+        return 0
+
+    return _run(args, body)
+
+
 def cmd_tournament_watch(args: argparse.Namespace) -> int:
     return _run(args, lambda client, a: watch(client, a.tournament_id, sys.stdout, quiet=a.quiet))
 
@@ -341,7 +618,7 @@ def cmd_tournament_standings(args: argparse.Namespace) -> int:
 
     def body(client: Client, args: argparse.Namespace) -> int:
         reply = client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=args.tournament_id))
-        print(_json(reply) if args.json else standings_text(reply))
+        print(json.dumps(plain(reply), indent=2) if args.json else standings_text(reply))
         return 0
 
     return _run(args, body)
@@ -426,10 +703,30 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def _wrap(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        _fix_target(args)
+        try:
+            _fix_target(args)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         return func(args)
 
     return run
+
+
+def time_zone_option(value: str) -> str:
+    """``--time-zone VALUE`` as the arena reads it (an IANA name; "", "Z" or any case of "UTC" for UTC), checked
+    before anything is sent, so the error names the flag and the value (the arena's own error speaks of the
+    ``CRON_TZ=`` prefix it stores the zone as)."""
+    from arena.tournament.cron import CronError, parse_cron, with_time_zone
+
+    if value in ("", "Z"):  # arena.server.organizer.UTC_NAMES that are no IANA name
+        return value
+    try:
+        parse_cron(with_time_zone("0 0 * * *", value))
+    except CronError:
+        raise argparse.ArgumentTypeError(
+            f"unknown time zone {value!r}: expected an IANA name such as 'Europe/Helsinki' or 'UTC'") from None
+    return value
 
 
 def register(commands: Any) -> None:
@@ -439,13 +736,39 @@ def register(commands: Any) -> None:
     create = tournament.add_parser("create", help="create a round-robin tournament and start it now")
     _add_spec_options(create)
     create.add_argument("--watch", action="store_true", help="follow it to the end and print the standings")
+    create.add_argument("--require-connected", action="store_true",
+                        help="refuse when a registered participant is not connected after --connect-wait (default: "
+                             "create it anyway and warn, naming them: they forfeit the matches they miss)")
+    create.add_argument("--connect-wait", type=_connect_wait, default=DEFAULT_CONNECT_WAIT_S, metavar="SECONDS",
+                        help=f"with --require-connected: how long the arena waits for them to connect (default "
+                             f"{DEFAULT_CONNECT_WAIT_S:g}, at most {MAX_CONNECT_WAIT_S:g})")
     _add_target(create)
     create.set_defaults(func=_wrap(cmd_tournament_create))
+
+    ls = tournament.add_parser("list", help="tournaments, newest first (anyone; seeds only once they ended)")
+    ls.add_argument("--status", type=statuses_of, action="extend", default=None, metavar="STATE[,STATE]",
+                    help=f"only tournaments in these states ({', '.join(STATUSES)})")
+    ls.add_argument("--limit", type=positive_int, default=None, metavar="N", help="at most N tournaments")
+    ls.add_argument("--json", action="store_true", help="every field, numbers as numbers")
+    _add_target(ls)
+    ls.set_defaults(func=_wrap(cmd_tournament_list))
+
+    schedules = subparsers_of(commands, "schedule", "list and delete cron schedules (create them with `tournament "
+                              "schedule`)", "schedule_cmd")
+    sl = schedules.add_parser("list", help="every schedule with its next run (admin)")
+    sl.add_argument("--json", action="store_true", help="every field, numbers as numbers")
+    _add_target(sl)
+    sl.set_defaults(func=_wrap(cmd_schedule_list))
+    sd = schedules.add_parser("delete", help="delete a schedule: no further tournament starts from it (admin)")
+    sd.add_argument("schedule_id")
+    _add_target(sd)
+    sd.set_defaults(func=_wrap(cmd_schedule_delete))
 
     sched = tournament.add_parser("schedule", help="start a tournament on every tick of a cron expression")
     _add_spec_options(sched)
     sched.add_argument("--cron", required=True, help="five fields, UTC: minute hour day month weekday")
-    sched.add_argument("--time-zone", default="", help="IANA time zone of the cron fields, e.g. Europe/Helsinki "
+    sched.add_argument("--time-zone", default="", type=time_zone_option,
+                       help="IANA time zone of the cron fields, e.g. Europe/Helsinki "
                                                         "(default UTC)")
     _add_target(sched)
     sched.set_defaults(func=_wrap(cmd_tournament_schedule))
@@ -458,7 +781,7 @@ def register(commands: Any) -> None:
 
     st = tournament.add_parser("standings", help="standings (provisional while running)")
     st.add_argument("tournament_id")
-    st.add_argument("--json", action="store_true")
+    st.add_argument("--json", action="store_true", help="every field, numbers as numbers (null when unknown)")
     _add_target(st)
     st.set_defaults(func=_wrap(cmd_tournament_standings))
 
@@ -483,6 +806,18 @@ def register(commands: Any) -> None:
         _add_target(rp)
         rp.set_defaults(func=_wrap(cmd_replay))
 
+    bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
+    if "log" not in bot.choices:
+        log = bot.add_parser("log", help="a bot's incident log: refusals, timeouts, fallbacks, forfeits, disconnects "
+                                         "(the bot's own token, or the admin's)")
+        log.add_argument("name")
+        log.add_argument("--follow", "-f", action="store_true", help="keep printing new incidents until Ctrl-C")
+        log.add_argument("--limit", type=int, default=0, help="the newest N incidents (default 100, at most 1000)")
+        log.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)
+        log.add_argument("--json", action="store_true")
+        _add_target(log)
+        log.set_defaults(func=_wrap(cmd_bot_log))
+
     bots = subparsers_of(commands, "bots", "register and list bots", "bots_cmd")
     if "list" not in bots.choices:
         ls = bots.add_parser("list", help="registered bots, with their version and whether they are connected")
@@ -490,6 +825,12 @@ def register(commands: Any) -> None:
         ls.add_argument("--include-deleted", action="store_true", help="deleted bots too (admin only)")
         _add_target(ls)
         ls.set_defaults(func=_wrap(cmd_bots_list))
+    if "show" not in bots.choices:
+        show = bots.add_parser("show", help="one bot: its state and every version it connected with")
+        show.add_argument("name")
+        show.add_argument("--json", action="store_true")
+        _add_target(show)
+        show.set_defaults(func=_wrap(cmd_bots_show))
     if "register" not in bots.choices:
         reg = bots.add_parser("register", help="register a bot; prints its token (shown once)")
         reg.add_argument("name")

@@ -289,11 +289,15 @@ def observation_bytes(obs: Observation) -> bytes:
     return b"".join(parts)
 
 
-def request_body(match_id: str, decision_number: int, observation: Observation, legal: Sequence[Action]) -> bytes:
-    """A serialized DecisionRequest without request id and times (see :func:`request_bytes`)."""
+def request_body(match_id: str, decision_number: int, observation: Observation, legal: Sequence[Action],
+                 attempt: int = 0) -> bytes:
+    """A serialized DecisionRequest without request id and times (see :func:`request_bytes`); ``attempt``: the
+    match's attempt (``DecisionRequest.attempt``, left out when 0)."""
     parts = [str_field(1, match_id), bytes_field(5, observation_bytes(observation))]
     parts.extend([action_field(action) for action in legal])
     parts.append(int_field(7, decision_number))
+    if attempt > 0:
+        parts.append(int_field(8, attempt))
     return b"".join(parts)
 
 

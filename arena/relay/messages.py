@@ -17,10 +17,10 @@ def decode(raw: bytes) -> tuple[dict[str, Any], bytes]:
 
 
 def decide_reply(status: str, index: int | None, refusals: int, reasons: list[str], wire_s: float | None, late: int,
-                 version: str) -> str:
-    """The JSON reply to a ``decide`` message."""
+                 version: str, lag_s: float = 0.0) -> str:
+    """The JSON reply to a ``decide`` message (``lag_s``: the lag compensation the gateway granted)."""
     return json.dumps({"status": status, "index": index, "refusals": refusals, "reasons": reasons, "wire_s": wire_s,
-                       "late": late, "version": version})
+                       "late": late, "version": version, "lag_s": lag_s})
 
 
 def drop_message(bot: str, sessions: list[str], reason: str) -> bytes:

@@ -46,7 +46,10 @@ class RelaySeat(Seat):
         self._start: bytes = b""
         self._match_id = ""
         self._seat = -1
+        self._attempt = 0
         self._late = 0
+        self._lost = False
+        """No live session because the arena lost the bot's stream (``RelayChannel.find_gateway``)."""
 
     def _relay(self) -> RelayChannel:
         if self._channel is None:
@@ -54,14 +57,18 @@ class RelaySeat(Seat):
         return self._channel
 
     def _header(self, op: str, **more: Any) -> dict[str, Any]:
-        return {"op": op, "bot": self.name, "match_id": self._match_id, "seat": self._seat, **more}
+        return {"op": op, "bot": self.name, "match_id": self._match_id, "seat": self._seat, "attempt": self._attempt,
+                **more}
 
     async def _push(self, gateway: str, header: dict[str, Any], body: bytes) -> None:
         await self._relay().push(gateway, encode(header, body))
 
+    async def _publish(self, gateway: str, header: dict[str, Any], body: bytes) -> bool:
+        return await self._relay().publish(gateway, encode(header, body))
+
     async def _ensure_started(self) -> str | None:
         if self._gateway is None:
-            self._gateway = await self._relay().live_gateway(self.name)
+            self._gateway, self._lost = await self._relay().find_gateway(self.name)
         gateway = self._gateway
         if gateway is None or self._started_on == gateway or not self._start:
             return gateway
@@ -71,8 +78,8 @@ class RelaySeat(Seat):
             return gateway
         # Not connected when the match started (its fault): seated now only if it has a free slot at once.
         state = await self._seat_on(gateway, 0.0)
-        if state == "":
-            self._gateway = None
+        if state == "":  # its gateway did not answer (died, or Redis lost the message): the arena's fault
+            self._gateway, self._lost = None, True
             return None
         if state != "admitted":
             raise SeatGone(f"bot {self.name!r} was not connected when match {self._match_id} started and now plays "
@@ -99,7 +106,7 @@ class RelaySeat(Seat):
         """Ask the gateway holding the bot to seat it (it waits until the bot plays fewer matches than its Hello
         offered: first a ``queued`` reply, then ``admitted``). No live session or no answer from the gateway:
         nothing happens here (the first decision finds out, as before); no slot in time: SeatNotAdmitted."""
-        self._match_id, self._seat = info.match_id, info.seat
+        self._match_id, self._seat, self._attempt = info.match_id, info.seat, info.attempt
         self._start = match_started(info).SerializeToString()
         try:
             gateway = self._gateway = await self._relay().live_gateway(self.name)
@@ -108,8 +115,8 @@ class RelaySeat(Seat):
             state = await self._seat_on(gateway, self.admit_timeout_s)
         except StoreFailure:
             return
-        if state == "":
-            self._gateway = None
+        if state == "":  # its gateway did not answer: the first decision looks again (the arena's fault till then)
+            self._gateway, self._lost = None, True
             return
         if state != "admitted":
             raise SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
@@ -121,23 +128,33 @@ class RelaySeat(Seat):
             gateway = await self._ensure_started()
         except StoreFailure as error:
             raise SeatUnreachable(f"cannot reach Redis: {error}") from None
+        if gateway is None and self._lost:
+            raise SeatUnreachable(f"bot {self.name!r} lost its gateway (it died or drained) and has not "
+                                  "reconnected yet")
         if gateway is None:
             raise SeatGone(f"bot {self.name!r} has no live session on any gateway")
-        body = request_body(request.match_id, request.decision_number, request.observation, request.legal)
+        body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
+                            self._attempt)
         relay = self._relay()
         key = relay.new_reply_key()
         header = self._header("decide", legal=len(request.legal), deadline_s=request.deadline_s, reply=key,
-                              sent=time.time(), number=request.decision_number)
+                              sent=time.time(), number=request.decision_number, lag_cap=request.lag_cap_s)
         try:
-            await self._push(gateway, header, body)
-            raw = await relay.wait_reply(key, request.deadline_s + self.margin_s)
+            heard = await self._publish(gateway, header, body)
+            raw = await relay.wait_reply(key, request.deadline_s + request.lag_cap_s + self.margin_s) if heard else None
         except StoreFailure as error:
             raise SeatUnreachable(f"cannot reach Redis: {error}") from None
+        if not heard:
+            self._gateway = None
+            raise SeatUnreachable(f"gateway {gateway} is not listening (gone, or reconnecting to Redis)")
         if raw is None:
             self._gateway = None
             raise SeatUnreachable(f"gateway {gateway} did not answer within {request.deadline_s + self.margin_s:g} s")
         reply = json.loads(raw)
+        if reply.get("undelivered"):
+            raise SeatUnreachable(f"the request reached gateway {gateway} after its deadline (Redis was slow)")
         self._late = int(reply.get("late", 0))
+        request.lag_s = float(reply.get("lag_s") or 0.0)
         if reply.get("version"):
             self.version = str(reply["version"])
         if reply["status"] == "gone":
@@ -150,9 +167,9 @@ class RelaySeat(Seat):
                       reply.get("reasons", []), reply.get("wire_s"))
 
     async def events(self, match_id: str, observation: Observation) -> None:
-        if self._gateway is not None:
-            await self._push(self._gateway, self._header("events"),
-                             match_events(match_id, observation).SerializeToString())
+        if self._gateway is not None:  # lost with a gateway: the next request's observation is complete anyway
+            await self._publish(self._gateway, self._header("events"),
+                                match_events(match_id, observation).SerializeToString())
 
     async def close_answers(self, match_id: str) -> int:
         """Ask the gateway to close the match to late answers and for the final late refusals."""

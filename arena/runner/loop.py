@@ -36,10 +36,11 @@ from typing import Any
 
 from arena.engine import Action, Match
 from arena.engine.actions import PASS
+from arena.engine.hands import RoundHands, current_hands, dealt_hands
 from arena.metrics import ArenaMetrics, get_metrics
 from arena.tournament import EndReason
 
-from .record import DecisionOutcome, MatchConfig, MatchRecord, new_decision_log
+from .record import DecisionOutcome, MatchConfig, MatchRecord, hands_to_json, new_decision_log
 from .seat import (
     Seat,
     SeatGone,
@@ -117,10 +118,13 @@ class MatchRunner:
         self.detail = ""
         # One plain tuple of atomic values per decision while the match runs (the garbage collector untracks
         # such tuples, so thousands of them cost its collections nothing); made DecisionLogs at the end.
-        self._logged: list[tuple[int, int, str, float, str, int, tuple[str, ...], bool]] = []
+        self._logged: list[tuple[int, int, str, float, str, int, tuple[str, ...], bool, float, float]] = []
+        self._bank = [config.time_bank_s] * len(seats)  # each seat's time bank left (MatchConfig.time_bank_s)
         self._seen = [0] * len(seats)  # events each seat has been shown
         self._offers: list[int] = []  # seats still to be asked whether to catch, in order
         self._step_start = 0.0
+        # Every round's hands, taken at its deal and its end (off the per-decision path) for the record.
+        self._rounds = [RoundHands(self.match.round_number, self.match.dealer, dealt_hands(self.match))]
 
     # -- the match -----------------------------------------------------------------------------------------
     async def run(self) -> MatchRecord:
@@ -150,10 +154,13 @@ class MatchRunner:
         while True:
             decision = match.decision
             if decision == "round_over":
+                self._round_shown()
                 if event_seats:
                     await self._tell_round_end(event_seats)
                 match.next_round()
+                self._rounds.append(RoundHands(match.round_number, match.dealer, dealt_hands(match)))
             elif decision == "match_over":
+                self._round_shown()
                 return
             elif self._offers:
                 await self.ask(self._offers.pop(0), catch_offer=True)
@@ -161,6 +168,20 @@ class MatchRunner:
                 current = match.current
                 assert current is not None
                 await self.ask(current)
+
+    def _draw_bank(self, seat_no: int, request: SeatRequest, latency: float, timed_out: bool) -> float:
+        """Take what the decision spent over its deadline (and its lag compensation) from the seat's time bank;
+        a timeout empties it. The time spent is the request's time outside the arena when the seat measured it
+        (the arena's own work is not the bot's), else the whole latency."""
+        left = self._bank[seat_no]
+        spent = request.wire_s if request.wire_s is not None else latency
+        used = left if timed_out else min(left, max(0.0, spent - self.config.deadline_s - request.lag_s))
+        self._bank[seat_no] = left - used
+        return used
+
+    def _round_shown(self) -> None:
+        """The round ended: keep the hands it shows (V5)."""
+        self._rounds[-1] = self._rounds[-1]._replace(shown=current_hands(self.match), side=self.match.side_name)
 
     async def ask(self, seat_no: int, *, catch_offer: bool = False) -> None:
         """Ask one seat for one decision (or play the fallback for a forfeited seat) and apply the answer."""
@@ -170,6 +191,7 @@ class MatchRunner:
         self.number += 1
         reasons: Sequence[str] = ()
         refused = 0
+        lag = banked = 0.0
         probe_times: tuple[float, float, float] | None = None
         if tally.forfeited[seat_no]:
             index = fallback_action(legal)
@@ -196,8 +218,9 @@ class MatchRunner:
                     self.strike(seat_no, "errors")
                 latency = time.perf_counter() - t0
             else:
-                request = SeatRequest(self.config.match_id, seat_no, self.number, observation, legal,
-                                      self.config.deadline_s)
+                config = self.config
+                request = SeatRequest(config.match_id, seat_no, self.number, observation, legal,
+                                      config.deadline_s + self._bank[seat_no], lag_cap_s=config.lag_cap_s)
                 outcome = _ANSWERED
                 try:
                     index, waited = await self._decide(seat_no, seat, request)
@@ -216,6 +239,9 @@ class MatchRunner:
                 t_back = time.perf_counter()
                 latency = t_back - t0
                 refused, reasons = request.refusals, request.refusal_reasons
+                lag = request.lag_s
+                if self._bank[seat_no]:
+                    banked = self._draw_bank(seat_no, request, latency, outcome == _TIMEOUT)
                 if request.wire_s is not None and self.probe is not None:
                     probe_times = (t0 - self._step_start + (request.arena_s or 0.0), t_back, request.wire_s)
             if outcome == _TIMEOUT:
@@ -237,7 +263,7 @@ class MatchRunner:
             elif self._offers:
                 self._offers = []
         self._logged.append((seat_no, self.number, action.text, latency * 1000.0, outcome, refused, tuple(reasons),
-                             applied))
+                             applied, lag * 1000.0, banked * 1000.0))
         now = time.perf_counter()
         if probe_times is not None and self.probe is not None:
             before, t_back, wire = probe_times
@@ -316,6 +342,7 @@ class MatchRunner:
             replay=match.replay(),
             duration_s=duration_s,
             detail=self.detail,
+            hands=hands_to_json(self._rounds),
         )
 
     # -- telling the seats ---------------------------------------------------------------------------------

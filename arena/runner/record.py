@@ -1,6 +1,12 @@
 """What a match is and what it leaves behind: :class:`MatchConfig` (what to play), :class:`DecisionLog` (one
 decision asked) and :class:`MatchRecord` (the seed, every action for the engine replay, per-decision latency
-and outcome, timeouts, refusals and strikes: the replay shows who did what and why)."""
+and outcome, timeouts, refusals and strikes, and the hands of every round as dealt and as shown at its end: the
+replay shows who did what, with what in hand, and why).
+
+The hands' JSON form (:func:`hands_to_json`, read back by :func:`hands_from_json`) is one object per round:
+``{"round": 1, "dealer": 2, "side": "dark", "dealt": [[card, ...] per seat], "shown": [[card, ...] per seat]}``,
+cards in the engine's notation, ``shown`` null for a round that never ended; records stored before hands were kept
+have none, and their hands are worked out from the replay when asked (:meth:`MatchRecord.round_hands`)."""
 
 from __future__ import annotations
 
@@ -10,10 +16,11 @@ from enum import StrEnum
 from functools import partial
 from typing import Any, NamedTuple, cast
 
-from arena.engine import Rules
+from arena.engine import Rules, parse_card
+from arena.engine.hands import Hands, RoundHands, round_hands
 from arena.tournament import EndReason, MatchResult
 
-from .seat import DEFAULT_DEADLINE_S, DEFAULT_INFRA_GRACE_S, DEFAULT_MAX_STRIKES, MatchSummary
+from .seat import DEFAULT_DEADLINE_S, DEFAULT_INFRA_GRACE_S, DEFAULT_LAG_CAP_S, DEFAULT_MAX_STRIKES, MatchSummary
 
 
 class DecisionOutcome(StrEnum):
@@ -52,6 +59,12 @@ class MatchConfig:
     infra_grace_s: float = DEFAULT_INFRA_GRACE_S
     """How long a decision the arena could not get to the bot (:class:`~arena.runner.seat.SeatUnreachable`) is asked
     again before the match is aborted as an infrastructure fault (no strike either way)."""
+    time_bank_s: float = 0.0
+    """Each seat's time bank for the whole match (Kaggle's overage): time a decision takes over ``deadline_s`` comes
+    out of it, and a decision times out only once the bank is empty. 0: none."""
+    lag_cap_s: float = DEFAULT_LAG_CAP_S
+    """The most lag compensation per decision: a remote bot's measured round trip (its stream's pings), up to this,
+    is added to its deadline and recorded per decision. 0: none."""
 
     def __post_init__(self) -> None:
         if not self.match_id:
@@ -60,6 +73,10 @@ class MatchConfig:
             raise ValueError(f"deadline_s must be positive, got {self.deadline_s}")
         if not self.infra_grace_s >= 0:
             raise ValueError(f"infra_grace_s must not be negative, got {self.infra_grace_s}")
+        if not 0 <= self.time_bank_s <= 3600:
+            raise ValueError(f"time_bank_s must be between 0 and 3600, got {self.time_bank_s}")
+        if not 0 <= self.lag_cap_s <= 10:
+            raise ValueError(f"lag_cap_s must be between 0 and 10, got {self.lag_cap_s}")
         if self.max_strikes < 1:
             raise ValueError(f"max_strikes must be at least 1, got {self.max_strikes}")
 
@@ -78,6 +95,10 @@ class DecisionLog(NamedTuple):
     reasons: tuple[str, ...] = ()
     applied: bool = True
     """False for a declined catch offer: asked and answered, but no action of the match (not in the replay)."""
+    lag_ms: float = 0.0
+    """Lag compensation granted to this decision (the bot's measured round trip, capped; ``MatchConfig.lag_cap_s``)."""
+    bank_ms: float = 0.0
+    """Time this decision took from the seat's time bank (``MatchConfig.time_bank_s``)."""
 
 
 new_decision_log = cast(Callable[[tuple[Any, ...]], DecisionLog], partial(tuple.__new__, DecisionLog))
@@ -108,14 +129,26 @@ class MatchRecord:
     duration_s: float
     detail: str = ""
     """Why the match ended as it did, e.g. `seat 2 (mybot) forfeited: 3 strikes (3 timeouts)`."""
+    hands: list[dict[str, Any]] | None = None
+    """Every round's hands in their JSON form (:func:`hands_to_json`), taken by the runner at each deal and round
+    end; None in records stored before hands were kept (then worked out from the replay when asked)."""
+
+    def round_hands(self) -> list[RoundHands]:
+        """Every round's hands, dealt and shown at its end: read from ``hands``, else worked out from the replay
+        (one walk through the engine)."""
+        if self.hands is None:
+            return round_hands(self.replay)
+        return hands_from_json(self.hands, str(self.rules.get("variant", "flip")))
 
     def to_dict(self) -> dict[str, Any]:
         # Field by field: dataclasses.asdict would deep-copy thousands of DecisionLogs one by one.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.hands is None:
+            data["hands"] = hands_to_json(round_hands(self.replay))
         data["rules"], data["replay"] = dict(self.rules), dict(self.replay)
         data["decisions"] = [
             [d.seat, d.decision_number, d.action, round(d.latency_ms, 3), d.outcome, d.refusals, d.reasons,
-             d.applied]
+             d.applied, round(d.lag_ms, 3), round(d.bank_ms, 3)]
             for d in self.decisions
         ]
         return data
@@ -131,11 +164,14 @@ class MatchRecord:
                 seat, number, action, latency, outcome, refusals, *rest = item
                 reasons = tuple(rest[0]) if rest else ()
                 applied = bool(rest[1]) if len(rest) > 1 else True
+                lag_ms = float(rest[2]) if len(rest) > 2 else 0.0
+                bank_ms = float(rest[3]) if len(rest) > 3 else 0.0
                 decisions.append(DecisionLog(int(seat), int(number), str(action), float(latency), str(outcome),
-                                             int(refusals), reasons, applied))
+                                             int(refusals), reasons, applied, lag_ms, bank_ms))
         values["decisions"] = decisions
         values["end_reason"] = EndReason.parse(values["end_reason"])
         values.setdefault("detail", "")
+        values.setdefault("hands", None)
         return cls(**values)
 
     def to_result(self) -> MatchResult:
@@ -158,3 +194,42 @@ class MatchRecord:
                             tuple(self.forfeits), tuple(self.timeouts), tuple(self.refusals), self.detail)
 
 
+
+
+def _hands_to_json(hands: Hands) -> list[list[str]]:
+    return [[str(card) for card in hand] for hand in hands]
+
+
+def hands_to_json(rounds: list[RoundHands]) -> list[dict[str, Any]]:
+    """The JSON form of every round's hands (see the module docstring)."""
+    return [{"round": r.round, "dealer": r.dealer, "side": r.side, "dealt": _hands_to_json(r.dealt),
+             "shown": None if r.shown is None else _hands_to_json(r.shown)} for r in rounds]
+
+
+def hands_from_json(data: Any, variant: str = "flip") -> list[RoundHands]:
+    """Read back :func:`hands_to_json`; raise ValueError naming the round and what is wrong."""
+    if not isinstance(data, list):
+        raise ValueError(f"malformed hands: expected a list of rounds, got {type(data).__name__}")
+    rounds = []
+    for index, item in enumerate(data):
+        where = f"malformed hands, entry {index}"
+        if not isinstance(item, dict):
+            raise ValueError(f"{where}: expected an object, got {type(item).__name__}")
+        try:
+            number, dealer, side = int(item["round"]), int(item["dealer"]), str(item.get("side", "light"))
+            dealt = _hands_from_json(item["dealt"], variant)
+            shown = None if item.get("shown") is None else _hands_from_json(item["shown"], variant)
+        except KeyError as error:
+            raise ValueError(f"{where}: missing {error}") from None
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{where}: {error}") from None
+        if side not in ("light", "dark"):
+            raise ValueError(f"{where}: side must be light or dark, got {side!r}")
+        rounds.append(RoundHands(number, dealer, dealt, shown, side))
+    return rounds
+
+
+def _hands_from_json(hands: Any, variant: str) -> Hands:
+    if not isinstance(hands, list) or not all(isinstance(hand, list) for hand in hands):
+        raise ValueError("hands must be a list of lists of cards, one per seat")
+    return tuple(tuple(parse_card(str(card), variant) for card in hand) for hand in hands)

@@ -22,6 +22,9 @@ DEFAULT_MAX_STRIKES = 3
 DEFAULT_INFRA_GRACE_S = 30.0
 """How long the runner waits for a seat the arena could not reach (:class:`SeatUnreachable`) to be back before it
 aborts the match (an infrastructure fault: not scored, played again later)."""
+DEFAULT_LAG_CAP_S = 0.25
+"""The most lag compensation a decision gets: a remote bot's measured round trip, up to this, is added to its
+deadline (``MatchConfig.lag_cap_s``), so a bot far from the arena is not penalised for the network."""
 DEFAULT_ADMIT_TIMEOUT_S = 600.0
 """How long a remote seat waits at the start of a match for its bot to have a free match slot (a bot never sits
 in more matches at once than its Hello offered); past it the match is aborted (not scored, played again later)."""
@@ -76,6 +79,10 @@ class SeatRequest:
     refusal_reasons: list[str] = field(default_factory=list)
     wire_s: float | None = None
     """Time the request spent outside the arena (written to the stream -> answer read), if measured."""
+    lag_cap_s: float = 0.0
+    """The most lag compensation the seat may add to ``deadline_s`` (``MatchConfig.lag_cap_s``)."""
+    lag_s: float = 0.0
+    """The lag compensation the seat added (the bot's measured round trip, at most ``lag_cap_s``), if any."""
     arena_s: float | None = None
     """Time the seat's own code ran for this request (encoding, bookkeeping, reading the answer), if measured."""
 

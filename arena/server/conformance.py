@@ -12,22 +12,41 @@ Scripted situations, each a real match on the gateway the bot is connected to, t
   answer the decision that was pending (it is sent again), with no strike.
 
 Each check yields a :class:`CheckResult` with a one-line explanation; a bot passes when all pass.
+
+Every check ends in bounded time, whatever the bot does: a bot forfeits a match after ``max_strikes`` strikes
+(timeouts, or being gone), so a silent or vanished bot costs a few deadlines per match, not one per decision; a
+match that still runs past ``match_budget_s`` is given up (the check fails, saying so); the scripted matches
+together get at most ``phase_budget_s``. :class:`CheckProgress` keeps the results so far and the checks under
+way, so a caller that stops the run early (the bot process exited, Ctrl-C) still gives a verdict for every
+check (:meth:`CheckProgress.verdicts`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.engine import Action, Observation, Rules
-from arena.runner import EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
+from arena.runner import DecisionOutcome, EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
 from arena.server.remote_seat import RemoteSeat
 from bots import Bot, make_bot
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
+CHECKS = ("connects", "answers-in-time", "legal-choices", "decision-kinds", "concurrent-matches", "reconnect")
+"""Every check, in the order they run."""
+
+MAX_STRIKES = 3
+"""Strikes (timeouts, gone) after which the bot under check forfeits a match: the rest is played for it, fast."""
+MATCH_BUDGET_S = 60.0
+"""A match of a check still running after this is given up, and its check fails."""
+PHASE_BUDGET_S = 150.0
+"""The scripted matches (answers-in-time, legal-choices, decision-kinds) together get at most this."""
+ADMIT_TIMEOUT_S = 30.0
+"""How long a match of a check waits for the bot to have a free match slot."""
 
 
 @dataclass(frozen=True)
@@ -40,11 +59,36 @@ class CheckResult:
         return f"{'PASS' if self.passed else 'FAIL'} {self.name}: {self.detail}"
 
 
+@dataclass
+class CheckProgress:
+    """The results so far and the checks under way of one run of :func:`run_checks`."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    running: tuple[str, ...] = ("connects",)
+
+    def add(self, result: CheckResult) -> None:
+        self.results.append(result)
+
+    def verdicts(self, reason: str) -> list[CheckResult]:
+        """A verdict for every check of :data:`CHECKS` when the run stopped early for ``reason``: the results so
+        far, a FAIL naming ``reason`` for each check under way, and a FAIL ``not run`` for the others."""
+        done = {r.name: r for r in self.results}
+        out = []
+        for name in CHECKS:
+            if name in done:
+                out.append(done[name])
+            elif name in self.running:
+                out.append(CheckResult(name, False, reason))
+            else:
+                out.append(CheckResult(name, False, f"not run: {reason}"))
+        return out
+
+
 class _Watched(RemoteSeat):
     """A RemoteSeat that notes the kinds of decisions asked, and can drop the stream before one of them."""
 
     def __init__(self, gateway: Gateway, bot: str, kinds: Counter[str], drop_before: int = 0) -> None:
-        super().__init__(gateway, bot)
+        super().__init__(gateway, bot, admit_timeout_s=ADMIT_TIMEOUT_S)
         self.kinds = kinds
         self.drop_before = drop_before
         self.asked = 0
@@ -91,27 +135,48 @@ def _problems(record: MatchRecord, seat: int) -> str:
     if record.refusals[seat]:
         reasons = sorted({r.split(':', 1)[0] for d in record.decisions if d.seat == seat for r in d.reasons})
         problems.append(f"{record.refusals[seat]} refused answers ({', '.join(reasons) or 'late'})")
+    gone = sum(1 for d in record.decisions if d.seat == seat and d.outcome == DecisionOutcome.FALLBACK)
+    if gone:
+        problems.append(f"{gone} decisions while the bot was not connected")
     if record.strikes[seat]:
         problems.append(f"{record.strikes[seat]} strikes")
+    if seat in record.forfeits:
+        problems.append("forfeited the match")
     if record.end_reason is EndReason.ABORTED:
         problems.append(record.detail)
     return "; ".join(problems)
 
 
+async def _play(config: MatchConfig, seats: list[Seat], budget_s: float) -> MatchRecord | str:
+    """The record of the match, or why there is none (it ran past ``budget_s`` and was given up)."""
+    try:
+        async with asyncio.timeout(max(budget_s, 0.001)):
+            return await run_match(config, seats)
+    except TimeoutError:
+        return f"{config.match_id}: did not end within {budget_s:.0f} s (given up)"
+
+
 async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wait_s: float = 30.0,
-                     concurrent: int = 4, reconnect_deadline_s: float = 10.0) -> list[CheckResult]:
-    """Run every check against ``bot`` (connected, or connecting within ``wait_s``) and return the results."""
-    results: list[CheckResult] = []
+                     concurrent: int = 4, reconnect_deadline_s: float = 10.0, max_strikes: int = MAX_STRIKES,
+                     match_budget_s: float = MATCH_BUDGET_S, phase_budget_s: float = PHASE_BUDGET_S,
+                     progress: CheckProgress | None = None) -> list[CheckResult]:
+    """Run every check against ``bot`` (connected, or connecting within ``wait_s``) and return the results.
+    ``progress`` (when given) follows the run: the results so far and the checks under way."""
+    progress = progress if progress is not None else CheckProgress()
+    progress.running = ("connects",)
     try:
         await gateway.wait_for_bot(bot, wait_s)
     except TimeoutError as error:
-        return [CheckResult("connects", False, str(error))]
+        progress.add(CheckResult("connects", False, str(error)))
+        return progress.verdicts("the bot never connected")
     version = gateway.link(bot).version
-    results.append(CheckResult("connects", True, f"session open (bot_version {version!r})"))
+    progress.add(CheckResult("connects", True, f"session open (bot_version {version!r})"))
 
+    progress.running = ("answers-in-time", "legal-choices", "decision-kinds")
     kinds: Counter[str] = Counter()
     timed: list[str] = []
     refused: list[str] = []
+    given_up: list[str] = []
     answered = 0
     scripted = [
         (Rules(variant="flip", uno_penalty="catch"), 4, 0),
@@ -119,7 +184,8 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     ]
     seed = 11
     extra = 0
-    while True:
+    phase_ends = time.monotonic() + phase_budget_s
+    while time.monotonic() < phase_ends:
         if scripted:
             rules, players, seat = scripted.pop(0)
         elif extra < 6 and any(kinds[k] == 0 for k in DECISION_KINDS):
@@ -130,44 +196,60 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
         seats: list[Seat] = _others(players - 1, seed)
         watched = _Watched(gateway, bot, kinds)
         seats.insert(seat, watched)
-        config = MatchConfig(f"check-{bot}-{seed}", seed, rules, deadline_s=deadline_s, max_strikes=1000)
-        record = await run_match(config, seats)
+        config = MatchConfig(f"check-{bot}-{seed}", seed, rules, deadline_s=deadline_s, max_strikes=max_strikes)
+        record = await _play(config, seats, min(match_budget_s, phase_ends - time.monotonic()))
         seed += 1
+        if isinstance(record, str):
+            given_up.append(record)
+            break
         answered += watched.asked - record.timeouts[seat]
         problems = _problems(record, seat)
-        if record.timeouts[seat]:
+        if record.timeouts[seat] or seat in record.forfeits:
             timed.append(f"{config.match_id}: {problems}")
         if record.refusals[seat]:
             refused.append(f"{config.match_id}: {problems}")
-    results.append(CheckResult("answers-in-time", not timed,
-                               "; ".join(timed) or f"{answered} decisions answered within {deadline_s:g} s"))
-    results.append(CheckResult("legal-choices", not refused, "; ".join(refused) or "no answer refused"))
+    if scripted and not given_up:
+        given_up.append(f"the scripted matches did not end within {phase_budget_s:.0f} s")
+    slow = timed + given_up
+    progress.add(CheckResult("answers-in-time", not slow,
+                             "; ".join(slow) or f"{answered} decisions answered within {deadline_s:g} s"))
+    progress.add(CheckResult("legal-choices", not refused and not given_up,
+                             "; ".join(refused + given_up) or "no answer refused"))
     missing = [k for k in DECISION_KINDS if kinds[k] == 0]
     seen = ", ".join(f"{k} {kinds[k]}" for k in DECISION_KINDS)
-    results.append(CheckResult("decision-kinds", not missing,
-                               f"asked {seen}" + (f"; never came up: {', '.join(missing)}" if missing else "")))
+    progress.add(CheckResult("decision-kinds", not missing,
+                             f"asked {seen}" + (f"; never came up: {', '.join(missing)}" if missing else "")))
 
     # Never more matches at once than the bot's Hello offered (the gateway would make the others wait).
+    progress.running = ("concurrent-matches",)
     concurrent = max(1, min(concurrent, gateway.link(bot).capacity or concurrent))
-    configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), deadline_s=deadline_s, max_strikes=1000)
+    configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), deadline_s=deadline_s, max_strikes=max_strikes)
                for i in range(concurrent)]
-    records = await asyncio.gather(*(run_match(c, [RemoteSeat(gateway, bot), *_others(2, c.seed)]) for c in configs))
-    bad = [f"{r.match_id}: {_problems(r, 0)}" for r in records if _problems(r, 0)]
-    results.append(CheckResult("concurrent-matches", not bad,
-                               "; ".join(bad) or f"{concurrent} matches at once, all answered in time"))
+    records = await asyncio.gather(*(
+        _play(c, [RemoteSeat(gateway, bot, admit_timeout_s=ADMIT_TIMEOUT_S), *_others(2, c.seed)], match_budget_s)
+        for c in configs))
+    bad = [r if isinstance(r, str) else f"{r.match_id}: {_problems(r, 0)}"
+           for r in records if isinstance(r, str) or _problems(r, 0)]
+    progress.add(CheckResult("concurrent-matches", not bad,
+                             "; ".join(bad) or f"{concurrent} matches at once, all answered in time"))
 
+    progress.running = ("reconnect",)
     watched = _Watched(gateway, bot, Counter(), drop_before=5)
-    config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), deadline_s=reconnect_deadline_s, max_strikes=1000)
-    record = await run_match(config, [watched, *_others(2, 7)])
-    if not watched.dropped:
-        results.append(CheckResult("reconnect", False, "the bot was not connected when the stream was to be dropped"))
+    config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), deadline_s=reconnect_deadline_s,
+                         max_strikes=max_strikes)
+    played = await _play(config, [watched, *_others(2, 7)], match_budget_s)
+    if isinstance(played, str):
+        progress.add(CheckResult("reconnect", False, played))
+    elif not watched.dropped:
+        progress.add(CheckResult("reconnect", False, "the bot was not connected when the stream was to be dropped"))
     else:
-        problems = _problems(record, 0)
-        results.append(CheckResult(
+        problems = _problems(played, 0)
+        progress.add(CheckResult(
             "reconnect", not problems and gateway.is_connected(bot),
             problems or ("stream dropped at decision 5; the bot reconnected and answered the pending decision"
                          if gateway.is_connected(bot) else "the bot did not stay connected")))
-    return results
+    progress.running = ()
+    return list(progress.results)
 
 
 def all_passed(results: Sequence[CheckResult]) -> bool:

@@ -60,6 +60,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import os
 import socket
 import time
@@ -83,7 +84,11 @@ from arena.protocol.encoding import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_b
 from arena.server.auth import BotAuthInterceptor
 from arena.server.deadlines import Deadlines
 from arena.server.relay_consumer import RelayConsumer
-from arena.store import BotRecord, Store
+from arena.service.incidents import log_incidents
+from arena.store import BotRecord, Incident, Store
+from arena.store.sessions import DEFAULT_TTL as DEFAULT_SESSION_TTL
+
+log = logging.getLogger(__name__)
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 """Loopback unless told otherwise (``--address`` or ``$UNO_ARENA_GRPC_ADDR``): the deploy files give 0.0.0.0."""
@@ -92,6 +97,8 @@ GATEWAY_ID_ENV = "UNO_ARENA_GATEWAY_ID"
 MAX_MESSAGE_BYTES = 64 * 1024
 RETRIES_PER_REQUEST = 5
 PINGS_REMEMBERED = 8
+RTT_SAMPLES = 5
+"""Ping -> Pong round trips kept per stream (:attr:`BotSession.rtt_s` is their least)."""
 """Unanswered Ping nonces kept per stream: a Pong echoing an older one is refused."""
 CLOSED_SESSIONS_KEPT = 10_000
 STOP_TASKS_TIMEOUT_S = 3.0
@@ -111,6 +118,10 @@ _CODE = {code: code.value[0] for code in grpc.StatusCode}
 
 class Drained(Exception):
     """The gateway drains: a pending decision or a waiting match start is handed over to another gateway."""
+
+
+class Superseded(Exception):
+    """A newer attempt of the match started: a pending decision of an older attempt is dropped (never sent again)."""
 
 
 def grpc_address(flag: str | None = None) -> str:
@@ -139,7 +150,9 @@ class GatewayConfig:
     hello_timeout_s: float = 10.0
     heartbeat_interval_s: float = 10.0
     heartbeat_misses: int = 3
-    session_ttl_s: float = 30.0
+    session_ttl_s: float = DEFAULT_SESSION_TTL
+    """A session's life in Redis without a refresh (refreshed every third of it): a dead gateway's sessions stop
+    counting this soon."""
     max_message_bytes: int = MAX_MESSAGE_BYTES
     max_concurrent_matches: int = 64
     """The most matches a session is offered (Welcome says min(this, what Hello offered))."""
@@ -186,6 +199,8 @@ class DecideOutcome:
     """Time the gateway's code ran for this request (sending it, reading and checking the answer)."""
     moved: bool = False
     """``gone`` because this gateway drains: the relay hands the request over to the bot's new gateway."""
+    lag_s: float = 0.0
+    """Lag compensation granted: the stream's round trip (:attr:`BotSession.rtt_s`), at most the caller's cap."""
 
 
 @dataclass(eq=False)
@@ -203,13 +218,18 @@ class PendingDecision:
     t_written: float | None = None
     t_answer: float | None = None
     arena_s: float = 0.0
+    attempt: int = 0
 
 
 @dataclass(eq=False)
 class MatchSlot:
-    """A match the bot sits in (one per match and seat): what to tell it again after a reconnect."""
+    """A match the bot sits in (one per match and seat, holding the newest attempt seen): what to tell it again
+    after a reconnect."""
 
     started: bytes
+    attempt: int = 0
+    """``MatchStarted.attempt``: a start, request, event or end of an older attempt is stale (that attempt was
+    aborted and its runner is gone or stopping)."""
     late_refusals: int = 0
     last_used: float = field(default_factory=time.monotonic)
     idle_limit_s: float = 600.0
@@ -223,7 +243,7 @@ class Admission:
 
     match_id: str
     seat: int
-    data: bytes
+    started: bot_pb2.MatchStarted
     idle_limit_s: float
     future: asyncio.Future[None]
 
@@ -302,8 +322,17 @@ class BotSession:
         self.t_read = 0.0
         self.refused: deque[float] = deque()
         self.bucket = TokenBucket(gateway.config.message_rate, gateway.config.message_burst)
-        self.pings: deque[int] = deque(maxlen=PINGS_REMEMBERED)
-        """Nonces of the Pings sent on this stream and not yet answered (a Pong must echo one)."""
+        self.pings: dict[int, float] = {}
+        """Nonces of the Pings sent on this stream and not yet answered (a Pong must echo one), with the time each
+        was sent (at most ``PINGS_REMEMBERED``, the oldest forgotten first)."""
+        self.round_trips: deque[float] = deque(maxlen=RTT_SAMPLES)
+        """The last Ping -> Pong round trips of this stream, in seconds."""
+
+    @property
+    def rtt_s(self) -> float:
+        """The stream's round trip as lag compensation sees it: the least of the last few Ping -> Pong times (a bot
+        busy deciding answers a Ping late; the least is the network's share). 0 before the first Pong."""
+        return min(self.round_trips, default=0.0)
 
     @property
     def open(self) -> bool:
@@ -549,11 +578,28 @@ class Gateway:
             self.sessions.pop(session_id, None)
             self.metrics.bot_disconnected()
             self._mark_closed(session_id)
+            self._log_disconnect(link, session)
             if not self.draining:  # a draining gateway deletes it once the bot has a newer one (release_drained)
                 with contextlib.suppress(Exception):
                     await asyncio.to_thread(self.store.sessions.close, session_id)
         if session.kill_code is not None:
             await self._end(context, session.kill_code, session.kill_details)
+
+    def _log_disconnect(self, link: BotLink, session: BotSession) -> None:
+        """A ``disconnect`` incident in the bot's incident log (written off the event loop, never raising): why
+        the stream ended and the decisions it left pending."""
+        if session.kill_code is not None:
+            why = f"{session.kill_code.name}: {session.kill_details}"
+        else:
+            why = "the gateway is draining" if self.draining else "the stream ended from the bot's side"
+        pending = list(link.pending.values())
+        incident = Incident("disconnect", pending[0].match_id if pending else "",
+                            pending[0].decision_number if len(pending) == 1 else 0,
+                            request_id=",".join(p.request_id for p in pending[:5]),
+                            detail=f"{why} ({len(link.matches)} matches in play, {len(pending)} decisions pending)")
+        with contextlib.suppress(RuntimeError):  # a loop whose executor is shut down already: nothing to log on
+            asyncio.get_running_loop().run_in_executor(None, log_incidents, self.store, link.name, [incident],
+                                                       self.metrics)
 
     def _open_session(self, bot: str, session_id: str, capacity: int, version: str) -> None:
         self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=self.config.session_ttl_s,
@@ -561,8 +607,9 @@ class Gateway:
         try:
             if self.store.bots.get(bot).version != version:
                 self.store.bots.set_version(bot, version)
-        except Exception:
-            pass
+            self.store.bots.note_version(bot, version)
+        except Exception:  # the history is a nicety: a failure here never refuses the session
+            log.warning("could not record version %r of bot %s", version, bot, exc_info=True)
 
     async def _end(self, context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str) -> None:
         """An in-band Error, then end the call with the same status."""
@@ -631,9 +678,10 @@ class Gateway:
             self._on_decision(session, message.decision)
         elif kind == "pong":
             nonce = message.pong.nonce
-            try:
-                session.pings.remove(nonce)
-            except ValueError:
+            sent = session.pings.pop(nonce, None)
+            if sent is not None:
+                session.round_trips.append(time.monotonic() - sent)
+            else:
                 self._refuse(session, grpc.StatusCode.INVALID_ARGUMENT, "bad_pong",
                              f"pong nonce {nonce} does not echo a Ping sent on this stream (or was answered already)")
         elif kind == "hello":
@@ -724,9 +772,10 @@ class Gateway:
         relayed match whose bot moved to this gateway). New matches go through :meth:`admit`. A match the bot
         is already seated in here is left as it is (a hand-over and the seat's own start may both come)."""
         link = self.link(bot)
-        if (match_id, seat) in link.matches:
+        slot = link.matches.get((match_id, seat))
+        if slot is not None and slot.attempt >= started.attempt:
             return
-        self._open_slot(link, match_id, seat, _envelope(match_started=started), _idle_limit(self, started))
+        self._open_slot(link, match_id, seat, started, _idle_limit(self, started))
 
     def started_body(self, bot: str, match_id: str, seat: int) -> bytes | None:
         """The serialized MatchStarted of a match the bot is seated in here (to hand it over), or None."""
@@ -736,10 +785,26 @@ class Gateway:
             return None
         return bot_pb2.ArenaMessage.FromString(slot.started).match_started.SerializeToString()
 
-    def _open_slot(self, link: BotLink, match_id: str, seat: int, data: bytes, idle_limit_s: float) -> None:
-        link.matches[(match_id, seat)] = MatchSlot(data, idle_limit_s=idle_limit_s)
+    def _open_slot(self, link: BotLink, match_id: str, seat: int, started: bot_pb2.MatchStarted,
+                   idle_limit_s: float) -> None:
+        """Seat the bot (send MatchStarted); a newer attempt replaces the slot of an older one, whose pending
+        decisions are dropped (:class:`Superseded`), so a reconnect never sends them to the new attempt's bot."""
+        attempt = started.attempt
+        old = link.matches.get((match_id, seat))
+        if old is not None and old.attempt < attempt:
+            for pending in list(link.pending.values()):
+                if (pending.match_id == match_id and pending.seat == seat and pending.attempt < attempt
+                        and not pending.future.done()):
+                    pending.future.set_exception(Superseded())
+        data = _envelope(match_started=started)
+        link.matches[(match_id, seat)] = MatchSlot(data, attempt=attempt, idle_limit_s=idle_limit_s)
         if link.session is not None:
             link.session.send(data)
+
+    def _stale(self, link: BotLink, match_id: str, seat: int, attempt: int) -> bool:
+        """Whether ``attempt`` (0: not said) is older than the attempt the bot is seated in for this match."""
+        slot = link.matches.get((match_id, seat))
+        return bool(attempt) and slot is not None and slot.attempt > attempt
 
     def _has_room(self, link: BotLink, match_id: str) -> bool:
         open_matches = link.open_matches()
@@ -752,12 +817,13 @@ class Gateway:
         seat of a match it already plays needs no slot). Match starts wait first come first served; False when
         none was free within ``timeout_s`` (nothing was sent: the caller aborts the match, no strike)."""
         link = self.link(bot)
-        data = _envelope(match_started=started)
         idle = _idle_limit(self, started)
+        if self._stale(link, match_id, seat, started.attempt):
+            return False  # a start of an attempt that a newer one replaced: nothing to seat
         if match_id in link.open_matches() or (not link.waiting and self._has_room(link, match_id)):
-            self._open_slot(link, match_id, seat, data, idle)
+            self._open_slot(link, match_id, seat, started, idle)
             return True
-        entry = Admission(match_id, seat, data, idle, asyncio.get_running_loop().create_future())
+        entry = Admission(match_id, seat, started, idle, asyncio.get_running_loop().create_future())
         link.waiting.append(entry)
         try:
             async with asyncio.timeout(timeout_s):
@@ -784,7 +850,7 @@ class Gateway:
             if not self._has_room(link, entry.match_id):
                 return
             waiting.popleft()
-            self._open_slot(link, entry.match_id, entry.seat, entry.data, entry.idle_limit_s)
+            self._open_slot(link, entry.match_id, entry.seat, entry.started, entry.idle_limit_s)
             entry.future.set_result(None)
 
     def open_matches(self, bot: str) -> int:
@@ -792,18 +858,26 @@ class Gateway:
         link = self.links.get(bot.casefold())
         return len(link.open_matches()) if link is not None else 0
 
-    def send_events(self, bot: str, match_id: str, seat: int, events: bot_pb2.MatchEvents) -> None:
+    def send_events(self, bot: str, match_id: str, seat: int, events: bot_pb2.MatchEvents, attempt: int = 0) -> None:
         link = self.link(bot)
+        if self._stale(link, match_id, seat, attempt):
+            return
         slot = link.matches.get((match_id, seat))
         if slot is not None:
             slot.last_used = time.monotonic()
         if link.session is not None:
             link.session.send(_envelope(match_events=events))
 
-    def end_match(self, bot: str, match_id: str, seat: int, ended: bot_pb2.MatchEnded | None) -> int:
+    def end_match(self, bot: str, match_id: str, seat: int, ended: bot_pb2.MatchEnded | None,
+                  attempt: int = 0) -> int:
         """Tell the bot its match ended; returns the seat's late refusals (the slot is dropped, which frees a match
-        slot of the bot). ``ended`` None: release the slot without telling the bot (a start given up)."""
+        slot of the bot). ``ended`` None: release the slot without telling the bot (a start given up). The end of
+        an older attempt than the slot's (``attempt``, else ``ended.attempt``) leaves the newer attempt's slot."""
         link = self.link(bot)
+        if self._stale(link, match_id, seat, attempt or (ended.attempt if ended is not None else 0)):
+            if link.session is not None and ended is not None:
+                link.session.send(_envelope(match_ended=ended))
+            return 0
         slot = link.matches.pop((match_id, seat), None)
         if link.session is not None and ended is not None:
             link.session.send(_envelope(match_ended=ended))
@@ -811,12 +885,12 @@ class Gateway:
             self._admit_waiting(link)
         return slot.late_refusals if slot is not None else 0
 
-    def close_match(self, bot: str, match_id: str, seat: int) -> int:
+    def close_match(self, bot: str, match_id: str, seat: int, attempt: int = 0) -> int:
         """The match is over: later answers to its requests are refused without counting in it; returns the seat's
         late refusals, final from now on (so the MatchEnded the runner builds next tells the stored count)."""
         link = self.links.get(bot.casefold())
         slot = link.matches.get((match_id, seat)) if link is not None else None
-        if slot is None:
+        if slot is None or (attempt and slot.attempt > attempt):
             return 0
         slot.closed = True
         return slot.late_refusals
@@ -830,26 +904,32 @@ class Gateway:
         return f"{self._prefix}-{next(self._ids)}"
 
     async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
-                     deadline_s: float) -> DecideOutcome:
+                     deadline_s: float, attempt: int = 0, lag_cap_s: float = 0.0) -> DecideOutcome:
         """Send the DecisionRequest ``body`` (serialized without request id and times, see
         :func:`arena.protocol.encoding.request_body`) to the bot and wait for a valid answer up to ``deadline_s``.
         The bot need not be connected now: the request waits for it (a reconnect picks it up). On a draining
-        gateway it is ``gone`` with ``moved`` set, unsent or at once (the relay hands it over)."""
+        gateway it is ``gone`` with ``moved`` set, unsent or at once (the relay hands it over). A request of an
+        older ``attempt`` than the bot's newest start of the match is ``gone`` unsent, and a pending one is
+        dropped when a newer attempt starts (:class:`Superseded`). The wait is ``deadline_s`` plus the stream's
+        round trip up to ``lag_cap_s`` (lag compensation; the bot is told ``deadline_s``)."""
         t_start = time.perf_counter()
         link = self.link(bot)
         if self.draining:
             return DecideOutcome("gone", None, 0, [], None, self.late_refusals(bot, match_id, seat), link.version,
                                  moved=True)
+        if self._stale(link, match_id, seat, attempt):
+            return DecideOutcome("gone", None, 0, [], None, 0, link.version)
         request_id = self.new_request_id()
         limit_ms = max(1, int(deadline_s * 1000))
+        session = link.session
+        lag = min(lag_cap_s, session.rtt_s) if session is not None and lag_cap_s > 0 else 0.0
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         pending = PendingDecision(request_id, match_id, seat, decision_number, body, legal_count, future,
-                                  self._deadlines.add(future, deadline_s))
+                                  self._deadlines.add(future, deadline_s + lag), attempt=attempt)
         link.pending[request_id] = pending
         slot = link.matches.get((match_id, seat))
         if slot is not None:
             slot.last_used = pending.deadline_at
-        session = link.session
         if session is not None:
             session.send(request_bytes(body, request_id, limit_ms, int(time.time() * 1000) + limit_ms), pending)
         index: int | None = None
@@ -861,6 +941,8 @@ class Gateway:
             status = "answered"
         except Drained:
             status, moved = "gone", True
+        except Superseded:
+            status = "gone"
         except TimeoutError:
             status = "timeout" if link.session is not None else "gone"
             if link.session is not None:
@@ -877,7 +959,7 @@ class Gateway:
         if pending.t_answer is not None and pending.t_written is not None:
             wire = pending.t_answer - pending.t_written
         return DecideOutcome(status, index, pending.refusals, pending.reasons, wire,
-                             slot.late_refusals if slot is not None else 0, link.version, pending.arena_s, moved)
+                             slot.late_refusals if slot is not None else 0, link.version, pending.arena_s, moved, lag)
 
     # -- housekeeping -----------------------------------------------------------------------------
     async def heartbeat_loop(self) -> None:
@@ -904,7 +986,9 @@ class Gateway:
                                  f"no message and no Pong for {silent_after:g} s: the session is closed")
                 elif ping:
                     nonce = next(self._ping_nonce)
-                    session.pings.append(nonce)
+                    session.pings[nonce] = now
+                    if len(session.pings) > PINGS_REMEMBERED:
+                        del session.pings[next(iter(session.pings))]
                     session.send(_envelope(ping=bot_pb2.Ping(nonce=nonce, sent_unix_ms=int(time.time() * 1000))))
             live = [(s.session_id, s.link.name, s.capacity) for s in self.sessions.values() if s.open]
             if live:
@@ -923,10 +1007,10 @@ class Gateway:
         for a whole TTL), and one that closed while it was being re-created is closed again."""
         ttl = self.config.session_ttl_s
         closed = self._closed_sessions
-        for session_id, bot, capacity in live:
-            if session_id in closed:
-                continue
-            if not self.store.sessions.heartbeat(session_id, ttl):
+        live = [entry for entry in live if entry[0] not in closed]
+        refreshed = self.store.sessions.heartbeat_many([session_id for session_id, _bot, _cap in live], ttl)
+        for (session_id, bot, capacity), alive in zip(live, refreshed, strict=True):
+            if not alive and session_id not in closed:
                 self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=ttl, session_id=session_id)
                 if session_id in closed:
                     self.store.sessions.close(session_id)
@@ -978,11 +1062,13 @@ class Gateway:
     def _release_drained(self, everything: bool) -> None:
         moved: dict[str, bool] = {}
         for session_id, bot in list(self.drained.items()):
-            if not everything and bot not in moved:
+            if bot not in moved:
                 moved[bot] = any(s.gateway != self.gateway_id for s in self.store.sessions.for_bot(bot))
             if everything or moved[bot]:
                 self.store.sessions.close(session_id)
                 self.drained.pop(session_id, None)
+                if not moved.get(bot):  # told to move, it had not yet when this gateway left: not its fault
+                    self.store.sessions.mark_lost(bot)
 
 
 def _idle_limit(gateway: Gateway, started: bot_pb2.MatchStarted) -> float:

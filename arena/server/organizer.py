@@ -30,8 +30,16 @@ admin token everyone is the admin (``uno-arena serve`` refuses to start so unles
 unknown participants, a malformed cron expression), ``NOT_FOUND`` (an unknown tournament or match),
 ``ALREADY_EXISTS`` (a taken bot name, tournament id or schedule id, an idempotency key reused with
 another spec), ``FAILED_PRECONDITION`` (cancelling a tournament that already ended, a token for a deleted
-bot), ``UNAVAILABLE``
+bot, a participant not connected when the request requires them all connected), ``UNAVAILABLE``
 (Redis unreachable).
+
+Connected participants: ``CreateTournament`` names the registered participants with no live session in its
+answer (``not_connected``; they forfeit every match they are not connected for). With ``require_connected``
+the call waits up to ``connect_wait_ms`` (default :data:`DEFAULT_CONNECT_WAIT_MS`, at most
+:data:`MAX_CONNECT_WAIT_MS`) for them, polling every :data:`CONNECT_POLL_S`, and refuses with
+``FAILED_PRECONDITION`` naming those still missing; a retry of a tournament already created is never refused.
+
+Standings are final once the tournament ended (finished, cancelled or failed): no further match starts.
 """
 
 from __future__ import annotations
@@ -43,7 +51,7 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -65,28 +73,35 @@ from arena.protocol.convert import (
 from arena.relay.messages import drop_message
 from arena.server.auth import AuthError, bearer_token
 from arena.service import lifecycle
+from arena.service.competitions import competition_standings
 from arena.service.lifecycle import UnknownParticipants, check_participants
 from arena.service.matches import StoredResult, builtin_kind
 from arena.service.replays import replay_steps
-from arena.service.schedules import spec_for_run
+from arena.service.schedules import delete_schedule, spec_for_run
 from arena.store import (
     DeletedBot,
     DuplicateBotName,
     DuplicateSchedule,
     DuplicateTournament,
     IdempotencyConflict,
+    Incident,
     InvalidName,
     InvalidToken,
     Store,
     StoreUnavailable,
     UnknownBot,
+    UnknownCompetition,
+    UnknownSchedule,
     UnknownTournament,
     new_tournament_id,
 )
+from arena.store.incidents import MAX_READ
 from arena.store.keys import BOT_NAME_RE, check_id, check_name
 from arena.store.runstate import RunState
 from arena.tournament import MatchResult, TournamentSpec, count_matches, limits, results_to_csv
-from arena.tournament.cron import CronError, parse_cron, with_time_zone
+from arena.tournament.competition import CompetitionSpec
+from arena.tournament.cron import CronError, parse_cron, time_zone, with_time_zone
+from arena.tournament.spec import DEFAULT_LAG_CAP_MS
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +109,8 @@ ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
 DEFAULT_DEADLINE_MS = 1000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
+DEFAULT_BOT_LOG_LIMIT = 100
+"""Incidents GetBotLog returns when the request gives no limit (at most ``arena.store.incidents.MAX_READ``)."""
 MAX_MATCHES = limits.MAX_MATCHES
 """A tournament larger than this is refused (INVALID_ARGUMENT); every bound is in :mod:`arena.tournament.limits`."""
 MAX_NAME_LENGTH = 100
@@ -103,6 +120,10 @@ MAX_CRON_LENGTH = 100
 MAX_ERROR_LENGTH = 1000
 """An error message is cut to this many characters (inputs in it are quoted to 100 characters at most)."""
 WATCH_POLL_S = 0.25
+DEFAULT_CONNECT_WAIT_MS = 10_000
+"""How long a ``require_connected`` create waits for its registered participants to connect, unless told."""
+MAX_CONNECT_WAIT_MS = 60_000
+CONNECT_POLL_S = 0.25
 UTC_NAMES = ("", "UTC", "Etc/UTC", "Z", "GMT", "Etc/GMT")
 
 _STATES = {
@@ -113,6 +134,7 @@ _STATES = {
     "cancelled": arena_pb2.TOURNAMENT_STATE_CANCELLED,
 }
 _ENDED = ("finished", "failed", "cancelled")
+_STATUS_OF_STATE = {state: status for status, state in _STATES.items()}
 
 T = TypeVar("T")
 
@@ -161,8 +183,14 @@ RPC_ROLES: dict[str, Role] = {
     "RotateBotToken": Role.ADMIN,
     "RevokeBot": Role.ADMIN,
     "DeleteBot": Role.ADMIN,
+    "GetBotLog": Role.BOT,  # the bot's own log only (get_bot_log): another bot gets PERMISSION_DENIED
     "CreateTournament": Role.ADMIN,
+    "ListTournaments": Role.ANONYMOUS,  # seeds of tournaments not ended only to the admin (tournament_message)
+    "ListCompetitions": Role.ANONYMOUS,
+    "GetCompetitionStandings": Role.ANONYMOUS,
     "ScheduleTournament": Role.ADMIN,
+    "ListSchedules": Role.ADMIN,
+    "DeleteSchedule": Role.ADMIN,
     "WatchTournament": Role.ANONYMOUS,
     "GetStandings": Role.ANONYMOUS,
     "GetReplay": Role.ANONYMOUS,  # before the end a bot's own seat only (get_replay); after it, public
@@ -195,6 +223,16 @@ def _timestamp(seconds: float | str | None) -> Timestamp | None:
     ts = Timestamp()
     ts.FromNanoseconds(int(float(seconds) * 1e9))
     return ts
+
+
+def _set_time(field: Timestamp, seconds: float) -> None:
+    """Set a Timestamp field from Unix seconds (left unset for 0)."""
+    if seconds:
+        field.FromNanoseconds(int(seconds * 1e9))
+
+
+_COMPETITION_STATES = {"active": arena_pb2.COMPETITION_STATE_ACTIVE, "paused": arena_pb2.COMPETITION_STATE_PAUSED,
+                       "closed": arena_pb2.COMPETITION_STATE_CLOSED}
 
 
 class Organizer:
@@ -277,7 +315,16 @@ class Organizer:
         return arena_pb2.RegisterBotResponse(bot=self.bot_message(record), token=token)
 
     def get_bot(self, request: arena_pb2.GetBotRequest, caller: Caller = ADMIN) -> arena_pb2.GetBotResponse:
-        return arena_pb2.GetBotResponse(bot=self.bot_message(self.store.bots.get(request.name), caller))
+        record = self.store.bots.get(request.name)
+        msg = self.bot_message(record, caller)
+        if caller.is_admin or caller.is_bot(record.name):
+            for seen in self.store.bots.versions(record.name):
+                version = msg.versions.add(version=seen.version)
+                for field, stamp in (("first_seen", seen.first_seen), ("last_seen", seen.last_seen)):
+                    ts = _timestamp(stamp)
+                    if ts is not None:
+                        getattr(version, field).CopyFrom(ts)
+        return arena_pb2.GetBotResponse(bot=msg)
 
     def _drop_streams(self, name: str, why: str) -> None:
         """Close the bot's live streams on every gateway holding one (through the relay)."""
@@ -321,6 +368,18 @@ class Organizer:
             next_page_token=page[-1].name if more and page else "",
         )
 
+    def get_bot_log(self, request: arena_pb2.GetBotLogRequest, caller: Caller = ADMIN) -> arena_pb2.GetBotLogResponse:
+        """The bot's incident log (:mod:`arena.store.incidents`), to the bot itself or the admin."""
+        if not (caller.is_admin or caller.is_bot(request.name)):
+            raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
+                                 "a bot may read its own incident log only (the admin may read any)")
+        record = self.store.bots.get(request.name)
+        limit = min(request.limit or DEFAULT_BOT_LOG_LIMIT, MAX_READ)
+        incidents = (self.store.incidents.since(record.name, request.after_seq, limit) if request.after_seq
+                     else self.store.incidents.recent(record.name, limit))
+        return arena_pb2.GetBotLogResponse(incidents=[incident_message(i) for i in incidents],
+                                           last_seq=self.store.incidents.last_seq(record.name))
+
     # -- tournaments ---------------------------------------------------------------------------
     def spec_from_request(self, msg: arena_pb2.TournamentSpec, tournament_id: str) -> tuple[TournamentSpec, int]:
         """A validated TournamentSpec and its number of matches (INVALID_ARGUMENT naming the problem otherwise).
@@ -341,8 +400,9 @@ class Organizer:
             if builtin_kind(name) is None and not BOT_NAME_RE.match(name):
                 raise _invalid(f"participants: {limits.quoted(name)} is not a bot name (1-32 letters, digits, "
                                "'_' or '-') nor a built-in bot")
-        seats = int(msg.seats_per_table or 2)
-        deals = int(msg.deals_per_table or 1)
+        # Unset: the defaults; an explicit 0 is refused by the bounds below (never silently one deal).
+        seats = int(msg.seats_per_table) if msg.HasField("seats_per_table") else 2
+        deals = int(msg.deals_per_table) if msg.HasField("deals_per_table") else 1
         deadline_ms = int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS)
         try:
             limits.check_numbers(participants=len(participants), seats=seats, deals=deals, deadline_ms=deadline_ms,
@@ -357,6 +417,9 @@ class Organizer:
                 duplicate=bool(msg.duplicate_deals),
                 seed=int(msg.seed),
                 deadline_ms=deadline_ms,
+                time_bank_ms=int(msg.time_bank_ms),
+                lag_cap_ms=(int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms")
+                            else DEFAULT_LAG_CAP_MS),
             )
             limits.check_size(len(spec.participants), spec.seats, spec.deals, spec.matches_per_deal, spec.max_tables,
                               spec.pair_meetings)
@@ -371,7 +434,8 @@ class Organizer:
             raise _invalid(str(error)) from None
         return spec, total
 
-    def create_tournament(self, request: arena_pb2.CreateTournamentRequest) -> arena_pb2.CreateTournamentResponse:
+    def _checked_create(self, request: arena_pb2.CreateTournamentRequest) -> tuple[TournamentSpec, int]:
+        """The validated spec of a create request and its number of matches (INVALID_ARGUMENT otherwise)."""
         if not request.HasField("spec"):
             raise _invalid("spec is required")
         key = request.idempotency_key or None
@@ -382,8 +446,42 @@ class Organizer:
                 check_name(request.spec.name, "tournament name", MAX_NAME_LENGTH)
         except InvalidName as error:
             raise _invalid(str(error)) from None
-        tid = request.spec.name or new_tournament_id()
-        spec, total = self.spec_from_request(request.spec, tid)
+        if request.HasField("connect_wait_ms") and request.connect_wait_ms > MAX_CONNECT_WAIT_MS:
+            raise _invalid(f"connect_wait_ms: at most {MAX_CONNECT_WAIT_MS}, got {request.connect_wait_ms}")
+        return self.spec_from_request(request.spec, request.spec.name or new_tournament_id())
+
+    def not_connected(self, participants: Iterable[str]) -> list[str]:
+        """The registered participants (not the built-in bots) without a live session, sorted."""
+        online = self.store.sessions.online
+        return sorted(name for name in participants if builtin_kind(name) is None and not online(name))
+
+    def connect_wait_s(self, request: arena_pb2.CreateTournamentRequest) -> float:
+        """Seconds a create request may wait for its participants to connect: 0 unless it requires them
+        connected (and is no retry of a tournament already created). Validates the request first."""
+        self._checked_create(request)
+        if not request.require_connected:
+            return 0.0
+        if request.idempotency_key and self.store.tournaments.idempotent_id(request.idempotency_key):
+            return 0.0
+        wait_ms = request.connect_wait_ms if request.HasField("connect_wait_ms") else DEFAULT_CONNECT_WAIT_MS
+        return wait_ms / 1000.0
+
+    def participants_not_connected(self, request: arena_pb2.CreateTournamentRequest) -> list[str]:
+        return self.not_connected(p.strip() for p in request.spec.participants)
+
+    def create_tournament(self, request: arena_pb2.CreateTournamentRequest) -> arena_pb2.CreateTournamentResponse:
+        """Validate and create a tournament, and send its start. See the module docstring for connected
+        participants (the wait itself is the servicer's: :meth:`ArenaServicer.CreateTournament`)."""
+        spec, total = self._checked_create(request)
+        key = request.idempotency_key or None
+        missing = self.not_connected(spec.participants)
+        retry = key is not None and self.store.tournaments.idempotent_id(key) is not None
+        if missing and request.require_connected and not retry:
+            raise OrganizerError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"participants not connected: {', '.join(missing)}; they would forfeit every match. Start them "
+                "(`uno-arena bots list` shows who is connected) or create the tournament without requiring them "
+                "connected")
         try:
             created = lifecycle.create_tournament(self.store, spec, idempotency_key=key, matches_total=total)
         except DuplicateTournament as error:
@@ -393,7 +491,29 @@ class Organizer:
         if created.created or self.store.tournaments.status(created.tournament_id) == "pending":
             # A retry of a request whose start message was lost sends it again (start is idempotent).
             self.enqueue().start(created.tournament_id)
-        return arena_pb2.CreateTournamentResponse(tournament=self.tournament_message(created.tournament_id))
+        return arena_pb2.CreateTournamentResponse(tournament=self.tournament_message(created.tournament_id),
+                                                  not_connected=missing)
+
+    def list_tournaments(self, request: arena_pb2.ListTournamentsRequest,
+                         caller: Caller = ADMIN) -> arena_pb2.ListTournamentsResponse:
+        """Tournaments newest first, filtered by state, a page at a time (the seed as :meth:`tournament_message`
+        shows it to ``caller``)."""
+        statuses = []
+        for state in request.states:
+            if state not in _STATUS_OF_STATE:
+                raise _invalid(f"states: {state} is not a tournament state (pending, running, finished, failed, "
+                               "cancelled)")
+            statuses.append(_STATUS_OF_STATE[state])
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        try:
+            after = check_id(request.page_token, "page token") if request.page_token else None
+            ids, more = self.store.tournaments.page(after=after, statuses=statuses or None, limit=size)
+        except (InvalidName, UnknownTournament):
+            raise _invalid(f"page_token {limits.quoted(request.page_token)} is not one this call gave") from None
+        return arena_pb2.ListTournamentsResponse(
+            tournaments=[self.tournament_message(tid, caller) for tid in ids],
+            next_page_token=ids[-1] if more and ids else "",
+        )
 
     def tournament_message(self, tournament_id: str, caller: Caller = ADMIN) -> arena_pb2.Tournament:
         """A tournament as ``caller`` may see it: its seed only for the admin until it ended, then for everyone
@@ -440,6 +560,8 @@ class Organizer:
             duplicate_deals=spec.duplicate,
             seed=spec.seed,
             decision_deadline_ms=spec.deadline_ms,
+            time_bank_ms=spec.time_bank_ms,
+            lag_compensation_cap_ms=spec.lag_cap_ms,
         )
 
     # -- schedules -----------------------------------------------------------------------------
@@ -450,6 +572,11 @@ class Organizer:
             raise _invalid("spec is required")
         if len(request.cron) > MAX_CRON_LENGTH or len(request.time_zone) > MAX_CRON_LENGTH:
             raise _invalid(f"cron and time_zone: at most {MAX_CRON_LENGTH} characters each")
+        if request.time_zone not in UTC_NAMES:
+            try:
+                time_zone(request.time_zone)
+            except CronError as error:
+                raise _invalid(f"time_zone: {error}") from None
         try:
             # A time zone is stored with the expression, as its CRON_TZ= prefix (see arena.tournament.cron).
             zoned = request.cron if request.time_zone in UTC_NAMES else with_time_zone(request.cron, request.time_zone)
@@ -485,6 +612,76 @@ class Organizer:
                 ) from None
             stored = existing
         return arena_pb2.ScheduleTournamentResponse(schedule=self.schedule_message(stored))
+
+    # -- competitions ------------------------------------------------------------------------------
+    def competition_message(self, record: Any) -> arena_pb2.Competition:
+        spec = CompetitionSpec.from_dict(record.spec)
+        msg = arena_pb2.Competition(
+            competition_id=record.competition_id,
+            state=_COMPETITION_STATES.get(record.status, arena_pb2.COMPETITION_STATE_UNSPECIFIED),
+            rules=rules_to_proto(Rules.from_dict(spec.rules)), seats_per_table=spec.seats,
+            entrants=list(spec.entrants), blocks=record.blocks, matches_per_minute=spec.matches_per_minute,
+            rating_pool=spec.pool)
+        ts = _timestamp(record.created_at)
+        if ts is not None:
+            msg.created_at.CopyFrom(ts)
+        return msg
+
+    def list_competitions(self, request: arena_pb2.ListCompetitionsRequest) -> arena_pb2.ListCompetitionsResponse:
+        records = [self.store.competitions.get(cid) for cid in self.store.competitions.ids()]
+        return arena_pb2.ListCompetitionsResponse(competitions=[self.competition_message(r) for r in records])
+
+    def get_competition_standings(
+        self, request: arena_pb2.GetCompetitionStandingsRequest
+    ) -> arena_pb2.GetCompetitionStandingsResponse:
+        try:
+            record = self.store.competitions.get(check_name(request.competition_id, "competition id", 48))
+        except UnknownCompetition as error:
+            raise OrganizerError(grpc.StatusCode.NOT_FOUND, str(error)) from None
+        rows, retired = competition_standings(self.store, record.competition_id)
+        response = arena_pb2.GetCompetitionStandingsResponse(competition=self.competition_message(record))
+        for row in rows:
+            entry = response.entries.add(rank=row.rank, bot=row.bot, version=row.version, rating=row.ordinal,
+                                         mu=row.mu, sigma=row.sigma, rating_low=row.low, rating_high=row.high,
+                                         matches=row.matches, connected=row.connected)
+            _set_time(entry.since, row.since)
+        for old in retired:
+            mu, sigma = float(old.get("mu") or 0.0), float(old.get("sigma") or 0.0)
+            entry = response.retired.add(bot=str(old["bot"]), version=str(old["version"]), rating=mu - 3 * sigma,
+                                         mu=mu, sigma=sigma, rating_low=mu - 1.96 * sigma,
+                                         rating_high=mu + 1.96 * sigma, matches=int(old.get("matches") or 0))
+            _set_time(entry.since, float(old["started_at"]))
+            _set_time(entry.retired_at, float(old.get("retired_at") or 0.0))
+        return response
+
+    def list_schedules(self, request: arena_pb2.ListSchedulesRequest) -> arena_pb2.ListSchedulesResponse:
+        """Every schedule, by id (one whose stored cron expression or template no longer reads is listed with its
+        id and expression only, so that it can still be found and deleted)."""
+        schedules = []
+        for schedule in self.store.schedules.all():
+            try:
+                schedules.append(self.schedule_message(schedule))
+            except (CronError, ValueError, TypeError):
+                log.warning("schedule %s does not read (cron %r)", schedule.schedule_id, schedule.cron, exc_info=True)
+                schedules.append(arena_pb2.Schedule(schedule_id=schedule.schedule_id, cron=schedule.cron))
+        return arena_pb2.ListSchedulesResponse(schedules=schedules)
+
+    def delete_schedule(self, request: arena_pb2.DeleteScheduleRequest) -> arena_pb2.DeleteScheduleResponse:
+        """Remove a schedule (no further firing); NOT_FOUND for an unknown id."""
+        sid = request.schedule_id
+        try:
+            check_name(sid, "schedule id", MAX_NAME_LENGTH)
+            removed = delete_schedule(self.store, sid)
+        except InvalidName as error:
+            raise _invalid(str(error)) from None
+        except UnknownSchedule:
+            raise OrganizerError(grpc.StatusCode.NOT_FOUND, f"no schedule {limits.quoted(sid)} (`uno-arena schedule "
+                                 "list` shows them)") from None
+        try:
+            shown = self.schedule_message(removed)
+        except (CronError, ValueError, TypeError):  # removed all the same: it could not have fired
+            shown = arena_pb2.Schedule(schedule_id=removed.schedule_id, cron=removed.cron)
+        return arena_pb2.DeleteScheduleResponse(schedule=shown)
 
     def schedule_message(self, schedule: Any) -> arena_pb2.Schedule:
         cron = parse_cron(schedule.cron)
@@ -522,7 +719,11 @@ class Organizer:
 
     # -- standings -----------------------------------------------------------------------------
     def standings_payload(self, tournament_id: str) -> dict[str, Any]:
-        return lifecycle.cached_standings(self.store, tournament_id)
+        """The standings payload (:func:`arena.service.lifecycle.cached_standings`), final once the tournament
+        ended, whichever way: a cancelled or failed tournament starts no further match either."""
+        payload = lifecycle.cached_standings(self.store, tournament_id)
+        status = self.store.tournaments.status(tournament_id)
+        return dict(payload, final=bool(payload.get("final")) or status in _ENDED, status=status)
 
     def cancel_tournament(self, request: arena_pb2.CancelTournamentRequest) -> arena_pb2.CancelTournamentResponse:
         """Pending or running -> cancelled (workers start no further match); the reason is kept as detail."""
@@ -542,24 +743,41 @@ class Organizer:
         for row in payload["standings"]["rows"]:
             bot = row["bot"]
             low, high = row["rating_ci"]
-            rows.append(
-                arena_pb2.Standing(
-                    rank=row["rank"],
-                    bot_id=bot,
-                    bot_name=bot,
-                    matches=row["matches"],
-                    wins=row["wins"],
-                    points=row["points"],
-                    rating=row["mu"],
-                    rating_sigma=row["sigma"],
-                    rating_low=low,
-                    rating_high=high,
-                    forfeits=row["forfeits"],
-                    timeouts=int(payload.get("timeouts", {}).get(bot, 0)),
-                    refusals=int(payload.get("refusals", {}).get(bot, 0)),
-                )
+            msg = arena_pb2.Standing(
+                rank=row["rank"],
+                bot_id=bot,
+                bot_name=bot,
+                matches=row["matches"],
+                wins=row["wins"],
+                points=row["points"],
+                rating=row["mu"],
+                rating_sigma=row["sigma"],
+                rating_low=low,
+                rating_high=high,
+                forfeits=row["forfeits"],
+                timeouts=int(payload.get("timeouts", {}).get(bot, 0)),
+                refusals=int(payload.get("refusals", {}).get(bot, 0)),
+                tier=int(row.get("tier") or 0),
+                indistinguishable=list(row.get("indistinguishable") or ()),
             )
-        return arena_pb2.GetStandingsResponse(tournament_id=tid, standings=rows, final=bool(payload.get("final")))
+            if row.get("win_rate") is not None:
+                msg.win_rate = row["win_rate"]
+            if row.get("win_rate_ci"):
+                msg.win_rate_low, msg.win_rate_high = row["win_rate_ci"]
+            if row.get("mean_points") is not None:
+                msg.mean_points = row["mean_points"]
+            rows.append(msg)
+        pairs = [
+            arena_pb2.HeadToHead(bot_name=cell["bot"], opponent=cell["opponent"], matches=cell["matches"],
+                                 wins=cell["wins"], losses=cell["losses"], points_for=cell["points_for"],
+                                 points_against=cell["points_against"])
+            for by_opponent in (payload["standings"].get("head_to_head") or {}).values()
+            for cell in by_opponent.values()
+        ]
+        return arena_pb2.GetStandingsResponse(
+            tournament_id=tid, standings=rows, final=bool(payload.get("final")),
+            state=_STATES.get(str(payload.get("status")), arena_pb2.TOURNAMENT_STATE_UNSPECIFIED), head_to_head=pairs,
+        )
 
     # -- replays -------------------------------------------------------------------------------
     def get_replay(self, request: arena_pb2.GetReplayRequest, caller: Caller = ADMIN) -> arena_pb2.GetReplayResponse:
@@ -578,6 +796,7 @@ class Organizer:
         viewer = request.seat if request.HasField("seat") else None
         players = int(record.get("players") or record["replay"]["players"])
         ended = self.store.tournaments.exists(tid) and self.store.tournaments.status(tid) in _ENDED
+        ended = ended or (record.get("group") == "human" and not record.get("tournament_id"))  # a human game, over
         if not caller.is_admin and not ended and viewer is None:
             # An omniscient replay shows the deal seed and every hand: with duplicate deals, the hands of the
             # rotations still to play. Once the tournament ended, its seed is public and so are its replays.
@@ -646,6 +865,16 @@ class Organizer:
         return arena_pb2.ExportResultsResponse(
             content_type="text/csv", filename=f"{tid}-results.csv", data=results_to_csv(matches).encode()
         )
+
+
+def incident_message(incident: Incident) -> arena_pb2.BotIncident:
+    msg = arena_pb2.BotIncident(seq=incident.seq, kind=incident.kind, match_id=incident.match_id,
+                                decision_number=max(0, incident.decision), request_id=incident.request_id,
+                                detail=incident.detail, strike=max(0, incident.strike))
+    ts = _timestamp(incident.at)
+    if ts is not None:
+        msg.at.CopyFrom(ts)
+    return msg
 
 
 def summary_message(tournament_id: str, data: dict[str, Any]) -> arena_pb2.MatchSummary:
@@ -778,10 +1007,51 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.DeleteBotResponse:
         return await self._call(context, "DeleteBot", self.core.delete_bot, request)
 
+    async def GetBotLog(
+        self, request: arena_pb2.GetBotLogRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.GetBotLogResponse:
+        return await self._call(context, "GetBotLog", self.core.get_bot_log, request, with_caller=True)
+
     async def CreateTournament(
         self, request: arena_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.CreateTournamentResponse:
-        return await self._call(context, "CreateTournament", self.core.create_tournament, request)
+        """Create a tournament; with ``require_connected``, first wait (on the event loop, no thread held) up to
+        the request's wait for its registered participants to connect."""
+        await self._caller(context, "CreateTournament")
+        wait_s = await self._run(context, self.core.connect_wait_s, request)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while wait_s > 0 and loop.time() < deadline:
+            missing = await self._run(context, self.core.participants_not_connected, request)
+            if not missing:
+                break
+            await asyncio.sleep(min(CONNECT_POLL_S, max(0.0, deadline - loop.time())))
+        return await self._run(context, self.core.create_tournament, request)
+
+    async def ListTournaments(
+        self, request: arena_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.ListTournamentsResponse:
+        return await self._call(context, "ListTournaments", self.core.list_tournaments, request, with_caller=True)
+
+    async def ListCompetitions(
+        self, request: arena_pb2.ListCompetitionsRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.ListCompetitionsResponse:
+        return await self._call(context, "ListCompetitions", self.core.list_competitions, request)
+
+    async def GetCompetitionStandings(
+        self, request: arena_pb2.GetCompetitionStandingsRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.GetCompetitionStandingsResponse:
+        return await self._call(context, "GetCompetitionStandings", self.core.get_competition_standings, request)
+
+    async def ListSchedules(
+        self, request: arena_pb2.ListSchedulesRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.ListSchedulesResponse:
+        return await self._call(context, "ListSchedules", self.core.list_schedules, request)
+
+    async def DeleteSchedule(
+        self, request: arena_pb2.DeleteScheduleRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.DeleteScheduleResponse:
+        return await self._call(context, "DeleteSchedule", self.core.delete_schedule, request)
 
     async def ScheduleTournament(
         self, request: arena_pb2.ScheduleTournamentRequest, context: grpc.aio.ServicerContext

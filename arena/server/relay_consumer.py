@@ -15,6 +15,7 @@ so the queue of a gateway that died goes away by itself."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Coroutine
@@ -69,6 +70,7 @@ class RelayConsumer:
         gateway_id = self.gateway.gateway_id
         loop = asyncio.get_running_loop()
         kept = 0.0
+        listener = asyncio.create_task(self._listen(relay, gateway_id))
         try:
             while not self._stopping:
                 try:
@@ -86,9 +88,26 @@ class RelayConsumer:
                     except Exception:
                         continue
         finally:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await listener
             for task in list(self._tasks):
                 task.cancel()
             await relay.close()
+
+    async def _listen(self, relay: RelayChannel, gateway_id: str) -> None:
+        """Dispatch what is published on the gateway's channel (decisions and events) until cancelled; a lost
+        Redis connection subscribes again (what was published meanwhile is gone: its senders try again)."""
+        loop = asyncio.get_running_loop()
+        while not self._stopping:
+            try:
+                async with relay.listen(gateway_id) as messages:
+                    async for raw in messages:
+                        self._last_message = loop.time()
+                        with contextlib.suppress(Exception):
+                            self._dispatch(relay, raw)
+            except StoreFailure:
+                await asyncio.sleep(0.5)
 
     def _dispatch(self, relay: RelayChannel, raw: bytes) -> None:
         header, body = decode(raw)
@@ -100,6 +119,7 @@ class RelayConsumer:
                     session.kill(grpc.StatusCode.UNAUTHENTICATED, str(header.get("reason") or "invalid token"))
             return
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
+        attempt = int(header.get("attempt") or 0)
         if op == "start":
             started = bot_pb2.MatchStarted.FromString(body)
             if "reply" in header and self.gateway.draining:
@@ -109,13 +129,13 @@ class RelayConsumer:
             elif not self.gateway.draining:  # a match already seated on another gateway, whose bot moved here
                 self.gateway.start_match(bot, match_id, seat, started)
         elif op == "events":
-            self.gateway.send_events(bot, match_id, seat, bot_pb2.MatchEvents.FromString(body))
+            self.gateway.send_events(bot, match_id, seat, bot_pb2.MatchEvents.FromString(body), attempt)
         elif op == "end":
-            self.gateway.end_match(bot, match_id, seat, bot_pb2.MatchEnded.FromString(body))
+            self.gateway.end_match(bot, match_id, seat, bot_pb2.MatchEnded.FromString(body), attempt)
         elif op == "release":
-            self.gateway.end_match(bot, match_id, seat, None)
+            self.gateway.end_match(bot, match_id, seat, None, attempt)
         elif op == "close":
-            late = self.gateway.close_match(bot, match_id, seat)
+            late = self.gateway.close_match(bot, match_id, seat, attempt)
             self._spawn(relay.reply(str(header["reply"]), json.dumps({"late": late})))
         elif op == "decide":
             self._spawn(self._decide(relay, header, body))
@@ -141,13 +161,16 @@ class RelayConsumer:
         deadline_s = float(header["deadline_s"])
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
         if time.time() - float(header.get("sent", time.time())) > deadline_s:
-            # Waited in the queue past its deadline: answered unsent.
-            reply = decide_reply("timeout", None, 0, [], None, self.gateway.late_refusals(bot, match_id, seat), "")
+            # It reached this gateway past its deadline (Redis slow or restarting): never sent to the bot, the
+            # arena's fault. "undelivered" tells the seat so (no strike: it asks again).
+            reply = json.dumps({**json.loads(decide_reply("gone", None, 0, [], None, self.gateway.late_refusals(
+                bot, match_id, seat), "")), "undelivered": True})
         else:
             outcome = await self.gateway.decide(bot, match_id, seat, int(header.get("number", 0)), body,
-                                                int(header["legal"]), deadline_s)
+                                                int(header["legal"]), deadline_s, int(header.get("attempt") or 0),
+                                                float(header.get("lag_cap") or 0.0))
             reply = decide_reply(outcome.status, outcome.index, outcome.refusals, list(outcome.reasons),
-                                 outcome.wire_s, outcome.late_refusals, outcome.version)
+                                 outcome.wire_s, outcome.late_refusals, outcome.version, outcome.lag_s)
             if outcome.moved:  # not handed over: "moved" tells the seat it is the drain's doing (no strike)
                 reply = await self._hand_over(relay, header, body) or json.dumps({**json.loads(reply), "moved": True})
         await relay.reply(str(header["reply"]), reply)
@@ -166,7 +189,9 @@ class RelayConsumer:
             await relay.push(target, encode({"op": "start", "bot": bot, "match_id": match_id, "seat": seat}, started))
         key = relay.new_reply_key()
         left = max(0.001, end - time.time())
-        await relay.push(target, encode({**header, "deadline_s": left, "sent": time.time(), "reply": key}, body))
+        if not await relay.publish(target, encode({**header, "deadline_s": left, "sent": time.time(), "reply": key},
+                                                  body)):
+            return None
         raw = await relay.wait_reply(key, left + HANDOVER_MARGIN_S)
         if raw is None:
             return None

@@ -36,10 +36,11 @@ class RemoteSeat(Seat):
         self._match_id = ""
         self._seat = -1
         self._late = 0
+        self._attempt = 0
         self._admitted = False
 
     async def start(self, info: SeatStart) -> None:
-        self._match_id, self._seat = info.match_id, info.seat
+        self._match_id, self._seat, self._attempt = info.match_id, info.seat, info.attempt
         link = self.gateway.link(self.name)
         self.version = link.version or self.version
         if not await self.gateway.admit(self.name, info.match_id, info.seat, match_started(info), self.admit_timeout_s):
@@ -49,23 +50,27 @@ class RemoteSeat(Seat):
 
     async def decide(self, request: SeatRequest) -> int:
         t_start = perf_counter()
-        body = request_body(request.match_id, request.decision_number, request.observation, request.legal)
+        body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
+                            self._attempt)
         built = perf_counter() - t_start
         outcome: DecideOutcome = await self.gateway.decide(self.name, request.match_id, request.seat,
                                                            request.decision_number, body, len(request.legal),
-                                                           request.deadline_s)
+                                                           request.deadline_s, attempt=self._attempt,
+                                                           lag_cap_s=request.lag_cap_s)
         request.arena_s = built + outcome.arena_s
         self._late = outcome.late_refusals
+        request.lag_s = outcome.lag_s
         if outcome.version:
             self.version = outcome.version
         return settle(request, outcome.status, outcome.index, outcome.refusals, outcome.reasons, outcome.wire_s)
 
     async def events(self, match_id: str, observation: Observation) -> None:
-        self.gateway.send_events(self.name, match_id, observation.seat, match_events(match_id, observation))
+        self.gateway.send_events(self.name, match_id, observation.seat, match_events(match_id, observation),
+                                 self._attempt)
 
     async def close_answers(self, match_id: str) -> int:
         if self._admitted:
-            self._late = self.gateway.close_match(self.name, match_id, self._seat)
+            self._late = self.gateway.close_match(self.name, match_id, self._seat, self._attempt)
         return self._late
 
     async def end(self, match_id: str, summary: MatchSummary) -> None:

@@ -5,6 +5,7 @@
 - :mod:`arena.service.matches`: one scheduled match as the runner plays it (seats, config) and its stored
   result;
 - :mod:`arena.service.match_player`: the worker's match player (an event loop per process);
+- :mod:`arena.service.incidents`: a played match's incidents for its bots' incident logs;
 - :mod:`arena.service.replays`: the stored replay format and the step-by-step replay walk;
 - :mod:`arena.service.schedules`: firing cron schedules once per due time, and what each run is.
 

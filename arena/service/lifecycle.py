@@ -91,14 +91,18 @@ class UnknownParticipants(ValueError):
 class Settings:
     """Timing of the run machinery (``arena_*`` keys of the Celery app's configuration)."""
 
-    check_interval: float = 30.0
+    check_interval: float = 3.0
     """Seconds between two runs of a tournament's self-rescheduling completeness check."""
-    heartbeat_interval: float = 5.0
+    heartbeat_interval: float = 2.0
     """Seconds between heartbeats of a running batch."""
-    heartbeat_timeout: float = 60.0
-    """A running batch without a heartbeat for this long is lost (its process died)."""
+    heartbeat_timeout: float = 12.0
+    """A running batch without a heartbeat for this long is lost (its process died): with the check every
+    ``check_interval``, a lost in-flight batch is re-sent within about 15 s."""
+    queued_grace: float = 10.0
+    """A batch still ``queued`` (never started) whose message has not been in the broker's queue for this long
+    was lost with the worker that took it (``kill -9`` before the task started): re-sent within about 15 s."""
     stall_timeout: float = 600.0
-    """With no result recorded for this long and no live batch, every missing match is re-sent."""
+    """Last resort: with no result recorded for this long and no live batch, every missing match is re-sent."""
     batch_size: int = 0
     """Matches per batch task; 0 chooses from the tournament's size."""
     max_attempts: int = 5
@@ -124,7 +128,11 @@ class Settings:
 
 
 class Enqueuer(Protocol):
-    """How follow-up work is sent (Celery in production: :class:`workers.enqueue.CeleryEnqueuer`)."""
+    """How follow-up work is sent (Celery in production: :class:`workers.enqueue.CeleryEnqueuer`).
+
+    An enqueuer that can see its queue may also offer ``queued_batches(tournament_id) -> set[str] | None``: the
+    ids of the tournament's batches whose messages wait in the queue (None: cannot tell). The completeness check
+    then knows a queued batch whose message left the queue without starting was lost (``queued_grace``)."""
 
     def start(self, tournament_id: str) -> None: ...
 
@@ -458,7 +466,7 @@ def run_batch(
     beat = Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics, claim_ttl=settings.heartbeat_timeout)
     with beat:
         for item in wire:
-            match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms)
+            match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms, spec.time_bank_ms, spec.lag_cap_ms)
             mid = match.match_id
             claim: str | None = None
             try:
@@ -679,6 +687,7 @@ def _resend_lost(
         lost_batches = [
             bid for bid, s in states.items() if s.state == "stopped" or (s.state == "running" and not alive(s))
         ]
+        lost_batches += _lost_queued(run, tournament_id, enqueue, states, settings, now)
         if not lost_batches:
             return 0
         members = run.batch_matches(lost_batches)
@@ -705,6 +714,24 @@ def _resend_lost(
         tournament_id, len(todo), len(named), " (stalled)" if stalled else "", why or "-",
     )
     return len(todo)
+
+
+def _lost_queued(run: RunState, tournament_id: str, enqueue: Enqueuer, states: Mapping[str, BatchState],
+                 settings: Settings, now: float) -> list[str]:
+    """Batches still ``queued`` whose message has been out of the broker's queue for ``queued_grace`` seconds
+    (taken by a worker that died before the task started); the first time each was seen out of it is kept in the
+    run hash (``absent_since``). Nothing when the enqueuer cannot see its queue."""
+    queued = [bid for bid, state in states.items() if state.state == "queued"]
+    inspect: Callable[[str], set[str] | None] | None = getattr(enqueue, "queued_batches", None)
+    if not queued or inspect is None:
+        return []
+    waiting = inspect(tournament_id)
+    if waiting is None:
+        return []
+    seen: dict[str, float] = json.loads(run.get("absent_since") or "{}")
+    absent = {bid: float(seen.get(bid, now)) for bid in queued if bid not in waiting}
+    run.set(absent_since=json.dumps(absent))
+    return sorted(bid for bid, since in absent.items() if now - since >= settings.queued_grace)
 
 
 # -- standings, ratings, finishing ---------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 :class:`MatchPlayer` is the ``play`` callable of :func:`arena.service.lifecycle.run_batch`: it builds
 the seats (:mod:`arena.service.matches`), runs the match on an event loop it keeps for the process, and
-returns the result and the replay to store (in the format of :mod:`arena.service.replays`).
+returns the result and the replay to store (in the format of :mod:`arena.service.replays`); the match's
+incidents go to its registered bots' incident logs (:mod:`arena.service.incidents`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from arena.runner import DEFAULT_INFRA_GRACE_S, run_match
 from arena.store import Store
 from arena.tournament import MatchSpec
 
+from .incidents import log_match_incidents
 from .matches import match_config, result_of, seats_for
 from .replays import stored_record
 
@@ -46,6 +48,7 @@ class MatchPlayer:
             # An interrupted loop (soft time limit, a crash inside the runner) is not reused.
             self.close()
             raise
+        log_match_incidents(self.store, record, spec.seats, self.metrics)
         return result_of(record, spec).to_dict(), stored_record(record)
 
     def close(self) -> None:

@@ -70,6 +70,8 @@ def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_
         group=spec.group,
         attempt=spec.attempt,
         infra_grace_s=infra_grace_s,
+        time_bank_s=spec.time_bank_ms / 1000.0,
+        lag_cap_s=spec.lag_cap_ms / 1000.0,
     )
 
 
@@ -150,7 +152,8 @@ def spec_to_wire(spec: MatchSpec) -> list[Any]:
     return [spec.match_id, spec.table, spec.deal, spec.rotation, list(spec.seats), spec.seed]
 
 
-def spec_from_wire(wire: Sequence[Any], tournament_id: str, rules: dict[str, Any], deadline_ms: int) -> MatchSpec:
+def spec_from_wire(wire: Sequence[Any], tournament_id: str, rules: dict[str, Any], deadline_ms: int,
+                   time_bank_ms: int = 0, lag_cap_ms: int = 250) -> MatchSpec:
     mid, table, deal, rotation, seats, seed = wire
     return MatchSpec(
         match_id=str(mid),
@@ -162,4 +165,6 @@ def spec_from_wire(wire: Sequence[Any], tournament_id: str, rules: dict[str, Any
         seed=int(seed),
         rules=rules,
         deadline_ms=deadline_ms,
+        time_bank_ms=time_bank_ms,
+        lag_cap_ms=lag_cap_ms,
     )

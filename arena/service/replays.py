@@ -5,10 +5,15 @@ every field of the record but the per-decision log, which is kept as columns (``
 per decision; ``outcomes``: one letter per decision, ``a``nswered, ``t``imeout, ``e``rror, ``f``allback,
 ``F`` forfeited, ``u``nreachable at first (an infrastructure fault, then answered); ``refused``:
 ``{decision index: [count, reasons]}`` for the few decisions with refused answers; ``declined``: the indexes
-of declined catch offers, decisions that are no action of the replay).
+of declined catch offers, decisions that are no action of the replay; ``clock_us``: ``{decision index: [lag
+compensation, time bank used]}`` in microseconds, for the decisions that had either); ``hands``: every round's
+hands as dealt and as shown at its end (:func:`arena.runner.record.hands_to_json`, taken by the runner while the
+match ran; records stored before it have none, and a walk of the replay through the engine works them out).
 Serialising the record's dataclasses one by one costs about half a match; this form costs a few per cent.
 :func:`decision_columns` reads either form back, and :func:`replay_steps` replays it through the engine,
-omniscient or as one seat saw it.
+omniscient or as one seat saw it, with the hands: a ``hand`` event (``cards``: the hand) after each deal, for
+every seat omnisciently and for the viewer's own seat only in a seat's view (V1), and after each round's end
+for every seat (V5: all hands are revealed for scoring), in both.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine import Action, Event, Match, Rules, parse_action
+from arena.engine.hands import Hands, current_hands, dealt_hands, round_hands
 from arena.runner import DecisionOutcome, MatchRecord
+from arena.runner.record import hands_to_json
 
 RECORD_FORMAT = 1
 _RECORD_FIELDS = (
@@ -40,7 +47,24 @@ def stored_record(record: MatchRecord) -> dict[str, Any]:
     data["outcomes"] = "".join(_OUTCOME_LETTERS.get(d.outcome, "a") for d in decisions)
     data["refused"] = {str(i): [d.refusals, list(d.reasons)] for i, d in enumerate(decisions) if d.refusals}
     data["declined"] = [i for i, d in enumerate(decisions) if not d.applied]
+    data["clock_us"] = {str(i): [int(d.lag_ms * 1000), int(d.bank_ms * 1000)] for i, d in enumerate(decisions)
+                        if d.lag_ms or d.bank_ms}
+    data["hands"] = record.hands if record.hands is not None else hands_to_json(round_hands(record.replay))
     return data
+
+
+HAND_EVENT = "hand"
+"""The type of the replay's hand events (never an engine event): ``seat``, ``cards`` (the hand) and ``detail``
+:data:`DEALT` or :data:`SHOWN`."""
+DEALT = "dealt"
+SHOWN = "shown at round end (V5)"
+
+
+def hand_events(hands: Hands, detail: str, viewer: int | None) -> list[Event]:
+    """The ``hand`` events of one deal or one round's end as ``viewer`` (None: omniscient) may see them: a dealt
+    hand only by its own seat (V1), hands shown at a round's end by everyone (V5)."""
+    return [Event(HAND_EVENT, seat=seat, cards=hand, count=len(hand), detail=detail)
+            for seat, hand in enumerate(hands) if viewer is None or detail == SHOWN or seat == viewer]
 
 
 def decision_columns(data: dict[str, Any]) -> list[tuple[float, str, list[str], bool]]:
@@ -56,6 +80,15 @@ def decision_columns(data: dict[str, Any]) -> list[tuple[float, str, list[str], 
         return out
     full = MatchRecord.from_dict(data)
     return [(d.latency_ms, d.outcome, list(d.reasons), d.applied) for d in full.decisions]
+
+
+def decision_clock(data: dict[str, Any]) -> dict[int, tuple[float, float]]:
+    """``{decision index: (lag compensation ms, time bank used ms)}`` for the decisions that had either, from either
+    stored form (``MatchConfig.lag_cap_s``, ``MatchConfig.time_bank_s``)."""
+    if "outcomes" in data:
+        return {int(i): (lag / 1000.0, bank / 1000.0) for i, (lag, bank) in dict(data.get("clock_us") or {}).items()}
+    full = MatchRecord.from_dict(data)
+    return {i: (d.lag_ms, d.bank_ms) for i, d in enumerate(full.decisions) if d.lag_ms or d.bank_ms}
 
 
 _NOT_ANSWERED = frozenset({DecisionOutcome.TIMEOUT, DecisionOutcome.ERROR, DecisionOutcome.FALLBACK,
@@ -94,9 +127,15 @@ def replay_steps(record: dict[str, Any], viewer: int | None) -> ReplayWalk:
     match = Match(players=int(engine_replay["players"]), seed=int(engine_replay["seed"]), rules=rules)
 
     def seen(since: int) -> list[Event]:
-        if viewer is None:
-            return list(match.events[since:])
-        return list(match.observation(viewer, since).events)
+        events = match.events[since:] if viewer is None else match.observation(viewer, since).events
+        out: list[Event] = []
+        for event in events:  # each deal and each round's end is followed by the hands it shows
+            out.append(event)
+            if event.type == "round_started":
+                out += hand_events(dealt_hands(match), DEALT, viewer)
+            elif event.type == "round_over":
+                out += hand_events(current_hands(match), SHOWN, viewer)
+        return out
 
     opening = seen(0)
     steps: list[ReplayStep] = []

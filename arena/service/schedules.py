@@ -27,6 +27,8 @@ is created under the idempotency key ``schedule:{schedule id}:{due epoch}`` with
 else derived from the template's seed and the due time (:func:`run_seed`), so runs differ and a schedule
 with an explicit seed reproduces. Schedule ids have no ``:`` (:func:`arena.store.keys.check_name`), so the
 run's idempotency key (always with ``:``) is never one a user can send.
+
+:func:`delete_schedule` removes a schedule for good (``uno-arena schedule delete``): no further firing.
 """
 
 from __future__ import annotations
@@ -90,6 +92,16 @@ def add_schedule(
 ) -> Schedule:
     """Validate ``cron`` (raises :class:`~arena.tournament.cron.CronError`) and store the schedule."""
     return store.schedules.add(schedule_id, parse_cron(cron).expr, spec, enabled=enabled)
+
+
+def delete_schedule(store: Store, schedule_id: str) -> Schedule:
+    """Remove a schedule: it fires no further tournament (those it started go on; a scheduler that listed it
+    just before finds it gone when it claims). Returns the schedule as it was; raises
+    :class:`~arena.store.UnknownSchedule`."""
+    schedule = store.schedules.get(schedule_id)
+    if not store.schedules.remove(schedule_id):
+        raise UnknownSchedule(schedule_id)
+    return schedule
 
 
 def due_time(schedule: Schedule, now: datetime) -> datetime | None:

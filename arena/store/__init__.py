@@ -1,4 +1,5 @@
-"""Redis store of uno-arena: bots, sessions, tournaments, results, replays, standings, ratings, schedules.
+"""Redis store of uno-arena: bots, sessions, tournaments, results, replays, standings, ratings, schedules,
+bots' incident logs, gauntlets, competitions.
 
 Start with :class:`Store` (``Store.from_url()`` reads ``REDIS_URL``); the key scheme is documented
 in :mod:`arena.store.keys`, and :mod:`arena.store.embedded` runs a private Redis server when no
@@ -8,6 +9,7 @@ in :mod:`arena.store.keys`, and :mod:`arena.store.embedded` runs a private Redis
 from .bots import BotRecord, BotStore
 from .canary import CanaryBeat, CanaryStore
 from .client import Store, connect, kombu_url, redis_py_url, redis_url_from_env
+from .competitions import CompetitionRecord, CompetitionStore, DuplicateCompetition, UnknownCompetition
 from .errors import (
     DeletedBot,
     DuplicateBotName,
@@ -25,6 +27,8 @@ from .errors import (
     UnknownTournament,
     failure_kind,
 )
+from .gauntlets import GAUNTLET_STATUSES, DuplicateGauntlet, GauntletRecord, GauntletStore, UnknownGauntlet
+from .incidents import INCIDENT_KINDS, Incident, IncidentStore
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
 from .relay import RelayChannel
@@ -37,18 +41,28 @@ from .tournaments import STATUSES, CreateResult, TournamentRecord, TournamentSto
 
 __all__ = [
     "DEFAULT_PREFIX",
+    "GAUNTLET_STATUSES",
+    "INCIDENT_KINDS",
     "STATUSES",
     "BotRecord",
     "BotStore",
     "CachedStandings",
     "CanaryBeat",
     "CanaryStore",
+    "CompetitionRecord",
+    "CompetitionStore",
     "CreateResult",
     "DeletedBot",
     "DuplicateBotName",
+    "DuplicateCompetition",
+    "DuplicateGauntlet",
     "DuplicateSchedule",
     "DuplicateTournament",
+    "GauntletRecord",
+    "GauntletStore",
     "IdempotencyConflict",
+    "Incident",
+    "IncidentStore",
     "InvalidName",
     "InvalidToken",
     "Keys",
@@ -71,6 +85,8 @@ __all__ = [
     "TournamentRecord",
     "TournamentStore",
     "UnknownBot",
+    "UnknownCompetition",
+    "UnknownGauntlet",
     "UnknownSchedule",
     "UnknownTournament",
     "UnscheduledMatch",

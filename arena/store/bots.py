@@ -35,6 +35,28 @@ MAX_OWNER = 200
 INVALID_TOKEN = "invalid token"
 """The one message of a refused token (unknown bot, wrong, revoked or deleted: never which)."""
 MAX_VERSION = 64
+MAX_VERSIONS_KEPT = 100
+"""Versions a bot's history keeps; past it, the one seen longest ago is dropped (a bot reconnecting with a new
+version string each time cannot grow it without bound)."""
+
+# Note a version seen now: keep its first-seen time, set its last-seen time; drop the version seen longest ago past
+# the cap. Values are "first:last" (seconds since the epoch).
+_NOTE_VERSION = """
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+local first = ARGV[2]
+if old then first = string.match(old, '^([^:]+)') end
+redis.call('HSET', KEYS[1], ARGV[1], first .. ':' .. ARGV[2])
+if redis.call('HLEN', KEYS[1]) > tonumber(ARGV[3]) then
+  local all = redis.call('HGETALL', KEYS[1])
+  local oldest, oldest_last = nil, nil
+  for i = 1, #all, 2 do
+    local last = tonumber(string.match(all[i + 1], ':(.+)$'))
+    if oldest_last == nil or last < oldest_last then oldest, oldest_last = all[i], last end
+  end
+  redis.call('HDEL', KEYS[1], oldest)
+end
+return 1
+"""
 
 _REGISTER = """
 local existing = redis.call('HGET', KEYS[1], 'name')
@@ -78,6 +100,15 @@ class BotRecord:
     """Deleted for good (:meth:`BotStore.delete`): no token works, the name stays taken."""
 
 
+@dataclass(frozen=True)
+class BotVersion:
+    """One version a bot connected with (the ``bot_version`` of its Hello): when it was first and last seen."""
+
+    version: str
+    first_seen: float
+    last_seen: float
+
+
 def hash_token(token: str, salt: bytes) -> str:
     """``HMAC-SHA256(key=salt, msg=token)`` as hex."""
     return hmac.new(salt, token.encode("utf-8"), hashlib.sha256).hexdigest()
@@ -108,6 +139,7 @@ class BotStore:
         self._register = client.register_script(_REGISTER)
         self._update = client.register_script(_UPDATE_IF_EXISTS)
         self._rotate = client.register_script(_ROTATE)
+        self._note_version = client.register_script(_NOTE_VERSION)
 
     def register(self, name: str, owner: str = "", version: str = "1") -> tuple[BotRecord, str]:
         """Register a new bot; return its record and its token (shown once, never stored).
@@ -181,6 +213,20 @@ class BotStore:
         if not ok:
             raise UnknownBot(name)
         return self.get(name)
+
+    def note_version(self, name: str, version: str, now: float | None = None) -> None:
+        """The bot connected with ``version`` (its Hello): add it to the bot's version history or mark it seen now."""
+        _check_text(version, "version", MAX_VERSION)
+        stamp = time.time() if now is None else now
+        self._note_version(keys=[self._k.bot_versions(name)], args=[version, repr(stamp), MAX_VERSIONS_KEPT])
+
+    def versions(self, name: str) -> list[BotVersion]:
+        """The versions the bot connected with, the first seen first."""
+        out = []
+        for version, value in self._r.hgetall(self._k.bot_versions(name)).items():
+            first, _, last = value.decode("utf-8").partition(":")
+            out.append(BotVersion(version.decode("utf-8"), float(first), float(last)))
+        return sorted(out, key=lambda v: (v.first_seen, v.version))
 
     def get(self, name: str) -> BotRecord:
         """The bot's record; raises :class:`UnknownBot` (or ``InvalidName`` for a malformed name)."""

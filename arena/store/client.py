@@ -18,7 +18,10 @@ from redis.retry import Retry
 
 from .bots import BotStore
 from .canary import CanaryStore
+from .competitions import CompetitionStore
 from .errors import StoreConfigError
+from .gauntlets import GauntletStore
+from .incidents import IncidentStore
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
 from .relay import RelayChannel
@@ -105,8 +108,10 @@ class Store:
     ``tournaments`` (:class:`TournamentStore`), ``results`` (:class:`ResultStore`),
     ``replays`` (:class:`ReplayStore`), ``standings`` (:class:`StandingsStore`),
     ``ratings`` (:class:`RatingStore`), ``schedules`` (:class:`ScheduleStore`),
-    ``canary`` (:class:`CanaryStore`), and ``redis``/``keys`` underneath; :attr:`url` names the server
-    (for a Celery app on the same Redis) and :meth:`relay` opens the relay's asyncio channel.
+    ``canary`` (:class:`CanaryStore`), ``incidents`` (:class:`IncidentStore`), ``gauntlets``
+    (:class:`GauntletStore`), ``competitions`` (:class:`CompetitionStore`), and ``redis``/``keys`` underneath;
+    :attr:`url` names the server (for a Celery app on the same Redis) and :meth:`relay` opens the relay's
+    asyncio channel.
     """
 
     def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX, *, url: str | None = None) -> None:
@@ -122,6 +127,9 @@ class Store:
         self.ratings = RatingStore(client, self.keys)
         self.schedules = ScheduleStore(client, self.keys)
         self.canary = CanaryStore(client, self.keys)
+        self.incidents = IncidentStore(client, self.keys)
+        self.gauntlets = GauntletStore(client, self.keys)
+        self.competitions = CompetitionStore(client, self.keys)
 
     @classmethod
     def from_url(cls, url: str | None = None, *, prefix: str = DEFAULT_PREFIX) -> Store:

@@ -4,7 +4,7 @@ All keys start with the prefix (``uno:`` by default; :class:`Keys` takes another
 end with ``:``). ``{bot}`` is the *casefolded* bot name (names are unique regardless of case; the
 record keeps the spelling given at registration). ``{tid}`` is a tournament id, ``{mid}`` a match
 id (deterministic, and globally unique because it embeds the tournament id), ``{sid}`` a schedule
-id, ``{due}`` a due time in whole epoch seconds, ``{pool}`` a rating-pool key such as
+id, ``{gid}`` a gauntlet id, ``{due}`` a due time in whole epoch seconds, ``{pool}`` a rating-pool key such as
 ``flip:3f2a9c0d1b7e4a56``.
 
 =====================================  ===========  =====================================================
@@ -18,6 +18,18 @@ key                                    type         contents
                                                     bytes per bot, hex; ``token_hash`` empty: revoked)
 ``uno:bot:{bot}:sessions``             set          session ids of the bot's live streams (an index;
                                                     members whose session key expired are pruned)
+``uno:bot:{bot}:versions``             hash         ``{version}`` -> ``"{first seen}:{last seen}"``: every
+                                                    ``bot_version`` its Hellos named (at most 100, the one
+                                                    seen longest ago dropped first)
+``uno:bot:{bot}:lost``                 string, TTL  when the arena last lost the bot's stream (a session that
+                                                    expired with its dead gateway, or a drain it did not
+                                                    move out of in time), for ``LOST_TTL_S``; deleted when
+                                                    the bot opens a new session: while it is set, a bot
+                                                    without a session is the arena's fault (no strike)
+``uno:bot:{bot}:incidents``            list         the bot's incident log (:mod:`arena.store.incidents`):
+                                                    ``"{seq} {json}"`` per incident, oldest first,
+                                                    capped (``RPUSH`` + ``LTRIM``) at ``MAX_INCIDENTS``
+``uno:bot:{bot}:incidents:seq``        string       counter: the number of the bot's newest incident
 ``uno:session:{session}``              string, TTL  JSON ``{bot, gateway, capacity, started_at}``; the
                                                     gateway's heartbeat refreshes the TTL, so a dead
                                                     gateway's sessions vanish by themselves
@@ -48,6 +60,16 @@ key                                    type         contents
 ``uno:schedule:{sid}:fired:{due}``     string, TTL  fire-once lock of one due time (``SET NX EX``);
                                                     value: who fired it and when
 ``uno:canary``                         hash         ``ts worker``: last run of the canary task
+``uno:gauntlets``                      zset         gauntlet ids scored by creation time
+``uno:gauntlet:{gid}``                 hash         ``id spec state status detail created_at updated_at``
+                                                    (:mod:`arena.store.gauntlets`; ``spec`` and ``state``,
+                                                    the sequential test's, are JSON; no seed)
+``uno:gauntlet:{gid}:blocks``          list         one JSON object per duplicate block, in order
+                                                    (``block score llr matches``), appended with the state
+``uno:competitions``                   zset         competition ids scored by creation time
+``uno:competition:{cid}``              hash         a competition's spec, status, counters and rate bucket;
+                                                    ``:entries`` (hash), ``:retired`` (list), ``:blocks``
+                                                    (set), ``:lock`` (string): :mod:`arena.store.competitions`
 =====================================  ===========  =====================================================
 
 The workers' run bookkeeping of a tournament (advisory: losing it never loses or double-counts a result;
@@ -158,6 +180,18 @@ class Keys:
     def bot_sessions(self, name: str) -> str:
         return f"{self.prefix}bot:{bot_key(name)}:sessions"
 
+    def bot_versions(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}:versions"
+
+    def bot_lost(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}:lost"
+
+    def bot_incidents(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}:incidents"
+
+    def bot_incident_seq(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}:incidents:seq"
+
     def session(self, session_id: str) -> str:
         return f"{self.prefix}session:{check_id(session_id, 'session id')}"
 
@@ -204,6 +238,16 @@ class Keys:
     def canary(self) -> str:
         return f"{self.prefix}canary"
 
+    # gauntlets (``{gid}`` as a tournament id: a user's name, no ``:``)
+    def gauntlets(self) -> str:
+        return f"{self.prefix}gauntlets"
+
+    def gauntlet(self, gid: str) -> str:
+        return f"{self.prefix}gauntlet:{check_name(gid, 'gauntlet id')}"
+
+    def gauntlet_blocks(self, gid: str) -> str:
+        return f"{self.gauntlet(gid)}:blocks"
+
     # the workers' run bookkeeping of a tournament
     def tournament_run(self, tid: str, part: str) -> str:
         """``part``: one of :data:`RUN_PARTS`."""
@@ -221,3 +265,7 @@ class Keys:
 
     def relay_reply(self, reply_id: str) -> str:
         return f"{self.prefix}relay:reply:{reply_id}"
+
+    def relay_live(self, gateway_id: str) -> str:
+        """The gateway's Pub/Sub channel (decisions and events: nothing of it reaches the append-only file)."""
+        return f"{self.prefix}relay:live:{gateway_id}"

@@ -3,14 +3,21 @@ gateway holds a bot's newest live session.
 
 Keys (built by :class:`arena.store.keys.Keys`): ``uno:relay:{gateway}`` (list; RPUSH by workers, BLPOP by
 the gateway; it expires :data:`QUEUE_TTL_S` after it was created unless its gateway, while alive, keeps
-refreshing it with :meth:`RelayChannel.keep_queue`: a dead gateway's queue goes away by itself) and
-``uno:relay:reply:{id}`` (list, expires after :data:`REPLY_TTL_S`). The message format is
-the relay's own business (:mod:`arena.relay.messages`); this module moves bytes.
+refreshing it with :meth:`RelayChannel.keep_queue`: a dead gateway's queue goes away by itself),
+``uno:relay:reply:{id}`` (list, expires after :data:`REPLY_TTL_S`) and the Pub/Sub channel
+``uno:relay:live:{gateway}``. The queue carries what must not be lost (match starts and ends); the channel
+carries the bulk, decision requests and events, which Redis never writes to its append-only file (a request
+is about 3 KB, the whole observation: through a list, a remote match wrote about 1.5 MB to the file). A
+message on the channel that no gateway heard is not queued: :meth:`RelayChannel.publish` says so at once and
+its sender tries again (a decision the arena could not deliver is no strike). The message format is the
+relay's own business (:mod:`arena.relay.messages`); this module moves bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
 
 import redis.asyncio
 
@@ -42,6 +49,30 @@ class RelayChannel:
         its gateway refreshes it)."""
         await self._push(keys=[self._k.relay_queue(gateway_id)], args=[message, QUEUE_TTL_S])
 
+    async def publish(self, gateway_id: str, message: bytes) -> bool:
+        """Send a message to the gateway ``gateway_id`` on its channel, unqueued; ``False`` when it did not listen
+        (dead, or reconnecting to Redis): the message is gone."""
+        return int(await self._r.publish(self._k.relay_live(gateway_id), message)) > 0
+
+    @contextlib.asynccontextmanager
+    async def listen(self, gateway_id: str) -> AsyncIterator[AsyncIterator[bytes]]:
+        """The messages published to the gateway ``gateway_id``, from the moment this is entered; a lost connection
+        ends the iteration with the Redis error (subscribe again)."""
+        pubsub = self._r.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(self._k.relay_live(gateway_id))
+
+        async def messages() -> AsyncIterator[bytes]:
+            while True:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if message is not None and message.get("type") == "message":
+                    yield bytes(message["data"])
+
+        try:
+            yield messages()
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[attr-defined]
+
     async def keep_queue(self, gateway_id: str, ttl_s: int = QUEUE_TTL_S) -> None:
         """Refresh the expiry of the gateway's own queue (its gateway does, a few times per ``ttl_s``)."""
         await self._r.expire(self._k.relay_queue(gateway_id), ttl_s)
@@ -69,12 +100,19 @@ class RelayChannel:
     async def live_gateway(self, bot: str) -> str | None:
         """The gateway holding the bot's newest live session, or ``None`` (the lookup of
         :meth:`arena.store.SessionStore.for_bot`, without pruning)."""
+        return (await self.find_gateway(bot))[0]
+
+    async def find_gateway(self, bot: str) -> tuple[str | None, bool]:
+        """``(gateway, lost)``: the gateway holding the bot's newest live session (or ``None``), and, without one,
+        whether the arena lost the bot's stream (its sessions expired with their gateway, or
+        :meth:`arena.store.SessionStore.mark_lost`): then the bot is not to blame for being away."""
         ids = sorted(m.decode() for m in await self._r.smembers(self._k.bot_sessions(bot)))
-        if not ids:
-            return None
-        raws = await self._r.mget([self._k.session(i) for i in ids])
+        raws = await self._r.mget([self._k.session(i) for i in ids]) if ids else []
         sessions = [parse_session(sid, raw) for sid, raw in zip(ids, raws, strict=True) if raw is not None]
-        return max(sessions, key=lambda s: s.started_at).gateway if sessions else None
+        if sessions:
+            return max(sessions, key=lambda s: s.started_at).gateway, False
+        expired = len(raws) > 0
+        return None, expired or bool(await self._r.exists(self._k.bot_lost(bot)))
 
     async def close(self) -> None:
         await self._r.aclose()  # type: ignore[attr-defined]

@@ -162,6 +162,10 @@ class RunState:
         """Count one more start of ``match_id``; returns the count including this one."""
         return int(self.r.hincrby(self.attempts_key, match_id, 1))
 
+    def started(self) -> dict[str, int]:
+        """Every match started at least once (until :meth:`cleanup`), with its number of starts."""
+        return {str(_text(mid)): int(count) for mid, count in self.r.hgetall(self.attempts_key).items()}
+
     def begin(self, match_id: str) -> tuple[bool, int]:
         """Before playing a match (one round trip): whether it has a result, and the number of
         this start (:meth:`attempt`); the number is 0 (nothing counted) after :meth:`cleanup`."""

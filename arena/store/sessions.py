@@ -19,8 +19,12 @@ from ._codec import dumps, loads, text
 from .errors import UnknownBot
 from .keys import Keys, bot_key, check_id
 
-DEFAULT_TTL = 30.0
-"""Seconds a session lives without a heartbeat."""
+DEFAULT_TTL = 6.0
+"""Seconds a session lives without a heartbeat: the sessions of a gateway that died (``kill -9``, its machine gone)
+stop counting this soon, so matches look for their bots elsewhere and ``bots list`` is right within seconds."""
+LOST_TTL_S = 120
+"""How long a bot whose stream the arena lost (its gateway died, or drained before the bot moved) counts as the
+arena's fault when it has no session (:meth:`SessionStore.mark_lost`): its matches wait for it, no strike."""
 RELAY_QUEUE_TTL_S = 60
 """A relay queue's life without its gateway refreshing it (:data:`arena.store.relay.QUEUE_TTL_S`)."""
 
@@ -67,12 +71,24 @@ class SessionStore:
         pipe = self._r.pipeline(transaction=True)
         pipe.set(self._k.session(sid), payload, px=_ms(ttl))
         pipe.sadd(self._k.bot_sessions(bot), sid)
+        pipe.delete(self._k.bot_lost(bot))
         pipe.execute()
         return session
+
+    def mark_lost(self, bot: str) -> None:
+        """The arena lost the bot's stream (not the bot's doing): see :data:`LOST_TTL_S`."""
+        self._r.set(self._k.bot_lost(bot), repr(time.time()), ex=LOST_TTL_S)
 
     def heartbeat(self, session_id: str, ttl: float = DEFAULT_TTL) -> bool:
         """Extend a session's life; ``False`` if it had already expired (open a new one then)."""
         return bool(self._r.pexpire(self._k.session(session_id), _ms(ttl)))
+
+    def heartbeat_many(self, session_ids: list[str], ttl: float = DEFAULT_TTL) -> list[bool]:
+        """:meth:`heartbeat` for many sessions in one round trip; one flag per id, in order."""
+        pipe = self._r.pipeline(transaction=False)
+        for session_id in session_ids:
+            pipe.pexpire(self._k.session(session_id), _ms(ttl))
+        return [bool(flag) for flag in pipe.execute()]
 
     def get(self, session_id: str) -> Session | None:
         raw = self._r.get(self._k.session(session_id))
@@ -102,8 +118,12 @@ class SessionStore:
                 dead.append(sid)
             else:
                 live.append(parse_session(sid, raw))
-        if dead:
-            self._r.srem(index, *dead)
+        if dead:  # expired with their gateway (a closed session leaves the index at once): the arena's fault
+            pipe = self._r.pipeline(transaction=True)
+            pipe.srem(index, *dead)
+            if not live:
+                pipe.set(self._k.bot_lost(bot), repr(time.time()), ex=LOST_TTL_S)
+            pipe.execute()
         live.sort(key=lambda s: s.started_at)
         return live
 

@@ -197,6 +197,43 @@ class TournamentStore:
         """All tournament ids, oldest first."""
         return [m.decode("utf-8") for m in self._r.zrange(self._k.tournaments(), 0, -1)]
 
+    def page(self, *, after: str | None = None, statuses: Collection[str] | None = None,
+             limit: int = 100) -> tuple[list[str], bool]:
+        """Tournament ids newest first, at most ``limit`` of them: those after ``after`` (the last id of the
+        previous page) and, with ``statuses``, only those in one of them. Returns the ids and whether more
+        follow. Raises :class:`UnknownTournament` for an ``after`` that is no tournament and ``ValueError`` for
+        an unknown status."""
+        wanted = None if statuses is None else set(statuses)
+        for s in wanted or ():
+            if s not in STATUSES:
+                raise ValueError(f"unknown tournament status {s!r}; expected one of {', '.join(STATUSES)}")
+        start = 0
+        if after:
+            rank = self._r.zrevrank(self._k.tournaments(), after)
+            if rank is None:
+                raise UnknownTournament(after)
+            start = int(rank) + 1
+        found: list[str] = []
+        while True:
+            chunk = [m.decode("utf-8") for m in self._r.zrevrange(self._k.tournaments(), start, start + _CHUNK - 1)]
+            if not chunk:
+                return found, False
+            start += len(chunk)
+            if wanted is None:
+                kept = chunk
+            else:
+                states = self.status_and_created(chunk)
+                kept = [tid for tid in chunk if states[tid][0] in wanted]
+            for tid in kept:
+                if len(found) == limit:
+                    return found, True
+                found.append(tid)
+
+    def idempotent_id(self, idempotency_key: str) -> str | None:
+        """The id of the tournament created under ``idempotency_key``, or ``None`` when the key is unused."""
+        raw = self._r.get(self._k.idempotency(idempotency_key))
+        return None if raw is None else raw.decode("utf-8")
+
     def status(self, tournament_id: str) -> str:
         raw = self._r.hget(self._k.tournament(tournament_id), "status")
         if raw is None:

@@ -1,5 +1,6 @@
 """Pure tournament logic: schedules (round robin, balanced designs, duplicate deals), results,
-standings with confidence intervals, and persistent multiplayer ratings.
+standings with confidence intervals, persistent multiplayer ratings, ladder matchmaking
+(:mod:`~arena.tournament.matchmaking`) and the gauntlet's sequential test (:mod:`~arena.tournament.sprt`).
 
 No I/O, no global state, no clock: every function takes data and returns data, and the same
 inputs give the same outputs in every process (seeds and ids come from SHA-256, never ``hash()``).
@@ -24,6 +25,16 @@ from .export import (
     standings_to_json,
     standings_to_text,
 )
+from .matchmaking import (
+    Entrant,
+    MatchmakingConfig,
+    RateLimit,
+    Table,
+    choose_tables,
+    pair_information,
+    simulate_ladder,
+    table_information,
+)
 from .ratings import Rating, RatingPool
 from .results import EndReason, MatchResult, dedupe
 from .schedule import (
@@ -38,6 +49,7 @@ from .schedule import (
     tables,
 )
 from .spec import TournamentSpec, normalize_rules, rating_pool_key
+from .sprt import SprtConfig, SprtFinished, SprtState, block_score, finish_points
 from .standings import (
     DealGroupSummary,
     HeadToHead,
@@ -53,25 +65,36 @@ from .stats import mean_interval, t_quantile, wilson_interval, z_quantile
 __all__ = [
     "DealGroupSummary",
     "EndReason",
+    "Entrant",
     "HeadToHead",
     "MatchResult",
     "MatchSpec",
+    "MatchmakingConfig",
+    "RateLimit",
     "Rating",
     "RatingPool",
     "ScheduleStats",
+    "SprtConfig",
+    "SprtFinished",
+    "SprtState",
     "StandingRow",
     "Standings",
+    "Table",
     "TournamentSpec",
     "batches",
+    "block_score",
+    "choose_tables",
     "count_matches",
     "deal_group_id",
     "deal_groups",
     "dedupe",
+    "finish_points",
     "head_to_head_to_csv",
     "indistinguishable",
     "match_id",
     "mean_interval",
     "normalize_rules",
+    "pair_information",
     "pair_spread",
     "rates_apart",
     "rating_pool_key",
@@ -80,11 +103,13 @@ __all__ = [
     "results_to_json",
     "schedule",
     "schedule_stats",
+    "simulate_ladder",
     "standings",
     "standings_to_csv",
     "standings_to_json",
     "standings_to_text",
     "t_quantile",
+    "table_information",
     "tables",
     "wilson_interval",
     "z_quantile",

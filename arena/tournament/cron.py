@@ -247,14 +247,22 @@ def with_time_zone(expr: str, zone: str) -> str:
     return f"CRON_TZ={zone} {text}"
 
 
-def _zone(name: str) -> tzinfo:
+def time_zone(name: str) -> tzinfo:
+    """The IANA time zone ``name`` (``UTC`` in any case too); :class:`CronError` naming it when there is none."""
     if name.upper() == "UTC":
         return UTC
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise CronError(f"unknown time zone {name!r} in CRON_TZ: expected an IANA name such as "
-                        "'Europe/Helsinki' or 'UTC'") from None
+        raise CronError(f"unknown time zone {name!r}: expected an IANA name such as 'Europe/Helsinki' or 'UTC'") \
+            from None
+
+
+def _zone(name: str) -> tzinfo:
+    try:
+        return time_zone(name)
+    except CronError as error:
+        raise CronError(f"{error} (in CRON_TZ)") from None
 
 
 def validate_cron(expr: str) -> str:

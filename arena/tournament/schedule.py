@@ -86,6 +86,10 @@ class MatchSpec:
     seed: int
     rules: Mapping[str, Any] = field(hash=False)
     deadline_ms: int = 1000
+    time_bank_ms: int = field(default=0, compare=False)
+    """Each seat's time bank in the match (the tournament's; not in :meth:`to_dict`, like the attempt)."""
+    lag_cap_ms: int = field(default=250, compare=False)
+    """The most lag compensation per decision (the tournament's)."""
     attempt: int = field(default=1, compare=False)
     """Which attempt of this match a worker plays (from 1; run state, not schedule: not in :meth:`to_dict`, not
     compared). A match aborted by the arena is played again as the next attempt, which the bots are told."""
@@ -178,6 +182,8 @@ def schedule(spec: TournamentSpec) -> list[MatchSpec]:
                         seed=seed,
                         rules=rules,
                         deadline_ms=spec.deadline_ms,
+                        time_bank_ms=spec.time_bank_ms,
+                        lag_cap_ms=spec.lag_cap_ms,
                     )
                 )
     return matches

@@ -21,8 +21,13 @@ from ._rng import stable_digest
 MIN_SEATS = 2
 MAX_SEATS = 10
 DEFAULT_MAX_TABLES = 2000
+DEFAULT_LAG_CAP_MS = 250
+"""The most lag compensation per decision by default (``arena.runner.DEFAULT_LAG_CAP_S`` in ms)."""
+MAX_LAG_CAP_MS = 10_000
+MAX_TIME_BANK_MS = 3_600_000
 MAX_ALL_ORDERS_SEATS = 4
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_POOL_RE = re.compile(r"^[A-Za-z0-9:_.\-]{1,100}$")
 
 
 def normalize_rules(variant: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -79,6 +84,10 @@ class TournamentSpec:
         seat orders; only for tables of at most 4 seats).
       seed: the tournament seed (an integer >= 0); every deal and table is derived from it.
       deadline_ms: decision deadline for bots, in milliseconds (>= 1).
+      time_bank_ms: each seat's time bank per match (time over the deadline comes out of it), ms (0: none).
+      lag_cap_ms: the most lag compensation per decision (a remote bot's measured round trip, capped), ms.
+      pool: the rating pool its results go to; empty: the pool of its rules (:func:`rating_pool_key`). A
+        competition's ladder blocks name the competition's own pool.
       max_tables: with more than 2 seats, every k-subset of the field is a table when there
         are at most this many k-subsets; otherwise a balanced design is used.
       pair_meetings: balanced design only: how many tables every pair of bots should share
@@ -95,6 +104,9 @@ class TournamentSpec:
     duplicate_orders: str = "rotate"
     seed: int = 0
     deadline_ms: int = 1000
+    time_bank_ms: int = 0
+    lag_cap_ms: int = DEFAULT_LAG_CAP_MS
+    pool: str = ""
     max_tables: int = DEFAULT_MAX_TABLES
     pair_meetings: int = 1
 
@@ -136,6 +148,10 @@ class TournamentSpec:
             )
         _check_int("seed", self.seed, 0)
         _check_int("deadline_ms", self.deadline_ms, 1)
+        _check_int("time_bank_ms", self.time_bank_ms, 0, MAX_TIME_BANK_MS)
+        _check_int("lag_cap_ms", self.lag_cap_ms, 0, MAX_LAG_CAP_MS)
+        if not isinstance(self.pool, str) or (self.pool and not _POOL_RE.match(self.pool)):
+            raise ValueError(f"pool must be 1-100 letters, digits, ':', '_', '.' or '-', got {self.pool!r}")
         _check_int("max_tables", self.max_tables, 1)
         _check_int("pair_meetings", self.pair_meetings, 1)
         if not isinstance(self.options, Mapping):
@@ -156,8 +172,8 @@ class TournamentSpec:
 
     @property
     def rating_pool(self) -> str:
-        """The rating-pool key of this tournament (see :func:`rating_pool_key`)."""
-        return rating_pool_key(self.variant, self.options)
+        """The rating-pool key of this tournament: ``pool`` if set, else :func:`rating_pool_key` of its rules."""
+        return self.pool or rating_pool_key(self.variant, self.options)
 
     @property
     def matches_per_deal(self) -> int:
@@ -181,6 +197,10 @@ class TournamentSpec:
             "deadline_ms": self.deadline_ms,
             "max_tables": self.max_tables,
             "pair_meetings": self.pair_meetings,
+            # The clocks only when set otherwise: a spec stored before they existed keeps its digest.
+            **({"time_bank_ms": self.time_bank_ms} if self.time_bank_ms else {}),
+            **({"lag_cap_ms": self.lag_cap_ms} if self.lag_cap_ms != DEFAULT_LAG_CAP_MS else {}),
+            **({"pool": self.pool} if self.pool else {}),
         }
 
     @classmethod

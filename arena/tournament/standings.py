@@ -18,16 +18,23 @@ Definitions (``c`` is the confidence, 0.95 by default):
 * **Rating**: OpenSkill Plackett-Luce ``mu`` and ``sigma`` (prior pool + these results in
   ``match_id`` order), ``ordinal = mu - 3 sigma``, interval ``mu -/+ z_c sigma``.
 * **Row order** (``order_by``): ``"win_rate"`` (default): win rate descending, then mean
-  points (descending; ascending when every result uses ``scoring="lowest"``), then ``mu``, then
-  name. ``"rating"``: ``mu`` descending, then win rate, then name. Within one balanced
+  points (descending; ascending when every result uses ``scoring="lowest"``), then the share of
+  matches forfeited (ascending: a bot that never connected ranks below one that played and lost),
+  then ``mu``, then name. ``"rating"``: ``mu`` descending, then win rate, then name. Within one balanced
   tournament every bot meets the same field, so the win rate is the direct result. The rating
   is an online estimate: applying the same matches in another order moves ``mu`` by about one
   ``sigma`` (measured on synthetic data), so it is shown with its interval and is what carries
   over between tournaments, but it does not order the table by default.
 * **Cannot be told apart**, by the measure of the row order:
-  - win rate: a two-proportion z-test at level c with deal groups as sample sizes
-    (:func:`rates_apart`; it ignores that two bots of one table are negatively correlated, so it
-    is slightly optimistic in tiny fields);
+  - win rate: two bots are told apart when either test below says so at level c.
+    Their overall win rates: a two-proportion z-test with deal groups as sample sizes and a
+    continuity correction (:func:`rates_apart`; it ignores that two bots of one table are negatively correlated, so it
+    is slightly optimistic in tiny fields, and it is weak with few deal groups). Their direct
+    meetings (:func:`direct_differences`): per deal group where both sat, the difference of their
+    wins divided by the matches they shared, tested by :func:`arena.tournament.stats.differences_apart`
+    (a paired Student-t test over the groups; a sign test when every group gave the same difference).
+    The direct test is what separates, at one 3-seat table of 4 duplicate deals (12 matches in 4 groups),
+    a bot that never won from the bot that won 7 of their 12 matches: the rates test cannot with 4 groups.
   - rating: ``|mu_A - mu_B| <= z_c * sqrt(sigma_A**2 + sigma_B**2)`` (:func:`indistinguishable`):
     the c-level interval of the skill difference (independent normal posteriors) contains 0.
   Every row lists the bots it cannot be told apart from (this relation is not transitive).
@@ -49,7 +56,7 @@ from typing import Any
 
 from .ratings import RatingPool
 from .results import MatchResult, dedupe
-from .stats import mean_interval, wilson_interval, z_quantile
+from .stats import differences_apart, mean_interval, wilson_interval, z_quantile
 
 Interval = tuple[float, float]
 ORDERS = ("win_rate", "rating")
@@ -228,17 +235,36 @@ def indistinguishable(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, 
 def rates_apart(
     wins_a: int, matches_a: int, groups_a: int, wins_b: int, matches_b: int, groups_b: int, z: float
 ) -> bool:
-    """Two-proportion z-test on win rates, with deal groups as the sample sizes.
+    """Two-proportion z-test on win rates, with deal groups as the sample sizes and Yates' continuity correction.
 
-    True when ``|p_a - p_b| > z * sqrt(p (1 - p) (1/g_a + 1/g_b))`` with ``p`` the pooled rate;
-    a bot without matches is never told apart from anyone.
+    True when ``|p_a - p_b| - (1/g_a + 1/g_b) / 2 > z * sqrt(p (1 - p) (1/g_a + 1/g_b))`` with ``p`` the pooled
+    rate. The correction keeps the normal approximation honest with few samples, close to Fisher's exact test:
+    without it, 2 wins of 2 against 0 of 2 counted as told apart at 95 % (an exact test gives p = 0.33). A bot
+    without matches is never told apart from anyone.
     """
     if not (matches_a and matches_b and groups_a and groups_b):
         return False
     p_a, p_b = wins_a / matches_a, wins_b / matches_b
     pooled = (p_a * groups_a + p_b * groups_b) / (groups_a + groups_b)
-    se = math.sqrt(max(0.0, pooled * (1.0 - pooled)) * (1.0 / groups_a + 1.0 / groups_b))
-    return abs(p_a - p_b) > z * se if se > 0 else p_a != p_b
+    spread = 1.0 / groups_a + 1.0 / groups_b
+    se = math.sqrt(max(0.0, pooled * (1.0 - pooled)) * spread)
+    return abs(p_a - p_b) - spread / 2.0 > z * se
+
+
+def direct_differences(results: Iterable[MatchResult]) -> dict[tuple[str, str], list[float]]:
+    """For every pair of bots ``(a, b)`` (``a < b``) that shared a table: per deal group where both sat (sorted
+    by group), ``(wins of a - wins of b) / matches both sat in``, from -1 (b won all) to 1 (a won all)."""
+    acc: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(dict)  # pair -> group -> [matches, a - b]
+    for r in dedupe(results):
+        for i, a in enumerate(r.seats):
+            for j in range(i + 1, len(r.seats)):
+                b = r.seats[j]
+                diff = (1 if r.winner == i else 0) - (1 if r.winner == j else 0)
+                pair, sign = ((a, b), 1) if a < b else ((b, a), -1)
+                cell = acc[pair].setdefault(r.deal_group, [0, 0])
+                cell[0] += 1
+                cell[1] += sign * diff
+    return {pair: [groups[g][1] / groups[g][0] for g in sorted(groups)] for pair, groups in acc.items()}
 
 
 def _head_to_head(results: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, dict[str, HeadToHead]]:
@@ -365,13 +391,19 @@ def standings(
             key=lambda p: (
                 -(p["win_rate"] if p["win_rate"] is not None else -1.0),
                 points_key(p),
+                p["forfeits"] / p["matches"] if p["matches"] else 1.0,
                 -p["mu"],
                 p["bot"],
             )
         )
 
+        direct = direct_differences(ordered)
+
         def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
-            return rates_apart(a["wins"], a["matches"], a["groups"], b["wins"], b["matches"], b["groups"], z)
+            if rates_apart(a["wins"], a["matches"], a["groups"], b["wins"], b["matches"], b["groups"], z):
+                return True
+            pair = (a["bot"], b["bot"]) if a["bot"] < b["bot"] else (b["bot"], a["bot"])
+            return differences_apart(direct.get(pair, ()), confidence)
 
     tiers: list[list[str]] = []
     tier_of: dict[str, int] = {}

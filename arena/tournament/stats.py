@@ -1,4 +1,5 @@
-"""Small statistics for standings: Wilson score interval, Student-t interval, normal quantiles.
+"""Small statistics for standings: Wilson score interval, Student-t interval, normal quantiles, and a paired
+test of whether per-sample differences are centred away from 0 (:func:`differences_apart`).
 
 No third-party dependency: the t distribution is computed from its closed form for integer
 degrees of freedom (Abramowitz & Stegun 26.7.3-4) and inverted by bisection; above 200 degrees
@@ -110,3 +111,25 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
     var = math.fsum((v - m) ** 2 for v in values) / (n - 1)
     half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
     return (m - half, m + half)
+
+
+def differences_apart(differences: Sequence[float], confidence: float = 0.95) -> bool:
+    """Whether paired differences (one per independent sample, e.g. a deal group) show at level ``confidence``
+    that their mean is not 0.
+
+    A two-sided Student-t test over the differences (their own spread, so correlated matches inside a sample
+    count as one sample); when every difference is the same non-zero value the spread is 0 and a t-test would
+    call any two samples conclusive, so then a two-sided sign test decides (``2 * 0.5**n < 1 - confidence``:
+    at 95 %, at least 6 samples all one way). Fewer than 2 samples, or a mean of 0, never tell apart.
+    """
+    _check_confidence(confidence)
+    n = len(differences)
+    if n < 2:
+        return False
+    m = math.fsum(differences) / n
+    if abs(m) < 1e-12:
+        return False
+    var = math.fsum((d - m) ** 2 for d in differences) / (n - 1)
+    if var <= 1e-12:
+        return 2.0 * 0.5**n < 1.0 - confidence
+    return abs(m) / math.sqrt(var / n) > t_quantile(confidence, n - 1)

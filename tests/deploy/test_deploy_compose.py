@@ -13,7 +13,7 @@ import pytest
 from arena import metrics as am
 from tests.support import free_port
 
-ARENA_COMMANDS = {"serve", "worker", "scheduler", "demo"}
+ARENA_COMMANDS = {"serve", "worker", "scheduler", "demo", "web"}
 
 
 def arena_services(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:

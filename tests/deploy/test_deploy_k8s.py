@@ -166,4 +166,4 @@ def test_kustomize_builds(deploy_dir: Path, yaml_mod: Any) -> None:
     assert result.returncode == 0, result.stderr
     docs = [d for d in yaml_mod.safe_load_all(result.stdout) if d]
     assert all(d["metadata"].get("namespace") == "uno-arena" for d in docs if d["kind"] != "Namespace")
-    assert len(docs) == 9
+    assert len(docs) == 11

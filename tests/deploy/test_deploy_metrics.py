@@ -29,6 +29,7 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "uno_arena_refused_actions_total": ("counter", ("bot", "reason")),
     "uno_arena_strikes_total": ("counter", ("bot",)),
     "uno_arena_forfeits_total": ("counter", ("bot",)),
+    "uno_arena_bot_incidents_total": ("counter", ("bot", "kind")),
     "uno_arena_matches_total": ("counter", ("variant", "reason")),
     "uno_arena_match_duration_seconds": ("histogram", ("variant",)),
     "uno_arena_matches_completed_total": ("counter", ()),
@@ -54,6 +55,7 @@ def fill(m: am.ArenaMetrics) -> None:
     m.record_refusal("alice", "F1")
     m.record_strike("bob")
     m.record_forfeit("bob")
+    m.record_incidents("bob", "timeout", 2)
     m.record_match("flip", "finished", 12.5)
     m.record_match("classic", "forfeit", 3.0)
     m.record_matches_completed(2)

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -185,15 +187,28 @@ def test_relay_queues_expire_unless_their_gateway_keeps_them(redis_server: Priva
         store.close()
 
 
-def test_sigterm_with_nowhere_to_move_still_exits_in_time_and_leaves_no_session(redis_server: PrivateRedis) -> None:
-    url, port = redis_server.url, free_port()
-    store = Store.from_url(url)
-    _record, token = store.bots.register("stranded")
-    gateway, _out, err = start_gateway(url, port, "gw-alone")
+@contextmanager
+def stranded_bot(redis_url: str, name: str) -> Iterator[tuple[Store, subprocess.Popen[str], Output, Output]]:
+    """`serve` alone on its port with one kit bot connected to it: a drain has nowhere to send the bot."""
+    port = free_port()
+    store = Store.from_url(redis_url)
+    _record, token = store.bots.register(name)
+    gateway, out, err = start_gateway(redis_url, port, f"gw-{name}")
     bot = None
     try:
         bot = process_bot(f"127.0.0.1:{port}", token, "random")
-        wait_until(lambda: gateways_of(store, "stranded") == ["gw-alone"], 30, "the bot's session")
+        wait_until(lambda: gateways_of(store, name) == [f"gw-{name}"], 30, "the bot's session")
+        yield store, gateway, out, err
+        assert bot.poll() is None  # the bot keeps trying to reconnect
+    finally:
+        if bot is not None:
+            stop_process(bot)
+        stop_process(gateway)  # type: ignore[arg-type]
+        store.close()
+
+
+def test_sigterm_with_nowhere_to_move_still_exits_in_time_and_leaves_no_session(redis_server: PrivateRedis) -> None:
+    with stranded_bot(redis_server.url, "stranded") as (store, gateway, _out, err):
         started = time.monotonic()
         gateway.send_signal(signal.SIGTERM)
         gateway.wait(15)
@@ -201,12 +216,6 @@ def test_sigterm_with_nowhere_to_move_still_exits_in_time_and_leaves_no_session(
         assert gateway.returncode == 0, err.text()
         assert took < 10.0, f"serve took {took:.1f} s to drain and exit"
         assert gateways_of(store, "stranded") == []  # its session was deleted on the way out
-        assert bot.poll() is None  # the bot keeps trying to reconnect
-    finally:
-        if bot is not None:
-            stop_process(bot)
-        stop_process(gateway)  # type: ignore[arg-type]
-        store.close()
 
 
 def test_the_kit_moves_at_once_and_a_pending_decision_is_handed_over(redis_server: PrivateRedis) -> None:
@@ -243,3 +252,18 @@ def test_the_kit_moves_at_once_and_a_pending_decision_is_handed_over(redis_serve
     assert record.end_reason == "target", record.detail
     assert record.strikes[0] == 0 and record.timeouts[0] == 0, record.detail
     assert not record.forfeits
+
+
+def test_a_second_sigterm_while_draining_exits_at_once(redis_server: PrivateRedis) -> None:
+    """An operator who does not want to wait for the drain signals again: `serve` exits at once (code 1)."""
+    with stranded_bot(redis_server.url, "waiter") as (_store, gateway, out, err):
+        gateway.send_signal(signal.SIGTERM)
+        # With nowhere for its bot to move, the drain waits the whole --drain-timeout (5 s).
+        wait_until(lambda: out.has("draining:"), 10, "serve to start draining")
+        started = time.monotonic()
+        gateway.send_signal(signal.SIGTERM)
+        gateway.wait(5)
+        assert gateway.returncode == 1
+        assert time.monotonic() - started < 3.0
+        wait_until(lambda: err.has("second SIGTERM while stopping: exiting now"), 5, "the forced exit's line")
+        assert not out.has("drained: exiting")

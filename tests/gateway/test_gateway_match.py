@@ -212,22 +212,37 @@ def test_a_heartbeat_running_while_a_session_closes_does_not_bring_it_back(
             harness.wait_for_bot("ghost")
             (alive_session,) = [s.session_id for s in store.sessions.for_bot("alive")]
             (ghost_session,) = [s.session_id for s in store.sessions.for_bot("ghost")]
-            refresh = store.sessions.heartbeat
+            refresh = store.sessions.heartbeat_many
             closed_during_refresh = threading.Event()
 
-            def heartbeat(session_id: str, ttl: float) -> bool:
-                if session_id == ghost_session and not closed_during_refresh.is_set():
+            def heartbeat_many(session_ids: list[str], ttl: float) -> list[bool]:
+                if ghost_session in session_ids and not closed_during_refresh.is_set():
                     # The refresh has taken the session as live; now it ends: the arena closes its stream
                     # and its record leaves Redis before the refresh goes on (the kit reconnects later,
                     # with a new session id).
                     harness.loop_thread.call_soon(harness.server.gateway.drop_session, "ghost")
                     wait_until(lambda: store.sessions.get(ghost_session) is None, 10, "the ghost session to close")
                     closed_during_refresh.set()
-                return refresh(session_id, ttl)
+                return refresh(session_ids, ttl)
 
-            monkeypatch.setattr(store.sessions, "heartbeat", heartbeat)
+            monkeypatch.setattr(store.sessions, "heartbeat_many", heartbeat_many)
             wait_until(closed_during_refresh.is_set, 10, "a heartbeat refresh while the ghost session closed")
             store.redis.delete(store.keys.session(alive_session))  # lost (a Redis restart): re-created
             wait_until(lambda: store.sessions.get(alive_session) is not None, 10, "the lost session to come back")
             assert store.sessions.get(ghost_session) is None
             assert ghost_session not in [s.session_id for s in store.sessions.for_bot("ghost")]
+
+
+def test_the_gateway_records_every_version_a_bot_connects_with(redis_server: PrivateRedis) -> None:
+    from tests.support.bots import RawBot
+
+    with running_gateway(redis_server.url) as harness:
+        token = harness.register_bot("versions")
+        for version in ("2.0", "2.1"):
+            raw = RawBot(harness.address, token)
+            raw.hello(bot_version=version)
+            raw.welcome()
+            raw.close()
+        wait_until(lambda: [v.version for v in harness.store.bots.versions("versions")] == ["2.0", "2.1"], 10,
+                   "both versions in the bot's history")
+        assert harness.store.bots.get("versions").version == "2.1"

@@ -25,8 +25,9 @@ from arena.runner import (
     run_match,
 )
 from arena.service.replays import decision_columns, stored_record
-from arena.store import StoreFailure
+from arena.store import Store
 from bots import HeuristicBot, RandomBot
+from tests.support import free_port
 
 
 class FlakySeat(Seat):
@@ -96,24 +97,15 @@ def test_a_seat_without_a_session_from_the_start_is_still_the_bots_fault() -> No
     assert record.end_reason is EndReason.FORFEIT and record.strikes[0] == 3
 
 
-class _FailingRelay:
-    async def live_gateway(self, bot: str) -> str | None:
-        raise StoreFailure("connection refused")
-
-    async def close(self) -> None:
-        pass
-
-
-class _FakeStore:
-    def relay(self) -> Any:
-        return _FailingRelay()
-
-
 def test_the_relay_seat_says_unreachable_when_redis_is_down() -> None:
-    seat = RelaySeat(_FakeStore(), "remote")  # type: ignore[arg-type]
-    request = SeatRequest("m", 0, 1, None, [], 1.0)  # type: ignore[arg-type]
-    with pytest.raises(SeatUnreachable, match="cannot reach Redis"):
-        asyncio.run(seat.decide(request))
+    store = Store.from_url(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    try:
+        seat = RelaySeat(store, "remote")
+        request = SeatRequest("m", 0, 1, None, [], 1.0)  # type: ignore[arg-type]
+        with pytest.raises(SeatUnreachable, match="cannot reach Redis"):
+            asyncio.run(seat.decide(request))
+    finally:
+        store.close()
 
 
 class _RestartGatewayAt(Seat):

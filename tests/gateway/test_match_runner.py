@@ -151,3 +151,16 @@ def test_config_is_checked() -> None:
         MatchConfig("m", 1, Rules(), deadline_s=0)
     with pytest.raises(ValueError):
         MatchConfig("m", 1, Rules(), max_strikes=0)
+
+
+@pytest.mark.parametrize(("variant", "players", "seed"), [("flip", 2, 3), ("flip", 4, 9), ("classic", 3, 5)])
+def test_the_runner_keeps_every_rounds_hands_as_the_replay_has_them(variant: str, players: int, seed: int) -> None:
+    """The hands are taken while the match runs (at each deal and round end), never by replaying it afterwards."""
+    from arena.engine.hands import round_hands
+    from arena.runner.record import hands_to_json
+
+    seats = [LocalSeat(make_bot("heuristic" if i % 2 else "random", i + 1)) for i in range(players)]
+    record = run_match_sync(MatchConfig(f"hands-{seed}", seed, Rules(variant=variant, target=200)), seats,
+                            metrics=create_metrics(None))
+    assert record.hands is not None and len(record.hands) == record.rounds
+    assert record.hands == hands_to_json(round_hands(record.replay))

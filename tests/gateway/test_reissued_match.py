@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from arena.engine import Rules
+from arena.engine import Match, Rules
 from arena.protocol import bot_pb2, game_pb2
+from arena.protocol.convert import actions_to_proto, observation_to_proto
 from arena.protocol.messages import match_ended, match_started
 from arena.relay import RelaySeat
 from arena.runner import EndReason, MatchConfig, MatchRecord, MatchSummary, Seat, SeatRequest, SeatStart, run_match
@@ -172,3 +173,97 @@ def test_the_attempt_reaches_the_match_config_and_match_started() -> None:
     assert spec == MatchSpec("m-2", "t-1", 0, 0, 0, ("a", "b"), 5, Rules().to_dict(), 1000)  # run state, not schedule
     started = match_started(SeatStart("m-2", 1, ("a", "b"), config.rules, 1.0, "t-1", config.attempt))
     assert started.attempt == 3
+
+
+def _started(attempt: int) -> bot_pb2.MatchStarted:
+    return match_started(SeatStart("m-s", 0, ("kitbot", "random"), Rules(), 30.0, attempt=attempt))
+
+
+def _ended(attempt: int) -> bot_pb2.MatchEnded:
+    return match_ended("m-s", MatchSummary("m-s", (0, 0), None, 0, EndReason.ABORTED, (), (), (), "", attempt=attempt))
+
+
+def test_a_newer_attempt_drops_the_pending_requests_of_the_older_one_on_the_gateway(gw: GatewayHarness) -> None:
+    """The gateway keeps the newest attempt per match and seat: a pending request of an older attempt ends
+    ``gone`` (never sent again on a reconnect), and a late request, event or end of it leaves the new one alone."""
+    gateway = gw.server.gateway
+
+    async def scenario() -> list[Any]:
+        gateway.start_match("kitbot", "m-s", 0, _started(1))
+        old = asyncio.ensure_future(gateway.decide("kitbot", "m-s", 0, 1, b"", 2, 30.0, attempt=1))
+        await asyncio.sleep(0.05)
+        pending_before = len(gateway.link("kitbot").pending)
+        gateway.start_match("kitbot", "m-s", 0, _started(2))
+        old_outcome = await asyncio.wait_for(old, 5.0)
+        late = await gateway.decide("kitbot", "m-s", 0, 2, b"", 2, 30.0, attempt=1)
+        readmitted = await gateway.admit("kitbot", "m-s", 0, _started(1), 0.1)
+        gateway.end_match("kitbot", "m-s", 0, _ended(1))
+        slot_after_old_end = gateway.link("kitbot").matches.get(("m-s", 0))
+        gateway.end_match("kitbot", "m-s", 0, _ended(2))
+        return [pending_before, old_outcome.status, dict(gateway.link("kitbot").pending), late.status, readmitted,
+                slot_after_old_end.attempt if slot_after_old_end else None,
+                ("m-s", 0) in gateway.link("kitbot").matches]
+
+    pending_before, old_status, pending_after, late_status, readmitted, kept_attempt, still_open = gw.run(scenario())
+    assert pending_before == 1 and old_status == "gone" and pending_after == {}
+    assert late_status == "gone" and readmitted is False
+    assert kept_attempt == 2 and still_open is False
+
+
+def test_the_kit_never_passes_a_request_of_an_aborted_attempt_to_the_new_bot() -> None:
+    factory = CountingFactory()
+    client = BotClient("127.0.0.1:1", "t", factory)
+    asked: list[int] = []
+
+    class Recording(Bot):
+        def choose(self, observation: Any, legal: Any) -> int:
+            asked.append(1)
+            return 0
+
+    client.factory = lambda match_id, seat: Recording()
+    replies: list[bot_pb2.BotMessage] = []
+
+    def handle(**payload: Any) -> None:
+        client._handle(None, bot_pb2.ArenaMessage(**payload), replies, asyncio.Lock(), set())
+
+    handle(match_started=_started(1))
+    handle(match_started=_started(2))
+    stale = bot_pb2.DecisionRequest(match_id="m-s", request_id="r-1", attempt=1)
+    handle(decision_request=stale)
+    assert asked == [] and replies == []
+
+
+def test_the_kit_answers_a_decision_asked_again_as_before_without_asking_the_bot_twice() -> None:
+    """A decision whose first request was lost with a gateway comes again with a new request id and the same
+    decision number: the kit answers as before, so a seeded bot's random numbers are as in a clean run."""
+    asked: list[int] = []
+
+    class Counting(Bot):
+        def choose(self, observation: Any, legal: Any) -> int:
+            asked.append(1)
+            return len(asked) % 2
+
+    client = BotClient("127.0.0.1:1", "t", lambda match_id, seat: Counting())
+    match = Match(2, seed=5)
+    observation = observation_to_proto(match.observation(match.current or 0))
+    legal = actions_to_proto(match.legal_actions())
+    replies: list[bot_pb2.BotMessage] = []
+
+    async def scenario() -> None:
+        def handle(**payload: Any) -> None:
+            client._handle(None, bot_pb2.ArenaMessage(**payload), replies, asyncio.Lock(), set())
+
+        handle(match_started=_started(1))
+        for request_id in ("r-1", "r-2"):
+            handle(decision_request=bot_pb2.DecisionRequest(match_id="m-s", request_id=request_id, attempt=1,
+                                                            decision_number=3, observation=observation,
+                                                            legal_actions=legal))
+        handle(decision_request=bot_pb2.DecisionRequest(match_id="m-s", request_id="r-3", attempt=1,
+                                                        decision_number=4, observation=observation,
+                                                        legal_actions=legal))
+
+    asyncio.run(scenario())
+    assert len(asked) == 2
+    assert [r.decision.request_id for r in replies] == ["r-1", "r-2", "r-3"]
+    assert replies[0].decision.action_index == replies[1].decision.action_index == 1
+    assert replies[2].decision.action_index == 0

@@ -68,6 +68,8 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
     seat = store.results.get(tid, mid)["seats"].index("alpha")  # type: ignore[index]
     pending = TournamentSpec("t-pending", ("random", "heuristic"), seats=2, deals=1, seed=5)
     create_tournament(store, pending)  # never started: only cancelled below
+    store.schedules.add("s-roles", "0 3 * * *", {"participants": ["random", "heuristic"]})  # deleted below
+    store.competitions.create("c-roles", {"competition_id": "c-roles", "entrants": ["random", "heuristic"]})
 
     stub = organizer.stub
     serial = iter(range(1000))
@@ -85,10 +87,15 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
                                                          metadata=md, timeout=10),
         "RevokeBot": lambda md: stub.RevokeBot(arena_pb2.RevokeBotRequest(name="victim"), metadata=md, timeout=10),
         "DeleteBot": lambda md: stub.DeleteBot(arena_pb2.DeleteBotRequest(name="victim"), metadata=md, timeout=10),
+        "GetBotLog": lambda md: stub.GetBotLog(arena_pb2.GetBotLogRequest(name="alpha"), metadata=md, timeout=10),
         "CreateTournament": lambda md: stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=spec()),
                                                              metadata=md, timeout=10),
         "ScheduleTournament": lambda md: stub.ScheduleTournament(
             arena_pb2.ScheduleTournamentRequest(spec=spec(), cron="0 3 * * *"), metadata=md, timeout=10),
+        "ListTournaments": lambda md: stub.ListTournaments(arena_pb2.ListTournamentsRequest(), metadata=md, timeout=10),
+        "ListSchedules": lambda md: stub.ListSchedules(arena_pb2.ListSchedulesRequest(), metadata=md, timeout=10),
+        "DeleteSchedule": lambda md: stub.DeleteSchedule(arena_pb2.DeleteScheduleRequest(schedule_id="s-roles"),
+                                                         metadata=md, timeout=10),
         "WatchTournament": lambda md: stub.WatchTournament(arena_pb2.WatchTournamentRequest(tournament_id=tid),
                                                            metadata=md, timeout=10),
         "GetStandings": lambda md: stub.GetStandings(arena_pb2.GetStandingsRequest(tournament_id=tid), metadata=md,
@@ -99,6 +106,10 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
                                                        metadata=md, timeout=10),
         "CancelTournament": lambda md: stub.CancelTournament(
             arena_pb2.CancelTournamentRequest(tournament_id="t-pending"), metadata=md, timeout=10),
+        "ListCompetitions": lambda md: stub.ListCompetitions(arena_pb2.ListCompetitionsRequest(), metadata=md,
+                                                             timeout=10),
+        "GetCompetitionStandings": lambda md: stub.GetCompetitionStandings(
+            arena_pb2.GetCompetitionStandingsRequest(competition_id="c-roles"), metadata=md, timeout=10),
     }
     assert set(calls) == set(RPC_ROLES)
     callers = {"wrong": auth("alpha.not-the-token"), "anonymous": [], "bot": auth(alpha), "admin": ADMIN}

@@ -40,8 +40,19 @@ def serving(redis_url: str, *args: str, **env: str) -> Iterator[tuple[subprocess
     process = serve(redis_url, "--address", address, *args, **env)
     try:
         with grpc.insecure_channel(address) as channel:
-            wait_until(lambda: process.poll() is None and grpc.channel_ready_future(channel).result(timeout=1) is None,
-                       30, "serve to listen", ignore=(grpc.FutureTimeoutError,),
+
+            def listening() -> bool:
+                if process.poll() is not None:
+                    return False
+                ready = grpc.channel_ready_future(channel)
+                try:
+                    ready.result(timeout=1)
+                except grpc.FutureTimeoutError:
+                    ready.cancel()  # else its thread fails later on the closed channel
+                    return False
+                return True
+
+            wait_until(listening, 30, "serve to listen",
                        details=lambda: process.stderr.read() if process.poll() is not None else "")  # type: ignore[union-attr]
         yield process, address
     finally:

@@ -174,3 +174,20 @@ def test_version_and_owner(store: Store) -> None:
         store.bots.register("beta", version="")
     with pytest.raises(ValueError, match="owner must be"):
         store.bots.register("gamma", owner="x\n")
+
+
+def test_the_versions_a_bot_connected_with_are_kept_with_first_and_last_seen(store: Store) -> None:
+    from arena.store.bots import MAX_VERSIONS_KEPT, BotVersion
+
+    store.bots.register("Versioned")
+    store.bots.note_version("versioned", "1.0", now=100.0)
+    store.bots.note_version("VERSIONED", "1.1", now=200.0)
+    store.bots.note_version("versioned", "1.0", now=300.0)  # back to the old one: its first sighting stays
+    assert store.bots.versions("versioned") == [BotVersion("1.0", 100.0, 300.0), BotVersion("1.1", 200.0, 200.0)]
+    for i in range(MAX_VERSIONS_KEPT + 5):  # a bot inventing a version per connection cannot grow it unbounded
+        store.bots.note_version("versioned", f"x{i}", now=1000.0 + i)
+    kept = store.bots.versions("versioned")
+    assert len(kept) == MAX_VERSIONS_KEPT and kept[-1].version == f"x{MAX_VERSIONS_KEPT + 4}"
+    assert "1.1" not in {v.version for v in kept}
+    with pytest.raises(ValueError):
+        store.bots.note_version("versioned", "v" * 65)

@@ -183,10 +183,12 @@ class RawBot:
 
 
 def play_raw(bot: RawBot, answer: Callable[[bot_pb2.DecisionRequest], list[int] | None],
-             stop: threading.Event) -> threading.Thread:
+             stop: threading.Event, send: Callable[[bot_pb2.BotMessage], None] | None = None) -> threading.Thread:
     """Play on a RawBot in a thread: Pong every Ping; for each request, send the indices `answer` returns
-    (None: send nothing). Every Error received is kept in `thread.errors`."""
+    (None: send nothing). Every Error received is kept in `thread.errors`. ``send``: how a Pong or a Decision
+    goes out (default ``bot.send``; e.g. later, for a slow network)."""
     errors: list[bot_pb2.Error] = []
+    out = send or bot.send
 
     def run() -> None:
         while not stop.is_set():
@@ -198,13 +200,15 @@ def play_raw(bot: RawBot, answer: Callable[[bot_pb2.DecisionRequest], list[int] 
                 return
             kind = message.WhichOneof("payload")
             if kind == "ping":
-                bot.send(bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=message.ping.nonce)))
+                out(bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=message.ping.nonce)))
             elif kind == "error":
                 errors.append(message.error)
             elif kind == "decision_request":
                 request = message.decision_request
                 for index in answer(request) or []:
-                    bot.decide(request.match_id, request.request_id, index)
+                    out(bot_pb2.BotMessage(decision=bot_pb2.Decision(match_id=request.match_id,
+                                                                     request_id=request.request_id,
+                                                                     action_index=index)))
 
     thread = threading.Thread(target=run, daemon=True)
     thread.errors = errors  # type: ignore[attr-defined]

@@ -41,7 +41,7 @@ import signal
 import sys
 import uuid
 from collections.abc import Awaitable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from arena.engine import Rules
@@ -54,6 +54,9 @@ from bots import BUILTIN_BOTS, make_bot
 from tests.support.loop_thread import LoopThread
 
 T = TypeVar("T")
+
+STOP_TIMEOUT_S = 15.0
+"""How long :meth:`GatewayHarness.close` waits for the gateway to stop (sessions closed, tasks ended)."""
 
 
 class GatewayHarness:
@@ -74,8 +77,11 @@ class GatewayHarness:
         self.server = GatewayServer(self.store, self.config)
         try:
             self.run(self.server.start())
-        except BaseException:
-            self.close()
+        except BaseException as error:
+            try:
+                self.close()
+            except Exception as close_error:
+                error.add_note(f"closing the gateway that did not start failed too: {close_error!r}")
             raise
         self.port: int = self.server.port
         self.address: str = f"127.0.0.1:{self.port}"
@@ -152,17 +158,29 @@ class GatewayHarness:
 
     # -- shutdown --------------------------------------------------------------------------------
     def close(self) -> None:
-        """Stop the gateway, its loop and thread, the store, and the private redis-server if any."""
-        if self.loop_thread.running:
-            server = getattr(self, "server", None)
-            if server is not None:
-                with suppress(Exception):
-                    self.run(server.stop(0.5), timeout=15)
-            self.loop_thread.close()
-        self.store.close()
-        if self._own_redis is not None:
-            self._own_redis.close()
-            self._own_redis = None
+        """Stop the gateway, its loop and thread, the store, and the private redis-server if any.
+
+        A gateway that does not stop within :data:`STOP_TIMEOUT_S` is an error, raised once everything else is
+        closed: its gRPC server would still be running when the garbage collector finds it after its loop
+        closed (an "Event loop is closed" warning in some later test)."""
+        stop_error: BaseException | None = None
+        try:
+            if self.loop_thread.running:
+                server = getattr(self, "server", None)
+                if server is not None:
+                    try:
+                        self.run(server.stop(0.5), timeout=STOP_TIMEOUT_S)
+                    except Exception as error:
+                        stop_error = error
+                self.loop_thread.close()
+        finally:
+            self.store.close()
+            if self._own_redis is not None:
+                self._own_redis.close()
+                self._own_redis = None
+        if stop_error is not None:
+            raise RuntimeError(f"the gateway at {getattr(self, 'address', '?')} did not stop within "
+                               f"{STOP_TIMEOUT_S} s: {stop_error!r}") from stop_error
 
     def __enter__(self) -> GatewayHarness:
         return self

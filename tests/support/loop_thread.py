@@ -6,7 +6,10 @@
         loop_thread.call_soon(client.disconnect)          # a plain call on the loop's thread
 
 :meth:`LoopThread.close` stops the loop the way ``asyncio.run`` ends: what is still running there is
-cancelled and awaited, async generators are shut down, then the loop is closed (by its own thread).
+cancelled and awaited, async generators are shut down, then the loop is closed (by its own thread). What
+outlives that (a task that ignores its cancellation, a thread that does not stop) would be collected later, in
+some other test, as an "Event loop is closed" PytestUnraisableExceptionWarning; :meth:`LoopThread.close` raises
+:class:`LoopNotClean` naming it instead, in the teardown of the test that left it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
+import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -24,10 +29,18 @@ LEFTOVER_TIMEOUT_S = 5.0
 """How long the tasks still running at close get to finish after being cancelled."""
 
 
+class LoopNotClean(RuntimeError):
+    """A :class:`LoopThread` closed with something left running (named in the message)."""
+
+
 class LoopThread:
     """A new event loop, running forever in a daemon thread until :meth:`close`."""
 
-    def __init__(self, name: str = "test-loop") -> None:
+    def __init__(self, name: str = "test-loop", leftover_timeout_s: float = LEFTOVER_TIMEOUT_S) -> None:
+        self.name = name
+        self.leftover_timeout_s = leftover_timeout_s
+        self.left_running: list[str] = []
+        """The tasks that were still pending when the loop closed (they ignored their cancellation)."""
         self.loop = asyncio.new_event_loop()
         self._started = threading.Event()
         self.thread = threading.Thread(target=self._main, name=name, daemon=True)
@@ -41,14 +54,23 @@ class LoopThread:
             self.loop.run_forever()
         finally:
             try:
-                leftover = asyncio.all_tasks(self.loop)
-                for task in leftover:
-                    task.cancel()
-                if leftover:
-                    self.loop.run_until_complete(asyncio.wait(leftover, timeout=LEFTOVER_TIMEOUT_S))
+                self.left_running = self._cancel_leftovers()
                 self.loop.run_until_complete(self.loop.shutdown_asyncgens())
             finally:
                 self.loop.close()
+
+    def _cancel_leftovers(self) -> list[str]:
+        """Cancel every task still on the loop, and those their cancellation starts, until none is left or
+        ``leftover_timeout_s`` passed; what is still pending then."""
+        deadline = time.monotonic() + self.leftover_timeout_s
+        while leftover := asyncio.all_tasks(self.loop):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return sorted(_describe(task) for task in leftover)
+            for task in leftover:
+                task.cancel()
+            self.loop.run_until_complete(asyncio.wait(leftover, timeout=remaining))
+        return []
 
     @property
     def running(self) -> bool:
@@ -68,11 +90,20 @@ class LoopThread:
         self.loop.call_soon_threadsafe(callback, *args)
 
     def close(self, timeout: float = 15.0) -> None:
-        """Stop the loop, finish what is left on it (cancelled), close it and join the thread. Idempotent."""
+        """Stop the loop, finish what is left on it (cancelled), close it and join the thread. Idempotent.
+
+        Raises :class:`LoopNotClean` when the thread did not end within ``timeout`` seconds, or tasks were still
+        pending when the loop closed (each named)."""
         if self.thread.is_alive():
             with contextlib.suppress(RuntimeError):  # closed meanwhile: nothing left to stop
                 self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(timeout)
+        if self.thread.is_alive():
+            raise LoopNotClean(f"the event loop thread {self.name!r} did not end within {timeout} s of close()")
+        left, self.left_running = self.left_running, []
+        if left:
+            raise LoopNotClean(f"the event loop {self.name!r} closed with {len(left)} task(s) that did not end "
+                               f"within {self.leftover_timeout_s} s of their cancellation: {'; '.join(left)}")
 
     def __enter__(self) -> LoopThread:
         return self
@@ -83,3 +114,14 @@ class LoopThread:
 
 async def _as_coro(awaitable: Awaitable[T]) -> T:
     return await awaitable
+
+
+def _describe(task: asyncio.Task[Any]) -> str:
+    """``task``'s name and where it waits: each coroutine it is awaiting in, outermost first, with its line."""
+    where = []
+    coro: Any = task.get_coro()
+    while coro is not None and hasattr(coro, "cr_code"):
+        line = coro.cr_frame.f_lineno if coro.cr_frame is not None else "?"
+        where.append(f"{coro.cr_code.co_qualname} ({Path(coro.cr_code.co_filename).name}:{line})")
+        coro = coro.cr_await
+    return f"{task.get_name()}: {' > '.join(where) or repr(task)}"

@@ -27,9 +27,12 @@ class OrganizerServer:
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
 
     def close(self) -> None:
+        """Stop the server and close its loop (also when the stop fails: that error is raised after)."""
         self.channel.close()
-        self.loop_thread.run(self.server.stop(0.5), timeout=30)
-        self.loop_thread.close()
+        try:
+            self.loop_thread.run(self.server.stop(0.5), timeout=30)
+        finally:
+            self.loop_thread.close()
 
 
 async def _start(store: Store, app: Celery, admin_token: str) -> tuple[grpc.aio.Server, int]:

@@ -21,6 +21,8 @@ from arena.tournament import (
     wilson_interval,
     z_quantile,
 )
+from arena.tournament.standings import direct_differences
+from arena.tournament.stats import differences_apart
 
 from .tournament_helpers import play
 
@@ -51,18 +53,22 @@ def test_counts_points_and_plain_intervals() -> None:
     assert table.head_to_head is None  # 3 seats
 
 
-def _apart(table: Standings, a: str, b: str) -> bool:
+def _apart(table: Standings, results: list[MatchResult], a: str, b: str) -> bool:
+    """The definition of "told apart" (the module docstring of arena.tournament.standings), computed here."""
     x, y = table.row(a), table.row(b)
     z = z_quantile(table.confidence)
     if table.order_by == "rating":
         return not indistinguishable(x.mu, x.sigma, y.mu, y.sigma, z)
-    return rates_apart(x.wins, x.matches, x.groups, y.wins, y.matches, y.groups, z)
+    direct = direct_differences(results).get((min(a, b), max(a, b)), [])
+    return (rates_apart(x.wins, x.matches, x.groups, y.wins, y.matches, y.groups, z)
+            or differences_apart(direct, table.confidence))
 
 
 @pytest.mark.parametrize("order_by", ["win_rate", "rating"])
 def test_ordering_tiers_and_indistinguishable(order_by: str) -> None:
     spec = TournamentSpec("s", tuple(STRENGTH), seats=2, deals=30, duplicate=True, seed=9)
-    table = standings(play(schedule(spec), STRENGTH, seed=3), order_by=order_by)
+    results = play(schedule(spec), STRENGTH, seed=3)
+    table = standings(results, order_by=order_by)
     assert table.order_by == order_by
     assert [r.rank for r in table.rows] == [1, 2, 3, 4]
     assert table.rows[0].bot == "ace"
@@ -75,13 +81,13 @@ def test_ordering_tiers_and_indistinguishable(order_by: str) -> None:
     # tiers partition the rows, in order, and follow the leader rule
     assert [b for t in table.tiers for b in t] == [r.bot for r in table.rows]
     for tier in table.tiers:
-        assert all(not _apart(table, tier[0], bot) for bot in tier[1:])
+        assert all(not _apart(table, results, tier[0], bot) for bot in tier[1:])
     for previous, current in zip(table.tiers, table.tiers[1:], strict=False):
-        assert _apart(table, previous[0], current[0])
+        assert _apart(table, results, previous[0], current[0])
     for row in table.rows:
         for other in table.rows:
             if other.bot != row.bot:
-                assert (other.bot in row.indistinguishable) == (not _apart(table, row.bot, other.bot))
+                assert (other.bot in row.indistinguishable) == (not _apart(table, results, row.bot, other.bot))
 
 
 def test_rates_apart() -> None:

@@ -82,3 +82,41 @@ def worker_standings(store: Store, tid: str) -> dict[str, Any]:
     from arena.service.lifecycle import tournament_table
 
     return tournament_table(store, tid).standings.to_dict()
+
+
+def cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    """`uno-arena ARGV` in process: its exit status (argparse's 2 included), standard output and error."""
+    from arena.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def spec_msg(**fields: Any) -> Any:
+    """A TournamentSpec message of three built-in bots (``fields`` override)."""
+    from arena.protocol import arena_pb2, game_pb2
+
+    base: dict[str, Any] = {
+        "participants": ["random", "heuristic", "random#2"],
+        "rules": game_pb2.Rules(target=100),
+        "seats_per_table": 2,
+        "deals_per_table": 1,
+        "seed": 5,
+    }
+    base.update(fields)
+    return arena_pb2.TournamentSpec(**base)
+
+
+def status_of(call: Callable[[], Any]) -> tuple[Any, str]:
+    """The gRPC status code and details of ``call()``, which must fail."""
+    import grpc
+    import pytest
+
+    with pytest.raises(grpc.RpcError) as info:
+        call()
+    return info.value.code(), info.value.details()

@@ -21,6 +21,7 @@ from typing import Any
 
 from celery.contrib.testing.worker import start_worker
 
+from arena.processes import child_pids
 from arena.service.lifecycle import create_tournament
 from arena.store import Store
 from arena.tournament import schedule
@@ -42,19 +43,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Long enough to be interrupted mid-way: 4 bots, target 500, 2 seats.
 FAULT_BOTS = ("random", "heuristic", "random#2", "heuristic#2")
-
-
-def children_of(pid: int) -> list[int]:
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(entry))
-    return kids
 
 
 @contextmanager
@@ -129,7 +117,7 @@ def test_kill_9_a_worker_child_mid_tournament_and_metrics(redis_server: Any, sto
         wait_until(lambda: store.results.progress(spec.tournament_id).done >= 3, 60, "some matches")
         remaining = scrape(port)
         assert any(k.startswith(f'uno_arena_matches_remaining{{tournament="{spec.tournament_id}"}}') for k in remaining)
-        victims = children_of(proc.pid)
+        victims = child_pids(proc.pid)
         assert len(victims) == 2, victims
         os.kill(victims[0], signal.SIGKILL)  # mid-batch: its message is rejected back to the queue
         wait_finished(store, spec.tournament_id)
@@ -146,7 +134,7 @@ def test_kill_9_a_worker_child_mid_tournament_and_metrics(redis_server: Any, sto
         assert any(k.startswith('uno_arena_queue_depth{queue="celery"}') for k in values)
         # Finished: its matches_remaining series is removed (by the last process to touch it).
         wait_until(lambda: not any(spec.tournament_id in k for k in scrape(port)), 30, "the series to go")
-        assert len(children_of(proc.pid)) == 2  # the pool replaced the killed child
+        assert len(child_pids(proc.pid)) == 2  # the pool replaced the killed child
     assert worker_standings(store, spec.tournament_id) == clean_standings(spec)
 
 

@@ -12,6 +12,13 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class CompetitionState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    COMPETITION_STATE_UNSPECIFIED: _ClassVar[CompetitionState]
+    COMPETITION_STATE_ACTIVE: _ClassVar[CompetitionState]
+    COMPETITION_STATE_PAUSED: _ClassVar[CompetitionState]
+    COMPETITION_STATE_CLOSED: _ClassVar[CompetitionState]
+
 class TournamentState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TOURNAMENT_STATE_UNSPECIFIED: _ClassVar[TournamentState]
@@ -26,6 +33,10 @@ class ExportFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EXPORT_FORMAT_UNSPECIFIED: _ClassVar[ExportFormat]
     EXPORT_FORMAT_CSV: _ClassVar[ExportFormat]
     EXPORT_FORMAT_JSON: _ClassVar[ExportFormat]
+COMPETITION_STATE_UNSPECIFIED: CompetitionState
+COMPETITION_STATE_ACTIVE: CompetitionState
+COMPETITION_STATE_PAUSED: CompetitionState
+COMPETITION_STATE_CLOSED: CompetitionState
 TOURNAMENT_STATE_UNSPECIFIED: TournamentState
 TOURNAMENT_STATE_PENDING: TournamentState
 TOURNAMENT_STATE_RUNNING: TournamentState
@@ -36,8 +47,84 @@ EXPORT_FORMAT_UNSPECIFIED: ExportFormat
 EXPORT_FORMAT_CSV: ExportFormat
 EXPORT_FORMAT_JSON: ExportFormat
 
+class Competition(_message.Message):
+    __slots__ = ("competition_id", "state", "rules", "seats_per_table", "entrants", "blocks", "created_at", "matches_per_minute", "rating_pool")
+    COMPETITION_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_PER_MINUTE_FIELD_NUMBER: _ClassVar[int]
+    RATING_POOL_FIELD_NUMBER: _ClassVar[int]
+    competition_id: str
+    state: CompetitionState
+    rules: _game_pb2.Rules
+    seats_per_table: int
+    entrants: _containers.RepeatedScalarFieldContainer[str]
+    blocks: int
+    created_at: _timestamp_pb2.Timestamp
+    matches_per_minute: float
+    rating_pool: str
+    def __init__(self, competition_id: _Optional[str] = ..., state: _Optional[_Union[CompetitionState, str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., entrants: _Optional[_Iterable[str]] = ..., blocks: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., matches_per_minute: _Optional[float] = ..., rating_pool: _Optional[str] = ...) -> None: ...
+
+class ListCompetitionsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListCompetitionsResponse(_message.Message):
+    __slots__ = ("competitions",)
+    COMPETITIONS_FIELD_NUMBER: _ClassVar[int]
+    competitions: _containers.RepeatedCompositeFieldContainer[Competition]
+    def __init__(self, competitions: _Optional[_Iterable[_Union[Competition, _Mapping]]] = ...) -> None: ...
+
+class GetCompetitionStandingsRequest(_message.Message):
+    __slots__ = ("competition_id",)
+    COMPETITION_ID_FIELD_NUMBER: _ClassVar[int]
+    competition_id: str
+    def __init__(self, competition_id: _Optional[str] = ...) -> None: ...
+
+class LadderEntry(_message.Message):
+    __slots__ = ("rank", "bot", "version", "rating", "mu", "sigma", "rating_low", "rating_high", "matches", "connected", "since", "retired_at")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    RATING_LOW_FIELD_NUMBER: _ClassVar[int]
+    RATING_HIGH_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot: str
+    version: str
+    rating: float
+    mu: float
+    sigma: float
+    rating_low: float
+    rating_high: float
+    matches: int
+    connected: bool
+    since: _timestamp_pb2.Timestamp
+    retired_at: _timestamp_pb2.Timestamp
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., version: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., matches: _Optional[int] = ..., connected: _Optional[bool] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetCompetitionStandingsResponse(_message.Message):
+    __slots__ = ("competition", "entries", "retired")
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
+    competition: Competition
+    entries: _containers.RepeatedCompositeFieldContainer[LadderEntry]
+    retired: _containers.RepeatedCompositeFieldContainer[LadderEntry]
+    def __init__(self, competition: _Optional[_Union[Competition, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., retired: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ...) -> None: ...
+
 class Bot(_message.Message):
-    __slots__ = ("bot_id", "name", "description", "created_at", "connected", "bot_version", "revoked", "deleted")
+    __slots__ = ("bot_id", "name", "description", "created_at", "connected", "bot_version", "revoked", "deleted", "versions")
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +133,7 @@ class Bot(_message.Message):
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     REVOKED_FIELD_NUMBER: _ClassVar[int]
     DELETED_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
     bot_id: str
     name: str
     description: str
@@ -54,7 +142,18 @@ class Bot(_message.Message):
     bot_version: str
     revoked: bool
     deleted: bool
-    def __init__(self, bot_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ..., revoked: _Optional[bool] = ..., deleted: _Optional[bool] = ...) -> None: ...
+    versions: _containers.RepeatedCompositeFieldContainer[BotVersion]
+    def __init__(self, bot_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ..., revoked: _Optional[bool] = ..., deleted: _Optional[bool] = ..., versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ...) -> None: ...
+
+class BotVersion(_message.Message):
+    __slots__ = ("version", "first_seen", "last_seen")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SEEN_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEEN_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    first_seen: _timestamp_pb2.Timestamp
+    last_seen: _timestamp_pb2.Timestamp
+    def __init__(self, version: _Optional[str] = ..., first_seen: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seen: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "description")
@@ -140,8 +239,46 @@ class DeleteBotResponse(_message.Message):
     bot: Bot
     def __init__(self, bot: _Optional[_Union[Bot, _Mapping]] = ...) -> None: ...
 
+class GetBotLogRequest(_message.Message):
+    __slots__ = ("name", "limit", "after_seq")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    limit: int
+    after_seq: int
+    def __init__(self, name: _Optional[str] = ..., limit: _Optional[int] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class BotIncident(_message.Message):
+    __slots__ = ("seq", "kind", "at", "match_id", "decision_number", "request_id", "detail", "strike")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    STRIKE_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    kind: str
+    at: _timestamp_pb2.Timestamp
+    match_id: str
+    decision_number: int
+    request_id: str
+    detail: str
+    strike: int
+    def __init__(self, seq: _Optional[int] = ..., kind: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_id: _Optional[str] = ..., decision_number: _Optional[int] = ..., request_id: _Optional[str] = ..., detail: _Optional[str] = ..., strike: _Optional[int] = ...) -> None: ...
+
+class GetBotLogResponse(_message.Message):
+    __slots__ = ("incidents", "last_seq")
+    INCIDENTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    incidents: _containers.RepeatedCompositeFieldContainer[BotIncident]
+    last_seq: int
+    def __init__(self, incidents: _Optional[_Iterable[_Union[BotIncident, _Mapping]]] = ..., last_seq: _Optional[int] = ...) -> None: ...
+
 class TournamentSpec(_message.Message):
-    __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms")
+    __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms", "time_bank_ms", "lag_compensation_cap_ms")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PARTICIPANTS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -150,6 +287,8 @@ class TournamentSpec(_message.Message):
     DUPLICATE_DEALS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     DECISION_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    LAG_COMPENSATION_CAP_MS_FIELD_NUMBER: _ClassVar[int]
     name: str
     participants: _containers.RepeatedScalarFieldContainer[str]
     rules: _game_pb2.Rules
@@ -158,7 +297,9 @@ class TournamentSpec(_message.Message):
     duplicate_deals: bool
     seed: int
     decision_deadline_ms: int
-    def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ...) -> None: ...
+    time_bank_ms: int
+    lag_compensation_cap_ms: int
+    def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt")
@@ -193,18 +334,42 @@ class Tournament(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("spec", "idempotency_key")
+    __slots__ = ("spec", "idempotency_key", "require_connected", "connect_wait_ms")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUIRE_CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    CONNECT_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
     spec: TournamentSpec
     idempotency_key: str
-    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    require_connected: bool
+    connect_wait_ms: int
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., require_connected: _Optional[bool] = ..., connect_wait_ms: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentResponse(_message.Message):
-    __slots__ = ("tournament",)
+    __slots__ = ("tournament", "not_connected")
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    NOT_CONNECTED_FIELD_NUMBER: _ClassVar[int]
     tournament: Tournament
-    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+    not_connected: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ..., not_connected: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListTournamentsRequest(_message.Message):
+    __slots__ = ("states", "page_size", "page_token")
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    states: _containers.RepeatedScalarFieldContainer[TournamentState]
+    page_size: int
+    page_token: str
+    def __init__(self, states: _Optional[_Iterable[_Union[TournamentState, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListTournamentsResponse(_message.Message):
+    __slots__ = ("tournaments", "next_page_token")
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tournaments: _containers.RepeatedCompositeFieldContainer[Tournament]
+    next_page_token: str
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[Tournament, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class Schedule(_message.Message):
     __slots__ = ("schedule_id", "spec", "cron", "time_zone", "next_run_at", "created_at")
@@ -235,6 +400,28 @@ class ScheduleTournamentRequest(_message.Message):
     def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., cron: _Optional[str] = ..., time_zone: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class ScheduleTournamentResponse(_message.Message):
+    __slots__ = ("schedule",)
+    SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    schedule: Schedule
+    def __init__(self, schedule: _Optional[_Union[Schedule, _Mapping]] = ...) -> None: ...
+
+class ListSchedulesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListSchedulesResponse(_message.Message):
+    __slots__ = ("schedules",)
+    SCHEDULES_FIELD_NUMBER: _ClassVar[int]
+    schedules: _containers.RepeatedCompositeFieldContainer[Schedule]
+    def __init__(self, schedules: _Optional[_Iterable[_Union[Schedule, _Mapping]]] = ...) -> None: ...
+
+class DeleteScheduleRequest(_message.Message):
+    __slots__ = ("schedule_id",)
+    SCHEDULE_ID_FIELD_NUMBER: _ClassVar[int]
+    schedule_id: str
+    def __init__(self, schedule_id: _Optional[str] = ...) -> None: ...
+
+class DeleteScheduleResponse(_message.Message):
     __slots__ = ("schedule",)
     SCHEDULE_FIELD_NUMBER: _ClassVar[int]
     schedule: Schedule
@@ -293,7 +480,7 @@ class CancelTournamentResponse(_message.Message):
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals")
+    __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals", "tier", "win_rate", "win_rate_low", "win_rate_high", "mean_points", "indistinguishable")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -307,6 +494,12 @@ class Standing(_message.Message):
     FORFEITS_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     REFUSALS_FIELD_NUMBER: _ClassVar[int]
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    WIN_RATE_FIELD_NUMBER: _ClassVar[int]
+    WIN_RATE_LOW_FIELD_NUMBER: _ClassVar[int]
+    WIN_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
+    MEAN_POINTS_FIELD_NUMBER: _ClassVar[int]
+    INDISTINGUISHABLE_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot_id: str
     bot_name: str
@@ -320,17 +513,45 @@ class Standing(_message.Message):
     forfeits: int
     timeouts: int
     refusals: int
-    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ...) -> None: ...
+    tier: int
+    win_rate: float
+    win_rate_low: float
+    win_rate_high: float
+    mean_points: float
+    indistinguishable: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., tier: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., mean_points: _Optional[float] = ..., indistinguishable: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class HeadToHead(_message.Message):
+    __slots__ = ("bot_name", "opponent", "matches", "wins", "losses", "points_for", "points_against")
+    BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    LOSSES_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FOR_FIELD_NUMBER: _ClassVar[int]
+    POINTS_AGAINST_FIELD_NUMBER: _ClassVar[int]
+    bot_name: str
+    opponent: str
+    matches: int
+    wins: int
+    losses: int
+    points_for: int
+    points_against: int
+    def __init__(self, bot_name: _Optional[str] = ..., opponent: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
-    __slots__ = ("tournament_id", "standings", "final")
+    __slots__ = ("tournament_id", "standings", "final", "state", "head_to_head")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     FINAL_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    HEAD_TO_HEAD_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     standings: _containers.RepeatedCompositeFieldContainer[Standing]
     final: bool
-    def __init__(self, tournament_id: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., final: _Optional[bool] = ...) -> None: ...
+    state: TournamentState
+    head_to_head: _containers.RepeatedCompositeFieldContainer[HeadToHead]
+    def __init__(self, tournament_id: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., final: _Optional[bool] = ..., state: _Optional[_Union[TournamentState, str]] = ..., head_to_head: _Optional[_Iterable[_Union[HeadToHead, _Mapping]]] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id", "seat")

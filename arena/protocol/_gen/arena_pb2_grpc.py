@@ -65,15 +65,35 @@ class ArenaServiceStub:
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotResponse.FromString,
                 _registered_method=True)
+        self.GetBotLog = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/GetBotLog',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetBotLogRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetBotLogResponse.FromString,
+                _registered_method=True)
         self.CreateTournament = channel.unary_unary(
                 '/uno_arena.v1.ArenaService/CreateTournament',
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.CreateTournamentResponse.FromString,
                 _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/ListTournaments',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
         self.ScheduleTournament = channel.unary_unary(
                 '/uno_arena.v1.ArenaService/ScheduleTournament',
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.ScheduleTournamentRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ScheduleTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListSchedules = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/ListSchedules',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.FromString,
+                _registered_method=True)
+        self.DeleteSchedule = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/DeleteSchedule',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
                 _registered_method=True)
         self.WatchTournament = channel.unary_stream(
                 '/uno_arena.v1.ArenaService/WatchTournament',
@@ -99,6 +119,16 @@ class ArenaServiceStub:
                 '/uno_arena.v1.ArenaService/CancelTournament',
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListCompetitions = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/ListCompetitions',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListCompetitionsRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListCompetitionsResponse.FromString,
+                _registered_method=True)
+        self.GetCompetitionStandings = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/GetCompetitionStandings',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsResponse.FromString,
                 _registered_method=True)
 
 
@@ -156,8 +186,31 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBotLog(self, request, context):
+        """Returns a bot's incident log: what went wrong for it (answers refused, with the reason; timeouts;
+        decisions asked while it was not connected, played for it; errors; forfeits; disconnects, with why),
+        oldest first: the newest `limit` (default 100, at most 1000), or with `after_seq` those numbered
+        after it (to follow the log). The arena keeps the newest 1000 incidents of each bot. Role: bot,
+        its own log only (its own token; the admin reads any): another bot gets PERMISSION_DENIED, an
+        anonymous caller UNAUTHENTICATED. NOT_FOUND for an unknown name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CreateTournament(self, request, context):
-        """Creates a round-robin tournament and queues it to run now. Role: admin.
+        """Creates a round-robin tournament and queues it to run now. Registered participants that are not
+        connected are named in the answer (not_connected), or, with require_connected, the request waits up
+        to connect_wait_ms for them and is refused with FAILED_PRECONDITION naming those still missing.
+        Role: admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Lists tournaments, newest first, optionally only those in some states. Role: anyone (seeds of
+        tournaments still running only to the admin, as in WatchTournament).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -165,6 +218,21 @@ class ArenaServiceServicer:
 
     def ScheduleTournament(self, request, context):
         """Creates a schedule that starts a tournament on every tick of a cron expression. Role: admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSchedules(self, request, context):
+        """Lists the schedules, by id. Role: admin (a schedule's template seed is a secret).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSchedule(self, request, context):
+        """Deletes a schedule: it starts no further tournament (tournaments it already started go on).
+        NOT_FOUND for an unknown schedule id. Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -212,6 +280,21 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCompetitions(self, request, context):
+        """Lists the competitions (continuous ladders: `uno-arena competition`), oldest first. Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetCompetitionStandings(self, request, context):
+        """A competition's ladder: its current entries ranked by rating (each version of a bot is its own entry) and
+        its retired versions. NOT_FOUND for an unknown competition. Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -245,15 +328,35 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.DeleteBotResponse.SerializeToString,
             ),
+            'GetBotLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotLog,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetBotLogRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetBotLogResponse.SerializeToString,
+            ),
             'CreateTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateTournament,
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.CreateTournamentRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.CreateTournamentResponse.SerializeToString,
             ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
+            ),
             'ScheduleTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.ScheduleTournament,
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ScheduleTournamentRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.ScheduleTournamentResponse.SerializeToString,
+            ),
+            'ListSchedules': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSchedules,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.SerializeToString,
+            ),
+            'DeleteSchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSchedule,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.SerializeToString,
             ),
             'WatchTournament': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchTournament,
@@ -279,6 +382,16 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.CancelTournament,
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.SerializeToString,
+            ),
+            'ListCompetitions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCompetitions,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListCompetitionsRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListCompetitionsResponse.SerializeToString,
+            ),
+            'GetCompetitionStandings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCompetitionStandings,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -455,6 +568,33 @@ class ArenaService:
             _registered_method=True)
 
     @staticmethod
+    def GetBotLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/GetBotLog',
+            uno__arena_dot_v1_dot_arena__pb2.GetBotLogRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.GetBotLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def CreateTournament(request,
             target,
             options=(),
@@ -482,6 +622,33 @@ class ArenaService:
             _registered_method=True)
 
     @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/ListTournaments',
+            uno__arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def ScheduleTournament(request,
             target,
             options=(),
@@ -498,6 +665,60 @@ class ArenaService:
             '/uno_arena.v1.ArenaService/ScheduleTournament',
             uno__arena_dot_v1_dot_arena__pb2.ScheduleTournamentRequest.SerializeToString,
             uno__arena_dot_v1_dot_arena__pb2.ScheduleTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSchedules(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/ListSchedules',
+            uno__arena_dot_v1_dot_arena__pb2.ListSchedulesRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.ListSchedulesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/DeleteSchedule',
+            uno__arena_dot_v1_dot_arena__pb2.DeleteScheduleRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.DeleteScheduleResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -633,6 +854,60 @@ class ArenaService:
             '/uno_arena.v1.ArenaService/CancelTournament',
             uno__arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
             uno__arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCompetitions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/ListCompetitions',
+            uno__arena_dot_v1_dot_arena__pb2.ListCompetitionsRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.ListCompetitionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCompetitionStandings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/GetCompetitionStandings',
+            uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

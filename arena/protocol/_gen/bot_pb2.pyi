@@ -86,7 +86,7 @@ class Welcome(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., protocol_version: _Optional[_Union[_cards_pb2.ProtocolVersion, str]] = ..., heartbeat_interval_ms: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., max_concurrent_matches: _Optional[int] = ..., batches: _Optional[bool] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("match_id", "request_id", "time_limit_ms", "deadline_unix_ms", "observation", "legal_actions", "decision_number")
+    __slots__ = ("match_id", "request_id", "time_limit_ms", "deadline_unix_ms", "observation", "legal_actions", "decision_number", "attempt")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
@@ -94,6 +94,7 @@ class DecisionRequest(_message.Message):
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     DECISION_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: str
     time_limit_ms: int
@@ -101,7 +102,8 @@ class DecisionRequest(_message.Message):
     observation: _game_pb2.Observation
     legal_actions: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Action]
     decision_number: int
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., time_limit_ms: _Optional[int] = ..., deadline_unix_ms: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_cards_pb2.Action, _Mapping]]] = ..., decision_number: _Optional[int] = ...) -> None: ...
+    attempt: int
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., time_limit_ms: _Optional[int] = ..., deadline_unix_ms: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_cards_pb2.Action, _Mapping]]] = ..., decision_number: _Optional[int] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("match_id", "request_id", "action_index")

@@ -8,11 +8,18 @@
  * The session (bot.proto): send Hello first; wait for Welcome; then answer every DecisionRequest with a
  * Decision echoing match_id and request_id (an index into legal_actions), every Ping with a Pong
  * carrying the same nonce; log MatchStarted / MatchEnded and in-band Errors.
+ *
+ * The strategy's bug costs one decision: when it throws (or returns no legal index), the error is logged with its
+ * stack, the match id, the decision number and the observation's short form, and the decision is answered with the
+ * safe legal action (the one the arena's own fallback would play: draw or pass, accept, the first colour; never a
+ * challenge or a catch), in time, without a strike; the other matches go on. Connecting, disconnecting and
+ * reconnecting are logged at info; a bot the arena refuses for good (a wrong token) ends with one error line and
+ * exit code 3.
  */
 
 const grpc = require('@grpc/grpc-js');
 const { loadBotService } = require('./proto');
-const { chooseAction } = require('./strategy');
+const { chooseAction, enumName, safeAction } = require('./strategy');
 
 const STATUS_NAMES = Object.fromEntries(Object.entries(grpc.status).map(([name, code]) => [code, name]));
 /** Stream statuses after which reconnecting cannot help: the token or the protocol is wrong. */
@@ -77,7 +84,7 @@ class ArenaBot {
     // match_id -> {seat, attempt, decisions, startedAt, state}: one fresh entry per attempt of a match (a match the
     // arena aborted is played again as a new attempt, from the same seed); `state` is the strategy's own, per match.
     this.matches = new Map();
-    this.stats = { sessions: 0, matches: 0, wins: 0, decisions: 0, errors: 0 };
+    this.stats = { sessions: 0, welcomes: 0, matches: 0, wins: 0, decisions: 0, errors: 0, strategyErrors: 0 };
     this.exitCode = 0;
   }
 
@@ -88,9 +95,10 @@ class ArenaBot {
       const outcome = await this.session();
       if (this.stopping) break;
       if (outcome.fatal) {
-        this.log.error(`giving up: ${outcome.reason}`);
+        this.log.error(`the arena refused the bot: ${outcome.reason}`);
         this.exitCode = 3;
-        break;
+        this.client.close();
+        return this.exitCode;
       }
       if (outcome.goodbye) {
         // The gateway drains: reconnect at once (after the pause it asked for) on a fresh channel.
@@ -105,14 +113,14 @@ class ArenaBot {
       }
       if (outcome.welcomed) delay = this.backoffInitialMs; // a session that got going resets the backoff
       const wait = Math.round(delay / 2 + Math.random() * (delay / 2));
-      this.log.warn(`stream ended (${outcome.reason}); reconnecting in ${wait} ms`);
+      this.log.info(`disconnected from ${this.target} (${outcome.reason}); reconnecting in ${wait} ms`);
       await this.sleep(wait);
       delay = Math.min(delay * 2, Date.now() < this.movingUntil ? Math.min(1000, this.backoffMaxMs) : this.backoffMaxMs);
     }
     this.client.close();
     this.log.info(
       `stopped: ${this.stats.matches} matches ended (${this.stats.wins} won), ${this.stats.decisions} decisions, ` +
-        `${this.stats.errors} errors, ${this.stats.sessions} sessions`,
+        `${this.stats.errors} errors, ${this.stats.strategyErrors} strategy errors, ${this.stats.sessions} sessions`,
     );
     return this.exitCode;
   }
@@ -191,7 +199,7 @@ class ArenaBot {
           state.fatal = true;
           state.reason = `${statusName(err.code)}: ${err.details}`;
         }
-        this.log.warn(`stream error ${statusName(err.code)}: ${err.details}`);
+        if (!state.fatal) this.log.debug(`stream error ${statusName(err.code)}: ${err.details}`);
       });
       call.on('status', (status) => {
         finish(`status ${statusName(status.code)}${status.details ? `: ${status.details}` : ''}`);
@@ -201,7 +209,7 @@ class ArenaBot {
         this.log.debug('arena closed the stream');
       });
 
-      this.log.info(`connecting to ${this.target} as ${this.name}`);
+      this.log.info(`${this.stats.welcomes ? 'reconnecting' : 'connecting'} to ${this.target} as ${this.name}`);
       call.write({
         hello: {
           protocol_version: 'PROTOCOL_VERSION_1',
@@ -224,9 +232,11 @@ class ArenaBot {
       case 'welcome': {
         const w = message.welcome;
         state.welcomed = true;
+        this.stats.welcomes += 1;
         if (w.heartbeat_interval_ms > 0) state.silenceMs = Math.max(3 * w.heartbeat_interval_ms, 5000);
         this.log.info(
-          `welcome: session ${w.session_id}, bot ${w.bot_name} (${w.bot_id}), ${w.protocol_version}, ` +
+          `${this.stats.welcomes > 1 ? 'reconnected' : 'connected'} to ${this.target}; welcome: session ${w.session_id}, ` +
+            `bot ${w.bot_name} (${w.bot_id}), ${w.protocol_version}, ` +
             `heartbeat ${w.heartbeat_interval_ms} ms, ${w.max_concurrent_matches} concurrent matches` +
             `${w.batches ? ', batches' : ''}`,
         );
@@ -241,9 +251,17 @@ class ArenaBot {
         state.reason = `goodbye: ${message.goodbye.reason}`;
         call.cancel();
         break;
-      case 'decision_request':
-        this.decide(call, message.decision_request);
+      case 'decision_request': {
+        const r = message.decision_request;
+        const known = this.matches.get(r.match_id);
+        // A request of an aborted attempt: the new attempt's bot must not see it (the arena no longer waits for it).
+        if (r.attempt && known && known.attempt && r.attempt < known.attempt) {
+          this.log.info(`match ${r.match_id}: ignoring a request of attempt ${r.attempt} (attempt ${known.attempt} is on)`);
+          break;
+        }
+        this.decide(call, r);
         break;
+      }
       case 'match_started': {
         const m = message.match_started;
         const attempt = m.attempt || 0;
@@ -304,17 +322,28 @@ class ArenaBot {
     const started = process.hrtime.bigint();
     const legal = request.legal_actions || [];
     let index = 0;
+    const known = this.matches.get(request.match_id);
+    // The same decision asked again (its first request was lost with a gateway): the same answer, without asking
+    // the strategy twice, so its state is as in a run without the fault.
+    if (known && request.decision_number && known.last && known.last.number === request.decision_number) {
+      call.write({ decision: { match_id: request.match_id, request_id: request.request_id, action_index: known.last.index } });
+      return;
+    }
     try {
-      const known = this.matches.get(request.match_id);
       index = this.strategy(request.observation, legal, known ? known.state : {});
       if (!Number.isInteger(index) || index < 0 || index >= legal.length) {
-        this.log.warn(`strategy returned ${index} for ${legal.length} legal actions; playing 0`);
-        index = 0;
+        throw new RangeError(`the strategy returned ${index}: not an index into the ${legal.length} legal actions`);
       }
     } catch (err) {
-      this.log.error(`strategy failed on match ${request.match_id} request ${request.request_id}: ${err.stack || err}`);
-      index = 0;
+      index = safeAction(legal);
+      this.stats.strategyErrors += 1;
+      const chosen = (legal[index] && legal[index].text) || `index ${index}`;
+      this.log.error(
+        `match ${request.match_id}, decision ${request.decision_number} (${shortForm(request)}): the strategy ` +
+          `failed; answered with the safe legal action ${index} (${chosen}) instead: ${err.stack || err}`,
+      );
     }
+    if (known && request.decision_number) known.last = { number: request.decision_number, index };
     call.write({ decision: { match_id: request.match_id, request_id: request.request_id, action_index: index } });
     this.stats.decisions += 1;
     const match = this.matches.get(request.match_id);
@@ -327,4 +356,15 @@ class ArenaBot {
   }
 }
 
-module.exports = { ArenaBot, makeLogger, statusName };
+/** One line about a decision request for a log: the bot's own view only (never another seat's cards). */
+function shortForm(request) {
+  const o = request.observation || {};
+  const top = (o.top && (o.top.text || [o.top.color, o.top.kind].filter(Boolean).join('-'))) || '?';
+  return (
+    `seat ${o.seat ?? '?'}, ${enumName(o.decision, 'DECISION_KIND_') || '?'} decision, round ${o.round ?? '?'}, ` +
+    `top ${top}, ` +
+    `${(o.hand || []).length} cards in hand, ${(request.legal_actions || []).length} legal actions`
+  );
+}
+
+module.exports = { ArenaBot, makeLogger, statusName, shortForm };

@@ -197,4 +197,23 @@ function chooseAction(observation, legal) {
   return best;
 }
 
-module.exports = { chooseAction, faceValue, activeFace, sideOf, nextSeat, enumName };
+/** The fallback preference per action kind, as the arena's own (arena.runner.fallback_action): the least
+ * committal legal action, never a challenge or a catch when anything else is legal. */
+const SAFE_ORDER = { pass: 0, draw: 1, accept: 2, choose_color: 3, play: 4, challenge: 5, catch: 6 };
+
+/** The index of the safe legal action: what the arena itself would play for a bot that gave no answer. */
+function safeAction(legal) {
+  let best = 0;
+  let bestRank = Infinity;
+  (legal || []).forEach((action, index) => {
+    const rank = SAFE_ORDER[enumName(action && action.kind, 'ACTION_KIND_')];
+    const value = rank === undefined ? 9 : rank;
+    if (value < bestRank) {
+      best = index;
+      bestRank = value;
+    }
+  });
+  return best;
+}
+
+module.exports = { chooseAction, faceValue, activeFace, sideOf, nextSeat, enumName, safeAction };

@@ -49,3 +49,28 @@ test('a new attempt of a match starts afresh, the same attempt keeps its state',
   assert.equal(arena.matches.has('m-1'), false);
   arena.client.close();
 });
+
+test('a request of an aborted attempt never reaches the new attempt', () => {
+  const { arena, call, states, written } = bot();
+  const state = {};
+  arena.handle(call, started(1), state);
+  arena.handle(call, started(2), state);
+  const stale = { payload: 'decision_request', decision_request: { match_id: 'm-1', request_id: 'old', attempt: 1, legal_actions: [{}] } };
+  arena.handle(call, stale, state);
+  assert.equal(states.length, 0);
+  assert.equal(written.length, 0);
+  arena.client.close();
+});
+
+test('a decision asked again after a fault gets the same answer without asking the strategy twice', () => {
+  const { arena, call, states, written } = bot();
+  const state = {};
+  arena.handle(call, started(1), state);
+  const ask = (requestId) => ({ payload: 'decision_request', decision_request: { match_id: 'm-1', request_id: requestId, decision_number: 4, attempt: 1, legal_actions: [{}, {}] } });
+  arena.handle(call, ask('first'), state);
+  arena.handle(call, ask('again'), state);
+  assert.equal(states.length, 1);
+  assert.deepEqual(written.map((m) => m.decision.request_id), ['first', 'again']);
+  assert.equal(written[1].decision.action_index, written[0].decision.action_index);
+  arena.client.close();
+});

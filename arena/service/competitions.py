@@ -1,0 +1,211 @@
+"""Running competitions: create, pause, resume, close, the ladder's rounds, standings.
+
+:func:`ladder_tick` is what the scheduler (``uno-arena scheduler``, and the beat entry ``ladder``) runs every tick:
+for each active competition, one ladder round (:func:`ladder_round`) under the competition's lock, so two
+schedulers never plan the same round. A round reads who is connected (a registered bot with a live session, the
+version of its latest Hello; the built-in bots are always there, version ``builtin``), lets the pure
+:func:`arena.tournament.competition.plan_round` decide, and starts each table as a block tournament through
+:mod:`arena.service.lifecycle` (created once by its id, started through the enqueuer): the same runner, results and
+rating path as every tournament, so a lost block is re-sent and nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from arena.store import Store, UnknownTournament
+from arena.store.keys import bot_key
+from arena.tournament import RatingPool
+from arena.tournament.competition import (
+    CompetitionSpec,
+    Connected,
+    Entry,
+    block_spec,
+    new_rate_limit,
+    plan_round,
+)
+from arena.tournament.matchmaking import RateLimit
+
+from .lifecycle import ACTIVE, Enqueuer, create_tournament, spec_of
+from .matches import builtin_kind
+
+log = logging.getLogger(__name__)
+
+BUILTIN_VERSION = "builtin"
+ROUND_LOCK_S = 30.0
+
+
+def create_competition(store: Store, spec: CompetitionSpec) -> None:
+    """Record a new, active competition (``DuplicateCompetition`` when the id is taken; ``UnknownBot`` for an
+    entrant that is neither registered nor built in)."""
+    for name in spec.entrants:
+        bot_key(name)  # a plain bot name (a tagged built-in such as random#2 cannot enter): InvalidName
+        if builtin_kind(name) is None:
+            store.bots.get(name)  # raises UnknownBot
+    store.competitions.create(spec.competition_id, spec.to_dict())
+
+
+def competition_spec(store: Store, competition_id: str) -> CompetitionSpec:
+    return CompetitionSpec.from_dict(store.competitions.get(competition_id).spec)
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """What one ladder round did."""
+
+    competition_id: str
+    status: str
+    started: list[str]
+    """Block tournament ids started."""
+    new_entries: list[str]
+    retired_entries: list[str]
+    in_flight: int
+
+
+def ladder_tick(store: Store, enqueue: Enqueuer, now: float | None = None) -> list[RoundOutcome]:
+    """One ladder round of every active competition (a failing one is logged, the others go on)."""
+    stamp = time.time() if now is None else now
+    out = []
+    for cid in store.competitions.ids():
+        try:
+            outcome = ladder_round(store, enqueue, cid, now=stamp)
+        except Exception:
+            log.exception("ladder round of competition %s failed; the next tick tries again", cid)
+            continue
+        if outcome is not None:
+            out.append(outcome)
+    return out
+
+
+def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: float) -> RoundOutcome | None:
+    """Plan and start one round of an active competition; None when it is not active or another round runs."""
+    record = store.competitions.get(competition_id)
+    if record.status != "active":
+        return None
+    token = store.competitions.lock(competition_id, ROUND_LOCK_S)
+    if token is None:
+        return None
+    try:
+        spec = CompetitionSpec.from_dict(record.spec)
+        busy, in_flight = _blocks_in_flight(store, competition_id)
+        connected = _connected(store, spec, busy)
+        current = {bot: Entry.from_dict(entry) for bot, entry in store.competitions.entries(competition_id).items()}
+        raw_pool = store.ratings.get(spec.pool)
+        pool = RatingPool.from_dict(raw_pool) if raw_pool else RatingPool(key=spec.pool)
+        rate = RateLimit(**record.rate) if record.rate else new_rate_limit(spec)
+        planned = plan_round(spec, pool, current, connected, in_flight, rate, now=now,
+                             round_number=store.competitions.next_round(competition_id))
+        if planned.retired:
+            gone = {entry.bot for entry in planned.retired}
+            store.ratings.update(spec.pool, lambda data: _without(data, spec.pool, gone))
+        store.competitions.save_entries(competition_id, [e.to_dict() for e in planned.started],
+                                        [e.to_dict() for e in planned.retired])
+        started = []
+        if planned.tables:
+            first = store.competitions.add_blocks(competition_id, len(planned.tables))
+            for number, table in enumerate(planned.tables, first):
+                tspec = block_spec(spec, table, number)
+                create_tournament(store, tspec, idempotency_key=tspec.tournament_id)
+                store.competitions.block_started(competition_id, tspec.tournament_id)
+                enqueue.start(tspec.tournament_id)
+                started.append(tspec.tournament_id)
+        store.competitions.save_rate(competition_id, asdict(planned.rate))
+        if started or planned.started or planned.retired:
+            log.info("competition %s: started %d block(s) %s; new entries %s; retired %s", competition_id,
+                     len(started), started, [f"{e.bot}@{e.version}" for e in planned.started],
+                     [f"{e.bot}@{e.version}" for e in planned.retired])
+        return RoundOutcome(competition_id, record.status, started, [e.bot for e in planned.started],
+                            [e.bot for e in planned.retired], in_flight + len(started))
+    finally:
+        store.competitions.unlock(competition_id, token)
+
+
+def _blocks_in_flight(store: Store, competition_id: str) -> tuple[dict[str, int], int]:
+    """Blocks per bot still pending or running, and their number; ended blocks are forgotten."""
+    blocks = store.competitions.blocks(competition_id)
+    statuses = store.tournaments.status_and_created(sorted(blocks))
+    ended = {tid for tid, (status, _created) in statuses.items() if status not in ACTIVE}
+    store.competitions.forget_blocks(competition_id, ended)
+    busy: dict[str, int] = {}
+    live = [tid for tid in blocks if tid not in ended]
+    for tid in live:
+        try:
+            for bot in spec_of(store, tid).participants:
+                busy[bot.casefold()] = busy.get(bot.casefold(), 0) + 1
+        except UnknownTournament:
+            continue
+    return busy, len(live)
+
+
+def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> list[Connected]:
+    """The entrants that can play now: built-in bots always, registered bots with a live session."""
+    names = list(spec.entrants) or [record.name for record in store.bots.all() if not record.deleted]
+    out = []
+    for name in names:
+        if builtin_kind(name) is not None:
+            out.append(Connected(name, BUILTIN_VERSION, busy.get(name.casefold(), 0)))
+        elif store.sessions.online(name):
+            record = store.bots.get(name)
+            if not record.deleted and not record.revoked:
+                out.append(Connected(record.name, record.version or "unknown", busy.get(name.casefold(), 0)))
+    return out
+
+
+def _without(data: dict[str, Any] | None, key: str, bots: set[str]) -> dict[str, Any]:
+    """The rating pool ``data`` with ``bots`` forgotten (their new versions start from nothing)."""
+    pool = RatingPool.from_dict(data) if data else RatingPool(key=key)
+    kept = {bot: rating for bot, rating in pool.ratings.items() if bot not in bots}
+    return RatingPool(key=pool.key, ratings=kept, mu=pool.mu, sigma=pool.sigma, beta=pool.beta, tau=pool.tau,
+                      applied=pool.applied, tournaments=pool.tournaments).to_dict()
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One entry of a competition's standings."""
+
+    rank: int
+    bot: str
+    version: str
+    mu: float
+    sigma: float
+    ordinal: float
+    low: float
+    high: float
+    matches: int
+    connected: bool
+    since: float
+
+
+def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[dict[str, Any]]]:
+    """The current entries ranked by their conservative rating (``mu - 3 sigma``), and the retired entries."""
+    spec = competition_spec(store, competition_id)
+    raw = store.ratings.get(spec.pool)
+    pool = RatingPool.from_dict(raw) if raw else RatingPool(key=spec.pool)
+    rows = []
+    for bot, entry in store.competitions.entries(competition_id).items():
+        rating = pool.rating(bot)
+        low, high = rating.interval()
+        online = builtin_kind(bot) is not None or store.sessions.online(bot)
+        rows.append(LadderRow(0, bot, str(entry["version"]), rating.mu, rating.sigma, rating.ordinal, low, high,
+                              rating.matches, online, float(entry["started_at"])))
+    rows.sort(key=lambda r: (-r.ordinal, r.bot.casefold()))
+    ranked = [_ranked(row, i + 1) for i, row in enumerate(rows)]
+    return ranked, store.competitions.retired(competition_id)
+
+
+def _ranked(row: LadderRow, rank: int) -> LadderRow:
+    values = asdict(row)
+    values["rank"] = rank
+    return LadderRow(**values)
+
+
+def set_competition_status(store: Store, competition_id: str, status: str) -> str:
+    """Pause, resume (``active``) or close a competition; returns the old status. A closed competition stays
+    closed: its blocks in flight still finish and count, no new block starts."""
+    old = store.competitions.set_status(competition_id, status)
+    if old == "closed" and status != "closed":
+        raise ValueError(f"competition {competition_id!r} is closed; a closed competition cannot be reopened")
+    return old

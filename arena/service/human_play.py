@@ -1,0 +1,487 @@
+"""A person at a seat of a match against bots: the service behind the web page "Play against the bots".
+
+The person is a seat like any other (:class:`HumanSeat`, a :class:`arena.runner.Seat`): the same runner
+(:class:`arena.runner.MatchRunner`), the same fallback, strike and forfeit rules, with a generous human deadline
+per decision (:data:`HUMAN_DEADLINE_S`) instead of a bot's. The opponents are built-in bots
+(:class:`arena.runner.LocalSeat`) and, when a store is configured, connected remote bots through the relay
+(:class:`arena.relay.RelaySeat`).
+
+Everything the person is sent is built from the seat's own :class:`arena.engine.Observation` (the view a remote
+bot gets, V1-V6) by :func:`observation_json`, never from the match: the messages (:class:`HumanSession.messages`,
+JSON objects numbered from 0) are
+
+- ``start``: the match id, the person's seat, the seat names, the rules and the deadline;
+- ``decide``: a decision asked (its number, the observation with the events since the previous message, the
+  legal actions with their index, the deadline);
+- ``events``: a round ended (the observation: the round's last events and every hand revealed, V5);
+- ``end``: the match ended (the final observation as the seat sees it, the scores, the winner, why, and the
+  replay's match id once the record is stored in the arena's store; None without a store);
+- ``answered``: the person's answer to a decision was taken, or the runner played the fallback after the
+  deadline (``timeout``).
+
+Sessions live in memory in a :class:`HumanPlayService` (bounded; idle and finished sessions expire); each has a
+secret token that only its browser holds. The match record is stored as a tournament match's replay
+(:func:`arena.service.replays.stored_record` into ``store.replays``), or kept in memory without a store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import secrets
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import Action, Card, Event, Face, Match, Observation, Rules
+from arena.relay import RelaySeat
+from arena.runner import (
+    DEFAULT_DEADLINE_S,
+    DEFAULT_MAX_STRIKES,
+    LocalSeat,
+    MatchConfig,
+    MatchRunner,
+    MatchSummary,
+    Seat,
+    SeatRequest,
+    SeatStart,
+    SeatTimeout,
+)
+from arena.store import Store
+from bots import BUILTIN_BOTS, make_bot
+
+from .replays import stored_record
+
+HUMAN_DEADLINE_S = 300.0
+"""The person's time per decision: five minutes (a bot gets :data:`arena.runner.DEFAULT_DEADLINE_S`)."""
+DEFAULT_MAX_SESSIONS = 32
+"""Live sessions at most: a new game past it is refused until one ends or expires."""
+DEFAULT_IDLE_S = 1800.0
+"""A session nobody has read from or answered for this long is dropped (its match cancelled)."""
+DEFAULT_RETAIN_S = 900.0
+"""How long a finished session stays readable (its last messages, its in-memory replay without a store)."""
+MIN_SEATS, MAX_SEATS = 2, 4
+MAX_TARGET = 10_000
+REMOTE_PREFIX = "remote:"
+"""An opponent named ``remote:NAME`` is the connected remote bot NAME (through the relay)."""
+GROUP = "human"
+"""The match record's group: a game a person played in the browser."""
+
+
+class PlayError(Exception):
+    """A request about a human game that cannot be served; the message names the problem."""
+
+
+class BadSetup(PlayError, ValueError):
+    """The game asked for cannot be set up (variant, seats, opponents, target)."""
+
+
+class UnknownSession(PlayError, LookupError):
+    """No live game has this id (never started, or expired)."""
+
+
+class WrongToken(PlayError, PermissionError):
+    """The token does not belong to this game."""
+
+
+class BadAnswer(PlayError, ValueError):
+    """The answer is not one the waiting decision takes (no decision waiting, another decision, bad index)."""
+
+
+class TooManyGames(PlayError):
+    """As many games are live as the service allows."""
+
+
+# -- what the browser is sent: JSON built from the seat's observation only -----------------------------------------
+def face_json(face: Face | None) -> str | None:
+    """A face in the engine's notation (``red-7``, ``wild-draw2``); None stays None."""
+    return None if face is None else str(face)
+
+
+def card_json(card: Card | None) -> str | None:
+    """A card in the engine's notation: ``light/dark`` in flip (``red-9/teal-6``), one face in classic."""
+    return None if card is None else str(card)
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """An event as the seat saw it (another seat's draw carries only the faces the table saw, V4)."""
+    return {
+        "type": event.type, "seat": event.seat, "card": card_json(event.card), "color": event.color,
+        "count": event.count, "cards": [card_json(card) for card in event.cards],
+        "faces": [face_json(face) for face in event.faces], "target": event.target, "detail": event.detail,
+    }
+
+
+def action_json(action: Action, index: int) -> dict[str, Any]:
+    """A legal action with the index the answer names."""
+    return {"index": index, "kind": action.kind, "card": card_json(action.card), "color": action.color,
+            "uno": action.uno, "target": action.target, "text": action.text}
+
+
+def observation_json(observation: Observation) -> dict[str, Any]:
+    """Everything in the seat's observation, field by field, and nothing else."""
+    return {
+        "seat": observation.seat, "players": observation.players, "variant": observation.variant,
+        "side": observation.side, "direction": observation.direction, "decision": observation.decision,
+        "current": observation.current, "color": observation.color, "top": face_json(observation.top),
+        "discard": [face_json(face) for face in observation.discard],
+        "hand": [card_json(card) for card in observation.hand],
+        "opponents": [
+            {"seat": view.seat, "count": view.count, "visible": [face_json(face) for face in view.visible],
+             "revealed": [card_json(card) for card in view.revealed]}
+            for view in observation.opponents
+        ],
+        "draw_size": observation.draw_size, "draw_top": face_json(observation.draw_top),
+        "scores": list(observation.scores), "round": observation.round, "dealer": observation.dealer,
+        "events": [event_json(event) for event in observation.events], "drawn": card_json(observation.drawn),
+        "round_winner": observation.round_winner, "match_winner": observation.match_winner,
+    }
+
+
+# -- the game ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameSetup:
+    """What the person asked for: the variant, the opponents (one per other seat, in seat order after the person's
+    seat 0: built-in bot names, or ``remote:NAME``), the target score and the UNO penalty rule."""
+
+    variant: str = "flip"
+    opponents: tuple[str, ...] = ("heuristic",)
+    target: int = 500
+    uno_penalty: str = "auto"
+
+    @property
+    def seats(self) -> int:
+        return len(self.opponents) + 1
+
+    def rules(self) -> Rules:
+        try:
+            return Rules(variant=self.variant, target=self.target, uno_penalty=self.uno_penalty)
+        except ValueError as error:
+            raise BadSetup(str(error)) from None
+
+    @classmethod
+    def from_json(cls, data: Any) -> GameSetup:
+        """Read ``{"variant", "opponents", "target", "uno_penalty"}``; BadSetup names what is wrong."""
+        if not isinstance(data, dict):
+            raise BadSetup(f"expected a JSON object, got {type(data).__name__}")
+        unknown = sorted(set(data) - {"variant", "opponents", "target", "uno_penalty"})
+        if unknown:
+            raise BadSetup(f"unknown field(s): {', '.join(unknown)}")
+        opponents = data.get("opponents", ["heuristic"])
+        if not isinstance(opponents, list) or not all(isinstance(name, str) for name in opponents):
+            raise BadSetup("opponents must be a list of bot names")
+        if not MIN_SEATS <= len(opponents) + 1 <= MAX_SEATS:
+            raise BadSetup(f"{len(opponents) + 1} seats: a game has {MIN_SEATS} to {MAX_SEATS} seats "
+                           f"(1 to {MAX_SEATS - 1} opponents)")
+        target = data.get("target", 500)
+        if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= MAX_TARGET:
+            raise BadSetup(f"target must be a whole number from 1 to {MAX_TARGET}, got {target!r}")
+        variant, penalty = data.get("variant", "flip"), data.get("uno_penalty", "auto")
+        if not isinstance(variant, str) or not isinstance(penalty, str):
+            raise BadSetup("variant and uno_penalty must be text")
+        setup = cls(variant, tuple(opponents), target, penalty)
+        setup.rules()
+        return setup
+
+
+@dataclass
+class _Waiting:
+    """The decision the person is asked now."""
+
+    number: int
+    legal: Sequence[Action]
+    answer: asyncio.Future[int]
+
+
+class HumanSeat(Seat):
+    """The person's chair: every request becomes a ``decide`` message and waits for :meth:`HumanSession.answer`
+    up to the human deadline (then :class:`SeatTimeout`: the runner plays the fallback and charges a strike)."""
+
+    wants_events = True
+
+    def __init__(self, session: HumanSession, name: str, deadline_s: float) -> None:
+        self.session = session
+        self.name = name
+        self.version = "browser"
+        self.deadline_s = deadline_s
+        self.match: Match | None = None
+        self.told = 0
+        """How many of the match's events the seat has been shown (its next observation starts there)."""
+
+    def attach(self, match: Match) -> None:
+        """The match this seat sits at: only its :meth:`Match.observation` for this seat is ever read."""
+        self.match = match
+
+    def _mark_told(self) -> None:
+        if self.match is not None:
+            self.told = len(self.match.events)
+
+    async def start(self, info: SeatStart) -> None:
+        self.session.post("start", {
+            "match_id": info.match_id, "seat": info.seat, "seats": list(info.seats), "rules": info.rules.to_dict(),
+            "deadline_s": self.deadline_s,
+        })
+
+    async def decide(self, request: SeatRequest) -> int:
+        self._mark_told()  # the runner built this observation from every event up to now
+        answer: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.session.waiting = _Waiting(request.decision_number, request.legal, answer)
+        self.session.post("decide", {
+            "decision_number": request.decision_number, "observation": observation_json(request.observation),
+            "legal": [action_json(action, index) for index, action in enumerate(request.legal)],
+            "deadline_s": self.deadline_s,
+        })
+        try:
+            # asyncio.wait, not wait_for: wait_for may swallow a cancellation that comes with the answer (3.11).
+            await asyncio.wait({answer}, timeout=self.deadline_s)
+        finally:
+            self.session.waiting = None
+        if answer.done():
+            return answer.result()
+        answer.cancel()
+        self.session.post("answered", {"decision_number": request.decision_number, "timeout": True})
+        raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no answer from the "
+                          f"person in {self.deadline_s:g} s")
+
+    async def events(self, match_id: str, observation: Observation) -> None:
+        self._mark_told()
+        self.session.post("events", {"observation": observation_json(observation)})
+
+    def final_observation(self, seat: int) -> Observation | None:
+        """The seat's own view once the match is over: the last round's events and every hand revealed (V5)."""
+        if self.match is None:
+            return None
+        return self.match.observation(seat, self.told)
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """An opponent the person may pick: a built-in bot or a connected remote bot (``remote:NAME``)."""
+
+    id: str
+    label: str
+    remote: bool
+
+
+@dataclass
+class HumanSession:
+    """One person's game: its messages, the decision waiting for the person, and the match running."""
+
+    id: str
+    token: str
+    match_id: str
+    setup: GameSetup
+    seat: int = 0
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    waiting: _Waiting | None = None
+    task: asyncio.Task[None] | None = None
+    finished: bool = False
+    replay: dict[str, Any] | None = None
+    """The stored record once the match ended (kept here when there is no store)."""
+    last_active: float = field(default_factory=time.monotonic)
+    ended_at: float | None = None
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def post(self, kind: str, body: dict[str, Any]) -> None:
+        """Add a message for the person and wake every reader."""
+        self.messages.append({"n": len(self.messages), "type": kind, **body})
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def token_matches(self, token: str | None) -> bool:
+        return token is not None and hmac.compare_digest(token.encode(), self.token.encode())
+
+    async def messages_after(self, after: int, timeout_s: float) -> list[dict[str, Any]]:
+        """The messages numbered ``after`` on, waiting up to ``timeout_s`` for one when there is none yet (an empty
+        list then, or when the game is over and everything was read)."""
+        self.last_active = time.monotonic()
+        start = max(0, after)
+        if len(self.messages) <= start and not self.finished:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), timeout_s)
+        return self.messages[start:]
+
+    def answer(self, index: Any, decision_number: Any = None) -> Action:
+        """Answer the waiting decision with the index of a legal action; BadAnswer names what is wrong."""
+        self.last_active = time.monotonic()
+        waiting = self.waiting
+        if waiting is None or waiting.answer.done():
+            state = "the match is over" if self.finished else "it is not your turn"
+            raise BadAnswer(f"no decision is waiting for you: {state}")
+        if decision_number is not None and decision_number != waiting.number:
+            raise BadAnswer(f"decision {decision_number!r} is not the one waiting for you (decision "
+                            f"{waiting.number})")
+        count = len(waiting.legal)
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise BadAnswer(f"the action index must be a whole number from 0 to {count - 1}, got {index!r}")
+        if not 0 <= index < count:
+            raise BadAnswer(f"action index {index} is out of range: decision {waiting.number} has {count} legal "
+                            f"action{'s' if count != 1 else ''} (0 to {count - 1})")
+        waiting.answer.set_result(index)
+        self.post("answered", {"decision_number": waiting.number, "index": index})
+        return waiting.legal[index]
+
+
+class HumanPlayService:
+    """The live human games of one web process.
+
+    ``store``: where records go (``store.replays``) and where connected remote bots are found; None plays among
+    built-in bots only and keeps records in memory. ``remote_bots``: the remote bots that accept human games
+    (default: every registered bot that is connected now). ``new_seed``: the seed of each new match (default: 63
+    secret random bits; tests pass their own to replay a game), never sent to the person.
+    """
+
+    def __init__(self, store: Store | None = None, *, human_deadline_s: float = HUMAN_DEADLINE_S,
+                 bot_deadline_s: float = DEFAULT_DEADLINE_S, max_strikes: int = DEFAULT_MAX_STRIKES,
+                 max_sessions: int = DEFAULT_MAX_SESSIONS, idle_s: float = DEFAULT_IDLE_S,
+                 retain_s: float = DEFAULT_RETAIN_S, remote_bots: Callable[[], Sequence[str]] | None = None,
+                 new_seed: Callable[[], int] | None = None) -> None:
+        if human_deadline_s <= 0 or bot_deadline_s <= 0:
+            raise ValueError("deadlines must be positive")
+        if max_sessions < 1:
+            raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
+        self.store = store
+        self.human_deadline_s = human_deadline_s
+        self.bot_deadline_s = bot_deadline_s
+        self.max_strikes = max_strikes
+        self.max_sessions = max_sessions
+        self.idle_s = idle_s
+        self.retain_s = retain_s
+        self._remote_bots = remote_bots
+        self._new_seed = new_seed or (lambda: secrets.randbits(63))
+        self._sessions: OrderedDict[str, HumanSession] = OrderedDict()
+        self._by_match: dict[str, HumanSession] = {}
+
+    # -- choices ----------------------------------------------------------------------------------------------------
+    def remote_bots(self) -> list[str]:
+        """Connected remote bots that accept human games (none without a store)."""
+        if self.store is None:
+            return []
+        if self._remote_bots is not None:
+            return sorted(self._remote_bots())
+        try:
+            return sorted(bot.name for bot in self.store.bots.all() if self.store.sessions.online(bot.name))
+        except Exception:  # a store down shows no remote bots rather than no page
+            return []
+
+    def opponents(self) -> list[Opponent]:
+        """Every opponent the person may pick now."""
+        builtin = [Opponent(name, f"{name} (built-in)", False) for name in sorted(BUILTIN_BOTS)]
+        remote = [Opponent(REMOTE_PREFIX + name, f"{name} (connected bot)", True) for name in self.remote_bots()]
+        return builtin + remote
+
+    def _seat_for(self, opponent: str, seat: int, seed: int, remote: set[str] | None) -> Seat:
+        if opponent.startswith(REMOTE_PREFIX):
+            name = opponent[len(REMOTE_PREFIX):]
+            if self.store is None:
+                raise BadSetup(f"opponent {opponent!r}: remote bots need a store (set $REDIS_URL)")
+            if remote is None or name not in remote:
+                raise BadSetup(f"opponent {opponent!r}: no connected bot {name!r} accepts human games now")
+            return RelaySeat(self.store, name)
+        try:
+            return LocalSeat(make_bot(opponent, seed=seed * 7 + seat), name=opponent)
+        except ValueError as error:
+            raise BadSetup(f"opponent {opponent!r}: {error}") from None
+
+    # -- sessions ---------------------------------------------------------------------------------------------------
+    async def start(self, setup: GameSetup, *, player_name: str = "you") -> HumanSession:
+        """Start a game (call on the event loop that will run it); TooManyGames when the service is full."""
+        rules = setup.rules()
+        self.prune()
+        live = sum(1 for session in self._sessions.values() if not session.finished)
+        if live >= self.max_sessions:
+            raise TooManyGames(f"{live} games are being played, the most this arena allows; try again later")
+        seed = self._new_seed()
+        needs_remote = any(name.startswith(REMOTE_PREFIX) for name in setup.opponents)
+        remote = set(await asyncio.to_thread(self.remote_bots)) if needs_remote else None
+        opponents = [self._seat_for(name, seat, seed, remote) for seat, name in enumerate(setup.opponents, 1)]
+        match_id = f"human-{uuid.uuid4().hex[:16]}"
+        session = HumanSession(secrets.token_urlsafe(12), secrets.token_urlsafe(24), match_id, setup)
+        person = HumanSeat(session, player_name, self.human_deadline_s)
+        config = MatchConfig(match_id=match_id, seed=seed, rules=rules, deadline_s=self.bot_deadline_s,
+                             max_strikes=self.max_strikes, group=GROUP)
+        runner = MatchRunner(config, [person, *opponents])
+        person.attach(runner.match)
+        session.task = asyncio.get_running_loop().create_task(self._play(session, runner, person))
+        self._sessions[session.id] = session
+        self._by_match[match_id] = session
+        return session
+
+    async def _play(self, session: HumanSession, runner: MatchRunner, person: HumanSeat) -> None:
+        try:
+            record = await runner.run()
+            stored = stored_record(record)
+            saved = False
+            if self.store is not None:
+                try:
+                    saved = await asyncio.to_thread(self.store.replays.save, record.match_id, stored)
+                except Exception as error:  # the game is over either way; the person is told the replay is lost
+                    session.post("notice", {"text": f"the replay could not be stored: {type(error).__name__}"})
+            session.replay = stored
+            final = person.final_observation(session.seat)
+            summary: MatchSummary = record.summary()
+            session.post("end", {
+                "observation": None if final is None else observation_json(final),
+                "scores": list(summary.scores), "winner": summary.winner, "rounds": summary.rounds,
+                "end_reason": str(summary.end_reason), "detail": summary.detail, "seats": list(record.seats),
+                "replay": record.match_id if saved else None,
+            })
+        finally:
+            session.finished = True
+            session.ended_at = time.monotonic()
+            session.post("closed", {})
+
+    def get(self, session_id: str, token: str | None) -> HumanSession:
+        """The session, for the browser holding its token; UnknownSession or WrongToken otherwise."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise UnknownSession(f"no game {session_id!r}: never started, or expired")
+        if not session.token_matches(token):
+            raise WrongToken(f"the token does not belong to game {session_id!r}")
+        return session
+
+    def replay(self, match_id: str) -> dict[str, Any] | None:
+        """The stored record of a finished human game this process still holds (store or not), else None."""
+        session = self._by_match.get(match_id)
+        return session.replay if session is not None and session.finished else None
+
+    def prune(self, now: float | None = None) -> int:
+        """Drop finished games past :attr:`retain_s` and idle live ones past :attr:`idle_s` (their matches are
+        cancelled); returns how many were dropped."""
+        now = time.monotonic() if now is None else now
+        dropped = 0
+        for session_id, session in list(self._sessions.items()):
+            expired = (session.ended_at is not None and now - session.ended_at > self.retain_s) or (
+                session.ended_at is None and now - session.last_active > self.idle_s)
+            if expired:
+                if session.task is not None and not session.task.done():
+                    session.task.cancel()
+                del self._sessions[session_id]
+                self._by_match.pop(session.match_id, None)
+                dropped += 1
+        return dropped
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    async def close(self) -> None:
+        """Cancel every running game (the web app is shutting down)."""
+        tasks = [session.task for session in self._sessions.values() if session.task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        self._sessions.clear()
+        self._by_match.clear()
+
+
+__all__ = [
+    "GROUP", "HUMAN_DEADLINE_S", "MAX_SEATS", "MAX_TARGET", "MIN_SEATS", "REMOTE_PREFIX", "BadAnswer", "BadSetup",
+    "GameSetup", "HumanPlayService", "HumanSeat", "HumanSession", "Opponent", "PlayError", "TooManyGames",
+    "UnknownSession", "WrongToken", "action_json", "card_json", "event_json", "face_json", "observation_json",
+]

@@ -1,0 +1,169 @@
+"""Competitions in Redis: their spec and status, the ladder's entries (current and retired), the blocks in flight,
+the rate limit's bucket and the round counter (see :mod:`arena.tournament.competition` for what they mean).
+
+=============================================  ======  =============================================================
+key                                            type    contents
+=============================================  ======  =============================================================
+``uno:competitions``                           zset    competition ids scored by creation time
+``uno:competition:{cid}``                      hash    ``spec`` (JSON), ``status`` (active, paused, closed),
+                                                       ``created_at updated_at rounds blocks`` (counters), ``rate``
+                                                       (the rate limit's bucket, JSON)
+``uno:competition:{cid}:entries``              hash    ``{bot}`` (casefolded) -> the bot's current entry (JSON)
+``uno:competition:{cid}:retired``              list    retired entries (JSON), newest first, at most 1,000
+``uno:competition:{cid}:blocks``               set     the block tournaments started and not seen ended yet
+``uno:competition:{cid}:lock``                 string  one ladder round at a time (``SET NX PX``)
+=============================================  ======  =============================================================
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from .keys import Keys, bot_key, check_name
+
+STATUSES = ("active", "paused", "closed")
+MAX_RETIRED = 1000
+
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'spec', ARGV[1], 'status', 'active', 'created_at', ARGV[2], 'updated_at', ARGV[2],
+           'rounds', 0, 'blocks', 0)
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+return 1
+"""
+
+# Change the status unless the competition is closed (closed is final); returns the old status, or false.
+_SET_STATUS = """
+local old = redis.call('HGET', KEYS[1], 'status')
+if not old then return false end
+if old == 'closed' and ARGV[1] ~= 'closed' then return old end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2])
+return old
+"""
+
+
+class UnknownCompetition(KeyError):
+    def __init__(self, competition_id: str) -> None:
+        super().__init__(competition_id)
+        self.competition_id = competition_id
+
+    def __str__(self) -> str:
+        return f"unknown competition {self.competition_id!r}"
+
+
+class DuplicateCompetition(ValueError):
+    """A competition of that id exists already."""
+
+
+@dataclass(frozen=True)
+class CompetitionRecord:
+    competition_id: str
+    spec: dict[str, Any]
+    status: str
+    created_at: float
+    updated_at: float
+    rounds: int
+    blocks: int
+    rate: dict[str, Any] | None
+
+
+class CompetitionStore:
+    """Competitions and their ladder bookkeeping."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+        self._create = client.register_script(_CREATE)
+        self._set_status = client.register_script(_SET_STATUS)
+
+    def _key(self, cid: str, part: str = "") -> str:
+        return f"{self._k.prefix}competition:{check_name(cid, 'competition id', 48)}{':' + part if part else ''}"
+
+    def create(self, cid: str, spec: dict[str, Any]) -> None:
+        """Record a new, active competition; :class:`DuplicateCompetition` when the id is taken."""
+        if not self._create(keys=[self._key(cid), f"{self._k.prefix}competitions"],
+                            args=[json.dumps(spec, sort_keys=True), repr(time.time()), cid]):
+            raise DuplicateCompetition(f"a competition {cid!r} exists already")
+
+    def get(self, cid: str) -> CompetitionRecord:
+        raw = self._r.hgetall(self._key(cid))
+        if not raw:
+            raise UnknownCompetition(cid)
+        fields = {k.decode(): v.decode() for k, v in raw.items()}
+        rate = json.loads(fields["rate"]) if fields.get("rate") else None
+        return CompetitionRecord(cid, json.loads(fields["spec"]), fields["status"], float(fields["created_at"]),
+                                 float(fields["updated_at"]), int(fields.get("rounds", 0)),
+                                 int(fields.get("blocks", 0)), rate)
+
+    def ids(self) -> list[str]:
+        """Every competition id, oldest first."""
+        return [m.decode() for m in self._r.zrange(f"{self._k.prefix}competitions", 0, -1)]
+
+    def set_status(self, cid: str, status: str) -> str:
+        """Set the status (``closed`` is final: a closed competition stays closed); returns the old one."""
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        old = self._set_status(keys=[self._key(cid)], args=[status, repr(time.time())])
+        if old is None:
+            raise UnknownCompetition(cid)
+        return str(old.decode() if isinstance(old, bytes) else old)
+
+    # -- the ladder ------------------------------------------------------------------------------------------
+    def entries(self, cid: str) -> dict[str, dict[str, Any]]:
+        """The current entry of each bot (by its name as first entered)."""
+        out = {}
+        for raw in self._r.hvals(self._key(cid, "entries")):
+            entry = json.loads(raw)
+            out[str(entry["bot"])] = entry
+        return out
+
+    def retired(self, cid: str, limit: int = 100) -> list[dict[str, Any]]:
+        """Retired entries, newest first."""
+        return [json.loads(raw) for raw in self._r.lrange(self._key(cid, "retired"), 0, max(0, limit - 1))]
+
+    def save_entries(self, cid: str, started: Iterable[dict[str, Any]], retired: Iterable[dict[str, Any]]) -> None:
+        """Keep the entries a round retired and started (in one transaction)."""
+        pipe = self._r.pipeline(transaction=True)
+        for entry in retired:
+            pipe.lpush(self._key(cid, "retired"), json.dumps(entry, sort_keys=True))
+        pipe.ltrim(self._key(cid, "retired"), 0, MAX_RETIRED - 1)
+        for entry in started:
+            pipe.hset(self._key(cid, "entries"), bot_key(str(entry["bot"])), json.dumps(entry, sort_keys=True))
+        pipe.execute()
+
+    def blocks(self, cid: str) -> set[str]:
+        return {m.decode() for m in self._r.smembers(self._key(cid, "blocks"))}
+
+    def forget_blocks(self, cid: str, block_ids: Iterable[str]) -> None:
+        ids = list(block_ids)
+        if ids:
+            self._r.srem(self._key(cid, "blocks"), *ids)
+
+    def next_round(self, cid: str) -> int:
+        return int(self._r.hincrby(self._key(cid), "rounds", 1))
+
+    def add_blocks(self, cid: str, count: int) -> int:
+        """Reserve ``count`` block numbers; returns the first."""
+        return int(self._r.hincrby(self._key(cid), "blocks", count)) - count + 1
+
+    def block_started(self, cid: str, block_id: str) -> None:
+        self._r.sadd(self._key(cid, "blocks"), block_id)
+
+    def save_rate(self, cid: str, rate: dict[str, Any]) -> None:
+        self._r.hset(self._key(cid), "rate", json.dumps(rate))
+
+    def lock(self, cid: str, ttl_s: float) -> str | None:
+        """Take the competition's round lock for ``ttl_s`` seconds; its token, or None while another holds it."""
+        token = uuid.uuid4().hex
+        return token if self._r.set(self._key(cid, "lock"), token, nx=True, px=max(1, int(ttl_s * 1000))) else None
+
+    def unlock(self, cid: str, token: str) -> None:
+        self._r.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+                     1, self._key(cid, "lock"), token)

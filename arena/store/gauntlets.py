@@ -1,0 +1,148 @@
+"""Gauntlets in Redis: one record per gauntlet (what it tests, the sequential test's state, its status) and
+the list of its blocks, so a gauntlet can be listed, shown and followed while it runs.
+
+A gauntlet's record is a hash (``uno:gauntlet:{gid}``), its blocks a list (``uno:gauntlet:{gid}:blocks``, one
+JSON object per block, in order), and ``uno:gauntlets`` a sorted set of the ids by creation time. A block and
+the test state after it are written in one transaction, and a block is written only when its number is the
+next one (a repeated write of the same block, say after a retried command, is a no-op), so the list and the
+state never disagree. Nothing secret is stored: match seeds are derived from the gauntlet's seed, which stays
+out of the record.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from ._codec import dumps, loads, text_hash
+from .errors import StoreError
+from .keys import Keys
+
+GAUNTLET_STATUSES = ("running", "accepted", "rejected", "inconclusive", "failed")
+"""``running``; ``accepted`` (H1: the candidate is better), ``rejected`` (H0: it is not), ``inconclusive`` (the
+block cap came first), ``failed`` (the gauntlet could not go on: a bot missing, matches aborted)."""
+
+_ADD_BLOCK = """
+local n = redis.call('LLEN', KEYS[2])
+if n ~= tonumber(ARGV[1]) then return n end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], 'state', ARGV[3], 'status', ARGV[4], 'updated_at', ARGV[5])
+return n + 1
+"""
+
+
+class UnknownGauntlet(StoreError):
+    """No gauntlet has this id."""
+
+
+class DuplicateGauntlet(StoreError):
+    """A gauntlet with this id exists already."""
+
+
+@dataclass(frozen=True)
+class GauntletRecord:
+    """A stored gauntlet: ``spec`` (what it tests: candidate, baseline, opponents, seats, rules, test config),
+    ``state`` (the sequential test's state, :meth:`arena.tournament.sprt.SprtState.to_dict`), ``status`` (one
+    of :data:`GAUNTLET_STATUSES`), ``detail`` (why it failed), and times."""
+
+    id: str
+    spec: Mapping[str, Any]
+    state: Mapping[str, Any]
+    status: str
+    created_at: float
+    updated_at: float
+    detail: str = ""
+    blocks: int = field(default=0, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "spec": dict(self.spec), "state": dict(self.state), "status": self.status,
+                "created_at": self.created_at, "updated_at": self.updated_at, "detail": self.detail,
+                "blocks": self.blocks}
+
+
+class GauntletStore:
+    """Create, follow and list gauntlets."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+        self._add_block = client.register_script(_ADD_BLOCK)
+
+    def create(self, gauntlet_id: str, spec: Mapping[str, Any], state: Mapping[str, Any]) -> GauntletRecord:
+        """Store a new running gauntlet; :class:`DuplicateGauntlet` when the id is taken."""
+        key = self._k.gauntlet(gauntlet_id)
+        now = time.time()
+        fields: dict[str | bytes, bytes | float | int | str] = {
+            "id": gauntlet_id, "spec": dumps(dict(spec)), "state": dumps(dict(state)), "status": "running",
+            "created_at": repr(now), "updated_at": repr(now), "detail": ""}
+        if not self._r.hsetnx(key, "id", gauntlet_id):
+            raise DuplicateGauntlet(f"gauntlet {gauntlet_id!r} exists already: choose another name")
+        with self._r.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping=fields)
+            pipe.zadd(self._k.gauntlets(), {gauntlet_id: now})
+            pipe.execute()
+        return GauntletRecord(gauntlet_id, dict(spec), dict(state), "running", now, now)
+
+    def add_block(self, gauntlet_id: str, number: int, block: Mapping[str, Any], state: Mapping[str, Any],
+                  status: str) -> bool:
+        """Append block ``number`` (counted from 0) and the test state and status after it; ``False`` when that
+        block was written already (nothing changes)."""
+        _check_status(status)
+        if not self._r.exists(self._k.gauntlet(gauntlet_id)):
+            raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
+        written = int(self._add_block(
+            keys=[self._k.gauntlet(gauntlet_id), self._k.gauntlet_blocks(gauntlet_id)],
+            args=[int(number), dumps(dict(block)), dumps(dict(state)), status, repr(time.time())]))
+        return written == number + 1
+
+    def finish(self, gauntlet_id: str, status: str, detail: str = "") -> None:
+        """Set the final status (and why, for a failure)."""
+        _check_status(status)
+        key = self._k.gauntlet(gauntlet_id)
+        if not self._r.exists(key):
+            raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
+        self._r.hset(key, mapping={"status": status, "detail": detail[:500], "updated_at": repr(time.time())})
+
+    def get(self, gauntlet_id: str) -> GauntletRecord:
+        """The gauntlet's record; :class:`UnknownGauntlet` when there is none."""
+        key = self._k.gauntlet(gauntlet_id)
+        with self._r.pipeline(transaction=False) as pipe:
+            pipe.hgetall(key)
+            pipe.llen(self._k.gauntlet_blocks(gauntlet_id))
+            raw, blocks = pipe.execute()
+        if not raw:
+            raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
+        return _record(text_hash(raw), int(blocks))
+
+    def blocks(self, gauntlet_id: str) -> list[dict[str, Any]]:
+        """The gauntlet's blocks, in order."""
+        return [loads(raw) for raw in self._r.lrange(self._k.gauntlet_blocks(gauntlet_id), 0, -1)]
+
+    def recent(self, limit: int = 50) -> list[GauntletRecord]:
+        """The newest ``limit`` gauntlets, newest first."""
+        ids = [raw.decode() if isinstance(raw, bytes) else str(raw)
+               for raw in self._r.zrevrange(self._k.gauntlets(), 0, max(1, int(limit)) - 1)]
+        records = []
+        for gauntlet_id in ids:
+            try:
+                records.append(self.get(gauntlet_id))
+            except UnknownGauntlet:
+                continue
+        return records
+
+
+def _check_status(status: str) -> None:
+    if status not in GAUNTLET_STATUSES:
+        raise ValueError(f"unknown gauntlet status {status!r}; expected one of {', '.join(GAUNTLET_STATUSES)}")
+
+
+def _record(fields: Mapping[str, str], blocks: int) -> GauntletRecord:
+    return GauntletRecord(id=fields["id"], spec=loads(fields.get("spec", "{}")),
+                          state=loads(fields.get("state", "{}")), status=fields.get("status", "running"),
+                          created_at=float(fields.get("created_at", 0.0)),
+                          updated_at=float(fields.get("updated_at", 0.0)), detail=fields.get("detail", ""),
+                          blocks=blocks)

@@ -1,0 +1,208 @@
+"""Competitions: a rating pool with its rules and entrants, and a ladder that keeps scheduling rated blocks.
+
+A competition (:class:`CompetitionSpec`) never ends by itself: while it is ``active``, every ladder round
+(:func:`plan_round`) looks at its entrants that are connected now, and
+
+- **versions**: an entry is one *version* of a bot (the ``bot_version`` of its Hello). A bot that connects with
+  another version than its entry's starts a new entry (:class:`Entry`): its own rating, seeded from nothing
+  (the pool forgets the old one, which the retired entry keeps, with its matches). The switch waits until the
+  bot has no block in flight, so no result of the old version ever lands on the new entry;
+- **tables**: :func:`arena.tournament.matchmaking.choose_tables` picks the tables whose outcome is most
+  uncertain under the current ratings, with a fairness floor, among the entrants with a free slot (a bot plays
+  at most ``blocks_per_bot`` blocks at once), at most as many as the rate limit allows
+  (:class:`arena.tournament.matchmaking.RateLimit`, ``matches_per_minute``) and ``max_blocks`` in flight;
+- **blocks**: each table becomes a *block*, one small tournament (:func:`block_spec`): the table's bots, one
+  deal in every seat rotation, the competition's rules and deadline, rated in the competition's own pool
+  (``TournamentSpec.pool``). Blocks run through the tournament machinery (Celery batches, results written
+  once, lost work re-sent, ratings applied once per block), so nothing is counted twice.
+
+Pure: plain data in, plain data out; the service (:mod:`arena.service.competitions`) reads and writes Redis.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ._rng import derive_seed
+from .matchmaking import Entrant, MatchmakingConfig, RateLimit, Table, choose_tables
+from .ratings import RatingPool
+from .spec import TournamentSpec, normalize_rules
+
+STATUSES = ("active", "paused", "closed")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
+MAX_ENTRANTS = 1000
+
+
+@dataclass(frozen=True)
+class CompetitionSpec:
+    """What a competition is: its id, rules, table size, entrants (empty: every registered bot), its pace."""
+
+    competition_id: str
+    variant: str = "flip"
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    seats: int = 2
+    entrants: tuple[str, ...] = ()
+    """The bots that may play (compared without case); empty: open to every registered bot."""
+    deadline_ms: int = 1000
+    matches_per_minute: float = 60.0
+    """The global rate limit of the ladder (a token bucket; bursts of one minute's worth)."""
+    max_blocks: int = 8
+    """Blocks in flight at most (each is ``seats`` matches)."""
+    blocks_per_bot: int = 1
+    """Blocks one bot plays at once at most."""
+    fairness_floor: float = 0.5
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.competition_id, str) or not _ID_RE.match(self.competition_id):
+            raise ValueError("competition id must be 1-48 letters, digits, '_' or '-' (starting with a letter or "
+                             f"digit), got {self.competition_id!r}")
+        if self.variant not in ("flip", "classic"):
+            raise ValueError(f"variant must be 'flip' or 'classic', got {self.variant!r}")
+        normalize_rules(self.variant, self.options)
+        if not 2 <= self.seats <= 10:
+            raise ValueError(f"seats must be 2 to 10, got {self.seats}")
+        if len(self.entrants) > MAX_ENTRANTS:
+            raise ValueError(f"at most {MAX_ENTRANTS} entrants, got {len(self.entrants)}")
+        folded = [name.casefold() for name in self.entrants]
+        if len(set(folded)) != len(folded):
+            raise ValueError("an entrant is listed twice (names are compared without case)")
+        if self.entrants and len(self.entrants) < self.seats:
+            raise ValueError(f"{len(self.entrants)} entrants cannot fill a table of {self.seats}")
+        if not 10 <= self.deadline_ms <= 60_000:
+            raise ValueError(f"deadline_ms must be 10 to 60000, got {self.deadline_ms}")
+        if not 0 < self.matches_per_minute <= 100_000:
+            raise ValueError(f"matches_per_minute must be above 0 and at most 100000, got {self.matches_per_minute}")
+        if not 1 <= self.max_blocks <= 10_000 or not 1 <= self.blocks_per_bot <= 100:
+            raise ValueError("max_blocks must be 1 to 10000 and blocks_per_bot 1 to 100")
+        if not 0.0 <= self.fairness_floor <= 1.0:
+            raise ValueError(f"fairness_floor must be between 0 and 1, got {self.fairness_floor}")
+        object.__setattr__(self, "options", dict(self.options))
+        object.__setattr__(self, "entrants", tuple(self.entrants))
+
+    @property
+    def pool(self) -> str:
+        """The competition's own rating pool (its leaderboard)."""
+        return f"competition:{self.competition_id}"
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        return normalize_rules(self.variant, self.options)
+
+    def admits(self, bot: str) -> bool:
+        return not self.entrants or bot.casefold() in {name.casefold() for name in self.entrants}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"competition_id": self.competition_id, "variant": self.variant, "options": dict(self.options),
+                "seats": self.seats, "entrants": list(self.entrants), "deadline_ms": self.deadline_ms,
+                "matches_per_minute": self.matches_per_minute, "max_blocks": self.max_blocks,
+                "blocks_per_bot": self.blocks_per_bot, "fairness_floor": self.fairness_floor, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CompetitionSpec:
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"unknown competition field(s): {', '.join(unknown)}")
+        values = dict(data)
+        values["entrants"] = tuple(values.get("entrants") or ())
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One version of one bot in the ladder: its rating lives in the pool under the bot's name while the entry is
+    current; a retired entry keeps the rating it ended with."""
+
+    bot: str
+    version: str
+    started_at: float
+    retired_at: float | None = None
+    mu: float | None = None
+    sigma: float | None = None
+    matches: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bot": self.bot, "version": self.version, "started_at": self.started_at,
+                "retired_at": self.retired_at, "mu": self.mu, "sigma": self.sigma, "matches": self.matches}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Entry:
+        return cls(bot=str(data["bot"]), version=str(data["version"]), started_at=float(data["started_at"]),
+                   retired_at=None if data.get("retired_at") is None else float(data["retired_at"]),
+                   mu=None if data.get("mu") is None else float(data["mu"]),
+                   sigma=None if data.get("sigma") is None else float(data["sigma"]),
+                   matches=int(data.get("matches", 0)))
+
+
+@dataclass(frozen=True)
+class Connected:
+    """An entrant connected now: the version of its latest Hello and the blocks it plays now."""
+
+    bot: str
+    version: str
+    busy_blocks: int = 0
+
+
+@dataclass(frozen=True)
+class Round:
+    """What one ladder round decided: the tables to start, the entries it retired and started, the new pool
+    (old versions' ratings forgotten) and the rate limit after the tables it starts."""
+
+    tables: list[Table]
+    retired: list[Entry]
+    started: list[Entry]
+    pool: RatingPool
+    rate: RateLimit
+
+
+def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, Entry], connected: Sequence[Connected],
+               blocks_in_flight: int, rate: RateLimit, *, now: float, round_number: int) -> Round:
+    """One ladder round of an active competition (see the module docstring). ``current``: the current entry of
+    each bot (by bot name); ``now``: wall-clock seconds (entries) and the rate limit's clock."""
+    retired: list[Entry] = []
+    started: list[Entry] = []
+    entrants: list[Entrant] = []
+    for bot in sorted(connected, key=lambda c: c.bot):
+        if not spec.admits(bot.bot):
+            continue
+        entry = current.get(bot.bot)
+        if entry is not None and entry.version != bot.version:
+            if bot.busy_blocks:
+                continue  # its old version still plays: switch once its blocks are done
+            rating = pool.rating(bot.bot)
+            retired.append(replace(entry, retired_at=now, mu=rating.mu, sigma=rating.sigma, matches=rating.matches))
+            pool = RatingPool(key=pool.key, ratings={b: r for b, r in pool.ratings.items() if b != bot.bot},
+                              mu=pool.mu, sigma=pool.sigma, beta=pool.beta, tau=pool.tau, applied=pool.applied,
+                              tournaments=pool.tournaments)
+            entry = None
+        if entry is None:
+            started.append(Entry(bot.bot, bot.version, now))
+        entrants.append(Entrant(bot.bot, max(0, spec.blocks_per_bot - bot.busy_blocks), pool.rating(bot.bot).matches))
+    config = MatchmakingConfig(seats=spec.seats, fairness_floor=spec.fairness_floor, duplicate=True)
+    allowed = min(rate.tables_allowed(now, config.matches_per_table), max(0, spec.max_blocks - blocks_in_flight))
+    tables = choose_tables(pool, entrants, config, max_tables=allowed, seed=spec.seed, round_number=round_number)
+    if tables:
+        rate = rate.spent(now, len(tables) * config.matches_per_table)
+    return Round(tables, retired, started, pool, rate)
+
+
+def new_rate_limit(spec: CompetitionSpec) -> RateLimit:
+    """The ladder's token bucket: ``matches_per_minute``, bursts of a minute's worth (at least one block)."""
+    return RateLimit(per_second=spec.matches_per_minute / 60.0, burst=max(float(spec.seats), spec.matches_per_minute))
+
+
+def block_spec(spec: CompetitionSpec, table: Table, number: int) -> TournamentSpec:
+    """The small tournament that plays one table: its bots, one deal in every seat rotation, rated in the
+    competition's pool. Its id names the competition and the block number."""
+    return TournamentSpec(
+        tournament_id=block_id(spec.competition_id, number), participants=tuple(sorted(table.bots)),
+        variant=spec.variant, options=spec.options, seats=spec.seats, deals=1, duplicate=True,
+        seed=derive_seed("uno-arena/ladder-block", table.deal_seed, number) % (2**63),
+        deadline_ms=spec.deadline_ms, pool=spec.pool)
+
+
+def block_id(competition_id: str, number: int) -> str:
+    return f"{competition_id}.b{number:07d}"

@@ -1,0 +1,122 @@
+"""The web front's ASGI app: :func:`create_app` wires the pages, their JSON twins under ``/api/...``, the live
+streams (server-sent events), the static files and the metrics around one :class:`arena.client.Client`.
+
+Every page reads through the organizer API (the same layer as the CLI); the shaping of its answers into what a
+page shows lives in :mod:`arena.web.views` (pure functions of the API's messages), the HTML in
+``arena/web/templates`` (Jinja2, autoescaped: a bot name is always text), the styles and the small scripts in
+``arena/web/static`` (no CDN, no external font, no build step). The play pages of :mod:`arena.web.play` are
+included when that module exists.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from arena.web.metrics import WebMetrics
+from arena.web.reader import ArenaReader
+
+HERE = Path(__file__).parent
+TEMPLATES_DIR = HERE / "templates"
+STATIC_DIR = HERE / "static"
+
+_HTTP_STATUS = {
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+
+
+class WebSettings:
+    """What the pages need besides the client: live poll interval, Grafana link, page title."""
+
+    def __init__(self, *, poll_s: float = 1.0, grafana_url: str = "", title: str = "UNO Arena") -> None:
+        if poll_s <= 0:
+            raise ValueError(f"poll_s must be positive, got {poll_s}")
+        self.poll_s = poll_s
+        self.grafana_url = grafana_url
+        self.title = title
+
+
+def templates() -> Jinja2Templates:
+    """The Jinja2 environment of the pages (autoescaping on for .html, as Starlette sets it)."""
+    return Jinja2Templates(directory=str(TEMPLATES_DIR))
+
+
+def create_app(client: Any, *, admin_client: Any = None, poll_s: float = 1.0, grafana_url: str = "",
+               title: str = "UNO Arena", metrics: WebMetrics | None = None) -> FastAPI:
+    """The web front reading through ``client`` (an :class:`arena.client.Client`; give it no token: whatever
+    it may read is shown to everyone): pages, ``/api/...`` JSON, live streams under ``/events/...``, ``/static``,
+    ``/metrics``. ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
+    kind and to read the bots' description, version and connected state (arena.web.reader.PUBLIC_BOT_FIELDS);
+    ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page."""
+    from arena.web import pages
+
+    app = FastAPI(title=f"{title} web front", version="1",
+                  description="The arena's pages and their JSON twins, read through the organizer API.")
+    app.state.client = client
+    app.state.admin_client = admin_client
+    app.state.reader = ArenaReader(client, admin_client)
+    app.state.feeds = {}  # the live feeds being followed (arena.web.pages.feed), by page
+    app.state.settings = WebSettings(poll_s=poll_s, grafana_url=grafana_url, title=title)
+    app.state.templates = templates()
+    app.state.metrics = metrics if metrics is not None else WebMetrics()
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    app.include_router(pages.router)
+    try:
+        from arena.web import play
+    except ModuleNotFoundError as missing:
+        if missing.name != "arena.web.play":
+            raise
+    else:
+        app.include_router(play.router)
+
+    @app.middleware("http")
+    async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        started = time.perf_counter()
+        response = await call_next(request)
+        route = request.scope.get("route")
+        path = getattr(route, "path", None) or ("/static" if request.url.path.startswith("/static/") else "other")
+        app.state.metrics.observe(path, request.method, response.status_code, time.perf_counter() - started)
+        return response
+
+    @app.exception_handler(grpc.RpcError)
+    async def rpc_error(request: Request, error: grpc.RpcError) -> Response:
+        code = error.code() if hasattr(error, "code") else None
+        details = error.details() if hasattr(error, "details") else str(error)
+        status = _HTTP_STATUS.get(code, 502) if code is not None else 502
+        name = code.name if code is not None else "ERROR"
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": name, "detail": details}, status_code=status)
+        page: HTMLResponse = app.state.templates.TemplateResponse(
+            request, "error.html", {"status": status, "code": name, "detail": details, "title": f"{status}"},
+            status_code=status)
+        return page
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        if request.url.path.startswith(("/api/", "/events/")):
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+        page: HTMLResponse = app.state.templates.TemplateResponse(
+            request, "error.html", {"status": error.status_code, "code": "", "detail": error.detail,
+                                    "title": f"{error.status_code}"}, status_code=error.status_code)
+        return page
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics_page() -> Response:
+        return Response(generate_latest(app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    return app

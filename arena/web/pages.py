@@ -1,0 +1,367 @@
+"""The pages of the web front and their JSON twins (``/api/...``) and live streams (``/events/...``).
+
+Every route reads through :class:`arena.web.reader.ArenaReader` (the organizer API) and shapes with
+:mod:`arena.web.views`; HTML comes from the Jinja2 templates (autoescaped). Bad input (an unknown status filter, a
+step or page out of range, a seat that is not one) answers 400 naming the problem; the API's refusals keep their
+meaning (404 for an unknown tournament or match, 403 for a replay of a running tournament, ...).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from arena.web import views
+from arena.web.live import LiveFeed
+from arena.web.reader import ENDED_STATES, STATE_FILTERS, ArenaReader
+
+router = APIRouter()
+MATCHES_PER_PAGE = 50
+TABLES_SHOWN = 100
+TOURNAMENTS_PER_PAGE = 25
+STANDINGS_EVERY_S = 1.0
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def reader(request: Request) -> ArenaReader:
+    """The app's reader of the organizer API (made by :func:`arena.web.app.create_app`)."""
+    arena: ArenaReader = request.app.state.reader
+    return arena
+
+
+def render(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    response: HTMLResponse = request.app.state.templates.TemplateResponse(request, template, context,
+                                                                          status_code=status_code)
+    return response
+
+
+def bad_request(detail: str) -> HTTPException:
+    return HTTPException(status_code=400, detail=detail)
+
+
+def feed(request: Request, key: str, make: Any) -> LiveFeed:
+    """The shared live feed ``key`` (created by ``make(poll_s, forget)`` on first use, forgotten when idle)."""
+    feeds: dict[str, LiveFeed] = request.app.state.feeds
+    if key not in feeds:
+        feeds[key] = make(request.app.state.settings.poll_s, lambda: feeds.pop(key, None))
+    return feeds[key]
+
+
+def stream(live: LiveFeed) -> StreamingResponse:
+    return StreamingResponse(live.follow(), media_type="text/event-stream", headers=SSE_HEADERS)
+
+
+@router.get("/", include_in_schema=False)
+def index() -> RedirectResponse:
+    return RedirectResponse("/leaderboard")
+
+
+# -- leaderboard ---------------------------------------------------------------------------------------------
+
+
+LEADERBOARD_ROWS = 100
+
+
+def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> dict[str, Any]:
+    """The leaderboards, :data:`LEADERBOARD_ROWS` rows a page: page ``page`` of pool ``pool``, or (no pool) the
+    first page of every pool."""
+    boards = arena.leaderboards()
+    if pool:
+        boards = [board for board in boards if board["key"] == pool]
+        if not boards:
+            raise HTTPException(status_code=404, detail=f"no rating pool {pool!r} has results")
+    shown = []
+    for board in boards:
+        try:
+            rows, pages = views.page_of(board["rows"], page if pool else 1, LEADERBOARD_ROWS)
+        except ValueError as error:
+            raise bad_request(str(error)) from None
+        shown.append(dict(board, bots=len(board["rows"]), rows=rows, page=page if pool else 1, pages=pages))
+    return {"pools": shown, "pool": pool, "page": page, "tier_note": views.TIER_NOTE,
+            "reliability_note": views.RELIABILITY_NOTE}
+
+
+@router.get("/api/leaderboard", tags=["leaderboard"])
+def api_leaderboard(request: Request, pool: str = Query("", description="one rating pool's key; unset: every pool"),
+                    page: int = Query(1, ge=1, description=f"with pool: the page ({LEADERBOARD_ROWS} rows each)")
+                    ) -> dict[str, Any]:
+    """One leaderboard per rating pool (variant and rule options): rank, tier, bot, pool rating with its 95%
+    interval, matches, win rate with its 95% interval, reliability, connected now; paginated."""
+    return leaderboard_data(reader(request), pool, page)
+
+
+def live_hash(html: str) -> str:
+    """A short digest of a live region's HTML: the page's script skips an update that changes nothing."""
+    return hashlib.sha256(html.encode()).hexdigest()[:16]
+
+
+@router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
+def leaderboard_page(request: Request, pool: str = "", page: int = Query(1, ge=1)) -> HTMLResponse:
+    data = leaderboard_data(reader(request), pool, page)
+    pools_html = request.app.state.templates.get_template("leaderboard_pools.html").render(data)
+    live = "/events/leaderboard" + (f"?{urlencode({'pool': pool, 'page': page})}" if pool else "")
+    return render(request, "leaderboard.html", {"title": "Leaderboard", **data, "pools_html": pools_html,
+                                                "live_hash": live_hash(pools_html), "live_url": live})
+
+
+@router.get("/events/leaderboard", tags=["live"])
+async def leaderboard_events(request: Request, pool: str = "", page: int = Query(1, ge=1)) -> StreamingResponse:
+    """Server-sent events: ``update`` with the leaderboard's tables rendered (``html``) whenever they change
+    (``pool`` and ``page`` as in /api/leaderboard)."""
+    arena = reader(request)
+    templates = request.app.state.templates
+
+    def read() -> dict[str, Any]:
+        data = leaderboard_data(arena, pool, page)
+        html = templates.get_template("leaderboard_pools.html").render(data)
+        return {"html": html, "hash": live_hash(html), "pools": len(data["pools"])}
+
+    return stream(feed(request, f"leaderboard:{pool}:{page}",
+                       lambda poll_s, idle: LiveFeed(read, poll_s, on_idle=idle)))
+
+
+# -- tournaments -------------------------------------------------------------------------------------------
+
+
+def _statuses(status: str) -> list[str]:
+    names = [name.strip() for name in status.split(",") if name.strip()]
+    unknown = [name for name in names if name not in STATE_FILTERS]
+    if unknown:
+        raise bad_request(f"unknown status {', '.join(unknown)}: use {', '.join(STATE_FILTERS)}")
+    return names
+
+
+@router.get("/api/tournaments", tags=["tournaments"])
+def api_tournaments(request: Request,
+                    status: str = Query("", description="comma-separated: " + ", ".join(STATE_FILTERS)),
+                    page_size: int = Query(TOURNAMENTS_PER_PAGE, ge=1, le=1000),
+                    page_token: str = Query("", description="next_page_token of the previous page")) -> dict[str, Any]:
+    """Tournaments, newest first, optionally only some statuses; paginated by ``next_page_token``."""
+    return reader(request).tournaments_page(_statuses(status), page_size, page_token)
+
+
+@router.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
+def tournaments_page(request: Request, status: str = "", page_token: str = "") -> HTMLResponse:
+    page = reader(request).tournaments_page(_statuses(status), TOURNAMENTS_PER_PAGE, page_token)
+    for tournament in page["tournaments"]:
+        tournament["progress"] = views.tournament_progress(tournament, time.time())
+    return render(request, "tournaments.html", {"title": "Tournaments", "status": status, "filters": STATE_FILTERS,
+                                                "page_token": page_token, **page})
+
+
+def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> dict[str, Any]:
+    tournament = arena.tournament(tournament_id)
+    standings = arena.standings(tournament)
+    matches = arena.matches(tournament)
+    try:
+        shown, pages = views.page_of(matches, page, MATCHES_PER_PAGE)
+    except ValueError as error:
+        raise bad_request(str(error)) from None
+    tables = views.tables_of(matches)
+    return {"tournament": tournament, "progress": views.tournament_progress(tournament, time.time()),
+            "standings": standings, "matches": shown, "matches_count": len(matches), "page": page, "pages": pages,
+            "ended": tournament["state"] in ENDED_STATES, "tables": tables[:TABLES_SHOWN],
+            "tables_count": len(tables)}
+
+
+@router.get("/api/tournaments/{tournament_id}", tags=["tournaments"])
+def api_tournament(request: Request, tournament_id: str, page: int = Query(1, ge=1)) -> dict[str, Any]:
+    """A tournament: its state, progress (done/total, matches/s, time left), standings (provisional while it runs;
+    head-to-head for 2-seat fields), seed commitment and revealed seed, its tables as the recorded matches show them
+    (the first 100), and a page of its matches."""
+    return tournament_data(reader(request), tournament_id, page)
+
+
+@router.get("/tournaments/{tournament_id}", response_class=HTMLResponse, include_in_schema=False)
+def tournament_page(request: Request, tournament_id: str, page: int = 1) -> HTMLResponse:
+    data = tournament_data(reader(request), tournament_id, page)
+    return render(request, "tournament.html", {"title": f"Tournament {tournament_id}", **data,
+                                               "duration": views.duration_text})
+
+
+@router.get("/tournaments/{tournament_id}/results.{fmt}", tags=["tournaments"])
+def tournament_export(request: Request, tournament_id: str, fmt: str) -> Response:
+    """The tournament's results as CSV (one line per match and seat) or JSON (tournament, standings, matches)."""
+    if fmt not in ("csv", "json"):
+        raise HTTPException(status_code=404, detail=f"no export format {fmt!r}: results.csv or results.json")
+    content_type, filename, data = reader(request).export(tournament_id, fmt)
+    disposition = f'attachment; filename="{filename}"'
+    return Response(data, media_type=content_type, headers={"Content-Disposition": disposition})
+
+
+@router.get("/events/tournaments/{tournament_id}", tags=["live"])
+async def tournament_events(request: Request, tournament_id: str) -> StreamingResponse:
+    """Server-sent events: ``update`` with the progress and the rendered progress and standings (``html``)
+    whenever they change; ``end`` once the tournament ended."""
+    arena = reader(request)
+    templates = request.app.state.templates
+
+    last: dict[str, Any] = {}
+
+    def read() -> dict[str, Any]:
+        tournament = arena.tournament(tournament_id)
+        # The standings cost the organizer a computation over every result: read them again only when a match
+        # was recorded and at most every STANDINGS_EVERY_S (and always once the tournament ended).
+        key = (tournament["matches_done"], tournament["state"])
+        due = time.monotonic() - last.get("at", -STANDINGS_EVERY_S) >= STANDINGS_EVERY_S
+        if "standings" not in last or (key != last["key"] and (due or tournament["state"] in ENDED_STATES)):
+            last.update(standings=arena.standings(tournament), key=key, at=time.monotonic())
+        standings = last["standings"]
+        progress = views.tournament_progress(tournament, time.time())
+        context = {"tournament": tournament, "progress": progress, "standings": standings,
+                   "duration": views.duration_text}
+        return {"progress": progress, "state": tournament["state"],
+                "html": {"progress": templates.get_template("tournament_progress.html").render(context),
+                         "standings": templates.get_template("standings_table.html").render(context)}}
+
+    def ended(value: dict[str, Any]) -> bool:
+        return value.get("state") in ENDED_STATES
+
+    return stream(feed(request, f"tournament:{tournament_id}",
+                       lambda poll_s, idle: LiveFeed(read, poll_s, ended, on_idle=idle)))
+
+
+# -- replays -------------------------------------------------------------------------------------------------
+
+
+def _frames(arena: ArenaReader, match_id: str, seat: int | None) -> Any:
+    try:
+        return arena.frames(match_id, seat)
+    except ValueError as error:
+        raise bad_request(str(error)) from None
+
+
+def _frame(frames: Any, step: int) -> dict[str, Any]:
+    try:
+        frame: dict[str, Any] = frames.frame(step)
+    except ValueError as error:
+        raise bad_request(str(error)) from None
+    return frame
+
+
+@router.get("/api/matches/{match_id}/replay", tags=["replays"])
+def api_replay(request: Request, match_id: str,
+               seat: int | None = Query(None, description="as this seat saw it; unset: omniscient")) -> dict[str, Any]:
+    """Every frame of a match's replay (the table after each decision, with the decision: bot, action, latency,
+    legal actions, refusal, fallback; and the events as the viewer saw them). Open to everyone once the match's
+    tournament ended."""
+    frames = _frames(reader(request), match_id, seat)
+    return {"match_id": frames.match_id, "tournament_id": frames.tournament_id, "viewer": frames.viewer,
+            "seats": frames.seats, "variant": frames.variant, "result": frames.result, "reason": frames.reason,
+            "frames": frames.frames}
+
+
+def replay_context(frames: Any, step: int, seat: int | None) -> dict[str, Any]:
+    frame = _frame(frames, step)
+    return {"frames": frames, "frame": frame, "step": step, "seat": seat, "last": len(frames.frames) - 1,
+            "table": frame["table"]}
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+def replay_page(request: Request, match_id: str, step: int = 0, seat: int | None = None) -> HTMLResponse:
+    frames = _frames(reader(request), match_id, seat)
+    return render(request, "replay.html", {"title": f"Match {match_id}", **replay_context(frames, step, seat)})
+
+
+@router.get("/matches/{match_id}/frame", response_class=HTMLResponse, include_in_schema=False)
+def replay_frame(request: Request, match_id: str, step: int = 0, seat: int | None = None) -> HTMLResponse:
+    """One frame of the viewer, rendered (what the page's script swaps in when stepping)."""
+    frames = _frames(reader(request), match_id, seat)
+    return render(request, "replay_frame.html", replay_context(frames, step, seat))
+
+
+# -- bots ----------------------------------------------------------------------------------------------------
+
+
+@router.get("/api/bots", tags=["bots"])
+def api_bots(request: Request) -> dict[str, Any]:
+    """The registered bots (public fields) and whether each is connected now."""
+    return {"bots": reader(request).bots()}
+
+
+@router.get("/bots", response_class=HTMLResponse, include_in_schema=False)
+def bots_page(request: Request, page: int = 1) -> HTMLResponse:
+    bots = reader(request).bots()
+    try:
+        shown, pages = views.page_of(bots, page, 100)
+    except ValueError as error:
+        raise bad_request(str(error)) from None
+    return render(request, "bots.html", {"title": "Bots", "bots": shown, "page": page, "pages": pages})
+
+
+def bot_data(arena: ArenaReader, name: str) -> dict[str, Any]:
+    from arena.web.bot_pages import UnknownBot, bot_summary
+
+    try:
+        return bot_summary(arena, name)
+    except UnknownBot as error:
+        raise HTTPException(status_code=404, detail=str(error)) from None
+
+
+@router.get("/api/bots/{name}", tags=["bots"])
+def api_bot(request: Request, name: str) -> dict[str, Any]:
+    """A bot: description, versions seen (first and last), rating history per pool, recent matches, incident
+    counts by kind (when the web front has the admin token)."""
+    return bot_data(reader(request), name)
+
+
+@router.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
+def bot_page(request: Request, name: str) -> HTMLResponse:
+    return render(request, "bot.html", {"title": f"Bot {name}", **bot_data(reader(request), name)})
+
+
+@router.post("/bots/{name}/incidents", response_class=HTMLResponse, include_in_schema=False)
+async def bot_incidents(request: Request, name: str) -> HTMLResponse:
+    """The incident details, for the bot's author: the form posts the bot's token (never put in a URL)."""
+    form = parse_qs((await request.body()).decode("utf-8", "replace"))  # application/x-www-form-urlencoded
+    token = (form.get("token") or [""])[0].strip()
+    if not token:
+        raise bad_request("give the bot's token to see its incident details")
+    arena = reader(request)
+    incidents = await run_in_threadpool(arena.incidents, name, token)
+    data = await run_in_threadpool(bot_data, arena, name)
+    return render(request, "bot.html", {"title": f"Bot {name}", **data, "incidents": incidents})
+
+
+# -- status --------------------------------------------------------------------------------------------------
+
+
+def status_data(request: Request) -> dict[str, Any]:
+    arena = reader(request)
+    bots = arena.bots()
+    running = arena.tournaments_page(["running"], 1000, "")["tournaments"]
+    pending = arena.tournaments_page(["pending"], 1000, "")["tournaments"]
+    now = time.time()
+    progress = [views.tournament_progress(t, now) for t in running]
+    return {
+        "connected_bots": sorted(bot["name"] for bot in bots if bot["connected"]),
+        "registered_bots": len(bots),
+        "running": [{"tournament_id": t["tournament_id"], **p} for t, p in zip(running, progress, strict=True)],
+        "pending": len(pending),
+        "matches_left": sum(p["total"] - p["done"] for p in progress) + sum(t["matches_total"] for t in pending),
+        "matches_per_s": round(sum(p["matches_per_s"] or 0.0 for p in progress), 2),
+        "grafana_url": request.app.state.settings.grafana_url,
+    }
+
+
+@router.get("/api/status", tags=["status"])
+def api_status(request: Request) -> dict[str, Any]:
+    """Arena status: connected bots, running tournaments with their pace, matches waiting to be played (the
+    queue), total matches/s, and the Grafana link when configured."""
+    return status_data(request)
+
+
+@router.get("/status", response_class=HTMLResponse, include_in_schema=False)
+def status_page(request: Request) -> HTMLResponse:
+    return render(request, "status.html", {"title": "Arena status", **status_data(request)})
+
+
+@router.get("/healthz", include_in_schema=False)
+def healthz() -> JSONResponse:
+    return JSONResponse({"ok": True})

@@ -1,0 +1,142 @@
+"""The frames of the replay viewer: the table after each decision of a recorded match, omniscient or as one seat
+saw it (pure: a function of the organizer's ``Replay`` messages).
+
+The match is rebuilt with the engine from the omniscient replay (its seed and accepted actions; the arena's
+``next_round`` actions between rounds are re-applied where the engine waits for them), and every rebuilt event is
+checked against the record, so a frame can never drift from what was played (:class:`ReplayMismatch`). A frame's
+table is the engine's :class:`~arena.engine.Observation` of the viewer as the protocol encodes it (what a bot got
+with its decision request), and for the omniscient view also every seat's hand. So the per-seat view holds exactly
+what that seat's observation held (V1-V6), nothing more: the other seats' cards only as the faces showing to the
+table, their hands only once a round is over (V5).
+
+Frame ``0`` is the table after the deal (the replay's opening events); frame ``k`` the table after decision ``k``,
+with that decision: who decided, the action, its latency, the legal actions the seat had (omniscient, or the
+viewer's own decisions), and any refusal or fallback; and the events as the viewer saw them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from arena.client import plain
+from arena.engine import Match
+from arena.engine.actions import NEXT_ROUND
+from arena.protocol.convert import action_from_proto, card_to_proto, observation_to_proto, rules_from_proto
+
+
+class ReplayMismatch(ValueError):
+    """The engine's rebuild of a record does not give the recorded events."""
+
+
+@dataclass(frozen=True)
+class Frames:
+    """Every frame of one view of one match, plus what the page header needs."""
+
+    match_id: str
+    tournament_id: str
+    viewer: int | None
+    seats: list[dict[str, Any]]
+    variant: str
+    frames: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    reason: str
+
+    def frame(self, number: int) -> dict[str, Any]:
+        """Frame ``number``; ValueError naming the range for one out of it."""
+        if not 0 <= number < len(self.frames):
+            raise ValueError(f"step {number} is not a step of match {self.match_id} (0 to {len(self.frames) - 1})")
+        return self.frames[number]
+
+
+def _event_texts(events: Any) -> list[str]:
+    return [event.text or event.type for event in events]
+
+
+def _table(match: Match, viewer: int | None, names: list[str]) -> dict[str, Any]:
+    """The table as ``viewer`` sees it (None: every hand), as plain data."""
+    seat = 0 if viewer is None else viewer
+    observation = plain(observation_to_proto(match.observation(seat, len(match.events))))
+    observation.pop("events", None)
+    seats: list[dict[str, Any]] = []
+    opponents = {view["seat"]: view for view in observation["opponents"]}
+    for number, name in enumerate(names):
+        entry: dict[str, Any] = {"seat": number, "name": name, "score": observation["scores"][number]
+                                 if number < len(observation["scores"]) else 0}
+        if viewer is None:
+            hand = [plain(card_to_proto(card)) for card in match.hand(number)]
+            entry.update(count=len(hand), hand=hand, visible=[], revealed=[])
+        elif number == viewer:
+            entry.update(count=len(observation["hand"]), hand=observation["hand"], visible=[], revealed=[])
+        else:
+            view = opponents[number]
+            entry.update(count=view["count"], hand=None, visible=view["visible"], revealed=view["revealed"])
+        seats.append(entry)
+    inactive = "dark" if observation["side"] == "SIDE_LIGHT" else "light"
+    return {
+        "side": "dark" if observation["side"] == "SIDE_DARK" else "light",
+        "inactive_side": inactive,
+        "direction": "counter-clockwise" if observation["direction"] == "DIRECTION_CCW" else "clockwise",
+        "decision": observation["decision"].removeprefix("DECISION_KIND_").lower(),
+        "current": observation["current"],
+        "color": observation["color"],
+        "top": observation["top"],
+        "discard": observation["discard"][:8],
+        "draw_size": observation["draw_size"],
+        "draw_top": observation["draw_top"] if observation["draw_top"] and observation["draw_top"]["text"] else None,
+        "round": observation["round"],
+        "dealer": observation["dealer"],
+        "round_winner": observation["round_winner"],
+        "match_winner": observation["match_winner"],
+        "seats": seats,
+    }
+
+
+def replay_frames(omniscient: Any, view: Any = None) -> Frames:
+    """The frames of a match: ``omniscient`` is the omniscient ``Replay`` message (it carries the seed), ``view``
+    the ``Replay`` of one seat's view (its events are the ones listed) or None for the omniscient frames.
+    :class:`ReplayMismatch` when the engine does not rebuild the record."""
+    viewer = view.viewer if view is not None and view.HasField("viewer") else None
+    shown = view if view is not None else omniscient
+    rules = rules_from_proto(omniscient.rules)
+    names = [seat.bot_name or seat.bot_id for seat in sorted(omniscient.seats, key=lambda s: s.seat)]
+    match = Match(players=len(names), seed=omniscient.seed, rules=rules)
+    if len(match.events) != len([e for e in omniscient.opening if e.type != "hand"]):
+        raise ReplayMismatch(f"match {omniscient.match_id}: the rebuilt deal does not give the recorded opening")
+    frames = [{"number": 0, "decision": None, "events": _event_texts(shown.opening),
+               "table": _table(match, viewer, names)}]
+    for step, shown_step in zip(omniscient.steps, shown.steps, strict=True):
+        while match.decision == "round_over":
+            match.apply(None, NEXT_ROUND)
+        action = action_from_proto(step.action)
+        seat = step.seat
+        own = viewer is None or viewer == seat
+        legal = [a.text for a in match.legal_actions(seat)] if own else []
+        try:
+            match.apply(seat, action)
+        except Exception as error:  # the engine's refusal: the record does not replay
+            raise ReplayMismatch(f"match {omniscient.match_id}: decision {step.decision_number} "
+                                 f"({action}) does not replay: {error}") from None
+        decision = {
+            "number": step.decision_number,
+            "seat": seat,
+            "bot": names[seat] if 0 <= seat < len(names) else "",
+            "action": step.action.text or str(action),
+            "latency_ms": step.latency_ms,
+            "fallback": step.fallback,
+            "refusal": step.refusal,
+            "legal": legal,
+        }
+        frames.append({"number": len(frames), "decision": decision, "events": _event_texts(shown_step.events),
+                       "table": _table(match, viewer, names)})
+    recorded = sum(1 for e in omniscient.opening if e.type != "hand") + sum(
+        1 for step in omniscient.steps for e in step.events if e.type != "hand")
+    if recorded != len(match.events):
+        raise ReplayMismatch(f"match {omniscient.match_id}: the rebuild gives {len(match.events)} events, the record "
+                             f"{recorded}")
+    return Frames(
+        match_id=omniscient.match_id, tournament_id=omniscient.tournament_id, viewer=viewer,
+        seats=[{"seat": n, "name": name} for n, name in enumerate(names)], variant=rules.variant, frames=frames,
+        result=plain(omniscient.result) if omniscient.HasField("result") else None,
+        reason=plain(omniscient)["reason"],
+    )

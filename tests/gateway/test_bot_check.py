@@ -1,0 +1,183 @@
+"""`uno-arena bot check` against real misbehaving bot processes (tests/bots_under_check): it always ends with a
+verdict for every check and a summary, notices a bot that exited at once and shows its last output lines, stops
+the bot (even one that ignores SIGTERM) and itself on Ctrl-C, and keeps its bot in a private registry."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+
+from arena.server.conformance import CHECKS
+from arena.store import Store
+from tests.gateway.test_gateway_cli import cli
+from tests.support.redis_server import PrivateRedis
+
+PYTHON = sys.executable
+
+
+def _bot(module: str, *args: str) -> str:
+    return " ".join([PYTHON, "-m", f"tests.bots_under_check.{module}", *args, "--target", "{target}"])
+
+
+def _check(redis_url: str, run: str, *extra: str, timeout: float = 240) -> tuple[int, str]:
+    check = cli("bot", "check", "--run", run, *extra, redis_url=redis_url)
+    out, err = check.communicate(timeout=timeout)
+    return check.returncode, out + err
+
+
+def _verdicts(output: str) -> dict[str, str]:
+    """Check name -> PASS or FAIL, for every check line of the output."""
+    verdicts = {}
+    for line in output.splitlines():
+        word, _, rest = line.partition(" ")
+        if word in ("PASS", "FAIL"):
+            verdicts[rest.split(":", 1)[0]] = word
+    return verdicts
+
+
+def _pid_of_bot(output_line: str) -> int:
+    return int(output_line.rsplit("(pid ", 1)[1].rstrip(")\n"))
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended (no longer exists, or only its exit status is left for init to reap)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def test_a_bot_that_exits_mid_check_gets_a_verdict_for_every_check_and_its_last_words(
+        redis_server: PrivateRedis) -> None:
+    code, output = _check(redis_server.url, _bot("exits_at", "50"), timeout=120)
+    assert code == 1
+    verdicts = _verdicts(output)
+    assert list(verdicts) == list(CHECKS)
+    assert verdicts["connects"] == "PASS" and verdicts["answers-in-time"] == "FAIL"
+    assert "FAIL answers-in-time: the bot exited with code 1 during this check" in output
+    assert "FAIL reconnect: not run: the bot exited with code 1" in output
+    assert "exits-at: giving up at decision 50" in output  # its last stderr line
+    assert "1 of 6 checks passed" in output and "some checks failed" in output
+
+
+def test_a_bot_that_crashes_on_a_signal_is_named_so(redis_server: PrivateRedis) -> None:
+    code, output = _check(redis_server.url, _bot("crashes", "120"), timeout=120)
+    assert code == 1
+    assert "FAIL answers-in-time: the bot killed by SIGABRT during this check" in output
+    assert "crashes: aborting at decision 120" in output
+    assert list(_verdicts(output)) == list(CHECKS)
+
+
+def test_a_bot_that_never_connects_fails_after_the_wait_and_is_killed(redis_server: PrivateRedis) -> None:
+    check = cli("bot", "check", "--run", f"{PYTHON} -m tests.bots_under_check.never_connects", "--wait", "2",
+                redis_url=redis_server.url)
+    out, err = check.communicate(timeout=60)
+    assert check.returncode == 1, out + err
+    assert "FAIL connects: bot " in out and "did not connect within 2 s" in out
+    assert "FAIL reconnect: not run: the bot never connected" in out
+    assert "never-connects: sleeping instead of connecting" in out  # its output, shown as a check failed
+    assert _gone(_pid_of_bot(next(line for line in err.splitlines() if line.startswith("started:"))))
+
+
+def test_a_mistyped_bot_path_fails_at_once_with_the_bot_s_own_error(redis_server: PrivateRedis) -> None:
+    code, output = _check(redis_server.url, f"{PYTHON} tests/bots_under_check/no_such_bot.py {{target}}",
+                          "--wait", "60", timeout=30)
+    assert code == 1
+    assert "FAIL connects: the bot exited with code 2 during this check" in output
+    assert "can't open file" in output and "no_such_bot.py" in output
+    code, output = _check(redis_server.url, "./no-such-program {target}", timeout=30)
+    assert code == 1
+    assert "FAIL connects: the bot could not be started" in output and "no-such-program" in output
+    assert list(_verdicts(output)) == list(CHECKS)
+
+
+def test_a_bot_whose_choose_throws_passes_through_the_kit_and_its_tracebacks_are_shown(
+        redis_server: PrivateRedis) -> None:
+    code, output = _check(redis_server.url, _bot("throws_every", "7"), timeout=180)
+    assert code == 0, output
+    assert set(_verdicts(output).values()) == {"PASS"}
+    assert "choose() failed: KeyError: 'missing'; answered with the safe legal action" in output
+    assert "warning: the bot wrote" in output and "Python traceback(s)" in output
+
+
+def test_a_bot_that_hangs_and_ignores_sigterm_fails_in_bounded_time_and_is_killed(
+        redis_server: PrivateRedis) -> None:
+    check = cli("bot", "check", "--run", _bot("hangs", "30"), "--deadline-ms", "300", redis_url=redis_server.url)
+    out, err = check.communicate(timeout=240)
+    assert check.returncode == 1, out + err
+    verdicts = _verdicts(out)
+    assert list(verdicts) == list(CHECKS)
+    assert verdicts["connects"] == "PASS" and verdicts["answers-in-time"] == "FAIL"
+    assert "timeouts" in out and "forfeited the match" in out
+    assert _gone(_pid_of_bot(next(line for line in err.splitlines() if line.startswith("started:"))))
+
+
+def test_a_flooding_bot_fails_in_bounded_time(redis_server: PrivateRedis) -> None:
+    code, output = _check(redis_server.url, _bot("floods"), "--deadline-ms", "300", timeout=240)
+    assert code == 1
+    verdicts = _verdicts(output)
+    assert list(verdicts) == list(CHECKS) and verdicts["decision-kinds"] == "FAIL"
+    assert "RESOURCE_EXHAUSTED" in output  # the bot's own account of why its streams ended
+
+
+def test_ctrl_c_stops_the_check_and_a_bot_that_ignores_sigterm(redis_server: PrivateRedis) -> None:
+    check = cli("bot", "check", "--run", f"{PYTHON} -m tests.bots_under_check.never_connects", "--wait", "120",
+                redis_url=redis_server.url)
+    assert check.stderr is not None
+    started = check.stderr.readline()
+    assert started.startswith("started:"), started
+    pid = _pid_of_bot(started)
+    time.sleep(1.0)  # let it start (the check does not depend on it)
+    check.send_signal(signal.SIGINT)
+    out, err = check.communicate(timeout=60)
+    assert check.returncode == 130, out + err
+    assert "FAIL connects: interrupted (SIGINT/SIGTERM)" in out
+    assert list(_verdicts(out)) == list(CHECKS)
+    assert "never-connects: sleeping instead of connecting" in out
+    assert _gone(pid)
+
+
+def test_the_check_never_touches_the_real_registry(redis_server: PrivateRedis) -> None:
+    store = Store.from_url(redis_server.url)
+    try:
+        _record, token = store.bots.register("realbot")
+        before = {key for key in store.redis.scan_iter(match="*")}
+        code, output = _check(redis_server.url, "./no-such-program {target}", "--name", "scratchbot", timeout=30)
+        assert code == 1
+        code, output = _check(redis_server.url, "./no-such-program {target}", "--token", token, timeout=30)
+        assert code == 1 and "FAIL connects" in output
+        after = {key for key in store.redis.scan_iter(match="*")}
+        assert after == before  # no throwaway bot, no session, nothing left under the private prefix
+        assert [bot.name for bot in store.bots.all()] == ["realbot"]
+        code, output = _check(redis_server.url, "./no-such-program {target}", "--token", "realbot.wrong", timeout=30)
+        assert code == 2 and "invalid token" in output
+    finally:
+        store.close()
+
+
+def test_a_registered_bot_is_checked_under_its_own_name_with_its_own_token(redis_server: PrivateRedis) -> None:
+    store = Store.from_url(redis_server.url)
+    try:
+        _record, token = store.bots.register("ownbot")
+    finally:
+        store.close()
+    code, output = _check(redis_server.url, _bot("exits_at", "3"), "--token", token, timeout=60)
+    assert code == 1
+    assert "PASS connects" in output and "exits-at: giving up at decision 3" in output
+    assert token not in output  # the token never shows in what the check prints
+    store = Store.from_url(redis_server.url)
+    try:
+        assert list(store.redis.scan_iter(match="uno-check:*")) == []  # sessions, incidents: all gone
+        assert store.incidents.recent("ownbot") == []  # the check's incidents never reach the real log
+    finally:
+        store.close()
+
+
+def test_bad_run_templates_are_refused_with_a_clear_error(redis_server: PrivateRedis) -> None:
+    code, output = _check(redis_server.url, "bot --json {\"a\": 1} {target}", timeout=30)
+    assert code == 2 and "--run: only {target}, {token} and {name} are filled in" in output
+    code, output = _check(redis_server.url, "bot 'unterminated", timeout=30)
+    assert code == 2 and "--run:" in output

@@ -1,0 +1,1 @@
+"""Tests of local play (`uno-arena play`) and of replays with hands."""

@@ -1,0 +1,117 @@
+"""Tiers that people can trust: a bot that never beat the winner at a shared table is not tied with it, while
+a handful of matches still ties bots the data cannot separate (arena.tournament.standings, .stats)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
+from arena.tournament.ratings import Rating
+from arena.tournament.standings import direct_differences, rates_apart
+from arena.tournament.stats import differences_apart, z_quantile
+
+
+def _results(spec: TournamentSpec, winners: list[str]) -> list[MatchResult]:
+    """The matches of ``spec`` (in schedule order), the i-th won by ``winners[i]``."""
+    matches = schedule(spec)
+    assert len(matches) == len(winners)
+    out = []
+    for m, name in zip(matches, winners, strict=True):
+        winner = m.seats.index(name)
+        scores = tuple(500 if seat == winner else 40 for seat in range(len(m.seats)))
+        out.append(MatchResult(match_id=m.match_id, seats=m.seats, scores=scores, winner=winner, group=m.group))
+    return out
+
+
+def test_a_bot_without_a_win_at_one_three_seat_table_is_not_tied_with_the_winner() -> None:
+    # The README's example: 3 bots, one 3-seat table, 4 duplicate deals: 12 matches in 4 deal groups.
+    spec = TournamentSpec("t-readme", ("random", "heuristic", "mybot"), seats=3, deals=4, duplicate=True, seed=7)
+    winners = ["mybot", "mybot", "heuristic"] * 2 + ["mybot", "heuristic", "heuristic"] + ["mybot"] * 2 + ["heuristic"]
+    results = _results(spec, winners)
+    assert len({r.group for r in results}) == 4
+    table = standings(results, participants=spec.participants)
+    rows = {r.bot: r for r in table.rows}
+    assert (rows["mybot"].wins, rows["heuristic"].wins, rows["random"].wins) == (7, 5, 0)
+    assert rows["random"].groups == 4 and rows["random"].matches == 12
+    # The overall rates alone cannot tell 7 of 12 from 0 of 12 with 4 deal groups as the sample ...
+    z = z_quantile(0.95)
+    assert not rates_apart(7, 12, 4, 0, 12, 4, z)
+    # ... their direct meetings do: in every group mybot won 1 to 3 matches more than random.
+    differences = direct_differences(results)[("mybot", "random")]
+    assert sorted(differences) == pytest.approx([1 / 3, 2 / 3, 2 / 3, 2 / 3])
+    assert differences_apart(differences)
+    assert rows["mybot"].rank == 1 and rows["random"].rank == 3
+    assert rows["random"].tier > rows["mybot"].tier
+    assert "random" not in rows["mybot"].indistinguishable
+
+
+def test_a_bot_with_no_win_in_twelve_two_seat_matches_against_the_winner_is_in_another_tier() -> None:
+    spec = TournamentSpec("t-pair", ("alpha", "random"), seats=2, deals=6, duplicate=True, seed=3)
+    table = standings(_results(spec, ["alpha"] * 12), participants=spec.participants)
+    assert [(r.bot, r.wins, r.matches, r.tier) for r in table.rows] == [("alpha", 12, 12, 1), ("random", 0, 12, 2)]
+    assert table.tiers == (("alpha",), ("random",))
+
+
+def test_too_few_matches_still_tie() -> None:
+    # 2 matches, both won by alpha: no test at 95 % separates them (the rates test did before it had its
+    # continuity correction; an exact test gives p = 0.33).
+    spec = TournamentSpec("t-few", ("alpha", "beta"), seats=2, deals=2, seed=3)
+    table = standings(_results(spec, ["alpha", "alpha"]), participants=spec.participants)
+    assert [r.tier for r in table.rows] == [1, 1]
+    assert table.row("alpha").indistinguishable == ("beta",)
+
+
+def test_an_even_record_ties() -> None:
+    spec = TournamentSpec("t-even", ("alpha", "beta"), seats=2, deals=20, seed=3)
+    table = standings(_results(spec, ["alpha", "beta"] * 10), participants=spec.participants)
+    assert len(table.tiers) == 1 and sorted(table.tiers[0]) == ["alpha", "beta"]
+
+
+@pytest.mark.parametrize(
+    ("differences", "apart"),
+    [
+        ([], False),
+        ([1.0], False),  # one sample: nothing to compare its spread with
+        ([1.0] * 5, False),  # all one way, but a sign test needs 6 at 95 %
+        ([1.0] * 6, True),
+        ([-1 / 3] * 6, True),  # the direction does not matter
+        ([0.0] * 10, False),
+        ([1.0, -1.0] * 6, False),
+        ([1.0] * 10 + [-1.0] * 2, True),  # 10 to 2: the exact sign test says p = 0.039 as well
+        ([1.0] * 8 + [-1.0] * 4, False),  # 8 to 4: p = 0.39
+        ([0.0] * 20 + [1.0] * 3, False),
+    ],
+)
+def test_differences_apart(differences: list[float], apart: bool) -> None:
+    assert differences_apart(differences, 0.95) is apart
+
+
+def test_rates_apart_with_continuity_correction() -> None:
+    z = z_quantile(0.95)
+    assert not rates_apart(2, 2, 2, 0, 2, 2, z)
+    assert rates_apart(12, 12, 12, 0, 12, 12, z)
+    assert rates_apart(7, 12, 12, 0, 12, 12, z)  # without duplicate deals every match is a sample
+    assert not rates_apart(7, 12, 4, 0, 12, 4, z)  # with 4 duplicate groups the rates alone are not enough
+
+
+def test_differences_apart_refuses_a_bad_confidence() -> None:
+    with pytest.raises(ValueError, match="confidence"):
+        differences_apart([1.0, 0.5], 1.5)
+
+
+def test_a_bot_that_forfeited_everything_ranks_below_one_that_played_whatever_its_pool_rating() -> None:
+    # One 3-seat table: ace wins every match; random plays and loses without a point; away never connected and
+    # forfeits. Same win rate, same points: the carried-over pool rating (away's is high) must not decide.
+    spec = TournamentSpec("t-away", ("ace", "random", "away"), seats=3, deals=4, seed=3)
+    results = []
+    for m in schedule(spec):
+        winner = m.seats.index("ace")
+        scores = tuple(100 if seat == winner else 0 for seat in range(3))
+        results.append(MatchResult(match_id=m.match_id, seats=m.seats, scores=scores, winner=winner,
+                                   forfeits=(m.seats.index("away"),), group=m.group))
+    prior = RatingPool(ratings={"away": Rating(mu=40.0, sigma=2.0)})
+    table = standings(results, participants=spec.participants, pool=prior)
+    assert table.row("away").mu > table.row("random").mu  # the carried-over rating still favours away
+    assert (table.row("random").win_rate, table.row("away").win_rate) == (0.0, 0.0)
+    assert (table.row("random").points, table.row("away").points) == (0, 0)
+    assert [r.bot for r in table.rows] == ["ace", "random", "away"]

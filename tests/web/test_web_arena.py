@@ -1,0 +1,283 @@
+"""The web front against a real arena (embedded Redis, gateway with the organizer API, a worker): its JSON and
+pages over HTTP, and a headless Chromium clicking through the leaderboard, a running tournament, the replay
+viewer (omniscient and as one seat saw it) and a bot page with a hostile description. One arena for the module."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from arena.protocol import arena_pb2
+from arena.web.views import pool_of
+from tests.support.waiting import wait_until
+from tests.web.support import XSS, WebArena, browser, create, finished_spec, screenshot, web_arena
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebArena]:
+    with web_arena(tmp_path_factory.mktemp("web-arena")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    with browser() as chromium:
+        yield chromium
+
+
+def first_match(web: WebArena) -> str:
+    document = json.loads(web.arena.client.call("ExportResults", arena_pb2.ExportResultsRequest(
+        tournament_id=web.finished, format=arena_pb2.EXPORT_FORMAT_JSON)).data)
+    return str(sorted(m["match_id"] for m in document["matches"])[0])
+
+
+def omniscient(web: WebArena, match_id: str) -> Any:
+    return web.arena.client.call("GetReplay", arena_pb2.GetReplayRequest(match_id=match_id)).replay
+
+
+def hands_of(events: Any, detail: str) -> dict[int, list[str]]:
+    return {e.seat: [c.text for c in e.cards] for e in events if e.type == "hand" and e.detail.startswith(detail)}
+
+
+def shown_cards(driver: Any, seat: int) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    hand = driver.find_element(By.CSS_SELECTOR, f'.seat[data-seat="{seat}"] .hand')
+    return [card.get_attribute("data-card") for card in hand.find_elements(By.CSS_SELECTOR, ".card")]
+
+
+def shown_step(driver: Any) -> int:
+    """The step the viewer shows (read in one script: the frame is replaced while stepping)."""
+    return int(driver.execute_script("return document.querySelector('.frame').getAttribute('data-step')"))
+
+
+def wait_step(driver: Any, step: int) -> None:
+    wait_until(lambda: shown_step(driver) == step, 20, f"the viewer to show step {step}")
+
+
+# -- over HTTP --------------------------------------------------------------------------------------------------
+
+
+def test_the_api_answers_bad_input_with_a_clear_error(web: WebArena) -> None:
+    bad = httpx.get(f"{web.url}/api/tournaments", params={"status": "bogus"})
+    assert bad.status_code == 400 and "bogus" in bad.json()["detail"]
+    missing = httpx.get(f"{web.url}/api/tournaments/no-such-tournament")
+    assert missing.status_code == 404 and missing.json()["error"] == "NOT_FOUND"
+    step = httpx.get(f"{web.url}/matches/{first_match(web)}", params={"step": 100000})
+    assert step.status_code == 400 and "step 100000 is not a step" in step.text
+    seat = httpx.get(f"{web.url}/api/matches/{first_match(web)}/replay", params={"seat": 7})
+    assert seat.status_code == 400 and "seat 7 is not a seat" in seat.json()["detail"]
+
+
+def test_a_finished_tournament_reads_in_full_with_its_seed_revealed(web: WebArena) -> None:
+    data = httpx.get(f"{web.url}/api/tournaments/{web.finished}").json()
+    assert data["tournament"]["state"] == "finished" and data["ended"]
+    assert data["progress"]["done"] == data["progress"]["total"] == 6
+    assert data["tournament"]["revealed_seed"] == 7 and data["tournament"]["seed_commitment"]
+    assert data["standings"]["standings"][0]["bot_name"] == "heuristic"
+    assert data["matches_count"] == 6 and len(data["standings"]["head_to_head"]) == 6
+    assert data["tables_count"] == 3 and all(t["deals"] == 2 and t["matches"] == 2 for t in data["tables"])
+    csv = httpx.get(f"{web.url}/tournaments/{web.finished}/results.csv")
+    assert csv.status_code == 200 and csv.headers["content-type"].startswith("text/csv")
+    assert len(csv.text.strip().splitlines()) == 1 + 6 * 2  # a header, one line per match and seat
+    page = httpx.get(f"{web.url}/tournaments/{web.finished}")
+    assert "data-live=" not in page.text  # an ended tournament is not followed live
+
+
+def test_the_live_stream_of_an_ended_tournament_sends_its_state_then_ends(web: WebArena) -> None:
+    with httpx.stream("GET", f"{web.url}/events/tournaments/{web.finished}", timeout=30) as response:
+        text = "".join(response.iter_text())
+    assert text.startswith("event: update\n")
+    update = json.loads(text.split("\n")[1].removeprefix("data: "))
+    assert update["state"] == "finished" and "heuristic" in update["html"]["standings"]
+    assert text.rstrip().endswith("event: end\ndata: {}")
+
+
+def test_a_bot_page_reads_its_history_from_the_results_and_replays(web: WebArena) -> None:
+    bot = httpx.get(f"{web.url}/api/bots/heuristic").json()
+    assert bot["builtin"] and bot["versions"][0]["version"] == "builtin" and bot["versions"][0]["matches"] == 4
+    assert [p["tournament_id"] for line in bot["history"] for p in line["points"]][:1] == [web.finished]
+    replayed = [step.latency_ms for m in bot["recent"] for step in omniscient(web, m["match_id"]).steps
+                if step.seat == m["seat"] and not step.fallback]
+    assert bot["latency"]["decisions"] == len(replayed) and bot["latency"]["p50_ms"] <= bot["latency"]["p99_ms"]
+    assert httpx.get(f"{web.url}/api/bots/nobody_at_all").status_code == 404
+
+
+def test_the_author_sees_the_incident_log_with_the_bots_token_and_everyone_else_counts(web: WebArena) -> None:
+    page = httpx.get(f"{web.url}/bots/xss_bot")
+    assert "No incident recorded." in page.text and 'type="password" name="token"' in page.text
+    assert httpx.get(f"{web.url}/api/bots/xss_bot").json()["incident_counts"] == {}
+    author = httpx.post(f"{web.url}/bots/xss_bot/incidents", data={"token": web.xss_bot_token})
+    assert author.status_code == 200 and "Incident log" in author.text
+    stranger = httpx.post(f"{web.url}/bots/xss_bot/incidents", data={"token": "not-the-token"})
+    assert stranger.status_code in (401, 403) and "Incident log" not in stranger.text
+    empty = httpx.post(f"{web.url}/bots/xss_bot/incidents", data={"token": " "})
+    assert empty.status_code == 400 and "token to see its incident details" in empty.text
+
+
+def test_metrics_count_requests_by_route(web: WebArena) -> None:
+    httpx.get(f"{web.url}/leaderboard")
+    metrics = httpx.get(f"{web.url}/metrics").text
+    assert 'uno_arena_web_requests_total{method="GET",route="/leaderboard",status="200"}' in metrics
+    assert "uno_arena_web_request_duration_seconds_bucket" in metrics
+
+
+# -- in a browser -----------------------------------------------------------------------------------------------
+
+
+def test_the_leaderboard_lists_the_bots_of_a_finished_tournament_by_pool_rating(web: WebArena, driver: Any,
+                                                                                   shots: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    standings = web.arena.client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=web.finished))
+    expected = [row.bot_name for row in sorted(standings.standings, key=lambda r: (-r.rating, r.bot_name))]
+    key, label = pool_of(finished_spec("x", ["random"]).rules)
+    driver.get(f"{web.url}/leaderboard")
+    section = driver.find_element(By.CSS_SELECTOR, f'section[data-pool="{key}"]')
+    assert label in section.text
+    rows = section.find_elements(By.CSS_SELECTOR, "tr[data-bot]")
+    assert [row.get_attribute("data-bot") for row in rows] == expected
+    assert rows[0].find_element(By.CSS_SELECTOR, "td").text == "1"
+    assert "tier" in driver.find_element(By.CSS_SELECTOR, "p.note").text
+    screenshot(driver, shots, "leaderboard")
+    driver.set_window_size(390, 800)  # a phone's width: the table scrolls inside its box, the page does not
+    try:
+        driver.get(f"{web.url}/leaderboard")
+        width = driver.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 400
+        screenshot(driver, shots, "leaderboard-phone")
+    finally:
+        driver.set_window_size(1200, 900)
+
+
+def test_a_running_tournament_moves_without_a_reload(web: WebArena, driver: Any, shots: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    running = create(web.arena, finished_spec("weblive", ["random", "heuristic", "random#2"], deals=60, target=500,
+                                              seed=11))
+    try:
+        wait_until(lambda: httpx.get(f"{web.url}/api/tournaments/{running}").json()["progress"]["done"] >= 1, 60,
+                   "the running tournament's first match")
+        public = httpx.get(f"{web.url}/api/tournaments", params={"status": "running"}).json()["tournaments"]
+        shown = next(t for t in public if t["tournament_id"] == running)
+        assert shown["spec"]["seed"] == 0 and shown["revealed_seed"] == 0  # no secret of a running tournament
+        match_id = httpx.get(f"{web.url}/api/tournaments/{running}").json()["matches"][0]["match_id"]
+        assert httpx.get(f"{web.url}/api/matches/{match_id}/replay").status_code in (401, 403)  # not before the end
+        driver.get(f"{web.url}/tournaments/{running}")
+        driver.execute_script("window.__sameDocument = true;")
+
+        def done() -> int:  # read in one script: the live region is replaced while we look
+            text = driver.execute_script("return document.querySelector('[data-progress-done]').textContent")
+            return int(text.split("/")[0])
+
+        before = done()
+        wait_until(lambda: done() > before, 60, "the progress to move on the page")
+        assert driver.execute_script("return window.__sameDocument === true;")  # moved without a reload
+        assert driver.find_element(By.ID, "live-tournament").get_attribute("data-updated")
+        screenshot(driver, shots, "tournament-running")
+    finally:
+        web.arena.client.call("CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=running))
+
+
+def test_the_replay_viewer_steps_through_the_record(web: WebArena, driver: Any, shots: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    match_id = first_match(web)
+    replay = omniscient(web, match_id)
+    dealt = hands_of(replay.opening, "dealt")
+    driver.get(f"{web.url}/matches/{match_id}")
+    for seat, cards in dealt.items():
+        assert shown_cards(driver, seat) == cards  # step 0: exactly the hands the record dealt
+    body = driver.find_element(By.TAG_NAME, "body")
+    for _ in range(3):
+        body.send_keys(Keys.ARROW_RIGHT)
+    wait_step(driver, 3)
+    assert driver.current_url.endswith("?step=3")
+    step = replay.steps[2]
+    assert f"Decision {step.decision_number}" in driver.find_element(By.CSS_SELECTOR, ".step-info").text
+    assert step.action.text in driver.find_element(By.CSS_SELECTOR, ".step-info").text
+    body.send_keys(Keys.ARROW_LEFT)
+    wait_step(driver, 2)
+    # The first round's end: the record's hands as shown at its end, seat by seat.
+    end = next(i for i, s in enumerate(replay.steps, 1) if any(e.type == "round_over" for e in s.events))
+    shown = hands_of(replay.steps[end - 1].events, "shown")
+    driver.get(f"{web.url}/matches/{match_id}?step={end}")
+    wait_step(driver, end)
+    for seat, cards in shown.items():
+        assert sorted(shown_cards(driver, seat)) == sorted(cards)
+    assert "round won by seat" in driver.find_element(By.CSS_SELECTOR, ".center-pile").text
+    screenshot(driver, shots, "replay-round-end")
+    driver.find_element(By.CSS_SELECTOR, '[data-go="first"]').click()
+    wait_step(driver, 0)
+    driver.find_element(By.CSS_SELECTOR, '[data-go="play"]').click()
+    wait_until(lambda: shown_step(driver) >= 2, 30, "autoplay to move on")
+    driver.find_element(By.CSS_SELECTOR, '[data-go="play"]').click()  # pause
+    driver.get(f"{web.url}/matches/{match_id}?step=5")
+    screenshot(driver, shots, "replay")
+
+
+def test_the_per_seat_view_shows_no_hidden_card(web: WebArena, driver: Any, shots: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    match_id = first_match(web)
+    replay = omniscient(web, match_id)
+    dealt = {seat: [c for e in replay.opening if e.type == "hand" and e.seat == seat for c in e.cards]
+             for seat in (0, 1)}
+    driver.get(f"{web.url}/matches/{match_id}?seat=1")
+    assert shown_cards(driver, 1) == [c.text for c in dealt[1]]  # its own hand
+    opponent = driver.find_element(By.CSS_SELECTOR, '.seat[data-seat="0"] .hand')
+    assert opponent.get_attribute("data-hand") == "faces"
+    assert shown_cards(driver, 0) == [c.dark.text for c in dealt[0]]  # only the faces showing to the table (V6)
+    for card in dealt[0]:
+        assert card.text not in driver.page_source  # no whole card of the opponent anywhere on the page
+    screenshot(driver, shots, "replay-seat-view")
+    frames = httpx.get(f"{web.url}/api/matches/{match_id}/replay", params={"seat": 1}).json()["frames"]
+    for frame in frames:
+        other = frame["table"]["seats"][0]
+        assert other["hand"] is None
+        assert bool(other["revealed"]) == (frame["table"]["decision"] in ("round_over", "match_over"))
+        own_view = frame["decision"] is None or frame["decision"]["seat"] == 1
+        assert own_view or frame["decision"]["legal"] == []  # the opponent's options are not the seat's to see
+    cards_seen = Counter(len(f["table"]["seats"][1]["hand"]) == f["table"]["seats"][1]["count"] for f in frames)
+    assert cards_seen == Counter({True: len(frames)})
+
+
+def test_a_hostile_description_renders_as_text(web: WebArena, driver: Any, shots: Path) -> None:
+    from selenium.common.exceptions import NoAlertPresentException
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{web.url}/bots/xss_bot")
+    assert XSS in driver.find_element(By.CSS_SELECTOR, "main").text
+    with pytest.raises(NoAlertPresentException):
+        driver.switch_to.alert.text  # noqa: B018 - no script of the description ran
+    assert not driver.find_elements(By.CSS_SELECTOR, "main img[src=x]")
+    driver.get(f"{web.url}/bots/heuristic")
+    assert "Rating history" in driver.page_source and driver.find_elements(By.CSS_SELECTOR, "svg.chart circle")
+    screenshot(driver, shots, "bot")
+
+
+def test_the_status_page_and_the_api_docs(web: WebArena, driver: Any, shots: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    status = httpx.get(f"{web.url}/api/status").json()
+    assert status["registered_bots"] == 1 and status["connected_bots"] == []
+    driver.get(f"{web.url}/status")
+    assert "bots connected" in driver.find_element(By.CSS_SELECTOR, ".facts").text
+    screenshot(driver, shots, "status")
+    schema = httpx.get(f"{web.url}/openapi.json").json()
+    assert {"/api/leaderboard", "/api/tournaments", "/api/tournaments/{tournament_id}",
+            "/api/matches/{match_id}/replay", "/api/bots/{name}", "/api/status"} <= set(schema["paths"])

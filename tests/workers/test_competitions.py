@@ -1,0 +1,182 @@
+"""Continuous competitions (issue 16, items 1 and 3): a ladder that keeps starting rated blocks among the connected
+entrants, through the tournament machinery and a real Celery worker; each version of a bot its own entry."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import grpc
+import pytest
+from celery import Celery
+
+from arena.protocol import arena_pb2
+from arena.service.competitions import (
+    competition_standings,
+    create_competition,
+    ladder_tick,
+    set_competition_status,
+)
+from arena.store import Store
+from arena.tournament import Rating, RatingPool
+from arena.tournament.competition import CompetitionSpec, Connected, Entry, new_rate_limit, plan_round
+from tests.support import wait_until
+from workers.enqueue import CeleryEnqueuer
+
+
+def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, worker: Any, store: Store,
+                                                                 organizer: Any) -> None:
+    spec = CompetitionSpec("ladder-e2e", options={"target": 60}, seats=2, entrants=("random", "heuristic", "weakened"),
+                           matches_per_minute=6000, max_blocks=3, seed=11)
+    create_competition(store, spec)
+    enqueue = CeleryEnqueuer(app)
+
+    def played_enough() -> bool:
+        ladder_tick(store, enqueue)
+        raw = store.ratings.get(spec.pool)
+        pool = RatingPool.from_dict(raw) if raw else RatingPool(key=spec.pool)
+        return all(pool.rating(bot).matches >= 8 for bot in spec.entrants)
+
+    wait_until(played_enough, 180, "every entrant to play 8 rated matches", interval=0.3)
+    set_competition_status(store, spec.competition_id, "closed")
+    wait_until(lambda: all(store.tournaments.status(t) == "finished"
+                           for t in store.competitions.blocks(spec.competition_id)), 60, "the blocks in flight to end")
+    rows, retired = competition_standings(store, spec.competition_id)
+    ranks = {row.bot: row.rank for row in rows}
+    assert ranks["heuristic"] < ranks["random"], rows  # the strongest above the weakest after a few blocks
+    assert retired == [] and {row.version for row in rows} == {"builtin"}
+    pool = RatingPool.from_dict(store.ratings.get(spec.pool) or {})
+    blocks = [tid for tid in pool.tournaments]
+    assert len(blocks) == len(set(blocks))  # each block rated once
+    for tid in blocks:  # a block: one deal in each seat rotation, every match recorded once
+        results = store.results.all(tid)
+        assert len(results) == 2 and {r["seed"] for r in results.values()} == {next(iter(results.values()))["seed"]}
+    # The organizer API shows the same ladder (anyone may read it).
+    answer = organizer.stub.GetCompetitionStandings(
+        arena_pb2.GetCompetitionStandingsRequest(competition_id=spec.competition_id))
+    assert [(e.rank, e.bot, e.matches) for e in answer.entries] == [(r.rank, r.bot, r.matches) for r in rows]
+    assert answer.competition.state == arena_pb2.COMPETITION_STATE_CLOSED
+    assert answer.competition.rating_pool == spec.pool
+    listed = organizer.stub.ListCompetitions(arena_pb2.ListCompetitionsRequest()).competitions
+    assert [c.competition_id for c in listed] == [spec.competition_id]
+    with pytest.raises(grpc.RpcError) as missing:
+        organizer.stub.GetCompetitionStandings(arena_pb2.GetCompetitionStandingsRequest(competition_id="nope"))
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    # Closed is final: no block starts any more.
+    assert all(not outcome.started for outcome in ladder_tick(store, enqueue))
+    with pytest.raises(ValueError, match="cannot be reopened"):
+        set_competition_status(store, spec.competition_id, "active")
+
+
+def test_a_new_version_starts_a_new_entry_once_its_old_blocks_are_done() -> None:
+    spec = CompetitionSpec("versions", entrants=("alice", "bob"), seed=3)
+    pool = RatingPool(key=spec.pool)
+    rate = new_rate_limit(spec)
+    first = plan_round(spec, pool, {}, [Connected("alice", "1.0"), Connected("bob", "7")], 0, rate, now=100.0,
+                       round_number=1)
+    assert [(e.bot, e.version) for e in first.started] == [("alice", "1.0"), ("bob", "7")]
+    assert len(first.tables) == 1 and sorted(first.tables[0].bots) == ["alice", "bob"]
+    current = {e.bot: e for e in first.started}
+    rated = RatingPool(key=spec.pool, ratings={"alice": Rating(30.0, 2.0, 40), "bob": Rating(20.0, 2.0, 40)})
+    # alice reconnects as 2.0 while its block still plays: nothing changes yet.
+    busy = plan_round(spec, rated, current, [Connected("alice", "2.0", busy_blocks=1), Connected("bob", "7", 1)],
+                      1, first.rate, now=200.0, round_number=2)
+    assert busy.retired == [] and busy.started == [] and busy.tables == []
+    # Its block done: the 1.0 entry retires with its rating, 2.0 starts from nothing.
+    switched = plan_round(spec, rated, current, [Connected("alice", "2.0"), Connected("bob", "7")], 0, first.rate,
+                          now=300.0, round_number=3)
+    assert [(e.bot, e.version, e.mu, e.matches, e.retired_at) for e in switched.retired] == \
+        [("alice", "1.0", 30.0, 40, 300.0)]
+    assert [(e.bot, e.version) for e in switched.started] == [("alice", "2.0")]
+    assert "alice" not in switched.pool.ratings and switched.pool.rating("alice").matches == 0
+    assert switched.pool.rating("bob").mu == 20.0
+    assert Entry.from_dict(switched.retired[0].to_dict()) == switched.retired[0]
+
+
+def test_the_rate_limit_and_the_blocks_in_flight_bound_a_round() -> None:
+    spec = CompetitionSpec("pace", seats=2, matches_per_minute=4, max_blocks=10, seed=1)
+    bots = [Connected(f"bot{i}", "1") for i in range(8)]
+    first = plan_round(spec, RatingPool(key=spec.pool), {}, bots, 0, new_rate_limit(spec), now=0.0, round_number=1)
+    assert len(first.tables) == 2  # a minute's worth: 4 matches, blocks of 2
+    again = plan_round(spec, RatingPool(key=spec.pool), {e.bot: e for e in first.started}, bots, 2, first.rate,
+                       now=1.0, round_number=2)
+    assert again.tables == []  # the bucket is empty
+    later = plan_round(spec, RatingPool(key=spec.pool), {e.bot: e for e in first.started}, bots, 9, first.rate,
+                       now=60.0, round_number=3)
+    assert len(later.tables) == 1  # refilled, but only one block fits under max_blocks
+
+
+def test_bad_competitions_are_refused_with_the_reason(store: Store) -> None:
+    for fields, reason in (({"competition_id": "bad id"}, "competition id"),
+                           ({"competition_id": "c", "seats": 11}, "seats"),
+                           ({"competition_id": "c", "entrants": ("a", "A")}, "listed twice"),
+                           ({"competition_id": "c", "entrants": ("a", "b"), "seats": 3}, "cannot fill"),
+                           ({"competition_id": "c", "matches_per_minute": 0}, "matches_per_minute")):
+        with pytest.raises(ValueError, match=reason):
+            CompetitionSpec(**fields)  # type: ignore[arg-type]
+    from arena.store import UnknownBot
+
+    with pytest.raises(UnknownBot):
+        create_competition(store, CompetitionSpec("c-nobody", entrants=("random", "nobody")))
+    assert store.competitions.ids() == []
+
+
+def test_the_competition_commands(redis_server: Any, store: Store, capsys: Any, monkeypatch: Any) -> None:
+    from .helpers import cli
+
+    monkeypatch.setenv("REDIS_URL", redis_server.url)
+    code, out, _ = cli(capsys, "competition", "create", "weekly", "--entrants", "random,heuristic", "--target", "50")
+    assert code == 0 and "rating pool competition:weekly" in out
+    code, _, err = cli(capsys, "competition", "create", "weekly")
+    assert code == 2 and "exists already" in err
+    ladder_tick(store, _Recorder())
+    code, out, _ = cli(capsys, "competition", "list")
+    assert code == 0 and "weekly" in out and "active" in out and "1 blocks" in out
+    code, out, _ = cli(capsys, "competition", "standings", "weekly", "--json")
+    assert code == 0 and {e["bot"] for e in json.loads(out)["entries"]} == {"random", "heuristic"}
+    for action, state in (("pause", "paused"), ("resume", "active"), ("close", "closed")):
+        code, out, _ = cli(capsys, "competition", action, "weekly")
+        assert code == 0 and out.strip().endswith(state)
+    code, _, err = cli(capsys, "competition", "standings", "nope")
+    assert code == 2 and "unknown competition 'nope'" in err
+
+
+class _Recorder:
+    """Takes the blocks a round starts without running them (the CLI test needs only that one exists)."""
+
+    def start(self, tournament_id: str) -> None:
+        pass
+
+    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
+        pass
+
+    def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
+        pass
+
+
+def test_the_api_shows_retired_versions(store: Store, organizer: Any) -> None:
+    store.bots.register("alice")
+    create_competition(store, CompetitionSpec("c-versions", entrants=("alice", "random")))
+    old = Entry("alice", "1.0", 100.0, retired_at=200.0, mu=28.0, sigma=1.5, matches=30)
+    store.competitions.save_entries("c-versions", [Entry("alice", "2.0", 200.0).to_dict()], [old.to_dict()])
+    answer = organizer.stub.GetCompetitionStandings(
+        arena_pb2.GetCompetitionStandingsRequest(competition_id="c-versions"))
+    assert [(e.bot, e.version, e.rank) for e in answer.entries] == [("alice", "2.0", 1)]
+    (retired,) = answer.retired
+    assert (retired.bot, retired.version, retired.matches, retired.rank) == ("alice", "1.0", 30, 0)
+    assert retired.rating == pytest.approx(28.0 - 4.5) and retired.retired_at.seconds == 200
+
+
+def test_bots_show_lists_every_version_a_bot_connected_with(store: Store, organizer: Any, capsys: Any) -> None:
+    from .helpers import cli
+
+    store.bots.register("carol")
+    store.bots.note_version("carol", "0.9", now=1_700_000_000.0)
+    store.bots.note_version("carol", "1.0-beta", now=1_700_000_600.0)
+    store.bots.set_version("carol", "1.0-beta")
+    code, out, _ = cli(capsys, "bots", "show", "carol", "--server", organizer.address)
+    assert code == 0 and "current version 1.0-beta" in out
+    lines = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert lines == ["0.9", "1.0-beta"]
+    code, out, _ = cli(capsys, "bots", "show", "carol", "--json", "--server", organizer.address)
+    assert code == 0 and [v["version"] for v in json.loads(out)["versions"]] == ["0.9", "1.0-beta"]
