@@ -25,10 +25,16 @@ from arena.store import Store, kombu_url, redis_py_url
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
-# Celery warns on every broker connection loss that cancelling running late-ack tasks will become its default; this
-# app sets worker_cancel_long_running_tasks_on_connection_loss=False on purpose (see make_celery), so it is no news.
-warnings.filterwarnings("ignore", message=r"\s*In Celery 5\.1 we introduced an optional breaking change",
-                        category=CPendingDeprecationWarning)
+def quiet_cancel_on_connection_loss_warning() -> None:
+    """Celery warns on every broker connection loss that cancelling running late-ack tasks will become its default;
+    this app sets ``worker_cancel_long_running_tasks_on_connection_loss=False`` on purpose (see :func:`make_celery`),
+    so it is no news. A worker's logging set-up puts Celery's own "always" filter first: the worker calls this
+    again once it is ready (:mod:`workers.signals`)."""
+    warnings.filterwarnings("ignore", message=r"\s*In Celery 5\.1 we introduced an optional breaking change",
+                            category=CPendingDeprecationWarning)
+
+
+quiet_cancel_on_connection_loss_warning()
 
 TASK_SOFT_TIME_LIMIT = 55 * 60
 """Seconds before a task gets ``SoftTimeLimitExceeded``: a batch stops starting new matches and

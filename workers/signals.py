@@ -6,7 +6,8 @@
   inherited from the parent (gRPC channels and Redis sockets must not cross a fork).
 * ``worker_process_shutdown`` (in the child, as it exits): drop its live-gauge files from the
   prometheus multiprocess directory (:func:`arena.metrics.mark_process_dead`).
-* ``worker_ready`` (in the main process, once the pool runs): start a daemon thread that
+* ``worker_ready`` (in the main process, once the pool runs): silence Celery's connection-loss reminder again
+  (:func:`workers.celery_app.quiet_cancel_on_connection_loss_warning`), and start a daemon thread that
   publishes the broker queue depth (``uno_arena_queue_depth``) every
   :data:`QUEUE_POLL_INTERVAL` seconds, when ``$UNO_ARENA_QUEUE_METRICS`` is ``1`` (``uno-arena
   worker`` sets it).
@@ -24,6 +25,8 @@ from celery.signals import worker_process_init, worker_process_shutdown, worker_
 
 from arena.gc_tuning import configure_gc
 from arena.store import StoreFailure
+
+from .celery_app import quiet_cancel_on_connection_loss_warning
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +95,7 @@ _stop_polling = threading.Event()
 @worker_ready.connect
 def _worker_ready(sender: Any = None, **_: Any) -> None:
     global _queue_thread
+    quiet_cancel_on_connection_loss_warning()
     app = getattr(sender, "app", None)
     if app is None or os.environ.get(QUEUE_METRICS_ENV, "0") != "1":
         return

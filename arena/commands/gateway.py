@@ -14,7 +14,7 @@
         no new stream or match, every bot is told to reconnect (Goodbye) to whichever gateway is behind the
         address, pending relayed decisions are handed over to the bots' new gateways, each of its sessions leaves
         Redis once its bot has a newer one elsewhere (all before it exits), and the process exits (code 0) within
-        --drain-timeout + 4 s, 10 s at the latest (a watchdog ends it with code 1 past that).
+        --drain-timeout + 5 s, 10 s at the latest (a watchdog ends it with code 1 past that).
     uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed N] [--json]
         One match between built-in bots (played in process) and registered bots. By default it starts its own
         gateway in process (on --address, default 127.0.0.1:50051) and waits --wait seconds for the named bots
@@ -190,7 +190,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
               "e.g. redis://127.0.0.1:6379/0; or pass --embedded-redis to run a private one for trying things out "
               "(nothing else sees it: tournaments created through it only run with workers on it)", file=sys.stderr)
         return 2
-    drain_timeout = min(max(0.0, args.drain_timeout), EXIT_WITHIN_S - 4.0)
+    drain_timeout = min(max(0.0, args.drain_timeout), EXIT_WITHIN_S - 5.0)
     grace = min(max(0.0, args.grace), 2.0)
     with _store() as store:
         from arena.store import StoreConfigError
@@ -672,7 +672,7 @@ def register(commands: Any) -> None:
                        help="seconds other calls (organizer API) get to finish on shutdown (at most 2)")
     serve.add_argument("--drain-timeout", type=float, default=5.0,
                        help="on SIGTERM: seconds at most to hand pending decisions over to the gateways the bots "
-                            "moved to (at most 6; the process exits within 10 s)")
+                            "moved to (at most 5; the process exits within 10 s)")
     serve.add_argument("--embedded-redis", action="store_true",
                        help="without $REDIS_URL: run a private redis-server (for trying things out; nothing else of "
                             "a deployment sees it). Without either, serve refuses to start")

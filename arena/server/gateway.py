@@ -1060,15 +1060,23 @@ class Gateway:
             await asyncio.to_thread(self._release_drained, everything)
 
     def _release_drained(self, everything: bool) -> None:
+        if everything:  # leaving: delete every drained session first (that is what must happen before the exit)
+            stranded = set()
+            for session_id, bot in list(self.drained.items()):
+                self.store.sessions.close(session_id)
+                self.drained.pop(session_id, None)
+                stranded.add(bot)
+            for bot in stranded:  # told to move, it had not yet when this gateway left: not its fault
+                if not self.store.sessions.for_bot(bot):
+                    self.store.sessions.mark_lost(bot)
+            return
         moved: dict[str, bool] = {}
         for session_id, bot in list(self.drained.items()):
             if bot not in moved:
                 moved[bot] = any(s.gateway != self.gateway_id for s in self.store.sessions.for_bot(bot))
-            if everything or moved[bot]:
+            if moved[bot]:
                 self.store.sessions.close(session_id)
                 self.drained.pop(session_id, None)
-                if not moved.get(bot):  # told to move, it had not yet when this gateway left: not its fault
-                    self.store.sessions.mark_lost(bot)
 
 
 def _idle_limit(gateway: Gateway, started: bot_pb2.MatchStarted) -> float:
@@ -1174,7 +1182,7 @@ class GatewayServer:
 
     async def drain(self, grace: float = 2.0, reason: str = "the gateway is draining") -> None:
         """Drain, then stop (what SIGTERM of ``uno-arena serve`` does); returns within about
-        ``drain_timeout_s`` + 3.5 s, whatever the bots and Redis do:
+        ``drain_timeout_s`` + 4.5 s, whatever the bots and Redis do:
 
         1. health NOT_SERVING, no new stream (the listening socket closes: a gateway started on the same port,
            gRPC binds with SO_REUSEPORT, gets every new connection), no new decision or match start here;
@@ -1214,7 +1222,7 @@ class GatewayServer:
         if relay is not None:
             relay.stop()
         with contextlib.suppress(Exception):
-            async with asyncio.timeout(1.0):
+            async with asyncio.timeout(2.0):
                 await gateway.release_drained(everything=True)
         gateway.close_all(reason)
         for task in self._tasks:

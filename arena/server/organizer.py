@@ -536,6 +536,7 @@ class Organizer:
             seed_commitment=reveal.commitment,
             revealed_seed=reveal.seed,
             seed_salt=reveal.salt,
+            rating_pool=spec.rating_pool,
         )
         if not (caller.is_admin or reveal.revealed):
             msg.spec.seed = 0
@@ -757,6 +758,7 @@ class Organizer:
                 forfeits=row["forfeits"],
                 timeouts=int(payload.get("timeouts", {}).get(bot, 0)),
                 refusals=int(payload.get("refusals", {}).get(bot, 0)),
+                decisions=int(payload.get("decisions", {}).get(bot, 0)),
                 tier=int(row.get("tier") or 0),
                 indistinguishable=list(row.get("indistinguishable") or ()),
             )

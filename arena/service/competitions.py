@@ -147,10 +147,14 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
     for name in names:
         if builtin_kind(name) is not None:
             out.append(Connected(name, BUILTIN_VERSION, busy.get(name.casefold(), 0)))
-        elif store.sessions.online(name):
+        else:
+            sessions = store.sessions.for_bot(name)
+            if not sessions:
+                continue
             record = store.bots.get(name)
             if not record.deleted and not record.revoked:
-                out.append(Connected(record.name, record.version or "unknown", busy.get(name.casefold(), 0)))
+                out.append(Connected(record.name, record.version or "unknown", busy.get(name.casefold(), 0),
+                                     capacity=max(s.capacity for s in sessions)))
     return out
 
 

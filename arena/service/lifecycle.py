@@ -746,6 +746,8 @@ class TournamentTable:
     refusals: dict[str, int]
     scored: list[MatchResult]
     results: dict[str, dict[str, Any]]
+    decisions: dict[str, int]
+    """Decisions asked of each bot (for rates per 1,000 decisions; results stored before they were counted add 0)."""
 
 
 def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True) -> TournamentTable:
@@ -756,21 +758,23 @@ def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True) 
     prior_raw = RunState(store, tournament_id).prior()
     prior = RatingPool.from_dict(prior_raw) if prior_raw else RatingPool(key=spec.rating_pool)
     table = standings(scored, participants=spec.participants, pool=prior, ratings=ratings)
-    timeouts = dict.fromkeys(spec.participants, 0)
-    refusals = dict.fromkeys(spec.participants, 0)
+    counters: dict[str, dict[str, int]] = {name: dict.fromkeys(spec.participants, 0)
+                                           for name in ("timeouts", "refusals", "decisions")}
     for r in results.values():
         for seat, bot in enumerate(r.get("seats", ())):
-            if bot in timeouts:
-                timeouts[bot] += int((r.get("timeouts") or [0] * (seat + 1))[seat])
-                refusals[bot] += int((r.get("refusals") or [0] * (seat + 1))[seat])
-    return TournamentTable(table, timeouts, refusals, scored, results)
+            if bot in counters["timeouts"]:
+                for name, counts in counters.items():
+                    values = r.get(name) or ()
+                    counts[bot] += int(values[seat]) if seat < len(values) else 0
+    return TournamentTable(table, counters["timeouts"], counters["refusals"], scored, results, counters["decisions"])
 
 
 def standings_payload(table: TournamentTable, final: bool) -> dict[str, Any]:
     """The JSON cached in the store's standings hash (the rating pool itself is left out)."""
     data = table.standings.to_dict()
     data.pop("pool", None)
-    return {"final": final, "standings": data, "timeouts": table.timeouts, "refusals": table.refusals}
+    return {"final": final, "standings": data, "timeouts": table.timeouts, "refusals": table.refusals,
+            "decisions": table.decisions}
 
 
 def cached_standings(store: Store, tournament_id: str) -> dict[str, Any]:

@@ -94,6 +94,8 @@ class StoredResult:
     duration_s: float = 0.0
     finished_at: float = 0.0
     detail: str = ""
+    decisions: tuple[int, ...] = ()
+    """Decisions asked of each seat (empty in results stored before they were counted)."""
 
     @property
     def scored(self) -> bool:
@@ -105,7 +107,7 @@ class StoredResult:
         data.update(
             tournament_id=self.tournament_id, seed=self.seed, timeouts=list(self.timeouts),
             refusals=list(self.refusals), bot_versions=list(self.bot_versions), duration_s=self.duration_s,
-            finished_at=self.finished_at, detail=self.detail,
+            finished_at=self.finished_at, detail=self.detail, decisions=list(self.decisions),
         )
         return data
 
@@ -122,6 +124,7 @@ class StoredResult:
             duration_s=float(data.get("duration_s", 0.0)),
             finished_at=float(data.get("finished_at") or 0.0),
             detail=str(data.get("detail", "")),
+            decisions=tuple(int(v) for v in data.get("decisions") or ()),
         )
 
 
@@ -129,8 +132,12 @@ def result_of(record: MatchRecord, spec: MatchSpec) -> StoredResult:
     """The stored result of a played match. Standings count participants, so the names are the schedule's
     (never a seat's own idea)."""
     result = replace(record.to_result(), seats=tuple(spec.seats))
+    asked = [0] * len(spec.seats)
+    for decision in record.decisions:
+        if decision.outcome != "forfeited":  # played for a seat that had forfeited: nothing was asked
+            asked[decision.seat] += 1
     return StoredResult(result, spec.tournament_id, spec.seed, tuple(record.timeouts), tuple(record.refusals),
-                        tuple(record.bot_versions), record.duration_s, time.time(), record.detail)
+                        tuple(record.bot_versions), record.duration_s, time.time(), record.detail, tuple(asked))
 
 
 def aborted_result(spec: MatchSpec, reason: str) -> StoredResult:

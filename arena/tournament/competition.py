@@ -9,7 +9,8 @@ A competition (:class:`CompetitionSpec`) never ends by itself: while it is ``act
   bot has no block in flight, so no result of the old version ever lands on the new entry;
 - **tables**: :func:`arena.tournament.matchmaking.choose_tables` picks the tables whose outcome is most
   uncertain under the current ratings, with a fairness floor, among the entrants with a free slot (a bot plays
-  at most ``blocks_per_bot`` blocks at once), at most as many as the rate limit allows
+  at most ``blocks_per_bot`` blocks at once, and never more than its Hello's ``max_concurrent_matches``), at most
+  as many as the rate limit allows
   (:class:`arena.tournament.matchmaking.RateLimit`, ``matches_per_minute``) and ``max_blocks`` in flight;
 - **blocks**: each table becomes a *block*, one small tournament (:func:`block_spec`): the table's bots, one
   deal in every seat rotation, the competition's rules and deadline, rated in the competition's own pool
@@ -32,6 +33,8 @@ from .ratings import RatingPool
 from .spec import TournamentSpec, normalize_rules
 
 STATUSES = ("active", "paused", "closed")
+POOL_PREFIX = "competition:"
+"""A competition's rating pool is ``POOL_PREFIX + competition id``."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
 MAX_ENTRANTS = 1000
 
@@ -86,7 +89,7 @@ class CompetitionSpec:
     @property
     def pool(self) -> str:
         """The competition's own rating pool (its leaderboard)."""
-        return f"competition:{self.competition_id}"
+        return f"{POOL_PREFIX}{self.competition_id}"
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -139,11 +142,13 @@ class Entry:
 
 @dataclass(frozen=True)
 class Connected:
-    """An entrant connected now: the version of its latest Hello and the blocks it plays now."""
+    """An entrant connected now: the version of its latest Hello, the blocks it plays now, and the matches at once
+    its Hello offered (``max_concurrent_matches``; a block plays its matches one after another)."""
 
     bot: str
     version: str
     busy_blocks: int = 0
+    capacity: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -180,7 +185,8 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
             entry = None
         if entry is None:
             started.append(Entry(bot.bot, bot.version, now))
-        entrants.append(Entrant(bot.bot, max(0, spec.blocks_per_bot - bot.busy_blocks), pool.rating(bot.bot).matches))
+        slots = max(0, min(spec.blocks_per_bot, bot.capacity) - bot.busy_blocks)
+        entrants.append(Entrant(bot.bot, slots, pool.rating(bot.bot).matches))
     config = MatchmakingConfig(seats=spec.seats, fairness_floor=spec.fairness_floor, duplicate=True)
     allowed = min(rate.tables_allowed(now, config.matches_per_table), max(0, spec.max_blocks - blocks_in_flight))
     tables = choose_tables(pool, entrants, config, max_tables=allowed, seed=spec.seed, round_number=round_number)

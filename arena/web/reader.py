@@ -71,7 +71,7 @@ def public_bot(message: Any) -> dict[str, Any]:
 def tournament_data(message: Any) -> dict[str, Any]:
     """A ``Tournament`` message as plain data, with its rating pool (``pool``: key and label)."""
     data = plain(message)
-    key, label = views.pool_of(message.spec.rules)
+    key, label = views.pool_of(message.spec.rules, message.rating_pool)
     data["pool"] = {"key": key, "label": label}
     return data
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.tournament.competition import POOL_PREFIX
 from arena.tournament.spec import rating_pool_key
 from arena.tournament.standings import indistinguishable
 from arena.tournament.stats import wilson_interval, z_quantile
@@ -27,8 +28,8 @@ CONFIDENCE = 0.95
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart: a tier opens with its first bot and takes every "
              "following bot whose pool rating is within the 95% interval of the difference from that bot's. More "
              "matches split tiers.")
-RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits per 1,000 matches (the organizer API reports "
-                    "these counts per match, not per decision).")
+RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits per 1,000 decisions asked of the bot (matches "
+                    "recorded before the arena counted decisions are left out of the rate).")
 _RULE_LABELS = {
     "bluffing": lambda v: "" if v else "no bluffing",
     "uno_penalty": lambda v: "" if v == "auto" else f"UNO penalty {v}",
@@ -40,16 +41,19 @@ _RULE_LABELS = {
 }
 
 
-def pool_of(rules: Any) -> tuple[str, str]:
-    """The rating pool key of a tournament's rules (a ``uno_arena.v1.Rules`` message) and a label for people,
-    e.g. ``("flip:3f2a...", "UNO Flip, target 200")``."""
+def pool_of(rules: Any, rating_pool: str = "") -> tuple[str, str]:
+    """The rating pool of a tournament (``rating_pool`` as the API names it, else the pool of its rules, a
+    ``uno_arena.v1.Rules`` message) and a label for people, e.g. ``("flip:3f2a...", "UNO Flip, target 200")``;
+    a competition's pool is labelled with the competition's name."""
     from arena.protocol.convert import rules_from_proto
 
     engine_rules = rules_from_proto(rules).to_dict()
     variant = engine_rules.pop("variant")
-    key = rating_pool_key(variant, engine_rules)
+    key = rating_pool or rating_pool_key(variant, engine_rules)
     words = [_RULE_LABELS[name](value) for name, value in engine_rules.items() if name in _RULE_LABELS]
     label = ", ".join(["UNO Flip" if variant == "flip" else "classic UNO", *(w for w in words if w)])
+    if key.startswith(POOL_PREFIX):
+        label = f"competition {key.removeprefix(POOL_PREFIX)} ({label})"
     return key, label
 
 
@@ -108,9 +112,11 @@ def leaderboards(played: Iterable[tuple[Mapping[str, Any], Mapping[str, Any], st
         for row in standings.get("standings", []):
             name = row["bot_name"]
             bot = pool["bots"].setdefault(name, {"bot": name, "matches": 0, "wins": 0, "timeouts": 0, "refusals": 0,
-                                                 "forfeits": 0})
-            for counter in ("matches", "wins", "timeouts", "refusals", "forfeits"):
+                                                 "forfeits": 0, "decisions": 0, "counted_incidents": 0})
+            for counter in ("matches", "wins", "timeouts", "refusals", "forfeits", "decisions"):
                 bot[counter] += int(row.get(counter) or 0)
+            if row.get("decisions"):  # the incidents of tournaments whose decisions were counted make the rate
+                bot["counted_incidents"] += sum(int(row.get(c) or 0) for c in ("timeouts", "refusals", "forfeits"))
             if row.get("matches"):  # the newest tournament it played in carries the pool's rating
                 bot.update(rating=row["rating"], sigma=row["rating_sigma"], rating_low=row["rating_low"],
                            rating_high=row["rating_high"], last_tournament=tournament["tournament_id"])
@@ -132,7 +138,6 @@ def _board(pool: Mapping[str, Any], connected: Mapping[str, bool]) -> dict[str, 
             tier, leader = tier + 1, bot
         matches = bot["matches"]
         interval = wilson_interval(bot["wins"], matches, CONFIDENCE) if matches else None
-        incidents = bot["timeouts"] + bot["refusals"] + bot["forfeits"]
         rows.append({
             "rank": rank, "tier": tier, "bot": bot["bot"],
             "rating": round(bot["rating"], 2), "rating_low": round(bot["rating_low"], 2),
@@ -142,7 +147,9 @@ def _board(pool: Mapping[str, Any], connected: Mapping[str, bool]) -> dict[str, 
             "win_rate_low": round(interval[0], 4) if interval else None,
             "win_rate_high": round(interval[1], 4) if interval else None,
             "timeouts": bot["timeouts"], "refusals": bot["refusals"], "forfeits": bot["forfeits"],
-            "incidents_per_1000": round(1000.0 * incidents / matches, 1) if matches else None,
+            "decisions": bot["decisions"],
+            "incidents_per_1000": (round(1000.0 * bot["counted_incidents"] / bot["decisions"], 2)
+                                   if bot["decisions"] else None),
             "connected": connected.get(bot["bot"]),
             "last_tournament": bot["last_tournament"],
         })

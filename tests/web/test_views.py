@@ -22,7 +22,7 @@ def standing(name: str, rating: float, sigma: float, matches: int, wins: int, **
     return {"bot_name": name, "rating": rating, "rating_sigma": sigma, "rating_low": rating - 1.96 * sigma,
             "rating_high": rating + 1.96 * sigma, "matches": matches, "wins": wins,
             "timeouts": counters.get("timeouts", 0), "refusals": counters.get("refusals", 0),
-            "forfeits": counters.get("forfeits", 0)}
+            "forfeits": counters.get("forfeits", 0), "decisions": counters.get("decisions", 0)}
 
 
 def tournament(tid: str, created: str, done: int) -> dict[str, Any]:
@@ -31,10 +31,12 @@ def tournament(tid: str, created: str, done: int) -> dict[str, Any]:
 
 def test_a_pool_ranks_by_the_newest_rating_and_sums_the_counts() -> None:
     older = (tournament("t1", "2026-01-01T00:00:00Z", 10),
-             {"standings": [standing("a", 30.0, 1.0, 10, 8), standing("b", 20.0, 1.0, 10, 2, timeouts=3)]},
+             {"standings": [standing("a", 30.0, 1.0, 10, 8),
+                            standing("b", 20.0, 1.0, 10, 2, timeouts=3)]},  # decisions not counted yet: no rate
              "flip:x", "UNO Flip")
     newer = (tournament("t2", "2026-02-01T00:00:00Z", 10),
-             {"standings": [standing("b", 35.0, 1.0, 10, 9), standing("c", 34.0, 1.0, 10, 1, forfeits=1)]},
+             {"standings": [standing("b", 35.0, 1.0, 10, 9, refusals=2, decisions=400),
+                            standing("c", 34.0, 1.0, 10, 1, forfeits=1, decisions=250)]},
              "flip:x", "UNO Flip")
     classic = (tournament("t3", "2026-03-01T00:00:00Z", 4), {"standings": [standing("a", 25.0, 8.0, 4, 2)]},
                "classic:y", "classic UNO")
@@ -45,7 +47,8 @@ def test_a_pool_ranks_by_the_newest_rating_and_sums_the_counts() -> None:
     b = rows[0]
     assert (b["rating"], b["matches"], b["wins"], b["timeouts"], b["last_tournament"]) == (35.0, 20, 11, 3, "t2")
     assert b["win_rate"] == 0.55 and b["win_rate_low"] < 0.55 < b["win_rate_high"]
-    assert b["incidents_per_1000"] == 150.0 and rows[1]["incidents_per_1000"] == 100.0
+    assert b["incidents_per_1000"] == 5.0 and rows[1]["incidents_per_1000"] == 4.0  # per 1,000 decisions
+    assert rows[2]["incidents_per_1000"] is None and b["decisions"] == 400
     assert [row["connected"] for row in rows] == [False, None, True]  # None: not registered (built-in)
 
 
@@ -62,6 +65,9 @@ def test_a_pool_is_named_by_its_rules() -> None:
     key, label = pool_of(game_pb2.Rules(variant=game_pb2.VARIANT_CLASSIC, target=200, bluffing=False))
     assert key.startswith("classic:") and label == "classic UNO, no bluffing, target 200"
     assert pool_of(game_pb2.Rules())[0] == pool_of(game_pb2.Rules(target=500))[0]  # defaults share a pool
+    # A competition's blocks are rated in its own pool, and the leaderboard names it.
+    assert pool_of(game_pb2.Rules(target=200), "competition:weekly") == \
+        ("competition:weekly", "competition weekly (UNO Flip, target 200)")
 
 
 def test_progress_gives_the_pace_and_the_time_left() -> None:

@@ -57,6 +57,10 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
     assert [(e.rank, e.bot, e.matches) for e in answer.entries] == [(r.rank, r.bot, r.matches) for r in rows]
     assert answer.competition.state == arena_pb2.COMPETITION_STATE_CLOSED
     assert answer.competition.rating_pool == spec.pool
+    tournaments = organizer.stub.ListTournaments(arena_pb2.ListTournamentsRequest(page_size=100)).tournaments
+    assert tournaments and {t.rating_pool for t in tournaments} == {spec.pool}  # the web's leaderboard reads it
+    block = organizer.stub.GetStandings(arena_pb2.GetStandingsRequest(tournament_id=tournaments[0].tournament_id))
+    assert all(row.decisions > 0 for row in block.standings)  # the base of the reliability rates
     listed = organizer.stub.ListCompetitions(arena_pb2.ListCompetitionsRequest()).competitions
     assert [c.competition_id for c in listed] == [spec.competition_id]
     with pytest.raises(grpc.RpcError) as missing:
@@ -180,3 +184,12 @@ def test_bots_show_lists_every_version_a_bot_connected_with(store: Store, organi
     assert lines == ["0.9", "1.0-beta"]
     code, out, _ = cli(capsys, "bots", "show", "carol", "--json", "--server", organizer.address)
     assert code == 0 and [v["version"] for v in json.loads(out)["versions"]] == ["0.9", "1.0-beta"]
+
+
+def test_a_bot_plays_no_more_blocks_at_once_than_its_hello_offered() -> None:
+    spec = CompetitionSpec("capacity", seats=2, blocks_per_bot=3, max_blocks=10, matches_per_minute=1000, seed=2)
+    bots = [Connected("solo", "1", capacity=1), *(Connected(f"wide{i}", "1", capacity=8) for i in range(4))]
+    planned = plan_round(spec, RatingPool(key=spec.pool), {}, bots, 0, new_rate_limit(spec), now=0.0, round_number=1)
+    seated = [bot for table in planned.tables for bot in table.bots]
+    assert seated.count("solo") == 1  # its Hello offered one match at once
+    assert all(seated.count(f"wide{i}") <= 3 for i in range(4))  # blocks_per_bot caps the others

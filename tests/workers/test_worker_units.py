@@ -162,3 +162,21 @@ def test_the_feed_is_derived_from_the_recorded_results(store: Store) -> None:
     run.after("t-feed.m1", wrote=True)  # a retried report
     assert run.feed() == ["t-feed.m0", "t-feed.m1"]
     assert run.feed(1) == ["t-feed.m1"]
+
+
+def test_a_stored_result_counts_the_decisions_asked_of_each_seat() -> None:
+    from arena.runner import LocalSeat, run_match_sync
+    from arena.service.matches import StoredResult, match_config, result_of
+    from arena.tournament import TournamentSpec, schedule
+    from bots import make_bot
+
+    match = schedule(TournamentSpec("t-count", ("random", "heuristic"), options={"target": 100}))[0]
+    seats = [LocalSeat(make_bot("random", i + 1), name=name) for i, name in enumerate(match.seats)]
+    record = run_match_sync(match_config(match), seats)
+    stored = result_of(record, match)
+    assert sum(stored.decisions) == len(record.decisions) > 0
+    assert stored.decisions == tuple(sum(1 for d in record.decisions if d.seat == s) for s in (0, 1))
+    assert StoredResult.from_dict(stored.to_dict()) == stored
+    old = stored.to_dict()
+    del old["decisions"]  # stored before decisions were counted
+    assert StoredResult.from_dict(old).decisions == ()

@@ -302,7 +302,7 @@ class TournamentSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt")
+    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt", "rating_pool")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -317,6 +317,7 @@ class Tournament(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     REVEALED_SEED_FIELD_NUMBER: _ClassVar[int]
     SEED_SALT_FIELD_NUMBER: _ClassVar[int]
+    RATING_POOL_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     spec: TournamentSpec
     state: TournamentState
@@ -331,7 +332,8 @@ class Tournament(_message.Message):
     seed_commitment: str
     revealed_seed: int
     seed_salt: str
-    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ...) -> None: ...
+    rating_pool: str
+    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., rating_pool: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("spec", "idempotency_key", "require_connected", "connect_wait_ms")
@@ -480,7 +482,7 @@ class CancelTournamentResponse(_message.Message):
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals", "tier", "win_rate", "win_rate_low", "win_rate_high", "mean_points", "indistinguishable")
+    __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals", "tier", "win_rate", "win_rate_low", "win_rate_high", "mean_points", "indistinguishable", "decisions")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -500,6 +502,7 @@ class Standing(_message.Message):
     WIN_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
     MEAN_POINTS_FIELD_NUMBER: _ClassVar[int]
     INDISTINGUISHABLE_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot_id: str
     bot_name: str
@@ -519,7 +522,8 @@ class Standing(_message.Message):
     win_rate_high: float
     mean_points: float
     indistinguishable: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., tier: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., mean_points: _Optional[float] = ..., indistinguishable: _Optional[_Iterable[str]] = ...) -> None: ...
+    decisions: int
+    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., tier: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., mean_points: _Optional[float] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., decisions: _Optional[int] = ...) -> None: ...
 
 class HeadToHead(_message.Message):
     __slots__ = ("bot_name", "opponent", "matches", "wins", "losses", "points_for", "points_against")
