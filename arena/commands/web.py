@@ -36,8 +36,10 @@ def cmd_web(args: argparse.Namespace) -> int:
 
     from arena.client import Client, token_from
     from arena.commands.tournaments import server_address
-    from arena.web.app import create_app
+    from arena.web.app import DEFAULT_POLL_S, create_app
 
+    if args.poll is None:
+        args.poll = DEFAULT_POLL_S
     if not 0 <= args.port <= 65535:
         print(f"error: --port {args.port} is not a TCP port (0-65535)", file=sys.stderr)
         return 2
@@ -64,11 +66,13 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_web(args: argparse.Namespace) -> int:
+    from arena.web.app import DEFAULT_POLL_S
     from arena.web.bench import WebBenchOptions, run_web_bench
 
     try:
         options = WebBenchOptions(bots=args.bots, matches=args.matches, field=args.field, requests=args.requests,
-                                  viewers=args.viewers, live_matches=args.live_matches, poll_s=args.poll)
+                                  viewers=args.viewers, live_matches=args.live_matches,
+                                  poll_s=DEFAULT_POLL_S if args.poll is None else args.poll)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -92,8 +96,8 @@ def register(commands: Any) -> None:
     web.add_argument("--tls", action="store_true", help="reach the organizer API with TLS")
     web.add_argument("--tls-ca", default=None, metavar="FILE", help="PEM CA to trust; implies --tls")
     web.add_argument("--grafana-url", default="", metavar="URL", help="link to Grafana on the status page")
-    web.add_argument("--poll", type=float, default=1.0, metavar="SECONDS",
-                     help="how often live pages look for changes (default 1)")
+    web.add_argument("--poll", type=float, default=None, metavar="SECONDS",
+                     help="how often live pages look for changes (default 0.5)")
     web.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     web.set_defaults(func=cmd_web, long_running=True)
 
@@ -106,6 +110,6 @@ def register(commands: Any) -> None:
     bench.add_argument("--viewers", type=int, default=200, help="live viewers of the running tournament (default 200)")
     bench.add_argument("--live-matches", type=int, default=300,
                        help="matches of the running tournament (default 300)")
-    bench.add_argument("--poll", type=float, default=0.25, metavar="SECONDS",
-                       help="the web front's live poll interval (default 0.25)")
+    bench.add_argument("--poll", type=float, default=None, metavar="SECONDS",
+                       help="the web front's live poll interval (default 0.5, as `uno-arena web`)")
     bench.set_defaults(func=cmd_bench_web, long_running=True)

@@ -27,6 +27,7 @@ from typing import Any, TextIO
 import httpx
 
 from arena.processes import cli_argv, free_port, wait_until
+from arena.web.app import DEFAULT_POLL_S
 
 PAGE_TARGET_P99_S = 0.100
 LATENCY_TARGET_P99_S = 1.0
@@ -41,7 +42,7 @@ class WebBenchOptions:
     requests: int = 100
     viewers: int = 200
     live_matches: int = 300
-    poll_s: float = 0.25
+    poll_s: float = DEFAULT_POLL_S
     seed: int = 2026
 
     def __post_init__(self) -> None:
