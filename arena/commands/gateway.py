@@ -88,23 +88,29 @@ def _exit_now() -> None:
     os._exit(1)
 
 
+def stop_on_signals(stop: asyncio.Event, what: str, code: int, before_exit: Callable[[], None] = lambda: None) -> None:
+    """On this event loop, the first SIGINT/SIGTERM sets ``stop``; a second one says ``error: second SIG... WHAT``,
+    runs ``before_exit`` and exits at once with ``code`` (someone who does not want to wait any longer)."""
+    def on_signal(sig: signal.Signals) -> None:
+        if not stop.is_set():
+            stop.set()
+            return
+        print(f"error: second {sig.name}{what}", file=sys.stderr, flush=True)
+        before_exit()
+        os._exit(code)
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, on_signal, sig)
+
+
 def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
     """Run ``coro_factory(stop)``; the first SIGINT/SIGTERM sets ``stop`` (drain and exit), a second one exits at
     once with code 1 (an operator who does not want to wait for the drain)."""
     async def main() -> int:
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-
-        def on_signal(sig: signal.Signals) -> None:
-            if not stop.is_set():
-                stop.set()
-                return
-            print(f"error: second {sig.name} while stopping: exiting now", file=sys.stderr, flush=True)
-            os._exit(1)
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, on_signal, sig)
+        stop_on_signals(stop, " while stopping: exiting now", 1)
         result: int = await coro_factory(stop)
         return result
 
@@ -523,20 +529,12 @@ def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv
     async def check() -> int:
         nonlocal bot
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
 
-        def on_signal(sig: signal.Signals) -> None:
-            if not stop.is_set():
-                stop.set()
-                return
-            print(f"error: second {sig.name}: stopping the bot and exiting now", file=sys.stderr, flush=True)
+        def kill_bot() -> None:
             if bot is not None:
                 bot.kill_group(signal.SIGKILL)
-            os._exit(130)
 
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, on_signal, sig)
+        stop_on_signals(stop, ": stopping the bot and exiting now", 130, kill_bot)
         server = GatewayServer(store, GatewayConfig(address=args.address, relay=False))
         await server.start()
         target = f"127.0.0.1:{server.port}"

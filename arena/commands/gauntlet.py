@@ -119,15 +119,21 @@ def gauntlet_rows(records: list[Any]) -> list[str]:
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
 
 
-def cmd_gauntlet_list(args: argparse.Namespace) -> int:
-
+def _stored_gauntlets() -> Any:
+    """The store holding the gauntlets; None (the error said) without ``$REDIS_URL`` or with a bad one."""
     try:
         store = _store_or_none()
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return None
     if store is None:
         print("error: gauntlets are stored in Redis: set REDIS_URL", file=sys.stderr)
+    return store
+
+
+def cmd_gauntlet_list(args: argparse.Namespace) -> int:
+    store = _stored_gauntlets()
+    if store is None:
         return 2
     if not 1 <= args.limit <= 1000:
         print(f"error: --limit must be between 1 and 1000, got {args.limit}", file=sys.stderr)
@@ -146,13 +152,8 @@ def cmd_gauntlet_list(args: argparse.Namespace) -> int:
 def cmd_gauntlet_show(args: argparse.Namespace) -> int:
     from arena.store import UnknownGauntlet
 
-    try:
-        store = _store_or_none()
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    store = _stored_gauntlets()
     if store is None:
-        print("error: gauntlets are stored in Redis: set REDIS_URL", file=sys.stderr)
         return 2
     with store:
         gauntlets = store.gauntlets
