@@ -25,6 +25,8 @@ from celery.worker.consumer import Consumer
 
 from arena.store import failure_kind
 
+from .celery_app import quiet_cancel_on_connection_loss_warning
+
 log = logging.getLogger(__name__)
 
 BACKOFF_FIRST = 0.5
@@ -61,6 +63,9 @@ class ResilientConsumer(Consumer):
 
     def on_connection_error_after_connected(self, exc: BaseException) -> None:
         self._back_off(exc, True)
+        # Celery's reminder that cancelling running tasks will become its default: this app chose not to (see
+        # workers.celery_app); its worker's logging set-up may have put an "always" filter first since.
+        quiet_cancel_on_connection_loss_warning()
         super().on_connection_error_after_connected(exc)
 
     def on_connection_error_before_connected(self, exc: BaseException) -> None:

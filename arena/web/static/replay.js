@@ -17,12 +17,14 @@
   var speed = root.querySelector("[data-speed]");
   var timer = null;
   var pending = 0;
+  var target = step; // the step asked for last: keys pressed faster than frames arrive add up from it
   [playButton, timeline, speed && speed.parentNode].forEach(function (el) { if (el) el.hidden = false; });
 
   function query(n) { return "?step=" + n + (seat !== null ? "&seat=" + seat : ""); }
 
   function go(n, push) {
     n = Math.max(0, Math.min(last, n));
+    target = n;
     var ticket = ++pending;
     return fetch("/matches/" + encodeURIComponent(match) + "/frame" + query(n)).then(function (response) {
       if (!response.ok) throw new Error("step " + n + ": HTTP " + response.status);
@@ -40,7 +42,7 @@
         var to = {first: 0, prev: Math.max(0, n - 1), next: Math.min(last, n + 1), last: last}[a.getAttribute("data-go")];
         a.setAttribute("href", query(to));
       });
-    }).catch(function (error) { stop(); position.textContent = String(error.message || error); });
+    }).catch(function (error) { target = step; stop(); position.textContent = String(error.message || error); });
   }
 
   function stop() {
@@ -52,8 +54,8 @@
     if (step >= last) go(0, false);
     playButton.textContent = "⏸ pause";
     timer = setInterval(function () {
-      if (step >= last) { stop(); return; }
-      go(step + 1, false);
+      if (target >= last) { stop(); return; }
+      go(target + 1, false);
     }, parseInt(speed.value, 10));
   }
 
@@ -64,13 +66,13 @@
     var where = target.getAttribute("data-go");
     if (where === "play") { play(); return; }
     stop();
-    go({first: 0, prev: step - 1, next: step + 1, last: last}[where], true);
+    go({first: 0, prev: target - 1, next: target + 1, last: last}[where], true);
   });
   timeline.addEventListener("input", function () { stop(); go(parseInt(timeline.value, 10), false); });
   speed.addEventListener("change", function () { if (timer) { stop(); play(); } });
   document.addEventListener("keydown", function (event) {
     if (event.target && /INPUT|SELECT|TEXTAREA/.test(event.target.tagName) && event.target !== timeline) return;
-    var keys = {ArrowRight: step + 1, ArrowLeft: step - 1, Home: 0, End: last};
+    var keys = {ArrowRight: target + 1, ArrowLeft: target - 1, Home: 0, End: last};
     if (event.key in keys) { event.preventDefault(); stop(); go(keys[event.key], true); }
     else if (event.key === " ") { event.preventDefault(); play(); }
   });
