@@ -207,8 +207,10 @@ class BotClient:
     def __init__(self, target: str, token: str, factory: BotFactory, *, bot_version: str = "python-kit",
                  max_concurrent_matches: int = 16, reconnect: bool = True, max_backoff_s: float = 10.0,
                  threaded: bool = False, raw: RawChooser | None = None, batches: bool = True, tls: bool = False,
-                 tls_ca: str | None = None) -> None:
+                 tls_ca: str | None = None, human_games: bool = False) -> None:
         self.target = target
+        self.human_games = human_games
+        """Hello.accepts_human_games: the web front may seat the bot against people."""
         self.credentials = tls_credentials(tls, tls_ca)
         """TLS (``tls``, or a CA file ``tls_ca`` to trust): :func:`tls_credentials`; None: plaintext."""
         self.batches = batches
@@ -324,7 +326,7 @@ class BotClient:
                     protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
                     bot_version=self.bot_version,
                     max_concurrent_matches=self.max_concurrent_matches,
-                    accepts_batches=self.batches)))
+                    accepts_batches=self.batches, accepts_human_games=self.human_games)))
                 while True:
                     message = await call.read()
                     if message is grpc.aio.EOF:
@@ -577,13 +579,15 @@ async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: st
                      stop: asyncio.Event | None = None, bot_version: str = "python-kit",
                      max_concurrent_matches: int = 16, reconnect: bool = True,
                      max_backoff_s: float = 10.0, threaded: bool = False, tls: bool = False,
-                     tls_ca: str | None = None) -> KitStats:
+                     tls_ca: str | None = None, human_games: bool = False) -> KitStats:
     """Play on ``target`` until ``stop`` is set; returns what happened. Raises KitError when refused for good,
     ValueError when there is no token (:func:`bot_token`: ``token``, ``token_file`` or the environment).
-    ``tls``/``tls_ca``: an arena served with TLS (:func:`tls_credentials`)."""
+    ``tls``/``tls_ca``: an arena served with TLS (:func:`tls_credentials`). ``human_games``: offer to play against
+    people on the web front (``Hello.accepts_human_games``)."""
     client = BotClient(target, bot_token(token, token_file), bot_factory(bot, factory), bot_version=bot_version,
                        max_concurrent_matches=max_concurrent_matches, reconnect=reconnect,
-                       max_backoff_s=max_backoff_s, threaded=threaded, tls=tls, tls_ca=tls_ca)
+                       max_backoff_s=max_backoff_s, threaded=threaded, tls=tls, tls_ca=tls_ca,
+                       human_games=human_games)
     await client.run(stop)
     return client.stats
 

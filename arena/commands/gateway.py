@@ -356,7 +356,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         stats = play(BUILTIN_BOTS[args.kind], target=args.target, token=token,
                      bot_version=args.bot_version or f"{args.kind} (python kit)",
                      max_concurrent_matches=args.max_concurrent, tls=args.tls, tls_ca=args.tls_ca,
-                     exit_on_refusal=False)
+                     human_games=args.human_games, exit_on_refusal=False)
     except ValueError as error:  # a TLS CA file that cannot be read
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -710,6 +710,8 @@ def register(commands: Any) -> None:
                      help="file holding the bot's token (default $UNO_ARENA_BOT_TOKEN, else the file "
                           "$UNO_ARENA_BOT_TOKEN_FILE names)")
     run.add_argument("--max-concurrent", type=int, default=16, help="matches offered to play at once")
+    run.add_argument("--human-games", action="store_true",
+                     help="accept games against people on the web front (Hello.accepts_human_games)")
     run.add_argument("--tls", action="store_true", help="connect with TLS (the system's roots)")
     run.add_argument("--tls-ca", default=None, metavar="FILE",
                      help="PEM CA (or the arena's self-signed certificate) to trust; implies --tls")

@@ -553,7 +553,8 @@ class Gateway:
         version = "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
         session_id = uuid.uuid4().hex
         try:
-            await asyncio.to_thread(self._open_session, bot.name, session_id, capacity, version)
+            await asyncio.to_thread(self._open_session, bot.name, session_id, capacity, version,
+                                    hello.accepts_human_games)
         except Exception as error:
             await self._end(context, grpc.StatusCode.UNAVAILABLE, f"cannot open the session now: {error}")
             return
@@ -601,12 +602,15 @@ class Gateway:
             asyncio.get_running_loop().run_in_executor(None, log_incidents, self.store, link.name, [incident],
                                                        self.metrics)
 
-    def _open_session(self, bot: str, session_id: str, capacity: int, version: str) -> None:
+    def _open_session(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool) -> None:
         self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=self.config.session_ttl_s,
                                  session_id=session_id)
         try:
-            if self.store.bots.get(bot).version != version:
+            record = self.store.bots.get(bot)
+            if record.version != version:
                 self.store.bots.set_version(bot, version)
+            if record.human_games != human_games:
+                self.store.bots.set_human_games(bot, human_games)
             self.store.bots.note_version(bot, version)
         except Exception:  # the history is a nicety: a failure here never refuses the session
             log.warning("could not record version %r of bot %s", version, bot, exc_info=True)

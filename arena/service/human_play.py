@@ -364,7 +364,8 @@ class HumanPlayService:
         if self._remote_bots is not None:
             return sorted(self._remote_bots())
         try:
-            return sorted(bot.name for bot in self.store.bots.all() if self.store.sessions.online(bot.name))
+            return sorted(bot.name for bot in self.store.bots.all()
+                          if bot.human_games and not bot.deleted and self.store.sessions.online(bot.name))
         except Exception:  # a store down shows no remote bots rather than no page
             return []
 

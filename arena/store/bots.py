@@ -98,6 +98,8 @@ class BotRecord:
     """No token works until the next rotation (:meth:`BotStore.revoke`)."""
     deleted: bool = False
     """Deleted for good (:meth:`BotStore.delete`): no token works, the name stays taken."""
+    human_games: bool = False
+    """Its latest Hello accepted games against people (``Hello.accepts_human_games``)."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,11 @@ class BotStore:
             raise UnknownBot(name)
         return self.get(name)
 
+    def set_human_games(self, name: str, accepts: bool) -> None:
+        """Whether the bot's latest Hello accepted games against people; raises :class:`UnknownBot`."""
+        if not self._update(keys=[self._k.bot(name)], args=["human_games", "1" if accepts else "0"]):
+            raise UnknownBot(name)
+
     def note_version(self, name: str, version: str, now: float | None = None) -> None:
         """The bot connected with ``version`` (its Hello): add it to the bot's version history or mark it seen now."""
         _check_text(version, "version", MAX_VERSION)
@@ -290,4 +297,5 @@ def _record(fields: dict[str, str]) -> BotRecord:
         updated_at=float(fields.get("updated_at", 0.0)),
         revoked=not fields.get("token_hash"),
         deleted="deleted_at" in fields,
+        human_games=fields.get("human_games") == "1",
     )

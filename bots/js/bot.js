@@ -24,7 +24,7 @@ const { ArenaBot, makeLogger } = require('./lib/client');
 const { DEFAULT_PROTO_DIR } = require('./lib/proto');
 
 const USAGE = `usage: node bot.js --target HOST:PORT (--token-file FILE | --token TOKEN) [--name NAME]
-                   [--max-matches N] [--proto-dir DIR] [--tls] [--tls-ca FILE]
+                   [--max-matches N] [--human-games] [--proto-dir DIR] [--tls] [--tls-ca FILE]
                    [--log-level debug|info|warn|error]
 --token is visible to every user of the machine (ps): prefer --token-file or the environment
 environment: UNO_ARENA_TARGET, UNO_ARENA_TOKEN (or UNO_ARENA_BOT_TOKEN), UNO_ARENA_TOKEN_FILE
@@ -52,6 +52,7 @@ function parseArgs(argv, env) {
     maxMatches: 4,
     protoDir: env.UNO_ARENA_PROTO_DIR || DEFAULT_PROTO_DIR,
     tls: false,
+    humanGames: false,
     tlsCa: '',
     logLevel: 'info',
     help: false,
@@ -78,6 +79,8 @@ function parseArgs(argv, env) {
       options.help = true;
     } else if (arg === '--tls') {
       options.tls = true;
+    } else if (arg === '--human-games') {
+      options.humanGames = true;
     } else if (valued[arg]) {
       if (value === undefined) {
         i += 1;

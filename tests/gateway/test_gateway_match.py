@@ -246,3 +246,20 @@ def test_the_gateway_records_every_version_a_bot_connects_with(redis_server: Pri
         wait_until(lambda: [v.version for v in harness.store.bots.versions("versions")] == ["2.0", "2.1"], 10,
                    "both versions in the bot's history")
         assert harness.store.bots.get("versions").version == "2.1"
+
+
+def test_a_bot_opts_in_to_human_games_with_its_hello(redis_server: PrivateRedis) -> None:
+    from arena.protocol import PROTOCOL_VERSION, bot_pb2
+    from tests.support.bots import RawBot
+
+    with running_gateway(redis_server.url) as harness:
+        token = harness.register_bot("sociable")
+        for accepts in (True, False):
+            raw = RawBot(harness.address, token)
+            raw.send(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+                protocol_version=PROTOCOL_VERSION, bot_version="1", max_concurrent_matches=2,  # type: ignore[arg-type]
+                accepts_human_games=accepts)))
+            raw.welcome()
+            wait_until(lambda: harness.store.bots.get("sociable").human_games is accepts, 10,  # noqa: B023
+                       f"the bot's record to say human games {accepts}")
+            raw.close()

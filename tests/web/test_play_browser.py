@@ -223,7 +223,9 @@ def test_a_connected_bot_plays_against_a_person_through_the_relay(arena_web: Are
 
     arena, url = arena_web.arena, arena_web.url
     token = arena.register("relaybot")
-    with ThreadBot(arena.address, token, HeuristicBot), httpx.Client(base_url=url, timeout=30) as http:
+    # Its Hello accepts human games: the web front offers it as an opponent.
+    with ThreadBot(arena.address, token, HeuristicBot, human_games=True), \
+            httpx.Client(base_url=url, timeout=30) as http:
         _wait(lambda: "relaybot" in arena.connected(), "the bot to connect")
         offered = [o["id"] for o in http.get("/api/play").json()["opponents"]]
         assert "remote:relaybot" in offered

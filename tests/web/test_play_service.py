@@ -249,10 +249,14 @@ def test_setups_are_checked_and_the_service_is_bounded() -> None:
 def test_remote_opponents_are_the_connected_bots_that_accept_human_games(store: Store) -> None:
     store.bots.register("relaybot")
     store.bots.register("sleepy")
+    store.bots.register("ratedonly")
     store.sessions.open("relaybot", "gateway-1")
+    store.sessions.open("ratedonly", "gateway-1")
+    store.bots.set_human_games("relaybot", True)  # its Hello accepted human games; ratedonly's did not
+    store.bots.set_human_games("sleepy", True)  # but it is not connected
     service = HumanPlayService(store)
     ids = [opponent.id for opponent in service.opponents()]
-    assert ids == [*sorted(BUILTIN_BOTS), "remote:relaybot"], "only connected bots are offered"
+    assert ids == [*sorted(BUILTIN_BOTS), "remote:relaybot"], "only connected bots that accept human games"
     only_listed = HumanPlayService(store, remote_bots=lambda: ["sleepy"])
     assert [o.id for o in only_listed.opponents() if o.remote] == ["remote:sleepy"]
 

@@ -27,7 +27,7 @@ from arena.protocol._gen import cards_pb2 as uno__arena_dot_v1_dot_cards__pb2
 from arena.protocol._gen import game_pb2 as uno__arena_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16uno_arena/v1/bot.proto\x12\x0cuno_arena.v1\x1a\x17google/rpc/status.proto\x1a\x18uno_arena/v1/cards.proto\x1a\x17uno_arena/v1/game.proto\"\xb6\x01\n\nBotMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.uno_arena.v1.HelloH\x00\x12*\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x16.uno_arena.v1.DecisionH\x00\x12\"\n\x04pong\x18\x03 \x01(\x0b\x32\x12.uno_arena.v1.PongH\x00\x12\'\n\x05\x62\x61tch\x18\x04 \x01(\x0b\x32\x16.uno_arena.v1.BotBatchH\x00\x42\t\n\x07payload\"\xb6\x03\n\x0c\x41renaMessage\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.uno_arena.v1.WelcomeH\x00\x12\x39\n\x10\x64\x65\x63ision_request\x18\x02 \x01(\x0b\x32\x1d.uno_arena.v1.DecisionRequestH\x00\x12\x33\n\rmatch_started\x18\x03 \x01(\x0b\x32\x1a.uno_arena.v1.MatchStartedH\x00\x12\x31\n\x0cmatch_events\x18\x04 \x01(\x0b\x32\x19.uno_arena.v1.MatchEventsH\x00\x12/\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x18.uno_arena.v1.MatchEndedH\x00\x12$\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x13.uno_arena.v1.ErrorH\x00\x12\"\n\x04ping\x18\x07 \x01(\x0b\x32\x12.uno_arena.v1.PingH\x00\x12)\n\x05\x62\x61tch\x18\x08 \x01(\x0b\x32\x18.uno_arena.v1.ArenaBatchH\x00\x12(\n\x07goodbye\x18\t \x01(\x0b\x32\x15.uno_arena.v1.GoodbyeH\x00\x42\t\n\x07payload\"6\n\x08\x42otBatch\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.uno_arena.v1.BotMessage\":\n\nArenaBatch\x12,\n\x08messages\x18\x01 \x03(\x0b\x32\x1a.uno_arena.v1.ArenaMessage\"\x8e\x01\n\x05Hello\x12\x37\n\x10protocol_version\x18\x01 \x01(\x0e\x32\x1d.uno_arena.v1.ProtocolVersion\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\x1e\n\x16max_concurrent_matches\x18\x03 \x01(\r\x12\x17\n\x0f\x61\x63\x63\x65pts_batches\x18\x04 \x01(\x08\"\xc8\x01\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x37\n\x10protocol_version\x18\x02 \x01(\x0e\x32\x1d.uno_arena.v1.ProtocolVersion\x12\x1d\n\x15heartbeat_interval_ms\x18\x03 \x01(\r\x12\x0e\n\x06\x62ot_id\x18\x04 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x05 \x01(\t\x12\x1e\n\x16max_concurrent_matches\x18\x06 \x01(\r\x12\x0f\n\x07\x62\x61tches\x18\x07 \x01(\x08\"\xef\x01\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x15\n\rtime_limit_ms\x18\x03 \x01(\r\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x04 \x01(\x03\x12.\n\x0bobservation\x18\x05 \x01(\x0b\x32\x19.uno_arena.v1.Observation\x12+\n\rlegal_actions\x18\x06 \x03(\x0b\x32\x14.uno_arena.v1.Action\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x07 \x01(\r\x12\x0f\n\x07\x61ttempt\x18\x08 \x01(\r\"F\n\x08\x44\x65\x63ision\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x14\n\x0c\x61\x63tion_index\x18\x03 \x01(\r\"\xbd\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.uno_arena.v1.Seat\x12\"\n\x05rules\x18\x04 \x01(\x0b\x32\x13.uno_arena.v1.Rules\x12\x1e\n\x16\x64\x65\x63ision_time_limit_ms\x18\x05 \x01(\r\x12\x15\n\rtournament_id\x18\x06 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x07 \x01(\r\"t\n\x0bMatchEvents\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12#\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x13.uno_arena.v1.Event\x12.\n\x0bobservation\x18\x03 \x01(\x0b\x32\x19.uno_arena.v1.Observation\"\x93\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12)\n\x06result\x18\x02 \x01(\x0b\x32\x19.uno_arena.v1.MatchResult\x12\'\n\x06reason\x18\x03 \x01(\x0e\x32\x17.uno_arena.v1.EndReason\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x05 \x01(\r\"Q\n\x05\x45rror\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"5\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\x1a\n\x12reconnect_after_ms\x18\x02 \x01(\r\"+\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x04\x12\x14\n\x0csent_unix_ms\x18\x02 \x01(\x03\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x04\x32Q\n\nBotService\x12\x43\n\x07\x43onnect\x12\x18.uno_arena.v1.BotMessage\x1a\x1a.uno_arena.v1.ArenaMessage(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16uno_arena/v1/bot.proto\x12\x0cuno_arena.v1\x1a\x17google/rpc/status.proto\x1a\x18uno_arena/v1/cards.proto\x1a\x17uno_arena/v1/game.proto\"\xb6\x01\n\nBotMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.uno_arena.v1.HelloH\x00\x12*\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x16.uno_arena.v1.DecisionH\x00\x12\"\n\x04pong\x18\x03 \x01(\x0b\x32\x12.uno_arena.v1.PongH\x00\x12\'\n\x05\x62\x61tch\x18\x04 \x01(\x0b\x32\x16.uno_arena.v1.BotBatchH\x00\x42\t\n\x07payload\"\xb6\x03\n\x0c\x41renaMessage\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.uno_arena.v1.WelcomeH\x00\x12\x39\n\x10\x64\x65\x63ision_request\x18\x02 \x01(\x0b\x32\x1d.uno_arena.v1.DecisionRequestH\x00\x12\x33\n\rmatch_started\x18\x03 \x01(\x0b\x32\x1a.uno_arena.v1.MatchStartedH\x00\x12\x31\n\x0cmatch_events\x18\x04 \x01(\x0b\x32\x19.uno_arena.v1.MatchEventsH\x00\x12/\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x18.uno_arena.v1.MatchEndedH\x00\x12$\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x13.uno_arena.v1.ErrorH\x00\x12\"\n\x04ping\x18\x07 \x01(\x0b\x32\x12.uno_arena.v1.PingH\x00\x12)\n\x05\x62\x61tch\x18\x08 \x01(\x0b\x32\x18.uno_arena.v1.ArenaBatchH\x00\x12(\n\x07goodbye\x18\t \x01(\x0b\x32\x15.uno_arena.v1.GoodbyeH\x00\x42\t\n\x07payload\"6\n\x08\x42otBatch\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.uno_arena.v1.BotMessage\":\n\nArenaBatch\x12,\n\x08messages\x18\x01 \x03(\x0b\x32\x1a.uno_arena.v1.ArenaMessage\"\xab\x01\n\x05Hello\x12\x37\n\x10protocol_version\x18\x01 \x01(\x0e\x32\x1d.uno_arena.v1.ProtocolVersion\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\x1e\n\x16max_concurrent_matches\x18\x03 \x01(\r\x12\x17\n\x0f\x61\x63\x63\x65pts_batches\x18\x04 \x01(\x08\x12\x1b\n\x13\x61\x63\x63\x65pts_human_games\x18\x05 \x01(\x08\"\xc8\x01\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x37\n\x10protocol_version\x18\x02 \x01(\x0e\x32\x1d.uno_arena.v1.ProtocolVersion\x12\x1d\n\x15heartbeat_interval_ms\x18\x03 \x01(\r\x12\x0e\n\x06\x62ot_id\x18\x04 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x05 \x01(\t\x12\x1e\n\x16max_concurrent_matches\x18\x06 \x01(\r\x12\x0f\n\x07\x62\x61tches\x18\x07 \x01(\x08\"\xef\x01\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x15\n\rtime_limit_ms\x18\x03 \x01(\r\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x04 \x01(\x03\x12.\n\x0bobservation\x18\x05 \x01(\x0b\x32\x19.uno_arena.v1.Observation\x12+\n\rlegal_actions\x18\x06 \x03(\x0b\x32\x14.uno_arena.v1.Action\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x07 \x01(\r\x12\x0f\n\x07\x61ttempt\x18\x08 \x01(\r\"F\n\x08\x44\x65\x63ision\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x14\n\x0c\x61\x63tion_index\x18\x03 \x01(\r\"\xbd\x01\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.uno_arena.v1.Seat\x12\"\n\x05rules\x18\x04 \x01(\x0b\x32\x13.uno_arena.v1.Rules\x12\x1e\n\x16\x64\x65\x63ision_time_limit_ms\x18\x05 \x01(\r\x12\x15\n\rtournament_id\x18\x06 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x07 \x01(\r\"t\n\x0bMatchEvents\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12#\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x13.uno_arena.v1.Event\x12.\n\x0bobservation\x18\x03 \x01(\x0b\x32\x19.uno_arena.v1.Observation\"\x93\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12)\n\x06result\x18\x02 \x01(\x0b\x32\x19.uno_arena.v1.MatchResult\x12\'\n\x06reason\x18\x03 \x01(\x0e\x32\x17.uno_arena.v1.EndReason\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x05 \x01(\r\"Q\n\x05\x45rror\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"5\n\x07Goodbye\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\x1a\n\x12reconnect_after_ms\x18\x02 \x01(\r\"+\n\x04Ping\x12\r\n\x05nonce\x18\x01 \x01(\x04\x12\x14\n\x0csent_unix_ms\x18\x02 \x01(\x03\"\x15\n\x04Pong\x12\r\n\x05nonce\x18\x01 \x01(\x04\x32Q\n\nBotService\x12\x43\n\x07\x43onnect\x12\x18.uno_arena.v1.BotMessage\x1a\x1a.uno_arena.v1.ArenaMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,27 +43,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ARENABATCH']._serialized_start=798
   _globals['_ARENABATCH']._serialized_end=856
   _globals['_HELLO']._serialized_start=859
-  _globals['_HELLO']._serialized_end=1001
-  _globals['_WELCOME']._serialized_start=1004
-  _globals['_WELCOME']._serialized_end=1204
-  _globals['_DECISIONREQUEST']._serialized_start=1207
-  _globals['_DECISIONREQUEST']._serialized_end=1446
-  _globals['_DECISION']._serialized_start=1448
-  _globals['_DECISION']._serialized_end=1518
-  _globals['_MATCHSTARTED']._serialized_start=1521
-  _globals['_MATCHSTARTED']._serialized_end=1710
-  _globals['_MATCHEVENTS']._serialized_start=1712
-  _globals['_MATCHEVENTS']._serialized_end=1828
-  _globals['_MATCHENDED']._serialized_start=1831
-  _globals['_MATCHENDED']._serialized_end=1978
-  _globals['_ERROR']._serialized_start=1980
-  _globals['_ERROR']._serialized_end=2061
-  _globals['_GOODBYE']._serialized_start=2063
-  _globals['_GOODBYE']._serialized_end=2116
-  _globals['_PING']._serialized_start=2118
-  _globals['_PING']._serialized_end=2161
-  _globals['_PONG']._serialized_start=2163
-  _globals['_PONG']._serialized_end=2184
-  _globals['_BOTSERVICE']._serialized_start=2186
-  _globals['_BOTSERVICE']._serialized_end=2267
+  _globals['_HELLO']._serialized_end=1030
+  _globals['_WELCOME']._serialized_start=1033
+  _globals['_WELCOME']._serialized_end=1233
+  _globals['_DECISIONREQUEST']._serialized_start=1236
+  _globals['_DECISIONREQUEST']._serialized_end=1475
+  _globals['_DECISION']._serialized_start=1477
+  _globals['_DECISION']._serialized_end=1547
+  _globals['_MATCHSTARTED']._serialized_start=1550
+  _globals['_MATCHSTARTED']._serialized_end=1739
+  _globals['_MATCHEVENTS']._serialized_start=1741
+  _globals['_MATCHEVENTS']._serialized_end=1857
+  _globals['_MATCHENDED']._serialized_start=1860
+  _globals['_MATCHENDED']._serialized_end=2007
+  _globals['_ERROR']._serialized_start=2009
+  _globals['_ERROR']._serialized_end=2090
+  _globals['_GOODBYE']._serialized_start=2092
+  _globals['_GOODBYE']._serialized_end=2145
+  _globals['_PING']._serialized_start=2147
+  _globals['_PING']._serialized_end=2190
+  _globals['_PONG']._serialized_start=2192
+  _globals['_PONG']._serialized_end=2213
+  _globals['_BOTSERVICE']._serialized_start=2215
+  _globals['_BOTSERVICE']._serialized_end=2296
 # @@protoc_insertion_point(module_scope)

@@ -56,16 +56,18 @@ class ArenaBatch(_message.Message):
     def __init__(self, messages: _Optional[_Iterable[_Union[ArenaMessage, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("protocol_version", "bot_version", "max_concurrent_matches", "accepts_batches")
+    __slots__ = ("protocol_version", "bot_version", "max_concurrent_matches", "accepts_batches", "accepts_human_games")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_MATCHES_FIELD_NUMBER: _ClassVar[int]
     ACCEPTS_BATCHES_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTS_HUMAN_GAMES_FIELD_NUMBER: _ClassVar[int]
     protocol_version: _cards_pb2.ProtocolVersion
     bot_version: str
     max_concurrent_matches: int
     accepts_batches: bool
-    def __init__(self, protocol_version: _Optional[_Union[_cards_pb2.ProtocolVersion, str]] = ..., bot_version: _Optional[str] = ..., max_concurrent_matches: _Optional[int] = ..., accepts_batches: _Optional[bool] = ...) -> None: ...
+    accepts_human_games: bool
+    def __init__(self, protocol_version: _Optional[_Union[_cards_pb2.ProtocolVersion, str]] = ..., bot_version: _Optional[str] = ..., max_concurrent_matches: _Optional[int] = ..., accepts_batches: _Optional[bool] = ..., accepts_human_games: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "protocol_version", "heartbeat_interval_ms", "bot_id", "bot_name", "max_concurrent_matches", "batches")

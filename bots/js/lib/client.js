@@ -46,6 +46,7 @@ class ArenaBot {
    * @param {string} options.token the bot's bearer token (from ArenaService.RegisterBot)
    * @param {string} [options.name] shown in logs and in Hello.bot_version
    * @param {number} [options.maxMatches] Hello.max_concurrent_matches
+   * @param {boolean} [options.humanGames] Hello.accepts_human_games: the web front may seat the bot against people
    * @param {string} [options.protoDir] the repository's proto/ folder
    * @param {boolean} [options.tls] use TLS with the system roots instead of a plaintext channel
    * @param {Buffer} [options.tlsCaPem] PEM of the CA (or self-signed certificate) to trust instead (implies TLS)
@@ -61,6 +62,7 @@ class ArenaBot {
     this.name = options.name || 'js-bot';
     this.version = options.version || '0.1.0';
     this.maxMatches = Math.max(1, options.maxMatches || 4);
+    this.humanGames = Boolean(options.humanGames);
     this.strategy = options.strategy || chooseAction;
     this.log = options.logger || makeLogger('info');
     this.backoffInitialMs = options.backoffInitialMs || 500;
@@ -217,6 +219,7 @@ class ArenaBot {
           max_concurrent_matches: this.maxMatches,
           // Several waiting messages may then come in one ArenaBatch (handled below, in order).
           accepts_batches: true,
+          accepts_human_games: this.humanGames,
         },
       });
       if (this.stopping) call.end();

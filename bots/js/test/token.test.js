@@ -42,3 +42,9 @@ test('a missing, unreadable or empty token file is a usage error', () => {
   assert.throws(() => parseArgs(['--target', 'h:1', '--token-file', '/nonexistent/token'], {}), /cannot read the token file/);
   assert.throws(() => parseArgs(['--target', 'h:1', '--token-file', tokenFile('  \n')], {}), /must hold one token/);
 });
+
+test('--human-games offers the bot to people on the web front (Hello.accepts_human_games)', () => {
+  const env = { UNO_ARENA_TOKEN: 't' };
+  assert.equal(parseArgs(['--target', 'h:1'], env).humanGames, false);
+  assert.equal(parseArgs(['--target', 'h:1', '--human-games'], env).humanGames, true);
+});
