@@ -206,8 +206,9 @@ class ArenaReader:
                 continue
             pool = tournament["pool"]
             played.append((tournament, self.standings(tournament), pool["key"], pool["label"]))
-        connected = {bot["name"]: bot["connected"] for bot in self.bots()}
-        return views.leaderboards(played, connected)
+        bots = self.bots()
+        connected = {bot["name"]: bot["connected"] for bot in bots}
+        return views.leaderboards(played, connected, {bot["name"]: bot["bot_version"] for bot in bots})
 
     # -- bots ----------------------------------------------------------------------------------------------
 

@@ -98,12 +98,13 @@ def duration_text(seconds: float | None) -> str:
 
 
 def leaderboards(played: Iterable[tuple[Mapping[str, Any], Mapping[str, Any], str, str]],
-                 connected: Mapping[str, bool]) -> list[dict[str, Any]]:
+                 connected: Mapping[str, bool], versions: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """One leaderboard per rating pool, the pool with the most matches first.
 
     ``played``: ``(tournament, standings, pool_key, pool_label)`` per tournament with recorded matches, as plain
     data (``Tournament`` and ``GetStandingsResponse``), in any order; ``connected``: bot name -> connected now
-    (bots missing from it are built-in or unknown: ``None``)."""
+    (bots missing from it are built-in or unknown: ``None``); ``versions``: a registered bot's current version (the
+    ``bot_version`` of its latest Hello), when known."""
     pools: dict[str, dict[str, Any]] = {}
     for tournament, standings, key, label in sorted(played, key=lambda item: _created(item[0])):
         pool = pools.setdefault(key, {"key": key, "label": label, "bots": {}, "tournaments": 0, "matches": 0})
@@ -120,14 +121,15 @@ def leaderboards(played: Iterable[tuple[Mapping[str, Any], Mapping[str, Any], st
             if row.get("matches"):  # the newest tournament it played in carries the pool's rating
                 bot.update(rating=row["rating"], sigma=row["rating_sigma"], rating_low=row["rating_low"],
                            rating_high=row["rating_high"], last_tournament=tournament["tournament_id"])
-    return sorted((_board(pool, connected) for pool in pools.values()), key=lambda b: (-b["matches"], b["label"]))
+    return sorted((_board(pool, connected, versions or {}) for pool in pools.values()),
+                  key=lambda b: (-b["matches"], b["label"]))
 
 
 def _created(tournament: Mapping[str, Any]) -> tuple[float, str]:
     return timestamp(tournament.get("created_at")) or 0.0, str(tournament.get("tournament_id", ""))
 
 
-def _board(pool: Mapping[str, Any], connected: Mapping[str, bool]) -> dict[str, Any]:
+def _board(pool: Mapping[str, Any], connected: Mapping[str, bool], versions: Mapping[str, str]) -> dict[str, Any]:
     rated = [bot for bot in pool["bots"].values() if "rating" in bot]
     rated.sort(key=lambda bot: (-bot["rating"], bot["bot"]))
     z = z_quantile(CONFIDENCE)
@@ -151,6 +153,7 @@ def _board(pool: Mapping[str, Any], connected: Mapping[str, bool]) -> dict[str, 
             "incidents_per_1000": (round(1000.0 * bot["counted_incidents"] / bot["decisions"], 2)
                                    if bot["decisions"] else None),
             "connected": connected.get(bot["bot"]),
+            "version": versions.get(bot["bot"]) or None,
             "last_tournament": bot["last_tournament"],
         })
     return {"key": pool["key"], "label": pool["label"], "tournaments": pool["tournaments"],

@@ -40,7 +40,7 @@ def test_a_pool_ranks_by_the_newest_rating_and_sums_the_counts() -> None:
              "flip:x", "UNO Flip")
     classic = (tournament("t3", "2026-03-01T00:00:00Z", 4), {"standings": [standing("a", 25.0, 8.0, 4, 2)]},
                "classic:y", "classic UNO")
-    boards = leaderboards([newer, classic, older], {"a": True, "b": False})
+    boards = leaderboards([newer, classic, older], {"a": True, "b": False}, {"a": "2.1", "b": ""})
     assert [board["key"] for board in boards] == ["flip:x", "classic:y"]  # the pool with the most matches first
     rows = boards[0]["rows"]
     assert [row["bot"] for row in rows] == ["b", "c", "a"]
@@ -50,6 +50,7 @@ def test_a_pool_ranks_by_the_newest_rating_and_sums_the_counts() -> None:
     assert b["incidents_per_1000"] == 5.0 and rows[1]["incidents_per_1000"] == 4.0  # per 1,000 decisions
     assert rows[2]["incidents_per_1000"] is None and b["decisions"] == 400
     assert [row["connected"] for row in rows] == [False, None, True]  # None: not registered (built-in)
+    assert [row["version"] for row in rows] == [None, None, "2.1"]  # the current version, when the API shows it
 
 
 def test_tiers_join_the_bots_the_ratings_cannot_tell_apart_from_the_tiers_first() -> None:
