@@ -1057,11 +1057,15 @@ class Gateway:
                 if not entry.future.done():
                     entry.future.set_exception(Drained())
 
-    async def release_drained(self, everything: bool = False) -> None:
-        """Delete from Redis the drained sessions whose bot has a newer session on another gateway (all of them
-        with ``everything``)."""
+    async def release_drained(self) -> None:
+        """Delete from Redis the drained sessions whose bot has a newer session on another gateway."""
         if self.drained:
-            await asyncio.to_thread(self._release_drained, everything)
+            with contextlib.suppress(Exception):  # Redis away: the next look tries again, the sessions expire
+                await asyncio.to_thread(self._release_drained, False)
+
+    def release_everything_now(self) -> None:
+        """Delete every drained session from Redis at once, in this thread (a gateway on its way out)."""
+        self._release_drained(True)
 
     def _release_drained(self, everything: bool) -> None:
         if everything:  # leaving: delete every drained session first (that is what must happen before the exit)
@@ -1216,18 +1220,24 @@ class GatewayServer:
         relay = self._relay
         if relay is not None:
             relay.draining_since(loop.time())
+        releasing: asyncio.Task[None] | None = None
         while loop.time() < until:
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(1.0):
-                    await gateway.release_drained()
+            # One look at a time (in a thread): a slow Redis must not pile looks up in the loop's executor.
+            if releasing is None or releasing.done():
+                releasing = asyncio.create_task(gateway.release_drained())
             if relay is None or (relay.idle(DRAIN_IDLE_S) and not gateway.drained):
                 break
             await asyncio.sleep(0.05)
         if relay is not None:
             relay.stop()
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(2.0):
-                await gateway.release_drained(everything=True)
+        if releasing is not None:
+            releasing.cancel()  # its thread finishes by itself; what it leaves is deleted next
+        # On the way out the sessions left are deleted here and now, not through the executor (which a look still
+        # running may hold): blocking the loop no longer matters, and the Redis client's timeouts bound it.
+        try:
+            gateway.release_everything_now()
+        except Exception:
+            log.warning("could not delete the drained sessions from Redis; they expire by themselves", exc_info=True)
         gateway.close_all(reason)
         for task in self._tasks:
             task.cancel()
