@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from arena.server.remote_seat import RemoteSeat
 from arena.store import Store
 from bots import make_bot
 from tests.support import wait_until
-from tests.support.bots import RawBot, ThreadBot, process_bot, stop_process
+from tests.support.bots import RawBot, ThreadBot, play_raw, process_bot, stop_process
 from tests.support.gateway import GatewayHarness, running_gateway
 from tests.support.redis_server import PrivateRedis
 
@@ -337,32 +336,19 @@ def test_a_pong_must_echo_a_ping_nonce(gateway: GatewayHarness) -> None:
 def _late_answerer(bot: RawBot, stop: threading.Event) -> tuple[threading.Thread, list[bot_pb2.MatchEnded]]:
     """Answers every request only when the next one comes (too late), twice; keeps MatchEnded messages."""
     ended: list[bot_pb2.MatchEnded] = []
+    previous: list[bot_pb2.DecisionRequest] = []
 
-    def run() -> None:
-        previous: bot_pb2.DecisionRequest | None = None
-        while not stop.is_set():
-            try:
-                message = bot.recv(timeout=0.2)
-            except queue.Empty:
-                continue
-            if message is None:
-                return
-            inner = message.batch.messages if message.WhichOneof("payload") == "batch" else [message]
-            for item in inner:
-                kind = item.WhichOneof("payload")
-                if kind == "ping":
-                    bot.send(bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=item.ping.nonce)))
-                elif kind == "match_ended":
-                    ended.append(item.match_ended)
-                elif kind == "decision_request":
-                    if previous is not None:
-                        bot.decide(previous.match_id, previous.request_id, 0)
-                        bot.decide(previous.match_id, previous.request_id, 0)
-                    previous = item.decision_request
+    def answer_the_previous(request: bot_pb2.DecisionRequest) -> None:
+        if previous:
+            bot.decide(previous[0].match_id, previous[0].request_id, 0)
+            bot.decide(previous[0].match_id, previous[0].request_id, 0)
+        previous[:] = [request]
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread, ended
+    def keep_ended(message: bot_pb2.ArenaMessage) -> None:
+        if message.WhichOneof("payload") == "match_ended":
+            ended.append(message.match_ended)
+
+    return play_raw(bot, answer_the_previous, stop, on_other=keep_ended), ended
 
 
 @pytest.mark.parametrize("relayed", [False, True], ids=["in-process", "relay"])

@@ -183,12 +183,29 @@ class RawBot:
 
 
 def play_raw(bot: RawBot, answer: Callable[[bot_pb2.DecisionRequest], list[int] | None],
-             stop: threading.Event, send: Callable[[bot_pb2.BotMessage], None] | None = None) -> threading.Thread:
+             stop: threading.Event, send: Callable[[bot_pb2.BotMessage], None] | None = None,
+             on_other: Callable[[bot_pb2.ArenaMessage], None] | None = None) -> threading.Thread:
     """Play on a RawBot in a thread: Pong every Ping; for each request, send the indices `answer` returns
-    (None: send nothing). Every Error received is kept in `thread.errors`. ``send``: how a Pong or a Decision
-    goes out (default ``bot.send``; e.g. later, for a slow network)."""
+    (None: send nothing); the messages of a batch one by one. Every Error received is kept in `thread.errors`;
+    any other message goes to ``on_other``. ``send``: how a Pong or a Decision goes out (default ``bot.send``;
+    e.g. later, for a slow network)."""
     errors: list[bot_pb2.Error] = []
     out = send or bot.send
+
+    def handle(message: bot_pb2.ArenaMessage) -> None:
+        kind = message.WhichOneof("payload")
+        if kind == "ping":
+            out(bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=message.ping.nonce)))
+        elif kind == "error":
+            errors.append(message.error)
+        elif kind == "decision_request":
+            request = message.decision_request
+            for index in answer(request) or []:
+                out(bot_pb2.BotMessage(decision=bot_pb2.Decision(match_id=request.match_id,
+                                                                 request_id=request.request_id,
+                                                                 action_index=index)))
+        elif on_other is not None:
+            on_other(message)
 
     def run() -> None:
         while not stop.is_set():
@@ -198,17 +215,8 @@ def play_raw(bot: RawBot, answer: Callable[[bot_pb2.DecisionRequest], list[int] 
                 continue
             if message is None:
                 return
-            kind = message.WhichOneof("payload")
-            if kind == "ping":
-                out(bot_pb2.BotMessage(pong=bot_pb2.Pong(nonce=message.ping.nonce)))
-            elif kind == "error":
-                errors.append(message.error)
-            elif kind == "decision_request":
-                request = message.decision_request
-                for index in answer(request) or []:
-                    out(bot_pb2.BotMessage(decision=bot_pb2.Decision(match_id=request.match_id,
-                                                                     request_id=request.request_id,
-                                                                     action_index=index)))
+            for item in message.batch.messages if message.WhichOneof("payload") == "batch" else [message]:
+                handle(item)
 
     thread = threading.Thread(target=run, daemon=True)
     thread.errors = errors  # type: ignore[attr-defined]
