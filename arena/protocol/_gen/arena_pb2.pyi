@@ -33,6 +33,15 @@ class ExportFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EXPORT_FORMAT_UNSPECIFIED: _ClassVar[ExportFormat]
     EXPORT_FORMAT_CSV: _ClassVar[ExportFormat]
     EXPORT_FORMAT_JSON: _ClassVar[ExportFormat]
+
+class GauntletState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAUNTLET_STATE_UNSPECIFIED: _ClassVar[GauntletState]
+    GAUNTLET_STATE_RUNNING: _ClassVar[GauntletState]
+    GAUNTLET_STATE_ACCEPTED: _ClassVar[GauntletState]
+    GAUNTLET_STATE_REJECTED: _ClassVar[GauntletState]
+    GAUNTLET_STATE_INCONCLUSIVE: _ClassVar[GauntletState]
+    GAUNTLET_STATE_FAILED: _ClassVar[GauntletState]
 COMPETITION_STATE_UNSPECIFIED: CompetitionState
 COMPETITION_STATE_ACTIVE: CompetitionState
 COMPETITION_STATE_PAUSED: CompetitionState
@@ -46,6 +55,12 @@ TOURNAMENT_STATE_CANCELLED: TournamentState
 EXPORT_FORMAT_UNSPECIFIED: ExportFormat
 EXPORT_FORMAT_CSV: ExportFormat
 EXPORT_FORMAT_JSON: ExportFormat
+GAUNTLET_STATE_UNSPECIFIED: GauntletState
+GAUNTLET_STATE_RUNNING: GauntletState
+GAUNTLET_STATE_ACCEPTED: GauntletState
+GAUNTLET_STATE_REJECTED: GauntletState
+GAUNTLET_STATE_INCONCLUSIVE: GauntletState
+GAUNTLET_STATE_FAILED: GauntletState
 
 class Competition(_message.Message):
     __slots__ = ("competition_id", "state", "rules", "seats_per_table", "entrants", "blocks", "created_at", "matches_per_minute", "rating_pool")
@@ -630,3 +645,281 @@ class ExportResultsResponse(_message.Message):
     filename: str
     data: bytes
     def __init__(self, content_type: _Optional[str] = ..., filename: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class GetTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class GetTournamentResponse(_message.Message):
+    __slots__ = ("tournament",)
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    tournament: Tournament
+    def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("tournament_id", "bot", "reasons", "page_size", "page_token")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    bot: str
+    reasons: _containers.RepeatedScalarFieldContainer[_game_pb2.EndReason]
+    page_size: int
+    page_token: str
+    def __init__(self, tournament_id: _Optional[str] = ..., bot: _Optional[str] = ..., reasons: _Optional[_Iterable[_Union[_game_pb2.EndReason, str]]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches", "next_page_token")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
+    next_page_token: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class RatingPool(_message.Message):
+    __slots__ = ("pool_id", "label", "rules", "seats_per_table", "competition_id", "bots", "matches", "updated_at")
+    POOL_ID_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    COMPETITION_ID_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    pool_id: str
+    label: str
+    rules: _game_pb2.Rules
+    seats_per_table: int
+    competition_id: str
+    bots: int
+    matches: int
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, pool_id: _Optional[str] = ..., label: _Optional[str] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., competition_id: _Optional[str] = ..., bots: _Optional[int] = ..., matches: _Optional[int] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListRatingPoolsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListRatingPoolsResponse(_message.Message):
+    __slots__ = ("pools",)
+    POOLS_FIELD_NUMBER: _ClassVar[int]
+    pools: _containers.RepeatedCompositeFieldContainer[RatingPool]
+    def __init__(self, pools: _Optional[_Iterable[_Union[RatingPool, _Mapping]]] = ...) -> None: ...
+
+class GetLeaderboardRequest(_message.Message):
+    __slots__ = ("pool_id",)
+    POOL_ID_FIELD_NUMBER: _ClassVar[int]
+    pool_id: str
+    def __init__(self, pool_id: _Optional[str] = ...) -> None: ...
+
+class LeaderboardEntry(_message.Message):
+    __slots__ = ("rank", "bot_name", "rating", "rating_sigma", "rating_low", "rating_high", "tier", "indistinguishable", "matches", "wins", "points", "win_rate", "win_rate_low", "win_rate_high", "forfeits", "timeouts", "refusals", "decisions", "connected", "bot_version")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    RATING_SIGMA_FIELD_NUMBER: _ClassVar[int]
+    RATING_LOW_FIELD_NUMBER: _ClassVar[int]
+    RATING_HIGH_FIELD_NUMBER: _ClassVar[int]
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    INDISTINGUISHABLE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    WIN_RATE_FIELD_NUMBER: _ClassVar[int]
+    WIN_RATE_LOW_FIELD_NUMBER: _ClassVar[int]
+    WIN_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    REFUSALS_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot_name: str
+    rating: float
+    rating_sigma: float
+    rating_low: float
+    rating_high: float
+    tier: int
+    indistinguishable: _containers.RepeatedScalarFieldContainer[str]
+    matches: int
+    wins: int
+    points: int
+    win_rate: float
+    win_rate_low: float
+    win_rate_high: float
+    forfeits: int
+    timeouts: int
+    refusals: int
+    decisions: int
+    connected: bool
+    bot_version: str
+    def __init__(self, rank: _Optional[int] = ..., bot_name: _Optional[str] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., tier: _Optional[int] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., decisions: _Optional[int] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ...) -> None: ...
+
+class GetLeaderboardResponse(_message.Message):
+    __slots__ = ("pool", "entries")
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    pool: RatingPool
+    entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
+    def __init__(self, pool: _Optional[_Union[RatingPool, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ...) -> None: ...
+
+class CreateCompetitionRequest(_message.Message):
+    __slots__ = ("competition_id", "rules", "seats_per_table", "entrants", "matches_per_minute", "max_blocks", "decision_deadline_ms", "blocks_per_bot", "seed")
+    COMPETITION_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_PER_MINUTE_FIELD_NUMBER: _ClassVar[int]
+    MAX_BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    BLOCKS_PER_BOT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    competition_id: str
+    rules: _game_pb2.Rules
+    seats_per_table: int
+    entrants: _containers.RepeatedScalarFieldContainer[str]
+    matches_per_minute: float
+    max_blocks: int
+    decision_deadline_ms: int
+    blocks_per_bot: int
+    seed: int
+    def __init__(self, competition_id: _Optional[str] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., entrants: _Optional[_Iterable[str]] = ..., matches_per_minute: _Optional[float] = ..., max_blocks: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., blocks_per_bot: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class CreateCompetitionResponse(_message.Message):
+    __slots__ = ("competition",)
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    competition: Competition
+    def __init__(self, competition: _Optional[_Union[Competition, _Mapping]] = ...) -> None: ...
+
+class SetCompetitionStateRequest(_message.Message):
+    __slots__ = ("competition_id", "state")
+    COMPETITION_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    competition_id: str
+    state: CompetitionState
+    def __init__(self, competition_id: _Optional[str] = ..., state: _Optional[_Union[CompetitionState, str]] = ...) -> None: ...
+
+class SetCompetitionStateResponse(_message.Message):
+    __slots__ = ("competition", "previous_state")
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_STATE_FIELD_NUMBER: _ClassVar[int]
+    competition: Competition
+    previous_state: CompetitionState
+    def __init__(self, competition: _Optional[_Union[Competition, _Mapping]] = ..., previous_state: _Optional[_Union[CompetitionState, str]] = ...) -> None: ...
+
+class GauntletSpec(_message.Message):
+    __slots__ = ("candidate", "baseline", "opponents", "seats_per_table", "rules", "alpha", "beta", "mu0", "mu1", "max_blocks", "min_blocks", "seed", "decision_deadline_ms")
+    CANDIDATE_FIELD_NUMBER: _ClassVar[int]
+    BASELINE_FIELD_NUMBER: _ClassVar[int]
+    OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    ALPHA_FIELD_NUMBER: _ClassVar[int]
+    BETA_FIELD_NUMBER: _ClassVar[int]
+    MU0_FIELD_NUMBER: _ClassVar[int]
+    MU1_FIELD_NUMBER: _ClassVar[int]
+    MAX_BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    MIN_BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    DECISION_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    candidate: str
+    baseline: str
+    opponents: _containers.RepeatedScalarFieldContainer[str]
+    seats_per_table: int
+    rules: _game_pb2.Rules
+    alpha: float
+    beta: float
+    mu0: float
+    mu1: float
+    max_blocks: int
+    min_blocks: int
+    seed: int
+    decision_deadline_ms: int
+    def __init__(self, candidate: _Optional[str] = ..., baseline: _Optional[str] = ..., opponents: _Optional[_Iterable[str]] = ..., seats_per_table: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., mu0: _Optional[float] = ..., mu1: _Optional[float] = ..., max_blocks: _Optional[int] = ..., min_blocks: _Optional[int] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ...) -> None: ...
+
+class GauntletBlock(_message.Message):
+    __slots__ = ("block", "score", "llr", "attempts")
+    BLOCK_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    LLR_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    block: int
+    score: float
+    llr: float
+    attempts: int
+    def __init__(self, block: _Optional[int] = ..., score: _Optional[float] = ..., llr: _Optional[float] = ..., attempts: _Optional[int] = ...) -> None: ...
+
+class Gauntlet(_message.Message):
+    __slots__ = ("gauntlet_id", "spec", "state", "detail", "blocks", "llr", "llr_lower", "llr_upper", "mean_score", "created_at", "updated_at")
+    GAUNTLET_ID_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    LLR_FIELD_NUMBER: _ClassVar[int]
+    LLR_LOWER_FIELD_NUMBER: _ClassVar[int]
+    LLR_UPPER_FIELD_NUMBER: _ClassVar[int]
+    MEAN_SCORE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    gauntlet_id: str
+    spec: GauntletSpec
+    state: GauntletState
+    detail: str
+    blocks: int
+    llr: float
+    llr_lower: float
+    llr_upper: float
+    mean_score: float
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, gauntlet_id: _Optional[str] = ..., spec: _Optional[_Union[GauntletSpec, _Mapping]] = ..., state: _Optional[_Union[GauntletState, str]] = ..., detail: _Optional[str] = ..., blocks: _Optional[int] = ..., llr: _Optional[float] = ..., llr_lower: _Optional[float] = ..., llr_upper: _Optional[float] = ..., mean_score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class StartGauntletRequest(_message.Message):
+    __slots__ = ("spec", "gauntlet_id", "idempotency_key")
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    GAUNTLET_ID_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    spec: GauntletSpec
+    gauntlet_id: str
+    idempotency_key: str
+    def __init__(self, spec: _Optional[_Union[GauntletSpec, _Mapping]] = ..., gauntlet_id: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class StartGauntletResponse(_message.Message):
+    __slots__ = ("gauntlet",)
+    GAUNTLET_FIELD_NUMBER: _ClassVar[int]
+    gauntlet: Gauntlet
+    def __init__(self, gauntlet: _Optional[_Union[Gauntlet, _Mapping]] = ...) -> None: ...
+
+class ListGauntletsRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ListGauntletsResponse(_message.Message):
+    __slots__ = ("gauntlets",)
+    GAUNTLETS_FIELD_NUMBER: _ClassVar[int]
+    gauntlets: _containers.RepeatedCompositeFieldContainer[Gauntlet]
+    def __init__(self, gauntlets: _Optional[_Iterable[_Union[Gauntlet, _Mapping]]] = ...) -> None: ...
+
+class GetGauntletRequest(_message.Message):
+    __slots__ = ("gauntlet_id", "after_block")
+    GAUNTLET_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_BLOCK_FIELD_NUMBER: _ClassVar[int]
+    gauntlet_id: str
+    after_block: int
+    def __init__(self, gauntlet_id: _Optional[str] = ..., after_block: _Optional[int] = ...) -> None: ...
+
+class GetGauntletResponse(_message.Message):
+    __slots__ = ("gauntlet", "blocks")
+    GAUNTLET_FIELD_NUMBER: _ClassVar[int]
+    BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    gauntlet: Gauntlet
+    blocks: _containers.RepeatedCompositeFieldContainer[GauntletBlock]
+    def __init__(self, gauntlet: _Optional[_Union[Gauntlet, _Mapping]] = ..., blocks: _Optional[_Iterable[_Union[GauntletBlock, _Mapping]]] = ...) -> None: ...

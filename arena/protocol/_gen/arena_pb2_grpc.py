@@ -130,6 +130,51 @@ class ArenaServiceStub:
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsResponse.FromString,
                 _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/GetTournament',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListMatches = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/ListMatches',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
+                _registered_method=True)
+        self.ListRatingPools = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/ListRatingPools',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListRatingPoolsRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListRatingPoolsResponse.FromString,
+                _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/GetLeaderboard',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
+                _registered_method=True)
+        self.CreateCompetition = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/CreateCompetition',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.CreateCompetitionRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.CreateCompetitionResponse.FromString,
+                _registered_method=True)
+        self.SetCompetitionState = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/SetCompetitionState',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.SetCompetitionStateRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.SetCompetitionStateResponse.FromString,
+                _registered_method=True)
+        self.StartGauntlet = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/StartGauntlet',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.StartGauntletRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.StartGauntletResponse.FromString,
+                _registered_method=True)
+        self.ListGauntlets = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/ListGauntlets',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListGauntletsRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListGauntletsResponse.FromString,
+                _registered_method=True)
+        self.GetGauntlet = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/GetGauntlet',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -295,6 +340,76 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTournament(self, request, context):
+        """Returns one tournament as ListTournaments shows it (secrets of a running tournament only to the admin).
+        NOT_FOUND for an unknown id. Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMatches(self, request, context):
+        """Lists a tournament's recorded matches in match id order, a page at a time, optionally only those of one bot
+        or ended for given reasons. Seeds as in MatchSummary. NOT_FOUND for an unknown tournament. Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRatingPools(self, request, context):
+        """Lists the rating pools (one per variant and rule options, plus one per competition), by pool id.
+        Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLeaderboard(self, request, context):
+        """One rating pool's leaderboard, from the pool's stored ratings and counters: every bot that played in it,
+        ranked, with its rating, interval and tier. NOT_FOUND for an unknown pool. Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateCompetition(self, request, context):
+        """Creates a competition (a ladder that runs itself in its own rating pool). ALREADY_EXISTS for a taken id,
+        NOT_FOUND for an unknown entrant. Role: admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetCompetitionState(self, request, context):
+        """Pauses, resumes or closes a competition. FAILED_PRECONDITION for a closed one, NOT_FOUND for an unknown
+        one. Role: admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartGauntlet(self, request, context):
+        """Starts a gauntlet (is a candidate better than a baseline, by a sequential test over duplicate blocks); the
+        workers play it. Retrying with the same idempotency key returns the first gauntlet. Role: admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGauntlets(self, request, context):
+        """Lists gauntlets, newest first. Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGauntlet(self, request, context):
+        """One gauntlet with its blocks (those numbered after after_block). NOT_FOUND for an unknown id. Role: anyone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -392,6 +507,51 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetCompetitionStandings,
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsResponse.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetTournamentRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'ListMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMatches,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListMatchesRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListMatchesResponse.SerializeToString,
+            ),
+            'ListRatingPools': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRatingPools,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListRatingPoolsRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListRatingPoolsResponse.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'CreateCompetition': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateCompetition,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.CreateCompetitionRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.CreateCompetitionResponse.SerializeToString,
+            ),
+            'SetCompetitionState': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetCompetitionState,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.SetCompetitionStateRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.SetCompetitionStateResponse.SerializeToString,
+            ),
+            'StartGauntlet': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartGauntlet,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.StartGauntletRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.StartGauntletResponse.SerializeToString,
+            ),
+            'ListGauntlets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGauntlets,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListGauntletsRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListGauntletsResponse.SerializeToString,
+            ),
+            'GetGauntlet': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGauntlet,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -908,6 +1068,249 @@ class ArenaService:
             '/uno_arena.v1.ArenaService/GetCompetitionStandings',
             uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsRequest.SerializeToString,
             uno__arena_dot_v1_dot_arena__pb2.GetCompetitionStandingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/GetTournament',
+            uno__arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/ListMatches',
+            uno__arena_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.ListMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRatingPools(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/ListRatingPools',
+            uno__arena_dot_v1_dot_arena__pb2.ListRatingPoolsRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.ListRatingPoolsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/GetLeaderboard',
+            uno__arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateCompetition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/CreateCompetition',
+            uno__arena_dot_v1_dot_arena__pb2.CreateCompetitionRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.CreateCompetitionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetCompetitionState(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/SetCompetitionState',
+            uno__arena_dot_v1_dot_arena__pb2.SetCompetitionStateRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.SetCompetitionStateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartGauntlet(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/StartGauntlet',
+            uno__arena_dot_v1_dot_arena__pb2.StartGauntletRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.StartGauntletResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGauntlets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/ListGauntlets',
+            uno__arena_dot_v1_dot_arena__pb2.ListGauntletsRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.ListGauntletsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGauntlet(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/GetGauntlet',
+            uno__arena_dot_v1_dot_arena__pb2.GetGauntletRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.GetGauntletResponse.FromString,
             options,
             channel_credentials,
             insecure,
