@@ -13,13 +13,14 @@ else the contents of the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` (e.g. the one ``un
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
-from arena.protocol import arena_pb2, arena_pb2_grpc
+from arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
 
 TARGET_ENV = "UNO_ARENA_TARGET"
 ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
@@ -103,33 +104,291 @@ def channel_credentials(tls: bool = False, tls_ca: str | None = None) -> grpc.Ch
     return tls_credentials(tls, tls_ca)
 
 
-class Client:
-    """A channel to ArenaService and the caller's metadata (``token``, default the admin token of the
-    environment: :func:`token_from`); ``tls``/``tls_ca``: see :func:`channel_credentials`."""
+CREATE_ATTEMPTS = 3
+"""How often an idempotent create is tried when its answer does not come (DEADLINE_EXCEEDED, UNAVAILABLE)."""
+RETRIED_CODES = frozenset({grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE})
 
-    def __init__(self, target: str, token: str | None = None, *, tls: bool = False, tls_ca: str | None = None) -> None:
-        self.target = target
+T = TypeVar("T")
+
+
+class ArenaClient:
+    """The typed client of the organizer API: one method per RPC of ``uno_arena.v1.ArenaService``, paging
+    iterators for the listed reads, and the idempotent creates retried with their key when the answer does not come.
+
+    ``target`` defaults to :func:`default_target`; ``token`` to the admin token of the environment
+    (:func:`token_from`; none: anonymous calls); ``tls``/``tls_ca``: see :func:`channel_credentials`. Failures are
+    ``grpc.RpcError`` with the server's status code and message (:func:`rpc_error_line` makes one line of one).
+    """
+
+    def __init__(self, target: str | None = None, token: str | None = None, *, tls: bool = False,
+                 tls_ca: str | None = None, timeout: float = RPC_TIMEOUT_S) -> None:
+        self.target = target or default_target()
         # Exports of large tournaments exceed gRPC's default 4 MiB receive limit.
         options = [("grpc.max_receive_message_length", 256 * 1024 * 1024)]
         credentials = channel_credentials(tls, tls_ca)
-        self.channel = (grpc.insecure_channel(target, options=options) if credentials is None
-                        else grpc.secure_channel(target, credentials, options=options))
+        self.channel = (grpc.insecure_channel(self.target, options=options) if credentials is None
+                        else grpc.secure_channel(self.target, credentials, options=options))
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
         self.metadata = _metadata(token)
+        self.timeout = timeout
 
-    def call(self, method: str, request: Any, timeout: float | None = RPC_TIMEOUT_S) -> Any:
-        return getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout)
+    def __enter__(self) -> ArenaClient:
+        return self
 
-    def bot_log(self, name: str, *, limit: int = 0, after_seq: int = 0,
-                timeout: float | None = RPC_TIMEOUT_S) -> arena_pb2.GetBotLogResponse:
-        """The incident log of bot ``name`` (GetBotLog: the bot's own token, or the admin's): the newest ``limit``
-        incidents (0: the server's default), or those numbered after ``after_seq``, oldest first."""
-        request = arena_pb2.GetBotLogRequest(name=name, limit=max(0, limit), after_seq=max(0, after_seq))
-        response: arena_pb2.GetBotLogResponse = self.call("GetBotLog", request, timeout)
-        return response
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def close(self) -> None:
         self.channel.close()
+
+    def _unary(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        return getattr(self.stub, method)(request, metadata=self.metadata,
+                                          timeout=self.timeout if timeout is None else timeout)
+
+    def _retried(self, method: str, request: Any, timeout: float, attempts: int,
+                 on_retry: Callable[[grpc.StatusCode], None] | None) -> Any:
+        """An idempotent create (its request carries an idempotency key): tried again when no answer came."""
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._unary(method, request, timeout)
+            except grpc.RpcError as error:
+                code = error.code() if isinstance(error, grpc.Call) else None
+                if code not in RETRIED_CODES or attempt == attempts:
+                    raise
+                if on_retry is not None and code is not None:
+                    on_retry(code)
+        raise AssertionError("unreachable")
+
+    # Bots.
+    def register_bot(self, name: str, description: str = "") -> arena_pb2.RegisterBotResponse:
+        response: arena_pb2.RegisterBotResponse = self._unary(
+            "RegisterBot", arena_pb2.RegisterBotRequest(name=name, description=description))
+        return response
+
+    def list_bots(self, *, include_deleted: bool = False, page_size: int = 500) -> Iterator[arena_pb2.Bot]:
+        def page(token: str) -> tuple[Sequence[arena_pb2.Bot], str]:
+            response: arena_pb2.ListBotsResponse = self._unary("ListBots", arena_pb2.ListBotsRequest(
+                page_size=page_size, page_token=token, include_deleted=include_deleted))
+            return response.bots, response.next_page_token
+        return _paged(page)
+
+    def get_bot(self, name: str) -> arena_pb2.Bot:
+        response: arena_pb2.GetBotResponse = self._unary("GetBot", arena_pb2.GetBotRequest(name=name))
+        return response.bot
+
+    def rotate_bot_token(self, name: str) -> arena_pb2.RotateBotTokenResponse:
+        response: arena_pb2.RotateBotTokenResponse = self._unary(
+            "RotateBotToken", arena_pb2.RotateBotTokenRequest(name=name))
+        return response
+
+    def revoke_bot(self, name: str) -> arena_pb2.Bot:
+        response: arena_pb2.RevokeBotResponse = self._unary("RevokeBot", arena_pb2.RevokeBotRequest(name=name))
+        return response.bot
+
+    def delete_bot(self, name: str) -> arena_pb2.Bot:
+        response: arena_pb2.DeleteBotResponse = self._unary("DeleteBot", arena_pb2.DeleteBotRequest(name=name))
+        return response.bot
+
+    def get_bot_log(self, name: str, *, limit: int = 0, after_seq: int = 0) -> arena_pb2.GetBotLogResponse:
+        """The incident log of bot ``name`` (the bot's own token, or the admin's): the newest ``limit`` incidents
+        (0: the server's default), or those numbered after ``after_seq``, oldest first."""
+        request = arena_pb2.GetBotLogRequest(name=name, limit=max(0, limit), after_seq=max(0, after_seq))
+        response: arena_pb2.GetBotLogResponse = self._unary("GetBotLog", request)
+        return response
+
+    # Tournaments.
+    def create_tournament(self, spec: arena_pb2.TournamentSpec, *, idempotency_key: str = "",
+                          require_connected: bool = False, connect_wait_s: float | None = None,
+                          attempts: int = CREATE_ATTEMPTS,
+                          on_retry: Callable[[grpc.StatusCode], None] | None = None,
+                          ) -> arena_pb2.CreateTournamentResponse:
+        """Create a tournament; with an idempotency key (one is made when none is given) a lost answer is asked
+        again up to ``attempts`` times, and the tournament the first try created is returned, never a second."""
+        request = arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=idempotency_key or new_idempotency_key(),
+                                                    require_connected=require_connected)
+        timeout = self.timeout
+        if require_connected and connect_wait_s is not None:
+            request.connect_wait_ms = round(connect_wait_s * 1000)
+            timeout += connect_wait_s
+        response: arena_pb2.CreateTournamentResponse = self._retried(
+            "CreateTournament", request, timeout, attempts, on_retry)
+        return response
+
+    def list_tournaments(self, states: Iterable[arena_pb2.TournamentState.ValueType] = (), *,
+                         page_size: int = 100) -> Iterator[arena_pb2.Tournament]:
+        """Every tournament (optionally only some states), newest first, a page at a time."""
+        wanted = list(states)
+
+        def page(token: str) -> tuple[Sequence[arena_pb2.Tournament], str]:
+            response = self.tournaments_page(wanted, page_size=page_size, page_token=token)
+            return response.tournaments, response.next_page_token
+        return _paged(page)
+
+    def tournaments_page(self, states: Iterable[arena_pb2.TournamentState.ValueType] = (), *, page_size: int = 0,
+                         page_token: str = "") -> arena_pb2.ListTournamentsResponse:
+        """One page of :meth:`list_tournaments` (for readers that page themselves, e.g. the web)."""
+        response: arena_pb2.ListTournamentsResponse = self._unary("ListTournaments", arena_pb2.ListTournamentsRequest(
+            states=list(states), page_size=page_size, page_token=page_token))
+        return response
+
+    def get_tournament(self, tournament_id: str) -> arena_pb2.Tournament:
+        response: arena_pb2.GetTournamentResponse = self._unary(
+            "GetTournament", arena_pb2.GetTournamentRequest(tournament_id=tournament_id))
+        return response.tournament
+
+    def watch_tournament(self, tournament_id: str) -> Iterator[arena_pb2.WatchTournamentResponse]:
+        """The tournament now, then one update per recorded match or state change, until it ends (no deadline)."""
+        request = arena_pb2.WatchTournamentRequest(tournament_id=tournament_id)
+        yield from self.stub.WatchTournament(request, metadata=self.metadata, timeout=None)
+
+    def get_standings(self, tournament_id: str) -> arena_pb2.GetStandingsResponse:
+        response: arena_pb2.GetStandingsResponse = self._unary(
+            "GetStandings", arena_pb2.GetStandingsRequest(tournament_id=tournament_id))
+        return response
+
+    def list_matches(self, tournament_id: str, *, bot: str = "", reasons: Iterable[game_pb2.EndReason.ValueType] = (),
+                     page_size: int = 0) -> Iterator[arena_pb2.MatchSummary]:
+        """A tournament's recorded matches in match id order (optionally one bot's, or some end reasons)."""
+        wanted = list(reasons)
+
+        def page(token: str) -> tuple[Sequence[arena_pb2.MatchSummary], str]:
+            response: arena_pb2.ListMatchesResponse = self._unary("ListMatches", arena_pb2.ListMatchesRequest(
+                tournament_id=tournament_id, bot=bot, reasons=wanted, page_size=page_size, page_token=token))
+            return response.matches, response.next_page_token
+        return _paged(page)
+
+    def get_replay(self, match_id: str, seat: int | None = None) -> arena_pb2.Replay:
+        """A match's replay: omniscient (``seat`` None) or as one seat saw it."""
+        request = arena_pb2.GetReplayRequest(match_id=match_id)
+        if seat is not None:
+            request.seat = seat
+        response: arena_pb2.GetReplayResponse = self._unary("GetReplay", request)
+        return response.replay
+
+    def export_results(self, tournament_id: str,
+                       export_format: arena_pb2.ExportFormat.ValueType) -> arena_pb2.ExportResultsResponse:
+        response: arena_pb2.ExportResultsResponse = self._unary("ExportResults", arena_pb2.ExportResultsRequest(
+            tournament_id=tournament_id, format=export_format))
+        return response
+
+    def cancel_tournament(self, tournament_id: str, reason: str = "") -> arena_pb2.Tournament:
+        response: arena_pb2.CancelTournamentResponse = self._unary(
+            "CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=tournament_id, reason=reason))
+        return response.tournament
+
+    # Schedules.
+    def schedule_tournament(self, spec: arena_pb2.TournamentSpec, cron: str, *, time_zone: str = "",
+                            idempotency_key: str = "", attempts: int = CREATE_ATTEMPTS,
+                            on_retry: Callable[[grpc.StatusCode], None] | None = None) -> arena_pb2.Schedule:
+        request = arena_pb2.ScheduleTournamentRequest(spec=spec, cron=cron, time_zone=time_zone,
+                                                      idempotency_key=idempotency_key or new_idempotency_key())
+        response: arena_pb2.ScheduleTournamentResponse = self._retried(
+            "ScheduleTournament", request, self.timeout, attempts, on_retry)
+        return response.schedule
+
+    def list_schedules(self) -> list[arena_pb2.Schedule]:
+        response: arena_pb2.ListSchedulesResponse = self._unary("ListSchedules", arena_pb2.ListSchedulesRequest())
+        return list(response.schedules)
+
+    def delete_schedule(self, schedule_id: str) -> arena_pb2.Schedule:
+        response: arena_pb2.DeleteScheduleResponse = self._unary(
+            "DeleteSchedule", arena_pb2.DeleteScheduleRequest(schedule_id=schedule_id))
+        return response.schedule
+
+    # Rating pools.
+    def list_rating_pools(self) -> list[arena_pb2.RatingPool]:
+        response: arena_pb2.ListRatingPoolsResponse = self._unary("ListRatingPools",
+                                                                  arena_pb2.ListRatingPoolsRequest())
+        return list(response.pools)
+
+    def get_leaderboard(self, pool_id: str) -> arena_pb2.GetLeaderboardResponse:
+        response: arena_pb2.GetLeaderboardResponse = self._unary(
+            "GetLeaderboard", arena_pb2.GetLeaderboardRequest(pool_id=pool_id))
+        return response
+
+    # Competitions.
+    def create_competition(self, request: arena_pb2.CreateCompetitionRequest) -> arena_pb2.Competition:
+        response: arena_pb2.CreateCompetitionResponse = self._unary("CreateCompetition", request)
+        return response.competition
+
+    def list_competitions(self) -> list[arena_pb2.Competition]:
+        response: arena_pb2.ListCompetitionsResponse = self._unary("ListCompetitions",
+                                                                   arena_pb2.ListCompetitionsRequest())
+        return list(response.competitions)
+
+    def get_competition_standings(self, competition_id: str) -> arena_pb2.GetCompetitionStandingsResponse:
+        response: arena_pb2.GetCompetitionStandingsResponse = self._unary(
+            "GetCompetitionStandings", arena_pb2.GetCompetitionStandingsRequest(competition_id=competition_id))
+        return response
+
+    def set_competition_state(self, competition_id: str, state: arena_pb2.CompetitionState.ValueType,
+                              ) -> arena_pb2.SetCompetitionStateResponse:
+        response: arena_pb2.SetCompetitionStateResponse = self._unary(
+            "SetCompetitionState", arena_pb2.SetCompetitionStateRequest(
+                competition_id=competition_id, state=state))
+        return response
+
+    # Gauntlets.
+    def start_gauntlet(self, spec: arena_pb2.GauntletSpec, *, gauntlet_id: str = "", idempotency_key: str = "",
+                       attempts: int = CREATE_ATTEMPTS,
+                       on_retry: Callable[[grpc.StatusCode], None] | None = None) -> arena_pb2.Gauntlet:
+        request = arena_pb2.StartGauntletRequest(spec=spec, gauntlet_id=gauntlet_id,
+                                                 idempotency_key=idempotency_key or new_idempotency_key())
+        response: arena_pb2.StartGauntletResponse = self._retried("StartGauntlet", request, self.timeout, attempts,
+                                                                  on_retry)
+        return response.gauntlet
+
+    def list_gauntlets(self, limit: int = 0) -> list[arena_pb2.Gauntlet]:
+        response: arena_pb2.ListGauntletsResponse = self._unary("ListGauntlets",
+                                                                arena_pb2.ListGauntletsRequest(limit=limit))
+        return list(response.gauntlets)
+
+    def get_gauntlet(self, gauntlet_id: str, *, after_block: int = 0) -> arena_pb2.GetGauntletResponse:
+        response: arena_pb2.GetGauntletResponse = self._unary(
+            "GetGauntlet", arena_pb2.GetGauntletRequest(gauntlet_id=gauntlet_id, after_block=after_block))
+        return response
+
+    def call(self, method: str, request: Any, timeout: float | None = RPC_TIMEOUT_S) -> Any:
+        """Deprecated untyped call, kept only while the readers move onto the typed methods above."""
+        return self._unary(method, request, timeout)
+
+    def bot_log(self, name: str, *, limit: int = 0, after_seq: int = 0,
+                timeout: float | None = RPC_TIMEOUT_S) -> arena_pb2.GetBotLogResponse:
+        """Deprecated name of :meth:`get_bot_log`."""
+        return self.get_bot_log(name, limit=limit, after_seq=after_seq)
+
+
+Client = ArenaClient
+"""Deprecated name of :class:`ArenaClient`, kept only while the readers move onto it."""
+
+
+
+def new_idempotency_key() -> str:
+    return f"client-{uuid.uuid4().hex}"
+
+
+def _paged(page: Callable[[str], tuple[Sequence[T], str]]) -> Iterator[T]:
+    """Every item of a paged listing: ``page(token)`` answers one page and the next token (empty on the last)."""
+    token = ""
+    while True:
+        items, token = page(token)
+        yield from items
+        if not token:
+            return
+
+
+def rpc_error_line(error: grpc.RpcError, target: str) -> str:
+    """One line for people naming what failed and what to do about it."""
+    code = error.code() if isinstance(error, grpc.Call) else None
+    detail = (error.details() if isinstance(error, grpc.Call) else "") or str(error)
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return (f"cannot reach the arena at {target}: is `uno-arena serve` running there? "
+                f"(set --server or ${TARGET_ENV})")
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        return (f"{detail}: give the admin token with --token-file or ${ADMIN_TOKEN_ENV} / ${ADMIN_TOKEN_FILE_ENV} "
+                "(or the bot's own token for its own data)")
+    name = code.name if code is not None else "error"
+    return f"{name}: {detail}"
 
 
 def incident_line(incident: Any) -> str:
