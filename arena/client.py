@@ -214,7 +214,7 @@ class ArenaClient:
             "CreateTournament", request, timeout, attempts, on_retry)
         return response
 
-    def list_tournaments(self, states: Iterable[arena_pb2.TournamentState.ValueType] = (), *,
+    def list_tournaments(self, states: Iterable[arena_pb2.TournamentState] = (), *,
                          page_size: int = 100) -> Iterator[arena_pb2.Tournament]:
         """Every tournament (optionally only some states), newest first, a page at a time."""
         wanted = list(states)
@@ -224,7 +224,7 @@ class ArenaClient:
             return response.tournaments, response.next_page_token
         return _paged(page)
 
-    def tournaments_page(self, states: Iterable[arena_pb2.TournamentState.ValueType] = (), *, page_size: int = 0,
+    def tournaments_page(self, states: Iterable[arena_pb2.TournamentState] = (), *, page_size: int = 0,
                          page_token: str = "") -> arena_pb2.ListTournamentsResponse:
         """One page of :meth:`list_tournaments` (for readers that page themselves, e.g. the web)."""
         response: arena_pb2.ListTournamentsResponse = self._unary("ListTournaments", arena_pb2.ListTournamentsRequest(
@@ -246,7 +246,7 @@ class ArenaClient:
             "GetStandings", arena_pb2.GetStandingsRequest(tournament_id=tournament_id))
         return response
 
-    def list_matches(self, tournament_id: str, *, bot: str = "", reasons: Iterable[game_pb2.EndReason.ValueType] = (),
+    def list_matches(self, tournament_id: str, *, bot: str = "", reasons: Iterable[game_pb2.EndReason] = (),
                      page_size: int = 0) -> Iterator[arena_pb2.MatchSummary]:
         """A tournament's recorded matches in match id order (optionally one bot's, or some end reasons)."""
         wanted = list(reasons)
@@ -266,7 +266,7 @@ class ArenaClient:
         return response.replay
 
     def export_results(self, tournament_id: str,
-                       export_format: arena_pb2.ExportFormat.ValueType) -> arena_pb2.ExportResultsResponse:
+                       export_format: arena_pb2.ExportFormat) -> arena_pb2.ExportResultsResponse:
         response: arena_pb2.ExportResultsResponse = self._unary("ExportResults", arena_pb2.ExportResultsRequest(
             tournament_id=tournament_id, format=export_format))
         return response
@@ -321,7 +321,7 @@ class ArenaClient:
             "GetCompetitionStandings", arena_pb2.GetCompetitionStandingsRequest(competition_id=competition_id))
         return response
 
-    def set_competition_state(self, competition_id: str, state: arena_pb2.CompetitionState.ValueType,
+    def set_competition_state(self, competition_id: str, state: arena_pb2.CompetitionState,
                               ) -> arena_pb2.SetCompetitionStateResponse:
         response: arena_pb2.SetCompetitionStateResponse = self._unary(
             "SetCompetitionState", arena_pb2.SetCompetitionStateRequest(
