@@ -73,7 +73,7 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
     import grpc
 
     from arena.client import watch
-    from arena.engine import Rules
+    from arena.engine import Rules, Variant
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
 
@@ -101,7 +101,7 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
             participants = [*BUILTIN_PARTICIPANTS, *names]
             spec = arena_pb2.TournamentSpec(
                 name=f"demo-{int(time.time())}", participants=participants,
-                rules=rules_to_proto(Rules(variant=options.variant, target=options.target_score)),
+                rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
                 seats_per_table=options.seats, deals_per_table=options.deals,
                 duplicate_deals=options.duplicate, seed=options.seed, decision_deadline_ms=1000)
             created = client.call("CreateTournament", arena_pb2.CreateTournamentRequest(

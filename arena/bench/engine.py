@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from arena.engine import Match, Rules
+from arena.engine import Match, Rules, Variant
 
 
 def engine_rate(players: int, variant: str, seconds: float) -> tuple[float, float]:
     """(rounds/s, decisions/s) of random legal play for about `seconds`."""
     random_unit = random.Random(12345).random  # the same cheap uniform choice for both engines
-    rules = Rules(variant=variant)
+    rules = Rules(variant=Variant(variant))
     decisions = rounds = 0
     seed = 0
     start = time.process_time()

@@ -332,14 +332,14 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
     import grpc
 
     from arena.client import progress_line
-    from arena.engine import Rules
+    from arena.engine import Rules, Variant
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
 
     client = arena.client
     spec = arena_pb2.TournamentSpec(
         name=f"load-{uuid.uuid4().hex[:8]}", participants=list(names),
-        rules=rules_to_proto(Rules(variant=options.variant, target=options.target_score)),
+        rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
         seats_per_table=seats, deals_per_table=options.deals, duplicate_deals=False, seed=options.seed,
         decision_deadline_ms=options.deadline_ms)
     started = time.monotonic()

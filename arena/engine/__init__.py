@@ -16,10 +16,33 @@ from .errors import IllegalAction
 from .events import Event, event_for_seat
 from .match import DECISIONS, Match
 from .observation import Observation, OpponentView
-from .rules import Rules
+from .rules import RULE_CHOICES, Pairing, Rules, Scoring, StartFlip, UnoPenalty, Variant
 
 __all__ = [
-    "ACTION_KINDS", "ALL_COLORS", "DARK_COLORS", "DECISIONS", "LIGHT_COLORS", "Action", "Card", "Event",
-    "Face", "IllegalAction", "Match", "Observation", "OpponentView", "Rules", "classic_deck",
-    "event_for_seat", "parse_action", "parse_card", "parse_face", "physical_flip_deck",
+    "ACTION_KINDS",
+    "ALL_COLORS",
+    "DARK_COLORS",
+    "DECISIONS",
+    "LIGHT_COLORS",
+    "RULE_CHOICES",
+    "Action",
+    "Card",
+    "Event",
+    "Face",
+    "IllegalAction",
+    "Match",
+    "Observation",
+    "OpponentView",
+    "Pairing",
+    "Rules",
+    "Scoring",
+    "StartFlip",
+    "UnoPenalty",
+    "Variant",
+    "classic_deck",
+    "event_for_seat",
+    "parse_action",
+    "parse_card",
+    "parse_face",
+    "physical_flip_deck",
 ]

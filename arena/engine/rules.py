@@ -3,36 +3,74 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from enum import StrEnum
 from typing import Any
 
-_CHOICES = {
-    "variant": ("flip", "classic"),
-    "uno_penalty": ("auto", "catch"),
-    "scoring": ("winner", "lowest"),
-    "start_flip": ("replace", "flip"),
-    "pairing": ("physical", "shuffled"),
+
+class Variant(StrEnum):
+    """D1-D5, C1-C5: UNO Flip or classic UNO."""
+
+    FLIP = "flip"
+    CLASSIC = "classic"
+
+
+class UnoPenalty(StrEnum):
+    """U1: the two-card penalty of a missed UNO call is applied at once, or only when another seat catches it."""
+
+    AUTO = "auto"
+    CATCH = "catch"
+
+
+class Scoring(StrEnum):
+    """E2, E5: the round's winner scores the others' cards, or every seat scores its own and the lowest wins."""
+
+    WINNER = "winner"
+    LOWEST = "lowest"
+
+
+class StartFlip(StrEnum):
+    """S4: a Flip card turned up to start is replaced, or flips the deck."""
+
+    REPLACE = "replace"
+    FLIP = "flip"
+
+
+class Pairing(StrEnum):
+    """D5: the light and dark faces as the physical deck pairs them, or shuffled pairs."""
+
+    PHYSICAL = "physical"
+    SHUFFLED = "shuffled"
+
+
+RULE_CHOICES: dict[str, type[StrEnum]] = {
+    "variant": Variant, "uno_penalty": UnoPenalty, "scoring": Scoring, "start_flip": StartFlip, "pairing": Pairing,
 }
+"""The rule options that take one of a few words, by name: their enums (argparse choices and proto enums derive from
+them)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every option of RULES.md with its default; invalid values raise ValueError at construction."""
 
-    variant: str = "flip"
+    variant: Variant = Variant.FLIP
     bluffing: bool = True
-    uno_penalty: str = "auto"
+    uno_penalty: UnoPenalty = UnoPenalty.AUTO
     target: int = 500
-    scoring: str = "winner"
-    start_flip: str = "replace"
-    pairing: str = "physical"
+    scoring: Scoring = Scoring.WINNER
+    start_flip: StartFlip = StartFlip.REPLACE
+    pairing: Pairing = Pairing.PHYSICAL
     max_decisions_per_round: int = 10_000
     stacking: bool = False
 
     def __post_init__(self) -> None:
-        for name, allowed in _CHOICES.items():
+        for name, choices in RULE_CHOICES.items():
             value = getattr(self, name)
-            if value not in allowed:
-                raise ValueError(f"rule option {name}={value!r} is not one of {', '.join(allowed)}")
+            try:
+                object.__setattr__(self, name, choices(value))  # a plain word becomes its enum member
+            except ValueError:
+                raise ValueError(f"rule option {name}={value!r} is not one of "
+                                 f"{', '.join(choices.__members__.values())}") from None
         for name in ("bluffing", "stacking"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"rule option {name} must be true or false, got {getattr(self, name)!r}")

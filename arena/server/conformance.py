@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.engine import Action, Observation, Rules
+from arena.engine import Action, Observation, Rules, UnoPenalty, Variant
 from arena.runner import DecisionOutcome, EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
 from arena.server.remote_seat import RemoteSeat
@@ -179,8 +179,8 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     given_up: list[str] = []
     answered = 0
     scripted = [
-        (Rules(variant="flip", uno_penalty="catch"), 4, 0),
-        (Rules(variant="classic", uno_penalty="catch", bluffing=False), 2, 1),
+        (Rules(variant=Variant.FLIP, uno_penalty=UnoPenalty.CATCH), 4, 0),
+        (Rules(variant=Variant.CLASSIC, uno_penalty=UnoPenalty.CATCH, bluffing=False), 2, 1),
     ]
     seed = 11
     extra = 0
@@ -189,7 +189,7 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
         if scripted:
             rules, players, seat = scripted.pop(0)
         elif extra < 6 and any(kinds[k] == 0 for k in DECISION_KINDS):
-            rules, players, seat = Rules(variant="flip", uno_penalty="catch"), 3, extra % 3
+            rules, players, seat = Rules(variant=Variant.FLIP, uno_penalty=UnoPenalty.CATCH), 3, extra % 3
             extra += 1
         else:
             break

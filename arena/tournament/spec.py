@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine.rules import Rules
+from arena.engine.rules import Rules, Variant
 
 from ._rng import stable_digest
 
@@ -52,7 +52,7 @@ def rating_pool_key(variant: str, options: Mapping[str, Any]) -> str:
     process and on every machine.
     """
     rules = normalize_rules(variant, options)
-    defaults = Rules(variant=variant).to_dict()
+    defaults = Rules(variant=Variant(variant)).to_dict()
     significant = {k: v for k, v in rules.items() if k == "variant" or defaults.get(k) != v}
     return f"{variant}:{stable_digest(significant)}"
 

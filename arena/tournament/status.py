@@ -1,0 +1,55 @@
+"""The life cycles of what the arena runs, one StrEnum each: tournaments, their batches, competitions, gauntlets.
+
+Stored as their words (the JSON and Redis fields hold ``"running"``, ...); the organizer API's enums
+(``TournamentState``, ``CompetitionState``, ``GauntletState``) map onto them by name in one place
+(:mod:`arena.protocol.convert`), and the CLI's choices are their values.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class TournamentStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def ended(self) -> bool:
+        """No further match starts (finished, failed or cancelled): its seed is revealed."""
+        return self in ENDED_TOURNAMENT
+
+
+ENDED_TOURNAMENT = frozenset({TournamentStatus.FINISHED, TournamentStatus.FAILED, TournamentStatus.CANCELLED})
+ACTIVE_TOURNAMENT = frozenset({TournamentStatus.PENDING, TournamentStatus.RUNNING})
+
+
+class BatchStatus(StrEnum):
+    """A batch of a tournament's matches: queued for a worker, running in one, done, or stopped (cancelled)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    STOPPED = "stopped"
+
+
+class CompetitionStatus(StrEnum):
+    """A competition's ladder: starting blocks, paused until resumed, or closed for good."""
+
+    ACTIVE = "active"
+    PAUSED = "paused"
+    CLOSED = "closed"
+
+
+class GauntletStatus(StrEnum):
+    """A gauntlet: running; accepted (H1: the candidate is better); rejected (H0: it is not); inconclusive (the
+    block cap came first); failed (it could not go on: a bot missing, matches aborted)."""
+
+    RUNNING = "running"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    INCONCLUSIVE = "inconclusive"
+    FAILED = "failed"
