@@ -87,6 +87,7 @@ from arena.store import (
     Incident,
     InvalidName,
     InvalidToken,
+    Replay,
     Store,
     StoreUnavailable,
     UnknownBot,
@@ -98,7 +99,7 @@ from arena.store import (
 from arena.store.incidents import MAX_READ
 from arena.store.keys import BOT_NAME_RE, check_id, check_name
 from arena.store.runstate import RunState
-from arena.tournament import MatchResult, TournamentSpec, count_matches, limits, results_to_csv
+from arena.tournament import TournamentSpec, count_matches, limits, results_to_csv
 from arena.tournament.competition import CompetitionSpec
 from arena.tournament.cron import CronError, parse_cron, time_zone, with_time_zone
 from arena.tournament.spec import DEFAULT_LAG_CAP_MS
@@ -722,7 +723,7 @@ class Organizer:
     def standings_payload(self, tournament_id: str) -> dict[str, Any]:
         """The standings payload (:func:`arena.service.lifecycle.cached_standings`), final once the tournament
         ended, whichever way: a cancelled or failed tournament starts no further match either."""
-        payload = lifecycle.cached_standings(self.store, tournament_id)
+        payload = lifecycle.cached_standings(self.store, tournament_id).to_dict()
         status = self.store.tournaments.status(tournament_id)
         return dict(payload, final=bool(payload.get("final")) or status in _ENDED, status=status)
 
@@ -793,12 +794,12 @@ class Organizer:
         result = self.store.results.get(tid, mid) if self.store.tournaments.exists(tid) else None
         record = self.store.replays.load(mid)
         if record is None:
-            why = "" if result is None else f" (the match ended {result.get('end_reason')}: no replay kept)"
+            why = "" if result is None else f" (the match ended {result.end_reason}: no replay kept)"
             raise OrganizerError(grpc.StatusCode.NOT_FOUND, f"no replay of match {mid!r}{why}")
         viewer = request.seat if request.HasField("seat") else None
-        players = int(record.get("players") or record["replay"]["players"])
+        players = record.players
         ended = self.store.tournaments.exists(tid) and self.store.tournaments.status(tid) in _ENDED
-        ended = ended or (record.get("group") == "human" and not record.get("tournament_id"))  # a human game, over
+        ended = ended or (record.group == "human" and not record.tournament_id)  # a human game, over
         if not caller.is_admin and not ended and viewer is None:
             # An omniscient replay shows the deal seed and every hand: with duplicate deals, the hands of the
             # rotations still to play. Once the tournament ended, its seed is public and so are its replays.
@@ -810,7 +811,7 @@ class Organizer:
                                  "until its tournament ends, a match's replay needs a bot's token (its own seat's "
                                  "view) or the admin's: send 'authorization: Bearer <token>'")
         if not caller.is_admin and not ended:
-            seats = [str(name) for name in record.get("seats") or []]
+            seats = list(record.seats)
             own = [i for i, name in enumerate(seats) if caller.is_bot(name)]
             if not own:
                 raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
@@ -839,7 +840,7 @@ class Organizer:
             reveal = lifecycle.seed_reveal(record)
             secret = not (caller.is_admin or reveal.revealed)
             # Until the end, the seed and the deal seeds are for the admin only (0 for anyone else).
-            recorded = [dict(results[m], seed=0) if secret else results[m] for m in sorted(results)]
+            recorded = [dict(results[m].to_dict(), seed=0 if secret else results[m].seed) for m in sorted(results)]
             document = {
                 "tournament": {
                     "tournament_id": tid,
@@ -863,7 +864,7 @@ class Organizer:
         if request.format not in (arena_pb2.EXPORT_FORMAT_CSV, arena_pb2.EXPORT_FORMAT_UNSPECIFIED):
             raise _invalid(f"unknown export format {request.format}")
         # Aborted matches are exported too; their end_reason column says so.
-        matches = [MatchResult.from_dict(r) for r in results.values()]
+        matches = [r.result for r in results.values()]
         return arena_pb2.ExportResultsResponse(
             content_type="text/csv", filename=f"{tid}-results.csv", data=results_to_csv(matches).encode()
         )
@@ -879,9 +880,8 @@ def incident_message(incident: Incident) -> arena_pb2.BotIncident:
     return msg
 
 
-def summary_message(tournament_id: str, data: dict[str, Any]) -> arena_pb2.MatchSummary:
+def summary_message(tournament_id: str, stored: StoredResult) -> arena_pb2.MatchSummary:
     """A stored result as a MatchSummary message."""
-    stored = StoredResult.from_dict(data)
     result = stored.result
     msg = arena_pb2.MatchSummary(
         match_id=result.match_id,
@@ -911,14 +911,14 @@ def result_message(stored: StoredResult) -> game_pb2.MatchResult:
     return msg
 
 
-def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer: int | None) -> arena_pb2.Replay:
+def replay_message(record: Replay, result: StoredResult | None, viewer: int | None) -> arena_pb2.Replay:
     """A stored match record replayed step by step (:func:`arena.service.replays.replay_steps`), omniscient or
     as seat ``viewer`` saw it."""
     walk = replay_steps(record, viewer)
-    seats = list(record.get("seats") or [])
+    seats = list(record.seats)
     msg = arena_pb2.Replay(
-        match_id=str(record.get("match_id", "")),
-        tournament_id=str(record.get("tournament_id", "")),
+        match_id=record.match_id,
+        tournament_id=record.tournament_id,
         rules=rules_to_proto(walk.rules),
         seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(seats)],
         seed=walk.seed if viewer is None else 0,
@@ -934,7 +934,7 @@ def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer
             step.refusal = item.refusal
             step.latency_ms = max(0, round(item.latency_ms))
         msg.steps.append(step)
-    source = StoredResult.from_dict(result or record)
+    source = result or StoredResult.from_replay(record)
     msg.result.CopyFrom(result_message(source))
     msg.reason = end_reason_to_proto(source.result.end_reason)
     return msg

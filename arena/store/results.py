@@ -99,7 +99,7 @@ class StoredResult:
     def counter(self, name: str) -> tuple[int, ...]:
         """One per-seat counter by name (``timeouts``, ``refusals``, ``decisions``), padded with 0 to every seat."""
         values: tuple[int, ...] = getattr(self, name)
-        return values + (0,) * (len(self.seats) - len(values))
+        return (values + (0,) * len(self.seats))[: len(self.seats)]
 
     def to_dict(self) -> dict[str, Any]:
         data = self.result.to_dict()
