@@ -51,7 +51,7 @@ def test_two_concurrent_writers_exactly_one_wins(redis_server: object, store: St
     assert not set(wins[0]) & set(wins[1])
     stored = store.results.all(tournament)
     for n in range(2):
-        assert all(stored[mid] == stored_result(mid, detail=f"writer {n}") for mid in wins[n])  # the winner's result is the one kept
+        assert all(stored[mid] == stored_result(mid, detail=f"writer {n}") for mid in wins[n])  # the winner kept
     progress = store.results.progress(tournament)
     assert progress.done == 50 and progress.scheduled == 50 and progress.complete
 
