@@ -383,7 +383,8 @@ class HumanPlayService:
                 raise BadSetup(f"opponent {opponent!r}: no connected bot {name!r} accepts human games now")
             return seat_for(name, seed=0, relay=self.store)
         if builtin_kind(opponent) != opponent:
-            raise BadSetup(f"opponent {opponent!r}: unknown built-in bot (known: {', '.join(sorted(BUILTIN_BOTS))})")
+            raise BadSetup(f"opponent {opponent!r}: unknown built-in bot {opponent!r} "
+                           f"(known: {', '.join(sorted(BUILTIN_BOTS))})")
         return seat_for(opponent, seed=game_bot_seed(seed, seat))
 
     # -- sessions ---------------------------------------------------------------------------------------------------

@@ -109,6 +109,15 @@ def _decision(step: Any, walked: WalkStep, names: list[str]) -> dict[str, Any]:
     }
 
 
+def _check_events(omniscient: Any, match: Match) -> None:
+    """:class:`ReplayMismatch` unless the rebuild gave as many events as the record lists (hands aside)."""
+    recorded = sum(1 for e in omniscient.opening if e.type != "hand") + sum(
+        1 for step in omniscient.steps for e in step.events if e.type != "hand")
+    if recorded != len(match.events):
+        raise ReplayMismatch(f"match {omniscient.match_id}: the rebuild gives {len(match.events)} events, the record "
+                             f"{recorded}")
+
+
 def replay_frames(omniscient: Any, view: Any = None) -> Frames:
     """The frames of a match: ``omniscient`` is the omniscient ``Replay`` message (it carries the seed), ``view``
     the ``Replay`` of one seat's view (its events are the ones listed) or None for the omniscient frames; the match
@@ -135,11 +144,7 @@ def replay_frames(omniscient: Any, view: Any = None) -> Frames:
     except WalkError as error:  # the engine's refusal: the record does not replay
         raise ReplayMismatch(f"match {omniscient.match_id}: decision {error.number} ({error.action}) does not "
                              f"replay: {error.error}") from None
-    recorded = sum(1 for e in omniscient.opening if e.type != "hand") + sum(
-        1 for step in omniscient.steps for e in step.events if e.type != "hand")
-    if recorded != len(match.events):
-        raise ReplayMismatch(f"match {omniscient.match_id}: the rebuild gives {len(match.events)} events, the record "
-                             f"{recorded}")
+    _check_events(omniscient, match)
     return Frames(
         match_id=omniscient.match_id, tournament_id=omniscient.tournament_id, viewer=viewer,
         seats=[{"seat": n, "name": name} for n, name in enumerate(names)], variant=rules.variant, frames=frames,
