@@ -32,9 +32,12 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.processes import Processes, child_pids, cli_argv, free_port, wait_until
+
+if TYPE_CHECKING:
+    from arena.store import StoredResult
 
 FAULTS = ("none", "gateway-sigterm", "gateway-kill", "redis-restart", "worker-child-kill", "redis-refuses-writes")
 """Every fault the benchmark injects (``none``: the clean distributed run, for comparison)."""
@@ -276,10 +279,10 @@ def run_fault(fault: str, options: FaultOptions = FaultOptions()) -> FaultReport
             run = RunState(arena.store, tournament_id)
             return FaultReport(
                 fault=fault, matches=total, recorded=len(results), feed=len(run.feed()),
-                aborted=sum(1 for r in results.values() if r.get("end_reason") == "aborted"),
-                strikes=sum(sum(r.get("strikes") or ()) for r in results.values()),
-                forfeits=sum(sum(r.get("forfeits") or ()) for r in results.values()),
-                timeouts=sum(sum(r.get("timeouts") or ()) for r in results.values()),
+                aborted=sum(1 for r in results.values() if r.end_reason == "aborted"),
+                strikes=sum(sum(r.result.strikes) for r in results.values()),
+                forfeits=sum(sum(r.result.forfeits) for r in results.values()),
+                timeouts=sum(sum(r.timeouts) for r in results.values()),
                 standings_equal=table.standings.to_dict() == reference_standings(spec),
                 recovery_s=None if fault == "none" else (recovered[0] if recovered else None),
                 resent=int(run.get("rescues") or 0), elapsed_s=elapsed,
@@ -290,17 +293,17 @@ def run_fault(fault: str, options: FaultOptions = FaultOptions()) -> FaultReport
             arena.close()
 
 
-def _charged(store: Any, results: dict[str, dict[str, Any]]) -> list[str]:
+def _charged(store: Any, results: dict[str, StoredResult]) -> list[str]:
     """A line per match that charged a bot something: which decisions, and why (from its replay)."""
     lines = []
     for mid, result in sorted(results.items()):
-        if not any(result.get("strikes") or ()) and not any(result.get("forfeits") or ()):
+        if not any(result.result.strikes) and not any(result.result.forfeits):
             continue
-        replay = store.replays.load(mid) or {}
-        outcomes = str(replay.get("outcomes", ""))
+        replay = store.replays.load(mid)
+        outcomes = "" if replay is None else replay.outcomes
         odd = [f"decision {i + 1}: {letter}" for i, letter in enumerate(outcomes) if letter != "a"]
-        lines.append(f"{mid}: strikes {result.get('strikes')} (outcomes {', '.join(odd[:6])}; t: timeout, "
-                     f"f: fallback, u: unreachable) {result.get('detail', '')}")
+        lines.append(f"{mid}: strikes {list(result.result.strikes)} (outcomes {', '.join(odd[:6])}; t: timeout, "
+                     f"f: fallback, u: unreachable) {result.detail}")
     return lines
 
 

@@ -386,7 +386,6 @@ def _export(arena: Any, tournament_id: str) -> bytes:
 
 def _check_records(arena: Any, report: LoadReport) -> None:
     """Every scheduled match recorded once; decisions, latencies, timeouts and refusals from the records."""
-    from arena.service.matches import is_scored
     from arena.service.replays import decision_columns
     from arena.store import Store
 
@@ -415,12 +414,12 @@ def _check_records(arena: Any, report: LoadReport) -> None:
                             f"{len(results)} results stored")
         report.matches_recorded = len(results)
         for match_id, result in results.items():
-            refused = sum(result.get("refusals") or [])  # in time (per decision) and late (after the match)
+            refused = sum(result.refusals)  # in time (per decision) and late (after the match)
             in_time = 0
-            report.forfeits += len(result.get("forfeits") or [])
+            report.forfeits += len(result.result.forfeits)
             stored = store.replays.load(match_id)
             if stored is None:
-                if is_scored(result):
+                if result.scored:
                     problems.append(f"match {match_id} has no stored record")
                 continue
             for number, (latency_ms, outcome, reasons, _applied) in enumerate(decision_columns(stored), 1):

@@ -261,18 +261,19 @@ def _print_record(record: Any, as_json: bool) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from arena.relay import RelaySeat
-    from arena.runner import EndReason, LocalSeat, MatchConfig, Seat, run_match
+    import functools
+
+    from arena.runner import EndReason, MatchConfig, Seat, run_match
     from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address
     from arena.server.remote_seat import RemoteSeat
+    from arena.service.seating import is_builtin, local_bot_seed, seat_for
     from arena.store import UnknownBot
-    from bots import BUILTIN_BOTS, make_bot
 
     names = [n.strip() for n in args.seats.split(",") if n.strip()]
     if not 2 <= len(names) <= 10:
         print("--seats needs 2 to 10 comma-separated names", file=sys.stderr)
         return 2
-    remote = [n for n in names if n not in BUILTIN_BOTS]
+    remote = [n for n in names if not is_builtin(n)]
     rules = rules_from_args(args)
     if args.seed is None:  # a secret random seed (the operating system's CSPRNG), printed with the result
         args.seed = secrets.randbelow(2**63 - 1) + 1
@@ -294,15 +295,9 @@ def cmd_match(args: argparse.Namespace) -> int:
                 print(f"registered {name}: token {token}", flush=True)
 
         def seats_for(gateway: Any) -> list[Seat]:
-            out: list[Seat] = []
-            for index, name in enumerate(names):
-                if name in BUILTIN_BOTS:
-                    out.append(LocalSeat(make_bot(name, seed=args.seed * 1000 + index)))
-                elif gateway is None:
-                    out.append(RelaySeat(store, name))
-                else:
-                    out.append(RemoteSeat(gateway, name))
-            return out
+            remote_seat = None if gateway is None else functools.partial(RemoteSeat, gateway)
+            return [seat_for(name, seed=local_bot_seed(args.seed, index), relay=store, remote=remote_seat)
+                    for index, name in enumerate(names)]
 
         async def play(stop: asyncio.Event) -> int:
             if args.relay:

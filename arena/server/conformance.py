@@ -33,6 +33,7 @@ from arena.engine import Action, Observation, Rules, UnoPenalty, Variant
 from arena.runner import DecisionOutcome, EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
 from arena.server.remote_seat import RemoteSeat
+from arena.service.seating import check_bot_seed, seat_for
 from bots import Bot, make_bot
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
@@ -124,8 +125,8 @@ class _ForgetsUno(Bot):
 
 def _others(count: int, seed: int) -> list[Seat]:
     """Local opponents: heuristic and random bots, and one that forgets its UNO calls."""
-    return [LocalSeat(_ForgetsUno(seed + i) if i == 1 else make_bot("random" if i % 2 else "heuristic", seed + i))
-            for i in range(count)]
+    return [LocalSeat(_ForgetsUno(check_bot_seed(seed, i))) if i == 1
+            else seat_for("random" if i % 2 else "heuristic", seed=check_bot_seed(seed, i)) for i in range(count)]
 
 
 def _problems(record: MatchRecord, seat: int) -> str:
@@ -172,71 +173,111 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     version = gateway.link(bot).version
     progress.add(CheckResult("connects", True, f"session open (bot_version {version!r})"))
 
+    await _scripted_checks(gateway, bot, progress, deadline_s=deadline_s, max_strikes=max_strikes,
+                           match_budget_s=match_budget_s, phase_budget_s=phase_budget_s)
+    await _concurrent_check(gateway, bot, progress, concurrent=concurrent, deadline_s=deadline_s,
+                            max_strikes=max_strikes, match_budget_s=match_budget_s)
+    await _reconnect_check(gateway, bot, progress, deadline_s=reconnect_deadline_s, max_strikes=max_strikes,
+                           match_budget_s=match_budget_s)
+    progress.running = ()
+    return list(progress.results)
+
+
+@dataclass
+class _Scripted:
+    """What the scripted matches found about the bot under check."""
+
+    kinds: Counter[str] = field(default_factory=Counter)
+    timed: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    given_up: list[str] = field(default_factory=list)
+    answered: int = 0
+
+
+_Planned = tuple[Rules, int, int]
+
+
+def _next_scripted(scripted: list[_Planned], found: _Scripted, extra: int) -> _Planned | None:
+    """The next scripted match (rules, players, the bot's seat): the two fixed ones, then up to six more until
+    every decision kind came up."""
+    if scripted:
+        return scripted.pop(0)
+    if extra < 6 and any(found.kinds[k] == 0 for k in DECISION_KINDS):
+        return Rules(variant=Variant.FLIP, uno_penalty=UnoPenalty.CATCH), 3, extra % 3
+    return None
+
+
+async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, *, deadline_s: float,
+                           max_strikes: int, match_budget_s: float, phase_budget_s: float) -> None:
+    """``answers-in-time``, ``legal-choices`` and ``decision-kinds``."""
     progress.running = ("answers-in-time", "legal-choices", "decision-kinds")
-    kinds: Counter[str] = Counter()
-    timed: list[str] = []
-    refused: list[str] = []
-    given_up: list[str] = []
-    answered = 0
+    found = _Scripted()
     scripted = [
         (Rules(variant=Variant.FLIP, uno_penalty=UnoPenalty.CATCH), 4, 0),
         (Rules(variant=Variant.CLASSIC, uno_penalty=UnoPenalty.CATCH, bluffing=False), 2, 1),
     ]
+    fixed = len(scripted)
     seed = 11
-    extra = 0
     phase_ends = time.monotonic() + phase_budget_s
     while time.monotonic() < phase_ends:
-        if scripted:
-            rules, players, seat = scripted.pop(0)
-        elif extra < 6 and any(kinds[k] == 0 for k in DECISION_KINDS):
-            rules, players, seat = Rules(variant=Variant.FLIP, uno_penalty=UnoPenalty.CATCH), 3, extra % 3
-            extra += 1
-        else:
+        planned = _next_scripted(scripted, found, max(0, seed - 11 - fixed))
+        if planned is None:
             break
+        rules, players, seat = planned
         seats: list[Seat] = _others(players - 1, seed)
-        watched = _Watched(gateway, bot, kinds)
+        watched = _Watched(gateway, bot, found.kinds)
         seats.insert(seat, watched)
         config = MatchConfig(f"check-{bot}-{seed}", seed, rules, deadline_s=deadline_s, max_strikes=max_strikes)
         record = await _play(config, seats, min(match_budget_s, phase_ends - time.monotonic()))
         seed += 1
         if isinstance(record, str):
-            given_up.append(record)
+            found.given_up.append(record)
             break
-        answered += watched.asked - record.timeouts[seat]
+        found.answered += watched.asked - record.timeouts[seat]
         problems = _problems(record, seat)
         if record.timeouts[seat] or seat in record.forfeits:
-            timed.append(f"{config.match_id}: {problems}")
+            found.timed.append(f"{config.match_id}: {problems}")
         if record.refusals[seat]:
-            refused.append(f"{config.match_id}: {problems}")
-    if scripted and not given_up:
-        given_up.append(f"the scripted matches did not end within {phase_budget_s:.0f} s")
-    slow = timed + given_up
+            found.refused.append(f"{config.match_id}: {problems}")
+    if scripted and not found.given_up:
+        found.given_up.append(f"the scripted matches did not end within {phase_budget_s:.0f} s")
+    slow = found.timed + found.given_up
     progress.add(CheckResult("answers-in-time", not slow,
-                             "; ".join(slow) or f"{answered} decisions answered within {deadline_s:g} s"))
-    progress.add(CheckResult("legal-choices", not refused and not given_up,
-                             "; ".join(refused + given_up) or "no answer refused"))
-    missing = [k for k in DECISION_KINDS if kinds[k] == 0]
-    seen = ", ".join(f"{k} {kinds[k]}" for k in DECISION_KINDS)
+                             "; ".join(slow) or f"{found.answered} decisions answered within {deadline_s:g} s"))
+    progress.add(CheckResult("legal-choices", not found.refused and not found.given_up,
+                             "; ".join(found.refused + found.given_up) or "no answer refused"))
+    missing = [k for k in DECISION_KINDS if found.kinds[k] == 0]
+    seen = ", ".join(f"{k} {found.kinds[k]}" for k in DECISION_KINDS)
     progress.add(CheckResult("decision-kinds", not missing,
                              f"asked {seen}" + (f"; never came up: {', '.join(missing)}" if missing else "")))
 
-    # Never more matches at once than the bot's Hello offered (the gateway would make the others wait).
+
+async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress, *, concurrent: int,
+                            deadline_s: float, max_strikes: int, match_budget_s: float) -> None:
+    """``concurrent-matches``: never more matches at once than the bot's Hello offered (the gateway would make the
+    others wait)."""
     progress.running = ("concurrent-matches",)
     concurrent = max(1, min(concurrent, gateway.link(bot).capacity or concurrent))
     configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), deadline_s=deadline_s, max_strikes=max_strikes)
                for i in range(concurrent)]
+
+    def remote(name: str) -> Seat:
+        return RemoteSeat(gateway, name, admit_timeout_s=ADMIT_TIMEOUT_S)
+
     records = await asyncio.gather(*(
-        _play(c, [RemoteSeat(gateway, bot, admit_timeout_s=ADMIT_TIMEOUT_S), *_others(2, c.seed)], match_budget_s)
-        for c in configs))
+        _play(c, [seat_for(bot, seed=0, remote=remote), *_others(2, c.seed)], match_budget_s) for c in configs))
     bad = [r if isinstance(r, str) else f"{r.match_id}: {_problems(r, 0)}"
            for r in records if isinstance(r, str) or _problems(r, 0)]
     progress.add(CheckResult("concurrent-matches", not bad,
                              "; ".join(bad) or f"{concurrent} matches at once, all answered in time"))
 
+
+async def _reconnect_check(gateway: Gateway, bot: str, progress: CheckProgress, *, deadline_s: float,
+                           max_strikes: int, match_budget_s: float) -> None:
+    """``reconnect``: the stream is dropped before decision 5; the bot must come back and answer."""
     progress.running = ("reconnect",)
     watched = _Watched(gateway, bot, Counter(), drop_before=5)
-    config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), deadline_s=reconnect_deadline_s,
-                         max_strikes=max_strikes)
+    config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), deadline_s=deadline_s, max_strikes=max_strikes)
     played = await _play(config, [watched, *_others(2, 7)], match_budget_s)
     if isinstance(played, str):
         progress.add(CheckResult("reconnect", False, played))
@@ -248,8 +289,6 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
             "reconnect", not problems and gateway.is_connected(bot),
             problems or ("stream dropped at decision 5; the bot reconnected and answered the pending decision"
                          if gateway.is_connected(bot) else "the bot did not stay connected")))
-    progress.running = ()
-    return list(progress.results)
 
 
 def all_passed(results: Sequence[CheckResult]) -> bool:

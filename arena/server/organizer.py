@@ -546,7 +546,7 @@ class Organizer:
     def standings_payload(self, tournament_id: str) -> dict[str, Any]:
         """The standings payload (:func:`arena.service.lifecycle.cached_standings`), final once the tournament
         ended, whichever way: a cancelled or failed tournament starts no further match either."""
-        payload = lifecycle.cached_standings(self.store, tournament_id)
+        payload = lifecycle.cached_standings(self.store, tournament_id).to_dict()
         status = self.store.tournaments.status(tournament_id)
         return dict(payload, final=bool(payload.get("final")) or status in ENDED, status=status)
 

@@ -38,11 +38,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Action, Card, Event, Face, Match, Observation, Rules, UnoPenalty, Variant
-from arena.relay import RelaySeat
 from arena.runner import (
     DEFAULT_DEADLINE_S,
     DEFAULT_MAX_STRIKES,
-    LocalSeat,
     MatchConfig,
     MatchRunner,
     MatchSummary,
@@ -51,10 +49,11 @@ from arena.runner import (
     SeatStart,
     SeatTimeout,
 )
-from arena.store import Store
-from bots import BUILTIN_BOTS, make_bot
+from arena.store import Replay, Store
+from bots import BUILTIN_BOTS
 
 from .replays import stored_record
+from .seating import builtin_kind, game_bot_seed, seat_for
 
 HUMAN_DEADLINE_S = 300.0
 """The person's time per decision: five minutes (a bot gets :data:`arena.runner.DEFAULT_DEADLINE_S`)."""
@@ -280,7 +279,7 @@ class HumanSession:
     waiting: _Waiting | None = None
     task: asyncio.Task[None] | None = None
     finished: bool = False
-    replay: dict[str, Any] | None = None
+    replay: Replay | None = None
     """The stored record once the match ended (kept here when there is no store)."""
     last_active: float = field(default_factory=time.monotonic)
     ended_at: float | None = None
@@ -382,11 +381,11 @@ class HumanPlayService:
                 raise BadSetup(f"opponent {opponent!r}: remote bots need a store (set $REDIS_URL)")
             if remote is None or name not in remote:
                 raise BadSetup(f"opponent {opponent!r}: no connected bot {name!r} accepts human games now")
-            return RelaySeat(self.store, name)
-        try:
-            return LocalSeat(make_bot(opponent, seed=seed * 7 + seat), name=opponent)
-        except ValueError as error:
-            raise BadSetup(f"opponent {opponent!r}: {error}") from None
+            return seat_for(name, seed=0, relay=self.store)
+        if builtin_kind(opponent) != opponent:
+            raise BadSetup(f"opponent {opponent!r}: unknown built-in bot {opponent!r} "
+                           f"(known: {', '.join(sorted(BUILTIN_BOTS))})")
+        return seat_for(opponent, seed=game_bot_seed(seed, seat))
 
     # -- sessions ---------------------------------------------------------------------------------------------------
     async def start(self, setup: GameSetup, *, player_name: str = "you") -> HumanSession:
@@ -445,7 +444,7 @@ class HumanPlayService:
             raise WrongToken(f"the token does not belong to game {session_id!r}")
         return session
 
-    def replay(self, match_id: str) -> dict[str, Any] | None:
+    def replay(self, match_id: str) -> Replay | None:
         """The stored record of a finished human game this process still holds (store or not), else None."""
         session = self._by_match.get(match_id)
         return session.replay if session is not None and session.finished else None

@@ -1,6 +1,6 @@
 """The match player of a worker: one scheduled match through :func:`arena.runner.run_match`.
 
-:class:`MatchPlayer` is the ``play`` callable of :func:`arena.service.lifecycle.run_batch`: it builds
+:class:`MatchPlayer` is the ``play`` callable of :func:`arena.service.batch_runner.run_batch`: it builds
 the seats (:mod:`arena.service.matches`), runs the match on an event loop it keeps for the process, and
 returns the result and the replay to store (in the format of :mod:`arena.service.replays`); the match's
 incidents go to its registered bots' incident logs (:mod:`arena.service.incidents`).
@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from arena.runner import DEFAULT_INFRA_GRACE_S, run_match
-from arena.store import Store
+from arena.store import Replay, Store, StoredResult
 from arena.tournament import MatchSpec
 
 from .incidents import log_match_incidents
@@ -38,7 +38,7 @@ class MatchPlayer:
             self._pid = os.getpid()
         return self._loop
 
-    def __call__(self, spec: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    def __call__(self, spec: MatchSpec) -> tuple[StoredResult, Replay]:
         config = match_config(spec, infra_grace_s=self.infra_grace_s)
         seats = seats_for(self.store, spec)
         loop = self._event_loop()
@@ -49,7 +49,7 @@ class MatchPlayer:
             self.close()
             raise
         log_match_incidents(self.store, record, spec.seats, self.metrics)
-        return result_of(record, spec).to_dict(), stored_record(record)
+        return result_of(record, spec), stored_record(record)
 
     def close(self) -> None:
         loop, self._loop = self._loop, None

@@ -1,63 +1,31 @@
-"""Playing one scheduled match in a worker: seats for the participants, the runner, the result.
+"""Playing one scheduled match in a worker: its seats (:mod:`arena.service.seating`), its runner configuration,
+its stored result (:class:`arena.store.StoredResult`) and its compact form in a batch message.
 
-Participants are either *built-in* bots, played in the worker process through
-:class:`arena.runner.LocalSeat`, or *registered* bots, reached through the gateway that holds
-their stream with :class:`arena.relay.RelaySeat`.
-
-A built-in participant is named after a built-in bot (``random``, ``heuristic``), optionally
-with a tag after ``#`` so that one tournament can field several of them: ``random#2``,
-``heuristic#b``. Registered bot names cannot contain ``#`` (see :data:`arena.store.keys.BOT_NAME_RE`),
-so the two never collide; the organizer API refuses to register a bare built-in name in any case.
-
-A built-in bot gets a fresh object per match, seeded from the match id and its name, so the same
-match always plays out the same way (the fault tests compare standings with a clean run).
+Participants are either *built-in* bots, played in the worker process, or *registered* bots, reached through the
+gateway that holds their stream with :class:`arena.relay.RelaySeat`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from arena.engine import Rules
-from arena.relay import RelaySeat
-from arena.runner import DEFAULT_INFRA_GRACE_S, LocalSeat, MatchConfig, MatchRecord, Seat
-from arena.store import Store
+from arena.runner import DEFAULT_INFRA_GRACE_S, MatchConfig, MatchRecord, Seat
+from arena.store import Store, StoredResult
 from arena.tournament import EndReason, MatchResult, MatchSpec
-from bots import BUILTIN_BOTS, make_bot
 
-BUILTIN_RE = re.compile(r"^(?P<kind>[A-Za-z]+)(?:#(?P<tag>[A-Za-z0-9_-]{1,16}))?$")
-"""A built-in participant: a built-in bot's name (in any case), optionally ``#tag``."""
+from .seating import bot_seed, builtin_kind, is_builtin, match_seat
 
-
-def builtin_kind(name: str) -> str | None:
-    """The built-in bot behind a participant name (``"random#2"`` -> ``"random"``), or ``None``. Names are
-    compared without case, as bot names are: ``Random`` and ``HEURISTIC`` are the built-ins too."""
-    m = BUILTIN_RE.match(name)
-    kind = None if m is None else m.group("kind").lower()
-    return kind if kind in BUILTIN_BOTS else None
-
-
-def is_builtin(name: str) -> bool:
-    return builtin_kind(name) is not None
-
-
-def bot_seed(match_id: str, name: str) -> int:
-    """The seed of a built-in bot's object in one match (stable across processes)."""
-    digest = hashlib.sha256(f"uno-arena/bot/{match_id}/{name}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+__all__ = ["StoredResult", "aborted_result", "bot_seed", "builtin_kind", "is_builtin", "make_seat", "match_config",
+           "result_of", "seats_for", "spec_from_wire", "spec_to_wire"]
 
 
 def make_seat(store: Store, name: str, match_id: str) -> Seat:
-    """The seat of participant ``name`` in match ``match_id``: local for built-ins, relayed otherwise."""
-    kind = builtin_kind(name)
-    if kind is not None:
-        # The participant name (with its tag) is what the record and the standings count.
-        return LocalSeat(make_bot(kind, bot_seed(match_id, name)), name=name)
-    return RelaySeat(store, name)
+    """The seat of participant ``name`` in match ``match_id`` (:func:`arena.service.seating.match_seat`)."""
+    return match_seat(name, match_id, store)
 
 
 def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> MatchConfig:
@@ -76,56 +44,7 @@ def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_
 
 
 def seats_for(store: Store, spec: MatchSpec) -> list[Seat]:
-    return [make_seat(store, name, spec.match_id) for name in spec.seats]
-
-
-@dataclass(frozen=True)
-class StoredResult:
-    """The stored result of one match: the :class:`~arena.tournament.MatchResult` standings count, plus the
-    per-seat counters and bookkeeping the API shows. JSON-ready through :meth:`to_dict` (one flat object, the
-    ``MatchResult`` fields first), read back by :meth:`from_dict`."""
-
-    result: MatchResult
-    tournament_id: str
-    seed: int
-    timeouts: tuple[int, ...]
-    refusals: tuple[int, ...]
-    bot_versions: tuple[str, ...] = ()
-    duration_s: float = 0.0
-    finished_at: float = 0.0
-    detail: str = ""
-    decisions: tuple[int, ...] = ()
-    """Decisions asked of each seat (empty in results stored before they were counted)."""
-
-    @property
-    def scored(self) -> bool:
-        """Whether the match counts in standings and ratings (not aborted, not cancelled)."""
-        return self.result.end_reason.scored
-
-    def to_dict(self) -> dict[str, Any]:
-        data = self.result.to_dict()
-        data.update(
-            tournament_id=self.tournament_id, seed=self.seed, timeouts=list(self.timeouts),
-            refusals=list(self.refusals), bot_versions=list(self.bot_versions), duration_s=self.duration_s,
-            finished_at=self.finished_at, detail=self.detail, decisions=list(self.decisions),
-        )
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StoredResult:
-        k = len(data.get("seats", ()))
-        return cls(
-            result=MatchResult.from_dict(data),
-            tournament_id=str(data.get("tournament_id", "")),
-            seed=int(data.get("seed", 0)),
-            timeouts=tuple(int(v) for v in data.get("timeouts") or [0] * k),
-            refusals=tuple(int(v) for v in data.get("refusals") or [0] * k),
-            bot_versions=tuple(str(v) for v in data.get("bot_versions") or ()),
-            duration_s=float(data.get("duration_s", 0.0)),
-            finished_at=float(data.get("finished_at") or 0.0),
-            detail=str(data.get("detail", "")),
-            decisions=tuple(int(v) for v in data.get("decisions") or ()),
-        )
+    return [match_seat(name, spec.match_id, store) for name in spec.seats]
 
 
 def result_of(record: MatchRecord, spec: MatchSpec) -> StoredResult:
@@ -147,11 +66,6 @@ def aborted_result(spec: MatchSpec, reason: str) -> StoredResult:
                          end_reason=EndReason.ABORTED, group=spec.group,
                          scoring=str(dict(spec.rules).get("scoring", "winner")))
     return StoredResult(result, spec.tournament_id, spec.seed, (0,) * k, (0,) * k, (), 0.0, time.time(), reason[:500])
-
-
-def is_scored(result: Mapping[str, Any]) -> bool:
-    """Whether a stored result (as read from the store) counts in standings and ratings."""
-    return EndReason.parse(result.get("end_reason", EndReason.TARGET)).scored
 
 
 def spec_to_wire(spec: MatchSpec) -> list[Any]:

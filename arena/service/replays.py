@@ -1,57 +1,133 @@
-"""The stored replay of a match, and walking it step by step as the replay viewers show it.
+"""The stored replay of a match, and the one walk that replays a match step by step.
 
-The stored replay is the :class:`arena.runner.MatchRecord` in a compact form (:func:`stored_record`):
-every field of the record but the per-decision log, which is kept as columns (``latency_us``: one integer
-per decision; ``outcomes``: one letter per decision, ``a``nswered, ``t``imeout, ``e``rror, ``f``allback,
-``F`` forfeited, ``u``nreachable at first (an infrastructure fault, then answered); ``refused``:
-``{decision index: [count, reasons]}`` for the few decisions with refused answers; ``declined``: the indexes
-of declined catch offers, decisions that are no action of the replay; ``clock_us``: ``{decision index: [lag
-compensation, time bank used]}`` in microseconds, for the decisions that had either); ``hands``: every round's
-hands as dealt and as shown at its end (:func:`arena.runner.record.hands_to_json`, taken by the runner while the
-match ran; records stored before it have none, and a walk of the replay through the engine works them out).
-Serialising the record's dataclasses one by one costs about half a match; this form costs a few per cent.
-:func:`decision_columns` reads either form back, and :func:`replay_steps` replays it through the engine,
-omniscient or as one seat saw it, with the hands: a ``hand`` event (``cards``: the hand) after each deal, for
-every seat omnisciently and for the viewer's own seat only in a seat's view (V1), and after each round's end
-for every seat (V5: all hands are revealed for scoring), in both.
+:func:`stored_record` turns a :class:`arena.runner.MatchRecord` into its stored :class:`arena.store.Replay`: every
+field of the record but the per-decision log, which is kept as columns (latency, outcome letter, refusals, declined
+catch offers, clock), and ``hands``, every round's hands as dealt and as shown at its end
+(:func:`arena.runner.record.hands_to_json`, taken by the runner while the match ran; records stored before it have
+none, and a walk of the replay through the engine works them out). Serialising the record's dataclasses one by one
+costs about half a match; this form costs a few per cent.
+
+:func:`walk` is the one replay walk of the arena: it applies a match's decisions to the engine in order, with the
+round changes (the arena's ``next_round``, re-inserted where the engine waits for one when the source leaves them
+out, as the ``Replay`` messages of the API do), and yields each step with the engine standing right after it. The
+organizer's replays (:func:`replay_steps`), the web's replay frames (:mod:`arena.web.replay_frames`) and the
+verification of a tournament (:mod:`arena.service.verification`) all walk a match through it.
+
+:func:`replay_steps` walks a stored replay omniscient or as one seat saw it, with the hands: a ``hand`` event
+(``cards``: the hand) after each deal, for every seat omnisciently and for the viewer's own seat only in a seat's
+view (V1), and after each round's end for every seat (V5: all hands are revealed for scoring), in both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from arena.engine import Action, Event, Match, Rules, parse_action
+from arena.engine.actions import NEXT_ROUND
 from arena.engine.hands import Hands, current_hands, dealt_hands, round_hands
 from arena.runner import DecisionOutcome, MatchRecord
 from arena.runner.record import hands_to_json
+from arena.store import Replay
+from arena.store.replays import OUTCOME_LETTERS, EngineReplay
 
 RECORD_FORMAT = 1
-_RECORD_FIELDS = (
-    "match_id", "tournament_id", "group", "seed", "rules", "players", "seats", "bot_versions", "scores",
-    "winner", "rounds", "end_reason", "forfeits", "strikes", "timeouts", "refusals", "duration_s", "detail",
-)  # fmt: skip
-_OUTCOME_LETTERS = {"answered": "a", "timeout": "t", "error": "e", "fallback": "f", "forfeited": "F",
-                    "unreachable": "u"}
-_LETTER_OUTCOMES = {v: k for k, v in _OUTCOME_LETTERS.items()}
 
 
-def stored_record(record: MatchRecord) -> dict[str, Any]:
-    """The compact, JSON-ready form of a match record that workers store as its replay."""
-    data: dict[str, Any] = {name: getattr(record, name) for name in _RECORD_FIELDS}
-    data["format"] = RECORD_FORMAT
-    data["replay"] = record.replay
+def stored_record(record: MatchRecord) -> Replay:
+    """The stored replay of a played match."""
     decisions = record.decisions
-    data["latency_us"] = [int(d.latency_ms * 1000) for d in decisions]
-    data["outcomes"] = "".join(_OUTCOME_LETTERS.get(d.outcome, "a") for d in decisions)
-    data["refused"] = {str(i): [d.refusals, list(d.reasons)] for i, d in enumerate(decisions) if d.refusals}
-    data["declined"] = [i for i, d in enumerate(decisions) if not d.applied]
-    data["clock_us"] = {str(i): [int(d.lag_ms * 1000), int(d.bank_ms * 1000)] for i, d in enumerate(decisions)
-                        if d.lag_ms or d.bank_ms}
-    data["hands"] = record.hands if record.hands is not None else hands_to_json(round_hands(record.replay))
-    return data
+    return Replay(
+        match_id=record.match_id, tournament_id=record.tournament_id, group=record.group, seed=record.seed,
+        rules=dict(record.rules), players=record.players, seats=tuple(record.seats), scores=tuple(record.scores),
+        winner=record.winner, rounds=record.rounds, end_reason=record.end_reason,
+        engine=EngineReplay.from_dict(record.replay), bot_versions=tuple(record.bot_versions),
+        forfeits=tuple(record.forfeits), strikes=tuple(record.strikes), timeouts=tuple(record.timeouts),
+        refusals=tuple(record.refusals), duration_s=record.duration_s, detail=record.detail,
+        latency_us=tuple(int(d.latency_ms * 1000) for d in decisions),
+        outcomes="".join(OUTCOME_LETTERS.get(d.outcome, "a") for d in decisions),
+        refused={i: (d.refusals, tuple(d.reasons)) for i, d in enumerate(decisions) if d.refusals},
+        declined=tuple(i for i, d in enumerate(decisions) if not d.applied),
+        clock_us={i: (int(d.lag_ms * 1000), int(d.bank_ms * 1000)) for i, d in enumerate(decisions)
+                  if d.lag_ms or d.bank_ms},
+        hands=record.hands if record.hands is not None else hands_to_json(round_hands(record.replay)),
+    )
 
+
+def decision_columns(replay: Replay) -> list[tuple[float, str, list[str], bool]]:
+    """``(latency_ms, outcome, refusal reasons, applied)`` per decision; ``applied`` is False for a declined catch
+    offer (a decision that is no action of the replay)."""
+    return [(d.latency_ms, d.outcome, list(d.reasons), d.applied) for d in replay.decisions()]
+
+
+def decision_clock(replay: Replay) -> dict[int, tuple[float, float]]:
+    """``{decision index: (lag compensation ms, time bank used ms)}`` for the decisions that had either
+    (``MatchConfig.lag_cap_s``, ``MatchConfig.time_bank_s``)."""
+    return {i: (d.lag_ms, d.bank_ms) for i, d in enumerate(replay.decisions()) if d.lag_ms or d.bank_ms}
+
+
+# -- the walk --------------------------------------------------------------------------------------------------------
+
+
+class WalkError(ValueError):
+    """A decision of the walked match that the engine refuses: the record does not replay."""
+
+    def __init__(self, number: int, seat: int | None, action: Action, error: Exception) -> None:
+        super().__init__(f"decision {number}: seat {seat} {str(action)!r} does not replay: {error}")
+        self.number, self.seat, self.action, self.error = number, seat, action, error
+
+
+@dataclass(frozen=True)
+class WalkStep:
+    """One step of :func:`walk`: a decision (``number`` from 1, the seat, its action) or a round change (``seat``
+    None, the ``next_round`` action, ``number`` the decisions before it). ``start``: the number of the match's events
+    before the step (its own events are the ones after it); ``legal``: the actions the seat had, when asked for."""
+
+    number: int
+    seat: int | None
+    action: Action
+    start: int
+    legal: tuple[Action, ...] = ()
+
+    @property
+    def round_change(self) -> bool:
+        return self.seat is None
+
+
+def walk(match: Match, actions: Iterable[tuple[int | None, Action]],
+         legal_for: Callable[[int], bool] | None = None) -> Iterator[WalkStep]:
+    """Apply ``actions`` (``(seat, action)``; seat None for the arena's own) to ``match`` in order, yielding each step
+    with the match standing right after it; a round change the actions leave out is applied where the engine waits
+    for it. ``legal_for(seat)``: whether a step keeps the seat's legal actions. :class:`WalkError` for a decision the
+    engine refuses."""
+    number = 0
+    for seat, action in actions:
+        if seat is None or action.kind == NEXT_ROUND.kind:
+            start = len(match.events)
+            match.apply(None, action)
+            yield WalkStep(number, None, action, start)
+            continue
+        while match.decision == "round_over":
+            start = len(match.events)
+            match.apply(None, NEXT_ROUND)
+            yield WalkStep(number, None, NEXT_ROUND, start)
+        number += 1
+        legal = tuple(match.legal_actions(seat)) if legal_for is not None and legal_for(seat) else ()
+        start = len(match.events)
+        try:
+            match.apply(seat, action)
+        except ValueError as error:
+            raise WalkError(number, seat, action, error) from None
+        yield WalkStep(number, seat, action, start, legal)
+
+
+def engine_actions(engine: EngineReplay) -> list[tuple[int | None, Action]]:
+    """The actions of a stored engine replay, parsed (seat None for the arena's)."""
+    variant = Rules.from_dict(engine.rules).variant
+    return [(None if seat < 0 else seat, parse_action(text, variant)) for seat, text in engine.actions]
+
+
+# -- the replay viewers' steps ------------------------------------------------------------------------------------
 
 HAND_EVENT = "hand"
 """The type of the replay's hand events (never an engine event): ``seat``, ``cards`` (the hand) and ``detail``
@@ -65,30 +141,6 @@ def hand_events(hands: Hands, detail: str, viewer: int | None) -> list[Event]:
     hand only by its own seat (V1), hands shown at a round's end by everyone (V5)."""
     return [Event(HAND_EVENT, seat=seat, cards=hand, count=len(hand), detail=detail)
             for seat, hand in enumerate(hands) if viewer is None or detail == SHOWN or seat == viewer]
-
-
-def decision_columns(data: dict[str, Any]) -> list[tuple[float, str, list[str], bool]]:
-    """``(latency_ms, outcome, refusal reasons, applied)`` per decision, from either stored form;
-    ``applied`` is False for a declined catch offer (a decision that is no action of the replay)."""
-    if "outcomes" in data:
-        refused = dict(data.get("refused") or {})
-        declined = set(data.get("declined") or ())
-        out = []
-        for i, (latency, letter) in enumerate(zip(data.get("latency_us") or [], data["outcomes"], strict=False)):
-            reasons = list(refused.get(str(i), [0, []])[1])
-            out.append((latency / 1000.0, _LETTER_OUTCOMES.get(letter, "answered"), reasons, i not in declined))
-        return out
-    full = MatchRecord.from_dict(data)
-    return [(d.latency_ms, d.outcome, list(d.reasons), d.applied) for d in full.decisions]
-
-
-def decision_clock(data: dict[str, Any]) -> dict[int, tuple[float, float]]:
-    """``{decision index: (lag compensation ms, time bank used ms)}`` for the decisions that had either, from either
-    stored form (``MatchConfig.lag_cap_s``, ``MatchConfig.time_bank_s``)."""
-    if "outcomes" in data:
-        return {int(i): (lag / 1000.0, bank / 1000.0) for i, (lag, bank) in dict(data.get("clock_us") or {}).items()}
-    full = MatchRecord.from_dict(data)
-    return {i: (d.lag_ms, d.bank_ms) for i, d in enumerate(full.decisions) if d.lag_ms or d.bank_ms}
 
 
 _NOT_ANSWERED = frozenset({DecisionOutcome.TIMEOUT, DecisionOutcome.ERROR, DecisionOutcome.FALLBACK,
@@ -117,14 +169,14 @@ class ReplayWalk:
     rules: Rules
     seed: int
     opening: list[Event]
-    steps: list[ReplayStep]
+    steps: list[ReplayStep] = field(default_factory=list)
 
 
-def replay_steps(record: dict[str, Any], viewer: int | None) -> ReplayWalk:
-    """Replay a stored record step by step, omniscient (``viewer`` None) or as seat ``viewer`` saw it."""
-    engine_replay = record["replay"]
-    rules = Rules.from_dict(engine_replay["rules"])
-    match = Match(players=int(engine_replay["players"]), seed=int(engine_replay["seed"]), rules=rules)
+def replay_steps(replay: Replay, viewer: int | None) -> ReplayWalk:
+    """Replay a stored match step by step, omniscient (``viewer`` None) or as seat ``viewer`` saw it."""
+    engine = replay.engine
+    rules = Rules.from_dict(engine.rules)
+    match = Match(players=engine.players, seed=engine.seed, rules=rules)
 
     def seen(since: int) -> list[Event]:
         events = match.events[since:] if viewer is None else match.observation(viewer, since).events
@@ -137,28 +189,21 @@ def replay_steps(record: dict[str, Any], viewer: int | None) -> ReplayWalk:
                 out += hand_events(current_hands(match), SHOWN, viewer)
         return out
 
-    opening = seen(0)
-    steps: list[ReplayStep] = []
-    logs = [columns for columns in decision_columns(record) if columns[3]]  # one per action of the replay
-    number = 0
-    for seat, text in engine_replay["actions"]:
-        action = parse_action(text, rules.variant)
-        before = len(match.events)
-        match.apply(None if seat < 0 else seat, action)
-        events = seen(before)
-        if action.kind == "next_round":
-            if steps:
-                last = steps[-1]
-                steps[-1] = ReplayStep(last.number, last.seat, last.action, [*last.events, *events], last.latency_ms,
-                                       last.fallback, last.refusal)
+    out = ReplayWalk(rules, engine.seed, seen(0))
+    logs = [note for note in replay.decisions() if note.applied]  # one per action of the replay
+    for step in walk(match, engine_actions(engine)):
+        events = seen(step.start)
+        if step.seat is None:  # the next deal's events go with the step before it
+            if out.steps:
+                last = out.steps[-1]
+                out.steps[-1] = ReplayStep(last.number, last.seat, last.action, [*last.events, *events],
+                                           last.latency_ms, last.fallback, last.refusal)
             else:
-                opening.extend(events)
-            continue
-        number += 1
-        if number <= len(logs):
-            latency_ms, outcome, reasons, _ = logs[number - 1]
-            steps.append(ReplayStep(number, seat, action, events, float(latency_ms), outcome in _NOT_ANSWERED,
-                                    "; ".join(str(r) for r in reasons)[:500]))
+                out.opening.extend(events)
+        elif step.number <= len(logs):
+            note = logs[step.number - 1]
+            out.steps.append(ReplayStep(step.number, step.seat, step.action, events, float(note.latency_ms),
+                                        note.outcome in _NOT_ANSWERED, "; ".join(note.reasons)[:500]))
         else:
-            steps.append(ReplayStep(number, seat, action, events))
-    return ReplayWalk(rules, int(engine_replay["seed"]), opening, steps)
+            out.steps.append(ReplayStep(step.number, step.seat, step.action, events))
+    return out

@@ -32,11 +32,11 @@ from .incidents import INCIDENT_KINDS, Incident, IncidentStore
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
 from .relay import RelayChannel
-from .replays import ReplayStore
-from .results import Progress, ResultRecord, ResultStore, UnscheduledMatch
+from .replays import DecisionNote, EngineReplay, Replay, ReplayStore
+from .results import Progress, ResultRecord, ResultStore, StoredResult, UnscheduledMatch
 from .schedules import Schedule, ScheduleStore
 from .sessions import Session, SessionStore
-from .standings import CachedStandings, StandingsStore
+from .standings import CachedStandings, StandingsStore, TournamentStandings
 from .tournaments import STATUSES, CreateResult, TournamentRecord, TournamentStore, new_tournament_id
 
 __all__ = [
@@ -52,12 +52,14 @@ __all__ = [
     "CompetitionRecord",
     "CompetitionStore",
     "CreateResult",
+    "DecisionNote",
     "DeletedBot",
     "DuplicateBotName",
     "DuplicateCompetition",
     "DuplicateGauntlet",
     "DuplicateSchedule",
     "DuplicateTournament",
+    "EngineReplay",
     "GauntletRecord",
     "GauntletStore",
     "IdempotencyConflict",
@@ -69,6 +71,7 @@ __all__ = [
     "Progress",
     "RatingStore",
     "RelayChannel",
+    "Replay",
     "ReplayStore",
     "ResultRecord",
     "ResultStore",
@@ -82,7 +85,9 @@ __all__ = [
     "StoreError",
     "StoreFailure",
     "StoreUnavailable",
+    "StoredResult",
     "TournamentRecord",
+    "TournamentStandings",
     "TournamentStore",
     "UnknownBot",
     "UnknownCompetition",

@@ -1,11 +1,15 @@
-"""Replays: zlib-compressed canonical JSON, one key per match id, written once.
+"""Replays: the :class:`Replay` record of a match, stored as zlib-compressed canonical JSON, one key per match id,
+written once.
 
-A replay (``Match.replay()``: rules, players, seed, actions; the match runner may add events and
-seat names) is JSON-encoded with sorted keys, ASCII only (non-ASCII text as ``\\u`` escapes: the
-encoder's fast path, twice as fast on a replay as ``ensure_ascii=False``) and compressed with zlib level 3
-(measured on 2-seat flip replays of ~50 kB: level 6 is 2.4x slower for 20% smaller blobs, and
-both run once per match on the worker's match thread). Writes use
-``SET NX``: the first replay of a match id is the one kept, like its result (see
+A replay is a match record in its stored form: the result fields, the engine replay (``Match.replay()``: rules,
+players, seed, actions), the per-decision log as columns and every round's hands (see :class:`Replay`).
+:meth:`Replay.to_dict` and :meth:`Replay.from_dict` are the one place its JSON is written and read; ``from_dict``
+also reads the older form that stored the whole record with a ``decisions`` list.
+
+The JSON is encoded with sorted keys, ASCII only (non-ASCII text as ``\\u`` escapes: the encoder's fast path, twice
+as fast on a replay as ``ensure_ascii=False``) and compressed with zlib level 3 (measured on 2-seat flip replays of
+~50 kB: level 6 is 2.4x slower for 20% smaller blobs, and both run once per match on the worker's match thread).
+Writes use ``SET NX``: the first replay of a match id is the one kept, like its result (see
 :meth:`arena.store.results.ResultStore.record`, which writes both together).
 """
 
@@ -13,24 +17,199 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import redis
+
+from arena.tournament import EndReason
 
 from ._codec import loads
 from .keys import Keys
 
 LEVEL = 3
+FORMAT = 1
+"""The ``format`` of the stored form written since the per-decision log became columns."""
+
+OUTCOME_LETTERS = {"answered": "a", "timeout": "t", "error": "e", "fallback": "f", "forfeited": "F",
+                   "unreachable": "u"}
+"""The letter of each decision outcome in :attr:`Replay.outcomes`."""
+_LETTER_OUTCOMES = {v: k for k, v in OUTCOME_LETTERS.items()}
 
 
-def compress(replay: Mapping[str, Any]) -> bytes:
+@dataclass(frozen=True)
+class EngineReplay:
+    """What the engine rebuilds a match from (``Match.replay()``): rules (their JSON), players, seed, and every
+    action applied as ``(seat, action text)``, seat -1 for the arena's own (``next_round``)."""
+
+    rules: dict[str, Any]
+    players: int
+    seed: int
+    actions: tuple[tuple[int, str], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rules": dict(self.rules), "players": self.players, "seed": self.seed,
+                "actions": [[seat, text] for seat, text in self.actions]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EngineReplay:
+        return cls(dict(data["rules"]), int(data["players"]), int(data["seed"]),
+                   tuple((int(seat), str(text)) for seat, text in data["actions"]))
+
+
+class DecisionNote(NamedTuple):
+    """How one decision went, as the replay keeps it: ``applied`` is False for a declined catch offer (asked and
+    answered, but no action of the replay)."""
+
+    latency_ms: float
+    outcome: str
+    reasons: tuple[str, ...]
+    applied: bool
+    lag_ms: float = 0.0
+    bank_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The stored replay of one match.
+
+    The per-decision log is kept as columns: ``latency_us`` (one integer per decision), ``outcomes`` (one letter
+    per decision, :data:`OUTCOME_LETTERS`: ``a``\\ nswered, ``t``\\ imeout, ``e``\\ rror, ``f``\\ allback, ``F``
+    forfeited, ``u``\\ nreachable at first), ``refused`` (``{decision index: (count, reasons)}`` for the decisions
+    with refused answers), ``declined`` (indexes of declined catch offers) and ``clock_us`` (``{decision index: (lag
+    compensation, time bank used)}`` in microseconds). ``hands``: every round's hands in their JSON form
+    (:func:`arena.runner.record.hands_to_json`), None when the stored replay has none."""
+
+    match_id: str
+    tournament_id: str
+    group: str
+    seed: int
+    rules: dict[str, Any]
+    players: int
+    seats: tuple[str, ...]
+    scores: tuple[int, ...]
+    winner: int | None
+    rounds: int
+    end_reason: EndReason
+    engine: EngineReplay
+    bot_versions: tuple[str, ...] = ()
+    forfeits: tuple[int, ...] = ()
+    strikes: tuple[int, ...] = ()
+    timeouts: tuple[int, ...] = ()
+    refusals: tuple[int, ...] = ()
+    duration_s: float = 0.0
+    detail: str = ""
+    latency_us: tuple[int, ...] = ()
+    outcomes: str = ""
+    refused: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    declined: tuple[int, ...] = ()
+    clock_us: dict[int, tuple[int, int]] = field(default_factory=dict)
+    hands: list[dict[str, Any]] | None = None
+
+    def decisions(self) -> list[DecisionNote]:
+        """How each decision went, in order."""
+        declined = set(self.declined)
+        out = []
+        for i, (latency, letter) in enumerate(zip(self.latency_us, self.outcomes, strict=False)):
+            lag, bank = self.clock_us.get(i, (0, 0))
+            reasons = self.refused[i][1] if i in self.refused else ()
+            out.append(DecisionNote(latency / 1000.0, _LETTER_OUTCOMES.get(letter, "answered"), reasons,
+                                    i not in declined, lag / 1000.0, bank / 1000.0))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored JSON form."""
+        return {
+            "match_id": self.match_id, "tournament_id": self.tournament_id, "group": self.group, "seed": self.seed,
+            "rules": dict(self.rules), "players": self.players, "seats": list(self.seats),
+            "bot_versions": list(self.bot_versions), "scores": list(self.scores), "winner": self.winner,
+            "rounds": self.rounds, "end_reason": str(self.end_reason), "forfeits": list(self.forfeits),
+            "strikes": list(self.strikes), "timeouts": list(self.timeouts), "refusals": list(self.refusals),
+            "duration_s": self.duration_s, "detail": self.detail, "format": FORMAT, "replay": self.engine.to_dict(),
+            "latency_us": list(self.latency_us), "outcomes": self.outcomes,
+            "refused": {str(i): [count, list(reasons)] for i, (count, reasons) in self.refused.items()},
+            "declined": list(self.declined),
+            "clock_us": {str(i): [lag, bank] for i, (lag, bank) in self.clock_us.items()},
+            "hands": self.hands,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Replay:
+        """Read either stored form back; ``ValueError`` naming what is missing or malformed."""
+        try:
+            engine = EngineReplay.from_dict(data["replay"])
+            columns = _columns(data) if "outcomes" in data else _legacy_columns(data.get("decisions") or ())
+            winner = data.get("winner")
+            return cls(
+                match_id=str(data.get("match_id", "")), tournament_id=str(data.get("tournament_id", "")),
+                group=str(data.get("group", "")), seed=int(data.get("seed", engine.seed)),
+                rules=dict(data.get("rules") or engine.rules), players=int(data.get("players") or engine.players),
+                seats=_strs(data.get("seats")), scores=_ints(data.get("scores")),
+                winner=None if winner is None else int(winner), rounds=int(data.get("rounds", 0)),
+                end_reason=EndReason.parse(data.get("end_reason", EndReason.TARGET)), engine=engine,
+                bot_versions=_strs(data.get("bot_versions")), forfeits=_ints(data.get("forfeits")),
+                strikes=_ints(data.get("strikes")), timeouts=_ints(data.get("timeouts")),
+                refusals=_ints(data.get("refusals")), duration_s=float(data.get("duration_s", 0.0)),
+                detail=str(data.get("detail", "")), hands=data.get("hands"), **columns,
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"stored replay is malformed: {error!r}") from None
+
+
+def _strs(values: Sequence[Any] | None) -> tuple[str, ...]:
+    return tuple(str(v) for v in values or ())
+
+
+def _ints(values: Sequence[Any] | None) -> tuple[int, ...]:
+    return tuple(int(v) for v in values or ())
+
+
+def _columns(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "latency_us": _ints(data.get("latency_us")),
+        "outcomes": str(data["outcomes"]),
+        "refused": {int(i): (int(count), _strs(reasons)) for i, (count, reasons) in
+                    dict(data.get("refused") or {}).items()},
+        "declined": _ints(data.get("declined")),
+        "clock_us": {int(i): (int(lag), int(bank)) for i, (lag, bank) in dict(data.get("clock_us") or {}).items()},
+    }
+
+
+def _legacy_columns(decisions: Sequence[Any]) -> dict[str, Any]:
+    """The columns of the older form's ``decisions`` (``MatchRecord.to_dict``: a list per decision, or an object
+    per decision in the oldest records)."""
+    latency, letters, declined = [], [], []
+    refused: dict[int, tuple[int, tuple[str, ...]]] = {}
+    clock: dict[int, tuple[int, int]] = {}
+    for i, item in enumerate(decisions):
+        if isinstance(item, Mapping):
+            values = [item.get(k, d) for k, d in (("latency_ms", 0.0), ("outcome", "answered"), ("refusals", 0),
+                                                  ("reasons", ()), ("applied", True), ("lag_ms", 0.0),
+                                                  ("bank_ms", 0.0))]
+        else:
+            _seat, _number, _action, *rest = item
+            values = [*rest, *((), True, 0.0, 0.0)[len(rest) - 3:]]
+        ms, outcome, count, reasons, applied, lag, bank = values[:7]
+        latency.append(round(float(ms) * 1000))
+        letters.append(OUTCOME_LETTERS.get(str(outcome), "a"))
+        if int(count):
+            refused[i] = (int(count), _strs(reasons))
+        if not applied:
+            declined.append(i)
+        if lag or bank:
+            clock[i] = (round(float(lag) * 1000), round(float(bank) * 1000))
+    return {"latency_us": tuple(latency), "outcomes": "".join(letters), "refused": refused,
+            "declined": tuple(declined), "clock_us": clock}
+
+
+def compress(replay: Replay) -> bytes:
     """The stored form of a replay."""
-    text = json.dumps(dict(replay), sort_keys=True, separators=(",", ":"))
+    text = json.dumps(replay.to_dict(), sort_keys=True, separators=(",", ":"))
     return zlib.compress(text.encode("ascii"), LEVEL)
 
 
-def decompress(blob: bytes) -> dict[str, Any]:
+def decompress(blob: bytes) -> Replay:
     """The replay back from its stored form; ``ValueError`` if the bytes are not a replay."""
     try:
         data = loads(zlib.decompress(blob).decode("utf-8"))
@@ -38,7 +217,7 @@ def decompress(blob: bytes) -> dict[str, Any]:
         raise ValueError(f"stored replay is corrupt: {exc}") from exc
     if not isinstance(data, dict):
         raise ValueError("stored replay is not a JSON object")
-    return data
+    return Replay.from_dict(data)
 
 
 class ReplayStore:
@@ -48,12 +227,12 @@ class ReplayStore:
         self._r = client
         self._k = keys
 
-    def save(self, match_id: str, replay: Mapping[str, Any], *, ttl: float | None = None) -> bool:
+    def save(self, match_id: str, replay: Replay, *, ttl: float | None = None) -> bool:
         """Store the replay unless one is stored; ``True`` if this call stored it."""
         px = None if ttl is None else max(1, int(ttl * 1000))
         return bool(self._r.set(self._k.replay(match_id), compress(replay), nx=True, px=px))
 
-    def load(self, match_id: str) -> dict[str, Any] | None:
+    def load(self, match_id: str) -> Replay | None:
         """The replay, or ``None`` if there is none (never recorded, or expired)."""
         blob = self._r.get(self._k.replay(match_id))
         return None if blob is None else decompress(blob)

@@ -25,10 +25,12 @@ from typing import Any
 
 import redis
 
+from arena.tournament import EndReason, MatchResult
+
 from ._codec import dumps, loads, text
 from .errors import StoreError, UnknownTournament
 from .keys import Keys, check_id
-from .replays import compress
+from .replays import Replay, compress
 
 RESERVED_COUNTERS = ("scheduled", "done")
 
@@ -60,11 +62,87 @@ class UnscheduledMatch(StoreError):
 
 
 @dataclass(frozen=True)
+class StoredResult:
+    """The stored result of one match: the :class:`~arena.tournament.MatchResult` standings count, plus the
+    per-seat counters and bookkeeping the API shows. Its JSON (one flat object, the ``MatchResult`` fields first)
+    is written by :meth:`to_dict` and read back, for results stored by any version, by :meth:`from_dict`."""
+
+    result: MatchResult
+    tournament_id: str
+    seed: int
+    timeouts: tuple[int, ...]
+    refusals: tuple[int, ...]
+    bot_versions: tuple[str, ...] = ()
+    duration_s: float = 0.0
+    finished_at: float = 0.0
+    detail: str = ""
+    decisions: tuple[int, ...] = ()
+    """Decisions asked of each seat (empty in results stored before they were counted)."""
+
+    @property
+    def match_id(self) -> str:
+        return self.result.match_id
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return self.result.seats
+
+    @property
+    def end_reason(self) -> EndReason:
+        return self.result.end_reason
+
+    @property
+    def scored(self) -> bool:
+        """Whether the match counts in standings and ratings (not aborted, not cancelled)."""
+        return self.result.end_reason.scored
+
+    def counter(self, name: str) -> tuple[int, ...]:
+        """One per-seat counter by name (``timeouts``, ``refusals``, ``decisions``), padded with 0 to every seat."""
+        values: tuple[int, ...] = getattr(self, name)
+        return (values + (0,) * len(self.seats))[: len(self.seats)]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.result.to_dict()
+        data.update(
+            tournament_id=self.tournament_id, seed=self.seed, timeouts=list(self.timeouts),
+            refusals=list(self.refusals), bot_versions=list(self.bot_versions), duration_s=self.duration_s,
+            finished_at=self.finished_at, detail=self.detail, decisions=list(self.decisions),
+        )
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StoredResult:
+        k = len(data.get("seats", ()))
+        return cls(
+            result=MatchResult.from_dict(data),
+            tournament_id=str(data.get("tournament_id", "")),
+            seed=int(data.get("seed", 0)),
+            timeouts=tuple(int(v) for v in data.get("timeouts") or [0] * k),
+            refusals=tuple(int(v) for v in data.get("refusals") or [0] * k),
+            bot_versions=tuple(str(v) for v in data.get("bot_versions") or ()),
+            duration_s=float(data.get("duration_s", 0.0)),
+            finished_at=float(data.get("finished_at") or 0.0),
+            detail=str(data.get("detail", "")),
+            decisions=tuple(int(v) for v in data.get("decisions") or ()),
+        )
+
+    @classmethod
+    def from_replay(cls, replay: Replay) -> StoredResult:
+        """The result a stored replay carries (for a match whose result is not kept, such as a person's game)."""
+        result = MatchResult(match_id=replay.match_id, seats=replay.seats, scores=replay.scores, winner=replay.winner,
+                             rounds=replay.rounds, end_reason=replay.end_reason, forfeits=replay.forfeits,
+                             strikes=replay.strikes, group=replay.group)
+        return cls(result, replay.tournament_id, replay.seed, replay.timeouts or (0,) * len(replay.seats),
+                   replay.refusals or (0,) * len(replay.seats), replay.bot_versions, replay.duration_s, 0.0,
+                   replay.detail)
+
+
+@dataclass(frozen=True)
 class ResultRecord:
     """A stored result with its bookkeeping."""
 
     match_id: str
-    result: dict[str, Any]
+    result: StoredResult
     attempt: str
     recorded_at: float
 
@@ -94,9 +172,9 @@ class ResultStore:
         self,
         tournament_id: str,
         match_id: str,
-        result: Mapping[str, Any],
+        result: StoredResult,
         *,
-        replay: Mapping[str, Any] | None = None,
+        replay: Replay | None = None,
         replay_ttl: float | None = None,
         require_scheduled: bool = True,
         attempt: str | None = None,
@@ -115,7 +193,7 @@ class ResultStore:
         """
         check_id(match_id, "match id")
         attempt = attempt or uuid.uuid4().hex
-        envelope = dumps({"result": dict(result), "attempt": attempt, "recorded_at": time.time()})
+        envelope = dumps({"result": result.to_dict(), "attempt": attempt, "recorded_at": time.time()})
         blob = compress(replay) if replay is not None else b""
         ttl_ms = 0 if replay_ttl is None else max(1, int(replay_ttl * 1000))
         code = int(
@@ -137,7 +215,7 @@ class ResultStore:
             raise UnscheduledMatch(f"match {match_id!r} is not scheduled in tournament {tournament_id!r}")
         return code == 1
 
-    def get(self, tournament_id: str, match_id: str) -> dict[str, Any] | None:
+    def get(self, tournament_id: str, match_id: str) -> StoredResult | None:
         """The match's result, or ``None`` if it has none yet."""
         record = self.get_record(tournament_id, match_id)
         return None if record is None else record.result
@@ -146,9 +224,9 @@ class ResultStore:
         raw = self._r.hget(self._k.results(tournament_id), check_id(match_id, "match id"))
         return None if raw is None else _record(match_id, raw)
 
-    def all(self, tournament_id: str) -> dict[str, dict[str, Any]]:
+    def all(self, tournament_id: str) -> dict[str, StoredResult]:
         """Every recorded result of the tournament, by match id."""
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, StoredResult] = {}
         for mid, raw in self._r.hscan_iter(self._k.results(tournament_id), count=1000):
             m = text(mid) or ""
             out[m] = _record(m, raw).result
@@ -190,7 +268,7 @@ def _record(match_id: str, raw: bytes) -> ResultRecord:
     data = loads(raw)
     return ResultRecord(
         match_id=match_id,
-        result=dict(data["result"]),
+        result=StoredResult.from_dict(data["result"]),
         attempt=str(data["attempt"]),
         recorded_at=float(data["recorded_at"]),
     )

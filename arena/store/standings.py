@@ -1,13 +1,15 @@
 """Standings cache: the latest computed standings of a tournament, never replaced by older ones.
 
-Standings are derived data (recomputed from the results); the cache keeps one copy with
-``as_of``, the number of results they count. :meth:`StandingsStore.put` refuses a copy older than
+Standings are derived data (recomputed from the results); the cache keeps one copy
+(:class:`TournamentStandings`, its JSON read and written only by its ``from_dict`` / ``to_dict``) with ``as_of``,
+the number of results they count. :meth:`StandingsStore.put` refuses a copy older than
 the stored one, so two workers racing to publish cannot move the cache backwards.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -24,9 +26,35 @@ return 1
 
 
 @dataclass(frozen=True)
+class TournamentStandings:
+    """The standings of a tournament with the per-bot counters the API shows. ``table``: the standings' JSON
+    (:meth:`arena.tournament.Standings.to_dict` without the rating pool: ``rows``, ``head_to_head``, ...), as the
+    API sends it on; ``final`` once every match is counted."""
+
+    final: bool
+    table: dict[str, Any]
+    timeouts: dict[str, int] = field(default_factory=dict)
+    refusals: dict[str, int] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=dict)
+    """Decisions asked of each bot (for rates per 1,000 decisions)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"final": self.final, "standings": dict(self.table), "timeouts": dict(self.timeouts),
+                "refusals": dict(self.refusals), "decisions": dict(self.decisions)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TournamentStandings:
+        def counts(name: str) -> dict[str, int]:
+            return {str(bot): int(n) for bot, n in dict(data.get(name) or {}).items()}
+
+        return cls(bool(data.get("final")), dict(data.get("standings") or {}), counts("timeouts"),
+                   counts("refusals"), counts("decisions"))
+
+
+@dataclass(frozen=True)
 class CachedStandings:
     as_of: int
-    standings: Any
+    standings: TournamentStandings
 
 
 class StandingsStore:
@@ -37,14 +65,14 @@ class StandingsStore:
         self._k = keys
         self._put = client.register_script(_PUT)
 
-    def put(self, tournament_id: str, standings: Any, as_of: int) -> bool:
-        """Cache ``standings`` (JSON-ready) computed from ``as_of`` results; ``False`` if older."""
+    def put(self, tournament_id: str, standings: TournamentStandings, as_of: int) -> bool:
+        """Cache ``standings`` computed from ``as_of`` results; ``False`` if older."""
         if as_of < 0:
             raise ValueError(f"as_of must be >= 0, got {as_of}")
-        return bool(self._put(keys=[self._k.standings(tournament_id)], args=[int(as_of), dumps(standings)]))
+        return bool(self._put(keys=[self._k.standings(tournament_id)], args=[int(as_of), dumps(standings.to_dict())]))
 
     def get(self, tournament_id: str) -> CachedStandings | None:
         as_of, raw = self._r.hmget(self._k.standings(tournament_id), ["as_of", "standings"])
         if as_of is None or raw is None:
             return None
-        return CachedStandings(int(as_of), loads(raw))
+        return CachedStandings(int(as_of), TournamentStandings.from_dict(loads(raw)))

@@ -22,12 +22,15 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import httpx
 
 from arena.processes import cli_argv, free_port, wait_until
 from arena.web.app import DEFAULT_POLL_S
+
+if TYPE_CHECKING:
+    from arena.store import StoredResult
 
 PAGE_TARGET_P99_S = 0.100
 LATENCY_TARGET_P99_S = 1.0
@@ -86,8 +89,9 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
 
 
-def synthetic_result(match: Any, strength: dict[str, float], rng: random.Random) -> dict[str, Any]:
+def synthetic_result(match: Any, strength: dict[str, float], rng: random.Random) -> StoredResult:
     """A plausible result of a scheduled match: the seat with the best noisy strength wins 100+ points."""
+    from arena.store import StoredResult as Stored
     from arena.tournament.results import MatchResult
 
     draws = [strength[bot] + rng.gauss(0.0, 1.0) for bot in match.seats]
@@ -97,7 +101,7 @@ def synthetic_result(match: Any, strength: dict[str, float], rng: random.Random)
                          group=match.group).to_dict()
     result.update(tournament_id=match.tournament_id, bot_versions=["bench-1.0"] * len(match.seats),
                   timeouts=[0] * len(match.seats), refusals=[0] * len(match.seats), finished_at=time.time())
-    return result
+    return Stored.from_dict(result)
 
 
 def populate(store: Any, names: Sequence[str], options: WebBenchOptions, out: TextIO) -> tuple[int, int]:

@@ -221,7 +221,7 @@ def record(request: Request, session_id: str) -> Response:
     if session.replay is None:
         return JSONResponse({"error": "NotOver", "detail": "the match is not over: its record comes at its end"},
                             status_code=409)
-    return JSONResponse(session.replay)
+    return JSONResponse(session.replay.to_dict())
 
 
 @router.get("/play/{session_id}", response_class=HTMLResponse, summary="The game page")

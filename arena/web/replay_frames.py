@@ -1,8 +1,9 @@
 """The frames of the replay viewer: the table after each decision of a recorded match, omniscient or as one seat
 saw it (pure: a function of the organizer's ``Replay`` messages).
 
-The match is rebuilt with the engine from the omniscient replay (its seed and accepted actions; the arena's
-``next_round`` actions between rounds are re-applied where the engine waits for them), and every rebuilt event is
+The match is rebuilt with the engine from the omniscient replay (its seed and accepted actions) by the arena's one
+replay walk (:func:`arena.service.replays.walk`: the arena's ``next_round`` actions between rounds are re-applied
+where the engine waits for them), and every rebuilt event is
 checked against the record, so a frame can never drift from what was played (:class:`ReplayMismatch`). A frame's
 table is the engine's :class:`~arena.engine.Observation` of the viewer as the protocol encodes it (what a bot got
 with its decision request), and for the omniscient view also every seat's hand. So the per-seat view holds exactly
@@ -21,8 +22,8 @@ from typing import Any
 
 from arena.client import plain
 from arena.engine import Match
-from arena.engine.actions import NEXT_ROUND
 from arena.protocol.convert import action_from_proto, card_to_proto, observation_to_proto, rules_from_proto
+from arena.service.replays import WalkError, WalkStep, walk
 
 
 class ReplayMismatch(ValueError):
@@ -92,10 +93,36 @@ def _table(match: Match, viewer: int | None, names: list[str]) -> dict[str, Any]
     }
 
 
+def _decision(step: Any, walked: WalkStep, names: list[str]) -> dict[str, Any]:
+    """The decision of a frame: who decided, the action, its latency, the legal actions (when the viewer may see
+    them), and any refusal or fallback."""
+    seat = step.seat
+    return {
+        "number": step.decision_number,
+        "seat": seat,
+        "bot": names[seat] if 0 <= seat < len(names) else "",
+        "action": step.action.text or str(walked.action),
+        "latency_ms": step.latency_ms,
+        "fallback": step.fallback,
+        "refusal": step.refusal,
+        "legal": [a.text for a in walked.legal],
+    }
+
+
+def _check_events(omniscient: Any, match: Match) -> None:
+    """:class:`ReplayMismatch` unless the rebuild gave as many events as the record lists (hands aside)."""
+    recorded = sum(1 for e in omniscient.opening if e.type != "hand") + sum(
+        1 for step in omniscient.steps for e in step.events if e.type != "hand")
+    if recorded != len(match.events):
+        raise ReplayMismatch(f"match {omniscient.match_id}: the rebuild gives {len(match.events)} events, the record "
+                             f"{recorded}")
+
+
 def replay_frames(omniscient: Any, view: Any = None) -> Frames:
     """The frames of a match: ``omniscient`` is the omniscient ``Replay`` message (it carries the seed), ``view``
-    the ``Replay`` of one seat's view (its events are the ones listed) or None for the omniscient frames.
-    :class:`ReplayMismatch` when the engine does not rebuild the record."""
+    the ``Replay`` of one seat's view (its events are the ones listed) or None for the omniscient frames; the match
+    is rebuilt through the arena's one replay walk (:func:`arena.service.replays.walk`). :class:`ReplayMismatch`
+    when the engine does not rebuild the record."""
     viewer = view.viewer if view is not None and view.HasField("viewer") else None
     shown = view if view is not None else omniscient
     rules = rules_from_proto(omniscient.rules)
@@ -105,35 +132,19 @@ def replay_frames(omniscient: Any, view: Any = None) -> Frames:
         raise ReplayMismatch(f"match {omniscient.match_id}: the rebuilt deal does not give the recorded opening")
     frames = [{"number": 0, "decision": None, "events": _event_texts(shown.opening),
                "table": _table(match, viewer, names)}]
-    for step, shown_step in zip(omniscient.steps, shown.steps, strict=True):
-        while match.decision == "round_over":
-            match.apply(None, NEXT_ROUND)
-        action = action_from_proto(step.action)
-        seat = step.seat
-        own = viewer is None or viewer == seat
-        legal = [a.text for a in match.legal_actions(seat)] if own else []
-        try:
-            match.apply(seat, action)
-        except Exception as error:  # the engine's refusal: the record does not replay
-            raise ReplayMismatch(f"match {omniscient.match_id}: decision {step.decision_number} "
-                                 f"({action}) does not replay: {error}") from None
-        decision = {
-            "number": step.decision_number,
-            "seat": seat,
-            "bot": names[seat] if 0 <= seat < len(names) else "",
-            "action": step.action.text or str(action),
-            "latency_ms": step.latency_ms,
-            "fallback": step.fallback,
-            "refusal": step.refusal,
-            "legal": legal,
-        }
-        frames.append({"number": len(frames), "decision": decision, "events": _event_texts(shown_step.events),
-                       "table": _table(match, viewer, names)})
-    recorded = sum(1 for e in omniscient.opening if e.type != "hand") + sum(
-        1 for step in omniscient.steps for e in step.events if e.type != "hand")
-    if recorded != len(match.events):
-        raise ReplayMismatch(f"match {omniscient.match_id}: the rebuild gives {len(match.events)} events, the record "
-                             f"{recorded}")
+    pairs = iter(zip(omniscient.steps, shown.steps, strict=True))
+    decisions = [(step.seat, action_from_proto(step.action)) for step in omniscient.steps]
+    try:
+        for walked in walk(match, decisions, legal_for=lambda seat: viewer is None or viewer == seat):
+            if walked.round_change:
+                continue
+            step, shown_step = next(pairs)
+            frames.append({"number": len(frames), "decision": _decision(step, walked, names),
+                           "events": _event_texts(shown_step.events), "table": _table(match, viewer, names)})
+    except WalkError as error:  # the engine's refusal: the record does not replay
+        raise ReplayMismatch(f"match {omniscient.match_id}: decision {error.number} ({error.action}) does not "
+                             f"replay: {error.error}") from None
+    _check_events(omniscient, match)
     return Frames(
         match_id=omniscient.match_id, tournament_id=omniscient.tournament_id, viewer=viewer,
         seats=[{"seat": n, "name": name} for n, name in enumerate(names)], variant=rules.variant, frames=frames,

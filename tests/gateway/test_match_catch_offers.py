@@ -129,7 +129,7 @@ def test_a_stored_replay_pairs_each_step_with_its_own_decision() -> None:
     record = run_match_sync(config, [LocalSeat(bot, name=f"s{i}") for i, bot in enumerate(bots)],
                             metrics=create_metrics(CollectorRegistry()))
     stored = stored_record(record)
-    assert stored["declined"]
+    assert stored.declined
     replay = replay_message(stored, None, None)
     applied = [d for d in record.decisions if d.applied]
     assert len(replay.steps) == len(applied)

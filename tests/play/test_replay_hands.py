@@ -15,6 +15,7 @@ from arena.runner import LocalSeat, MatchConfig, MatchRecord, run_match_sync
 from arena.runner.record import hands_from_json, hands_to_json
 from arena.server.organizer import replay_message
 from arena.service.replays import DEALT, HAND_EVENT, SHOWN, replay_steps, stored_record
+from arena.store import Replay
 from bots import make_bot
 
 
@@ -31,7 +32,7 @@ def record() -> MatchRecord:
     return made
 
 
-def hand_events(record: dict[str, Any], viewer: int | None) -> list[Any]:
+def hand_events(record: Replay, viewer: int | None) -> list[Any]:
     walk = replay_steps(record, viewer)
     events = [*walk.opening, *(event for step in walk.steps for event in step.events)]
     return [event for event in events if event.type == HAND_EVENT]
@@ -41,13 +42,13 @@ def test_the_record_keeps_every_round_s_hands(record: MatchRecord) -> None:
     rounds = record.round_hands()
     assert rounds == round_hands(record.replay) and len(rounds) == record.rounds
     stored = stored_record(record)
-    assert stored["hands"] == hands_to_json(rounds)
-    assert json.loads(json.dumps(stored))["hands"] == stored["hands"]  # JSON-ready
+    assert stored.hands == hands_to_json(rounds)
+    assert json.loads(json.dumps(stored.to_dict()))["hands"] == stored.hands  # JSON-ready
     full = record.to_dict()
-    assert full["hands"] == stored["hands"]
+    assert full["hands"] == stored.hands
     again = MatchRecord.from_dict(json.loads(json.dumps(full)))
-    assert again.hands == stored["hands"] and again.round_hands() == rounds
-    assert hands_from_json(stored["hands"]) == rounds
+    assert again.hands == stored.hands and again.round_hands() == rounds
+    assert hands_from_json(stored.hands) == rounds
 
 
 def test_records_stored_before_hands_still_load(record: MatchRecord) -> None:
@@ -56,9 +57,9 @@ def test_records_stored_before_hands_still_load(record: MatchRecord) -> None:
     loaded = MatchRecord.from_dict(old)
     assert loaded.hands is None
     assert loaded.round_hands() == record.round_hands()  # worked out from the replay
-    stored = stored_record(record)
+    stored = stored_record(record).to_dict()
     del stored["hands"]
-    assert len(hand_events(stored, None)) == len(hand_events(stored_record(record), None)) > 0
+    assert len(hand_events(Replay.from_dict(stored), None)) == len(hand_events(stored_record(record), None)) > 0
 
 
 def test_the_omniscient_replay_shows_every_hand(record: MatchRecord) -> None:

@@ -67,7 +67,7 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
     played = play_tournament(store, organizer, gateway, "t-roles", ["random", "alpha"], {"alpha": alpha})
     tid = played.tournament_id
     (mid,) = store.results.all(tid)
-    seat = store.results.get(tid, mid)["seats"].index("alpha")  # type: ignore[index]
+    seat = store.results.get(tid, mid).seats.index("alpha")  # type: ignore[union-attr]
     pending = TournamentSpec("t-pending", ("random", "heuristic"), seats=2, deals=1, seed=5)
     create_tournament(store, pending)  # never started: only cancelled below
     store.schedules.add("s-roles", "0 3 * * *", {"participants": ["random", "heuristic"]})  # deleted below
@@ -160,7 +160,7 @@ def test_what_a_bot_and_an_anonymous_caller_see(store: Store, organizer: Organiz
     alpha, beta = register(organizer, "alpha"), register(organizer, "beta")
     played = play_tournament(store, organizer, gateway, "t-views", ["alpha", "beta"], {"alpha": alpha, "beta": beta})
     (mid,) = store.results.all(played.tournament_id)
-    seats = store.results.get(played.tournament_id, mid)["seats"]  # type: ignore[index]
+    seats = store.results.get(played.tournament_id, mid).seats  # type: ignore[union-attr]
     own, other = seats.index("alpha"), seats.index("beta")
     stub = organizer.stub
 

@@ -18,7 +18,7 @@ from arena.service.lifecycle import Settings, choose_seed
 from arena.service.matches import match_config, result_of, spec_to_wire
 from arena.service.replays import stored_record
 from arena.service.schedules import make_fire, run_seed, spec_for_run
-from arena.store import Store
+from arena.store import Replay, Store, StoredResult
 from arena.tournament import MatchSpec, schedule
 from arena.tournament.commitment import check_commitment, seed_commitment
 from bots import make_bot
@@ -44,7 +44,7 @@ class Recorder:
         pass
 
 
-def play_locally(match: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+def play_locally(match: MatchSpec) -> tuple[StoredResult, Replay]:
     """Play one scheduled match in this process, every seat a random bot under its participant name."""
     seats = [LocalSeat(make_bot("random", seed=i + 1), name=name) for i, name in enumerate(match.seats)]
     loop = asyncio.new_event_loop()
@@ -52,7 +52,7 @@ def play_locally(match: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
         record = loop.run_until_complete(run_match(match_config(match), seats))
     finally:
         loop.close()
-    return result_of(record, match).to_dict(), stored_record(record)
+    return result_of(record, match), stored_record(record)
 
 
 def spec_msg(**fields: Any) -> arena_pb2.TournamentSpec:

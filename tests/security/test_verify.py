@@ -9,7 +9,7 @@ import pytest
 
 from arena.cli import main
 from arena.protocol import arena_pb2, game_pb2
-from arena.store import Store
+from arena.store import Replay, Store
 from arena.store.replays import compress
 from tests.support.organizer import OrganizerServer
 from tests.workers.helpers import wait_finished
@@ -28,8 +28,9 @@ def tamper(store: Store, match_id: str, change: Any) -> None:
     """Rewrite the stored replay of ``match_id`` with ``change(actions)`` applied (as someone with Redis access)."""
     record = store.replays.load(match_id)
     assert record is not None
-    record["replay"]["actions"] = change(record["replay"]["actions"])
-    store.redis.set(store.keys.replay(match_id), compress(record))
+    data = record.to_dict()
+    data["replay"]["actions"] = change(data["replay"]["actions"])
+    store.redis.set(store.keys.replay(match_id), compress(Replay.from_dict(data)))
 
 
 def test_verify_passes_after_the_end_and_names_a_match_whose_actions_were_altered(

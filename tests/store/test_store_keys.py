@@ -10,6 +10,7 @@ import pytest
 import arena.store.keys as keys_module
 from arena.store import Keys, Store
 from arena.store.keys import InvalidName, bot_key, check_id, check_name
+from tests.support.records import standings_of, stored_replay, stored_result
 
 
 def documented_patterns(prefix: str = "uno:") -> list[re.Pattern[str]]:
@@ -86,10 +87,10 @@ def test_every_key_written_is_documented_and_prefixed(store: Store) -> None:
     store.sessions.heartbeat(session.session_id)
     store.tournaments.create("t-1", {"participants": ["alpha", "beta"]}, idempotency_key="req-1")
     store.tournaments.add_matches("t-1", ["t-1.m0", "t-1.m1"])
-    store.results.record("t-1", "t-1.m0", {"winner": "alpha"}, replay={"seed": 1, "actions": []})
+    store.results.record("t-1", "t-1.m0", stored_result("t-1.m0"), replay=stored_replay("t-1.m0"))
     store.results.incr("t-1", "timeouts")
-    store.replays.save("t-1.m1", {"seed": 2, "actions": ["draw"]})
-    store.standings.put("t-1", [{"bot": "alpha", "points": 1}], as_of=1)
+    store.replays.save("t-1.m1", stored_replay("t-1.m1", seed=2, actions=[(0, "draw")]))
+    store.standings.put("t-1", standings_of(1), as_of=1)
     store.ratings.put("flip:abc", {"alpha": {"mu": 25.0}})
     store.schedules.add("nightly", "0 3 * * *", {"participants": ["alpha", "beta"]}, created_at=0)
     store.schedules.claim("nightly", int(datetime(2026, 1, 1, 3, tzinfo=UTC).timestamp()), holder="me")

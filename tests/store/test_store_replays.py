@@ -1,26 +1,23 @@
-"""Replays are stored zlib-compressed and come back identical."""
+"""Replays are stored zlib-compressed, come back identical, and older stored forms still read."""
 
 from __future__ import annotations
 
 import json
+import zlib
 
 import pytest
 
-from arena.store import Store
+from arena.store import Replay, Store
 from arena.store.replays import compress, decompress
+from tests.support.records import stored_replay
 
 
-def sample_replay(n: int = 400) -> dict[str, object]:
+def sample_replay(n: int = 400) -> Replay:
     moves = ["play red-9/teal-6", "draw", "pass", "play wild/pink-4 color=blue uno"]
-    actions = [moves[i % 4] for i in range(n)]
-    return {
-        "rules": {"variant": "flip", "bluffing": True, "target": 500},
-        "players": 4,
-        "seed": 2**62 + 11,
-        "actions": actions,
-        "seats": ["alpha", "beta", "γάμμα", "delta"],
-        "events": [{"type": "play", "seat": i % 4, "count": 1, "detail": None} for i in range(n)],
-    }
+    replay = stored_replay("t-1.m0", seed=2**62 + 11, actions=[(i % 4, moves[i % 4]) for i in range(n)],
+                           seats=("alpha", "beta", "γάμμα", "delta"), outcomes="a" * n)
+    return Replay.from_dict({**replay.to_dict(), "refused": {"3": [1, ["illegal index 9"]]}, "declined": [5],
+                             "clock_us": {"7": [1500, 0]}, "detail": "ended: 500 points"})
 
 
 def test_round_trip(store: Store) -> None:
@@ -29,28 +26,58 @@ def test_round_trip(store: Store) -> None:
     assert store.replays.load("t-1.m0") == replay
     raw = store.redis.get(store.keys.replay("t-1.m0"))
     assert raw is not None and decompress(raw) == replay
-    plain = len(json.dumps(replay).encode())
+    plain = len(json.dumps(replay.to_dict()).encode())
     assert store.replays.size("t-1.m0") == len(raw) < plain / 5
+
+
+def test_the_stored_json_is_the_replays_own_form(store: Store) -> None:
+    replay = sample_replay()
+    store.replays.save("t-1.m0", replay)
+    raw = store.redis.get(store.keys.replay("t-1.m0"))
+    assert raw is not None
+    data = json.loads(zlib.decompress(raw))
+    assert data == json.loads(json.dumps(replay.to_dict()))
+    assert data["format"] == 1 and data["replay"]["actions"][1] == [1, "draw"] and data["outcomes"] == "a" * 400
+    notes = replay.decisions()
+    assert notes[3].reasons == ("illegal index 9",) and not notes[5].applied and notes[7].lag_ms == 1.5
+
+
+def test_the_older_form_with_a_decision_list_still_reads() -> None:
+    old = {k: v for k, v in sample_replay(3).to_dict().items()
+           if k not in ("format", "latency_us", "outcomes", "refused", "declined", "clock_us")}
+    old["decisions"] = [[0, 1, "play red-9/teal-6", 12.5, "answered", 0, [], True, 0.0, 0.0],
+                        [1, 2, "draw", 800.0, "timeout", 1, ["late"], True],
+                        {"seat": 0, "decision_number": 3, "action": "pass", "latency_ms": 3.0, "outcome": "fallback",
+                         "applied": False, "lag_ms": 2.0}]
+    replay = Replay.from_dict(old)
+    assert [(n.latency_ms, n.outcome, n.reasons, n.applied, n.lag_ms) for n in replay.decisions()] == [
+        (12.5, "answered", (), True, 0.0), (800.0, "timeout", ("late",), True, 0.0),
+        (3.0, "fallback", (), False, 2.0)]
+    assert replay.seats == ("alpha", "beta", "γάμμα", "delta") and replay.engine.actions[1] == (1, "draw")
 
 
 def test_written_once_and_missing(store: Store) -> None:
     assert store.replays.load("nothing") is None
     assert store.replays.size("nothing") == 0
-    assert store.replays.save("m", {"seed": 1})
-    assert not store.replays.save("m", {"seed": 2})
-    assert store.replays.load("m") == {"seed": 1}
+    assert store.replays.save("m", stored_replay("m", seed=1))
+    assert not store.replays.save("m", stored_replay("m", seed=2))
+    assert store.replays.load("m") == stored_replay("m", seed=1)
 
 
 def test_ttl(store: Store) -> None:
-    store.replays.save("m", {"seed": 1}, ttl=3600)
+    store.replays.save("m", stored_replay("m"), ttl=3600)
     assert 0 < store.redis.pttl(store.keys.replay("m")) <= 3_600_000
 
 
 def test_compress_is_canonical() -> None:
-    assert compress({"b": 1, "a": [1, 2]}) == compress({"a": [1, 2], "b": 1})
+    replay = sample_replay(5)
+    assert compress(replay) == compress(Replay.from_dict(dict(reversed(replay.to_dict().items()))))
 
 
 def test_corrupt_data_is_reported(store: Store) -> None:
     store.redis.set(store.keys.replay("bad"), b"not zlib")
     with pytest.raises(ValueError, match="stored replay is corrupt"):
+        store.replays.load("bad")
+    store.redis.set(store.keys.replay("bad"), zlib.compress(b'{"seed": 1}'))
+    with pytest.raises(ValueError, match="stored replay is malformed"):
         store.replays.load("bad")

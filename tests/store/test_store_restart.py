@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from arena.store import CreateResult, Store
+from tests.support.records import stored_replay, stored_result
 from tests.support.redis_server import PrivateRedis, private_redis
 
 
@@ -12,7 +13,8 @@ def fill(store: Store) -> str:
     _, token = store.bots.register("alpha", owner="ann")
     store.tournaments.create("t-1", {"participants": ["alpha", "beta"]}, idempotency_key="req-1")
     store.tournaments.add_matches("t-1", ["t-1.m0", "t-1.m1"])
-    store.results.record("t-1", "t-1.m0", {"winner": "alpha"}, replay={"seed": 5, "actions": ["draw"]})
+    store.results.record("t-1", "t-1.m0", stored_result("t-1.m0", seats=("alpha", "beta")),
+                         replay=stored_replay("t-1.m0", seed=5, actions=[(0, "draw")]))
     return token
 
 
@@ -20,10 +22,10 @@ def check(store: Store, token: str) -> None:
     assert store.bots.verify_token(token).owner == "ann"
     retry = store.tournaments.create("t-9", {"participants": ["alpha", "beta"]}, idempotency_key="req-1")
     assert retry == CreateResult("t-1", created=False)
-    assert store.results.get("t-1", "t-1.m0") == {"winner": "alpha"}
-    assert not store.results.record("t-1", "t-1.m0", {"winner": "beta"})
+    assert store.results.get("t-1", "t-1.m0") == stored_result("t-1.m0", seats=("alpha", "beta"))
+    assert not store.results.record("t-1", "t-1.m0", stored_result("t-1.m0", seats=("alpha", "beta"), winner=1))
     assert store.results.missing("t-1") == {"t-1.m1"}
-    assert store.replays.load("t-1.m0") == {"seed": 5, "actions": ["draw"]}
+    assert store.replays.load("t-1.m0") == stored_replay("t-1.m0", seed=5, actions=[(0, "draw")])
 
 
 def test_clean_restart_keeps_data_and_the_client_reconnects(fresh_redis_server: PrivateRedis) -> None:

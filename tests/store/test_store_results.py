@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from arena.store import Store, UnknownTournament, UnscheduledMatch
+from tests.support.records import stored_replay, stored_result
 
 
 @pytest.fixture
@@ -17,9 +18,9 @@ def tournament(store: Store) -> str:
 
 
 def test_first_write_wins(store: Store, tournament: str) -> None:
-    assert store.results.record(tournament, "t-1.m0", {"winner": "a", "scores": [500, 120]})
-    assert not store.results.record(tournament, "t-1.m0", {"winner": "b", "scores": [0, 500]})
-    assert store.results.get(tournament, "t-1.m0") == {"winner": "a", "scores": [500, 120]}
+    assert store.results.record(tournament, "t-1.m0", stored_result("t-1.m0", winner=0, scores=(500, 120)))
+    assert not store.results.record(tournament, "t-1.m0", stored_result("t-1.m0", winner=1, scores=(0, 500)))
+    assert store.results.get(tournament, "t-1.m0") == stored_result("t-1.m0", winner=0, scores=(500, 120))
     assert store.results.get(tournament, "t-1.m1") is None
     assert store.results.progress(tournament).done == 1
     record = store.results.get_record(tournament, "t-1.m0")
@@ -36,7 +37,7 @@ def test_two_concurrent_writers_exactly_one_wins(redis_server: object, store: St
     def write(n: int) -> None:
         barrier.wait()
         for mid in matches:
-            if writers[n].results.record(tournament, mid, {"writer": n}):
+            if writers[n].results.record(tournament, mid, stored_result(mid, detail=f"writer {n}")):
                 wins[n].append(mid)
 
     threads = [threading.Thread(target=write, args=(n,)) for n in range(2)]
@@ -50,7 +51,7 @@ def test_two_concurrent_writers_exactly_one_wins(redis_server: object, store: St
     assert not set(wins[0]) & set(wins[1])
     stored = store.results.all(tournament)
     for n in range(2):
-        assert all(stored[mid] == {"writer": n} for mid in wins[n])  # the winner's result is the one kept
+        assert all(stored[mid] == stored_result(mid, detail=f"writer {n}") for mid in wins[n])  # the winner kept
     progress = store.results.progress(tournament)
     assert progress.done == 50 and progress.scheduled == 50 and progress.complete
 
@@ -79,24 +80,24 @@ def test_the_feed_is_written_with_the_result(store: Store, tournament: str) -> N
     right after recording can no longer leave it one short); a retry under the same attempt id adds nothing."""
     results = store.results
     feed = store.keys.tournament_run(tournament, "feed")
-    assert results.record(tournament, "t-1.m1", {"winner": "a"}, attempt="x1")
-    assert results.record(tournament, "t-1.m1", {"winner": "a"}, attempt="x1")  # a retry after a lost reply
-    assert not results.record(tournament, "t-1.m1", {"winner": "b"})
-    assert results.record(tournament, "t-1.m2", {"winner": "b"})
+    assert results.record(tournament, "t-1.m1", stored_result("t-1.m1"), attempt="x1")
+    assert results.record(tournament, "t-1.m1", stored_result("t-1.m1"), attempt="x1")  # a retry after a lost reply
+    assert not results.record(tournament, "t-1.m1", stored_result("t-1.m1", winner=1))
+    assert results.record(tournament, "t-1.m2", stored_result("t-1.m2", winner=1))
     assert store.redis.lrange(feed, 0, -1) == [b"t-1.m1", b"t-1.m2"]
     assert results.progress(tournament).done == 2
 
 
 def test_replay_is_written_with_the_first_result_only(store: Store, tournament: str) -> None:
-    first, second = {"seed": 1, "actions": ["draw"]}, {"seed": 1, "actions": ["pass"]}
-    assert store.results.record(tournament, "t-1.m0", {"winner": "a"}, replay=first)
-    assert not store.results.record(tournament, "t-1.m0", {"winner": "b"}, replay=second)
-    assert store.replays.load("t-1.m0") == {"seed": 1, "actions": ["draw"]}
+    first, second = stored_replay("t-1.m0", actions=[(0, "draw")]), stored_replay("t-1.m0", actions=[(0, "pass")])
+    assert store.results.record(tournament, "t-1.m0", stored_result("t-1.m0"), replay=first)
+    assert not store.results.record(tournament, "t-1.m0", stored_result("t-1.m0", winner=1), replay=second)
+    assert store.replays.load("t-1.m0") == first
 
 
 def test_completeness_check(store: Store, tournament: str) -> None:
     for i in range(48):
-        store.results.record(tournament, f"t-1.m{i}", {"i": i})
+        store.results.record(tournament, f"t-1.m{i}", stored_result(f"t-1.m{i}"))
     assert store.results.missing(tournament) == {"t-1.m48", "t-1.m49"}
     assert not store.results.progress(tournament).complete
     assert store.results.recorded(tournament) == {f"t-1.m{i}" for i in range(48)}
@@ -104,10 +105,10 @@ def test_completeness_check(store: Store, tournament: str) -> None:
 
 def test_unscheduled_or_unknown(store: Store, tournament: str) -> None:
     with pytest.raises(UnscheduledMatch, match=r"'t-1\.zzz' is not scheduled in tournament 't-1'"):
-        store.results.record(tournament, "t-1.zzz", {})
-    assert store.results.record(tournament, "t-1.zzz", {}, require_scheduled=False)
+        store.results.record(tournament, "t-1.zzz", stored_result("t-1.zzz"))
+    assert store.results.record(tournament, "t-1.zzz", stored_result("t-1.zzz"), require_scheduled=False)
     with pytest.raises(UnknownTournament):
-        store.results.record("t-404", "t-404.m0", {})
+        store.results.record("t-404", "t-404.m0", stored_result("t-404.m0"))
 
 
 def test_counters(store: Store, tournament: str) -> None:

@@ -6,15 +6,16 @@ import threading
 from typing import Any
 
 from arena.store import Store
+from tests.support.records import standings_of
 
 
 def test_standings_cache_keeps_the_newest(store: Store) -> None:
     assert store.standings.get("t-1") is None
-    assert store.standings.put("t-1", [{"bot": "a", "points": 3}], as_of=3)
-    assert not store.standings.put("t-1", [{"bot": "a", "points": 1}], as_of=1)
+    assert store.standings.put("t-1", standings_of(3), as_of=3)
+    assert not store.standings.put("t-1", standings_of(1), as_of=1)
     cached = store.standings.get("t-1")
-    assert cached is not None and cached.as_of == 3 and cached.standings == [{"bot": "a", "points": 3}]
-    assert store.standings.put("t-1", [{"bot": "a", "points": 4}], as_of=4)
+    assert cached is not None and cached.as_of == 3 and cached.standings == standings_of(3)
+    assert store.standings.put("t-1", standings_of(4), as_of=4)
     assert store.standings.get("t-1").as_of == 4  # type: ignore[union-attr]
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from arena.engine import Match, Rules, parse_action
 from arena.engine.cards import DARK, LIGHT
+from arena.store import Replay
 
 OBSERVATION_KEYS = {
     "seat", "players", "variant", "side", "direction", "decision", "current", "color", "top", "discard", "hand",
@@ -50,6 +51,11 @@ class RebuiltMatch:
     at_round_end: dict[int, Match] = field(default_factory=dict)
     final: Match | None = None
     seed: int = 0
+
+
+def stored_json(replay: Replay | None) -> dict[str, Any] | None:
+    """The stored JSON form of a replay (what the record page sends), None for none."""
+    return None if replay is None else replay.to_dict()
 
 
 def rebuild(stored: dict[str, Any]) -> RebuiltMatch:

@@ -15,7 +15,7 @@ import pytest
 
 from arena.service.human_play import HumanPlayService
 from arena.store import Store
-from tests.web.play_checks import check_messages
+from tests.web.play_checks import check_messages, stored_json
 from tests.web.support import browser, screenshot, serve
 
 pytestmark = pytest.mark.timeout(600)
@@ -106,7 +106,7 @@ def test_a_person_plays_a_whole_match_by_clicking_and_the_page_never_gets_a_hidd
         assert "wins the match" in title or "You win the match" in title
         log_lines = len(driver.find_elements(By.CSS_SELECTOR, "#log li"))
 
-        stored = store.replays.load(match_id)
+        stored = stored_json(store.replays.load(match_id))
         assert stored is not None, "the match was not recorded"
         counts = check_messages(received, stored)
         decided = counts["decide"]
@@ -183,7 +183,7 @@ def test_a_reload_in_the_middle_of_a_match_shows_it_again_and_play_goes_on(arena
         play_by_clicking(driver)
         _wait(lambda: driver.execute_script("return window.__closed === true"), "the stream to close")
         received: list[dict[str, Any]] = driver.execute_script("return window.__received")
-    stored = store.replays.load(match_id)
+    stored = stored_json(store.replays.load(match_id))
     assert stored is not None
     assert check_messages(received, stored)["end"] == 1
 
@@ -243,7 +243,7 @@ def test_a_connected_bot_plays_against_a_person_through_the_relay(arena_web: Are
                     assert answered.status_code == 200, answered.text
     end = received[-2]
     assert end["type"] == "end" and end["end_reason"] == "target", end
-    stored = arena_web.store.replays.load(game["match_id"])
+    stored = stored_json(arena_web.store.replays.load(game["match_id"]))
     assert stored is not None and stored["seats"] == ["you", "relaybot", "random"]
     assert stored["strikes"][1] == 0 and stored["timeouts"][1] == 0, "the remote bot did not answer in time"
     assert set(stored["outcomes"]) <= {"a"}, "every decision was answered, none played by the arena"

@@ -23,9 +23,9 @@ from arena.service.human_play import (
     WrongToken,
 )
 from arena.service.replays import replay_steps
-from arena.store import Store
+from arena.store import Replay, Store
 from bots import BUILTIN_BOTS
-from tests.web.play_checks import check_messages, rebuild
+from tests.web.play_checks import check_messages, rebuild, stored_json
 
 
 async def play_through(session: HumanSession, choose: Any = None) -> list[dict[str, Any]]:
@@ -73,11 +73,11 @@ def test_a_whole_flip_match_shows_the_person_only_what_the_seat_may_see(store: S
     assert end["end_reason"] == "target" and end["winner"] is not None
     assert end["replay"] == session.match_id
 
-    stored = store.replays.load(session.match_id)
+    stored = stored_json(store.replays.load(session.match_id))
     assert stored is not None, "the match record was not stored as a replay"
     assert stored["seats"] == ["you", "heuristic", "random", "heuristic"] and stored["group"] == GROUP
     assert stored["scores"] == end["scores"] and stored["seed"] == seed
-    walk = replay_steps(stored, 0)  # the replay viewers can walk it, as the person's seat saw it too
+    walk = replay_steps(Replay.from_dict(stored), 0)  # the replay viewers can walk it, as the person's seat saw it too
     assert len(walk.steps) >= kinds.count("decide") - len(stored["declined"])
 
     counts = check_messages(messages, stored)
@@ -98,7 +98,7 @@ def test_a_whole_flip_match_shows_the_person_only_what_the_seat_may_see(store: S
 def test_the_check_catches_a_card_the_seat_may_not_see(store: Store) -> None:
     service = HumanPlayService(store, new_seed=lambda: 987654321014)
     session, messages = play_game(service, GameSetup("flip", ("heuristic",), 100))
-    stored = store.replays.load(session.match_id)
+    stored = stored_json(store.replays.load(session.match_id))
     assert stored is not None
     decide = next(message for message in messages if message["type"] == "decide")
     match = rebuild(stored).at_decision[decide["decision_number"]]
@@ -127,7 +127,7 @@ def test_a_classic_match_with_a_person_who_plays_whenever_possible(store: Store)
 
     service = HumanPlayService(store, new_seed=lambda: 987654321099)
     session, messages = play_game(service, GameSetup("classic", ("random", "heuristic"), 150), prefer_plays)
-    stored = store.replays.load(session.match_id)
+    stored = stored_json(store.replays.load(session.match_id))
     assert stored is not None and stored["rules"]["variant"] == "classic"
     counts = check_messages(messages, stored)
     assert counts["end"] == 1 and counts["hidden"] > 0
@@ -139,7 +139,7 @@ def test_a_classic_match_with_a_person_who_plays_whenever_possible(store: Store)
 def test_without_a_store_the_record_stays_in_memory() -> None:
     service = HumanPlayService()
     session, messages = play_game(service, GameSetup("flip", ("random",), 50))
-    record = service.replay(session.match_id)
+    record = stored_json(service.replay(session.match_id))
     assert record is not None and record["match_id"] == session.match_id
     assert messages[-2]["replay"] is None, "no replay page can show a record the arena's store does not hold"
     check_messages(messages, record)
@@ -199,7 +199,7 @@ def test_a_person_who_never_answers_gets_the_fallback_and_strikes_and_forfeits()
     assert len(timeouts) == 2 and kinds.count("decide") == 2, "after 2 strikes the person is not asked any more"
     end = session.messages[-2]
     assert end["end_reason"] == "forfeit" and "seat 0 (you) forfeited: 2 strikes (2 timeouts)" in end["detail"]
-    record = service.replay(session.match_id)
+    record = stored_json(service.replay(session.match_id))
     assert record is not None and record["forfeits"] == [0] and record["outcomes"].count("t") == 2
     check_messages(session.messages, record)
 

@@ -17,7 +17,7 @@ from arena.service.human_play import HumanPlayService
 from arena.store import Store
 from arena.web import play
 from arena.web.app import STATIC_DIR, templates
-from tests.web.play_checks import check_messages
+from tests.web.play_checks import check_messages, stored_json
 
 
 def play_app(service: HumanPlayService) -> FastAPI:
@@ -133,7 +133,7 @@ def test_a_whole_match_over_the_json_api_with_its_errors(client: TestClient, sto
     assert end["type"] == "end" and end["replay"] == game["match_id"]
     late = client.post(f"/api/play/{session_id}/action", headers=headers, json={"index": 0})
     assert late.status_code == 400 and "the match is over" in late.json()["detail"]
-    stored = store.replays.load(game["match_id"])
+    stored = stored_json(store.replays.load(game["match_id"]))
     assert stored is not None
     assert client.get(f"/api/play/{session_id}/record", headers=headers).json() == stored
     assert client.get(f"/api/play/{session_id}/record").status_code == 403
@@ -153,7 +153,7 @@ def test_the_stream_sends_every_message_as_a_server_sent_event_and_resumes(clien
     ids = [int(found) for found in re.findall(r"^id: (\d+)$", text, re.MULTILINE)]
     data = [json.loads(found) for found in re.findall(r"^data: (.*)$", text, re.MULTILINE)]
     assert ids == list(range(len(data))) and data[-1]["type"] == "closed"
-    stored = store.replays.load(game["match_id"])
+    stored = stored_json(store.replays.load(game["match_id"]))
     assert stored is not None
     check_messages(data, stored)
     with client.stream("GET", f"/api/play/{session_id}/stream", headers={"Last-Event-ID": str(len(data) - 3)}) as again:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from typing import Any
 
 from arena.service.lifecycle import Settings, create_tournament, run_batch, start_tournament
 from arena.service.match_player import MatchPlayer
-from arena.store import Store
+from arena.store import Replay, Store, StoredResult
 from arena.store.runstate import RunState
 from arena.tournament import MatchSpec, schedule
 
@@ -50,7 +49,7 @@ def test_a_duplicated_batch_never_plays_a_match_concurrently(store: Store) -> No
     overlaps: list[str] = []
     guard = threading.Lock()
 
-    def play(m: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    def play(m: MatchSpec) -> tuple[StoredResult, Replay]:
         with guard:
             in_flight[m.match_id] += 1
             played[m.match_id] += 1
@@ -98,7 +97,7 @@ def test_refused_writes_while_recording_are_retried_and_counted_once(store: Stor
     metrics = CountingMetrics()
     timer: list[threading.Timer] = []
 
-    def play(m: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    def play(m: MatchSpec) -> tuple[StoredResult, Replay]:
         out = player(m)
         if m.match_id == first:  # refuse every write for a second, right before the result is recorded
             _refuse_writes(store, True)

@@ -50,7 +50,7 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
     assert len(blocks) == len(set(blocks))  # each block rated once
     for tid in blocks:  # a block: one deal in each seat rotation, every match recorded once
         results = store.results.all(tid)
-        assert len(results) == 2 and {r["seed"] for r in results.values()} == {next(iter(results.values()))["seed"]}
+        assert len(results) == 2 and {r.seed for r in results.values()} == {next(iter(results.values())).seed}
     # The organizer API shows the same ladder (anyone may read it).
     answer = organizer.stub.GetCompetitionStandings(
         arena_pb2.GetCompetitionStandingsRequest(competition_id=spec.competition_id))

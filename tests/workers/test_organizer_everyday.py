@@ -267,7 +267,7 @@ def test_standings_table_and_json(organizer: OrganizerServer, worker: Any, store
     reply = organizer.stub.GetStandings(arena_pb2.GetStandingsRequest(tournament_id="t-read"))
     payload = store.standings.get("t-read")
     assert payload is not None
-    rows = {row["bot"]: row for row in payload.standings["standings"]["rows"]}
+    rows = {row["bot"]: row for row in payload.standings.table["rows"]}
     for row in reply.standings:
         stored = rows[row.bot_name]
         assert row.tier == stored["tier"] >= 1 and row.win_rate == pytest.approx(stored["win_rate"])

@@ -7,7 +7,7 @@ from typing import Any
 
 from arena.service.lifecycle import Settings, check_tournament, create_tournament, run_batch, start_tournament
 from arena.service.match_player import MatchPlayer
-from arena.store import Store
+from arena.store import Replay, Store, StoredResult
 from arena.tournament import MatchSpec, schedule
 
 from .helpers import small_spec
@@ -24,7 +24,7 @@ def test_a_match_played_again_is_the_next_attempt(store: Store) -> None:
     player = MatchPlayer(store)
     attempts: dict[str, list[int]] = {}
 
-    def play(m: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    def play(m: MatchSpec) -> tuple[StoredResult, Replay]:
         attempts.setdefault(m.match_id, []).append(m.attempt)
         if m.match_id == flaky and m.attempt == 1:
             raise RuntimeError("the worker child broke down")
@@ -42,7 +42,7 @@ def test_a_match_played_again_is_the_next_attempt(store: Store) -> None:
     assert all(seen == [1] for match_id, seen in attempts.items() if match_id != flaky)
     assert store.tournaments.status(spec.tournament_id) == "finished"
     result = store.results.get(spec.tournament_id, flaky)
-    assert result is not None and result["end_reason"] != "aborted"
+    assert result is not None and result.end_reason != "aborted"
 
 
 def test_the_infrastructure_grace_is_a_worker_setting(monkeypatch: Any) -> None:

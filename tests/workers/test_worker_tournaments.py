@@ -42,12 +42,12 @@ def test_tournament_runs_to_the_end_on_a_real_worker(app: Celery, worker: Any, s
     assert pool is not None and pool["tournaments"] == [spec.tournament_id]
     assert pool["applied"] == len(schedule(spec))
     cached = store.standings.get(spec.tournament_id)
-    assert cached is not None and cached.standings["final"] is True
+    assert cached is not None and cached.standings.final is True
     assert cached.as_of == len(schedule(spec))
     # Every match has its replay (the compact record) and a replayable engine record.
     some = schedule(spec)[0].match_id
     replay = store.replays.load(some)
-    assert replay is not None and replay["match_id"] == some and replay["replay"]["actions"]
+    assert replay is not None and replay.match_id == some and replay.engine.actions
     # A second check (a late or duplicated message) changes nothing.
     again = check_tournament(store, spec.tournament_id, CeleryEnqueuer(app), Settings())
     assert again.status == "finished"

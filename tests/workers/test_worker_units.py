@@ -30,8 +30,9 @@ from arena.service.matches import (
     spec_to_wire,
 )
 from arena.service.replays import decision_columns, stored_record
-from arena.store import Store
+from arena.store import Replay, Store, StoredResult
 from arena.tournament import MatchSpec, schedule
+from tests.support.records import stored_result
 from workers.celery_app import make_celery
 
 from .helpers import small_spec
@@ -91,11 +92,11 @@ def test_stored_record_keeps_the_decision_log() -> None:
     m = schedule(small_spec())[0]
     record = asyncio.run(run_match(match_config(m), seats_for(None, m)))  # type: ignore[arg-type]
     stored = stored_record(record)
-    assert stored["replay"] == record.replay and stored["seats"] == list(m.seats)
+    assert stored.engine.to_dict() == record.replay and stored.seats == tuple(m.seats)
     columns = decision_columns(stored)
     assert len(columns) == len(record.decisions)
     assert [c[1] for c in columns] == [d.outcome for d in record.decisions]
-    assert decision_columns(record.to_dict())[0][1] == record.decisions[0].outcome  # the full form too
+    assert decision_columns(Replay.from_dict(record.to_dict()))[0][1] == record.decisions[0].outcome  # the full form
 
 
 class Inline:
@@ -125,7 +126,7 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
 
     player = MatchPlayer(store)
 
-    def play(m: MatchSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    def play(m: MatchSpec) -> tuple[StoredResult, Replay]:
         if m.match_id == poison:
             raise RuntimeError("boom")
         return player(m)
@@ -140,7 +141,7 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
     player.close()
     assert store.tournaments.status(spec.tournament_id) == "finished"
     result = store.results.get(spec.tournament_id, poison)
-    assert result is not None and result["end_reason"] == "aborted" and "boom" in result["detail"]
+    assert result is not None and result.end_reason == "aborted" and "boom" in result.detail
     assert store.results.progress(spec.tournament_id).counters["aborted"] == 1
     table = tournament_table(store, spec.tournament_id)
     assert table.standings.matches == len(schedule(spec)) - 1  # the aborted match is not scored
@@ -154,10 +155,11 @@ def test_the_feed_is_derived_from_the_recorded_results(store: Store) -> None:
     store.tournaments.create("t-feed", {"participants": ["random", "heuristic"]})
     store.tournaments.add_matches("t-feed", ["t-feed.m0", "t-feed.m1", "t-feed.m2"])
     run = RunState(store, "t-feed")
-    assert store.results.record("t-feed", "t-feed.m0", {"winner": "random"})
+    seats = ("random", "heuristic")
+    assert store.results.record("t-feed", "t-feed.m0", stored_result("t-feed.m0", seats=seats))
     run.after("t-feed.m0", wrote=True)
-    assert store.results.record("t-feed", "t-feed.m1", {"winner": "random"})  # ... and the worker dies here
-    assert not store.results.record("t-feed", "t-feed.m1", {"winner": "heuristic"})  # the replay of the match
+    assert store.results.record("t-feed", "t-feed.m1", stored_result("t-feed.m1", seats=seats))  # ... the worker dies
+    assert not store.results.record("t-feed", "t-feed.m1", stored_result("t-feed.m1", seats=seats, winner=1))  # replay
     run.after("t-feed.m1", wrote=False)
     run.after("t-feed.m1", wrote=True)  # a retried report
     assert run.feed() == ["t-feed.m0", "t-feed.m1"]

@@ -1,0 +1,266 @@
+"""Running one batch task: every match of the batch without a result is played and its result recorded once,
+while a heartbeat keeps the batch marked alive and renews the claim of the match in flight (one attempt of a match
+at a time); a Redis command refused or lost is retried with a back-off (``Settings.store_retry_timeout``)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from arena.store import Replay, Store, StoredResult, StoreFailure, failure_kind
+from arena.store.runstate import RunState
+from arena.tournament import MatchSpec, TournamentSpec
+
+from .matches import aborted_result, spec_from_wire
+from .recovery import check_tournament
+from .runtime import ENDED, Enqueuer, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
+from .tournaments import spec_of
+
+log = logging.getLogger("arena.service.lifecycle")
+
+CLAIM_POLL = 0.5
+
+
+class Heartbeat:
+    """A daemon thread that keeps a batch marked ``running`` while the batch task lives, and renews the
+    claim of the match in flight (:meth:`RunState.claim`, ``claim_ttl`` seconds).
+
+    A beat that fails (Redis restarting, refusing writes) is logged and counted
+    (``uno_arena_store_errors_total{where="heartbeat"}``); the next beat retries."""
+
+    def __init__(
+        self, run: RunState, batch_id: str, interval: float, *, metrics: MetricsSink | None = None,
+        claim_ttl: float = 60.0,
+    ) -> None:
+        self._run, self._bid, self._interval = run, batch_id, interval
+        self._metrics = metrics or NoMetrics()
+        self._claim_ttl = claim_ttl
+        self._claim: tuple[str, str] | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"heartbeat-{batch_id}", daemon=True)
+
+    def hold(self, match_id: str, token: str | None) -> None:
+        """Renew the claim of ``match_id`` (``token`` from :meth:`RunState.claim`) with every beat; ``None``: none."""
+        self._claim = None if token is None else (match_id, token)
+
+    def __enter__(self) -> Heartbeat:
+        self._beat()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self._interval + 5)
+
+    def _beat(self) -> None:
+        try:
+            self._run.mark(self._bid, "running")
+            claim = self._claim
+            if claim is not None:
+                self._run.renew(claim[0], claim[1], self._claim_ttl)
+        except StoreFailure as exc:  # Redis restarting or refusing writes: the next beat will do
+            kind = failure_kind(exc)
+            self._metrics.record_store_error(kind, "heartbeat")
+            log.warning("heartbeat of batch %s failed (%s): %s", self._bid, kind, exc)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._beat()
+
+
+_SPECS: dict[tuple[str, str], tuple[TournamentSpec, dict[str, Any]]] = {}
+
+
+def _cached_spec(store: Store, tournament_id: str, created_at: str) -> tuple[TournamentSpec, dict[str, Any]]:
+    """A tournament's spec and rules, parsed once per process (keyed by id and creation time:
+    a spec never changes, but a test may flush Redis and reuse an id)."""
+    key = (tournament_id, created_at)
+    found = _SPECS.get(key)
+    if found is None:
+        spec = spec_of(store, tournament_id)
+        if len(_SPECS) >= 64:
+            _SPECS.clear()
+        found = _SPECS[key] = (spec, spec.rules)
+    return found
+
+
+PlayFn = Callable[[MatchSpec], tuple[StoredResult, Replay]]
+"""Plays one match and returns ``(result, replay)`` to store."""
+
+
+@dataclass
+class BatchOutcome:
+    """What one run of a batch did."""
+
+    recorded: int = 0
+    skipped: int = 0
+    aborted: int = 0
+    left: int = 0
+    """Matches left without a result (failed attempts): the check re-sends them at once."""
+    stopped: bool = False
+
+
+
+def run_batch(
+    store: Store,
+    tournament_id: str,
+    batch_id: str,
+    wire: Sequence[Sequence[Any]],
+    play: PlayFn,
+    settings: Settings,
+    *,
+    metrics: MetricsSink | None = None,
+    enqueue: Enqueuer | None = None,
+    stop_on: tuple[type[BaseException], ...] = (),
+) -> BatchOutcome:
+    """Play every match of the batch that has no result yet, recording each once.
+
+    ``stop_on``: exceptions (the soft time limit) after which the batch stops starting matches,
+    marks itself ``stopped`` (the completeness check re-sends what is left) and returns.
+    """
+    metrics = metrics or NoMetrics()
+    outcome = BatchOutcome()
+    status, created = store.tournaments.status_and_created([tournament_id])[tournament_id]
+    if status is None:
+        log.warning("batch %s of unknown tournament %s dropped", batch_id, tournament_id)
+        return outcome
+    run = RunState(store, tournament_id)
+    if status in ENDED:
+        run.mark(batch_id, "done")
+        return outcome
+    spec, rules = _cached_spec(store, tournament_id, repr(created))
+    batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, stop_on)
+    with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
+                   claim_ttl=settings.heartbeat_timeout) as batch.beat:
+        for item in wire:
+            match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms, spec.time_bank_ms, spec.lag_cap_ms)
+            try:
+                if not batch.claimed(match):
+                    break
+            except stop_on:
+                outcome.stopped = True
+                break
+    with contextlib.suppress(StoreFailure):
+        run.mark(batch_id, "stopped" if outcome.stopped or outcome.left else "done")
+    if not outcome.stopped and store.results.progress(tournament_id).complete:
+        retrying(functools.partial(check_tournament, store, tournament_id, enqueue, settings, metrics=metrics),
+                 f"check of {tournament_id}", settings, metrics)
+    # A count this process published just before another one finished the tournament would
+    # bring its series back (gauges are "most recent" across processes): remove it again.
+    publish_remaining(metrics, tournament_id, *run.after(None, False))
+    return outcome
+
+
+@dataclass
+class _Batch:
+    """One run of a batch: plays its matches one at a time (see :func:`run_batch`)."""
+
+    store: Store
+    run: RunState
+    batch_id: str
+    play: PlayFn
+    settings: Settings
+    metrics: MetricsSink
+    outcome: BatchOutcome
+    stop_on: tuple[type[BaseException], ...] = ()
+    beat: Heartbeat | None = None
+
+    def _retrying(self, call: Callable[[], Any], what: str) -> Any:
+        return retrying(call, what, self.settings, self.metrics)
+
+    def claimed(self, match: MatchSpec) -> bool:
+        """Play ``match`` under its claim (one attempt of a match at a time: a duplicated message waits for the
+        attempt in flight); ``False`` when the batch starts no further match."""
+        mid = match.match_id
+        claim: str | None = None
+        try:
+            claim = _claim(self.run, mid, self.settings, self.metrics)
+            if self.beat is not None:
+                self.beat.hold(mid, claim)
+            return self.one(match)
+        finally:
+            if claim is not None:
+                if self.beat is not None:
+                    self.beat.hold(mid, None)
+                with contextlib.suppress(StoreFailure):  # else it expires
+                    self.run.release(mid, claim)
+
+    def one(self, match: MatchSpec) -> bool:
+        """Play and record one claimed match; ``False`` when the batch starts no further match."""
+        mid = match.match_id
+        recorded, attempts = self._retrying(functools.partial(self.run.begin, mid), f"match {mid}")
+        if recorded:
+            self.outcome.skipped += 1
+            return True
+        if not attempts:  # the tournament ended (cancelled) meanwhile
+            return False
+        played = self.attempt(match, attempts)
+        if played is None:
+            return True
+        result, replay = played
+        # Retried while Redis refuses writes or is unreachable, under one attempt id: a first call whose
+        # reply was lost still answers True, and a match is never counted twice.
+        record = functools.partial(self.store.results.record, self.run.tid, mid, result, replay=replay,
+                                   attempt=uuid.uuid4().hex)
+        wrote = self._retrying(record, f"result of match {mid}")
+        if wrote:
+            self.outcome.recorded += 1
+            self.metrics.record_matches_completed(1)
+            if not result.scored:
+                self._retrying(functools.partial(self.store.results.incr, self.run.tid, "aborted"),
+                               f"aborted count of {mid}")
+        scheduled, done, status = self._retrying(functools.partial(self.run.after, mid, wrote), f"match {mid}")
+        publish_remaining(self.metrics, self.run.tid, scheduled, done, status)
+        if status in ENDED and status != "finished":
+            log.info("batch %s of %s tournament %s: no further match starts", self.batch_id, status, self.run.tid)
+            return False  # cancelled (or failed) meanwhile: the matches left are not played
+        return True
+
+    def attempt(self, match: MatchSpec, attempts: int) -> tuple[StoredResult, Replay | None] | None:
+        """The result (and replay) of this attempt of ``match`` to record; None to leave the match missing."""
+        if attempts > self.settings.max_attempts:
+            self.outcome.aborted += 1
+            return aborted_result(match, f"gave up after {attempts - 1} attempts"), None
+        replay: Replay | None
+        try:
+            # Each attempt is distinct for the bots (MatchStarted.attempt): a replay starts afresh.
+            result, replay = self.play(replace(match, attempt=attempts))
+        except self.stop_on:
+            raise
+        except Exception as exc:  # a bug or a broken seat: retried up to max_attempts
+            log.exception("match %s failed (attempt %d)", match.match_id, attempts)
+            result, replay = aborted_result(match, f"{type(exc).__name__}: {exc}"), None
+        if not result.scored:
+            # An infrastructure fault is not a result: leave the match missing (the completeness check re-sends
+            # it) until the last attempt, then record it as aborted so that a poisonous match cannot hold the
+            # tournament forever.
+            if attempts < self.settings.max_attempts:
+                log.warning("match %s aborted (attempt %d): %s", match.match_id, attempts, result.detail)
+                self.outcome.left += 1
+                return None
+            self.outcome.aborted += 1
+        return result, replay
+
+
+def _claim(run: RunState, match_id: str, settings: Settings, metrics: MetricsSink) -> str:
+    """Take the claim of ``match_id`` (:meth:`RunState.claim`), waiting while another attempt holds it."""
+    waited = False
+    while True:
+        token = retrying(functools.partial(run.claim, match_id, settings.heartbeat_timeout), f"claim of {match_id}",
+                          settings, metrics)
+        if token is not None:
+            if waited:
+                log.info("match %s: the attempt in flight elsewhere ended; going on", match_id)
+            return token
+        if not waited:
+            log.info("match %s is in flight in another batch (a duplicated message?): waiting for it", match_id)
+            waited = True
+        time.sleep(CLAIM_POLL)
+

@@ -1,0 +1,110 @@
+"""Batches: how a tournament's matches are cut into batch tasks (guided self-scheduling), and releasing them (each
+batch recorded as queued in the run state, then its message sent); starting a tournament is its first release."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+
+from arena.store import Store
+from arena.store.runstate import RunState
+from arena.tournament import MatchSpec, TournamentSpec, schedule
+from arena.tournament import batches as split_batches
+
+from .matches import is_builtin, spec_to_wire
+from .runtime import ACTIVE, Enqueuer, MetricsSink, NoMetrics, Settings
+from .standings import prior_pool
+
+
+def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
+    """The largest batch (matches per task) for a tournament of ``total`` matches."""
+    if settings.batch_size > 0:
+        return settings.batch_size
+    cap = REMOTE_BATCH_CAP if remote else LOCAL_BATCH_CAP
+    return max(1, min(cap, math.ceil(total / GUIDED_DIVISOR)))
+
+
+LOCAL_BATCH_CAP = 25
+REMOTE_BATCH_CAP = 4
+GUIDED_DIVISOR = 8
+"""Batches shrink as ``remaining / 8``: even split across up to eight workers towards the end."""
+GUIDED_FLOOR = 4
+"""The smallest batch of the guided split (but for the last one, or a smaller ``largest``): every task costs
+milliseconds of messaging, acknowledgement and bookkeeping, which a tail of one-match batches pays again and
+again (measured: 240 quick matches in 52 batches 7% slower on one worker than in 10)."""
+
+
+def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = False) -> list[list[MatchSpec]]:
+    """Consecutive batches that shrink towards the end (guided self-scheduling).
+
+    Each batch takes ``ceil(remaining / GUIDED_DIVISOR)`` matches, at most ``largest`` and at least
+    :data:`GUIDED_FLOOR` (or ``largest`` if smaller): early batches are big (a task costs a few
+    milliseconds of messaging, acknowledgement and pool traffic), the last ones small, so workers
+    finish together instead of one of them playing a long last batch while the others idle.
+    ``fixed``: every batch ``largest`` (a configured size).
+    """
+    if fixed:
+        return split_batches(list(matches), largest) if matches else []
+    out: list[list[MatchSpec]] = []
+    start = 0
+    smallest = max(1, min(GUIDED_FLOOR, largest))
+    while start < len(matches):
+        size = max(smallest, min(largest, math.ceil((len(matches) - start) / GUIDED_DIVISOR)))
+        out.append(list(matches[start : start + size]))
+        start += size
+    return out
+
+
+
+def release_batches(run: RunState, enqueue: Enqueuer, named: Mapping[str, Sequence[MatchSpec]],
+                    now: float | None = None) -> None:
+    """Record the batches (id -> matches) as queued, then send one message per batch."""
+    run.add_batches({bid: [m.match_id for m in group] for bid, group in named.items()}, now=now)
+    for bid, group in named.items():
+        enqueue.batch(run.tid, bid, [spec_to_wire(m) for m in group])
+
+
+def start_tournament(
+    store: Store, tournament_id: str, enqueue: Enqueuer, settings: Settings, metrics: MetricsSink | None = None
+) -> str:
+    """Expand and send a tournament's batches (idempotent); returns its status afterwards."""
+    metrics = metrics or NoMetrics()
+    record = store.tournaments.get(tournament_id)
+    if record.status not in ACTIVE:
+        return record.status
+    run = RunState(store, tournament_id)
+    try:
+        spec = TournamentSpec.from_dict(record.spec)
+    except (ValueError, TypeError) as exc:
+        run.set(detail=f"invalid spec: {exc}")
+        store.tournaments.set_status(tournament_id, "failed", expected=ACTIVE)
+        return "failed"
+    matches = schedule(spec)
+    store.tournaments.add_matches(tournament_id, [m.match_id for m in matches])
+    if run.get("prior") is None:
+        run.set_once("prior", json.dumps(prior_pool(store, spec).to_dict(), sort_keys=True))
+    run.set_once("started_at", repr(time.time()))
+    store.tournaments.set_status(tournament_id, "running", expected=("pending",))
+    if run.get("enqueued") != "1":
+        remote = any(not is_builtin(n) for n in spec.participants)
+        size = auto_batch_size(len(matches), settings, remote)
+        run.set_once("batch_size", size)
+        recorded = store.results.recorded(tournament_id)
+        todo = [m for m in matches if m.match_id not in recorded]
+        groups = split_guided(todo, size, fixed=settings.batch_size > 0)
+        release_batches(run, enqueue, {f"b{i:05d}": group for i, group in enumerate(groups)})
+        run.set(enqueued="1")
+    progress = store.results.progress(tournament_id)
+    metrics.set_matches_remaining(tournament_id, progress.scheduled - progress.done)
+    start_check_chain(store, tournament_id, enqueue, settings)
+    return store.tournaments.status(tournament_id)
+
+
+def start_check_chain(store: Store, tournament_id: str, enqueue: Enqueuer, settings: Settings) -> None:
+    """Start a new self-rescheduling completeness check; an older chain stops at its next run."""
+    token = uuid.uuid4().hex[:16]
+    RunState(store, tournament_id).set(check_token=token, checked_at=repr(time.time()))
+    enqueue.check(tournament_id, token, settings.check_interval)

@@ -1,0 +1,137 @@
+"""What the tournament machinery runs with: its timing :class:`Settings`, the :class:`Enqueuer` that sends follow-up
+work, the :class:`MetricsSink`, the statuses it acts on, and the retry of a Redis command that failed."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from arena.runner import DEFAULT_INFRA_GRACE_S
+from arena.store import StoreFailure, failure_kind
+
+log = logging.getLogger("arena.service.lifecycle")
+
+ACTIVE = ("pending", "running")
+ENDED = ("finished", "failed", "cancelled")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Timing of the run machinery (``arena_*`` keys of the Celery app's configuration)."""
+
+    check_interval: float = 3.0
+    """Seconds between two runs of a tournament's self-rescheduling completeness check."""
+    heartbeat_interval: float = 2.0
+    """Seconds between heartbeats of a running batch."""
+    heartbeat_timeout: float = 12.0
+    """A running batch without a heartbeat for this long is lost (its process died): with the check every
+    ``check_interval``, a lost in-flight batch is re-sent within about 15 s."""
+    queued_grace: float = 10.0
+    """A batch still ``queued`` (never started) whose message has not been in the broker's queue for this long
+    was lost with the worker that took it (``kill -9`` before the task started): re-sent within about 15 s."""
+    stall_timeout: float = 600.0
+    """Last resort: with no result recorded for this long and no live batch, every missing match is re-sent."""
+    batch_size: int = 0
+    """Matches per batch task; 0 chooses from the tournament's size."""
+    max_attempts: int = 5
+    """A match started this many times without a result is recorded as aborted (not scored)."""
+    pending_timeout: float = 60.0
+    """The sweep re-sends the start of a tournament pending for this long."""
+    store_retry_timeout: float = 300.0
+    """Seconds a batch keeps retrying (with a back-off, a log line and a metric each time) a Redis command that
+    failed: a write Redis refuses (MISCONF, READONLY, OOM, NOREPLICAS) or a lost connection. After that the batch
+    gives up, leaving its unrecorded matches to the completeness check."""
+    infra_grace_s: float = DEFAULT_INFRA_GRACE_S
+    """How long a match waits for a remote bot the arena could not reach (its gateway gone, Redis unreachable)
+    before it is aborted as an infrastructure fault (no strike either way; ``MatchConfig.infra_grace_s``)."""
+
+    @classmethod
+    def from_conf(cls, conf: Mapping[str, Any]) -> Settings:
+        kwargs: dict[str, Any] = {}
+        for name, f in cls.__dataclass_fields__.items():
+            value = conf.get(f"arena_{name}")
+            if value is not None:
+                kwargs[name] = int(value) if f.type in ("int", int) else float(value)
+        return cls(**kwargs)
+
+
+class Enqueuer(Protocol):
+    """How follow-up work is sent (Celery in production: :class:`workers.enqueue.CeleryEnqueuer`).
+
+    An enqueuer that can see its queue may also offer ``queued_batches(tournament_id) -> set[str] | None``: the
+    ids of the tournament's batches whose messages wait in the queue (None: cannot tell). The completeness check
+    then knows a queued batch whose message left the queue without starting was lost (``queued_grace``)."""
+
+    def start(self, tournament_id: str) -> None: ...
+
+    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None: ...
+
+    def check(self, tournament_id: str, token: str | None, countdown: float) -> None: ...
+
+
+class MetricsSink(Protocol):
+    def record_matches_completed(self, count: int = 1) -> None: ...
+
+    def set_matches_remaining(self, tournament: str, remaining: int) -> None: ...
+
+    def finish_tournament(self, tournament: str) -> None: ...
+
+    def record_store_error(self, kind: str, where: str) -> None: ...
+
+
+class NoMetrics:
+    """A sink that records nothing."""
+
+    def record_matches_completed(self, count: int = 1) -> None:
+        pass
+
+    def set_matches_remaining(self, tournament: str, remaining: int) -> None:
+        pass
+
+    def finish_tournament(self, tournament: str) -> None:
+        pass
+
+    def record_store_error(self, kind: str, where: str) -> None:
+        pass
+
+
+
+_T = TypeVar("_T")
+
+RETRY_FIRST = 0.2
+RETRY_MAX = 5.0
+
+
+def retrying(call: Callable[[], _T], what: str, settings: Settings, metrics: MetricsSink) -> _T:
+    """``call()``, retried with a back-off (:data:`RETRY_FIRST` doubling to :data:`RETRY_MAX` seconds) while Redis
+    refuses the write (MISCONF, READONLY, OOM, NOREPLICAS) or the connection is lost, for at most
+    ``settings.store_retry_timeout`` seconds; each failure is logged and counted
+    (``uno_arena_store_errors_total{where="task"}``). Other Redis errors (a bug: wrong type, bad script) and the
+    last failure after the timeout are raised: the batch then ends without a result for the match, which the
+    completeness check re-sends. ``call`` must be safe to repeat."""
+    deadline = time.monotonic() + settings.store_retry_timeout
+    delay = RETRY_FIRST
+    while True:
+        try:
+            return call()
+        except StoreFailure as exc:
+            kind = failure_kind(exc)
+            metrics.record_store_error(kind, "task")
+            if kind == "other" or time.monotonic() + delay > deadline:
+                log.error("%s: Redis failed (%s), giving up: %s", what, kind, exc)
+                raise
+            log.warning("%s: Redis failed (%s: %s); retrying in %.1f s", what, kind, exc, delay)
+            time.sleep(delay)
+            delay = min(RETRY_MAX, delay * 2)
+
+
+
+def publish_remaining(metrics: MetricsSink, tournament_id: str, scheduled: int, done: int, status: str) -> None:
+    if (scheduled and done >= scheduled) or status in ENDED:
+        metrics.finish_tournament(tournament_id)
+    else:
+        metrics.set_matches_remaining(tournament_id, scheduled - done)
+

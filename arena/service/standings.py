@@ -1,0 +1,124 @@
+"""Standings of a tournament: computed from its scored results on top of the ratings its participants had when it
+started, cached in the store (:class:`arena.store.TournamentStandings`), and made final with the ratings persisted
+when it finishes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arena.store import Store, StoredResult, TournamentStandings
+from arena.store.runstate import RunState
+from arena.tournament import MatchResult, RatingPool, Standings, TournamentSpec, standings
+from arena.tournament.leaderboard import tallies_of
+
+from .runtime import ACTIVE, MetricsSink, NoMetrics
+from .tournaments import spec_of
+
+COUNTERS = ("timeouts", "refusals", "decisions")
+"""The per-bot counters shown beside the standings."""
+
+
+def rating_pool(store: Store, key: str) -> RatingPool:
+    """The persisted rating pool ``key`` (a fresh pool if none)."""
+    return pool_of(key, store.ratings.get(key))
+
+
+def pool_of(key: str, stored: Mapping[str, Any] | None) -> RatingPool:
+    """A rating pool from its stored JSON (a fresh pool ``key`` for none)."""
+    return RatingPool.from_dict(stored) if stored else RatingPool(key=key)
+
+
+def prior_pool(store: Store, spec: TournamentSpec) -> RatingPool:
+    """The persisted ratings of the spec's participants in its rating pool (a fresh pool if none)."""
+    pool = rating_pool(store, spec.rating_pool)
+    keep = set(spec.participants)
+    return RatingPool(
+        key=pool.key,
+        ratings={b: r for b, r in pool.ratings.items() if b in keep},
+        mu=pool.mu,
+        sigma=pool.sigma,
+        beta=pool.beta,
+        tau=pool.tau,
+    )
+
+
+@dataclass(frozen=True)
+class TournamentTable:
+    """Standings of a tournament with the per-bot counters the API shows."""
+
+    standings: Standings
+    timeouts: dict[str, int]
+    refusals: dict[str, int]
+    scored: list[MatchResult]
+    results: dict[str, StoredResult]
+    decisions: dict[str, int]
+    """Decisions asked of each bot (for rates per 1,000 decisions; results stored before they were counted add 0)."""
+
+
+def per_bot_counters(results: Mapping[str, StoredResult], participants: tuple[str, ...] | list[str]
+                     ) -> dict[str, dict[str, int]]:
+    """``{counter: {bot: total}}`` of :data:`COUNTERS` over ``results``, for the participants."""
+    counters: dict[str, dict[str, int]] = {name: dict.fromkeys(participants, 0) for name in COUNTERS}
+    for r in results.values():
+        for name, counts in counters.items():
+            for bot, value in zip(r.seats, r.counter(name), strict=True):
+                if bot in counts:
+                    counts[bot] += value
+    return counters
+
+
+def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True) -> TournamentTable:
+    """Standings of the results recorded so far (final once the tournament finished)."""
+    spec = spec_of(store, tournament_id)
+    results = store.results.all(tournament_id)
+    scored = [r.result for r in results.values() if r.scored]
+    prior_raw = RunState(store, tournament_id).prior()
+    prior = pool_of(spec.rating_pool, prior_raw)
+    table = standings(scored, participants=spec.participants, pool=prior, ratings=ratings)
+    counters = per_bot_counters(results, spec.participants)
+    return TournamentTable(table, counters["timeouts"], counters["refusals"], scored, results, counters["decisions"])
+
+
+def standings_record(table: TournamentTable, final: bool) -> TournamentStandings:
+    """What the store's standings cache keeps (the rating pool itself is left out)."""
+    data = table.standings.to_dict()
+    data.pop("pool", None)
+    return TournamentStandings(final, data, table.timeouts, table.refusals, table.decisions)
+
+
+def cached_standings(store: Store, tournament_id: str) -> TournamentStandings:
+    """The standings: the cached ones when they count every recorded result, else freshly computed (and cached)."""
+    status = store.tournaments.status(tournament_id)
+    done = store.results.progress(tournament_id).done
+    cached = store.standings.get(tournament_id)
+    final = status == "finished"
+    if cached is not None and cached.as_of >= done and (cached.standings.final or not final):
+        return cached.standings
+    table = tournament_table(store, tournament_id)
+    record = standings_record(table, final)
+    store.standings.put(tournament_id, record, as_of=len(table.results))
+    return record
+
+
+def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink | None = None) -> Standings:
+    """Compute the final standings, persist the ratings once, mark the tournament finished."""
+    metrics = metrics or NoMetrics()
+    spec = spec_of(store, tournament_id)
+    table = tournament_table(store, tournament_id)
+    store.standings.put(tournament_id, standings_record(table, True), as_of=len(table.results))
+    pool_key = spec.rating_pool
+
+    def apply(current: dict[str, Any] | None) -> dict[str, Any]:
+        tallies = tallies_of(table.standings, table.timeouts, table.refusals, table.decisions)
+        return pool_of(pool_key, current).with_tournament(tournament_id, table.scored, tallies).to_dict()
+
+    store.ratings.update(pool_key, apply)
+    run = RunState(store, tournament_id)
+    run.set_once("finished_at", repr(time.time()))
+    store.tournaments.set_status(tournament_id, "finished", expected=ACTIVE)
+    run.cleanup()
+    metrics.finish_tournament(tournament_id)
+    return table.standings

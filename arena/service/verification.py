@@ -1,0 +1,166 @@
+"""Verifying an ended tournament: its seed commitment, its schedule re-derived from the revealed seed, and every
+scored match replayed from its derived deal seed through the arena's one replay walk
+(:func:`arena.service.replays.walk`) to the stored scores, winner and number of rounds.
+
+Pure over typed data: the tournament's facts (:class:`TournamentFacts`), its recorded results
+(:class:`arena.store.StoredResult`) and a function that fetches one match's omniscient replay
+(:class:`ReplayFacts`, or :class:`ReplayUnavailable`); ``uno-arena tournament verify`` feeds it from the organizer
+API and prints what it finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from arena.engine import Action, Match, Rules, parse_action
+from arena.store import StoredResult
+from arena.tournament import MatchSpec, TournamentSpec, schedule
+from arena.tournament.commitment import check_commitment
+
+from .replays import WalkError, walk
+
+ENDED = ("finished", "failed", "cancelled")
+
+
+class ReplayUnavailable(Exception):
+    """No usable replay of a match (none kept, or the server refused it); the message says why."""
+
+
+@dataclass(frozen=True)
+class TournamentFacts:
+    """What verification reads of a tournament: its state, its spec, its seed commitment and, once it ended, the
+    revealed seed and salt."""
+
+    tournament_id: str
+    state: str
+    spec: TournamentSpec
+    seed_commitment: str
+    revealed_seed: int
+    seed_salt: str
+
+
+@dataclass(frozen=True)
+class ReplayFacts:
+    """What verification reads of a match's omniscient replay: its seed, its rules (None when they are invalid,
+    with ``rules_error``), its seats and every decision as ``(seat, action text)`` in order."""
+
+    seed: int
+    rules: Rules | None
+    seats: tuple[str, ...]
+    decisions: tuple[tuple[int, str], ...]
+    rules_error: str = ""
+
+
+@dataclass
+class Verification:
+    """What :func:`verify_tournament` found: the problems (``(where, what)``) and the counts of the summary."""
+
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    scheduled: int = 0
+    replayed: int = 0
+    unscored: int = 0
+    missing: int = 0
+    committed: bool = False
+
+    @property
+    def consistent(self) -> bool:
+        return not self.problems
+
+
+def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: StoredResult) -> list[str]:
+    """What is wrong with one match's omniscient replay against its scheduled match and its stored result; empty
+    when it replays to the stored result."""
+    problems: list[str] = []
+    rules = Rules.from_dict(dict(match.rules))
+    if replay.seed != match.seed:
+        problems.append(f"the replay's seed {replay.seed} is not the derived deal seed {match.seed}")
+    if replay.rules is None:
+        problems.append(f"the replay's rules are invalid: {replay.rules_error}")
+    elif replay.rules != rules:
+        problems.append("the replay's rules are not the tournament's")
+    if list(replay.seats) != list(match.seats):
+        problems.append(f"the replay's seats {list(replay.seats)} are not the scheduled {list(match.seats)}")
+    engine = Match(players=len(match.seats), seed=match.seed, rules=rules)
+    at = [0]
+
+    def parsed() -> Iterator[tuple[int | None, Action]]:
+        for seat, text in replay.decisions:
+            at[0] += 1
+            yield seat, parse_action(text, rules.variant)
+
+    try:
+        for _step in walk(engine, parsed()):
+            pass
+    except ValueError as error:  # WalkError (the engine refuses it) or an action text that does not parse
+        seat, text = replay.decisions[at[0] - 1]
+        cause = error.error if isinstance(error, WalkError) else error
+        problems.append(f"decision {at[0]}: seat {seat} {text!r} does not replay from the derived seed: {cause}")
+        return problems
+    forfeits = stored.result.forfeits
+    winner = engine.match_winner if engine.match_winner not in forfeits else None
+    expected = {"scores": list(engine.scores), "winner": winner, "rounds": engine.round_number}
+    recorded = {"scores": list(stored.result.scores), "winner": stored.result.winner, "rounds": stored.result.rounds}
+    for name, value in expected.items():
+        if recorded[name] != value:
+            problems.append(f"replaying the recorded actions gives {name} {value}, the stored result says "
+                            f"{recorded[name]}")
+    return problems
+
+
+def _check_seed(t: TournamentFacts, problem: Callable[[str, str], None]) -> bool:
+    """Whether the revealed seed and salt match the commitment; the problems to ``problem``."""
+    committed = bool(t.seed_commitment) and check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt)
+    if not t.seed_commitment:
+        problem(t.tournament_id, "no seed commitment was published (created before commitments existed)")
+    elif not committed:
+        problem(t.tournament_id, f"the revealed seed {t.revealed_seed} and salt {t.seed_salt!r} do not match the "
+                                 f"commitment {t.seed_commitment}")
+    if t.spec.seed != t.revealed_seed:
+        problem(t.tournament_id, f"the spec's seed {t.spec.seed} is not the revealed seed {t.revealed_seed}")
+    return committed
+
+
+def verify_tournament(t: TournamentFacts, results: Mapping[str, StoredResult],
+                      replay_of: Callable[[str], ReplayFacts],
+                      on_problem: Callable[[str, str], None] | None = None) -> Verification:
+    """Check an ended tournament: the seed commitment, every recorded result against the re-derived schedule (and,
+    once finished, every scheduled match recorded), and every scored match's replay (``replay_of(match id)``).
+    ``on_problem(where, what)`` hears each problem as it is found."""
+    out = Verification()
+
+    def problem(where: str, text: str) -> None:
+        out.problems.append((where, text))
+        if on_problem is not None:
+            on_problem(where, text)
+
+    out.committed = _check_seed(t, problem)
+    scheduled = {m.match_id: m for m in schedule(t.spec)}
+    out.scheduled = len(scheduled)
+    for mid in sorted(set(results) - set(scheduled)):
+        problem(mid, "a recorded result of a match that is not in the schedule")
+    missing = [mid for mid in scheduled if mid not in results]
+    out.missing = len(missing)
+    if missing and t.state == "finished":
+        for mid in missing:
+            problem(mid, "scheduled but no result is recorded")
+    for mid, match in scheduled.items():
+        stored = results.get(mid)
+        if stored is None:
+            continue
+        if list(stored.seats) != list(match.seats):
+            problem(mid, f"the stored seats {list(stored.seats)} are not the scheduled {list(match.seats)}")
+        if stored.seed != match.seed:
+            problem(mid, f"the stored seed {stored.seed} is not the derived deal seed {match.seed}")
+        if not stored.scored:
+            out.unscored += 1
+            continue
+        try:
+            replay = replay_of(mid)
+        except ReplayUnavailable as error:
+            problem(mid, f"no usable replay: {error}")
+            continue
+        for text in replay_problems(replay, match, stored):
+            problem(mid, text)
+        out.replayed += 1
+    return out
