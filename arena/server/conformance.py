@@ -88,6 +88,8 @@ class CheckProgress:
 class _Watched(RemoteSeat):
     """A RemoteSeat that notes the kinds of decisions asked, and can drop the stream before one of them."""
 
+    gateway: Gateway
+
     def __init__(self, gateway: Gateway, bot: str, kinds: Counter[str], drop_before: int = 0) -> None:
         super().__init__(gateway, bot, admit_timeout_s=ADMIT_TIMEOUT_S)
         self.kinds = kinds

@@ -1,6 +1,7 @@
 """The gateway's side of the Redis relay (:mod:`arena.relay`): :class:`RelayConsumer` pops the gateway's queue
-and drives :class:`~arena.server.gateway.Gateway` for the Celery workers' :class:`arena.relay.RelaySeat`\\ s,
-calling the same gateway methods as an in-process :class:`arena.server.remote_seat.RemoteSeat`.
+and drives the gateway (its match side, :class:`~arena.server.match_api.MatchApi`) for the Celery workers'
+:class:`arena.relay.RelaySeat`\\ s, calling the same gateway methods as an in-process
+:class:`arena.server.remote_seat.RemoteSeat`.
 
 While the gateway drains (:meth:`arena.server.gateway.GatewayServer.drain`), a decision it cannot send any
 more (the bot was told to move) is handed over: the consumer waits, within the decision's time, for the bot's
@@ -19,17 +20,14 @@ import contextlib
 import json
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 
 from arena.protocol import bot_pb2
 from arena.relay.messages import decide_reply, decode, encode
+from arena.server.match_api import MatchApi
 from arena.store import RelayChannel, Store, StoreFailure
-
-if TYPE_CHECKING:
-    from arena.server.gateway import Gateway
-
 
 POP_TIMEOUT_S = 1.0
 """How long one pop of the relay queue waits; also how long a stopping consumer takes at most to end."""
@@ -46,7 +44,7 @@ HANDOVER_START_S = 3.0
 class RelayConsumer:
     """Pops the gateway's relay queue and answers relayed decisions."""
 
-    def __init__(self, store: Store, gateway: Gateway) -> None:
+    def __init__(self, store: Store, gateway: MatchApi) -> None:
         self.store = store
         self.gateway = gateway
         self._tasks: set[asyncio.Task[None]] = set()
@@ -114,20 +112,13 @@ class RelayConsumer:
         op = header["op"]
         if op == "drop":  # the bot's token was rotated or revoked, or the bot deleted: its streams end now
             for session_id in header.get("sessions") or ():
-                session = self.gateway.sessions.get(str(session_id))
-                if session is not None:
-                    session.kill(grpc.StatusCode.UNAUTHENTICATED, str(header.get("reason") or "invalid token"))
+                self.gateway.end_session(str(session_id), grpc.StatusCode.UNAUTHENTICATED,
+                                         str(header.get("reason") or "invalid token"))
             return
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
         attempt = int(header.get("attempt") or 0)
         if op == "start":
-            started = bot_pb2.MatchStarted.FromString(body)
-            if "reply" in header and self.gateway.draining:
-                self._spawn(self._hand_over_start(relay, header, body))
-            elif "reply" in header:  # a new match: seated when the bot has a free slot
-                self._spawn(self._admit(relay, header, started))
-            elif not self.gateway.draining:  # a match already seated on another gateway, whose bot moved here
-                self.gateway.start_match(bot, match_id, seat, started)
+            self._start(relay, header, body)
         elif op == "events":
             self.gateway.send_events(bot, match_id, seat, bot_pb2.MatchEvents.FromString(body), attempt)
         elif op == "end":
@@ -139,6 +130,17 @@ class RelayConsumer:
             self._spawn(relay.reply(str(header["reply"]), json.dumps({"late": late})))
         elif op == "decide":
             self._spawn(self._decide(relay, header, body))
+
+    def _start(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
+        """A match start: a new match (with ``reply``) is seated when the bot has a free slot, or passed on by a
+        draining gateway; one without is a match already seated on another gateway, whose bot moved here."""
+        started = bot_pb2.MatchStarted.FromString(body)
+        if "reply" in header and self.gateway.draining:
+            self._spawn(self._hand_over_start(relay, header, body))
+        elif "reply" in header:
+            self._spawn(self._admit(relay, header, started))
+        elif not self.gateway.draining:
+            self.gateway.start_match(str(header["bot"]), str(header["match_id"]), int(header["seat"]), started)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)

@@ -12,15 +12,12 @@ For seats on another machine, see :class:`arena.relay.RelaySeat` (same interface
 from __future__ import annotations
 
 from time import perf_counter
-from typing import TYPE_CHECKING
 
 from arena.engine import Observation
 from arena.protocol.encoding import request_body
 from arena.protocol.messages import match_ended, match_events, match_started
 from arena.runner import DEFAULT_ADMIT_TIMEOUT_S, MatchSummary, Seat, SeatNotAdmitted, SeatRequest, SeatStart, settle
-
-if TYPE_CHECKING:
-    from arena.server.gateway import DecideOutcome, Gateway
+from arena.server.match_api import DecideOutcome, MatchApi
 
 
 class RemoteSeat(Seat):
@@ -28,10 +25,10 @@ class RemoteSeat(Seat):
 
     wants_events = True
 
-    def __init__(self, gateway: Gateway, bot_name: str, *, admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S) -> None:
+    def __init__(self, gateway: MatchApi, bot_name: str, *, admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S) -> None:
         self.gateway = gateway
         self.name = bot_name
-        self.version = gateway.link(bot_name).version or "unknown"
+        self.version = gateway.bot_version(bot_name) or "unknown"
         self.admit_timeout_s = admit_timeout_s
         self._match_id = ""
         self._seat = -1
@@ -41,8 +38,7 @@ class RemoteSeat(Seat):
 
     async def start(self, info: SeatStart) -> None:
         self._match_id, self._seat, self._attempt = info.match_id, info.seat, info.attempt
-        link = self.gateway.link(self.name)
-        self.version = link.version or self.version
+        self.version = self.gateway.bot_version(self.name) or self.version
         if not await self.gateway.admit(self.name, info.match_id, info.seat, match_started(info), self.admit_timeout_s):
             raise SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
                                   f"ended within {self.admit_timeout_s:g} s")

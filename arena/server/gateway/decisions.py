@@ -1,0 +1,160 @@
+"""Decisions (:class:`Decisions`): a decision request out to the bot's stream, its answer back to the match that asked.
+
+Each request gets a ``request_id`` and is pending on the bot's link (so a reconnect sends it again, with the time
+left) until a valid answer, its deadline (one event-loop timer for all, :mod:`arena.server.deadlines`), a newer
+attempt of its match (:class:`~arena.server.gateway.records.Superseded`) or the gateway's drain
+(:class:`~arena.server.gateway.records.Drained`). An answer is matched by request id and refused in-band otherwise,
+each refusal naming the problem: unknown request id (``NOT_FOUND``), late answer (``DEADLINE_EXCEEDED``), duplicate
+(``ALREADY_EXISTS``), ``action_index`` out of range (``OUT_OF_RANGE``), wrong match id (``INVALID_ARGUMENT``). A
+refused answer to a pending request leaves it pending: the bot may answer again until the deadline. A request left
+unanswered at its deadline gets a ``DEADLINE_EXCEEDED`` Error (the runner plays the fallback and counts a strike).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import uuid
+
+import grpc
+
+from arena.protocol import bot_pb2
+from arena.protocol.encoding import request_bytes
+from arena.server.deadlines import Deadlines
+from arena.server.gateway.admission import Admissions
+from arena.server.gateway.limits import RETRIES_PER_REQUEST
+from arena.server.gateway.links import BotLink
+from arena.server.gateway.records import Drained, PendingDecision, Superseded
+from arena.server.gateway.sessions import SessionRegistry
+from arena.server.gateway.stream import BotSession, error_bytes
+from arena.server.match_api import DecideOutcome
+
+
+class Decisions:
+    """The decision requests pending on this gateway, by request id, and the answers to them."""
+
+    def __init__(self, registry: SessionRegistry, admissions: Admissions) -> None:
+        self.registry = registry
+        self.admissions = admissions
+        self._ids = itertools.count(1)
+        self._prefix = uuid.uuid4().hex[:4]
+        self._deadlines = Deadlines()
+
+    def new_request_id(self) -> str:
+        return f"{self._prefix}-{next(self._ids)}"
+
+    async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
+                     deadline_s: float, attempt: int = 0, lag_cap_s: float = 0.0) -> DecideOutcome:
+        """Send the DecisionRequest ``body`` (serialized without request id and times, see
+        :func:`arena.protocol.encoding.request_body`) to the bot and wait for a valid answer up to ``deadline_s``.
+        The bot need not be connected now: the request waits for it (a reconnect picks it up). On a draining
+        gateway it is ``gone`` with ``moved`` set, unsent or at once (the relay hands it over). A request of an
+        older ``attempt`` than the bot's newest start of the match is ``gone`` unsent, and a pending one is
+        dropped when a newer attempt starts (:class:`Superseded`). The wait is ``deadline_s`` plus the stream's
+        round trip up to ``lag_cap_s`` (lag compensation; the bot is told ``deadline_s``)."""
+        t_start = time.perf_counter()
+        link = self.registry.link(bot)
+        if self.registry.draining:
+            return DecideOutcome("gone", None, 0, [], None, self.admissions.late_refusals(bot, match_id, seat),
+                                 link.version, moved=True)
+        if self.admissions.stale(link, match_id, seat, attempt):
+            return DecideOutcome("gone", None, 0, [], None, 0, link.version)
+        request_id = self.new_request_id()
+        limit_ms = max(1, int(deadline_s * 1000))
+        session = link.session
+        lag = min(lag_cap_s, session.rtt_s) if session is not None and lag_cap_s > 0 else 0.0
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        pending = PendingDecision(request_id, match_id, seat, decision_number, body, legal_count, future,
+                                  self._deadlines.add(future, deadline_s + lag), attempt=attempt)
+        link.pending[request_id] = pending
+        slot = link.matches.get((match_id, seat))
+        if slot is not None:
+            slot.last_used = pending.deadline_at
+        if session is not None:
+            session.send(request_bytes(body, request_id, limit_ms, int(time.time() * 1000) + limit_ms), pending)
+        pending.arena_s += time.perf_counter() - t_start
+        index: int | None = None
+        status = "cancelled"
+        moved = False
+        try:
+            index = await future
+            status = "answered"
+        except Drained:
+            status, moved = "gone", True
+        except Superseded:
+            status = "gone"
+        except TimeoutError:
+            status = "timeout" if link.session is not None else "gone"
+            if link.session is not None:
+                link.session.send(error_bytes(
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    f"match {match_id}, decision {decision_number}: no valid answer within {limit_ms} ms; "
+                    "the fallback action was played", match_id, request_id))
+        finally:
+            if not future.done():  # cancelled: the deadline queue drops it
+                future.cancel()
+            link.pending.pop(request_id, None)
+            link.retire(request_id, match_id, seat, status)
+        wire = None
+        if pending.t_answer is not None and pending.t_written is not None:
+            wire = pending.t_answer - pending.t_written
+        return DecideOutcome(status, index, pending.refusals, pending.reasons, wire,
+                             slot.late_refusals if slot is not None else 0, link.version, pending.arena_s, moved, lag)
+
+    def answer(self, session: BotSession, link: BotLink, decision: bot_pb2.Decision) -> None:
+        """A Decision came on ``session``: the answer to its pending request, or refused in-band."""
+        request_id = decision.request_id
+        pending = link.pending.get(request_id)
+        if pending is None:
+            self._refuse_unknown(session, link, decision)
+            return
+        if decision.match_id != pending.match_id:
+            self._refuse_pending(session, pending, grpc.StatusCode.INVALID_ARGUMENT, "wrong_match",
+                                 f"request {request_id} belongs to match {pending.match_id}, "
+                                 f"not {decision.match_id!r}")
+            return
+        index = decision.action_index
+        if index >= pending.legal_count:
+            self._refuse_pending(session, pending, grpc.StatusCode.OUT_OF_RANGE, "out_of_range",
+                                 f"match {pending.match_id}, decision {pending.decision_number}: action_index "
+                                 f"{index} is out of range ({pending.legal_count} legal actions)")
+            return
+        pending.t_answer = time.perf_counter()
+        if not pending.future.done():
+            pending.future.set_result(index)
+            pending.arena_s += time.perf_counter() - session.t_read
+
+    def _refuse_unknown(self, session: BotSession, link: BotLink, decision: bot_pb2.Decision) -> None:
+        """An answer to no pending request: a duplicate or late one of a retired request (counted in its match
+        while that is not over), else an unknown request id."""
+        request_id = decision.request_id
+        retired = link.retired.get(request_id)
+        if retired is None:
+            session.refuse(grpc.StatusCode.NOT_FOUND, "unknown_request",
+                           f"unknown request id {request_id!r}: no decision is pending with that id",
+                           decision.match_id, request_id)
+            return
+        match_id, seat, status = retired
+        slot = link.matches.get((match_id, seat))
+        if status == "answered":
+            code, reason = grpc.StatusCode.ALREADY_EXISTS, "duplicate"
+            text = f"match {match_id}, request {request_id}: already answered; a duplicate answer is refused"
+        else:
+            code, reason = grpc.StatusCode.DEADLINE_EXCEEDED, "late"
+            text = (f"match {match_id}, request {request_id}: the answer came after the deadline; "
+                    "the fallback action was played")
+        if slot is not None and slot.closed:
+            slot = None  # the match is over: refused, but no longer counted in it
+        if slot is not None:
+            slot.late_refusals += 1
+        session.refuse(code, reason, text, match_id, request_id, counted=slot is not None)
+
+    @staticmethod
+    def _refuse_pending(session: BotSession, pending: PendingDecision, code: grpc.StatusCode, reason: str,
+                        text: str) -> None:
+        pending.refusals += 1
+        pending.reasons.append(f"{reason}: {text}")
+        # A bot may correct itself: the first few refusals of a pending request do not count as flooding.
+        session.refuse(code, reason, text, pending.match_id, pending.request_id, counted=True,
+                       flood=pending.refusals > RETRIES_PER_REQUEST)

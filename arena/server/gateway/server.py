@@ -1,0 +1,173 @@
+"""The gateway process's gRPC server (:class:`GatewayServer`): BotService behind the token check, health, reflection
+and any more servicers (the organizer API), the heartbeat and relay consumer tasks, and stopping or draining it all.
+
+Keepalive is 20 s / 10 s and there is no ``max_connection_age`` (it would cut long streams); messages larger than
+``max_message_bytes`` are refused by gRPC itself (``grpc.max_receive_message_length``: the call ends with
+``RESOURCE_EXHAUSTED``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from arena.metrics import ArenaMetrics
+from arena.protocol import SERVICE_NAMES
+from arena.server.auth import BotAuthInterceptor
+from arena.server.gateway.config import GatewayConfig
+from arena.server.gateway.drain import hand_over
+from arena.server.gateway.service import Gateway
+from arena.server.relay_consumer import RelayConsumer
+from arena.store import Store
+
+STOP_TASKS_TIMEOUT_S = 3.0
+"""How long stopping waits for the heartbeat and relay tasks to end (they end within a second)."""
+
+
+def server_credentials(config: GatewayConfig) -> grpc.ServerCredentials | None:
+    """TLS credentials from ``tls_cert``/``tls_key`` (PEM files), or None for plaintext."""
+    if not config.tls_cert and not config.tls_key:
+        return None
+    if not (config.tls_cert and config.tls_key):
+        raise ValueError("TLS needs both a certificate and a key (--tls-cert FILE --tls-key FILE)")
+    with open(config.tls_key, "rb") as key, open(config.tls_cert, "rb") as cert:
+        return grpc.ssl_server_credentials([(key.read(), cert.read())])
+
+
+def server_options(config: GatewayConfig) -> list[tuple[str, int]]:
+    """Channel arguments of the gateway: small receive limit, keepalive 20 s / 10 s, no max_connection_age."""
+    return [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.keepalive_time_ms", config.keepalive_time_ms),
+        ("grpc.keepalive_timeout_ms", config.keepalive_timeout_ms),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+        ("grpc.http2.max_ping_strikes", 0),
+    ]
+
+
+def _bot_service_handler() -> grpc.GenericRpcHandler:
+    async def unauthenticated(_requests: Any, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "no credentials were checked")
+
+    # Raw bytes both ways: the gateway parses requests itself, so a malformed message gets an in-band error
+    # instead of ending the call, and outgoing messages are serialised once. The auth interceptor puts
+    # Gateway.connect, bound to the verified bot, in the place of `unauthenticated`.
+    handler = grpc.stream_stream_rpc_method_handler(unauthenticated)
+    return grpc.method_handlers_generic_handler("uno_arena.v1.BotService", {"Connect": handler})
+
+
+class GatewayServer:
+    """The gateway process's server: BotService (authenticated), health, reflection, heartbeat, relay.
+
+    ``services``: callables ``add(server)`` adding more servicers (e.g. the organizer API) before start.
+    """
+
+    def __init__(self, store: Store, config: GatewayConfig | None = None, *, metrics: ArenaMetrics | None = None,
+                 services: Sequence[Callable[[grpc.aio.Server], None]] = ()) -> None:
+        self.store = store
+        self.config = config or GatewayConfig()
+        self.gateway = Gateway(store, self.config, metrics)
+        self.metrics = self.gateway.metrics
+        self.services = list(services)
+        self.port = 0
+        self.server: grpc.aio.Server | None = None
+        self.health = HealthServicer()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._relay: RelayConsumer | None = None
+
+    async def start(self) -> None:
+        server = grpc.aio.server(
+            interceptors=[BotAuthInterceptor(self.store, self.gateway.connect, self.gateway.stream_limiter)],
+            options=server_options(self.config),
+        )
+        server.add_generic_rpc_handlers((_bot_service_handler(),))
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        for add in self.services:
+            add(server)
+        reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"]
+                                             .full_name, reflection.SERVICE_NAME), server)
+        credentials = server_credentials(self.config)
+        if credentials is None:
+            port = server.add_insecure_port(self.config.address)
+        else:
+            port = server.add_secure_port(self.config.address, credentials)
+        if not port:
+            raise OSError(f"cannot listen on {self.config.address}")
+        self.port = port
+        await server.start()
+        self.server = server
+        for name in ("", *SERVICE_NAMES):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._tasks.append(asyncio.create_task(self.gateway.heartbeat_loop()))
+        if self.config.relay:
+            self._relay = RelayConsumer(self.store, self.gateway)
+            self._tasks.append(asyncio.create_task(self._relay.run()))
+        self.metrics.set_gateway_up(True)
+        self.metrics.set_build_info("gateway")
+
+    async def stop(self, grace: float | None = 5.0) -> None:
+        """Stop serving: health NOT_SERVING, sessions closed (bots reconnect elsewhere), tasks ended."""
+        self.metrics.set_gateway_up(False)
+        with contextlib.suppress(Exception):
+            await self.health.enter_graceful_shutdown()
+        self.gateway.close_all()
+        if self._relay is not None:
+            self._relay.stop()  # its loop ends at its next pop even if redis-py swallows the cancellation
+        for task in self._tasks:
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=STOP_TASKS_TIMEOUT_S)
+        self._tasks.clear()
+        if self.server is not None:
+            await self.server.stop(grace)
+
+    async def drain(self, grace: float = 2.0, reason: str = "the gateway is draining") -> None:
+        """Drain, then stop (what SIGTERM of ``uno-arena serve`` does); returns within about
+        ``drain_timeout_s`` + 4.5 s, whatever the bots and Redis do:
+
+        1. health NOT_SERVING, no new stream (the listening socket closes: a gateway started on the same port,
+           gRPC binds with SO_REUSEPORT, gets every new connection), no new decision or match start here;
+        2. every bot gets a Goodbye (reconnect at once to the same address) and its stream ends (UNAVAILABLE);
+           each of this gateway's sessions is deleted from Redis as soon as its bot has a newer one elsewhere
+           (meanwhile the relay still finds this gateway, which hands over, rather than no gateway), the rest
+           on the way out;
+        3. relayed decisions pending here, and those that still come, are handed over to the gateway the bot
+           moved to, with the time they have left (:class:`~arena.server.relay_consumer.RelayConsumer`), until
+           every bot moved and the relay queue is quiet for ``DRAIN_IDLE_S``, or ``drain_timeout_s`` passed;
+        4. every background task ends (each honours cancellation; the relay consumer at its next pop), the
+           server stops.
+        """
+        loop = asyncio.get_running_loop()
+        until = loop.time() + max(0.0, self.config.drain_timeout_s)
+        self.metrics.set_gateway_up(False)
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(1.0):
+                await self.health.enter_graceful_shutdown()
+        stopping: asyncio.Task[None] | None = None
+        if self.server is not None:  # stop listening now; running streams get `grace` to end
+            stopping = asyncio.create_task(self.server.stop(grace))
+        for task in self._tasks[:1]:  # the heartbeat: it must not re-create the sessions deleted next
+            task.cancel()
+        await self.gateway.drain(reason)
+        await hand_over(self.gateway.drainer, self._relay, until)
+        self.gateway.close_all(reason)
+        for task in self._tasks:
+            task.cancel()
+        if self._tasks:  # the relay consumer ends at its next pop (POP_TIMEOUT_S)
+            await asyncio.wait(self._tasks, timeout=min(STOP_TASKS_TIMEOUT_S, 1.5))
+        self._tasks.clear()
+        if stopping is not None:
+            await asyncio.wait({stopping}, timeout=grace + 1.0)
+
+    async def wait(self) -> None:
+        if self.server is not None:
+            await self.server.wait_for_termination()

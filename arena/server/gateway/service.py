@@ -1,0 +1,214 @@
+"""The gateway (:class:`Gateway`): its parts put together, the handler of an authenticated ``BotService/Connect``
+stream (Hello, Welcome, the session's life until its stream ends) and the heartbeat.
+
+The parts, each in its module: the sessions in memory and in Redis (:mod:`~arena.server.gateway.sessions`), who may
+play now (:mod:`~arena.server.gateway.admission`), decision requests and their answers
+(:mod:`~arena.server.gateway.decisions`), reading the streams (:mod:`~arena.server.gateway.inbound`) and the drain
+(:mod:`~arena.server.gateway.drain`). The match-side API (:class:`arena.server.match_api.MatchApi`) is bound straight
+to the part that does each call: a decision costs no extra call through this class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from typing import Any
+
+import grpc
+import grpc.aio
+from google.protobuf.message import DecodeError
+
+from arena.metrics import ArenaMetrics, get_metrics
+from arena.protocol import PROTOCOL_VERSION, bot_pb2
+from arena.server.gateway.admission import Admissions
+from arena.server.gateway.config import GatewayConfig, new_gateway_id
+from arena.server.gateway.decisions import Decisions
+from arena.server.gateway.drain import Drain
+from arena.server.gateway.inbound import Inbound
+from arena.server.gateway.limits import StreamLimiter
+from arena.server.gateway.links import BotLink
+from arena.server.gateway.sessions import SessionRegistry
+from arena.server.gateway.stream import BotSession, envelope, error_bytes
+from arena.service.incidents import log_incidents
+from arena.store import BotRecord, Incident, Store
+
+END_WRITE_S = 1.0
+"""How long the in-band Error that ends a call may take to be written."""
+
+
+async def end_call(context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str) -> None:
+    """An in-band Error, then end the call with the same status."""
+    try:
+        async with asyncio.timeout(END_WRITE_S):
+            await context.write(error_bytes(code, details))
+    except Exception:
+        pass
+    await context.abort(code, details)
+
+
+class Gateway:
+    """The BotService logic and the match-side API (used by RemoteSeat in process and by the relay consumer)."""
+
+    def __init__(self, store: Store, config: GatewayConfig | None = None, metrics: ArenaMetrics | None = None) -> None:
+        self.store = store
+        self.config = config or GatewayConfig()
+        if not self.config.gateway_id:
+            self.config.gateway_id = new_gateway_id()
+        self.gateway_id = self.config.gateway_id
+        self.metrics = metrics or get_metrics()
+        self.stream_limiter = StreamLimiter(self.config.new_streams_per_token, self.config.new_streams_window_s)
+        self.registry = SessionRegistry(store, self.config, self.gateway_id)
+        self.admissions = Admissions(self.registry, self.config)
+        self.decisions = Decisions(self.registry, self.admissions)
+        self.inbound = Inbound(self.decisions)
+        self.drainer = Drain(store, self.registry, self.config)
+        self.sessions = self.registry.sessions
+        """Open sessions by id."""
+        # The registry.
+        self.link = self.registry.link
+        self.is_connected = self.registry.is_connected
+        self.connected_bots = self.registry.connected_bots
+        self.wait_for_bot = self.registry.wait_for_bot
+        self.drop_session = self.registry.drop_session
+        self.end_session = self.registry.end_session
+        self.close_all = self.registry.close_all
+        # The match side.
+        self.start_match = self.admissions.start_match
+        self.started_body = self.admissions.started_body
+        self.admit = self.admissions.admit
+        self.open_matches = self.admissions.open_matches
+        self.send_events = self.admissions.send_events
+        self.end_match = self.admissions.end_match
+        self.close_match = self.admissions.close_match
+        self.late_refusals = self.admissions.late_refusals
+        self.new_request_id = self.decisions.new_request_id
+        self.decide = self.decisions.decide
+        # The drain.
+        self.drain = self.drainer.start
+        self.release_drained = self.drainer.release
+        self.release_everything_now = self.drainer.release_everything_now
+
+    @property
+    def draining(self) -> bool:
+        """Set by :meth:`drain`: no new session, no new decision; pending ones are handed over (``moved``)."""
+        return self.registry.draining
+
+    @property
+    def drained(self) -> dict[str, str]:
+        """Sessions ended by :meth:`drain` still in Redis (id -> bot), until :meth:`release_drained`."""
+        return self.drainer.drained
+
+    def bot_version(self, bot: str) -> str:
+        """The version the bot's latest Hello here gave ("" before its first)."""
+        return self.link(bot).version
+
+    # -- the stream -------------------------------------------------------------------------------
+    async def connect(self, requests: Any, context: grpc.aio.ServicerContext, bot: BotRecord) -> None:
+        """The body of BotService/Connect for an authenticated bot."""
+        if self.draining:
+            await end_call(context, grpc.StatusCode.UNAVAILABLE,
+                           "the gateway is draining: reconnect (another gateway takes over)")
+            return
+        hello = await self._hello(context)
+        if hello is None:
+            return
+        cfg = self.config
+        capacity = min(max(int(hello.max_concurrent_matches), 1), cfg.max_concurrent_matches)
+        version = "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
+        session_id = uuid.uuid4().hex
+        try:
+            await asyncio.to_thread(self.registry.record_open, bot.name, session_id, capacity, version,
+                                    hello.accepts_human_games)
+        except Exception as error:
+            await end_call(context, grpc.StatusCode.UNAVAILABLE, f"cannot open the session now: {error}")
+            return
+        link = self.link(bot.name)
+        session = BotSession(link.name, context, session_id, capacity, version, cfg, self.metrics,
+                             batches=hello.accepts_batches)
+        self.sessions[session_id] = session
+        self.metrics.bot_connected()
+        reader = None
+        try:
+            await context.write(envelope(welcome=bot_pb2.Welcome(
+                session_id=session_id, protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
+                heartbeat_interval_ms=int(cfg.heartbeat_interval_s * 1000), bot_id=bot.name, bot_name=bot.name,
+                max_concurrent_matches=capacity, batches=session.batches)))
+            reader = asyncio.create_task(self.inbound.read(session, link, context))
+            link.attach(session)
+            self.admissions.admit_waiting(link)
+            await session.write_until_done()
+        finally:
+            if reader is not None:
+                reader.cancel()
+            self.registry.forget(link, session)
+            self.metrics.bot_disconnected()
+            self._log_disconnect(link, session)
+            if not self.draining:  # a draining gateway deletes it once the bot has a newer one (release_drained)
+                await self.registry.delete_record(session_id)
+        if session.kill_code is not None:
+            await end_call(context, session.kill_code, session.kill_details)
+
+    async def _hello(self, context: grpc.aio.ServicerContext) -> bot_pb2.Hello | None:
+        """The stream's first message, a Hello of this protocol version within ``hello_timeout_s``; None when it
+        is not (the call is ended, with an in-band Error saying why) or the stream ended first."""
+        timeout_s = self.config.hello_timeout_s
+        try:
+            async with asyncio.timeout(timeout_s):
+                data = await context.read()
+        except TimeoutError:
+            await end_call(context, grpc.StatusCode.DEADLINE_EXCEEDED,
+                           f"no Hello within {timeout_s:g} s: the first message must be Hello")
+            return None
+        if data is grpc.aio.EOF:
+            return None
+        try:
+            first = bot_pb2.BotMessage.FromString(data)
+        except DecodeError:
+            await end_call(context, grpc.StatusCode.INVALID_ARGUMENT,
+                           "malformed message: the first message must be a BotMessage with Hello")
+            return None
+        kind = first.WhichOneof("payload")
+        if kind != "hello":
+            await end_call(context, grpc.StatusCode.FAILED_PRECONDITION,
+                           f"the first message on the stream must be Hello, got {kind or 'an empty message'}")
+            return None
+        if first.hello.protocol_version != PROTOCOL_VERSION:
+            await end_call(context, grpc.StatusCode.FAILED_PRECONDITION,
+                           f"unsupported protocol version {first.hello.protocol_version}: this arena speaks "
+                           f"PROTOCOL_VERSION_1 (package uno_arena.v1)")
+            return None
+        return first.hello
+
+    def _log_disconnect(self, link: BotLink, session: BotSession) -> None:
+        """A ``disconnect`` incident in the bot's incident log (written off the event loop, never raising): why
+        the stream ended and the decisions it left pending."""
+        if session.kill_code is not None:
+            why = f"{session.kill_code.name}: {session.kill_details}"
+        else:
+            why = "the gateway is draining" if self.draining else "the stream ended from the bot's side"
+        pending = list(link.pending.values())
+        incident = Incident("disconnect", pending[0].match_id if pending else "",
+                            pending[0].decision_number if len(pending) == 1 else 0,
+                            request_id=",".join(p.request_id for p in pending[:5]),
+                            detail=f"{why} ({len(link.matches)} matches in play, {len(pending)} decisions pending)")
+        with contextlib.suppress(RuntimeError):  # a loop whose executor is shut down already: nothing to log on
+            asyncio.get_running_loop().run_in_executor(None, log_incidents, self.store, link.name, [incident],
+                                                       self.metrics)
+
+    # -- housekeeping -----------------------------------------------------------------------------
+    async def heartbeat_loop(self) -> None:
+        """Ping every session, close silent ones, refresh the sessions' TTL in Redis, drop stale slots."""
+        cfg = self.config
+        period = min(cfg.heartbeat_interval_s, cfg.session_ttl_s / 3)
+        last_ping = time.monotonic()
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            ping = now - last_ping >= cfg.heartbeat_interval_s * 0.99
+            if ping:
+                last_ping = now
+            self.registry.sweep(now, ping)
+            await self.registry.refresh()
+            self.admissions.drop_idle_slots(now)

@@ -1,0 +1,162 @@
+"""The sessions of this gateway (:class:`SessionRegistry`): which bot has which open stream here (a
+:class:`~arena.server.gateway.links.BotLink` per bot name, a :class:`~arena.server.gateway.stream.BotSession` per
+session id), and their records in Redis through the store (``uno:session:{id}``, so that workers find which gateway
+holds which bot, :mod:`arena.relay`): written on Hello, refreshed by the heartbeat (re-created when Redis lost one),
+deleted when the stream ends. The heartbeat's sweep pings every session and closes the silent ones.
+
+Nothing here blocks the event loop on Redis: the store is called from a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections import deque
+from collections.abc import Sequence
+
+import grpc
+
+from arena.server.gateway.config import GatewayConfig
+from arena.server.gateway.links import BotLink
+from arena.server.gateway.stream import BotSession
+from arena.store import Store
+
+log = logging.getLogger(__name__)
+
+CLOSED_SESSIONS_KEPT = 10_000
+"""Ended session ids remembered so that a heartbeat running meanwhile does not re-create them in Redis."""
+
+
+class SessionRegistry:
+    """The bots and open sessions of one gateway, in memory and in Redis."""
+
+    def __init__(self, store: Store, config: GatewayConfig, gateway_id: str) -> None:
+        self.store = store
+        self.config = config
+        self.gateway_id = gateway_id
+        self.links: dict[str, BotLink] = {}
+        self.sessions: dict[str, BotSession] = {}
+        self.draining = False
+        """Set when the gateway drains: no new session, no new decision; pending ones are handed over."""
+        self._ping_nonce = itertools.count(1)
+        self._closed_sessions: set[str] = set()
+        self._closed_order: deque[str] = deque()
+
+    # -- in memory --------------------------------------------------------------------------------
+    def link(self, bot: str) -> BotLink:
+        """The bot's link here (made on first use: a match may wait for a bot that has not connected yet)."""
+        key = bot.casefold()
+        link = self.links.get(key)
+        if link is None:
+            link = self.links[key] = BotLink(bot)
+        return link
+
+    def is_connected(self, bot: str) -> bool:
+        link = self.links.get(bot.casefold())
+        return link is not None and link.session is not None
+
+    def connected_bots(self) -> list[str]:
+        return sorted(link.name for link in self.links.values() if link.session is not None)
+
+    async def wait_for_bot(self, bot: str, timeout: float) -> None:
+        """Until ``bot`` has an open session here; TimeoutError after ``timeout`` seconds."""
+        link = self.link(bot)
+        try:
+            async with asyncio.timeout(timeout):
+                await link.connected.wait()
+        except TimeoutError:
+            raise TimeoutError(f"bot {bot!r} did not connect within {timeout:g} s") from None
+
+    def drop_session(self, bot: str, code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE,
+                     details: str = "the arena closed the session; reconnect") -> bool:
+        """Close the bot's current session (its matches and pending decisions stay); False if none."""
+        link = self.links.get(bot.casefold())
+        if link is None or link.session is None:
+            return False
+        link.session.kill(code, details)
+        return True
+
+    def end_session(self, session_id: str, code: grpc.StatusCode, details: str) -> bool:
+        """Close the session ``session_id`` if it is open here (a revoked token); False if it is not."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            return False
+        session.kill(code, details)
+        return True
+
+    def close_all(self, details: str = "the gateway is shutting down") -> None:
+        for session in list(self.sessions.values()):
+            session.kill(grpc.StatusCode.UNAVAILABLE, details)
+
+    def forget(self, link: BotLink, session: BotSession) -> None:
+        """The session's stream ended: it leaves the bot's link and this registry (its Redis record next)."""
+        link.detach(session)
+        self.sessions.pop(session.session_id, None)
+        self.mark_closed(session.session_id)
+
+    def mark_closed(self, session_id: str) -> None:
+        """Remember that ``session_id`` ended (before its Redis record is deleted), for :meth:`refresh`."""
+        self._closed_sessions.add(session_id)
+        self._closed_order.append(session_id)
+        if len(self._closed_order) > CLOSED_SESSIONS_KEPT:
+            self._closed_sessions.discard(self._closed_order.popleft())
+
+    def sweep(self, now: float, ping: bool) -> None:
+        """The heartbeat's look at every session: close a silent one, Ping the others when ``ping``; cancel the
+        RPC of one that ended long ago yet is still here."""
+        cfg = self.config
+        silent_after = cfg.heartbeat_interval_s * cfg.heartbeat_misses
+        for session in list(self.sessions.values()):
+            if session.ended_at is not None:
+                # Ended, yet its RPC is still here: its writer waits on a bot that stopped reading (HTTP/2
+                # flow control), which nothing else would ever end. Cancel the RPC so it cleans up.
+                handler = session.handler
+                if now - session.ended_at > silent_after and handler is not None and not handler.cancelling():
+                    handler.cancel()
+            elif now - session.last_seen > silent_after:
+                session.kill(grpc.StatusCode.UNAVAILABLE,
+                             f"no message and no Pong for {silent_after:g} s: the session is closed")
+            elif ping:
+                session.ping(next(self._ping_nonce), now)
+
+    # -- in Redis ---------------------------------------------------------------------------------
+    def record_open(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool) -> None:
+        """Write the new session to Redis, and the version and human-games choice its Hello gave (in a thread)."""
+        self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=self.config.session_ttl_s,
+                                 session_id=session_id)
+        try:
+            record = self.store.bots.get(bot)
+            if record.version != version:
+                self.store.bots.set_version(bot, version)
+            if record.human_games != human_games:
+                self.store.bots.set_human_games(bot, human_games)
+            self.store.bots.note_version(bot, version)
+        except Exception:  # the history is a nicety: a failure here never refuses the session
+            log.warning("could not record version %r of bot %s", version, bot, exc_info=True)
+
+    async def delete_record(self, session_id: str) -> None:
+        """Delete an ended session from Redis (off the event loop; never raising)."""
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(self.store.sessions.close, session_id)
+
+    async def refresh(self) -> None:
+        """Refresh the TTL of the sessions open here in Redis (off the event loop; never raising)."""
+        live = [(s.session_id, s.bot, s.capacity) for s in self.sessions.values() if s.open]
+        if live:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self._refresh, live)
+
+    def _refresh(self, live: Sequence[tuple[str, str, int]]) -> None:
+        """Refresh the TTL of the sessions open here; re-create one Redis lost (a restart). Runs in a thread
+        while sessions may close: one that closed is never re-created (it would outlive its stream in Redis
+        for a whole TTL), and one that closed while it was being re-created is closed again."""
+        ttl = self.config.session_ttl_s
+        closed = self._closed_sessions
+        live = [entry for entry in live if entry[0] not in closed]
+        refreshed = self.store.sessions.heartbeat_many([session_id for session_id, _bot, _cap in live], ttl)
+        for (session_id, bot, capacity), alive in zip(live, refreshed, strict=True):
+            if not alive and session_id not in closed:
+                self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=ttl, session_id=session_id)
+                if session_id in closed:
+                    self.store.sessions.close(session_id)

@@ -1,0 +1,71 @@
+"""The gateway's match-side API as its callers see it: :class:`MatchApi` and what one decision request gives back
+(:class:`DecideOutcome`).
+
+The callers are the in-process seat (:class:`arena.server.remote_seat.RemoteSeat`) and the gateway's side of the
+Redis relay (:class:`arena.server.relay_consumer.RelayConsumer`); :class:`arena.server.gateway.Gateway` is the one
+implementation. They depend on this module, not on the gateway, which starts the relay consumer: so no import goes
+both ways between the gateway and its callers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import grpc
+
+from arena.protocol import bot_pb2
+
+
+@dataclass(slots=True)
+class DecideOutcome:
+    """How one decision request ended on the gateway."""
+
+    status: str  # "answered" | "timeout" | "gone"
+    index: int | None
+    refusals: int
+    reasons: list[str]
+    wire_s: float | None
+    late_refusals: int
+    version: str
+    arena_s: float = 0.0
+    """Time the gateway's code ran for this request (sending it, reading and checking the answer)."""
+    moved: bool = False
+    """``gone`` because this gateway drains: the relay hands the request over to the bot's new gateway."""
+    lag_s: float = 0.0
+    """Lag compensation granted: the stream's round trip (:attr:`BotSession.rtt_s`), at most the caller's cap."""
+
+
+class MatchApi(Protocol):
+    """What a match (its seat, or the relay for a seat on a worker) asks of the gateway holding its bot; see
+    :class:`arena.server.gateway.Gateway` for what each does."""
+
+    @property
+    def gateway_id(self) -> str: ...
+
+    @property
+    def draining(self) -> bool: ...
+
+    def bot_version(self, bot: str) -> str: ...
+
+    def end_session(self, session_id: str, code: grpc.StatusCode, details: str) -> bool: ...
+
+    async def admit(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
+                    timeout_s: float) -> bool: ...
+
+    def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted) -> None: ...
+
+    def started_body(self, bot: str, match_id: str, seat: int) -> bytes | None: ...
+
+    def send_events(self, bot: str, match_id: str, seat: int, events: bot_pb2.MatchEvents,
+                    attempt: int = 0) -> None: ...
+
+    def close_match(self, bot: str, match_id: str, seat: int, attempt: int = 0) -> int: ...
+
+    def end_match(self, bot: str, match_id: str, seat: int, ended: bot_pb2.MatchEnded | None,
+                  attempt: int = 0) -> int: ...
+
+    def late_refusals(self, bot: str, match_id: str, seat: int) -> int: ...
+
+    async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
+                     deadline_s: float, attempt: int = 0, lag_cap_s: float = 0.0) -> DecideOutcome: ...
