@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from arena.web.reader import PUBLIC_BOT_FIELDS
 from tests.support.waiting import wait_until
 from tests.web.support import XSS, WebArena, browser, create, finished_spec, screenshot, web_arena
 
@@ -127,6 +128,20 @@ def test_the_author_sees_the_incident_log_with_the_bots_token_and_everyone_else_
     assert stranger.status_code in (401, 403) and "Incident log" not in stranger.text
     empty = httpx.post(f"{web.url}/bots/xss_bot/incidents", data={"token": " "})
     assert empty.status_code == 400 and "token to see its incident details" in empty.text
+
+
+def test_every_page_renders_from_the_api(web: WebArena) -> None:
+    """The pages the browser tests click through, read over HTTP (they run without a browser too)."""
+    match_id = first_match(web)
+    for path, text in (("/tournaments", "webfinal"), ("/tournaments?status=finished", "webfinal"),
+                       ("/status", "bots connected"), ("/bots", "xss_bot"), ("/bots/heuristic", "Rating history"),
+                       ("/bots/xss_bot", "Versions seen"), (f"/matches/{match_id}", match_id),
+                       (f"/matches/{match_id}?seat=1", match_id), ("/leaderboard", "heuristic")):
+        page = httpx.get(f"{web.url}{path}")
+        assert page.status_code == 200 and text in page.text, path
+    assert "builtin" in httpx.get(f"{web.url}/bots/heuristic").text  # the one version of a built-in bot
+    bots = httpx.get(f"{web.url}/api/bots").json()["bots"]
+    assert [bot["name"] for bot in bots] == ["xss_bot"] and set(bots[0]) == set(PUBLIC_BOT_FIELDS)
 
 
 def test_metrics_count_requests_by_route(web: WebArena) -> None:
