@@ -33,12 +33,35 @@ class UnknownBot(LookupError):
 
 def bot_summary(arena: ArenaReader, name: str) -> dict[str, Any]:
     """Everything the bot page shows, as JSON-ready data; :class:`UnknownBot` for a name the arena never saw."""
+    bot = _registered(arena, name)
+    history, played, recent = _played(arena, name)
+    if bot is None and not played:
+        raise UnknownBot(f"no bot named {name!r}: not registered and in no result")
+    recent.sort(key=lambda m: (-(m["finished_at"] or 0.0), m["match_id"]))
+    recent = recent[:RECENT_MATCHES]
+    return {
+        "name": name, "bot": asdict(bot) if bot is not None else None, "builtin": bot is None,
+        "latency": decision_latency(arena, recent),
+        "versions": versions_seen(arena, name) if bot is not None else builtin_versions(played),
+        "history": history,
+        "charts": [rating_chart(line, CHART_COLORS[n % len(CHART_COLORS)]) for n, line in enumerate(history)],
+        "recent": recent, "incident_counts": arena.incident_counts(name) if bot else None,
+    }
+
+
+def _registered(arena: ArenaReader, name: str) -> PublicBot | None:
+    """The registered bot of that name; None for a built-in (or unknown) one."""
     try:
-        bot: PublicBot | None = arena.bot(name)
+        return arena.bot(name)
     except grpc.RpcError as error:
         if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.NOT_FOUND:
             raise
-        bot = None
+        return None
+
+
+def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[MatchRow], list[dict[str, Any]]]:
+    """Over the newest :data:`MAX_TOURNAMENTS` tournaments the bot played in: its rating history per pool (the
+    pool rating each tournament's standings gave it, oldest first), its matches, and a line per match."""
     history: dict[str, dict[str, Any]] = {}
     played: list[MatchRow] = []
     recent: list[dict[str, Any]] = []
@@ -56,25 +79,13 @@ def bot_summary(arena: ArenaReader, name: str) -> dict[str, Any]:
                                "at": views.iso(tournament.created_at), "rating": row.rating,
                                "low": row.rating_low, "high": row.rating_high})
         for match in arena.matches(tournament, bot=name):
-            if name not in match.seats:
-                continue
-            played.append(match)
-            recent.append(_match_line(match, match.seats.index(name), tournament.tournament_id)
-                          | {"ended": views.ended(tournament)})
-    if bot is None and not tournaments:
-        raise UnknownBot(f"no bot named {name!r}: not registered and in no result")
+            if name in match.seats:
+                played.append(match)
+                recent.append(_match_line(match, match.seats.index(name), tournament.tournament_id)
+                              | {"ended": views.ended(tournament)})
     for line in history.values():
         line["points"].sort(key=lambda p: views.timestamp(p["at"]) or 0.0)
-    recent.sort(key=lambda m: (-(m["finished_at"] or 0.0), m["match_id"]))
-    recent = recent[:RECENT_MATCHES]
-    return {
-        "name": name, "bot": asdict(bot) if bot is not None else None, "builtin": bot is None,
-        "latency": decision_latency(arena, recent),
-        "versions": versions_seen(arena, name) if bot is not None else builtin_versions(played),
-        "history": list(history.values()),
-        "charts": [rating_chart(line, CHART_COLORS[n % len(CHART_COLORS)]) for n, line in enumerate(history.values())],
-        "recent": recent, "incident_counts": arena.incident_counts(name) if bot else None,
-    }
+    return list(history.values()), played, recent
 
 
 def versions_seen(arena: ArenaReader, name: str) -> list[dict[str, Any]]:

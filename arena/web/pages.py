@@ -157,7 +157,7 @@ def tournaments_data(arena: ArenaReader, states: list[str], page_size: int, page
     page = arena.tournaments_page(states, page_size, page_token)
     now = time.time()
     shown = [views.tournament_data(t, arena.pool_label(t.rating_pool))
-             | {"progress": views.tournament_progress(t, now)} for t in page.tournaments]
+             | {"progress": asdict(views.tournament_progress(t, now))} for t in page.tournaments]
     return {"tournaments": shown, "next_page_token": page.next_page_token}
 
 
@@ -179,7 +179,7 @@ def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> di
         raise bad_request(str(error)) from None
     tables = views.tables_of(matches)
     return {"tournament": views.tournament_data(tournament, arena.pool_label(tournament.rating_pool)),
-            "progress": views.tournament_progress(tournament, time.time()), "standings": plain(standings),
+            "progress": asdict(views.tournament_progress(tournament, time.time())), "standings": plain(standings),
             "matches": [asdict(match) for match in shown], "matches_count": len(matches), "page": page,
             "pages": pages, "ended": views.ended(tournament), "tables": tables[:TABLES_SHOWN],
             "tables_count": len(tables)}
@@ -231,7 +231,7 @@ async def tournament_events(request: Request, tournament_id: str) -> StreamingRe
         progress = views.tournament_progress(tournament, time.time())
         context = {"tournament": views.tournament_data(tournament, arena.pool_label(tournament.rating_pool)),
                    "progress": progress, "standings": standings, "duration": views.duration_text}
-        return {"progress": progress, "state": state_name(tournament.state),
+        return {"progress": asdict(progress), "state": state_name(tournament.state),
                 "html": {"progress": templates.get_template("tournament_progress.html").render(context),
                          "standings": templates.get_template("standings_table.html").render(context)}}
 
@@ -357,10 +357,10 @@ def status_data(request: Request) -> dict[str, Any]:
     return {
         "connected_bots": sorted(bot.name for bot in bots if bot.connected),
         "registered_bots": len(bots),
-        "running": [{"tournament_id": t.tournament_id, **p} for t, p in zip(running, progress, strict=True)],
+        "running": [{"tournament_id": t.tournament_id, **asdict(p)} for t, p in zip(running, progress, strict=True)],
         "pending": len(pending),
-        "matches_left": sum(p["total"] - p["done"] for p in progress) + sum(t.matches_total for t in pending),
-        "matches_per_s": round(sum(p["matches_per_s"] or 0.0 for p in progress), 2),
+        "matches_left": sum(p.total - p.done for p in progress) + sum(t.matches_total for t in pending),
+        "matches_per_s": round(sum(p.matches_per_s or 0.0 for p in progress), 2),
         "grafana_url": request.app.state.settings.grafana_url,
     }
 

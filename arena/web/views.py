@@ -193,8 +193,23 @@ def _seconds(message: Any, name: str) -> float | None:
     return float(getattr(message, name).ToDatetime(tzinfo=UTC).timestamp())
 
 
-def tournament_progress(tournament: arena_pb2.Tournament, now: float) -> dict[str, Any]:
-    """Done/total, percent, matches/s since the start and the time left at that pace (None when unknown)."""
+@dataclass(frozen=True)
+class Progress:
+    """How far a tournament is: done/total, percent, matches/s since the start, the time left at that pace and the
+    time it ran (None when unknown)."""
+
+    done: int
+    total: int
+    failed: int
+    percent: float
+    matches_per_s: float | None
+    seconds_left: int | None
+    elapsed_s: float | None
+    state: str
+
+
+def tournament_progress(tournament: arena_pb2.Tournament, now: float) -> Progress:
+    """A tournament's :class:`Progress` at ``now``."""
     total, done = tournament.matches_total, tournament.matches_done
     started, finished = _seconds(tournament, "started_at"), _seconds(tournament, "finished_at")
     end = finished if finished else now
@@ -202,14 +217,12 @@ def tournament_progress(tournament: arena_pb2.Tournament, now: float) -> dict[st
     rate = done / elapsed if elapsed and elapsed > 0 and done else None
     running = tournament.state == arena_pb2.TOURNAMENT_STATE_RUNNING
     left = (total - done) / rate if rate and running and total > done else None
-    return {
-        "done": done, "total": total, "failed": tournament.matches_failed,
-        "percent": round(100.0 * done / total, 1) if total else 0.0,
-        "matches_per_s": round(rate, 2) if rate else None,
-        "seconds_left": round(left) if left is not None else None,
-        "elapsed_s": round(elapsed, 1) if elapsed is not None else None,
-        "state": state_name(tournament.state) if tournament.state else "",
-    }
+    return Progress(done=done, total=total, failed=tournament.matches_failed,
+                    percent=round(100.0 * done / total, 1) if total else 0.0,
+                    matches_per_s=round(rate, 2) if rate else None,
+                    seconds_left=round(left) if left is not None else None,
+                    elapsed_s=round(elapsed, 1) if elapsed is not None else None,
+                    state=state_name(tournament.state) if tournament.state else "")
 
 
 def duration_text(seconds: float | None) -> str:

@@ -90,11 +90,11 @@ def test_progress_gives_the_pace_and_the_time_left() -> None:
     start = 1767225600  # 2026-01-01T00:00:00Z
     running.started_at.FromSeconds(start)
     progress = tournament_progress(running, now=start + 50)
-    assert (progress["percent"], progress["matches_per_s"], progress["seconds_left"]) == (25.0, 0.5, 150)
-    assert (progress["failed"], progress["state"]) == (1, "running")
+    assert (progress.percent, progress.matches_per_s, progress.seconds_left) == (25.0, 0.5, 150)
+    assert (progress.failed, progress.state, progress.elapsed_s) == (1, "running", 50.0)
     pending = tournament_progress(arena_pb2.Tournament(matches_total=10, state=arena_pb2.TOURNAMENT_STATE_PENDING),
                                   now=start)
-    assert pending["matches_per_s"] is None and pending["seconds_left"] is None
+    assert pending.matches_per_s is None and pending.seconds_left is None
     assert [duration_text(s) for s in (None, 12, 185, 3725)] == ["-", "12s", "3m 05s", "1h 02m"]
 
 
