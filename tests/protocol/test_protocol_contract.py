@@ -109,7 +109,8 @@ def test_descriptors_are_complete_in_the_default_pool() -> None:
         "RegisterBot", "ListBots", "GetBot", "RotateBotToken", "RevokeBot", "DeleteBot", "CreateTournament",
         "ScheduleTournament", "WatchTournament", "GetStandings", "GetReplay", "ExportResults", "CancelTournament",
         "ListTournaments", "ListSchedules", "DeleteSchedule", "GetBotLog", "ListCompetitions",
-        "GetCompetitionStandings",
+        "GetCompetitionStandings", "GetTournament", "ListMatches", "ListRatingPools", "GetLeaderboard",
+        "CreateCompetition", "SetCompetitionState", "StartGauntlet", "ListGauntlets", "GetGauntlet",
     }
     assert arena.methods_by_name["WatchTournament"].server_streaming
     error = pool.FindMessageTypeByName("uno_arena.v1.Error")

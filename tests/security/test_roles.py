@@ -13,9 +13,11 @@ import pytest
 
 from arena.protocol import arena_pb2
 from arena.server.organizer import RPC_ROLES, Role
+from arena.service.gauntlet import build_spec, start_gauntlet
 from arena.service.lifecycle import create_tournament
 from arena.store import Store
 from arena.tournament import TournamentSpec
+from arena.tournament.sprt import SprtConfig
 from tests.support.gateway import GatewayHarness
 from tests.support.organizer import OrganizerServer
 
@@ -70,9 +72,17 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
     create_tournament(store, pending)  # never started: only cancelled below
     store.schedules.add("s-roles", "0 3 * * *", {"participants": ["random", "heuristic"]})  # deleted below
     store.competitions.create("c-roles", {"competition_id": "c-roles", "entrants": ["random", "heuristic"]})
+    start_gauntlet(store, build_spec(candidate="heuristic", baseline="random", seats=2, gauntlet_id="g-roles",
+                                     sprt=SprtConfig(min_blocks=2, max_blocks=2)))
 
     stub = organizer.stub
     serial = iter(range(1000))
+
+    def gauntlet() -> arena_pb2.GauntletSpec:
+        spec = arena_pb2.GauntletSpec(candidate="heuristic", baseline="random", seats_per_table=2, min_blocks=2,
+                                      max_blocks=2)
+        spec.rules.target = 30
+        return spec
 
     def spec() -> arena_pb2.TournamentSpec:
         return arena_pb2.TournamentSpec(name=f"t-new-{next(serial)}", participants=["random", "heuristic"],
@@ -110,6 +120,26 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
                                                              timeout=10),
         "GetCompetitionStandings": lambda md: stub.GetCompetitionStandings(
             arena_pb2.GetCompetitionStandingsRequest(competition_id="c-roles"), metadata=md, timeout=10),
+        "GetTournament": lambda md: stub.GetTournament(arena_pb2.GetTournamentRequest(tournament_id=tid), metadata=md,
+                                                       timeout=10),
+        "ListMatches": lambda md: stub.ListMatches(arena_pb2.ListMatchesRequest(tournament_id=tid), metadata=md,
+                                                   timeout=10),
+        "ListRatingPools": lambda md: stub.ListRatingPools(arena_pb2.ListRatingPoolsRequest(), metadata=md,
+                                                           timeout=10),
+        "GetLeaderboard": lambda md: stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(pool_id=played.rating_pool),
+                                                         metadata=md, timeout=10),
+        "CreateCompetition": lambda md: stub.CreateCompetition(
+            arena_pb2.CreateCompetitionRequest(competition_id=f"c-new-{next(serial)}",
+                                               entrants=["random", "heuristic"]), metadata=md, timeout=10),
+        "SetCompetitionState": lambda md: stub.SetCompetitionState(
+            arena_pb2.SetCompetitionStateRequest(competition_id="c-roles", state=arena_pb2.COMPETITION_STATE_PAUSED),
+            metadata=md, timeout=10),
+        "StartGauntlet": lambda md: stub.StartGauntlet(
+            arena_pb2.StartGauntletRequest(spec=gauntlet(), gauntlet_id=f"g-new-{next(serial)}"), metadata=md,
+            timeout=10),
+        "ListGauntlets": lambda md: stub.ListGauntlets(arena_pb2.ListGauntletsRequest(), metadata=md, timeout=10),
+        "GetGauntlet": lambda md: stub.GetGauntlet(arena_pb2.GetGauntletRequest(gauntlet_id="g-roles"), metadata=md,
+                                                   timeout=10),
     }
     assert set(calls) == set(RPC_ROLES)
     callers = {"wrong": auth("alpha.not-the-token"), "anonymous": [], "bot": auth(alpha), "admin": ADMIN}

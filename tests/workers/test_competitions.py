@@ -168,7 +168,12 @@ def test_the_api_shows_retired_versions(store: Store, organizer: Any) -> None:
     assert [(e.bot, e.version, e.rank) for e in answer.entries] == [("alice", "2.0", 1)]
     (retired,) = answer.retired
     assert (retired.bot, retired.version, retired.matches, retired.rank) == ("alice", "1.0", 30, 0)
-    assert retired.rating == pytest.approx(28.0 - 4.5) and retired.retired_at.seconds == 200
+    # The rating fact: the rating is mu, inside its own interval mu -/+ 1.96 sigma.
+    assert retired.rating == pytest.approx(28.0) and retired.retired_at.seconds == 200
+    assert (retired.rating_low, retired.rating_high) == (pytest.approx(28.0 - 1.96 * 1.5, abs=1e-3),
+                                                         pytest.approx(28.0 + 1.96 * 1.5, abs=1e-3))
+    for entry in (*answer.entries, retired):
+        assert entry.rating_low <= entry.rating <= entry.rating_high and entry.rating == entry.mu
 
 
 def test_bots_show_lists_every_version_a_bot_connected_with(store: Store, organizer: Any, capsys: Any) -> None:

@@ -349,8 +349,10 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Lists a tournament's recorded matches in match id order, a page at a time, optionally only those of one bot
-        or ended for given reasons. Seeds as in MatchSummary. NOT_FOUND for an unknown tournament. Role: anyone.
+        """Lists a tournament's recorded matches in match id order (the ids' string order), a page at a time, optionally
+        only those of one bot or ended for given reasons. Seeds as in MatchSummary (0 for anyone but the admin until
+        the tournament ended). NOT_FOUND for an unknown tournament, INVALID_ARGUMENT for a page token this call did
+        not give for this tournament or an unknown reason. Role: anyone.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -366,7 +368,8 @@ class ArenaServiceServicer:
 
     def GetLeaderboard(self, request, context):
         """One rating pool's leaderboard, from the pool's stored ratings and counters: every bot that played in it,
-        ranked, with its rating, interval and tier. NOT_FOUND for an unknown pool. Role: anyone.
+        ranked, with its rating, interval and tier. A competition's pool without a match yet has no entries.
+        NOT_FOUND for an unknown pool. Role: anyone.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -381,8 +384,8 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SetCompetitionState(self, request, context):
-        """Pauses, resumes or closes a competition. FAILED_PRECONDITION for a closed one, NOT_FOUND for an unknown
-        one. Role: admin.
+        """Pauses, resumes or closes a competition. FAILED_PRECONDITION to resume or pause a closed one (closing it
+        again changes nothing), NOT_FOUND for an unknown one. Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -390,7 +393,10 @@ class ArenaServiceServicer:
 
     def StartGauntlet(self, request, context):
         """Starts a gauntlet (is a candidate better than a baseline, by a sequential test over duplicate blocks); the
-        workers play it. Retrying with the same idempotency key returns the first gauntlet. Role: admin.
+        workers play it. Retrying with the same idempotency key returns the first gauntlet. INVALID_ARGUMENT for a
+        bad spec, NOT_FOUND for an unknown registered bot, FAILED_PRECONDITION for one not connected,
+        ALREADY_EXISTS for a taken id. The seed (0: a secret random one) goes to the admin, and to everyone once the
+        gauntlet ended. Role: admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
