@@ -183,8 +183,9 @@ class ArenaReader:
         return next((pool.label for pool in self.pools() if pool.pool_id == pool_id), "") or pool_id
 
     def leaderboards(self) -> list[PoolBoard]:
-        """Every pool's leaderboard (GetLeaderboard of each pool ListRatingPools names), the pool with the most
-        matches first, read again in the background once :data:`FRESH_S` old (shared: do not change them)."""
+        """Every pool's leaderboard with somebody in it (GetLeaderboard of each pool ListRatingPools names), the pool
+        with the most matches first, read again in the background once :data:`FRESH_S` old (shared: do not change
+        them)."""
         return self._fresh.get("leaderboards", self._read_leaderboards)
 
     def _read_leaderboards(self) -> list[PoolBoard]:
@@ -192,10 +193,13 @@ class ArenaReader:
         boards = []
         for pool in self.client.list_rating_pools():
             try:
-                boards.append(views.pool_board(self.client.get_leaderboard(pool.pool_id), bots))
+                board = views.pool_board(self.client.get_leaderboard(pool.pool_id), bots)
             except grpc.RpcError as error:
                 if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.NOT_FOUND:
                     raise  # a pool gone between the two reads is left out; anything else is the page's error
+                continue
+            if board.rows:  # a competition's pool before its first match has nobody to rank yet
+                boards.append(board)
         return sorted(boards, key=lambda board: (-board.matches, board.label))
 
     # -- bots ----------------------------------------------------------------------------------------------
