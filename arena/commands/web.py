@@ -1,14 +1,14 @@
 """`uno-arena web`: serve the web front (arena/web) with uvicorn.
 
     uno-arena web [--address 127.0.0.1] [--port 8080] [--server HOST:PORT] [--grafana-url URL]
-    uno-arena bench web [--bots 1000] [--matches 100000] [--viewers 200]   # see arena/web/bench.py
+    uno-arena bench web [--bots 1000] [--matches 100000] [--viewers 200]   # see arena/bench/web.py
 
 The pages read the organizer API at ``--server`` (default ``$UNO_ARENA_TARGET``, else ``localhost:50051``) as an
 anonymous caller: they show what the API shows everyone (no seed or replay of a running tournament). The admin
 token of the environment (``$UNO_ARENA_ADMIN_TOKEN`` or the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names, or
 ``--token-file``), when set, is used for two things only: counting each bot's incidents by kind for its page (the
 details stay with the bot's author), and reading each bot's description, version and whether it is connected now
-(arena.web.reader.PUBLIC_BOT_FIELDS; never a token, a seed or a hidden card). Prometheus metrics of the web front
+(arena.web.views.PublicBot; never a token, a seed or a hidden card). Prometheus metrics of the web front
 are at ``/metrics``.
 """
 
@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.client import ArenaClient
 
 DEFAULT_ADDRESS = "127.0.0.1"
 DEFAULT_PORT = 8080
 
 
-def public_client(target: str, *, tls: bool = False, tls_ca: str | None = None) -> Any:
+def public_client(target: str, *, tls: bool = False, tls_ca: str | None = None) -> ArenaClient:
     """A client of the organizer API that sends no token (what everyone may see)."""
-    from arena.client import Client
+    from arena.client import ArenaClient
 
-    client = Client(target, None, tls=tls, tls_ca=tls_ca)
+    client = ArenaClient(target, None, tls=tls, tls_ca=tls_ca)
     client.metadata = []  # never the admin token of the environment: the pages are public
     return client
 
@@ -34,7 +37,7 @@ def public_client(target: str, *, tls: bool = False, tls_ca: str | None = None) 
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from arena.client import Client, token_from
+    from arena.client import ArenaClient, token_from
     from arena.commands.tournaments import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
 
@@ -50,7 +53,7 @@ def cmd_web(args: argparse.Namespace) -> int:
         target = server_address(args.server, None)
         admin_token = token_from(token_file=args.token_file)
         client = public_client(target, tls=args.tls, tls_ca=args.tls_ca)
-        admin = Client(target, admin_token, tls=args.tls, tls_ca=args.tls_ca) if admin_token else None
+        admin = ArenaClient(target, admin_token, tls=args.tls, tls_ca=args.tls_ca) if admin_token else None
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -66,8 +69,8 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_web(args: argparse.Namespace) -> int:
+    from arena.bench.web import WebBenchOptions, run_web_bench
     from arena.web.app import DEFAULT_POLL_S
-    from arena.web.bench import WebBenchOptions, run_web_bench
 
     try:
         options = WebBenchOptions(bots=args.bots, matches=args.matches, field=args.field, requests=args.requests,

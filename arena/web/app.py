@@ -1,11 +1,13 @@
 """The web front's ASGI app: :func:`create_app` wires the pages, their JSON twins under ``/api/...``, the live
-streams (server-sent events), the static files and the metrics around one :class:`arena.client.Client`.
+streams (server-sent events), the static files and the metrics around one :class:`arena.client.ArenaClient`.
 
-Every page reads through the organizer API (the same layer as the CLI); the shaping of its answers into what a
-page shows lives in :mod:`arena.web.views` (pure functions of the API's messages), the HTML in
+Every page reads through the organizer API (the same road as the CLI: :mod:`arena.web.reader`, the typed client's
+methods only); the shaping of its answers into what a page shows lives in :mod:`arena.web.views` (the API's facts
+as they are, turned into small dataclasses), the HTML in
 ``arena/web/templates`` (Jinja2, autoescaped: a bot name is always text), the styles and the small scripts in
 ``arena/web/static`` (no CDN, no external font, no build step). The play pages of :mod:`arena.web.play` are
-included when that module exists.
+included when that module exists: they are the one part that runs a service on the store directly (people's own
+games, not a reading of the arena's facts); no other module of the web front imports the store or the services.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import grpc
 from fastapi import FastAPI, HTTPException, Request
@@ -24,6 +26,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from arena.web.metrics import WebMetrics
 from arena.web.reader import ArenaReader
+
+if TYPE_CHECKING:
+    from arena.client import ArenaClient
 
 HERE = Path(__file__).parent
 TEMPLATES_DIR = HERE / "templates"
@@ -60,12 +65,12 @@ def templates() -> Jinja2Templates:
     return Jinja2Templates(directory=str(TEMPLATES_DIR))
 
 
-def create_app(client: Any, *, admin_client: Any = None, poll_s: float = DEFAULT_POLL_S, grafana_url: str = "",
-               title: str = "UNO Arena", metrics: WebMetrics | None = None) -> FastAPI:
-    """The web front reading through ``client`` (an :class:`arena.client.Client`; give it no token: whatever
+def create_app(client: ArenaClient, *, admin_client: ArenaClient | None = None, poll_s: float = DEFAULT_POLL_S,
+               grafana_url: str = "", title: str = "UNO Arena", metrics: WebMetrics | None = None) -> FastAPI:
+    """The web front reading through ``client`` (an :class:`arena.client.ArenaClient`; give it no token: whatever
     it may read is shown to everyone): pages, ``/api/...`` JSON, live streams under ``/events/...``, ``/static``,
     ``/metrics``. ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
-    kind and to read the bots' description, version and connected state (arena.web.reader.PUBLIC_BOT_FIELDS);
+    kind and to read the bots' description, version and connected state (arena.web.views.PublicBot);
     ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page."""
     from arena.web import pages
 

@@ -1,18 +1,21 @@
-"""A bot's page: who it is, the versions it said it was (from each match's hello), its rating history per pool
-(an inline SVG chart), its recent matches and its incident counts; all read through the organizer API.
+"""A bot's page: who it is, the versions its Hellos named (GetBot), its rating history per pool (the pool rating
+each tournament's standings gave it: an inline SVG chart), its recent matches (ListMatches) and its incident
+counts; all read through the organizer API.
 
 Built-in bots (``random``, ``heuristic``, ...) are not registered: their page shows what the results hold.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
 import grpc
 
 from arena.web import views
-from arena.web.reader import ENDED_STATES, ArenaReader
+from arena.web.reader import ArenaReader
+from arena.web.views import MatchRow, PublicBot
 
 MAX_TOURNAMENTS = 50
 RECENT_MATCHES = 20
@@ -20,60 +23,87 @@ CHART_W, CHART_H, CHART_PAD = 560, 220, 36
 CHART_COLORS = ("#0956bf", "#d72600", "#2f8a0f", "#6f2da8", "#f07f00", "#009b9b")
 
 
+BUILTIN_VERSION = "builtin"
+"""The version of a built-in bot's matches (it says no Hello)."""
+
+
 class UnknownBot(LookupError):
     """Neither registered nor seen in any result."""
 
 
 def bot_summary(arena: ArenaReader, name: str) -> dict[str, Any]:
-    """Everything the bot page shows, as plain data; :class:`UnknownBot` for a name the arena never saw."""
-    try:
-        bot: dict[str, Any] | None = arena.bot(name)
-    except grpc.RpcError as error:
-        if error.code() != grpc.StatusCode.NOT_FOUND:
-            raise
-        bot = None
-    history: dict[str, dict[str, Any]] = {}
-    versions: dict[str, dict[str, Any]] = {}
-    recent: list[dict[str, Any]] = []
-    played = 0
-    for tournament in arena.all_tournaments():
-        if played >= MAX_TOURNAMENTS or not tournament["matches_done"]:
-            continue
-        standings = arena.standings(tournament)
-        row = next((r for r in standings["standings"] if r["bot_name"] == name), None)
-        if row is None or not row["matches"]:
-            continue
-        played += 1
-        pool = tournament["pool"]
-        line = history.setdefault(pool["key"], {"key": pool["key"], "label": pool["label"], "points": []})
-        line["points"].append({"tournament_id": tournament["tournament_id"], "at": tournament["created_at"],
-                               "rating": row["rating"], "low": row["rating_low"], "high": row["rating_high"]})
-        for match in arena.matches(tournament):
-            if name not in match["seats"]:
-                continue
-            seat = match["seats"].index(name)
-            version = (match.get("bot_versions") or [""] * len(match["seats"]))[seat] or "(none)"
-            when = match.get("finished_at") or 0.0
-            seen = versions.setdefault(version, {"version": version, "first": when, "last": when, "matches": 0})
-            seen["first"], seen["last"] = min(seen["first"], when), max(seen["last"], when)
-            seen["matches"] += 1
-            recent.append(_match_line(match, seat, tournament["tournament_id"])
-                          | {"ended": tournament["state"] in ENDED_STATES})
+    """Everything the bot page shows, as JSON-ready data; :class:`UnknownBot` for a name the arena never saw."""
+    bot = _registered(arena, name)
+    history, played, recent = _played(arena, name)
     if bot is None and not played:
         raise UnknownBot(f"no bot named {name!r}: not registered and in no result")
-    for line in history.values():
-        line["points"].sort(key=lambda p: views.timestamp(p["at"]) or 0.0)
     recent.sort(key=lambda m: (-(m["finished_at"] or 0.0), m["match_id"]))
-    for seen in versions.values():
-        seen["first_seen"], seen["last_seen"] = _utc(seen["first"]), _utc(seen["last"])
     recent = recent[:RECENT_MATCHES]
     return {
-        "name": name, "bot": bot, "builtin": bot is None, "latency": decision_latency(arena, recent),
-        "versions": sorted(versions.values(), key=lambda v: v["first"]),
-        "history": list(history.values()),
-        "charts": [rating_chart(line, CHART_COLORS[n % len(CHART_COLORS)]) for n, line in enumerate(history.values())],
+        "name": name, "bot": asdict(bot) if bot is not None else None, "builtin": bot is None,
+        "latency": decision_latency(arena, recent),
+        "versions": versions_seen(arena, name) if bot is not None else builtin_versions(played),
+        "history": history,
+        "charts": [rating_chart(line, CHART_COLORS[n % len(CHART_COLORS)]) for n, line in enumerate(history)],
         "recent": recent, "incident_counts": arena.incident_counts(name) if bot else None,
     }
+
+
+def _registered(arena: ArenaReader, name: str) -> PublicBot | None:
+    """The registered bot of that name; None for a built-in (or unknown) one."""
+    try:
+        return arena.bot(name)
+    except grpc.RpcError as error:
+        if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.NOT_FOUND:
+            raise
+        return None
+
+
+def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[MatchRow], list[dict[str, Any]]]:
+    """Over the newest :data:`MAX_TOURNAMENTS` tournaments the bot played in: its rating history per pool (the
+    pool rating each tournament's standings gave it, oldest first), its matches, and a line per match."""
+    history: dict[str, dict[str, Any]] = {}
+    played: list[MatchRow] = []
+    recent: list[dict[str, Any]] = []
+    tournaments = 0
+    for tournament in arena.all_tournaments():
+        if tournaments >= MAX_TOURNAMENTS or not tournament.matches_done:
+            continue
+        row = next((r for r in arena.standings(tournament).standings if r.bot_name == name), None)
+        if row is None or not row.matches:
+            continue
+        tournaments += 1
+        line = history.setdefault(tournament.rating_pool, {"key": tournament.rating_pool, "points": [],
+                                                           "label": arena.pool_label(tournament.rating_pool)})
+        line["points"].append({"tournament_id": tournament.tournament_id,
+                               "at": views.iso(tournament.created_at), "rating": row.rating,
+                               "low": row.rating_low, "high": row.rating_high})
+        for match in arena.matches(tournament, bot=name):
+            if name in match.seats:
+                played.append(match)
+                recent.append(_match_line(match, match.seats.index(name), tournament.tournament_id)
+                              | {"ended": views.ended(tournament)})
+    for line in history.values():
+        line["points"].sort(key=lambda p: views.timestamp(p["at"]) or 0.0)
+    return list(history.values()), played, recent
+
+
+def versions_seen(arena: ArenaReader, name: str) -> list[dict[str, Any]]:
+    """A registered bot's versions as the API lists them (GetBot: every bot_version its Hellos named, with when
+    each was first and last seen); the matches of each are not counted by the API (None)."""
+    return [{"version": v.version or "(none)", "matches": None,
+             "first_seen": _utc(v.first_seen.seconds if v.HasField("first_seen") else 0.0),
+             "last_seen": _utc(v.last_seen.seconds if v.HasField("last_seen") else 0.0)}
+            for v in arena.bot_versions(name)]
+
+
+def builtin_versions(played: list[MatchRow]) -> list[dict[str, Any]]:
+    """A built-in bot's one version, with its matches and when they were recorded; none without a match."""
+    if not played:
+        return []
+    times = [match.finished_at or 0.0 for match in played]
+    return [{"version": BUILTIN_VERSION, "matches": len(played), "first_seen": _utc(min(times)),
+             "last_seen": _utc(max(times))}]
 
 
 def decision_latency(arena: ArenaReader, recent: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -104,15 +134,14 @@ def _utc(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if epoch else "-"
 
 
-def _match_line(match: dict[str, Any], seat: int, tournament_id: str) -> dict[str, Any]:
-    winner = match.get("winner")
-    outcome = "won" if winner == seat else "forfeited" if seat in (match.get("forfeits") or []) else (
-        "no result" if winner is None else "lost")
-    return {"match_id": match["match_id"], "tournament_id": tournament_id, "seat": seat,
-            "opponents": [s for i, s in enumerate(match["seats"]) if i != seat], "outcome": outcome,
-            "score": match["scores"][seat], "finished_at": match.get("finished_at"),
-            "timeouts": (match.get("timeouts") or [0] * (seat + 1))[seat],
-            "refusals": (match.get("refusals") or [0] * (seat + 1))[seat]}
+def _match_line(match: MatchRow, seat: int, tournament_id: str) -> dict[str, Any]:
+    outcome = "won" if match.winner == seat else "forfeited" if seat in match.forfeits else (
+        "no result" if match.winner is None else "lost")
+    return {"match_id": match.match_id, "tournament_id": tournament_id, "seat": seat,
+            "opponents": [s for i, s in enumerate(match.seats) if i != seat], "outcome": outcome,
+            "score": match.scores[seat] if seat < len(match.scores) else 0, "finished_at": match.finished_at,
+            "timeouts": match.timeouts[seat] if seat < len(match.timeouts) else 0,
+            "refusals": match.refusals[seat] if seat < len(match.refusals) else 0}
 
 
 def rating_chart(line: dict[str, Any], color: str = CHART_COLORS[0]) -> dict[str, Any] | None:

@@ -1,15 +1,17 @@
 """The pages of the web front and their JSON twins (``/api/...``) and live streams (``/events/...``).
 
-Every route reads through :class:`arena.web.reader.ArenaReader` (the organizer API) and shapes with
-:mod:`arena.web.views`; HTML comes from the Jinja2 templates (autoescaped). Bad input (an unknown status filter, a
-step or page out of range, a seat that is not one) answers 400 naming the problem; the API's refusals keep their
-meaning (404 for an unknown tournament or match, 403 for a replay of a running tournament, ...).
+Every route reads through :class:`arena.web.reader.ArenaReader` (the organizer API's typed client) and shapes
+with :mod:`arena.web.views` (the API's facts as they are: no rating, tier or interval is computed here); HTML
+comes from the Jinja2 templates (autoescaped). Bad input (an unknown status filter, a step or page out of range,
+a seat that is not one) answers 400 naming the problem; the API's refusals keep their meaning (404 for an unknown
+tournament or match, 403 for a replay of a running tournament, ...).
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import asdict, replace
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
@@ -17,9 +19,10 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from arena.client import plain, state_name
 from arena.web import views
 from arena.web.live import LiveFeed
-from arena.web.reader import ENDED_STATES, STATE_FILTERS, ArenaReader
+from arena.web.reader import STATE_FILTERS, ArenaReader
 
 router = APIRouter()
 MATCHES_PER_PAGE = 50
@@ -27,6 +30,7 @@ TABLES_SHOWN = 100
 TOURNAMENTS_PER_PAGE = 25
 STANDINGS_EVERY_S = 1.0
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+ENDED_STATE_NAMES = frozenset(state_name(state) for state in views.ENDED_STATES)
 
 
 def reader(request: Request) -> ArenaReader:
@@ -69,20 +73,20 @@ LEADERBOARD_ROWS = 100
 
 
 def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> dict[str, Any]:
-    """The leaderboards, :data:`LEADERBOARD_ROWS` rows a page: page ``page`` of pool ``pool``, or (no pool) the
-    first page of every pool."""
+    """The leaderboards as the API gives them (ListRatingPools, GetLeaderboard), :data:`LEADERBOARD_ROWS` rows a
+    page: page ``page`` of pool ``pool``, or (no pool) the first page of every pool."""
     boards = arena.leaderboards()
     if pool:
-        boards = [board for board in boards if board["key"] == pool]
+        boards = [board for board in boards if board.key == pool]
         if not boards:
             raise HTTPException(status_code=404, detail=f"no rating pool {pool!r} has results")
     shown = []
     for board in boards:
         try:
-            rows, pages = views.page_of(board["rows"], page if pool else 1, LEADERBOARD_ROWS)
+            rows, pages = views.page_of(board.rows, page if pool else 1, LEADERBOARD_ROWS)
         except ValueError as error:
             raise bad_request(str(error)) from None
-        shown.append(dict(board, bots=len(board["rows"]), rows=rows, page=page if pool else 1, pages=pages))
+        shown.append(replace(board, rows=rows, page=page if pool else 1, pages=pages))
     return {"pools": shown, "pool": pool, "page": page, "tier_note": views.TIER_NOTE,
             "reliability_note": views.RELIABILITY_NOTE}
 
@@ -91,9 +95,11 @@ def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> dict[
 def api_leaderboard(request: Request, pool: str = Query("", description="one rating pool's key; unset: every pool"),
                     page: int = Query(1, ge=1, description=f"with pool: the page ({LEADERBOARD_ROWS} rows each)")
                     ) -> dict[str, Any]:
-    """One leaderboard per rating pool (variant and rule options): rank, tier, bot, pool rating with its 95%
-    interval, matches, win rate with its 95% interval, reliability, connected now; paginated."""
-    return leaderboard_data(reader(request), pool, page)
+    """One leaderboard per rating pool (variant and rule options, or a competition), as the organizer API's
+    GetLeaderboard gives it: rank, tier, bot, rating with its 95% interval, matches, win rate with its 95% interval,
+    reliability counters; and the bot's connected state and version now; paginated."""
+    data = leaderboard_data(reader(request), pool, page)
+    return dict(data, pools=[asdict(board) for board in data["pools"]])
 
 
 def live_hash(html: str) -> str:
@@ -143,19 +149,27 @@ def api_tournaments(request: Request,
                     page_size: int = Query(TOURNAMENTS_PER_PAGE, ge=1, le=1000),
                     page_token: str = Query("", description="next_page_token of the previous page")) -> dict[str, Any]:
     """Tournaments, newest first, optionally only some statuses; paginated by ``next_page_token``."""
-    return reader(request).tournaments_page(_statuses(status), page_size, page_token)
+    return tournaments_data(reader(request), _statuses(status), page_size, page_token)
+
+
+def tournaments_data(arena: ArenaReader, states: list[str], page_size: int, page_token: str) -> dict[str, Any]:
+    """A page of tournaments (ListTournaments), each with its pool's label and its progress."""
+    page = arena.tournaments_page(states, page_size, page_token)
+    now = time.time()
+    shown = [views.tournament_data(t, arena.pool_label(t.rating_pool))
+             | {"progress": asdict(views.tournament_progress(t, now))} for t in page.tournaments]
+    return {"tournaments": shown, "next_page_token": page.next_page_token}
 
 
 @router.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
 def tournaments_page(request: Request, status: str = "", page_token: str = "") -> HTMLResponse:
-    page = reader(request).tournaments_page(_statuses(status), TOURNAMENTS_PER_PAGE, page_token)
-    for tournament in page["tournaments"]:
-        tournament["progress"] = views.tournament_progress(tournament, time.time())
+    page = tournaments_data(reader(request), _statuses(status), TOURNAMENTS_PER_PAGE, page_token)
     return render(request, "tournaments.html", {"title": "Tournaments", "status": status, "filters": STATE_FILTERS,
                                                 "page_token": page_token, **page})
 
 
 def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> dict[str, Any]:
+    """A tournament (GetTournament), its standings (GetStandings) and its matches (ListMatches)."""
     tournament = arena.tournament(tournament_id)
     standings = arena.standings(tournament)
     matches = arena.matches(tournament)
@@ -164,9 +178,10 @@ def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> di
     except ValueError as error:
         raise bad_request(str(error)) from None
     tables = views.tables_of(matches)
-    return {"tournament": tournament, "progress": views.tournament_progress(tournament, time.time()),
-            "standings": standings, "matches": shown, "matches_count": len(matches), "page": page, "pages": pages,
-            "ended": tournament["state"] in ENDED_STATES, "tables": tables[:TABLES_SHOWN],
+    return {"tournament": views.tournament_data(tournament, arena.pool_label(tournament.rating_pool)),
+            "progress": asdict(views.tournament_progress(tournament, time.time())), "standings": plain(standings),
+            "matches": [asdict(match) for match in shown], "matches_count": len(matches), "page": page,
+            "pages": pages, "ended": views.ended(tournament), "tables": tables[:TABLES_SHOWN],
             "tables_count": len(tables)}
 
 
@@ -208,20 +223,20 @@ async def tournament_events(request: Request, tournament_id: str) -> StreamingRe
         tournament = arena.tournament(tournament_id)
         # The standings cost the organizer a computation over every result: read them again only when a match
         # was recorded and at most every STANDINGS_EVERY_S (and always once the tournament ended).
-        key = (tournament["matches_done"], tournament["state"])
+        key = (tournament.matches_done, tournament.state)
         due = time.monotonic() - last.get("at", -STANDINGS_EVERY_S) >= STANDINGS_EVERY_S
-        if "standings" not in last or (key != last["key"] and (due or tournament["state"] in ENDED_STATES)):
-            last.update(standings=arena.standings(tournament), key=key, at=time.monotonic())
+        if "standings" not in last or (key != last["key"] and (due or views.ended(tournament))):
+            last.update(standings=plain(arena.standings(tournament)), key=key, at=time.monotonic())
         standings = last["standings"]
         progress = views.tournament_progress(tournament, time.time())
-        context = {"tournament": tournament, "progress": progress, "standings": standings,
-                   "duration": views.duration_text}
-        return {"progress": progress, "state": tournament["state"],
+        context = {"tournament": views.tournament_data(tournament, arena.pool_label(tournament.rating_pool)),
+                   "progress": progress, "standings": standings, "duration": views.duration_text}
+        return {"progress": asdict(progress), "state": state_name(tournament.state),
                 "html": {"progress": templates.get_template("tournament_progress.html").render(context),
                          "standings": templates.get_template("standings_table.html").render(context)}}
 
     def ended(value: dict[str, Any]) -> bool:
-        return value.get("state") in ENDED_STATES
+        return value.get("state") in ENDED_STATE_NAMES
 
     return stream(feed(request, f"tournament:{tournament_id}",
                        lambda poll_s, idle: LiveFeed(read, poll_s, ended, on_idle=idle)))
@@ -282,7 +297,7 @@ def replay_frame(request: Request, match_id: str, step: int = 0, seat: int | Non
 @router.get("/api/bots", tags=["bots"])
 def api_bots(request: Request) -> dict[str, Any]:
     """The registered bots (public fields) and whether each is connected now."""
-    return {"bots": reader(request).bots()}
+    return {"bots": [asdict(bot) for bot in reader(request).bots()]}
 
 
 @router.get("/bots", response_class=HTMLResponse, include_in_schema=False)
@@ -335,17 +350,17 @@ async def bot_incidents(request: Request, name: str) -> HTMLResponse:
 def status_data(request: Request) -> dict[str, Any]:
     arena = reader(request)
     bots = arena.bots()
-    running = arena.tournaments_page(["running"], 1000, "")["tournaments"]
-    pending = arena.tournaments_page(["pending"], 1000, "")["tournaments"]
+    running = list(arena.tournaments_page(["running"], 1000, "").tournaments)
+    pending = list(arena.tournaments_page(["pending"], 1000, "").tournaments)
     now = time.time()
     progress = [views.tournament_progress(t, now) for t in running]
     return {
-        "connected_bots": sorted(bot["name"] for bot in bots if bot["connected"]),
+        "connected_bots": sorted(bot.name for bot in bots if bot.connected),
         "registered_bots": len(bots),
-        "running": [{"tournament_id": t["tournament_id"], **p} for t, p in zip(running, progress, strict=True)],
+        "running": [{"tournament_id": t.tournament_id, **asdict(p)} for t, p in zip(running, progress, strict=True)],
         "pending": len(pending),
-        "matches_left": sum(p["total"] - p["done"] for p in progress) + sum(t["matches_total"] for t in pending),
-        "matches_per_s": round(sum(p["matches_per_s"] or 0.0 for p in progress), 2),
+        "matches_left": sum(p.total - p.done for p in progress) + sum(t.matches_total for t in pending),
+        "matches_per_s": round(sum(p.matches_per_s or 0.0 for p in progress), 2),
         "grafana_url": request.app.state.settings.grafana_url,
     }
 

@@ -31,6 +31,14 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 
+from arena.engine.cards import (
+    CLASSIC_ACTION_KINDS,
+    DARK_ACTION_KINDS,
+    LIGHT_ACTION_KINDS,
+    NUMBER_KINDS,
+    WILD_KINDS,
+    Face,
+)
 from arena.service.human_play import (
     MAX_SEATS,
     MAX_TARGET,
@@ -59,6 +67,22 @@ TARGETS = (50, 100, 250, 500)
 """The targets the form offers (the API takes any from 1 to :data:`arena.service.human_play.MAX_TARGET`)."""
 
 _STATUS = {BadSetup: 400, BadAnswer: 400, UnknownSession: 404, WrongToken: 403, TooManyGames: 503}
+
+
+def card_values() -> dict[str, dict[str, int]]:
+    """The points of every face kind in a hand at the end of a round, per variant, as the engine counts them
+    (:meth:`arena.engine.cards.Face.value`): the game page sends them to its script, which copies no rule."""
+    flip_kinds = (*NUMBER_KINDS, *LIGHT_ACTION_KINDS, *DARK_ACTION_KINDS, *WILD_KINDS)
+    classic_kinds = (*NUMBER_KINDS, *CLASSIC_ACTION_KINDS, *WILD_KINDS)
+    values: dict[str, dict[str, int]] = {}
+    for variant, kinds in (("flip", flip_kinds), ("classic", classic_kinds)):
+        values[variant] = {}
+        for kind in kinds:
+            try:
+                values[variant][kind] = Face(None, kind).value(variant)
+            except KeyError:  # a wild of the other variant: no such face here
+                continue
+    return values
 
 
 def human_play_service(request: Request) -> HumanPlayService:
@@ -234,4 +258,4 @@ def game_page(request: Request, session_id: str) -> HTMLResponse:
                                              "title": f"{status}"}, status)
     return _page(request, "play.html", {"title": "Your game", "mode": "game", "session_id": session.id,
                                         "match_id": session.match_id, "setup": session.setup,
-                                        "replay_page": REPLAY_PAGE})
+                                        "replay_page": REPLAY_PAGE, "card_values": card_values()})

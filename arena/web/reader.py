@@ -1,30 +1,36 @@
-"""The web front's reads of the organizer API (:class:`arena.client.Client`), with caches for what cannot change.
+"""The web front's reads of the organizer API (:class:`arena.client.ArenaClient`, its typed methods only), with
+caches for what cannot change.
 
 Everything a page shows comes from here, through the public client (no token: what the API shows everyone). The
-standings, results and replays of an ended tournament never change, so they are kept (bounded LRU caches); those
-of a running tournament are read afresh. The admin client, when given, is used only to count a bot's incidents
-by kind (:meth:`ArenaReader.incident_counts`) and to read the bots' :data:`PUBLIC_BOT_FIELDS`.
+leaderboards are the API's (``ListRatingPools`` and ``GetLeaderboard``: ranks, tiers, ratings and intervals computed
+once, by the arena); a tournament is ``GetTournament``, its matches ``ListMatches``. The standings, matches and
+replays of an ended tournament never change, so they are kept (bounded LRU caches); those of a running tournament
+are read afresh. The admin client, when given, is used only to count a bot's incidents by kind
+(:meth:`ArenaReader.incident_counts`) and to read the bots' :data:`PUBLIC_BOT_FIELDS`.
 """
 
 from __future__ import annotations
 
-import json
+import copy
 import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from typing import Any, TypeVar
 
 import grpc
 
-from arena.client import plain
+from arena.client import ArenaClient
 from arena.protocol import arena_pb2
 from arena.web import views
 from arena.web.replay_frames import Frames, replay_frames
+from arena.web.views import IncidentRow, MatchRow, PoolBoard, PublicBot
 
-ENDED_STATES = frozenset({"finished", "cancelled", "failed"})
-STATE_FILTERS = ("running", "pending", "finished", "cancelled", "failed")
-_STATE_NUMBERS = {name: arena_pb2.TournamentState.Value(f"TOURNAMENT_STATE_{name.upper()}") for name in STATE_FILTERS}
+_STATE_NUMBERS = {"running": arena_pb2.TOURNAMENT_STATE_RUNNING, "pending": arena_pb2.TOURNAMENT_STATE_PENDING,
+                  "finished": arena_pb2.TOURNAMENT_STATE_FINISHED, "cancelled": arena_pb2.TOURNAMENT_STATE_CANCELLED,
+                  "failed": arena_pb2.TOURNAMENT_STATE_FAILED}
+STATE_FILTERS = tuple(_STATE_NUMBERS)
 T = TypeVar("T")
 
 
@@ -48,32 +54,6 @@ class _Lru:
                 self._items.popitem(last=False)
         return value
 
-
-def state_numbers(names: list[str]) -> list[Any]:
-    """Tournament state numbers of state names; ValueError naming an unknown one."""
-    unknown = [name for name in names if name not in _STATE_NUMBERS]
-    if unknown:
-        raise ValueError(f"unknown tournament status {', '.join(unknown)!s}: use {', '.join(STATE_FILTERS)}")
-    return [_STATE_NUMBERS[name] for name in names]
-
-
-PUBLIC_BOT_FIELDS = ("bot_id", "name", "description", "created_at", "connected", "bot_version", "deleted")
-"""What the pages show of a registered bot. The API shows an anonymous caller only the id, name, creation time and
-deletion; with the admin client the web front also reads the description, whether it is connected and its
-version (the leaderboard's and the bot page's columns), and nothing else (never whether it is revoked)."""
-
-
-def public_bot(message: Any) -> dict[str, Any]:
-    data = plain(message)
-    return {name: data[name] for name in PUBLIC_BOT_FIELDS}
-
-
-def tournament_data(message: Any) -> dict[str, Any]:
-    """A ``Tournament`` message as plain data, with its rating pool (``pool``: key and label)."""
-    data = plain(message)
-    key, label = views.pool_of(message.spec.rules, message.rating_pool)
-    data["pool"] = {"key": key, "label": label}
-    return data
 
 
 class _Fresh:
@@ -115,150 +95,159 @@ class _Fresh:
                 self._refreshing.discard(key)
 
 
+def state_numbers(names: list[str]) -> list[arena_pb2.TournamentState]:
+    """Tournament state numbers of state names; ValueError naming an unknown one."""
+    unknown = [name for name in names if name not in _STATE_NUMBERS]
+    if unknown:
+        raise ValueError(f"unknown tournament status {', '.join(unknown)!s}: use {', '.join(STATE_FILTERS)}")
+    return [_STATE_NUMBERS[name] for name in names]
+
+
+PUBLIC_BOT_FIELDS = tuple(f.name for f in fields(PublicBot))
+"""What the pages show of a registered bot (:class:`arena.web.views.PublicBot`). The API shows an anonymous caller
+only the id, name, creation time and deletion; with the admin client the web front also reads the description,
+whether it is connected and its version (the leaderboard's and the bot page's columns), and nothing else (never
+whether it is revoked)."""
+
+
 FRESH_S = 1.0
-"""After this long the leaderboard and the bot list are read again, in the background."""
+"""After this long the leaderboards and the bot list are read again, in the background."""
 MAX_AGE_S = 30.0
 """A leaderboard or bot list older than this is never shown: the request reads it afresh."""
+MATCHES_PAGE = 1000
+"""Matches asked for per ``ListMatches`` page."""
 
 
 class ArenaReader:
     """Reads of the organizer API for the pages (``client`` public, ``admin_client`` optional)."""
 
-    def __init__(self, client: Any, admin_client: Any = None, fresh_s: float = FRESH_S,
+    def __init__(self, client: ArenaClient, admin_client: ArenaClient | None = None, fresh_s: float = FRESH_S,
                  max_age_s: float = MAX_AGE_S) -> None:
         self.client = client
         self.admin_client = admin_client
         self._standings = _Lru(4096)
-        self._results = _Lru(256)
+        self._matches = _Lru(256)
         self._frames = _Lru(64)
         self._replays = _Lru(512)
         self._fresh = _Fresh(fresh_s, max_age_s)
 
     # -- tournaments ---------------------------------------------------------------------------------------
 
-    def tournaments_page(self, states: list[str], page_size: int, page_token: str) -> dict[str, Any]:
-        request = arena_pb2.ListTournamentsRequest(states=state_numbers(states), page_size=page_size,
-                                                   page_token=page_token)
-        response = self.client.call("ListTournaments", request)
-        return {"tournaments": [tournament_data(t) for t in response.tournaments],
-                "next_page_token": response.next_page_token}
+    def tournaments_page(self, states: list[str], page_size: int,
+                         page_token: str) -> arena_pb2.ListTournamentsResponse:
+        return self.client.tournaments_page(state_numbers(states), page_size=page_size, page_token=page_token)
 
-    def all_tournaments(self) -> Iterator[dict[str, Any]]:
-        token = ""
-        while True:
-            page = self.tournaments_page([], 1000, token)
-            yield from page["tournaments"]
-            token = page["next_page_token"]
-            if not token:
-                return
+    def all_tournaments(self) -> Iterator[arena_pb2.Tournament]:
+        return self.client.list_tournaments(page_size=1000)
 
-    def tournament(self, tournament_id: str) -> dict[str, Any]:
-        """One tournament as it is now (the first message of WatchTournament)."""
-        stream = self.client.call("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=tournament_id),
-                                  timeout=30)
-        try:
-            first = next(iter(stream))
-        finally:
-            stream.cancel()
-        return tournament_data(first.tournament)
+    def tournament(self, tournament_id: str) -> arena_pb2.Tournament:
+        """One tournament as it is now (GetTournament)."""
+        return self.client.get_tournament(tournament_id)
 
-    def standings(self, tournament: dict[str, Any]) -> dict[str, Any]:
-        """GetStandings of a tournament (kept once it ended)."""
-        tid = tournament["tournament_id"]
-
-        def read() -> dict[str, Any]:
-            return plain(self.client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=tid)))
-
-        if tournament["state"] in ENDED_STATES:
-            return self._standings.get((tid, tournament["state"], tournament["matches_done"]), read)
+    def _kept(self, cache: _Lru, tournament: arena_pb2.Tournament, extra: str, read: Callable[[], T]) -> T:
+        """``read()``, kept once the tournament ended (by its id, state and matches recorded)."""
+        if views.ended(tournament):
+            key = (tournament.tournament_id, tournament.state, tournament.matches_done, extra)
+            return cache.get(key, read)
         return read()
+
+    def standings(self, tournament: arena_pb2.Tournament) -> arena_pb2.GetStandingsResponse:
+        """GetStandings of a tournament (kept once it ended)."""
+        return self._kept(self._standings, tournament, "",
+                          lambda: self.client.get_standings(tournament.tournament_id))
 
     def export(self, tournament_id: str, fmt: str) -> tuple[str, str, bytes]:
-        """ExportResults: content type, file name, data."""
+        """ExportResults (the download links): content type, file name, data."""
         number = arena_pb2.EXPORT_FORMAT_JSON if fmt == "json" else arena_pb2.EXPORT_FORMAT_CSV
-        response = self.client.call("ExportResults", arena_pb2.ExportResultsRequest(tournament_id=tournament_id,
-                                                                                    format=number))
+        response = self.client.export_results(tournament_id, number)
         return response.content_type, response.filename, bytes(response.data)
 
-    def matches(self, tournament: dict[str, Any]) -> list[dict[str, Any]]:
-        """The recorded matches of a tournament (the JSON export's), by match id (kept once it ended)."""
-        tid = tournament["tournament_id"]
+    def matches(self, tournament: arena_pb2.Tournament, bot: str = "") -> list[MatchRow]:
+        """The recorded matches of a tournament (ListMatches, every page), optionally only one bot's, by match id
+        (kept once it ended)."""
 
-        def read() -> list[dict[str, Any]]:
-            document = json.loads(self.export(tid, "json")[2])
-            return sorted(document.get("matches", []), key=lambda m: m["match_id"])
+        def read() -> list[MatchRow]:
+            summaries = self.client.list_matches(tournament.tournament_id, bot=bot, page_size=MATCHES_PAGE)
+            return [views.match_row(summary) for summary in summaries]
 
-        if tournament["state"] in ENDED_STATES:
-            return self._results.get((tid, tournament["state"], tournament["matches_done"]), read)
-        return read()
+        return self._kept(self._matches, tournament, bot, read)
 
-    # -- leaderboard ---------------------------------------------------------------------------------------
+    # -- rating pools and leaderboards -----------------------------------------------------------------------
 
-    def leaderboards(self) -> list[dict[str, Any]]:
-        """Every pool's leaderboard (:func:`arena.web.views.leaderboards`), read again in the background once
-        :data:`FRESH_S` old. Callers must not change what they get (it is shared)."""
+    def pools(self) -> list[arena_pb2.RatingPool]:
+        """The rating pools (ListRatingPools), read again in the background once :data:`FRESH_S` old."""
+        return self._fresh.get("pools", self.client.list_rating_pools)
+
+    def pool_label(self, pool_id: str) -> str:
+        """The label the API gives a pool (its id while the pool is not listed yet: nothing rated in it)."""
+        return next((pool.label for pool in self.pools() if pool.pool_id == pool_id), "") or pool_id
+
+    def leaderboards(self) -> list[PoolBoard]:
+        """Every pool's leaderboard with somebody in it (GetLeaderboard of each pool ListRatingPools names), the pool
+        with the most matches first, read again in the background once :data:`FRESH_S` old (shared: do not change
+        them)."""
         return self._fresh.get("leaderboards", self._read_leaderboards)
 
-    def _read_leaderboards(self) -> list[dict[str, Any]]:
-        played = []
-        for tournament in self.all_tournaments():
-            if not tournament["matches_done"]:
+    def _read_leaderboards(self) -> list[PoolBoard]:
+        bots = {bot.name: bot for bot in self.bots()}
+        boards = []
+        for pool in self.client.list_rating_pools():
+            try:
+                board = views.pool_board(self.client.get_leaderboard(pool.pool_id), bots)
+            except grpc.RpcError as error:
+                if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.NOT_FOUND:
+                    raise  # a pool gone between the two reads is left out; anything else is the page's error
                 continue
-            pool = tournament["pool"]
-            played.append((tournament, self.standings(tournament), pool["key"], pool["label"]))
-        bots = self.bots()
-        connected = {bot["name"]: bot["connected"] for bot in bots}
-        return views.leaderboards(played, connected, {bot["name"]: bot["bot_version"] for bot in bots})
+            if board.rows:  # a competition's pool before its first match has nobody to rank yet
+                boards.append(board)
+        return sorted(boards, key=lambda board: (-board.matches, board.label))
 
     # -- bots ----------------------------------------------------------------------------------------------
 
-    def _bot_reader(self) -> Any:
+    def _bot_reader(self) -> ArenaClient:
         return self.admin_client if self.admin_client is not None else self.client
 
-    def bots(self) -> list[dict[str, Any]]:
+    def bots(self) -> list[PublicBot]:
         """The registered bots, with :data:`PUBLIC_BOT_FIELDS` only, read again in the background once
-        :data:`FRESH_S` old (shared: do not change them)."""
+        :data:`FRESH_S` old."""
         return self._fresh.get("bots", self._read_bots)
 
-    def _read_bots(self) -> list[dict[str, Any]]:
-        bots: list[dict[str, Any]] = []
-        token = ""
-        while True:
-            page = self._bot_reader().call("ListBots", arena_pb2.ListBotsRequest(page_size=1000, page_token=token))
-            bots.extend(public_bot(bot) for bot in page.bots)
-            token = page.next_page_token
-            if not token:
-                return bots
+    def _read_bots(self) -> list[PublicBot]:
+        return [views.public_bot(bot) for bot in self._bot_reader().list_bots(page_size=1000)]
 
-    def bot(self, name: str) -> dict[str, Any]:
+    def bot(self, name: str) -> PublicBot:
         """One registered bot, with :data:`PUBLIC_BOT_FIELDS` only (NOT_FOUND for an unknown name)."""
-        return public_bot(self._bot_reader().call("GetBot", arena_pb2.GetBotRequest(name=name)).bot)
+        return views.public_bot(self._bot_reader().get_bot(name))
+
+    def bot_versions(self, name: str) -> list[arena_pb2.BotVersion]:
+        """The versions a registered bot's Hellos named, first seen first, with when (GetBot as the admin sees it;
+        empty without the admin client: the API shows versions only to whoever may see bot_version)."""
+        if self.admin_client is None:
+            return []
+        return list(self.admin_client.get_bot(name).versions)
 
     def incident_counts(self, name: str) -> dict[str, int] | None:
         """The bot's incidents (its newest 1000) counted by kind; None without the admin client."""
         if self.admin_client is None:
             return None
         try:
-            response = self.admin_client.bot_log(name, limit=1000)
+            response = self.admin_client.get_bot_log(name, limit=1000)
         except grpc.RpcError:  # the log cannot be read (e.g. an older arena): the page says so, it does not fail
             return None
         return dict(Counter(incident.kind for incident in response.incidents))
 
-    def incidents(self, name: str, token: str) -> list[dict[str, Any]]:
-        """The bot's incident log read with the token its author gave (GetBotLog refuses any other bot's)."""
-        request = arena_pb2.GetBotLogRequest(name=name, limit=200)
-        response = self.client.stub.GetBotLog(request, metadata=[("authorization", f"Bearer {token}")], timeout=30)
-        return [plain(incident) for incident in response.incidents]
+    def incidents(self, name: str, token: str) -> list[IncidentRow]:
+        """The bot's incident log read with the token its author gave (GetBotLog refuses any other bot's): the
+        public client's channel, with that token."""
+        author = copy.copy(self.client)
+        author.metadata = [("authorization", f"Bearer {token}")]
+        return [views.incident_row(incident) for incident in author.get_bot_log(name, limit=200).incidents]
 
     # -- replays -------------------------------------------------------------------------------------------
 
-    def replay(self, match_id: str) -> Any:
+    def replay(self, match_id: str) -> arena_pb2.Replay:
         """The omniscient ``Replay`` of a match (open to everyone once its tournament ended; kept then)."""
-
-        def read() -> Any:
-            return self.client.call("GetReplay", arena_pb2.GetReplayRequest(match_id=match_id)).replay
-
-        return self._replays.get(match_id, read)
+        return self._replays.get(match_id, lambda: self.client.get_replay(match_id))
 
     def frames(self, match_id: str, seat: int | None) -> Frames:
         """The replay viewer's frames of a match, omniscient (seat None) or as one seat saw it."""
@@ -270,8 +259,7 @@ class ArenaReader:
                 if not 0 <= seat < len(omniscient.seats):
                     raise ValueError(f"seat {seat} is not a seat of match {match_id} "
                                      f"(0 to {len(omniscient.seats) - 1})")
-                view = self.client.call("GetReplay", arena_pb2.GetReplayRequest(match_id=match_id,
-                                                                                seat=seat)).replay
+                view = self.client.get_replay(match_id, seat)
             return replay_frames(omniscient, view)
 
         return self._frames.get((match_id, seat), read)

@@ -1,60 +1,183 @@
-"""What the pages show, shaped from the organizer API's answers (pure functions of plain data: no I/O).
+"""What the pages show, shaped from the organizer API's messages (pure functions: no I/O).
 
-* :func:`leaderboards`: one leaderboard per rating pool (variant and rule options), from the standings of the
-  pool's tournaments: each bot's pool rating is the one of the newest tournament it played in (the organizer
-  carries the pool's rating over from tournament to tournament), its counts the sums over the pool's tournaments.
-  Rows are ordered by rating; tiers follow :mod:`arena.tournament.standings` (a tier opens with its first bot and
-  takes every following bot whose rating the data cannot tell apart from it,
-  :func:`arena.tournament.standings.indistinguishable`); the win rate's interval is the Wilson interval of
-  :mod:`arena.tournament.stats`.
-* :func:`tournament_progress`: done/total, matches/s and time left of a tournament.
-* :func:`pool_of`: the rating pool key and a label of a tournament's rules.
-* :func:`tables_of`: a tournament's tables as its recorded matches show them.
+Every fact comes from the API as it is: a pool's leaderboard (:class:`PoolBoard`, from ``GetLeaderboard``: rank,
+tier, rating and interval, win rate and interval, counters), a tournament's standings, its matches. Here they only
+become small dataclasses for the templates and the JSON twins, and a few things for people:
+
+* :func:`pool_board`: a ``GetLeaderboardResponse`` as rows (the bots' connected state and version beside them);
+* :func:`tournament_data`: a ``Tournament`` as JSON-ready data with its pool's label;
+* :func:`match_row`: a ``MatchSummary`` as a row;
+* :func:`tournament_progress`: done/total, matches/s and time left of a tournament;
+* :func:`tables_of`: a tournament's tables as its recorded matches show them;
+* :func:`page_of`, :func:`duration_text`, :func:`timestamp`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.tournament.competition import POOL_PREFIX
-from arena.tournament.spec import rating_pool_key
-from arena.tournament.standings import indistinguishable
-from arena.tournament.stats import wilson_interval, z_quantile
+from arena.client import plain, state_name
+from arena.protocol import arena_pb2, game_pb2
 
-CONFIDENCE = 0.95
-TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart: a tier opens with its first bot and takes every "
-             "following bot whose pool rating is within the 95% interval of the difference from that bot's. More "
-             "matches split tiers.")
-RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits per 1,000 decisions asked of the bot (matches "
-                    "recorded before the arena counted decisions are left out of the rate).")
-_RULE_LABELS = {
-    "bluffing": lambda v: "" if v else "no bluffing",
-    "uno_penalty": lambda v: "" if v == "auto" else f"UNO penalty {v}",
-    "target": lambda v: f"target {v}",
-    "scoring": lambda v: "" if v == "winner" else f"scoring {v}",
-    "start_flip": lambda v: "" if v == "replace" else f"start flip {v}",
-    "pairing": lambda v: "" if v == "physical" else f"pairing {v}",
-    "max_decisions_per_round": lambda v: "",
-}
+TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
+             "intervals once, and every reader shows them as they are. More matches split tiers.")
+RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits over every match of the pool, beside the "
+                    "decisions asked of the bot.")
 
 
-def pool_of(rules: Any, rating_pool: str = "") -> tuple[str, str]:
-    """The rating pool of a tournament (``rating_pool`` as the API names it, else the pool of its rules, a
-    ``uno_arena.v1.Rules`` message) and a label for people, e.g. ``("flip:3f2a...", "UNO Flip, target 200")``;
-    a competition's pool is labelled with the competition's name."""
-    from arena.protocol.convert import rules_from_proto
+@dataclass(frozen=True)
+class PublicBot:
+    """What the pages show of a registered bot (:data:`arena.web.reader.PUBLIC_BOT_FIELDS`)."""
 
-    engine_rules = rules_from_proto(rules).to_dict()
-    variant = engine_rules.pop("variant")
-    key = rating_pool or rating_pool_key(variant, engine_rules)
-    words = [_RULE_LABELS[name](value) for name, value in engine_rules.items() if name in _RULE_LABELS]
-    label = ", ".join(["UNO Flip" if variant == "flip" else "classic UNO", *(w for w in words if w)])
-    if key.startswith(POOL_PREFIX):
-        label = f"competition {key.removeprefix(POOL_PREFIX)} ({label})"
-    return key, label
+    bot_id: str
+    name: str
+    description: str
+    created_at: str | None
+    connected: bool
+    bot_version: str
+    deleted: bool
+
+
+def public_bot(message: arena_pb2.Bot) -> PublicBot:
+    return PublicBot(bot_id=message.bot_id, name=message.name, description=message.description,
+                     created_at=iso(message.created_at) if message.HasField("created_at") else None,
+                     connected=message.connected, bot_version=message.bot_version, deleted=message.deleted)
+
+
+@dataclass(frozen=True)
+class IncidentRow:
+    """One line of a bot's incident log (a ``BotIncident``), for its author."""
+
+    seq: int
+    at: str | None
+    kind: str
+    match_id: str
+    decision_number: int
+    detail: str
+
+
+def incident_row(message: arena_pb2.BotIncident) -> IncidentRow:
+    return IncidentRow(seq=message.seq, at=iso(message.at) if message.HasField("at") else None, kind=message.kind,
+                       match_id=message.match_id, decision_number=message.decision_number, detail=message.detail)
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One ``LeaderboardEntry`` as the API gives it, with the bot's state now: ``connected`` None for a bot that
+    is not registered (a built-in one), ``version`` its current version when known."""
+
+    rank: int
+    tier: int
+    bot: str
+    rating: float
+    rating_sigma: float
+    rating_low: float
+    rating_high: float
+    indistinguishable: list[str]
+    matches: int
+    wins: int
+    points: int
+    win_rate: float | None
+    win_rate_low: float | None
+    win_rate_high: float | None
+    timeouts: int
+    refusals: int
+    forfeits: int
+    decisions: int
+    connected: bool | None
+    version: str | None
+
+
+@dataclass(frozen=True)
+class PoolBoard:
+    """One rating pool's leaderboard, a page of its rows."""
+
+    key: str
+    label: str
+    bots: int
+    matches: int
+    tiers: int
+    rows: list[LeaderboardRow] = field(default_factory=list)
+    page: int = 1
+    pages: int = 1
+
+
+def _optional(message: Any, name: str) -> float | None:
+    return float(getattr(message, name)) if message.HasField(name) else None
+
+
+def leaderboard_row(entry: arena_pb2.LeaderboardEntry, bots: Mapping[str, PublicBot]) -> LeaderboardRow:
+    """A ``LeaderboardEntry`` as a row; ``bots``: the registered bots by name (their connected state, version)."""
+    bot = bots.get(entry.bot_name)
+    return LeaderboardRow(
+        rank=entry.rank, tier=entry.tier, bot=entry.bot_name, rating=entry.rating, rating_sigma=entry.rating_sigma,
+        rating_low=entry.rating_low, rating_high=entry.rating_high, indistinguishable=list(entry.indistinguishable),
+        matches=entry.matches, wins=entry.wins, points=entry.points, win_rate=_optional(entry, "win_rate"),
+        win_rate_low=_optional(entry, "win_rate_low"), win_rate_high=_optional(entry, "win_rate_high"),
+        timeouts=entry.timeouts, refusals=entry.refusals, forfeits=entry.forfeits, decisions=entry.decisions,
+        connected=bot.connected if bot is not None else None,
+        version=(bot.bot_version or None) if bot is not None else None)
+
+
+def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, PublicBot]) -> PoolBoard:
+    """A pool's leaderboard as the API ranks it (every row; :func:`page_of` pages them)."""
+    rows = [leaderboard_row(entry, bots) for entry in response.entries]
+    pool = response.pool
+    return PoolBoard(key=pool.pool_id, label=pool.label or pool.pool_id, bots=len(rows), matches=pool.matches,
+                     tiers=max((row.tier for row in rows), default=0), rows=rows)
+
+
+def iso(value: Any) -> str:
+    """A ``google.protobuf.Timestamp`` as ISO 8601 UTC, as :func:`arena.client.plain` writes it."""
+    return str(value.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z"))
+
+
+def tournament_data(message: arena_pb2.Tournament, pool_label: str) -> dict[str, Any]:
+    """A ``Tournament`` as JSON-ready data (:func:`arena.client.plain`), with its rating pool (``pool``: key and
+    the label the API gives it)."""
+    data = plain(message)
+    data["pool"] = {"key": message.rating_pool, "label": pool_label or message.rating_pool}
+    return data
+
+
+def ended(message: arena_pb2.Tournament) -> bool:
+    """Finished, cancelled or failed: nothing of it changes any more."""
+    return message.state in ENDED_STATES
+
+
+ENDED_STATES = frozenset({arena_pb2.TOURNAMENT_STATE_FINISHED, arena_pb2.TOURNAMENT_STATE_CANCELLED,
+                          arena_pb2.TOURNAMENT_STATE_FAILED})
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One recorded match (a ``MatchSummary``) for the pages: seats by name, result, why it ended."""
+
+    match_id: str
+    seats: list[str]
+    scores: list[int]
+    winner: int | None
+    rounds: int
+    end_reason: str
+    forfeits: list[int]
+    timeouts: list[int]
+    refusals: list[int]
+    finished_at: float | None
+
+
+def match_row(summary: arena_pb2.MatchSummary) -> MatchRow:
+    seats = [seat.bot_name for seat in sorted(summary.seats, key=lambda s: s.seat)]
+    result = summary.result
+    reason = str(game_pb2.EndReason.Name(summary.reason)).removeprefix("END_REASON_").lower()
+    finished = summary.finished_at.ToDatetime(tzinfo=UTC).timestamp() if summary.HasField("finished_at") else None
+    return MatchRow(match_id=summary.match_id, seats=seats, scores=list(result.scores),
+                    winner=result.winner if result.HasField("winner") else None, rounds=result.rounds,
+                    end_reason=reason, forfeits=list(result.forfeited_seats), timeouts=list(result.timeouts),
+                    refusals=list(result.refusals), finished_at=finished)
 
 
 def timestamp(value: str | None) -> float | None:
@@ -64,25 +187,42 @@ def timestamp(value: str | None) -> float | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
 
 
-def tournament_progress(tournament: Mapping[str, Any], now: float) -> dict[str, Any]:
-    """Done/total, percent, matches/s since the start and the time left at that pace (None when unknown)."""
-    total = int(tournament.get("matches_total") or 0)
-    done = int(tournament.get("matches_done") or 0)
-    started = timestamp(tournament.get("started_at"))
-    finished = timestamp(tournament.get("finished_at"))
+def _seconds(message: Any, name: str) -> float | None:
+    if not message.HasField(name):
+        return None
+    return float(getattr(message, name).ToDatetime(tzinfo=UTC).timestamp())
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a tournament is: done/total, percent, matches/s since the start, the time left at that pace and the
+    time it ran (None when unknown)."""
+
+    done: int
+    total: int
+    failed: int
+    percent: float
+    matches_per_s: float | None
+    seconds_left: int | None
+    elapsed_s: float | None
+    state: str
+
+
+def tournament_progress(tournament: arena_pb2.Tournament, now: float) -> Progress:
+    """A tournament's :class:`Progress` at ``now``."""
+    total, done = tournament.matches_total, tournament.matches_done
+    started, finished = _seconds(tournament, "started_at"), _seconds(tournament, "finished_at")
     end = finished if finished else now
     elapsed = (end - started) if started else None
     rate = done / elapsed if elapsed and elapsed > 0 and done else None
-    running = tournament.get("state") == "running"
+    running = tournament.state == arena_pb2.TOURNAMENT_STATE_RUNNING
     left = (total - done) / rate if rate and running and total > done else None
-    return {
-        "done": done, "total": total, "failed": int(tournament.get("matches_failed") or 0),
-        "percent": round(100.0 * done / total, 1) if total else 0.0,
-        "matches_per_s": round(rate, 2) if rate else None,
-        "seconds_left": round(left) if left is not None else None,
-        "elapsed_s": round(elapsed, 1) if elapsed is not None else None,
-        "state": tournament.get("state", ""),
-    }
+    return Progress(done=done, total=total, failed=tournament.matches_failed,
+                    percent=round(100.0 * done / total, 1) if total else 0.0,
+                    matches_per_s=round(rate, 2) if rate else None,
+                    seconds_left=round(left) if left is not None else None,
+                    elapsed_s=round(elapsed, 1) if elapsed is not None else None,
+                    state=state_name(tournament.state) if tournament.state else "")
 
 
 def duration_text(seconds: float | None) -> str:
@@ -97,88 +237,24 @@ def duration_text(seconds: float | None) -> str:
     return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 
 
-def leaderboards(played: Iterable[tuple[Mapping[str, Any], Mapping[str, Any], str, str]],
-                 connected: Mapping[str, bool], versions: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """One leaderboard per rating pool, the pool with the most matches first.
-
-    ``played``: ``(tournament, standings, pool_key, pool_label)`` per tournament with recorded matches, as plain
-    data (``Tournament`` and ``GetStandingsResponse``), in any order; ``connected``: bot name -> connected now
-    (bots missing from it are built-in or unknown: ``None``); ``versions``: a registered bot's current version (the
-    ``bot_version`` of its latest Hello), when known."""
-    pools: dict[str, dict[str, Any]] = {}
-    for tournament, standings, key, label in sorted(played, key=lambda item: _created(item[0])):
-        pool = pools.setdefault(key, {"key": key, "label": label, "bots": {}, "tournaments": 0, "matches": 0})
-        pool["tournaments"] += 1
-        pool["matches"] += int(tournament.get("matches_done") or 0)
-        for row in standings.get("standings", []):
-            name = row["bot_name"]
-            bot = pool["bots"].setdefault(name, {"bot": name, "matches": 0, "wins": 0, "timeouts": 0, "refusals": 0,
-                                                 "forfeits": 0, "decisions": 0, "counted_incidents": 0})
-            for counter in ("matches", "wins", "timeouts", "refusals", "forfeits", "decisions"):
-                bot[counter] += int(row.get(counter) or 0)
-            if row.get("decisions"):  # the incidents of tournaments whose decisions were counted make the rate
-                bot["counted_incidents"] += sum(int(row.get(c) or 0) for c in ("timeouts", "refusals", "forfeits"))
-            if row.get("matches"):  # the newest tournament it played in carries the pool's rating
-                bot.update(rating=row["rating"], sigma=row["rating_sigma"], rating_low=row["rating_low"],
-                           rating_high=row["rating_high"], last_tournament=tournament["tournament_id"])
-    return sorted((_board(pool, connected, versions or {}) for pool in pools.values()),
-                  key=lambda b: (-b["matches"], b["label"]))
-
-
-def _created(tournament: Mapping[str, Any]) -> tuple[float, str]:
-    return timestamp(tournament.get("created_at")) or 0.0, str(tournament.get("tournament_id", ""))
-
-
-def _board(pool: Mapping[str, Any], connected: Mapping[str, bool], versions: Mapping[str, str]) -> dict[str, Any]:
-    rated = [bot for bot in pool["bots"].values() if "rating" in bot]
-    rated.sort(key=lambda bot: (-bot["rating"], bot["bot"]))
-    z = z_quantile(CONFIDENCE)
-    rows: list[dict[str, Any]] = []
-    tier, leader = 0, None
-    for rank, bot in enumerate(rated, 1):
-        if leader is None or not indistinguishable(leader["rating"], leader["sigma"], bot["rating"], bot["sigma"], z):
-            tier, leader = tier + 1, bot
-        matches = bot["matches"]
-        interval = wilson_interval(bot["wins"], matches, CONFIDENCE) if matches else None
-        rows.append({
-            "rank": rank, "tier": tier, "bot": bot["bot"],
-            "rating": round(bot["rating"], 2), "rating_low": round(bot["rating_low"], 2),
-            "rating_high": round(bot["rating_high"], 2), "sigma": round(bot["sigma"], 3),
-            "matches": matches, "wins": bot["wins"],
-            "win_rate": round(bot["wins"] / matches, 4) if matches else None,
-            "win_rate_low": round(interval[0], 4) if interval else None,
-            "win_rate_high": round(interval[1], 4) if interval else None,
-            "timeouts": bot["timeouts"], "refusals": bot["refusals"], "forfeits": bot["forfeits"],
-            "decisions": bot["decisions"],
-            "incidents_per_1000": (round(1000.0 * bot["counted_incidents"] / bot["decisions"], 2)
-                                   if bot["decisions"] else None),
-            "connected": connected.get(bot["bot"]),
-            "version": versions.get(bot["bot"]) or None,
-            "last_tournament": bot["last_tournament"],
-        })
-    return {"key": pool["key"], "label": pool["label"], "tournaments": pool["tournaments"],
-            "matches": pool["matches"], "rows": rows, "tiers": tier}
-
-
 _TABLE_RE = re.compile(r":d(\d+):t(\d+):r(\d+)$")
 
 
-def tables_of(matches: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def tables_of(matches: Iterable[MatchRow]) -> list[dict[str, Any]]:
     """The tables of a tournament as its recorded matches show them (match ids ``...:dDEAL:tTABLE:rROTATION``):
     per table, its bots, the deals and matches recorded, and each bot's wins there; by table number. (The tables
     still to play are not known before the end: the schedule derives from the secret seed.)"""
     found: dict[int, dict[str, Any]] = {}
     for match in matches:
-        parsed = _TABLE_RE.search(str(match.get("match_id", "")))
+        parsed = _TABLE_RE.search(match.match_id)
         if parsed is None:
             continue
-        table = found.setdefault(int(parsed.group(2)), {"table": int(parsed.group(2)), "bots": sorted(match["seats"]),
+        table = found.setdefault(int(parsed.group(2)), {"table": int(parsed.group(2)), "bots": sorted(match.seats),
                                                         "deals": set(), "matches": 0, "wins": {}})
         table["deals"].add(int(parsed.group(1)))
         table["matches"] += 1
-        winner = match.get("winner")
-        if winner is not None:
-            name = match["seats"][winner]
+        if match.winner is not None:
+            name = match.seats[match.winner]
             table["wins"][name] = table["wins"].get(name, 0) + 1
     return [dict(t, deals=len(t["deals"]), wins=[(b, t["wins"].get(b, 0)) for b in t["bots"]])
             for _, t in sorted(found.items())]

@@ -37,15 +37,12 @@ def finished_spec(name: str, participants: list[str], *, seats: int = 2, deals: 
 
 
 def create(arena: LocalArena, spec: arena_pb2.TournamentSpec) -> str:
-    response = arena.client.call("CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec))
-    return str(response.tournament.tournament_id)
+    return str(arena.client.create_tournament(spec).tournament.tournament_id)
 
 
 def wait_ended(arena: LocalArena, tournament_id: str, timeout: float = 120.0) -> None:
     def ended() -> bool:
-        page = arena.client.call("ListTournaments", arena_pb2.ListTournamentsRequest(page_size=1000))
-        states = {t.tournament_id: t.state for t in page.tournaments}
-        return states.get(tournament_id) == arena_pb2.TOURNAMENT_STATE_FINISHED
+        return bool(arena.client.get_tournament(tournament_id).state == arena_pb2.TOURNAMENT_STATE_FINISHED)
 
     wait_until(ended, timeout, f"tournament {tournament_id} to finish")
 
@@ -81,7 +78,7 @@ def web_arena(tmp: Path) -> Iterator[WebArena]:
     """local_arena with a registered bot whose description is an XSS attempt, a finished 2-seat tournament of
     built-in bots, and the web front (public client, admin client for incident counts) served on a free port."""
     with local_arena(worker_concurrency=1, work_dir=tmp) as arena:
-        token = arena.client.call("RegisterBot", arena_pb2.RegisterBotRequest(name="xss_bot", description=XSS)).token
+        token = arena.client.register_bot("xss_bot", XSS).token
         finished = create(arena, finished_spec("webfinal", ["random", "heuristic", "random#2"]))
         wait_ended(arena, finished)
         client = public_client(arena.address)

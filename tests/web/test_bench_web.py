@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from arena.web.bench import WebBenchOptions, percentile, run_web_bench
+from arena.bench.web import WebBenchOptions, percentile, run_web_bench
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -1,84 +1,100 @@
-"""The web front's pure parts: the leaderboard of a rating pool, a tournament's progress, paging, the card macro
-and the escaping of every name, the live feed's sharing, and the `uno-arena web` command line."""
+"""The web front's pure parts: a rating pool's leaderboard as the API gives it, a match row, a tournament's
+progress, paging, the card macro and the escaping of every name, the live feed's sharing, the card values of the
+game page, and the `uno-arena web` command line."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from pathlib import Path
 
 import pytest
 
 from arena.cli import build_parser, main
-from arena.protocol import game_pb2
-from arena.web.app import templates
+from arena.protocol import arena_pb2, game_pb2
+from arena.web.app import STATIC_DIR, templates
 from arena.web.live import LiveFeed
-from arena.web.views import duration_text, leaderboards, page_of, pool_of, tournament_progress
+from arena.web.views import (
+    LeaderboardRow,
+    MatchRow,
+    PoolBoard,
+    PublicBot,
+    duration_text,
+    match_row,
+    page_of,
+    pool_board,
+    tables_of,
+    tournament_progress,
+)
 
 XSS = "<script>alert(1)</script>"
 
 
-def standing(name: str, rating: float, sigma: float, matches: int, wins: int, **counters: int) -> dict[str, Any]:
-    return {"bot_name": name, "rating": rating, "rating_sigma": sigma, "rating_low": rating - 1.96 * sigma,
-            "rating_high": rating + 1.96 * sigma, "matches": matches, "wins": wins,
-            "timeouts": counters.get("timeouts", 0), "refusals": counters.get("refusals", 0),
-            "forfeits": counters.get("forfeits", 0), "decisions": counters.get("decisions", 0)}
+def entry(rank: int, tier: int, name: str, rating: float, sigma: float, matches: int, wins: int,
+          **counters: int) -> arena_pb2.LeaderboardEntry:
+    message = arena_pb2.LeaderboardEntry(
+        rank=rank, tier=tier, bot_name=name, rating=rating, rating_sigma=sigma, rating_low=rating - 1.96 * sigma,
+        rating_high=rating + 1.96 * sigma, matches=matches, wins=wins, timeouts=counters.get("timeouts", 0),
+        refusals=counters.get("refusals", 0), forfeits=counters.get("forfeits", 0),
+        decisions=counters.get("decisions", 0))
+    if matches:
+        message.win_rate, message.win_rate_low, message.win_rate_high = wins / matches, 0.1, 0.9
+    return message
 
 
-def tournament(tid: str, created: str, done: int) -> dict[str, Any]:
-    return {"tournament_id": tid, "created_at": created, "matches_done": done}
+def public(name: str, connected: bool, version: str) -> PublicBot:
+    return PublicBot(bot_id=f"id-{name}", name=name, description="", created_at=None, connected=connected,
+                     bot_version=version, deleted=False)
 
 
-def test_a_pool_ranks_by_the_newest_rating_and_sums_the_counts() -> None:
-    older = (tournament("t1", "2026-01-01T00:00:00Z", 10),
-             {"standings": [standing("a", 30.0, 1.0, 10, 8),
-                            standing("b", 20.0, 1.0, 10, 2, timeouts=3)]},  # decisions not counted yet: no rate
-             "flip:x", "UNO Flip")
-    newer = (tournament("t2", "2026-02-01T00:00:00Z", 10),
-             {"standings": [standing("b", 35.0, 1.0, 10, 9, refusals=2, decisions=400),
-                            standing("c", 34.0, 1.0, 10, 1, forfeits=1, decisions=250)]},
-             "flip:x", "UNO Flip")
-    classic = (tournament("t3", "2026-03-01T00:00:00Z", 4), {"standings": [standing("a", 25.0, 8.0, 4, 2)]},
-               "classic:y", "classic UNO")
-    boards = leaderboards([newer, classic, older], {"a": True, "b": False}, {"a": "2.1", "b": ""})
-    assert [board["key"] for board in boards] == ["flip:x", "classic:y"]  # the pool with the most matches first
-    rows = boards[0]["rows"]
-    assert [row["bot"] for row in rows] == ["b", "c", "a"]
-    b = rows[0]
-    assert (b["rating"], b["matches"], b["wins"], b["timeouts"], b["last_tournament"]) == (35.0, 20, 11, 3, "t2")
-    assert b["win_rate"] == 0.55 and b["win_rate_low"] < 0.55 < b["win_rate_high"]
-    assert b["incidents_per_1000"] == 5.0 and rows[1]["incidents_per_1000"] == 4.0  # per 1,000 decisions
-    assert rows[2]["incidents_per_1000"] is None and b["decisions"] == 400
-    assert [row["connected"] for row in rows] == [False, None, True]  # None: not registered (built-in)
-    assert [row["version"] for row in rows] == [None, None, "2.1"]  # the current version, when the API shows it
+def test_a_pool_board_shows_the_leaderboard_as_the_api_gives_it() -> None:
+    response = arena_pb2.GetLeaderboardResponse(
+        pool=arena_pb2.RatingPool(pool_id="flip:x", label="UNO Flip · target 200", bots=3, matches=20),
+        entries=[entry(1, 1, "b", 35.0, 1.0, 20, 11, timeouts=3, refusals=2, decisions=400),
+                 entry(2, 1, "c", 34.0, 1.0, 10, 1, forfeits=1, decisions=250),
+                 entry(3, 2, "a", 25.0, 8.0, 0, 0)])
+    response.entries[0].indistinguishable.append("c")
+    board = pool_board(response, {"a": public("a", True, "2.1"), "b": public("b", False, "")})
+    assert (board.key, board.label, board.matches, board.bots, board.tiers) == ("flip:x", "UNO Flip · target 200",
+                                                                                 20, 3, 2)
+    assert [(row.rank, row.tier, row.bot) for row in board.rows] == [(1, 1, "b"), (2, 1, "c"), (3, 2, "a")]
+    b = board.rows[0]
+    assert (b.rating, b.rating_low, b.rating_high) == (35.0, 35.0 - 1.96, 35.0 + 1.96)  # as given, not recomputed
+    assert (b.matches, b.wins, b.timeouts, b.refusals, b.decisions) == (20, 11, 3, 2, 400)
+    assert (b.win_rate, b.win_rate_low, b.win_rate_high) == (0.55, 0.1, 0.9) and b.indistinguishable == ["c"]
+    assert board.rows[2].win_rate is None and board.rows[2].win_rate_low is None  # unset without matches
+    assert [row.connected for row in board.rows] == [False, None, True]  # None: not registered (built-in)
+    assert [row.version for row in board.rows] == [None, None, "2.1"]  # the current version, when the API shows it
+    unlabelled = pool_board(arena_pb2.GetLeaderboardResponse(pool=arena_pb2.RatingPool(pool_id="p")), {})
+    assert (unlabelled.label, unlabelled.tiers, unlabelled.rows) == ("p", 0, [])
 
 
-def test_tiers_join_the_bots_the_ratings_cannot_tell_apart_from_the_tiers_first() -> None:
-    pool = [(tournament("t", "2026-01-01T00:00:00Z", 9),
-             {"standings": [standing("a", 30.0, 1.0, 9, 5), standing("b", 29.0, 1.0, 9, 3),
-                            standing("c", 27.5, 1.0, 9, 1), standing("d", 10.0, 1.0, 9, 0)]}, "p", "P")]
-    rows = leaderboards(pool, {})[0]["rows"]
-    # |30 - 29| and |30 - 27.5| are within 1.96 * sqrt(2); d is far below: a tier of its own.
-    assert [(row["bot"], row["tier"]) for row in rows] == [("a", 1), ("b", 1), ("c", 1), ("d", 2)]
-
-
-def test_a_pool_is_named_by_its_rules() -> None:
-    key, label = pool_of(game_pb2.Rules(variant=game_pb2.VARIANT_CLASSIC, target=200, bluffing=False))
-    assert key.startswith("classic:") and label == "classic UNO, no bluffing, target 200"
-    assert pool_of(game_pb2.Rules())[0] == pool_of(game_pb2.Rules(target=500))[0]  # defaults share a pool
-    # A competition's blocks are rated in its own pool, and the leaderboard names it.
-    assert pool_of(game_pb2.Rules(target=200), "competition:weekly") == \
-        ("competition:weekly", "competition weekly (UNO Flip, target 200)")
+def test_a_match_summary_becomes_a_row_by_seat() -> None:
+    summary = arena_pb2.MatchSummary(
+        match_id="t:d0000:t000001:r00", tournament_id="t",
+        seats=[game_pb2.Seat(seat=1, bot_name="a"), game_pb2.Seat(seat=0, bot_name="b")],
+        result=game_pb2.MatchResult(scores=[120, 30], winner=0, rounds=3, timeouts=[0, 2], refusals=[1, 0]),
+        reason=game_pb2.END_REASON_COMPLETED)
+    summary.finished_at.FromSeconds(1767225600)
+    row = match_row(summary)
+    assert (row.seats, row.scores, row.winner, row.rounds, row.end_reason) == (["b", "a"], [120, 30], 0, 3,
+                                                                               "completed")
+    assert (row.timeouts, row.refusals, row.forfeits, row.finished_at) == ([0, 2], [1, 0], [], 1767225600.0)
+    aborted = match_row(arena_pb2.MatchSummary(match_id="m", reason=game_pb2.END_REASON_ABORTED))
+    assert aborted.winner is None and aborted.finished_at is None and aborted.end_reason == "aborted"
 
 
 def test_progress_gives_the_pace_and_the_time_left() -> None:
-    running = {"matches_total": 100, "matches_done": 25, "matches_failed": 1, "state": "running",
-               "started_at": "2026-01-01T00:00:00Z", "finished_at": None}
-    start = 1767225600.0  # 2026-01-01T00:00:00Z
+    running = arena_pb2.Tournament(matches_total=100, matches_done=25, matches_failed=1,
+                                   state=arena_pb2.TOURNAMENT_STATE_RUNNING)
+    start = 1767225600  # 2026-01-01T00:00:00Z
+    running.started_at.FromSeconds(start)
     progress = tournament_progress(running, now=start + 50)
-    assert (progress["percent"], progress["matches_per_s"], progress["seconds_left"]) == (25.0, 0.5, 150)
-    pending = tournament_progress({"matches_total": 10, "matches_done": 0, "state": "pending"}, now=start)
-    assert pending["matches_per_s"] is None and pending["seconds_left"] is None
+    assert (progress.percent, progress.matches_per_s, progress.seconds_left) == (25.0, 0.5, 150)
+    assert (progress.failed, progress.state, progress.elapsed_s) == (1, "running", 50.0)
+    pending = tournament_progress(arena_pb2.Tournament(matches_total=10, state=arena_pb2.TOURNAMENT_STATE_PENDING),
+                                  now=start)
+    assert pending.matches_per_s is None and pending.seconds_left is None
     assert [duration_text(s) for s in (None, 12, 185, 3725)] == ["-", "12s", "3m 05s", "1h 02m"]
 
 
@@ -102,10 +118,11 @@ def test_the_card_macro_draws_both_faces_a_back_and_text_for_every_card() -> Non
 
 
 def test_every_name_is_escaped() -> None:
-    pools = [{"key": "p", "label": XSS, "tournaments": 1, "matches": 1, "tiers": 1, "rows": [
-        {"rank": 1, "tier": 1, "bot": XSS, "rating": 1.0, "rating_low": 0.0, "rating_high": 2.0, "matches": 1,
-         "win_rate": 1.0, "win_rate_low": 0.2, "win_rate_high": 1.0, "incidents_per_1000": 0.0, "timeouts": 0,
-         "refusals": 0, "forfeits": 0, "connected": True}]}]
+    row = LeaderboardRow(rank=1, tier=1, bot=XSS, rating=1.0, rating_sigma=0.5, rating_low=0.0, rating_high=2.0,
+                         indistinguishable=[XSS], matches=1, wins=1, points=10, win_rate=1.0, win_rate_low=0.2,
+                         win_rate_high=1.0, timeouts=0, refusals=0, forfeits=0, decisions=3, connected=True,
+                         version=XSS)
+    pools = [PoolBoard(key="p", label=XSS, bots=1, matches=1, tiers=1, rows=[row])]
     html = templates().get_template("leaderboard_pools.html").render(pools=pools)
     assert XSS not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     card = templates().env.from_string('{% from "cards.html" import card %}{{ card(c, "light") }}')
@@ -174,15 +191,32 @@ def test_a_rating_chart_keeps_every_point_and_its_interval_inside_the_picture() 
 
 
 def test_tables_are_read_from_the_match_ids() -> None:
-    from arena.web.views import tables_of
+    def row(match_id: str, seats: list[str], winner: int | None) -> MatchRow:
+        return MatchRow(match_id=match_id, seats=seats, scores=[0] * len(seats), winner=winner, rounds=1,
+                        end_reason="completed", forfeits=[], timeouts=[], refusals=[], finished_at=None)
 
     matches = [
-        {"match_id": "t:d0000:t000001:r00", "seats": ["b", "a"], "winner": 0},
-        {"match_id": "t:d0000:t000001:r01", "seats": ["a", "b"], "winner": 0},
-        {"match_id": "t:d0001:t000001:r00", "seats": ["b", "a"], "winner": None},
-        {"match_id": "t:d0000:t000000:r00", "seats": ["c", "a"], "winner": 1},
+        row("t:d0000:t000001:r00", ["b", "a"], 0),
+        row("t:d0000:t000001:r01", ["a", "b"], 0),
+        row("t:d0001:t000001:r00", ["b", "a"], None),
+        row("t:d0000:t000000:r00", ["c", "a"], 1),
     ]
     assert tables_of(matches) == [
         {"table": 0, "bots": ["a", "c"], "deals": 1, "matches": 1, "wins": [("a", 1), ("c", 0)]},
         {"table": 1, "bots": ["a", "b"], "deals": 2, "matches": 3, "wins": [("a", 1), ("b", 1)]},
     ]
+
+
+def test_the_game_page_carries_the_engines_card_values() -> None:
+    from arena.engine.cards import CLASSIC_VALUES, FLIP_VALUES
+    from arena.web.play import card_values
+
+    values = card_values()
+    assert {kind: values["flip"][kind] for kind in FLIP_VALUES} == FLIP_VALUES
+    assert {kind: values["classic"][kind] for kind in CLASSIC_VALUES} == CLASSIC_VALUES
+    assert all(values[variant][str(n)] == n for variant in ("flip", "classic") for n in range(10))
+    assert "wild-draw4" not in values["flip"] and "wild-draw-color" not in values["classic"]
+    script = (Path(STATIC_DIR) / "play.js").read_text(encoding="utf-8")
+    assert "FLIP_VALUES" not in script and '"wild-draw-color": 60' not in script  # no copy of the rule
+    html = templates().get_template("play.html").render(mode="game", card_values=values, title="t", setup=None)
+    assert '<script type="application/json" id="card-values">' in html and '"wild-draw-color": 60' in html

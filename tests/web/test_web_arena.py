@@ -13,8 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from arena.protocol import arena_pb2
-from arena.web.views import pool_of
+from arena.web.reader import PUBLIC_BOT_FIELDS
 from tests.support.waiting import wait_until
 from tests.web.support import XSS, WebArena, browser, create, finished_spec, screenshot, web_arena
 
@@ -39,13 +38,11 @@ def driver() -> Iterator[Any]:
 
 
 def first_match(web: WebArena) -> str:
-    document = json.loads(web.arena.client.call("ExportResults", arena_pb2.ExportResultsRequest(
-        tournament_id=web.finished, format=arena_pb2.EXPORT_FORMAT_JSON)).data)
-    return str(sorted(m["match_id"] for m in document["matches"])[0])
+    return str(next(iter(web.arena.client.list_matches(web.finished))).match_id)
 
 
 def omniscient(web: WebArena, match_id: str) -> Any:
-    return web.arena.client.call("GetReplay", arena_pb2.GetReplayRequest(match_id=match_id)).replay
+    return web.arena.client.get_replay(match_id)
 
 
 def hands_of(events: Any, detail: str) -> dict[int, list[str]]:
@@ -89,6 +86,11 @@ def test_a_finished_tournament_reads_in_full_with_its_seed_revealed(web: WebAren
     assert data["tournament"]["revealed_seed"] == 7 and data["tournament"]["seed_commitment"]
     assert data["standings"]["standings"][0]["bot_name"] == "heuristic"
     assert data["matches_count"] == 6 and len(data["standings"]["head_to_head"]) == 6
+    listed = [m.match_id for m in web.arena.client.list_matches(web.finished)]
+    assert [m["match_id"] for m in data["matches"]] == listed  # ListMatches, in match id order
+    assert all(len(m["seats"]) == 2 and m["end_reason"] == "completed" for m in data["matches"])
+    pool = web.arena.client.get_leaderboard(web.arena.client.get_tournament(web.finished).rating_pool).pool
+    assert data["tournament"]["pool"] == {"key": pool.pool_id, "label": pool.label}  # the API's label
     assert data["tables_count"] == 3 and all(t["deals"] == 2 and t["matches"] == 2 for t in data["tables"])
     csv = httpx.get(f"{web.url}/tournaments/{web.finished}/results.csv")
     assert csv.status_code == 200 and csv.headers["content-type"].startswith("text/csv")
@@ -128,6 +130,20 @@ def test_the_author_sees_the_incident_log_with_the_bots_token_and_everyone_else_
     assert empty.status_code == 400 and "token to see its incident details" in empty.text
 
 
+def test_every_page_renders_from_the_api(web: WebArena) -> None:
+    """The pages the browser tests click through, read over HTTP (they run without a browser too)."""
+    match_id = first_match(web)
+    for path, text in (("/tournaments", "webfinal"), ("/tournaments?status=finished", "webfinal"),
+                       ("/status", "bots connected"), ("/bots", "xss_bot"), ("/bots/heuristic", "Rating history"),
+                       ("/bots/xss_bot", "Versions seen"), (f"/matches/{match_id}", match_id),
+                       (f"/matches/{match_id}?seat=1", match_id), ("/leaderboard", "heuristic")):
+        page = httpx.get(f"{web.url}{path}")
+        assert page.status_code == 200 and text in page.text, path
+    assert "builtin" in httpx.get(f"{web.url}/bots/heuristic").text  # the one version of a built-in bot
+    bots = httpx.get(f"{web.url}/api/bots").json()["bots"]
+    assert [bot["name"] for bot in bots] == ["xss_bot"] and set(bots[0]) == set(PUBLIC_BOT_FIELDS)
+
+
 def test_metrics_count_requests_by_route(web: WebArena) -> None:
     httpx.get(f"{web.url}/leaderboard")
     metrics = httpx.get(f"{web.url}/metrics").text
@@ -142,9 +158,9 @@ def test_the_leaderboard_lists_the_bots_of_a_finished_tournament_by_pool_rating(
                                                                                    shots: Path) -> None:
     from selenium.webdriver.common.by import By
 
-    standings = web.arena.client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=web.finished))
-    expected = [row.bot_name for row in sorted(standings.standings, key=lambda r: (-r.rating, r.bot_name))]
-    key, label = pool_of(finished_spec("x", ["random"]).rules)
+    board = web.arena.client.get_leaderboard(web.arena.client.get_tournament(web.finished).rating_pool)
+    expected = [entry.bot_name for entry in board.entries]  # ranked by the arena
+    key, label = board.pool.pool_id, board.pool.label
     driver.get(f"{web.url}/leaderboard")
     section = driver.find_element(By.CSS_SELECTOR, f'section[data-pool="{key}"]')
     assert label in section.text
@@ -189,7 +205,7 @@ def test_a_running_tournament_moves_without_a_reload(web: WebArena, driver: Any,
         assert driver.find_element(By.ID, "live-tournament").get_attribute("data-updated")
         screenshot(driver, shots, "tournament-running")
     finally:
-        web.arena.client.call("CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=running))
+        web.arena.client.cancel_tournament(running)
 
 
 def test_the_replay_viewer_steps_through_the_record(web: WebArena, driver: Any, shots: Path) -> None:

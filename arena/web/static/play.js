@@ -16,9 +16,9 @@
   var MARKS = {"red": "\u2665", "yellow": "\u2600", "green": "\u2663", "blue": "\u2666", "pink": "\u273f",
     "teal": "\u2248", "orange": "\u25b2", "purple": "\u265b"};
   var WILDS = {"wild": 1, "wild-draw2": 1, "wild-draw4": 1, "wild-draw-color": 1};
-  var FLIP_VALUES = {"draw1": 10, "reverse": 20, "skip": 20, "flip": 20, "wild": 40, "wild-draw2": 50, "draw5": 20,
-    "skip-all": 30, "wild-draw-color": 60};
-  var CLASSIC_VALUES = {"skip": 20, "reverse": 20, "draw2": 20, "wild": 50, "wild-draw4": 50};
+  // The points of every face kind per variant, as the engine counts them (arena/engine/cards.py, E3 and C5): the
+  // page carries them (play.html, #card-values), so no rule is copied here.
+  var cardValues = null;
 
   var script = document.currentScript;
   var page = script ? script.getAttribute("data-page") : "";
@@ -102,8 +102,11 @@
   }
 
   function faceValue(face, variant) {
-    if (/^[0-9]$/.test(face.kind)) { return Number(face.kind); }
-    return (variant === "classic" ? CLASSIC_VALUES : FLIP_VALUES)[face.kind] || 0;
+    if (cardValues === null) {
+      var data = document.getElementById("card-values");
+      cardValues = data ? JSON.parse(data.textContent) : {};
+    }
+    return (cardValues[variant === "classic" ? "classic" : "flip"] || {})[face.kind] || 0;
   }
 
   // -- the game ------------------------------------------------------------------------------------------------

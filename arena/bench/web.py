@@ -1,4 +1,5 @@
-"""`uno-arena bench web`: the web front under load, in one run on a local arena.
+"""`uno-arena bench web`: the web front under load, in one run on a local arena (a benchmark: it writes its
+synthetic history into Redis itself, which the web front, a reader of the organizer API, never does).
 
 1. **Pages with a big history.** ``--bots`` registered bots (1,000) and ``--matches`` recorded matches (100,000)
    are written to Redis through the tournament service (as workers would record them: tournaments of
@@ -22,6 +23,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import TYPE_CHECKING, Any, TextIO
 
 import httpx
@@ -159,8 +161,7 @@ def run_live(arena: Any, base: str, viewers: int, matches: int, seed: int) -> tu
     spec = arena_pb2.TournamentSpec(participants=["random", "heuristic", "random#2"], seats_per_table=2,
                                     deals_per_table=deals, rules=game_pb2.Rules(target=100), seed=seed,
                                     duplicate_deals=True)
-    response = arena.client.call("CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec))
-    tid = response.tournament.tournament_id
+    tid = arena.client.create_tournament(spec).tournament.tournament_id
     arrivals: list[list[tuple[float, int]]] = [[] for _ in range(viewers)]
 
     async def follow(index: int, client: httpx.AsyncClient) -> None:
@@ -185,9 +186,7 @@ def run_live(arena: Any, base: str, viewers: int, matches: int, seed: int) -> tu
         asyncio.run(watch())
     wait_until(lambda: _state(arena, tid) in ("finished", "failed", "cancelled"), f"tournament {tid} to end",
                arena.processes, timeout_s=1800)
-    document = json.loads(arena.client.call("ExportResults", arena_pb2.ExportResultsRequest(
-        tournament_id=tid, format=arena_pb2.EXPORT_FORMAT_JSON)).data)
-    recorded = sorted(float(m.get("finished_at") or 0.0) for m in document["matches"])
+    recorded = sorted(m.finished_at.ToDatetime(tzinfo=UTC).timestamp() for m in arena.client.list_matches(tid))
     rate = len(recorded) / max(1e-9, recorded[-1] - recorded[0]) if len(recorded) > 1 else 0.0
     latencies: list[float] = []
     for seen in arrivals:
@@ -201,22 +200,19 @@ def run_live(arena: Any, base: str, viewers: int, matches: int, seed: int) -> tu
 
 def _state(arena: Any, tournament_id: str) -> str:
     from arena.client import state_name
-    from arena.protocol import arena_pb2
 
-    page = arena.client.call("ListTournaments", arena_pb2.ListTournamentsRequest(page_size=50))
-    return next((state_name(t.state) for t in page.tournaments if t.tournament_id == tournament_id), "")
+    return state_name(arena.client.get_tournament(tournament_id).state)
 
 
 def run_web_bench(options: WebBenchOptions, out: TextIO) -> WebBenchReport:
     from arena.local_arena import local_arena
-    from arena.protocol import arena_pb2
     from arena.store import Store
 
     report = WebBenchReport(options)
     with local_arena(worker_concurrency=2) as arena:
         names = [f"bench-bot-{n:04d}" for n in range(options.bots)]
         for name in names:
-            arena.client.call("RegisterBot", arena_pb2.RegisterBotRequest(name=name))
+            arena.client.register_bot(name)
         print(f"registered {len(names)} bots; recording {options.matches} matches ...", file=out, flush=True)
         store = Store.from_url(arena.redis_url)
         started = time.perf_counter()
