@@ -18,24 +18,23 @@ import argparse
 import sys
 from typing import Any
 
+from arena.client import ArenaClient
+
 DEFAULT_ADDRESS = "127.0.0.1"
 DEFAULT_PORT = 8080
 
 
-def public_client(target: str, *, tls: bool = False, tls_ca: str | None = None) -> Any:
-    """A client of the organizer API that sends no token (what everyone may see)."""
-    from arena.client import Client
-
-    client = Client(target, None, tls=tls, tls_ca=tls_ca)
-    client.metadata = []  # never the admin token of the environment: the pages are public
-    return client
+def public_client(target: str, *, tls: bool = False, tls_ca: str | None = None) -> ArenaClient:
+    """A client of the organizer API that sends no token, never the admin token of the environment: the pages are
+    public."""
+    return ArenaClient(target, tls=tls, tls_ca=tls_ca, anonymous=True)
 
 
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from arena.client import Client, token_from
-    from arena.commands.tournaments import server_address
+    from arena.client import token_from
+    from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
 
     if args.poll is None:
@@ -50,7 +49,7 @@ def cmd_web(args: argparse.Namespace) -> int:
         target = server_address(args.server, None)
         admin_token = token_from(token_file=args.token_file)
         client = public_client(target, tls=args.tls, tls_ca=args.tls_ca)
-        admin = Client(target, admin_token, tls=args.tls, tls_ca=args.tls_ca) if admin_token else None
+        admin = ArenaClient(target, admin_token, tls=args.tls, tls_ca=args.tls_ca) if admin_token else None
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

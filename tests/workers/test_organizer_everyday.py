@@ -14,7 +14,7 @@ import pytest
 from celery import Celery
 
 from arena.client import plain
-from arena.commands.tournaments import server_address
+from arena.commands.api import server_address
 from arena.protocol import arena_pb2
 from arena.service.schedules import fire_due_schedules
 from arena.store import Schedule, Store
