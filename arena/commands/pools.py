@@ -32,7 +32,7 @@ def _one_line(text: str) -> str:
 
 
 def _percent(entry: arena_pb2.LeaderboardEntry, field: str) -> str:
-    return f"{100.0 * getattr(entry, field):.1f}" if entry.HasField(field) else "-"  # type: ignore[arg-type]
+    return f"{100.0 * getattr(entry, field):.1f}" if entry.HasField(field) else "-"
 
 
 def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
