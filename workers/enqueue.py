@@ -1,6 +1,6 @@
 """Sending follow-up work as Celery messages by task name: :class:`CeleryEnqueuer`, the Celery side of
-:class:`arena.service.lifecycle.Enqueuer` (no task module is imported, so the organizer and the scheduler
-can send tasks without loading them)."""
+:class:`arena.service.lifecycle.Enqueuer` and :class:`arena.service.enqueuer.ArenaEnqueuer` (no task module is
+imported, so the organizer and the scheduler can send tasks without loading them)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from celery import Celery
 START_TASK = "workers.tasks.start_tournament"
 BATCH_TASK = "workers.tasks.run_batch"
 CHECK_TASK = "workers.tasks.check_tournament"
+GAUNTLET_TASK = "workers.tasks.run_gauntlet"
 
 
 def batch_task_id(tournament_id: str, batch_id: str) -> str:
@@ -27,6 +28,9 @@ class CeleryEnqueuer:
 
     def start(self, tournament_id: str) -> None:
         self.app.send_task(START_TASK, args=[tournament_id])
+
+    def gauntlet(self, gauntlet_id: str) -> None:
+        self.app.send_task(GAUNTLET_TASK, args=[gauntlet_id])
 
     def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
         self.app.send_task(BATCH_TASK, args=[tournament_id, batch_id, matches],

@@ -11,6 +11,8 @@ task                                   what it does
 ``workers.tasks.sweep_tournaments``    checks every active tournament (beat entry; the
                                        ``uno-arena scheduler`` loop does the same in process)
 ``workers.tasks.fire_schedules``       fires due cron schedules, each due time once
+``workers.tasks.run_gauntlet``         plays a stored gauntlet on from its stored blocks (sends
+                                       itself again when its time limit comes first)
 =====================================  =========================================================
 
 The logic lives in :mod:`arena.service.lifecycle` and :mod:`arena.service.schedules`; these wrappers bind
@@ -30,13 +32,14 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from arena.metrics import ArenaMetrics, get_metrics
 from arena.service import competitions, lifecycle
+from arena.service.gauntlet import resume_gauntlet
 from arena.service.lifecycle import Settings
 from arena.service.match_player import MatchPlayer
 from arena.service.schedules import fire_due
 
 from . import signals  # noqa: F401  - connects the worker process hooks
 from .celery_app import get_store
-from .enqueue import BATCH_TASK, CHECK_TASK, START_TASK, CeleryEnqueuer
+from .enqueue import BATCH_TASK, CHECK_TASK, GAUNTLET_TASK, START_TASK, CeleryEnqueuer
 
 
 def _metrics() -> ArenaMetrics:
@@ -117,3 +120,14 @@ def fire_schedules(self: Task) -> int:
     """Fire the cron schedules that are due (each due time once, however many callers)."""
     return len(fire_due(get_store(self.app), CeleryEnqueuer(self.app), datetime.now(UTC),
                         missed=self.app.conf.get("arena_missed_firings")))
+
+
+@shared_task(name=GAUNTLET_TASK, bind=True, ignore_result=True, acks_late=True)
+def run_gauntlet(self: Task, gauntlet_id: str) -> str:
+    """Play a gauntlet on from the blocks already stored, to its end (idempotent: a block is stored once, an ended
+    gauntlet is left as it is). Stopped by its soft time limit, it sends itself again to go on."""
+    outcome = resume_gauntlet(get_store(self.app), gauntlet_id, stop_on=(SoftTimeLimitExceeded,))
+    if outcome is None:
+        CeleryEnqueuer(self.app).gauntlet(gauntlet_id)
+        return "resent"
+    return outcome.status

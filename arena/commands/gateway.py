@@ -128,7 +128,10 @@ def _organizer(store: Any, admin_token: str | None = None) -> list[Callable[[Any
     except ImportError:
         return []
     def add(server: Any) -> None:
-        add_organizer(server, store, admin_token=admin_token)
+        from workers.celery_app import make_celery  # the Celery app only where tasks are sent
+        from workers.enqueue import CeleryEnqueuer
+
+        add_organizer(server, store, enqueuer=CeleryEnqueuer(make_celery(store.url)), admin_token=admin_token)
 
     return [add]
 

@@ -5,11 +5,18 @@ hash, see :mod:`arena.store.bots`). :class:`BotAuthInterceptor` checks it for ``
 the handler is even chosen: a missing, malformed or wrong token ends the call with ``UNAUTHENTICATED`` and a
 clear message, and the handler never runs; a store that cannot be reached gives ``UNAVAILABLE``. The
 handler of an accepted call is bound to the verified :class:`~arena.store.BotRecord`.
+
+The organizer API's callers (:class:`AdminAuth`): when an admin token is set, each call is made by the admin
+(``authorization: Bearer <admin token>``), a bot (its own token) or an anonymous caller (no ``authorization``
+metadata), and each RPC needs a role (:data:`RPC_ROLES`, also stated in arena.proto): a token that is neither is
+``UNAUTHENTICATED "invalid token"``; a call above the caller's role is ``UNAUTHENTICATED`` for an anonymous caller,
+``PERMISSION_DENIED`` for a bot. Without an admin token everyone is the admin.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
@@ -17,7 +24,10 @@ import grpc
 import grpc.aio
 
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, BOT_SERVICE_NAME
+from arena.service.visibility import Caller, Role
 from arena.store import BotRecord, InvalidToken, Store
+
+from .refusals import OrganizerError
 
 CONNECT_METHOD = f"/{BOT_SERVICE_NAME}/Connect"
 RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
@@ -116,3 +126,75 @@ class BotAuthInterceptor(grpc.aio.ServerInterceptor):
             await bound(requests, context, record)
 
         return handler._replace(stream_stream=behavior)
+
+
+RPC_ROLES: dict[str, Role] = {
+    "RegisterBot": Role.ADMIN,
+    "ListBots": Role.ANONYMOUS,
+    "GetBot": Role.ANONYMOUS,
+    "RotateBotToken": Role.ADMIN,
+    "RevokeBot": Role.ADMIN,
+    "DeleteBot": Role.ADMIN,
+    "GetBotLog": Role.BOT,  # the bot's own log only (get_bot_log): another bot gets PERMISSION_DENIED
+    "CreateTournament": Role.ADMIN,
+    "ListTournaments": Role.ANONYMOUS,  # seeds of tournaments not ended only to the admin (tournament_message)
+    "GetTournament": Role.ANONYMOUS,
+    "ListMatches": Role.ANONYMOUS,  # deal seeds of tournaments not ended only to the admin
+    "ListCompetitions": Role.ANONYMOUS,
+    "GetCompetitionStandings": Role.ANONYMOUS,
+    "CreateCompetition": Role.ADMIN,
+    "SetCompetitionState": Role.ADMIN,
+    "ListRatingPools": Role.ANONYMOUS,
+    "GetLeaderboard": Role.ANONYMOUS,
+    "ScheduleTournament": Role.ADMIN,
+    "ListSchedules": Role.ADMIN,
+    "DeleteSchedule": Role.ADMIN,
+    "WatchTournament": Role.ANONYMOUS,
+    "GetStandings": Role.ANONYMOUS,
+    "GetReplay": Role.ANONYMOUS,  # before the end a bot's own seat only (get_replay); after it, public
+    "ExportResults": Role.ANONYMOUS,
+    "CancelTournament": Role.ADMIN,
+    "StartGauntlet": Role.ADMIN,
+    "ListGauntlets": Role.ANONYMOUS,  # seeds of gauntlets still running only to the admin
+    "GetGauntlet": Role.ANONYMOUS,
+}
+"""The least role each RPC of ArenaService needs (arena.proto states the same in each RPC's comment)."""
+
+
+class AdminAuth:
+    """Identifies the callers of the organizer API and checks their role (see the module docstring)."""
+
+    def __init__(self, store: Store, admin_token: str) -> None:
+        self.store = store
+        self.admin_token = admin_token
+
+    def identify(self, metadata: Any) -> Caller:
+        """Who is calling: the admin (the admin token, or anyone when no admin token is set), a bot (its own
+        token) or anonymous (no token). A token that is neither is refused, without telling which it is not."""
+        if not self.admin_token:
+            return Caller(Role.ADMIN)
+        try:
+            token = bearer_token(metadata)
+        except AuthError as error:
+            if any(key.lower() == AUTH_METADATA_KEY for key, _ in (metadata or ())):
+                raise OrganizerError(error.code, str(error)) from None
+            return Caller(Role.ANONYMOUS)
+        if hmac.compare_digest(token.encode(), self.admin_token.encode()):
+            return Caller(Role.ADMIN)
+        try:
+            record = self.store.bots.verify_token(token)
+        except InvalidToken:
+            raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED, "invalid token") from None
+        return Caller(Role.BOT, record.name)
+
+    def authorize(self, metadata: Any, needs: Role = Role.ADMIN) -> Caller:
+        """The caller, when its role may make a call that ``needs`` the given role; PERMISSION_DENIED (or
+        UNAUTHENTICATED for an anonymous caller) otherwise."""
+        caller = self.identify(metadata)
+        if not caller.may(needs):
+            if caller.role is Role.ANONYMOUS:
+                raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED,
+                                     f"this call needs the {needs.value} role: send 'authorization: Bearer <token>'")
+            raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
+                                 f"this call needs the {needs.value} role; the token given is a {caller.role.value}'s")
+        return caller

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from arena.store import Store, UnknownTournament
 from arena.store.keys import bot_key
-from arena.tournament import RatingPool
+from arena.tournament import Rating, RatingPool
 from arena.tournament.competition import (
     CompetitionSpec,
     Connected,
@@ -159,51 +159,75 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
 
 
 def _without(data: dict[str, Any] | None, key: str, bots: set[str]) -> dict[str, Any]:
-    """The rating pool ``data`` with ``bots`` forgotten (their new versions start from nothing)."""
+    """The rating pool ``data`` with ``bots`` forgotten, ratings and counters (their new versions start from
+    nothing)."""
     pool = RatingPool.from_dict(data) if data else RatingPool(key=key)
-    kept = {bot: rating for bot, rating in pool.ratings.items() if bot not in bots}
-    return RatingPool(key=pool.key, ratings=kept, mu=pool.mu, sigma=pool.sigma, beta=pool.beta, tau=pool.tau,
-                      applied=pool.applied, tournaments=pool.tournaments).to_dict()
+    return pool.without(bots).to_dict()
 
 
 @dataclass(frozen=True)
 class LadderRow:
-    """One entry of a competition's standings."""
+    """One entry of a competition's ladder: its rating as :meth:`arena.tournament.ratings.Rating.fact` gives it
+    (``rating`` = ``mu``, inside ``[low, high]`` = ``mu -/+ 1.96 sigma``). A retired entry has rank 0 and its
+    ``retired_at``."""
 
     rank: int
     bot: str
     version: str
+    rating: float
     mu: float
     sigma: float
-    ordinal: float
     low: float
     high: float
     matches: int
     connected: bool
     since: float
+    retired_at: float = 0.0
+
+    @property
+    def ordinal(self) -> float:
+        """The rating (the name ``uno-arena competition standings`` reads)."""
+        return self.rating
 
 
-def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[dict[str, Any]]]:
-    """The current entries ranked by their conservative rating (``mu - 3 sigma``), and the retired entries."""
+def _row(rank: int, bot: str, version: str, rating: Rating, connected: bool, since: float,
+         retired_at: float = 0.0) -> LadderRow:
+    fact = rating.fact()
+    return LadderRow(rank, bot, version, fact.value, rating.mu, fact.sigma, fact.low, fact.high, fact.matches,
+                     connected, since, retired_at)
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """A competition's ladder: its current entries ranked, and its retired versions (newest first)."""
+
+    entries: list[LadderRow]
+    retired: list[LadderRow]
+
+
+def ladder(store: Store, competition_id: str) -> Ladder:
+    """The current entries ranked by rating (``mu``: the same fact as every leaderboard; ties by matches, then
+    name without case), and the retired entries with the rating they ended with."""
     spec = competition_spec(store, competition_id)
     raw = store.ratings.get(spec.pool)
     pool = RatingPool.from_dict(raw) if raw else RatingPool(key=spec.pool)
     rows = []
     for bot, entry in store.competitions.entries(competition_id).items():
-        rating = pool.rating(bot)
-        low, high = rating.interval()
         online = builtin_kind(bot) is not None or store.sessions.online(bot)
-        rows.append(LadderRow(0, bot, str(entry["version"]), rating.mu, rating.sigma, rating.ordinal, low, high,
-                              rating.matches, online, float(entry["started_at"])))
-    rows.sort(key=lambda r: (-r.ordinal, r.bot.casefold()))
-    ranked = [_ranked(row, i + 1) for i, row in enumerate(rows)]
-    return ranked, store.competitions.retired(competition_id)
+        rows.append(_row(0, bot, str(entry["version"]), pool.rating(bot), online, float(entry["started_at"])))
+    rows.sort(key=lambda r: (-r.rating, -r.matches, r.bot.casefold()))
+    ranked = [replace(row, rank=i + 1) for i, row in enumerate(rows)]
+    retired = []
+    for old in store.competitions.retired(competition_id):
+        rating = Rating(float(old.get("mu") or 0.0), float(old.get("sigma") or 0.0), int(old.get("matches") or 0))
+        retired.append(_row(0, str(old["bot"]), str(old["version"]), rating, False, float(old["started_at"]),
+                            float(old.get("retired_at") or 0.0)))
+    return Ladder(ranked, retired)
 
 
-def _ranked(row: LadderRow, rank: int) -> LadderRow:
-    values = asdict(row)
-    values["rank"] = rank
-    return LadderRow(**values)
+def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[dict[str, Any]]]:
+    """The current entries ranked (:func:`ladder`), and the retired entries as stored."""
+    return ladder(store, competition_id).entries, store.competitions.retired(competition_id)
 
 
 def set_competition_status(store: Store, competition_id: str, status: str) -> str:

@@ -18,6 +18,11 @@ again as the next attempt, up to :data:`MAX_BLOCK_ATTEMPTS` times.
 
 With a store, the gauntlet, each block and the test state after it are kept (:mod:`arena.store.gauntlets`);
 without one, built-in bots still play and nothing is kept.
+
+The arena runs a gauntlet in its workers: :func:`start_gauntlet` stores it (once per idempotency key) and the
+caller sends it to a worker, which calls :func:`resume_gauntlet`. Resuming plays from the blocks already stored
+(the store writes block ``n`` only as the ``n``-th), so a redelivered or repeated task never counts a block
+twice and two runners of one gauntlet agree block by block (the blocks are deterministic in the seed).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from typing import Any
 from arena.engine import Rules
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.store import GauntletStore, Store
+from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord
 from arena.store.keys import BOT_NAME_RE, check_name
 from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
 from bots import BUILTIN_BOTS, make_bot
@@ -103,6 +109,14 @@ class GauntletSpec:
         return {"id": self.gauntlet_id, "candidate": str(self.candidate), "baseline": str(self.baseline),
                 "opponents": list(self.opponents), "seats": self.seats, "rules": dict(self.rules),
                 "sprt": self.sprt.to_dict(), "deadline_ms": self.deadline_ms}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], seed: int) -> GauntletSpec:
+        """Inverse of :meth:`to_dict`, given the seed kept apart."""
+        return cls(str(data["id"]), Contender.parse(str(data["candidate"]), "candidate"),
+                   Contender.parse(str(data["baseline"]), "baseline"), tuple(str(o) for o in data["opponents"]),
+                   int(data["seats"]), dict(data["rules"]), SprtConfig.from_dict(data["sprt"]), int(seed),
+                   int(data.get("deadline_ms", DEFAULT_DEADLINE_MS)))
 
 
 def new_gauntlet_id() -> str:
@@ -291,11 +305,72 @@ def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *,
     gauntlets = store.gauntlets if store is not None else None
     state = SprtState(spec.sprt)
     if gauntlets is not None:
-        gauntlets.create(spec.gauntlet_id, spec.to_dict(), state.to_dict())
+        gauntlets.create(spec.gauntlet_id, spec.to_dict(), state.to_dict(), seed=spec.seed)
+    return _play_on(spec, store, state, [], on_block=on_block, play=play)
+
+
+@dataclass(frozen=True)
+class StartedGauntlet:
+    """What :func:`start_gauntlet` did: the stored gauntlet and whether this call created it."""
+
+    record: GauntletRecord
+    created: bool
+
+
+def start_gauntlet(store: Store, spec: GauntletSpec, idempotency_key: str = "") -> StartedGauntlet:
+    """Store a new running gauntlet for a worker to play (:func:`resume_gauntlet`). With an idempotency key, a
+    retry finds the gauntlet the first call stored (same id and key): ``created`` is then False.
+    :class:`arena.store.gauntlets.DuplicateGauntlet` for an id taken otherwise."""
+    try:
+        record = store.gauntlets.create(spec.gauntlet_id, spec.to_dict(), SprtState(spec.sprt).to_dict(),
+                                        seed=spec.seed, idempotency_key=idempotency_key)
+        return StartedGauntlet(record, True)
+    except DuplicateGauntlet:
+        existing = store.gauntlets.get(spec.gauntlet_id)
+        if not idempotency_key or existing.idempotency_key != idempotency_key:
+            raise
+        return StartedGauntlet(existing, False)
+
+
+def stored_spec(store: Store, gauntlet_id: str) -> GauntletSpec:
+    """The spec of a stored gauntlet, with its seed."""
+    return GauntletSpec.from_dict(store.gauntlets.get(gauntlet_id).spec, store.gauntlets.seed(gauntlet_id))
+
+
+def stored_state(spec: GauntletSpec, blocks: Sequence[Mapping[str, Any]]) -> SprtState:
+    """The test state after the stored blocks (their scores replayed in order)."""
+    return SprtState(spec.sprt).extended(float(block["score"]) for block in blocks)
+
+
+def resume_gauntlet(store: Store, gauntlet_id: str, *, play: PlayMatch | None = None,
+                    stop_on: tuple[type[BaseException], ...] = ()) -> GauntletOutcome | None:
+    """Play a stored gauntlet on from the blocks already stored, to its end; an ended gauntlet is left as it
+    is. None when one of ``stop_on`` interrupted it (what was stored stays: a later call goes on from there)."""
+    record = store.gauntlets.get(gauntlet_id)
+    spec = stored_spec(store, gauntlet_id)
+    blocks = store.gauntlets.blocks(gauntlet_id)
+    state = stored_state(spec, blocks)
+    if record.ended:
+        return GauntletOutcome(spec, record.status, state, (), record.detail, True)
+    if state.finished:  # every block stored, the final status lost with a worker
+        return _ended(spec, store.gauntlets, STATUS_OF_OUTCOME[state.outcome], state, (), "")
+    try:
+        check_bots(spec, store)
+        return _play_on(spec, store, state, [], play=play)
+    except GauntletError as error:
+        return _ended(spec, store.gauntlets, "failed", state, (), str(error))
+    except stop_on:
+        return None
+
+
+def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: list[BlockOutcome], *,
+             on_block: Callable[[BlockOutcome], None] | None = None,
+             play: PlayMatch | None = None) -> GauntletOutcome:
+    """Play blocks from ``state`` until the test ends (storing each block as the next one, with a store)."""
+    gauntlets = store.gauntlets if store is not None else None
     own_player = None
     if play is None:
         own_player = play = MatchPlayerForGauntlet(store)
-    blocks: list[BlockOutcome] = []
     try:
         while not state.finished:
             number = state.n
@@ -303,11 +378,14 @@ def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *,
             if outcome is None:
                 return _ended(spec, gauntlets, "failed", state, blocks,
                               f"block {number}: matches aborted by the arena {MAX_BLOCK_ATTEMPTS} times")
+            written = gauntlets is None or gauntlets.add_block(
+                spec.gauntlet_id, number, outcome.to_dict(), outcome.state.to_dict(),
+                STATUS_OF_OUTCOME.get(outcome.state.outcome, "running"))
+            if not written and gauntlets is not None:  # another runner stored it first: go on from the store
+                state = stored_state(spec, gauntlets.blocks(spec.gauntlet_id))
+                continue
             state = outcome.state
             blocks.append(outcome)
-            if gauntlets is not None:
-                gauntlets.add_block(spec.gauntlet_id, number, outcome.to_dict(), state.to_dict(),
-                                    STATUS_OF_OUTCOME.get(state.outcome, "running"))
             if on_block is not None:
                 on_block(outcome)
     except GauntletError as error:

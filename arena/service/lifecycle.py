@@ -57,6 +57,7 @@ from arena.tournament import (
 )
 from arena.tournament import batches as split_batches
 from arena.tournament.commitment import SALT_BYTES, seed_commitment
+from arena.tournament.leaderboard import tallies_of
 from arena.tournament.limits import quoted
 
 from .matches import (
@@ -802,7 +803,8 @@ def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink 
 
     def apply(current: dict[str, Any] | None) -> dict[str, Any]:
         pool = RatingPool.from_dict(current) if current else RatingPool(key=pool_key)
-        return pool.with_tournament(tournament_id, table.scored).to_dict()
+        tallies = tallies_of(table.standings, table.timeouts, table.refusals, table.decisions)
+        return pool.with_tournament(tournament_id, table.scored, tallies).to_dict()
 
     store.ratings.update(pool_key, apply)
     run = RunState(store, tournament_id)

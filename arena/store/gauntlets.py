@@ -5,8 +5,10 @@ A gauntlet's record is a hash (``uno:gauntlet:{gid}``), its blocks a list (``uno
 JSON object per block, in order), and ``uno:gauntlets`` a sorted set of the ids by creation time. A block and
 the test state after it are written in one transaction, and a block is written only when its number is the
 next one (a repeated write of the same block, say after a retried command, is a no-op), so the list and the
-state never disagree. Nothing secret is stored: match seeds are derived from the gauntlet's seed, which stays
-out of the record.
+state never disagree. The gauntlet's seed (from which every deal derives) is kept in the hash's ``seed`` field so
+that a worker can resume the gauntlet, but it stays out of :class:`GauntletRecord`: :meth:`GauntletStore.seed`
+reads it, for the runner and for whoever may see it (the admin, and everyone once the gauntlet ended). A
+gauntlet created with an idempotency key keeps it (``idempotency_key``), so that a retried start finds it.
 """
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ class GauntletRecord:
     updated_at: float
     detail: str = ""
     blocks: int = field(default=0, compare=False)
+    idempotency_key: str = ""
+
+    @property
+    def ended(self) -> bool:
+        """Whether the gauntlet has its final status."""
+        return self.status != "running"
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "spec": dict(self.spec), "state": dict(self.state), "status": self.status,
@@ -72,20 +80,32 @@ class GauntletStore:
         self._k = keys
         self._add_block = client.register_script(_ADD_BLOCK)
 
-    def create(self, gauntlet_id: str, spec: Mapping[str, Any], state: Mapping[str, Any]) -> GauntletRecord:
-        """Store a new running gauntlet; :class:`DuplicateGauntlet` when the id is taken."""
+    def create(self, gauntlet_id: str, spec: Mapping[str, Any], state: Mapping[str, Any], *, seed: int = 0,
+               idempotency_key: str = "") -> GauntletRecord:
+        """Store a new running gauntlet (with its secret ``seed``); :class:`DuplicateGauntlet` when the id is
+        taken."""
         key = self._k.gauntlet(gauntlet_id)
         now = time.time()
         fields: dict[str | bytes, bytes | float | int | str] = {
             "id": gauntlet_id, "spec": dumps(dict(spec)), "state": dumps(dict(state)), "status": "running",
-            "created_at": repr(now), "updated_at": repr(now), "detail": ""}
+            "created_at": repr(now), "updated_at": repr(now), "detail": "", "seed": str(int(seed)),
+            "idempotency_key": idempotency_key}
         if not self._r.hsetnx(key, "id", gauntlet_id):
             raise DuplicateGauntlet(f"gauntlet {gauntlet_id!r} exists already: choose another name")
         with self._r.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping=fields)
             pipe.zadd(self._k.gauntlets(), {gauntlet_id: now})
             pipe.execute()
-        return GauntletRecord(gauntlet_id, dict(spec), dict(state), "running", now, now)
+        return GauntletRecord(gauntlet_id, dict(spec), dict(state), "running", now, now,
+                              idempotency_key=idempotency_key)
+
+    def seed(self, gauntlet_id: str) -> int:
+        """The gauntlet's secret seed (0 when it was stored without one); :class:`UnknownGauntlet` when there is
+        no such gauntlet."""
+        raw = self._r.hget(self._k.gauntlet(gauntlet_id), "seed")
+        if raw is None and not self._r.exists(self._k.gauntlet(gauntlet_id)):
+            raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
+        return int(raw or 0)
 
     def add_block(self, gauntlet_id: str, number: int, block: Mapping[str, Any], state: Mapping[str, Any],
                   status: str) -> bool:
@@ -145,4 +165,4 @@ def _record(fields: Mapping[str, str], blocks: int) -> GauntletRecord:
                           state=loads(fields.get("state", "{}")), status=fields.get("status", "running"),
                           created_at=float(fields.get("created_at", 0.0)),
                           updated_at=float(fields.get("updated_at", 0.0)), detail=fields.get("detail", ""),
-                          blocks=blocks)
+                          blocks=blocks, idempotency_key=fields.get("idempotency_key", ""))

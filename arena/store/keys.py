@@ -61,9 +61,11 @@ key                                    type         contents
                                                     value: who fired it and when
 ``uno:canary``                         hash         ``ts worker``: last run of the canary task
 ``uno:gauntlets``                      zset         gauntlet ids scored by creation time
-``uno:gauntlet:{gid}``                 hash         ``id spec state status detail created_at updated_at``
+``uno:gauntlet:{gid}``                 hash         ``id spec state status detail created_at updated_at
+                                                    seed idempotency_key``
                                                     (:mod:`arena.store.gauntlets`; ``spec`` and ``state``,
-                                                    the sequential test's, are JSON; no seed)
+                                                    the sequential test's, are JSON; ``seed``
+                                                    is secret: only the runner and the API read it)
 ``uno:gauntlet:{gid}:blocks``          list         one JSON object per duplicate block, in order
                                                     (``block score llr matches``), appended with the state
 ``uno:competitions``                   zset         competition ids scored by creation time

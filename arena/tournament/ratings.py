@@ -8,13 +8,22 @@ always gives the same ratings; a match id already seen in the same call is appli
 
 Drift is off by default (``tau = 0``): bots do not change between matches the way people do, so
 sigma only shrinks with evidence. A new version of a bot should enter under a new name.
+
+The rating fact (:meth:`Rating.fact`) is computed here and nowhere else: the rating *is* the estimate ``mu``,
+shown with its standard deviation and its interval ``mu -/+ z sigma`` (95 % by default), so a rating always lies
+inside its interval; leaderboards and ladders rank by it. ``ordinal`` (``mu - 3 sigma``) remains only as the
+conservative number of the tournament exports.
+
+A pool also keeps per-bot counters (:class:`Tally`: matches, wins, points, forfeits, timeouts, refusals,
+decisions, deal groups) over every tournament applied with tallies, and the tournaments counted (``counted``),
+so that the counters, like the ratings, count each tournament once.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -27,6 +36,20 @@ DEFAULT_BETA = 25.0 / 6.0
 DEFAULT_TAU = 0.0
 ORDINAL_Z = 3.0
 POOL_FORMAT = 1
+Z95 = 1.959963984540054
+"""The two-sided 95 % normal critical value: the interval of every rating shown."""
+
+
+@dataclass(frozen=True)
+class RatingFact:
+    """A rating as every reader shows it: ``value`` (the estimate ``mu``), its ``sigma`` and its interval
+    ``[low, high]`` = ``value -/+ z sigma``, which always holds ``value``."""
+
+    value: float
+    sigma: float
+    low: float
+    high: float
+    matches: int
 
 
 @dataclass(frozen=True)
@@ -42,9 +65,15 @@ class Rating:
         """The conservative estimate ``mu - 3*sigma`` (OpenSkill's ordinal)."""
         return self.mu - ORDINAL_Z * self.sigma
 
-    def interval(self, z: float = 1.959963984540054) -> tuple[float, float]:
+    def interval(self, z: float = Z95) -> tuple[float, float]:
         """``mu -/+ z*sigma`` (95% by default)."""
         return (self.mu - z * self.sigma, self.mu + z * self.sigma)
+
+    def fact(self, z: float = Z95) -> RatingFact:
+        """The rating as shown: value ``mu`` inside its interval ``mu -/+ z sigma`` (the one place it is
+        computed)."""
+        low, high = self.interval(z)
+        return RatingFact(self.mu, self.sigma, low, high, self.matches)
 
     def to_dict(self) -> dict[str, Any]:
         return {"mu": self.mu, "sigma": self.sigma, "matches": self.matches}
@@ -55,11 +84,47 @@ class Rating:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """One bot's counters in a rating pool: matches, wins and points of its scored matches, the matches it
+    forfeited, and the timeouts, refusals and decisions of its recorded matches; ``groups`` is the number of
+    independent deal groups it played (the sample size of its win-rate interval)."""
+
+    matches: int = 0
+    wins: int = 0
+    points: int = 0
+    forfeits: int = 0
+    timeouts: int = 0
+    refusals: int = 0
+    decisions: int = 0
+    groups: int = 0
+
+    def plus(self, other: Tally) -> Tally:
+        """The sum of two tallies."""
+        return Tally(**{name: getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__})
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Tally:
+        return cls(**{name: int(data.get(name, 0) or 0) for name in cls.__dataclass_fields__})
+
+
+def added(tallies: Mapping[str, Tally], more: Mapping[str, Tally]) -> dict[str, Tally]:
+    """``tallies`` plus ``more``, bot by bot."""
+    out = dict(tallies)
+    for bot, tally in more.items():
+        out[bot] = out.get(bot, Tally()).plus(tally)
+    return out
+
+
+@dataclass(frozen=True)
 class RatingPool:
     """Ratings of every bot in one rating pool, plus the model parameters (plain data).
 
     ``applied`` counts the results applied since the pool was created; ``tournaments`` lists
-    the tournaments applied with :meth:`with_tournament`, in order.
+    the tournaments applied with :meth:`with_tournament`, in order. ``tallies`` are the per-bot counters of
+    the tournaments listed in ``counted``; ``seat_counts`` the table sizes of the matches applied.
     """
 
     key: str = ""
@@ -70,12 +135,18 @@ class RatingPool:
     tau: float = DEFAULT_TAU
     applied: int = 0
     tournaments: tuple[str, ...] = ()
+    tallies: Mapping[str, Tally] = field(default_factory=dict, hash=False)
+    counted: tuple[str, ...] = ()
+    seat_counts: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.sigma <= 0 or self.beta <= 0 or self.tau < 0:
             raise ValueError("rating pool needs sigma > 0, beta > 0 and tau >= 0")
         object.__setattr__(self, "ratings", dict(self.ratings))
         object.__setattr__(self, "tournaments", tuple(self.tournaments))
+        object.__setattr__(self, "tallies", dict(self.tallies))
+        object.__setattr__(self, "counted", tuple(self.counted))
+        object.__setattr__(self, "seat_counts", tuple(sorted(set(self.seat_counts))))
 
     def rating(self, bot: str) -> Rating:
         """The bot's rating, or the prior ``(mu, sigma)`` for a bot not yet rated."""
@@ -103,17 +174,42 @@ class RatingPool:
             new = model.rate(teams, ranks=ranks)
             for bot, old, team in zip(result.seats, current, new, strict=True):
                 ratings[bot] = Rating(float(team[0].mu), float(team[0].sigma), old.matches + 1)
-        return replace(self, ratings=ratings, applied=self.applied + len(ordered))
+        seat_counts = (*self.seat_counts, *(len(result.seats) for result in ordered))
+        return replace(self, ratings=ratings, applied=self.applied + len(ordered), seat_counts=seat_counts)
 
-    def with_tournament(self, tournament_id: str, results: Iterable[MatchResult]) -> RatingPool:
-        """Apply a finished tournament's results once: a tournament already applied is a no-op.
+    def with_tournament(self, tournament_id: str, results: Iterable[MatchResult],
+                        tallies: Mapping[str, Tally] | None = None) -> RatingPool:
+        """Apply a finished tournament's results (and its per-bot ``tallies``, when given) once: a tournament
+        already applied is a no-op.
 
         This makes persisting ``pool.with_tournament(...)`` safe to retry.
         """
         if tournament_id in self.tournaments:
             return self
         pool = self.updated(results)
-        return replace(pool, tournaments=(*self.tournaments, tournament_id))
+        pool = replace(pool, tournaments=(*self.tournaments, tournament_id))
+        return pool if tallies is None else pool.with_tallies(tournament_id, tallies)
+
+    def with_tallies(self, tournament_id: str, tallies: Mapping[str, Tally],
+                     seat_counts: Iterable[int] = ()) -> RatingPool:
+        """Add a tournament's per-bot counters once (a tournament already counted is a no-op): how counters are
+        filled in for the tournaments applied before pools kept them."""
+        if tournament_id in self.counted:
+            return self
+        return replace(self, tallies=added(self.tallies, tallies), counted=(*self.counted, tournament_id),
+                       seat_counts=(*self.seat_counts, *seat_counts))
+
+    @property
+    def uncounted(self) -> tuple[str, ...]:
+        """The tournaments applied to the ratings whose counters are not in ``tallies`` yet."""
+        counted = set(self.counted)
+        return tuple(tid for tid in self.tournaments if tid not in counted)
+
+    def without(self, bots: Iterable[str]) -> RatingPool:
+        """The pool with ``bots`` forgotten (ratings and counters): a new version of them starts from nothing."""
+        gone = set(bots)
+        return replace(self, ratings={b: r for b, r in self.ratings.items() if b not in gone},
+                       tallies={b: t for b, t in self.tallies.items() if b not in gone})
 
     def with_bots(self, bots: Iterable[str]) -> RatingPool:
         """A pool in which every bot of ``bots`` has an entry (the prior for new ones)."""
@@ -135,6 +231,9 @@ class RatingPool:
             "applied": self.applied,
             "tournaments": list(self.tournaments),
             "ratings": {bot: self.ratings[bot].to_dict() for bot in sorted(self.ratings)},
+            "tallies": {bot: self.tallies[bot].to_dict() for bot in sorted(self.tallies)},
+            "counted": list(self.counted),
+            "seat_counts": list(self.seat_counts),
         }
 
     @classmethod
@@ -153,6 +252,9 @@ class RatingPool:
             tau=float(data.get("tau", DEFAULT_TAU)),
             applied=int(data.get("applied", 0)),
             tournaments=tuple(str(t) for t in data.get("tournaments", ())),
+            tallies={str(b): Tally.from_dict(t) for b, t in dict(data.get("tallies") or {}).items()},
+            counted=tuple(str(t) for t in data.get("counted") or ()),
+            seat_counts=tuple(int(k) for k in data.get("seat_counts") or ()),
         )
 
     def to_json(self) -> str:

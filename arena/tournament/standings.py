@@ -50,16 +50,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .ratings import RatingPool
 from .results import MatchResult, dedupe
-from .stats import differences_apart, mean_interval, wilson_interval, z_quantile
+from .stats import differences_apart, mean_interval, win_rate_interval, z_quantile
 
 Interval = tuple[float, float]
 ORDERS = ("win_rate", "rating")
+_Row = TypeVar("_Row")
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,31 @@ def indistinguishable(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, 
     return abs(mu_a - mu_b) <= z * math.sqrt(sigma_a * sigma_a + sigma_b * sigma_b)
 
 
+def ratings_apart(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, z: float) -> bool:
+    """The rating measure of "told apart": the contrary of :func:`indistinguishable`."""
+    return not indistinguishable(mu_a, sigma_a, mu_b, sigma_b, z)
+
+
+def tiers_by_leader(rows: Sequence[_Row], apart: Callable[[_Row, _Row], bool]) -> list[int]:
+    """The tier rule (the leaderboard mark), for ``rows`` in order: a tier opens with its first row (its leader)
+    and takes every following row not told ``apart`` from that leader; the first row told apart from the leader
+    opens the next tier. Returns each row's tier, from 1."""
+    tiers: list[int] = []
+    leader: _Row | None = None
+    for row in rows:
+        if leader is None or apart(leader, row):
+            leader = row
+            tiers.append((tiers[-1] if tiers else 0) + 1)
+        else:
+            tiers.append(tiers[-1])
+    return tiers
+
+
+def not_told_apart(rows: Sequence[_Row], apart: Callable[[_Row, _Row], bool]) -> list[list[int]]:
+    """For each row, the indexes of the other rows it is not told ``apart`` from (in row order)."""
+    return [[j for j, other in enumerate(rows) if j != i and not apart(row, other)] for i, row in enumerate(rows)]
+
+
 def rates_apart(
     wins_a: int, matches_a: int, groups_a: int, wins_b: int, matches_b: int, groups_b: int, z: float
 ) -> bool:
@@ -352,7 +378,7 @@ def standings(
         matches = sum(g[0] for g in groups)
         wins = sum(g[1] for g in groups)
         points = sum(g[2] for g in groups)
-        win_ci = wilson_interval(wins * len(groups) / matches, len(groups), confidence) if matches else None
+        win_ci = win_rate_interval(wins, matches, len(groups), confidence)
         rating = rated.rating(bot)
         provisional.append(
             {
@@ -378,7 +404,7 @@ def standings(
         provisional.sort(key=lambda p: (-p["mu"], -(p["win_rate"] or 0.0), p["bot"]))
 
         def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
-            return not indistinguishable(a["mu"], a["sigma"], b["mu"], b["sigma"], z)
+            return ratings_apart(a["mu"], a["sigma"], b["mu"], b["sigma"], z)
 
     else:
 
@@ -405,20 +431,18 @@ def standings(
             pair = (a["bot"], b["bot"]) if a["bot"] < b["bot"] else (b["bot"], a["bot"])
             return differences_apart(direct.get(pair, ()), confidence)
 
+    tier_numbers = tiers_by_leader(provisional, apart)
     tiers: list[list[str]] = []
-    tier_of: dict[str, int] = {}
-    leader: dict[str, Any] | None = None
-    for p in provisional:
-        if leader is None or apart(leader, p):
-            leader = p
+    for p, number in zip(provisional, tier_numbers, strict=True):
+        if number > len(tiers):
             tiers.append([])
         tiers[-1].append(p["bot"])
-        tier_of[p["bot"]] = len(tiers)
+    same = not_told_apart(provisional, apart)
 
     rows = []
-    for rank, p in enumerate(provisional, start=1):
-        same = tuple(q["bot"] for q in provisional if q["bot"] != p["bot"] and not apart(p, q))
-        rows.append(StandingRow(rank=rank, tier=tier_of[p["bot"]], indistinguishable=same, **p))
+    for rank, (p, tier, others) in enumerate(zip(provisional, tier_numbers, same, strict=True), start=1):
+        rows.append(StandingRow(rank=rank, tier=tier, indistinguishable=tuple(provisional[j]["bot"] for j in others),
+                                **p))
 
     two_seat = bool(ordered) and all(len(r.seats) == 2 for r in ordered)
     return Standings(

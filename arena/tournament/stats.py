@@ -97,6 +97,17 @@ def wilson_interval(successes: float, trials: int, confidence: float = 0.95) -> 
     return (low, high)
 
 
+def win_rate_interval(wins: int, matches: int, samples: int,
+                      confidence: float = 0.95) -> tuple[float, float] | None:
+    """The interval of a win rate ``wins / matches`` measured over ``samples`` independent units (deal groups:
+    the matches of one duplicate group are correlated): the Wilson interval of that rate with the units as the
+    sample size. ``None`` without matches. The one win-rate interval of the arena (tournament standings and
+    rating-pool leaderboards)."""
+    if matches <= 0 or samples <= 0:
+        return None
+    return wilson_interval(wins * samples / matches, samples, confidence)
+
+
 def mean(values: Sequence[float]) -> float | None:
     """Arithmetic mean, ``None`` for no values."""
     return math.fsum(values) / len(values) if values else None

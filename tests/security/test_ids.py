@@ -145,7 +145,7 @@ def test_watch_and_cancel_never_recompute_the_design(store: Store, monkeypatch: 
     schedule_module = importlib.import_module("arena.tournament.schedule")
     monkeypatch.setattr(schedule_module, "tables", boom)
     monkeypatch.setattr(organizer_module, "count_matches", boom)
-    core = Organizer(store, celery_app=object(), admin_token="")
+    core = Organizer(store, admin_token="")
     stored = int(store.tournaments.get("t-big").extra["matches_total"])
     assert core.tournament_message("t-big").matches_total == stored > 0
     cancelled = core.cancel_tournament(arena_pb2.CancelTournamentRequest(tournament_id="t-big", reason="test"))

@@ -10,6 +10,7 @@ from arena.protocol import arena_pb2_grpc
 from arena.server.organizer import add_organizer
 from arena.store import Store
 from tests.support.loop_thread import LoopThread
+from workers.enqueue import CeleryEnqueuer
 
 
 class OrganizerServer:
@@ -37,7 +38,7 @@ class OrganizerServer:
 
 async def _start(store: Store, app: Celery, admin_token: str) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server()
-    add_organizer(server, store, celery_app=app, admin_token=admin_token)
+    add_organizer(server, store, enqueuer=CeleryEnqueuer(app), admin_token=admin_token)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     return server, port

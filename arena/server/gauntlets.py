@@ -1,0 +1,133 @@
+"""The organizer API's gauntlets: start one (stored, then played by the workers), list them, follow one.
+
+``StartGauntlet`` checks the spec (:func:`arena.service.gauntlet.build_spec`), the registered bots it names
+(NOT_FOUND for an unknown one, FAILED_PRECONDITION for one not connected), stores the gauntlet and sends it to a
+worker (:meth:`arena.service.enqueuer.ArenaEnqueuer.gauntlet`). With an idempotency key and no id, the id is
+derived from the key, so a retry finds the first gauntlet and sends it again (the worker resumes it from its stored
+blocks, or leaves it as it is once ended). A gauntlet's seed goes to the admin, and to everyone once it ended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import grpc
+
+from arena.protocol import arena_pb2
+from arena.protocol.convert import rules_from_proto
+from arena.service.enqueuer import ArenaEnqueuer
+from arena.service.gauntlet import (
+    GauntletError,
+    GauntletSpec,
+    build_spec,
+    start_gauntlet,
+    stored_spec,
+    stored_state,
+)
+from arena.service.matches import builtin_kind
+from arena.service.visibility import ADMIN, Caller, sees_secrets
+from arena.store import InvalidName, Store
+from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, UnknownGauntlet
+from arena.store.keys import check_name
+from arena.tournament.sprt import DEFAULT_MIN_BLOCKS, DEFAULT_MU1, SprtConfig
+
+from .messages import gauntlet_blocks, gauntlet_message
+from .refusals import OrganizerError, invalid, not_found
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 1000
+DEFAULT_MAX_BLOCKS = 1000
+"""The block cap of a gauntlet that names none (as ``uno-arena gauntlet``)."""
+MAX_NAME_LENGTH = 100
+
+
+def gauntlet_spec(msg: arena_pb2.GauntletSpec, gauntlet_id: str) -> GauntletSpec:
+    """The checked spec of a request (INVALID_ARGUMENT naming the problem); a seed of 0 draws a secret one."""
+    try:
+        sprt = SprtConfig(mu0=msg.mu0, mu1=msg.mu1 or DEFAULT_MU1, alpha=msg.alpha or 0.05, beta=msg.beta or 0.05,
+                          min_blocks=msg.min_blocks or DEFAULT_MIN_BLOCKS,
+                          max_blocks=msg.max_blocks or max(DEFAULT_MAX_BLOCKS, msg.min_blocks))
+        return build_spec(candidate=msg.candidate, baseline=msg.baseline, seats=msg.seats_per_table or 2,
+                          opponents=list(msg.opponents), rules=rules_from_proto(msg.rules), sprt=sprt,
+                          seed=msg.seed or None, deadline_ms=msg.decision_deadline_ms or 1000,
+                          gauntlet_id=gauntlet_id)
+    except (ValueError, GauntletError) as error:
+        raise invalid(str(error).replace("--", "")) from None
+
+
+class Gauntlets:
+    """Gauntlets over one store, played by the workers the enqueuer reaches."""
+
+    def __init__(self, store: Store, enqueue: ArenaEnqueuer) -> None:
+        self.store = store
+        self.enqueue = enqueue
+
+    def _message(self, record: GauntletRecord, caller: Caller) -> arena_pb2.Gauntlet:
+        spec = stored_spec(self.store, record.id)
+        state = stored_state(spec, self.store.gauntlets.blocks(record.id))
+        return gauntlet_message(record, spec, state, sees_secrets(caller, record.ended))
+
+    def _check_bots(self, spec: GauntletSpec) -> None:
+        names = [c.name for c in (spec.candidate, spec.baseline) if not c.builtin]
+        names += [o for o in spec.opponents if builtin_kind(o) is None]
+        for name in names:
+            if not self.store.bots.exists(name):
+                raise not_found(f"unknown bot {name!r}: register it first (or name a built-in bot)")
+            if not self.store.sessions.online(name):
+                raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION,
+                                     f"bot {name!r} is not connected: start it (uno-arena bot run ...) and try again")
+
+    def start_gauntlet(self, request: arena_pb2.StartGauntletRequest) -> arena_pb2.StartGauntletResponse:
+        key = request.idempotency_key
+        try:
+            if key:
+                check_name(key, "idempotency key", MAX_NAME_LENGTH)
+            if request.gauntlet_id:
+                check_name(request.gauntlet_id, "gauntlet id", MAX_NAME_LENGTH)
+        except InvalidName as error:
+            raise invalid(str(error)) from None
+        gid = request.gauntlet_id or ("g-" + hashlib.sha256(key.encode()).hexdigest()[:12] if key else "")
+        if not request.HasField("spec"):
+            raise invalid("spec is required (candidate and baseline at least)")
+        spec = gauntlet_spec(request.spec, gid)
+        if key and self._retry(spec.gauntlet_id, key):
+            started = self.store.gauntlets.get(spec.gauntlet_id)
+        else:
+            self._check_bots(spec)
+            try:
+                started = start_gauntlet(self.store, spec, key).record
+            except DuplicateGauntlet as error:
+                raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
+        if not started.ended:
+            self.enqueue.gauntlet(started.id)  # a retry sends it again: the worker resumes or leaves it
+        return arena_pb2.StartGauntletResponse(gauntlet=self._message(started, ADMIN))
+
+    def _retry(self, gauntlet_id: str, key: str) -> bool:
+        """Whether a gauntlet with this id was stored by a call with this key (ALREADY_EXISTS for another)."""
+        try:
+            existing = self.store.gauntlets.get(gauntlet_id)
+        except UnknownGauntlet:
+            return False
+        if existing.idempotency_key != key:
+            raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS,
+                                 f"gauntlet {gauntlet_id!r} exists already (started without this idempotency key)")
+        return True
+
+    def list_gauntlets(self, request: arena_pb2.ListGauntletsRequest,
+                       caller: Caller = ADMIN) -> arena_pb2.ListGauntletsResponse:
+        limit = min(request.limit or DEFAULT_LIMIT, MAX_LIMIT)
+        records = self.store.gauntlets.recent(limit)
+        return arena_pb2.ListGauntletsResponse(gauntlets=[self._message(r, caller) for r in records])
+
+    def get_gauntlet(self, request: arena_pb2.GetGauntletRequest,
+                     caller: Caller = ADMIN) -> arena_pb2.GetGauntletResponse:
+        try:
+            record = self.store.gauntlets.get(check_name(request.gauntlet_id, "gauntlet id", MAX_NAME_LENGTH))
+        except InvalidName as error:
+            raise invalid(str(error)) from None
+        except UnknownGauntlet as error:
+            raise not_found(f"{error} (ListGauntlets lists them)") from None
+        blocks = self.store.gauntlets.blocks(record.id)
+        spec = stored_spec(self.store, record.id)
+        message = gauntlet_message(record, spec, stored_state(spec, blocks), sees_secrets(caller, record.ended))
+        return arena_pb2.GetGauntletResponse(gauntlet=message, blocks=gauntlet_blocks(blocks, request.after_block))

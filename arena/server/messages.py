@@ -1,0 +1,310 @@
+"""The organizer API's messages: typed records of the arena mapped to ``uno_arena.v1`` messages (no I/O).
+
+Every function takes what the store or the service returned (records, typed rows) and what the caller may see
+(:mod:`arena.service.visibility`), and builds one message; the servicer never reads a record by key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from arena.engine import Rules
+from arena.protocol import arena_pb2, game_pb2
+from arena.protocol.convert import action_to_proto, end_reason_to_proto, events_to_proto, rules_to_proto
+from arena.service.competitions import LadderRow
+from arena.service.gauntlet import GauntletSpec
+from arena.service.leaderboard import Leaderboard, PoolInfo
+from arena.service.lifecycle import SeedReveal
+from arena.service.matches import StoredResult
+from arena.service.replays import replay_steps
+from arena.store import BotRecord, CompetitionRecord, Incident
+from arena.store.gauntlets import GauntletRecord
+from arena.store.results import Progress
+from arena.store.schedules import Schedule
+from arena.store.tournaments import TournamentRecord
+from arena.tournament import TournamentSpec
+from arena.tournament.competition import CompetitionSpec
+from arena.tournament.cron import parse_cron
+from arena.tournament.leaderboard import LeaderRow
+from arena.tournament.sprt import SprtState
+
+STATES = {
+    "pending": arena_pb2.TOURNAMENT_STATE_PENDING,
+    "running": arena_pb2.TOURNAMENT_STATE_RUNNING,
+    "finished": arena_pb2.TOURNAMENT_STATE_FINISHED,
+    "failed": arena_pb2.TOURNAMENT_STATE_FAILED,
+    "cancelled": arena_pb2.TOURNAMENT_STATE_CANCELLED,
+}
+STATUS_OF_STATE = {state: status for status, state in STATES.items()}
+COMPETITION_STATES = {"active": arena_pb2.COMPETITION_STATE_ACTIVE, "paused": arena_pb2.COMPETITION_STATE_PAUSED,
+                      "closed": arena_pb2.COMPETITION_STATE_CLOSED}
+STATUS_OF_COMPETITION_STATE = {state: status for status, state in COMPETITION_STATES.items()}
+GAUNTLET_STATES = {
+    "running": arena_pb2.GAUNTLET_STATE_RUNNING,
+    "accepted": arena_pb2.GAUNTLET_STATE_ACCEPTED,
+    "rejected": arena_pb2.GAUNTLET_STATE_REJECTED,
+    "inconclusive": arena_pb2.GAUNTLET_STATE_INCONCLUSIVE,
+    "failed": arena_pb2.GAUNTLET_STATE_FAILED,
+}
+
+
+def timestamp(seconds: float | str | None) -> Timestamp | None:
+    """A Timestamp of Unix seconds (None for none)."""
+    if seconds is None or seconds == "":
+        return None
+    ts = Timestamp()
+    ts.FromNanoseconds(int(float(seconds) * 1e9))
+    return ts
+
+
+def set_time(field: Timestamp, seconds: float | str | None) -> None:
+    """Set a Timestamp field from Unix seconds (left unset for 0 or none)."""
+    if seconds not in (None, "") and float(seconds or 0):
+        field.FromNanoseconds(int(float(seconds or 0) * 1e9))
+
+
+def bot_message(record: BotRecord, private: bool, connected: bool = False) -> arena_pb2.Bot:
+    """A bot: the public fields (id, name, registration time, deleted), and the private ones when ``private``."""
+    msg = arena_pb2.Bot(bot_id=record.name, name=record.name, deleted=record.deleted)
+    set_time(msg.created_at, record.created_at)
+    if private:
+        msg.description = record.owner
+        msg.connected = connected
+        msg.bot_version = record.version
+        msg.revoked = record.revoked
+    return msg
+
+
+def spec_message(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
+    return arena_pb2.TournamentSpec(
+        name=spec.tournament_id,
+        participants=list(spec.participants),
+        rules=rules_to_proto(Rules.from_dict(spec.rules)),
+        seats_per_table=spec.seats,
+        deals_per_table=spec.deals,
+        duplicate_deals=spec.duplicate,
+        seed=spec.seed,
+        decision_deadline_ms=spec.deadline_ms,
+        time_bank_ms=spec.time_bank_ms,
+        lag_compensation_cap_ms=spec.lag_cap_ms,
+    )
+
+
+def tournament_message(record: TournamentRecord, progress: Progress, run: Mapping[str, str], reveal: SeedReveal,
+                       secrets_shown: bool) -> arena_pb2.Tournament:
+    """A tournament; its spec's seed only when ``secrets_shown``. The number of matches is the one stored at
+    creation (the design is never recomputed)."""
+    spec = TournamentSpec.from_dict(record.spec)
+    msg = arena_pb2.Tournament(
+        tournament_id=record.tournament_id,
+        spec=spec_message(spec),
+        state=STATES.get(record.status, arena_pb2.TOURNAMENT_STATE_UNSPECIFIED),
+        matches_total=int(record.extra.get("matches_total") or 0) or progress.scheduled,
+        matches_done=progress.done,
+        matches_failed=progress.counters.get("aborted", 0),
+        schedule_id=run.get("schedule_id", ""),
+        detail=run.get("detail", ""),
+        seed_commitment=reveal.commitment,
+        revealed_seed=reveal.seed,
+        seed_salt=reveal.salt,
+        rating_pool=spec.rating_pool,
+    )
+    if not secrets_shown:
+        msg.spec.seed = 0
+    set_time(msg.created_at, record.created_at)
+    set_time(msg.started_at, run.get("started_at"))
+    set_time(msg.finished_at, run.get("finished_at"))
+    return msg
+
+
+def schedule_message(schedule: Schedule, spec: TournamentSpec, upcoming: datetime) -> arena_pb2.Schedule:
+    """A schedule, its template shown as ``spec`` (the template's own seed, no name) and its next run."""
+    msg = arena_pb2.Schedule(schedule_id=schedule.schedule_id, cron=schedule.cron,
+                             time_zone=parse_cron(schedule.cron).zone_name, spec=spec_message(spec))
+    msg.spec.name = ""
+    msg.spec.seed = int(schedule.spec.get("seed", 0))
+    set_time(msg.next_run_at, upcoming.astimezone(UTC).timestamp())
+    set_time(msg.created_at, schedule.created_at)
+    return msg
+
+
+def competition_message(record: CompetitionRecord) -> arena_pb2.Competition:
+    spec = CompetitionSpec.from_dict(record.spec)
+    msg = arena_pb2.Competition(
+        competition_id=record.competition_id,
+        state=COMPETITION_STATES.get(record.status, arena_pb2.COMPETITION_STATE_UNSPECIFIED),
+        rules=rules_to_proto(Rules.from_dict(spec.rules)), seats_per_table=spec.seats,
+        entrants=list(spec.entrants), blocks=record.blocks, matches_per_minute=spec.matches_per_minute,
+        rating_pool=spec.pool)
+    set_time(msg.created_at, record.created_at)
+    return msg
+
+
+def ladder_entry(entry: arena_pb2.LadderEntry, row: LadderRow) -> arena_pb2.LadderEntry:
+    """Fill a ladder entry from a row (the rating fact: ``rating`` = ``mu`` inside ``[rating_low, rating_high]``)."""
+    entry.rank, entry.bot, entry.version, entry.matches, entry.connected = (row.rank, row.bot, row.version,
+                                                                           row.matches, row.connected)
+    entry.rating, entry.mu, entry.sigma, entry.rating_low, entry.rating_high = (row.rating, row.mu, row.sigma,
+                                                                                row.low, row.high)
+    set_time(entry.since, row.since)
+    set_time(entry.retired_at, row.retired_at)
+    return entry
+
+
+def incident_message(incident: Incident) -> arena_pb2.BotIncident:
+    msg = arena_pb2.BotIncident(seq=incident.seq, kind=incident.kind, match_id=incident.match_id,
+                                decision_number=max(0, incident.decision), request_id=incident.request_id,
+                                detail=incident.detail, strike=max(0, incident.strike))
+    set_time(msg.at, incident.at)
+    return msg
+
+
+def summary_message(tournament_id: str, data: Mapping[str, Any], seed_shown: bool = True) -> arena_pb2.MatchSummary:
+    """A stored result as a MatchSummary message (its deal seed 0 unless ``seed_shown``)."""
+    stored = StoredResult.from_dict(data)
+    result = stored.result
+    msg = arena_pb2.MatchSummary(
+        match_id=result.match_id,
+        tournament_id=tournament_id,
+        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(result.seats)],
+        seed=stored.seed if seed_shown else 0,
+        result=result_message(stored),
+        reason=end_reason_to_proto(result.end_reason),
+    )
+    set_time(msg.finished_at, stored.finished_at or None)
+    return msg
+
+
+def result_message(stored: StoredResult) -> game_pb2.MatchResult:
+    result = stored.result
+    msg = game_pb2.MatchResult(
+        scores=list(result.scores),
+        rounds=result.rounds,
+        forfeited_seats=list(result.forfeits),
+        timeouts=list(stored.timeouts),
+        refusals=list(stored.refusals),
+    )
+    if result.winner is not None:
+        msg.winner = result.winner
+    return msg
+
+
+def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer: int | None) -> arena_pb2.Replay:
+    """A stored match record replayed step by step (:func:`arena.service.replays.replay_steps`), omniscient or
+    as seat ``viewer`` saw it."""
+    walk = replay_steps(record, viewer)
+    seats = list(record.get("seats") or [])
+    msg = arena_pb2.Replay(
+        match_id=str(record.get("match_id", "")),
+        tournament_id=str(record.get("tournament_id", "")),
+        rules=rules_to_proto(walk.rules),
+        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(seats)],
+        seed=walk.seed if viewer is None else 0,
+    )
+    if viewer is not None:
+        msg.viewer = viewer
+    msg.opening.extend(events_to_proto(walk.opening))
+    for item in walk.steps:
+        step = arena_pb2.ReplayStep(decision_number=item.number, seat=item.seat, action=action_to_proto(item.action),
+                                    events=events_to_proto(item.events))
+        if item.latency_ms is not None:
+            step.fallback = item.fallback
+            step.refusal = item.refusal
+            step.latency_ms = max(0, round(item.latency_ms))
+        msg.steps.append(step)
+    source = StoredResult.from_dict(result or record)
+    msg.result.CopyFrom(result_message(source))
+    msg.reason = end_reason_to_proto(source.result.end_reason)
+    return msg
+
+
+def standing_message(row: Mapping[str, Any], counters: Mapping[str, Mapping[str, int]]) -> arena_pb2.Standing:
+    """One row of the cached standings payload (:func:`arena.service.lifecycle.standings_payload`)."""
+    bot = row["bot"]
+    low, high = row["rating_ci"]
+    msg = arena_pb2.Standing(
+        rank=row["rank"], bot_id=bot, bot_name=bot, matches=row["matches"], wins=row["wins"], points=row["points"],
+        rating=row["mu"], rating_sigma=row["sigma"], rating_low=low, rating_high=high, forfeits=row["forfeits"],
+        timeouts=int(counters.get("timeouts", {}).get(bot, 0)),
+        refusals=int(counters.get("refusals", {}).get(bot, 0)),
+        decisions=int(counters.get("decisions", {}).get(bot, 0)),
+        tier=int(row.get("tier") or 0), indistinguishable=list(row.get("indistinguishable") or ()),
+    )
+    if row.get("win_rate") is not None:
+        msg.win_rate = row["win_rate"]
+    if row.get("win_rate_ci"):
+        msg.win_rate_low, msg.win_rate_high = row["win_rate_ci"]
+    if row.get("mean_points") is not None:
+        msg.mean_points = row["mean_points"]
+    return msg
+
+
+def head_to_head_messages(table: Mapping[str, Mapping[str, Mapping[str, Any]]] | None) -> list[arena_pb2.HeadToHead]:
+    return [
+        arena_pb2.HeadToHead(bot_name=cell["bot"], opponent=cell["opponent"], matches=cell["matches"],
+                             wins=cell["wins"], losses=cell["losses"], points_for=cell["points_for"],
+                             points_against=cell["points_against"])
+        for by_opponent in (table or {}).values()
+        for cell in by_opponent.values()
+    ]
+
+
+def pool_message(info: PoolInfo) -> arena_pb2.RatingPool:
+    msg = arena_pb2.RatingPool(pool_id=info.pool_id, label=info.label, rules=rules_to_proto(info.rules),
+                               seats_per_table=info.seats, competition_id=info.competition_id, bots=info.bots,
+                               matches=info.matches)
+    set_time(msg.updated_at, info.updated_at)
+    return msg
+
+
+def leaderboard_entry(row: LeaderRow, connected: bool, version: str) -> arena_pb2.LeaderboardEntry:
+    """One leaderboard row as it is (every number from :func:`arena.tournament.leaderboard.leaderboard`)."""
+    tally = row.tally
+    msg = arena_pb2.LeaderboardEntry(
+        rank=row.rank, bot_name=row.bot, rating=row.rating.value, rating_sigma=row.rating.sigma,
+        rating_low=row.rating.low, rating_high=row.rating.high, tier=row.tier,
+        indistinguishable=list(row.indistinguishable), matches=tally.matches, wins=tally.wins, points=tally.points,
+        forfeits=tally.forfeits, timeouts=tally.timeouts, refusals=tally.refusals, decisions=tally.decisions,
+        connected=connected, bot_version=version)
+    if row.win_rate is not None:
+        msg.win_rate = row.win_rate
+    if row.win_rate_ci is not None:
+        msg.win_rate_low, msg.win_rate_high = row.win_rate_ci
+    return msg
+
+
+def leaderboard_message(board: Leaderboard) -> arena_pb2.GetLeaderboardResponse:
+    entries = [leaderboard_entry(row, board.presence[row.bot].connected, board.presence[row.bot].version)
+               for row in board.rows]
+    return arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries)
+
+
+def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtState,
+                     seed_shown: bool) -> arena_pb2.Gauntlet:
+    """A stored gauntlet: what it tests (its seed only when ``seed_shown``) and its test's state."""
+    sprt = spec.sprt
+    lower, upper = sprt.bounds
+    msg = arena_pb2.Gauntlet(
+        gauntlet_id=record.id,
+        spec=arena_pb2.GauntletSpec(
+            candidate=str(spec.candidate), baseline=str(spec.baseline), opponents=list(spec.opponents),
+            seats_per_table=spec.seats, rules=rules_to_proto(Rules.from_dict(dict(spec.rules))), alpha=sprt.alpha,
+            beta=sprt.beta, mu0=sprt.mu0, mu1=sprt.mu1, max_blocks=sprt.max_blocks or 0, min_blocks=sprt.min_blocks,
+            seed=spec.seed if seed_shown else 0, decision_deadline_ms=spec.deadline_ms),
+        state=GAUNTLET_STATES.get(record.status, arena_pb2.GAUNTLET_STATE_UNSPECIFIED),
+        detail=record.detail, blocks=state.n, llr=state.llr, llr_lower=lower, llr_upper=upper,
+        mean_score=state.mean)
+    set_time(msg.created_at, record.created_at)
+    set_time(msg.updated_at, record.updated_at)
+    return msg
+
+
+def gauntlet_blocks(blocks: Sequence[Mapping[str, Any]], after: int) -> list[arena_pb2.GauntletBlock]:
+    """The stored blocks numbered after ``after`` (blocks are numbered from 1 on the wire: block 0 stored is 1)."""
+    return [arena_pb2.GauntletBlock(block=int(b["block"]) + 1, score=float(b["score"]), llr=float(b["llr"]),
+                                    attempts=int(b.get("attempts", 1)))
+            for b in blocks if int(b["block"]) + 1 > after]

@@ -1,0 +1,32 @@
+"""A refused request of the organizer API: :class:`OrganizerError` carries the gRPC status code and a message
+for the caller (at most :data:`MAX_ERROR_LENGTH` characters once sent: gRPC trailers are small)."""
+
+from __future__ import annotations
+
+import grpc
+
+MAX_ERROR_LENGTH = 1000
+"""An error message is cut to this many characters (inputs in it are quoted to 100 characters at most)."""
+
+
+class OrganizerError(Exception):
+    """A refused request: the gRPC status code and a message for the caller."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def short(message: str) -> str:
+    """An error message of at most :data:`MAX_ERROR_LENGTH` characters."""
+    return message if len(message) <= MAX_ERROR_LENGTH else message[: MAX_ERROR_LENGTH - 3] + "..."
+
+
+def invalid(message: str) -> OrganizerError:
+    """INVALID_ARGUMENT with ``message``."""
+    return OrganizerError(grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+def not_found(message: str) -> OrganizerError:
+    """NOT_FOUND with ``message``."""
+    return OrganizerError(grpc.StatusCode.NOT_FOUND, message)

@@ -1,0 +1,67 @@
+"""A tournament's results as a file (pure: built from typed records, no I/O): CSV of every recorded match, or
+JSON of the tournament, its standings and its matches.
+
+Seeds follow :func:`arena.service.visibility.sees_secrets`: until the tournament ended, the seed of its spec and
+the deal seeds of its matches are 0 for anyone but the admin. Aborted matches are exported too; their
+``end_reason`` says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from arena.store.results import Progress
+from arena.store.tournaments import TournamentRecord
+from arena.tournament import MatchResult, results_to_csv
+
+from .lifecycle import SeedReveal
+
+
+class ExportFormat(Enum):
+    """The file formats of an export."""
+
+    CSV = "csv"
+    JSON = "json"
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """An export: its media type, a file name and its bytes."""
+
+    content_type: str
+    filename: str
+    data: bytes
+
+
+def export_results(fmt: ExportFormat, record: TournamentRecord, results: Mapping[str, Mapping[str, Any]],
+                   progress: Progress, reveal: SeedReveal, standings: Mapping[str, Any],
+                   secrets_shown: bool) -> ExportFile:
+    """The export of tournament ``record`` in ``fmt`` (``standings``: the standings payload; ``secrets_shown``:
+    whether the caller sees the seeds)."""
+    tid = record.tournament_id
+    if fmt is ExportFormat.CSV:
+        matches = [MatchResult.from_dict(r) for r in results.values()]
+        return ExportFile("text/csv", f"{tid}-results.csv", results_to_csv(matches).encode())
+    recorded = [dict(results[m]) if secrets_shown else dict(results[m], seed=0) for m in sorted(results)]
+    document = {
+        "tournament": {
+            "tournament_id": tid,
+            "status": record.status,
+            "spec": record.spec if secrets_shown else dict(record.spec, seed=0),
+            "matches_total": int(record.extra.get("matches_total") or 0) or progress.scheduled,
+            "matches_done": progress.done,
+            "matches_failed": progress.counters.get("aborted", 0),
+            "created_at": record.created_at,
+            "seed_commitment": reveal.commitment,
+            "revealed_seed": reveal.seed,
+            "seed_salt": reveal.salt,
+        },
+        "standings": dict(standings),
+        "matches": recorded,
+    }
+    data = json.dumps(document, indent=2, sort_keys=True).encode()
+    return ExportFile("application/json", f"{tid}-results.json", data)

@@ -1,0 +1,186 @@
+"""Rating pools and their leaderboards, from the pools' stored ratings and counters (the one source of truth).
+
+A pool is a rules pool (``VARIANT:DIGEST``, every tournament played under those rules) or a competition's own
+pool (``competition:NAME``). Its stored document (:mod:`arena.store.ratings`) holds the ratings and, since pools
+keep them, the per-bot counters of every tournament applied (added in the same transaction as the ratings, once
+per tournament: :meth:`arena.tournament.ratings.RatingPool.with_tournament`). A pool whose tournaments were
+applied before it kept counters is filled in once, on first read (:func:`stored_pool`): each uncounted
+tournament's counters are recomputed from its stored results and added under the same once-per-tournament rule
+(a tournament whose results are gone adds nothing).
+
+The numbers of an entry are those of :func:`arena.tournament.leaderboard.leaderboard`; this module adds what the
+store knows: the pool's rules and label, its seats per table, when it last changed, and whether each bot is
+connected now with the version of its latest Hello (a built-in bot: always, version ``builtin``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from arena.engine import Rules
+from arena.store import Store, UnknownCompetition, UnknownTournament
+from arena.store.runstate import RunState
+from arena.tournament import RatingPool, TournamentSpec
+from arena.tournament.competition import POOL_PREFIX, CompetitionSpec
+from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, tallies_of
+from arena.tournament.ratings import Tally
+
+from .lifecycle import tournament_table
+from .matches import builtin_kind
+
+log = logging.getLogger(__name__)
+
+BUILTIN_VERSION = "builtin"
+
+
+class UnknownPool(LookupError):
+    """No rating pool has this id."""
+
+
+@dataclass(frozen=True)
+class PoolInfo:
+    """A rating pool as listed: its id, label for people, rules, seats per table (0: mixed or none yet), its
+    competition (empty for a rules pool), bots rated, matches applied and when it last changed (0: never)."""
+
+    pool_id: str
+    label: str
+    rules: Rules
+    seats: int
+    competition_id: str
+    bots: int
+    matches: int
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class Presence:
+    """Whether a bot is connected now, and the version of its latest Hello."""
+
+    connected: bool
+    version: str
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A pool and its ranked entries, with each entry's presence."""
+
+    pool: PoolInfo
+    rows: list[LeaderRow]
+    presence: dict[str, Presence]
+
+
+def competition_of(pool_id: str) -> str:
+    """The competition whose pool ``pool_id`` is (empty for a rules pool)."""
+    return pool_id[len(POOL_PREFIX):] if pool_id.startswith(POOL_PREFIX) else ""
+
+
+def pool_ids(store: Store) -> list[str]:
+    """Every pool with stored ratings, and every competition's pool, by id."""
+    ids = set(store.ratings.pools())
+    ids.update(f"{POOL_PREFIX}{cid}" for cid in store.competitions.ids())
+    return sorted(ids)
+
+
+def stored_pool(store: Store, pool_id: str) -> RatingPool:
+    """The pool's stored ratings and counters (counters filled in first where missing); :class:`UnknownPool`
+    for a pool that has no ratings and is no competition's."""
+    raw = store.ratings.get(pool_id)
+    if raw is None:
+        cid = competition_of(pool_id)
+        if not cid or not _competition_exists(store, cid):
+            raise UnknownPool(f"no rating pool {pool_id!r} (ListRatingPools lists them)")
+        return RatingPool(key=pool_id)
+    pool = RatingPool.from_dict(raw)
+    return _with_backfill(store, pool_id, pool) if pool.uncounted else pool
+
+
+def _competition_exists(store: Store, competition_id: str) -> bool:
+    try:
+        store.competitions.get(competition_id)
+    except (UnknownCompetition, ValueError):
+        return False
+    return True
+
+
+def _with_backfill(store: Store, pool_id: str, pool: RatingPool) -> RatingPool:
+    """The pool with the counters of its uncounted tournaments added (recomputed from their stored results)."""
+    found: dict[str, tuple[dict[str, Tally], list[int]]] = {}
+    for tid in pool.uncounted:
+        try:
+            table = tournament_table(store, tid, ratings=False)
+        except UnknownTournament:
+            log.warning("rating pool %s: tournament %s is gone; its counters are not shown", pool_id, tid)
+            found[tid] = ({}, [])
+            continue
+        found[tid] = (tallies_of(table.standings, table.timeouts, table.refusals, table.decisions),
+                      [len(result.seats) for result in table.scored])
+
+    def fill(current: dict[str, object] | None) -> dict[str, object]:
+        base = RatingPool.from_dict(current) if current else pool
+        for tid, (tallies, seats) in found.items():
+            base = base.with_tallies(tid, tallies, seats)
+        return base.to_dict()
+
+    return RatingPool.from_dict(store.ratings.update(pool_id, fill))
+
+
+def _rules_and_seats(store: Store, pool: RatingPool, competition_id: str) -> tuple[Rules, int]:
+    """A pool's rules (its competition's, or its latest readable tournament's) and seats per table (those of
+    its matches when they all had one size; a competition's own otherwise)."""
+    seats = pool.seat_counts[0] if len(pool.seat_counts) == 1 else 0
+    if competition_id:
+        try:
+            spec = CompetitionSpec.from_dict(store.competitions.get(competition_id).spec)
+            return Rules.from_dict(spec.rules), seats or (spec.seats if not pool.seat_counts else 0)
+        except (UnknownCompetition, ValueError, TypeError):
+            pass
+    for tid in reversed(pool.tournaments):
+        try:
+            return Rules.from_dict(TournamentSpec.from_dict(store.tournaments.get(tid).spec).rules), seats
+        except (UnknownTournament, ValueError, TypeError):
+            continue
+    variant = pool.key.split(":", 1)[0] if pool.key else ""
+    return (Rules(variant=variant) if variant in ("flip", "classic") else Rules()), seats
+
+
+def _updated_at(store: Store, pool: RatingPool) -> float:
+    """When the pool's latest tournament finished (0 before any)."""
+    if not pool.tournaments:
+        return 0.0
+    return float(RunState(store, pool.tournaments[-1]).get("finished_at") or 0.0)
+
+
+def pool_info(store: Store, pool_id: str, pool: RatingPool) -> PoolInfo:
+    """What ListRatingPools shows of a pool."""
+    cid = competition_of(pool_id)
+    rules, seats = _rules_and_seats(store, pool, cid)
+    label = cid if cid else pool_label(rules, seats)
+    return PoolInfo(pool_id, label, rules, seats, cid, len(pool.ratings), pool.applied, _updated_at(store, pool))
+
+
+def rating_pools(store: Store) -> list[PoolInfo]:
+    """Every rating pool (:func:`pool_ids`), by id."""
+    out = []
+    for pool_id in pool_ids(store):
+        try:
+            out.append(pool_info(store, pool_id, stored_pool(store, pool_id)))
+        except UnknownPool:  # a competition removed meanwhile
+            continue
+    return out
+
+
+def presence(store: Store, bot: str) -> Presence:
+    """Whether ``bot`` is connected now and the version of its latest Hello (a built-in bot: always there)."""
+    if builtin_kind(bot) is not None:
+        return Presence(True, BUILTIN_VERSION)
+    if not store.bots.exists(bot):
+        return Presence(False, "")
+    return Presence(store.sessions.online(bot), store.bots.get(bot).version)
+
+
+def pool_leaderboard(store: Store, pool_id: str) -> Leaderboard:
+    """One pool's leaderboard (:class:`UnknownPool` for an unknown pool)."""
+    pool = stored_pool(store, pool_id)
+    rows = leaderboard(pool)
+    return Leaderboard(pool_info(store, pool_id, pool), rows, {row.bot: presence(store, row.bot) for row in rows})

@@ -1,0 +1,87 @@
+"""A rating pool's leaderboard, from the pool alone (pure): every bot the pool rates, ranked by its rating.
+
+Definitions (the same numbers every reader shows; nothing is recomputed elsewhere):
+
+* **Rating**: the pool's stored OpenSkill estimate, as :meth:`arena.tournament.ratings.Rating.fact` gives it:
+  value ``mu``, ``sigma``, interval ``mu -/+ 1.96 sigma`` (so the value always lies inside its interval).
+* **Rank**: by rating descending, then by matches descending, then by name (without case, then exactly).
+* **Tiers** and **not told apart**: the tier rule of the tournament standings
+  (:func:`arena.tournament.standings.tiers_by_leader`) with the rating measure
+  (:func:`arena.tournament.standings.ratings_apart`: two bots are told apart when the 95 % interval of their
+  skill difference excludes 0).
+* **Counters**: the pool's :class:`~arena.tournament.ratings.Tally` of the bot (every tournament applied to the
+  pool, each once); the win rate ``wins / matches`` with its interval
+  (:func:`arena.tournament.stats.win_rate_interval`, deal groups as samples), unset without matches.
+
+:func:`tallies_of` turns a tournament's standings and per-bot counters into the tallies a pool adds up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from arena.engine import Rules
+
+from .ratings import Z95, RatingFact, RatingPool, Tally
+from .standings import Standings, not_told_apart, ratings_apart, tiers_by_leader
+from .stats import win_rate_interval
+
+VARIANT_LABELS = {"flip": "UNO Flip", "classic": "UNO"}
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    """One bot of a pool's leaderboard (see the module docstring)."""
+
+    rank: int
+    bot: str
+    rating: RatingFact
+    tier: int
+    indistinguishable: tuple[str, ...]
+    tally: Tally
+    win_rate: float | None
+    win_rate_ci: tuple[float, float] | None
+
+
+def leaderboard(pool: RatingPool, z: float = Z95, confidence: float = 0.95) -> list[LeaderRow]:
+    """Every bot rated in ``pool``, ranked (see the module docstring)."""
+    facts = [(bot, rating.fact(z)) for bot, rating in pool.ratings.items()]
+    facts.sort(key=lambda item: (-item[1].value, -item[1].matches, item[0].casefold(), item[0]))
+
+    def apart(a: tuple[str, RatingFact], b: tuple[str, RatingFact]) -> bool:
+        return ratings_apart(a[1].value, a[1].sigma, b[1].value, b[1].sigma, z)
+
+    tiers = tiers_by_leader(facts, apart)
+    same = not_told_apart(facts, apart)
+    rows = []
+    for rank, ((bot, fact), tier, others) in enumerate(zip(facts, tiers, same, strict=True), start=1):
+        tally = pool.tallies.get(bot, Tally())
+        rows.append(LeaderRow(rank, bot, fact, tier, tuple(facts[j][0] for j in others), tally,
+                              tally.wins / tally.matches if tally.matches else None,
+                              win_rate_interval(tally.wins, tally.matches, tally.groups, confidence)))
+    return rows
+
+
+def tallies_of(table: Standings, timeouts: Mapping[str, int], refusals: Mapping[str, int],
+               decisions: Mapping[str, int]) -> dict[str, Tally]:
+    """A tournament's per-bot counters, as a rating pool adds them up: from its standings rows (scored matches)
+    and its per-bot timeouts, refusals and decisions (every recorded match)."""
+    return {row.bot: Tally(matches=row.matches, wins=row.wins, points=row.points, forfeits=row.forfeits,
+                           timeouts=int(timeouts.get(row.bot, 0)), refusals=int(refusals.get(row.bot, 0)),
+                           decisions=int(decisions.get(row.bot, 0)), groups=row.groups)
+            for row in table.rows}
+
+
+def pool_label(rules: Rules, seats: int) -> str:
+    """A rules pool's name for people, e.g. ``UNO Flip · target 200 · 4 seats``: the variant, the target, every
+    other option that differs from its default (``stacking on``, ``scoring lowest``), and the seats per table
+    (``mixed seats`` for 0)."""
+    defaults = Rules(variant=rules.variant).to_dict()
+    parts = [VARIANT_LABELS.get(rules.variant, rules.variant), f"target {rules.target}"]
+    for name, value in rules.to_dict().items():
+        if name not in ("variant", "target") and defaults.get(name) != value:
+            shown = ("on" if value else "off") if isinstance(value, bool) else str(value)
+            parts.append(f"{name.replace('_', ' ')} {shown}")
+    parts.append(f"{seats} seats" if seats else "mixed seats")
+    return " · ".join(parts)
