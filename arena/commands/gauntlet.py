@@ -76,7 +76,7 @@ def _header(g: arena_pb2.Gauntlet) -> list[str]:
 
 def block_line(block: arena_pb2.GauntletBlock, g: arena_pb2.Gauntlet) -> str:
     """One block as `gauntlet` prints it: its number (from 1), its score, the LLR after it within the bounds."""
-    return (f"block {block.block + 1:4d}  score {block.score:+.3f}  LLR {block.llr:+.3f} in "
+    return (f"block {block.block:4d}  score {block.score:+.3f}  LLR {block.llr:+.3f} in "
             f"[{g.llr_lower:.3f}, {g.llr_upper:.3f}]")
 
 
@@ -91,9 +91,9 @@ def verdict_line(g: arena_pb2.Gauntlet) -> str:
 
 def follow(client: ArenaClient, gauntlet_id: str, as_json: bool, poll_s: float = POLL_S) -> arena_pb2.Gauntlet:
     """Print each new block of a gauntlet (polling GetGauntlet) until it ends; returns it as it ended."""
-    last = -1
+    last = 0  # blocks are numbered from 1
     while True:
-        answer = client.get_gauntlet(gauntlet_id, after_block=max(0, last))
+        answer = client.get_gauntlet(gauntlet_id, after_block=last)
         g = answer.gauntlet
         for block in answer.blocks:
             if block.block <= last:
@@ -104,7 +104,7 @@ def follow(client: ArenaClient, gauntlet_id: str, as_json: bool, poll_s: float =
                       flush=True)
             else:
                 print(block_line(block, g), flush=True)
-        if g.state != arena_pb2.GAUNTLET_STATE_RUNNING and last + 1 >= g.blocks:
+        if g.state != arena_pb2.GAUNTLET_STATE_RUNNING and last >= g.blocks:
             return g
         time.sleep(poll_s)
 
