@@ -16,23 +16,25 @@
         Redis once its bot has a newer one elsewhere (all before it exits), and the process exits (code 0) within
         --drain-timeout + 5 s, 10 s at the latest (a watchdog ends it with code 1 past that).
     uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed N] [--json]
-        One match between built-in bots (played in process) and registered bots. By default it starts its own
-        gateway in process (on --address, default 127.0.0.1:50051) and waits --wait seconds for the named bots
-        to connect to it; with --relay it starts none and reaches the bots through Redis and whichever gateway
-        already holds them (`uno-arena serve` on the same $REDIS_URL). --register registers the named bots
-        that are unknown and prints their tokens (handy with the embedded Redis).
+        One match between built-in bots (played in process) and registered bots. It runs an arena in process
+        (arena.commands.inprocess: a gateway with the organizer API on $REDIS_URL, else an embedded Redis) on
+        --address (default 127.0.0.1:50051) and waits --wait seconds for the named bots to connect to it; with
+        --relay the bots are reached through Redis and whichever gateway already holds them (`uno-arena serve` on
+        the same $REDIS_URL). The named bots must be registered in the arena's registry; --register registers the
+        unknown ones through RegisterBot and prints their tokens (handy with the embedded Redis).
     uno-arena bot run random|heuristic --target HOST:PORT [--token-file FILE | --token TOKEN]
         A built-in bot as a remote bot, through the Python kit (bots/kit.py). The token: --token (visible to
         every user of the machine in `ps`), else --token-file, else $UNO_ARENA_BOT_TOKEN, else the file
         $UNO_ARENA_BOT_TOKEN_FILE names.
     uno-arena bot check [--token T | --token-file FILE | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
-        Conformance: starts a gateway in process, waits for the bot (started by --run, or by you) and runs the
-        scripted checks of arena.server.conformance; exit status 0 when all pass, 1 when some fail, 130 when
-        interrupted. It always ends with a verdict per check and a summary: the checks' time is bounded, a --run
-        bot that exits fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops
-        the checks and the bot's process group. Its registry is private (PrivateRegistry: a random key prefix,
-        deleted at the end), never the arena's.
-        Registers a bot in the store ($REDIS_URL) and prints its token once.
+        Conformance: runs an arena in process (as `match` does, on --address, default a free port), waits for the
+        bot (started by --run, or by you) and runs the scripted checks of arena.server.conformance; exit status 0
+        when all pass, 1 when some fail, 2 for bad input (a token the registry refuses), 130 when interrupted. It
+        always ends with a verdict per check and a summary: the checks' time is bounded, a --run bot that exits
+        fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the
+        bot's process group. A given token is checked by the gateway's token path against the arena's one
+        registry (the bot is checked under its own name); without one, a bot (--name, else check-XXXXXXXX) is
+        registered through RegisterBot for the check and deleted at its end.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
     uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2]
