@@ -386,8 +386,8 @@ def rpc_error_line(error: grpc.RpcError, target: str) -> str:
     code = error.code() if isinstance(error, grpc.Call) else None
     detail = (error.details() if isinstance(error, grpc.Call) else "") or str(error)
     if code == grpc.StatusCode.UNAVAILABLE:
-        return (f"cannot reach the arena at {target}: is `uno-arena serve` running there? "
-                f"(set --server or ${TARGET_ENV})")
+        return (f"UNAVAILABLE: cannot reach the arena at {target} ({_one_line(detail)}): is `uno-arena serve` "
+                f"running there, and with TLS (then give --tls or --tls-ca)? (set --server or ${TARGET_ENV})")
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return (f"{detail}: give the admin token with --token-file or ${ADMIN_TOKEN_ENV} / ${ADMIN_TOKEN_FILE_ENV} "
                 "(or the bot's own token for its own data)")
