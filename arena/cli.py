@@ -88,11 +88,12 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
 # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
 COMMAND_MODULES = ("gateway", "tournaments", "verify", "operations", "demo", "load", "web", "gauntlet",
-                   "competition")
+                   "competition", "pools")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena")
+    parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena",
+                                     allow_abbrev=False)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _register_engine_commands(commands)
     for name in COMMAND_MODULES:
@@ -103,7 +104,18 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(commands)
+    _no_abbreviations(parser)
     return parser
+
+
+def _no_abbreviations(parser: argparse.ArgumentParser) -> None:
+    """Options are taken only as spelled out, in every sub-command: options share prefixes (``--target`` and
+    ``--target-score``, ``--token`` and ``--token-file``), so an abbreviation could silently mean another."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                _no_abbreviations(sub)
 
 
 def _register_engine_commands(commands: Any) -> None:

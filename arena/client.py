@@ -118,10 +118,11 @@ class ArenaClient:
     ``target`` defaults to :func:`default_target`; ``token`` to the admin token of the environment
     (:func:`token_from`; none: anonymous calls); ``tls``/``tls_ca``: see :func:`channel_credentials`. Failures are
     ``grpc.RpcError`` with the server's status code and message (:func:`rpc_error_line` makes one line of one).
+    ``anonymous``: send no token at all, whatever the environment holds (a public reader such as the web front).
     """
 
     def __init__(self, target: str | None = None, token: str | None = None, *, tls: bool = False,
-                 tls_ca: str | None = None, timeout: float = RPC_TIMEOUT_S) -> None:
+                 tls_ca: str | None = None, timeout: float = RPC_TIMEOUT_S, anonymous: bool = False) -> None:
         self.target = target or default_target()
         # Exports of large tournaments exceed gRPC's default 4 MiB receive limit.
         options = [("grpc.max_receive_message_length", 256 * 1024 * 1024)]
@@ -129,7 +130,7 @@ class ArenaClient:
         self.channel = (grpc.insecure_channel(self.target, options=options) if credentials is None
                         else grpc.secure_channel(self.target, credentials, options=options))
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
-        self.metadata = _metadata(token)
+        self.metadata = [] if anonymous else _metadata(token)
         self.timeout = timeout
 
     def __enter__(self) -> ArenaClient:
@@ -236,10 +237,12 @@ class ArenaClient:
             "GetTournament", arena_pb2.GetTournamentRequest(tournament_id=tournament_id))
         return response.tournament
 
-    def watch_tournament(self, tournament_id: str) -> Iterator[arena_pb2.WatchTournamentResponse]:
-        """The tournament now, then one update per recorded match or state change, until it ends (no deadline)."""
+    def watch_tournament(self, tournament_id: str, *,
+                         timeout: float | None = None) -> Iterator[arena_pb2.WatchTournamentResponse]:
+        """The tournament now, then one update per recorded match or state change, until it ends (no deadline
+        unless ``timeout``: then DEADLINE_EXCEEDED past it)."""
         request = arena_pb2.WatchTournamentRequest(tournament_id=tournament_id)
-        yield from self.stub.WatchTournament(request, metadata=self.metadata, timeout=None)
+        yield from self.stub.WatchTournament(request, metadata=self.metadata, timeout=timeout)
 
     def get_standings(self, tournament_id: str) -> arena_pb2.GetStandingsResponse:
         response: arena_pb2.GetStandingsResponse = self._unary(
@@ -265,10 +268,11 @@ class ArenaClient:
         response: arena_pb2.GetReplayResponse = self._unary("GetReplay", request)
         return response.replay
 
-    def export_results(self, tournament_id: str,
-                       export_format: arena_pb2.ExportFormat) -> arena_pb2.ExportResultsResponse:
+    def export_results(self, tournament_id: str, export_format: arena_pb2.ExportFormat, *,
+                       timeout: float | None = None) -> arena_pb2.ExportResultsResponse:
+        """A tournament's results as CSV or JSON (``timeout``: for a large one, longer than the client's)."""
         response: arena_pb2.ExportResultsResponse = self._unary("ExportResults", arena_pb2.ExportResultsRequest(
-            tournament_id=tournament_id, format=export_format))
+            tournament_id=tournament_id, format=export_format), timeout)
         return response
 
     def cancel_tournament(self, tournament_id: str, reason: str = "") -> arena_pb2.Tournament:
@@ -382,8 +386,8 @@ def rpc_error_line(error: grpc.RpcError, target: str) -> str:
     code = error.code() if isinstance(error, grpc.Call) else None
     detail = (error.details() if isinstance(error, grpc.Call) else "") or str(error)
     if code == grpc.StatusCode.UNAVAILABLE:
-        return (f"cannot reach the arena at {target}: is `uno-arena serve` running there? "
-                f"(set --server or ${TARGET_ENV})")
+        return (f"UNAVAILABLE: cannot reach the arena at {target} ({_one_line(detail)}): is `uno-arena serve` "
+                f"running there, and with TLS (then give --tls or --tls-ca)? (set --server or ${TARGET_ENV})")
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return (f"{detail}: give the admin token with --token-file or ${ADMIN_TOKEN_ENV} / ${ADMIN_TOKEN_FILE_ENV} "
                 "(or the bot's own token for its own data)")
@@ -400,13 +404,13 @@ def incident_line(incident: Any) -> str:
                 incident.strike, incident.detail)
 
 
-def follow_bot_log(client: Client, name: str, out: Any, *, limit: int = 0, poll_s: float = 2.0,
+def follow_bot_log(client: ArenaClient, name: str, out: Any, *, limit: int = 0, poll_s: float = 2.0,
                    stop: Any = None) -> int:
     """Print the newest incidents of bot ``name``, then each new one as it comes (polling every ``poll_s``),
     until ``stop`` (a ``threading.Event``-like object) is set or Ctrl-C; returns the last number seen."""
     import time
 
-    response = client.bot_log(name, limit=limit)
+    response = client.get_bot_log(name, limit=limit)
     last = 0
     for incident in response.incidents:
         print(incident_line(incident), file=out, flush=True)
@@ -417,10 +421,13 @@ def follow_bot_log(client: Client, name: str, out: Any, *, limit: int = 0, poll_
             stop.wait(poll_s)
         else:
             time.sleep(poll_s)
-        response = client.bot_log(name, after_seq=last, limit=1000)
-        for incident in response.incidents:
-            print(incident_line(incident), file=out, flush=True)
-            last = incident.seq
+        while True:  # a page at a time (the arena's default size) until caught up
+            response = client.get_bot_log(name, after_seq=last)
+            for incident in response.incidents:
+                print(incident_line(incident), file=out, flush=True)
+                last = incident.seq
+            if not response.incidents or last >= response.last_seq:
+                break
     return last
 
 
@@ -537,19 +544,14 @@ def _plain_value(field: Any, value: Any) -> Any:
     return value
 
 
-def _stream(client: Client, tournament_id: str) -> Iterator[Any]:
-    request = arena_pb2.WatchTournamentRequest(tournament_id=tournament_id)
-    yield from client.call("WatchTournament", request, timeout=None)
-
-
-def watch(client: Client, tournament_id: str, out: Any, *, quiet: bool = False) -> int:
+def watch(client: ArenaClient, tournament_id: str, out: Any, *, quiet: bool = False) -> int:
     """Follow a tournament to its end, then print its standings; 0 if it finished."""
     tty = bool(getattr(out, "isatty", lambda: False)())
     last = None
     final_state = arena_pb2.TOURNAMENT_STATE_UNSPECIFIED
     shown = -1
     previous = ""
-    for update in _stream(client, tournament_id):
+    for update in client.watch_tournament(tournament_id):
         t = update.tournament
         final_state = t.state
         last = t
@@ -570,7 +572,7 @@ def watch(client: Client, tournament_id: str, out: Any, *, quiet: bool = False) 
     if last is None:
         return 1
     if final_state == arena_pb2.TOURNAMENT_STATE_FINISHED:
-        standings = client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=tournament_id))
+        standings = client.get_standings(tournament_id)
         print(standings_text(standings), file=out)
         return 0
     print(f"tournament {tournament_id} ended {state_name(final_state)}: {last.detail}", file=out)

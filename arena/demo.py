@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.client import ArenaClient
 from arena.local_arena import local_arena
 
 REMOTE_BOTS = (("remote-heuristic", "heuristic"), ("remote-random", "random"))
@@ -104,8 +105,7 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
                 rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
                 seats_per_table=options.seats, deals_per_table=options.deals,
                 duplicate_deals=options.duplicate, seed=options.seed, decision_deadline_ms=1000)
-            created = client.call("CreateTournament", arena_pb2.CreateTournamentRequest(
-                spec=spec, idempotency_key=spec.name))
+            created = client.create_tournament(spec, idempotency_key=spec.name)
             tournament_id = created.tournament.tournament_id
             total = created.tournament.matches_total
             print(f"tournament   {tournament_id}: {len(participants)} bots, {options.seats} seats per table, "
@@ -181,7 +181,7 @@ def start_web(arena: Any) -> str:
     return url
 
 
-def _write_outputs(client: object, tournament_id: str, out_dir: Path) -> int:
+def _write_outputs(client: ArenaClient, tournament_id: str, out_dir: Path) -> int:
     """Results as CSV and JSON, and every match's replay as JSON; returns the number of decisions played."""
     import json
 
@@ -189,18 +189,14 @@ def _write_outputs(client: object, tournament_id: str, out_dir: Path) -> int:
 
     from arena.protocol import arena_pb2
 
-    call = client.call  # type: ignore[attr-defined]
     for fmt, name in ((arena_pb2.EXPORT_FORMAT_CSV, "results.csv"), (arena_pb2.EXPORT_FORMAT_JSON, "results.json")):
-        response = call("ExportResults", arena_pb2.ExportResultsRequest(tournament_id=tournament_id, format=fmt))
-        (out_dir / name).write_bytes(response.data)
-    results = json.loads((out_dir / "results.json").read_text())
-    rows = results["matches"]
+        (out_dir / name).write_bytes(client.export_results(tournament_id, fmt).data)
     replays = out_dir / "replays"
     replays.mkdir(exist_ok=True)
     decisions = 0
-    for row in rows:
-        match_id = row["match_id"]
-        replay = call("GetReplay", arena_pb2.GetReplayRequest(match_id=match_id)).replay
+    for match in client.list_matches(tournament_id):
+        match_id = match.match_id
+        replay = client.get_replay(match_id)
         decisions += len(replay.steps)
         path = replays / f"{match_id.replace(':', '_')}.json"
         path.write_text(json.dumps(MessageToDict(replay, preserving_proto_field_name=True), indent=1))

@@ -21,8 +21,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from arena.client import ArenaClient
 from arena.processes import Processes, cli_argv, free_port, wait_until
 
 
@@ -37,30 +37,18 @@ class LocalArena:
     gateway_metrics_port: int
     worker_metrics_port: int
     processes: Processes
-    client: Any  # arena.client.Client
+    client: ArenaClient
     env: dict[str, str]
     admin_token_file: Path
     tokens: dict[str, str] = field(default_factory=dict)
 
     def register(self, name: str) -> str:
-        from arena.protocol import arena_pb2
-
-        token: str = self.client.call("RegisterBot", arena_pb2.RegisterBotRequest(name=name)).token
+        token = self.client.register_bot(name).token
         self.tokens[name] = token
         return token
 
     def connected(self) -> set[str]:
-        from arena.protocol import arena_pb2
-
-        names: set[str] = set()
-        page_token = ""
-        while True:  # ListBots is paged (100 by default)
-            response = self.client.call(
-                "ListBots", arena_pb2.ListBotsRequest(page_size=1000, page_token=page_token), timeout=5)
-            names.update(bot.name for bot in response.bots if bot.connected)
-            page_token = response.next_page_token
-            if not page_token:
-                return names
+        return {bot.name for bot in self.client.list_bots() if bot.connected}
 
     def start_remote_bot(self, name: str, brain: str) -> None:
         """Register `name` and run it as `uno-arena bot run BRAIN` in its own process, over gRPC."""
@@ -95,14 +83,19 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def _answers(client: ArenaClient) -> bool:
+    """Whether the organizer API answers (a gateway still starting raises UNAVAILABLE)."""
+    next(client.list_bots(page_size=1), None)
+    return True
+
+
 @contextlib.contextmanager
 def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> Iterator[LocalArena]:
     """Start Redis, the gateway and a worker; stop everything (and the embedded Redis) on exit.
 
     SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
     """
-    from arena.client import Client, write_secret_file
-    from arena.protocol import arena_pb2
+    from arena.client import write_secret_file
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
@@ -124,9 +117,8 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> It
         try:
             processes.start("gateway", [*cli_argv(), "serve", "--address", address,
                                         "--metrics-port", str(gateway_metrics)], env)
-            client = Client(address, admin_token)
-            wait_until(lambda: client.call("ListBots", arena_pb2.ListBotsRequest(), timeout=2) is not None,
-                       "the gateway", processes)
+            client = ArenaClient(address, admin_token)
+            wait_until(lambda: _answers(client), "the gateway", processes)
             processes.start("worker", [*cli_argv(), "worker", "--concurrency", str(worker_concurrency),
                                        "--metrics-port", str(worker_metrics)],
                             dict(env, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)))

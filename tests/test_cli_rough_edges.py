@@ -83,7 +83,7 @@ def run_into_closed_pipe(args: list[str], env: dict[str, str] | None = None) -> 
 
 @pytest.mark.parametrize("args", [
     ["play", "--players", "2", "--color", "never"],  # about 4 kB: still buffered, it fails at the last flush
-    ["play", "--players", "2", "--color", "never", "--target", "2000"],  # 60 kB: it fails while printing
+    ["play", "--players", "2", "--color", "never", "--target-score", "2000"],  # 60 kB: it fails while printing
 ], ids=" ".join)
 def test_a_command_whose_reader_left_exits_quietly(args: list[str]) -> None:
     code, err = run_into_closed_pipe(args)

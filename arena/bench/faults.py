@@ -97,7 +97,7 @@ class FaultArena:
     """The arena of one run, as separate processes; :meth:`inject` applies one fault."""
 
     def __init__(self, work: Path, *, gateways: int = 1) -> None:
-        from arena.client import Client, write_secret_file
+        from arena.client import ArenaClient, write_secret_file
         from arena.store import Store
         from arena.store.embedded import RedisServer
 
@@ -117,12 +117,12 @@ class FaultArena:
         self._gateway_count = 0
         for _ in range(gateways):
             self.start_gateway()
-        self.client = Client(self.address, admin_token)
+        self.client = ArenaClient(self.address, admin_token)
         self._wait(lambda: self._bots_online() is not None, "the gateway's organizer API")
         self.workers = [self._start_worker(f"worker{i}") for i in (1, 2)]
         self.processes.start("scheduler", [*cli_argv(), "scheduler"], self.env)
         for name, brain in KIT_BOTS:
-            token = self.store.bots.register(name)[1]
+            token = self.client.register_bot(name).token
             self.processes.start(f"bot-{name}", [*cli_argv(), "bot", "run", brain, "--target", self.address],
                                  dict(self.env, UNO_ARENA_BOT_TOKEN=token))
         names = {name for name, _ in KIT_BOTS}
@@ -143,13 +143,12 @@ class FaultArena:
                                            "--hostname", f"{name}@%h"], self.env)
 
     def _bots_online(self) -> set[str] | None:
-        from arena.protocol import arena_pb2
+        import grpc
 
         try:
-            response = self.client.call("ListBots", arena_pb2.ListBotsRequest(page_size=100), timeout=2)
-        except Exception:  # the gateway is not up yet
+            return {bot.name for bot in self.client.list_bots() if bot.connected}
+        except grpc.RpcError:  # the gateway is not up yet
             return None
-        return {bot.name for bot in response.bots if bot.connected}
 
     def _wait(self, check: Callable[[], object], what: str, timeout_s: float = 60.0) -> None:
         wait_until(check, what, self.processes, timeout_s)
@@ -165,8 +164,7 @@ class FaultArena:
             name=name, participants=participants, rules=rules_to_proto(Rules(target=options.target)),
             seats_per_table=2, deals_per_table=options.deals, duplicate_deals=True, seed=options.seed,
             decision_deadline_ms=1000)
-        created = self.client.call("CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec,
-                                                                                         idempotency_key=name))
+        created = self.client.create_tournament(spec, idempotency_key=name)
         return created.tournament.tournament_id, int(created.tournament.matches_total)
 
     def in_flight(self, tournament_id: str) -> set[str]:

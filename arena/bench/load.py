@@ -47,11 +47,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.bench.swarm import BRAINS, process_memory, write_tokens
+from arena.client import ArenaClient
 from arena.processes import stop_process_groups
 
 MIB = 1024 * 1024
 SLOW_MS = 250.0
-EXPORT_LIMIT = 1 << 30
+EXPORT_TIMEOUT_S = 300.0
 
 
 @dataclass
@@ -234,18 +235,9 @@ def _sum(samples: Iterable[tuple[dict[str, str], float]]) -> float:
 # -- the run -------------------------------------------------------------------------------------------------------
 
 
-def connected_bots(client: Any) -> set[str]:
+def connected_bots(client: ArenaClient) -> set[str]:
     """Names of the registered bots that have a live stream (every page of ListBots)."""
-    from arena.protocol import arena_pb2
-
-    names: set[str] = set()
-    token = ""
-    while True:
-        page = client.call("ListBots", arena_pb2.ListBotsRequest(page_size=1000, page_token=token), timeout=30)
-        names.update(bot.name for bot in page.bots if bot.connected)
-        token = page.next_page_token
-        if not token:
-            return names
+    return {bot.name for bot in client.list_bots() if bot.connected}
 
 
 def _worker_ready(arena: Any, workers: int) -> bool:
@@ -343,7 +335,7 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
         seats_per_table=seats, deals_per_table=options.deals, duplicate_deals=False, seed=options.seed,
         decision_deadline_ms=options.deadline_ms)
     started = time.monotonic()
-    created = client.call("CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec)).tournament
+    created = client.create_tournament(spec).tournament
     report.tournament_id = created.tournament_id
     report.matches_total = created.matches_total
     idle = f" (the other {options.bots - len(names)} connected bots idle)" if len(names) < options.bots else ""
@@ -353,9 +345,8 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
     last = created
     step = max(1, created.matches_total // 10)
     shown = 0
-    request = arena_pb2.WatchTournamentRequest(tournament_id=created.tournament_id)
     try:
-        for update in client.call("WatchTournament", request, timeout=options.timeout_s):
+        for update in client.watch_tournament(created.tournament_id, timeout=options.timeout_s):
             last = update.tournament
             if last.matches_done - shown >= step or last.state != arena_pb2.TOURNAMENT_STATE_RUNNING:
                 if last.matches_done != shown:
@@ -371,17 +362,12 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
 
 
 def _export(arena: Any, tournament_id: str) -> bytes:
-    """ExportResults as JSON, on a channel that accepts answers past gRPC's default 4 MiB (a 1,500-match
-    tournament of 10 seats exports about 5.5 MB; `arena.client.Client` refuses that)."""
-    import grpc
+    """ExportResults as JSON (a 1,500-match tournament of 10 seats exports about 5.5 MB: the client accepts
+    answers past gRPC's default 4 MiB), given time."""
+    from arena.protocol import arena_pb2
 
-    from arena.protocol import arena_pb2, arena_pb2_grpc
-
-    with grpc.insecure_channel(arena.address, options=[("grpc.max_receive_message_length", EXPORT_LIMIT)]) as channel:
-        stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        request = arena_pb2.ExportResultsRequest(tournament_id=tournament_id, format=arena_pb2.EXPORT_FORMAT_JSON)
-        data: bytes = stub.ExportResults(request, metadata=arena.client.metadata, timeout=300).data
-        return data
+    client: ArenaClient = arena.client
+    return client.export_results(tournament_id, arena_pb2.EXPORT_FORMAT_JSON, timeout=EXPORT_TIMEOUT_S).data
 
 
 def _check_records(arena: Any, report: LoadReport) -> None:

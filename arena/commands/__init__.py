@@ -27,16 +27,32 @@ def bench_parsers(commands: Any) -> Any:
     return subparsers_of(commands, "bench", "benchmarks that print their figures", "bench_command")
 
 
-def add_rule_options(parser: argparse.ArgumentParser) -> None:
-    """The rule options of RULES.md as flags, with the engine's defaults."""
+RULE_FLAGS = ("variant", "no_bluffing", "uno_penalty", "target_score", "scoring", "start_flip", "pairing")
+"""The rule options of RULES.md as flags (their dests), in the order the help shows them."""
+
+
+def add_rule_options(parser: argparse.ArgumentParser, *, target_score: int = 500,
+                     which: tuple[str, ...] = RULE_FLAGS) -> None:
+    """The rule options of RULES.md as flags (the one place they are defined), with the engine's defaults;
+    ``target_score``: the default of ``--target-score`` (the match target score, E4); ``which``: only these (a
+    command that plays a fixed set of rules besides)."""
+    unknown = set(which) - set(RULE_FLAGS)
+    if unknown:
+        raise ValueError(f"unknown rule flags {sorted(unknown)}")
     group = parser.add_argument_group("rule options (RULES.md)")
-    group.add_argument("--variant", choices=("flip", "classic"), default="flip")
-    group.add_argument("--no-bluffing", action="store_true", help="refuse illegal wild draws (T3)")
-    group.add_argument("--uno-penalty", choices=("auto", "catch"), default="auto")
-    group.add_argument("--target", type=int, default=500, help="match target score (E4)")
-    group.add_argument("--scoring", choices=("winner", "lowest"), default="winner")
-    group.add_argument("--start-flip", choices=("replace", "flip"), default="replace")
-    group.add_argument("--pairing", choices=("physical", "shuffled"), default="physical")
+    flags: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+        "variant": (("--variant",), {"choices": ("flip", "classic"), "default": "flip"}),
+        "no_bluffing": (("--no-bluffing",), {"action": "store_true", "help": "refuse illegal wild draws (T3)"}),
+        "uno_penalty": (("--uno-penalty",), {"choices": ("auto", "catch"), "default": "auto"}),
+        "target_score": (("--target-score",), {"type": int, "default": target_score, "metavar": "POINTS",
+                                               "help": f"match target score (E4; default {target_score})"}),
+        "scoring": (("--scoring",), {"choices": ("winner", "lowest"), "default": "winner"}),
+        "start_flip": (("--start-flip",), {"choices": ("replace", "flip"), "default": "replace"}),
+        "pairing": (("--pairing",), {"choices": ("physical", "shuffled"), "default": "physical"}),
+    }
+    for dest in which:
+        names, options = flags[dest]
+        group.add_argument(*names, dest=dest, **options)
 
 
 def rules_from_args(args: argparse.Namespace) -> Any:
@@ -44,4 +60,4 @@ def rules_from_args(args: argparse.Namespace) -> Any:
     from arena.engine import Rules
 
     return Rules(variant=args.variant, bluffing=not args.no_bluffing, uno_penalty=args.uno_penalty,
-                 target=args.target, scoring=args.scoring, start_flip=args.start_flip, pairing=args.pairing)
+                 target=args.target_score, scoring=args.scoring, start_flip=args.start_flip, pairing=args.pairing)

@@ -1,147 +1,179 @@
 """`uno-arena competition ...`: continuous competitions (a rating pool with its rules and a self-running ladder).
 
     uno-arena competition create NAME [--entrants A,B,...] [--seats K] [--deadline-ms MS]
-                                 [--matches-per-minute N] [--max-blocks N] [--blocks-per-bot N] [rule options]
+                                 [--matches-per-minute N] [--max-blocks N] [--blocks-per-bot N] [--seed S]
+                                 [rule options]
     uno-arena competition list [--json]
     uno-arena competition standings NAME [--retired] [--json]
     uno-arena competition pause|resume|close NAME
 
-Competitions live in the Redis at ``$REDIS_URL`` (the one the workers and the scheduler use): the scheduler runs
-the ladder (:mod:`arena.service.competitions`) and the workers play its blocks. Without ``--entrants`` every
-registered bot may play; the built-in bots (``random``, ``heuristic``, ``weakened``) enter only when named.
+Thin clients of the organizer API (CreateCompetition, ListCompetitions, GetCompetitionStandings,
+SetCompetitionState) at ``--server`` with the admin token as every organizer command takes it
+(:mod:`arena.commands.api`); the arena's scheduler runs the ladder and its workers play the blocks. Without
+``--entrants`` every registered bot may play; the built-in bots (``random``, ``heuristic``, ``weakened``) enter only
+when named. Unset numbers are the arena's defaults. Exit status: 0 on success, 1 when the arena refuses (its status
+and message are printed), 2 for bad command-line input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
 from typing import Any
 
-from arena.commands import add_rule_options, subparsers_of
+from arena.client import ArenaClient, plain
+from arena.commands import add_rule_options, rules_from_args, subparsers_of
+from arena.commands.api import add_server_options, run_client
+from arena.protocol import arena_pb2
+
+STATE_BY_ACTION = {"pause": arena_pb2.COMPETITION_STATE_PAUSED, "resume": arena_pb2.COMPETITION_STATE_ACTIVE,
+                   "close": arena_pb2.COMPETITION_STATE_CLOSED}
 
 
-def _store() -> Any:
-    from arena.store import Store
+def state_name(state: int) -> str:
+    """A competition state for people: ``active``, ``paused``, ``closed``."""
+    return str(arena_pb2.CompetitionState.Name(state)).removeprefix("COMPETITION_STATE_").lower()
 
-    store = Store.from_url()
-    store.check_config()
-    return store
+
+def _variant(rules: Any) -> str:
+    from arena.protocol.convert import rules_from_proto
+
+    return rules_from_proto(rules).variant
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from arena.service.competitions import create_competition
-    from arena.store import DuplicateCompetition, InvalidName, UnknownBot
-    from arena.tournament.competition import CompetitionSpec
+    from arena.protocol.convert import rules_to_proto
 
-    rules = {"target": args.target, "bluffing": not args.no_bluffing, "uno_penalty": args.uno_penalty,
-             "scoring": args.scoring, "start_flip": args.start_flip, "pairing": args.pairing}
     try:
-        spec = CompetitionSpec(args.name, args.variant, rules, args.seats,
-                               tuple(n.strip() for n in args.entrants.split(",") if n.strip()),
-                               args.deadline_ms, args.matches_per_minute, args.max_blocks, args.blocks_per_bot,
-                               seed=args.seed)
-        with _store() as store:
-            create_competition(store, spec)
-    except (ValueError, InvalidName, UnknownBot, DuplicateCompetition) as error:
+        request = arena_pb2.CreateCompetitionRequest(
+            competition_id=args.name, rules=rules_to_proto(rules_from_args(args)),
+            entrants=[n.strip() for n in args.entrants.split(",") if n.strip()],
+            matches_per_minute=args.matches_per_minute or 0.0, max_blocks=args.max_blocks or 0,
+            decision_deadline_ms=args.deadline_ms or 0, blocks_per_bot=args.blocks_per_bot or 0,
+            seed=args.seed or 0)
+        if args.seats is not None:
+            request.seats_per_table = args.seats
+    except ValueError as error:  # a bad rule option, a negative number
         print(f"error: {error}", file=sys.stderr)
         return 2
-    who = ", ".join(spec.entrants) if spec.entrants else "every registered bot"
-    print(f"competition {spec.competition_id}: {spec.variant}, {spec.seats} seats, entrants: {who}; rating pool "
-          f"{spec.pool}; the scheduler starts blocks while entrants are connected")
-    return 0
+
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        c = client.create_competition(request)
+        who = ", ".join(c.entrants) if c.entrants else "every registered bot"
+        print(f"competition {c.competition_id}: {_variant(c.rules)}, {c.seats_per_table} seats, entrants: {who}; "
+              f"rating pool {c.rating_pool}; the scheduler starts blocks while entrants are connected")
+        return 0
+
+    return run_client(args, body)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from arena.tournament.competition import CompetitionSpec
-
-    with _store() as store:
-        records = [store.competitions.get(cid) for cid in store.competitions.ids()]
-    if args.json:
-        print(json.dumps([{"competition": r.competition_id, "status": r.status, "spec": r.spec, "rounds": r.rounds,
-                           "blocks": r.blocks, "created_at": r.created_at} for r in records], indent=2))
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        competitions = client.list_competitions()
+        if args.json:
+            print(json.dumps([plain(c) for c in competitions], indent=2))
+            return 0
+        if not competitions:
+            print("no competitions")
+        for c in competitions:
+            print(f"{c.competition_id:<24} {state_name(c.state):<7} {_variant(c.rules):<7} {c.seats_per_table} seats  "
+                  f"{c.blocks:>6} blocks  entrants: {', '.join(c.entrants) or 'open'}")
         return 0
-    if not records:
-        print("no competitions")
-    for r in records:
-        spec = CompetitionSpec.from_dict(r.spec)
-        print(f"{r.competition_id:<24} {r.status:<7} {spec.variant:<7} {spec.seats} seats  {r.blocks:>6} blocks  "
-              f"entrants: {', '.join(spec.entrants) or 'open'}")
-    return 0
+
+    return run_client(args, body)
+
+
+def _when(ts: Any) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ts.seconds, UTC).strftime("%Y-%m-%d %H:%M") + "Z"
+
+
+def standings_lines(response: arena_pb2.GetCompetitionStandingsResponse, retired: bool) -> list[str]:
+    """The lines of `competition standings`: the ladder's entries as the arena ranks them, then (``retired``) the
+    retired versions."""
+    lines = [f"{'rank':>4}  {'bot':<24} {'version':<16} {'rating':>7} {'95% interval':>17} {'matches':>7}  connected"]
+    for e in response.entries:
+        lines.append(f"{e.rank:>4}  {e.bot[:24]:<24} {e.version[:16]:<16} {e.rating:>7.2f} "
+                     f"{f'[{e.rating_low:.1f}, {e.rating_high:.1f}]':>17} {e.matches:>7}  "
+                     f"{'yes' if e.connected else 'no'}")
+    lines.append("rating: the competition's own pool, as the arena ranks its ladder (each version of a bot is its own "
+                 "entry, from nothing)")
+    if retired and response.retired:
+        lines += ["", "retired versions:"]
+        lines += [f"  {e.bot}@{e.version}: mu {e.mu:.2f}, sigma {e.sigma:.2f}, {e.matches} matches, retired "
+                  f"{_when(e.retired_at)}" for e in response.retired]
+    return lines
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-
-    from arena.service.competitions import competition_standings
-    from arena.store import UnknownCompetition
-
-    try:
-        with _store() as store:
-            rows, retired = competition_standings(store, args.name)
-    except UnknownCompetition as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps({"entries": [asdict(r) for r in rows], "retired": retired}, indent=2))
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        response = client.get_competition_standings(args.name)
+        print(json.dumps(plain(response), indent=2) if args.json else "\n".join(standings_lines(response,
+                                                                                             args.retired)))
         return 0
-    print(f"{'rank':>4}  {'bot':<24} {'version':<16} {'rating':>7} {'95% interval':>17} {'matches':>7}  connected")
-    for r in rows:
-        print(f"{r.rank:>4}  {r.bot[:24]:<24} {r.version[:16]:<16} {r.ordinal:>7.2f} "
-              f"{f'[{r.low:.1f}, {r.high:.1f}]':>17} {r.matches:>7}  {'yes' if r.connected else 'no'}")
-    print("rating: mu - 3 sigma of the competition's own pool (each version of a bot is its own entry, from nothing)")
-    if args.retired and retired:
-        print("\nretired versions:")
-        for e in retired:
-            ended = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(e["retired_at"] or 0)))
-            print(f"  {e['bot']}@{e['version']}: mu {e['mu']:.2f}, sigma {e['sigma']:.2f}, {e['matches']} matches, "
-                  f"retired {ended}Z")
-    return 0
+
+    return run_client(args, body)
 
 
-def cmd_status(args: argparse.Namespace) -> int:
-    from arena.service.competitions import set_competition_status
-    from arena.store import UnknownCompetition
+def cmd_state(args: argparse.Namespace) -> int:
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        answer = client.set_competition_state(args.name, STATE_BY_ACTION[args.competition_command])
+        print(f"competition {answer.competition.competition_id}: {state_name(answer.previous_state)} -> "
+              f"{state_name(answer.competition.state)}")
+        return 0
 
-    status = {"pause": "paused", "resume": "active", "close": "closed"}[args.competition_command]
-    try:
-        with _store() as store:
-            old = set_competition_status(store, args.name, status)
-    except (UnknownCompetition, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(f"competition {args.name}: {old} -> {status}")
-    return 0
+    return run_client(args, body)
+
+
+def _not_negative(kind: type[int] | type[float]) -> Any:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+        return value
+
+    return parse
 
 
 def register(commands: Any) -> None:
     """Add `competition create|list|standings|pause|resume|close`."""
     sub = subparsers_of(commands, "competition", "continuous competitions: a rating pool and a ladder that runs "
                         "itself", "competition_command")
-    create = sub.add_parser("create", help="a new competition (active at once)")
+    create = sub.add_parser("create", help="a new competition (active at once; admin)")
     create.add_argument("name")
     create.add_argument("--entrants", default="", help="comma-separated bots (default: every registered bot)")
-    create.add_argument("--seats", type=int, default=2)
-    create.add_argument("--deadline-ms", type=int, default=1000)
-    create.add_argument("--matches-per-minute", type=float, default=60.0, help="the ladder's global rate limit")
-    create.add_argument("--max-blocks", type=int, default=8, help="blocks in flight at most")
-    create.add_argument("--blocks-per-bot", type=int, default=1, help="blocks one bot plays at once at most")
-    create.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "big"),
-                        help="the ladder's seed (deals and tie-breaks); default: random")
+    create.add_argument("--seats", type=_not_negative(int), default=None, help="seats per table (default 2)")
+    create.add_argument("--deadline-ms", type=_not_negative(int), default=None, metavar="MS",
+                        help="decision deadline (default: the arena's)")
+    create.add_argument("--matches-per-minute", type=_not_negative(float), default=None,
+                        help="the ladder's global rate limit (default: the arena's)")
+    create.add_argument("--max-blocks", type=_not_negative(int), default=None,
+                        help="blocks in flight at most (default: the arena's)")
+    create.add_argument("--blocks-per-bot", type=_not_negative(int), default=None,
+                        help="blocks one bot plays at once at most (default: the arena's)")
+    create.add_argument("--seed", type=_not_negative(int), default=None,
+                        help="the ladder's seed (deals and tie-breaks); default: a secret random one")
     add_rule_options(create)
+    add_server_options(create)
     create.set_defaults(func=cmd_create)
     listing = sub.add_parser("list", help="every competition")
-    listing.add_argument("--json", action="store_true")
+    listing.add_argument("--json", action="store_true", help="every field, numbers as numbers")
+    add_server_options(listing)
     listing.set_defaults(func=cmd_list)
     standings = sub.add_parser("standings", help="the ladder's entries by rating")
     standings.add_argument("name")
     standings.add_argument("--retired", action="store_true", help="also the retired versions")
-    standings.add_argument("--json", action="store_true")
+    standings.add_argument("--json", action="store_true", help="every field, numbers as numbers")
+    add_server_options(standings)
     standings.set_defaults(func=cmd_standings)
-    for action, text in (("pause", "no new blocks until resumed"), ("resume", "start blocks again"),
-                         ("close", "no new blocks, for good (blocks in flight still count)")):
+    for action, text in (("pause", "no new blocks until resumed (admin)"), ("resume", "start blocks again (admin)"),
+                         ("close", "no new blocks, for good (blocks in flight still count; admin)")):
         parser = sub.add_parser(action, help=text)
         parser.add_argument("name")
-        parser.set_defaults(func=cmd_status)
+        add_server_options(parser)
+        parser.set_defaults(func=cmd_state)

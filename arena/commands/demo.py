@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.commands import add_rule_options
+
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from arena.demo import DemoOptions, run_demo
@@ -22,8 +24,7 @@ def register(commands: Any) -> None:
     demo.add_argument("--seats", type=int, default=3, help="seats per table (default 3)")
     demo.add_argument("--deals", type=int, default=6, help="deals per table (default 6)")
     demo.add_argument("--no-duplicate", action="store_true", help="do not replay deals with seats rotated")
-    demo.add_argument("--target-score", type=int, default=200, help="match target score (default 200)")
-    demo.add_argument("--variant", choices=("flip", "classic"), default="flip")
+    add_rule_options(demo, target_score=200, which=("variant", "target_score"))
     demo.add_argument("--seed", type=int, default=2026)
     demo.add_argument("--out", default=None, metavar="DIR",
                       help="a new or empty folder for this run's results and replays (default: a new folder "

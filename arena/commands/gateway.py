@@ -16,23 +16,25 @@
         Redis once its bot has a newer one elsewhere (all before it exits), and the process exits (code 0) within
         --drain-timeout + 5 s, 10 s at the latest (a watchdog ends it with code 1 past that).
     uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed N] [--json]
-        One match between built-in bots (played in process) and registered bots. By default it starts its own
-        gateway in process (on --address, default 127.0.0.1:50051) and waits --wait seconds for the named bots
-        to connect to it; with --relay it starts none and reaches the bots through Redis and whichever gateway
-        already holds them (`uno-arena serve` on the same $REDIS_URL). --register registers the named bots
-        that are unknown and prints their tokens (handy with the embedded Redis).
+        One match between built-in bots (played in process) and registered bots. It runs an arena in process
+        (arena.commands.inprocess: a gateway with the organizer API on $REDIS_URL, else an embedded Redis) on
+        --address (default 127.0.0.1:50051) and waits --wait seconds for the named bots to connect to it; with
+        --relay the bots are reached through Redis and whichever gateway already holds them (`uno-arena serve` on
+        the same $REDIS_URL). The named bots must be registered in the arena's registry; --register registers the
+        unknown ones through RegisterBot and prints their tokens (handy with the embedded Redis).
     uno-arena bot run random|heuristic --target HOST:PORT [--token-file FILE | --token TOKEN]
         A built-in bot as a remote bot, through the Python kit (bots/kit.py). The token: --token (visible to
         every user of the machine in `ps`), else --token-file, else $UNO_ARENA_BOT_TOKEN, else the file
         $UNO_ARENA_BOT_TOKEN_FILE names.
     uno-arena bot check [--token T | --token-file FILE | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
-        Conformance: starts a gateway in process, waits for the bot (started by --run, or by you) and runs the
-        scripted checks of arena.server.conformance; exit status 0 when all pass, 1 when some fail, 130 when
-        interrupted. It always ends with a verdict per check and a summary: the checks' time is bounded, a --run
-        bot that exits fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops
-        the checks and the bot's process group. Its registry is private (PrivateRegistry: a random key prefix,
-        deleted at the end), never the arena's.
-        Registers a bot in the store ($REDIS_URL) and prints its token once.
+        Conformance: runs an arena in process (as `match` does, on --address, default a free port), waits for the
+        bot (started by --run, or by you) and runs the scripted checks of arena.server.conformance; exit status 0
+        when all pass, 1 when some fail, 2 for bad input (a token the registry refuses), 130 when interrupted. It
+        always ends with a verdict per check and a summary: the checks' time is bounded, a --run bot that exits
+        fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the
+        bot's process group. A given token is checked by the gateway's token path against the arena's one
+        registry (the bot is checked under its own name); without one, a bot (--name, else check-XXXXXXXX) is
+        registered through RegisterBot for the check and deleted at its end.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
     uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2]
@@ -57,29 +59,14 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from arena.commands import add_rule_options, bench_parsers, rules_from_args, subparsers_of
+from arena.commands.inprocess import InProcessArena, arena_store, inprocess_arena, organizer_services
 
 EXIT_WITHIN_S = 10.0
 """A stopping `serve` (SIGTERM) exits within this, whatever happens: past it, it exits at once (code 1)."""
-
-
-@contextlib.contextmanager
-def _store() -> Iterator[Any]:
-    """A Store on $REDIS_URL, or on an embedded redis-server (stopped on exit)."""
-    from arena.store import Store
-    from arena.store.embedded import ensure_redis_url
-
-    url, embedded = ensure_redis_url()
-    store = Store.from_url(url)
-    try:
-        yield store
-    finally:
-        store.close()
-        if embedded is not None:
-            embedded.close()
 
 
 def _exit_now() -> None:
@@ -120,20 +107,6 @@ def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
 # ------------------------------------------------------------------------------------------------
 # serve
 # ------------------------------------------------------------------------------------------------
-
-
-def _organizer(store: Any, admin_token: str | None = None) -> list[Callable[[Any], None]]:
-    try:
-        from arena.server.organizer import add_organizer
-    except ImportError:
-        return []
-    def add(server: Any) -> None:
-        from workers.celery_app import make_celery  # the Celery app only where tasks are sent
-        from workers.enqueue import CeleryEnqueuer
-
-        add_organizer(server, store, enqueuer=CeleryEnqueuer(make_celery(store.url)), admin_token=admin_token)
-
-    return [add]
 
 
 MIN_ADMIN_TOKEN_LENGTH = 16
@@ -201,7 +174,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     drain_timeout = min(max(0.0, args.drain_timeout), EXIT_WITHIN_S - 5.0)
     grace = min(max(0.0, args.grace), 2.0)
-    with _store() as store:
+    with arena_store() as store:
         from arena.store import StoreConfigError
 
         try:
@@ -215,7 +188,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             config = GatewayConfig(address=address, gateway_id=args.gateway_id or "",
                                    hello_timeout_s=args.hello_timeout, heartbeat_interval_s=args.heartbeat,
                                    drain_timeout_s=drain_timeout, **limits)
-            server = GatewayServer(store, config, services=_organizer(store, admin_token))
+            server = GatewayServer(store, config, services=organizer_services(store, admin_token))
             server.metrics.set_insecure_no_admin_token(not admin_token)
             await server.start()
             print(admin_line, file=sys.stderr if not admin_token else sys.stdout, flush=True)
@@ -261,20 +234,19 @@ def _print_record(record: Any, as_json: bool) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    import functools
-
-    from arena.runner import EndReason, MatchConfig, Seat, run_match
-    from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address
-    from arena.server.remote_seat import RemoteSeat
-    from arena.service.seating import is_builtin, local_bot_seed, seat_for
-    from arena.store import UnknownBot
+    from arena.runner import MatchConfig
+    from arena.service.seating import is_builtin
 
     names = [n.strip() for n in args.seats.split(",") if n.strip()]
     if not 2 <= len(names) <= 10:
         print("--seats needs 2 to 10 comma-separated names", file=sys.stderr)
         return 2
-    remote = [n for n in names if not is_builtin(n)]
-    rules = rules_from_args(args)
+    remote = list(dict.fromkeys(n for n in names if not is_builtin(n)))
+    try:
+        rules = rules_from_args(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.seed is None:  # a secret random seed (the operating system's CSPRNG), printed with the result
         args.seed = secrets.randbelow(2**63 - 1) + 1
     elif not 0 <= args.seed < 2**63:
@@ -282,54 +254,66 @@ def cmd_match(args: argparse.Namespace) -> int:
         return 2
     config = MatchConfig(match_id=args.match_id or f"m-{uuid.uuid4().hex[:10]}", seed=args.seed, rules=rules,
                          deadline_s=args.deadline_ms / 1000.0, max_strikes=args.max_strikes)
-    with _store() as store:
-        for name in dict.fromkeys(remote):
-            try:
-                store.bots.get(name)
-            except UnknownBot:
-                if not args.register:
-                    print(f"unknown bot {name!r}: register it (uno-arena bots register {name}) or pass --register",
-                          file=sys.stderr)
-                    return 2
-                _record, token = store.bots.register(name)
-                print(f"registered {name}: token {token}", flush=True)
-
-        def seats_for(gateway: Any) -> list[Seat]:
-            remote_seat = None if gateway is None else functools.partial(RemoteSeat, gateway)
-            return [seat_for(name, seed=local_bot_seed(args.seed, index), relay=store, remote=remote_seat)
-                    for index, name in enumerate(names)]
-
+    with arena_store() as store:
         async def play(stop: asyncio.Event) -> int:
-            if args.relay:
-                record = await run_match(config, seats_for(None))
-                _print_record(record, args.json)
-                return 0 if record.end_reason is not EndReason.ABORTED else 1
-            server = GatewayServer(store, GatewayConfig(address=grpc_address(args.address), relay=False))
-            await server.start()
-            try:
-                if remote:
-                    print(f"gateway on port {server.port}: waiting up to {args.wait:g} s for "
-                          f"{', '.join(dict.fromkeys(remote))}", file=sys.stderr, flush=True)
-                    try:
-                        await asyncio.gather(*(server.gateway.wait_for_bot(n, args.wait) for n in set(remote)))
-                    except TimeoutError as error:
-                        print(f"error: {error}", file=sys.stderr)
-                        return 1
-                task = asyncio.create_task(run_match(config, seats_for(server.gateway)))
-                stopper = asyncio.create_task(stop.wait())
-                await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                stopper.cancel()
-                if not task.done():
-                    task.cancel()
-                    print("interrupted", file=sys.stderr)
-                    return 130
-                record = task.result()
-                _print_record(record, args.json)
-                return 0 if record.end_reason is not EndReason.ABORTED else 1
-            finally:
-                await server.stop(1.0)
+            from arena.server.gateway import grpc_address
+
+            # With --relay the bots are held by the arena's own gateways: this one only answers the organizer API.
+            address = "127.0.0.1:0" if args.relay else grpc_address(args.address)
+            async with inprocess_arena(store, address) as arena:
+                if not await _admit(arena, remote, args.register, bool(os.environ.get("REDIS_URL"))):
+                    return 2
+                return await _play_match(arena, store, config, names, remote, args, stop)
 
         return _serve_forever(play)
+
+
+async def _admit(arena: InProcessArena, remote: list[str], register: bool, shared: bool) -> bool:
+    """Whether every named bot is registered in the arena's registry (registering the unknown ones through
+    RegisterBot with ``register``, printing their tokens); False, the error said, otherwise."""
+    for name in remote:
+        if await arena.is_registered(name):
+            continue
+        if not register:
+            where = ("" if shared else " (this match runs on an embedded Redis of its own: set REDIS_URL to the "
+                     "arena's Redis to play the bots registered there)")
+            print(f"unknown bot {name!r}{where}: register it (uno-arena bots register {name}) or pass --register",
+                  file=sys.stderr)
+            return False
+        print(f"registered {name}: token {await arena.register(name)}", flush=True)
+    return True
+
+
+async def _play_match(arena: InProcessArena, store: Any, config: Any, names: list[str], remote: list[str],
+                      args: argparse.Namespace, stop: asyncio.Event) -> int:
+    import functools
+
+    from arena.runner import EndReason, Seat, run_match
+    from arena.server.remote_seat import RemoteSeat
+    from arena.service.seating import local_bot_seed, seat_for
+
+    remote_seat = None if args.relay else functools.partial(RemoteSeat, arena.gateway)
+    seats: list[Seat] = [seat_for(name, seed=local_bot_seed(args.seed, index), relay=store, remote=remote_seat)
+                         for index, name in enumerate(names)]
+    if remote and not args.relay:
+        print(f"gateway on port {arena.server.port}: waiting up to {args.wait:g} s for {', '.join(remote)}",
+              file=sys.stderr, flush=True)
+        try:
+            await asyncio.gather(*(arena.gateway.wait_for_bot(n, args.wait) for n in remote))
+        except TimeoutError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+    task = asyncio.create_task(run_match(config, seats))
+    stopper = asyncio.create_task(stop.wait())
+    await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    stopper.cancel()
+    if not task.done():
+        task.cancel()
+        print("interrupted", file=sys.stderr)
+        return 130
+    record = task.result()
+    _print_record(record, args.json)
+    return 0 if record.end_reason is not EndReason.ABORTED else 1
 
 
 # ------------------------------------------------------------------------------------------------
@@ -366,50 +350,11 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
-CHECK_PREFIX = "uno-check:"
-"""The key prefix of `bot check`'s private registries: ``uno-check:<random>:`` (never the arena's own)."""
-CHECK_KEYS_TTL_S = 3600
-"""The private registry's bot record expires after this even when the check could not clean up (SIGKILL)."""
 CHECK_BUDGET_S = 420.0
 """Past the wait for the bot, every check together ends within this (a safety net over the per-check budgets)."""
 BOT_STOP_GRACE_S = 3.0
 """A bot under check gets this long to exit after SIGTERM; then its process group is killed."""
 OUTPUT_TAIL_LINES = 20
-
-
-class PrivateRegistry:
-    """The bot registry of one `bot check`: a private key prefix on the store's Redis, so that nothing of the
-    check (its bot, sessions, incidents) reaches the arena's registry; every key under it is deleted at
-    :meth:`close`. A bot under check with a registered token gets a copy of its record (the token is verified
-    against the real registry once, read-only); without one, a throwaway bot is registered, privately."""
-
-    def __init__(self, shared: Any) -> None:
-        from arena.store import Store
-
-        self.shared = shared
-        self.prefix = f"{CHECK_PREFIX}{uuid.uuid4().hex[:12]}:"
-        self.store = Store(shared.redis, self.prefix, url=shared.url)
-
-    def admit(self, token: str | None, name: str | None) -> tuple[str, str]:
-        """``(bot name, token)`` of the bot under check in the private registry; InvalidToken for a token the
-        arena's registry refuses."""
-        if token:
-            record = self.shared.bots.verify_token(token)
-            fields = self.shared.redis.hgetall(self.shared.keys.bot(record.name))
-            self.store.redis.hset(self.store.keys.bot(record.name), mapping=fields)
-            self.store.redis.expire(self.store.keys.bot(record.name), CHECK_KEYS_TTL_S)
-            return record.name, token
-        bot_name = name or f"check-{uuid.uuid4().hex[:8]}"
-        _record, new_token = self.store.bots.register(bot_name)
-        self.store.redis.expire(self.store.keys.bot(bot_name), CHECK_KEYS_TTL_S)
-        self.store.redis.expire(self.store.keys.bots(), CHECK_KEYS_TTL_S)
-        return bot_name, new_token
-
-    def close(self) -> None:
-        """Delete every key of the private registry."""
-        keys = list(self.store.redis.scan_iter(match=f"{self.prefix}*", count=500))
-        for start in range(0, len(keys), 500):
-            self.store.redis.delete(*keys[start:start + 500])
 
 
 class BotProcess:
@@ -502,30 +447,29 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
             print(f"error: --run: only {{target}}, {{token}} and {{name}} are filled in ({error!r}); "
                   "write a literal brace twice", file=sys.stderr)
             return 2
-    with _store() as shared:
-        registry = PrivateRegistry(shared)
-        try:
+    with arena_store() as store:
+        name = None
+        if given:  # the gateway's own token path, on the arena's one registry
             try:
-                name, token = registry.admit(given or None, args.name)
+                name = store.bots.verify_token(given).name
             except (InvalidToken, ValueError) as error:
                 print(f"error: {error}", file=sys.stderr)
                 return 2
-            return _run_check(args, registry.store, name, token, argv)
-        finally:
-            with contextlib.suppress(Exception):
-                registry.close()
+        return _run_check(args, store, name, given, argv)
 
 
-def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv: list[str]) -> int:
-    """The checks against bot ``name`` on a gateway started here, raced against the bot's exit, Ctrl-C/SIGTERM
-    (the bot is stopped, every check gets a verdict) and :data:`CHECK_BUDGET_S`."""
+def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: str, argv: list[str]) -> int:
+    """The checks against bot ``name`` (None: one registered here through RegisterBot, deleted at the end) on an
+    arena started in this process, raced against the bot's exit, Ctrl-C/SIGTERM (the bot is stopped, every check
+    gets a verdict) and :data:`CHECK_BUDGET_S`."""
+    import grpc
+
+    from arena.client import rpc_error_line
     from arena.server.conformance import CheckProgress, CheckResult, all_passed, run_checks
-    from arena.server.gateway import GatewayConfig, GatewayServer
 
     bot: BotProcess | None = None
 
     async def check() -> int:
-        nonlocal bot
         stop = asyncio.Event()
 
         def kill_bot() -> None:
@@ -533,9 +477,25 @@ def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv
                 bot.kill_group(signal.SIGKILL)
 
         stop_on_signals(stop, ": stopping the bot and exiting now", 130, kill_bot)
-        server = GatewayServer(store, GatewayConfig(address=args.address, relay=False))
-        await server.start()
-        target = f"127.0.0.1:{server.port}"
+        async with inprocess_arena(store, args.address) as arena:
+            if name is not None:
+                return await checks(arena, stop, name, token)
+            new_name = args.name or f"check-{uuid.uuid4().hex[:8]}"
+            try:
+                new_token = await arena.register(new_name)
+            except grpc.RpcError as error:
+                print(f"error: cannot register bot {new_name!r} for the check: {rpc_error_line(error, arena.address)}"
+                      " (give the bot's own token with --token-file, or another --name)", file=sys.stderr)
+                return 2
+            try:
+                return await checks(arena, stop, new_name, new_token)
+            finally:  # the check's own bot: no token of it works any more
+                with contextlib.suppress(grpc.RpcError):
+                    await arena.call(arena.client.delete_bot, new_name)
+
+    async def checks(arena: InProcessArena, stop: asyncio.Event, name: str, token: str) -> int:
+        nonlocal bot
+        target = arena.address
         progress = CheckProgress()
         waiting: set[asyncio.Future[Any]] = set()
         try:
@@ -557,21 +517,21 @@ def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv
             else:
                 print(f"start your bot with target {target} and token {token} (bot {name}); waiting "
                       f"{args.wait:g} s", flush=True)
-            checks = asyncio.ensure_future(run_checks(server.gateway, name, deadline_s=args.deadline_ms / 1000.0,
-                                                      wait_s=args.wait, progress=progress))
+            running = asyncio.ensure_future(run_checks(arena.gateway, name, deadline_s=args.deadline_ms / 1000.0,
+                                                       wait_s=args.wait, progress=progress))
             stopped = asyncio.ensure_future(stop.wait())
             exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
-            waiting = {checks, stopped, *([exited] if exited is not None else [])}
+            waiting = {running, stopped, *([exited] if exited is not None else [])}
             await asyncio.wait(waiting, timeout=args.wait + CHECK_BUDGET_S, return_when=asyncio.FIRST_COMPLETED)
             code = 1
-            if checks.done() and not checks.cancelled() and checks.exception() is not None:
-                failure = checks.exception()
+            if running.done() and not running.cancelled() and running.exception() is not None:
+                failure = running.exception()
                 results = progress.verdicts(f"the arena's check itself failed: {type(failure).__name__}: {failure}")
-            elif checks.done():
-                results = checks.result()
+            elif running.done():
+                results = running.result()
             else:
-                checks.cancel()
-                await asyncio.wait({checks}, timeout=5.0)
+                running.cancel()
+                await asyncio.wait({running}, timeout=5.0)
                 if stopped.done():
                     reason, code = "interrupted (SIGINT/SIGTERM)", 130
                 elif exited is not None and exited.done():
@@ -593,7 +553,6 @@ def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv
                 future.cancel()
             if bot is not None:
                 await bot.stop()
-            await server.stop(1.0)
 
     def _print_bot_output(bot: BotProcess, exited: asyncio.Future[int] | None,
                           results: list[CheckResult]) -> None:

@@ -7,171 +7,189 @@
     uno-arena gauntlet show ID [--json]
     uno-arena bench ladder [--bots 8] [--seats 2] [--gap 0.6] [--max-matches 4000] [--seeds 12]
 
-The gauntlet plays duplicate blocks in this process (:mod:`arena.service.gauntlet`): built-in bots in process,
-registered bots through the relay of the Redis at ``$REDIS_URL`` (and the gateway holding their stream). It
-prints the LLR and its bounds after every block and stops at a decision or at ``--max-blocks``. With
-``$REDIS_URL`` set the gauntlet and its blocks are stored (``gauntlet list``/``show`` read them); without it,
-built-in bots still play and nothing is kept.
+A gauntlet is started in the arena at ``--server`` (StartGauntlet, with the admin token as every organizer command
+takes it: :mod:`arena.commands.api`) and played there by the workers: built-in bots in the worker, registered bots
+through the relay and the gateway holding their stream. The command follows it (GetGauntlet) and prints the LLR and
+its bounds after every new block until it ends at a decision or at ``--max-blocks``; Ctrl-C stops following, not
+the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet). `bench
+ladder` is a pure simulation, in this process.
 
 Exit status of a gauntlet: 0 when it decided (accepted or rejected), 3 when the cap came first, 1 when it
-failed (a bot missing or of the wrong version, matches aborted), 2 for bad command-line input.
+failed (a bot missing or of the wrong version, matches aborted) or the arena refused a call, 2 for bad
+command-line input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from typing import Any
 
+from arena.client import ArenaClient, plain
 from arena.commands import add_rule_options, bench_parsers, rules_from_args
+from arena.commands.api import add_server_options, run_client
+from arena.protocol import arena_pb2
 
 EXIT_INCONCLUSIVE = 3
 DEFAULT_MAX_BLOCKS = 1000
+POLL_S = 1.0
+"""How often a followed gauntlet is asked for its new blocks."""
+EXIT_BY_STATE = {arena_pb2.GAUNTLET_STATE_ACCEPTED: 0, arena_pb2.GAUNTLET_STATE_REJECTED: 0,
+                 arena_pb2.GAUNTLET_STATE_INCONCLUSIVE: EXIT_INCONCLUSIVE}
 
 
-def _store_or_none() -> Any:
-    """A store on ``$REDIS_URL``, or ``None`` when it is not set."""
-    if not os.environ.get("REDIS_URL"):
-        return None
-    from arena.store import Store
-
-    store = Store.from_url()
-    store.check_config()
-    return store
+def state_name(state: int) -> str:
+    """A gauntlet state for people: ``running``, ``accepted``, ``rejected``, ``inconclusive``, ``failed``."""
+    return str(arena_pb2.GauntletState.Name(state)).removeprefix("GAUNTLET_STATE_").lower()
 
 
-def cmd_gauntlet(args: argparse.Namespace) -> int:
-    from arena.service.gauntlet import GauntletError, build_spec, run_gauntlet
-    from arena.store import StoreError
+def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
+    """The GauntletSpec of the options; ValueError naming a bad one (the sequential test's numbers are checked
+    here, by the same rules as the arena's, so a mistyped ``--alpha`` needs no arena to be told)."""
+    from arena.protocol.convert import rules_to_proto
     from arena.tournament.sprt import SprtConfig
 
     if not args.candidate or not args.baseline:
-        print("error: a gauntlet needs --candidate BOT[@VERSION] and --baseline BOT[@VERSION]", file=sys.stderr)
-        return 2
+        raise ValueError("a gauntlet needs --candidate BOT[@VERSION] and --baseline BOT[@VERSION]")
+    SprtConfig(mu0=args.mu0, mu1=args.mu1, alpha=args.alpha, beta=args.beta, min_blocks=args.min_blocks,
+               max_blocks=args.max_blocks)
+    for flag, value in (("--seats", args.seats), ("--seed", args.seed or 0), ("--deadline-ms", args.deadline_ms or 0)):
+        if value < 0:
+            raise ValueError(f"{flag} must not be negative, got {value}")
+    return arena_pb2.GauntletSpec(
+        candidate=args.candidate, baseline=args.baseline,
+        opponents=[o.strip() for o in (args.opponents or "").split(",") if o.strip()],
+        seats_per_table=args.seats, rules=rules_to_proto(rules_from_args(args)), alpha=args.alpha, beta=args.beta,
+        mu0=args.mu0, mu1=args.mu1, max_blocks=args.max_blocks, min_blocks=args.min_blocks, seed=args.seed or 0,
+        decision_deadline_ms=args.deadline_ms or 0)
+
+
+def _header(g: arena_pb2.Gauntlet) -> list[str]:
+    spec = g.spec
+    return [f"gauntlet {g.gauntlet_id}: {spec.candidate} vs {spec.baseline}, {spec.seats_per_table} seats, opponents "
+            f"{', '.join(spec.opponents)}",
+            f"H0: mean block score <= {spec.mu0:g}  H1: >= {spec.mu1:g}  alpha {spec.alpha:g}  beta {spec.beta:g}  "
+            f"bounds [{g.llr_lower:.3f}, {g.llr_upper:.3f}]  at most {spec.max_blocks} blocks"]
+
+
+def block_line(block: arena_pb2.GauntletBlock, g: arena_pb2.Gauntlet) -> str:
+    """One block as `gauntlet` prints it: its number (from 1), its score, the LLR after it within the bounds."""
+    return (f"block {block.block:4d}  score {block.score:+.3f}  LLR {block.llr:+.3f} in "
+            f"[{g.llr_lower:.3f}, {g.llr_upper:.3f}]")
+
+
+def verdict_line(g: arena_pb2.Gauntlet) -> str:
+    verdict = {arena_pb2.GAUNTLET_STATE_ACCEPTED: "accepted: the candidate is better (H1)",
+               arena_pb2.GAUNTLET_STATE_REJECTED: "rejected: the candidate is not better (H0)",
+               arena_pb2.GAUNTLET_STATE_INCONCLUSIVE: f"inconclusive: no decision within {g.spec.max_blocks} blocks",
+               }.get(g.state, f"{state_name(g.state)}: {g.detail}")
+    return (f"{g.gauntlet_id}: {verdict}  (blocks {g.blocks}, mean {g.mean_score:+.4f}, LLR {g.llr:+.3f} in "
+            f"[{g.llr_lower:.3f}, {g.llr_upper:.3f}])")
+
+
+def follow(client: ArenaClient, gauntlet_id: str, as_json: bool, poll_s: float = POLL_S) -> arena_pb2.Gauntlet:
+    """Print each new block of a gauntlet (polling GetGauntlet) until it ends; returns it as it ended."""
+    last = 0  # blocks are numbered from 1
+    while True:
+        answer = client.get_gauntlet(gauntlet_id, after_block=last)
+        g = answer.gauntlet
+        for block in answer.blocks:
+            if block.block <= last:
+                continue
+            last = block.block
+            if as_json:
+                print(json.dumps({"event": "block", **plain(block), "bounds": [g.llr_lower, g.llr_upper]}),
+                      flush=True)
+            else:
+                print(block_line(block, g), flush=True)
+        if g.state != arena_pb2.GAUNTLET_STATE_RUNNING and last >= g.blocks:
+            return g
+        time.sleep(poll_s)
+
+
+def cmd_gauntlet(args: argparse.Namespace) -> int:
     try:
-        sprt = SprtConfig(mu0=args.mu0, mu1=args.mu1, alpha=args.alpha, beta=args.beta, min_blocks=args.min_blocks,
-                          max_blocks=args.max_blocks)
-        spec = build_spec(candidate=args.candidate, baseline=args.baseline, seats=args.seats,
-                          opponents=[o for o in (args.opponents or "").split(",") if o.strip()],
-                          rules=rules_from_args(args), sprt=sprt, seed=args.seed, deadline_ms=args.deadline_ms,
-                          gauntlet_id=args.name or None)
-        store = _store_or_none()
+        spec = gauntlet_spec(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    lower, upper = sprt.bounds
-    out = sys.stdout
-    if not args.json:
-        print(f"gauntlet {spec.gauntlet_id}: {spec.candidate} vs {spec.baseline}, {spec.seats} seats, opponents "
-              f"{', '.join(spec.opponents)}", file=out)
-        print(f"H0: mean block score <= {sprt.mu0:g}  H1: >= {sprt.mu1:g}  alpha {sprt.alpha:g}  beta {sprt.beta:g}  "
-              f"bounds [{lower:.3f}, {upper:.3f}]  at most {sprt.max_blocks} blocks", file=out, flush=True)
 
-    def on_block(block: Any) -> None:
-        if args.json:
-            print(json.dumps({"event": "block", **block.to_dict(), "mean": block.state.mean,
-                              "bounds": [lower, upper], "outcome": block.state.outcome}), file=out, flush=True)
-        else:
-            print(f"block {block.block + 1:4d}  score {block.score:+.3f}  {block.state.line()}", file=out, flush=True)
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        import grpc
 
-    try:
         try:
-            outcome = run_gauntlet(spec, store, on_block=on_block)
-        finally:
-            if store is not None:
-                store.close()
-    except (GauntletError, StoreError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: the gauntlet stops here (stored as running)", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps({"event": "end", "id": spec.gauntlet_id, "status": outcome.status,
-                          "state": outcome.state.to_dict(), "detail": outcome.detail, "stored": outcome.stored}),
-              file=out)
-    else:
-        verdict = {"accepted": "accepted: the candidate is better (H1)",
-                   "rejected": "rejected: the candidate is not better (H0)",
-                   "inconclusive": f"inconclusive: no decision within {sprt.max_blocks} blocks",
-                   "failed": f"failed: {outcome.detail}"}[outcome.status]
-        print(f"{spec.gauntlet_id}: {verdict}" + ("" if outcome.stored else " (not stored: REDIS_URL is not set)"),
-              file=out)
-    return {"accepted": 0, "rejected": 0, "inconclusive": EXIT_INCONCLUSIVE}.get(outcome.status, 1)
+            started = client.start_gauntlet(spec, gauntlet_id=args.name)
+        except grpc.RpcError as error:
+            if isinstance(error, grpc.Call) and error.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                print(f"error: {error.details()}", file=sys.stderr)
+                return 2
+            raise
+        if not args.json:
+            print("\n".join(_header(started)), flush=True)
+        try:
+            ended = follow(client, started.gauntlet_id, args.json, args.poll)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: the gauntlet goes on in the arena (uno-arena gauntlet show {started.gauntlet_id})",
+                  file=sys.stderr)
+            return 130
+        if args.json:
+            print(json.dumps({"event": "end", "id": ended.gauntlet_id, "status": state_name(ended.state),
+                              "gauntlet": plain(ended)}))
+        else:
+            print(verdict_line(ended))
+        return EXIT_BY_STATE.get(ended.state, 1)
+
+    return run_client(args, body)
 
 
-def _when(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ts)) + "Z" if ts else "-"
+def _when(ts: Any) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ts.seconds)) + "Z" if ts.seconds else "-"
 
 
-def gauntlet_rows(records: list[Any]) -> list[str]:
+def gauntlet_rows(gauntlets: list[arena_pb2.Gauntlet]) -> list[str]:
     """The lines of `gauntlet list`: id, status, candidate vs baseline, blocks, LLR, created."""
     rows = [("ID", "STATUS", "CANDIDATE", "BASELINE", "SEATS", "BLOCKS", "LLR", "CREATED")]
-    for record in records:
-        state = record.state
-        rows.append((record.id, record.status, str(record.spec.get("candidate", "")),
-                     str(record.spec.get("baseline", "")), str(record.spec.get("seats", "")), str(record.blocks),
-                     f"{float(state.get('llr', 0.0)):+.3f}", _when(record.created_at)))
+    rows += [(g.gauntlet_id, state_name(g.state), g.spec.candidate, g.spec.baseline, str(g.spec.seats_per_table),
+              str(g.blocks), f"{g.llr:+.3f}", _when(g.created_at)) for g in gauntlets]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
 
 
-def _stored_gauntlets() -> Any:
-    """The store holding the gauntlets; None (the error said) without ``$REDIS_URL`` or with a bad one."""
-    try:
-        store = _store_or_none()
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return None
-    if store is None:
-        print("error: gauntlets are stored in Redis: set REDIS_URL", file=sys.stderr)
-    return store
+def _gauntlet_json(g: arena_pb2.Gauntlet) -> dict[str, Any]:
+    return {**plain(g), "status": state_name(g.state)}
 
 
 def cmd_gauntlet_list(args: argparse.Namespace) -> int:
-    store = _stored_gauntlets()
-    if store is None:
-        return 2
-    if not 1 <= args.limit <= 1000:
-        print(f"error: --limit must be between 1 and 1000, got {args.limit}", file=sys.stderr)
-        return 2
-    with store:
-        records = store.gauntlets.recent(args.limit)
-    if args.json:
-        print(json.dumps([r.to_dict() for r in records], sort_keys=True))
-    elif not records:
-        print("no gauntlets yet")
-    else:
-        print("\n".join(gauntlet_rows(records)))
-    return 0
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        gauntlets = client.list_gauntlets(args.limit)
+        if args.json:
+            print(json.dumps([_gauntlet_json(g) for g in gauntlets], sort_keys=True))
+        elif not gauntlets:
+            print("no gauntlets yet")
+        else:
+            print("\n".join(gauntlet_rows(gauntlets)))
+        return 0
+
+    return run_client(args, body)
 
 
 def cmd_gauntlet_show(args: argparse.Namespace) -> int:
-    from arena.store import UnknownGauntlet
-
-    store = _stored_gauntlets()
-    if store is None:
-        return 2
-    with store:
-        gauntlets = store.gauntlets
-        try:
-            record = gauntlets.get(args.id)
-            blocks = gauntlets.blocks(args.id)
-        except (UnknownGauntlet, ValueError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 1
-    if args.json:
-        print(json.dumps({**record.to_dict(), "block_list": blocks}, sort_keys=True))
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        answer = client.get_gauntlet(args.id)
+        g = answer.gauntlet
+        if args.json:
+            print(json.dumps({**_gauntlet_json(g), "block_list": [plain(b) for b in answer.blocks]}, sort_keys=True))
+            return 0
+        print("\n".join(gauntlet_rows([g])))
+        for block in answer.blocks:
+            print(block_line(block, g))
+        if g.detail:
+            print(f"detail: {g.detail}")
         return 0
-    print("\n".join(gauntlet_rows([record])))
-    for block in blocks:
-        print(f"block {int(block['block']) + 1:4d}  score {float(block['score']):+.3f}  LLR {float(block['llr']):+.3f}")
-    if record.detail:
-        print(f"detail: {record.detail}")
-    return 0
+
+    return run_client(args, body)
 
 
 def cmd_bench_ladder(args: argparse.Namespace) -> int:
@@ -232,19 +250,24 @@ def register(commands: Any) -> None:
                           help=f"H1: mean block score at least this, in finishing points per match (default "
                                f"{DEFAULT_MU1:g})")
     gauntlet.add_argument("--seed", type=_whole, default=None, help="seed of the deals (default: random, not shown)")
-    gauntlet.add_argument("--deadline-ms", type=_whole, default=1000, metavar="MS", help="per-decision deadline")
+    gauntlet.add_argument("--deadline-ms", type=_whole, default=None, metavar="MS",
+                          help="per-decision deadline (default: the arena's)")
     gauntlet.add_argument("--name", default="", metavar="ID", help="gauntlet id (default: generated)")
     gauntlet.add_argument("--json", action="store_true", help="one JSON object per block, then the end")
+    gauntlet.add_argument("--poll", type=float, default=POLL_S, help=argparse.SUPPRESS)
     add_rule_options(gauntlet)
+    add_server_options(gauntlet)
     gauntlet.set_defaults(func=cmd_gauntlet)
     actions = gauntlet.add_subparsers(dest="gauntlet_command", required=False, metavar="ACTION")
-    listing = actions.add_parser("list", help="stored gauntlets, newest first (needs REDIS_URL)")
-    listing.add_argument("--limit", type=_whole, default=50)
+    listing = actions.add_parser("list", help="the arena's gauntlets, newest first")
+    listing.add_argument("--limit", type=_whole, default=0, help="at most N (default: the arena's, 50)")
     listing.add_argument("--json", action="store_true")
+    add_server_options(listing)
     listing.set_defaults(func=cmd_gauntlet_list)
-    show = actions.add_parser("show", help="one stored gauntlet and its blocks (needs REDIS_URL)")
+    show = actions.add_parser("show", help="one gauntlet and its blocks")
     show.add_argument("id", metavar="ID")
     show.add_argument("--json", action="store_true")
+    add_server_options(show)
     show.set_defaults(func=cmd_gauntlet_show)
 
     ladder = bench_parsers(commands).add_parser(

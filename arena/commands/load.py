@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.commands import bench_parsers
+from arena.commands import add_rule_options, bench_parsers
 
 
 def cmd_bench_load(args: argparse.Namespace) -> int:
@@ -73,8 +73,7 @@ def add_parser(bench: Any) -> argparse.ArgumentParser:
                       help="seats per table (default 0: the smallest with at most TABLES-PER-BOT x bots tables)")
     load.add_argument("--tables-per-bot", type=int, default=4, help="table budget of --seats 0 (default 4)")
     load.add_argument("--deals", type=int, default=1, help="deals (matches) per table (default 1)")
-    load.add_argument("--variant", choices=("flip", "classic"), default="flip")
-    load.add_argument("--target-score", type=int, default=100, help="match target score (default 100)")
+    add_rule_options(load, target_score=100, which=("variant", "target_score"))
     load.add_argument("--deadline-ms", type=int, default=1000, help="decision deadline (default 1000)")
     load.add_argument("--seed", type=int, default=1)
     load.add_argument("--connect-timeout", type=float, default=120.0, metavar="SECONDS",

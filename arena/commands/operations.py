@@ -29,7 +29,7 @@ import tempfile
 import threading
 from typing import Any
 
-from arena.commands import bench_parsers
+from arena.commands import add_rule_options, bench_parsers
 
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 OWN_DIR_ENV = "UNO_ARENA_OWN_METRICS_DIR"
@@ -153,8 +153,7 @@ def register(commands: Any) -> None:
     )
     bench.add_argument("--matches", type=int, default=240, help="matches in the tournament (default 240)")
     bench.add_argument("--rounds", type=int, default=3, help="repeat the three runs, keep the best (default 3)")
-    bench.add_argument("--target-score", type=int, default=500, help="match target score (default 500)")
-    bench.add_argument("--variant", choices=("flip", "classic"), default="flip")
+    add_rule_options(bench, which=("variant", "target_score"))
     bench.set_defaults(func=cmd_bench_tournament, long_running=True)
 
     faults = bench_parsers(commands).add_parser(
@@ -164,6 +163,6 @@ def register(commands: Any) -> None:
                         help="comma-separated faults to run (default: all: none, gateway-sigterm, gateway-kill, "
                              "redis-restart, worker-child-kill, redis-refuses-writes)")
     faults.add_argument("--deals", type=int, default=2, help="deals per table (default 2: 24 matches)")
-    faults.add_argument("--target-score", type=int, default=150, help="match target score (default 150)")
+    add_rule_options(faults, target_score=150, which=("target_score",))
     faults.add_argument("--seed", type=int, default=2026)
     faults.set_defaults(func=cmd_bench_faults, long_running=True)

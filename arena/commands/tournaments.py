@@ -1,8 +1,8 @@
 """`uno-arena tournament ...`, `uno-arena replay`, `uno-arena bots ...`: thin clients of ArenaService.
 
 Every command talks to the organizer API (``uno_arena.v1.ArenaService``) at ``--server HOST:PORT`` (default
-``$UNO_ARENA_TARGET``, else ``localhost:50051``; ``--target HOST:PORT`` is its old name, still read, but a number
-there is refused: in ``play`` ``--target`` is a target score, here that is ``--target-score``) and sends
+``$UNO_ARENA_TARGET``, else ``localhost:50051``; ``--target HOST:PORT`` is the same, and a number there is refused:
+the match target score is ``--target-score`` in every command) and sends
 ``authorization: Bearer TOKEN`` with the token of ``--token-file FILE`` (the admin token, or a bot's own token
 for what a bot may read), else ``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names
 (no token: anonymous calls, public data only). Nothing here touches Redis or Celery.
@@ -41,98 +41,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.client import (
-    DEFAULT_TARGET,
-    RPC_TIMEOUT_S,
-    TARGET_ENV,
-    Client,
-    default_target,
-    plain,
-    standings_text,
-    state_name,
-    watch,
-)
-from arena.commands import subparsers_of
-
-
-def _run(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace], int],
-         token: str | None = None) -> int:
-    """Run ``body`` with a client (sending ``token``, else the one :func:`arena.client.token_from` finds); an RPC
-    error prints its status and message and exits 1."""
-    import grpc
-
-    from arena.client import token_from
-
-    try:
-        client = Client(args.target, token or token_from(token_file=getattr(args, "token_file", None)),
-                        tls=getattr(args, "tls", False), tls_ca=getattr(args, "tls_ca", None))
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    try:
-        return body(client, args)
-    except grpc.RpcError as error:
-        code = error.code() if hasattr(error, "code") else None
-        details = error.details() if hasattr(error, "details") else str(error)
-        name = code.name if code is not None else "ERROR"
-        if code == grpc.StatusCode.UNAVAILABLE:
-            details = f"{details} (is `uno-arena serve` running at {args.target}?)"
-        print(f"error: {name}: {details}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        client.close()
-
-
-def _add_target(parser: argparse.ArgumentParser) -> None:
-    """The options of every organizer command: the server address (``--server``, old name ``--target``), the
-    token file and TLS."""
-    parser.add_argument(
-        "--server",
-        default=None,
-        metavar="HOST:PORT",
-        help=f"the arena's organizer API (ArenaService) address (default ${TARGET_ENV}, else {DEFAULT_TARGET})",
-    )
-    parser.add_argument(
-        "--target",
-        dest="target_address",
-        default=None,
-        metavar="HOST:PORT",
-        help="the old name of --server (a number is refused: the match target score is --target-score)",
-    )
-    parser.add_argument(
-        "--token-file",
-        default=None,
-        metavar="FILE",
-        help="file holding the token to send (the admin's, or a bot's for what a bot may read); default "
-             "$UNO_ARENA_ADMIN_TOKEN, else the file $UNO_ARENA_ADMIN_TOKEN_FILE names; none: anonymous",
-    )
-    parser.add_argument("--tls", action="store_true",
-                        help="connect with TLS (system roots; default $UNO_ARENA_TLS=1)")
-    parser.add_argument("--tls-ca", default=None, metavar="FILE",
-                        help="PEM CA (or self-signed server certificate) to trust; implies --tls "
-                             "(default $UNO_ARENA_TLS_CA)")
-
-
-def server_address(server: str | None, old_target: str | None) -> str:
-    """The server address of ``--server`` or its old name ``--target`` (else the default); ValueError when
-    they disagree or a value is a bare number (``--target 200`` meant as a target score)."""
-    for flag, value in (("--server", server), ("--target", old_target)):
-        if value is not None and (not value.strip() or value.strip().isdigit()):
-            hint = (" (in `tournament` and `bots` commands --target is the old name of --server; the match target "
-                    "score is --target-score POINTS)" if flag == "--target" else "")
-            raise ValueError(f"{flag} {value!r} is not a server address: give HOST:PORT{hint}")
-    if server is not None and old_target is not None and server != old_target:
-        raise ValueError(f"--server {server!r} and --target {old_target!r} disagree: give the address once, "
-                         "with --server")
-    return server or old_target or default_target()
-
-
-def _fix_target(args: argparse.Namespace) -> None:
-    """Set ``args.target`` (the address every organizer command connects to) from ``--server``/``--target``."""
-    args.target = server_address(getattr(args, "server", None), getattr(args, "target_address", None))
-
+from arena.client import ArenaClient, plain, standings_text, state_name, watch
+from arena.commands import add_rule_options, rules_from_args, subparsers_of
+from arena.commands.api import add_server_options, run_client
 
 # -- formatting ----------------------------------------------------------------------------------
 
@@ -155,16 +66,8 @@ def _json(message: Any) -> str:
 def cmd_bots_list(args: argparse.Namespace) -> int:
     from arena.protocol import arena_pb2
 
-    def body(client: Client, args: argparse.Namespace) -> int:
-        bots: list[Any] = []
-        token = ""
-        while True:
-            page = client.call("ListBots", arena_pb2.ListBotsRequest(page_size=500, page_token=token,
-                                                                      include_deleted=args.include_deleted))
-            bots.extend(page.bots)
-            token = page.next_page_token
-            if not token:
-                break
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        bots = list(client.list_bots(include_deleted=args.include_deleted))
         if args.json:
             print(_json(arena_pb2.ListBotsResponse(bots=bots)))
             return 0
@@ -175,14 +78,12 @@ def cmd_bots_list(args: argparse.Namespace) -> int:
             print(line)
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_bots_show(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        bot = client.call("GetBot", arena_pb2.GetBotRequest(name=args.name)).bot
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        bot = client.get_bot(args.name)
         if args.json:
             print(_json(bot))
             return 0
@@ -200,7 +101,7 @@ def cmd_bots_show(args: argparse.Namespace) -> int:
             print("(versions are shown to the admin and to the bot itself)")
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 BOTS_TABLE_WIDTHS = {"name": 32, "version": 24}
@@ -251,50 +152,42 @@ def _print_token(token: str, output: str | None) -> None:
 
 
 def cmd_bots_rotate(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        reply = client.call("RotateBotToken", arena_pb2.RotateBotTokenRequest(name=args.name))
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        reply = client.rotate_bot_token(args.name)
         print(f"new token for bot {reply.bot.name!r}: the previous one no longer works and its streams were closed")
         _print_token(reply.token, args.output)
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_bots_revoke(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        reply = client.call("RevokeBot", arena_pb2.RevokeBotRequest(name=args.name))
-        print(f"revoked the token of bot {reply.bot.name!r}: no token works until `uno-arena bots rotate-token "
-              f"{reply.bot.name}`")
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        bot = client.revoke_bot(args.name)
+        print(f"revoked the token of bot {bot.name!r}: no token works until `uno-arena bots rotate-token "
+              f"{bot.name}`")
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_bots_delete(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        reply = client.call("DeleteBot", arena_pb2.DeleteBotRequest(name=args.name))
-        print(f"deleted bot {reply.bot.name!r}: its results stay; the name cannot be registered again")
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        bot = client.delete_bot(args.name)
+        print(f"deleted bot {bot.name!r}: its results stay; the name cannot be registered again")
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_bots_register(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        reply = client.call("RegisterBot", arena_pb2.RegisterBotRequest(name=args.name, description=args.description))
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        reply = client.register_bot(args.name, args.description)
         print(f"registered bot {reply.bot.name!r}")
         _print_token(reply.token, getattr(args, "output", None))
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_bot_log(args: argparse.Namespace) -> int:
@@ -315,11 +208,11 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
-    def body(client: Client, args: argparse.Namespace) -> int:
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
         if args.follow:
             follow_bot_log(client, args.name, sys.stdout, limit=args.limit, poll_s=args.poll)
             return 0
-        reply = client.bot_log(args.name, limit=args.limit)
+        reply = client.get_bot_log(args.name, limit=args.limit)
         if args.json:
             print(_json(arena_pb2.GetBotLogResponse(incidents=reply.incidents, last_seq=reply.last_seq)))
             return 0
@@ -329,7 +222,7 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
             print(incident_line(incident))
         return 0
 
-    return _run(args, body, token)
+    return run_client(args, body, token)
 
 
 # -- tournaments ---------------------------------------------------------------------------------
@@ -355,51 +248,30 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed, reproduces the tournament exactly "
                         "(0: the arena draws a secret one, revealed when the tournament ends)")
-    parser.add_argument("--deadline-ms", type=int, default=0, help="decision deadline (0: server default, 1000)")
+    parser.add_argument("--deadline-ms", type=int, default=0, help="decision deadline (0: the arena's default)")
     parser.add_argument("--time-bank-ms", type=int, default=0, metavar="MS",
                         help="each seat's time bank per match: time over the deadline comes out of it (default 0)")
     parser.add_argument("--lag-cap-ms", type=int, default=None, metavar="MS",
                         help="the most lag compensation per decision, from the bot's measured round trip "
-                             "(default 250; 0: none)")
+                             "(default: the arena's; 0: none)")
     parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new "
-                        "(create: default a random key, reused by the automatic retries after a timeout)")
-    rules = parser.add_argument_group("rule options (RULES.md; unset: the engine's default)")
-    rules.add_argument("--variant", choices=("flip", "classic"), default="flip")
-    rules.add_argument("--no-bluffing", action="store_true", help="refuse illegal wild draws (T3)")
-    rules.add_argument("--uno-penalty", choices=("auto", "catch"), default=None)
-    rules.add_argument("--target-score", type=int, default=None, metavar="POINTS", help="match target (E4, 500)")
-    rules.add_argument("--scoring", choices=("winner", "lowest"), default=None)
-    rules.add_argument("--start-flip", choices=("replace", "flip"), default=None)
-    rules.add_argument("--pairing", choices=("physical", "shuffled"), default=None)
+                        "(default a random key, reused by the automatic retries after a timeout)")
+    add_rule_options(parser)
 
 
 def spec_message(args: argparse.Namespace) -> Any:
-    """The TournamentSpec message the spec options describe (validation is the server's)."""
-    from arena.protocol import arena_pb2, game_pb2
+    """The TournamentSpec message the spec options describe (ValueError for a bad rule option or a negative
+    number; the rest is the arena's to check)."""
+    from arena.protocol import arena_pb2
+    from arena.protocol.convert import rules_to_proto
 
-    rules = game_pb2.Rules(variant=game_pb2.VARIANT_CLASSIC if args.variant == "classic" else game_pb2.VARIANT_FLIP)
-    if args.no_bluffing:
-        rules.bluffing = False
-    if args.target_score is not None:
-        rules.target = args.target_score
-    if args.uno_penalty:
-        rules.uno_penalty = game_pb2.UNO_PENALTY_CATCH if args.uno_penalty == "catch" else game_pb2.UNO_PENALTY_AUTO
-    if args.scoring:
-        rules.scoring = game_pb2.SCORING_LOWEST if args.scoring == "lowest" else game_pb2.SCORING_WINNER
-    if args.start_flip:
-        rules.start_flip = game_pb2.START_FLIP_FLIP if args.start_flip == "flip" else game_pb2.START_FLIP_REPLACE
-    if args.pairing:
-        rules.pairing = game_pb2.PAIRING_SHUFFLED if args.pairing == "shuffled" else game_pb2.PAIRING_PHYSICAL
     for name in ("seed", "deadline_ms", "time_bank_ms", "lag_cap_ms"):
         if (getattr(args, name) or 0) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must not be negative")
-    for name in ("seats", "deals"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name} must be at least 1, got {getattr(args, name)}")
     return arena_pb2.TournamentSpec(
         name=args.name,
         participants=[b.strip() for b in args.bots.split(",") if b.strip()],
-        rules=rules,
+        rules=rules_to_proto(rules_from_args(args)),
         seats_per_table=args.seats,
         deals_per_table=args.deals,
         duplicate_deals=args.duplicate,
@@ -410,67 +282,55 @@ def spec_message(args: argparse.Namespace) -> Any:
     )
 
 
-def _run_with_spec(args: argparse.Namespace, body: Callable[[Client, argparse.Namespace, Any], int]) -> int:
+def _run_with_spec(args: argparse.Namespace, body: Callable[[ArenaClient, argparse.Namespace, Any], int]) -> int:
     """Build the tournament spec from the options (exit 2 naming a bad one), then run ``body`` with it."""
     try:
         spec = spec_message(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    return _run(args, lambda client, a: body(client, a, spec))
+    return run_client(args, lambda client, a: body(client, a, spec))
 
 
 DEFAULT_CONNECT_WAIT_S = 10.0
-"""`tournament create --require-connected`: seconds the arena waits for the participants to connect."""
-MAX_CONNECT_WAIT_S = 60.0
+"""`tournament create --require-connected`: seconds the arena waits for the participants to connect (the arena's
+default, shown in the help)."""
 
 
 def _connect_wait(text: str) -> float:
-    """An argparse type: seconds, 0 to :data:`MAX_CONNECT_WAIT_S`."""
+    """An argparse type: seconds, not negative (the arena names its own upper limit)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not 0 <= value <= MAX_CONNECT_WAIT_S:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_CONNECT_WAIT_S:g} seconds, got {text}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
     return value
 
 
-CREATE_ATTEMPTS = 3
-"""`tournament create` tries this often when the answer does not come (DEADLINE_EXCEEDED, UNAVAILABLE)."""
-
-
 def cmd_tournament_create(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
+    from arena.client import new_idempotency_key
 
-    def body(client: Client, args: argparse.Namespace, spec: Any) -> int:
-        import uuid
-
+    def body(client: ArenaClient, args: argparse.Namespace, spec: Any) -> int:
         import grpc
 
-        # Always an idempotency key (generated here unless given): a retry after a timeout or a lost answer
-        # returns the tournament the first try created, never a second one.
-        key = args.idempotency_key or f"cli-{uuid.uuid4().hex}"
-        request = arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=key,
-                                                    require_connected=args.require_connected)
-        timeout = RPC_TIMEOUT_S
-        if args.require_connected:
-            request.connect_wait_ms = round(args.connect_wait * 1000)
-            timeout += args.connect_wait
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                reply = client.call("CreateTournament", request, timeout=timeout)
-                break
-            except grpc.RpcError as error:
-                code = error.code() if hasattr(error, "code") else None
-                if code not in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
-                    raise
-                if attempt == CREATE_ATTEMPTS:
-                    print(f"the tournament may have been created: run the same command with --idempotency-key {key} "
-                          "to get it (nothing new is created)", file=sys.stderr)
-                    raise
-                print(f"no answer ({code.name if code else 'error'}); retrying with the same idempotency key",
-                      file=sys.stderr)
+        # Always an idempotency key (made here unless given, so it can be named): a retry after a timeout or a
+        # lost answer returns the tournament the first try created, never a second one.
+        key = args.idempotency_key or new_idempotency_key()
+
+        def on_retry(code: grpc.StatusCode) -> None:
+            print(f"no answer ({code.name}); retrying with the same idempotency key", file=sys.stderr)
+
+        try:
+            reply = client.create_tournament(spec, idempotency_key=key, require_connected=args.require_connected,
+                                             connect_wait_s=args.connect_wait if args.require_connected else None,
+                                             on_retry=on_retry)
+        except grpc.RpcError as error:
+            if isinstance(error, grpc.Call) and error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED,
+                                                                 grpc.StatusCode.UNAVAILABLE):
+                print(f"the tournament may have been created: run the same command with --idempotency-key {key} "
+                      "to get it (nothing new is created)", file=sys.stderr)
+            raise
         t = reply.tournament
         if reply.not_connected:
             print(f"warning: not connected: {', '.join(reply.not_connected)}; they forfeit every match they are not "
@@ -490,16 +350,9 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
 
 
 def cmd_tournament_schedule(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace, spec: Any) -> int:
-        reply = client.call(
-            "ScheduleTournament",
-            arena_pb2.ScheduleTournamentRequest(
-                spec=spec, cron=args.cron, time_zone=args.time_zone, idempotency_key=args.idempotency_key
-            ),
-        )
-        s = reply.schedule
+    def body(client: ArenaClient, args: argparse.Namespace, spec: Any) -> int:
+        s = client.schedule_tournament(spec, args.cron, time_zone=args.time_zone,
+                                       idempotency_key=args.idempotency_key)
         print(f"schedule {s.schedule_id}: '{s.cron}' ({s.time_zone}); next run {_when(s.next_run_at)}")
         return 0
 
@@ -547,22 +400,14 @@ def tournaments_table(tournaments: list[Any]) -> list[str]:
 
 
 def cmd_tournament_list(args: argparse.Namespace) -> int:
+    from itertools import islice
+
     from arena.protocol import arena_pb2
 
-    states = [f"TOURNAMENT_STATE_{name.upper()}" for name in args.status or ()]
+    states = [getattr(arena_pb2, f"TOURNAMENT_STATE_{name.upper()}") for name in args.status or ()]
 
-    def body(client: Client, args: argparse.Namespace) -> int:
-        tournaments: list[Any] = []
-        token = ""
-        while True:
-            page = client.call("ListTournaments", arena_pb2.ListTournamentsRequest(states=states, page_size=500,
-                                                                                  page_token=token))
-            tournaments.extend(page.tournaments)
-            token = page.next_page_token
-            if not token or (args.limit and len(tournaments) >= args.limit):
-                break
-        if args.limit:
-            tournaments = tournaments[: args.limit]
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        tournaments = list(islice(client.list_tournaments(states), args.limit))
         if args.json:
             print(json.dumps([plain(t) for t in tournaments], indent=2))
             return 0
@@ -574,14 +419,12 @@ def cmd_tournament_list(args: argparse.Namespace) -> int:
             print(line)
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_schedule_list(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        schedules = list(client.call("ListSchedules", arena_pb2.ListSchedulesRequest()).schedules)
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        schedules = client.list_schedules()
         if args.json:
             print(json.dumps([plain(s) for s in schedules], indent=2))
             return 0
@@ -594,47 +437,40 @@ def cmd_schedule_list(args: argparse.Namespace) -> int:
             print(line)
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_schedule_delete(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        s = client.call("DeleteSchedule", arena_pb2.DeleteScheduleRequest(schedule_id=args.schedule_id)).schedule
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        s = client.delete_schedule(args.schedule_id)
         print(f"deleted schedule {s.schedule_id} ('{s.cron}'): it starts no further tournament; the tournaments it "
               "started go on")
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_tournament_watch(args: argparse.Namespace) -> int:
-    return _run(args, lambda client, a: watch(client, a.tournament_id, sys.stdout, quiet=a.quiet))
+    return run_client(args, lambda client, a: watch(client, a.tournament_id, sys.stdout, quiet=a.quiet))
 
 
 def cmd_tournament_standings(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        reply = client.call("GetStandings", arena_pb2.GetStandingsRequest(tournament_id=args.tournament_id))
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        reply = client.get_standings(args.tournament_id)
         print(json.dumps(plain(reply), indent=2) if args.json else standings_text(reply))
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_tournament_cancel(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        request = arena_pb2.CancelTournamentRequest(tournament_id=args.tournament_id, reason=args.reason)
-        t = client.call("CancelTournament", request).tournament
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        t = client.cancel_tournament(args.tournament_id, args.reason)
         print(f"tournament {t.tournament_id}: {state_name(t.state)} after {t.matches_done} of {t.matches_total} "
               f"matches ({t.detail})")
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 def cmd_tournament_export(args: argparse.Namespace) -> int:
@@ -642,9 +478,8 @@ def cmd_tournament_export(args: argparse.Namespace) -> int:
 
     fmt = arena_pb2.EXPORT_FORMAT_JSON if args.format == "json" else arena_pb2.EXPORT_FORMAT_CSV
 
-    def body(client: Client, args: argparse.Namespace) -> int:
-        request = arena_pb2.ExportResultsRequest(tournament_id=args.tournament_id, format=fmt)
-        reply = client.call("ExportResults", request)
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        reply = client.export_results(args.tournament_id, fmt)
         if args.output in (None, "-"):
             sys.stdout.buffer.write(reply.data)
             sys.stdout.flush()
@@ -654,7 +489,7 @@ def cmd_tournament_export(args: argparse.Namespace) -> int:
             print(f"wrote {len(reply.data)} bytes to {args.output}", file=sys.stderr)
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 # -- replays -------------------------------------------------------------------------------------
@@ -685,32 +520,15 @@ def replay_text(replay: Any) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from arena.protocol import arena_pb2
-
-    def body(client: Client, args: argparse.Namespace) -> int:
-        request = arena_pb2.GetReplayRequest(match_id=args.match_id)
-        if args.seat is not None:
-            request.seat = args.seat
-        reply = client.call("GetReplay", request)
-        print(_json(reply.replay) if args.json else replay_text(reply.replay))
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        replay = client.get_replay(args.match_id, args.seat)
+        print(_json(replay) if args.json else replay_text(replay))
         return 0
 
-    return _run(args, body)
+    return run_client(args, body)
 
 
 # -- registration --------------------------------------------------------------------------------
-
-
-def _wrap(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            _fix_target(args)
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        return func(args)
-
-    return run
 
 
 def time_zone_option(value: str) -> str:
@@ -741,28 +559,28 @@ def register(commands: Any) -> None:
                              "create it anyway and warn, naming them: they forfeit the matches they miss)")
     create.add_argument("--connect-wait", type=_connect_wait, default=DEFAULT_CONNECT_WAIT_S, metavar="SECONDS",
                         help=f"with --require-connected: how long the arena waits for them to connect (default "
-                             f"{DEFAULT_CONNECT_WAIT_S:g}, at most {MAX_CONNECT_WAIT_S:g})")
-    _add_target(create)
-    create.set_defaults(func=_wrap(cmd_tournament_create))
+                             f"{DEFAULT_CONNECT_WAIT_S:g})")
+    add_server_options(create)
+    create.set_defaults(func=cmd_tournament_create)
 
     ls = tournament.add_parser("list", help="tournaments, newest first (anyone; seeds only once they ended)")
     ls.add_argument("--status", type=statuses_of, action="extend", default=None, metavar="STATE[,STATE]",
                     help=f"only tournaments in these states ({', '.join(STATUSES)})")
     ls.add_argument("--limit", type=positive_int, default=None, metavar="N", help="at most N tournaments")
     ls.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    _add_target(ls)
-    ls.set_defaults(func=_wrap(cmd_tournament_list))
+    add_server_options(ls)
+    ls.set_defaults(func=cmd_tournament_list)
 
     schedules = subparsers_of(commands, "schedule", "list and delete cron schedules (create them with `tournament "
                               "schedule`)", "schedule_cmd")
     sl = schedules.add_parser("list", help="every schedule with its next run (admin)")
     sl.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    _add_target(sl)
-    sl.set_defaults(func=_wrap(cmd_schedule_list))
+    add_server_options(sl)
+    sl.set_defaults(func=cmd_schedule_list)
     sd = schedules.add_parser("delete", help="delete a schedule: no further tournament starts from it (admin)")
     sd.add_argument("schedule_id")
-    _add_target(sd)
-    sd.set_defaults(func=_wrap(cmd_schedule_delete))
+    add_server_options(sd)
+    sd.set_defaults(func=cmd_schedule_delete)
 
     sched = tournament.add_parser("schedule", help="start a tournament on every tick of a cron expression")
     _add_spec_options(sched)
@@ -770,41 +588,41 @@ def register(commands: Any) -> None:
     sched.add_argument("--time-zone", default="", type=time_zone_option,
                        help="IANA time zone of the cron fields, e.g. Europe/Helsinki "
                                                         "(default UTC)")
-    _add_target(sched)
-    sched.set_defaults(func=_wrap(cmd_tournament_schedule))
+    add_server_options(sched)
+    sched.set_defaults(func=cmd_tournament_schedule)
 
     w = tournament.add_parser("watch", help="follow a tournament's progress until it ends")
     w.add_argument("tournament_id")
     w.add_argument("--quiet", action="store_true", help="print only the final standings")
-    _add_target(w)
-    w.set_defaults(func=_wrap(cmd_tournament_watch))
+    add_server_options(w)
+    w.set_defaults(func=cmd_tournament_watch)
 
     st = tournament.add_parser("standings", help="standings (provisional while running)")
     st.add_argument("tournament_id")
     st.add_argument("--json", action="store_true", help="every field, numbers as numbers (null when unknown)")
-    _add_target(st)
-    st.set_defaults(func=_wrap(cmd_tournament_standings))
+    add_server_options(st)
+    st.set_defaults(func=cmd_tournament_standings)
 
     cancel = tournament.add_parser("cancel", help="cancel a pending or running tournament (no further match starts)")
     cancel.add_argument("tournament_id")
     cancel.add_argument("--reason", default="", help="kept as the tournament's detail")
-    _add_target(cancel)
-    cancel.set_defaults(func=_wrap(cmd_tournament_cancel))
+    add_server_options(cancel)
+    cancel.set_defaults(func=cmd_tournament_cancel)
 
     ex = tournament.add_parser("export", help="export results as CSV (one line per match and seat) or JSON")
     ex.add_argument("tournament_id")
     ex.add_argument("--format", choices=("csv", "json"), default="csv")
     ex.add_argument("--output", "-o", default=None, help="file to write (default: standard output)")
-    _add_target(ex)
-    ex.set_defaults(func=_wrap(cmd_tournament_export))
+    add_server_options(ex)
+    ex.set_defaults(func=cmd_tournament_export)
 
     if "replay" not in commands.choices:
         rp = commands.add_parser("replay", help="a match's replay, omniscient or as one seat saw it")
         rp.add_argument("match_id")
         rp.add_argument("--seat", type=int, default=None, help="the seat whose view to show")
         rp.add_argument("--json", action="store_true")
-        _add_target(rp)
-        rp.set_defaults(func=_wrap(cmd_replay))
+        add_server_options(rp)
+        rp.set_defaults(func=cmd_replay)
 
     bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
     if "log" not in bot.choices:
@@ -815,30 +633,30 @@ def register(commands: Any) -> None:
         log.add_argument("--limit", type=int, default=0, help="the newest N incidents (default 100, at most 1000)")
         log.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)
         log.add_argument("--json", action="store_true")
-        _add_target(log)
-        log.set_defaults(func=_wrap(cmd_bot_log))
+        add_server_options(log)
+        log.set_defaults(func=cmd_bot_log)
 
     bots = subparsers_of(commands, "bots", "register and list bots", "bots_cmd")
     if "list" not in bots.choices:
         ls = bots.add_parser("list", help="registered bots, with their version and whether they are connected")
         ls.add_argument("--json", action="store_true")
         ls.add_argument("--include-deleted", action="store_true", help="deleted bots too (admin only)")
-        _add_target(ls)
-        ls.set_defaults(func=_wrap(cmd_bots_list))
+        add_server_options(ls)
+        ls.set_defaults(func=cmd_bots_list)
     if "show" not in bots.choices:
         show = bots.add_parser("show", help="one bot: its state and every version it connected with")
         show.add_argument("name")
         show.add_argument("--json", action="store_true")
-        _add_target(show)
-        show.set_defaults(func=_wrap(cmd_bots_show))
+        add_server_options(show)
+        show.set_defaults(func=cmd_bots_show)
     if "register" not in bots.choices:
         reg = bots.add_parser("register", help="register a bot; prints its token (shown once)")
         reg.add_argument("name")
         reg.add_argument("--description", default="")
         reg.add_argument("--output", "-o", default=None, metavar="FILE",
                          help="write the token to FILE (mode 0600) instead of printing it")
-        _add_target(reg)
-        reg.set_defaults(func=_wrap(cmd_bots_register))
+        add_server_options(reg)
+        reg.set_defaults(func=cmd_bots_register)
     for name, func, text in (
         ("rotate-token", cmd_bots_rotate, "a new token for a bot; the old one stops working at once (admin)"),
         ("revoke", cmd_bots_revoke, "no token of the bot works until rotate-token (admin)"),
@@ -850,5 +668,5 @@ def register(commands: Any) -> None:
             if name == "rotate-token":
                 sub.add_argument("--output", "-o", default=None, metavar="FILE",
                                  help="write the token to FILE (mode 0600) instead of printing it")
-            _add_target(sub)
-            sub.set_defaults(func=_wrap(func))
+            add_server_options(sub)
+            sub.set_defaults(func=func)

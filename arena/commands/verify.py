@@ -28,7 +28,8 @@ from typing import Any, TextIO
 
 from arena.client import Client
 from arena.commands import subparsers_of
-from arena.commands.tournaments import _add_target, _run, _wrap
+from arena.commands.api import add_server_options as _add_target
+from arena.commands.api import run_client as _run
 
 
 def _replay_facts(replay: Any) -> Any:
@@ -98,4 +99,4 @@ def register(commands: Any) -> None:
     v = tournament.add_parser("verify", help="check an ended tournament's seed commitment and replay every match")
     v.add_argument("tournament_id")
     _add_target(v)
-    v.set_defaults(func=_wrap(cmd_tournament_verify))
+    v.set_defaults(func=cmd_tournament_verify)

@@ -21,24 +21,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arena.client import ArenaClient
 
+from arena.client import ArenaClient
+
 DEFAULT_ADDRESS = "127.0.0.1"
 DEFAULT_PORT = 8080
 
 
 def public_client(target: str, *, tls: bool = False, tls_ca: str | None = None) -> ArenaClient:
-    """A client of the organizer API that sends no token (what everyone may see)."""
-    from arena.client import ArenaClient
-
-    client = ArenaClient(target, None, tls=tls, tls_ca=tls_ca)
-    client.metadata = []  # never the admin token of the environment: the pages are public
-    return client
+    """A client of the organizer API that sends no token, never the admin token of the environment: the pages are
+    public."""
+    return ArenaClient(target, tls=tls, tls_ca=tls_ca, anonymous=True)
 
 
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
     from arena.client import ArenaClient, token_from
-    from arena.commands.tournaments import server_address
+    from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
 
     if args.poll is None:

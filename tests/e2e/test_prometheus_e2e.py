@@ -105,7 +105,7 @@ def run_tournament(arena: LocalArena) -> int:
         name=f"e2e-prometheus-{uuid.uuid4().hex[:6]}", participants=["random", "heuristic", REMOTE_BOT],
         rules=rules_to_proto(Rules(variant="flip", target=50)), seats_per_table=2, deals_per_table=2,
         duplicate_deals=False, seed=11, decision_deadline_ms=2000)
-    created = arena.client.call("CreateTournament", arena_pb2.CreateTournamentRequest(spec=spec)).tournament
+    created = arena.client.create_tournament(spec).tournament
     total = int(created.matches_total)
     assert total == 6  # 3 pairs x 2 deals
     out = io.StringIO()

@@ -1,6 +1,7 @@
 """`uno-arena bot check` against real misbehaving bot processes (tests/bots_under_check): it always ends with a
 verdict for every check and a summary, notices a bot that exited at once and shows its last output lines, stops
-the bot (even one that ignores SIGTERM) and itself on Ctrl-C, and keeps its bot in a private registry."""
+the bot (even one that ignores SIGTERM) and itself on Ctrl-C, and registers and authenticates bots in the arena's
+one registry."""
 
 from __future__ import annotations
 
@@ -140,18 +141,21 @@ def test_ctrl_c_stops_the_check_and_a_bot_that_ignores_sigterm(redis_server: Pri
     assert _gone(pid)
 
 
-def test_the_check_never_touches_the_real_registry(redis_server: PrivateRedis) -> None:
+def test_the_check_registers_and_authenticates_in_the_arena_s_one_registry(redis_server: PrivateRedis) -> None:
+    """Its own bot is registered through RegisterBot in the arena's registry and deleted at the end (no token of it
+    works any more); a given token is checked by the gateway's token path against that same registry."""
     store = Store.from_url(redis_server.url)
     try:
         _record, token = store.bots.register("realbot")
-        before = {key for key in store.redis.scan_iter(match="*")}
         code, output = _check(redis_server.url, "./no-such-program {target}", "--name", "scratchbot", timeout=30)
         assert code == 1
+        scratch = store.bots.get("scratchbot")
+        assert scratch.deleted  # registered for the check, then deleted: its name cannot sign in again
+        code, output = _check(redis_server.url, "./no-such-program {target}", "--name", "realbot", timeout=30)
+        assert code == 2 and "cannot register bot 'realbot'" in output and "--token-file" in output
         code, output = _check(redis_server.url, "./no-such-program {target}", "--token", token, timeout=30)
         assert code == 1 and "FAIL connects" in output
-        after = {key for key in store.redis.scan_iter(match="*")}
-        assert after == before  # no throwaway bot, no session, nothing left under the private prefix
-        assert [bot.name for bot in store.bots.all()] == ["realbot"]
+        assert not store.bots.get("realbot").deleted  # a bot checked with its own token stays as it was
         code, output = _check(redis_server.url, "./no-such-program {target}", "--token", "realbot.wrong", timeout=30)
         assert code == 2 and "invalid token" in output
     finally:
@@ -170,8 +174,8 @@ def test_a_registered_bot_is_checked_under_its_own_name_with_its_own_token(redis
     assert token not in output  # the token never shows in what the check prints
     store = Store.from_url(redis_server.url)
     try:
-        assert list(store.redis.scan_iter(match="uno-check:*")) == []  # sessions, incidents: all gone
-        assert store.incidents.recent("ownbot") == []  # the check's incidents never reach the real log
+        assert [bot.name for bot in store.bots.all()] == ["ownbot"]  # no other bot registered for it
+        assert not store.bots.get("ownbot").deleted
     finally:
         store.close()
 

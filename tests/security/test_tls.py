@@ -19,7 +19,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.client import Client
+from arena.client import ArenaClient
 from arena.store import Store
 from tests.support import free_port, wait_until
 from tests.support.bots import REPO, ThreadBot, stop_process
@@ -84,7 +84,7 @@ def test_a_match_over_tls(tls_gateway: tuple[GatewayHarness, Path]) -> None:
 
 def test_the_cli_client_connects_over_tls_and_plaintext_is_refused(tls_gateway: tuple[GatewayHarness, Path]) -> None:
     gateway, cert = tls_gateway
-    client = Client(f"localhost:{gateway.port}", tls_ca=str(cert))  # the CLI's client (uno-arena ... --tls-ca)
+    client = ArenaClient(f"localhost:{gateway.port}", tls_ca=str(cert))  # the CLI's client (uno-arena ... --tls-ca)
     try:  # the harness serves health, not the organizer API: the same server, port and credentials
         reply = health_pb2_grpc.HealthStub(client.channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
         assert reply.status == health_pb2.HealthCheckResponse.SERVING

@@ -125,14 +125,18 @@ def test_bad_competitions_are_refused_with_the_reason(store: Store) -> None:
     assert store.competitions.ids() == []
 
 
-def test_the_competition_commands(redis_server: Any, store: Store, capsys: Any, monkeypatch: Any) -> None:
+def test_the_competition_commands(store: Store, organizer: Any, capsys: Any, monkeypatch: Any) -> None:
+    """Every `competition` command is a client of the organizer API (no REDIS_URL in the CLI)."""
     from .helpers import cli
 
-    monkeypatch.setenv("REDIS_URL", redis_server.url)
-    code, out, _ = cli(capsys, "competition", "create", "weekly", "--entrants", "random,heuristic", "--target", "50")
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("UNO_ARENA_TARGET", organizer.address)
+    code, out, _ = cli(capsys, "competition", "create", "weekly", "--entrants", "random,heuristic",
+                       "--target-score", "50")
     assert code == 0 and "rating pool competition:weekly" in out
+    assert store.competitions.get("weekly").spec["options"]["target"] == 50
     code, _, err = cli(capsys, "competition", "create", "weekly")
-    assert code == 2 and "exists already" in err
+    assert code == 1 and "ALREADY_EXISTS" in err and "weekly" in err
     ladder_tick(store, _Recorder())
     code, out, _ = cli(capsys, "competition", "list")
     assert code == 0 and "weekly" in out and "active" in out and "1 blocks" in out
@@ -142,7 +146,7 @@ def test_the_competition_commands(redis_server: Any, store: Store, capsys: Any, 
         code, out, _ = cli(capsys, "competition", action, "weekly")
         assert code == 0 and out.strip().endswith(state)
     code, _, err = cli(capsys, "competition", "standings", "nope")
-    assert code == 2 and "unknown competition 'nope'" in err
+    assert code == 1 and "NOT_FOUND" in err and "'nope'" in err
 
 
 class _Recorder:

@@ -175,34 +175,40 @@ def test_a_registered_bot_of_the_wrong_version_stops_the_gauntlet() -> None:
     assert score_block(spec, plan, right) is not None
 
 
-def test_the_command_runs_prints_the_llr_and_lists(redis_server: Any, monkeypatch: pytest.MonkeyPatch,
+def test_the_command_runs_prints_the_llr_and_lists(organizer: Any, worker: Any,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("REDIS_URL", redis_server.url)
+    """`gauntlet` starts it in the arena (StartGauntlet), the worker plays it, the command follows it to the end
+    (GetGauntlet) printing the LLR within its bounds; `list` and `show` read it back through the API."""
+    server = ["--server", organizer.address]
     code = main(["gauntlet", "--candidate", "heuristic", "--baseline", "random", "--seats", "2", "--mu1", "0.2",
-                 "--seed", "3", "--target", "100", "--name", "g-cli"])
+                 "--seed", "3", "--target-score", "100", "--name", "g-cli", "--poll", "0.2", *server])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "LLR" in out and "in [-2.944, 2.944]" in out and "g-cli: accepted" in out
-    assert main(["gauntlet", "list"]) == 0
+    assert "block    1  score" in out  # every block, numbered from 1
+    assert main(["gauntlet", "list", *server]) == 0
     listing = capsys.readouterr().out
     assert "g-cli" in listing and "accepted" in listing and "heuristic" in listing
-    assert main(["gauntlet", "show", "g-cli", "--json"]) == 0
+    assert main(["gauntlet", "show", "g-cli", "--json", *server]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["status"] == "accepted" and len(shown["block_list"]) == shown["blocks"]
-    assert main(["gauntlet", "show", "g-none"]) == 1
-    assert "no gauntlet 'g-none'" in capsys.readouterr().err
+    assert [b["block"] for b in shown["block_list"]] == list(range(1, shown["blocks"] + 1))
+    assert main(["gauntlet", "show", "g-none", *server]) == 1
+    err = capsys.readouterr().err
+    assert "NOT_FOUND" in err and "g-none" in err and "Traceback" not in err
 
 
 def test_the_command_refuses_bad_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("UNO_ARENA_TARGET", "127.0.0.1:9")  # nothing there
     assert main(["gauntlet", "--candidate", "heuristic"]) == 2
     assert "needs --candidate" in capsys.readouterr().err
     assert main(["gauntlet", "--candidate", "heuristic", "--baseline", "random", "--alpha", "0.7"]) == 2
     assert "alpha must be between 0 and 0.5" in capsys.readouterr().err
-    assert main(["gauntlet", "list"]) == 2
-    assert "set REDIS_URL" in capsys.readouterr().err
+    assert main(["gauntlet", "list"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot reach the arena at 127.0.0.1:9" in err and "Traceback" not in err
     assert main(["gauntlet", "--candidate", "mybot", "--baseline", "random"]) == 1
-    assert "set REDIS_URL" in capsys.readouterr().err
+    assert "cannot reach the arena" in capsys.readouterr().err
 
 
 def test_a_registered_bot_plays_through_the_relay_at_the_version_asked(redis_server: Any, store: Store) -> None:

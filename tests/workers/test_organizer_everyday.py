@@ -14,7 +14,7 @@ import pytest
 from celery import Celery
 
 from arena.client import plain
-from arena.commands.tournaments import server_address
+from arena.commands.api import server_address
 from arena.protocol import arena_pb2
 from arena.service.schedules import fire_due_schedules
 from arena.store import Schedule, Store
@@ -170,7 +170,10 @@ def test_participants_not_connected_warn_or_refuse(
     assert code == 1 and "FAILED_PRECONDITION" in err and "late" in err
     code, _, err = cli(capsys, "tournament", "create", "--bots", "random,late", "--require-connected",
                        "--connect-wait", "61", "--server", organizer.address)
-    assert code == 2 and "between 0 and 60 seconds" in err
+    assert code == 1 and "INVALID_ARGUMENT" in err and "at most 60000" in err  # the arena's limit, not a copy
+    code, _, err = cli(capsys, "tournament", "create", "--bots", "random,late", "--require-connected",
+                       "--connect-wait", "-1", "--server", organizer.address)
+    assert code == 2 and "must not be negative" in err
 
     # Without require_connected: created, with a warning naming the bot.
     code, out, err = cli(capsys, "tournament", "create", "--bots", "random,heuristic,late", "--name", "t-warned",

@@ -1,0 +1,76 @@
+"""What every command that reads the organizer API shares: its options (``--server HOST:PORT``, its old name
+``--target``, ``--token-file``, TLS) and the runner that opens an :class:`arena.client.ArenaClient`, calls the
+command with it and turns a refused call into one line on stderr and exit status 1.
+
+The address: ``--server`` (or ``--target``), else ``$UNO_ARENA_TARGET``, else ``localhost:50051``; a bare number
+is refused (the match target score is ``--target-score``). The token: ``--token-file``, else
+``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names (none: anonymous calls).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from arena.client import DEFAULT_TARGET, TARGET_ENV, ArenaClient, default_target
+
+Body = Callable[[ArenaClient, argparse.Namespace], int]
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every organizer command: the server address (``--server``, old name ``--target``), the
+    token file and TLS."""
+    parser.add_argument("--server", default=None, metavar="HOST:PORT",
+                        help=f"the arena's organizer API (ArenaService) address (default ${TARGET_ENV}, else "
+                             f"{DEFAULT_TARGET})")
+    parser.add_argument("--target", dest="target_address", default=None, metavar="HOST:PORT",
+                        help="the same as --server (a number is refused: the match target score is --target-score)")
+    parser.add_argument("--token-file", default=None, metavar="FILE",
+                        help="file holding the token to send (the admin's, or a bot's for what a bot may read); "
+                             "default $UNO_ARENA_ADMIN_TOKEN, else the file $UNO_ARENA_ADMIN_TOKEN_FILE names; "
+                             "none: anonymous")
+    parser.add_argument("--tls", action="store_true", help="connect with TLS (system roots; default $UNO_ARENA_TLS=1)")
+    parser.add_argument("--tls-ca", default=None, metavar="FILE",
+                        help="PEM CA (or self-signed server certificate) to trust; implies --tls "
+                             "(default $UNO_ARENA_TLS_CA)")
+
+
+def server_address(server: str | None, old_target: str | None) -> str:
+    """The server address of ``--server`` or ``--target`` (else the default); ValueError when they disagree or a
+    value is a bare number (``--target 200`` meant as a target score)."""
+    for flag, value in (("--server", server), ("--target", old_target)):
+        if value is not None and (not value.strip() or value.strip().isdigit()):
+            hint = (" (--target is the arena's address everywhere; the match target score is --target-score "
+                    "POINTS)" if flag == "--target" else "")
+            raise ValueError(f"{flag} {value!r} is not a server address: give HOST:PORT{hint}")
+    if server is not None and old_target is not None and server != old_target:
+        raise ValueError(f"--server {server!r} and --target {old_target!r} disagree: give the address once, "
+                         "with --server")
+    return server or old_target or default_target()
+
+
+def run_client(args: argparse.Namespace, body: Body, token: str | None = None) -> int:
+    """Run ``body`` with a client of the arena the options name (sending ``token``, else the one
+    :func:`arena.client.token_from` finds). A refused call prints one line naming the problem and the fix and
+    exits 1; bad options (an address, a token file) exit 2."""
+    import grpc
+
+    from arena.client import rpc_error_line, token_from
+
+    try:
+        args.target = server_address(getattr(args, "server", None), getattr(args, "target_address", None))
+        client = ArenaClient(args.target, token or token_from(token_file=getattr(args, "token_file", None)),
+                             tls=getattr(args, "tls", False), tls_ca=getattr(args, "tls_ca", None))
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    try:
+        return body(client, args)
+    except grpc.RpcError as error:
+        print(f"error: {rpc_error_line(error, args.target)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        client.close()

@@ -1,0 +1,93 @@
+"""`uno-arena pools` and `uno-arena leaderboard POOL`: the rating pools and one pool's leaderboard, as the web shows
+them (ListRatingPools, GetLeaderboard at ``--server``; anyone may read them).
+
+    uno-arena pools [--json]
+    uno-arena leaderboard POOL [--json]
+
+Every number is printed as the arena returns it (rank, tier, rating and its 95% interval, matches, wins, win rate
+and its interval): nothing is computed here but the percent of a rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from arena.client import ArenaClient, plain
+from arena.commands.api import add_server_options, run_client
+from arena.protocol import arena_pb2
+
+LEADERBOARD_HEADER = ("rank", "tier", "bot", "rating", "rating 95% CI", "matches", "wins", "win%", "win% 95% CI")
+
+
+def _aligned(rows: list[tuple[str, ...]], left: frozenset[int]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+            .rstrip() for row in rows]
+
+
+def _one_line(text: str) -> str:
+    return "".join(c if c.isprintable() else " " for c in text)
+
+
+def _percent(entry: arena_pb2.LeaderboardEntry, field: str) -> str:
+    return f"{100.0 * getattr(entry, field):.1f}" if entry.HasField(field) else "-"
+
+
+def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
+    """The lines of `leaderboard`: the pool's name, then one row per bot in the arena's order."""
+    rows: list[tuple[str, ...]] = [LEADERBOARD_HEADER]
+    for e in response.entries:
+        interval = (f"[{_percent(e, 'win_rate_low')}, {_percent(e, 'win_rate_high')}]"
+                    if e.HasField("win_rate_low") else "-")
+        rows.append((str(e.rank), str(e.tier or "-"), _one_line(e.bot_name), f"{e.rating:.2f}",
+                     f"[{e.rating_low:.2f}, {e.rating_high:.2f}]", str(e.matches), str(e.wins),
+                     _percent(e, "win_rate"), interval))
+    pool = response.pool
+    lines = [f"{pool.pool_id}: {_one_line(pool.label)} ({pool.bots} bots, {pool.matches} matches)"]
+    if not response.entries:
+        return [*lines, "no bot has played in this pool yet"]
+    return [*lines, *_aligned(rows, frozenset({2})),
+            "tier: the bots the ratings cannot yet tell apart (95%) share one"]
+
+
+def pools_lines(pools: list[arena_pb2.RatingPool]) -> list[str]:
+    """The lines of `pools`: id, label, bots, matches."""
+    if not pools:
+        return ["no rating pools yet (a pool appears with its first rated match)"]
+    rows: list[tuple[str, ...]] = [("pool", "label", "bots", "matches")]
+    rows += [(p.pool_id, _one_line(p.label), str(p.bots), str(p.matches)) for p in pools]
+    return _aligned(rows, frozenset({0, 1}))
+
+
+def cmd_pools(args: argparse.Namespace) -> int:
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        pools = client.list_rating_pools()
+        print(json.dumps([plain(p) for p in pools], indent=2) if args.json else "\n".join(pools_lines(pools)))
+        return 0
+
+    return run_client(args, body)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        response = client.get_leaderboard(args.pool)
+        print(json.dumps(plain(response), indent=2) if args.json else "\n".join(leaderboard_lines(response)))
+        return 0
+
+    return run_client(args, body)
+
+
+def register(commands: Any) -> None:
+    """Add `pools` and `leaderboard`."""
+    pools = commands.add_parser("pools", help="the rating pools (one per variant and rule options, one per "
+                                              "competition)")
+    pools.add_argument("--json", action="store_true", help="every field, numbers as numbers")
+    add_server_options(pools)
+    pools.set_defaults(func=cmd_pools)
+    board = commands.add_parser("leaderboard", help="one rating pool's leaderboard, as the web shows it")
+    board.add_argument("pool", metavar="POOL", help="a pool id, as `uno-arena pools` lists them")
+    board.add_argument("--json", action="store_true", help="every field, numbers as numbers")
+    add_server_options(board)
+    board.set_defaults(func=cmd_leaderboard)
