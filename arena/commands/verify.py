@@ -3,10 +3,11 @@
 Over the organizer API only (anyone may run it once the tournament ended; before, only the admin could
 read what it needs, and the seed is not revealed yet):
 
-1. the tournament (``WatchTournament``'s first message): ``seed_commitment``, ``revealed_seed``, ``seed_salt``;
+1. the tournament (``GetTournament``): ``seed_commitment``, ``revealed_seed``, ``seed_salt``;
    the commitment must be ``hex(SHA-256(salt || seed as 8-byte big-endian))``
    (:func:`arena.tournament.commitment.check_commitment`);
-2. the spec and the recorded results (``ExportResults`` as JSON): the spec's seed must be the revealed one;
+2. the spec (the tournament's, read by :func:`arena.protocol.convert.tournament_spec_from_proto`) and the
+   recorded matches (``ListMatches``): the spec's seed must be the revealed one;
    the schedule is re-derived from the spec (:func:`arena.tournament.schedule`: tables, seats and each
    match's deal seed ``derive_seed("deal", seed, table, deal)``), and every recorded result must be a
    scheduled match with the scheduled seats and deal seed (and, once finished, every scheduled match must
@@ -22,14 +23,14 @@ consistent, 1 otherwise (or when the server refuses a call), 2 for bad command-l
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
-from arena.client import Client
+from arena.client import ArenaClient
 from arena.commands import subparsers_of
 from arena.commands.api import add_server_options as _add_target
 from arena.commands.api import run_client as _run
+from arena.protocol import arena_pb2
 
 
 def _replay_facts(replay: Any) -> Any:
@@ -45,39 +46,48 @@ def _replay_facts(replay: Any) -> Any:
     return ReplayFacts(replay.seed, rules, seats, tuple((step.seat, step.action.text) for step in replay.steps), error)
 
 
-def verify_tournament(client: Client, tournament_id: str, out: TextIO) -> int:
+def recorded_match(summary: arena_pb2.MatchSummary) -> Any:
+    """What verification reads of a ``MatchSummary`` (:class:`arena.service.verification.RecordedMatch`)."""
+    from arena.protocol.convert import end_reason_from_proto
+    from arena.service.verification import RecordedMatch
+
+    result = summary.result
+    reason = end_reason_from_proto(summary.reason)
+    scored = reason is not None and reason.scored
+    return RecordedMatch(tuple(s.bot_name for s in sorted(summary.seats, key=lambda s: s.seat)), summary.seed,
+                         tuple(result.scores), result.winner if result.HasField("winner") else None, result.rounds,
+                         tuple(result.forfeited_seats), scored)
+
+
+def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> int:
     """Check one tournament (:func:`arena.service.verification.verify_tournament`, over the organizer API); prints
     the problems and a summary, returns the exit status."""
+    import grpc
+
     from arena.client import state_name
-    from arena.protocol import arena_pb2
+    from arena.protocol.convert import tournament_spec_from_proto
     from arena.service.verification import ReplayUnavailable, TournamentFacts
     from arena.service.verification import verify_tournament as verify
-    from arena.store import StoredResult
-    from arena.tournament import TournamentSpec
 
-    stream = client.call("WatchTournament", arena_pb2.WatchTournamentRequest(tournament_id=tournament_id),
-                         timeout=None)
-    try:
-        t = next(iter(stream)).tournament
-    finally:
-        stream.cancel()
+    t = client.get_tournament(tournament_id)
     state = state_name(t.state)
     if state not in ("finished", "failed", "cancelled"):
         print(f"tournament {tournament_id} is {state}: its seed is revealed when it ends; verify it then", file=out)
         return 1
-    export = client.call("ExportResults", arena_pb2.ExportResultsRequest(
-        tournament_id=tournament_id, format=arena_pb2.EXPORT_FORMAT_JSON))
-    document = json.loads(export.data)
-    facts = TournamentFacts(tournament_id, state, TournamentSpec.from_dict(document["tournament"]["spec"]),
-                            t.seed_commitment, t.revealed_seed, t.seed_salt)
-    results = {str(r.get("match_id")): StoredResult.from_dict(r) for r in document["matches"]}
+    try:
+        spec = tournament_spec_from_proto(t.spec, tournament_id)
+    except ValueError as error:
+        print(f"{tournament_id}: the tournament's spec is invalid: {error}", file=out)
+        return 1
+    facts = TournamentFacts(tournament_id, state, spec, t.seed_commitment, t.revealed_seed, t.seed_salt)
+    results = {m.match_id: recorded_match(m) for m in client.list_matches(tournament_id, page_size=1000)}
 
     def replay_of(match_id: str) -> Any:
         try:
-            return _replay_facts(client.call("GetReplay", arena_pb2.GetReplayRequest(match_id=match_id)).replay)
-        except Exception as error:  # grpc.RpcError: no replay kept, or one that does not replay
-            code = error.code().name if hasattr(error, "code") else type(error).__name__
-            details = error.details() if hasattr(error, "details") else str(error)
+            return _replay_facts(client.get_replay(match_id))
+        except grpc.RpcError as error:  # no replay kept, or one that does not replay
+            code = error.code().name if isinstance(error, grpc.Call) else type(error).__name__
+            details = error.details() if isinstance(error, grpc.Call) else str(error)
             raise ReplayUnavailable(f"{code}: {details}") from None
 
     found = verify(facts, results, replay_of, lambda where, text: print(f"{where}: {text}", file=out, flush=True))

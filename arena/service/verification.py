@@ -2,8 +2,8 @@
 scored match replayed from its derived deal seed through the arena's one replay walk
 (:func:`arena.service.replays.walk`) to the stored scores, winner and number of rounds.
 
-Pure over typed data: the tournament's facts (:class:`TournamentFacts`), its recorded results
-(:class:`arena.store.StoredResult`) and a function that fetches one match's omniscient replay
+Pure over typed data: the tournament's facts (:class:`TournamentFacts`), its recorded matches
+(:class:`RecordedMatch`) and a function that fetches one match's omniscient replay
 (:class:`ReplayFacts`, or :class:`ReplayUnavailable`); ``uno-arena tournament verify`` feeds it from the organizer
 API and prints what it finds.
 """
@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from arena.engine import Action, Match, Rules, parse_action
-from arena.store import StoredResult
 from arena.tournament import MatchSpec, TournamentSpec, schedule
 from arena.tournament.commitment import check_commitment
 
@@ -68,7 +67,21 @@ class Verification:
         return not self.problems
 
 
-def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: StoredResult) -> list[str]:
+@dataclass(frozen=True)
+class RecordedMatch:
+    """What verification reads of one recorded match (as ``ListMatches`` shows it once the tournament ended)."""
+
+    seats: tuple[str, ...]
+    seed: int
+    scores: tuple[int, ...]
+    winner: int | None
+    rounds: int
+    forfeits: tuple[int, ...]
+    scored: bool
+    """Whether it counts (not aborted, not cancelled): only scored matches are replayed."""
+
+
+def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: RecordedMatch) -> list[str]:
     """What is wrong with one match's omniscient replay against its scheduled match and its stored result; empty
     when it replays to the stored result."""
     problems: list[str] = []
@@ -97,10 +110,10 @@ def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: StoredResult)
         cause = error.error if isinstance(error, WalkError) else error
         problems.append(f"decision {at[0]}: seat {seat} {text!r} does not replay from the derived seed: {cause}")
         return problems
-    forfeits = stored.result.forfeits
+    forfeits = stored.forfeits
     winner = engine.match_winner if engine.match_winner not in forfeits else None
     expected = {"scores": list(engine.scores), "winner": winner, "rounds": engine.round_number}
-    recorded = {"scores": list(stored.result.scores), "winner": stored.result.winner, "rounds": stored.result.rounds}
+    recorded = {"scores": list(stored.scores), "winner": stored.winner, "rounds": stored.rounds}
     for name, value in expected.items():
         if recorded[name] != value:
             problems.append(f"replaying the recorded actions gives {name} {value}, the stored result says "
@@ -121,7 +134,7 @@ def _check_seed(t: TournamentFacts, problem: Callable[[str, str], None]) -> bool
     return committed
 
 
-def verify_tournament(t: TournamentFacts, results: Mapping[str, StoredResult],
+def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
                       replay_of: Callable[[str], ReplayFacts],
                       on_problem: Callable[[str, str], None] | None = None) -> Verification:
     """Check an ended tournament: the seed commitment, every recorded result against the re-derived schedule (and,

@@ -21,6 +21,8 @@ from ._rng import stable_digest
 MIN_SEATS = 2
 MAX_SEATS = 10
 DEFAULT_MAX_TABLES = 2000
+DEFAULT_DEADLINE_MS = 1000
+"""A decision's time limit when none is given, in milliseconds."""
 DEFAULT_LAG_CAP_MS = 250
 """The most lag compensation per decision by default (``arena.runner.DEFAULT_LAG_CAP_S`` in ms)."""
 MAX_LAG_CAP_MS = 10_000
@@ -103,7 +105,7 @@ class TournamentSpec:
     duplicate: bool = False
     duplicate_orders: str = "rotate"
     seed: int = 0
-    deadline_ms: int = 1000
+    deadline_ms: int = DEFAULT_DEADLINE_MS
     time_bank_ms: int = 0
     lag_cap_ms: int = DEFAULT_LAG_CAP_MS
     pool: str = ""
