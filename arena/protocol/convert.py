@@ -20,9 +20,9 @@ from google.protobuf.descriptor import EnumDescriptor
 from google.rpc import status_pb2
 
 from arena.engine import Action, Card, Event, Face, Observation, OpponentView, Rules
+from arena.players import EndReason
 from arena.protocol._gen import bot_pb2, cards_pb2, game_pb2
 from arena.protocol.card_cache import CARDS, card_from_proto, face_from_proto
-from arena.tournament import EndReason
 
 
 def _enum_maps(descriptor: EnumDescriptor, prefix: str) -> tuple[dict[str, int], dict[int, str]]:
