@@ -33,6 +33,7 @@ from arena.service import competitions, lifecycle
 from arena.service.lifecycle import Settings
 from arena.service.match_player import MatchPlayer
 from arena.service.schedules import fire_due
+from bots import make_bot
 
 from . import signals  # noqa: F401  - connects the worker process hooks
 from .celery_app import get_store
@@ -71,7 +72,7 @@ def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[
     store = get_store(self.app)
     settings = Settings.from_conf(self.app.conf)
     metrics = _metrics()
-    player = MatchPlayer(store, metrics, infra_grace_s=settings.infra_grace_s)
+    player = MatchPlayer(store, metrics, make_bot=make_bot, infra_grace_s=settings.infra_grace_s)
     try:
         outcome = lifecycle.run_batch(
             store,

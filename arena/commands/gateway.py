@@ -123,10 +123,8 @@ def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
 
 
 def _organizer(store: Any, admin_token: str | None = None) -> list[Callable[[Any], None]]:
-    try:
-        from arena.server.organizer import add_organizer
-    except ImportError:
-        return []
+    from arena.server.organizer import add_organizer
+
     def add(server: Any) -> None:
         add_organizer(server, store, admin_token=admin_token)
 
@@ -523,6 +521,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv
     (the bot is stopped, every check gets a verdict) and :data:`CHECK_BUDGET_S`."""
     from arena.server.conformance import CheckProgress, CheckResult, all_passed, run_checks
     from arena.server.gateway import GatewayConfig, GatewayServer
+    from bots import make_bot
 
     bot: BotProcess | None = None
 
@@ -559,8 +558,9 @@ def _run_check(args: argparse.Namespace, store: Any, name: str, token: str, argv
             else:
                 print(f"start your bot with target {target} and token {token} (bot {name}); waiting "
                       f"{args.wait:g} s", flush=True)
-            checks = asyncio.ensure_future(run_checks(server.gateway, name, deadline_s=args.deadline_ms / 1000.0,
-                                                      wait_s=args.wait, progress=progress))
+            checks = asyncio.ensure_future(run_checks(server.gateway, name, make_bot=make_bot,
+                                                      deadline_s=args.deadline_ms / 1000.0, wait_s=args.wait,
+                                                      progress=progress))
             stopped = asyncio.ensure_future(stop.wait())
             exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
             waiting = {checks, stopped, *([exited] if exited is not None else [])}

@@ -47,6 +47,7 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
     from arena.service.gauntlet import GauntletError, build_spec, run_gauntlet
     from arena.store import StoreError
     from arena.tournament.sprt import SprtConfig
+    from bots import make_bot
 
     if not args.candidate or not args.baseline:
         print("error: a gauntlet needs --candidate BOT[@VERSION] and --baseline BOT[@VERSION]", file=sys.stderr)
@@ -79,7 +80,7 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
 
     try:
         try:
-            outcome = run_gauntlet(spec, store, on_block=on_block)
+            outcome = run_gauntlet(spec, store, make_bot=make_bot, on_block=on_block)
         finally:
             if store is not None:
                 store.close()

@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine import Action, Observation, Rules
+from arena.players import Bot, BotFactory
 from arena.runner import DecisionOutcome, EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
 from arena.server.remote_seat import RemoteSeat
-from bots import Bot, make_bot
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
 CHECKS = ("connects", "answers-in-time", "legal-choices", "decision-kinds", "concurrent-matches", "reconnect")
@@ -109,7 +109,7 @@ class _ForgetsUno(Bot):
 
     name = "forgets-uno"
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, make_bot: BotFactory) -> None:
         super().__init__(seed)
         self.inner = make_bot("heuristic", seed)
 
@@ -122,9 +122,10 @@ class _ForgetsUno(Bot):
         return index
 
 
-def _others(count: int, seed: int) -> list[Seat]:
-    """Local opponents: heuristic and random bots, and one that forgets its UNO calls."""
-    return [LocalSeat(_ForgetsUno(seed + i) if i == 1 else make_bot("random" if i % 2 else "heuristic", seed + i))
+def _others(count: int, seed: int, make_bot: BotFactory) -> list[Seat]:
+    """Local opponents: heuristic and random bots (of ``make_bot``), and one that forgets its UNO calls."""
+    return [LocalSeat(_ForgetsUno(seed + i, make_bot) if i == 1
+                      else make_bot("random" if i % 2 else "heuristic", seed + i))
             for i in range(count)]
 
 
@@ -156,11 +157,12 @@ async def _play(config: MatchConfig, seats: list[Seat], budget_s: float) -> Matc
         return f"{config.match_id}: did not end within {budget_s:.0f} s (given up)"
 
 
-async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wait_s: float = 30.0,
+async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, deadline_s: float = 1.0, wait_s: float = 30.0,
                      concurrent: int = 4, reconnect_deadline_s: float = 10.0, max_strikes: int = MAX_STRIKES,
                      match_budget_s: float = MATCH_BUDGET_S, phase_budget_s: float = PHASE_BUDGET_S,
                      progress: CheckProgress | None = None) -> list[CheckResult]:
-    """Run every check against ``bot`` (connected, or connecting within ``wait_s``) and return the results.
+    """Run every check against ``bot`` (connected, or connecting within ``wait_s``) and return the results; the
+    local opponents are built-in bots of ``make_bot``.
     ``progress`` (when given) follows the run: the results so far and the checks under way."""
     progress = progress if progress is not None else CheckProgress()
     progress.running = ("connects",)
@@ -193,7 +195,7 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
             extra += 1
         else:
             break
-        seats: list[Seat] = _others(players - 1, seed)
+        seats: list[Seat] = _others(players - 1, seed, make_bot)
         watched = _Watched(gateway, bot, kinds)
         seats.insert(seat, watched)
         config = MatchConfig(f"check-{bot}-{seed}", seed, rules, deadline_s=deadline_s, max_strikes=max_strikes)
@@ -226,7 +228,8 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), deadline_s=deadline_s, max_strikes=max_strikes)
                for i in range(concurrent)]
     records = await asyncio.gather(*(
-        _play(c, [RemoteSeat(gateway, bot, admit_timeout_s=ADMIT_TIMEOUT_S), *_others(2, c.seed)], match_budget_s)
+        _play(c, [RemoteSeat(gateway, bot, admit_timeout_s=ADMIT_TIMEOUT_S), *_others(2, c.seed, make_bot)],
+              match_budget_s)
         for c in configs))
     bad = [r if isinstance(r, str) else f"{r.match_id}: {_problems(r, 0)}"
            for r in records if isinstance(r, str) or _problems(r, 0)]
@@ -237,7 +240,7 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     watched = _Watched(gateway, bot, Counter(), drop_before=5)
     config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), deadline_s=reconnect_deadline_s,
                          max_strikes=max_strikes)
-    played = await _play(config, [watched, *_others(2, 7)], match_budget_s)
+    played = await _play(config, [watched, *_others(2, 7, make_bot)], match_budget_s)
     if isinstance(played, str):
         progress.add(CheckResult("reconnect", False, played))
     elif not watched.dropped:

@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Rules
+from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.store import GauntletStore, Store
 from arena.store.keys import BOT_NAME_RE, check_name
 from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
-from bots import BUILTIN_BOTS, make_bot
 
 from .matches import bot_seed, builtin_kind, make_seat
 
@@ -77,7 +77,7 @@ class Contender:
         if contender.builtin and contender.version is not None:
             raise GauntletError(f"--{role} {text!r}: built-in bots have no versions")
         if not contender.builtin and not BOT_NAME_RE.match(contender.name):
-            raise GauntletError(f"--{role} {text!r}: not a built-in bot ({', '.join(sorted(BUILTIN_BOTS))}) "
+            raise GauntletError(f"--{role} {text!r}: not a built-in bot ({', '.join(sorted(BUILTIN_NAMES))}) "
                                 "nor a valid registered bot name")
         return contender
 
@@ -219,19 +219,20 @@ PlayMatch = Callable[[PlannedMatch, GauntletSpec], MatchRecord]
 
 class MatchPlayerForGauntlet:
     """Plays the gauntlet's matches on one event loop: built-in bots in process, registered ones through the
-    relay of ``store``."""
+    relay of ``store``; ``make_bot`` makes the built-in ones."""
 
-    def __init__(self, store: Store | None) -> None:
+    def __init__(self, store: Store | None, make_bot: BotFactory) -> None:
         self.store = store
+        self.make_bot = make_bot
         self._loop = asyncio.new_event_loop()
 
     def seat(self, name: str, seed_id: str) -> Seat:
         if self.store is not None:
-            return make_seat(self.store, name, seed_id)
+            return make_seat(self.store, name, seed_id, self.make_bot)
         kind = builtin_kind(name)
         if kind is None:
             raise GauntletError(f"registered bot {name!r} plays through the relay: set REDIS_URL")
-        return LocalSeat(make_bot(kind, bot_seed(seed_id, name)), name=name)
+        return LocalSeat(self.make_bot(kind, bot_seed(seed_id, name)), name=name)
 
     def __call__(self, planned: PlannedMatch, spec: GauntletSpec) -> MatchRecord:
         seats = [self.seat(name, planned.match_id if index == planned.tested_seat else planned.opponents_seed_id)
@@ -281,12 +282,12 @@ def score_block(spec: GauntletSpec, plan: Sequence[PlannedMatch], records: Seque
     return block_score(candidate_points, baseline_points)
 
 
-def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *,
+def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *, make_bot: BotFactory,
                  on_block: Callable[[BlockOutcome], None] | None = None,
                  play: PlayMatch | None = None) -> GauntletOutcome:
     """Play blocks until the test decides or reaches its cap (``spec.sprt.max_blocks``; with no cap, the test
     goes on until it decides). ``on_block`` hears of every scored block; ``play`` plays one match (default: a
-    :class:`MatchPlayerForGauntlet` on ``store``)."""
+    :class:`MatchPlayerForGauntlet` on ``store`` with the built-in bots of ``make_bot``)."""
     check_bots(spec, store)
     gauntlets = store.gauntlets if store is not None else None
     state = SprtState(spec.sprt)
@@ -294,7 +295,7 @@ def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *,
         gauntlets.create(spec.gauntlet_id, spec.to_dict(), state.to_dict())
     own_player = None
     if play is None:
-        own_player = play = MatchPlayerForGauntlet(store)
+        own_player = play = MatchPlayerForGauntlet(store, make_bot)
     blocks: list[BlockOutcome] = []
     try:
         while not state.finished:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Action, Card, Event, Face, Match, Observation, Rules
+from arena.players import BUILTIN_NAMES, BotFactory
 from arena.relay import RelaySeat
 from arena.runner import (
     DEFAULT_DEADLINE_S,
@@ -52,7 +53,6 @@ from arena.runner import (
     SeatTimeout,
 )
 from arena.store import Store
-from bots import BUILTIN_BOTS, make_bot
 
 from .replays import stored_record
 
@@ -330,12 +330,13 @@ class HumanPlayService:
     """The live human games of one web process.
 
     ``store``: where records go (``store.replays``) and where connected remote bots are found; None plays among
-    built-in bots only and keeps records in memory. ``remote_bots``: the remote bots that accept human games
+    built-in bots only and keeps records in memory. ``make_bot``: the built-in bots (``bots.make_bot``, passed in
+    by the web command). ``remote_bots``: the remote bots that accept human games
     (default: every registered bot that is connected now). ``new_seed``: the seed of each new match (default: 63
     secret random bits; tests pass their own to replay a game), never sent to the person.
     """
 
-    def __init__(self, store: Store | None = None, *, human_deadline_s: float = HUMAN_DEADLINE_S,
+    def __init__(self, store: Store | None = None, *, make_bot: BotFactory, human_deadline_s: float = HUMAN_DEADLINE_S,
                  bot_deadline_s: float = DEFAULT_DEADLINE_S, max_strikes: int = DEFAULT_MAX_STRIKES,
                  max_sessions: int = DEFAULT_MAX_SESSIONS, idle_s: float = DEFAULT_IDLE_S,
                  retain_s: float = DEFAULT_RETAIN_S, remote_bots: Callable[[], Sequence[str]] | None = None,
@@ -345,6 +346,7 @@ class HumanPlayService:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
         self.store = store
+        self.make_bot = make_bot
         self.human_deadline_s = human_deadline_s
         self.bot_deadline_s = bot_deadline_s
         self.max_strikes = max_strikes
@@ -371,7 +373,7 @@ class HumanPlayService:
 
     def opponents(self) -> list[Opponent]:
         """Every opponent the person may pick now."""
-        builtin = [Opponent(name, f"{name} (built-in)", False) for name in sorted(BUILTIN_BOTS)]
+        builtin = [Opponent(name, f"{name} (built-in)", False) for name in sorted(BUILTIN_NAMES)]
         remote = [Opponent(REMOTE_PREFIX + name, f"{name} (connected bot)", True) for name in self.remote_bots()]
         return builtin + remote
 
@@ -384,7 +386,7 @@ class HumanPlayService:
                 raise BadSetup(f"opponent {opponent!r}: no connected bot {name!r} accepts human games now")
             return RelaySeat(self.store, name)
         try:
-            return LocalSeat(make_bot(opponent, seed=seed * 7 + seat), name=opponent)
+            return LocalSeat(self.make_bot(opponent, seed * 7 + seat), name=opponent)
         except ValueError as error:
             raise BadSetup(f"opponent {opponent!r}: {error}") from None
 

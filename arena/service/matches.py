@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.engine import Rules
+from arena.players import BUILTIN_NAMES, BotFactory
 from arena.relay import RelaySeat
 from arena.runner import DEFAULT_INFRA_GRACE_S, LocalSeat, MatchConfig, MatchRecord, Seat
 from arena.store import Store
 from arena.tournament import EndReason, MatchResult, MatchSpec
-from bots import BUILTIN_BOTS, make_bot
 
 BUILTIN_RE = re.compile(r"^(?P<kind>[A-Za-z]+)(?:#(?P<tag>[A-Za-z0-9_-]{1,16}))?$")
 """A built-in participant: a built-in bot's name (in any case), optionally ``#tag``."""
@@ -38,7 +38,7 @@ def builtin_kind(name: str) -> str | None:
     compared without case, as bot names are: ``Random`` and ``HEURISTIC`` are the built-ins too."""
     m = BUILTIN_RE.match(name)
     kind = None if m is None else m.group("kind").lower()
-    return kind if kind in BUILTIN_BOTS else None
+    return kind if kind in BUILTIN_NAMES else None
 
 
 def is_builtin(name: str) -> bool:
@@ -51,8 +51,9 @@ def bot_seed(match_id: str, name: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def make_seat(store: Store, name: str, match_id: str) -> Seat:
-    """The seat of participant ``name`` in match ``match_id``: local for built-ins, relayed otherwise."""
+def make_seat(store: Store, name: str, match_id: str, make_bot: BotFactory) -> Seat:
+    """The seat of participant ``name`` in match ``match_id``: local for built-ins (made by ``make_bot``), relayed
+    otherwise."""
     kind = builtin_kind(name)
     if kind is not None:
         # The participant name (with its tag) is what the record and the standings count.
@@ -75,8 +76,8 @@ def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_
     )
 
 
-def seats_for(store: Store, spec: MatchSpec) -> list[Seat]:
-    return [make_seat(store, name, spec.match_id) for name in spec.seats]
+def seats_for(store: Store, spec: MatchSpec, make_bot: BotFactory) -> list[Seat]:
+    return [make_seat(store, name, spec.match_id, make_bot) for name in spec.seats]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from arena.players import BotFactory
 from arena.web.metrics import WebMetrics
 from arena.web.reader import ArenaReader
 
@@ -60,19 +61,21 @@ def templates() -> Jinja2Templates:
     return Jinja2Templates(directory=str(TEMPLATES_DIR))
 
 
-def create_app(client: Any, *, admin_client: Any = None, poll_s: float = DEFAULT_POLL_S, grafana_url: str = "",
-               title: str = "UNO Arena", metrics: WebMetrics | None = None) -> FastAPI:
+def create_app(client: Any, *, make_bot: BotFactory, admin_client: Any = None, poll_s: float = DEFAULT_POLL_S,
+               grafana_url: str = "", title: str = "UNO Arena", metrics: WebMetrics | None = None) -> FastAPI:
     """The web front reading through ``client`` (an :class:`arena.client.Client`; give it no token: whatever
     it may read is shown to everyone): pages, ``/api/...`` JSON, live streams under ``/events/...``, ``/static``,
     ``/metrics``. ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
     kind and to read the bots' description, version and connected state (arena.web.reader.PUBLIC_BOT_FIELDS);
-    ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page."""
-    from arena.web import pages
+    ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page; ``make_bot``
+    makes the built-in bots of "play against the bots" (``bots.make_bot``, passed in by the web command)."""
+    from arena.web import pages, play
 
     app = FastAPI(title=f"{title} web front", version="1",
                   description="The arena's pages and their JSON twins, read through the organizer API.")
     app.state.client = client
     app.state.admin_client = admin_client
+    app.state.make_bot = make_bot
     app.state.reader = ArenaReader(client, admin_client)
     app.state.feeds = {}  # the live feeds being followed (arena.web.pages.feed), by page
     app.state.settings = WebSettings(poll_s=poll_s, grafana_url=grafana_url, title=title)
@@ -80,13 +83,7 @@ def create_app(client: Any, *, admin_client: Any = None, poll_s: float = DEFAULT
     app.state.metrics = metrics if metrics is not None else WebMetrics()
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(pages.router)
-    try:
-        from arena.web import play
-    except ModuleNotFoundError as missing:
-        if missing.name != "arena.web.play":
-            raise
-    else:
-        app.include_router(play.router)
+    app.include_router(play.router)
 
     @app.middleware("http")
     async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
