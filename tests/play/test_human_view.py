@@ -141,7 +141,7 @@ def test_end_of_input_leaves_the_match_instead_of_playing_for_the_person() -> No
 
 def test_bad_arguments_are_named() -> None:
     painter = Painter(False)
-    bots = build_bots(["random", "random"], 1, None, painter, input, WatchedOutput(Match(players=2), 0))
+    bots = build_bots(["random", "random"], 1, None, painter, input, WatchedOutput(Match(players=2), 0), make_bot)
     with pytest.raises(ValueError, match="seat 5 is not a seat of a 2-player match"):
         play_match(bots, 1, Rules(), WatchedOutput(Match(players=2), 0), painter, viewer=5)
     with pytest.raises(ValueError, match="2 bots for a 3-player match"):
