@@ -103,7 +103,7 @@ def test_a_clearly_stronger_candidate_is_accepted_with_real_matches() -> None:
 def test_an_identical_candidate_is_rejected_with_real_matches() -> None:
     """random against random (each seeded from its own matches), against random opponents so that the results
     do vary: the test accepts H0 within the cap."""
-    outcome = run_gauntlet(spec_of("random", "random", seed=3, opponents=("random",)), None)
+    outcome = run_gauntlet(spec_of("random", "random", seed=3, opponents=("random",)), None, make_bot=make_bot)
     assert outcome.status == "rejected" and outcome.state.decision == "H0"
     assert outcome.state.n < 200
     assert abs(outcome.state.mean) < 0.2
