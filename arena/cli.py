@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +14,7 @@ from arena.commands import add_rule_options, rules_from_args
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.play import HumanSeat, PlayerLeft, build_bots, play_match
     from arena.terminal import Painter
+    from bots import make_bot
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     if not names:
@@ -29,7 +29,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     painter = Painter(color)
     try:
         rules = rules_from_args(args)
-        bots = build_bots(names, args.seed, args.human, painter, input, sys.stdout)
+        bots = build_bots(names, args.seed, args.human, painter, input, sys.stdout, make_bot)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -86,23 +86,16 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     return 0
 
 
-# Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
-COMMAND_MODULES = ("gateway", "tournaments", "verify", "operations", "demo", "load", "web", "gauntlet",
-                   "competition", "pools")
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena",
                                      allow_abbrev=False)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _register_engine_commands(commands)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"arena.commands.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"arena.commands.{name}":
-                raise
-            continue
+    # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
+    from arena.commands import competition, demo, gateway, gauntlet, load, operations, pools, tournaments, verify, web
+
+    for module in (gateway, tournaments, verify, operations, demo, load, web, gauntlet, competition, pools):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from arena.engine import Action, Match, Observation, Rules
+from arena.players import Bot, BotFactory
 from arena.terminal import Narrator, Painter, hand_value, score_table
-from bots import Bot, make_bot
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 _DECISION_TITLES = {
@@ -174,12 +174,13 @@ def _print_round_end(match: Match, names: Sequence[str], viewer: int | None, bef
 
 
 def build_bots(names: Sequence[str], seed: int, human: int | None, painter: Painter,
-               read: Callable[[str], str], out: TextIO) -> list[Bot]:
-    """The bots of a local match: built-in bots by name, cycled over the seats, and a person at seat ``human``."""
+               read: Callable[[str], str], out: TextIO, make_bot: BotFactory) -> list[Bot]:
+    """The bots of a local match: built-in bots by name (made by ``make_bot``, the CLI passes ``bots.make_bot``),
+    cycled over the seats, and a person at seat ``human``."""
     bots: list[Bot] = []
     for seat, name in enumerate(names):
         if seat == human:
             bots.append(HumanSeat(painter, read, out))
         else:
-            bots.append(make_bot(name, seed=seed * 1000 + seat))
+            bots.append(make_bot(name, seed * 1000 + seat))
     return bots

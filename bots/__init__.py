@@ -1,12 +1,17 @@
-"""Reference bots and the bot interface: a bot maps (observation, legal actions) to the index of its choice."""
+"""The built-in bots (random, heuristic, weakened) and :func:`make_bot`, the :data:`arena.players.BotFactory` the
+arena's outer layers (its commands, the workers' tasks, the demo) pass in to seat one by name. The bot interface
+itself (:class:`arena.players.Bot`) lives in the arena, below its runner: this package depends on the arena, never
+the reverse. The Python kit for remote bots is :mod:`bots.kit`."""
 
-from .base import Bot
+from arena.players import Bot
+
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 from .weakened import WeakenedHeuristicBot
 
 BUILTIN_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot,
                                       "weakened": WeakenedHeuristicBot}
+"""The built-in bot of each name of :data:`arena.players.BUILTIN_NAMES`."""
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:

@@ -12,8 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from arena.engine import Action, Card, Face, Observation
-
-from .base import Bot
+from arena.players import Bot
 
 _ATTACKS = {"draw1", "draw2", "draw5", "skip", "skip-all", "wild-draw2", "wild-draw4", "wild-draw-color"}
 _WILD_DRAWS = {"wild-draw2", "wild-draw4", "wild-draw-color"}

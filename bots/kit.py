@@ -42,7 +42,7 @@ both sides (``uno-arena bench gateway``).
 Your bug costs one decision, not the stream: when ``choose`` raises (or returns something that is not the index
 of a legal action), the kit logs it at ERROR with the traceback, the match id, the decision number and the
 observation's short form, and answers that one decision with the *safe legal action*, the same one the arena's
-fallback would play (:func:`arena.runner.fallback_action`: draw or pass, accept, the first colour offered, never a
+fallback would play (:func:`arena.players.fallback_action`: draw or pass, accept, the first colour offered, never a
 catch or a challenge), in time and without a strike; the other matches go on, and ``KitStats.choose_errors``
 counts them. (The kit answers rather than staying silent: a silent bot waits out the deadline and collects a
 strike, and three strikes forfeit the match.) Connecting, disconnecting and reconnecting are logged at INFO on
@@ -74,14 +74,13 @@ import grpc.aio
 
 from arena.client import read_token_file, tls_credentials
 from arena.engine import Action, Observation
+from arena.players import Bot, fallback_action
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, game_pb2
 from arena.protocol.card_cache import CARDS
 from arena.protocol.convert import (
     action_from_proto,
     observation_from_proto,
 )
-from arena.runner import fallback_action
-from bots.base import Bot
 
 log = logging.getLogger("uno_arena.kit")
 

@@ -6,8 +6,7 @@ import random
 from collections.abc import Sequence
 
 from arena.engine import Action, Observation
-
-from .base import Bot
+from arena.players import Bot
 
 
 class RandomBot(Bot):

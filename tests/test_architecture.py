@@ -1,15 +1,44 @@
-"""The layout's promises that import-linter's contracts do not cover: no module imports another in a cycle
-(function-level imports included), and every package of the arena has a docstring saying what it is for."""
+"""The layout's promises that import-linter's contracts do not cover: no module imports another in a cycle and no
+package another (function-level and type-only imports included), every module sits in a layer of the layers
+contract, and every module of the arena has a docstring saying what it is for."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import pathlib
+import re
+import tomllib
+from typing import Any
 
 import grimp
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = ("arena", "workers", "bots")
+
+
+def _contracts() -> list[dict[str, Any]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    assert config["exclude_type_checking_imports"] is False  # a type-only import is a dependency too
+    contracts: list[dict[str, Any]] = config["contracts"]
+    return contracts
+
+
+def _graph() -> grimp.ImportGraph:
+    """Every import of the project's modules, type-only ones included, less the edges the acyclic contract
+    ignores (each with its reason in pyproject.toml)."""
+    graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=False)
+    for contract in _contracts():
+        if contract["type"] == "acyclic_siblings":
+            for edge in contract.get("ignore_imports", []):
+                importer, imported = (part.strip() for part in edge.split("->"))
+                assert graph.direct_import_exists(importer=importer, imported=imported), f"stale ignore: {edge}"
+                graph.remove_import(importer=importer, imported=imported)
+    return graph
+
+
+def _modules(graph: grimp.ImportGraph) -> set[str]:
+    return {m for m in graph.modules if not m.startswith("arena.protocol._gen")}
 
 
 def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
@@ -58,11 +87,66 @@ def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
     return found
 
 
+def _component(module: str) -> str:
+    """The package a module counts in for package cycles: ``arena.X`` (a package or a module of the arena),
+    ``workers``, ``bots``."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "arena" and len(parts) > 1 else parts[0]
+
+
+def _package_graph(graph: grimp.ImportGraph, modules: set[str]) -> grimp.ImportGraph:
+    packages = grimp.ImportGraph()
+    for module in modules:
+        packages.add_module(_component(module))
+    for module in modules:
+        for imported in graph.find_modules_directly_imported_by(module) & modules:
+            if _component(module) != _component(imported):
+                packages.add_import(importer=_component(module), imported=_component(imported))
+    return packages
+
+
 def test_no_module_imports_another_in_a_cycle() -> None:
-    graph = grimp.build_graph("arena", "workers", "bots", exclude_type_checking_imports=True)
-    modules = {m for m in graph.modules if not m.startswith("arena.protocol._gen")}
+    graph = _graph()
+    modules = _modules(graph)
     assert len(modules) > 50
     assert _cycles(graph, modules) == []
+
+
+def test_no_package_imports_another_in_a_cycle() -> None:
+    """Between the arena's packages, the workers and the built-in bots (``arena.runner`` -> ``bots`` ->
+    ``arena.runner`` was one), type-only and function-level imports included."""
+    graph = _graph()
+    modules = {m for m in _modules(graph) if m != "arena"}
+    packages = _package_graph(graph, modules)
+    assert {"arena.engine", "arena.players", "arena.runner", "bots", "workers"} <= packages.modules
+    assert _cycles(packages, set(packages.modules)) == []
+
+
+def test_the_package_cycle_finder_finds_a_cycle_through_modules() -> None:
+    graph = grimp.ImportGraph()
+    for name in ("arena.runner.seat", "bots.kit", "arena.engine.match"):
+        graph.add_module(name)
+    graph.add_import(importer="arena.runner.seat", imported="bots.kit")
+    graph.add_import(importer="bots.kit", imported="arena.runner.seat")
+    graph.add_import(importer="bots.kit", imported="arena.engine.match")
+    packages = _package_graph(graph, set(graph.modules))
+    assert _cycles(packages, set(packages.modules)) == [["arena.runner", "bots"]]
+
+
+def _layers() -> list[str]:
+    (contract,) = [c for c in _contracts() if c["type"] == "layers"]
+    return [name.strip() for layer in contract["layers"] for name in re.split(r"[|:]", layer)]
+
+
+def test_every_module_sits_in_a_layer() -> None:
+    """Each module of arena/, workers/ and bots/ is a layer of the layers contract or inside one (the root
+    ``arena`` package holds only the version)."""
+    layers = _layers()
+    modules = _modules(grimp.build_graph(*PACKAGES)) - {"arena"}
+    assert len(modules) > 50
+    outside = sorted(m for m in modules if not any(m == layer or m.startswith(layer + ".") for layer in layers))
+    assert outside == []
+    assert len(layers) == len(set(layers))
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -1,13 +1,15 @@
 """Sending follow-up work as Celery messages by task name: :class:`CeleryEnqueuer`, the Celery side of
 :class:`arena.service.lifecycle.Enqueuer` and :class:`arena.service.enqueuer.ArenaEnqueuer` (no task module is
-imported, so the organizer and the scheduler can send tasks without loading them)."""
+imported, so the organizer and the scheduler can send tasks without loading them). What waits in the queue is read
+through the store of the app (:meth:`arena.store.Store.queued_task_ids`): only the store talks to Redis."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from celery import Celery
+
+from .celery_app import get_store
 
 START_TASK = "workers.tasks.start_tournament"
 BATCH_TASK = "workers.tasks.run_batch"
@@ -39,24 +41,11 @@ class CeleryEnqueuer:
     def queued_batches(self, tournament_id: str) -> set[str] | None:
         """The ids of the tournament's batches whose messages wait in the broker's queue (their task ids, see
         :func:`batch_task_id`); None when the queue cannot be read (not a Redis broker, Redis unreachable)."""
-        prefix = batch_task_id(tournament_id, "")
         queue = str(self.app.conf.task_default_queue or "celery")
-        # kombu's Redis transport keeps one list per priority step: the queue itself, then "<queue>\x06\x16<p>".
-        names = [queue] + [f"{queue}\x06\x16{step}" for step in range(1, 10)]
-        found: set[str] = set()
         try:
-            with self.app.connection_for_read() as connection:
-                client = connection.default_channel.client
-                pipe = client.pipeline(transaction=False)
-                for name in names:
-                    pipe.lrange(name, 0, -1)
-                for raw in (item for items in pipe.execute() for item in items):
-                    task_id = str(json.loads(raw).get("headers", {}).get("id", ""))
-                    if task_id.startswith(prefix):
-                        found.add(task_id[len(prefix):])
+            return get_store(self.app).queued_task_ids(queue, batch_task_id(tournament_id, ""))
         except Exception:  # any failure means "cannot tell": the check falls back to its other rules
             return None
-        return found
 
     def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
         self.app.send_task(CHECK_TASK, args=[tournament_id], kwargs={"token": token}, countdown=countdown)

@@ -36,6 +36,7 @@ from arena.service.gauntlet import resume_gauntlet
 from arena.service.lifecycle import Settings
 from arena.service.match_player import MatchPlayer
 from arena.service.schedules import fire_due
+from bots import make_bot
 
 from . import signals  # noqa: F401  - connects the worker process hooks
 from .celery_app import get_store
@@ -74,7 +75,7 @@ def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[
     store = get_store(self.app)
     settings = Settings.from_conf(self.app.conf)
     metrics = _metrics()
-    player = MatchPlayer(store, metrics, infra_grace_s=settings.infra_grace_s)
+    player = MatchPlayer(store, metrics, make_bot=make_bot, infra_grace_s=settings.infra_grace_s)
     try:
         outcome = lifecycle.run_batch(
             store,
@@ -126,7 +127,8 @@ def fire_schedules(self: Task) -> int:
 def run_gauntlet(self: Task, gauntlet_id: str) -> str:
     """Play a gauntlet on from the blocks already stored, to its end (idempotent: a block is stored once, an ended
     gauntlet is left as it is). Stopped by its soft time limit, it sends itself again to go on."""
-    outcome = resume_gauntlet(get_store(self.app), gauntlet_id, stop_on=(SoftTimeLimitExceeded,))
+    outcome = resume_gauntlet(get_store(self.app), gauntlet_id, make_bot=make_bot,
+                              stop_on=(SoftTimeLimitExceeded,))
     if outcome is None:
         CeleryEnqueuer(self.app).gauntlet(gauntlet_id)
         return "resent"

@@ -38,6 +38,7 @@ from arena.service.matches import match_config, seats_for
 from arena.store import Store
 from arena.store.embedded import RedisServer
 from arena.tournament import TournamentSpec, schedule
+from bots import make_bot
 from workers.celery_app import make_celery
 
 BENCH_BOTS = ("random", "heuristic", "random#2", "heuristic#2")
@@ -131,7 +132,7 @@ def in_process(spec: TournamentSpec, store: Store) -> BenchFigure:
         meter = LoadMeter([os.getpid()])
         started = time.perf_counter()
         for m in matches:
-            loop.run_until_complete(run_match(match_config(m), seats_for(store, m)))
+            loop.run_until_complete(run_match(match_config(m), seats_for(store, m, make_bot)))
         elapsed = time.perf_counter() - started
         other = meter.other_load()
     finally:

@@ -291,10 +291,11 @@ async def _play_match(arena: InProcessArena, store: Any, config: Any, names: lis
     from arena.runner import EndReason, Seat, run_match
     from arena.server.remote_seat import RemoteSeat
     from arena.service.seating import local_bot_seed, seat_for
+    from bots import make_bot
 
     remote_seat = None if args.relay else functools.partial(RemoteSeat, arena.gateway)
-    seats: list[Seat] = [seat_for(name, seed=local_bot_seed(args.seed, index), relay=store, remote=remote_seat)
-                         for index, name in enumerate(names)]
+    seats: list[Seat] = [seat_for(name, seed=local_bot_seed(args.seed, index), make_bot=make_bot, relay=store,
+                                  remote=remote_seat) for index, name in enumerate(names)]
     if remote and not args.relay:
         print(f"gateway on port {arena.server.port}: waiting up to {args.wait:g} s for {', '.join(remote)}",
               file=sys.stderr, flush=True)
@@ -517,8 +518,11 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
             else:
                 print(f"start your bot with target {target} and token {token} (bot {name}); waiting "
                       f"{args.wait:g} s", flush=True)
-            running = asyncio.ensure_future(run_checks(arena.gateway, name, deadline_s=args.deadline_ms / 1000.0,
-                                                       wait_s=args.wait, progress=progress))
+            from bots import make_bot
+
+            running = asyncio.ensure_future(run_checks(arena.gateway, name, make_bot=make_bot,
+                                                       deadline_s=args.deadline_ms / 1000.0, wait_s=args.wait,
+                                                       progress=progress))
             stopped = asyncio.ensure_future(stop.wait())
             exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
             waiting = {running, stopped, *([exited] if exited is not None else [])}

@@ -41,7 +41,7 @@ def arena_store() -> Iterator[Any]:
 
 def organizer_services(store: Any, admin_token: str | None = None) -> list[Callable[[Any], None]]:
     """The organizer API as a service of a gateway on ``store``, its tasks sent to the workers of that store."""
-    from arena.server.organizer import add_organizer
+    from arena.server.servicer import add_organizer
 
     def add(server: Any) -> None:
         from workers.celery_app import make_celery  # the Celery app only where tasks are sent

@@ -6,7 +6,7 @@ read what it needs, and the seed is not revealed yet):
 1. the tournament (``GetTournament``): ``seed_commitment``, ``revealed_seed``, ``seed_salt``;
    the commitment must be ``hex(SHA-256(salt || seed as 8-byte big-endian))``
    (:func:`arena.tournament.commitment.check_commitment`);
-2. the spec (the tournament's, read by :func:`arena.protocol.convert.tournament_spec_from_proto`) and the
+2. the spec (the tournament's, read by :func:`arena.protocol.specs.tournament_spec_from_proto`) and the
    recorded matches (``ListMatches``): the spec's seed must be the revealed one;
    the schedule is re-derived from the spec (:func:`arena.tournament.schedule`: tables, seats and each
    match's deal seed ``derive_seed("deal", seed, table, deal)``), and every recorded result must be a
@@ -65,7 +65,7 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
     import grpc
 
     from arena.client import state_name
-    from arena.protocol.convert import tournament_spec_from_proto
+    from arena.protocol.specs import tournament_spec_from_proto
     from arena.service.verification import ReplayUnavailable, TournamentFacts
     from arena.service.verification import verify_tournament as verify
 

@@ -39,6 +39,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     from arena.client import ArenaClient, token_from
     from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
+    from bots import make_bot
 
     if args.poll is None:
         args.poll = DEFAULT_POLL_S
@@ -56,7 +57,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    app = create_app(client, admin_client=admin, poll_s=args.poll, grafana_url=args.grafana_url)
+    app = create_app(client, make_bot=make_bot, admin_client=admin, poll_s=args.poll, grafana_url=args.grafana_url)
     print(f"uno-arena web: http://{args.address}:{args.port}/ (organizer API {target})", flush=True)
     try:
         uvicorn.run(app, host=args.address, port=args.port, log_level=args.log_level, access_log=False)

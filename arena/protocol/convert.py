@@ -20,10 +20,9 @@ from google.protobuf.descriptor import EnumDescriptor
 from google.rpc import status_pb2
 
 from arena.engine import Action, Card, Event, Face, Observation, OpponentView, Rules
-from arena.protocol._gen import arena_pb2, bot_pb2, cards_pb2, game_pb2
+from arena.players import EndReason
+from arena.protocol._gen import bot_pb2, cards_pb2, game_pb2
 from arena.protocol.card_cache import CARDS, card_from_proto, face_from_proto
-from arena.tournament import EndReason, TournamentSpec
-from arena.tournament.spec import DEFAULT_DEADLINE_MS, DEFAULT_LAG_CAP_MS
 
 
 def _enum_maps(descriptor: EnumDescriptor, prefix: str) -> tuple[dict[str, int], dict[int, str]]:
@@ -349,23 +348,3 @@ def chosen_action(request: bot_pb2.DecisionRequest, action_index: int) -> cards_
         raise IndexError(f"action_index {action_index} is out of range ({count} legal actions)")
     return request.legal_actions[action_index]
 
-
-def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str) -> TournamentSpec:
-    """The tournament spec a ``TournamentSpec`` message describes, with the arena's defaults for what it leaves
-    unset (2 seats, 1 deal, the default deadline and lag cap); ValueError naming the problem (TournamentSpec's own
-    checks; the organizer bounds the numbers first). The one mapping: the organizer reads requests with it, and
-    ``tournament verify`` re-derives a schedule from it."""
-    rules = rules_from_proto(msg.rules)
-    return TournamentSpec(
-        tournament_id=tournament_id,
-        participants=tuple(p.strip() for p in msg.participants),
-        variant=rules.variant,
-        options={k: v for k, v in rules.to_dict().items() if k != "variant"},
-        seats=int(msg.seats_per_table) if msg.HasField("seats_per_table") else 2,
-        deals=int(msg.deals_per_table) if msg.HasField("deals_per_table") else 1,
-        duplicate=bool(msg.duplicate_deals),
-        seed=int(msg.seed),
-        deadline_ms=int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS),
-        time_bank_ms=int(msg.time_bank_ms),
-        lag_cap_ms=int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms") else DEFAULT_LAG_CAP_MS,
-    )

@@ -3,14 +3,10 @@ the gateway's remote seat and the Redis relay's seat (the decision request itsel
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from arena.engine import Observation
+from arena.players import MatchSummary, SeatStart
 from arena.protocol import bot_pb2
 from arena.protocol.convert import end_reason_to_proto, events_to_proto, observation_to_proto, rules_to_proto
-
-if TYPE_CHECKING:
-    from arena.runner import MatchSummary, SeatStart
 
 
 def match_started(info: SeatStart) -> bot_pb2.MatchStarted:

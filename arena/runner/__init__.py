@@ -1,7 +1,8 @@
 """The match runner: one match of the engine between seats (local bots, remote bots through a gateway or the
 Redis relay), with deadlines, fallbacks, strikes, forfeits and a record.
 
-- :mod:`arena.runner.seat`: the :class:`Seat` interface and what a seat is told and asked, the fallback rule;
+- :mod:`arena.runner.seat`: the :class:`Seat` interface, what a seat is asked and how it fails (what it is told at
+  the start and the end, the fallback rule and the end reasons come from :mod:`arena.players`, re-exported here);
 - :mod:`arena.runner.record`: :class:`MatchConfig` (what to play) and :class:`MatchRecord` (what a match
   leaves behind);
 - :mod:`arena.runner.loop`: :class:`MatchRunner`, the match loop with its named steps.
@@ -10,7 +11,7 @@ The transports live beside the end they serve: :class:`arena.server.remote_seat.
 gateway, :class:`arena.relay.RelaySeat` with the relay.
 """
 
-from arena.tournament import EndReason
+from arena.players import EndReason, MatchSummary, SeatStart, fallback_action
 
 from .loop import LET_GO, MatchRunner, TimingProbe, run_match, run_match_sync
 from .record import DecisionLog, DecisionOutcome, MatchConfig, MatchRecord
@@ -21,15 +22,12 @@ from .seat import (
     DEFAULT_LAG_CAP_S,
     DEFAULT_MAX_STRIKES,
     LocalSeat,
-    MatchSummary,
     Seat,
     SeatGone,
     SeatNotAdmitted,
     SeatRequest,
-    SeatStart,
     SeatTimeout,
     SeatUnreachable,
-    fallback_action,
     settle,
 )
 

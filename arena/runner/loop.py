@@ -38,7 +38,7 @@ from arena.engine import Action, Match
 from arena.engine.actions import PASS
 from arena.engine.hands import RoundHands, current_hands, dealt_hands
 from arena.metrics import ArenaMetrics, get_metrics
-from arena.tournament import EndReason
+from arena.players import EndReason, SeatStart, fallback_action
 
 from .record import DecisionOutcome, MatchConfig, MatchRecord, hands_to_json, new_decision_log
 from .seat import (
@@ -46,10 +46,8 @@ from .seat import (
     SeatGone,
     SeatNotAdmitted,
     SeatRequest,
-    SeatStart,
     SeatTimeout,
     SeatUnreachable,
-    fallback_action,
 )
 
 LET_GO = PASS

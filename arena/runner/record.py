@@ -18,9 +18,10 @@ from typing import Any, NamedTuple, cast
 
 from arena.engine import Rules, parse_card
 from arena.engine.hands import Hands, RoundHands, round_hands
-from arena.tournament import EndReason, MatchResult
+from arena.players import EndReason, MatchSummary
+from arena.tournament import MatchResult
 
-from .seat import DEFAULT_DEADLINE_S, DEFAULT_INFRA_GRACE_S, DEFAULT_LAG_CAP_S, DEFAULT_MAX_STRIKES, MatchSummary
+from .seat import DEFAULT_DEADLINE_S, DEFAULT_INFRA_GRACE_S, DEFAULT_LAG_CAP_S, DEFAULT_MAX_STRIKES
 
 
 class DecisionOutcome(StrEnum):

@@ -1,10 +1,11 @@
 """The seat interface of the match runner: what a seat is told, what it is asked, how it fails.
 
 A seat (:class:`Seat`) is whoever plays one chair of one match: a local bot in this process
-(:class:`LocalSeat`, a ``bots.Bot``, no deadline cost, no protobuf), a bot behind the gateway on the same
+(:class:`LocalSeat`, an :class:`arena.players.Bot`, no deadline cost, no protobuf), a bot behind the gateway on the same
 event loop (:class:`arena.server.remote_seat.RemoteSeat`) or a bot reached through Redis and whichever
 gateway holds its stream (:class:`arena.relay.RelaySeat`, for Celery workers). The runner sees only this
-interface; each transport lives beside the end it serves.
+interface; each transport lives beside the end it serves. What a seat is told at the start and the end of its
+match (:class:`SeatStart`, :class:`MatchSummary`) and the fallback rule live below, in :mod:`arena.players`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.engine import Action, Observation, Rules
-from arena.tournament import EndReason
-from bots import Bot
+from arena.engine import Action, Observation
+from arena.players import Bot, MatchSummary, SeatStart
 
 DEFAULT_DEADLINE_S = 1.0
 DEFAULT_MAX_STRIKES = 3
@@ -50,21 +50,6 @@ class SeatNotAdmitted(Exception):
     ended within the wait. An infrastructure fault, not the bot's: the match is aborted, nobody gets a strike."""
 
 
-@dataclass(frozen=True)
-class SeatStart:
-    """Told to every seat when its match starts."""
-
-    match_id: str
-    seat: int
-    seats: tuple[str, ...]
-    rules: Rules
-    deadline_s: float
-    tournament_id: str = ""
-    attempt: int = 1
-    """Which attempt of the match this is (from 1): a match played again after an aborted attempt is a new one, and
-    the bot starts it afresh (``MatchStarted.attempt``)."""
-
-
 @dataclass(slots=True)
 class SeatRequest:
     """One decision asked of a seat. The seat fills the request-scoped counters (refusals, wire time)."""
@@ -85,23 +70,6 @@ class SeatRequest:
     """The lag compensation the seat added (the bot's measured round trip, at most ``lag_cap_s``), if any."""
     arena_s: float | None = None
     """Time the seat's own code ran for this request (encoding, bookkeeping, reading the answer), if measured."""
-
-
-@dataclass(frozen=True)
-class MatchSummary:
-    """Told to every seat when its match ends."""
-
-    match_id: str
-    scores: tuple[int, ...]
-    winner: int | None
-    rounds: int
-    end_reason: EndReason
-    forfeits: tuple[int, ...]
-    timeouts: tuple[int, ...]
-    refusals: tuple[int, ...]
-    detail: str = ""
-    attempt: int = 1
-    """The attempt of the match that ended (``MatchEnded.attempt``)."""
 
 
 class Seat(ABC):
@@ -177,27 +145,3 @@ def settle(request: SeatRequest, status: str, index: int | None, refusals: int, 
         raise SeatGone(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
     raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no valid answer in "
                       f"{request.deadline_s:g} s")
-
-
-# The fallback preference per action kind: the least committal legal action, never a bluff, a challenge,
-# a catch or a card the bot might have wanted to keep.
-_FALLBACK_ORDER = {"pass": 0, "draw": 1, "accept": 2, "choose_color": 3, "play": 4, "challenge": 5, "catch": 6}
-
-
-def fallback_action(legal: Sequence[Action]) -> int:
-    """The documented *safest legal action*, played for a seat that timed out, is gone or forfeited.
-
-    By decision: ``after_draw`` -> pass (keep the drawn card); ``play`` -> draw (pass when nothing can be
-    drawn; the first legal play when neither is offered); ``respond`` -> accept (a challenge can cost more
-    cards); ``choose_color`` -> the first colour offered; ``catch`` -> pass (let the miss go). Never a catch
-    or a challenge when anything else is legal. Deterministic: the same legal list gives the same index.
-    """
-    if not legal:
-        raise ValueError("no legal action to fall back on")
-    best = 0
-    best_rank = _FALLBACK_ORDER.get(legal[0].kind, 9)
-    for index in range(1, len(legal)):
-        rank = _FALLBACK_ORDER.get(legal[index].kind, 9)
-        if rank < best_rank:
-            best, best_rank = index, rank
-    return best

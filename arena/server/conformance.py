@@ -30,11 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine import Action, Observation, Rules, UnoPenalty, Variant
+from arena.players import Bot, BotFactory
 from arena.runner import DecisionOutcome, EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
 from arena.server.remote_seat import RemoteSeat
 from arena.service.seating import check_bot_seed, seat_for
-from bots import Bot, make_bot
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
 CHECKS = ("connects", "answers-in-time", "legal-choices", "decision-kinds", "concurrent-matches", "reconnect")
@@ -112,7 +112,7 @@ class _ForgetsUno(Bot):
 
     name = "forgets-uno"
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, make_bot: BotFactory) -> None:
         super().__init__(seed)
         self.inner = make_bot("heuristic", seed)
 
@@ -125,10 +125,11 @@ class _ForgetsUno(Bot):
         return index
 
 
-def _others(count: int, seed: int) -> list[Seat]:
-    """Local opponents: heuristic and random bots, and one that forgets its UNO calls."""
-    return [LocalSeat(_ForgetsUno(check_bot_seed(seed, i))) if i == 1
-            else seat_for("random" if i % 2 else "heuristic", seed=check_bot_seed(seed, i)) for i in range(count)]
+def _others(count: int, seed: int, make_bot: BotFactory) -> list[Seat]:
+    """Local opponents: heuristic and random bots (of ``make_bot``), and one that forgets its UNO calls."""
+    return [LocalSeat(_ForgetsUno(check_bot_seed(seed, i), make_bot)) if i == 1
+            else seat_for("random" if i % 2 else "heuristic", seed=check_bot_seed(seed, i), make_bot=make_bot)
+            for i in range(count)]
 
 
 def _problems(record: MatchRecord, seat: int) -> str:
@@ -159,11 +160,13 @@ async def _play(config: MatchConfig, seats: list[Seat], budget_s: float) -> Matc
         return f"{config.match_id}: did not end within {budget_s:.0f} s (given up)"
 
 
-async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wait_s: float = 30.0,
-                     concurrent: int = 4, reconnect_deadline_s: float = 10.0, max_strikes: int = MAX_STRIKES,
+async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, deadline_s: float = 1.0,
+                     wait_s: float = 30.0, concurrent: int = 4, reconnect_deadline_s: float = 10.0,
+                     max_strikes: int = MAX_STRIKES,
                      match_budget_s: float = MATCH_BUDGET_S, phase_budget_s: float = PHASE_BUDGET_S,
                      progress: CheckProgress | None = None) -> list[CheckResult]:
-    """Run every check against ``bot`` (connected, or connecting within ``wait_s``) and return the results.
+    """Run every check against ``bot`` (connected, or connecting within ``wait_s``) and return the results; the
+    local opponents are built-in bots of ``make_bot``.
     ``progress`` (when given) follows the run: the results so far and the checks under way."""
     progress = progress if progress is not None else CheckProgress()
     progress.running = ("connects",)
@@ -175,12 +178,12 @@ async def run_checks(gateway: Gateway, bot: str, *, deadline_s: float = 1.0, wai
     version = gateway.link(bot).version
     progress.add(CheckResult("connects", True, f"session open (bot_version {version!r})"))
 
-    await _scripted_checks(gateway, bot, progress, deadline_s=deadline_s, max_strikes=max_strikes,
-                           match_budget_s=match_budget_s, phase_budget_s=phase_budget_s)
-    await _concurrent_check(gateway, bot, progress, concurrent=concurrent, deadline_s=deadline_s,
-                            max_strikes=max_strikes, match_budget_s=match_budget_s)
-    await _reconnect_check(gateway, bot, progress, deadline_s=reconnect_deadline_s, max_strikes=max_strikes,
-                           match_budget_s=match_budget_s)
+    await _scripted_checks(gateway, bot, progress, make_bot=make_bot, deadline_s=deadline_s,
+                           max_strikes=max_strikes, match_budget_s=match_budget_s, phase_budget_s=phase_budget_s)
+    await _concurrent_check(gateway, bot, progress, make_bot=make_bot, concurrent=concurrent,
+                            deadline_s=deadline_s, max_strikes=max_strikes, match_budget_s=match_budget_s)
+    await _reconnect_check(gateway, bot, progress, make_bot=make_bot, deadline_s=reconnect_deadline_s,
+                           max_strikes=max_strikes, match_budget_s=match_budget_s)
     progress.running = ()
     return list(progress.results)
 
@@ -209,7 +212,8 @@ def _next_scripted(scripted: list[_Planned], found: _Scripted, extra: int) -> _P
     return None
 
 
-async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, *, deadline_s: float,
+async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
+                           deadline_s: float,
                            max_strikes: int, match_budget_s: float, phase_budget_s: float) -> None:
     """``answers-in-time``, ``legal-choices`` and ``decision-kinds``."""
     progress.running = ("answers-in-time", "legal-choices", "decision-kinds")
@@ -226,7 +230,7 @@ async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, 
         if planned is None:
             break
         rules, players, seat = planned
-        seats: list[Seat] = _others(players - 1, seed)
+        seats: list[Seat] = _others(players - 1, seed, make_bot)
         watched = _Watched(gateway, bot, found.kinds)
         seats.insert(seat, watched)
         config = MatchConfig(f"check-{bot}-{seed}", seed, rules, deadline_s=deadline_s, max_strikes=max_strikes)
@@ -254,7 +258,8 @@ async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, 
                              f"asked {seen}" + (f"; never came up: {', '.join(missing)}" if missing else "")))
 
 
-async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress, *, concurrent: int,
+async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
+                            concurrent: int,
                             deadline_s: float, max_strikes: int, match_budget_s: float) -> None:
     """``concurrent-matches``: never more matches at once than the bot's Hello offered (the gateway would make the
     others wait)."""
@@ -267,20 +272,22 @@ async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress,
         return RemoteSeat(gateway, name, admit_timeout_s=ADMIT_TIMEOUT_S)
 
     records = await asyncio.gather(*(
-        _play(c, [seat_for(bot, seed=0, remote=remote), *_others(2, c.seed)], match_budget_s) for c in configs))
+        _play(c, [seat_for(bot, seed=0, make_bot=make_bot, remote=remote), *_others(2, c.seed, make_bot)],
+              match_budget_s) for c in configs))
     bad = [r if isinstance(r, str) else f"{r.match_id}: {_problems(r, 0)}"
            for r in records if isinstance(r, str) or _problems(r, 0)]
     progress.add(CheckResult("concurrent-matches", not bad,
                              "; ".join(bad) or f"{concurrent} matches at once, all answered in time"))
 
 
-async def _reconnect_check(gateway: Gateway, bot: str, progress: CheckProgress, *, deadline_s: float,
+async def _reconnect_check(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
+                           deadline_s: float,
                            max_strikes: int, match_budget_s: float) -> None:
     """``reconnect``: the stream is dropped before decision 5; the bot must come back and answer."""
     progress.running = ("reconnect",)
     watched = _Watched(gateway, bot, Counter(), drop_before=5)
     config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), deadline_s=deadline_s, max_strikes=max_strikes)
-    played = await _play(config, [watched, *_others(2, 7)], match_budget_s)
+    played = await _play(config, [watched, *_others(2, 7, make_bot)], match_budget_s)
     if isinstance(played, str):
         progress.add(CheckResult("reconnect", False, played))
     elif not watched.dropped:

@@ -11,11 +11,12 @@ The API is split by job:
 * this module's :class:`Organizer` is the synchronous core (requests checked, the store and the services asked),
   with :class:`arena.server.ladders.Ladders` (competitions, rating pools, leaderboards) and
   :class:`arena.server.gauntlets.Gauntlets`;
-* :mod:`arena.server.servicer` is the thin gRPC glue (every blocking call in a thread, refusals as statuses).
+* :mod:`arena.server.servicer` is the thin gRPC glue (every blocking call in a thread, refusals as statuses) and
+  :func:`arena.server.servicer.add_organizer` serves it.
 
 Add it to a ``grpc.aio`` server with::
 
-    from arena.server.organizer import add_organizer
+    from arena.server.servicer import add_organizer
     add_organizer(server, store, enqueuer=CeleryEnqueuer(app))      # before server.start()
 
 Work is sent to the workers through an :class:`arena.service.enqueuer.ArenaEnqueuer` given by whoever builds the
@@ -60,7 +61,7 @@ from typing import Any
 import grpc
 import grpc.aio
 
-from arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
+from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import end_reason_to_proto, rules_from_proto
 from arena.relay.messages import drop_message
 from arena.service import lifecycle
@@ -108,7 +109,6 @@ from .messages import (
     tournament_message,
 )
 from .refusals import OrganizerError, invalid, not_found
-from .servicer import ArenaServicer
 
 log = logging.getLogger(__name__)
 
@@ -621,33 +621,14 @@ class Organizer:
         return arena_pb2.ExportResultsResponse(content_type=exported.content_type, filename=exported.filename,
                                                data=exported.data)
 
-
-def add_organizer(
-    server: grpc.aio.Server,
-    store: Store,
-    *,
-    enqueuer: ArenaEnqueuer | None = None,
-    admin_token: str | None = None,
-) -> ArenaServicer:
-    """Serve ``ArenaService`` on ``server`` (a ``grpc.aio`` server, before ``start()``).
-
-    ``enqueuer``: where tournament starts and gauntlets are sent (none: such calls are UNAVAILABLE).
-    ``admin_token``: default ``$UNO_ARENA_ADMIN_TOKEN`` (empty: no check).
-    """
-    servicer = ArenaServicer(Organizer(store, enqueuer, admin_token=admin_token))
-    arena_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)
-    return servicer
-
 __all__ = [
     "ADMIN",
     "ADMIN_TOKEN_ENV",
     "RPC_ROLES",
-    "ArenaServicer",
     "Caller",
     "Organizer",
     "OrganizerError",
     "Role",
-    "add_organizer",
     "replay_message",
     "summary_message",
 ]

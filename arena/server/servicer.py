@@ -11,23 +11,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
 
 from arena.protocol import arena_pb2, arena_pb2_grpc
-from arena.service.enqueuer import WorkersUnavailable
+from arena.service.enqueuer import ArenaEnqueuer, WorkersUnavailable
 from arena.service.lifecycle import ENDED
 from arena.service.visibility import Caller
-from arena.store import InvalidName, StoreUnavailable, UnknownBot, UnknownTournament
+from arena.store import InvalidName, Store, StoreUnavailable, UnknownBot, UnknownTournament
 
 from .auth import RPC_ROLES
 from .messages import STATES
+from .organizer import Organizer
 from .refusals import OrganizerError, short
-
-if TYPE_CHECKING:
-    from .organizer import Organizer
 
 T = TypeVar("T")
 WATCH_POLL_S = 0.25
@@ -245,3 +243,20 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
             if current.state != last_state or (not new_ids and current.matches_done != last_done):
                 yield arena_pb2.WatchTournamentResponse(tournament=current)
             last_state, last_done = current.state, current.matches_done
+
+
+def add_organizer(
+    server: grpc.aio.Server,
+    store: Store,
+    *,
+    enqueuer: ArenaEnqueuer | None = None,
+    admin_token: str | None = None,
+) -> ArenaServicer:
+    """Serve ``ArenaService`` on ``server`` (a ``grpc.aio`` server, before ``start()``).
+
+    ``enqueuer``: where tournament starts and gauntlets are sent (none: such calls are UNAVAILABLE).
+    ``admin_token``: default ``$UNO_ARENA_ADMIN_TOKEN`` (empty: no check).
+    """
+    servicer = ArenaServicer(Organizer(store, enqueuer, admin_token=admin_token))
+    arena_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)
+    return servicer

@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Rules
+from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.store import GauntletStore, Store
 from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord
 from arena.store.keys import BOT_NAME_RE, check_name
 from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
-from bots import BUILTIN_BOTS, make_bot
 
 from .matches import bot_seed, builtin_kind, make_seat
 
@@ -83,7 +83,7 @@ class Contender:
         if contender.builtin and contender.version is not None:
             raise GauntletError(f"--{role} {text!r}: built-in bots have no versions")
         if not contender.builtin and not BOT_NAME_RE.match(contender.name):
-            raise GauntletError(f"--{role} {text!r}: not a built-in bot ({', '.join(sorted(BUILTIN_BOTS))}) "
+            raise GauntletError(f"--{role} {text!r}: not a built-in bot ({', '.join(sorted(BUILTIN_NAMES))}) "
                                 "nor a valid registered bot name")
         return contender
 
@@ -233,19 +233,20 @@ PlayMatch = Callable[[PlannedMatch, GauntletSpec], MatchRecord]
 
 class MatchPlayerForGauntlet:
     """Plays the gauntlet's matches on one event loop: built-in bots in process, registered ones through the
-    relay of ``store``."""
+    relay of ``store``; ``make_bot`` makes the built-in ones."""
 
-    def __init__(self, store: Store | None) -> None:
+    def __init__(self, store: Store | None, make_bot: BotFactory) -> None:
         self.store = store
+        self.make_bot = make_bot
         self._loop = asyncio.new_event_loop()
 
     def seat(self, name: str, seed_id: str) -> Seat:
         if self.store is not None:
-            return make_seat(self.store, name, seed_id)
+            return make_seat(self.store, name, seed_id, self.make_bot)
         kind = builtin_kind(name)
         if kind is None:
             raise GauntletError(f"registered bot {name!r} plays through the relay: set REDIS_URL")
-        return LocalSeat(make_bot(kind, bot_seed(seed_id, name)), name=name)
+        return LocalSeat(self.make_bot(kind, bot_seed(seed_id, name)), name=name)
 
     def __call__(self, planned: PlannedMatch, spec: GauntletSpec) -> MatchRecord:
         seats = [self.seat(name, planned.match_id if index == planned.tested_seat else planned.opponents_seed_id)
@@ -295,18 +296,18 @@ def score_block(spec: GauntletSpec, plan: Sequence[PlannedMatch], records: Seque
     return block_score(candidate_points, baseline_points)
 
 
-def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *,
+def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *, make_bot: BotFactory,
                  on_block: Callable[[BlockOutcome], None] | None = None,
                  play: PlayMatch | None = None) -> GauntletOutcome:
     """Play blocks until the test decides or reaches its cap (``spec.sprt.max_blocks``; with no cap, the test
     goes on until it decides). ``on_block`` hears of every scored block; ``play`` plays one match (default: a
-    :class:`MatchPlayerForGauntlet` on ``store``)."""
+    :class:`MatchPlayerForGauntlet` on ``store`` with the built-in bots of ``make_bot``)."""
     check_bots(spec, store)
     gauntlets = store.gauntlets if store is not None else None
     state = SprtState(spec.sprt)
     if gauntlets is not None:
         gauntlets.create(spec.gauntlet_id, spec.to_dict(), state.to_dict(), seed=spec.seed)
-    return _play_on(spec, store, state, [], on_block=on_block, play=play)
+    return _play_on(spec, store, state, [], make_bot=make_bot, on_block=on_block, play=play)
 
 
 @dataclass(frozen=True)
@@ -342,7 +343,7 @@ def stored_state(spec: GauntletSpec, blocks: Sequence[Mapping[str, Any]]) -> Spr
     return SprtState(spec.sprt).extended(float(block["score"]) for block in blocks)
 
 
-def resume_gauntlet(store: Store, gauntlet_id: str, *, play: PlayMatch | None = None,
+def resume_gauntlet(store: Store, gauntlet_id: str, *, make_bot: BotFactory, play: PlayMatch | None = None,
                     stop_on: tuple[type[BaseException], ...] = ()) -> GauntletOutcome | None:
     """Play a stored gauntlet on from the blocks already stored, to its end; an ended gauntlet is left as it
     is. None when one of ``stop_on`` interrupted it (what was stored stays: a later call goes on from there)."""
@@ -356,7 +357,7 @@ def resume_gauntlet(store: Store, gauntlet_id: str, *, play: PlayMatch | None = 
         return _ended(spec, store.gauntlets, STATUS_OF_OUTCOME[state.outcome], state, (), "")
     try:
         check_bots(spec, store)
-        return _play_on(spec, store, state, [], play=play)
+        return _play_on(spec, store, state, [], make_bot=make_bot, play=play)
     except GauntletError as error:
         return _ended(spec, store.gauntlets, "failed", state, (), str(error))
     except stop_on:
@@ -364,13 +365,13 @@ def resume_gauntlet(store: Store, gauntlet_id: str, *, play: PlayMatch | None = 
 
 
 def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: list[BlockOutcome], *,
-             on_block: Callable[[BlockOutcome], None] | None = None,
+             make_bot: BotFactory, on_block: Callable[[BlockOutcome], None] | None = None,
              play: PlayMatch | None = None) -> GauntletOutcome:
     """Play blocks from ``state`` until the test ends (storing each block as the next one, with a store)."""
     gauntlets = store.gauntlets if store is not None else None
     own_player = None
     if play is None:
-        own_player = play = MatchPlayerForGauntlet(store)
+        own_player = play = MatchPlayerForGauntlet(store, make_bot)
     try:
         while not state.finished:
             number = state.n

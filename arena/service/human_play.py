@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Action, Card, Event, Face, Match, Observation, Rules, UnoPenalty, Variant
+from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import (
     DEFAULT_DEADLINE_S,
     DEFAULT_MAX_STRIKES,
@@ -50,7 +51,6 @@ from arena.runner import (
     SeatTimeout,
 )
 from arena.store import Replay, Store
-from bots import BUILTIN_BOTS
 
 from .replays import stored_record
 from .seating import builtin_kind, game_bot_seed, seat_for
@@ -329,12 +329,13 @@ class HumanPlayService:
     """The live human games of one web process.
 
     ``store``: where records go (``store.replays``) and where connected remote bots are found; None plays among
-    built-in bots only and keeps records in memory. ``remote_bots``: the remote bots that accept human games
+    built-in bots only and keeps records in memory. ``make_bot``: the built-in bots (``bots.make_bot``, passed in
+    by the web command). ``remote_bots``: the remote bots that accept human games
     (default: every registered bot that is connected now). ``new_seed``: the seed of each new match (default: 63
     secret random bits; tests pass their own to replay a game), never sent to the person.
     """
 
-    def __init__(self, store: Store | None = None, *, human_deadline_s: float = HUMAN_DEADLINE_S,
+    def __init__(self, store: Store | None = None, *, make_bot: BotFactory, human_deadline_s: float = HUMAN_DEADLINE_S,
                  bot_deadline_s: float = DEFAULT_DEADLINE_S, max_strikes: int = DEFAULT_MAX_STRIKES,
                  max_sessions: int = DEFAULT_MAX_SESSIONS, idle_s: float = DEFAULT_IDLE_S,
                  retain_s: float = DEFAULT_RETAIN_S, remote_bots: Callable[[], Sequence[str]] | None = None,
@@ -344,6 +345,7 @@ class HumanPlayService:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
         self.store = store
+        self.make_bot = make_bot
         self.human_deadline_s = human_deadline_s
         self.bot_deadline_s = bot_deadline_s
         self.max_strikes = max_strikes
@@ -370,7 +372,7 @@ class HumanPlayService:
 
     def opponents(self) -> list[Opponent]:
         """Every opponent the person may pick now."""
-        builtin = [Opponent(name, f"{name} (built-in)", False) for name in sorted(BUILTIN_BOTS)]
+        builtin = [Opponent(name, f"{name} (built-in)", False) for name in sorted(BUILTIN_NAMES)]
         remote = [Opponent(REMOTE_PREFIX + name, f"{name} (connected bot)", True) for name in self.remote_bots()]
         return builtin + remote
 
@@ -381,11 +383,11 @@ class HumanPlayService:
                 raise BadSetup(f"opponent {opponent!r}: remote bots need a store (set $REDIS_URL)")
             if remote is None or name not in remote:
                 raise BadSetup(f"opponent {opponent!r}: no connected bot {name!r} accepts human games now")
-            return seat_for(name, seed=0, relay=self.store)
+            return seat_for(name, seed=0, make_bot=self.make_bot, relay=self.store)
         if builtin_kind(opponent) != opponent:
             raise BadSetup(f"opponent {opponent!r}: unknown built-in bot {opponent!r} "
-                           f"(known: {', '.join(sorted(BUILTIN_BOTS))})")
-        return seat_for(opponent, seed=game_bot_seed(seed, seat))
+                           f"(known: {', '.join(sorted(BUILTIN_NAMES))})")
+        return seat_for(opponent, seed=game_bot_seed(seed, seat), make_bot=self.make_bot)
 
     # -- sessions ---------------------------------------------------------------------------------------------------
     async def start(self, setup: GameSetup, *, player_name: str = "you") -> HumanSession:

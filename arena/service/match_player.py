@@ -12,6 +12,7 @@ import asyncio
 import os
 from typing import Any
 
+from arena.players import BotFactory
 from arena.runner import DEFAULT_INFRA_GRACE_S, run_match
 from arena.store import Replay, Store, StoredResult
 from arena.tournament import MatchSpec
@@ -22,11 +23,14 @@ from .replays import stored_record
 
 
 class MatchPlayer:
-    """Plays matches for one store; keeps one event loop per process (rebuilt after a fork). ``infra_grace_s``:
-    how long a match waits for a remote bot the arena could not reach before it is aborted (``Settings``)."""
+    """Plays matches for one store; keeps one event loop per process (rebuilt after a fork). ``make_bot`` makes
+    the built-in bots (``bots.make_bot``, passed in by the workers' tasks); ``infra_grace_s``: how long a match
+    waits for a remote bot the arena could not reach before it is aborted (``Settings``)."""
 
-    def __init__(self, store: Store, metrics: Any = None, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> None:
+    def __init__(self, store: Store, metrics: Any = None, *, make_bot: BotFactory,
+                 infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> None:
         self.store = store
+        self.make_bot = make_bot
         self.metrics = metrics
         self.infra_grace_s = infra_grace_s
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -40,7 +44,7 @@ class MatchPlayer:
 
     def __call__(self, spec: MatchSpec) -> tuple[StoredResult, Replay]:
         config = match_config(spec, infra_grace_s=self.infra_grace_s)
-        seats = seats_for(self.store, spec)
+        seats = seats_for(self.store, spec, self.make_bot)
         loop = self._event_loop()
         try:
             record = loop.run_until_complete(run_match(config, seats))

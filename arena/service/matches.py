@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from arena.engine import Rules
+from arena.players import BotFactory
 from arena.runner import DEFAULT_INFRA_GRACE_S, MatchConfig, MatchRecord, Seat
 from arena.store import Store, StoredResult
 from arena.tournament import EndReason, MatchResult, MatchSpec
@@ -23,9 +24,10 @@ __all__ = ["StoredResult", "aborted_result", "bot_seed", "builtin_kind", "is_bui
            "result_of", "seats_for", "spec_from_wire", "spec_to_wire"]
 
 
-def make_seat(store: Store, name: str, match_id: str) -> Seat:
-    """The seat of participant ``name`` in match ``match_id`` (:func:`arena.service.seating.match_seat`)."""
-    return match_seat(name, match_id, store)
+def make_seat(store: Store, name: str, match_id: str, make_bot: BotFactory) -> Seat:
+    """The seat of participant ``name`` in match ``match_id`` (:func:`arena.service.seating.match_seat`; the
+    built-in bots made by ``make_bot``)."""
+    return match_seat(name, match_id, store, make_bot)
 
 
 def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> MatchConfig:
@@ -43,8 +45,8 @@ def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_
     )
 
 
-def seats_for(store: Store, spec: MatchSpec) -> list[Seat]:
-    return [match_seat(name, spec.match_id, store) for name in spec.seats]
+def seats_for(store: Store, spec: MatchSpec, make_bot: BotFactory) -> list[Seat]:
+    return [match_seat(name, spec.match_id, store, make_bot) for name in spec.seats]
 
 
 def result_of(record: MatchRecord, spec: MatchSpec) -> StoredResult:

@@ -21,10 +21,10 @@ import hashlib
 import re
 from collections.abc import Callable
 
+from arena.players import BUILTIN_NAMES, BotFactory
 from arena.relay import RelaySeat
 from arena.runner import LocalSeat, Seat
 from arena.store import Store
-from bots import BUILTIN_BOTS, make_bot
 
 BUILTIN_RE = re.compile(r"^(?P<kind>[A-Za-z]+)(?:#(?P<tag>[A-Za-z0-9_-]{1,16}))?$")
 """A built-in participant: a built-in bot's name (in any case), optionally ``#tag``."""
@@ -39,7 +39,7 @@ def builtin_kind(name: str) -> str | None:
     compared without case, as bot names are: ``Random`` and ``HEURISTIC`` are the built-ins too."""
     m = BUILTIN_RE.match(name)
     kind = None if m is None else m.group("kind").lower()
-    return kind if kind in BUILTIN_BOTS else None
+    return kind if kind in BUILTIN_NAMES else None
 
 
 def is_builtin(name: str) -> bool:
@@ -67,10 +67,11 @@ def check_bot_seed(seed: int, seat: int) -> int:
     return seed + seat
 
 
-def seat_for(participant: str, *, seed: int, relay: Store | None = None,
+def seat_for(participant: str, *, seed: int, make_bot: BotFactory, relay: Store | None = None,
              remote: Callable[[str], Seat] | None = None) -> Seat:
-    """The seat of ``participant``: a built-in bot seeded with ``seed``, else the registered bot through
-    ``remote`` (the gateway's own seat) or the relay of ``relay``; :class:`UnreachableParticipant` with neither."""
+    """The seat of ``participant``: a built-in bot made by ``make_bot`` seeded with ``seed``, else the registered
+    bot through ``remote`` (the gateway's own seat) or the relay of ``relay``; :class:`UnreachableParticipant` with
+    neither."""
     kind = builtin_kind(participant)
     if kind is not None:
         return LocalSeat(make_bot(kind, seed), name=participant)
@@ -78,10 +79,10 @@ def seat_for(participant: str, *, seed: int, relay: Store | None = None,
         return remote(participant)
     if relay is not None:
         return RelaySeat(relay, participant)
-    raise UnreachableParticipant(f"{participant!r} is no built-in bot ({', '.join(sorted(BUILTIN_BOTS))}); a "
+    raise UnreachableParticipant(f"{participant!r} is no built-in bot ({', '.join(sorted(BUILTIN_NAMES))}); a "
                                  "registered bot plays through the relay: set REDIS_URL")
 
 
-def match_seat(participant: str, match_id: str, relay: Store | None) -> Seat:
+def match_seat(participant: str, match_id: str, relay: Store | None, make_bot: BotFactory) -> Seat:
     """The seat of ``participant`` in the scheduled match ``match_id`` (:func:`bot_seed`)."""
-    return seat_for(participant, seed=bot_seed(match_id, participant), relay=relay)
+    return seat_for(participant, seed=bot_seed(match_id, participant), make_bot=make_bot, relay=relay)

@@ -1,6 +1,6 @@
 """Verifying an ended tournament: its seed commitment, its schedule re-derived from the revealed seed, and every
 scored match replayed from its derived deal seed through the arena's one replay walk
-(:func:`arena.service.replays.walk`) to the stored scores, winner and number of rounds.
+(:func:`arena.engine.walk.walk`) to the stored scores, winner and number of rounds.
 
 Pure over typed data: the tournament's facts (:class:`TournamentFacts`), its recorded matches
 (:class:`RecordedMatch`) and a function that fetches one match's omniscient replay
@@ -14,10 +14,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from arena.engine import Action, Match, Rules, parse_action
+from arena.engine.walk import WalkError, walk
 from arena.tournament import MatchSpec, TournamentSpec, schedule
 from arena.tournament.commitment import check_commitment
-
-from .replays import WalkError, walk
 
 ENDED = ("finished", "failed", "cancelled")
 

@@ -7,6 +7,7 @@ convert between the two so one variable serves both.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
@@ -33,6 +34,9 @@ from .standings import StandingsStore
 from .tournaments import TournamentStore
 
 ENV_VAR = "REDIS_URL"
+
+_KOMBU_PRIORITY_SEP = "\x06\x16"
+"""What kombu's Redis transport puts between a queue's name and a priority step in the names of its lists."""
 
 _SOCKET_SCHEMES = ("redis+socket", "socket", "unix")
 
@@ -144,9 +148,24 @@ class Store:
     def queue_depth(self, queue: str) -> int:
         """Messages waiting in a Celery (kombu) queue on this Redis, its priority lists summed."""
         total = int(self.redis.llen(queue))
-        for key in self.redis.scan_iter(match=f"{queue}\x06\x16*", count=100):
+        for key in self.redis.scan_iter(match=f"{queue}{_KOMBU_PRIORITY_SEP}*", count=100):
             total += int(self.redis.llen(key))
         return total
+
+    def queued_task_ids(self, queue: str, prefix: str) -> set[str]:
+        """The ids of the Celery tasks waiting in ``queue`` (a kombu queue on this Redis) that start with
+        ``prefix``, the prefix taken off; one round trip. Raises redis' errors (Redis unreachable)."""
+        # kombu's Redis transport keeps one list per priority step: the queue itself, then "<queue>\x06\x16<p>".
+        names = [queue] + [f"{queue}{_KOMBU_PRIORITY_SEP}{step}" for step in range(1, 10)]
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.lrange(name, 0, -1)
+        found: set[str] = set()
+        for raw in (item for items in pipe.execute() for item in items):
+            task_id = str(json.loads(raw).get("headers", {}).get("id", ""))
+            if task_id.startswith(prefix):
+                found.add(task_id[len(prefix):])
+        return found
 
     def ping(self) -> bool:
         return bool(self.redis.ping())

@@ -4,37 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
+from arena.players import EndReason
+
 SCORINGS = ("winner", "lowest")
-
-
-class EndReason(StrEnum):
-    """Why a match ended: the one list of end reasons (stored as its value, mapped to the protocol's
-    ``EndReason`` in :mod:`arena.protocol.convert`)."""
-
-    TARGET = "target"
-    """A seat reached the target score (E4)."""
-    FORFEIT = "forfeit"
-    """At least one seat forfeited (too many strikes); the rest was played with fallbacks."""
-    ABORTED = "aborted"
-    """The arena gave up on the match (a fault of ours, not a bot's): not scored."""
-    CANCELLED = "cancelled"
-    """The tournament was cancelled before the match was played: not scored."""
-
-    @property
-    def scored(self) -> bool:
-        """Whether the match counts in standings and ratings."""
-        return self not in (EndReason.ABORTED, EndReason.CANCELLED)
-
-    @classmethod
-    def parse(cls, value: object) -> EndReason:
-        """The reason named by a stored value (``ValueError`` naming the value otherwise)."""
-        try:
-            return cls(str(value))
-        except ValueError:
-            raise ValueError(f"unknown end reason {value!r}; expected one of {[r.value for r in cls]}") from None
 
 
 @dataclass(frozen=True)

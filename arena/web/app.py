@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from arena.players import BotFactory
 from arena.web.metrics import WebMetrics
 from arena.web.reader import ArenaReader
 
@@ -65,19 +66,22 @@ def templates() -> Jinja2Templates:
     return Jinja2Templates(directory=str(TEMPLATES_DIR))
 
 
-def create_app(client: ArenaClient, *, admin_client: ArenaClient | None = None, poll_s: float = DEFAULT_POLL_S,
-               grafana_url: str = "", title: str = "UNO Arena", metrics: WebMetrics | None = None) -> FastAPI:
+def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: ArenaClient | None = None,
+               poll_s: float = DEFAULT_POLL_S, grafana_url: str = "", title: str = "UNO Arena",
+               metrics: WebMetrics | None = None) -> FastAPI:
     """The web front reading through ``client`` (an :class:`arena.client.ArenaClient`; give it no token: whatever
     it may read is shown to everyone): pages, ``/api/...`` JSON, live streams under ``/events/...``, ``/static``,
     ``/metrics``. ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
     kind and to read the bots' description, version and connected state (arena.web.views.PublicBot);
-    ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page."""
-    from arena.web import pages
+    ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page; ``make_bot``
+    makes the built-in bots of "play against the bots" (``bots.make_bot``, passed in by the web command)."""
+    from arena.web import pages, play
 
     app = FastAPI(title=f"{title} web front", version="1",
                   description="The arena's pages and their JSON twins, read through the organizer API.")
     app.state.client = client
     app.state.admin_client = admin_client
+    app.state.make_bot = make_bot
     app.state.reader = ArenaReader(client, admin_client)
     app.state.feeds = {}  # the live feeds being followed (arena.web.pages.feed), by page
     app.state.settings = WebSettings(poll_s=poll_s, grafana_url=grafana_url, title=title)
@@ -85,13 +89,7 @@ def create_app(client: ArenaClient, *, admin_client: ArenaClient | None = None, 
     app.state.metrics = metrics if metrics is not None else WebMetrics()
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(pages.router)
-    try:
-        from arena.web import play
-    except ModuleNotFoundError as missing:
-        if missing.name != "arena.web.play":
-            raise
-    else:
-        app.include_router(play.router)
+    app.include_router(play.router)
 
     @app.middleware("http")
     async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

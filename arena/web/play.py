@@ -39,6 +39,7 @@ from arena.engine.cards import (
     WILD_KINDS,
     Face,
 )
+from arena.players import BotFactory
 from arena.service.human_play import (
     MAX_SEATS,
     MAX_TARGET,
@@ -86,12 +87,14 @@ def card_values() -> dict[str, dict[str, int]]:
 
 
 def human_play_service(request: Request) -> HumanPlayService:
-    """The app's :class:`HumanPlayService` (``app.state.human_play``), made on first use when the app set none."""
+    """The app's :class:`HumanPlayService` (``app.state.human_play``), made on first use when the app set none
+    (with the app's built-in bots, ``app.state.make_bot``)."""
     state = request.app.state
     service: HumanPlayService | None = getattr(state, "human_play", None)
     if service is None:
         store = Store.from_url() if os.environ.get("REDIS_URL") else None
-        service = state.human_play = HumanPlayService(store)
+        make_bot: BotFactory = state.make_bot
+        service = state.human_play = HumanPlayService(store, make_bot=make_bot)
     return service
 
 

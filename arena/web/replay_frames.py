@@ -2,7 +2,7 @@
 saw it (pure: a function of the organizer's ``Replay`` messages).
 
 The match is rebuilt with the engine from the omniscient replay (its seed and accepted actions) by the arena's one
-replay walk (:func:`arena.service.replays.walk`: the arena's ``next_round`` actions between rounds are re-applied
+replay walk (:func:`arena.engine.walk.walk`: the arena's ``next_round`` actions between rounds are re-applied
 where the engine waits for them), and every rebuilt event is
 checked against the record, so a frame can never drift from what was played (:class:`ReplayMismatch`). A frame's
 table is the engine's :class:`~arena.engine.Observation` of the viewer as the protocol encodes it (what a bot got
@@ -22,8 +22,8 @@ from typing import Any
 
 from arena.client import plain
 from arena.engine import Match
+from arena.engine.walk import WalkError, WalkStep, walk
 from arena.protocol.convert import action_from_proto, card_to_proto, observation_to_proto, rules_from_proto
-from arena.service.replays import WalkError, WalkStep, walk
 
 
 class ReplayMismatch(ValueError):
@@ -121,7 +121,7 @@ def _check_events(omniscient: Any, match: Match) -> None:
 def replay_frames(omniscient: Any, view: Any = None) -> Frames:
     """The frames of a match: ``omniscient`` is the omniscient ``Replay`` message (it carries the seed), ``view``
     the ``Replay`` of one seat's view (its events are the ones listed) or None for the omniscient frames; the match
-    is rebuilt through the arena's one replay walk (:func:`arena.service.replays.walk`). :class:`ReplayMismatch`
+    is rebuilt through the arena's one replay walk (:func:`arena.engine.walk.walk`). :class:`ReplayMismatch`
     when the engine does not rebuild the record."""
     viewer = view.viewer if view is not None and view.HasField("viewer") else None
     shown = view if view is not None else omniscient

@@ -11,6 +11,7 @@ import pytest
 from arena.engine import Match, Rules
 from arena.play import HumanSeat, PlayerLeft, build_bots, play_match
 from arena.terminal import Painter
+from bots import make_bot
 from tests.play.leakcheck import WatchedOutput
 
 _CHOICE = re.compile(r"\(0-(\d+),")
@@ -34,7 +35,7 @@ def human_match(rules: Rules, players: int, seed: int, color: bool, viewer: int 
     out = WatchedOutput(match, 0)
     painter = Painter(color)
     read = answers(seed, [] if prompts is None else prompts)
-    bots = build_bots(["heuristic", "random"] * 5, seed, 0, painter, read, out)[:players]
+    bots = build_bots(["heuristic", "random"] * 5, seed, 0, painter, read, out, make_bot)[:players]
     human = bots[0]
     assert isinstance(human, HumanSeat)
     play_match(bots, seed, rules, out, painter, viewer=viewer, pause=human.pause, match=match)
@@ -118,7 +119,7 @@ def test_asked_only_when_there_is_a_choice_and_paused_between_rounds() -> None:
 def test_a_quit_word_leaves_the_match(answer: str, code: int) -> None:
     painter = Painter(False)
     out = WatchedOutput(Match(players=2, seed=3), 0)
-    bots = build_bots(["random", "random"], 3, 0, painter, lambda prompt: answer, out)
+    bots = build_bots(["random", "random"], 3, 0, painter, lambda prompt: answer, out, make_bot)
     human = bots[0]
     assert isinstance(human, HumanSeat)
     with pytest.raises(PlayerLeft) as left:
@@ -132,7 +133,7 @@ def test_end_of_input_leaves_the_match_instead_of_playing_for_the_person() -> No
 
     painter = Painter(False)
     out = WatchedOutput(Match(players=2, seed=3), 0)
-    bots = build_bots(["random", "random"], 3, 0, painter, closed, out)
+    bots = build_bots(["random", "random"], 3, 0, painter, closed, out, make_bot)
     with pytest.raises(PlayerLeft) as left:
         play_match(bots, 3, Rules(target=500), out, painter, viewer=0)
     assert left.value.exit_code == 1 and "Ctrl-D" in str(left.value)
@@ -140,7 +141,7 @@ def test_end_of_input_leaves_the_match_instead_of_playing_for_the_person() -> No
 
 def test_bad_arguments_are_named() -> None:
     painter = Painter(False)
-    bots = build_bots(["random", "random"], 1, None, painter, input, WatchedOutput(Match(players=2), 0))
+    bots = build_bots(["random", "random"], 1, None, painter, input, WatchedOutput(Match(players=2), 0), make_bot)
     with pytest.raises(ValueError, match="seat 5 is not a seat of a 2-player match"):
         play_match(bots, 1, Rules(), WatchedOutput(Match(players=2), 0), painter, viewer=5)
     with pytest.raises(ValueError, match="2 bots for a 3-player match"):

@@ -7,7 +7,7 @@ import grpc.aio
 from celery import Celery
 
 from arena.protocol import arena_pb2_grpc
-from arena.server.organizer import add_organizer
+from arena.server.servicer import add_organizer
 from arena.store import Store
 from tests.support.loop_thread import LoopThread
 from workers.enqueue import CeleryEnqueuer

@@ -21,6 +21,7 @@ from arena.local_arena import LocalArena, local_arena
 from arena.processes import free_port
 from arena.protocol import arena_pb2, game_pb2
 from arena.web.app import create_app
+from bots import make_bot
 from tests.support.waiting import wait_until
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -82,7 +83,7 @@ def web_arena(tmp: Path) -> Iterator[WebArena]:
         finished = create(arena, finished_spec("webfinal", ["random", "heuristic", "random#2"]))
         wait_ended(arena, finished)
         client = public_client(arena.address)
-        app = create_app(client, admin_client=arena.client, poll_s=0.2)
+        app = create_app(client, make_bot=make_bot, admin_client=arena.client, poll_s=0.2)
         try:
             with serve(app) as url:
                 yield WebArena(arena, url, app, finished, token)

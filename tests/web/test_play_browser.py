@@ -15,6 +15,7 @@ import pytest
 
 from arena.service.human_play import HumanPlayService
 from arena.store import Store
+from bots import make_bot
 from tests.web.play_checks import check_messages, stored_json
 from tests.web.support import browser, screenshot, serve
 
@@ -65,9 +66,9 @@ def arena_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArenaWeb]:
     with local_arena(worker_concurrency=1, work_dir=tmp_path_factory.mktemp("play-arena")) as arena:
         client = public_client(arena.address)
         store = Store.from_url(arena.redis_url)
-        app = create_app(client, admin_client=arena.client, poll_s=0.2)
+        app = create_app(client, make_bot=make_bot, admin_client=arena.client, poll_s=0.2)
         # A remote bot's deadline of 5 s rather than 1 s: this machine is shared, and a strike is not the point.
-        app.state.human_play = HumanPlayService(store, new_seed=lambda: SEED, bot_deadline_s=5.0)
+        app.state.human_play = HumanPlayService(store, make_bot=make_bot, new_seed=lambda: SEED, bot_deadline_s=5.0)
         try:
             with serve(app) as url:
                 yield ArenaWeb(arena, url, store)

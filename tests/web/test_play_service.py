@@ -24,7 +24,7 @@ from arena.service.human_play import (
 )
 from arena.service.replays import replay_steps
 from arena.store import Replay, Store
-from bots import BUILTIN_BOTS
+from bots import BUILTIN_BOTS, make_bot
 from tests.web.play_checks import check_messages, rebuild, stored_json
 
 
@@ -64,7 +64,7 @@ def by_decision_number(message: dict[str, Any]) -> int:
 
 @pytest.mark.parametrize(("seed", "what"), [(987654321014, "challenges"), (987654321072, "catch offers")])
 def test_a_whole_flip_match_shows_the_person_only_what_the_seat_may_see(store: Store, seed: int, what: str) -> None:
-    service = HumanPlayService(store, new_seed=lambda: seed)
+    service = HumanPlayService(store, make_bot=make_bot, new_seed=lambda: seed)
     setup = GameSetup("flip", ("heuristic", "random", "heuristic"), 200, "catch")
     session, messages = play_game(service, setup, by_decision_number)
     kinds = [message["type"] for message in messages]
@@ -96,7 +96,7 @@ def test_a_whole_flip_match_shows_the_person_only_what_the_seat_may_see(store: S
 
 
 def test_the_check_catches_a_card_the_seat_may_not_see(store: Store) -> None:
-    service = HumanPlayService(store, new_seed=lambda: 987654321014)
+    service = HumanPlayService(store, make_bot=make_bot, new_seed=lambda: 987654321014)
     session, messages = play_game(service, GameSetup("flip", ("heuristic",), 100))
     stored = stored_json(store.replays.load(session.match_id))
     assert stored is not None
@@ -125,7 +125,7 @@ def test_a_classic_match_with_a_person_who_plays_whenever_possible(store: Store)
         plays = [action["index"] for action in message["legal"] if action["kind"] == "play"]
         return plays[-1] if plays else 0
 
-    service = HumanPlayService(store, new_seed=lambda: 987654321099)
+    service = HumanPlayService(store, make_bot=make_bot, new_seed=lambda: 987654321099)
     session, messages = play_game(service, GameSetup("classic", ("random", "heuristic"), 150), prefer_plays)
     stored = stored_json(store.replays.load(session.match_id))
     assert stored is not None and stored["rules"]["variant"] == "classic"
@@ -137,7 +137,7 @@ def test_a_classic_match_with_a_person_who_plays_whenever_possible(store: Store)
 
 
 def test_without_a_store_the_record_stays_in_memory() -> None:
-    service = HumanPlayService()
+    service = HumanPlayService(make_bot=make_bot)
     session, messages = play_game(service, GameSetup("flip", ("random",), 50))
     record = stored_json(service.replay(session.match_id))
     assert record is not None and record["match_id"] == session.match_id
@@ -147,7 +147,7 @@ def test_without_a_store_the_record_stays_in_memory() -> None:
 
 def test_bad_answers_unknown_games_and_wrong_tokens_are_refused() -> None:
     async def main() -> None:
-        service = HumanPlayService()
+        service = HumanPlayService(make_bot=make_bot)
         session = await service.start(GameSetup("flip", ("heuristic",), 50))
         with pytest.raises(UnknownSession, match="no game 'nope'"):
             service.get("nope", session.token)
@@ -185,7 +185,7 @@ async def _wait_for(session: HumanSession, kind: str) -> list[dict[str, Any]]:
 
 
 def test_a_person_who_never_answers_gets_the_fallback_and_strikes_and_forfeits() -> None:
-    service = HumanPlayService(human_deadline_s=0.01, max_strikes=2)
+    service = HumanPlayService(make_bot=make_bot, human_deadline_s=0.01, max_strikes=2)
 
     async def main() -> HumanSession:
         session = await service.start(GameSetup("flip", ("random",), 50))
@@ -219,7 +219,7 @@ def test_setups_are_checked_and_the_service_is_bounded() -> None:
     assert GameSetup.from_json({}).rules() == Rules(target=500)
 
     async def main() -> None:
-        service = HumanPlayService(max_sessions=1, retain_s=60.0, idle_s=600.0)
+        service = HumanPlayService(make_bot=make_bot, max_sessions=1, retain_s=60.0, idle_s=600.0)
         with pytest.raises(BadSetup, match="unknown built-in bot 'nobody'"):
             await service.start(GameSetup("flip", ("nobody",)))
         with pytest.raises(BadSetup, match="remote bots need a store"):
@@ -254,10 +254,10 @@ def test_remote_opponents_are_the_connected_bots_that_accept_human_games(store: 
     store.sessions.open("ratedonly", "gateway-1")
     store.bots.set_human_games("relaybot", True)  # its Hello accepted human games; ratedonly's did not
     store.bots.set_human_games("sleepy", True)  # but it is not connected
-    service = HumanPlayService(store)
+    service = HumanPlayService(store, make_bot=make_bot)
     ids = [opponent.id for opponent in service.opponents()]
     assert ids == [*sorted(BUILTIN_BOTS), "remote:relaybot"], "only connected bots that accept human games"
-    only_listed = HumanPlayService(store, remote_bots=lambda: ["sleepy"])
+    only_listed = HumanPlayService(store, make_bot=make_bot, remote_bots=lambda: ["sleepy"])
     assert [o.id for o in only_listed.opponents() if o.remote] == ["remote:sleepy"]
 
     async def main() -> None:

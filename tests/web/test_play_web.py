@@ -17,6 +17,7 @@ from arena.service.human_play import HumanPlayService
 from arena.store import Store
 from arena.web import play
 from arena.web.app import STATIC_DIR, templates
+from bots import make_bot
 from tests.web.play_checks import check_messages, stored_json
 
 
@@ -32,7 +33,7 @@ def play_app(service: HumanPlayService) -> FastAPI:
 
 @pytest.fixture
 def client(store: Store) -> Iterator[TestClient]:
-    service = HumanPlayService(store, new_seed=lambda: 987654321005)
+    service = HumanPlayService(store, make_bot=make_bot, new_seed=lambda: 987654321005)
     with TestClient(play_app(service)) as test_client:
         yield test_client
 
@@ -41,7 +42,8 @@ XSS = "<script>alert(1)</script>"
 
 
 def test_the_form_offers_variants_seats_and_opponents_and_starts_a_game_without_javascript(store: Store) -> None:
-    service = HumanPlayService(store, remote_bots=lambda: [XSS])  # names are escaped wherever they come from
+    # names are escaped wherever they come from
+    service = HumanPlayService(store, make_bot=make_bot, remote_bots=lambda: [XSS])
     with TestClient(play_app(service)) as client:
         _form_and_start(client)
 

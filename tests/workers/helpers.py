@@ -12,6 +12,7 @@ from arena.runner import Seat, run_match
 from arena.service.matches import match_config, result_of, seats_for
 from arena.store import Store
 from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
+from bots import make_bot
 from tests.support import wait_until
 from workers.celery_app import make_celery
 
@@ -65,7 +66,7 @@ def clean_results(spec: TournamentSpec, seat_factory: Callable[[Any, str], Seat]
     out: list[MatchResult] = []
     try:
         for m in schedule(spec):
-            seats = seats_for(None, m) if seat_factory is None else [seat_factory(m, n) for n in m.seats]  # type: ignore[arg-type]
+            seats = seats_for(None, m, make_bot) if seat_factory is None else [seat_factory(m, n) for n in m.seats]  # type: ignore[arg-type]
             record = loop.run_until_complete(run_match(match_config(m), seats))
             out.append(result_of(record, m).result)
     finally:

@@ -11,6 +11,7 @@ from arena.service.match_player import MatchPlayer
 from arena.store import Replay, Store, StoredResult
 from arena.store.runstate import RunState
 from arena.tournament import MatchSpec, schedule
+from bots import make_bot
 
 from .helpers import small_spec
 from .test_worker_units import Inline
@@ -43,7 +44,7 @@ def test_a_duplicated_batch_never_plays_a_match_concurrently(store: Store) -> No
     enqueue = Inline()
     settings = Settings(heartbeat_interval=0.1, heartbeat_timeout=5.0)
     start_tournament(store, spec.tournament_id, enqueue, settings)
-    player = MatchPlayer(store)
+    player = MatchPlayer(store, make_bot=make_bot)
     in_flight: Counter[str] = Counter()
     played: Counter[str] = Counter()
     overlaps: list[str] = []
@@ -92,7 +93,7 @@ def test_refused_writes_while_recording_are_retried_and_counted_once(store: Stor
     enqueue = Inline()
     settings = Settings(heartbeat_interval=0.1, heartbeat_timeout=5.0, store_retry_timeout=30.0)
     start_tournament(store, spec.tournament_id, enqueue, settings)
-    player = MatchPlayer(store)
+    player = MatchPlayer(store, make_bot=make_bot)
     first = schedule(spec)[0].match_id
     metrics = CountingMetrics()
     timer: list[threading.Timer] = []

@@ -29,7 +29,7 @@ from arena.service.gauntlet import (
 from arena.store import Store, UnknownGauntlet
 from arena.tournament import EndReason
 from arena.tournament.sprt import SprtConfig
-from bots import HeuristicBot
+from bots import HeuristicBot, make_bot
 from bots.kit import play_async
 from tests.support import LoopThread
 from tests.support.gateway import GatewayHarness
@@ -86,12 +86,12 @@ def test_bad_gauntlets_are_refused_naming_the_problem(options: dict[str, Any], m
 def test_registered_bots_need_a_store() -> None:
     spec = spec_of("mybot", "random")
     with pytest.raises(GauntletError, match="set REDIS_URL"):
-        run_gauntlet(spec, None)
+        run_gauntlet(spec, None, make_bot=make_bot)
 
 
 def test_a_clearly_stronger_candidate_is_accepted_with_real_matches() -> None:
     blocks: list[Any] = []
-    outcome = run_gauntlet(spec_of("heuristic", "random"), None, on_block=blocks.append)
+    outcome = run_gauntlet(spec_of("heuristic", "random"), None, make_bot=make_bot, on_block=blocks.append)
     assert outcome.status == "accepted" and outcome.state.decision == "H1"
     assert outcome.state.n == len(blocks) == len(outcome.blocks) < 200
     assert all(b.score > 0 for b in blocks)
@@ -103,7 +103,7 @@ def test_a_clearly_stronger_candidate_is_accepted_with_real_matches() -> None:
 def test_an_identical_candidate_is_rejected_with_real_matches() -> None:
     """random against random (each seeded from its own matches), against random opponents so that the results
     do vary: the test accepts H0 within the cap."""
-    outcome = run_gauntlet(spec_of("random", "random", seed=3, opponents=("random",)), None)
+    outcome = run_gauntlet(spec_of("random", "random", seed=3, opponents=("random",)), None, make_bot=make_bot)
     assert outcome.status == "rejected" and outcome.state.decision == "H0"
     assert outcome.state.n < 200
     assert abs(outcome.state.mean) < 0.2
@@ -111,13 +111,13 @@ def test_an_identical_candidate_is_rejected_with_real_matches() -> None:
 
 def test_the_cap_ends_an_undecided_gauntlet() -> None:
     sprt = SprtConfig(mu1=0.02, min_blocks=2, max_blocks=3)
-    outcome = run_gauntlet(spec_of("random", "weakened", sprt=sprt), None)
+    outcome = run_gauntlet(spec_of("random", "weakened", sprt=sprt), None, make_bot=make_bot)
     assert outcome.status == "inconclusive" and outcome.state.n == 3 and outcome.state.decision is None
 
 
 def test_the_gauntlet_is_stored_block_by_block(store: Store) -> None:
     spec = spec_of("weakened", "random", name="g-stored", opponents=("random",))
-    outcome = run_gauntlet(spec, store)
+    outcome = run_gauntlet(spec, store, make_bot=make_bot)
     assert outcome.stored and outcome.status == "accepted"
     gauntlets = store.gauntlets
     record = gauntlets.get("g-stored")
@@ -131,7 +131,7 @@ def test_the_gauntlet_is_stored_block_by_block(store: Store) -> None:
     assert not gauntlets.add_block("g-stored", 0, {"block": 0}, {}, "running")
     assert gauntlets.get("g-stored").blocks == outcome.state.n
     with pytest.raises(ValueError, match="exists already"):
-        run_gauntlet(spec, store)
+        run_gauntlet(spec, store, make_bot=make_bot)
     with pytest.raises(UnknownGauntlet):
         gauntlets.get("g-nothing")
 
@@ -139,7 +139,7 @@ def test_the_gauntlet_is_stored_block_by_block(store: Store) -> None:
 def test_blocks_with_aborted_matches_are_played_again_then_fail(store: Store) -> None:
     """An infrastructure fault is never scored: the block is replayed as the next attempt, and after
     MAX_BLOCK_ATTEMPTS aborted attempts the gauntlet fails instead of counting anything."""
-    real = MatchPlayerForGauntlet(None)
+    real = MatchPlayerForGauntlet(None, make_bot)
     attempts: list[str] = []
 
     def flaky(planned: PlannedMatch, spec: GauntletSpec) -> MatchRecord:
@@ -151,7 +151,7 @@ def test_blocks_with_aborted_matches_are_played_again_then_fail(store: Store) ->
 
     spec = spec_of("heuristic", "random", name="g-flaky")
     try:
-        outcome = run_gauntlet(spec, store, play=flaky)
+        outcome = run_gauntlet(spec, store, make_bot=make_bot, play=flaky)
     finally:
         real.close()
     assert outcome.status == "failed" and "aborted by the arena 3 times" in outcome.detail
@@ -163,7 +163,7 @@ def test_blocks_with_aborted_matches_are_played_again_then_fail(store: Store) ->
 def test_a_registered_bot_of_the_wrong_version_stops_the_gauntlet() -> None:
     spec = replace(spec_of("heuristic", "random"), candidate=Contender("heuristic", "2.0"))
     plan = block_plan(spec, 0)
-    player = MatchPlayerForGauntlet(None)
+    player = MatchPlayerForGauntlet(None, make_bot)
     try:
         records = [player(planned, spec) for planned in plan]
     finally:
@@ -229,12 +229,12 @@ def test_a_registered_bot_plays_through_the_relay_at_the_version_asked(redis_ser
                     return build_spec(candidate=candidate, baseline="random", seats=2, rules=QUICK, sprt=two_blocks,
                                       seed=1, deadline_ms=5000, gauntlet_id=name)
 
-                outcome = run_gauntlet(remote_spec("remote1@2.0", "g-remote"), store)
-                wrong = run_gauntlet(remote_spec("remote1@3.0", "g-remote-old"), store)
+                outcome = run_gauntlet(remote_spec("remote1@2.0", "g-remote"), store, make_bot=make_bot)
+                wrong = run_gauntlet(remote_spec("remote1@3.0", "g-remote-old"), store, make_bot=make_bot)
                 with pytest.raises(GauntletError, match="'absent1' is not connected"):
-                    run_gauntlet(remote_spec("absent1", "g-absent"), store)
+                    run_gauntlet(remote_spec("absent1", "g-absent"), store, make_bot=make_bot)
                 with pytest.raises(GauntletError, match="unknown bot 'nobody'"):
-                    run_gauntlet(remote_spec("nobody", "g-nobody"), store)
+                    run_gauntlet(remote_spec("nobody", "g-nobody"), store, make_bot=make_bot)
             finally:
                 loop_thread.call_soon(stop.set)
                 concurrent.futures.wait([played], timeout=15)

@@ -9,6 +9,7 @@ from arena.service.lifecycle import Settings, check_tournament, create_tournamen
 from arena.service.match_player import MatchPlayer
 from arena.store import Replay, Store, StoredResult
 from arena.tournament import MatchSpec, schedule
+from bots import make_bot
 
 from .helpers import small_spec
 from .test_worker_units import Inline
@@ -21,7 +22,7 @@ def test_a_match_played_again_is_the_next_attempt(store: Store) -> None:
     settings = Settings(max_attempts=3)
     start_tournament(store, spec.tournament_id, enqueue, settings)
     flaky = schedule(spec)[0].match_id
-    player = MatchPlayer(store)
+    player = MatchPlayer(store, make_bot=make_bot)
     attempts: dict[str, list[int]] = {}
 
     def play(m: MatchSpec) -> tuple[StoredResult, Replay]:
@@ -56,4 +57,4 @@ def test_the_infrastructure_grace_is_a_worker_setting(monkeypatch: Any) -> None:
     from arena.service.matches import match_config
 
     assert match_config(spec, infra_grace_s=settings.infra_grace_s).infra_grace_s == 7.5
-    assert MatchPlayer(None, infra_grace_s=7.5).infra_grace_s == 7.5  # type: ignore[arg-type]
+    assert MatchPlayer(None, make_bot=make_bot, infra_grace_s=7.5).infra_grace_s == 7.5  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from arena.service.lifecycle import create_tournament, tournament_table
 from arena.service.matches import make_seat
 from arena.store import Store
 from arena.tournament import MatchSpec
-from bots import RandomBot
+from bots import RandomBot, make_bot
 from bots.kit import match_seed, play_async
 from tests.support import LoopThread
 from tests.support.gateway import GatewayHarness
@@ -78,7 +78,7 @@ def test_remote_bot_plays_through_the_relay(redis_server: Any, app: Celery, work
     def seat(m: MatchSpec, name: str) -> Seat:
         if name == "remote1":  # what the kit plays: a RandomBot seeded from the match id and the seat
             return LocalSeat(RandomBot(seed=match_seed(m.match_id, m.seats.index(name))), name=name)
-        return make_seat(store, name, m.match_id)
+        return make_seat(store, name, m.match_id, make_bot)
 
     assert worker_standings(store, spec.tournament_id) == clean_standings(spec, seat)
     assert tournament_table(store, spec.tournament_id).standings.row("remote1").forfeits == 0
@@ -107,7 +107,7 @@ def test_a_remote_bot_that_disconnects_for_good(redis_server: Any, app: Celery, 
     assert_exactly_once(store, again)
 
     def seat(m: MatchSpec, name: str) -> Seat:
-        return GoneSeat(name) if name == "ghost" else make_seat(store, name, m.match_id)
+        return GoneSeat(name) if name == "ghost" else make_seat(store, name, m.match_id, make_bot)
 
     assert worker_standings(store, again.tournament_id) == clean_standings(again, seat)
     ghost = tournament_table(store, again.tournament_id).standings.row("ghost")

@@ -32,6 +32,7 @@ from arena.service.matches import (
 from arena.service.replays import decision_columns, stored_record
 from arena.store import Replay, Store, StoredResult
 from arena.tournament import MatchSpec, schedule
+from bots import make_bot
 from tests.support.records import stored_result
 from workers.celery_app import make_celery
 
@@ -90,7 +91,7 @@ def test_wire_form_round_trips() -> None:
 
 def test_stored_record_keeps_the_decision_log() -> None:
     m = schedule(small_spec())[0]
-    record = asyncio.run(run_match(match_config(m), seats_for(None, m)))  # type: ignore[arg-type]
+    record = asyncio.run(run_match(match_config(m), seats_for(None, m, make_bot)))  # type: ignore[arg-type]
     stored = stored_record(record)
     assert stored.engine.to_dict() == record.replay and stored.seats == tuple(m.seats)
     columns = decision_columns(stored)
@@ -124,7 +125,7 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
     poison = schedule(spec)[0].match_id
     from arena.service.match_player import MatchPlayer
 
-    player = MatchPlayer(store)
+    player = MatchPlayer(store, make_bot=make_bot)
 
     def play(m: MatchSpec) -> tuple[StoredResult, Replay]:
         if m.match_id == poison:

@@ -1,0 +1,32 @@
+"""Tournament specs on the wire: the one mapping from a ``TournamentSpec`` message to the tournament maths' spec.
+
+Apart from :mod:`arena.protocol.convert` so that a bot's kit, which needs only the game's messages, does not load
+the tournament maths.
+"""
+
+from __future__ import annotations
+
+from arena.protocol._gen import arena_pb2
+from arena.protocol.convert import rules_from_proto
+from arena.tournament.spec import DEFAULT_DEADLINE_MS, DEFAULT_LAG_CAP_MS, TournamentSpec
+
+
+def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str) -> TournamentSpec:
+    """The tournament spec a ``TournamentSpec`` message describes, with the arena's defaults for what it leaves
+    unset (2 seats, 1 deal, the default deadline and lag cap); ValueError naming the problem (TournamentSpec's own
+    checks; the organizer bounds the numbers first). The one mapping: the organizer reads requests with it, and
+    ``tournament verify`` re-derives a schedule from it."""
+    rules = rules_from_proto(msg.rules)
+    return TournamentSpec(
+        tournament_id=tournament_id,
+        participants=tuple(p.strip() for p in msg.participants),
+        variant=rules.variant,
+        options={k: v for k, v in rules.to_dict().items() if k != "variant"},
+        seats=int(msg.seats_per_table) if msg.HasField("seats_per_table") else 2,
+        deals=int(msg.deals_per_table) if msg.HasField("deals_per_table") else 1,
+        duplicate=bool(msg.duplicate_deals),
+        seed=int(msg.seed),
+        deadline_ms=int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS),
+        time_bank_ms=int(msg.time_bank_ms),
+        lag_cap_ms=int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms") else DEFAULT_LAG_CAP_MS,
+    )
