@@ -42,7 +42,7 @@ def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
         interval = (f"[{_percent(e, 'win_rate_low')}, {_percent(e, 'win_rate_high')}]"
                     if e.HasField("win_rate_low") else "-")
         rows.append((str(e.rank), str(e.tier or "-"), _one_line(e.bot_name), f"{e.rating:.2f}",
-                     f"[{e.rating_low:.2f}, {e.rating_high:.2f}]", str(e.matches), str(e.wins),
+                     f"[{e.rating_low:.1f}, {e.rating_high:.1f}]", str(e.matches), str(e.wins),
                      _percent(e, "win_rate"), interval))
     pool = response.pool
     lines = [f"{pool.pool_id}: {_one_line(pool.label)} ({pool.bots} bots, {pool.matches} matches)"]

@@ -1,8 +1,14 @@
-"""The `uno-arena` argument parser seen from tests: its sub-commands."""
+"""The `uno-arena` command seen from tests: its sub-commands, and the one way to run it in a process of its own."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -11,3 +17,42 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)
     return {}
+
+
+REPO = Path(__file__).resolve().parents[2]
+ARENA_ENVIRONMENT = ("REDIS_URL", "UNO_ARENA_GRPC_ADDR", "UNO_ARENA_TARGET", "UNO_ARENA_ADMIN_TOKEN",
+                     "UNO_ARENA_ADMIN_TOKEN_FILE", "UNO_ARENA_BOT_TOKEN", "UNO_ARENA_BOT_TOKEN_FILE", "UNO_ARENA_TLS",
+                     "UNO_ARENA_TLS_CA")
+"""The variables through which a `uno-arena` process finds an arena: a spawned CLI sees only the ones a test sets."""
+
+
+def cli_environment(**extra: str) -> dict[str, str]:
+    """The environment of a spawned `uno-arena` process: this one's without the arena's variables, the checkout on
+    ``PYTHONPATH``, SIGINT's default restored in the child (see :func:`spawn_cli`), plus ``extra``."""
+    env = {name: value for name, value in os.environ.items() if name not in ARENA_ENVIRONMENT}
+    env["PYTHONPATH"] = str(REPO)
+    env.update(extra)
+    return env
+
+
+def spawn_cli(*args: str, env_extra: dict[str, str] | None = None, **popen: Any) -> subprocess.Popen[str]:
+    """`uno-arena ARGS` in its own process (``python -m arena.cli``) with :func:`cli_environment`; its output as
+    text pipes unless ``popen`` says otherwise. The child starts with SIGINT at its default, even when the test
+    runs as a background job (whose children inherit an ignored SIGINT)."""
+    options: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, "cwd": REPO,
+                               "env": cli_environment(**(env_extra or {})),
+                               "preexec_fn": lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)}
+    options.update(popen)
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], **options)
+
+
+def run_cli(*args: str, env_extra: dict[str, str] | None = None, timeout: float = 120.0) -> tuple[int, str, str]:
+    """:func:`spawn_cli` to its end: exit status, standard output, standard error."""
+    process = spawn_cli(*args, env_extra=env_extra)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return process.returncode, out, err

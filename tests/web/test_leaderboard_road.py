@@ -1,10 +1,12 @@
-"""One road (issue 20): a rating pool's leaderboard read through the web front's JSON (``/api/leaderboard``) and its
-page (``/leaderboard``, HTML) shows the ranks, tiers, ratings and intervals GetLeaderboard returns, number for
-number; every rating lies inside its own interval. A real arena (embedded Redis, the gateway with the organizer
-API, a Celery worker) plays two small tournaments in one pool, so the pool's figures span tournaments."""
+"""One road (issue 20): a rating pool's leaderboard read through the CLI (``uno-arena leaderboard POOL``, in its own
+process), the web front's JSON (``/api/leaderboard``) and its page (``/leaderboard``, HTML) shows the ranks, tiers,
+ratings and intervals GetLeaderboard returns, number for number; every rating lies inside its own interval. A real
+arena (embedded Redis, the gateway with the organizer API, a Celery worker) plays two small tournaments in one pool,
+so the pool's figures span tournaments."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from html.parser import HTMLParser
 
@@ -12,6 +14,7 @@ import httpx
 import pytest
 
 from arena.protocol import arena_pb2
+from tests.support.cli import run_cli
 from tests.web.support import WebArena, create, finished_spec, wait_ended, web_arena
 
 pytestmark = pytest.mark.timeout(600)
@@ -116,3 +119,22 @@ def test_the_tournament_page_names_the_pool_by_the_apis_label(web: WebArena) -> 
     assert page.status_code == 200 and board.pool.label in page.text
     listed = httpx.get(f"{web.url}/api/tournaments").json()["tournaments"]
     assert {t["pool"]["label"] for t in listed} == {board.pool.label}
+
+
+def test_the_cli_shows_the_leaderboard_the_api_and_the_web_show(web: WebArena) -> None:
+    board = the_pool(web)
+    code, out, err = run_cli("leaderboard", board.pool.pool_id, "--json", "--server", web.arena.address)
+    assert code == 0, err
+    shown = json.loads(out)
+    assert shown["pool"]["pool_id"] == board.pool.pool_id and shown["pool"]["label"] == board.pool.label
+    cli_rows = [(e["rank"], e["tier"], e["bot_name"], e["rating"], e["rating_low"], e["rating_high"], e["win_rate"],
+                 e["win_rate_low"], e["win_rate_high"]) for e in shown["entries"]]
+    web_rows = [(r["rank"], r["tier"], r["bot"], r["rating"], r["rating_low"], r["rating_high"], r["win_rate"],
+                 r["win_rate_low"], r["win_rate_high"])
+                for r in httpx.get(f"{web.url}/api/leaderboard", params={"pool": board.pool.pool_id}).json()["pools"][0]
+                ["rows"]]
+    assert cli_rows == web_rows and len(cli_rows) == len(board.entries)
+    code, text, err = run_cli("leaderboard", board.pool.pool_id, "--server", web.arena.address)
+    assert code == 0, err
+    for e in board.entries:  # as the page shows them (test above)
+        assert f"{e.rating:.2f}" in text and f"[{e.rating_low:.1f}, {e.rating_high:.1f}]" in text
