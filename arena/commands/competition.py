@@ -89,9 +89,10 @@ def cmd_standings(args: argparse.Namespace) -> int:
         return 0
     print(f"{'rank':>4}  {'bot':<24} {'version':<16} {'rating':>7} {'95% interval':>17} {'matches':>7}  connected")
     for r in rows:
-        print(f"{r.rank:>4}  {r.bot[:24]:<24} {r.version[:16]:<16} {r.ordinal:>7.2f} "
+        print(f"{r.rank:>4}  {r.bot[:24]:<24} {r.version[:16]:<16} {r.rating:>7.2f} "
               f"{f'[{r.low:.1f}, {r.high:.1f}]':>17} {r.matches:>7}  {'yes' if r.connected else 'no'}")
-    print("rating: mu - 3 sigma of the competition's own pool (each version of a bot is its own entry, from nothing)")
+    print("rating: mu of the competition's own pool, inside its 95% interval mu -/+ 1.96 sigma (each version of a "
+          "bot is its own entry, from nothing)")
     if args.retired and retired:
         print("\nretired versions:")
         for e in retired:

@@ -184,11 +184,6 @@ class LadderRow:
     since: float
     retired_at: float = 0.0
 
-    @property
-    def ordinal(self) -> float:
-        """The rating (the name ``uno-arena competition standings`` reads)."""
-        return self.rating
-
 
 def _row(rank: int, bot: str, version: str, rating: Rating, connected: bool, since: float,
          retired_at: float = 0.0) -> LadderRow:
