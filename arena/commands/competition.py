@@ -98,8 +98,8 @@ def standings_lines(response: arena_pb2.GetCompetitionStandingsResponse, retired
         lines.append(f"{e.rank:>4}  {e.bot[:24]:<24} {e.version[:16]:<16} {e.rating:>7.2f} "
                      f"{f'[{e.rating_low:.1f}, {e.rating_high:.1f}]':>17} {e.matches:>7}  "
                      f"{'yes' if e.connected else 'no'}")
-    lines.append("rating: the competition's own pool, as the arena ranks its ladder (each version of a bot is its own "
-                 "entry, from nothing)")
+    lines.append("rating: mu of the competition's own pool, inside its 95% interval mu -/+ 1.96 sigma, as the arena "
+                 "ranks its ladder (each version of a bot is its own entry, from nothing)")
     if retired and response.retired:
         lines += ["", "retired versions:"]
         lines += [f"  {e.bot}@{e.version}: mu {e.mu:.2f}, sigma {e.sigma:.2f}, {e.matches} matches, retired "

@@ -19,9 +19,8 @@ from arena.service.competitions import LadderRow
 from arena.service.gauntlet import GauntletSpec
 from arena.service.leaderboard import Leaderboard, PoolInfo
 from arena.service.lifecycle import SeedReveal
-from arena.service.matches import StoredResult
 from arena.service.replays import replay_steps
-from arena.store import BotRecord, CompetitionRecord, Incident
+from arena.store import BotRecord, CompetitionRecord, Incident, Replay, StoredResult
 from arena.store.gauntlets import GauntletRecord
 from arena.store.results import Progress
 from arena.store.schedules import Schedule
@@ -163,9 +162,8 @@ def incident_message(incident: Incident) -> arena_pb2.BotIncident:
     return msg
 
 
-def summary_message(tournament_id: str, data: Mapping[str, Any], seed_shown: bool = True) -> arena_pb2.MatchSummary:
+def summary_message(tournament_id: str, stored: StoredResult, seed_shown: bool = True) -> arena_pb2.MatchSummary:
     """A stored result as a MatchSummary message (its deal seed 0 unless ``seed_shown``)."""
-    stored = StoredResult.from_dict(data)
     result = stored.result
     msg = arena_pb2.MatchSummary(
         match_id=result.match_id,
@@ -193,16 +191,15 @@ def result_message(stored: StoredResult) -> game_pb2.MatchResult:
     return msg
 
 
-def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer: int | None) -> arena_pb2.Replay:
+def replay_message(record: Replay, result: StoredResult | None, viewer: int | None) -> arena_pb2.Replay:
     """A stored match record replayed step by step (:func:`arena.service.replays.replay_steps`), omniscient or
     as seat ``viewer`` saw it."""
     walk = replay_steps(record, viewer)
-    seats = list(record.get("seats") or [])
     msg = arena_pb2.Replay(
-        match_id=str(record.get("match_id", "")),
-        tournament_id=str(record.get("tournament_id", "")),
+        match_id=record.match_id,
+        tournament_id=record.tournament_id,
         rules=rules_to_proto(walk.rules),
-        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(seats)],
+        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(record.seats)],
         seed=walk.seed if viewer is None else 0,
     )
     if viewer is not None:
@@ -216,14 +213,14 @@ def replay_message(record: dict[str, Any], result: dict[str, Any] | None, viewer
             step.refusal = item.refusal
             step.latency_ms = max(0, round(item.latency_ms))
         msg.steps.append(step)
-    source = StoredResult.from_dict(result or record)
+    source = result if result is not None else StoredResult.from_replay(record)
     msg.result.CopyFrom(result_message(source))
     msg.reason = end_reason_to_proto(source.result.end_reason)
     return msg
 
 
 def standing_message(row: Mapping[str, Any], counters: Mapping[str, Mapping[str, int]]) -> arena_pb2.Standing:
-    """One row of the cached standings payload (:func:`arena.service.lifecycle.standings_payload`)."""
+    """One row of the standings table (:attr:`arena.store.TournamentStandings.table`) with its bot's counters."""
     bot = row["bot"]
     low, high = row["rating_ci"]
     msg = arena_pb2.Standing(

@@ -55,6 +55,7 @@ import logging
 import os
 import uuid
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -80,6 +81,7 @@ from arena.store import (
     IdempotencyConflict,
     InvalidName,
     Store,
+    TournamentStandings,
     UnknownSchedule,
     UnknownTournament,
     new_tournament_id,
@@ -430,10 +432,10 @@ class Organizer:
         reasons = set(request.reasons)
         chosen = []
         for mid in sorted(m for m in results if m > after):
-            data = results[mid]
-            if bot and bot not in {str(name).casefold() for name in data.get("seats") or ()}:
+            stored = results[mid]
+            if bot and bot not in {name.casefold() for name in stored.seats}:
                 continue
-            if reasons and end_reason_to_proto(data.get("end_reason", "")) not in reasons:
+            if reasons and end_reason_to_proto(stored.end_reason) not in reasons:
                 continue
             chosen.append(mid)
             if len(chosen) > size:
@@ -543,12 +545,17 @@ class Organizer:
         return self.store.tournaments.status(tournament_id)
 
     # -- standings -----------------------------------------------------------------------------
-    def standings_payload(self, tournament_id: str) -> dict[str, Any]:
-        """The standings payload (:func:`arena.service.lifecycle.cached_standings`), final once the tournament
-        ended, whichever way: a cancelled or failed tournament starts no further match either."""
-        payload = lifecycle.cached_standings(self.store, tournament_id).to_dict()
+    def current_standings(self, tournament_id: str) -> tuple[TournamentStandings, str]:
+        """The standings (:func:`arena.service.lifecycle.cached_standings`) and the tournament's status; final
+        once the tournament ended, whichever way: a cancelled or failed tournament starts no further match either."""
+        standings = lifecycle.cached_standings(self.store, tournament_id)
         status = self.store.tournaments.status(tournament_id)
-        return dict(payload, final=bool(payload.get("final")) or status in ENDED, status=status)
+        return replace(standings, final=standings.final or status in ENDED), status
+
+    def standings_payload(self, tournament_id: str) -> dict[str, Any]:
+        """The standings as exported (:meth:`current_standings`: their JSON with the tournament's ``status``)."""
+        standings, status = self.current_standings(tournament_id)
+        return dict(standings.to_dict(), status=status)
 
     def cancel_tournament(self, request: arena_pb2.CancelTournamentRequest) -> arena_pb2.CancelTournamentResponse:
         """Pending or running -> cancelled (workers start no further match); the reason is kept as detail."""
@@ -563,13 +570,12 @@ class Organizer:
     def get_standings(self, request: arena_pb2.GetStandingsRequest,
                       caller: Caller = ADMIN) -> arena_pb2.GetStandingsResponse:
         tid = request.tournament_id
-        payload = self.standings_payload(tid)
-        counters = {name: payload.get(name) or {} for name in ("timeouts", "refusals", "decisions")}
+        standings, status = self.current_standings(tid)
+        counters = {"timeouts": standings.timeouts, "refusals": standings.refusals, "decisions": standings.decisions}
         return arena_pb2.GetStandingsResponse(
-            tournament_id=tid, standings=[standing_message(row, counters) for row in payload["standings"]["rows"]],
-            final=bool(payload.get("final")),
-            state=STATES.get(str(payload.get("status")), arena_pb2.TOURNAMENT_STATE_UNSPECIFIED),
-            head_to_head=head_to_head_messages(payload["standings"].get("head_to_head")),
+            tournament_id=tid, standings=[standing_message(row, counters) for row in standings.table.get("rows", ())],
+            final=standings.final, state=STATES.get(status, arena_pb2.TOURNAMENT_STATE_UNSPECIFIED),
+            head_to_head=head_to_head_messages(standings.table.get("head_to_head")),
         )
 
     # -- replays -------------------------------------------------------------------------------
@@ -585,13 +591,13 @@ class Organizer:
         result = self.store.results.get(tid, mid) if self.store.tournaments.exists(tid) else None
         record = self.store.replays.load(mid)
         if record is None:
-            why = "" if result is None else f" (the match ended {result.get('end_reason')}: no replay kept)"
+            why = "" if result is None else f" (the match ended {result.end_reason}: no replay kept)"
             raise not_found(f"no replay of match {mid!r}{why}")
         viewer = request.seat if request.HasField("seat") else None
-        players = int(record.get("players") or record["replay"]["players"])
+        players = record.players
         ended = self.store.tournaments.exists(tid) and self.store.tournaments.status(tid) in ENDED
-        ended = ended or (record.get("group") == "human" and not record.get("tournament_id"))  # a human game, over
-        refused = replay_refusal(caller, mid, ended, [str(name) for name in record.get("seats") or []], viewer)
+        ended = ended or (record.group == "human" and not record.tournament_id)  # a human game, over
+        refused = replay_refusal(caller, mid, ended, list(record.seats), viewer)
         if refused is not None:
             code = (grpc.StatusCode.UNAUTHENTICATED if refused.kind is ReplayRefusal.UNAUTHENTICATED
                     else grpc.StatusCode.PERMISSION_DENIED)

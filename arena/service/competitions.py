@@ -184,11 +184,6 @@ class LadderRow:
     since: float
     retired_at: float = 0.0
 
-    @property
-    def ordinal(self) -> float:
-        """The rating (the name ``uno-arena competition standings`` reads)."""
-        return self.rating
-
 
 def _row(rank: int, bot: str, version: str, rating: Rating, connected: bool, since: float,
          retired_at: float = 0.0) -> LadderRow:
@@ -212,16 +207,16 @@ def ladder(store: Store, competition_id: str) -> Ladder:
     raw = store.ratings.get(spec.pool)
     pool = RatingPool.from_dict(raw) if raw else RatingPool(key=spec.pool)
     rows = []
-    for bot, entry in store.competitions.entries(competition_id).items():
+    for bot, raw in store.competitions.entries(competition_id).items():
+        entry = Entry.from_dict(raw)
         online = builtin_kind(bot) is not None or store.sessions.online(bot)
-        rows.append(_row(0, bot, str(entry["version"]), pool.rating(bot), online, float(entry["started_at"])))
+        rows.append(_row(0, bot, entry.version, pool.rating(bot), online, entry.started_at))
     rows.sort(key=lambda r: (-r.rating, -r.matches, r.bot.casefold()))
     ranked = [replace(row, rank=i + 1) for i, row in enumerate(rows)]
     retired = []
-    for old in store.competitions.retired(competition_id):
-        rating = Rating(float(old.get("mu") or 0.0), float(old.get("sigma") or 0.0), int(old.get("matches") or 0))
-        retired.append(_row(0, str(old["bot"]), str(old["version"]), rating, False, float(old["started_at"]),
-                            float(old.get("retired_at") or 0.0)))
+    for old in map(Entry.from_dict, store.competitions.retired(competition_id)):
+        rating = Rating(old.mu or 0.0, old.sigma or 0.0, old.matches)
+        retired.append(_row(0, old.bot, old.version, rating, False, old.started_at, old.retired_at or 0.0))
     return Ladder(ranked, retired)
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from arena.store.results import Progress
+from arena.store.results import Progress, StoredResult
 from arena.store.tournaments import TournamentRecord
-from arena.tournament import MatchResult, results_to_csv
+from arena.tournament import results_to_csv
 
 from .lifecycle import SeedReveal
 
@@ -37,16 +37,16 @@ class ExportFile:
     data: bytes
 
 
-def export_results(fmt: ExportFormat, record: TournamentRecord, results: Mapping[str, Mapping[str, Any]],
+def export_results(fmt: ExportFormat, record: TournamentRecord, results: Mapping[str, StoredResult],
                    progress: Progress, reveal: SeedReveal, standings: Mapping[str, Any],
                    secrets_shown: bool) -> ExportFile:
     """The export of tournament ``record`` in ``fmt`` (``standings``: the standings payload; ``secrets_shown``:
     whether the caller sees the seeds)."""
     tid = record.tournament_id
     if fmt is ExportFormat.CSV:
-        matches = [MatchResult.from_dict(r) for r in results.values()]
+        matches = [r.result for r in results.values()]
         return ExportFile("text/csv", f"{tid}-results.csv", results_to_csv(matches).encode())
-    recorded = [dict(results[m]) if secrets_shown else dict(results[m], seed=0) for m in sorted(results)]
+    recorded = [dict(results[m].to_dict(), seed=results[m].seed if secrets_shown else 0) for m in sorted(results)]
     document = {
         "tournament": {
             "tournament_id": tid,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from arena.engine import Rules
+from arena.engine import Rules, Variant
 from arena.store import Store, UnknownCompetition, UnknownTournament
 from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
@@ -140,8 +140,8 @@ def _rules_and_seats(store: Store, pool: RatingPool, competition_id: str) -> tup
             return Rules.from_dict(TournamentSpec.from_dict(store.tournaments.get(tid).spec).rules), seats
         except (UnknownTournament, ValueError, TypeError):
             continue
-    variant = pool.key.split(":", 1)[0] if pool.key else ""
-    return (Rules(variant=variant) if variant in ("flip", "classic") else Rules()), seats
+    variant = pool.key.split(":", 1)[0]
+    return (Rules(variant=Variant(variant)) if variant in set(Variant) else Rules()), seats
 
 
 def _updated_at(store: Store, pool: RatingPool) -> float:

@@ -142,6 +142,12 @@ def test_the_competition_commands(store: Store, organizer: Any, capsys: Any, mon
     assert code == 0 and "weekly" in out and "active" in out and "1 blocks" in out
     code, out, _ = cli(capsys, "competition", "standings", "weekly", "--json")
     assert code == 0 and {e["bot"] for e in json.loads(out)["entries"]} == {"random", "heuristic"}
+    entries = json.loads(out)["entries"]
+    code, out, _ = cli(capsys, "competition", "standings", "weekly")
+    assert code == 0 and "rating: mu of the competition's own pool" in out  # the one rating fact
+    for entry in entries:  # each row shows the entry's rating (its mu) and its interval
+        assert f"{entry['rating']:>7.2f} " in out and f"[{entry['rating_low']:.1f}, {entry['rating_high']:.1f}]" in out
+        assert entry["rating"] == entry["mu"]
     for action, state in (("pause", "paused"), ("resume", "active"), ("close", "closed")):
         code, out, _ = cli(capsys, "competition", action, "weekly")
         assert code == 0 and out.strip().endswith(state)

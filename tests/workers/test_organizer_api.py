@@ -55,7 +55,7 @@ def test_get_tournament_and_list_matches(organizer: OrganizerServer, store: Stor
     assert all_pages(organizer, 0, tournament_id=tid)[0][0].seed  # the default page; a finished tournament's seeds
     heuristic = [m for page in all_pages(organizer, 4, tournament_id=tid, bot="HEURISTIC") for m in page]
     assert heuristic and {m.match_id for m in heuristic} == {
-        mid for mid, r in store.results.all(tid).items() if "heuristic" in r["seats"]}
+        mid for mid, r in store.results.all(tid).items() if "heuristic" in r.seats}
     target = all_pages(organizer, 100, tournament_id=tid, reasons=[game_pb2.END_REASON_COMPLETED])[0]
     assert len(target) == 12 and all(m.reason == game_pb2.END_REASON_COMPLETED for m in target)
     assert all_pages(organizer, 100, tournament_id=tid, reasons=[game_pb2.END_REASON_ABORTED]) == [[]]
