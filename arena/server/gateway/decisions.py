@@ -37,6 +37,7 @@ class Decisions:
     def __init__(self, registry: SessionRegistry, admissions: Admissions) -> None:
         self.registry = registry
         self.admissions = admissions
+        self._link, self._stale = registry.link, admissions.stale  # bound once: called for every decision
         self._ids = itertools.count(1)
         self._prefix = uuid.uuid4().hex[:4]
         self._deadlines = Deadlines()
@@ -54,11 +55,11 @@ class Decisions:
         dropped when a newer attempt starts (:class:`Superseded`). The wait is ``deadline_s`` plus the stream's
         round trip up to ``lag_cap_s`` (lag compensation; the bot is told ``deadline_s``)."""
         t_start = time.perf_counter()
-        link = self.registry.link(bot)
+        link = self._link(bot)
         if self.registry.draining:
             return DecideOutcome("gone", None, 0, [], None, self.admissions.late_refusals(bot, match_id, seat),
                                  link.version, moved=True)
-        if self.admissions.stale(link, match_id, seat, attempt):
+        if self._stale(link, match_id, seat, attempt):
             return DecideOutcome("gone", None, 0, [], None, 0, link.version)
         request_id = self.new_request_id()
         limit_ms = max(1, int(deadline_s * 1000))

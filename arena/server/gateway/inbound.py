@@ -25,6 +25,7 @@ class Inbound:
 
     def __init__(self, decisions: Decisions) -> None:
         self.decisions = decisions
+        self._answer = decisions.answer  # bound once: called for every answer
 
     async def read(self, session: BotSession, link: BotLink, context: grpc.aio.ServicerContext) -> None:
         """Read ``session``'s stream until it ends (or the session does); the session is finished then."""
@@ -83,7 +84,7 @@ class Inbound:
     def _on_payload(self, session: BotSession, link: BotLink, message: bot_pb2.BotMessage, kind: str | None,
                     in_batch: bool = False) -> None:
         if kind == "decision":
-            self.decisions.answer(session, link, message.decision)
+            self._answer(session, link, message.decision)
         elif kind == "pong":
             nonce = message.pong.nonce
             sent = session.pings.pop(nonce, None)
