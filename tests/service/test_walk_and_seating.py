@@ -6,8 +6,9 @@ import pytest
 
 from arena.engine import Match, Rules
 from arena.engine.actions import NEXT_ROUND
+from arena.engine.walk import WalkError, walk
 from arena.runner import LocalSeat
-from arena.service.replays import WalkError, engine_actions, walk
+from arena.service.replays import engine_actions
 from arena.service.seating import UnreachableParticipant, bot_seed, match_seat, seat_for
 from arena.store import EngineReplay
 from bots import make_bot
