@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import Action, Card, Event, Face, Match, Observation, Rules, UnoPenalty, Variant
+from arena.engine import Action, Card, Event, Face, Match, Observation, Rules
 from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import (
     DEFAULT_DEADLINE_S,
@@ -158,7 +158,7 @@ class GameSetup:
 
     def rules(self) -> Rules:
         try:
-            return Rules(variant=Variant(self.variant), target=self.target, uno_penalty=UnoPenalty(self.uno_penalty))
+            return Rules.from_dict({"variant": self.variant, "target": self.target, "uno_penalty": self.uno_penalty})
         except ValueError as error:
             raise BadSetup(str(error)) from None
 

@@ -196,7 +196,7 @@ def test_match_command_draws_a_random_seed_unless_given(
     seeds = []
     for extra in ([], [], ["--seed", "42"], ["--seed", "42"]):
         capsys.readouterr()
-        assert main(["match", "--seats", "random,heuristic", "--relay", "--target", "50", *extra]) == 0
+        assert main(["match", "--seats", "random,heuristic", "--relay", "--target-score", "50", *extra]) == 0
         out = capsys.readouterr().out
         last = out.strip().splitlines()[-1]
         assert last.startswith("seed ") and "deals the same cards again" in last  # printed at the end

@@ -58,13 +58,15 @@ def test_the_walk_names_the_decision_the_engine_refuses() -> None:
 
 
 def test_a_seat_for_each_kind_of_participant() -> None:
-    seat = match_seat("random#2", "t-1.m0", None)
+    seat = match_seat("random#2", "t-1.m0", None, make_bot)
     assert isinstance(seat, LocalSeat) and seat.name == "random#2" and seat.bot.name == "random"
     same = make_bot("random", bot_seed("t-1.m0", "random#2"))
     observed = Match(players=2, seed=3)
     legal = observed.legal_actions(observed.current or 0)
     view = observed.observation(observed.current or 0, 0)
     assert [seat.bot.choose(view, legal) for _ in range(5)] == [same.choose(view, legal) for _ in range(5)]
-    assert seat_for("alpha", seed=0, remote=lambda name: LocalSeat(make_bot("heuristic"), name=name)).name == "alpha"
+    remote = seat_for("alpha", seed=0, make_bot=make_bot,
+                      remote=lambda name: LocalSeat(make_bot("heuristic"), name=name))
+    assert remote.name == "alpha"
     with pytest.raises(UnreachableParticipant, match="set REDIS_URL"):
-        seat_for("alpha", seed=0)
+        seat_for("alpha", seed=0, make_bot=make_bot)
