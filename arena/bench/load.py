@@ -49,6 +49,8 @@ from typing import Any, TextIO
 from arena.bench.swarm import BRAINS, process_memory, write_tokens
 from arena.client import ArenaClient
 from arena.processes import stop_process_groups
+from arena.protocol.statuses import tournament_status
+from arena.tournament.status import TournamentStatus
 
 MIB = 1024 * 1024
 SLOW_MS = 250.0
@@ -98,7 +100,7 @@ class LoadReport:
     tournament_id: str = ""
     seats: int = 0
     deals: int = 0
-    state: str = ""
+    state: TournamentStatus | None = None
     connect_s: float = 0.0
     elapsed_s: float = 0.0
     matches_total: int = 0
@@ -133,7 +135,7 @@ class LoadReport:
 
     @property
     def ok(self) -> bool:
-        return self.state == "finished" and self.recorded_once and self.errors == 0
+        return self.state is TournamentStatus.FINISHED and self.recorded_once and self.errors == 0
 
 
 def auto_seats(bots: int, tables_per_bot: int) -> int:
@@ -357,7 +359,7 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
             raise
         print(f"  gave up after {options.timeout_s:.0f} s", file=out, flush=True)
     report.elapsed_s = time.monotonic() - started
-    report.state = str(arena_pb2.TournamentState.Name(last.state)).removeprefix("TOURNAMENT_STATE_").lower()
+    report.state = tournament_status(last.state)
     report.aborted = last.matches_failed
 
 

@@ -26,14 +26,19 @@ from arena.client import ArenaClient, plain
 from arena.commands import add_rule_options, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
+from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
+from arena.tournament.status import CompetitionStatus
 
-STATE_BY_ACTION = {"pause": arena_pb2.COMPETITION_STATE_PAUSED, "resume": arena_pb2.COMPETITION_STATE_ACTIVE,
-                   "close": arena_pb2.COMPETITION_STATE_CLOSED}
+STATE_BY_ACTION = {"pause": COMPETITION_STATE_OF[CompetitionStatus.PAUSED],
+                   "resume": COMPETITION_STATE_OF[CompetitionStatus.ACTIVE],
+                   "close": COMPETITION_STATE_OF[CompetitionStatus.CLOSED]}
 
 
 def state_name(state: int) -> str:
-    """A competition state for people: ``active``, ``paused``, ``closed``."""
-    return str(arena_pb2.CompetitionState.Name(state)).removeprefix("COMPETITION_STATE_").lower()
+    """A competition state for people: its :class:`~arena.tournament.status.CompetitionStatus` word (``active``,
+    ``paused``, ``closed``); ``unspecified`` for 0 or an unknown number."""
+    status = competition_status(state)
+    return "unspecified" if status is None else status.value
 
 
 def _variant(rules: Any) -> str:

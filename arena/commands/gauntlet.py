@@ -31,6 +31,7 @@ from arena.client import ArenaClient, plain
 from arena.commands import add_rule_options, bench_parsers, rules_from_args
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
+from arena.protocol.statuses import gauntlet_status
 
 EXIT_INCONCLUSIVE = 3
 DEFAULT_MAX_BLOCKS = 1000
@@ -41,8 +42,10 @@ EXIT_BY_STATE = {arena_pb2.GAUNTLET_STATE_ACCEPTED: 0, arena_pb2.GAUNTLET_STATE_
 
 
 def state_name(state: int) -> str:
-    """A gauntlet state for people: ``running``, ``accepted``, ``rejected``, ``inconclusive``, ``failed``."""
-    return str(arena_pb2.GauntletState.Name(state)).removeprefix("GAUNTLET_STATE_").lower()
+    """A gauntlet state for people: its :class:`~arena.tournament.status.GauntletStatus` word (``running``,
+    ``accepted``, ``rejected``, ``inconclusive``, ``failed``); ``unspecified`` for 0 or an unknown number."""
+    status = gauntlet_status(state)
+    return "unspecified" if status is None else status.value
 
 
 def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:

@@ -44,6 +44,7 @@ from typing import Any
 from arena.client import ArenaClient, plain, standings_text, state_name, watch
 from arena.commands import add_rule_options, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
+from arena.tournament.status import TournamentStatus
 
 # -- formatting ----------------------------------------------------------------------------------
 
@@ -359,17 +360,14 @@ def cmd_tournament_schedule(args: argparse.Namespace) -> int:
     return _run_with_spec(args, body)
 
 
-STATUSES = ("pending", "running", "finished", "failed", "cancelled")
-
-
-def statuses_of(text: str) -> list[str]:
-    """An argparse type: comma-separated tournament states, each one of :data:`STATUSES`."""
+def statuses_of(text: str) -> list[TournamentStatus]:
+    """An argparse type: comma-separated tournament states, each a :class:`TournamentStatus` word."""
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in STATUSES]
+    unknown = [name for name in names if name not in {status.value for status in TournamentStatus}]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown state {', '.join(unknown) or repr(text)}: use "
-                                         f"{', '.join(STATUSES)} (comma-separated)")
-    return names
+                                         f"{', '.join(TournamentStatus)} (comma-separated)")
+    return [TournamentStatus(name) for name in names]
 
 
 LIST_CELL_WIDTH = 40
@@ -402,9 +400,9 @@ def tournaments_table(tournaments: list[Any]) -> list[str]:
 def cmd_tournament_list(args: argparse.Namespace) -> int:
     from itertools import islice
 
-    from arena.protocol import arena_pb2
+    from arena.protocol.statuses import TOURNAMENT_STATE_OF
 
-    states = [getattr(arena_pb2, f"TOURNAMENT_STATE_{name.upper()}") for name in args.status or ()]
+    states = [TOURNAMENT_STATE_OF[status] for status in args.status or ()]
 
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         tournaments = list(islice(client.list_tournaments(states), args.limit))
@@ -565,7 +563,7 @@ def register(commands: Any) -> None:
 
     ls = tournament.add_parser("list", help="tournaments, newest first (anyone; seeds only once they ended)")
     ls.add_argument("--status", type=statuses_of, action="extend", default=None, metavar="STATE[,STATE]",
-                    help=f"only tournaments in these states ({', '.join(STATUSES)})")
+                    help=f"only tournaments in these states ({', '.join(TournamentStatus)})")
     ls.add_argument("--limit", type=positive_int, default=None, metavar="N", help="at most N tournaments")
     ls.add_argument("--json", action="store_true", help="every field, numbers as numbers")
     add_server_options(ls)

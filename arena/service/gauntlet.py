@@ -43,6 +43,7 @@ from arena.store import GauntletStore, Store
 from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord
 from arena.store.keys import BOT_NAME_RE, check_name
 from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
+from arena.tournament.status import GauntletStatus
 
 from .matches import bot_seed, builtin_kind, make_seat
 
@@ -52,7 +53,9 @@ DEFAULT_OPPONENT = "heuristic"
 DEFAULT_DEADLINE_MS = 1000
 CONTENDER_RE = re.compile(r"^(?P<name>[^@\s]+)(?:@(?P<version>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}))?$")
 
-STATUS_OF_OUTCOME = {"H1": "accepted", "H0": "rejected", "inconclusive": "inconclusive"}
+STATUS_OF_OUTCOME = {"H1": GauntletStatus.ACCEPTED, "H0": GauntletStatus.REJECTED,
+                     "inconclusive": GauntletStatus.INCONCLUSIVE}
+"""The gauntlet's final status of each outcome of its sequential test (:attr:`SprtState.outcome`)."""
 
 
 class GauntletError(ValueError):
@@ -217,11 +220,11 @@ class BlockOutcome:
 
 @dataclass(frozen=True)
 class GauntletOutcome:
-    """How a gauntlet ended: ``status`` (see :data:`arena.store.GAUNTLET_STATUSES`), the final test state, the
+    """How a gauntlet ended: ``status``, the final test state, the
     blocks, and why it failed (``detail``)."""
 
     spec: GauntletSpec
-    status: str
+    status: GauntletStatus
     state: SprtState
     blocks: tuple[BlockOutcome, ...]
     detail: str = ""
@@ -359,7 +362,7 @@ def resume_gauntlet(store: Store, gauntlet_id: str, *, make_bot: BotFactory, pla
         check_bots(spec, store)
         return _play_on(spec, store, state, [], make_bot=make_bot, play=play)
     except GauntletError as error:
-        return _ended(spec, store.gauntlets, "failed", state, (), str(error))
+        return _ended(spec, store.gauntlets, GauntletStatus.FAILED, state, (), str(error))
     except stop_on:
         return None
 
@@ -377,11 +380,11 @@ def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: 
             number = state.n
             outcome = _play_block(spec, number, state, play)
             if outcome is None:
-                return _ended(spec, gauntlets, "failed", state, blocks,
+                return _ended(spec, gauntlets, GauntletStatus.FAILED, state, blocks,
                               f"block {number}: matches aborted by the arena {MAX_BLOCK_ATTEMPTS} times")
             written = gauntlets is None or gauntlets.add_block(
                 spec.gauntlet_id, number, outcome.to_dict(), outcome.state.to_dict(),
-                STATUS_OF_OUTCOME.get(outcome.state.outcome, "running"))
+                STATUS_OF_OUTCOME.get(outcome.state.outcome, GauntletStatus.RUNNING))
             if not written and gauntlets is not None:  # another runner stored it first: go on from the store
                 state = stored_state(spec, gauntlets.blocks(spec.gauntlet_id))
                 continue
@@ -390,7 +393,7 @@ def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: 
             if on_block is not None:
                 on_block(outcome)
     except GauntletError as error:
-        return _ended(spec, gauntlets, "failed", state, blocks, str(error))
+        return _ended(spec, gauntlets, GauntletStatus.FAILED, state, blocks, str(error))
     finally:
         if own_player is not None:
             own_player.close()
@@ -409,7 +412,7 @@ def _play_block(spec: GauntletSpec, number: int, state: SprtState, player: PlayM
     return None
 
 
-def _ended(spec: GauntletSpec, gauntlets: GauntletStore | None, status: str, state: SprtState,
+def _ended(spec: GauntletSpec, gauntlets: GauntletStore | None, status: GauntletStatus, state: SprtState,
            blocks: Sequence[BlockOutcome], detail: str) -> GauntletOutcome:
     if gauntlets is not None:
         gauntlets.finish(spec.gauntlet_id, status, detail)

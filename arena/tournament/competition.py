@@ -32,7 +32,6 @@ from .matchmaking import Entrant, MatchmakingConfig, RateLimit, Table, choose_ta
 from .ratings import RatingPool
 from .spec import TournamentSpec, normalize_rules
 
-STATUSES = ("active", "paused", "closed")
 POOL_PREFIX = "competition:"
 """A competition's rating pool is ``POOL_PREFIX + competition id``."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
