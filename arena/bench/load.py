@@ -50,6 +50,7 @@ from arena.bench.swarm import BRAINS, process_memory, write_tokens
 from arena.client import ArenaClient
 from arena.processes import stop_process_groups
 from arena.protocol.statuses import tournament_status
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.status import TournamentStatus
 
 MIB = 1024 * 1024
@@ -71,7 +72,7 @@ class LoadOptions:
     deals: int = 1
     variant: str = "flip"
     target_score: int = 100
-    deadline_ms: int = 1000
+    decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
     seed: int = 1
     connect_timeout_s: float = 120.0
     timeout_s: float = 1800.0  # the whole tournament
@@ -335,14 +336,14 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
         name=f"load-{uuid.uuid4().hex[:8]}", participants=list(names),
         rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
         seats_per_table=seats, deals_per_table=options.deals, duplicate_deals=False, seed=options.seed,
-        decision_deadline_ms=options.deadline_ms)
+        decision_deadline_ms=options.decision_deadline_ms)
     started = time.monotonic()
     created = client.create_tournament(spec).tournament
     report.tournament_id = created.tournament_id
     report.matches_total = created.matches_total
     idle = f" (the other {options.bots - len(names)} connected bots idle)" if len(names) < options.bots else ""
     print(f"tournament   {created.tournament_id}: {len(names)} bots{idle}, {seats} seats per table, {options.deals} "
-          f"deal(s), {options.variant}, target {options.target_score}, deadline {options.deadline_ms} ms: "
+          f"deal(s), {options.variant}, target {options.target_score}, deadline {options.decision_deadline_ms} ms: "
           f"{created.matches_total} matches", file=out, flush=True)
     last = created
     step = max(1, created.matches_total // 10)

@@ -55,7 +55,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             competition_id=args.name, rules=rules_to_proto(rules_from_args(args)),
             entrants=[n.strip() for n in args.entrants.split(",") if n.strip()],
             matches_per_minute=args.matches_per_minute or 0.0, max_blocks=args.max_blocks or 0,
-            decision_deadline_ms=args.deadline_ms or 0, blocks_per_bot=args.blocks_per_bot or 0,
+            decision_deadline_ms=args.decision_deadline_ms or 0, blocks_per_bot=args.blocks_per_bot or 0,
             seed=args.seed or 0)
         if args.seats is not None:
             request.seats_per_table = args.seats
@@ -153,7 +153,8 @@ def register(commands: Any) -> None:
     create.add_argument("name")
     create.add_argument("--entrants", default="", help="comma-separated bots (default: every registered bot)")
     create.add_argument("--seats", type=_not_negative(int), default=None, help="seats per table (default 2)")
-    create.add_argument("--deadline-ms", type=_not_negative(int), default=None, metavar="MS",
+    create.add_argument("--deadline-ms", dest="decision_deadline_ms", type=_not_negative(int), default=None,
+                        metavar="MS",
                         help="decision deadline (default: the arena's)")
     create.add_argument("--matches-per-minute", type=_not_negative(float), default=None,
                         help="the ladder's global rate limit (default: the arena's)")

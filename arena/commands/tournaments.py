@@ -249,10 +249,11 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed, reproduces the tournament exactly "
                         "(0: the arena draws a secret one, revealed when the tournament ends)")
-    parser.add_argument("--deadline-ms", type=int, default=0, help="decision deadline (0: the arena's default)")
+    parser.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=0,
+                        help="decision deadline (0: the arena's default)")
     parser.add_argument("--time-bank-ms", type=int, default=0, metavar="MS",
                         help="each seat's time bank per match: time over the deadline comes out of it (default 0)")
-    parser.add_argument("--lag-cap-ms", type=int, default=None, metavar="MS",
+    parser.add_argument("--lag-cap-ms", dest="lag_compensation_cap_ms", type=int, default=None, metavar="MS",
                         help="the most lag compensation per decision, from the bot's measured round trip "
                              "(default: the arena's; 0: none)")
     parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new "
@@ -266,9 +267,10 @@ def spec_message(args: argparse.Namespace) -> Any:
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
 
-    for name in ("seed", "deadline_ms", "time_bank_ms", "lag_cap_ms"):
-        if (getattr(args, name) or 0) < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must not be negative")
+    for flag, value in (("--seed", args.seed), ("--deadline-ms", args.decision_deadline_ms),
+                        ("--time-bank-ms", args.time_bank_ms), ("--lag-cap-ms", args.lag_compensation_cap_ms)):
+        if (value or 0) < 0:
+            raise ValueError(f"{flag} must not be negative")
     return arena_pb2.TournamentSpec(
         name=args.name,
         participants=[b.strip() for b in args.bots.split(",") if b.strip()],
@@ -277,9 +279,9 @@ def spec_message(args: argparse.Namespace) -> Any:
         deals_per_table=args.deals,
         duplicate_deals=args.duplicate,
         seed=args.seed,
-        decision_deadline_ms=args.deadline_ms,
+        decision_deadline_ms=args.decision_deadline_ms,
         time_bank_ms=args.time_bank_ms,
-        **({} if args.lag_cap_ms is None else {"lag_compensation_cap_ms": args.lag_cap_ms}),
+        **({} if args.lag_compensation_cap_ms is None else {"lag_compensation_cap_ms": args.lag_compensation_cap_ms}),
     )
 
 

@@ -19,6 +19,7 @@ from arena.store import CompetitionRecord, DuplicateCompetition, InvalidName, St
 from arena.store.keys import check_id, check_name
 from arena.tournament import limits
 from arena.tournament.competition import CompetitionSpec
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.status import CompetitionStatus
 
 from .messages import (
@@ -32,7 +33,6 @@ from .refusals import OrganizerError, invalid, not_found
 MAX_COMPETITION_ID = 48
 DEFAULT_MATCHES_PER_MINUTE = 60.0
 DEFAULT_MAX_BLOCKS = 8
-DEFAULT_DEADLINE_MS = 1000
 DEFAULT_BLOCKS_PER_BOT = 1
 
 
@@ -129,12 +129,13 @@ def competition_spec(request: arena_pb2.CreateCompetitionRequest) -> Competition
         rules = rules_from_proto(request.rules)
         options = {k: v for k, v in rules.to_dict().items() if k != "variant"}
         limits.check_numbers(participants=2, seats=2, deals=1,
-                             deadline_ms=request.decision_deadline_ms or DEFAULT_DEADLINE_MS, rules=rules.to_dict())
+                             decision_deadline_ms=request.decision_deadline_ms or DEFAULT_DECISION_DEADLINE_MS,
+                             rules=rules.to_dict())
         return CompetitionSpec(
             request.competition_id, rules.variant, options,
             int(request.seats_per_table) if request.HasField("seats_per_table") else 2,
             tuple(name.strip() for name in request.entrants if name.strip()),
-            int(request.decision_deadline_ms or DEFAULT_DEADLINE_MS),
+            int(request.decision_deadline_ms or DEFAULT_DECISION_DEADLINE_MS),
             float(request.matches_per_minute or DEFAULT_MATCHES_PER_MINUTE),
             int(request.max_blocks or DEFAULT_MAX_BLOCKS), int(request.blocks_per_bot or DEFAULT_BLOCKS_PER_BOT),
             seed=int(request.seed) or secrets.randbits(32))

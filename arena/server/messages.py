@@ -69,9 +69,9 @@ def spec_message(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
         deals_per_table=spec.deals,
         duplicate_deals=spec.duplicate,
         seed=spec.seed,
-        decision_deadline_ms=spec.deadline_ms,
+        decision_deadline_ms=spec.decision_deadline_ms,
         time_bank_ms=spec.time_bank_ms,
-        lag_compensation_cap_ms=spec.lag_cap_ms,
+        lag_compensation_cap_ms=spec.lag_compensation_cap_ms,
     )
 
 
@@ -273,7 +273,7 @@ def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtStat
             candidate=str(spec.candidate), baseline=str(spec.baseline), opponents=list(spec.opponents),
             seats_per_table=spec.seats, rules=rules_to_proto(Rules.from_dict(dict(spec.rules))), alpha=sprt.alpha,
             beta=sprt.beta, mu0=sprt.mu0, mu1=sprt.mu1, max_blocks=sprt.max_blocks or 0, min_blocks=sprt.min_blocks,
-            seed=spec.seed if seed_shown else 0, decision_deadline_ms=spec.deadline_ms),
+            seed=spec.seed if seed_shown else 0, decision_deadline_ms=spec.decision_deadline_ms),
         state=GAUNTLET_STATE_OF[record.status],
         detail=record.detail, blocks=state.n, llr=state.llr, llr_lower=lower, llr_upper=upper,
         mean_score=state.mean)

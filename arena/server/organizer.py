@@ -64,6 +64,7 @@ import grpc.aio
 
 from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import end_reason_to_proto, rules_from_proto
+from arena.protocol.specs import spec_numbers, tournament_spec_from_proto
 from arena.protocol.statuses import TOURNAMENT_STATE_OF, tournament_status
 from arena.relay.messages import drop_message
 from arena.service import lifecycle
@@ -93,7 +94,6 @@ from arena.store.runstate import RunState
 from arena.store.schedules import Schedule
 from arena.tournament import TournamentSpec, count_matches, limits
 from arena.tournament.cron import CronError, parse_cron, time_zone, with_time_zone
-from arena.tournament.spec import DEFAULT_LAG_CAP_MS
 from arena.tournament.status import TournamentStatus
 
 from .auth import RPC_ROLES, AdminAuth
@@ -115,7 +115,6 @@ from .refusals import OrganizerError, invalid, not_found
 log = logging.getLogger(__name__)
 
 ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
-DEFAULT_DEADLINE_MS = 1000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 DEFAULT_BOT_LOG_LIMIT = 100
@@ -265,7 +264,6 @@ class Organizer:
             rules = rules_from_proto(msg.rules)
         except ValueError as error:
             raise invalid(f"rules: {error}") from None
-        options = {k: v for k, v in rules.to_dict().items() if k != "variant"}
         if len(msg.participants) > limits.MAX_PARTICIPANTS:
             raise invalid(f"participants: at most {limits.MAX_PARTICIPANTS}, got {len(msg.participants)}")
         participants = [p.strip() for p in msg.participants]
@@ -276,26 +274,11 @@ class Organizer:
                 raise invalid(f"participants: {limits.quoted(name)} is not a bot name (1-32 letters, digits, "
                                "'_' or '-') nor a built-in bot")
         # Unset: the defaults; an explicit 0 is refused by the bounds below (never silently one deal).
-        seats = int(msg.seats_per_table) if msg.HasField("seats_per_table") else 2
-        deals = int(msg.deals_per_table) if msg.HasField("deals_per_table") else 1
-        deadline_ms = int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS)
+        numbers = spec_numbers(msg)
         try:
-            limits.check_numbers(participants=len(participants), seats=seats, deals=deals, deadline_ms=deadline_ms,
-                                 rules=rules.to_dict())
-            spec = TournamentSpec(
-                tournament_id=tournament_id,
-                participants=tuple(participants),
-                variant=rules.variant,
-                options=options,
-                seats=seats,
-                deals=deals,
-                duplicate=bool(msg.duplicate_deals),
-                seed=int(msg.seed),
-                deadline_ms=deadline_ms,
-                time_bank_ms=int(msg.time_bank_ms),
-                lag_cap_ms=(int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms")
-                            else DEFAULT_LAG_CAP_MS),
-            )
+            limits.check_numbers(participants=len(participants), seats=numbers.seats, deals=numbers.deals,
+                                 decision_deadline_ms=numbers.decision_deadline_ms, rules=rules.to_dict())
+            spec = tournament_spec_from_proto(msg, tournament_id)
             limits.check_size(len(spec.participants), spec.seats, spec.deals, spec.matches_per_deal, spec.max_tables,
                               spec.pair_meetings)
         except ValueError as error:

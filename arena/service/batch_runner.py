@@ -141,7 +141,8 @@ def run_batch(
     with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
                    claim_ttl=settings.heartbeat_timeout) as batch.beat:
         for item in wire:
-            match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms, spec.time_bank_ms, spec.lag_cap_ms)
+            match = spec_from_wire(item, tournament_id, rules, spec.decision_deadline_ms, spec.time_bank_ms,
+                                   spec.lag_compensation_cap_ms)
             try:
                 if not batch.claimed(match):
                     break

@@ -74,7 +74,7 @@ def test_round_trip_through_dict() -> None:
         deals=5,
         duplicate=True,
         seed=42,
-        deadline_ms=250,
+        decision_deadline_ms=250,
     )
     again = TournamentSpec.from_dict(spec.to_dict())
     assert again == spec
