@@ -44,6 +44,7 @@ from typing import Any
 from arena.client import ArenaClient, plain, standings_text, state_name, watch
 from arena.commands import add_rule_options, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
+from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS
 from arena.tournament.status import TournamentStatus
 
 # -- formatting ----------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
                         help="each seat's time bank per match: time over the deadline comes out of it (default 0)")
     parser.add_argument("--lag-cap-ms", dest="lag_compensation_cap_ms", type=int, default=None, metavar="MS",
                         help="the most lag compensation per decision, from the bot's measured round trip "
-                             "(default: the arena's; 0: none)")
+                             f"(default {DEFAULT_LAG_COMPENSATION_CAP_MS}; 0: none)")
     parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new "
                         "(default a random key, reused by the automatic retries after a timeout)")
     add_rule_options(parser)
