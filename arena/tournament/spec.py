@@ -153,9 +153,9 @@ class TournamentSpec:
                 f"seats, got {self.seats} ({math.factorial(self.seats)} orders); use 'rotate'"
             )
         _check_int("seed", self.seed, 0)
-        _check_int("deadline_ms", self.decision_deadline_ms, 1)
+        _check_int("decision_deadline_ms", self.decision_deadline_ms, 1)
         _check_int("time_bank_ms", self.time_bank_ms, 0, MAX_TIME_BANK_MS)
-        _check_int("lag_cap_ms", self.lag_compensation_cap_ms, 0, MAX_LAG_COMPENSATION_CAP_MS)
+        _check_int("lag_compensation_cap_ms", self.lag_compensation_cap_ms, 0, MAX_LAG_COMPENSATION_CAP_MS)
         if not isinstance(self.pool, str) or (self.pool and not _POOL_RE.match(self.pool)):
             raise ValueError(f"pool must be 1-100 letters, digits, ':', '_', '.' or '-', got {self.pool!r}")
         _check_int("max_tables", self.max_tables, 1)
