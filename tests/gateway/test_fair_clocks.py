@@ -122,7 +122,8 @@ def test_the_time_bank_pays_for_slow_decisions_until_it_is_empty(gw: GatewayHarn
 
 
 def test_the_clocks_are_checked() -> None:
-    for bad in ({"time_bank_s": -1.0}, {"lag_cap_s": -0.1}, {"lag_cap_s": 11.0}, {"time_bank_s": 4000.0}):
+    for bad in ({"time_bank_s": -1.0}, {"lag_compensation_cap_s": -0.1}, {"lag_compensation_cap_s": 11.0},
+                {"time_bank_s": 4000.0}):
         with pytest.raises(ValueError, match=r"time_bank_s|lag_compensation_cap_s"):
             MatchConfig("m", 1, Rules(), **bad)  # type: ignore[arg-type]
 
