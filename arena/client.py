@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import grpc
 
 from arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
+from arena.protocol.convert import enum_maps
 
 TARGET_ENV = "UNO_ARENA_TARGET"
 ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
@@ -431,8 +432,15 @@ def follow_bot_log(client: ArenaClient, name: str, out: Any, *, limit: int = 0, 
     return last
 
 
+_STATE_WORDS = enum_maps(arena_pb2.TournamentState.DESCRIPTOR, "TOURNAMENT_STATE_")[1]
+_ENDED_BADLY = (arena_pb2.TOURNAMENT_STATE_CANCELLED, arena_pb2.TOURNAMENT_STATE_FAILED)
+
+
 def state_name(value: int) -> str:
-    return str(arena_pb2.TournamentState.Name(value)).removeprefix("TOURNAMENT_STATE_").lower()
+    """A tournament state's word (``running``, ...): the same words as
+    :class:`arena.tournament.status.TournamentStatus`, by the one rule of :mod:`arena.protocol.statuses` (this module
+    does not import the tournament package: a bot's kit loads it); ``unspecified`` for 0 or an unknown number."""
+    return _STATE_WORDS.get(value, "unspecified")
 
 
 def progress_line(tournament: Any, width: int = 30) -> str:
@@ -503,11 +511,10 @@ def standings_text(response: Any) -> str:
 
 
 def _final_line(response: Any) -> str:
-    state = state_name(response.state) if response.state else ""
     if not response.final:
         return "provisional: the tournament is still running"
-    if state in ("cancelled", "failed"):
-        return f"final: the tournament was {state} (no further match starts)"
+    if response.state in _ENDED_BADLY:
+        return f"final: the tournament was {state_name(response.state)} (no further match starts)"
     return "final"
 
 

@@ -130,7 +130,7 @@ def _child(args: Sequence[str]) -> subprocess.Popen[bytes]:
 
 
 async def _abuse(store: Store, attacks: Sequence[str], seconds: float, warmup: float, matches: int,
-                 think_ms: float, deadline_s: float, rounds: int) -> dict[str, Any]:
+                 think_ms: float, decision_deadline_s: float, rounds: int) -> dict[str, Any]:
     server = GatewayServer(store, GatewayConfig(address="127.0.0.1:0", relay=False), metrics=create_metrics(None))
     await server.start()
     gateway = server.gateway
@@ -148,7 +148,7 @@ async def _abuse(store: Store, attacks: Sequence[str], seconds: float, warmup: f
         nonlocal serial
         while not stop.is_set():
             serial += 1
-            config = MatchConfig(f"abuse-{run}-{serial}", serial, Rules(target=200), deadline_s=deadline,
+            config = MatchConfig(f"abuse-{run}-{serial}", serial, Rules(target=200), decision_deadline_s=deadline,
                                  max_strikes=1_000_000)
             mine = seat if seat is not None else _TimedSeat(gateway, name, samples)
             await run_match(config, [mine, _Thinker(think_ms / 1000.0, serial)], metrics=metrics)
@@ -157,7 +157,7 @@ async def _abuse(store: Store, attacks: Sequence[str], seconds: float, warmup: f
     try:
         await gateway.wait_for_bot(good, 30)
         forever = asyncio.Event()
-        loops = [asyncio.create_task(play(good, None, deadline_s, forever)) for _ in range(matches)]
+        loops = [asyncio.create_task(play(good, None, decision_deadline_s, forever)) for _ in range(matches)]
         await asyncio.sleep(warmup)
         for attack, round_no in [(a, r) for r in range(rounds) for a in attacks]:
             t0, cpu0 = time.perf_counter(), time.process_time()
@@ -216,7 +216,7 @@ async def _abuse(store: Store, attacks: Sequence[str], seconds: float, warmup: f
 
 
 def run_abuse_bench(*, attacks: Sequence[str] = ATTACKS, seconds: float = 5.0, warmup: float = 1.0,
-                    matches: int = 8, think_ms: float = 10.0, deadline_s: float = 2.0, rounds: int = 2,
+                    matches: int = 8, think_ms: float = 10.0, decision_deadline_s: float = 2.0, rounds: int = 2,
                     out: TextIO | None = None) -> dict[str, Any]:
     """Run the benchmark (a private Redis, a gateway in this process) and print its table; returns the figures."""
     out = out if out is not None else sys.stdout
@@ -224,12 +224,13 @@ def run_abuse_bench(*, attacks: Sequence[str] = ATTACKS, seconds: float = 5.0, w
     redis.start()
     store = Store.from_url(redis.url)
     try:
-        results = asyncio.run(_abuse(store, attacks, seconds, warmup, matches, think_ms, deadline_s, max(1, rounds)))
+        results = asyncio.run(_abuse(store, attacks, seconds, warmup, matches, think_ms, decision_deadline_s, max(1,
+                                                                                                                  rounds)))
     finally:
         store.close()
         redis.close()
     results["settings"] = {"seconds": seconds, "warmup": warmup, "matches": matches, "think_ms": think_ms,
-                           "deadline_s": deadline_s, "rounds": rounds, "cpus": os.cpu_count()}
+                           "deadline_s": decision_deadline_s, "rounds": rounds, "cpus": os.cpu_count()}
     print(table(results), file=out, flush=True)
     return results
 

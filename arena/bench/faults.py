@@ -251,6 +251,7 @@ def run_fault(fault: str, options: FaultOptions = FaultOptions()) -> FaultReport
     """One fresh arena, one tournament, ``fault`` injected once ``options.fault_at`` of it is recorded."""
     from arena.service.lifecycle import spec_of, tournament_table
     from arena.store.runstate import RunState
+    from arena.tournament.status import TournamentStatus
 
     with _work_dir(options.work_dir, fault) as work:
         arena = FaultArena(work, gateways=2 if fault == "gateway-sigterm" else 1)
@@ -267,7 +268,7 @@ def run_fault(fault: str, options: FaultOptions = FaultOptions()) -> FaultReport
             def finished() -> bool:
                 if not recovered and in_flight <= arena.store.results.recorded(tournament_id):
                     recovered.append(time.monotonic() - fault_at)
-                return arena.store.tournaments.status(tournament_id) == "finished"
+                return arena.store.tournaments.status(tournament_id) is TournamentStatus.FINISHED
 
             _wait_ignoring_faults(finished, options.timeout_s)
             elapsed = time.monotonic() - started

@@ -181,7 +181,7 @@ async def bots_client(target: str, tokens: Sequence[str], kit: bool, batches: bo
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def _arena(matches: int, seconds: float, warmup: float, players: int, bots: int, deadline_s: float,
+async def _arena(matches: int, seconds: float, warmup: float, players: int, bots: int, decision_deadline_s: float,
                  store: Store, kit: bool = False, batches: bool = True) -> dict[str, Any]:
     server = GatewayServer(store, GatewayConfig(address="127.0.0.1:0", relay=False,
                                                 max_concurrent_matches=1024, max_outgoing=100_000),
@@ -207,7 +207,7 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
             while time.perf_counter() < stop_at:
                 serial += 1
                 seat_names = [names[(slot + i) % bots] for i in range(players)]
-                config = MatchConfig(f"bench-{run}-{serial}", serial, Rules(), deadline_s=deadline_s)
+                config = MatchConfig(f"bench-{run}-{serial}", serial, Rules(), decision_deadline_s=decision_deadline_s)
                 seats = [RemoteSeat(server.gateway, name) for name in seat_names]
                 record = await run_match(config, seats, metrics=metrics, probe=window)
                 totals["timeouts"] += sum(record.timeouts)
@@ -273,7 +273,7 @@ async def _echo(matches: int, seconds: float, warmup: float, bots: int, size: in
 
 
 def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float = 2.0, players: int = 4,
-                      bots: int = 4, deadline_s: float = 5.0, kit: bool = False, rounds: int = 2,
+                      bots: int = 4, decision_deadline_s: float = 5.0, kit: bool = False, rounds: int = 2,
                       out: TextIO = sys.stdout) -> dict[str, Any]:
     """Run the measurements (echo, arena with batches, arena without) ``rounds`` times, interleaved, print the
     figures and return the best of each (other processes on the machine only ever slow a measurement down)."""
@@ -284,8 +284,9 @@ def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float
     try:
         for round_no in range(1, max(1, rounds) + 1):
             runs[0].append(asyncio.run(_echo(matches, seconds, warmup, bots, size)))
-            runs[1].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, deadline_s, store, kit)))
-            runs[2].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, deadline_s, store, kit,
+            runs[1].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, decision_deadline_s, store,
+                                              kit)))
+            runs[2].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, decision_deadline_s, store, kit,
                                               batches=False)))
             print(f"  round {round_no}: echo {runs[0][-1]['per_second']:7.0f} round trips/s, arena with batches "
                   f"{runs[1][-1]['per_second']:7.0f} decisions/s, without {runs[2][-1]['per_second']:7.0f}",

@@ -49,6 +49,9 @@ from typing import Any, TextIO
 from arena.bench.swarm import BRAINS, process_memory, write_tokens
 from arena.client import ArenaClient
 from arena.processes import stop_process_groups
+from arena.protocol.statuses import tournament_status
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
+from arena.tournament.status import TournamentStatus
 
 MIB = 1024 * 1024
 SLOW_MS = 250.0
@@ -69,7 +72,7 @@ class LoadOptions:
     deals: int = 1
     variant: str = "flip"
     target_score: int = 100
-    deadline_ms: int = 1000
+    decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
     seed: int = 1
     connect_timeout_s: float = 120.0
     timeout_s: float = 1800.0  # the whole tournament
@@ -98,7 +101,7 @@ class LoadReport:
     tournament_id: str = ""
     seats: int = 0
     deals: int = 0
-    state: str = ""
+    state: TournamentStatus | None = None
     connect_s: float = 0.0
     elapsed_s: float = 0.0
     matches_total: int = 0
@@ -133,7 +136,7 @@ class LoadReport:
 
     @property
     def ok(self) -> bool:
-        return self.state == "finished" and self.recorded_once and self.errors == 0
+        return self.state is TournamentStatus.FINISHED and self.recorded_once and self.errors == 0
 
 
 def auto_seats(bots: int, tables_per_bot: int) -> int:
@@ -333,14 +336,14 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
         name=f"load-{uuid.uuid4().hex[:8]}", participants=list(names),
         rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
         seats_per_table=seats, deals_per_table=options.deals, duplicate_deals=False, seed=options.seed,
-        decision_deadline_ms=options.deadline_ms)
+        decision_deadline_ms=options.decision_deadline_ms)
     started = time.monotonic()
     created = client.create_tournament(spec).tournament
     report.tournament_id = created.tournament_id
     report.matches_total = created.matches_total
     idle = f" (the other {options.bots - len(names)} connected bots idle)" if len(names) < options.bots else ""
     print(f"tournament   {created.tournament_id}: {len(names)} bots{idle}, {seats} seats per table, {options.deals} "
-          f"deal(s), {options.variant}, target {options.target_score}, deadline {options.deadline_ms} ms: "
+          f"deal(s), {options.variant}, target {options.target_score}, deadline {options.decision_deadline_ms} ms: "
           f"{created.matches_total} matches", file=out, flush=True)
     last = created
     step = max(1, created.matches_total // 10)
@@ -357,7 +360,7 @@ def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[
             raise
         print(f"  gave up after {options.timeout_s:.0f} s", file=out, flush=True)
     report.elapsed_s = time.monotonic() - started
-    report.state = str(arena_pb2.TournamentState.Name(last.state)).removeprefix("TOURNAMENT_STATE_").lower()
+    report.state = tournament_status(last.state)
     report.aborted = last.matches_failed
 
 

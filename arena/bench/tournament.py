@@ -38,6 +38,7 @@ from arena.service.matches import match_config, seats_for
 from arena.store import Store
 from arena.store.embedded import RedisServer
 from arena.tournament import TournamentSpec, schedule
+from arena.tournament.status import TournamentStatus
 from bots import make_bot
 from workers.celery_app import make_celery
 
@@ -196,7 +197,7 @@ def through_celery(spec: TournamentSpec, redis: RedisServer, workers: int, timeo
             started = time.perf_counter()
             app.send_task("workers.tasks.start_tournament", args=[spec.tournament_id])
             end = time.monotonic() + timeout
-            while store.tournaments.status(spec.tournament_id) != "finished":
+            while store.tournaments.status(spec.tournament_id) is not TournamentStatus.FINISHED:
                 if time.monotonic() > end:
                     raise RuntimeError(f"the tournament did not finish within {timeout} s")
                 time.sleep(0.02)

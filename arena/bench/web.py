@@ -112,6 +112,7 @@ def populate(store: Any, names: Sequence[str], options: WebBenchOptions, out: Te
     from arena.service import lifecycle
     from arena.tournament.schedule import schedule
     from arena.tournament.spec import TournamentSpec
+    from arena.tournament.status import TournamentStatus
 
     rng = random.Random(options.seed)
     strength = {name: rng.gauss(0.0, 1.0) for name in names}
@@ -123,7 +124,7 @@ def populate(store: Any, names: Sequence[str], options: WebBenchOptions, out: Te
         matches = schedule(spec)[: options.matches - recorded]
         lifecycle.create_tournament(store, spec, matches_total=len(matches))
         store.tournaments.add_matches(spec.tournament_id, [m.match_id for m in matches])
-        store.tournaments.set_status(spec.tournament_id, "running")
+        store.tournaments.set_status(spec.tournament_id, TournamentStatus.RUNNING)
         for match in matches:
             store.results.record(spec.tournament_id, match.match_id, synthetic_result(match, strength, rng))
         lifecycle.finish_tournament(store, spec.tournament_id)
@@ -184,7 +185,7 @@ def run_live(arena: Any, base: str, viewers: int, matches: int, seed: int) -> tu
 
     if viewers:
         asyncio.run(watch())
-    wait_until(lambda: _state(arena, tid) in ("finished", "failed", "cancelled"), f"tournament {tid} to end",
+    wait_until(lambda: _ended(arena, tid), f"tournament {tid} to end",
                arena.processes, timeout_s=1800)
     recorded = sorted(m.finished_at.ToDatetime(tzinfo=UTC).timestamp() for m in arena.client.list_matches(tid))
     rate = len(recorded) / max(1e-9, recorded[-1] - recorded[0]) if len(recorded) > 1 else 0.0
@@ -198,10 +199,10 @@ def run_live(arena: Any, base: str, viewers: int, matches: int, seed: int) -> tu
     return rate, sum(1 for seen in arrivals if seen), latencies
 
 
-def _state(arena: Any, tournament_id: str) -> str:
-    from arena.client import state_name
+def _ended(arena: Any, tournament_id: str) -> bool:
+    from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
 
-    return state_name(arena.client.get_tournament(tournament_id).state)
+    return arena.client.get_tournament(tournament_id).state in ENDED_TOURNAMENT_STATES
 
 
 def run_web_bench(options: WebBenchOptions, out: TextIO) -> WebBenchReport:

@@ -36,19 +36,26 @@ def add_rule_options(parser: argparse.ArgumentParser, *, target_score: int = 500
     """The rule options of RULES.md as flags (the one place they are defined), with the engine's defaults;
     ``target_score``: the default of ``--target-score`` (the match target score, E4); ``which``: only these (a
     command that plays a fixed set of rules besides)."""
+    from arena.engine.rules import RULE_CHOICES, Rules
+
     unknown = set(which) - set(RULE_FLAGS)
     if unknown:
         raise ValueError(f"unknown rule flags {sorted(unknown)}")
     group = parser.add_argument_group("rule options (RULES.md)")
+    defaults = Rules()
+
+    def words(name: str) -> dict[str, Any]:  # a rule option's choices are its enum's words
+        return {"choices": [member.value for member in RULE_CHOICES[name]], "default": getattr(defaults, name).value}
+
     flags: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-        "variant": (("--variant",), {"choices": ("flip", "classic"), "default": "flip"}),
+        "variant": (("--variant",), words("variant")),
         "no_bluffing": (("--no-bluffing",), {"action": "store_true", "help": "refuse illegal wild draws (T3)"}),
-        "uno_penalty": (("--uno-penalty",), {"choices": ("auto", "catch"), "default": "auto"}),
+        "uno_penalty": (("--uno-penalty",), words("uno_penalty")),
         "target_score": (("--target-score",), {"type": int, "default": target_score, "metavar": "POINTS",
                                                "help": f"match target score (E4; default {target_score})"}),
-        "scoring": (("--scoring",), {"choices": ("winner", "lowest"), "default": "winner"}),
-        "start_flip": (("--start-flip",), {"choices": ("replace", "flip"), "default": "replace"}),
-        "pairing": (("--pairing",), {"choices": ("physical", "shuffled"), "default": "physical"}),
+        "scoring": (("--scoring",), words("scoring")),
+        "start_flip": (("--start-flip",), words("start_flip")),
+        "pairing": (("--pairing",), words("pairing")),
     }
     for dest in which:
         names, options = flags[dest]

@@ -26,14 +26,19 @@ from arena.client import ArenaClient, plain
 from arena.commands import add_rule_options, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
+from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
+from arena.tournament.status import CompetitionStatus
 
-STATE_BY_ACTION = {"pause": arena_pb2.COMPETITION_STATE_PAUSED, "resume": arena_pb2.COMPETITION_STATE_ACTIVE,
-                   "close": arena_pb2.COMPETITION_STATE_CLOSED}
+STATE_BY_ACTION = {"pause": COMPETITION_STATE_OF[CompetitionStatus.PAUSED],
+                   "resume": COMPETITION_STATE_OF[CompetitionStatus.ACTIVE],
+                   "close": COMPETITION_STATE_OF[CompetitionStatus.CLOSED]}
 
 
 def state_name(state: int) -> str:
-    """A competition state for people: ``active``, ``paused``, ``closed``."""
-    return str(arena_pb2.CompetitionState.Name(state)).removeprefix("COMPETITION_STATE_").lower()
+    """A competition state for people: its :class:`~arena.tournament.status.CompetitionStatus` word (``active``,
+    ``paused``, ``closed``); ``unspecified`` for 0 or an unknown number."""
+    status = competition_status(state)
+    return "unspecified" if status is None else status.value
 
 
 def _variant(rules: Any) -> str:
@@ -50,7 +55,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             competition_id=args.name, rules=rules_to_proto(rules_from_args(args)),
             entrants=[n.strip() for n in args.entrants.split(",") if n.strip()],
             matches_per_minute=args.matches_per_minute or 0.0, max_blocks=args.max_blocks or 0,
-            decision_deadline_ms=args.deadline_ms or 0, blocks_per_bot=args.blocks_per_bot or 0,
+            decision_deadline_ms=args.decision_deadline_ms or 0, blocks_per_bot=args.blocks_per_bot or 0,
             seed=args.seed or 0)
         if args.seats is not None:
             request.seats_per_table = args.seats
@@ -148,7 +153,8 @@ def register(commands: Any) -> None:
     create.add_argument("name")
     create.add_argument("--entrants", default="", help="comma-separated bots (default: every registered bot)")
     create.add_argument("--seats", type=_not_negative(int), default=None, help="seats per table (default 2)")
-    create.add_argument("--deadline-ms", type=_not_negative(int), default=None, metavar="MS",
+    create.add_argument("--deadline-ms", dest="decision_deadline_ms", type=_not_negative(int), default=None,
+                        metavar="MS",
                         help="decision deadline (default: the arena's)")
     create.add_argument("--matches-per-minute", type=_not_negative(float), default=None,
                         help="the ladder's global rate limit (default: the arena's)")

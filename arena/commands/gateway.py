@@ -64,6 +64,7 @@ from typing import Any
 
 from arena.commands import add_rule_options, bench_parsers, rules_from_args, subparsers_of
 from arena.commands.inprocess import InProcessArena, arena_store, inprocess_arena, organizer_services
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 
 EXIT_WITHIN_S = 10.0
 """A stopping `serve` (SIGTERM) exits within this, whatever happens: past it, it exits at once (code 1)."""
@@ -253,7 +254,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         print("--seed must be between 0 and 2**63 - 1", file=sys.stderr)
         return 2
     config = MatchConfig(match_id=args.match_id or f"m-{uuid.uuid4().hex[:10]}", seed=args.seed, rules=rules,
-                         deadline_s=args.deadline_ms / 1000.0, max_strikes=args.max_strikes)
+                         decision_deadline_s=args.decision_deadline_ms / 1000.0, max_strikes=args.max_strikes)
     with arena_store() as store:
         async def play(stop: asyncio.Event) -> int:
             from arena.server.gateway import grpc_address
@@ -521,7 +522,8 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
             from bots import make_bot
 
             running = asyncio.ensure_future(run_checks(arena.gateway, name, make_bot=make_bot,
-                                                       deadline_s=args.deadline_ms / 1000.0, wait_s=args.wait,
+                                                       decision_deadline_s=args.decision_deadline_ms / 1000.0,
+                                                       wait_s=args.wait,
                                                        progress=progress))
             stopped = asyncio.ensure_future(stop.wait())
             exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
@@ -650,7 +652,8 @@ def register(commands: Any) -> None:
     match.add_argument("--seed", type=int, default=None,
                        help="match seed, replays the same deal (default: a random one, printed at the end)")
     match.add_argument("--match-id", default=None)
-    match.add_argument("--deadline-ms", type=int, default=1000, help="per decision")
+    match.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=DEFAULT_DECISION_DEADLINE_MS,
+                       help="per decision")
     match.add_argument("--max-strikes", type=int, default=3, help="timeouts/disconnects before a forfeit")
     match.add_argument("--address", default="127.0.0.1:50051", help="where the in-process gateway listens")
     match.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the named bots to connect")
@@ -690,7 +693,7 @@ def register(commands: Any) -> None:
                        "(the token is also in its environment: $UNO_ARENA_BOT_TOKEN, $UNO_ARENA_TOKEN)")
     check.add_argument("--address", default="127.0.0.1:0", help="where the gateway listens (default: a free port)")
     check.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the bot to connect")
-    check.add_argument("--deadline-ms", type=int, default=1000)
+    check.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=DEFAULT_DECISION_DEADLINE_MS)
     check.set_defaults(func=cmd_bot_check, long_running=True)
 
     gateway = bench_parsers(commands).add_parser("gateway", help="remote random bots over loopback vs a grpc echo")

@@ -31,6 +31,7 @@ from arena.client import ArenaClient, plain
 from arena.commands import add_rule_options, bench_parsers, rules_from_args
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
+from arena.protocol.statuses import gauntlet_status
 
 EXIT_INCONCLUSIVE = 3
 DEFAULT_MAX_BLOCKS = 1000
@@ -41,8 +42,10 @@ EXIT_BY_STATE = {arena_pb2.GAUNTLET_STATE_ACCEPTED: 0, arena_pb2.GAUNTLET_STATE_
 
 
 def state_name(state: int) -> str:
-    """A gauntlet state for people: ``running``, ``accepted``, ``rejected``, ``inconclusive``, ``failed``."""
-    return str(arena_pb2.GauntletState.Name(state)).removeprefix("GAUNTLET_STATE_").lower()
+    """A gauntlet state for people: its :class:`~arena.tournament.status.GauntletStatus` word (``running``,
+    ``accepted``, ``rejected``, ``inconclusive``, ``failed``); ``unspecified`` for 0 or an unknown number."""
+    status = gauntlet_status(state)
+    return "unspecified" if status is None else status.value
 
 
 def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
@@ -55,7 +58,8 @@ def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
         raise ValueError("a gauntlet needs --candidate BOT[@VERSION] and --baseline BOT[@VERSION]")
     SprtConfig(mu0=args.mu0, mu1=args.mu1, alpha=args.alpha, beta=args.beta, min_blocks=args.min_blocks,
                max_blocks=args.max_blocks)
-    for flag, value in (("--seats", args.seats), ("--seed", args.seed or 0), ("--deadline-ms", args.deadline_ms or 0)):
+    for flag, value in (("--seats", args.seats), ("--seed", args.seed or 0), ("--deadline-ms",
+                                                                              args.decision_deadline_ms or 0)):
         if value < 0:
             raise ValueError(f"{flag} must not be negative, got {value}")
     return arena_pb2.GauntletSpec(
@@ -63,7 +67,7 @@ def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
         opponents=[o.strip() for o in (args.opponents or "").split(",") if o.strip()],
         seats_per_table=args.seats, rules=rules_to_proto(rules_from_args(args)), alpha=args.alpha, beta=args.beta,
         mu0=args.mu0, mu1=args.mu1, max_blocks=args.max_blocks, min_blocks=args.min_blocks, seed=args.seed or 0,
-        decision_deadline_ms=args.deadline_ms or 0)
+        decision_deadline_ms=args.decision_deadline_ms or 0)
 
 
 def _header(g: arena_pb2.Gauntlet) -> list[str]:
@@ -250,7 +254,7 @@ def register(commands: Any) -> None:
                           help=f"H1: mean block score at least this, in finishing points per match (default "
                                f"{DEFAULT_MU1:g})")
     gauntlet.add_argument("--seed", type=_whole, default=None, help="seed of the deals (default: random, not shown)")
-    gauntlet.add_argument("--deadline-ms", type=_whole, default=None, metavar="MS",
+    gauntlet.add_argument("--deadline-ms", dest="decision_deadline_ms", type=_whole, default=None, metavar="MS",
                           help="per-decision deadline (default: the arena's)")
     gauntlet.add_argument("--name", default="", metavar="ID", help="gauntlet id (default: generated)")
     gauntlet.add_argument("--json", action="store_true", help="one JSON object per block, then the end")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.commands import add_rule_options, bench_parsers
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 
 
 def cmd_bench_load(args: argparse.Namespace) -> int:
@@ -32,7 +33,7 @@ def cmd_bench_load(args: argparse.Namespace) -> int:
         bots=args.bots, participants=args.participants, processes=args.processes, workers=args.workers,
         brain=args.brain, seats=args.seats,
         tables_per_bot=args.tables_per_bot, deals=args.deals, variant=args.variant,
-        target_score=args.target_score, deadline_ms=args.deadline_ms, seed=args.seed,
+        target_score=args.target_score, decision_deadline_ms=args.decision_deadline_ms, seed=args.seed,
         connect_timeout_s=args.connect_timeout, timeout_s=args.timeout, ramp_s=args.ramp, work_dir=args.work_dir,
     )
     out = sys.stderr if args.json else sys.stdout
@@ -74,7 +75,8 @@ def add_parser(bench: Any) -> argparse.ArgumentParser:
     load.add_argument("--tables-per-bot", type=int, default=4, help="table budget of --seats 0 (default 4)")
     load.add_argument("--deals", type=int, default=1, help="deals (matches) per table (default 1)")
     add_rule_options(load, target_score=100, which=("variant", "target_score"))
-    load.add_argument("--deadline-ms", type=int, default=1000, help="decision deadline (default 1000)")
+    load.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=DEFAULT_DECISION_DEADLINE_MS,
+                      help=f"decision deadline (default {DEFAULT_DECISION_DEADLINE_MS})")
     load.add_argument("--seed", type=int, default=1)
     load.add_argument("--connect-timeout", type=float, default=120.0, metavar="SECONDS",
                       help="how long the bots may take to connect (default 120)")

@@ -44,6 +44,8 @@ from typing import Any
 from arena.client import ArenaClient, plain, standings_text, state_name, watch
 from arena.commands import add_rule_options, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
+from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS
+from arena.tournament.status import TournamentStatus
 
 # -- formatting ----------------------------------------------------------------------------------
 
@@ -248,12 +250,13 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed, reproduces the tournament exactly "
                         "(0: the arena draws a secret one, revealed when the tournament ends)")
-    parser.add_argument("--deadline-ms", type=int, default=0, help="decision deadline (0: the arena's default)")
+    parser.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=0,
+                        help="decision deadline (0: the arena's default)")
     parser.add_argument("--time-bank-ms", type=int, default=0, metavar="MS",
                         help="each seat's time bank per match: time over the deadline comes out of it (default 0)")
-    parser.add_argument("--lag-cap-ms", type=int, default=None, metavar="MS",
+    parser.add_argument("--lag-cap-ms", dest="lag_compensation_cap_ms", type=int, default=None, metavar="MS",
                         help="the most lag compensation per decision, from the bot's measured round trip "
-                             "(default: the arena's; 0: none)")
+                             f"(default {DEFAULT_LAG_COMPENSATION_CAP_MS}; 0: none)")
     parser.add_argument("--idempotency-key", default="", help="a retry with the same key creates nothing new "
                         "(default a random key, reused by the automatic retries after a timeout)")
     add_rule_options(parser)
@@ -265,9 +268,10 @@ def spec_message(args: argparse.Namespace) -> Any:
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
 
-    for name in ("seed", "deadline_ms", "time_bank_ms", "lag_cap_ms"):
-        if (getattr(args, name) or 0) < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must not be negative")
+    for flag, value in (("--seed", args.seed), ("--deadline-ms", args.decision_deadline_ms),
+                        ("--time-bank-ms", args.time_bank_ms), ("--lag-cap-ms", args.lag_compensation_cap_ms)):
+        if (value or 0) < 0:
+            raise ValueError(f"{flag} must not be negative")
     return arena_pb2.TournamentSpec(
         name=args.name,
         participants=[b.strip() for b in args.bots.split(",") if b.strip()],
@@ -276,9 +280,9 @@ def spec_message(args: argparse.Namespace) -> Any:
         deals_per_table=args.deals,
         duplicate_deals=args.duplicate,
         seed=args.seed,
-        decision_deadline_ms=args.deadline_ms,
+        decision_deadline_ms=args.decision_deadline_ms,
         time_bank_ms=args.time_bank_ms,
-        **({} if args.lag_cap_ms is None else {"lag_compensation_cap_ms": args.lag_cap_ms}),
+        **({} if args.lag_compensation_cap_ms is None else {"lag_compensation_cap_ms": args.lag_compensation_cap_ms}),
     )
 
 
@@ -359,17 +363,14 @@ def cmd_tournament_schedule(args: argparse.Namespace) -> int:
     return _run_with_spec(args, body)
 
 
-STATUSES = ("pending", "running", "finished", "failed", "cancelled")
-
-
-def statuses_of(text: str) -> list[str]:
-    """An argparse type: comma-separated tournament states, each one of :data:`STATUSES`."""
+def statuses_of(text: str) -> list[TournamentStatus]:
+    """An argparse type: comma-separated tournament states, each a :class:`TournamentStatus` word."""
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in STATUSES]
+    unknown = [name for name in names if name not in {status.value for status in TournamentStatus}]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown state {', '.join(unknown) or repr(text)}: use "
-                                         f"{', '.join(STATUSES)} (comma-separated)")
-    return names
+                                         f"{', '.join(TournamentStatus)} (comma-separated)")
+    return [TournamentStatus(name) for name in names]
 
 
 LIST_CELL_WIDTH = 40
@@ -402,9 +403,9 @@ def tournaments_table(tournaments: list[Any]) -> list[str]:
 def cmd_tournament_list(args: argparse.Namespace) -> int:
     from itertools import islice
 
-    from arena.protocol import arena_pb2
+    from arena.protocol.statuses import TOURNAMENT_STATE_OF
 
-    states = [getattr(arena_pb2, f"TOURNAMENT_STATE_{name.upper()}") for name in args.status or ()]
+    states = [TOURNAMENT_STATE_OF[status] for status in args.status or ()]
 
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         tournaments = list(islice(client.list_tournaments(states), args.limit))
@@ -565,7 +566,7 @@ def register(commands: Any) -> None:
 
     ls = tournament.add_parser("list", help="tournaments, newest first (anyone; seeds only once they ended)")
     ls.add_argument("--status", type=statuses_of, action="extend", default=None, metavar="STATE[,STATE]",
-                    help=f"only tournaments in these states ({', '.join(STATUSES)})")
+                    help=f"only tournaments in these states ({', '.join(TournamentStatus)})")
     ls.add_argument("--limit", type=positive_int, default=None, metavar="N", help="at most N tournaments")
     ls.add_argument("--json", action="store_true", help="every field, numbers as numbers")
     add_server_options(ls)

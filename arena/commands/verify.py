@@ -66,13 +66,16 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
 
     from arena.client import state_name
     from arena.protocol.specs import tournament_spec_from_proto
+    from arena.protocol.statuses import tournament_status
     from arena.service.verification import ReplayUnavailable, TournamentFacts
     from arena.service.verification import verify_tournament as verify
+    from arena.tournament.status import TournamentStatus
 
     t = client.get_tournament(tournament_id)
-    state = state_name(t.state)
-    if state not in ("finished", "failed", "cancelled"):
-        print(f"tournament {tournament_id} is {state}: its seed is revealed when it ends; verify it then", file=out)
+    state = tournament_status(t.state)
+    if state is None or not state.ended:
+        print(f"tournament {tournament_id} is {state_name(t.state)}: its seed is revealed when it ends; verify it then",
+              file=out)
         return 1
     try:
         spec = tournament_spec_from_proto(t.spec, tournament_id)
@@ -92,7 +95,9 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
 
     found = verify(facts, results, replay_of, lambda where, text: print(f"{where}: {text}", file=out, flush=True))
     verdict = "consistent" if found.consistent else f"{len(found.problems)} problem(s)"
-    unplayed = f", {found.missing} not played ({state})" if found.missing and state != "finished" else ""
+    unplayed = ""
+    if found.missing and state is not TournamentStatus.FINISHED:
+        unplayed = f", {found.missing} not played ({state})"
     print(f"tournament {tournament_id} ({state}): seed {t.revealed_seed}, commitment "
           f"{'ok' if found.committed else 'FAILED'}; {found.scheduled} scheduled matches re-derived, "
           f"{found.replayed} replayed, {found.unscored} not scored{unplayed}: {verdict}", file=out)

@@ -45,7 +45,7 @@ class SeatStart:
     seat: int
     seats: tuple[str, ...]
     rules: Rules
-    deadline_s: float
+    decision_deadline_s: float
     tournament_id: str = ""
     attempt: int = 1
     """Which attempt of the match this is (from 1): a match played again after an aborted attempt is a new one, and

@@ -4,7 +4,8 @@
 
 The modules are generated into `arena/protocol/_gen/` by `python -m arena.protocol.generate` and
 committed; `python -m arena.protocol.generate --check` fails when they are stale. Conversions between
-engine objects and messages live in `arena.protocol.convert`.
+engine objects and messages live in `arena.protocol.convert`; the organizer API's state enums and the arena's
+statuses in `arena.protocol.statuses`; tournament specs from the wire in `arena.protocol.specs`.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from arena.protocol._gen import bot_pb2, cards_pb2, game_pb2
 from arena.protocol.card_cache import CARDS, card_from_proto, face_from_proto
 
 
-def _enum_maps(descriptor: EnumDescriptor, prefix: str) -> tuple[dict[str, int], dict[int, str]]:
+def enum_maps(descriptor: EnumDescriptor, prefix: str) -> tuple[dict[str, int], dict[int, str]]:
     """{engine string: enum number} and back, from an enum's descriptor (`ACTION_KIND_CHOOSE_COLOR` ->
     `choose_color`). The UNSPECIFIED value maps to nothing."""
     to_number: dict[str, int] = {}
@@ -38,16 +38,16 @@ def _enum_maps(descriptor: EnumDescriptor, prefix: str) -> tuple[dict[str, int],
     return to_number, {number: name for name, number in to_number.items()}
 
 
-ACTION_KIND_TO_PROTO, ACTION_KIND_FROM_PROTO = _enum_maps(cards_pb2.ActionKind.DESCRIPTOR, "ACTION_KIND_")
-VARIANT_TO_PROTO, VARIANT_FROM_PROTO = _enum_maps(game_pb2.Variant.DESCRIPTOR, "VARIANT_")
-SIDE_TO_PROTO, SIDE_FROM_PROTO = _enum_maps(game_pb2.Side.DESCRIPTOR, "SIDE_")
-DIRECTION_TO_PROTO, DIRECTION_FROM_PROTO = _enum_maps(game_pb2.Direction.DESCRIPTOR, "DIRECTION_")
-DECISION_TO_PROTO, DECISION_FROM_PROTO = _enum_maps(game_pb2.DecisionKind.DESCRIPTOR, "DECISION_KIND_")
+ACTION_KIND_TO_PROTO, ACTION_KIND_FROM_PROTO = enum_maps(cards_pb2.ActionKind.DESCRIPTOR, "ACTION_KIND_")
+VARIANT_TO_PROTO, VARIANT_FROM_PROTO = enum_maps(game_pb2.Variant.DESCRIPTOR, "VARIANT_")
+SIDE_TO_PROTO, SIDE_FROM_PROTO = enum_maps(game_pb2.Side.DESCRIPTOR, "SIDE_")
+DIRECTION_TO_PROTO, DIRECTION_FROM_PROTO = enum_maps(game_pb2.Direction.DESCRIPTOR, "DIRECTION_")
+DECISION_TO_PROTO, DECISION_FROM_PROTO = enum_maps(game_pb2.DecisionKind.DESCRIPTOR, "DECISION_KIND_")
 _RULE_ENUMS: dict[str, tuple[dict[str, int], dict[int, str]]] = {
-    "uno_penalty": _enum_maps(game_pb2.UnoPenalty.DESCRIPTOR, "UNO_PENALTY_"),
-    "scoring": _enum_maps(game_pb2.Scoring.DESCRIPTOR, "SCORING_"),
-    "start_flip": _enum_maps(game_pb2.StartFlip.DESCRIPTOR, "START_FLIP_"),
-    "pairing": _enum_maps(game_pb2.Pairing.DESCRIPTOR, "PAIRING_"),
+    "uno_penalty": enum_maps(game_pb2.UnoPenalty.DESCRIPTOR, "UNO_PENALTY_"),
+    "scoring": enum_maps(game_pb2.Scoring.DESCRIPTOR, "SCORING_"),
+    "start_flip": enum_maps(game_pb2.StartFlip.DESCRIPTOR, "START_FLIP_"),
+    "pairing": enum_maps(game_pb2.Pairing.DESCRIPTOR, "PAIRING_"),
 }
 # The one mapping of end reasons to the protocol (checked total by a test).
 END_REASON_TO_PROTO: dict[EndReason, Any] = {

@@ -11,7 +11,7 @@ from arena.protocol.convert import end_reason_to_proto, events_to_proto, observa
 
 def match_started(info: SeatStart) -> bot_pb2.MatchStarted:
     started = bot_pb2.MatchStarted(match_id=info.match_id, seat=info.seat,
-                                   decision_time_limit_ms=max(1, int(info.deadline_s * 1000)),
+                                   decision_time_limit_ms=max(1, int(info.decision_deadline_s * 1000)),
                                    tournament_id=info.tournament_id, attempt=max(0, info.attempt))
     started.rules.CopyFrom(rules_to_proto(info.rules))
     for index, name in enumerate(info.seats):

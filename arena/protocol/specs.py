@@ -6,9 +6,32 @@ the tournament maths.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from arena.protocol._gen import arena_pb2
 from arena.protocol.convert import rules_from_proto
-from arena.tournament.spec import DEFAULT_DEADLINE_MS, DEFAULT_LAG_CAP_MS, TournamentSpec
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, TournamentSpec
+
+DEFAULT_SEATS = 2
+DEFAULT_DEALS = 1
+
+
+@dataclass(frozen=True)
+class SpecNumbers:
+    """The sizes a ``TournamentSpec`` message asks for, with the arena's defaults for what it leaves unset (an
+    explicit 0 stays 0, for the bounds to refuse): what the organizer bounds before it builds the spec."""
+
+    seats: int
+    deals: int
+    decision_deadline_ms: int
+
+
+def spec_numbers(msg: arena_pb2.TournamentSpec) -> SpecNumbers:
+    return SpecNumbers(
+        seats=int(msg.seats_per_table) if msg.HasField("seats_per_table") else DEFAULT_SEATS,
+        deals=int(msg.deals_per_table) if msg.HasField("deals_per_table") else DEFAULT_DEALS,
+        decision_deadline_ms=int(msg.decision_deadline_ms or DEFAULT_DECISION_DEADLINE_MS),
+    )
 
 
 def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str) -> TournamentSpec:
@@ -17,16 +40,18 @@ def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str
     checks; the organizer bounds the numbers first). The one mapping: the organizer reads requests with it, and
     ``tournament verify`` re-derives a schedule from it."""
     rules = rules_from_proto(msg.rules)
+    numbers = spec_numbers(msg)
     return TournamentSpec(
         tournament_id=tournament_id,
         participants=tuple(p.strip() for p in msg.participants),
         variant=rules.variant,
         options={k: v for k, v in rules.to_dict().items() if k != "variant"},
-        seats=int(msg.seats_per_table) if msg.HasField("seats_per_table") else 2,
-        deals=int(msg.deals_per_table) if msg.HasField("deals_per_table") else 1,
+        seats=numbers.seats,
+        deals=numbers.deals,
         duplicate=bool(msg.duplicate_deals),
         seed=int(msg.seed),
-        deadline_ms=int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS),
+        decision_deadline_ms=numbers.decision_deadline_ms,
         time_bank_ms=int(msg.time_bank_ms),
-        lag_cap_ms=int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms") else DEFAULT_LAG_CAP_MS,
+        lag_compensation_cap_ms=(int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms")
+                                 else DEFAULT_LAG_COMPENSATION_CAP_MS),
     )

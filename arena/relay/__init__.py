@@ -35,7 +35,7 @@ A message is one line of JSON (the header), a newline, then protobuf bytes:
   revoked or the bot deleted).
 
 The reply to ``decide`` is JSON ``{"status": "answered"|"timeout"|"gone", "index", "refusals", "reasons",
-"wire_s", "late", "version"}``. The seat waits ``deadline_s + margin_s`` for it. No reply (the gateway died) or
+"wire_s", "late", "version"}``. The seat waits ``decision_deadline_s + margin_s`` for it. No reply (the gateway died) or
 Redis unreachable is the arena's fault: :class:`~arena.runner.SeatUnreachable`, no strike (the runner asks again
 until the bot is back within its grace period, else aborts the match). No live session of the bot
 (``store.sessions.for_bot``) raises :class:`~arena.runner.SeatGone`, so the runner plays the fallback, counts a

@@ -137,11 +137,12 @@ class RelaySeat(Seat):
                             self._attempt)
         relay = self._relay()
         key = relay.new_reply_key()
-        header = self._header("decide", legal=len(request.legal), deadline_s=request.deadline_s, reply=key,
-                              sent=time.time(), number=request.decision_number, lag_cap=request.lag_cap_s)
+        header = self._header("decide", legal=len(request.legal), deadline_s=request.decision_deadline_s, reply=key,
+                              sent=time.time(), number=request.decision_number, lag_cap=request.lag_compensation_cap_s)
         try:
             heard = await self._publish(gateway, header, body)
-            raw = await relay.wait_reply(key, request.deadline_s + request.lag_cap_s + self.margin_s) if heard else None
+            wait_s = request.decision_deadline_s + request.lag_compensation_cap_s + self.margin_s
+            raw = await relay.wait_reply(key, wait_s) if heard else None
         except StoreFailure as error:
             raise SeatUnreachable(f"cannot reach Redis: {error}") from None
         if not heard:
@@ -149,7 +150,8 @@ class RelaySeat(Seat):
             raise SeatUnreachable(f"gateway {gateway} is not listening (gone, or reconnecting to Redis)")
         if raw is None:
             self._gateway = None
-            raise SeatUnreachable(f"gateway {gateway} did not answer within {request.deadline_s + self.margin_s:g} s")
+            raise SeatUnreachable(f"gateway {gateway} did not answer within "
+                                  f"{request.decision_deadline_s + self.margin_s:g} s")
         reply = json.loads(raw)
         if reply.get("undelivered"):
             raise SeatUnreachable(f"the request reached gateway {gateway} after its deadline (Redis was slow)")

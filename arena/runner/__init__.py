@@ -17,9 +17,9 @@ from .loop import LET_GO, MatchRunner, TimingProbe, run_match, run_match_sync
 from .record import DecisionLog, DecisionOutcome, MatchConfig, MatchRecord
 from .seat import (
     DEFAULT_ADMIT_TIMEOUT_S,
-    DEFAULT_DEADLINE_S,
+    DEFAULT_DECISION_DEADLINE_S,
     DEFAULT_INFRA_GRACE_S,
-    DEFAULT_LAG_CAP_S,
+    DEFAULT_LAG_COMPENSATION_CAP_S,
     DEFAULT_MAX_STRIKES,
     LocalSeat,
     Seat,
@@ -33,9 +33,9 @@ from .seat import (
 
 __all__ = [
     "DEFAULT_ADMIT_TIMEOUT_S",
-    "DEFAULT_DEADLINE_S",
+    "DEFAULT_DECISION_DEADLINE_S",
     "DEFAULT_INFRA_GRACE_S",
-    "DEFAULT_LAG_CAP_S",
+    "DEFAULT_LAG_COMPENSATION_CAP_S",
     "DEFAULT_MAX_STRIKES",
     "LET_GO",
     "DecisionLog",

@@ -173,7 +173,7 @@ class MatchRunner:
         (the arena's own work is not the bot's), else the whole latency."""
         left = self._bank[seat_no]
         spent = request.wire_s if request.wire_s is not None else latency
-        used = left if timed_out else min(left, max(0.0, spent - self.config.deadline_s - request.lag_s))
+        used = left if timed_out else min(left, max(0.0, spent - self.config.decision_deadline_s - request.lag_s))
         self._bank[seat_no] = left - used
         return used
 
@@ -218,7 +218,8 @@ class MatchRunner:
             else:
                 config = self.config
                 request = SeatRequest(config.match_id, seat_no, self.number, observation, legal,
-                                      config.deadline_s + self._bank[seat_no], lag_cap_s=config.lag_cap_s)
+                                      config.decision_deadline_s + self._bank[seat_no],
+                                      lag_compensation_cap_s=config.lag_compensation_cap_s)
                 outcome = _ANSWERED
                 try:
                     index, waited = await self._decide(seat_no, seat, request)
@@ -352,7 +353,8 @@ class MatchRunner:
         config, names = self.config, tuple(self.names)
         remote = sorted((seat.name.casefold(), index) for index, seat in enumerate(self.seats) if not seat.synchronous)
         for _name, index in remote:
-            info = SeatStart(config.match_id, index, names, config.rules, config.deadline_s, config.tournament_id,
+            info = SeatStart(config.match_id, index, names, config.rules, config.decision_deadline_s,
+                             config.tournament_id,
                              config.attempt)
             try:
                 await self.seats[index].start(info)

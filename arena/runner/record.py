@@ -21,7 +21,12 @@ from arena.engine.hands import Hands, RoundHands, round_hands
 from arena.players import EndReason, MatchSummary
 from arena.tournament import MatchResult
 
-from .seat import DEFAULT_DEADLINE_S, DEFAULT_INFRA_GRACE_S, DEFAULT_LAG_CAP_S, DEFAULT_MAX_STRIKES
+from .seat import (
+    DEFAULT_DECISION_DEADLINE_S,
+    DEFAULT_INFRA_GRACE_S,
+    DEFAULT_LAG_COMPENSATION_CAP_S,
+    DEFAULT_MAX_STRIKES,
+)
 
 
 class DecisionOutcome(StrEnum):
@@ -50,7 +55,7 @@ class MatchConfig:
     match_id: str
     seed: int
     rules: Rules
-    deadline_s: float = DEFAULT_DEADLINE_S
+    decision_deadline_s: float = DEFAULT_DECISION_DEADLINE_S
     max_strikes: int = DEFAULT_MAX_STRIKES
     tournament_id: str = ""
     group: str = ""
@@ -61,23 +66,23 @@ class MatchConfig:
     """How long a decision the arena could not get to the bot (:class:`~arena.runner.seat.SeatUnreachable`) is asked
     again before the match is aborted as an infrastructure fault (no strike either way)."""
     time_bank_s: float = 0.0
-    """Each seat's time bank for the whole match (Kaggle's overage): time a decision takes over ``deadline_s`` comes
-    out of it, and a decision times out only once the bank is empty. 0: none."""
-    lag_cap_s: float = DEFAULT_LAG_CAP_S
+    """Each seat's time bank for the whole match (Kaggle's overage): time a decision takes over
+    ``decision_deadline_s`` comes out of it, and a decision times out only once the bank is empty. 0: none."""
+    lag_compensation_cap_s: float = DEFAULT_LAG_COMPENSATION_CAP_S
     """The most lag compensation per decision: a remote bot's measured round trip (its stream's pings), up to this,
     is added to its deadline and recorded per decision. 0: none."""
 
     def __post_init__(self) -> None:
         if not self.match_id:
             raise ValueError("match_id must not be empty")
-        if not self.deadline_s > 0:
-            raise ValueError(f"deadline_s must be positive, got {self.deadline_s}")
+        if not self.decision_deadline_s > 0:
+            raise ValueError(f"decision_deadline_s must be positive, got {self.decision_deadline_s}")
         if not self.infra_grace_s >= 0:
             raise ValueError(f"infra_grace_s must not be negative, got {self.infra_grace_s}")
         if not 0 <= self.time_bank_s <= 3600:
             raise ValueError(f"time_bank_s must be between 0 and 3600, got {self.time_bank_s}")
-        if not 0 <= self.lag_cap_s <= 10:
-            raise ValueError(f"lag_cap_s must be between 0 and 10, got {self.lag_cap_s}")
+        if not 0 <= self.lag_compensation_cap_s <= 10:
+            raise ValueError(f"lag_compensation_cap_s must be between 0 and 10, got {self.lag_compensation_cap_s}")
         if self.max_strikes < 1:
             raise ValueError(f"max_strikes must be at least 1, got {self.max_strikes}")
 
@@ -97,7 +102,8 @@ class DecisionLog(NamedTuple):
     applied: bool = True
     """False for a declined catch offer: asked and answered, but no action of the match (not in the replay)."""
     lag_ms: float = 0.0
-    """Lag compensation granted to this decision (the bot's measured round trip, capped; ``MatchConfig.lag_cap_s``)."""
+    """Lag compensation granted to this decision (the bot's measured round trip, capped;
+    ``MatchConfig.lag_compensation_cap_s``)."""
     bank_ms: float = 0.0
     """Time this decision took from the seat's time bank (``MatchConfig.time_bank_s``)."""
 

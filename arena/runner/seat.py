@@ -16,15 +16,17 @@ from dataclasses import dataclass, field
 
 from arena.engine import Action, Observation
 from arena.players import Bot, MatchSummary, SeatStart
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS
 
-DEFAULT_DEADLINE_S = 1.0
+DEFAULT_DECISION_DEADLINE_S = DEFAULT_DECISION_DEADLINE_MS / 1000.0
+"""A decision's time limit when none is given, in seconds (the runner's unit)."""
 DEFAULT_MAX_STRIKES = 3
 DEFAULT_INFRA_GRACE_S = 30.0
 """How long the runner waits for a seat the arena could not reach (:class:`SeatUnreachable`) to be back before it
 aborts the match (an infrastructure fault: not scored, played again later)."""
-DEFAULT_LAG_CAP_S = 0.25
+DEFAULT_LAG_COMPENSATION_CAP_S = DEFAULT_LAG_COMPENSATION_CAP_MS / 1000.0
 """The most lag compensation a decision gets: a remote bot's measured round trip, up to this, is added to its
-deadline (``MatchConfig.lag_cap_s``), so a bot far from the arena is not penalised for the network."""
+deadline (``MatchConfig.lag_compensation_cap_s``), so a bot far from the arena is not penalised for the network."""
 DEFAULT_ADMIT_TIMEOUT_S = 600.0
 """How long a remote seat waits at the start of a match for its bot to have a free match slot (a bot never sits
 in more matches at once than its Hello offered); past it the match is aborted (not scored, played again later)."""
@@ -59,15 +61,17 @@ class SeatRequest:
     decision_number: int
     observation: Observation
     legal: Sequence[Action]
-    deadline_s: float
+    decision_deadline_s: float
     refusals: int = 0
     refusal_reasons: list[str] = field(default_factory=list)
     wire_s: float | None = None
     """Time the request spent outside the arena (written to the stream -> answer read), if measured."""
-    lag_cap_s: float = 0.0
-    """The most lag compensation the seat may add to ``deadline_s`` (``MatchConfig.lag_cap_s``)."""
+    lag_compensation_cap_s: float = 0.0
+    """The most lag compensation the seat may add to ``decision_deadline_s``
+    (``MatchConfig.lag_compensation_cap_s``)."""
     lag_s: float = 0.0
-    """The lag compensation the seat added (the bot's measured round trip, at most ``lag_cap_s``), if any."""
+    """The lag compensation the seat added, if any (the bot's measured round trip, at most
+    ``lag_compensation_cap_s``)."""
     arena_s: float | None = None
     """Time the seat's own code ran for this request (encoding, bookkeeping, reading the answer), if measured."""
 
@@ -144,4 +148,4 @@ def settle(request: SeatRequest, status: str, index: int | None, refusals: int, 
     if status == "gone":
         raise SeatGone(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
     raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no valid answer in "
-                      f"{request.deadline_s:g} s")
+                      f"{request.decision_deadline_s:g} s")

@@ -160,7 +160,7 @@ async def _play(config: MatchConfig, seats: list[Seat], budget_s: float) -> Matc
         return f"{config.match_id}: did not end within {budget_s:.0f} s (given up)"
 
 
-async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, deadline_s: float = 1.0,
+async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, decision_deadline_s: float = 1.0,
                      wait_s: float = 30.0, concurrent: int = 4, reconnect_deadline_s: float = 10.0,
                      max_strikes: int = MAX_STRIKES,
                      match_budget_s: float = MATCH_BUDGET_S, phase_budget_s: float = PHASE_BUDGET_S,
@@ -178,11 +178,12 @@ async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, deadli
     version = gateway.link(bot).version
     progress.add(CheckResult("connects", True, f"session open (bot_version {version!r})"))
 
-    await _scripted_checks(gateway, bot, progress, make_bot=make_bot, deadline_s=deadline_s,
+    await _scripted_checks(gateway, bot, progress, make_bot=make_bot, decision_deadline_s=decision_deadline_s,
                            max_strikes=max_strikes, match_budget_s=match_budget_s, phase_budget_s=phase_budget_s)
     await _concurrent_check(gateway, bot, progress, make_bot=make_bot, concurrent=concurrent,
-                            deadline_s=deadline_s, max_strikes=max_strikes, match_budget_s=match_budget_s)
-    await _reconnect_check(gateway, bot, progress, make_bot=make_bot, deadline_s=reconnect_deadline_s,
+                            decision_deadline_s=decision_deadline_s, max_strikes=max_strikes,
+                            match_budget_s=match_budget_s)
+    await _reconnect_check(gateway, bot, progress, make_bot=make_bot, decision_deadline_s=reconnect_deadline_s,
                            max_strikes=max_strikes, match_budget_s=match_budget_s)
     progress.running = ()
     return list(progress.results)
@@ -213,7 +214,7 @@ def _next_scripted(scripted: list[_Planned], found: _Scripted, extra: int) -> _P
 
 
 async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
-                           deadline_s: float,
+                           decision_deadline_s: float,
                            max_strikes: int, match_budget_s: float, phase_budget_s: float) -> None:
     """``answers-in-time``, ``legal-choices`` and ``decision-kinds``."""
     progress.running = ("answers-in-time", "legal-choices", "decision-kinds")
@@ -233,7 +234,8 @@ async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, 
         seats: list[Seat] = _others(players - 1, seed, make_bot)
         watched = _Watched(gateway, bot, found.kinds)
         seats.insert(seat, watched)
-        config = MatchConfig(f"check-{bot}-{seed}", seed, rules, deadline_s=deadline_s, max_strikes=max_strikes)
+        config = MatchConfig(f"check-{bot}-{seed}", seed, rules, decision_deadline_s=decision_deadline_s,
+                             max_strikes=max_strikes)
         record = await _play(config, seats, min(match_budget_s, phase_ends - time.monotonic()))
         seed += 1
         if isinstance(record, str):
@@ -249,7 +251,8 @@ async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, 
         found.given_up.append(f"the scripted matches did not end within {phase_budget_s:.0f} s")
     slow = found.timed + found.given_up
     progress.add(CheckResult("answers-in-time", not slow,
-                             "; ".join(slow) or f"{found.answered} decisions answered within {deadline_s:g} s"))
+                             "; ".join(slow)
+                             or f"{found.answered} decisions answered within {decision_deadline_s:g} s"))
     progress.add(CheckResult("legal-choices", not found.refused and not found.given_up,
                              "; ".join(found.refused + found.given_up) or "no answer refused"))
     missing = [k for k in DECISION_KINDS if found.kinds[k] == 0]
@@ -260,12 +263,13 @@ async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, 
 
 async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
                             concurrent: int,
-                            deadline_s: float, max_strikes: int, match_budget_s: float) -> None:
+                            decision_deadline_s: float, max_strikes: int, match_budget_s: float) -> None:
     """``concurrent-matches``: never more matches at once than the bot's Hello offered (the gateway would make the
     others wait)."""
     progress.running = ("concurrent-matches",)
     concurrent = max(1, min(concurrent, gateway.link(bot).capacity or concurrent))
-    configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), deadline_s=deadline_s, max_strikes=max_strikes)
+    configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), decision_deadline_s=decision_deadline_s,
+                           max_strikes=max_strikes)
                for i in range(concurrent)]
 
     def remote(name: str) -> Seat:
@@ -281,12 +285,13 @@ async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress,
 
 
 async def _reconnect_check(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
-                           deadline_s: float,
+                           decision_deadline_s: float,
                            max_strikes: int, match_budget_s: float) -> None:
     """``reconnect``: the stream is dropped before decision 5; the bot must come back and answer."""
     progress.running = ("reconnect",)
     watched = _Watched(gateway, bot, Counter(), drop_before=5)
-    config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), deadline_s=deadline_s, max_strikes=max_strikes)
+    config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), decision_deadline_s=decision_deadline_s,
+                         max_strikes=max_strikes)
     played = await _play(config, [watched, *_others(2, 7, make_bot)], match_budget_s)
     if isinstance(played, str):
         progress.add(CheckResult("reconnect", False, played))

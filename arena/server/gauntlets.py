@@ -29,6 +29,7 @@ from arena.service.visibility import ADMIN, Caller, sees_secrets
 from arena.store import InvalidName, Store
 from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, UnknownGauntlet
 from arena.store.keys import check_name
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.sprt import DEFAULT_MIN_BLOCKS, DEFAULT_MU1, SprtConfig
 
 from .messages import gauntlet_blocks, gauntlet_message
@@ -49,7 +50,8 @@ def gauntlet_spec(msg: arena_pb2.GauntletSpec, gauntlet_id: str) -> GauntletSpec
                           max_blocks=msg.max_blocks or max(DEFAULT_MAX_BLOCKS, msg.min_blocks))
         return build_spec(candidate=msg.candidate, baseline=msg.baseline, seats=msg.seats_per_table or 2,
                           opponents=list(msg.opponents), rules=rules_from_proto(msg.rules), sprt=sprt,
-                          seed=msg.seed or None, deadline_ms=msg.decision_deadline_ms or 1000,
+                          seed=msg.seed or None, decision_deadline_ms=msg.decision_deadline_ms or
+                          DEFAULT_DECISION_DEADLINE_MS,
                           gauntlet_id=gauntlet_id)
     except (ValueError, GauntletError) as error:
         raise invalid(str(error).replace("--", "")) from None

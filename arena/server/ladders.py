@@ -12,16 +12,17 @@ import grpc
 
 from arena.protocol import arena_pb2
 from arena.protocol.convert import rules_from_proto
+from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
 from arena.service.competitions import create_competition, ladder, set_competition_status
 from arena.service.leaderboard import UnknownPool, pool_ids, pool_leaderboard, rating_pools
 from arena.store import CompetitionRecord, DuplicateCompetition, InvalidName, Store, UnknownBot, UnknownCompetition
 from arena.store.keys import check_id, check_name
 from arena.tournament import limits
 from arena.tournament.competition import CompetitionSpec
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
+from arena.tournament.status import CompetitionStatus
 
 from .messages import (
-    COMPETITION_STATES,
-    STATUS_OF_COMPETITION_STATE,
     competition_message,
     ladder_entry,
     leaderboard_message,
@@ -32,7 +33,6 @@ from .refusals import OrganizerError, invalid, not_found
 MAX_COMPETITION_ID = 48
 DEFAULT_MATCHES_PER_MINUTE = 60.0
 DEFAULT_MAX_BLOCKS = 8
-DEFAULT_DEADLINE_MS = 1000
 DEFAULT_BLOCKS_PER_BOT = 1
 
 
@@ -90,12 +90,12 @@ class Ladders:
         self, request: arena_pb2.SetCompetitionStateRequest
     ) -> arena_pb2.SetCompetitionStateResponse:
         """Pause, resume or close; closing a closed competition again changes nothing."""
-        status = STATUS_OF_COMPETITION_STATE.get(request.state)
+        status = competition_status(request.state)
         if status is None:
             raise invalid(f"state: {request.state} is not one of ACTIVE (resume), PAUSED or CLOSED")
         record = self._record(request.competition_id)
         cid = request.competition_id
-        if record.status == "closed" and status != "closed":
+        if record.status is CompetitionStatus.CLOSED and status is not CompetitionStatus.CLOSED:
             raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION,
                                  f"competition {cid!r} is closed; a closed competition cannot be reopened or paused")
         try:
@@ -104,7 +104,7 @@ class Ladders:
             raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
         return arena_pb2.SetCompetitionStateResponse(
             competition=competition_message(self.store.competitions.get(cid)),
-            previous_state=COMPETITION_STATES.get(old, arena_pb2.COMPETITION_STATE_UNSPECIFIED))
+            previous_state=COMPETITION_STATE_OF[old])
 
     def list_rating_pools(self, request: arena_pb2.ListRatingPoolsRequest) -> arena_pb2.ListRatingPoolsResponse:
         return arena_pb2.ListRatingPoolsResponse(pools=[pool_message(info) for info in rating_pools(self.store)])
@@ -129,12 +129,13 @@ def competition_spec(request: arena_pb2.CreateCompetitionRequest) -> Competition
         rules = rules_from_proto(request.rules)
         options = {k: v for k, v in rules.to_dict().items() if k != "variant"}
         limits.check_numbers(participants=2, seats=2, deals=1,
-                             deadline_ms=request.decision_deadline_ms or DEFAULT_DEADLINE_MS, rules=rules.to_dict())
+                             decision_deadline_ms=request.decision_deadline_ms or DEFAULT_DECISION_DEADLINE_MS,
+                             rules=rules.to_dict())
         return CompetitionSpec(
             request.competition_id, rules.variant, options,
             int(request.seats_per_table) if request.HasField("seats_per_table") else 2,
             tuple(name.strip() for name in request.entrants if name.strip()),
-            int(request.decision_deadline_ms or DEFAULT_DEADLINE_MS),
+            int(request.decision_deadline_ms or DEFAULT_DECISION_DEADLINE_MS),
             float(request.matches_per_minute or DEFAULT_MATCHES_PER_MINUTE),
             int(request.max_blocks or DEFAULT_MAX_BLOCKS), int(request.blocks_per_bot or DEFAULT_BLOCKS_PER_BOT),
             seed=int(request.seed) or secrets.randbits(32))

@@ -15,6 +15,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from arena.engine import Rules
 from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import action_to_proto, end_reason_to_proto, events_to_proto, rules_to_proto
+from arena.protocol.statuses import COMPETITION_STATE_OF, GAUNTLET_STATE_OF, TOURNAMENT_STATE_OF
 from arena.service.competitions import LadderRow
 from arena.service.gauntlet import GauntletSpec
 from arena.service.leaderboard import Leaderboard, PoolInfo
@@ -30,25 +31,6 @@ from arena.tournament.competition import CompetitionSpec
 from arena.tournament.cron import parse_cron
 from arena.tournament.leaderboard import LeaderRow
 from arena.tournament.sprt import SprtState
-
-STATES = {
-    "pending": arena_pb2.TOURNAMENT_STATE_PENDING,
-    "running": arena_pb2.TOURNAMENT_STATE_RUNNING,
-    "finished": arena_pb2.TOURNAMENT_STATE_FINISHED,
-    "failed": arena_pb2.TOURNAMENT_STATE_FAILED,
-    "cancelled": arena_pb2.TOURNAMENT_STATE_CANCELLED,
-}
-STATUS_OF_STATE = {state: status for status, state in STATES.items()}
-COMPETITION_STATES = {"active": arena_pb2.COMPETITION_STATE_ACTIVE, "paused": arena_pb2.COMPETITION_STATE_PAUSED,
-                      "closed": arena_pb2.COMPETITION_STATE_CLOSED}
-STATUS_OF_COMPETITION_STATE = {state: status for status, state in COMPETITION_STATES.items()}
-GAUNTLET_STATES = {
-    "running": arena_pb2.GAUNTLET_STATE_RUNNING,
-    "accepted": arena_pb2.GAUNTLET_STATE_ACCEPTED,
-    "rejected": arena_pb2.GAUNTLET_STATE_REJECTED,
-    "inconclusive": arena_pb2.GAUNTLET_STATE_INCONCLUSIVE,
-    "failed": arena_pb2.GAUNTLET_STATE_FAILED,
-}
 
 
 def timestamp(seconds: float | str | None) -> Timestamp | None:
@@ -87,9 +69,9 @@ def spec_message(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
         deals_per_table=spec.deals,
         duplicate_deals=spec.duplicate,
         seed=spec.seed,
-        decision_deadline_ms=spec.deadline_ms,
+        decision_deadline_ms=spec.decision_deadline_ms,
         time_bank_ms=spec.time_bank_ms,
-        lag_compensation_cap_ms=spec.lag_cap_ms,
+        lag_compensation_cap_ms=spec.lag_compensation_cap_ms,
     )
 
 
@@ -101,7 +83,7 @@ def tournament_message(record: TournamentRecord, progress: Progress, run: Mappin
     msg = arena_pb2.Tournament(
         tournament_id=record.tournament_id,
         spec=spec_message(spec),
-        state=STATES.get(record.status, arena_pb2.TOURNAMENT_STATE_UNSPECIFIED),
+        state=TOURNAMENT_STATE_OF[record.status],
         matches_total=int(record.extra.get("matches_total") or 0) or progress.scheduled,
         matches_done=progress.done,
         matches_failed=progress.counters.get("aborted", 0),
@@ -135,7 +117,7 @@ def competition_message(record: CompetitionRecord) -> arena_pb2.Competition:
     spec = CompetitionSpec.from_dict(record.spec)
     msg = arena_pb2.Competition(
         competition_id=record.competition_id,
-        state=COMPETITION_STATES.get(record.status, arena_pb2.COMPETITION_STATE_UNSPECIFIED),
+        state=COMPETITION_STATE_OF[record.status],
         rules=rules_to_proto(Rules.from_dict(spec.rules)), seats_per_table=spec.seats,
         entrants=list(spec.entrants), blocks=record.blocks, matches_per_minute=spec.matches_per_minute,
         rating_pool=spec.pool)
@@ -291,8 +273,8 @@ def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtStat
             candidate=str(spec.candidate), baseline=str(spec.baseline), opponents=list(spec.opponents),
             seats_per_table=spec.seats, rules=rules_to_proto(Rules.from_dict(dict(spec.rules))), alpha=sprt.alpha,
             beta=sprt.beta, mu0=sprt.mu0, mu1=sprt.mu1, max_blocks=sprt.max_blocks or 0, min_blocks=sprt.min_blocks,
-            seed=spec.seed if seed_shown else 0, decision_deadline_ms=spec.deadline_ms),
-        state=GAUNTLET_STATES.get(record.status, arena_pb2.GAUNTLET_STATE_UNSPECIFIED),
+            seed=spec.seed if seed_shown else 0, decision_deadline_ms=spec.decision_deadline_ms),
+        state=GAUNTLET_STATE_OF[record.status],
         detail=record.detail, blocks=state.n, llr=state.llr, llr_lower=lower, llr_upper=upper,
         mean_score=state.mean)
     set_time(msg.created_at, record.created_at)

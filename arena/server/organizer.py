@@ -64,11 +64,13 @@ import grpc.aio
 
 from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import end_reason_to_proto, rules_from_proto
+from arena.protocol.specs import spec_numbers, tournament_spec_from_proto
+from arena.protocol.statuses import TOURNAMENT_STATE_OF, tournament_status
 from arena.relay.messages import drop_message
 from arena.service import lifecycle
 from arena.service.enqueuer import ArenaEnqueuer, NoWorkers
 from arena.service.exports import ExportFormat, export_results
-from arena.service.lifecycle import ENDED, UnknownParticipants, check_participants
+from arena.service.lifecycle import UnknownParticipants, check_participants
 from arena.service.matches import builtin_kind
 from arena.service.schedules import delete_schedule, spec_for_run
 from arena.service.visibility import ADMIN, Caller, ReplayRefusal, Role, replay_refusal, sees_profile, sees_secrets
@@ -92,14 +94,12 @@ from arena.store.runstate import RunState
 from arena.store.schedules import Schedule
 from arena.tournament import TournamentSpec, count_matches, limits
 from arena.tournament.cron import CronError, parse_cron, time_zone, with_time_zone
-from arena.tournament.spec import DEFAULT_LAG_CAP_MS
+from arena.tournament.status import TournamentStatus
 
 from .auth import RPC_ROLES, AdminAuth
 from .gauntlets import Gauntlets
 from .ladders import Ladders
 from .messages import (
-    STATES,
-    STATUS_OF_STATE,
     bot_message,
     head_to_head_messages,
     incident_message,
@@ -115,7 +115,6 @@ from .refusals import OrganizerError, invalid, not_found
 log = logging.getLogger(__name__)
 
 ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
-DEFAULT_DEADLINE_MS = 1000
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 DEFAULT_BOT_LOG_LIMIT = 100
@@ -265,7 +264,6 @@ class Organizer:
             rules = rules_from_proto(msg.rules)
         except ValueError as error:
             raise invalid(f"rules: {error}") from None
-        options = {k: v for k, v in rules.to_dict().items() if k != "variant"}
         if len(msg.participants) > limits.MAX_PARTICIPANTS:
             raise invalid(f"participants: at most {limits.MAX_PARTICIPANTS}, got {len(msg.participants)}")
         participants = [p.strip() for p in msg.participants]
@@ -276,26 +274,11 @@ class Organizer:
                 raise invalid(f"participants: {limits.quoted(name)} is not a bot name (1-32 letters, digits, "
                                "'_' or '-') nor a built-in bot")
         # Unset: the defaults; an explicit 0 is refused by the bounds below (never silently one deal).
-        seats = int(msg.seats_per_table) if msg.HasField("seats_per_table") else 2
-        deals = int(msg.deals_per_table) if msg.HasField("deals_per_table") else 1
-        deadline_ms = int(msg.decision_deadline_ms or DEFAULT_DEADLINE_MS)
+        numbers = spec_numbers(msg)
         try:
-            limits.check_numbers(participants=len(participants), seats=seats, deals=deals, deadline_ms=deadline_ms,
-                                 rules=rules.to_dict())
-            spec = TournamentSpec(
-                tournament_id=tournament_id,
-                participants=tuple(participants),
-                variant=rules.variant,
-                options=options,
-                seats=seats,
-                deals=deals,
-                duplicate=bool(msg.duplicate_deals),
-                seed=int(msg.seed),
-                deadline_ms=deadline_ms,
-                time_bank_ms=int(msg.time_bank_ms),
-                lag_cap_ms=(int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms")
-                            else DEFAULT_LAG_CAP_MS),
-            )
+            limits.check_numbers(participants=len(participants), seats=numbers.seats, deals=numbers.deals,
+                                 decision_deadline_ms=numbers.decision_deadline_ms, rules=rules.to_dict())
+            spec = tournament_spec_from_proto(msg, tournament_id)
             limits.check_size(len(spec.participants), spec.seats, spec.deals, spec.matches_per_deal, spec.max_tables,
                               spec.pair_meetings)
         except ValueError as error:
@@ -363,7 +346,7 @@ class Organizer:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, f"{error}; choose another name") from None
         except IdempotencyConflict as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
-        if created.created or self.store.tournaments.status(created.tournament_id) == "pending":
+        if created.created or self.store.tournaments.status(created.tournament_id) is TournamentStatus.PENDING:
             # A retry of a request whose start message was lost sends it again (start is idempotent).
             self.enqueue.start(created.tournament_id)
         return arena_pb2.CreateTournamentResponse(tournament=self.tournament_message(created.tournament_id),
@@ -375,10 +358,10 @@ class Organizer:
         shows it to ``caller``)."""
         statuses = []
         for state in request.states:
-            if state not in STATUS_OF_STATE:
-                raise invalid(f"states: {state} is not a tournament state (pending, running, finished, failed, "
-                               "cancelled)")
-            statuses.append(STATUS_OF_STATE[state])
+            status = tournament_status(state)
+            if status is None:
+                raise invalid(f"states: {state} is not a tournament state ({', '.join(TournamentStatus)})")
+            statuses.append(status)
         size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         try:
             after = check_id(request.page_token, "page token") if request.page_token else None
@@ -441,7 +424,7 @@ class Organizer:
             if len(chosen) > size:
                 break
         page, more = chosen[:size], len(chosen) > size
-        shown = sees_secrets(caller, self.store.tournaments.status(tid) in ENDED)
+        shown = sees_secrets(caller, self.store.tournaments.status(tid).ended)
         return arena_pb2.ListMatchesResponse(
             matches=[summary_message(tid, results[mid], shown) for mid in page],
             next_page_token=page_token(tid, page[-1]) if more and page else "")
@@ -535,22 +518,22 @@ class Organizer:
         result = self.store.results.get(tournament_id, match_id)
         if result is None:
             return None
-        ended = self.store.tournaments.status(tournament_id) in ENDED
+        ended = self.store.tournaments.status(tournament_id).ended
         return summary_message(tournament_id, result, sees_secrets(caller, ended))
 
     def feed(self, tournament_id: str, start: int) -> list[str]:
         return RunState(self.store, tournament_id).feed(start)
 
-    def status(self, tournament_id: str) -> str:
+    def status(self, tournament_id: str) -> TournamentStatus:
         return self.store.tournaments.status(tournament_id)
 
     # -- standings -----------------------------------------------------------------------------
-    def current_standings(self, tournament_id: str) -> tuple[TournamentStandings, str]:
+    def current_standings(self, tournament_id: str) -> tuple[TournamentStandings, TournamentStatus]:
         """The standings (:func:`arena.service.lifecycle.cached_standings`) and the tournament's status; final
         once the tournament ended, whichever way: a cancelled or failed tournament starts no further match either."""
         standings = lifecycle.cached_standings(self.store, tournament_id)
         status = self.store.tournaments.status(tournament_id)
-        return replace(standings, final=standings.final or status in ENDED), status
+        return replace(standings, final=standings.final or status.ended), status
 
     def standings_payload(self, tournament_id: str) -> dict[str, Any]:
         """The standings as exported (:meth:`current_standings`: their JSON with the tournament's ``status``)."""
@@ -574,7 +557,7 @@ class Organizer:
         counters = {"timeouts": standings.timeouts, "refusals": standings.refusals, "decisions": standings.decisions}
         return arena_pb2.GetStandingsResponse(
             tournament_id=tid, standings=[standing_message(row, counters) for row in standings.table.get("rows", ())],
-            final=standings.final, state=STATES.get(status, arena_pb2.TOURNAMENT_STATE_UNSPECIFIED),
+            final=standings.final, state=TOURNAMENT_STATE_OF[status],
             head_to_head=head_to_head_messages(standings.table.get("head_to_head")),
         )
 
@@ -595,7 +578,7 @@ class Organizer:
             raise not_found(f"no replay of match {mid!r}{why}")
         viewer = request.seat if request.HasField("seat") else None
         players = record.players
-        ended = self.store.tournaments.exists(tid) and self.store.tournaments.status(tid) in ENDED
+        ended = self.store.tournaments.exists(tid) and self.store.tournaments.status(tid).ended
         ended = ended or (record.group == "human" and not record.tournament_id)  # a human game, over
         refused = replay_refusal(caller, mid, ended, list(record.seats), viewer)
         if refused is not None:

@@ -160,16 +160,17 @@ class RelayConsumer:
         await relay.reply(reply, json.dumps({"state": state}))
 
     async def _decide(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
-        deadline_s = float(header["deadline_s"])
+        decision_deadline_s = float(header["deadline_s"])
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
-        if time.time() - float(header.get("sent", time.time())) > deadline_s:
+        if time.time() - float(header.get("sent", time.time())) > decision_deadline_s:
             # It reached this gateway past its deadline (Redis slow or restarting): never sent to the bot, the
             # arena's fault. "undelivered" tells the seat so (no strike: it asks again).
             reply = json.dumps({**json.loads(decide_reply("gone", None, 0, [], None, self.gateway.late_refusals(
                 bot, match_id, seat), "")), "undelivered": True})
         else:
             outcome = await self.gateway.decide(bot, match_id, seat, int(header.get("number", 0)), body,
-                                                int(header["legal"]), deadline_s, int(header.get("attempt") or 0),
+                                                int(header["legal"]), decision_deadline_s, int(header.get("attempt")
+                                                or 0),
                                                 float(header.get("lag_cap") or 0.0))
             reply = decide_reply(outcome.status, outcome.index, outcome.refusals, list(outcome.reasons),
                                  outcome.wire_s, outcome.late_refusals, outcome.version, outcome.lag_s)

@@ -51,8 +51,8 @@ class RemoteSeat(Seat):
         built = perf_counter() - t_start
         outcome: DecideOutcome = await self.gateway.decide(self.name, request.match_id, request.seat,
                                                            request.decision_number, body, len(request.legal),
-                                                           request.deadline_s, attempt=self._attempt,
-                                                           lag_cap_s=request.lag_cap_s)
+                                                           request.decision_deadline_s, attempt=self._attempt,
+                                                           lag_compensation_cap_s=request.lag_compensation_cap_s)
         request.arena_s = built + outcome.arena_s
         self._late = outcome.late_refusals
         request.lag_s = outcome.lag_s

@@ -17,13 +17,12 @@ import grpc
 import grpc.aio
 
 from arena.protocol import arena_pb2, arena_pb2_grpc
+from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
 from arena.service.enqueuer import ArenaEnqueuer, WorkersUnavailable
-from arena.service.lifecycle import ENDED
 from arena.service.visibility import Caller
 from arena.store import InvalidName, Store, StoreUnavailable, UnknownBot, UnknownTournament
 
 from .auth import RPC_ROLES
-from .messages import STATES
 from .organizer import Organizer
 from .refusals import OrganizerError, short
 
@@ -231,7 +230,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         offset = 0
         last_state = current.state
         last_done = current.matches_done
-        while current.state not in (STATES[s] for s in ENDED):
+        while current.state not in ENDED_TOURNAMENT_STATES:
             await asyncio.sleep(WATCH_POLL_S)
             new_ids = await self._run(context, self.core.feed, tid, offset)
             offset += len(new_ids)

@@ -17,10 +17,11 @@ from typing import Any
 from arena.store import Replay, Store, StoredResult, StoreFailure, failure_kind
 from arena.store.runstate import RunState
 from arena.tournament import MatchSpec, TournamentSpec
+from arena.tournament.status import ENDED_TOURNAMENT, BatchStatus, TournamentStatus
 
 from .matches import aborted_result, spec_from_wire
 from .recovery import check_tournament
-from .runtime import ENDED, Enqueuer, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
+from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
 from .tournaments import spec_of
 
 log = logging.getLogger("arena.service.lifecycle")
@@ -61,7 +62,7 @@ class Heartbeat:
 
     def _beat(self) -> None:
         try:
-            self._run.mark(self._bid, "running")
+            self._run.mark(self._bid, BatchStatus.RUNNING)
             claim = self._claim
             if claim is not None:
                 self._run.renew(claim[0], claim[1], self._claim_ttl)
@@ -132,15 +133,16 @@ def run_batch(
         log.warning("batch %s of unknown tournament %s dropped", batch_id, tournament_id)
         return outcome
     run = RunState(store, tournament_id)
-    if status in ENDED:
-        run.mark(batch_id, "done")
+    if status.ended:
+        run.mark(batch_id, BatchStatus.DONE)
         return outcome
     spec, rules = _cached_spec(store, tournament_id, repr(created))
     batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, stop_on)
     with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
                    claim_ttl=settings.heartbeat_timeout) as batch.beat:
         for item in wire:
-            match = spec_from_wire(item, tournament_id, rules, spec.deadline_ms, spec.time_bank_ms, spec.lag_cap_ms)
+            match = spec_from_wire(item, tournament_id, rules, spec.decision_deadline_ms, spec.time_bank_ms,
+                                   spec.lag_compensation_cap_ms)
             try:
                 if not batch.claimed(match):
                     break
@@ -148,7 +150,7 @@ def run_batch(
                 outcome.stopped = True
                 break
     with contextlib.suppress(StoreFailure):
-        run.mark(batch_id, "stopped" if outcome.stopped or outcome.left else "done")
+        run.mark(batch_id, BatchStatus.STOPPED if outcome.stopped or outcome.left else BatchStatus.DONE)
     if not outcome.stopped and store.results.progress(tournament_id).complete:
         retrying(functools.partial(check_tournament, store, tournament_id, enqueue, settings, metrics=metrics),
                  f"check of {tournament_id}", settings, metrics)
@@ -218,7 +220,7 @@ class _Batch:
                                f"aborted count of {mid}")
         scheduled, done, status = self._retrying(functools.partial(self.run.after, mid, wrote), f"match {mid}")
         publish_remaining(self.metrics, self.run.tid, scheduled, done, status)
-        if status in ENDED and status != "finished":
+        if status in ENDED_TOURNAMENT and status is not TournamentStatus.FINISHED:
             log.info("batch %s of %s tournament %s: no further match starts", self.batch_id, status, self.run.tid)
             return False  # cancelled (or failed) meanwhile: the matches left are not played
         return True

@@ -13,9 +13,10 @@ from arena.store import Store
 from arena.store.runstate import RunState
 from arena.tournament import MatchSpec, TournamentSpec, schedule
 from arena.tournament import batches as split_batches
+from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
 from .matches import is_builtin, spec_to_wire
-from .runtime import ACTIVE, Enqueuer, MetricsSink, NoMetrics, Settings
+from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings
 from .standings import prior_pool
 
 
@@ -69,25 +70,25 @@ def release_batches(run: RunState, enqueue: Enqueuer, named: Mapping[str, Sequen
 
 def start_tournament(
     store: Store, tournament_id: str, enqueue: Enqueuer, settings: Settings, metrics: MetricsSink | None = None
-) -> str:
+) -> TournamentStatus:
     """Expand and send a tournament's batches (idempotent); returns its status afterwards."""
     metrics = metrics or NoMetrics()
     record = store.tournaments.get(tournament_id)
-    if record.status not in ACTIVE:
+    if record.status not in ACTIVE_TOURNAMENT:
         return record.status
     run = RunState(store, tournament_id)
     try:
         spec = TournamentSpec.from_dict(record.spec)
     except (ValueError, TypeError) as exc:
         run.set(detail=f"invalid spec: {exc}")
-        store.tournaments.set_status(tournament_id, "failed", expected=ACTIVE)
-        return "failed"
+        store.tournaments.set_status(tournament_id, TournamentStatus.FAILED, expected=ACTIVE_TOURNAMENT)
+        return TournamentStatus.FAILED
     matches = schedule(spec)
     store.tournaments.add_matches(tournament_id, [m.match_id for m in matches])
     if run.get("prior") is None:
         run.set_once("prior", json.dumps(prior_pool(store, spec).to_dict(), sort_keys=True))
     run.set_once("started_at", repr(time.time()))
-    store.tournaments.set_status(tournament_id, "running", expected=("pending",))
+    store.tournaments.set_status(tournament_id, TournamentStatus.RUNNING, expected=(TournamentStatus.PENDING,))
     if run.get("enqueued") != "1":
         remote = any(not is_builtin(n) for n in spec.participants)
         size = auto_batch_size(len(matches), settings, remote)

@@ -28,8 +28,9 @@ from arena.tournament.competition import (
     plan_round,
 )
 from arena.tournament.matchmaking import RateLimit
+from arena.tournament.status import ACTIVE_TOURNAMENT, CompetitionStatus
 
-from .lifecycle import ACTIVE, Enqueuer, create_tournament, spec_of
+from .lifecycle import Enqueuer, create_tournament, spec_of
 from .matches import builtin_kind
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ class RoundOutcome:
     """What one ladder round did."""
 
     competition_id: str
-    status: str
+    status: CompetitionStatus
     started: list[str]
     """Block tournament ids started."""
     new_entries: list[str]
@@ -83,7 +84,7 @@ def ladder_tick(store: Store, enqueue: Enqueuer, now: float | None = None) -> li
 def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: float) -> RoundOutcome | None:
     """Plan and start one round of an active competition; None when it is not active or another round runs."""
     record = store.competitions.get(competition_id)
-    if record.status != "active":
+    if record.status is not CompetitionStatus.ACTIVE:
         return None
     token = store.competitions.lock(competition_id, ROUND_LOCK_S)
     if token is None:
@@ -127,7 +128,7 @@ def _blocks_in_flight(store: Store, competition_id: str) -> tuple[dict[str, int]
     """Blocks per bot still pending or running, and their number; ended blocks are forgotten."""
     blocks = store.competitions.blocks(competition_id)
     statuses = store.tournaments.status_and_created(sorted(blocks))
-    ended = {tid for tid, (status, _created) in statuses.items() if status not in ACTIVE}
+    ended = {tid for tid, (status, _created) in statuses.items() if status not in ACTIVE_TOURNAMENT}
     store.competitions.forget_blocks(competition_id, ended)
     busy: dict[str, int] = {}
     live = [tid for tid in blocks if tid not in ended]
@@ -225,10 +226,10 @@ def competition_standings(store: Store, competition_id: str) -> tuple[list[Ladde
     return ladder(store, competition_id).entries, store.competitions.retired(competition_id)
 
 
-def set_competition_status(store: Store, competition_id: str, status: str) -> str:
+def set_competition_status(store: Store, competition_id: str, status: CompetitionStatus) -> CompetitionStatus:
     """Pause, resume (``active``) or close a competition; returns the old status. A closed competition stays
     closed: its blocks in flight still finish and count, no new block starts."""
     old = store.competitions.set_status(competition_id, status)
-    if old == "closed" and status != "closed":
+    if old is CompetitionStatus.CLOSED and status is not CompetitionStatus.CLOSED:
         raise ValueError(f"competition {competition_id!r} is closed; a closed competition cannot be reopened")
     return old

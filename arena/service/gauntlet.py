@@ -42,17 +42,20 @@ from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.store import GauntletStore, Store
 from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord
 from arena.store.keys import BOT_NAME_RE, check_name
+from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
+from arena.tournament.status import GauntletStatus
 
 from .matches import bot_seed, builtin_kind, make_seat
 
 MAX_BLOCK_ATTEMPTS = 3
 """How many times a block with an aborted match is played again before the gauntlet fails."""
 DEFAULT_OPPONENT = "heuristic"
-DEFAULT_DEADLINE_MS = 1000
 CONTENDER_RE = re.compile(r"^(?P<name>[^@\s]+)(?:@(?P<version>[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}))?$")
 
-STATUS_OF_OUTCOME = {"H1": "accepted", "H0": "rejected", "inconclusive": "inconclusive"}
+STATUS_OF_OUTCOME = {"H1": GauntletStatus.ACCEPTED, "H0": GauntletStatus.REJECTED,
+                     "inconclusive": GauntletStatus.INCONCLUSIVE}
+"""The gauntlet's final status of each outcome of its sequential test (:attr:`SprtState.outcome`)."""
 
 
 class GauntletError(ValueError):
@@ -102,13 +105,13 @@ class GauntletSpec:
     rules: Mapping[str, Any]
     sprt: SprtConfig
     seed: int
-    deadline_ms: int = DEFAULT_DEADLINE_MS
+    decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, without the seed (it would let anyone replay the deals ahead)."""
         return {"id": self.gauntlet_id, "candidate": str(self.candidate), "baseline": str(self.baseline),
                 "opponents": list(self.opponents), "seats": self.seats, "rules": dict(self.rules),
-                "sprt": self.sprt.to_dict(), "deadline_ms": self.deadline_ms}
+                "sprt": self.sprt.to_dict(), "deadline_ms": self.decision_deadline_ms}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], seed: int) -> GauntletSpec:
@@ -116,7 +119,7 @@ class GauntletSpec:
         return cls(str(data["id"]), Contender.parse(str(data["candidate"]), "candidate"),
                    Contender.parse(str(data["baseline"]), "baseline"), tuple(str(o) for o in data["opponents"]),
                    int(data["seats"]), dict(data["rules"]), SprtConfig.from_dict(data["sprt"]), int(seed),
-                   int(data.get("deadline_ms", DEFAULT_DEADLINE_MS)))
+                   int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)))
 
 
 def new_gauntlet_id() -> str:
@@ -126,13 +129,14 @@ def new_gauntlet_id() -> str:
 
 def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence[str] = (),
                rules: Rules | None = None, sprt: SprtConfig | None = None, seed: int | None = None,
-               deadline_ms: int = DEFAULT_DEADLINE_MS, gauntlet_id: str | None = None) -> GauntletSpec:
+               decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS,
+               gauntlet_id: str | None = None) -> GauntletSpec:
     """A checked :class:`GauntletSpec` (:class:`GauntletError` naming the problem). Built-in opponents get a tag
     (``heuristic#o1``) so that no name holds two seats; a registered opponent that is also tested is refused."""
     if not 2 <= seats <= 10:
         raise GauntletError(f"--seats must be between 2 and 10, got {seats}")
-    if deadline_ms <= 0:
-        raise GauntletError(f"--deadline-ms must be positive, got {deadline_ms}")
+    if decision_deadline_ms <= 0:
+        raise GauntletError(f"--deadline-ms must be positive, got {decision_deadline_ms}")
     cand = Contender.parse(candidate, "candidate")
     base = Contender.parse(baseline, "baseline")
     if not cand.builtin and not base.builtin and cand.name.casefold() == base.name.casefold():
@@ -161,7 +165,7 @@ def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence
     except ValueError as error:
         raise GauntletError(str(error)) from None
     return GauntletSpec(gid, cand, base, tuple(seated), seats, (rules or Rules()).to_dict(),
-                        sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, deadline_ms)
+                        sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, decision_deadline_ms)
 
 
 @dataclass(frozen=True)
@@ -217,11 +221,11 @@ class BlockOutcome:
 
 @dataclass(frozen=True)
 class GauntletOutcome:
-    """How a gauntlet ended: ``status`` (see :data:`arena.store.GAUNTLET_STATUSES`), the final test state, the
+    """How a gauntlet ended: ``status``, the final test state, the
     blocks, and why it failed (``detail``)."""
 
     spec: GauntletSpec
-    status: str
+    status: GauntletStatus
     state: SprtState
     blocks: tuple[BlockOutcome, ...]
     detail: str = ""
@@ -252,7 +256,7 @@ class MatchPlayerForGauntlet:
         seats = [self.seat(name, planned.match_id if index == planned.tested_seat else planned.opponents_seed_id)
                  for index, name in enumerate(planned.seats)]
         config = MatchConfig(match_id=planned.match_id, seed=planned.seed, rules=Rules.from_dict(dict(spec.rules)),
-                             deadline_s=spec.deadline_ms / 1000.0, tournament_id=spec.gauntlet_id,
+                             decision_deadline_s=spec.decision_deadline_ms / 1000.0, tournament_id=spec.gauntlet_id,
                              group=planned.opponents_seed_id)
         return self._loop.run_until_complete(run_match(config, seats))
 
@@ -359,7 +363,7 @@ def resume_gauntlet(store: Store, gauntlet_id: str, *, make_bot: BotFactory, pla
         check_bots(spec, store)
         return _play_on(spec, store, state, [], make_bot=make_bot, play=play)
     except GauntletError as error:
-        return _ended(spec, store.gauntlets, "failed", state, (), str(error))
+        return _ended(spec, store.gauntlets, GauntletStatus.FAILED, state, (), str(error))
     except stop_on:
         return None
 
@@ -377,11 +381,11 @@ def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: 
             number = state.n
             outcome = _play_block(spec, number, state, play)
             if outcome is None:
-                return _ended(spec, gauntlets, "failed", state, blocks,
+                return _ended(spec, gauntlets, GauntletStatus.FAILED, state, blocks,
                               f"block {number}: matches aborted by the arena {MAX_BLOCK_ATTEMPTS} times")
             written = gauntlets is None or gauntlets.add_block(
                 spec.gauntlet_id, number, outcome.to_dict(), outcome.state.to_dict(),
-                STATUS_OF_OUTCOME.get(outcome.state.outcome, "running"))
+                STATUS_OF_OUTCOME.get(outcome.state.outcome, GauntletStatus.RUNNING))
             if not written and gauntlets is not None:  # another runner stored it first: go on from the store
                 state = stored_state(spec, gauntlets.blocks(spec.gauntlet_id))
                 continue
@@ -390,7 +394,7 @@ def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: 
             if on_block is not None:
                 on_block(outcome)
     except GauntletError as error:
-        return _ended(spec, gauntlets, "failed", state, blocks, str(error))
+        return _ended(spec, gauntlets, GauntletStatus.FAILED, state, blocks, str(error))
     finally:
         if own_player is not None:
             own_player.close()
@@ -409,7 +413,7 @@ def _play_block(spec: GauntletSpec, number: int, state: SprtState, player: PlayM
     return None
 
 
-def _ended(spec: GauntletSpec, gauntlets: GauntletStore | None, status: str, state: SprtState,
+def _ended(spec: GauntletSpec, gauntlets: GauntletStore | None, status: GauntletStatus, state: SprtState,
            blocks: Sequence[BlockOutcome], detail: str) -> GauntletOutcome:
     if gauntlets is not None:
         gauntlets.finish(spec.gauntlet_id, status, detail)

@@ -40,7 +40,7 @@ from typing import Any
 from arena.engine import Action, Card, Event, Face, Match, Observation, Rules
 from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import (
-    DEFAULT_DEADLINE_S,
+    DEFAULT_DECISION_DEADLINE_S,
     DEFAULT_MAX_STRIKES,
     MatchConfig,
     MatchRunner,
@@ -56,7 +56,7 @@ from .replays import stored_record
 from .seating import builtin_kind, game_bot_seed, seat_for
 
 HUMAN_DEADLINE_S = 300.0
-"""The person's time per decision: five minutes (a bot gets :data:`arena.runner.DEFAULT_DEADLINE_S`)."""
+"""The person's time per decision: five minutes (a bot gets :data:`arena.runner.DEFAULT_DECISION_DEADLINE_S`)."""
 DEFAULT_MAX_SESSIONS = 32
 """Live sessions at most: a new game past it is refused until one ends or expires."""
 DEFAULT_IDLE_S = 1800.0
@@ -202,11 +202,11 @@ class HumanSeat(Seat):
 
     wants_events = True
 
-    def __init__(self, session: HumanSession, name: str, deadline_s: float) -> None:
+    def __init__(self, session: HumanSession, name: str, decision_deadline_s: float) -> None:
         self.session = session
         self.name = name
         self.version = "browser"
-        self.deadline_s = deadline_s
+        self.decision_deadline_s = decision_deadline_s
         self.match: Match | None = None
         self.told = 0
         """How many of the match's events the seat has been shown (its next observation starts there)."""
@@ -222,7 +222,7 @@ class HumanSeat(Seat):
     async def start(self, info: SeatStart) -> None:
         self.session.post("start", {
             "match_id": info.match_id, "seat": info.seat, "seats": list(info.seats), "rules": info.rules.to_dict(),
-            "deadline_s": self.deadline_s,
+            "deadline_s": self.decision_deadline_s,
         })
 
     async def decide(self, request: SeatRequest) -> int:
@@ -232,11 +232,11 @@ class HumanSeat(Seat):
         self.session.post("decide", {
             "decision_number": request.decision_number, "observation": observation_json(request.observation),
             "legal": [action_json(action, index) for index, action in enumerate(request.legal)],
-            "deadline_s": self.deadline_s,
+            "deadline_s": self.decision_deadline_s,
         })
         try:
             # asyncio.wait, not wait_for: wait_for may swallow a cancellation that comes with the answer (3.11).
-            await asyncio.wait({answer}, timeout=self.deadline_s)
+            await asyncio.wait({answer}, timeout=self.decision_deadline_s)
         finally:
             self.session.waiting = None
         if answer.done():
@@ -244,7 +244,7 @@ class HumanSeat(Seat):
         answer.cancel()
         self.session.post("answered", {"decision_number": request.decision_number, "timeout": True})
         raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no answer from the "
-                          f"person in {self.deadline_s:g} s")
+                          f"person in {self.decision_deadline_s:g} s")
 
     async def events(self, match_id: str, observation: Observation) -> None:
         self._mark_told()
@@ -336,7 +336,7 @@ class HumanPlayService:
     """
 
     def __init__(self, store: Store | None = None, *, make_bot: BotFactory, human_deadline_s: float = HUMAN_DEADLINE_S,
-                 bot_deadline_s: float = DEFAULT_DEADLINE_S, max_strikes: int = DEFAULT_MAX_STRIKES,
+                 bot_deadline_s: float = DEFAULT_DECISION_DEADLINE_S, max_strikes: int = DEFAULT_MAX_STRIKES,
                  max_sessions: int = DEFAULT_MAX_SESSIONS, idle_s: float = DEFAULT_IDLE_S,
                  retain_s: float = DEFAULT_RETAIN_S, remote_bots: Callable[[], Sequence[str]] | None = None,
                  new_seed: Callable[[], int] | None = None) -> None:
@@ -404,7 +404,7 @@ class HumanPlayService:
         match_id = f"human-{uuid.uuid4().hex[:16]}"
         session = HumanSession(secrets.token_urlsafe(12), secrets.token_urlsafe(24), match_id, setup)
         person = HumanSeat(session, player_name, self.human_deadline_s)
-        config = MatchConfig(match_id=match_id, seed=seed, rules=rules, deadline_s=self.bot_deadline_s,
+        config = MatchConfig(match_id=match_id, seed=seed, rules=rules, decision_deadline_s=self.bot_deadline_s,
                              max_strikes=self.max_strikes, group=GROUP)
         runner = MatchRunner(config, [person, *opponents])
         person.attach(runner.match)

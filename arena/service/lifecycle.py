@@ -49,7 +49,7 @@ from .batches import (
     start_tournament,
 )
 from .recovery import CheckOutcome, LostBatches, check_tournament, find_lost, sweep
-from .runtime import ACTIVE, ENDED, Enqueuer, MetricsSink, NoMetrics, Settings
+from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings
 from .standings import (
     TournamentTable,
     cached_standings,
@@ -70,7 +70,7 @@ from .tournaments import (
 )
 
 __all__ = [
-    "ACTIVE", "ENDED", "GUIDED_DIVISOR", "GUIDED_FLOOR", "LOCAL_BATCH_CAP", "REMOTE_BATCH_CAP", "BatchOutcome",
+    "GUIDED_DIVISOR", "GUIDED_FLOOR", "LOCAL_BATCH_CAP", "REMOTE_BATCH_CAP", "BatchOutcome",
     "CheckOutcome", "Enqueuer", "Heartbeat", "LostBatches", "MetricsSink", "NoMetrics", "PlayFn", "SeedReveal",
     "Settings", "TournamentTable", "UnknownParticipants", "auto_batch_size", "cached_standings", "cancel_tournament",
     "check_participants", "check_tournament", "choose_seed", "create_tournament", "find_lost", "finish_tournament",

@@ -17,6 +17,7 @@ from arena.players import BotFactory
 from arena.runner import DEFAULT_INFRA_GRACE_S, MatchConfig, MatchRecord, Seat
 from arena.store import Store, StoredResult
 from arena.tournament import EndReason, MatchResult, MatchSpec
+from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS
 
 from .seating import bot_seed, builtin_kind, is_builtin, match_seat
 
@@ -35,13 +36,13 @@ def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_
         match_id=spec.match_id,
         seed=spec.seed,
         rules=Rules.from_dict(dict(spec.rules)),
-        deadline_s=spec.deadline_ms / 1000.0,
+        decision_deadline_s=spec.decision_deadline_ms / 1000.0,
         tournament_id=spec.tournament_id,
         group=spec.group,
         attempt=spec.attempt,
         infra_grace_s=infra_grace_s,
         time_bank_s=spec.time_bank_ms / 1000.0,
-        lag_cap_s=spec.lag_cap_ms / 1000.0,
+        lag_compensation_cap_s=spec.lag_compensation_cap_ms / 1000.0,
     )
 
 
@@ -75,8 +76,9 @@ def spec_to_wire(spec: MatchSpec) -> list[Any]:
     return [spec.match_id, spec.table, spec.deal, spec.rotation, list(spec.seats), spec.seed]
 
 
-def spec_from_wire(wire: Sequence[Any], tournament_id: str, rules: dict[str, Any], deadline_ms: int,
-                   time_bank_ms: int = 0, lag_cap_ms: int = 250) -> MatchSpec:
+def spec_from_wire(wire: Sequence[Any], tournament_id: str, rules: dict[str, Any], decision_deadline_ms: int,
+                   time_bank_ms: int = 0,
+                   lag_compensation_cap_ms: int = DEFAULT_LAG_COMPENSATION_CAP_MS) -> MatchSpec:
     mid, table, deal, rotation, seats, seed = wire
     return MatchSpec(
         match_id=str(mid),
@@ -87,7 +89,7 @@ def spec_from_wire(wire: Sequence[Any], tournament_id: str, rules: dict[str, Any
         seats=tuple(str(s) for s in seats),
         seed=int(seed),
         rules=rules,
-        deadline_ms=deadline_ms,
+        decision_deadline_ms=decision_deadline_ms,
         time_bank_ms=time_bank_ms,
-        lag_cap_ms=lag_cap_ms,
+        lag_compensation_cap_ms=lag_compensation_cap_ms,
     )

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from arena.store import Store, UnknownTournament
 from arena.store.runstate import BatchState, RunState
 from arena.tournament import schedule
+from arena.tournament.status import ACTIVE_TOURNAMENT, BatchStatus, TournamentStatus
 
 from .batches import auto_batch_size, release_batches, split_guided, start_check_chain
-from .runtime import ACTIVE, ENDED, Enqueuer, MetricsSink, NoMetrics, Settings
+from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings
 from .standings import finish_tournament
 from .tournaments import spec_of
 
@@ -37,7 +38,8 @@ log = logging.getLogger("arena.service.lifecycle")
 class CheckOutcome:
     """What one completeness check found and did."""
 
-    status: str
+    status: TournamentStatus | None
+    """None: no such tournament."""
     missing: int = 0
     resent: int = 0
     finished: bool = False
@@ -62,12 +64,13 @@ def find_lost(states: Mapping[str, BatchState], *, last_progress: float, waiting
     in the queue (None: the queue cannot be seen) and when each queued batch was first seen out of the queue."""
 
     def alive(state: BatchState) -> bool:
-        return state.state == "running" and now - state.ts <= settings.heartbeat_timeout
+        return state.state is BatchStatus.RUNNING and now - state.ts <= settings.heartbeat_timeout
 
     if not any(alive(s) for s in states.values()) and now - last_progress > settings.stall_timeout:
-        return LostBatches([bid for bid, s in states.items() if s.state != "done"], stalled=True)
-    lost = [bid for bid, s in states.items() if s.state == "stopped" or (s.state == "running" and not alive(s))]
-    queued = [bid for bid, state in states.items() if state.state == "queued"]
+        return LostBatches([bid for bid, s in states.items() if s.state is not BatchStatus.DONE], stalled=True)
+    lost = [bid for bid, s in states.items() if s.state is BatchStatus.STOPPED
+            or (s.state is BatchStatus.RUNNING and not alive(s))]
+    queued = [bid for bid, state in states.items() if state.state is BatchStatus.QUEUED]
     if not queued or waiting is None:
         return LostBatches(lost)
     absent = {bid: float(absent_since.get(bid, now)) for bid in queued if bid not in waiting}
@@ -95,8 +98,8 @@ def check_tournament(
     try:
         status = store.tournaments.status(tournament_id)
     except UnknownTournament:
-        return CheckOutcome("unknown")
-    if status in ENDED:
+        return CheckOutcome(None)
+    if status.ended:
         return CheckOutcome(status)
     run = RunState(store, tournament_id)
     stamp = time.time() if now is None else now
@@ -105,7 +108,7 @@ def check_tournament(
     try:
         if lock is None:
             outcome.locked = True
-        elif status == "pending":
+        elif status is TournamentStatus.PENDING:
             if enqueue is not None:
                 enqueue.start(tournament_id)
         else:
@@ -115,7 +118,7 @@ def check_tournament(
             missing = store.results.missing(tournament_id) if progress.complete else None
             if missing is not None and not missing:
                 finish_tournament(store, tournament_id, metrics=metrics)
-                outcome.status, outcome.finished = "finished", True
+                outcome.status, outcome.finished = TournamentStatus.FINISHED, True
             else:
                 outcome.missing = len(missing) if missing is not None else progress.scheduled - progress.done
                 if enqueue is not None:
@@ -136,7 +139,7 @@ def _last_progress(fields: Mapping[str, str]) -> float:
 def _waiting(enqueue: Enqueuer, tournament_id: str, states: Mapping[str, BatchState]) -> set[str] | None:
     """The tournament's batches whose messages wait in the queue, when the enqueuer can tell and it matters."""
     inspect: Callable[[str], set[str] | None] | None = getattr(enqueue, "queued_batches", None)
-    if inspect is None or not any(state.state == "queued" for state in states.values()):
+    if inspect is None or not any(state.state is BatchStatus.QUEUED for state in states.values()):
         return None
     return inspect(tournament_id)
 
@@ -161,7 +164,7 @@ def _resend_lost(
         lost = store.results.without_result(tournament_id, sorted({mid for ids in members.values() for mid in ids}))
     # The lost batches no longer cover anything (a late heartbeat of a live one puts it back).
     for bid in found.batches:
-        run.mark(bid, "done", now=states[bid].ts)
+        run.mark(bid, BatchStatus.DONE, now=states[bid].ts)
     run.set(last_resent_at=repr(now))
     if not lost:
         return 0
@@ -191,12 +194,12 @@ def sweep(
     now = time.time()
     out: dict[str, CheckOutcome] = {}
     for tid, (status, created) in store.tournaments.status_and_created(store.tournaments.ids()).items():
-        if status not in ACTIVE:
+        if status not in ACTIVE_TOURNAMENT:
             continue
-        if status == "pending":
+        if status is TournamentStatus.PENDING:
             if now - created > settings.pending_timeout:
                 enqueue.start(tid)
-                out[tid] = CheckOutcome("pending")
+                out[tid] = CheckOutcome(TournamentStatus.PENDING)
             continue
         run = RunState(store, tid)
         checked = float(run.get("checked_at") or 0)

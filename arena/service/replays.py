@@ -62,7 +62,7 @@ def decision_columns(replay: Replay) -> list[tuple[float, str, list[str], bool]]
 
 def decision_clock(replay: Replay) -> dict[int, tuple[float, float]]:
     """``{decision index: (lag compensation ms, time bank used ms)}`` for the decisions that had either
-    (``MatchConfig.lag_cap_s``, ``MatchConfig.time_bank_s``)."""
+    (``MatchConfig.lag_compensation_cap_s``, ``MatchConfig.time_bank_s``)."""
     return {i: (d.lag_ms, d.bank_ms) for i, d in enumerate(replay.decisions()) if d.lag_ms or d.bank_ms}
 
 

@@ -1,5 +1,5 @@
 """What the tournament machinery runs with: its timing :class:`Settings`, the :class:`Enqueuer` that sends follow-up
-work, the :class:`MetricsSink`, the statuses it acts on, and the retry of a Redis command that failed."""
+work, the :class:`MetricsSink` and the retry of a Redis command that failed."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from typing import Any, Protocol, TypeVar
 
 from arena.runner import DEFAULT_INFRA_GRACE_S
 from arena.store import StoreFailure, failure_kind
+from arena.tournament.status import ENDED_TOURNAMENT, TournamentStatus
 
 log = logging.getLogger("arena.service.lifecycle")
 
-ACTIVE = ("pending", "running")
-ENDED = ("finished", "failed", "cancelled")
 
 
 @dataclass(frozen=True)
@@ -129,8 +128,9 @@ def retrying(call: Callable[[], _T], what: str, settings: Settings, metrics: Met
 
 
 
-def publish_remaining(metrics: MetricsSink, tournament_id: str, scheduled: int, done: int, status: str) -> None:
-    if (scheduled and done >= scheduled) or status in ENDED:
+def publish_remaining(metrics: MetricsSink, tournament_id: str, scheduled: int, done: int,
+                      status: TournamentStatus | None) -> None:
+    if (scheduled and done >= scheduled) or status in ENDED_TOURNAMENT:
         metrics.finish_tournament(tournament_id)
     else:
         metrics.set_matches_remaining(tournament_id, scheduled - done)

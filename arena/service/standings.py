@@ -13,8 +13,9 @@ from arena.store import Store, StoredResult, TournamentStandings
 from arena.store.runstate import RunState
 from arena.tournament import MatchResult, RatingPool, Standings, TournamentSpec, standings
 from arena.tournament.leaderboard import tallies_of
+from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
-from .runtime import ACTIVE, MetricsSink, NoMetrics
+from .runtime import MetricsSink, NoMetrics
 from .tournaments import spec_of
 
 COUNTERS = ("timeouts", "refusals", "decisions")
@@ -94,7 +95,7 @@ def cached_standings(store: Store, tournament_id: str) -> TournamentStandings:
     status = store.tournaments.status(tournament_id)
     done = store.results.progress(tournament_id).done
     cached = store.standings.get(tournament_id)
-    final = status == "finished"
+    final = status is TournamentStatus.FINISHED
     if cached is not None and cached.as_of >= done and (cached.standings.final or not final):
         return cached.standings
     table = tournament_table(store, tournament_id)
@@ -118,7 +119,7 @@ def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink 
     store.ratings.update(pool_key, apply)
     run = RunState(store, tournament_id)
     run.set_once("finished_at", repr(time.time()))
-    store.tournaments.set_status(tournament_id, "finished", expected=ACTIVE)
+    store.tournaments.set_status(tournament_id, TournamentStatus.FINISHED, expected=ACTIVE_TOURNAMENT)
     run.cleanup()
     metrics.finish_tournament(tournament_id)
     return table.standings

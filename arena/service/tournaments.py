@@ -13,8 +13,8 @@ from arena.store.runstate import RunState
 from arena.tournament import TournamentSpec, count_matches
 from arena.tournament.commitment import SALT_BYTES, seed_commitment
 from arena.tournament.limits import quoted
+from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
-from .runtime import ACTIVE, ENDED
 from .seating import is_builtin
 
 
@@ -94,7 +94,7 @@ class SeedReveal:
 def seed_reveal(record: TournamentRecord) -> SeedReveal:
     """What anyone may know of a tournament's seed: the commitment always; seed and salt once it ended."""
     commitment = record.extra.get("seed_commitment", "")
-    if record.status not in ENDED:
+    if not record.status.ended:
         return SeedReveal(commitment, False)
     return SeedReveal(commitment, True, int(record.spec.get("seed", 0)), record.extra.get("seed_salt", ""))
 
@@ -102,7 +102,7 @@ def seed_reveal(record: TournamentRecord) -> SeedReveal:
 def cancel_tournament(store: Store, tournament_id: str, reason: str) -> bool:
     """Pending or running -> cancelled (workers start no further match), the reason kept as the run's detail;
     ``False`` when the tournament had already ended."""
-    if not store.tournaments.set_status(tournament_id, "cancelled", expected=ACTIVE):
+    if not store.tournaments.set_status(tournament_id, TournamentStatus.CANCELLED, expected=ACTIVE_TOURNAMENT):
         return False
     RunState(store, tournament_id).set(detail=f"cancelled: {reason}", finished_at=repr(time.time()))
     return True

@@ -17,8 +17,7 @@ from arena.engine import Action, Match, Rules, parse_action
 from arena.engine.walk import WalkError, walk
 from arena.tournament import MatchSpec, TournamentSpec, schedule
 from arena.tournament.commitment import check_commitment
-
-ENDED = ("finished", "failed", "cancelled")
+from arena.tournament.status import TournamentStatus
 
 
 class ReplayUnavailable(Exception):
@@ -31,7 +30,7 @@ class TournamentFacts:
     revealed seed and salt."""
 
     tournament_id: str
-    state: str
+    state: TournamentStatus
     spec: TournamentSpec
     seed_commitment: str
     revealed_seed: int
@@ -153,7 +152,7 @@ def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
         problem(mid, "a recorded result of a match that is not in the schedule")
     missing = [mid for mid in scheduled if mid not in results]
     out.missing = len(missing)
-    if missing and t.state == "finished":
+    if missing and t.state is TournamentStatus.FINISHED:
         for mid in missing:
             problem(mid, "scheduled but no result is recorded")
     for mid, match in scheduled.items():

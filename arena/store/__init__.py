@@ -27,7 +27,7 @@ from .errors import (
     UnknownTournament,
     failure_kind,
 )
-from .gauntlets import GAUNTLET_STATUSES, DuplicateGauntlet, GauntletRecord, GauntletStore, UnknownGauntlet
+from .gauntlets import DuplicateGauntlet, GauntletRecord, GauntletStore, UnknownGauntlet
 from .incidents import INCIDENT_KINDS, Incident, IncidentStore
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
@@ -37,13 +37,11 @@ from .results import Progress, ResultRecord, ResultStore, StoredResult, Unschedu
 from .schedules import Schedule, ScheduleStore
 from .sessions import Session, SessionStore
 from .standings import CachedStandings, StandingsStore, TournamentStandings
-from .tournaments import STATUSES, CreateResult, TournamentRecord, TournamentStore, new_tournament_id
+from .tournaments import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
 
 __all__ = [
     "DEFAULT_PREFIX",
-    "GAUNTLET_STATUSES",
     "INCIDENT_KINDS",
-    "STATUSES",
     "BotRecord",
     "BotStore",
     "CachedStandings",

@@ -26,9 +26,10 @@ from typing import Any
 
 import redis
 
+from arena.tournament.status import CompetitionStatus
+
 from .keys import Keys, bot_key, check_name
 
-STATUSES = ("active", "paused", "closed")
 MAX_RETIRED = 1000
 
 _CREATE = """
@@ -66,7 +67,7 @@ class DuplicateCompetition(ValueError):
 class CompetitionRecord:
     competition_id: str
     spec: dict[str, Any]
-    status: str
+    status: CompetitionStatus
     created_at: float
     updated_at: float
     rounds: int
@@ -98,22 +99,24 @@ class CompetitionStore:
             raise UnknownCompetition(cid)
         fields = {k.decode(): v.decode() for k, v in raw.items()}
         rate = json.loads(fields["rate"]) if fields.get("rate") else None
-        return CompetitionRecord(cid, json.loads(fields["spec"]), fields["status"], float(fields["created_at"]),
-                                 float(fields["updated_at"]), int(fields.get("rounds", 0)),
+        return CompetitionRecord(cid, json.loads(fields["spec"]), CompetitionStatus(fields["status"]),
+                                 float(fields["created_at"]), float(fields["updated_at"]), int(fields.get("rounds", 0)),
                                  int(fields.get("blocks", 0)), rate)
 
     def ids(self) -> list[str]:
         """Every competition id, oldest first."""
         return [m.decode() for m in self._r.zrange(f"{self._k.prefix}competitions", 0, -1)]
 
-    def set_status(self, cid: str, status: str) -> str:
+    def set_status(self, cid: str, status: CompetitionStatus) -> CompetitionStatus:
         """Set the status (``closed`` is final: a closed competition stays closed); returns the old one."""
-        if status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
-        old = self._set_status(keys=[self._key(cid)], args=[status, repr(time.time())])
+        try:
+            word = CompetitionStatus(status).value
+        except ValueError:
+            raise ValueError(f"status must be one of {', '.join(CompetitionStatus)}, got {status!r}") from None
+        old = self._set_status(keys=[self._key(cid)], args=[word, repr(time.time())])
         if old is None:
             raise UnknownCompetition(cid)
-        return str(old.decode() if isinstance(old, bytes) else old)
+        return CompetitionStatus(old.decode() if isinstance(old, bytes) else old)
 
     # -- the ladder ------------------------------------------------------------------------------------------
     def entries(self, cid: str) -> dict[str, dict[str, Any]]:

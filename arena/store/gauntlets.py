@@ -20,13 +20,11 @@ from typing import Any
 
 import redis
 
+from arena.tournament.status import GauntletStatus
+
 from ._codec import dumps, loads, text_hash
 from .errors import StoreError
 from .keys import Keys
-
-GAUNTLET_STATUSES = ("running", "accepted", "rejected", "inconclusive", "failed")
-"""``running``; ``accepted`` (H1: the candidate is better), ``rejected`` (H0: it is not), ``inconclusive`` (the
-block cap came first), ``failed`` (the gauntlet could not go on: a bot missing, matches aborted)."""
 
 _ADD_BLOCK = """
 local n = redis.call('LLEN', KEYS[2])
@@ -48,13 +46,13 @@ class DuplicateGauntlet(StoreError):
 @dataclass(frozen=True)
 class GauntletRecord:
     """A stored gauntlet: ``spec`` (what it tests: candidate, baseline, opponents, seats, rules, test config),
-    ``state`` (the sequential test's state, :meth:`arena.tournament.sprt.SprtState.to_dict`), ``status`` (one
-    of :data:`GAUNTLET_STATUSES`), ``detail`` (why it failed), and times."""
+    ``state`` (the sequential test's state, :meth:`arena.tournament.sprt.SprtState.to_dict`), ``status`` (a
+    :class:`~arena.tournament.status.GauntletStatus`), ``detail`` (why it failed), and times."""
 
     id: str
     spec: Mapping[str, Any]
     state: Mapping[str, Any]
-    status: str
+    status: GauntletStatus
     created_at: float
     updated_at: float
     detail: str = ""
@@ -64,7 +62,7 @@ class GauntletRecord:
     @property
     def ended(self) -> bool:
         """Whether the gauntlet has its final status."""
-        return self.status != "running"
+        return self.status is not GauntletStatus.RUNNING
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "spec": dict(self.spec), "state": dict(self.state), "status": self.status,
@@ -87,16 +85,16 @@ class GauntletStore:
         key = self._k.gauntlet(gauntlet_id)
         now = time.time()
         fields: dict[str | bytes, bytes | float | int | str] = {
-            "id": gauntlet_id, "spec": dumps(dict(spec)), "state": dumps(dict(state)), "status": "running",
-            "created_at": repr(now), "updated_at": repr(now), "detail": "", "seed": str(int(seed)),
-            "idempotency_key": idempotency_key}
+            "id": gauntlet_id, "spec": dumps(dict(spec)), "state": dumps(dict(state)),
+            "status": GauntletStatus.RUNNING.value, "created_at": repr(now), "updated_at": repr(now), "detail": "",
+            "seed": str(int(seed)), "idempotency_key": idempotency_key}
         if not self._r.hsetnx(key, "id", gauntlet_id):
             raise DuplicateGauntlet(f"gauntlet {gauntlet_id!r} exists already: choose another name")
         with self._r.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping=fields)
             pipe.zadd(self._k.gauntlets(), {gauntlet_id: now})
             pipe.execute()
-        return GauntletRecord(gauntlet_id, dict(spec), dict(state), "running", now, now,
+        return GauntletRecord(gauntlet_id, dict(spec), dict(state), GauntletStatus.RUNNING, now, now,
                               idempotency_key=idempotency_key)
 
     def seed(self, gauntlet_id: str) -> int:
@@ -108,24 +106,24 @@ class GauntletStore:
         return int(raw or 0)
 
     def add_block(self, gauntlet_id: str, number: int, block: Mapping[str, Any], state: Mapping[str, Any],
-                  status: str) -> bool:
+                  status: GauntletStatus) -> bool:
         """Append block ``number`` (counted from 0) and the test state and status after it; ``False`` when that
         block was written already (nothing changes)."""
-        _check_status(status)
+        word = _checked(status)
         if not self._r.exists(self._k.gauntlet(gauntlet_id)):
             raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
         written = int(self._add_block(
             keys=[self._k.gauntlet(gauntlet_id), self._k.gauntlet_blocks(gauntlet_id)],
-            args=[int(number), dumps(dict(block)), dumps(dict(state)), status, repr(time.time())]))
+            args=[int(number), dumps(dict(block)), dumps(dict(state)), word, repr(time.time())]))
         return written == number + 1
 
-    def finish(self, gauntlet_id: str, status: str, detail: str = "") -> None:
+    def finish(self, gauntlet_id: str, status: GauntletStatus, detail: str = "") -> None:
         """Set the final status (and why, for a failure)."""
-        _check_status(status)
+        word = _checked(status)
         key = self._k.gauntlet(gauntlet_id)
         if not self._r.exists(key):
             raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
-        self._r.hset(key, mapping={"status": status, "detail": detail[:500], "updated_at": repr(time.time())})
+        self._r.hset(key, mapping={"status": word, "detail": detail[:500], "updated_at": repr(time.time())})
 
     def get(self, gauntlet_id: str) -> GauntletRecord:
         """The gauntlet's record; :class:`UnknownGauntlet` when there is none."""
@@ -155,14 +153,18 @@ class GauntletStore:
         return records
 
 
-def _check_status(status: str) -> None:
-    if status not in GAUNTLET_STATUSES:
-        raise ValueError(f"unknown gauntlet status {status!r}; expected one of {', '.join(GAUNTLET_STATUSES)}")
+def _checked(status: str) -> str:
+    """The word stored for a status; ValueError naming the known ones."""
+    try:
+        return GauntletStatus(status).value
+    except ValueError:
+        raise ValueError(f"unknown gauntlet status {status!r}; expected one of {', '.join(GauntletStatus)}") from None
 
 
 def _record(fields: Mapping[str, str], blocks: int) -> GauntletRecord:
     return GauntletRecord(id=fields["id"], spec=loads(fields.get("spec", "{}")),
-                          state=loads(fields.get("state", "{}")), status=fields.get("status", "running"),
+                          state=loads(fields.get("state", "{}")),
+                          status=GauntletStatus(fields.get("status", GauntletStatus.RUNNING)),
                           created_at=float(fields.get("created_at", 0.0)),
                           updated_at=float(fields.get("updated_at", 0.0)), detail=fields.get("detail", ""),
                           blocks=blocks, idempotency_key=fields.get("idempotency_key", ""))

@@ -45,8 +45,7 @@ from typing import Any
 import redis
 
 from arena.store import Store
-
-BATCH_STATES = ("queued", "running", "done", "stopped")
+from arena.tournament.status import BatchStatus, TournamentStatus
 
 # Write a batch's state unless the tournament's bookkeeping was cleaned up (``cleaned_at`` in the run hash): a
 # late redelivery or a heartbeat of a duplicate never re-creates what :meth:`RunState.cleanup` dropped.
@@ -67,9 +66,9 @@ return {recorded, redis.call('HINCRBY', KEYS[3], ARGV[1], 1)}
 
 @dataclass(frozen=True)
 class BatchState:
-    """One batch's state word and the time it was last written (heartbeat while running)."""
+    """One batch's state and the time it was last written (heartbeat while running)."""
 
-    state: str
+    state: BatchStatus
     ts: float
 
 
@@ -77,6 +76,14 @@ def _text(raw: bytes | str | None) -> str | None:
     if raw is None:
         return None
     return raw.decode("utf-8") if isinstance(raw, bytes) else raw
+
+
+def _batch_status(word: str) -> BatchStatus:
+    """A stored batch state word; an unreadable one counts as stopped (the batch is re-sent, never lost)."""
+    try:
+        return BatchStatus(word)
+    except ValueError:
+        return BatchStatus.STOPPED
 
 
 class RunState:
@@ -123,15 +130,17 @@ class RunState:
         stamp = time.time() if now is None else now
         pipe = self.r.pipeline(transaction=True)
         pipe.hset(self.batches_key, mapping={bid: json.dumps(list(ids)) for bid, ids in batches.items()})
-        pipe.hset(self.batch_state_key, mapping=dict.fromkeys(batches, f"queued:{stamp!r}"))
+        pipe.hset(self.batch_state_key, mapping=dict.fromkeys(batches, f"{BatchStatus.QUEUED.value}:{stamp!r}"))
         pipe.execute()
 
-    def mark(self, batch_id: str, state: str, now: float | None = None) -> bool:
+    def mark(self, batch_id: str, state: BatchStatus, now: float | None = None) -> bool:
         """Write a batch's state (and heartbeat time); ``False`` (nothing written) after :meth:`cleanup`."""
-        if state not in BATCH_STATES:
-            raise ValueError(f"unknown batch state {state!r}")
+        try:
+            word = BatchStatus(state).value
+        except ValueError:
+            raise ValueError(f"unknown batch state {state!r}") from None
         stamp = time.time() if now is None else now
-        return bool(self._mark(keys=[self.run_key, self.batch_state_key], args=[batch_id, f"{state}:{stamp!r}"]))
+        return bool(self._mark(keys=[self.run_key, self.batch_state_key], args=[batch_id, f"{word}:{stamp!r}"]))
 
     def batch_states(self) -> dict[str, BatchState]:
         out: dict[str, BatchState] = {}
@@ -141,7 +150,7 @@ class RunState:
                 ts = float(stamp)
             except ValueError:
                 ts = 0.0
-            out[str(_text(bid))] = BatchState(word, ts)
+            out[str(_text(bid))] = BatchState(_batch_status(word), ts)
         return out
 
     def batch_matches(self, batch_ids: Iterable[str] | None = None) -> dict[str, list[str]]:
@@ -174,17 +183,18 @@ class RunState:
         )
         return bool(recorded), int(attempts)
 
-    def after(self, match_id: str | None, wrote: bool) -> tuple[int, int, str]:
+    def after(self, match_id: str | None, wrote: bool) -> tuple[int, int, TournamentStatus | None]:
         """After recording (one round trip): note the time of the last result if this call wrote one;
-        returns ``(scheduled, done, status)`` of the tournament. (The feed is appended by
-        :meth:`arena.store.ResultStore.record` itself, in the script that writes the result.)"""
+        returns ``(scheduled, done, status)`` of the tournament (status ``None`` when it is gone). (The feed is
+        appended by :meth:`arena.store.ResultStore.record` itself, in the script that writes the result.)"""
         pipe = self.r.pipeline(transaction=False)
         if wrote and match_id is not None:
             pipe.hset(self.run_key, "last_recorded_at", repr(time.time()))
         pipe.hmget(self.store.keys.progress(self.tid), ["scheduled", "done"])
         pipe.hget(self.store.keys.tournament(self.tid), "status")
         *_, (scheduled, done), status = pipe.execute()
-        return int(scheduled or 0), int(done or 0), _text(status) or ""
+        word = _text(status)
+        return int(scheduled or 0), int(done or 0), None if word is None else TournamentStatus(word)
 
     def feed(self, start: int = 0) -> list[str]:
         return [str(_text(m)) for m in self.r.lrange(self.feed_key, start, -1)]

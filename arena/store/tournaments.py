@@ -7,8 +7,9 @@ reusing a key with a different spec raises :class:`IdempotencyConflict`. The spe
 ignores a top-level ``tournament_id`` field, so a client that generates a fresh id for each try
 still counts as a retry.
 
-Statuses: ``pending`` (created), ``running``, ``finished``, ``failed``, ``cancelled``.
-:meth:`TournamentStore.set_status` can be made conditional (compare-and-set) with ``expected``.
+Statuses: :class:`arena.tournament.status.TournamentStatus`, stored as its word (``pending`` when created,
+``running``, ``finished``, ``failed``, ``cancelled``); :meth:`TournamentStore.set_status` can be made conditional
+(compare-and-set) with ``expected``.
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ from typing import Any
 
 import redis
 
+from arena.tournament.status import TournamentStatus
+
 from ._codec import digest, dumps, loads, text_hash
 from .errors import DuplicateTournament, IdempotencyConflict, UnknownTournament
 from .keys import Keys, check_id
-
-STATUSES = ("pending", "running", "finished", "failed", "cancelled")
-"""Every tournament status."""
 
 _CREATE = """
 local has_key = #KEYS >= 3
@@ -84,7 +84,7 @@ class TournamentRecord:
 
     tournament_id: str
     spec: dict[str, Any]
-    status: str
+    status: TournamentStatus
     idempotency_key: str | None
     created_at: float
     updated_at: float
@@ -183,7 +183,7 @@ class TournamentStore:
         return TournamentRecord(
             tournament_id=f["id"],
             spec=loads(f["spec"]),
-            status=f["status"],
+            status=TournamentStatus(f["status"]),
             idempotency_key=f.get("idempotency_key") or None,
             created_at=float(f["created_at"]),
             updated_at=float(f["updated_at"]),
@@ -197,16 +197,13 @@ class TournamentStore:
         """All tournament ids, oldest first."""
         return [m.decode("utf-8") for m in self._r.zrange(self._k.tournaments(), 0, -1)]
 
-    def page(self, *, after: str | None = None, statuses: Collection[str] | None = None,
+    def page(self, *, after: str | None = None, statuses: Collection[TournamentStatus] | None = None,
              limit: int = 100) -> tuple[list[str], bool]:
         """Tournament ids newest first, at most ``limit`` of them: those after ``after`` (the last id of the
         previous page) and, with ``statuses``, only those in one of them. Returns the ids and whether more
         follow. Raises :class:`UnknownTournament` for an ``after`` that is no tournament and ``ValueError`` for
         an unknown status."""
-        wanted = None if statuses is None else set(statuses)
-        for s in wanted or ():
-            if s not in STATUSES:
-                raise ValueError(f"unknown tournament status {s!r}; expected one of {', '.join(STATUSES)}")
+        wanted = None if statuses is None else {_status(s) for s in statuses}
         start = 0
         if after:
             rank = self._r.zrevrank(self._k.tournaments(), after)
@@ -234,37 +231,37 @@ class TournamentStore:
         raw = self._r.get(self._k.idempotency(idempotency_key))
         return None if raw is None else raw.decode("utf-8")
 
-    def status(self, tournament_id: str) -> str:
+    def status(self, tournament_id: str) -> TournamentStatus:
         raw = self._r.hget(self._k.tournament(tournament_id), "status")
         if raw is None:
             raise UnknownTournament(tournament_id)
-        return raw.decode("utf-8")
+        return TournamentStatus(raw.decode("utf-8"))
 
-    def status_and_created(self, tournament_ids: Iterable[str]) -> dict[str, tuple[str | None, float]]:
+    def status_and_created(self, tournament_ids: Iterable[str]) -> dict[str, tuple[TournamentStatus | None, float]]:
         """``(status, created_at)`` of each tournament in one round trip; status ``None`` for an unknown id."""
         ids = list(tournament_ids)
         pipe = self._r.pipeline(transaction=False)
         for tid in ids:
             pipe.hmget(self._k.tournament(tid), ["status", "created_at"])
-        out: dict[str, tuple[str | None, float]] = {}
+        out: dict[str, tuple[TournamentStatus | None, float]] = {}
         for tid, (status, created) in zip(ids, pipe.execute(), strict=True):
-            out[tid] = (status.decode("utf-8") if status is not None else None, float(created or 0))
+            out[tid] = (TournamentStatus(status.decode("utf-8")) if status is not None else None, float(created or 0))
         return out
 
-    def set_status(self, tournament_id: str, status: str, *, expected: Collection[str] | None = None) -> bool:
+    def set_status(self, tournament_id: str, status: TournamentStatus, *,
+                   expected: Collection[TournamentStatus] | None = None) -> bool:
         """Set the status; with ``expected``, only if the current status is one of those.
 
         Returns whether the status was written. Raises :class:`UnknownTournament` and
-        ``ValueError`` for a status not in :data:`STATUSES`.
+        ``ValueError`` for a word that is no :class:`TournamentStatus`.
         """
         for s in (status, *(expected or ())):
-            if s not in STATUSES:
-                raise ValueError(f"unknown tournament status {s!r}; expected one of {', '.join(STATUSES)}")
+            _status(s)
         if expected is not None and not expected:
             raise ValueError("expected must name at least one status")
         code = self._set_status(
             keys=[self._k.tournament(tournament_id)],
-            args=[status, repr(time.time()), *(expected or ())],
+            args=[_status(status).value, repr(time.time()), *(_status(s).value for s in expected or ())],
         )
         if code == -1:
             raise UnknownTournament(tournament_id)
@@ -296,3 +293,12 @@ class TournamentStore:
 
     def match_count(self, tournament_id: str) -> int:
         return int(self._r.scard(self._k.matches(tournament_id)))
+
+
+def _status(word: str) -> TournamentStatus:
+    """The status of a word; ValueError naming the known ones."""
+    try:
+        return TournamentStatus(word)
+    except ValueError:
+        known = ", ".join(TournamentStatus)
+        raise ValueError(f"unknown tournament status {word!r}; expected one of {known}") from None

@@ -28,11 +28,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._rng import derive_seed
+from .limits import MAX_DECISION_DEADLINE_MS, MIN_DECISION_DEADLINE_MS
 from .matchmaking import Entrant, MatchmakingConfig, RateLimit, Table, choose_tables
 from .ratings import RatingPool
-from .spec import TournamentSpec, normalize_rules
+from .spec import DEFAULT_DECISION_DEADLINE_MS, TournamentSpec, normalize_rules
 
-STATUSES = ("active", "paused", "closed")
+STORED_KEYS = {"decision_deadline_ms": "deadline_ms"}
+"""The attributes stored under another (older) key by :meth:`CompetitionSpec.to_dict` (the data on disk stays)."""
+_ATTRIBUTES = {key: name for name, key in STORED_KEYS.items()}
 POOL_PREFIX = "competition:"
 """A competition's rating pool is ``POOL_PREFIX + competition id``."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
@@ -49,7 +52,8 @@ class CompetitionSpec:
     seats: int = 2
     entrants: tuple[str, ...] = ()
     """The bots that may play (compared without case); empty: open to every registered bot."""
-    deadline_ms: int = 1000
+    decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
+    """Stored as ``deadline_ms`` (:data:`STORED_KEYS`)."""
     matches_per_minute: float = 60.0
     """The global rate limit of the ladder (a token bucket; bursts of one minute's worth)."""
     max_blocks: int = 8
@@ -75,8 +79,9 @@ class CompetitionSpec:
             raise ValueError("an entrant is listed twice (names are compared without case)")
         if self.entrants and len(self.entrants) < self.seats:
             raise ValueError(f"{len(self.entrants)} entrants cannot fill a table of {self.seats}")
-        if not 10 <= self.deadline_ms <= 60_000:
-            raise ValueError(f"deadline_ms must be 10 to 60000, got {self.deadline_ms}")
+        if not MIN_DECISION_DEADLINE_MS <= self.decision_deadline_ms <= MAX_DECISION_DEADLINE_MS:
+            raise ValueError(f"deadline_ms must be {MIN_DECISION_DEADLINE_MS} to {MAX_DECISION_DEADLINE_MS}, "
+                             f"got {self.decision_deadline_ms}")
         if not 0 < self.matches_per_minute <= 100_000:
             raise ValueError(f"matches_per_minute must be above 0 and at most 100000, got {self.matches_per_minute}")
         if not 1 <= self.max_blocks <= 10_000 or not 1 <= self.blocks_per_bot <= 100:
@@ -100,16 +105,17 @@ class CompetitionSpec:
 
     def to_dict(self) -> dict[str, Any]:
         return {"competition_id": self.competition_id, "variant": self.variant, "options": dict(self.options),
-                "seats": self.seats, "entrants": list(self.entrants), "deadline_ms": self.deadline_ms,
+                "seats": self.seats, "entrants": list(self.entrants), "deadline_ms": self.decision_deadline_ms,
                 "matches_per_minute": self.matches_per_minute, "max_blocks": self.max_blocks,
                 "blocks_per_bot": self.blocks_per_bot, "fairness_floor": self.fairness_floor, "seed": self.seed}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CompetitionSpec:
-        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        """Inverse of :meth:`to_dict` (its stored keys, :data:`STORED_KEYS`); unknown keys raise ``ValueError``."""
+        unknown = sorted(set(data) - {STORED_KEYS.get(name, name) for name in cls.__dataclass_fields__})
         if unknown:
             raise ValueError(f"unknown competition field(s): {', '.join(unknown)}")
-        values = dict(data)
+        values = {_ATTRIBUTES.get(key, key): value for key, value in data.items()}
         values["entrants"] = tuple(values.get("entrants") or ())
         return cls(**values)
 
@@ -207,7 +213,7 @@ def block_spec(spec: CompetitionSpec, table: Table, number: int) -> TournamentSp
         tournament_id=block_id(spec.competition_id, number), participants=tuple(sorted(table.bots)),
         variant=spec.variant, options=spec.options, seats=spec.seats, deals=1, duplicate=True,
         seed=derive_seed("uno-arena/ladder-block", table.deal_seed, number) % (2**63),
-        deadline_ms=spec.deadline_ms, pool=spec.pool)
+        decision_deadline_ms=spec.decision_deadline_ms, pool=spec.pool)
 
 
 def block_id(competition_id: str, number: int) -> str:

@@ -23,8 +23,8 @@ from .design import blocks_needed
 QUOTE_LIMIT = 100
 """Error messages quote at most this many characters of an input."""
 
-MIN_DEADLINE_MS = 10
-MAX_DEADLINE_MS = 60_000
+MIN_DECISION_DEADLINE_MS = 10
+MAX_DECISION_DEADLINE_MS = 60_000
 MAX_TARGET = 5_000
 """A match target above ten times the default (500) makes matches needlessly long."""
 MIN_DECISIONS_PER_ROUND = 10
@@ -51,7 +51,8 @@ def _bounded(name: str, value: int, low: int, high: int) -> None:
         raise ValueError(f"{name} must be between {low} and {high}, got {quoted(value)}")
 
 
-def check_numbers(*, participants: int, seats: int, deals: int, deadline_ms: int, rules: Mapping[str, Any]) -> None:
+def check_numbers(*, participants: int, seats: int, deals: int, decision_deadline_ms: int, rules: Mapping[str,
+                                                                                                          Any]) -> None:
     """Bounds of the numbers of a request (``ValueError`` naming the first one out of bounds); cheap."""
     _bounded("participants", participants, 2, MAX_PARTICIPANTS)
     _bounded("seats_per_table", seats, 2, 10)
@@ -59,7 +60,7 @@ def check_numbers(*, participants: int, seats: int, deals: int, deadline_ms: int
         raise ValueError(f"at tables of more than 2 seats, at most {MAX_TABLE_PARTICIPANTS} participants are "
                          f"allowed, got {participants}")
     _bounded("deals_per_table", deals, 1, MAX_DEALS)
-    _bounded("decision_deadline_ms", deadline_ms, MIN_DEADLINE_MS, MAX_DEADLINE_MS)
+    _bounded("decision_deadline_ms", decision_deadline_ms, MIN_DECISION_DEADLINE_MS, MAX_DECISION_DEADLINE_MS)
     if "target" in rules:
         _bounded("rules.target", int(rules["target"]), 1, MAX_TARGET)
     if "max_decisions_per_round" in rules:

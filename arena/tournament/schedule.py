@@ -53,7 +53,7 @@ from .design import (
     cyclic_tables,
     rotate,
 )
-from .spec import TournamentSpec
+from .spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, TournamentSpec
 
 
 def match_id(tournament_id: str, deal: int, table: int, rotation: int) -> str:
@@ -85,10 +85,11 @@ class MatchSpec:
     seats: tuple[str, ...]
     seed: int
     rules: Mapping[str, Any] = field(hash=False)
-    deadline_ms: int = 1000
+    decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
+    """Stored as ``deadline_ms`` in :meth:`to_dict`."""
     time_bank_ms: int = field(default=0, compare=False)
     """Each seat's time bank in the match (the tournament's; not in :meth:`to_dict`, like the attempt)."""
-    lag_cap_ms: int = field(default=250, compare=False)
+    lag_compensation_cap_ms: int = field(default=DEFAULT_LAG_COMPENSATION_CAP_MS, compare=False)
     """The most lag compensation per decision (the tournament's)."""
     attempt: int = field(default=1, compare=False)
     """Which attempt of this match a worker plays (from 1; run state, not schedule: not in :meth:`to_dict`, not
@@ -115,7 +116,7 @@ class MatchSpec:
             "seats": list(self.seats),
             "seed": self.seed,
             "rules": dict(self.rules),
-            "deadline_ms": self.deadline_ms,
+            "deadline_ms": self.decision_deadline_ms,
         }
 
     @classmethod
@@ -130,7 +131,7 @@ class MatchSpec:
             seats=tuple(str(s) for s in data["seats"]),
             seed=int(data["seed"]),
             rules=dict(data["rules"]),
-            deadline_ms=int(data.get("deadline_ms", 1000)),
+            decision_deadline_ms=int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)),
         )
 
 
@@ -181,9 +182,9 @@ def schedule(spec: TournamentSpec) -> list[MatchSpec]:
                         seats=tuple(seats),
                         seed=seed,
                         rules=rules,
-                        deadline_ms=spec.deadline_ms,
+                        decision_deadline_ms=spec.decision_deadline_ms,
                         time_bank_ms=spec.time_bank_ms,
-                        lag_cap_ms=spec.lag_cap_ms,
+                        lag_compensation_cap_ms=spec.lag_compensation_cap_ms,
                     )
                 )
     return matches

@@ -21,12 +21,16 @@ from ._rng import stable_digest
 MIN_SEATS = 2
 MAX_SEATS = 10
 DEFAULT_MAX_TABLES = 2000
-DEFAULT_DEADLINE_MS = 1000
+DEFAULT_DECISION_DEADLINE_MS = 1000
 """A decision's time limit when none is given, in milliseconds."""
-DEFAULT_LAG_CAP_MS = 250
-"""The most lag compensation per decision by default (``arena.runner.DEFAULT_LAG_CAP_S`` in ms)."""
-MAX_LAG_CAP_MS = 10_000
+DEFAULT_LAG_COMPENSATION_CAP_MS = 250
+"""The most lag compensation per decision by default, in milliseconds (``arena.runner`` derives its seconds)."""
+MAX_LAG_COMPENSATION_CAP_MS = 10_000
 MAX_TIME_BANK_MS = 3_600_000
+STORED_KEYS = {"decision_deadline_ms": "deadline_ms", "lag_compensation_cap_ms": "lag_cap_ms"}
+"""The attributes whose key in the stored JSON (:meth:`TournamentSpec.to_dict`) is another (older) name: the data
+on disk, and the digests of stored specs, stay as they were."""
+_ATTRIBUTES = {key: name for name, key in STORED_KEYS.items()}
 MAX_ALL_ORDERS_SEATS = 4
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _POOL_RE = re.compile(r"^[A-Za-z0-9:_.\-]{1,100}$")
@@ -85,9 +89,9 @@ class TournamentSpec:
       duplicate_orders: ``"rotate"`` (k cyclic rotations, the default) or ``"all"`` (all k!
         seat orders; only for tables of at most 4 seats).
       seed: the tournament seed (an integer >= 0); every deal and table is derived from it.
-      deadline_ms: decision deadline for bots, in milliseconds (>= 1).
+      decision_deadline_ms: decision deadline for bots, in milliseconds (>= 1).
       time_bank_ms: each seat's time bank per match (time over the deadline comes out of it), ms (0: none).
-      lag_cap_ms: the most lag compensation per decision (a remote bot's measured round trip, capped), ms.
+      lag_compensation_cap_ms: the most lag compensation per decision (a remote bot's measured round trip, capped), ms.
       pool: the rating pool its results go to; empty: the pool of its rules (:func:`rating_pool_key`). A
         competition's ladder blocks name the competition's own pool.
       max_tables: with more than 2 seats, every k-subset of the field is a table when there
@@ -105,9 +109,9 @@ class TournamentSpec:
     duplicate: bool = False
     duplicate_orders: str = "rotate"
     seed: int = 0
-    deadline_ms: int = DEFAULT_DEADLINE_MS
+    decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
     time_bank_ms: int = 0
-    lag_cap_ms: int = DEFAULT_LAG_CAP_MS
+    lag_compensation_cap_ms: int = DEFAULT_LAG_COMPENSATION_CAP_MS
     pool: str = ""
     max_tables: int = DEFAULT_MAX_TABLES
     pair_meetings: int = 1
@@ -149,9 +153,9 @@ class TournamentSpec:
                 f"seats, got {self.seats} ({math.factorial(self.seats)} orders); use 'rotate'"
             )
         _check_int("seed", self.seed, 0)
-        _check_int("deadline_ms", self.deadline_ms, 1)
+        _check_int("decision_deadline_ms", self.decision_deadline_ms, 1)
         _check_int("time_bank_ms", self.time_bank_ms, 0, MAX_TIME_BANK_MS)
-        _check_int("lag_cap_ms", self.lag_cap_ms, 0, MAX_LAG_CAP_MS)
+        _check_int("lag_compensation_cap_ms", self.lag_compensation_cap_ms, 0, MAX_LAG_COMPENSATION_CAP_MS)
         if not isinstance(self.pool, str) or (self.pool and not _POOL_RE.match(self.pool)):
             raise ValueError(f"pool must be 1-100 letters, digits, ':', '_', '.' or '-', got {self.pool!r}")
         _check_int("max_tables", self.max_tables, 1)
@@ -196,26 +200,28 @@ class TournamentSpec:
             "duplicate": self.duplicate,
             "duplicate_orders": self.duplicate_orders,
             "seed": self.seed,
-            "deadline_ms": self.deadline_ms,
+            "deadline_ms": self.decision_deadline_ms,
             "max_tables": self.max_tables,
             "pair_meetings": self.pair_meetings,
             # The clocks only when set otherwise: a spec stored before they existed keeps its digest.
             **({"time_bank_ms": self.time_bank_ms} if self.time_bank_ms else {}),
-            **({"lag_cap_ms": self.lag_cap_ms} if self.lag_cap_ms != DEFAULT_LAG_CAP_MS else {}),
+            **({"lag_cap_ms": self.lag_compensation_cap_ms}
+               if self.lag_compensation_cap_ms != DEFAULT_LAG_COMPENSATION_CAP_MS else {}),
             **({"pool": self.pool} if self.pool else {}),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentSpec:
-        """Build a spec from :meth:`to_dict` output; unknown keys raise ``ValueError``."""
-        known = set(cls.__dataclass_fields__)
+        """Build a spec from :meth:`to_dict` output (its stored keys, :data:`STORED_KEYS`); unknown keys raise
+        ``ValueError``."""
+        known = {STORED_KEYS.get(name, name) for name in cls.__dataclass_fields__}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown tournament field(s): {', '.join(unknown)}")
         missing = sorted({"tournament_id", "participants"} - set(data))
         if missing:
             raise ValueError(f"missing tournament field(s): {', '.join(missing)}")
-        values = dict(data)
+        values = {_ATTRIBUTES.get(key, key): value for key, value in data.items()}
         if isinstance(values.get("participants"), list):
             values["participants"] = tuple(values["participants"])
         return cls(**values)

@@ -20,9 +20,11 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.concurrency import run_in_threadpool
 
 from arena.client import plain, state_name
+from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
+from arena.tournament.status import TournamentStatus
 from arena.web import views
 from arena.web.live import LiveFeed
-from arena.web.reader import STATE_FILTERS, ArenaReader
+from arena.web.reader import ArenaReader
 
 router = APIRouter()
 MATCHES_PER_PAGE = 50
@@ -30,7 +32,9 @@ TABLES_SHOWN = 100
 TOURNAMENTS_PER_PAGE = 25
 STANDINGS_EVERY_S = 1.0
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-ENDED_STATE_NAMES = frozenset(state_name(state) for state in views.ENDED_STATES)
+ENDED_STATE_NAMES = frozenset(state_name(state) for state in ENDED_TOURNAMENT_STATES)
+STATE_FILTERS = tuple(status.value for status in TournamentStatus)
+"""The words ``?status=`` takes."""
 
 
 def reader(request: Request) -> ArenaReader:
@@ -135,12 +139,12 @@ async def leaderboard_events(request: Request, pool: str = "", page: int = Query
 # -- tournaments -------------------------------------------------------------------------------------------
 
 
-def _statuses(status: str) -> list[str]:
+def _statuses(status: str) -> list[TournamentStatus]:
     names = [name.strip() for name in status.split(",") if name.strip()]
     unknown = [name for name in names if name not in STATE_FILTERS]
     if unknown:
         raise bad_request(f"unknown status {', '.join(unknown)}: use {', '.join(STATE_FILTERS)}")
-    return names
+    return [TournamentStatus(name) for name in names]
 
 
 @router.get("/api/tournaments", tags=["tournaments"])
@@ -152,7 +156,8 @@ def api_tournaments(request: Request,
     return tournaments_data(reader(request), _statuses(status), page_size, page_token)
 
 
-def tournaments_data(arena: ArenaReader, states: list[str], page_size: int, page_token: str) -> dict[str, Any]:
+def tournaments_data(arena: ArenaReader, states: list[TournamentStatus], page_size: int,
+                     page_token: str) -> dict[str, Any]:
     """A page of tournaments (ListTournaments), each with its pool's label and its progress."""
     page = arena.tournaments_page(states, page_size, page_token)
     now = time.time()
@@ -350,8 +355,8 @@ async def bot_incidents(request: Request, name: str) -> HTMLResponse:
 def status_data(request: Request) -> dict[str, Any]:
     arena = reader(request)
     bots = arena.bots()
-    running = list(arena.tournaments_page(["running"], 1000, "").tournaments)
-    pending = list(arena.tournaments_page(["pending"], 1000, "").tournaments)
+    running = list(arena.tournaments_page([TournamentStatus.RUNNING], 1000, "").tournaments)
+    pending = list(arena.tournaments_page([TournamentStatus.PENDING], 1000, "").tournaments)
     now = time.time()
     progress = [views.tournament_progress(t, now) for t in running]
     return {

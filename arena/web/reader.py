@@ -23,14 +23,12 @@ import grpc
 
 from arena.client import ArenaClient
 from arena.protocol import arena_pb2
+from arena.protocol.statuses import TOURNAMENT_STATE_OF
+from arena.tournament.status import TournamentStatus
 from arena.web import views
 from arena.web.replay_frames import Frames, replay_frames
 from arena.web.views import IncidentRow, MatchRow, PoolBoard, PublicBot
 
-_STATE_NUMBERS = {"running": arena_pb2.TOURNAMENT_STATE_RUNNING, "pending": arena_pb2.TOURNAMENT_STATE_PENDING,
-                  "finished": arena_pb2.TOURNAMENT_STATE_FINISHED, "cancelled": arena_pb2.TOURNAMENT_STATE_CANCELLED,
-                  "failed": arena_pb2.TOURNAMENT_STATE_FAILED}
-STATE_FILTERS = tuple(_STATE_NUMBERS)
 T = TypeVar("T")
 
 
@@ -95,14 +93,6 @@ class _Fresh:
                 self._refreshing.discard(key)
 
 
-def state_numbers(names: list[str]) -> list[arena_pb2.TournamentState]:
-    """Tournament state numbers of state names; ValueError naming an unknown one."""
-    unknown = [name for name in names if name not in _STATE_NUMBERS]
-    if unknown:
-        raise ValueError(f"unknown tournament status {', '.join(unknown)!s}: use {', '.join(STATE_FILTERS)}")
-    return [_STATE_NUMBERS[name] for name in names]
-
-
 PUBLIC_BOT_FIELDS = tuple(f.name for f in fields(PublicBot))
 """What the pages show of a registered bot (:class:`arena.web.views.PublicBot`). The API shows an anonymous caller
 only the id, name, creation time and deletion; with the admin client the web front also reads the description,
@@ -133,9 +123,10 @@ class ArenaReader:
 
     # -- tournaments ---------------------------------------------------------------------------------------
 
-    def tournaments_page(self, states: list[str], page_size: int,
+    def tournaments_page(self, states: list[TournamentStatus], page_size: int,
                          page_token: str) -> arena_pb2.ListTournamentsResponse:
-        return self.client.tournaments_page(state_numbers(states), page_size=page_size, page_token=page_token)
+        return self.client.tournaments_page([TOURNAMENT_STATE_OF[status] for status in states], page_size=page_size,
+                                            page_token=page_token)
 
     def all_tournaments(self) -> Iterator[arena_pb2.Tournament]:
         return self.client.list_tournaments(page_size=1000)

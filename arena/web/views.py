@@ -22,6 +22,7 @@ from typing import Any
 
 from arena.client import plain, state_name
 from arena.protocol import arena_pb2, game_pb2
+from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
 
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
              "intervals once, and every reader shows them as they are. More matches split tiers.")
@@ -146,11 +147,7 @@ def tournament_data(message: arena_pb2.Tournament, pool_label: str) -> dict[str,
 
 def ended(message: arena_pb2.Tournament) -> bool:
     """Finished, cancelled or failed: nothing of it changes any more."""
-    return message.state in ENDED_STATES
-
-
-ENDED_STATES = frozenset({arena_pb2.TOURNAMENT_STATE_FINISHED, arena_pb2.TOURNAMENT_STATE_CANCELLED,
-                          arena_pb2.TOURNAMENT_STATE_FAILED})
+    return message.state in ENDED_TOURNAMENT_STATES
 
 
 @dataclass(frozen=True)

@@ -84,8 +84,9 @@ def test_lag_compensation_keeps_a_far_bot_in_time_and_is_recorded(gw: GatewayHar
     bot = _far_bot(gw, "far", delay_s=DELAY_S)
     try:
         rules = Rules(target=60)
-        fair = _play(gw, "far", MatchConfig("lag-on", 5, rules, deadline_s=0.05, lag_cap_s=0.25))
-        unfair = _play(gw, "far", MatchConfig("lag-off", 5, rules, deadline_s=0.05, lag_cap_s=0.0))
+        fair = _play(gw, "far", MatchConfig("lag-on", 5, rules, decision_deadline_s=0.05, lag_compensation_cap_s=0.25))
+        unfair = _play(gw, "far", MatchConfig("lag-off", 5, rules, decision_deadline_s=0.05,
+                                              lag_compensation_cap_s=0.0))
     finally:
         bot.close()
     asked = [d for d in fair.decisions if d.seat == 0]
@@ -102,9 +103,11 @@ def test_the_time_bank_pays_for_slow_decisions_until_it_is_empty(gw: GatewayHarn
     bot = DelayedBot(gw.address, gw.register_bot("ponder"), delay_s=0.0, think_s=0.08)
     gw.wait_for_bot("ponder")
     try:
-        config = MatchConfig("bank", 7, Rules(target=60), deadline_s=0.05, lag_cap_s=0.0, time_bank_s=0.3)
+        config = MatchConfig("bank", 7, Rules(target=60), decision_deadline_s=0.05, lag_compensation_cap_s=0.0,
+                             time_bank_s=0.3)
         record = _play(gw, "ponder", config)
-        without = _play(gw, "ponder", MatchConfig("no-bank", 7, Rules(target=60), deadline_s=0.05, lag_cap_s=0.0))
+        without = _play(gw, "ponder", MatchConfig("no-bank", 7, Rules(target=60), decision_deadline_s=0.05,
+                                                  lag_compensation_cap_s=0.0))
     finally:
         bot.close()
     asked = [d for d in record.decisions if d.seat == 0 and d.outcome != "forfeited"]
@@ -119,8 +122,9 @@ def test_the_time_bank_pays_for_slow_decisions_until_it_is_empty(gw: GatewayHarn
 
 
 def test_the_clocks_are_checked() -> None:
-    for bad in ({"time_bank_s": -1.0}, {"lag_cap_s": -0.1}, {"lag_cap_s": 11.0}, {"time_bank_s": 4000.0}):
-        with pytest.raises(ValueError, match=r"time_bank_s|lag_cap_s"):
+    for bad in ({"time_bank_s": -1.0}, {"lag_compensation_cap_s": -0.1}, {"lag_compensation_cap_s": 11.0},
+                {"time_bank_s": 4000.0}):
+        with pytest.raises(ValueError, match=r"time_bank_s|lag_compensation_cap_s"):
             MatchConfig("m", 1, Rules(), **bad)  # type: ignore[arg-type]
 
 
@@ -128,17 +132,18 @@ def test_a_tournaments_clocks_reach_every_match_and_old_specs_keep_their_form() 
     from arena.service.matches import match_config, spec_from_wire, spec_to_wire
     from arena.tournament import TournamentSpec, schedule
 
-    spec = TournamentSpec("t-clock", ("random", "heuristic"), time_bank_ms=2500, lag_cap_ms=100)
+    spec = TournamentSpec("t-clock", ("random", "heuristic"), time_bank_ms=2500, lag_compensation_cap_ms=100)
     match = schedule(spec)[0]
     config = match_config(match)
-    assert (config.time_bank_s, config.lag_cap_s) == (2.5, 0.1)
-    again = spec_from_wire(spec_to_wire(match), spec.tournament_id, spec.rules, spec.deadline_ms, spec.time_bank_ms,
-                           spec.lag_cap_ms)
+    assert (config.time_bank_s, config.lag_compensation_cap_s) == (2.5, 0.1)
+    again = spec_from_wire(spec_to_wire(match), spec.tournament_id, spec.rules, spec.decision_deadline_ms,
+                           spec.time_bank_ms,
+                           spec.lag_compensation_cap_ms)
     assert match_config(again) == config
     assert TournamentSpec.from_dict(spec.to_dict()) == spec
     plain = TournamentSpec("t-plain", ("random", "heuristic"))
     assert "time_bank_ms" not in plain.to_dict() and "lag_cap_ms" not in plain.to_dict()  # digests as before
-    assert match_config(schedule(plain)[0]).lag_cap_s == 0.25
+    assert match_config(schedule(plain)[0]).lag_compensation_cap_s == 0.25
     with pytest.raises(ValueError, match="time_bank_ms"):
         TournamentSpec("t-bad", ("random", "heuristic"), time_bank_ms=-1)
 

@@ -36,7 +36,7 @@ def control(gateway: GatewayHarness) -> Iterator[ThreadBot]:
 
 
 def control_config(seed: int = 77) -> tuple[MatchConfig, list[str]]:
-    return MatchConfig(f"control-{seed}", seed, Rules(), deadline_s=5.0), ["good", "random", "heuristic"]
+    return MatchConfig(f"control-{seed}", seed, Rules(), decision_deadline_s=5.0), ["good", "random", "heuristic"]
 
 
 def assert_clean(record: MatchRecord) -> None:
@@ -127,7 +127,7 @@ def test_unknown_and_stale_request_ids_are_refused(gateway: GatewayHarness, cont
 
     stop = threading.Event()
     thread = play_raw(bot, answer, stop)
-    bad = (MatchConfig("stale-1", 5, Rules(), deadline_s=5.0), ["confused", "random", "heuristic"])
+    bad = (MatchConfig("stale-1", 5, Rules(), decision_deadline_s=5.0), ["confused", "random", "heuristic"])
     record, _ = play_with_control(gateway, bad)
     stop.set()
     thread.join(5)
@@ -150,7 +150,7 @@ def test_out_of_range_index_is_refused_and_may_be_answered_again(gateway: Gatewa
     bot.welcome()
     stop = threading.Event()
     thread = play_raw(bot, lambda request: [len(request.legal_actions) + 5, 0], stop)
-    bad = (MatchConfig("index-1", 8, Rules(), deadline_s=5.0), ["clumsy", "random"])
+    bad = (MatchConfig("index-1", 8, Rules(), decision_deadline_s=5.0), ["clumsy", "random"])
     record, _ = play_with_control(gateway, bad)
     stop.set()
     thread.join(5)
@@ -195,7 +195,7 @@ def test_flood_of_answers_without_requests_is_refused_then_disconnected(gateway:
 
     stop = threading.Event()
     thread = play_raw(bot, answer, stop)
-    bad = (MatchConfig("flood-1", 6, Rules(), deadline_s=FAST), ["flooder", "random"])
+    bad = (MatchConfig("flood-1", 6, Rules(), decision_deadline_s=FAST), ["flooder", "random"])
     record, _ = play_with_control(gateway, bad)
     code, details = bot.wait_end()
     stop.set()
@@ -219,7 +219,7 @@ def test_oversized_message_is_refused_by_grpc(gateway: GatewayHarness, control: 
 
     stop = threading.Event()
     thread = play_raw(bot, answer, stop)
-    bad = (MatchConfig("big-1", 4, Rules(), deadline_s=FAST), ["bloated", "random"])
+    bad = (MatchConfig("big-1", 4, Rules(), decision_deadline_s=FAST), ["bloated", "random"])
     record, _ = play_with_control(gateway, bad)
     code, details = bot.wait_end()
     stop.set()
@@ -237,7 +237,8 @@ def test_bot_that_never_answers_times_out_and_forfeits(gateway: GatewayHarness, 
     bot.welcome()
     stop = threading.Event()
     thread = play_raw(bot, lambda request: None, stop)  # answers Pings, never a decision
-    bad = (MatchConfig("silent-1", 3, Rules(), deadline_s=FAST, max_strikes=3), ["sleepy", "random", "heuristic"])
+    bad = (MatchConfig("silent-1", 3, Rules(), decision_deadline_s=FAST, max_strikes=3), ["sleepy", "random",
+                                                                                          "heuristic"])
     record, _ = play_with_control(gateway, bad)
     stop.set()
     thread.join(5)
@@ -270,7 +271,7 @@ def test_late_answer_is_refused_and_counted(gateway: GatewayHarness) -> None:
 
     stop = threading.Event()
     thread = play_raw(bot, answer, stop)
-    record = gateway.run_match(["slowpoke", "random"], seed=4, deadline_s=FAST, match_id="late-1")
+    record = gateway.run_match(["slowpoke", "random"], seed=4, decision_deadline_s=FAST, match_id="late-1")
     stop.set()
     thread.join(5)
     bot.close()
@@ -295,7 +296,7 @@ def test_bot_killed_mid_match_forfeits_and_the_match_finishes(gateway: GatewayHa
     try:
         gateway.wait_for_bot("doomed", 30)
         link = gateway.server.gateway.link("doomed")
-        bad = _start(gateway, MatchConfig("killed-1", 13, Rules(), deadline_s=FAST), ["doomed", "random"])
+        bad = _start(gateway, MatchConfig("killed-1", 13, Rules(), decision_deadline_s=FAST), ["doomed", "random"])
         ctl_config, ctl_names = control_config()
         ctl = _start(gateway, ctl_config, ctl_names)
         wait_until(lambda: len(link.retired) >= 10, what="ten answered decisions")
@@ -318,7 +319,7 @@ def test_bot_that_reconnects_picks_up_its_pending_decision(gateway: GatewayHarne
     with ThreadBot(gateway.address, token) as bot:
         gateway.wait_for_bot("phoenix")
         link = gateway.server.gateway.link("phoenix")
-        bad = _start(gateway, MatchConfig("phoenix-1", 17, Rules(), deadline_s=10.0), ["phoenix", "random"])
+        bad = _start(gateway, MatchConfig("phoenix-1", 17, Rules(), decision_deadline_s=10.0), ["phoenix", "random"])
         ctl_config, ctl_names = control_config()
         ctl = _start(gateway, ctl_config, ctl_names)
         wait_until(lambda: len(link.retired) >= 5, what="five answered decisions")
@@ -337,7 +338,7 @@ def test_arena_side_drop_is_survived_by_the_kit(gateway: GatewayHarness) -> None
     with ThreadBot(gateway.address, token) as bot:
         gateway.wait_for_bot("dropped")
         link = gateway.server.gateway.link("dropped")
-        fut = _start(gateway, MatchConfig("drop-1", 19, Rules(), deadline_s=10.0), ["dropped", "heuristic"])
+        fut = _start(gateway, MatchConfig("drop-1", 19, Rules(), decision_deadline_s=10.0), ["dropped", "heuristic"])
         wait_until(lambda: len(link.retired) >= 3, what="three answered decisions")
         assert gateway.run(_drop(gateway, "dropped"))
         record = fut.result(120)

@@ -119,7 +119,8 @@ def test_the_kit_asks_for_batches_and_plays_through_them(gateway: GatewayHarness
     try:
         gateway.wait_for_bot("kitbatch")
         # Two seats of the same bot: both MatchStarted messages wait together, so at least one batch goes out.
-        configs = [(MatchConfig(f"kb-{seed}", seed, Rules(), deadline_s=5.0), ["kitbatch", "kitbatch", "random"])
+        configs = [(MatchConfig(f"kb-{seed}", seed, Rules(), decision_deadline_s=5.0), ["kitbatch", "kitbatch",
+                                                                                        "random"])
                    for seed in (1, 2, 3)]
         records = gateway.run_matches(configs)
         assert bot.stats.welcome is not None and bot.stats.welcome.batches

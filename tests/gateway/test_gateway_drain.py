@@ -100,7 +100,7 @@ def test_sigterm_drains_the_gateway_and_its_bot_moves_to_the_next_one_on_the_sam
             number = 0
             while playing.is_set():
                 number += 1
-                config = MatchConfig(match_id=f"drain-{number}", seed=number, rules=Rules(), deadline_s=2.0)
+                config = MatchConfig(match_id=f"drain-{number}", seed=number, rules=Rules(), decision_deadline_s=2.0)
                 seats = [RelaySeat(store, "mover"), LocalSeat(make_bot("random", seed=number))]
                 records.append(await run_match(config, seats))
 
@@ -238,7 +238,7 @@ def test_the_kit_moves_at_once_and_a_pending_decision_is_handed_over(redis_serve
                 loop = LoopThread("relay-seat")
                 try:
                     seat = RelaySeat(Store.from_url(url), "slowpoke")
-                    config = MatchConfig(match_id="handover-1", seed=4, rules=Rules(), deadline_s=3.0)
+                    config = MatchConfig(match_id="handover-1", seed=4, rules=Rules(), decision_deadline_s=3.0)
                     done = loop.submit(run_match(config, [seat, LocalSeat(make_bot("random", seed=1))]))
                     wait_until(answering.is_set, 30, "a decision pending at the bot")
                     started = time.monotonic()

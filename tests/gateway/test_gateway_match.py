@@ -52,7 +52,8 @@ def test_one_stream_plays_several_matches_at_once(gateway: GatewayHarness) -> No
     token = gateway.register_bot("multi")
     with ThreadBot(gateway.address, token) as bot:
         gateway.wait_for_bot("multi")
-        configs = [(MatchConfig(f"multi-{i}", 40 + i, Rules(), deadline_s=5.0), ["multi", "random", "heuristic"])
+        configs = [(MatchConfig(f"multi-{i}", 40 + i, Rules(), decision_deadline_s=5.0), ["multi", "random",
+                                                                                          "heuristic"])
                    for i in range(6)]
         records = gateway.run_matches(configs)
         assert bot.stats.sessions == 1
@@ -64,7 +65,7 @@ def test_one_stream_plays_several_matches_at_once(gateway: GatewayHarness) -> No
 def test_same_bot_in_two_seats_of_one_match(gateway: GatewayHarness) -> None:
     token = gateway.register_bot("twin")
     with ThreadBot(gateway.address, token, HeuristicBot):
-        record = gateway.run_match(["twin", "random", "twin"], seed=9, deadline_s=5.0)
+        record = gateway.run_match(["twin", "random", "twin"], seed=9, decision_deadline_s=5.0)
     assert record.end_reason == "target"
     assert record.timeouts == [0, 0, 0]
 
@@ -93,7 +94,8 @@ def test_relay_seat_plays_through_redis_like_a_worker(gateway: GatewayHarness) -
         try:
             seats = [RelaySeat(worker_store, "relayed"), LocalSeat(make_bot("random", 1)),
                      LocalSeat(make_bot("heuristic", 2))]
-            record = run_match_sync(MatchConfig("relay-1", 21, Rules(variant="classic"), deadline_s=5.0), seats)
+            record = run_match_sync(MatchConfig("relay-1", 21, Rules(variant="classic"), decision_deadline_s=5.0),
+                                    seats)
         finally:
             worker_store.close()
     assert record.end_reason == "target"
@@ -138,7 +140,7 @@ def test_metrics_endpoint_shows_decisions_latency_bots_and_matches(gateway: Gate
             gateway.wait_for_bot("measured")
             text = urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=5).read().decode()
             assert "uno_arena_connected_bots" in text
-            gateway.run_match(["measured", "random"], seed=2, deadline_s=5.0)
+            gateway.run_match(["measured", "random"], seed=2, decision_deadline_s=5.0)
         text = urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=5).read().decode()
     finally:
         server.close()
@@ -166,7 +168,7 @@ def test_matches_on_other_threads_do_not_share_state(gateway: GatewayHarness) ->
         results: list[object] = []
 
         def play(i: int) -> None:
-            results.append(gateway.run_match([f"par{i}", "heuristic"], seed=60 + i, deadline_s=5.0))
+            results.append(gateway.run_match([f"par{i}", "heuristic"], seed=60 + i, decision_deadline_s=5.0))
 
         threads = [threading.Thread(target=play, args=(i,)) for i in range(2)]
         for thread in threads:
@@ -191,7 +193,7 @@ def test_a_second_process_of_the_same_bot_takes_over_and_the_first_stops(gateway
             wait_until(lambda: second.stats.sessions == 1, what="the second session")
             assert first.wait_stopped(20), "the first bot kept running after it was replaced"
             assert isinstance(first.error, KitError) and "replaced" in str(first.error)
-            record = gateway.run_match(["twice", "random"], seed=31, deadline_s=5.0)
+            record = gateway.run_match(["twice", "random"], seed=31, decision_deadline_s=5.0)
             assert record.timeouts == [0, 0]
             assert second.stats.decisions > 0
     finally:

@@ -95,7 +95,7 @@ class _Raises(Bot):
 
 
 def _record(seats: list[Seat], max_strikes: int = 3) -> MatchRecord:
-    config = MatchConfig("t-inc:m-1", 5, Rules(), deadline_s=1.0, max_strikes=max_strikes)
+    config = MatchConfig("t-inc:m-1", 5, Rules(), decision_deadline_s=1.0, max_strikes=max_strikes)
     return asyncio.run(run_match(config, seats))
 
 

@@ -55,7 +55,7 @@ class FlakySeat(Seat):
 
 
 def _config(grace: float = 5.0) -> MatchConfig:
-    return MatchConfig("infra-1", 21, Rules(), deadline_s=1.0, infra_grace_s=grace)
+    return MatchConfig("infra-1", 21, Rules(), decision_deadline_s=1.0, infra_grace_s=grace)
 
 
 def _play(seat: Seat, grace: float = 5.0) -> MatchRecord:
@@ -148,7 +148,7 @@ def test_a_gateway_lost_mid_match_is_no_strike_and_the_match_ends_as_a_clean_run
     bot = ThreadBot(gateways[0].address, token)
     bot.client.factory = lambda match_id, seat: RandomBot(seed=match_seed(match_id, seat))
     store = Store.from_url(redis_server.url)
-    config = MatchConfig("infra-gw", 5, Rules(target=150), deadline_s=1.0, infra_grace_s=20.0)
+    config = MatchConfig("infra-gw", 5, Rules(target=150), decision_deadline_s=1.0, infra_grace_s=20.0)
 
     def restart() -> None:
         address = gateways[-1].address

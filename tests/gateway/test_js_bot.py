@@ -144,7 +144,7 @@ def test_full_match_against_python_bots_over_grpc(node_bot: Path, gateway: Gatew
     with js_bot(gateway, "jsbot", tmp_path) as js, \
             python_bot(gateway, "py-heuristic", "heuristic", tmp_path), \
             python_bot(gateway, "py-random", "random", tmp_path):
-        record = gateway.run_match(["jsbot", "py-heuristic", "py-random"], seed=11, deadline_s=DEADLINE_S,
+        record = gateway.run_match(["jsbot", "py-heuristic", "py-random"], seed=11, decision_deadline_s=DEADLINE_S,
                                    wait_s=60.0, match_id="js-full-1")
         assert record.end_reason == "target", record.detail
         assert record.winner is not None
@@ -171,7 +171,7 @@ def test_concurrent_matches_on_one_stream(node_bot: Path, gateway: GatewayHarnes
                   ("classic", ["jsbot", "heuristic", "jsbot"]),  # two seats: messages to both come batched
                   ("flip", ["random", "random", "jsbot", "heuristic"])]
         configs = [(MatchConfig(match_id=f"js-c-{i}-{variant}", seed=20 + i, rules=Rules(variant=variant),
-                                deadline_s=DEADLINE_S), seats)
+                                decision_deadline_s=DEADLINE_S), seats)
                    for i, (variant, seats) in enumerate(tables)]
         records = gateway.run_matches(configs)
         for (config, seats), record in zip(configs, records, strict=True):
@@ -203,7 +203,7 @@ def test_reconnects_after_the_session_drops(node_bot: Path, gateway: GatewayHarn
         with ThreadPoolExecutor(1) as pool:
             # A long match (target 2000), so it is still running when the session drops.
             future = pool.submit(gateway.run_match, ["jsbot", "heuristic", "random"], seed=5,
-                                 rules=Rules(target=2000), deadline_s=DEADLINE_S, match_id="js-drop-1")
+                                 rules=Rules(target=2000), decision_deadline_s=DEADLINE_S, match_id="js-drop-1")
             gateway.run(drop_while_deciding(), timeout=60)
             record = future.result(timeout=240)
         assert record.end_reason == "target", record.detail
@@ -240,7 +240,7 @@ def test_reconnects_when_the_gateway_comes_back(node_bot: Path, fresh_redis_serv
             with running_gateway(redis_url, address=f"127.0.0.1:{port}") as second:
                 second.wait_for_bot("jsbot", 60.0)
                 record = second.run_match(["heuristic", "jsbot"], seed=9, rules=Rules(variant="classic"),
-                                          deadline_s=DEADLINE_S, match_id="js-back-1")
+                                          decision_deadline_s=DEADLINE_S, match_id="js-back-1")
                 assert record.end_reason == "target", record.detail
                 assert_clean_seat(record, 1)
             assert js.log().count("welcome: session") == 2
@@ -262,7 +262,7 @@ def test_moves_at_once_when_the_gateway_drains(node_bot: Path, fresh_redis_serve
             js.wait_for_log("goodbye from the arena")
             assert js.log().count("welcome: session") == 2
             record = second.run_match(["heuristic", "jsbot"], seed=9, rules=Rules(variant="classic"),
-                                      deadline_s=DEADLINE_S, match_id="js-moved-1")
+                                      decision_deadline_s=DEADLINE_S, match_id="js-moved-1")
             assert record.end_reason == "target", record.detail
             assert_clean_seat(record, 1)
         assert js.terminate() == 0, js.log()

@@ -51,7 +51,7 @@ def test_an_exception_in_choose_costs_one_decision_and_the_other_matches_go_on(
     bot = ThreadBot(gateway.address, token, bot=_FailsInOneMatch)
     try:
         gateway.wait_for_bot("buggy")
-        configs = [(MatchConfig(mid, 3, Rules(), deadline_s=5.0), ["buggy", "random"])
+        configs = [(MatchConfig(mid, 3, Rules(), decision_deadline_s=5.0), ["buggy", "random"])
                    for mid in ("h-broken", "h-fine")]
         broken, fine = gateway.run_matches(configs, timeout_s=120)
         assert broken.timeouts[0] == 0 and broken.refusals[0] == 0 and broken.strikes[0] == 0, broken.detail

@@ -65,7 +65,7 @@ def test_the_runner_asks_other_seats_and_records_their_catches() -> None:
     out_of_turn = offers_seen = declines = 0
     for seed in range(12):
         bots = [OfferSpy(seed * 10 + i) for i in range(4)]
-        config = MatchConfig(f"catch-{seed}", seed, CATCH_RULES, deadline_s=1.0)
+        config = MatchConfig(f"catch-{seed}", seed, CATCH_RULES, decision_deadline_s=1.0)
         record = run_match_sync(config, [LocalSeat(bot, name=f"spy{i}") for i, bot in enumerate(bots)],
                                 metrics=create_metrics(CollectorRegistry()))
         assert record.end_reason == "target", record.detail
@@ -125,7 +125,7 @@ def test_a_stored_replay_pairs_each_step_with_its_own_decision() -> None:
             return 1 if observation.decision == "catch" else super().choose(observation, legal)  # always declines
 
     bots = [Decliner(i) for i in range(4)]
-    config = MatchConfig("catch-replay", 3, CATCH_RULES, deadline_s=1.0)
+    config = MatchConfig("catch-replay", 3, CATCH_RULES, decision_deadline_s=1.0)
     record = run_match_sync(config, [LocalSeat(bot, name=f"s{i}") for i, bot in enumerate(bots)],
                             metrics=create_metrics(CollectorRegistry()))
     stored = stored_record(record)

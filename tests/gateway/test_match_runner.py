@@ -148,7 +148,7 @@ def test_config_is_checked() -> None:
     with pytest.raises(ValueError):
         MatchConfig("", 1, Rules())
     with pytest.raises(ValueError):
-        MatchConfig("m", 1, Rules(), deadline_s=0)
+        MatchConfig("m", 1, Rules(), decision_deadline_s=0)
     with pytest.raises(ValueError):
         MatchConfig("m", 1, Rules(), max_strikes=0)
 

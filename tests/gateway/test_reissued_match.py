@@ -83,7 +83,7 @@ class Interrupting(Seat):
 
 
 def _config(attempt: int) -> MatchConfig:
-    return MatchConfig(MATCH_ID, SEED, Rules(target=150), deadline_s=5.0, attempt=attempt)
+    return MatchConfig(MATCH_ID, SEED, Rules(target=150), decision_deadline_s=5.0, attempt=attempt)
 
 
 def _seats(gw: GatewayHarness, transport: str) -> list[Seat]:

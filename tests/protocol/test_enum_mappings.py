@@ -1,15 +1,18 @@
-"""Every word-valued enum of the arena maps onto its proto enum by name, both ways, with nothing left over."""
+"""Every word-valued enum of the arena maps onto its proto enum by name, both ways, with nothing left over; the
+statuses through the one mapping of arena.protocol.statuses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from typing import Any
 
 import pytest
 from google.protobuf.descriptor import EnumDescriptor
 
 from arena.engine import Pairing, Scoring, StartFlip, UnoPenalty, Variant
-from arena.protocol import arena_pb2, game_pb2
-from arena.tournament.status import CompetitionStatus, GauntletStatus, TournamentStatus
+from arena.protocol import arena_pb2, game_pb2, statuses
+from arena.tournament.status import ENDED_TOURNAMENT, CompetitionStatus, GauntletStatus, TournamentStatus
 
 CASES = [
     (Variant, game_pb2.Variant.DESCRIPTOR, "VARIANT_"),
@@ -27,3 +30,29 @@ CASES = [
 def test_words_and_proto_names_are_the_same_set(enum: type[StrEnum], descriptor: EnumDescriptor, prefix: str) -> None:
     proto = {value.name.removeprefix(prefix).lower() for value in descriptor.values} - {"unspecified"}
     assert proto == {member.value for member in enum}
+
+
+STATUS_MAPS = [
+    (TournamentStatus, statuses.TOURNAMENT_STATE_OF, statuses.TOURNAMENT_STATUS_OF, statuses.tournament_status,
+     arena_pb2.TournamentState.DESCRIPTOR, "TOURNAMENT_STATE_"),
+    (CompetitionStatus, statuses.COMPETITION_STATE_OF, statuses.COMPETITION_STATUS_OF, statuses.competition_status,
+     arena_pb2.CompetitionState.DESCRIPTOR, "COMPETITION_STATE_"),
+    (GauntletStatus, statuses.GAUNTLET_STATE_OF, statuses.GAUNTLET_STATUS_OF, statuses.gauntlet_status,
+     arena_pb2.GauntletState.DESCRIPTOR, "GAUNTLET_STATE_"),
+]
+
+
+@pytest.mark.parametrize(("enum", "to_proto", "from_proto", "lookup", "descriptor", "prefix"), STATUS_MAPS,
+                         ids=[case[0].__name__ for case in STATUS_MAPS])
+def test_the_one_status_mapping_goes_both_ways_by_name(enum: type[StrEnum], to_proto: dict[Any, int],
+                                                       from_proto: dict[int, Any], lookup: Callable[[int], Any],
+                                                       descriptor: EnumDescriptor, prefix: str) -> None:
+    assert set(to_proto) == set(enum)
+    for member, number in to_proto.items():
+        assert descriptor.values_by_number[number].name == prefix + member.value.upper()
+        assert from_proto[number] is member and lookup(number) is member
+    assert lookup(0) is None and lookup(999) is None
+
+
+def test_the_ended_tournament_states_are_the_ended_statuses() -> None:
+    assert {statuses.TOURNAMENT_STATUS_OF[n] for n in statuses.ENDED_TOURNAMENT_STATES} == ENDED_TOURNAMENT

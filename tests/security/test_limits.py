@@ -73,7 +73,7 @@ def test_a_bot_offering_one_match_never_plays_two_at_once(gateway: GatewayHarnes
     with ThreadBot(gateway.address, token, max_concurrent_matches=1) as bot:
         gateway.wait_for_bot("single")
         peak = _Peak(gateway, "single")
-        configs = [(MatchConfig(f"cap-{n}", n, Rules(target=100), deadline_s=5.0), ["single", "random"])
+        configs = [(MatchConfig(f"cap-{n}", n, Rules(target=100), decision_deadline_s=5.0), ["single", "random"])
                    for n in range(4)]
         records = gateway.run_matches(configs, timeout_s=120)
         assert peak.stop() == 1
@@ -92,7 +92,7 @@ def test_a_bot_offering_one_match_through_the_relay_plays_one_at_a_time(gateway:
 
         async def three() -> list[MatchRecord]:  # three workers' matches at once, each through Redis
             return list(await asyncio.gather(*(
-                run_match(MatchConfig(f"rcap-{n}", n, Rules(target=100), deadline_s=5.0),
+                run_match(MatchConfig(f"rcap-{n}", n, Rules(target=100), decision_deadline_s=5.0),
                           [RelaySeat(worker_store, "relayed1"), LocalSeat(make_bot("random", n))])
                 for n in range(3))))
 
@@ -140,7 +140,7 @@ def test_two_seats_of_one_match_need_one_slot(gateway: GatewayHarness) -> None:
     token = gateway.register_bot("twice")
     with ThreadBot(gateway.address, token, max_concurrent_matches=1):
         gateway.wait_for_bot("twice")
-        record = gateway.run_match(["twice", "random", "twice"], seed=5, deadline_s=5.0, timeout_s=60)
+        record = gateway.run_match(["twice", "random", "twice"], seed=5, decision_deadline_s=5.0, timeout_s=60)
     _clean(record)
 
 
@@ -154,7 +154,7 @@ def test_no_slot_in_time_aborts_the_match_without_a_strike(gateway: GatewayHarne
 
         async def refused() -> MatchRecord:
             seats = [RemoteSeat(gw, "busy", admit_timeout_s=0.2), LocalSeat(make_bot("random", 1))]
-            return await run_match(MatchConfig("waits", 3, Rules(), deadline_s=1.0), seats)
+            return await run_match(MatchConfig("waits", 3, Rules(), decision_deadline_s=1.0), seats)
 
         record = gateway.run(refused(), timeout=30)
         assert record.end_reason == "aborted" and "as many matches as its Hello offered" in record.detail
@@ -186,7 +186,7 @@ def test_a_flooding_stream_is_limited_and_a_good_bot_is_not(redis_server: Privat
             gateway.wait_for_bot("good")
             flooder.hello()
             flooder.welcome()
-            match = gateway.submit(run_match(MatchConfig("control", 7, Rules(), deadline_s=5.0),
+            match = gateway.submit(run_match(MatchConfig("control", 7, Rules(), decision_deadline_s=5.0),
                                              gateway.seats(["good", "random", "heuristic"], 7)))
             flooder.send(_pongs(1000))  # 400 taken from the bucket (each refused: no such Ping), 600 refused at once
             first = flooder.recv()
@@ -364,7 +364,7 @@ def _late_match(gateway: GatewayHarness, relayed: bool) -> None:
     bot.welcome()
     stop = threading.Event()
     thread, ended = _late_answerer(bot, stop)
-    config = MatchConfig(f"late-{int(relayed)}", 4, Rules(target=100), deadline_s=0.05, max_strikes=10_000)
+    config = MatchConfig(f"late-{int(relayed)}", 4, Rules(target=100), decision_deadline_s=0.05, max_strikes=10_000)
     worker_store = Store.from_url(gateway.redis_url)
     try:
         if relayed:

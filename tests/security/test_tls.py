@@ -76,7 +76,7 @@ def test_a_match_over_tls(tls_gateway: tuple[GatewayHarness, Path]) -> None:
     token = gateway.register_bot("secure")
     with ThreadBot(f"localhost:{gateway.port}", token, tls_ca=str(cert)) as bot:
         gateway.wait_for_bot("secure")
-        record = gateway.run_match(["secure", "random", "heuristic"], seed=3, deadline_s=5.0, timeout_s=60)
+        record = gateway.run_match(["secure", "random", "heuristic"], seed=3, decision_deadline_s=5.0, timeout_s=60)
         wait_until(lambda: bot.stats.matches_ended == 1, 10, "MatchEnded at the bot")
     assert record.end_reason == "target", record.detail
     assert record.timeouts == [0, 0, 0] and record.strikes == [0, 0, 0]
@@ -118,7 +118,7 @@ def test_the_node_bot_plays_over_tls(tls_gateway: tuple[GatewayHarness, Path]) -
                                env={"UNO_ARENA_TOKEN": token, "PATH": "/usr/bin:/bin"}, cwd=REPO)
     try:
         gateway.wait_for_bot("jstls", timeout=20)
-        record = gateway.run_match(["jstls", "random"], seed=2, deadline_s=5.0, timeout_s=60)
+        record = gateway.run_match(["jstls", "random"], seed=2, decision_deadline_s=5.0, timeout_s=60)
     finally:
         process.terminate()
         process.wait(10)

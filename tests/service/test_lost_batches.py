@@ -5,13 +5,14 @@ from __future__ import annotations
 from arena.service.recovery import find_lost
 from arena.service.runtime import Settings
 from arena.store.runstate import BatchState
+from arena.tournament.status import BatchStatus
 
 SETTINGS = Settings(heartbeat_timeout=12.0, queued_grace=10.0, stall_timeout=600.0)
 NOW = 10_000.0
 
 
 def states(**words: tuple[str, float]) -> dict[str, BatchState]:
-    return {bid: BatchState(word, NOW - age) for bid, (word, age) in words.items()}
+    return {bid: BatchState(BatchStatus(word), NOW - age) for bid, (word, age) in words.items()}
 
 
 def test_a_batch_is_lost_when_it_stopped_or_its_heartbeat_is_stale() -> None:

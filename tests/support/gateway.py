@@ -128,7 +128,7 @@ class GatewayHarness:
         *,
         seed: int = 1,
         rules: Rules | None = None,
-        deadline_s: float = 1.0,
+        decision_deadline_s: float = 1.0,
         max_strikes: int = 3,
         match_id: str | None = None,
         wait_s: float = 10.0,
@@ -142,7 +142,7 @@ class GatewayHarness:
             match_id=match_id or f"h-{uuid.uuid4().hex[:12]}",
             seed=seed,
             rules=rules or Rules(),
-            deadline_s=deadline_s,
+            decision_deadline_s=decision_deadline_s,
             max_strikes=max_strikes,
         )
         return self.run(run_match(config, self.seats(seats, seed)), timeout_s)
@@ -218,7 +218,7 @@ def _command(gw: GatewayHarness, line: str) -> dict[str, Any]:
             request["seats"],
             seed=int(request.get("seed", 1)),
             rules=rules,
-            deadline_s=float(request.get("deadline_ms", 1000)) / 1000.0,
+            decision_deadline_s=float(request.get("deadline_ms", 1000)) / 1000.0,
             max_strikes=int(request.get("max_strikes", 3)),
             wait_s=float(request.get("wait", 10.0)),
         )

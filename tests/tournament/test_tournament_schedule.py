@@ -261,12 +261,12 @@ def test_match_ids_are_unique_sorted_and_well_formed() -> None:
 
 
 def test_match_spec_carries_rules_and_deadline_and_round_trips() -> None:
-    spec = TournamentSpec("r", bots(4), variant="classic", options={"target": 200}, deadline_ms=300)
+    spec = TournamentSpec("r", bots(4), variant="classic", options={"target": 200}, decision_deadline_ms=300)
     matches = schedule(spec)
     assert matches
     for m in matches:
         assert m.rules == spec.rules and m.rules["variant"] == "classic" and m.rules["target"] == 200
-        assert m.deadline_ms == 300
+        assert m.decision_deadline_ms == 300
         again = MatchSpec.from_dict(json.loads(json.dumps(m.to_dict())))
         assert again == m
         assert hash(again) == hash(m)

@@ -32,7 +32,7 @@ def test_defaults_are_valid() -> None:
         ({"seats": 2.0}, "seats must be an integer"),
         ({"deals": 0}, "deals must be at least 1"),
         ({"seed": -1}, "seed must be at least 0"),
-        ({"deadline_ms": 0}, "deadline_ms must be at least 1"),
+        ({"decision_deadline_ms": 0}, "decision_deadline_ms must be at least 1"),
         ({"variant": "mega"}, "variant must be"),
         ({"options": {"target": 0}}, "target"),
         ({"options": {"colour": "red"}}, "unknown rule option"),
@@ -74,7 +74,7 @@ def test_round_trip_through_dict() -> None:
         deals=5,
         duplicate=True,
         seed=42,
-        deadline_ms=250,
+        decision_deadline_ms=250,
     )
     again = TournamentSpec.from_dict(spec.to_dict())
     assert again == spec

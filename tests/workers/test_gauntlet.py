@@ -227,7 +227,7 @@ def test_a_registered_bot_plays_through_the_relay_at_the_version_asked(redis_ser
 
                 def remote_spec(candidate: str, name: str) -> GauntletSpec:
                     return build_spec(candidate=candidate, baseline="random", seats=2, rules=QUICK, sprt=two_blocks,
-                                      seed=1, deadline_ms=5000, gauntlet_id=name)
+                                      seed=1, decision_deadline_ms=5000, gauntlet_id=name)
 
                 outcome = run_gauntlet(remote_spec("remote1@2.0", "g-remote"), store, make_bot=make_bot)
                 wrong = run_gauntlet(remote_spec("remote1@3.0", "g-remote-old"), store, make_bot=make_bot)

@@ -234,14 +234,14 @@ def test_the_clocks_of_a_tournament_through_the_api(organizer: OrganizerServer, 
         spec=spec_msg(name="t-clocks", time_bank_ms=4000, lag_compensation_cap_ms=100)))
     tournament_id = created.tournament.tournament_id
     spec = lifecycle.spec_of(store, tournament_id)
-    assert (spec.time_bank_ms, spec.lag_cap_ms) == (4000, 100)
+    assert (spec.time_bank_ms, spec.lag_compensation_cap_ms) == (4000, 100)
     shown = created.tournament.spec
     assert shown.time_bank_ms == 4000 and shown.lag_compensation_cap_ms == 100
     default = stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=spec_msg(name="t-clocks-default")))
-    assert lifecycle.spec_of(store, default.tournament.tournament_id).lag_cap_ms == 250
+    assert lifecycle.spec_of(store, default.tournament.tournament_id).lag_compensation_cap_ms == 250
     code, message = status_of(lambda: stub.CreateTournament(arena_pb2.CreateTournamentRequest(
         spec=spec_msg(name="t-clocks-bad", lag_compensation_cap_ms=60_000))))
-    assert code == grpc.StatusCode.INVALID_ARGUMENT and "lag_cap_ms" in message
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "lag_compensation_cap_ms" in message
 
 
 def test_a_bad_time_zone_is_named_as_the_field_it_came_in(organizer: OrganizerServer) -> None:

@@ -85,7 +85,7 @@ def test_wire_form_round_trips() -> None:
     matches = schedule(spec)
     assert matches
     for m in matches:
-        back = spec_from_wire(spec_to_wire(m), spec.tournament_id, dict(spec.rules), spec.deadline_ms)
+        back = spec_from_wire(spec_to_wire(m), spec.tournament_id, dict(spec.rules), spec.decision_deadline_ms)
         assert back == m and isinstance(back, MatchSpec)
 
 

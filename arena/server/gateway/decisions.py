@@ -46,14 +46,16 @@ class Decisions:
         return f"{self._prefix}-{next(self._ids)}"
 
     async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
-                     deadline_s: float, attempt: int = 0, lag_cap_s: float = 0.0) -> DecideOutcome:
+                     decision_deadline_s: float, attempt: int = 0,
+                     lag_compensation_cap_s: float = 0.0) -> DecideOutcome:
         """Send the DecisionRequest ``body`` (serialized without request id and times, see
-        :func:`arena.protocol.encoding.request_body`) to the bot and wait for a valid answer up to ``deadline_s``.
+        :func:`arena.protocol.encoding.request_body`) to the bot and wait for a valid answer up to
+        ``decision_deadline_s``.
         The bot need not be connected now: the request waits for it (a reconnect picks it up). On a draining
         gateway it is ``gone`` with ``moved`` set, unsent or at once (the relay hands it over). A request of an
         older ``attempt`` than the bot's newest start of the match is ``gone`` unsent, and a pending one is
-        dropped when a newer attempt starts (:class:`Superseded`). The wait is ``deadline_s`` plus the stream's
-        round trip up to ``lag_cap_s`` (lag compensation; the bot is told ``deadline_s``)."""
+        dropped when a newer attempt starts (:class:`Superseded`). The wait is ``decision_deadline_s`` plus the stream's
+        round trip up to ``lag_compensation_cap_s`` (lag compensation; the bot is told ``decision_deadline_s``)."""
         t_start = time.perf_counter()
         link = self._link(bot)
         if self.registry.draining:
@@ -62,12 +64,12 @@ class Decisions:
         if self._stale(link, match_id, seat, attempt):
             return DecideOutcome("gone", None, 0, [], None, 0, link.version)
         request_id = self.new_request_id()
-        limit_ms = max(1, int(deadline_s * 1000))
+        limit_ms = max(1, int(decision_deadline_s * 1000))
         session = link.session
-        lag = min(lag_cap_s, session.rtt_s) if session is not None and lag_cap_s > 0 else 0.0
+        lag = min(lag_compensation_cap_s, session.rtt_s) if session is not None and lag_compensation_cap_s > 0 else 0.0
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         pending = PendingDecision(request_id, match_id, seat, decision_number, body, legal_count, future,
-                                  self._deadlines.add(future, deadline_s + lag), attempt=attempt)
+                                  self._deadlines.add(future, decision_deadline_s + lag), attempt=attempt)
         link.pending[request_id] = pending
         slot = link.matches.get((match_id, seat))
         if slot is not None:
