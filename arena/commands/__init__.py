@@ -39,7 +39,7 @@ def add_rule_options(parser: argparse.ArgumentParser, *, target_score: int = 500
     unknown = set(which) - set(RULE_FLAGS)
     if unknown:
         raise ValueError(f"unknown rule flags {sorted(unknown)}")
-    group = parser.add_argument_group("rule options (RULES.md)")
+    group = parser.add_argument_group("rule options (docs/rules.md)")
     flags: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "variant": (("--variant",), {"choices": ("flip", "classic"), "default": "flip"}),
         "no_bluffing": (("--no-bluffing",), {"action": "store_true", "help": "refuse illegal wild draws (T3)"}),
