@@ -437,6 +437,13 @@ def _schema() -> dict[str, Any]:
     return schema
 
 
+def test_the_number_of_scenario_files_the_docs_give_is_the_suites() -> None:
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    stated = re.findall(r"`tests/scenarios/`: (\d[\d,]*) files", page)
+    files = list((ROOT / "tests" / "scenarios").rglob("*.json"))
+    assert stated == [str(len(files))], f"docs/getting-started.md gives {stated} scenario files; there are {len(files)}"
+
+
 def test_the_scenario_format_names_every_top_level_key_of_the_schema() -> None:
     text = SCENARIO_DOC.read_text(encoding="utf-8")
     keys = list(_schema()["properties"])
