@@ -122,7 +122,7 @@ def _register_engine_commands(commands: Any) -> None:
     add_rule_options(play)
     play.set_defaults(func=cmd_play)
 
-    scenario = commands.add_parser("scenario", help="rule scenarios (scenarios/FORMAT.md)")
+    scenario = commands.add_parser("scenario", help="rule scenarios (format: docs/scenarios.md)")
     scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True, metavar="ACTION")
     run = scenario_commands.add_parser("run", help="run scenario files or folders")
     run.add_argument("paths", nargs="+", metavar="PATH")

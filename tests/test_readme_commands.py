@@ -1,65 +1,24 @@
-"""Every `uno-arena` command that README.md shows exists: its sub-command path answers `--help` with exit 0.
+"""Every `uno-arena` command that README.md and the docs site show exists: its sub-command path answers `--help`
+with exit 0.
 
 ``arena.cli.build_parser`` leaves out a command module that is missing (``arena/commands/*.py``), so the CLI
 itself would not say that a documented command is gone: this test does, and fails (never skips). The
-commands are read from README.md's fenced code blocks and inline code spans; benchmark output tables
-(rows of figures that start with ``uno-arena``) are not commands.
+commands are read from the pages' fenced code blocks and inline code spans (``tests.support.doc_commands``);
+benchmark output tables (rows of figures that start with ``uno-arena``) are not commands. That each whole
+command line parses is checked by tests/docs/test_doc_commands.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
-import shlex
-from pathlib import Path
 
 import pytest
 
 from arena.cli import build_parser, main
 from tests.support.cli import subcommands
+from tests.support.doc_commands import PROGRAM, ROOT, command_lines, documentation_pages, invocations, page_invocations
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-PROGRAM = "uno-arena"
-FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
-INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
-FIGURES = re.compile(r"\s{2,}\d[\d,.]*(\s|$)")  # a column of numbers: a benchmark table row, not a command
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-SEPARATORS = {"&&", "||", ";", "|", "&"}
-
-
-def command_lines(markdown: str) -> list[str]:
-    """The text of every code line (fenced) and code span (inline) of ``markdown``, fences removed."""
-    lines: list[str] = []
-    for block in FENCED.findall(markdown):
-        lines.extend(block.splitlines())
-    without_blocks = FENCED.sub("", markdown)
-    lines.extend(INLINE.findall(without_blocks))
-    return lines
-
-
-def invocations(line: str) -> list[list[str]]:
-    """The argument lists of each `uno-arena` call on a shell line (after `&&`, `;`, `|`, an env prefix)."""
-    if FIGURES.search(line.split(" #", 1)[0]):
-        return []
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    try:
-        words = list(lexer)
-    except ValueError:  # an unbalanced quote in prose: not a command line
-        return []
-    calls: list[list[str]] = []
-    current: list[str] = []
-    for word in [*words, ";"]:
-        if word in SEPARATORS:
-            while current and ASSIGNMENT.match(current[0]):
-                current.pop(0)
-            if current and (current[0] == PROGRAM or current[0].endswith(f"/{PROGRAM}")):
-                calls.append(current[1:])
-            current = []
-        else:
-            current.append(word)
-    return calls
+DOCUMENTATION = documentation_pages()
 
 
 def command_path(parser: argparse.ArgumentParser, args: list[str]) -> tuple[str, ...]:
@@ -78,21 +37,30 @@ def command_path(parser: argparse.ArgumentParser, args: list[str]) -> tuple[str,
     return tuple(path)
 
 
-def readme_paths() -> list[tuple[str, ...]]:
+def documented_paths() -> list[tuple[str, ...]]:
     parser = build_parser()
-    paths = {command_path(parser, args) for line in command_lines(README.read_text()) for args in invocations(line)}
+    paths = {command_path(parser, args) for page in DOCUMENTATION for args in page_invocations(page)}
     return sorted(path for path in paths if path)
 
 
-PATHS = readme_paths()
+PATHS = documented_paths()
 
 
-def test_the_readme_documents_commands_of_every_kind() -> None:
-    """The reading above finds the README's commands (a broken reading would pass every check below)."""
+def test_the_documentation_shows_commands_of_every_kind() -> None:
+    """The reading above finds the documented commands (a broken reading would pass every check below)."""
     assert len(PATHS) >= 15, PATHS
     for expected in [("demo",), ("serve",), ("worker",), ("scheduler",), ("play",), ("replay",), ("bot", "run"),
                      ("bots", "register"), ("tournament", "create"), ("scenario", "run"), ("bench", "engine")]:
-        assert expected in PATHS, f"`{PROGRAM} {' '.join(expected)}` not found in README.md: {PATHS}"
+        assert expected in PATHS, f"`{PROGRAM} {' '.join(expected)}` not found in README.md or docs/: {PATHS}"
+
+
+def test_the_readme_shows_the_demo_and_each_paths_first_commands() -> None:
+    """The README itself shows the demo and the first command of each of its three paths."""
+    parser = build_parser()
+    readme = {command_path(parser, args) for args in page_invocations(ROOT / "README.md")}
+    for expected in [("demo",), ("play",), ("bots", "register"), ("bot", "check"), ("tournament", "create"),
+                     ("serve",), ("worker",), ("scheduler",)]:
+        assert expected in readme, f"`{PROGRAM} {' '.join(expected)}` not found in README.md: {sorted(readme)}"
 
 
 @pytest.mark.parametrize("path", PATHS, ids=" ".join)
@@ -101,7 +69,7 @@ def test_a_readme_command_exists(path: tuple[str, ...], capsys: pytest.CaptureFi
         main([*path, "--help"])
     out, err = capsys.readouterr()
     assert ended.value.code in (0, None), (
-        f"README.md documents `{PROGRAM} {' '.join(path)}`, but the CLI has no such command:\n{err}")
+        f"the documentation shows `{PROGRAM} {' '.join(path)}`, but the CLI has no such command:\n{err}")
     assert out.startswith("usage: "), out
 
 

@@ -41,7 +41,7 @@ def add_rule_options(parser: argparse.ArgumentParser, *, target_score: int = 500
     unknown = set(which) - set(RULE_FLAGS)
     if unknown:
         raise ValueError(f"unknown rule flags {sorted(unknown)}")
-    group = parser.add_argument_group("rule options (RULES.md)")
+    group = parser.add_argument_group("rule options (docs/rules.md)")
     defaults = Rules()
 
     def words(name: str) -> dict[str, Any]:  # a rule option's choices are its enum's words

@@ -48,7 +48,8 @@ def proto_files() -> list[Path]:
     return sorted(p.relative_to(PROTO_ROOT) for p in (PROTO_ROOT / PROTO_PACKAGE_DIR).glob("*.proto"))
 
 
-def _protoc(args: list[str]) -> None:
+def run_protoc(args: list[str]) -> None:
+    """Run protoc (grpcio-tools) on `args` with `proto/` and the well-known types on the include path."""
     from grpc_tools import protoc  # imported late: grpcio-tools is a development dependency
 
     well_known = resources.files("grpc_tools") / "_proto"
@@ -64,8 +65,8 @@ def render() -> dict[str, str]:
         raise RuntimeError(f"no .proto files found under {PROTO_ROOT / PROTO_PACKAGE_DIR}")
     out: dict[str, str] = {"__init__.py": _INIT_TEXT}
     with tempfile.TemporaryDirectory(prefix="uno-arena-protoc-") as tmp:
-        _protoc([f"--python_out={tmp}", f"--pyi_out={tmp}", f"--grpc_python_out={tmp}",
-                 *(str(f) for f in files)])
+        run_protoc([f"--python_out={tmp}", f"--pyi_out={tmp}", f"--grpc_python_out={tmp}",
+                    *(str(f) for f in files)])
         produced = Path(tmp) / PROTO_PACKAGE_DIR
         for path in sorted(produced.iterdir()):
             text = path.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The rule-scenario runner: replays scenario files (scenarios/FORMAT.md) on the real engine.
+"""The rule-scenario runner: replays scenario files (format: docs/scenarios.md) on the real engine.
 
 A scenario is a position or a stacked deal, steps (actions and expectations) and what must hold after
 them. `run_scenario` returns a ScenarioResult; `load_scenario` raises InvalidScenario (exit code 2 in the

@@ -1,4 +1,5 @@
-"""The documentation for bot authors stays complete and true: docs/rules.md, docs/scenarios.md, docs/kit-api.md.
+"""The documentation stays complete and true: docs/rules.md, docs/scenarios.md, docs/kit-api.md, and the links of
+every page of the site and of README.md.
 
 What is checked, against the code rather than against a list kept here:
 - every rule id the engine can cite (read from the engine's source) has an anchor in docs/rules.md, the anchors
@@ -6,7 +7,8 @@ What is checked, against the code rather than against a list kept here:
 - every field of the types a kit bot sees (Observation, OpponentView, Action, Card, Face, Event), every action
   kind and decision, every kind of event the engine produces, and every field of the matching protobuf messages
   is named in docs/kit-api.md, and its example bot plays whole matches;
-- every link from README.md to docs/, and between the docs, reaches an existing file and anchor;
+- every relative link of README.md and of every page of docs/ reaches an existing file and anchor (the site's
+  own build, tests/docs/test_site.py, checks the same with the site's anchors);
 - docs/scenarios.md names every key of the scenario schema, and its example scenario passes the real runner.
 """
 
@@ -393,15 +395,21 @@ def test_the_readme_links_to_each_document_for_bot_authors() -> None:
     assert {"docs/rules.md", "docs/scenarios.md", "docs/kit-api.md"} <= targets
 
 
-def test_every_readme_link_to_docs_reaches_an_existing_file_and_anchor() -> None:
-    problems = unresolved_links(ROOT / "README.md", only_under="docs/")
+def test_every_readme_link_reaches_an_existing_file_and_anchor() -> None:
+    problems = unresolved_links(ROOT / "README.md")
     assert not problems, f"README.md: {problems}"
 
 
-@pytest.mark.parametrize("source", ["docs/rules.md", "docs/scenarios.md", "docs/kit-api.md"])
+def test_the_readme_links_to_every_page_of_the_site() -> None:
+    targets = {target.partition("#")[0] for target in links((ROOT / "README.md").read_text(encoding="utf-8"))}
+    pages = {f"docs/{page.name}" for page in DOCS.glob("*.md")} - {"docs/index.md"}
+    assert pages <= targets, f"pages README.md does not link to: {sorted(pages - targets)}"
+
+
+@pytest.mark.parametrize("source", sorted(page.name for page in DOCS.glob("*.md")))
 def test_every_local_link_of_the_docs_reaches_an_existing_file_and_anchor(source: str) -> None:
-    problems = unresolved_links(ROOT / source)
-    assert not problems, f"{source}: {problems}"
+    problems = unresolved_links(DOCS / source)
+    assert not problems, f"docs/{source}: {problems}"
 
 
 def test_the_link_checker_catches_a_missing_anchor_and_file(tmp_path: Path) -> None:
@@ -427,6 +435,13 @@ def test_heading_slugs_follow_github() -> None:
 def _schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
     return schema
+
+
+def test_the_number_of_scenario_files_the_docs_give_is_the_suites() -> None:
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    stated = re.findall(r"`tests/scenarios/`: (\d[\d,]*) files", page)
+    files = list((ROOT / "tests" / "scenarios").rglob("*.json"))
+    assert stated == [str(len(files))], f"docs/getting-started.md gives {stated} scenario files; there are {len(files)}"
 
 
 def test_the_scenario_format_names_every_top_level_key_of_the_schema() -> None:

@@ -10,6 +10,8 @@ import pytest
 from arena.engine import Card, Face, classic_deck, parse_card, parse_face, physical_flip_deck
 from arena.engine.cards import DARK_COLORS, LIGHT_COLORS, flip_dark_faces, flip_light_faces
 
+DECK_FILE = Path(__file__).resolve().parents[1] / "data" / "flip-deck.txt"
+"""The deck of the rules contract, shipped with the tests (a copy of ../shared/data/flip-deck.txt)."""
 SHARED_DECK = Path(__file__).resolve().parents[3] / "shared" / "data" / "flip-deck.txt"
 
 
@@ -43,11 +45,18 @@ def test_d4_composition_counted_by_hand() -> None:
     assert dark[Face(None, "wild-draw-color")] == 4
 
 
-@pytest.mark.skipif(not SHARED_DECK.exists(), reason="../shared/data/flip-deck.txt is not beside the checkout")
+def _deck_file(path: Path) -> list[Card]:
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    return [parse_card(line) for line in lines if line and not line.startswith("#")]
+
+
 def test_packaged_deck_equals_the_shared_deck_file() -> None:
-    lines = [line.strip() for line in SHARED_DECK.read_text().splitlines()]
-    shared = [parse_card(line) for line in lines if line and not line.startswith("#")]
-    assert physical_flip_deck() == shared
+    """The packaged deck is the contract's, card for card: against the copy in tests/data, and against
+    ../shared/data/flip-deck.txt itself when the checkout has it beside it (then the copy must be current)."""
+    assert physical_flip_deck() == _deck_file(DECK_FILE)
+    if SHARED_DECK.exists():
+        assert DECK_FILE.read_text(encoding="utf-8") == SHARED_DECK.read_text(encoding="utf-8"), (
+            "tests/data/flip-deck.txt differs from ../shared/data/flip-deck.txt: copy it again")
 
 
 def test_classic_deck_c1() -> None:

@@ -14,14 +14,24 @@ import pytest
 from arena.scenarios.runner import InvalidScenario, load_scenario, run_scenario, scenario_files
 
 SUITE = Path(__file__).resolve().parents[1] / "scenarios"
+RULE_IDS_FILE = Path(__file__).resolve().parents[1] / "data" / "rule-ids.txt"
 SHARED = Path(__file__).resolve().parents[3] / "shared"
+"""The rules contract beside the checkout, when it is there: the shipped copies are checked against it."""
 
-RULE_IDS = (
-    [f"D{i}" for i in range(1, 6)] + [f"S{i}" for i in range(1, 6)] + [f"T{i}" for i in range(1, 9)]
-    + [f"A{i}" for i in range(1, 9)] + [f"F{i}" for i in range(1, 7)] + [f"X{i}" for i in range(1, 7)]
-    + ["U1"] + [f"E{i}" for i in range(1, 6)] + [f"P{i}" for i in range(1, 4)]
-    + [f"V{i}" for i in range(1, 7)] + [f"C{i}" for i in range(1, 6)]
-)
+
+def read_rule_ids(path: Path) -> list[str]:
+    """The ids of a rule-id list: one a line, ``#`` comments and blank lines skipped."""
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def rules_md_ids(path: Path) -> list[str]:
+    """The rule ids RULES.md defines, in its order (each rule is a list item that starts with its bold id)."""
+    return re.findall(r"^- \*\*([A-Z]\d+)\*\*", path.read_text(encoding="utf-8"), flags=re.MULTILINE)
+
+
+RULE_IDS = read_rule_ids(RULE_IDS_FILE)
+"""The project's rule ids (tests/data/rule-ids.txt, the ids of RULES.md)."""
 FILES = scenario_files([SUITE])
 
 
@@ -41,17 +51,30 @@ def test_section_11_worked_examples_are_scenarios() -> None:
     assert len(list((SUITE / "worked").glob("*.json"))) >= 8
 
 
-@pytest.mark.skipif(not (SHARED / "RULES.md").exists(), reason="../shared/RULES.md is not beside the checkout")
 def test_rule_id_list_matches_rules_md() -> None:
-    ids = re.findall(r"^- \*\*([A-Z]\d+)\*\*", (SHARED / "RULES.md").read_text(), flags=re.MULTILINE)
-    assert sorted(ids) == sorted(RULE_IDS)
+    """The shipped list holds each section's rules numbered from 1, once each; when RULES.md is beside the
+    checkout, exactly its ids in its order."""
+    sections = {"D": 5, "S": 5, "T": 8, "A": 8, "F": 6, "X": 6, "U": 1, "E": 5, "P": 3, "V": 6, "C": 5}
+    expected = [f"{section}{number}" for section, count in sections.items() for number in range(1, count + 1)]
+    assert sorted(RULE_IDS) == sorted(expected)
+    assert len(set(RULE_IDS)) == len(RULE_IDS)
+    if (SHARED / "RULES.md").exists():
+        assert rules_md_ids(SHARED / "RULES.md") == RULE_IDS, "tests/data/rule-ids.txt differs from RULES.md's ids"
 
 
-@pytest.mark.skipif(not (SHARED / "scenarios" / "examples").exists(), reason="../shared scenarios are absent")
 def test_shared_examples_pass() -> None:
-    for path in scenario_files([SHARED / "scenarios" / "examples"]):
+    """The format's reference examples ship in tests/scenarios/examples and pass; when ../shared is beside the
+    checkout, they are its examples, file for file."""
+    shipped = {path.name: path for path in scenario_files([SUITE / "examples"])}
+    assert len(shipped) >= 13, sorted(shipped)
+    for path in shipped.values():
         result = run_scenario(path)
         assert result.passed, f"{path.name}: {result.message}"
+    shared = SHARED / "scenarios" / "examples"
+    if shared.exists():
+        for path in scenario_files([shared]):
+            assert path.name in shipped, f"{path.name} of ../shared is not in tests/scenarios/examples"
+            assert shipped[path.name].read_bytes() == path.read_bytes(), f"{path.name} differs from ../shared's"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
