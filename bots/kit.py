@@ -552,7 +552,10 @@ MAX_TRACEBACK_CHARS = 4000
 def bot_error(error: BaseException) -> bot_pb2.BotError:
     """What the bot's code raised, as the kit reports it with its answer (``Decision.bot_error``): the exception's
     type and message and the end of its traceback."""
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    frames = error.__traceback__
+    while frames is not None and frames.tb_next is not None and frames.tb_frame.f_code.co_filename == __file__:
+        frames = frames.tb_next  # the kit's own frames first: the bot's code is what its author needs to see
+    text = "".join(traceback.format_exception(type(error), error, frames))
     return bot_pb2.BotError(type=type(error).__name__, message=str(error)[:MAX_TRACEBACK_CHARS],
                             traceback=text[-MAX_TRACEBACK_CHARS:])
 

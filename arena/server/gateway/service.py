@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -35,9 +35,11 @@ from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import PendingDecision
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, envelope, error_bytes
-from arena.service.incidents import CodeError, code_error, log_incidents
+from arena.service.incidents import MAX_PER_MATCH, CodeError, code_error, log_incidents
 from arena.store import BotRecord, Incident, Store
 
+CODE_ERROR_MATCHES = 10_000
+"""Matches per bot whose logged code errors are counted (:attr:`CodeErrors.logged`)."""
 END_WRITE_S = 1.0
 """How long the in-band Error that ends a call may take to be written."""
 
@@ -59,6 +61,9 @@ class CodeErrors:
 
     count: int = 0
     first: CodeError | None = None
+    logged: dict[str, int] = field(default_factory=dict)
+    """Incidents logged per match (at most :data:`MAX_PER_MATCH` each: a bot failing every decision gets a
+    readable log, not a flood); the oldest matches are forgotten past :data:`CODE_ERROR_MATCHES`."""
 
 
 class Gateway:
@@ -209,6 +214,12 @@ class Gateway:
         known.count += 1
         if known.first is None:
             known.first = error
+        logged = known.logged.pop(error.match_id, 0)
+        if len(known.logged) >= CODE_ERROR_MATCHES:
+            del known.logged[next(iter(known.logged))]
+        known.logged[error.match_id] = logged + 1  # the match moves to the newest end
+        if logged >= MAX_PER_MATCH:
+            return
         with contextlib.suppress(RuntimeError):  # a loop whose executor is shut down already: nothing to log on
             asyncio.get_running_loop().run_in_executor(None, log_incidents, self.store, link.name,
                                                        [error.incident()], self.metrics)
