@@ -49,7 +49,8 @@ traceback): the arena records an ``error`` incident in the bot's log (``uno-aren
 and ``uno-arena bot check`` fails the bot, so the bug is not hidden by the safe answer. (The kit answers rather
 than staying silent: a silent bot waits out the deadline and collects a strike, and three strikes forfeit the
 match.) Connecting, disconnecting and reconnecting are logged at INFO on the ``uno_arena.kit`` logger. ``play``
-ends a bot the arena refuses for good (a wrong token) with one line on stderr and exit status 1 (``SystemExit``), no traceback; ``play_async`` raises :class:`KitError` instead.
+ends a bot the arena refuses for good (a wrong token) with one line on stderr and exit status 1 (``SystemExit``),
+no traceback; ``play_async`` raises :class:`KitError` instead.
 
 ``choose`` runs on the kit's event loop: keep it fast, or pass ``threaded=True`` to run each decision in a
 worker thread (then several matches are decided at the same time). The gRPC channel is created inside
