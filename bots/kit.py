@@ -604,6 +604,27 @@ def _code(number: int) -> Any:
     return grpc.StatusCode.UNKNOWN
 
 
+class InProcessSession:
+    """The kit without a network, for playing in process (``uno-arena play --bot``, :mod:`arena.local_play`): the
+    arena's messages go in as the bytes a gateway would send, the kit's answers come out as the bytes it would
+    write, through the same handling as on a stream (a bot per match and seat, seeded from the match id; the safe
+    legal action, and the report, when the bot's code fails). Call :meth:`exchange` on a running event loop."""
+
+    def __init__(self, bot: Bot | type[Bot] | Chooser | None = None, factory: BotFactory | None = None) -> None:
+        self.client = BotClient("in-process", "", bot_factory(bot, factory), reconnect=False)
+        self._lock = asyncio.Lock()
+
+    @property
+    def stats(self) -> KitStats:
+        return self.client.stats
+
+    def exchange(self, data: bytes) -> list[bytes]:
+        """Handle one serialized ArenaMessage; the serialized BotMessages the kit answers with (maybe none)."""
+        replies: list[bot_pb2.BotMessage] = []
+        self.client._handle(None, bot_pb2.ArenaMessage.FromString(data), replies, self._lock, set())
+        return [reply.SerializeToString() for reply in replies]
+
+
 async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str | None = None,
                      token_file: str | os.PathLike[str] | None = None, factory: BotFactory | None = None,
                      stop: asyncio.Event | None = None, bot_version: str = "python-kit",
