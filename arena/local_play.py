@@ -66,14 +66,14 @@ def kit_bot(name: str, bot: Bot | type[Bot] | Chooser) -> KitBot:
 
 
 class KitSeat(Seat):
-    """A seat of an author's bot: the arena's messages to it as a gateway's bytes, through the kit (module docstring)."""
+    """A seat of an author's bot: the arena's messages to it as a gateway's bytes, through the kit (see the module)."""
 
     wants_events = True
     version = "in-process kit"
 
-    def __init__(self, bot: KitBot) -> None:
+    def __init__(self, bot: KitBot, name: str = "") -> None:
         self.bot = bot
-        self.name = bot.name
+        self.name = name or bot.name
         self._attempt = 0
         self._ids = itertools.count(1)
 
@@ -115,7 +115,7 @@ class Entrant:
 
     def seat(self, seed: int, make: BotFactory) -> Seat:
         if self.kit is not None:
-            return KitSeat(self.kit)
+            return KitSeat(self.kit, self.name)
         return LocalSeat(make(self.kind, seed), name=self.name)
 
 
@@ -195,9 +195,9 @@ def summary_lines(series: Series) -> list[str]:
         for name, score in zip(record.seats, record.scores, strict=True):
             points[name].append(score)
     rules = series.rules
-    lines = [f"{played} match{'es' if played != 1 else ''}, {len(series.table)} players, {rules.variant.value}, target {rules.target} "
-             f"(seeds from --seed {series.seed})", f"{'bot':<20} {'wins':>5} {'win rate (95% interval)':>26} "
-                                                    f"{'mean points':>12}"]
+    lines = [f"{played} match{'es' if played != 1 else ''}, {len(series.table)} players, {rules.variant.value}, "
+             f"target {rules.target} (seeds from --seed {series.seed})",
+             f"{'bot':<20} {'wins':>5} {'win rate (95% interval)':>26} {'mean points':>12}"]
     for entrant in series.table:
         name = entrant.name
         low, high = wilson_interval(wins[name], played) or (0.0, 1.0)
@@ -217,10 +217,10 @@ def _first_abort(records: Sequence[MatchRecord]) -> str:
 
 def _errors_lines(entrant: Entrant) -> list[str]:
     kit = entrant.kit
-    if kit is None or kit.first_error is None or entrant.name.partition("#")[2]:
+    if kit is None or kit.first_error is None:
         return []
     first = kit.first_error
-    return [f"{kit.name}: its code raised on {kit.errors} decision(s) (the kit answered the safe legal action each "
+    return [f"{entrant.name}: its code raised on {kit.errors} decision(s) (the kit answered the safe legal action each "
             f"time); the first, {first.summary()}", *(f"  | {line}" for line in first.traceback.splitlines())]
 
 

@@ -128,10 +128,10 @@ def test_one_match_without_matches_is_told_move_by_move_then_summed_up(folder: P
 
 
 def test_a_module_spec_and_several_bots(folder: Path) -> None:
-    done = _play(folder, "--bot", "mybot:Careful", "--bot", "mybot.py:first", "--bots", "random", "--players", "3",
-                 "--matches", "2", "--target-score", "50")
+    done = _play(folder, "--bot", "mybot:Careful", "--bot", "mybot.py:first", "--bot", "mybot.py:Careful",
+                 "--bots", "random", "--players", "4", "--matches", "2", "--target-score", "50")
     assert done.returncode == 0, done.stderr
-    assert list(_rows(done.stdout)) == ["careful", "first", "random"]
+    assert list(_rows(done.stdout)) == ["careful", "first", "careful#2", "random"]
 
 
 @pytest.mark.parametrize(("args", "expected"), [
