@@ -12,7 +12,7 @@ def _play(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 
 
 def test_play_prints_the_match_and_the_final_scores() -> None:
-    result = _play("--players", "3", "--bots", "heuristic,random", "--seed", "4", "--target", "100")
+    result = _play("--players", "3", "--bots", "heuristic,random", "--seed", "4", "--target-score", "100")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("seat ") and "deals first" in lines[0]
@@ -23,13 +23,13 @@ def test_play_prints_the_match_and_the_final_scores() -> None:
 
 
 def test_colour_on_request() -> None:
-    result = _play("--players", "2", "--seed", "1", "--target", "50", "--color", "always")
+    result = _play("--players", "2", "--seed", "1", "--target-score", "50", "--color", "always")
     assert "\x1b[" in result.stdout
 
 
 def test_human_seat_re_asks_bad_input_and_never_crashes() -> None:
     answers = "\n".join(["banana", "-1", "999", ""] + ["0"] * 5000) + "\n"
-    result = _play("--players", "2", "--bots", "random", "--human", "0", "--seed", "2", "--target", "30",
+    result = _play("--players", "2", "--bots", "random", "--human", "0", "--seed", "2", "--target-score", "30",
                    stdin=answers)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "'banana' is not a number from 0 to" in result.stdout

@@ -16,7 +16,7 @@ def _play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_whole_match_with_piped_answers_shows_only_the_seat_s_view() -> None:
-    result = _play("--players", "3", "--human", "1", "--seed", "4", "--target", "100", stdin="0\n" * 3000)
+    result = _play("--players", "3", "--human", "1", "--seed", "4", "--target-score", "100", stdin="0\n" * 3000)
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.splitlines()
     other_draws = [line for line in lines if re.match(r"seat [02] draws", line)]
