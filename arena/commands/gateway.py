@@ -34,7 +34,10 @@
         fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the
         bot's process group. A given token is checked by the gateway's token path against the arena's one
         registry (the bot is checked under its own name); without one, a bot (--name, else check-XXXXXXXX) is
-        registered through RegisterBot for the check and deleted at its end.
+        registered through RegisterBot for the check and deleted at its end. A bot whose own code raised on a
+        decision (its kit says so with its answer, ``Decision.bot_error``) fails ``code-errors``, the first
+        traceback shown. An empty --run is refused at once; a --run program that cannot be started gets a verdict
+        per check, the summary and a line naming the command.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
     uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2]
