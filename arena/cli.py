@@ -17,9 +17,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     from bots import make_bot
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
-    if not names:
+    if not names and not args.bot:
         print("--bots needs at least one bot name", file=sys.stderr)
         return 2
+    if args.bot or args.matches is not None:
+        return _play_series(args, names)
     players = args.players
     if args.human is not None and not 0 <= args.human < players:
         print(f"--human {args.human} is not a seat of a {players}-player match", file=sys.stderr)
@@ -45,6 +47,42 @@ def cmd_play(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         print(f"\n{left}; the match is abandoned", file=sys.stderr)
         return left.exit_code
+    return 0
+
+
+def _play_series(args: argparse.Namespace, names: list[str]) -> int:
+    """`play --bot SPEC` (an author's bot through the kit, in process) and/or `--matches N`: the summary."""
+    from arena.local_play import entrants, kit_bot, play_series, print_match, summary_lines
+    from arena.terminal import Painter
+    from bots import make_bot
+    from bots.load import BotLoadError, load_bot
+
+    if args.human is not None:
+        print("error: --human plays one match among built-in bots: leave out --bot and --matches", file=sys.stderr)
+        return 2
+    try:
+        for name in names:
+            make_bot(name, 0)
+        kits = [kit_bot(loaded.name, loaded.bot) for loaded in map(load_bot, args.bot or [])]
+        table = entrants(kits, names, args.players)
+        rules = rules_from_args(args)
+    except (BotLoadError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    matches = args.matches if args.matches is not None else 1
+    try:
+        series = play_series(table, matches=matches, seed=args.seed, rules=rules, make=make_bot)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted (Ctrl-C): the matches are abandoned", file=sys.stderr)
+        return 130
+    if args.matches is None:
+        color = sys.stdout.isatty() if args.color == "auto" else args.color == "always"
+        print_match(series.records[0], Painter(color), sys.stdout)
+    for line in summary_lines(series):
+        print(line)
     return 0
 
 
@@ -111,11 +149,28 @@ def _no_abbreviations(parser: argparse.ArgumentParser) -> None:
                 _no_abbreviations(sub)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
 def _register_engine_commands(commands: Any) -> None:
 
-    play = commands.add_parser("play", help="play a whole match locally among built-in bots (and you)")
+    play = commands.add_parser("play", help="play locally: built-in bots, you (--human) or your own bot (--bot)")
     play.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="N")
-    play.add_argument("--bots", default="heuristic,random", help="comma-separated built-in bots, cycled")
+    play.add_argument("--bots", default="heuristic,random", help="comma-separated built-in bots, cycled over the "
+                                                                  "seats left")
+    play.add_argument("--bot", action="append", default=None, metavar="FILE.py:CLASS",
+                      help="your bot, played in process through the Python kit (no gateway, Redis or token): "
+                           "FILE.py:CLASS or MODULE:CLASS (a bots.Bot subclass or a choose function); repeatable")
+    play.add_argument("--matches", type=_positive_int, default=None, metavar="N",
+                      help="play N matches (seeds derived from --seed, seats rotated) and print a summary: wins, "
+                           "win rate with its 95%% interval, mean points")
     play.add_argument("--seed", type=int, default=1)
     play.add_argument("--human", type=int, default=None, metavar="SEAT", help="take this seat yourself")
     play.add_argument("--color", choices=("auto", "always", "never"), default="auto")

@@ -44,10 +44,13 @@ of a legal action), the kit logs it at ERROR with the traceback, the match id, t
 observation's short form, and answers that one decision with the *safe legal action*, the same one the arena's
 fallback would play (:func:`arena.players.fallback_action`: draw or pass, accept, the first colour offered, never a
 catch or a challenge), in time and without a strike; the other matches go on, and ``KitStats.choose_errors``
-counts them. (The kit answers rather than staying silent: a silent bot waits out the deadline and collects a
-strike, and three strikes forfeit the match.) Connecting, disconnecting and reconnecting are logged at INFO on
-the ``uno_arena.kit`` logger. ``play`` ends a bot the arena refuses for good (a wrong token) with one line on
-stderr and exit status 1 (``SystemExit``), no traceback; ``play_async`` raises :class:`KitError` instead.
+counts them. The answer tells the arena what happened (``Decision.bot_error``: the exception's type, message and
+traceback): the arena records an ``error`` incident in the bot's log (``uno-arena bot log``, the web's bot page)
+and ``uno-arena bot check`` fails the bot, so the bug is not hidden by the safe answer. (The kit answers rather
+than staying silent: a silent bot waits out the deadline and collects a strike, and three strikes forfeit the
+match.) Connecting, disconnecting and reconnecting are logged at INFO on the ``uno_arena.kit`` logger. ``play``
+ends a bot the arena refuses for good (a wrong token) with one line on stderr and exit status 1 (``SystemExit``),
+no traceback; ``play_async`` raises :class:`KitError` instead.
 
 ``choose`` runs on the kit's event loop: keep it fast, or pass ``threaded=True`` to run each decision in a
 worker thread (then several matches are decided at the same time). The gRPC channel is created inside
@@ -64,6 +67,7 @@ import os
 import random
 import signal
 import sys
+import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -226,7 +230,7 @@ class BotClient:
         self._bots: dict[tuple[str, int], Bot] = {}
         self._attempts: dict[str, int] = {}
         """The attempt (``MatchStarted.attempt``) each match's bots belong to: a new attempt gets fresh bots."""
-        self._answers: dict[str, tuple[int, int, asyncio.Future[int]]] = {}
+        self._answers: dict[str, tuple[int, int, asyncio.Future[Choice]]] = {}
         """Per match, the last decision asked (attempt, decision number) and its answer: the same decision asked
         again (its first request was lost with a gateway) gets the same answer without asking the bot twice, so
         the bot's state (its random numbers) is as in a run without the fault."""
@@ -451,14 +455,14 @@ class BotClient:
             bot = self._bots[key] = self.factory(request.match_id, observation.seat)
         return bot, observation, legal
 
-    def _asked_before(self, request: bot_pb2.DecisionRequest) -> asyncio.Future[int] | None:
+    def _asked_before(self, request: bot_pb2.DecisionRequest) -> asyncio.Future[Choice] | None:
         """The answer (maybe still being decided) to the same decision of the same attempt, asked again."""
         entry = self._answers.get(request.match_id)
         if entry is not None and request.decision_number and entry[:2] == (request.attempt, request.decision_number):
             return entry[2]
         return None
 
-    def _remember(self, request: bot_pb2.DecisionRequest, answer: asyncio.Future[int]) -> None:
+    def _remember(self, request: bot_pb2.DecisionRequest, answer: asyncio.Future[Choice]) -> None:
         self._answers[request.match_id] = (request.attempt, request.decision_number, answer)
 
     def _decide(self, request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
@@ -468,15 +472,15 @@ class BotClient:
             return _answer(request, before.result())
         if self.raw is not None:
             raw = self.raw
-            index = self._choose_safely(request, lambda: raw(request))
+            choice = self._choose_safely(request, lambda: raw(request))
         else:
             bot, observation, legal = self._bot_and_inputs(request)
-            index = self._choose_safely(request, lambda: bot.choose(observation, legal))
-        answer: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        answer.set_result(index)
+            choice = self._choose_safely(request, lambda: bot.choose(observation, legal))
+        answer: asyncio.Future[Choice] = asyncio.get_running_loop().create_future()
+        answer.set_result(choice)
         self._remember(request, answer)
         self.stats.decisions += 1
-        return _answer(request, index)
+        return _answer(request, choice)
 
     async def _decide_in_thread(self, call: Any, request: bot_pb2.DecisionRequest, lock: asyncio.Lock) -> None:
         """Decide ``request`` in a worker thread (``threaded=True``) and send the answer on its own. The thread's
@@ -494,20 +498,21 @@ class BotClient:
                                               lambda: bot.choose(observation, legal))
             self._remember(request, answer)
             self.stats.decisions += 1
-        index = await asyncio.shield(answer)
-        await self._write(call, _answer(request, index), lock)
+        choice = await asyncio.shield(answer)
+        await self._write(call, _answer(request, choice), lock)
 
 
-    def _choose_safely(self, request: bot_pb2.DecisionRequest, choose: Callable[[], Any]) -> int:
+    def _choose_safely(self, request: bot_pb2.DecisionRequest, choose: Callable[[], Any]) -> Choice:
         """``choose()`` when it gives the index of a legal action; else (it raised, or gave something else) the
         safe legal action's index, logged at ERROR with the traceback, the match, the decision and the
-        observation's short form: the author's bug costs this one decision, not the stream."""
+        observation's short form, and reported to the arena with the answer (``Decision.bot_error``): the
+        author's bug costs this one decision, not the stream, and the arena still sees it."""
         try:
             index = choose()
             if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(request.legal_actions):
                 raise ValueError(f"choose() returned {index!r}: not an index into the "
                                  f"{len(request.legal_actions)} legal actions")
-            return index
+            return Choice(index)
         except Exception as error:
             safe = fallback_action(actions_from_request(request))
             self.stats.choose_errors += 1
@@ -517,7 +522,7 @@ class BotClient:
                       "%d (%s) instead", request.match_id, request.decision_number, short_form(request),
                       type(error).__name__, error, safe, action_from_proto(request.legal_actions[safe]),
                       exc_info=error)
-            return safe
+            return Choice(safe, bot_error(error))
 
 
 def short_form(request: bot_pb2.DecisionRequest) -> str:
@@ -532,9 +537,35 @@ def short_form(request: bot_pb2.DecisionRequest) -> str:
             f"{legal} legal actions")
 
 
-def _answer(request: bot_pb2.DecisionRequest, index: int) -> bot_pb2.BotMessage:
-    return bot_pb2.BotMessage(decision=bot_pb2.Decision(match_id=request.match_id, request_id=request.request_id,
-                                                        action_index=index))
+@dataclass(frozen=True)
+class Choice:
+    """The kit's answer to one decision: the index sent, and what the bot's code raised when it is the safe legal
+    action played instead (None: the bot's code chose it)."""
+
+    index: int
+    error: bot_pb2.BotError | None = None
+
+
+MAX_TRACEBACK_CHARS = 4000
+"""The kit sends at most the last this many characters of a traceback (``BotError.traceback``)."""
+
+
+def bot_error(error: BaseException) -> bot_pb2.BotError:
+    """What the bot's code raised, as the kit reports it with its answer (``Decision.bot_error``): the exception's
+    type and message and the end of its traceback."""
+    frames = error.__traceback__
+    while frames is not None and frames.tb_next is not None and frames.tb_frame.f_code.co_filename == __file__:
+        frames = frames.tb_next  # the kit's own frames first: the bot's code is what its author needs to see
+    text = "".join(traceback.format_exception(type(error), error, frames))
+    return bot_pb2.BotError(type=type(error).__name__, message=str(error)[:MAX_TRACEBACK_CHARS],
+                            traceback=text[-MAX_TRACEBACK_CHARS:])
+
+
+def _answer(request: bot_pb2.DecisionRequest, choice: Choice) -> bot_pb2.BotMessage:
+    decision = bot_pb2.Decision(match_id=request.match_id, request_id=request.request_id, action_index=choice.index)
+    if choice.error is not None:
+        decision.bot_error.CopyFrom(choice.error)
+    return bot_pb2.BotMessage(decision=decision)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -571,6 +602,27 @@ def _code(number: int) -> Any:
         if code.value[0] == number:
             return code
     return grpc.StatusCode.UNKNOWN
+
+
+class InProcessSession:
+    """The kit without a network, for playing in process (``uno-arena play --bot``, :mod:`arena.local_play`): the
+    arena's messages go in as the bytes a gateway would send, the kit's answers come out as the bytes it would
+    write, through the same handling as on a stream (a bot per match and seat, seeded from the match id; the safe
+    legal action, and the report, when the bot's code fails). Call :meth:`exchange` on a running event loop."""
+
+    def __init__(self, bot: Bot | type[Bot] | Chooser | None = None, factory: BotFactory | None = None) -> None:
+        self.client = BotClient("in-process", "", bot_factory(bot, factory), reconnect=False)
+        self._lock = asyncio.Lock()
+
+    @property
+    def stats(self) -> KitStats:
+        return self.client.stats
+
+    def exchange(self, data: bytes) -> list[bytes]:
+        """Handle one serialized ArenaMessage; the serialized BotMessages the kit answers with (maybe none)."""
+        replies: list[bot_pb2.BotMessage] = []
+        self.client._handle(None, bot_pb2.ArenaMessage.FromString(data), replies, self._lock, set())
+        return [reply.SerializeToString() for reply in replies]
 
 
 async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str | None = None,

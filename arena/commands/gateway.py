@@ -34,7 +34,10 @@
         fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the
         bot's process group. A given token is checked by the gateway's token path against the arena's one
         registry (the bot is checked under its own name); without one, a bot (--name, else check-XXXXXXXX) is
-        registered through RegisterBot for the check and deleted at its end.
+        registered through RegisterBot for the check and deleted at its end. A bot whose own code raised on a
+        decision (its kit says so with its answer, ``Decision.bot_error``) fails ``code-errors``, the first
+        traceback shown. An empty --run is refused at once; a --run program that cannot be started gets a verdict
+        per check, the summary and a line naming the command.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
     uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2]
@@ -433,14 +436,15 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
     argv: list[str] = []
-    if args.run:
+    if args.run is not None:
         try:
             argv = shlex.split(args.run)
         except ValueError as error:
             print(f"error: --run: {error}", file=sys.stderr)
             return 2
         if not argv:
-            print("error: --run: empty command", file=sys.stderr)
+            print("error: --run is empty: give the command that starts the bot (e.g. --run \"python mybot.py "
+                  "--target {target}\"), or leave --run out and start the bot yourself", file=sys.stderr)
             return 2
         try:
             for part in argv:
@@ -467,7 +471,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
     import grpc
 
     from arena.client import rpc_error_line
-    from arena.server.conformance import CheckProgress, CheckResult, all_passed, run_checks
+    from arena.server.conformance import CheckProgress, CheckResult, all_passed, code_errors_check, run_checks
 
     bot: BotProcess | None = None
 
@@ -510,9 +514,14 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
                     await bot.start()
                 except OSError as error:
                     bot = None
-                    for result in progress.verdicts(f"the bot could not be started: {error}"):
+                    failed = progress.verdicts(f"the bot could not be started: {error}")
+                    for result in failed:
                         print(result.line(), flush=True)
+                    print(f"0 of {len(failed)} checks passed", flush=True)
                     print("some checks failed", flush=True)
+                    print(f"error: --run: cannot start {command[0]!r}: {error.strerror or error}; check the "
+                          "command's spelling and that the program is on PATH (or give its path)", file=sys.stderr,
+                          flush=True)
                     return 1
                 print(f"started: {args.run} (pid {bot.process.pid if bot.process else '?'})", file=sys.stderr,
                       flush=True)
@@ -545,6 +554,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
                 else:
                     reason = f"the checks did not end within {args.wait + CHECK_BUDGET_S:.0f} s"
                 results = progress.verdicts(reason)
+            results = _with_code_errors(results, arena, name)
             for result in results:
                 print(result.line(), flush=True)
             if bot is not None:
@@ -559,6 +569,12 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
                 future.cancel()
             if bot is not None:
                 await bot.stop()
+
+    def _with_code_errors(results: list[CheckResult], arena: InProcessArena, name: str) -> list[CheckResult]:
+        """A run stopped early still shows the bot's own code errors reported so far (the ``code-errors`` check)."""
+        if arena.gateway.code_errors(name).first is None:
+            return results
+        return [code_errors_check(arena.gateway, name) if r.name == "code-errors" else r for r in results]
 
     def _print_bot_output(bot: BotProcess, exited: asyncio.Future[int] | None,
                           results: list[CheckResult]) -> None:

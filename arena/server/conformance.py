@@ -9,7 +9,10 @@ Scripted situations, each a real match on the gateway the bot is connected to, t
   choose_color, and catch: an out-of-turn catch offer; a few more seeds are played until each kind came up);
 - ``concurrent-matches``: several matches at once on its one stream, all answered in time;
 - ``reconnect``: the arena drops the bot's stream in the middle of a match; the bot must reconnect and
-  answer the decision that was pending (it is sent again), with no strike.
+  answer the decision that was pending (it is sent again), with no strike;
+- ``code-errors``: the bot's own code never failed on a decision. A kit that catches an exception of the bot's
+  ``choose`` answers the safe legal action (so the match goes on) and says so with the answer
+  (``Decision.bot_error``); any such report fails this check, whose detail shows the first traceback.
 
 Each check yields a :class:`CheckResult` with a one-line explanation; a bot passes when all pass.
 
@@ -37,7 +40,8 @@ from arena.server.remote_seat import RemoteSeat
 from arena.service.seating import check_bot_seed, seat_for
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
-CHECKS = ("connects", "answers-in-time", "legal-choices", "decision-kinds", "concurrent-matches", "reconnect")
+CHECKS = ("connects", "answers-in-time", "legal-choices", "decision-kinds", "concurrent-matches", "reconnect",
+          "code-errors")
 """Every check, in the order they run."""
 
 MAX_STRIKES = 3
@@ -185,6 +189,7 @@ async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, decisi
                             match_budget_s=match_budget_s)
     await _reconnect_check(gateway, bot, progress, make_bot=make_bot, decision_deadline_s=reconnect_deadline_s,
                            max_strikes=max_strikes, match_budget_s=match_budget_s)
+    progress.add(code_errors_check(gateway, bot))
     progress.running = ()
     return list(progress.results)
 
@@ -303,6 +308,19 @@ async def _reconnect_check(gateway: Gateway, bot: str, progress: CheckProgress, 
             "reconnect", not problems and gateway.is_connected(bot),
             problems or ("stream dropped at decision 5; the bot reconnected and answered the pending decision"
                          if gateway.is_connected(bot) else "the bot did not stay connected")))
+
+
+def code_errors_check(gateway: Gateway, bot: str) -> CheckResult:
+    """``code-errors``: the decisions on which the bot reported its own code failed (``Decision.bot_error``) during
+    the checks; the first one's traceback, indented, in the detail."""
+    reported = gateway.code_errors(bot)
+    if reported.first is None:
+        return CheckResult("code-errors", True, "the bot's code raised on no decision")
+    first = reported.first
+    trace = "".join(f"\n  | {line}" for line in first.traceback.splitlines())
+    return CheckResult("code-errors", False,
+                       f"the bot's code raised on {reported.count} decision(s) (its kit answered the safe legal action "
+                       f"each time); the first, {first.summary()}{trace}")
 
 
 def all_passed(results: Sequence[CheckResult]) -> bool:

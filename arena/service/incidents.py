@@ -9,6 +9,10 @@ bot and match are kept (the forfeit always): a bot that fails every decision get
 :func:`log_match_incidents` writes them, one round trip per bot, and counts them in
 ``uno_arena_bot_incidents_total``; the worker's match player calls it when a match ends. A failure to write is
 logged, never raised: the log is for the bot's author, the result is what counts.
+
+:class:`CodeError` is a remote bot's own report that its code failed on a decision (``Decision.bot_error``: the
+Python kit caught the exception and answered the safe legal action); :func:`code_error` makes one from the bot's
+free text, made printable and bounded, and :meth:`CodeError.incident` the ``error`` incident the gateway records.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arena.runner import DecisionOutcome, MatchRecord
@@ -94,3 +99,52 @@ def log_match_incidents(store: Store, record: MatchRecord, names: Sequence[str],
     """Write the incidents of a played match to its registered bots' logs (see the module docstring)."""
     for bot, incidents in match_incidents(record, names).items():
         log_incidents(store, bot, incidents, metrics)
+
+
+MAX_ERROR_TEXT = 200
+"""Characters kept of a reported exception's type and of its message."""
+MAX_TRACEBACK = 2000
+"""Characters kept of a reported traceback (its end: the frames nearest the error)."""
+MAX_TRACEBACK_LINES = 30
+"""Lines kept of a reported traceback (its last ones)."""
+
+
+def printable(text: str, limit: int) -> str:
+    """``text`` with every control character but the newline made a space (no terminal escapes, no carriage
+    returns from a bot), at most ``limit`` characters (cut with ``...``)."""
+    clean = "".join(c if c == "\n" or (c.isprintable() and c != "\x7f") else " " for c in text[:limit * 2])
+    return clean if len(clean) <= limit else clean[:max(0, limit - 3)] + "..."
+
+
+@dataclass(frozen=True)
+class CodeError:
+    """A bot's report that its own code failed on one decision, made printable and bounded (:func:`code_error`)."""
+
+    match_id: str
+    decision: int
+    request_id: str
+    kind: str
+    """The exception's type, e.g. ``ZeroDivisionError``."""
+    message: str
+    traceback: str
+    """The end of the traceback (at most :data:`MAX_TRACEBACK_LINES` lines, :data:`MAX_TRACEBACK` characters)."""
+
+    def summary(self) -> str:
+        """One line: where, and what was raised."""
+        return f"match {self.match_id}, decision {self.decision}: {self.kind}: {self.message}"
+
+    def incident(self) -> Incident:
+        """The ``error`` incident of the bot's log (no strike: the bot answered, with the safe legal action)."""
+        return Incident("error", self.match_id, self.decision, request_id=self.request_id,
+                        detail=f"the bot's code raised {self.kind}: {self.message} (it answered the safe legal "
+                               "action instead)")
+
+
+def code_error(match_id: str, decision: int, request_id: str, kind: str, message: str, traceback: str) -> CodeError:
+    """A :class:`CodeError` from the bot's free text, each field printable and bounded."""
+    one_line = " ".join(message.split())
+    lines = [line.rstrip() for line in traceback.replace("\r", "").split("\n") if line.strip()]
+    tail = "\n".join(lines[-MAX_TRACEBACK_LINES:])
+    return CodeError(match_id, decision, request_id, printable(" ".join(kind.split()) or "an exception",
+                                                                MAX_ERROR_TEXT),
+                     printable(one_line, MAX_ERROR_TEXT), printable(tail[-MAX_TRACEBACK:], MAX_TRACEBACK))

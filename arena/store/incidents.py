@@ -2,7 +2,8 @@
 
 An :class:`Incident` is one thing the arena held against a bot or noticed about it: a ``refusal`` (an answer the
 arena refused, with the reason text), a ``timeout`` (no valid answer before the deadline), a ``fallback`` (the bot
-was not connected when asked: the arena played the safe action for it), an ``error`` (an in-process bot raised),
+was not connected when asked: the arena played the safe action for it), an ``error`` (an in-process bot raised, or
+a remote bot's own code raised and its kit said so with the safe answer it sent, ``Decision.bot_error``),
 a ``forfeit`` (too many strikes: the rest of the match was played for it) and a ``disconnect`` (a stream of the
 bot ended, with why). Each names the match and the decision number where it has them (a disconnect names the
 request ids of the decisions it left pending), the time it was recorded, and for a timeout, fallback or error

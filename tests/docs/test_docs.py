@@ -483,3 +483,25 @@ def test_the_example_scenario_passes_the_real_runner(tmp_path: Path) -> None:
         result = run_scenario(path)
         assert result.passed, result.message
         assert set(data.get("rules", [])) <= set(rule_anchors())
+
+
+def test_the_in_process_play_example_runs_and_prints_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    """The Python call of docs/kit-api.md ("Playing your bot in process") plays and prints the summary."""
+    (block,) = [b for b in code_blocks(KIT_DOC.read_text(encoding="utf-8"), "python") if "play_local(" in b]
+    namespace: dict[str, Any] = {"__name__": "kit_api_in_process"}
+    exec(compile(block, str(KIT_DOC), "exec"), namespace)
+    out = capsys.readouterr().out
+    assert out.startswith("4 matches, 3 players, flip, target 500 (seeds from --seed 7)")
+    assert "first-choice" in out and len(namespace["series"].records) == 4
+
+
+def test_the_in_process_play_commands_of_the_kit_doc_parse() -> None:
+    """Each `uno-arena play --bot` line of docs/kit-api.md is a valid command line of the CLI."""
+    from arena.cli import build_parser
+
+    lines = [line.split("#")[0].split() for line in KIT_DOC.read_text(encoding="utf-8").splitlines()
+             if line.startswith("uno-arena play --bot")]
+    assert len(lines) == 3
+    for words in lines:
+        args = build_parser().parse_args(words[1:])
+        assert args.bot and args.command == "play"

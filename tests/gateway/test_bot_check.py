@@ -61,7 +61,7 @@ def test_a_bot_that_exits_mid_check_gets_a_verdict_for_every_check_and_its_last_
     assert "FAIL answers-in-time: the bot exited with code 1 during this check" in output
     assert "FAIL reconnect: not run: the bot exited with code 1" in output
     assert "exits-at: giving up at decision 50" in output  # its last stderr line
-    assert "1 of 6 checks passed" in output and "some checks failed" in output
+    assert f"1 of {len(CHECKS)} checks passed" in output and "some checks failed" in output
 
 
 def test_a_bot_that_crashes_on_a_signal_is_named_so(redis_server: PrivateRedis) -> None:
@@ -89,19 +89,39 @@ def test_a_mistyped_bot_path_fails_at_once_with_the_bot_s_own_error(redis_server
     assert code == 1
     assert "FAIL connects: the bot exited with code 2 during this check" in output
     assert "can't open file" in output and "no_such_bot.py" in output
-    code, output = _check(redis_server.url, "./no-such-program {target}", timeout=30)
-    assert code == 1
-    assert "FAIL connects: the bot could not be started" in output and "no-such-program" in output
-    assert list(_verdicts(output)) == list(CHECKS)
+    check = cli("bot", "check", "--run", "./no-such-program {target}", redis_url=redis_server.url)
+    out, err = check.communicate(timeout=30)
+    assert check.returncode == 1
+    assert "FAIL connects: the bot could not be started" in out and "no-such-program" in out
+    assert list(_verdicts(out)) == list(CHECKS)
+    assert f"0 of {len(CHECKS)} checks passed" in out and "some checks failed" in out
+    assert "error: --run: cannot start './no-such-program'" in err and "PATH" in err
+    assert "Traceback" not in out + err
 
 
-def test_a_bot_whose_choose_throws_passes_through_the_kit_and_its_tracebacks_are_shown(
+def test_an_empty_run_command_fails_at_once_with_one_line(redis_server: PrivateRedis) -> None:
+    for run in ("", "   "):
+        check = cli("bot", "check", "--run", run, redis_url=redis_server.url)
+        out, err = check.communicate(timeout=30)
+        assert check.returncode == 2, out + err
+        assert out == "" and err.count("\n") == 1 and err.startswith("error: --run is empty"), err
+
+
+def test_a_bot_whose_choose_throws_plays_on_but_fails_the_check_with_its_first_traceback(
         redis_server: PrivateRedis) -> None:
-    code, output = _check(redis_server.url, _bot("throws_every", "7"), timeout=180)
-    assert code == 0, output
-    assert set(_verdicts(output).values()) == {"PASS"}
+    code, output = _check(redis_server.url, _bot("throws_every", "5"), timeout=180)
+    assert code == 1, output
+    verdicts = _verdicts(output)
+    assert list(verdicts) == list(CHECKS)
+    # The kit answered the safe legal action each time: every other check passes.
+    assert {name for name, verdict in verdicts.items() if verdict == "FAIL"} == {"code-errors"}
+    line = next(line for line in output.splitlines() if line.startswith("FAIL code-errors: "))
+    assert "the bot's code raised on" in line and "KeyError: 'missing'" in line
+    shown = output.split(line + "\n", 1)[1].splitlines()
+    assert shown[0] == "  | Traceback (most recent call last):"
+    assert any("misbehave" in row for row in shown[:30]) and any(row == "  | KeyError: 'missing'" for row in shown)
     assert "choose() failed: KeyError: 'missing'; answered with the safe legal action" in output
-    assert "warning: the bot wrote" in output and "Python traceback(s)" in output
+    assert f"{len(CHECKS) - 1} of {len(CHECKS)} checks passed" in output and "some checks failed" in output
 
 
 def test_a_bot_that_hangs_and_ignores_sigterm_fails_in_bounded_time_and_is_killed(

@@ -13,7 +13,15 @@ from prometheus_client import CollectorRegistry
 from arena import metrics as am
 from arena.engine import Action, Observation, Rules
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, SeatGone, SeatRequest, SeatTimeout, run_match
-from arena.service.incidents import MAX_PER_MATCH, log_match_incidents, match_incidents
+from arena.service.incidents import (
+    MAX_ERROR_TEXT,
+    MAX_PER_MATCH,
+    MAX_TRACEBACK,
+    MAX_TRACEBACK_LINES,
+    code_error,
+    log_match_incidents,
+    match_incidents,
+)
 from arena.store import INCIDENT_KINDS, Incident, InvalidName, Store
 from arena.store.incidents import MAX_DETAIL, IncidentStore
 from bots import Bot, make_bot
@@ -161,3 +169,20 @@ def test_the_gateway_logs_why_a_stream_ended(gateway: GatewayHarness) -> None:
 
 async def _drop(gateway: GatewayHarness, bot: str) -> None:
     assert gateway.server.gateway.drop_session(bot, details="checked by the test")
+
+
+def test_a_reported_code_error_is_made_printable_and_bounded() -> None:
+    """A bot's own report (``Decision.bot_error``) is free text from the bot: no control characters or terminal
+    escapes reach a log or a terminal, and every field is bounded (the traceback keeps its end)."""
+    frames = "".join(f'  File "bot.py", line {n}, in f{n}\n    step()\n' for n in range(200))
+    error = code_error("m-1", 7, "r-9", "Key\x1bError\n", "bad\r\x1b[31m key " + "x" * 1000,
+                       "Traceback (most recent call last):\n" + frames + "KeyError: 'k'\r\n")
+    assert error.kind == "Key Error" and error.message.startswith("bad  [31m key xxx")
+    assert len(error.message) == MAX_ERROR_TEXT and error.message.endswith("...")
+    assert error.traceback.endswith("KeyError: 'k'") and "\r" not in error.traceback and "\x1b" not in error.traceback
+    assert len(error.traceback) <= MAX_TRACEBACK and len(error.traceback.splitlines()) <= MAX_TRACEBACK_LINES
+    incident = error.incident()
+    assert (incident.kind, incident.match_id, incident.decision, incident.request_id, incident.strike) == (
+        "error", "m-1", 7, "r-9", 0)
+    assert incident.detail.startswith("the bot's code raised Key Error: bad")
+    assert error.summary().startswith("match m-1, decision 7: Key Error: bad")

@@ -16,6 +16,7 @@ import pytest
 
 from arena.engine import Action, Observation, Rules
 from arena.runner import MatchConfig
+from arena.service.incidents import MAX_PER_MATCH
 from bots import Bot
 from bots.kit import match_seed
 from tests.gateway.test_js_bot import JS_BOT, node_bot  # noqa: F401 - the fixture installs the npm packages
@@ -57,10 +58,25 @@ def test_an_exception_in_choose_costs_one_decision_and_the_other_matches_go_on(
         assert broken.timeouts[0] == 0 and broken.refusals[0] == 0 and broken.strikes[0] == 0, broken.detail
         assert {d.outcome for d in broken.decisions if d.seat == 0} == {"answered"}
         assert fine.timeouts[0] == 0 and fine.strikes[0] == 0
-        assert bot.stats.choose_errors == sum(1 for d in broken.decisions if d.seat == 0) // 5
+        errors = bot.stats.choose_errors
+        assert errors == sum(1 for d in broken.decisions if d.seat == 0) // 5
         assert bot.stats.sessions == 1  # the stream never dropped
     finally:
         bot.stop()
+    # The kit told the arena with each safe answer: an `error` incident per failed decision (no strike), what
+    # `uno-arena bot log` and the web's bot page read, counted in the incidents metric.
+    # At most MAX_PER_MATCH of them per match: a readable log, not a flood.
+    kept = min(errors, MAX_PER_MATCH)
+    wait_until(lambda: len(gateway.store.incidents.recent("buggy", 1000)) >= kept, 15, "the error incidents written")
+    logged = [i for i in gateway.store.incidents.recent("buggy", 1000) if i.kind == "error"]
+    assert len(logged) == kept and {i.match_id for i in logged} == {"h-broken"}
+    assert all(i.detail == "the bot's code raised KeyError: 'missing' (it answered the safe legal action instead)"
+               and i.strike == 0 and i.decision > 0 for i in logged)
+    assert gateway.server.gateway.metrics.bot_incidents.labels("buggy", "error")._value.get() >= kept
+    reported = gateway.server.gateway.code_errors("buggy")
+    assert reported.count == errors and reported.first is not None
+    assert reported.first.traceback.startswith("Traceback (most recent call last):")
+    assert reported.first.traceback.endswith("KeyError: 'missing'") and "bots/kit.py" not in reported.first.traceback
     failures = [r for r in caplog.records if "choose() failed" in r.getMessage()]
     assert failures and all(r.levelno == logging.ERROR and r.exc_info for r in failures)
     message = failures[0].getMessage()

@@ -108,14 +108,26 @@ class DecisionRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., time_limit_ms: _Optional[int] = ..., deadline_unix_ms: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_cards_pb2.Action, _Mapping]]] = ..., decision_number: _Optional[int] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("match_id", "request_id", "action_index")
+    __slots__ = ("match_id", "request_id", "action_index", "bot_error")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
+    BOT_ERROR_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: str
     action_index: int
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action_index: _Optional[int] = ...) -> None: ...
+    bot_error: BotError
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., action_index: _Optional[int] = ..., bot_error: _Optional[_Union[BotError, _Mapping]] = ...) -> None: ...
+
+class BotError(_message.Message):
+    __slots__ = ("type", "message", "traceback")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TRACEBACK_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    message: str
+    traceback: str
+    def __init__(self, type: _Optional[str] = ..., message: _Optional[str] = ..., traceback: _Optional[str] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
     __slots__ = ("match_id", "seat", "seats", "rules", "decision_time_limit_ms", "tournament_id", "attempt")

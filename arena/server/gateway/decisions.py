@@ -8,6 +8,8 @@ each refusal naming the problem: unknown request id (``NOT_FOUND``), late answer
 (``ALREADY_EXISTS``), ``action_index`` out of range (``OUT_OF_RANGE``), wrong match id (``INVALID_ARGUMENT``). A
 refused answer to a pending request leaves it pending: the bot may answer again until the deadline. A request left
 unanswered at its deadline gets a ``DEADLINE_EXCEEDED`` Error (the runner plays the fallback and counts a strike).
+An accepted answer that reports the bot's own code failed (``Decision.bot_error``) is passed to
+:attr:`Decisions.on_code_error` (the gateway records it as an ``error`` incident).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import itertools
 import time
 import uuid
+from collections.abc import Callable
 
 import grpc
 
@@ -41,6 +44,8 @@ class Decisions:
         self._ids = itertools.count(1)
         self._prefix = uuid.uuid4().hex[:4]
         self._deadlines = Deadlines()
+        self.on_code_error: Callable[[BotLink, PendingDecision, bot_pb2.BotError], None] | None = None
+        """Called with an accepted answer's ``bot_error`` (the bot's code failed and it answered the safe action)."""
 
     def new_request_id(self) -> str:
         return f"{self._prefix}-{next(self._ids)}"
@@ -127,6 +132,8 @@ class Decisions:
         if not pending.future.done():
             pending.future.set_result(index)
             pending.arena_s += time.perf_counter() - session.t_read
+            if self.on_code_error is not None and decision.HasField("bot_error"):
+                self.on_code_error(link, pending, decision.bot_error)
 
     def _refuse_unknown(self, session: BotSession, link: BotLink, decision: bot_pb2.Decision) -> None:
         """An answer to no pending request: a duplicate or late one of a retired request (counted in its match

@@ -1,5 +1,7 @@
 """The gateway (:class:`Gateway`): its parts put together, the handler of an authenticated ``BotService/Connect``
-stream (Hello, Welcome, the session's life until its stream ends) and the heartbeat.
+stream (Hello, Welcome, the session's life until its stream ends) and the heartbeat. A bot's report that its own
+code failed on a decision (``Decision.bot_error``) becomes an ``error`` incident in its log, and is kept per bot
+(:meth:`Gateway.code_errors`, which ``bot check`` reads).
 
 The parts, each in its module: the sessions in memory and in Redis (:mod:`~arena.server.gateway.sessions`), who may
 play now (:mod:`~arena.server.gateway.admission`), decision requests and their answers
@@ -14,6 +16,7 @@ import asyncio
 import contextlib
 import time
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -29,11 +32,14 @@ from arena.server.gateway.drain import Drain
 from arena.server.gateway.inbound import Inbound
 from arena.server.gateway.limits import StreamLimiter
 from arena.server.gateway.links import BotLink
+from arena.server.gateway.records import PendingDecision
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, envelope, error_bytes
-from arena.service.incidents import log_incidents
+from arena.service.incidents import MAX_PER_MATCH, CodeError, code_error, log_incidents
 from arena.store import BotRecord, Incident, Store
 
+CODE_ERROR_MATCHES = 10_000
+"""Matches per bot whose logged code errors are counted (:attr:`CodeErrors.logged`)."""
 END_WRITE_S = 1.0
 """How long the in-band Error that ends a call may take to be written."""
 
@@ -46,6 +52,18 @@ async def end_call(context: grpc.aio.ServicerContext, code: grpc.StatusCode, det
     except Exception:
         pass
     await context.abort(code, details)
+
+
+@dataclass
+class CodeErrors:
+    """The decisions on which a bot's own code failed, as it reported them (``Decision.bot_error``): how many, and
+    the first (with its traceback)."""
+
+    count: int = 0
+    first: CodeError | None = None
+    logged: dict[str, int] = field(default_factory=dict)
+    """Incidents logged per match (at most :data:`MAX_PER_MATCH` each: a bot failing every decision gets a
+    readable log, not a flood); the oldest matches are forgotten past :data:`CODE_ERROR_MATCHES`."""
 
 
 class Gateway:
@@ -62,6 +80,8 @@ class Gateway:
         self.registry = SessionRegistry(store, self.config, self.gateway_id)
         self.admissions = Admissions(self.registry, self.config)
         self.decisions = Decisions(self.registry, self.admissions)
+        self.decisions.on_code_error = self._code_error
+        self._code_errors: dict[str, CodeErrors] = {}
         self.inbound = Inbound(self.decisions)
         self.drainer = Drain(store, self.registry, self.config)
         self.sessions = self.registry.sessions
@@ -180,6 +200,29 @@ class Gateway:
                            f"PROTOCOL_VERSION_1 (package uno_arena.v1)")
             return None
         return first.hello
+
+    def code_errors(self, bot: str) -> CodeErrors:
+        """The decisions on which ``bot``'s own code failed, as it reported them (``Decision.bot_error``) here."""
+        return self._code_errors.get(bot) or CodeErrors()
+
+    def _code_error(self, link: BotLink, pending: PendingDecision, report: bot_pb2.BotError) -> None:
+        """The bot answered ``pending`` with the safe action because its code failed: an ``error`` incident in its
+        log (written off the event loop, never raising, counted in ``uno_arena_bot_incidents_total``)."""
+        error = code_error(pending.match_id, pending.decision_number, pending.request_id, report.type,
+                           report.message, report.traceback)
+        known = self._code_errors.setdefault(link.name, CodeErrors())
+        known.count += 1
+        if known.first is None:
+            known.first = error
+        logged = known.logged.pop(error.match_id, 0)
+        if len(known.logged) >= CODE_ERROR_MATCHES:
+            del known.logged[next(iter(known.logged))]
+        known.logged[error.match_id] = logged + 1  # the match moves to the newest end
+        if logged >= MAX_PER_MATCH:
+            return
+        with contextlib.suppress(RuntimeError):  # a loop whose executor is shut down already: nothing to log on
+            asyncio.get_running_loop().run_in_executor(None, log_incidents, self.store, link.name,
+                                                       [error.incident()], self.metrics)
 
     def _log_disconnect(self, link: BotLink, session: BotSession) -> None:
         """A ``disconnect`` incident in the bot's incident log (written off the event loop, never raising): why
