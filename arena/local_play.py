@@ -88,7 +88,7 @@ class KitSeat(Seat):
         body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
                             self._attempt)
         request_id = f"local-{next(self._ids)}"
-        limit_ms = max(1, int(request.deadline_s * 1000))
+        limit_ms = max(1, int(request.decision_deadline_s * 1000))
         sent = request_bytes(body, request_id, limit_ms, int(time.time() * 1000) + limit_ms)
         for data in self.bot.session.exchange(sent):
             decision = bot_pb2.BotMessage.FromString(data).decision
@@ -161,7 +161,7 @@ async def _play_all(series: Series, matches: int, make: BotFactory) -> None:
         seated = table[shift:] + table[:shift]
         seed = match_seed(series.seed, index)
         seats = [entrant.seat(seed * 16 + position, make) for position, entrant in enumerate(seated)]
-        config = MatchConfig(f"local-{series.seed}-{index + 1}", seed, series.rules, deadline_s=DEADLINE_S)
+        config = MatchConfig(f"local-{series.seed}-{index + 1}", seed, series.rules, decision_deadline_s=DEADLINE_S)
         series.records.append(await run_match(config, seats))
 
 
