@@ -28,7 +28,7 @@ class _Recorder(Bot):
 
 def test_in_process_the_bot_sees_what_it_sees_over_the_wire(gateway: GatewayHarness) -> None:
     # Seed 36: the random bot forgets an UNO call, so the recorder gets catch offers out of turn.
-    config = MatchConfig("same-match", 36, Rules(uno_penalty=UnoPenalty.CATCH, target=300), deadline_s=5.0)
+    config = MatchConfig("same-match", 36, Rules(uno_penalty=UnoPenalty.CATCH, target=300), decision_deadline_s=5.0)
     names = ["recorder", "heuristic", "random"]
     token = gateway.register_bot("recorder")
     _Recorder.seen = []
