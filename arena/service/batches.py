@@ -3,7 +3,6 @@ batch recorded as queued in the run state, then its message sent); starting a to
 
 from __future__ import annotations
 
-import json
 import math
 import time
 import uuid
@@ -85,8 +84,8 @@ def start_tournament(
         return TournamentStatus.FAILED
     matches = schedule(spec)
     store.tournaments.add_matches(tournament_id, [m.match_id for m in matches])
-    if run.get("prior") is None:
-        run.set_once("prior", json.dumps(prior_pool(store, spec).to_dict(), sort_keys=True))
+    if run.prior() is None:
+        run.keep_prior(prior_pool(store, spec))
     run.set_once("started_at", repr(time.time()))
     store.tournaments.set_status(tournament_id, TournamentStatus.RUNNING, expected=(TournamentStatus.PENDING,))
     if run.get("enqueued") != "1":

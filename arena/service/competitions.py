@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass, replace
-from typing import Any
 
 from arena.store import Store, UnknownTournament
 from arena.store.keys import bot_key
@@ -93,17 +92,15 @@ def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: f
         spec = CompetitionSpec.from_dict(record.spec)
         busy, in_flight = _blocks_in_flight(store, competition_id)
         connected = _connected(store, spec, busy)
-        current = {bot: Entry.from_dict(entry) for bot, entry in store.competitions.entries(competition_id).items()}
-        raw_pool = store.ratings.get(spec.pool)
-        pool = RatingPool.from_dict(raw_pool) if raw_pool else RatingPool(key=spec.pool)
+        current = store.competitions.entries(competition_id)
+        pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
         rate = RateLimit(**record.rate) if record.rate else new_rate_limit(spec)
         planned = plan_round(spec, pool, current, connected, in_flight, rate, now=now,
                              round_number=store.competitions.next_round(competition_id))
         if planned.retired:
             gone = {entry.bot for entry in planned.retired}
-            store.ratings.update(spec.pool, lambda data: _without(data, spec.pool, gone))
-        store.competitions.save_entries(competition_id, [e.to_dict() for e in planned.started],
-                                        [e.to_dict() for e in planned.retired])
+            store.ratings.update(spec.pool, lambda pool: (pool or RatingPool(key=spec.pool)).without(gone))
+        store.competitions.save_entries(competition_id, planned.started, planned.retired)
         started = []
         if planned.tables:
             first = store.competitions.add_blocks(competition_id, len(planned.tables))
@@ -159,13 +156,6 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
     return out
 
 
-def _without(data: dict[str, Any] | None, key: str, bots: set[str]) -> dict[str, Any]:
-    """The rating pool ``data`` with ``bots`` forgotten, ratings and counters (their new versions start from
-    nothing)."""
-    pool = RatingPool.from_dict(data) if data else RatingPool(key=key)
-    return pool.without(bots).to_dict()
-
-
 @dataclass(frozen=True)
 class LadderRow:
     """One entry of a competition's ladder: its rating as :meth:`arena.tournament.ratings.Rating.fact` gives it
@@ -205,23 +195,21 @@ def ladder(store: Store, competition_id: str) -> Ladder:
     """The current entries ranked by rating (``mu``: the same fact as every leaderboard; ties by matches, then
     name without case), and the retired entries with the rating they ended with."""
     spec = competition_spec(store, competition_id)
-    raw = store.ratings.get(spec.pool)
-    pool = RatingPool.from_dict(raw) if raw else RatingPool(key=spec.pool)
+    pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
     rows = []
-    for bot, raw in store.competitions.entries(competition_id).items():
-        entry = Entry.from_dict(raw)
+    for bot, entry in store.competitions.entries(competition_id).items():
         online = builtin_kind(bot) is not None or store.sessions.online(bot)
         rows.append(_row(0, bot, entry.version, pool.rating(bot), online, entry.started_at))
     rows.sort(key=lambda r: (-r.rating, -r.matches, r.bot.casefold()))
     ranked = [replace(row, rank=i + 1) for i, row in enumerate(rows)]
     retired = []
-    for old in map(Entry.from_dict, store.competitions.retired(competition_id)):
+    for old in store.competitions.retired(competition_id):
         rating = Rating(old.mu or 0.0, old.sigma or 0.0, old.matches)
         retired.append(_row(0, old.bot, old.version, rating, False, old.started_at, old.retired_at or 0.0))
     return Ladder(ranked, retired)
 
 
-def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[dict[str, Any]]]:
+def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[Entry]]:
     """The current entries ranked (:func:`ladder`), and the retired entries as stored."""
     return ladder(store, competition_id).entries, store.competitions.retired(competition_id)
 

@@ -85,13 +85,12 @@ def pool_ids(store: Store) -> list[str]:
 def stored_pool(store: Store, pool_id: str) -> RatingPool:
     """The pool's stored ratings and counters (counters filled in first where missing); :class:`UnknownPool`
     for a pool that has no ratings and is no competition's."""
-    raw = store.ratings.get(pool_id)
-    if raw is None:
+    pool = store.ratings.get(pool_id)
+    if pool is None:
         cid = competition_of(pool_id)
         if not cid or not _competition_exists(store, cid):
             raise UnknownPool(f"no rating pool {pool_id!r} (ListRatingPools lists them)")
         return RatingPool(key=pool_id)
-    pool = RatingPool.from_dict(raw)
     return _with_backfill(store, pool_id, pool) if pool.uncounted else pool
 
 
@@ -116,13 +115,13 @@ def _with_backfill(store: Store, pool_id: str, pool: RatingPool) -> RatingPool:
         found[tid] = (tallies_of(table.standings, table.timeouts, table.refusals, table.decisions),
                       [len(result.seats) for result in table.scored])
 
-    def fill(current: dict[str, object] | None) -> dict[str, object]:
-        base = RatingPool.from_dict(current) if current else pool
+    def fill(current: RatingPool | None) -> RatingPool:
+        base = current or pool
         for tid, (tallies, seats) in found.items():
             base = base.with_tallies(tid, tallies, seats)
-        return base.to_dict()
+        return base
 
-    return RatingPool.from_dict(store.ratings.update(pool_id, fill))
+    return store.ratings.update(pool_id, fill)
 
 
 def _rules_and_seats(store: Store, pool: RatingPool, competition_id: str) -> tuple[Rules, int]:

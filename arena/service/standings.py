@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from arena.store import Store, StoredResult, TournamentStandings
 from arena.store.runstate import RunState
@@ -27,9 +26,9 @@ def rating_pool(store: Store, key: str) -> RatingPool:
     return pool_of(key, store.ratings.get(key))
 
 
-def pool_of(key: str, stored: Mapping[str, Any] | None) -> RatingPool:
-    """A rating pool from its stored JSON (a fresh pool ``key`` for none)."""
-    return RatingPool.from_dict(stored) if stored else RatingPool(key=key)
+def pool_of(key: str, stored: RatingPool | None) -> RatingPool:
+    """The stored rating pool, or a fresh pool ``key`` for none."""
+    return stored if stored is not None else RatingPool(key=key)
 
 
 def prior_pool(store: Store, spec: TournamentSpec) -> RatingPool:
@@ -76,8 +75,7 @@ def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True) 
     spec = spec_of(store, tournament_id)
     results = store.results.all(tournament_id)
     scored = [r.result for r in results.values() if r.scored]
-    prior_raw = RunState(store, tournament_id).prior()
-    prior = pool_of(spec.rating_pool, prior_raw)
+    prior = pool_of(spec.rating_pool, RunState(store, tournament_id).prior())
     table = standings(scored, participants=spec.participants, pool=prior, ratings=ratings)
     counters = per_bot_counters(results, spec.participants)
     return TournamentTable(table, counters["timeouts"], counters["refusals"], scored, results, counters["decisions"])
@@ -112,9 +110,9 @@ def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink 
     store.standings.put(tournament_id, standings_record(table, True), as_of=len(table.results))
     pool_key = spec.rating_pool
 
-    def apply(current: dict[str, Any] | None) -> dict[str, Any]:
+    def apply(current: RatingPool | None) -> RatingPool:
         tallies = tallies_of(table.standings, table.timeouts, table.refusals, table.decisions)
-        return pool_of(pool_key, current).with_tournament(tournament_id, table.scored, tallies).to_dict()
+        return pool_of(pool_key, current).with_tournament(tournament_id, table.scored, tallies)
 
     store.ratings.update(pool_key, apply)
     run = RunState(store, tournament_id)

@@ -26,6 +26,7 @@ from typing import Any
 
 import redis
 
+from arena.tournament.competition import Entry
 from arena.tournament.status import CompetitionStatus
 
 from .keys import Keys, bot_key, check_name
@@ -119,26 +120,24 @@ class CompetitionStore:
         return CompetitionStatus(old.decode() if isinstance(old, bytes) else old)
 
     # -- the ladder ------------------------------------------------------------------------------------------
-    def entries(self, cid: str) -> dict[str, dict[str, Any]]:
+    def entries(self, cid: str) -> dict[str, Entry]:
         """The current entry of each bot (by its name as first entered)."""
-        out = {}
-        for raw in self._r.hvals(self._key(cid, "entries")):
-            entry = json.loads(raw)
-            out[str(entry["bot"])] = entry
-        return out
+        entries = (Entry.from_dict(json.loads(raw)) for raw in self._r.hvals(self._key(cid, "entries")))
+        return {entry.bot: entry for entry in entries}
 
-    def retired(self, cid: str, limit: int = 100) -> list[dict[str, Any]]:
+    def retired(self, cid: str, limit: int = 100) -> list[Entry]:
         """Retired entries, newest first."""
-        return [json.loads(raw) for raw in self._r.lrange(self._key(cid, "retired"), 0, max(0, limit - 1))]
+        return [Entry.from_dict(json.loads(raw))
+                for raw in self._r.lrange(self._key(cid, "retired"), 0, max(0, limit - 1))]
 
-    def save_entries(self, cid: str, started: Iterable[dict[str, Any]], retired: Iterable[dict[str, Any]]) -> None:
+    def save_entries(self, cid: str, started: Iterable[Entry], retired: Iterable[Entry]) -> None:
         """Keep the entries a round retired and started (in one transaction)."""
         pipe = self._r.pipeline(transaction=True)
         for entry in retired:
-            pipe.lpush(self._key(cid, "retired"), json.dumps(entry, sort_keys=True))
+            pipe.lpush(self._key(cid, "retired"), json.dumps(entry.to_dict(), sort_keys=True))
         pipe.ltrim(self._key(cid, "retired"), 0, MAX_RETIRED - 1)
         for entry in started:
-            pipe.hset(self._key(cid, "entries"), bot_key(str(entry["bot"])), json.dumps(entry, sort_keys=True))
+            pipe.hset(self._key(cid, "entries"), bot_key(entry.bot), json.dumps(entry.to_dict(), sort_keys=True))
         pipe.execute()
 
     def blocks(self, cid: str) -> set[str]:

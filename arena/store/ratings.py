@@ -9,9 +9,11 @@ workers updating the same pool never lose each other's update.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 
 import redis
+
+from arena.tournament.ratings import RatingPool
 
 from ._codec import dumps, loads
 from .keys import Keys
@@ -26,20 +28,21 @@ class RatingStore:
         self._r = client
         self._k = keys
 
-    def get(self, pool: str) -> dict[str, Any] | None:
+    def get(self, pool: str) -> RatingPool | None:
+        """The stored pool, or None when nothing was rated in it yet."""
         raw = self._r.get(self._k.ratings(pool))
-        return None if raw is None else dict(loads(raw))
+        return None if raw is None else RatingPool.from_dict(loads(raw))
 
-    def put(self, pool: str, ratings: dict[str, Any]) -> None:
-        self._r.set(self._k.ratings(pool), dumps(ratings))
+    def put(self, pool: str, ratings: RatingPool) -> None:
+        self._r.set(self._k.ratings(pool), dumps(ratings.to_dict()))
 
     def pools(self) -> list[str]:
         """Every pool that has ratings."""
         head = f"{self._k.prefix}ratings:"
         return sorted(k.decode("utf-8")[len(head) :] for k in self._r.scan_iter(match=head + "*", count=1000))
 
-    def update(self, pool: str, fn: Callable[[dict[str, Any] | None], dict[str, Any]]) -> dict[str, Any]:
-        """Apply ``fn(current or None) -> new`` atomically; returns the new ratings.
+    def update(self, pool: str, fn: Callable[[RatingPool | None], RatingPool]) -> RatingPool:
+        """Apply ``fn(current or None) -> new`` atomically; returns the new pool.
 
         ``fn`` may run more than once (on contention) and must not have side effects.
         """
@@ -49,10 +52,10 @@ class RatingStore:
                 try:
                     pipe.watch(key)
                     raw = cast("bytes | None", pipe.get(key))  # immediate while watching
-                    current = None if raw is None else dict(loads(raw))
+                    current = None if raw is None else RatingPool.from_dict(loads(raw))
                     new = fn(current)
                     pipe.multi()
-                    pipe.set(key, dumps(new))
+                    pipe.set(key, dumps(new.to_dict()))
                     pipe.execute()
                     return new
                 except redis.WatchError:

@@ -40,11 +40,11 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import redis
 
 from arena.store import Store
+from arena.tournament.ratings import RatingPool
 from arena.tournament.status import BatchStatus, TournamentStatus
 
 # Write a batch's state unless the tournament's bookkeeping was cleaned up (``cleaned_at`` in the run hash): a
@@ -245,6 +245,11 @@ class RunState:
         pipe.delete(self.batches_key, self.batch_state_key, self.attempts_key, self.lock_key)
         pipe.execute()
 
-    def prior(self) -> dict[str, Any] | None:
+    def prior(self) -> RatingPool | None:
+        """The participants' ratings before the tournament, as :meth:`keep_prior` kept them (None before)."""
         raw = self.get("prior")
-        return None if not raw else dict(json.loads(raw))
+        return None if not raw else RatingPool.from_dict(json.loads(raw))
+
+    def keep_prior(self, pool: RatingPool) -> None:
+        """Keep the participants' ratings before the tournament, once (a later call changes nothing)."""
+        self.set_once("prior", json.dumps(pool.to_dict(), sort_keys=True))

@@ -10,6 +10,7 @@ import pytest
 import arena.store.keys as keys_module
 from arena.store import Keys, Store
 from arena.store.keys import InvalidName, bot_key, check_id, check_name
+from arena.tournament.ratings import Rating, RatingPool
 from tests.support.records import standings_of, stored_replay, stored_result
 
 
@@ -91,7 +92,7 @@ def test_every_key_written_is_documented_and_prefixed(store: Store) -> None:
     store.results.incr("t-1", "timeouts")
     store.replays.save("t-1.m1", stored_replay("t-1.m1", seed=2, actions=[(0, "draw")]))
     store.standings.put("t-1", standings_of(1), as_of=1)
-    store.ratings.put("flip:abc", {"alpha": {"mu": 25.0}})
+    store.ratings.put("flip:abc", RatingPool(key="flip:abc", ratings={"alpha": Rating(25.0, 8.0, 1)}))
     store.schedules.add("nightly", "0 3 * * *", {"participants": ["alpha", "beta"]}, created_at=0)
     store.schedules.claim("nightly", int(datetime(2026, 1, 1, 3, tzinfo=UTC).timestamp()), holder="me")
     store.canary.beat(1.0, "w1")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any
 
 from arena.store import Store
+from arena.tournament.ratings import Rating, RatingPool
 from tests.support.records import standings_of
 
 
@@ -24,9 +26,9 @@ def test_ratings_updates_do_not_lose_each_other(redis_server: Any, store: Store)
     writers = [Store.from_url(redis_server.url) for _ in range(4)]
     barrier = threading.Barrier(len(writers))
 
-    def bump(current: dict[str, Any] | None) -> dict[str, Any]:
-        games = (current or {}).get("games", 0)
-        return {"games": games + 1}
+    def bump(current: RatingPool | None) -> RatingPool:
+        base = current or RatingPool(key=pool)
+        return replace(base, applied=base.applied + 1)
 
     def work(w: Store) -> None:
         barrier.wait()
@@ -40,14 +42,16 @@ def test_ratings_updates_do_not_lose_each_other(redis_server: Any, store: Store)
         t.join()
     for w in writers:
         w.close()
-    assert store.ratings.get(pool) == {"games": 100}
+    stored = store.ratings.get(pool)
+    assert stored is not None and stored.applied == 100
     assert store.ratings.pools() == [pool]
 
 
 def test_ratings_put_get(store: Store) -> None:
     assert store.ratings.get("classic:x") is None
-    store.ratings.put("classic:x", {"a": {"mu": 25.0, "sigma": 8.3}})
-    assert store.ratings.get("classic:x") == {"a": {"mu": 25.0, "sigma": 8.3}}
+    pool = RatingPool(key="classic:x", ratings={"a": Rating(25.0, 8.3, 1)})
+    store.ratings.put("classic:x", pool)
+    assert store.ratings.get("classic:x") == pool
 
 
 def test_canary(store: Store) -> None:

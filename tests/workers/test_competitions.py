@@ -33,8 +33,7 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
 
     def played_enough() -> bool:
         ladder_tick(store, enqueue)
-        raw = store.ratings.get(spec.pool)
-        pool = RatingPool.from_dict(raw) if raw else RatingPool(key=spec.pool)
+        pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
         return all(pool.rating(bot).matches >= 8 for bot in spec.entrants)
 
     wait_until(played_enough, 180, "every entrant to play 8 rated matches", interval=0.3)
@@ -45,7 +44,7 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
     ranks = {row.bot: row.rank for row in rows}
     assert ranks["heuristic"] < ranks["random"], rows  # the strongest above the weakest after a few blocks
     assert retired == [] and {row.version for row in rows} == {"builtin"}
-    pool = RatingPool.from_dict(store.ratings.get(spec.pool) or {})
+    pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
     blocks = [tid for tid in pool.tournaments]
     assert len(blocks) == len(set(blocks))  # each block rated once
     for tid in blocks:  # a block: one deal in each seat rotation, every match recorded once
@@ -172,7 +171,7 @@ def test_the_api_shows_retired_versions(store: Store, organizer: Any) -> None:
     store.bots.register("alice")
     create_competition(store, CompetitionSpec("c-versions", entrants=("alice", "random")))
     old = Entry("alice", "1.0", 100.0, retired_at=200.0, mu=28.0, sigma=1.5, matches=30)
-    store.competitions.save_entries("c-versions", [Entry("alice", "2.0", 200.0).to_dict()], [old.to_dict()])
+    store.competitions.save_entries("c-versions", [Entry("alice", "2.0", 200.0)], [old])
     answer = organizer.stub.GetCompetitionStandings(
         arena_pb2.GetCompetitionStandingsRequest(competition_id="c-versions"))
     assert [(e.bot, e.version, e.rank) for e in answer.entries] == [("alice", "2.0", 1)]

@@ -77,7 +77,7 @@ def test_get_tournament_and_list_matches(organizer: OrganizerServer, store: Stor
 def check_leaderboard(organizer: OrganizerServer, store: Store, pool_id: str) -> arena_pb2.GetLeaderboardResponse:
     """The leaderboard equals the stored pool: its ratings, counters, rank by rating, ratings in their intervals."""
     board = organizer.stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(pool_id=pool_id), timeout=30)
-    pool = RatingPool.from_dict(store.ratings.get(pool_id) or {})
+    pool = store.ratings.get(pool_id) or RatingPool(key=pool_id)
     assert {e.bot_name for e in board.entries} == set(pool.ratings)
     assert [e.rank for e in board.entries] == list(range(1, len(board.entries) + 1))
     assert [e.rating for e in board.entries] == sorted((e.rating for e in board.entries), reverse=True)
@@ -112,12 +112,13 @@ def test_leaderboard_shows_the_stored_pool(organizer: OrganizerServer, store: St
         assert entry.points == sum(r.points for r in rows) and entry.decisions == sum(r.decisions for r in rows)
 
     # A pool stored before pools kept counters: filled in once, from the tournaments' stored results.
-    raw = store.ratings.get(pool_id) or {}
-    store.ratings.put(pool_id, {k: v for k, v in raw.items() if k not in ("tallies", "counted", "seat_counts")})
+    stored = store.ratings.get(pool_id) or RatingPool(key=pool_id)
+    older = {k: v for k, v in stored.to_dict().items() if k not in ("tallies", "counted", "seat_counts")}
+    store.ratings.put(pool_id, RatingPool.from_dict(older))
     again = check_leaderboard(organizer, store, pool_id)
     assert [(e.bot_name, e.matches, e.wins, e.points) for e in again.entries] == [
         (e.bot_name, e.matches, e.wins, e.points) for e in board.entries]
-    assert RatingPool.from_dict(store.ratings.get(pool_id) or {}).counted == ("t-pool-1", "t-pool-2")
+    assert (store.ratings.get(pool_id) or RatingPool(key=pool_id)).counted == ("t-pool-1", "t-pool-2")
 
     code, details = status_of(lambda: organizer.stub.GetLeaderboard(
         arena_pb2.GetLeaderboardRequest(pool_id="flip:nothing"), timeout=10))

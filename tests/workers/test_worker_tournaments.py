@@ -39,8 +39,8 @@ def test_tournament_runs_to_the_end_on_a_real_worker(app: Celery, worker: Any, s
     assert worker_standings(store, spec.tournament_id) == clean_standings(spec)
     # Ratings persisted once under the rating pool, standings cached as final.
     pool = store.ratings.get(spec.rating_pool)
-    assert pool is not None and pool["tournaments"] == [spec.tournament_id]
-    assert pool["applied"] == len(schedule(spec))
+    assert pool is not None and pool.tournaments == (spec.tournament_id,)
+    assert pool.applied == len(schedule(spec))
     cached = store.standings.get(spec.tournament_id)
     assert cached is not None and cached.standings.final is True
     assert cached.as_of == len(schedule(spec))
@@ -74,7 +74,8 @@ def test_a_batch_delivered_twice_scores_nothing_twice(app: Celery, worker: Any, 
 
     assert_exactly_once(store, spec)
     assert worker_standings(store, spec.tournament_id) == clean_standings(spec)
-    assert store.ratings.get(spec.rating_pool)["tournaments"] == [spec.tournament_id]  # type: ignore[index]
+    pool = store.ratings.get(spec.rating_pool)
+    assert pool is not None and pool.tournaments == (spec.tournament_id,)
 
 
 class LosingEnqueuer(CeleryEnqueuer):
