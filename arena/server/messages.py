@@ -22,7 +22,7 @@ from arena.service.leaderboard import Leaderboard, PoolInfo
 from arena.service.lifecycle import SeedReveal
 from arena.service.replays import replay_steps
 from arena.store import BotRecord, CompetitionRecord, Incident, Replay, StoredResult
-from arena.store.gauntlets import GauntletRecord
+from arena.store.gauntlets import GauntletRecord, StoredBlock
 from arena.store.results import Progress
 from arena.store.schedules import Schedule
 from arena.store.tournaments import TournamentRecord
@@ -282,8 +282,7 @@ def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtStat
     return msg
 
 
-def gauntlet_blocks(blocks: Sequence[Mapping[str, Any]], after: int) -> list[arena_pb2.GauntletBlock]:
+def gauntlet_blocks(blocks: Sequence[StoredBlock], after: int) -> list[arena_pb2.GauntletBlock]:
     """The stored blocks numbered after ``after`` (blocks are numbered from 1 on the wire: block 0 stored is 1)."""
-    return [arena_pb2.GauntletBlock(block=int(b["block"]) + 1, score=float(b["score"]), llr=float(b["llr"]),
-                                    attempts=int(b.get("attempts", 1)))
-            for b in blocks if int(b["block"]) + 1 > after]
+    return [arena_pb2.GauntletBlock(block=b.block + 1, score=b.score, llr=b.llr, attempts=b.attempts)
+            for b in blocks if b.block + 1 > after]

@@ -40,7 +40,7 @@ from arena.engine import Rules
 from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.store import GauntletStore, Store
-from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord
+from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, StoredBlock
 from arena.store.keys import BOT_NAME_RE, check_name
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
@@ -214,9 +214,9 @@ class BlockOutcome:
     points: Mapping[str, float] = field(default_factory=dict)
     attempts: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"block": self.block, "score": self.score, "llr": self.state.llr, "attempts": self.attempts,
-                "matches": dict(self.points)}
+    def stored(self) -> StoredBlock:
+        """The block as the store keeps it."""
+        return StoredBlock(self.block, self.score, self.state.llr, self.attempts, dict(self.points))
 
 
 @dataclass(frozen=True)
@@ -342,9 +342,9 @@ def stored_spec(store: Store, gauntlet_id: str) -> GauntletSpec:
     return GauntletSpec.from_dict(store.gauntlets.get(gauntlet_id).spec, store.gauntlets.seed(gauntlet_id))
 
 
-def stored_state(spec: GauntletSpec, blocks: Sequence[Mapping[str, Any]]) -> SprtState:
+def stored_state(spec: GauntletSpec, blocks: Sequence[StoredBlock]) -> SprtState:
     """The test state after the stored blocks (their scores replayed in order)."""
-    return SprtState(spec.sprt).extended(float(block["score"]) for block in blocks)
+    return SprtState(spec.sprt).extended(block.score for block in blocks)
 
 
 def resume_gauntlet(store: Store, gauntlet_id: str, *, make_bot: BotFactory, play: PlayMatch | None = None,
@@ -384,7 +384,7 @@ def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: 
                 return _ended(spec, gauntlets, GauntletStatus.FAILED, state, blocks,
                               f"block {number}: matches aborted by the arena {MAX_BLOCK_ATTEMPTS} times")
             written = gauntlets is None or gauntlets.add_block(
-                spec.gauntlet_id, number, outcome.to_dict(), outcome.state.to_dict(),
+                spec.gauntlet_id, number, outcome.stored(), outcome.state.to_dict(),
                 STATUS_OF_OUTCOME.get(outcome.state.outcome, GauntletStatus.RUNNING))
             if not written and gauntlets is not None:  # another runner stored it first: go on from the store
                 state = stored_state(spec, gauntlets.blocks(spec.gauntlet_id))

@@ -35,6 +35,27 @@ return n + 1
 """
 
 
+@dataclass(frozen=True)
+class StoredBlock:
+    """One scored block of a gauntlet as stored: its number (from 0), its score, the test's LLR after it, the
+    attempts it took, and per match the points of the tested seat."""
+
+    block: int
+    score: float
+    llr: float
+    attempts: int = 1
+    matches: Mapping[str, float] = field(default_factory=dict, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"block": self.block, "score": self.score, "llr": self.llr, "attempts": self.attempts,
+                "matches": dict(self.matches)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StoredBlock:
+        return cls(int(data["block"]), float(data["score"]), float(data.get("llr", 0.0)),
+                   int(data.get("attempts", 1)), {str(k): float(v) for k, v in (data.get("matches") or {}).items()})
+
+
 class UnknownGauntlet(StoreError):
     """No gauntlet has this id."""
 
@@ -105,7 +126,7 @@ class GauntletStore:
             raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
         return int(raw or 0)
 
-    def add_block(self, gauntlet_id: str, number: int, block: Mapping[str, Any], state: Mapping[str, Any],
+    def add_block(self, gauntlet_id: str, number: int, block: StoredBlock, state: Mapping[str, Any],
                   status: GauntletStatus) -> bool:
         """Append block ``number`` (counted from 0) and the test state and status after it; ``False`` when that
         block was written already (nothing changes)."""
@@ -114,7 +135,7 @@ class GauntletStore:
             raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
         written = int(self._add_block(
             keys=[self._k.gauntlet(gauntlet_id), self._k.gauntlet_blocks(gauntlet_id)],
-            args=[int(number), dumps(dict(block)), dumps(dict(state)), word, repr(time.time())]))
+            args=[int(number), dumps(block.to_dict()), dumps(dict(state)), word, repr(time.time())]))
         return written == number + 1
 
     def finish(self, gauntlet_id: str, status: GauntletStatus, detail: str = "") -> None:
@@ -136,9 +157,10 @@ class GauntletStore:
             raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
         return _record(text_hash(raw), int(blocks))
 
-    def blocks(self, gauntlet_id: str) -> list[dict[str, Any]]:
+    def blocks(self, gauntlet_id: str) -> list[StoredBlock]:
         """The gauntlet's blocks, in order."""
-        return [loads(raw) for raw in self._r.lrange(self._k.gauntlet_blocks(gauntlet_id), 0, -1)]
+        raws = self._r.lrange(self._k.gauntlet_blocks(gauntlet_id), 0, -1)
+        return [StoredBlock.from_dict(loads(raw)) for raw in raws]
 
     def recent(self, limit: int = 50) -> list[GauntletRecord]:
         """The newest ``limit`` gauntlets, newest first."""

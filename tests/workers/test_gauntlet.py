@@ -27,8 +27,10 @@ from arena.service.gauntlet import (
     score_block,
 )
 from arena.store import Store, UnknownGauntlet
+from arena.store.gauntlets import StoredBlock
 from arena.tournament import EndReason
 from arena.tournament.sprt import SprtConfig
+from arena.tournament.status import GauntletStatus
 from bots import HeuristicBot, make_bot
 from bots.kit import play_async
 from tests.support import LoopThread
@@ -125,10 +127,10 @@ def test_the_gauntlet_is_stored_block_by_block(store: Store) -> None:
     assert record.blocks == outcome.state.n
     assert record.state["decision"] == "H1" and record.state["llr"] == pytest.approx(outcome.state.llr)
     assert record.spec["candidate"] == "weakened" and "seed" not in record.spec
-    assert [b["block"] for b in gauntlets.blocks("g-stored")] == list(range(outcome.state.n))
+    assert [b.block for b in gauntlets.blocks("g-stored")] == list(range(outcome.state.n))
     assert [r.id for r in gauntlets.recent()] == ["g-stored"]
     # Writing a block again is a no-op: the list and the state never disagree.
-    assert not gauntlets.add_block("g-stored", 0, {"block": 0}, {}, "running")
+    assert not gauntlets.add_block("g-stored", 0, StoredBlock(0, 0.0, 0.0), {}, GauntletStatus.RUNNING)
     assert gauntlets.get("g-stored").blocks == outcome.state.n
     with pytest.raises(ValueError, match="exists already"):
         run_gauntlet(spec, store, make_bot=make_bot)
