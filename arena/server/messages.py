@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -21,7 +20,7 @@ from arena.service.gauntlet import GauntletSpec
 from arena.service.leaderboard import Leaderboard, PoolInfo
 from arena.service.lifecycle import SeedReveal
 from arena.service.replays import replay_steps
-from arena.store import BotRecord, CompetitionRecord, Incident, Replay, StoredResult
+from arena.store import BotRecord, CompetitionRecord, Incident, Replay, StoredResult, TournamentStandings
 from arena.store.gauntlets import GauntletRecord, StoredBlock
 from arena.store.results import Progress
 from arena.store.schedules import Schedule
@@ -31,6 +30,7 @@ from arena.tournament.competition import CompetitionSpec
 from arena.tournament.cron import parse_cron
 from arena.tournament.leaderboard import LeaderRow
 from arena.tournament.sprt import SprtState
+from arena.tournament.standings import HeadToHead, StandingRow
 
 
 def timestamp(seconds: float | str | None) -> Timestamp | None:
@@ -201,35 +201,29 @@ def replay_message(record: Replay, result: StoredResult | None, viewer: int | No
     return msg
 
 
-def standing_message(row: Mapping[str, Any], counters: Mapping[str, Mapping[str, int]]) -> arena_pb2.Standing:
-    """One row of the standings table (:attr:`arena.store.TournamentStandings.table`) with its bot's counters."""
-    bot = row["bot"]
-    low, high = row["rating_ci"]
+def standing_message(row: StandingRow, standings: TournamentStandings) -> arena_pb2.Standing:
+    """One row of a tournament's standings with its bot's counters."""
+    bot = row.bot
+    low, high = row.rating_ci
     msg = arena_pb2.Standing(
-        rank=row["rank"], bot_id=bot, bot_name=bot, matches=row["matches"], wins=row["wins"], points=row["points"],
-        rating=row["mu"], rating_sigma=row["sigma"], rating_low=low, rating_high=high, forfeits=row["forfeits"],
-        timeouts=int(counters.get("timeouts", {}).get(bot, 0)),
-        refusals=int(counters.get("refusals", {}).get(bot, 0)),
-        decisions=int(counters.get("decisions", {}).get(bot, 0)),
-        tier=int(row.get("tier") or 0), indistinguishable=list(row.get("indistinguishable") or ()),
+        rank=row.rank, bot_id=bot, bot_name=bot, matches=row.matches, wins=row.wins, points=row.points,
+        rating=row.mu, rating_sigma=row.sigma, rating_low=low, rating_high=high, forfeits=row.forfeits,
+        timeouts=standings.timeouts.get(bot, 0), refusals=standings.refusals.get(bot, 0),
+        decisions=standings.decisions.get(bot, 0), tier=row.tier, indistinguishable=list(row.indistinguishable),
     )
-    if row.get("win_rate") is not None:
-        msg.win_rate = row["win_rate"]
-    if row.get("win_rate_ci"):
-        msg.win_rate_low, msg.win_rate_high = row["win_rate_ci"]
-    if row.get("mean_points") is not None:
-        msg.mean_points = row["mean_points"]
+    if row.win_rate is not None:
+        msg.win_rate = row.win_rate
+    if row.win_rate_ci:
+        msg.win_rate_low, msg.win_rate_high = row.win_rate_ci
+    if row.mean_points is not None:
+        msg.mean_points = row.mean_points
     return msg
 
 
-def head_to_head_messages(table: Mapping[str, Mapping[str, Mapping[str, Any]]] | None) -> list[arena_pb2.HeadToHead]:
-    return [
-        arena_pb2.HeadToHead(bot_name=cell["bot"], opponent=cell["opponent"], matches=cell["matches"],
-                             wins=cell["wins"], losses=cell["losses"], points_for=cell["points_for"],
-                             points_against=cell["points_against"])
-        for by_opponent in (table or {}).values()
-        for cell in by_opponent.values()
-    ]
+def head_to_head_messages(cells: Sequence[HeadToHead]) -> list[arena_pb2.HeadToHead]:
+    return [arena_pb2.HeadToHead(bot_name=cell.bot, opponent=cell.opponent, matches=cell.matches, wins=cell.wins,
+                                 losses=cell.losses, points_for=cell.points_for, points_against=cell.points_against)
+            for cell in cells]
 
 
 def pool_message(info: PoolInfo) -> arena_pb2.RatingPool:

@@ -554,11 +554,10 @@ class Organizer:
                       caller: Caller = ADMIN) -> arena_pb2.GetStandingsResponse:
         tid = request.tournament_id
         standings, status = self.current_standings(tid)
-        counters = {"timeouts": standings.timeouts, "refusals": standings.refusals, "decisions": standings.decisions}
         return arena_pb2.GetStandingsResponse(
-            tournament_id=tid, standings=[standing_message(row, counters) for row in standings.table.get("rows", ())],
+            tournament_id=tid, standings=[standing_message(row, standings) for row in standings.rows],
             final=standings.final, state=TOURNAMENT_STATE_OF[status],
-            head_to_head=head_to_head_messages(standings.table.get("head_to_head")),
+            head_to_head=head_to_head_messages(standings.head_to_head),
         )
 
     # -- replays -------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from typing import Any
 
 import redis
 
+from arena.tournament.standings import HeadToHead, StandingRow
+
 from ._codec import dumps, loads
 from .keys import Keys
 
@@ -37,6 +39,17 @@ class TournamentStandings:
     refusals: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, int] = field(default_factory=dict)
     """Decisions asked of each bot (for rates per 1,000 decisions)."""
+
+    @property
+    def rows(self) -> tuple[StandingRow, ...]:
+        """The table's rows, best first."""
+        return tuple(StandingRow.from_dict(row) for row in self.table.get("rows") or ())
+
+    @property
+    def head_to_head(self) -> tuple[HeadToHead, ...]:
+        """Every ordered pair's cell when every match had 2 seats; empty otherwise."""
+        cells = self.table.get("head_to_head") or {}
+        return tuple(HeadToHead.from_dict(cell) for by_opponent in cells.values() for cell in by_opponent.values())
 
     def to_dict(self) -> dict[str, Any]:
         return {"final": self.final, "standings": dict(self.table), "timeouts": dict(self.timeouts),

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from .ratings import RatingPool
@@ -108,6 +108,26 @@ class StandingRow:
             "strikes": self.strikes,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StandingRow:
+        """A row as :meth:`to_dict` wrote it (the cached standings' JSON)."""
+
+        def interval(value: Any) -> Interval | None:
+            return (float(value[0]), float(value[1])) if value else None
+
+        def number(value: Any) -> float | None:
+            return None if value is None else float(value)
+
+        rating_ci = interval(data.get("rating_ci")) or (float(data["mu"]), float(data["mu"]))
+        return cls(rank=int(data["rank"]), tier=int(data.get("tier") or 0), bot=str(data["bot"]),
+                   matches=int(data["matches"]), wins=int(data["wins"]), win_rate=number(data.get("win_rate")),
+                   win_rate_ci=interval(data.get("win_rate_ci")), points=int(data["points"]),
+                   mean_points=number(data.get("mean_points")), points_ci=interval(data.get("points_ci")),
+                   mu=float(data["mu"]), sigma=float(data["sigma"]), ordinal=float(data.get("ordinal", 0.0)),
+                   rating_ci=rating_ci, indistinguishable=tuple(data.get("indistinguishable") or ()),
+                   groups=int(data.get("groups") or 0), forfeits=int(data.get("forfeits") or 0),
+                   strikes=int(data.get("strikes") or 0))
+
 
 @dataclass(frozen=True)
 class HeadToHead:
@@ -144,6 +164,11 @@ class HeadToHead:
             "group_draws": self.group_draws,
             "group_losses": self.group_losses,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HeadToHead:
+        """A cell as :meth:`to_dict` wrote it."""
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -21,7 +22,7 @@ from arena.tournament import (
     wilson_interval,
     z_quantile,
 )
-from arena.tournament.standings import direct_differences
+from arena.tournament.standings import HeadToHead, StandingRow, direct_differences
 from arena.tournament.stats import differences_apart
 
 from .tournament_helpers import play
@@ -198,3 +199,15 @@ def test_empty_standings() -> None:
     table = standings([], participants=["x", "y"])
     assert table.matches == 0 and table.head_to_head is None
     assert [r.bot for r in table.rows] == ["x", "y"]
+
+
+def test_rows_and_head_to_head_read_back_from_their_json() -> None:
+    spec = TournamentSpec(tournament_id="t-json", participants=tuple(STRENGTH), seats=2, deals=2, duplicate=True,
+                          seed=5)
+    table = standings(play(schedule(spec), STRENGTH, seed=5))
+    data = json.loads(json.dumps(table.to_dict()))  # as the standings cache stores it
+    assert tuple(StandingRow.from_dict(row) for row in data["rows"]) == table.rows
+    assert table.head_to_head is not None
+    cells = [HeadToHead.from_dict(cell) for by_opponent in data["head_to_head"].values()
+             for cell in by_opponent.values()]
+    assert cells == [cell for row in table.head_to_head.values() for cell in row.values()]
