@@ -244,12 +244,15 @@ class MatchRunner:
         request = SeatRequest(config.match_id, seat_no, self.number, observation, legal,
                               config.deadline_s + self._bank[seat_no], lag_cap_s=config.lag_cap_s)
         try:
-            index, waited = await self._decide(seat_no, seat, request)
-            outcome = _UNREACHABLE if waited else _ANSWERED
-            if not (isinstance(index, int) and 0 <= index < len(legal)):
-                raise SeatTimeout(f"seat answered index {index!r} of {len(legal)}")
+            index = await seat.decide(request)
+            outcome = _ANSWERED
+        except SeatUnreachable as error:
+            index, outcome = await self._ask_again(seat_no, seat, request, error)
         except (SeatTimeout, SeatGone) as error:
             index, outcome = self._remote_failed(seat_no, legal, error)
+        if not (isinstance(index, int) and 0 <= index < len(legal)):
+            index, outcome = self._remote_failed(seat_no, legal,
+                                                 SeatTimeout(f"seat answered index {index!r} of {len(legal)}"))
         t_back = time.perf_counter()
         latency = t_back - t0
         refused, reasons = request.refusals, request.refusal_reasons
@@ -301,26 +304,28 @@ class MatchRunner:
             before, t_back, wire = times
             self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
 
-    async def _decide(self, seat_no: int, seat: Seat, request: SeatRequest) -> tuple[int, bool]:
-        """``seat.decide(request)``; while the arena cannot reach the seat (:class:`SeatUnreachable`, its fault, not
-        the bot's), the same decision is asked again until the bot is back, for at most ``infra_grace_s``: then
-        SeatUnreachable ends the match (aborted, no strike). While waiting, a seat found without a session
-        (:class:`SeatGone`) has not reconnected yet: no strike either. Returns the index and whether it waited."""
+    async def _ask_again(self, seat_no: int, seat: Seat, request: SeatRequest, error: SeatUnreachable
+                         ) -> tuple[int, str]:
+        """The arena could not get the decision to the bot (:class:`SeatUnreachable`, its fault, not the bot's): ask the
+        same decision again until the bot is back, for at most ``infra_grace_s``; then SeatUnreachable ends the match
+        (aborted, no strike). While waiting, a seat found without a session (:class:`SeatGone`) has not reconnected
+        yet: no strike either. The index and the outcome (``unreachable``, or the fallback of a timeout)."""
         grace = self.config.infra_grace_s
-        since: float | None = None
+        since = time.monotonic()
+        last: Exception = error
         while True:
+            now = time.monotonic()
+            left = grace - (now - since)
+            if left <= 0:
+                raise SeatUnreachable(f"seat {seat_no} ({self.names[seat_no]}) could not be reached for "
+                                      f"{now - since:.1f} s (grace {grace:g} s): {last}") from None
+            await asyncio.sleep(min(INFRA_RETRY_S, grace / 10, left))
             try:
-                return await seat.decide(request), since is not None
-            except (SeatUnreachable, SeatGone) as error:
-                if since is None and isinstance(error, SeatGone):
-                    raise  # the bot itself has no session: its fault
-                now = time.monotonic()
-                since = now if since is None else since
-                left = grace - (now - since)
-                if left <= 0:
-                    raise SeatUnreachable(f"seat {seat_no} ({self.names[seat_no]}) could not be reached for "
-                                          f"{now - since:.1f} s (grace {grace:g} s): {error}") from None
-                await asyncio.sleep(min(INFRA_RETRY_S, grace / 10, left))
+                return await seat.decide(request), _UNREACHABLE
+            except SeatTimeout as timeout:
+                return self._remote_failed(seat_no, request.legal, timeout)
+            except (SeatUnreachable, SeatGone) as again:
+                last = again
 
     def strike(self, seat_no: int, why: str) -> None:
         """Charge one strike to a seat; at ``max_strikes`` it forfeits."""
