@@ -8,7 +8,7 @@ per-seat view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena.engine import Card, Event, Face
 
@@ -150,49 +150,93 @@ class Narrator:
         return text
 
     def line(self, event: Event) -> str:
-        kind, seat, paint = event.type, event.seat, self.painter
-        if kind == "play" and event.card is not None:
-            face = active_face(event.card, self.side)
-            you = seat is not None and seat == self.viewer
-            named = f" and name{'' if you else 's'} {event.color}" if face.color is None and event.color else ""
-            uno = f" and call{'' if you else 's'} UNO!" if event.detail == "uno" else ""
-            return f"{self._verb(seat, 'play')} {paint.card(event.card, self.side)}{named}{uno}"
-        if kind == "draw":
-            return self._drawn(event)
-        if kind == "pass":
-            return f"{self._verb(seat, 'pass', 'passes')}"
-        if kind == "skip":
-            if event.detail == "all":
-                return "everyone else is skipped (skip-all): the same player goes again"
-            return f"{self.who(seat)} {'are' if seat == self.viewer else 'is'} skipped"
-        if kind == "reverse":
-            return "the direction reverses: now " + ("clockwise" if event.detail == "cw" else "counter-clockwise")
-        if kind == "flip":
-            return f"FLIP! the {event.detail} side is up; top is {paint.face(event.faces[0])}"
-        if kind == "color":
-            return f"{self._verb(seat, 'name')} {event.color}"
-        if kind == "accept":
-            return f"{self._verb(seat, 'accept')} the wild draw"
-        if kind == "reveal":
-            return f"{self._verb(seat, 'show')} {self.who(event.target)} the hand (X1): {self.faces(event.faces)}"
-        if kind == "challenge":
-            return f"{self._verb(seat, 'challenge')} {self.who(event.target)}: the wild draw was {event.detail}"
-        if kind == "catch":
-            return f"{self.who(event.target)} {'are' if event.target == self.viewer else 'is'} caught without UNO"
-        if kind == "reshuffle":
-            return f"the discard pile is shuffled into a new draw pile of {event.count} cards"
-        if kind == "round_over":
-            how = "going out" if event.detail == "E1" else f"adjudication ({event.detail})"
-            win = "win" if seat == self.viewer else "wins"
-            return f"round over: {self.who(seat)} {win} the round by {how}; the other hands hold {event.count} points"
-        if kind == "match_over":
-            return f"match over: {self.who(seat)} {'win' if seat == self.viewer else 'wins'} the match"
-        if kind == "start_card":
-            return f"start card {paint.face(event.faces[0])}"
-        if kind == "start_card_replaced":
-            return f"the start card {paint.face(event.faces[0])} goes back into the pile (S4)"
-        if kind == "dealer":
-            return f"seat {seat} deals first (highest card in the draw for dealer, S1)"
-        if kind == "round_started":
-            return f"round {event.count}, dealer seat {seat}" + (" (you)" if seat == self.viewer else "")
-        return str(event)
+        """One event in plain words (an event the narrator has no words for: its raw form)."""
+        tell = _TELLERS.get(event.type)
+        return tell(self, event) if tell is not None else str(event)
+
+    # -- one teller per event type (_TELLERS) ---------------------------------------------------------------
+    def _play(self, event: Event) -> str:
+        if event.card is None:
+            return str(event)
+        seat = event.seat
+        face = active_face(event.card, self.side)
+        you = seat is not None and seat == self.viewer
+        named = f" and name{'' if you else 's'} {event.color}" if face.color is None and event.color else ""
+        uno = f" and call{'' if you else 's'} UNO!" if event.detail == "uno" else ""
+        return f"{self._verb(seat, 'play')} {self.painter.card(event.card, self.side)}{named}{uno}"
+
+    def _pass(self, event: Event) -> str:
+        return f"{self._verb(event.seat, 'pass', 'passes')}"
+
+    def _skip(self, event: Event) -> str:
+        if event.detail == "all":
+            return "everyone else is skipped (skip-all): the same player goes again"
+        return f"{self.who(event.seat)} {'are' if event.seat == self.viewer else 'is'} skipped"
+
+    def _reverse(self, event: Event) -> str:
+        return "the direction reverses: now " + ("clockwise" if event.detail == "cw" else "counter-clockwise")
+
+    def _flip(self, event: Event) -> str:
+        return f"FLIP! the {event.detail} side is up; top is {self.painter.face(event.faces[0])}"
+
+    def _color(self, event: Event) -> str:
+        return f"{self._verb(event.seat, 'name')} {event.color}"
+
+    def _accept(self, event: Event) -> str:
+        return f"{self._verb(event.seat, 'accept')} the wild draw"
+
+    def _reveal(self, event: Event) -> str:
+        return f"{self._verb(event.seat, 'show')} {self.who(event.target)} the hand (X1): {self.faces(event.faces)}"
+
+    def _challenge(self, event: Event) -> str:
+        return f"{self._verb(event.seat, 'challenge')} {self.who(event.target)}: the wild draw was {event.detail}"
+
+    def _catch(self, event: Event) -> str:
+        return f"{self.who(event.target)} {'are' if event.target == self.viewer else 'is'} caught without UNO"
+
+    def _reshuffle(self, event: Event) -> str:
+        return f"the discard pile is shuffled into a new draw pile of {event.count} cards"
+
+    def _round_over(self, event: Event) -> str:
+        seat = event.seat
+        how = "going out" if event.detail == "E1" else f"adjudication ({event.detail})"
+        win = "win" if seat == self.viewer else "wins"
+        return f"round over: {self.who(seat)} {win} the round by {how}; the other hands hold {event.count} points"
+
+    def _match_over(self, event: Event) -> str:
+        return f"match over: {self.who(event.seat)} {'win' if event.seat == self.viewer else 'wins'} the match"
+
+    def _start_card(self, event: Event) -> str:
+        return f"start card {self.painter.face(event.faces[0])}"
+
+    def _start_card_replaced(self, event: Event) -> str:
+        return f"the start card {self.painter.face(event.faces[0])} goes back into the pile (S4)"
+
+    def _dealer(self, event: Event) -> str:
+        return f"seat {event.seat} deals first (highest card in the draw for dealer, S1)"
+
+    def _round_started(self, event: Event) -> str:
+        return f"round {event.count}, dealer seat {event.seat}" + (" (you)" if event.seat == self.viewer else "")
+
+
+_TELLERS: dict[str, Callable[[Narrator, Event], str]] = {
+    "play": Narrator._play,
+    "draw": Narrator._drawn,
+    "pass": Narrator._pass,
+    "skip": Narrator._skip,
+    "reverse": Narrator._reverse,
+    "flip": Narrator._flip,
+    "color": Narrator._color,
+    "accept": Narrator._accept,
+    "reveal": Narrator._reveal,
+    "challenge": Narrator._challenge,
+    "catch": Narrator._catch,
+    "reshuffle": Narrator._reshuffle,
+    "round_over": Narrator._round_over,
+    "match_over": Narrator._match_over,
+    "start_card": Narrator._start_card,
+    "start_card_replaced": Narrator._start_card_replaced,
+    "dealer": Narrator._dealer,
+    "round_started": Narrator._round_started,
+}
+"""How :meth:`Narrator.line` tells each event type."""

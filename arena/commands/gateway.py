@@ -63,11 +63,14 @@ import sys
 import threading
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.commands import add_rule_options, bench_parsers, rules_from_args, subparsers_of
 from arena.commands.inprocess import InProcessArena, arena_store, inprocess_arena, organizer_services
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
+
+if TYPE_CHECKING:
+    from arena.server.conformance import CheckProgress, CheckResult
 
 EXIT_WITHIN_S = 10.0
 """A stopping `serve` (SIGTERM) exits within this, whatever happens: past it, it exits at once (code 1)."""
@@ -464,6 +467,25 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
         return _run_check(args, store, name, given, argv)
 
 
+async def _check_verdicts(progress: CheckProgress, running: asyncio.Future[list[CheckResult]],
+                          stopped: asyncio.Future[Any], exited: asyncio.Future[int] | None,
+                          budget_s: float) -> tuple[list[CheckResult], int]:
+    """`bot-check`'s verdicts once the checks ended, a signal stopped them, the bot exited or ``budget_s`` ran out
+    (the checks are then cancelled), and the exit code if any failed: 130 when interrupted, else 1."""
+    if running.done() and not running.cancelled() and running.exception() is not None:
+        failure = running.exception()
+        return progress.verdicts(f"the arena's check itself failed: {type(failure).__name__}: {failure}"), 1
+    if running.done():
+        return running.result(), 1
+    running.cancel()
+    await asyncio.wait({running}, timeout=5.0)
+    if stopped.done():
+        return progress.verdicts("interrupted (SIGINT/SIGTERM)"), 130
+    if exited is not None and exited.done():
+        return progress.verdicts(f"the bot {_describe_exit(exited.result())} during this check"), 1
+    return progress.verdicts(f"the checks did not end within {budget_s:.0f} s"), 1
+
+
 def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: str, argv: list[str]) -> int:
     """The checks against bot ``name`` (None: one registered here through RegisterBot, deleted at the end) on an
     arena started in this process, raced against the bot's exit, Ctrl-C/SIGTERM (the bot is stopped, every check
@@ -471,7 +493,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
     import grpc
 
     from arena.client import rpc_error_line
-    from arena.server.conformance import CheckProgress, CheckResult, all_passed, code_errors_check, run_checks
+    from arena.server.conformance import CheckProgress, all_passed, code_errors_check, run_checks
 
     bot: BotProcess | None = None
 
@@ -538,22 +560,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
             exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
             waiting = {running, stopped, *([exited] if exited is not None else [])}
             await asyncio.wait(waiting, timeout=args.wait + CHECK_BUDGET_S, return_when=asyncio.FIRST_COMPLETED)
-            code = 1
-            if running.done() and not running.cancelled() and running.exception() is not None:
-                failure = running.exception()
-                results = progress.verdicts(f"the arena's check itself failed: {type(failure).__name__}: {failure}")
-            elif running.done():
-                results = running.result()
-            else:
-                running.cancel()
-                await asyncio.wait({running}, timeout=5.0)
-                if stopped.done():
-                    reason, code = "interrupted (SIGINT/SIGTERM)", 130
-                elif exited is not None and exited.done():
-                    reason = f"the bot {_describe_exit(exited.result())} during this check"
-                else:
-                    reason = f"the checks did not end within {args.wait + CHECK_BUDGET_S:.0f} s"
-                results = progress.verdicts(reason)
+            results, code = await _check_verdicts(progress, running, stopped, exited, args.wait + CHECK_BUDGET_S)
             results = _with_code_errors(results, arena, name)
             for result in results:
                 print(result.line(), flush=True)

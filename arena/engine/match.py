@@ -118,8 +118,41 @@ class Match:
         """A match in the middle of a round: `current` is on the ordinary "play" decision.
 
         Piles are given top card first. `color` is needed only when the top card's active face is a wild.
+        The match holds exactly the cards of the position: it can go on to a next round only when they are enough
+        to deal one (:meth:`next_round`).
         """
         rules = rules or Rules()
+        cls._check_position(players, hands, discard, rules, side, direction)
+        piles = [[cls._card(card, rules) for card in pile] for pile in (*hands, draw, discard)]
+        match = cls.__new__(cls)
+        match._setup(players, seed, rules, [card for pile in piles for card in pile])
+        for seat in (current, dealer):
+            if seat is not None and not 0 <= seat < players:
+                raise ValueError(f"seat {seat} is not a seat of a {players}-player match")
+        # Card ids in the order the piles were given: each hand, then the draw and the discard pile (top card last).
+        first = 0
+        ids: list[list[int]] = []
+        for pile in piles:
+            ids.append(list(range(first, first + len(pile))))
+            first += len(pile)
+        match.hands = ids[:players]
+        match.draw = ids[players][::-1]
+        match.discard = ids[players + 1][::-1]
+        match.side = DARK if side == "dark" else LIGHT
+        match.direction = 1 if direction == "cw" else -1
+        match.dealer = (current - 1) % players if dealer is None else dealer
+        if scores is not None:
+            match.scores = match._checked_scores(scores)
+        match.color = match._position_color(color)
+        match.current = current
+        match.decision = "play"
+        match.round_number = 1
+        return match
+
+    @staticmethod
+    def _check_position(players: int, hands: Sequence[Sequence[Card | str]], discard: Sequence[Card | str],
+                        rules: Rules, side: str, direction: str) -> None:
+        """The shape of a position for :meth:`from_position`, before any card is read."""
         if len(hands) != players:
             raise ValueError(f"{len(hands)} hands given for {players} players")
         if not discard:
@@ -128,37 +161,17 @@ class Match:
             raise ValueError(f"side {side!r} does not exist in variant {rules.variant}")
         if direction not in ("cw", "ccw"):
             raise ValueError(f"direction must be 'cw' or 'ccw', got {direction!r}")
-        parsed_hands = [[cls._card(card, rules) for card in hand] for hand in hands]
-        parsed_draw = [cls._card(card, rules) for card in draw]
-        parsed_discard = [cls._card(card, rules) for card in discard]
-        cards = [card for hand in parsed_hands for card in hand] + parsed_draw + parsed_discard
-        match = cls.__new__(cls)
-        match._setup(players, seed, rules, cards)
-        for seat in (current, dealer):
-            if seat is not None and not 0 <= seat < players:
-                raise ValueError(f"seat {seat} is not a seat of a {players}-player match")
-        ids = iter(range(len(cards)))
-        match.hands = [[next(ids) for _ in hand] for hand in parsed_hands]
-        match.draw = [next(ids) for _ in parsed_draw][::-1]
-        match.discard = [next(ids) for _ in parsed_discard][::-1]
-        match.side = DARK if side == "dark" else LIGHT
-        match.direction = 1 if direction == "cw" else -1
-        match.dealer = (current - 1) % players if dealer is None else dealer
-        if scores is not None:
-            match.scores = match._checked_scores(scores)
-        top = match._top_face()
+
+    def _position_color(self, color: str | None) -> str:
+        """The colour in play of a position: the top card's, or `color` when the top card is a wild."""
+        top = self._top_face()
         if top.color is None:
-            if color not in match._side_colors():
-                raise ValueError(f"the top card is a wild: color must be a {side} colour, got {color!r}")
-            match.color = color
-        else:
-            if color is not None and color != top.color:
-                raise ValueError(f"color {color!r} contradicts the top card {top}")
-            match.color = top.color
-        match.current = current
-        match.decision = "play"
-        match.round_number = 1
-        return match
+            if color not in self._side_colors():
+                raise ValueError(f"the top card is a wild: color must be a {self.side_name} colour, got {color!r}")
+            return color
+        if color is not None and color != top.color:
+            raise ValueError(f"color {color!r} contradicts the top card {top}")
+        return top.color
 
     @classmethod
     def from_replay(cls, record: dict[str, Any]) -> Match:
@@ -301,6 +314,19 @@ class Match:
             self._rng.shuffle(self.draw)
             self.discard.append(self.draw.pop())
         self._apply_start_card()
+
+    def _deal_problem(self, order: list[int]) -> str | None:
+        """Why `order` cannot be dealt (S2-S4), or None: a hand for every seat and, among the cards left, one that may
+        stay as the start card. A match built from a position holds only that position's cards, which may be too few
+        (the deal would run out of cards, or turn start cards back for ever)."""
+        dealt = HAND_SIZE * self.players
+        if len(order) <= dealt:
+            return (f"the match holds {len(order)} cards, too few to deal {self.players} hands of {HAND_SIZE} "
+                    f"and a start card (at least {dealt + 1})")
+        faces = self._faces[LIGHT]
+        if all(self._start_card_goes_back(faces[cid]) for cid in order[dealt:]):
+            return "none of the cards left after the deal may stay as the start card (S4)"
+        return None
 
     def _start_card_goes_back(self, face: Face) -> bool:
         if self._classic:
@@ -494,9 +520,7 @@ class Match:
         kind = action.kind
         decision = self.decision
         if kind == "next_round":
-            self._check_next_round()
-            self.actions.append((-1 if seat is None else seat, action.text))
-            self._start_round(self._shuffled_order(), (self.dealer + 1) % self.players)
+            self._next_round(seat, action)
             return events[start:]
         if decision == "round_over" or decision == "match_over":
             raise IllegalAction("E1", f"the round is over ({decision}); no seat is to act")
@@ -532,6 +556,16 @@ class Match:
             elif self.decisions_this_round >= self._decision_cap:
                 self._adjudicate(f"P3: decision cap {self._decision_cap} reached")
         return events[start:]
+
+    def _next_round(self, seat: int | None, action: Action) -> None:
+        """S5: deal the next round, once the round is over and if the match's cards can deal one."""
+        self._check_next_round()
+        order = self._shuffled_order()
+        problem = self._deal_problem(order)
+        if problem is not None:
+            raise IllegalAction("S5", f"there is no next round: {problem}")
+        self.actions.append((-1 if seat is None else seat, action.text))
+        self._start_round(order, (self.dealer + 1) % self.players)
 
     def _record(self, seat: int, action: Action, reset_passes: bool) -> None:
         """Log an accepted action; any action but a P2 pass breaks a run of passes."""

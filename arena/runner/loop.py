@@ -34,7 +34,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from arena.engine import Action, Match
+from arena.engine import Action, Match, Observation
 from arena.engine.actions import PASS
 from arena.engine.hands import RoundHands, current_hands, dealt_hands
 from arena.metrics import ArenaMetrics, get_metrics
@@ -56,6 +56,7 @@ LET_GO = PASS
 _ANSWERED, _TIMEOUT, _ERROR = DecisionOutcome.ANSWERED.value, DecisionOutcome.TIMEOUT.value, DecisionOutcome.ERROR.value
 _FALLBACK, _FORFEITED = DecisionOutcome.FALLBACK.value, DecisionOutcome.FORFEITED.value
 _UNREACHABLE = DecisionOutcome.UNREACHABLE.value
+_REFUSED = "refused"  # the metrics' outcome of a timeout after refused answers (not a DecisionOutcome)
 
 INFRA_RETRY_S = 0.5
 """The pause between two tries of a decision the arena could not get to the bot (at most a tenth of the grace)."""
@@ -121,6 +122,7 @@ class MatchRunner:
         self._seen = [0] * len(seats)  # events each seat has been shown
         self._offers: list[int] = []  # seats still to be asked whether to catch, in order
         self._step_start = 0.0
+        self._probe_times: tuple[float, float, float] | None = None  # the probe's pending sample (_record_probe)
         # Every round's hands, taken at its deal and its end (off the per-decision path) for the record.
         self._rounds = [RoundHands(self.match.round_number, self.match.dealer, dealt_hands(self.match))]
 
@@ -182,76 +184,41 @@ class MatchRunner:
         self._rounds[-1] = self._rounds[-1]._replace(shown=current_hands(self.match), side=self.match.side_name)
 
     async def ask(self, seat_no: int, *, catch_offer: bool = False) -> None:
-        """Ask one seat for one decision (or play the fallback for a forfeited seat) and apply the answer."""
+        """Ask one seat for one decision (or play the fallback for a forfeited seat) and apply the answer.
+
+        The common path (a local bot answering a legal index) runs straight through here; a remote seat is asked in
+        :meth:`_ask_remote`, and the rare turns have their own steps: a forfeited seat (:meth:`_play_for_forfeited`),
+        a local bot that fails (:meth:`_local_failed`), the benchmark probe (:meth:`_record_probe`)."""
         match = self.match
         tally = self.tally
         legal: list[Action] = [*match.legal_actions(seat_no), LET_GO] if catch_offer else match.legal_actions(seat_no)
         self.number += 1
-        reasons: Sequence[str] = ()
-        refused = 0
-        lag = banked = 0.0
-        probe_times: tuple[float, float, float] | None = None
+        reasons: Sequence[str]
         if tally.forfeited[seat_no]:
-            index = fallback_action(legal)
-            outcome = _FORFEITED
-            latency = 0.0
-            counts = tally.outcomes[seat_no]
-            counts[_FALLBACK] = counts.get(_FALLBACK, 0) + 1
+            index = self._play_for_forfeited(seat_no, legal)
+            outcome, latency, refused, reasons, lag, banked = _FORFEITED, 0.0, 0, (), 0.0, 0.0
         else:
             seen = self._seen[seat_no]
             observation = match.catch_observation(seat_no, seen) if catch_offer else match.observation(seat_no, seen)
             self._seen[seat_no] = len(match.events)
             seat = self.seats[seat_no]
-            t0 = time.perf_counter()
             if seat.synchronous:
+                t0 = time.perf_counter()
                 try:
                     index = seat.choose_now(observation, legal)
                     if not (isinstance(index, int) and 0 <= index < len(legal)):
                         raise IndexError(f"index {index!r} out of range ({len(legal)} legal actions)")
-                    outcome = _ANSWERED
+                    outcome, refused, reasons = _ANSWERED, 0, ()
                 except Exception as error:
-                    refused, reasons = 1, [f"error: {error}"]
-                    index = fallback_action(legal)
-                    outcome = _ERROR
-                    self.strike(seat_no, "errors")
+                    index, outcome, refused, reasons = self._local_failed(seat_no, legal, error)
                 latency = time.perf_counter() - t0
+                lag = banked = 0.0
+                counts = tally.outcomes[seat_no]
+                counts[outcome] = counts.get(outcome, 0) + 1
+                tally.latency[seat_no].append(latency)
             else:
-                config = self.config
-                request = SeatRequest(config.match_id, seat_no, self.number, observation, legal,
-                                      config.decision_deadline_s + self._bank[seat_no],
-                                      lag_compensation_cap_s=config.lag_compensation_cap_s)
-                outcome = _ANSWERED
-                try:
-                    index, waited = await self._decide(seat_no, seat, request)
-                    if waited:
-                        outcome = _UNREACHABLE
-                    if not (isinstance(index, int) and 0 <= index < len(legal)):
-                        raise SeatTimeout(f"seat answered index {index!r} of {len(legal)}")
-                except SeatTimeout:
-                    index = fallback_action(legal)
-                    outcome = _TIMEOUT
-                    self.strike(seat_no, "timeouts")
-                except SeatGone:
-                    index = fallback_action(legal)
-                    outcome = _FALLBACK
-                    self.strike(seat_no, "disconnects")
-                t_back = time.perf_counter()
-                latency = t_back - t0
-                refused, reasons = request.refusals, request.refusal_reasons
-                lag = request.lag_s
-                if self._bank[seat_no]:
-                    banked = self._draw_bank(seat_no, request, latency, outcome == _TIMEOUT)
-                if request.wire_s is not None and self.probe is not None:
-                    probe_times = (t0 - self._step_start + (request.arena_s or 0.0), t_back, request.wire_s)
-            if outcome == _TIMEOUT:
-                tally.timeouts[seat_no] += 1
-            counts = tally.outcomes[seat_no]
-            metric_outcome = "refused" if outcome == _TIMEOUT and refused else outcome
-            counts[metric_outcome] = counts.get(metric_outcome, 0) + 1
-            tally.latency[seat_no].append(latency)
-            if refused:
-                tally.refusals[seat_no] += refused
-                tally.reasons[seat_no].extend(reasons)
+                index, outcome, latency, refused, reasons, lag, banked = await self._ask_remote(
+                    seat_no, seat, observation, legal)
         action = legal[index]
         applied = not (catch_offer and action is LET_GO)
         if applied:
@@ -264,31 +231,102 @@ class MatchRunner:
         self._logged.append((seat_no, self.number, action.text, latency * 1000.0, outcome, refused, tuple(reasons),
                              applied, lag * 1000.0, banked * 1000.0))
         now = time.perf_counter()
-        if probe_times is not None and self.probe is not None:
-            before, t_back, wire = probe_times
-            self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
+        if self._probe_times is not None:
+            self._record_probe(now)
         self._step_start = now
 
-    async def _decide(self, seat_no: int, seat: Seat, request: SeatRequest) -> tuple[int, bool]:
-        """``seat.decide(request)``; while the arena cannot reach the seat (:class:`SeatUnreachable`, its fault, not
-        the bot's), the same decision is asked again until the bot is back, for at most ``infra_grace_s``: then
-        SeatUnreachable ends the match (aborted, no strike). While waiting, a seat found without a session
-        (:class:`SeatGone`) has not reconnected yet: no strike either. Returns the index and whether it waited."""
+    async def _ask_remote(self, seat_no: int, seat: Seat, observation: Observation, legal: list[Action]
+                          ) -> tuple[int, str, float, int, Sequence[str], float, float]:
+        """Ask a remote seat (deadline, refusals, lag compensation, time bank) and count its answer; the index to
+        play, the outcome, the latency, the refusals and their reasons, the lag and the time drawn from the bank."""
+        t0 = time.perf_counter()
+        config = self.config
+        request = SeatRequest(config.match_id, seat_no, self.number, observation, legal,
+                              config.decision_deadline_s + self._bank[seat_no],
+                              lag_compensation_cap_s=config.lag_compensation_cap_s)
+        try:
+            index = await seat.decide(request)
+            outcome = _ANSWERED
+        except SeatUnreachable as error:
+            index, outcome = await self._ask_again(seat_no, seat, request, error)
+        except (SeatTimeout, SeatGone) as error:
+            index, outcome = self._remote_failed(seat_no, legal, error)
+        if not (isinstance(index, int) and 0 <= index < len(legal)):
+            index, outcome = self._remote_failed(seat_no, legal,
+                                                 SeatTimeout(f"seat answered index {index!r} of {len(legal)}"))
+        t_back = time.perf_counter()
+        latency = t_back - t0
+        refused, reasons = request.refusals, request.refusal_reasons
+        timed_out = outcome == _TIMEOUT
+        banked = self._draw_bank(seat_no, request, latency, timed_out) if self._bank[seat_no] else 0.0
+        if self.probe is not None and request.wire_s is not None:
+            self._probe_times = (t0 - self._step_start + (request.arena_s or 0.0), t_back, request.wire_s)
+        tally = self.tally
+        counts = tally.outcomes[seat_no]
+        key = _REFUSED if timed_out and refused else outcome
+        counts[key] = counts.get(key, 0) + 1
+        tally.latency[seat_no].append(latency)
+        if timed_out:
+            tally.timeouts[seat_no] += 1
+        if refused:
+            tally.refusals[seat_no] += refused
+            tally.reasons[seat_no].extend(reasons)
+        return index, outcome, latency, refused, reasons, request.lag_s, banked
+
+    def _play_for_forfeited(self, seat_no: int, legal: Sequence[Action]) -> int:
+        """A forfeited seat is not asked: the fallback is played for it (counted as a fallback)."""
+        counts = self.tally.outcomes[seat_no]
+        counts[_FALLBACK] = counts.get(_FALLBACK, 0) + 1
+        return fallback_action(legal)
+
+    def _local_failed(self, seat_no: int, legal: Sequence[Action], error: Exception
+                      ) -> tuple[int, str, int, list[str]]:
+        """An in-process bot raised or answered out of range: the fallback, a refusal and a strike."""
+        reasons = [f"error: {error}"]
+        self.tally.refusals[seat_no] += 1
+        self.tally.reasons[seat_no].extend(reasons)
+        index = fallback_action(legal)
+        self.strike(seat_no, "errors")
+        return index, _ERROR, 1, reasons
+
+    def _remote_failed(self, seat_no: int, legal: Sequence[Action], error: SeatTimeout | SeatGone) -> tuple[int, str]:
+        """A remote seat timed out (or answered out of range) or is gone: the fallback and a strike."""
+        index = fallback_action(legal)
+        if isinstance(error, SeatTimeout):
+            self.strike(seat_no, "timeouts")
+            return index, _TIMEOUT
+        self.strike(seat_no, "disconnects")
+        return index, _FALLBACK
+
+    def _record_probe(self, now: float) -> None:
+        """The benchmark probe's sample of the decision just applied (:class:`TimingProbe`)."""
+        times, self._probe_times = self._probe_times, None
+        if times is not None and self.probe is not None:
+            before, t_back, wire = times
+            self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
+
+    async def _ask_again(self, seat_no: int, seat: Seat, request: SeatRequest, error: SeatUnreachable
+                         ) -> tuple[int, str]:
+        """The arena could not get the decision to the bot (:class:`SeatUnreachable`, its fault, not the bot's): ask the
+        same decision again until the bot is back, for at most ``infra_grace_s``; then SeatUnreachable ends the match
+        (aborted, no strike). While waiting, a seat found without a session (:class:`SeatGone`) has not reconnected
+        yet: no strike either. The index and the outcome (``unreachable``, or the fallback of a timeout)."""
         grace = self.config.infra_grace_s
-        since: float | None = None
+        since = time.monotonic()
+        last: Exception = error
         while True:
+            now = time.monotonic()
+            left = grace - (now - since)
+            if left <= 0:
+                raise SeatUnreachable(f"seat {seat_no} ({self.names[seat_no]}) could not be reached for "
+                                      f"{now - since:.1f} s (grace {grace:g} s): {last}") from None
+            await asyncio.sleep(min(INFRA_RETRY_S, grace / 10, left))
             try:
-                return await seat.decide(request), since is not None
-            except (SeatUnreachable, SeatGone) as error:
-                if since is None and isinstance(error, SeatGone):
-                    raise  # the bot itself has no session: its fault
-                now = time.monotonic()
-                since = now if since is None else since
-                left = grace - (now - since)
-                if left <= 0:
-                    raise SeatUnreachable(f"seat {seat_no} ({self.names[seat_no]}) could not be reached for "
-                                          f"{now - since:.1f} s (grace {grace:g} s): {error}") from None
-                await asyncio.sleep(min(INFRA_RETRY_S, grace / 10, left))
+                return await seat.decide(request), _UNREACHABLE
+            except SeatTimeout as timeout:
+                return self._remote_failed(seat_no, request.legal, timeout)
+            except (SeatUnreachable, SeatGone) as again:
+                last = again
 
     def strike(self, seat_no: int, why: str) -> None:
         """Charge one strike to a seat; at ``max_strikes`` it forfeits."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -143,52 +144,69 @@ def _check_multiset(key: str, expected: list[str], got: list[str], variant: str,
         raise StepFailed(f"{key}: expected {sorted(want.elements())}, got {sorted(have.elements())}")
 
 
+_SIMPLE: dict[str, Callable[[Match], Any]] = {
+    "current": lambda match: match.current,
+    "decision": lambda match: match.decision,
+    "side": lambda match: match.side_name,
+    "top": lambda match: str(match.top),
+    "color": lambda match: match.color,
+    "direction": lambda match: match.direction_name,
+    "hand_sizes": lambda match: [len(hand) for hand in match.hands],
+    "draw_size": lambda match: len(match.draw),
+    "discard_size": lambda match: len(match.discard),
+    "draw": lambda match: _cards_text(match.draw_pile()),
+    "discard": lambda match: _cards_text(match.discard_pile()),
+    "scores": lambda match: list(match.scores),
+    "round_winner": lambda match: match.round_winner,
+    "round_points": lambda match: match.round_points,
+    "match_winner": lambda match: match.match_winner,
+}
+"""The expectations compared as they are: what each reads from the match."""
+
+
 def check_expectations(match: Match, expect: dict[str, Any]) -> None:
     """Raise StepFailed naming the first expectation that does not hold."""
-    variant = match.variant
-    simple = {
-        "current": lambda: match.current,
-        "decision": lambda: match.decision,
-        "side": lambda: match.side_name,
-        "top": lambda: str(match.top),
-        "color": lambda: match.color,
-        "direction": lambda: match.direction_name,
-        "hand_sizes": lambda: [len(hand) for hand in match.hands],
-        "draw_size": lambda: len(match.draw),
-        "discard_size": lambda: len(match.discard),
-        "draw": lambda: _cards_text(match.draw_pile()),
-        "discard": lambda: _cards_text(match.discard_pile()),
-        "scores": lambda: list(match.scores),
-        "round_winner": lambda: match.round_winner,
-        "round_points": lambda: match.round_points,
-        "match_winner": lambda: match.match_winner,
-    }
     for key, value in expect.items():
-        if key in simple:
+        if key in _SIMPLE:
             if key in ("draw", "discard"):
-                try:
-                    value = [str(parse_card(card, variant)) for card in value]
-                except ValueError as error:
-                    raise StepFailed(f"{key}: {error}") from error
-            _check(key, value, simple[key]())
+                value = _pile_text(key, value, match.variant)
+            _check(key, value, _SIMPLE[key](match))
         elif key in ("hands", "hand_includes"):
-            for seat_text, cards in value.items():
-                seat = int(seat_text)
-                if not 0 <= seat < match.players:
-                    raise StepFailed(f"{key}: seat {seat} does not exist")
-                _check_multiset(f"{key}[{seat}]", cards, _cards_text(match.hand(seat)), variant,
-                                subset=key == "hand_includes")
+            _check_hands(match, key, value)
         elif key in ("legal", "legal_includes", "legal_excludes"):
-            got = {legal_entry(a) for a in match.legal_actions() if a.kind != "catch"}
-            want = {_entry_text(entry) for entry in value}
-            if key == "legal" and want != got:
-                raise StepFailed(f"legal: expected {sorted(want)}, got {sorted(got)}")
-            if key == "legal_includes" and not want <= got:
-                raise StepFailed(f"legal_includes: missing {sorted(want - got)}; legal is {sorted(got)}")
-            if key == "legal_excludes" and want & got:
-                raise StepFailed(f"legal_excludes: {sorted(want & got)} are legal; legal is {sorted(got)}")
+            _check_legal(match, key, value)
         elif key == "view":
             _check_view(match, value)
+
+
+def _pile_text(key: str, cards: list[str], variant: str) -> list[str]:
+    """An expected pile in the engine's notation (a malformed card fails the step)."""
+    try:
+        return [str(parse_card(card, variant)) for card in cards]
+    except ValueError as error:
+        raise StepFailed(f"{key}: {error}") from error
+
+
+def _check_hands(match: Match, key: str, hands: dict[str, list[str]]) -> None:
+    """``hands`` (each hand exactly) or ``hand_includes`` (at least these cards), per seat."""
+    for seat_text, cards in hands.items():
+        seat = int(seat_text)
+        if not 0 <= seat < match.players:
+            raise StepFailed(f"{key}: seat {seat} does not exist")
+        _check_multiset(f"{key}[{seat}]", cards, _cards_text(match.hand(seat)), match.variant,
+                        subset=key == "hand_includes")
+
+
+def _check_legal(match: Match, key: str, entries: list[Any]) -> None:
+    """``legal`` (exactly these), ``legal_includes`` or ``legal_excludes``: the legal actions, catches left out."""
+    got = {legal_entry(a) for a in match.legal_actions() if a.kind != "catch"}
+    want = {_entry_text(entry) for entry in entries}
+    if key == "legal" and want != got:
+        raise StepFailed(f"legal: expected {sorted(want)}, got {sorted(got)}")
+    if key == "legal_includes" and not want <= got:
+        raise StepFailed(f"legal_includes: missing {sorted(want - got)}; legal is {sorted(got)}")
+    if key == "legal_excludes" and want & got:
+        raise StepFailed(f"legal_excludes: {sorted(want & got)} are legal; legal is {sorted(got)}")
 
 
 def _check_view(match: Match, view: dict[str, Any]) -> None:

@@ -71,6 +71,47 @@ def _check_int(name: str, value: object, low: int, high: int | None = None) -> N
         raise ValueError(f"{name} must be {bound}, got {value}")
 
 
+def _check_id(tournament_id: str) -> None:
+    if not isinstance(tournament_id, str) or not _ID_RE.match(tournament_id):
+        raise ValueError(
+            f"tournament_id must be letters, digits, '_', '.' or '-' (starting with a letter or "
+            f"digit), got {tournament_id!r}"
+        )
+
+
+def _checked_participants(participants: object) -> tuple[str, ...]:
+    """The participants as a tuple: at least 2 names, non-empty, without outer spaces, distinct without case."""
+    if isinstance(participants, str) or not isinstance(participants, (list, tuple)):
+        raise ValueError("participants must be a list of bot names")
+    names = tuple(participants)
+    for name in names:
+        if not isinstance(name, str) or not name.strip() or name != name.strip():
+            raise ValueError(
+                f"participant names must be non-empty strings without outer spaces, got {name!r}"
+            )
+    if len(names) < 2:
+        raise ValueError(f"a tournament needs at least 2 participants, got {len(names)}")
+    # Bot names are compared without case (alpha and ALPHA are one bot).
+    counts = Counter(name.casefold() for name in names)
+    dups = sorted(name for name in names if counts[name.casefold()] > 1)
+    if dups:
+        raise ValueError(f"duplicate participant name(s), compared without case: {', '.join(dups)}")
+    return names
+
+
+def _check_rules(variant: str, options: Mapping[str, Any]) -> None:
+    """The variant and its rule options (a JSON-ready mapping the engine's ``Rules`` accepts)."""
+    if not isinstance(options, Mapping):
+        raise ValueError("options must be a mapping of rule options")
+    try:
+        json.dumps(dict(options))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"rule options must be JSON-serialisable: {exc}") from None
+    if variant not in ("flip", "classic"):
+        raise ValueError(f"variant must be 'flip' or 'classic', got {variant!r}")
+    normalize_rules(variant, options)  # raises ValueError on bad options
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     """Everything that determines a tournament's schedule.
@@ -117,26 +158,23 @@ class TournamentSpec:
     pair_meetings: int = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.tournament_id, str) or not _ID_RE.match(self.tournament_id):
-            raise ValueError(
-                f"tournament_id must be letters, digits, '_', '.' or '-' (starting with a letter or "
-                f"digit), got {self.tournament_id!r}"
-            )
-        if isinstance(self.participants, str) or not isinstance(self.participants, (list, tuple)):
-            raise ValueError("participants must be a list of bot names")
-        object.__setattr__(self, "participants", tuple(self.participants))
-        for name in self.participants:
-            if not isinstance(name, str) or not name.strip() or name != name.strip():
-                raise ValueError(
-                    f"participant names must be non-empty strings without outer spaces, got {name!r}"
-                )
-        if len(self.participants) < 2:
-            raise ValueError(f"a tournament needs at least 2 participants, got {len(self.participants)}")
-        # Bot names are compared without case (alpha and ALPHA are one bot).
-        counts = Counter(name.casefold() for name in self.participants)
-        dups = sorted(name for name in self.participants if counts[name.casefold()] > 1)
-        if dups:
-            raise ValueError(f"duplicate participant name(s), compared without case: {', '.join(dups)}")
+        # One field after the other, in this order: a spec with several faults names the first.
+        _check_id(self.tournament_id)
+        object.__setattr__(self, "participants", _checked_participants(self.participants))
+        self._check_tables()
+        _check_int("seed", self.seed, 0)
+        _check_int("decision_deadline_ms", self.decision_deadline_ms, 1)
+        _check_int("time_bank_ms", self.time_bank_ms, 0, MAX_TIME_BANK_MS)
+        _check_int("lag_compensation_cap_ms", self.lag_compensation_cap_ms, 0, MAX_LAG_COMPENSATION_CAP_MS)
+        if not isinstance(self.pool, str) or (self.pool and not _POOL_RE.match(self.pool)):
+            raise ValueError(f"pool must be 1-100 letters, digits, ':', '_', '.' or '-', got {self.pool!r}")
+        _check_int("max_tables", self.max_tables, 1)
+        _check_int("pair_meetings", self.pair_meetings, 1)
+        _check_rules(self.variant, self.options)
+        object.__setattr__(self, "options", dict(self.options))
+
+    def _check_tables(self) -> None:
+        """The table size, the deals and the duplicate seat orders."""
         _check_int("seats", self.seats, MIN_SEATS, MAX_SEATS)
         if self.seats > len(self.participants):
             raise ValueError(
@@ -152,24 +190,6 @@ class TournamentSpec:
                 f"duplicate_orders='all' plays all k! seat orders; allowed up to {MAX_ALL_ORDERS_SEATS} "
                 f"seats, got {self.seats} ({math.factorial(self.seats)} orders); use 'rotate'"
             )
-        _check_int("seed", self.seed, 0)
-        _check_int("decision_deadline_ms", self.decision_deadline_ms, 1)
-        _check_int("time_bank_ms", self.time_bank_ms, 0, MAX_TIME_BANK_MS)
-        _check_int("lag_compensation_cap_ms", self.lag_compensation_cap_ms, 0, MAX_LAG_COMPENSATION_CAP_MS)
-        if not isinstance(self.pool, str) or (self.pool and not _POOL_RE.match(self.pool)):
-            raise ValueError(f"pool must be 1-100 letters, digits, ':', '_', '.' or '-', got {self.pool!r}")
-        _check_int("max_tables", self.max_tables, 1)
-        _check_int("pair_meetings", self.pair_meetings, 1)
-        if not isinstance(self.options, Mapping):
-            raise ValueError("options must be a mapping of rule options")
-        try:
-            json.dumps(dict(self.options))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"rule options must be JSON-serialisable: {exc}") from None
-        if self.variant not in ("flip", "classic"):
-            raise ValueError(f"variant must be 'flip' or 'classic', got {self.variant!r}")
-        normalize_rules(self.variant, self.options)  # raises ValueError on bad options
-        object.__setattr__(self, "options", dict(self.options))
 
     @property
     def rules(self) -> dict[str, Any]:

@@ -51,10 +51,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
-from .ratings import RatingPool
+from .ratings import Rating, RatingPool
 from .results import MatchResult, dedupe
 from .stats import differences_apart, mean_interval, win_rate_interval, z_quantile
 
@@ -360,6 +360,117 @@ def _head_to_head(results: Sequence[MatchResult], bots: Sequence[str]) -> dict[s
     return table
 
 
+@dataclass(slots=True)
+class _Tally:
+    """One bot's counts over the results: per deal group ``[matches, wins, points]``, forfeits and strikes."""
+
+    groups: dict[str, list[int]] = field(default_factory=dict)
+    forfeits: int = 0
+    strikes: int = 0
+
+
+def _tally(ordered: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, _Tally]:
+    tallies = {bot: _Tally() for bot in bots}
+    for r in ordered:
+        for seat, bot in enumerate(r.seats):
+            tally = tallies[bot]
+            g = tally.groups.setdefault(r.deal_group, [0, 0, 0])
+            g[0] += 1
+            g[1] += 1 if r.winner == seat else 0
+            g[2] += r.scores[seat]
+            tally.forfeits += 1 if seat in r.forfeits else 0
+            tally.strikes += r.strikes_of(seat)
+    return tallies
+
+
+def _unranked_row(bot: str, tally: _Tally, rating: Rating, confidence: float, z: float) -> StandingRow:
+    """The bot's row before the rows are put in order (rank, tier and who it cannot be told apart from unset)."""
+    groups = list(tally.groups.values())
+    matches = sum(g[0] for g in groups)
+    wins = sum(g[1] for g in groups)
+    points = sum(g[2] for g in groups)
+    return StandingRow(
+        rank=0,
+        tier=0,
+        bot=bot,
+        matches=matches,
+        wins=wins,
+        win_rate=wins / matches if matches else None,
+        win_rate_ci=win_rate_interval(wins, matches, len(groups), confidence),
+        points=points,
+        mean_points=points / matches if matches else None,
+        points_ci=mean_interval([g[2] / g[0] for g in groups], confidence),
+        mu=rating.mu,
+        sigma=rating.sigma,
+        ordinal=rating.ordinal,
+        rating_ci=rating.interval(z),
+        indistinguishable=(),
+        groups=len(groups),
+        forfeits=tally.forfeits,
+        strikes=tally.strikes,
+    )
+
+
+_Apart = Callable[[StandingRow, StandingRow], bool]
+
+
+def _by_rating(rows: list[StandingRow], z: float) -> _Apart:
+    """Order ``rows`` by rating (``order_by="rating"``); the measure that tells two rows apart."""
+    rows.sort(key=lambda p: (-p.mu, -(p.win_rate or 0.0), p.bot))
+
+    def apart(a: StandingRow, b: StandingRow) -> bool:
+        return ratings_apart(a.mu, a.sigma, b.mu, b.sigma, z)
+
+    return apart
+
+
+def _by_win_rate(rows: list[StandingRow], ordered: Sequence[MatchResult], confidence: float, z: float) -> _Apart:
+    """Order ``rows`` by win rate (``order_by="win_rate"``); the measure that tells two rows apart."""
+    lowest = bool(ordered) and all(r.scoring == "lowest" for r in ordered)
+
+    def points_key(p: StandingRow) -> float:
+        if p.mean_points is None:
+            return math.inf
+        return p.mean_points if lowest else -p.mean_points
+
+    rows.sort(
+        key=lambda p: (
+            -(p.win_rate if p.win_rate is not None else -1.0),
+            points_key(p),
+            p.forfeits / p.matches if p.matches else 1.0,
+            -p.mu,
+            p.bot,
+        )
+    )
+    direct = direct_differences(ordered)
+
+    def apart(a: StandingRow, b: StandingRow) -> bool:
+        if rates_apart(a.wins, a.matches, a.groups, b.wins, b.matches, b.groups, z):
+            return True
+        pair = (a.bot, b.bot) if a.bot < b.bot else (b.bot, a.bot)
+        return differences_apart(direct.get(pair, ()), confidence)
+
+    return apart
+
+
+def _ranked(rows: Sequence[StandingRow], apart: _Apart) -> tuple[StandingRow, ...]:
+    """``rows`` (in order) with their rank, tier and the rows they cannot be told apart from."""
+    tier_numbers = tiers_by_leader(rows, apart)
+    same = not_told_apart(rows, apart)
+    return tuple(replace(row, rank=rank, tier=tier, indistinguishable=tuple(rows[j].bot for j in others))
+                 for rank, (row, tier, others) in enumerate(zip(rows, tier_numbers, same, strict=True), start=1))
+
+
+def _tiers(rows: Sequence[StandingRow]) -> tuple[tuple[str, ...], ...]:
+    """The bots of each tier, in row order."""
+    tiers: list[list[str]] = []
+    for row in rows:
+        if row.tier > len(tiers):
+            tiers.append([])
+        tiers[-1].append(row.bot)
+    return tuple(tuple(t) for t in tiers)
+
+
 def standings(
     results: Iterable[MatchResult],
     *,
@@ -384,95 +495,14 @@ def standings(
     bots = sorted(set(participants) | {b for r in ordered for b in r.seats})
     prior = pool if pool is not None else RatingPool()
     rated = prior.updated(ordered) if ratings else prior
-
-    per_group: dict[str, dict[str, list[int]]] = {b: {} for b in bots}  # group -> [matches, wins, points]
-    forfeits = dict.fromkeys(bots, 0)
-    strikes = dict.fromkeys(bots, 0)
-    for r in ordered:
-        for seat, bot in enumerate(r.seats):
-            g = per_group[bot].setdefault(r.deal_group, [0, 0, 0])
-            g[0] += 1
-            g[1] += 1 if r.winner == seat else 0
-            g[2] += r.scores[seat]
-            forfeits[bot] += 1 if seat in r.forfeits else 0
-            strikes[bot] += r.strikes_of(seat)
-
-    provisional: list[dict[str, Any]] = []
-    for bot in bots:
-        groups = list(per_group[bot].values())
-        matches = sum(g[0] for g in groups)
-        wins = sum(g[1] for g in groups)
-        points = sum(g[2] for g in groups)
-        win_ci = win_rate_interval(wins, matches, len(groups), confidence)
-        rating = rated.rating(bot)
-        provisional.append(
-            {
-                "bot": bot,
-                "matches": matches,
-                "wins": wins,
-                "win_rate": wins / matches if matches else None,
-                "win_rate_ci": win_ci,
-                "points": points,
-                "mean_points": points / matches if matches else None,
-                "points_ci": mean_interval([g[2] / g[0] for g in groups], confidence),
-                "mu": rating.mu,
-                "sigma": rating.sigma,
-                "ordinal": rating.ordinal,
-                "rating_ci": rating.interval(z),
-                "groups": len(groups),
-                "forfeits": forfeits[bot],
-                "strikes": strikes[bot],
-            }
-        )
-    lowest = bool(ordered) and all(r.scoring == "lowest" for r in ordered)
-    if order_by == "rating":
-        provisional.sort(key=lambda p: (-p["mu"], -(p["win_rate"] or 0.0), p["bot"]))
-
-        def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
-            return ratings_apart(a["mu"], a["sigma"], b["mu"], b["sigma"], z)
-
-    else:
-
-        def points_key(p: dict[str, Any]) -> float:
-            if p["mean_points"] is None:
-                return math.inf
-            return p["mean_points"] if lowest else -p["mean_points"]
-
-        provisional.sort(
-            key=lambda p: (
-                -(p["win_rate"] if p["win_rate"] is not None else -1.0),
-                points_key(p),
-                p["forfeits"] / p["matches"] if p["matches"] else 1.0,
-                -p["mu"],
-                p["bot"],
-            )
-        )
-
-        direct = direct_differences(ordered)
-
-        def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
-            if rates_apart(a["wins"], a["matches"], a["groups"], b["wins"], b["matches"], b["groups"], z):
-                return True
-            pair = (a["bot"], b["bot"]) if a["bot"] < b["bot"] else (b["bot"], a["bot"])
-            return differences_apart(direct.get(pair, ()), confidence)
-
-    tier_numbers = tiers_by_leader(provisional, apart)
-    tiers: list[list[str]] = []
-    for p, number in zip(provisional, tier_numbers, strict=True):
-        if number > len(tiers):
-            tiers.append([])
-        tiers[-1].append(p["bot"])
-    same = not_told_apart(provisional, apart)
-
-    rows = []
-    for rank, (p, tier, others) in enumerate(zip(provisional, tier_numbers, same, strict=True), start=1):
-        rows.append(StandingRow(rank=rank, tier=tier, indistinguishable=tuple(provisional[j]["bot"] for j in others),
-                                **p))
-
+    tallies = _tally(ordered, bots)
+    unranked = [_unranked_row(bot, tallies[bot], rated.rating(bot), confidence, z) for bot in bots]
+    apart = _by_rating(unranked, z) if order_by == "rating" else _by_win_rate(unranked, ordered, confidence, z)
+    rows = _ranked(unranked, apart)
     two_seat = bool(ordered) and all(len(r.seats) == 2 for r in ordered)
     return Standings(
-        rows=tuple(rows),
-        tiers=tuple(tuple(t) for t in tiers),
+        rows=rows,
+        tiers=_tiers(rows),
         head_to_head=_head_to_head(ordered, bots) if two_seat else None,
         pool=rated,
         matches=len(ordered),

@@ -222,6 +222,49 @@ def test_last_card_reverse_event_is_logged_like_a_played_reverse() -> None:
     assert ordinary.current == 2 and last.current is None
 
 
+def _won_by_seat_0(hands: list[list[str]], draw: list[str], discard: list[str], variant: str) -> Match:
+    """A position whose round seat 0 ends by playing its one card."""
+    match = Match.from_position(2, hands=hands, draw=draw, discard=discard, current=0, rules=Rules(variant=variant))
+    match.apply(0, match.legal_actions(0)[0])
+    assert match.decision == "round_over" and match.round_winner == 0
+    return match
+
+
+def test_a_position_with_too_few_cards_to_deal_has_no_next_round_and_stays_as_it_was() -> None:
+    """S5 after from_position: the match holds only the position's 5 cards, fewer than two hands of 7 and a start
+    card: next_round refuses (it raised IndexError half-way through the deal) and changes nothing."""
+    match = _won_by_seat_0([["red-1/pink-1"], ["red-2/pink-2", "blue-3/teal-3"]], ["green-4/orange-4"],
+                           ["red-7/orange-1"], "flip")
+    before = snapshot(match)
+    with pytest.raises(IllegalAction, match="S5: there is no next round: the match holds 5 cards, too few to deal "
+                                            r"2 hands of 7 and a start card \(at least 15\)") as refused:
+        match.next_round()
+    assert refused.value.rule == "S5"
+    assert snapshot(match) == before
+
+
+def test_a_position_whose_cards_left_after_the_deal_cannot_start_a_round_has_no_next_round() -> None:
+    """S4 (C4): with 15 classic action cards every start card goes back; next_round refuses instead of turning
+    start cards back for ever."""
+    actions = ["blue-skip", "blue-reverse", "blue-draw2", "green-skip", "green-reverse", "green-draw2", "yellow-skip",
+               "yellow-reverse", "yellow-draw2", "wild", "wild-draw4", "red-draw2", "red-skip"]
+    match = _won_by_seat_0([["red-skip"], actions], [], ["red-reverse"], "classic")
+    before = snapshot(match)
+    with pytest.raises(IllegalAction, match="none of the cards left after the deal may stay as the start card"):
+        match.next_round()
+    assert snapshot(match) == before
+
+
+def test_a_position_holding_a_whole_deck_deals_the_next_round() -> None:
+    deck = [str(card) for card in Match(players=2, seed=0, rules=Rules(variant="classic")).cards]
+    for card in ("red-1", "red-5", "blue-2"):
+        deck.remove(card)
+    match = _won_by_seat_0([["red-1"], ["blue-2"]], deck, ["red-5"], "classic")
+    match.next_round()
+    assert match.round_number == 2 and match.count_cards() == 108
+    assert [len(hand) for hand in match.hands] == [7, 7] and match.top.is_number
+
+
 # --------------------------------------------------------------------------------------------------------------
 # U1 catch window: Match.catch_order and Match.catch_observation
 # --------------------------------------------------------------------------------------------------------------
