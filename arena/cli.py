@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.commands import add_rule_options, rules_from_args
+from arena.commands import add_rule_options, positive_int, rules_from_args
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -149,16 +149,6 @@ def _no_abbreviations(parser: argparse.ArgumentParser) -> None:
                 _no_abbreviations(sub)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
-    return value
-
-
 def _register_engine_commands(commands: Any) -> None:
 
     play = commands.add_parser("play", help="play locally: built-in bots, you (--human) or your own bot (--bot)")
@@ -168,7 +158,7 @@ def _register_engine_commands(commands: Any) -> None:
     play.add_argument("--bot", action="append", default=None, metavar="FILE.py:CLASS",
                       help="your bot, played in process through the Python kit (no gateway, Redis or token): "
                            "FILE.py:CLASS or MODULE:CLASS (a bots.Bot subclass or a choose function); repeatable")
-    play.add_argument("--matches", type=_positive_int, default=None, metavar="N",
+    play.add_argument("--matches", type=positive_int, default=None, metavar="N",
                       help="play N matches (seeds derived from --seed, seats rotated) and print a summary: wins, "
                            "win rate with its 95%% interval, mean points")
     play.add_argument("--seed", type=int, default=1)

@@ -387,7 +387,7 @@ def rpc_error_line(error: grpc.RpcError, target: str) -> str:
     code = error.code() if isinstance(error, grpc.Call) else None
     detail = (error.details() if isinstance(error, grpc.Call) else "") or str(error)
     if code == grpc.StatusCode.UNAVAILABLE:
-        return (f"UNAVAILABLE: cannot reach the arena at {target} ({_one_line(detail)}): is `uno-arena serve` "
+        return (f"UNAVAILABLE: cannot reach the arena at {target} ({one_line(detail)}): is `uno-arena serve` "
                 f"running there, and with TLS (then give --tls or --tls-ca)? (set --server or ${TARGET_ENV})")
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return (f"{detail}: give the admin token with --token-file or ${ADMIN_TOKEN_ENV} / ${ADMIN_TOKEN_FILE_ENV} "
@@ -466,13 +466,13 @@ STANDINGS_NOTE = (
 )
 
 
-def _aligned(rows: list[tuple[str, ...]], left: frozenset[int]) -> list[str]:
+def aligned(rows: list[tuple[str, ...]], left: frozenset[int]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
             .rstrip() for row in rows]
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else " " for c in text)
 
 
@@ -484,7 +484,7 @@ def standings_text(response: Any) -> str:
     for row in response.standings:
         has_rate = row.HasField("win_rate")
         rows.append((
-            str(row.rank), str(row.tier or "-"), _one_line(row.bot_name), str(row.matches), str(row.wins),
+            str(row.rank), str(row.tier or "-"), one_line(row.bot_name), str(row.matches), str(row.wins),
             f"{100.0 * row.win_rate:.1f}" if has_rate else "-",
             f"[{100.0 * row.win_rate_low:.1f}, {100.0 * row.win_rate_high:.1f}]" if row.HasField("win_rate_low")
             else "-",
@@ -492,20 +492,20 @@ def standings_text(response: Any) -> str:
             str(row.forfeits), str(row.timeouts), str(row.refusals),
             f"{row.rating:.2f}", f"[{row.rating_low:.1f}, {row.rating_high:.1f}]",
         ))
-    lines = _aligned(rows, frozenset({2}))
+    lines = aligned(rows, frozenset({2}))
     tiers: dict[int, list[str]] = {}
     for row in response.standings:
-        tiers.setdefault(row.tier, []).append(_one_line(row.bot_name))
+        tiers.setdefault(row.tier, []).append(one_line(row.bot_name))
     shared = [names for tier, names in sorted(tiers.items()) if tier and len(names) > 1]
     if shared:
         lines.append("not yet told apart by this tournament's results (95%): "
                      + "; ".join(" = ".join(names) for names in shared))
     if response.head_to_head:
         lines += ["", "head to head (row's wins-losses against column):"]
-        names = [_one_line(row.bot_name) for row in response.standings]
-        cells = {(_one_line(c.bot_name), _one_line(c.opponent)): f"{c.wins}-{c.losses}" for c in response.head_to_head}
+        names = [one_line(row.bot_name) for row in response.standings]
+        cells = {(one_line(c.bot_name), one_line(c.opponent)): f"{c.wins}-{c.losses}" for c in response.head_to_head}
         grid = [("", *names), *((a, *(cells.get((a, b), "") if a != b else "x" for b in names)) for a in names)]
-        lines += _aligned(grid, frozenset({0}))
+        lines += aligned(grid, frozenset({0}))
     lines += ["", STANDINGS_NOTE, _final_line(response)]
     return "\n".join(lines)
 

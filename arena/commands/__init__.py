@@ -68,3 +68,28 @@ def rules_from_args(args: argparse.Namespace) -> Any:
 
     return Rules(variant=args.variant, bluffing=not args.no_bluffing, uno_penalty=args.uno_penalty,
                  target=args.target_score, scoring=args.scoring, start_flip=args.start_flip, pairing=args.pairing)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--deals 0`` is refused, never read as 1)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def not_negative(kind: type[int] | type[float]) -> Any:
+    """An argparse type: a number of ``kind`` that is not negative."""
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+        return value
+
+    return parse

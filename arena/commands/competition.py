@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from arena.client import ArenaClient, plain
-from arena.commands import add_rule_options, rules_from_args, subparsers_of
+from arena.commands import add_rule_options, not_negative, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
@@ -132,19 +132,6 @@ def cmd_state(args: argparse.Namespace) -> int:
     return run_client(args, body)
 
 
-def _not_negative(kind: type[int] | type[float]) -> Any:
-    def parse(text: str) -> int | float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-        return value
-
-    return parse
-
-
 def register(commands: Any) -> None:
     """Add `competition create|list|standings|pause|resume|close`."""
     sub = subparsers_of(commands, "competition", "continuous competitions: a rating pool and a ladder that runs "
@@ -152,17 +139,17 @@ def register(commands: Any) -> None:
     create = sub.add_parser("create", help="a new competition (active at once; admin)")
     create.add_argument("name")
     create.add_argument("--entrants", default="", help="comma-separated bots (default: every registered bot)")
-    create.add_argument("--seats", type=_not_negative(int), default=None, help="seats per table (default 2)")
-    create.add_argument("--deadline-ms", dest="decision_deadline_ms", type=_not_negative(int), default=None,
+    create.add_argument("--seats", type=not_negative(int), default=None, help="seats per table (default 2)")
+    create.add_argument("--deadline-ms", dest="decision_deadline_ms", type=not_negative(int), default=None,
                         metavar="MS",
                         help="decision deadline (default: the arena's)")
-    create.add_argument("--matches-per-minute", type=_not_negative(float), default=None,
+    create.add_argument("--matches-per-minute", type=not_negative(float), default=None,
                         help="the ladder's global rate limit (default: the arena's)")
-    create.add_argument("--max-blocks", type=_not_negative(int), default=None,
+    create.add_argument("--max-blocks", type=not_negative(int), default=None,
                         help="blocks in flight at most (default: the arena's)")
-    create.add_argument("--blocks-per-bot", type=_not_negative(int), default=None,
+    create.add_argument("--blocks-per-bot", type=not_negative(int), default=None,
                         help="blocks one bot plays at once at most (default: the arena's)")
-    create.add_argument("--seed", type=_not_negative(int), default=None,
+    create.add_argument("--seed", type=not_negative(int), default=None,
                         help="the ladder's seed (deals and tie-breaks); default: a secret random one")
     add_rule_options(create)
     add_server_options(create)

@@ -14,21 +14,11 @@ import argparse
 import json
 from typing import Any
 
-from arena.client import ArenaClient, plain
+from arena.client import ArenaClient, aligned, one_line, plain
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
 
 LEADERBOARD_HEADER = ("rank", "tier", "bot", "rating", "rating 95% CI", "matches", "wins", "win%", "win% 95% CI")
-
-
-def _aligned(rows: list[tuple[str, ...]], left: frozenset[int]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-            .rstrip() for row in rows]
-
-
-def _one_line(text: str) -> str:
-    return "".join(c if c.isprintable() else " " for c in text)
 
 
 def _percent(entry: arena_pb2.LeaderboardEntry, field: str) -> str:
@@ -41,14 +31,14 @@ def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
     for e in response.entries:
         interval = (f"[{_percent(e, 'win_rate_low')}, {_percent(e, 'win_rate_high')}]"
                     if e.HasField("win_rate_low") else "-")
-        rows.append((str(e.rank), str(e.tier or "-"), _one_line(e.bot_name), f"{e.rating:.2f}",
+        rows.append((str(e.rank), str(e.tier or "-"), one_line(e.bot_name), f"{e.rating:.2f}",
                      f"[{e.rating_low:.1f}, {e.rating_high:.1f}]", str(e.matches), str(e.wins),
                      _percent(e, "win_rate"), interval))
     pool = response.pool
-    lines = [f"{pool.pool_id}: {_one_line(pool.label)} ({pool.bots} bots, {pool.matches} matches)"]
+    lines = [f"{pool.pool_id}: {one_line(pool.label)} ({pool.bots} bots, {pool.matches} matches)"]
     if not response.entries:
         return [*lines, "no bot has played in this pool yet"]
-    return [*lines, *_aligned(rows, frozenset({2})),
+    return [*lines, *aligned(rows, frozenset({2})),
             "tier: the bots the ratings cannot yet tell apart (95%) share one"]
 
 
@@ -57,8 +47,8 @@ def pools_lines(pools: list[arena_pb2.RatingPool]) -> list[str]:
     if not pools:
         return ["no rating pools yet (a pool appears with its first rated match)"]
     rows: list[tuple[str, ...]] = [("pool", "label", "bots", "matches")]
-    rows += [(p.pool_id, _one_line(p.label), str(p.bots), str(p.matches)) for p in pools]
-    return _aligned(rows, frozenset({0, 1}))
+    rows += [(p.pool_id, one_line(p.label), str(p.bots), str(p.matches)) for p in pools]
+    return aligned(rows, frozenset({0, 1}))
 
 
 def cmd_pools(args: argparse.Namespace) -> int:

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arena.client import ArenaClient, plain, standings_text, state_name, watch
-from arena.commands import add_rule_options, rules_from_args, subparsers_of
+from arena.commands import add_rule_options, positive_int, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
 from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS
 from arena.tournament.status import TournamentStatus
@@ -228,17 +228,6 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
 
 
 # -- tournaments ---------------------------------------------------------------------------------
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (``--deals 0`` is refused, never read as 1)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _add_spec_options(parser: argparse.ArgumentParser) -> None:

@@ -161,7 +161,7 @@ def test_options_are_never_abbreviated_so_bot_is_not_bots(folder: Path) -> None:
     done = _play(folder, "--bo", "random")
     assert done.returncode == 2 and "unrecognized arguments: --bo" in done.stderr
     done = _play(folder, "--matches", "0")
-    assert done.returncode == 2 and "--matches: 0 is not at least 1" in done.stderr
+    assert done.returncode == 2 and "--matches: must be at least 1, got 0" in done.stderr
 
 
 class _Counting(Bot):
