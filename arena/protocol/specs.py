@@ -1,4 +1,5 @@
-"""Tournament specs on the wire: the one mapping from a ``TournamentSpec`` message to the tournament maths' spec.
+"""Tournament specs on the wire: the one mapping between a ``TournamentSpec`` message and the tournament maths' spec,
+both ways.
 
 Apart from :mod:`arena.protocol.convert` so that a bot's kit, which needs only the game's messages, does not load
 the tournament maths.
@@ -8,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.engine import Rules
 from arena.protocol._gen import arena_pb2
-from arena.protocol.convert import rules_from_proto
+from arena.protocol.convert import rules_from_proto, rules_to_proto
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, TournamentSpec
 
 DEFAULT_SEATS = 2
@@ -54,4 +56,20 @@ def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str
         time_bank_ms=int(msg.time_bank_ms),
         lag_compensation_cap_ms=(int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms")
                                  else DEFAULT_LAG_COMPENSATION_CAP_MS),
+    )
+
+
+def tournament_spec_to_proto(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
+    """The ``TournamentSpec`` message of a tournament's spec (its seed as given: hiding it is the caller's)."""
+    return arena_pb2.TournamentSpec(
+        name=spec.tournament_id,
+        participants=list(spec.participants),
+        rules=rules_to_proto(Rules.from_dict(spec.rules)),
+        seats_per_table=spec.seats,
+        deals_per_table=spec.deals,
+        duplicate_deals=spec.duplicate,
+        seed=spec.seed,
+        decision_deadline_ms=spec.decision_deadline_ms,
+        time_bank_ms=spec.time_bank_ms,
+        lag_compensation_cap_ms=spec.lag_compensation_cap_ms,
     )

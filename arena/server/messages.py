@@ -14,6 +14,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from arena.engine import Rules
 from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import action_to_proto, end_reason_to_proto, events_to_proto, rules_to_proto
+from arena.protocol.specs import tournament_spec_to_proto
 from arena.protocol.statuses import COMPETITION_STATE_OF, GAUNTLET_STATE_OF, TOURNAMENT_STATE_OF
 from arena.service.competitions import LadderRow
 from arena.service.gauntlet import GauntletSpec
@@ -60,21 +61,6 @@ def bot_message(record: BotRecord, private: bool, connected: bool = False) -> ar
     return msg
 
 
-def spec_message(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
-    return arena_pb2.TournamentSpec(
-        name=spec.tournament_id,
-        participants=list(spec.participants),
-        rules=rules_to_proto(Rules.from_dict(spec.rules)),
-        seats_per_table=spec.seats,
-        deals_per_table=spec.deals,
-        duplicate_deals=spec.duplicate,
-        seed=spec.seed,
-        decision_deadline_ms=spec.decision_deadline_ms,
-        time_bank_ms=spec.time_bank_ms,
-        lag_compensation_cap_ms=spec.lag_compensation_cap_ms,
-    )
-
-
 def tournament_message(record: TournamentRecord, progress: Progress, run: Mapping[str, str], reveal: SeedReveal,
                        secrets_shown: bool) -> arena_pb2.Tournament:
     """A tournament; its spec's seed only when ``secrets_shown``. The number of matches is the one stored at
@@ -82,7 +68,7 @@ def tournament_message(record: TournamentRecord, progress: Progress, run: Mappin
     spec = TournamentSpec.from_dict(record.spec)
     msg = arena_pb2.Tournament(
         tournament_id=record.tournament_id,
-        spec=spec_message(spec),
+        spec=tournament_spec_to_proto(spec),
         state=TOURNAMENT_STATE_OF[record.status],
         matches_total=int(record.extra.get("matches_total") or 0) or progress.scheduled,
         matches_done=progress.done,
@@ -105,7 +91,7 @@ def tournament_message(record: TournamentRecord, progress: Progress, run: Mappin
 def schedule_message(schedule: Schedule, spec: TournamentSpec, upcoming: datetime) -> arena_pb2.Schedule:
     """A schedule, its template shown as ``spec`` (the template's own seed, no name) and its next run."""
     msg = arena_pb2.Schedule(schedule_id=schedule.schedule_id, cron=schedule.cron,
-                             time_zone=parse_cron(schedule.cron).zone_name, spec=spec_message(spec))
+                             time_zone=parse_cron(schedule.cron).zone_name, spec=tournament_spec_to_proto(spec))
     msg.spec.name = ""
     msg.spec.seed = int(schedule.spec.get("seed", 0))
     set_time(msg.next_run_at, upcoming.astimezone(UTC).timestamp())

@@ -4,6 +4,7 @@ statuses through the one mapping of arena.protocol.statuses."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 from typing import Any
 
@@ -56,3 +57,15 @@ def test_the_one_status_mapping_goes_both_ways_by_name(enum: type[StrEnum], to_p
 
 def test_the_ended_tournament_states_are_the_ended_statuses() -> None:
     assert {statuses.TOURNAMENT_STATUS_OF[n] for n in statuses.ENDED_TOURNAMENT_STATES} == ENDED_TOURNAMENT
+
+
+def test_a_tournament_spec_goes_to_the_wire_and_back_unchanged() -> None:
+    from arena.protocol.specs import tournament_spec_from_proto, tournament_spec_to_proto
+    from arena.tournament import TournamentSpec
+
+    spec = TournamentSpec(tournament_id="t-wire", participants=("alpha", "beta", "random"), variant="classic",
+                          options={"target": 200, "scoring": "lowest"}, seats=3, deals=2, duplicate=True, seed=99,
+                          decision_deadline_ms=700, time_bank_ms=5000, lag_compensation_cap_ms=0)
+    back = tournament_spec_from_proto(tournament_spec_to_proto(spec), "t-wire")
+    assert back.rules == spec.rules and back.rating_pool == spec.rating_pool  # every option spelled out on the way back
+    assert replace(back, options=spec.options) == spec
