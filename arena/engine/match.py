@@ -202,7 +202,7 @@ class Match:
         self.players = players
         self.seed = seed
         self.rules = rules
-        self.variant = rules.variant
+        self.variant: str = rules.variant.value  # a plain str: it keys per-decision lookups (an enum hashes slower)
         self._classic = rules.variant == "classic"
         # Identical cards share one Card object, so legal actions can be listed once per distinct card.
         interned: dict[Card, Card] = {}
