@@ -14,6 +14,7 @@ uno_arena_bot_incidents_total                    counter    bot, kind           
 uno_arena_matches_total                          counter    variant, reason         match runner
 uno_arena_match_duration_seconds                 histogram  variant                 match runner
 uno_arena_matches_completed_total                counter    (none)                  workers
+uno_arena_store_errors_total                     counter    kind, where             workers, gateway
 uno_arena_matches_remaining                      gauge      tournament              workers/scheduler
 uno_arena_queue_depth                            gauge      queue                   whoever measures
 uno_arena_queue_oldest_age_seconds               gauge      queue                   whoever measures
@@ -257,7 +258,8 @@ class ArenaMetrics:
 
     def record_store_error(self, kind: str, where: str) -> None:
         """A Redis command refused or lost (``kind`` from :func:`arena.store.failure_kind`) in ``where``
-        (``task``, ``heartbeat``, ``broker``); the worker backs off and retries."""
+        (``task``, ``heartbeat``, ``broker``: the worker backs off and retries; ``relay``: a gateway's relayed answer
+        dropped, the worker asks again)."""
         self.store_errors.labels(kind=_name(kind), where=_name(where)).inc()
 
     def set_matches_remaining(self, tournament: str, remaining: int) -> None:
@@ -382,8 +384,8 @@ def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetric
         ),
         store_errors=Counter(
             "store_errors",
-            "Redis commands of workers that failed (a refused write: misconf, readonly, oom, noreplicas; "
-            "or connection), each retried after a back-off.",
+            "Redis commands of workers and gateways that failed (a refused write: misconf, readonly, oom, "
+            "noreplicas; or connection), each retried (after a back-off, or asked again by the worker).",
             ["kind", "where"],
             namespace=ns,
             registry=registry,

@@ -4,9 +4,11 @@
 
 * fires the schedules that are due (:func:`arena.service.schedules.fire_due`: each due time
   of each schedule is claimed in Redis, so two schedulers never fire it twice),
-* every ``sweep_interval`` seconds runs the completeness check of every active tournament
-  (:func:`arena.service.lifecycle.sweep`), which revives tournaments whose check or batch messages
-  were lost with a killed worker,
+* every ``sweep_interval`` seconds (the workers' check interval, between ticks too) runs the completeness check
+  of every active tournament (:func:`arena.service.lifecycle.sweep`), which revives tournaments whose check or
+  batch messages were lost with a killed worker. The check chain's Celery messages wait behind the batches in
+  the workers' queue and cannot run while every worker child plays a batch: the scheduler's sweep, in its own
+  process, is what checks a busy arena on time,
 * every tick runs one ladder round of every active competition (:func:`arena.service.competitions.ladder_tick`:
   the ladder starts the blocks the matchmaking chooses among the connected entrants),
 * every ``canary_interval`` seconds sends the canary task (there is no separate ``celery beat``
@@ -64,27 +66,40 @@ class Scheduler:
         self._last_canary = 0.0
 
     def tick(self, now: float | None = None) -> list[Firing]:
-        """One round: due schedules, then the sweep and the canary when their time has come."""
+        """One round: due schedules, the ladder, then the sweep and the canary when their time has come."""
         stamp = time.time() if now is None else now
         fired = fire_due(self.store, self.enqueue, datetime.fromtimestamp(stamp, UTC), holder=self.holder,
                          missed=self.app.conf.get("arena_missed_firings"))
-        if stamp - self._last_sweep >= self.sweep_interval:
-            self._last_sweep = stamp
-            sweep(self.store, self.enqueue, self.settings)
+        self.sweep_if_due(stamp)
         ladder_tick(self.store, self.enqueue, stamp)
         if self.canary_interval > 0 and stamp - self._last_canary >= self.canary_interval:
             self._last_canary = stamp
             self.app.send_task("workers.tasks.canary")
         return fired
 
+    def sweep_if_due(self, now: float) -> bool:
+        """The completeness check of every active tournament, once ``sweep_interval`` has passed since the last."""
+        if now - self._last_sweep < self.sweep_interval:
+            return False
+        self._last_sweep = now
+        sweep(self.store, self.enqueue, self.settings)
+        return True
+
     def run(self, stop: threading.Event | None = None) -> None:
-        """Tick until ``stop`` is set; errors (Redis restarting) are logged and the loop goes on."""
+        """Tick until ``stop`` is set, and sweep between ticks every ``sweep_interval`` (a long ``--tick`` never
+        delays the completeness check); errors (Redis restarting) are logged and the loop goes on."""
         event = stop or threading.Event()
+        next_tick = 0.0
         while not event.is_set():
+            now = time.time()
             try:
-                for firing in self.tick():
-                    if not firing.ok:
-                        log.warning("firing %s at %s failed: %s", firing.schedule_id, firing.due, firing.error)
+                if now >= next_tick:
+                    next_tick = now + self.tick_seconds
+                    for firing in self.tick(now):
+                        if not firing.ok:
+                            log.warning("firing %s at %s failed: %s", firing.schedule_id, firing.due, firing.error)
+                else:
+                    self.sweep_if_due(now)
             except Exception:
                 log.exception("scheduler tick failed; retrying at the next tick")
-            event.wait(self.tick_seconds)
+            event.wait(max(0.1, min(next_tick, self._last_sweep + self.sweep_interval) - time.time()))

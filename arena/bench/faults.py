@@ -29,7 +29,7 @@ import secrets
 import signal
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -62,6 +62,30 @@ class FaultOptions:
     timeout_s: float = 300.0
     """The longest a tournament may take (a fault that is not recovered fails the row)."""
     work_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class Charges:
+    """What the recorded results charged the bots, summed over the matches."""
+
+    aborted: int
+    """Matches that ended aborted."""
+    strikes: int
+    """Strikes over every seat (``MatchResult.strikes`` holds a count per seat)."""
+    forfeits: int
+    """Seats that forfeited (``MatchResult.forfeits`` holds the seat numbers, so they are counted, not summed)."""
+    timeouts: int
+    """Timeouts over every seat (a count per seat)."""
+
+    @staticmethod
+    def of(results: Iterable[StoredResult]) -> Charges:
+        aborted = strikes = forfeits = timeouts = 0
+        for stored in results:
+            aborted += stored.end_reason == "aborted"
+            strikes += sum(stored.result.strikes)
+            forfeits += len(stored.result.forfeits)
+            timeouts += sum(stored.timeouts)
+        return Charges(aborted=aborted, strikes=strikes, forfeits=forfeits, timeouts=timeouts)
 
 
 @dataclass
@@ -276,12 +300,11 @@ def run_fault(fault: str, options: FaultOptions = FaultOptions()) -> FaultReport
             spec = spec_of(arena.store, tournament_id)
             table = tournament_table(arena.store, tournament_id)
             run = RunState(arena.store, tournament_id)
+            charged = Charges.of(results.values())
             return FaultReport(
                 fault=fault, matches=total, recorded=len(results), feed=len(run.feed()),
-                aborted=sum(1 for r in results.values() if r.end_reason == "aborted"),
-                strikes=sum(sum(r.result.strikes) for r in results.values()),
-                forfeits=sum(sum(r.result.forfeits) for r in results.values()),
-                timeouts=sum(sum(r.timeouts) for r in results.values()),
+                aborted=charged.aborted, strikes=charged.strikes, forfeits=charged.forfeits,
+                timeouts=charged.timeouts,
                 standings_equal=table.standings.to_dict() == reference_standings(spec),
                 recovery_s=None if fault == "none" else (recovered[0] if recovered else None),
                 resent=int(run.get("rescues") or 0), elapsed_s=elapsed,

@@ -11,23 +11,31 @@ the new gateway. A bot that did not reconnect in time is answered ``gone`` with 
 doing, not the bot's). A new match start is passed on the same way.
 
 The consumer refreshes the expiry of its own queue while it runs (:meth:`arena.store.RelayChannel.keep_queue`),
-so the queue of a gateway that died goes away by itself."""
+so the queue of a gateway that died goes away by itself.
+
+A Redis command that fails in a relayed exchange (Redis restarting, or refusing writes: a full disk, ``NOREPLICAS``)
+drops that answer; the waiting seat asks again. Each such failure is counted
+(``uno_arena_store_errors_total{where="relay"}``) and logged once per burst (:class:`FailureLog`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from collections.abc import Coroutine
 from typing import Any
 
 import grpc
 
+from arena.metrics import ArenaMetrics, get_metrics
 from arena.protocol import bot_pb2
 from arena.relay.messages import decide_reply, decode, encode
 from arena.server.match_api import MatchApi
-from arena.store import RelayChannel, Store, StoreFailure
+from arena.store import RelayChannel, Store, StoreFailure, failure_kind
+
+log = logging.getLogger(__name__)
 
 POP_TIMEOUT_S = 1.0
 """How long one pop of the relay queue waits; also how long a stopping consumer takes at most to end."""
@@ -39,14 +47,42 @@ HANDOVER_MARGIN_S = 1.0
 """How long past a handed-over decision's time the draining gateway waits for the new gateway's answer."""
 HANDOVER_START_S = 3.0
 """How long a draining gateway waits, at most, for a bot to move before it answers a new match start ``""``."""
+BURST_QUIET_S = 10.0
+"""Failures of Redis less than this apart are one burst: logged once (each is counted)."""
+
+
+class FailureLog:
+    """Counts every failed Redis command of the relay and logs the first of each burst (a refused write fails
+    every relayed answer until Redis accepts writes again: one line says so, not one per answer)."""
+
+    def __init__(self, metrics: ArenaMetrics) -> None:
+        self.metrics = metrics
+        self._last = -BURST_QUIET_S
+        self._in_burst = 0
+
+    def failed(self, exc: BaseException, what: str) -> None:
+        kind = failure_kind(exc)
+        self.metrics.record_store_error(kind, "relay")
+        now = time.monotonic()
+        if now - self._last >= BURST_QUIET_S:
+            if self._in_burst > 1:
+                log.info("relay: the previous burst of Redis failures ended after %d failures", self._in_burst)
+            self._in_burst = 0
+            log.warning("relay: Redis failed (%s: %s) while %s; the answer is dropped and the worker asks again "
+                        "(further failures within %g s of each other are counted in "
+                        "uno_arena_store_errors_total{where=\"relay\"}, not logged)", kind, exc, what,
+                        BURST_QUIET_S)
+        self._in_burst += 1
+        self._last = now
 
 
 class RelayConsumer:
     """Pops the gateway's relay queue and answers relayed decisions."""
 
-    def __init__(self, store: Store, gateway: MatchApi) -> None:
+    def __init__(self, store: Store, gateway: MatchApi, metrics: ArenaMetrics | None = None) -> None:
         self.store = store
         self.gateway = gateway
+        self.failures = FailureLog(metrics or get_metrics())
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopping = False
         self._last_message = 0.0
@@ -127,25 +163,32 @@ class RelayConsumer:
             self.gateway.end_match(bot, match_id, seat, None, attempt)
         elif op == "close":
             late = self.gateway.close_match(bot, match_id, seat, attempt)
-            self._spawn(relay.reply(str(header["reply"]), json.dumps({"late": late})))
+            self._spawn(relay.reply(str(header["reply"]), json.dumps({"late": late})), "answering a match close")
         elif op == "decide":
-            self._spawn(self._decide(relay, header, body))
+            self._spawn(self._decide(relay, header, body), "answering a decision")
 
     def _start(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
         """A match start: a new match (with ``reply``) is seated when the bot has a free slot, or passed on by a
         draining gateway; one without is a match already seated on another gateway, whose bot moved here."""
         started = bot_pb2.MatchStarted.FromString(body)
         if "reply" in header and self.gateway.draining:
-            self._spawn(self._hand_over_start(relay, header, body))
+            self._spawn(self._hand_over_start(relay, header, body), "handing a match start over")
         elif "reply" in header:
-            self._spawn(self._admit(relay, header, started))
+            self._spawn(self._admit(relay, header, started), "answering a match start")
         elif not self.gateway.draining:
             self.gateway.start_match(str(header["bot"]), str(header["match_id"]), int(header["seat"]), started)
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coro)
+    def _spawn(self, coro: Coroutine[Any, Any, None], what: str) -> None:
+        task = asyncio.create_task(self._guarded(coro, what))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _guarded(self, coro: Coroutine[Any, Any, None], what: str) -> None:
+        """``coro``, its Redis failure counted and logged (:class:`FailureLog`) rather than left in the task."""
+        try:
+            await coro
+        except StoreFailure as exc:
+            self.failures.failed(exc, what)
 
     async def _admit(self, relay: RelayChannel, header: dict[str, Any], started: bot_pb2.MatchStarted) -> None:
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])

@@ -3,7 +3,8 @@ append-only file, `serve`, two `worker` processes, `scheduler`, two kit bots ove
 and one fault injected mid-tournament: SIGTERM of a gateway with a second one on the same port, `kill -9` of the
 gateway and a restart, a Redis restart, `kill -9` of a worker child, Redis refusing writes. Each ends with every
 match recorded once (results and the feed), no strike, forfeit or timeout charged, nothing aborted, and standings
-equal to a clean run of the same seed. The same runs are `uno-arena bench faults` (:mod:`arena.bench.faults`)."""
+equal to a clean run of the same seed, and no process leaves a failure unhandled in a task (issue 22). The same
+runs are `uno-arena bench faults` (:mod:`arena.bench.faults`)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def test_a_fault_of_the_arena_loses_nothing_doubles_nothing_and_charges_no_bot(f
         f"{table}\n{report.notes}\n{logs}"
     assert report.standings_equal, f"{table}\n{report.notes}\n{logs}"
     assert report.recovery_s is not None and report.ok
+    # A Redis failure in the gateway's relay is handled (counted, logged once per burst), never left in a task.
+    for log in (tmp_path / fault).glob("*.log"):
+        assert "Task exception was never retrieved" not in log.read_text(errors="replace"), f"{log.name}\n{logs}"
 
 
 def test_the_report_says_what_failed() -> None:

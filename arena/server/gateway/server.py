@@ -109,7 +109,7 @@ class GatewayServer:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._tasks.append(asyncio.create_task(self.gateway.heartbeat_loop()))
         if self.config.relay:
-            self._relay = RelayConsumer(self.store, self.gateway)
+            self._relay = RelayConsumer(self.store, self.gateway, self.metrics)
             self._tasks.append(asyncio.create_task(self._relay.run()))
         self.metrics.set_gateway_up(True)
         self.metrics.set_build_info("gateway")
