@@ -83,24 +83,31 @@ def score_table(scores: Sequence[int], names: Sequence[str], you: int | None = N
 class Narrator:
     """Tells events in plain words, e.g. ``seat 1 accepts the wild draw and draws 2``.
 
-    ``viewer``: the seat whose view the events are (it is "you"), or None for the whole table's log. The
-    narrator shows exactly the cards the events carry (another seat's draw in a seat's view carries only the
-    faces the table saw, V4) and follows the side up through the flips it is told about.
+    ``viewer``: the seat whose view the events are (it is "you"), or None for the whole table's log; ``names``:
+    the players by seat (``Bob plays red-7``; unset: ``seat 2 plays red-7``). The narrator shows exactly the cards
+    the events carry (another seat's draw in a seat's view carries only the faces the table saw, V4) and follows
+    the side up through the flips it is told about. The terminal (``uno-arena play``) and the web's replay viewer
+    tell events with it.
     """
 
-    def __init__(self, painter: Painter, viewer: int | None = None) -> None:
+    def __init__(self, painter: Painter, viewer: int | None = None, names: Sequence[str] = ()) -> None:
         self.painter = painter
         self.viewer = viewer
+        self.names = tuple(names)
         self.side = "light"
 
     def who(self, seat: int | None) -> str:
-        return "you" if seat is not None and seat == self.viewer else f"seat {seat}"
+        return "you" if seat is not None and seat == self.viewer else self.named(seat)
+
+    def named(self, seat: int | None) -> str:
+        """The seat by its player's name when known (never "you")."""
+        return self.names[seat] if seat is not None and 0 <= seat < len(self.names) else f"seat {seat}"
 
     def _verb(self, seat: int | None, verb: str, third: str | None = None) -> str:
         """``who`` and the verb agreeing with it: "you draw", "seat 2 draws"."""
         if seat is not None and seat == self.viewer:
             return f"you {verb}"
-        return f"seat {seat} {third or verb + 's'}"
+        return f"{self.who(seat)} {third or verb + 's'}"
 
     def cards(self, cards: Sequence[Card]) -> str:
         return ", ".join(self.painter.card(card, self.side) for card in cards)
@@ -192,7 +199,10 @@ class Narrator:
         if kind == "start_card_replaced":
             return f"the start card {paint.face(event.faces[0])} goes back into the pile (S4)"
         if kind == "dealer":
-            return f"seat {seat} deals first (highest card in the draw for dealer, S1)"
+            return f"{self.named(seat)} deals first (highest card in the draw for dealer, S1)"
         if kind == "round_started":
-            return f"round {event.count}, dealer seat {seat}" + (" (you)" if seat == self.viewer else "")
+            return f"round {event.count}, dealer {self.named(seat)}" + (" (you)" if seat == self.viewer else "")
+        if kind == "hand":  # a replay's hands: dealt (V1) or shown at a round's end (V5)
+            shown = "dealt" if event.detail == "dealt" else "shown at the round's end"
+            return f"{self.who(seat)}: hand {shown}: {self.cards(event.cards)}"
         return str(event)
