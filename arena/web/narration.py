@@ -37,4 +37,4 @@ class ReplayNarrator:
         self._narrator = Narrator(WordsPainter(), viewer=None, names=names)
 
     def lines(self, events: Sequence[Event]) -> list[str]:
-        return [line[:1].upper() + line[1:] for line in self._narrator.lines(events)]
+        return self._narrator.lines(events)
