@@ -277,7 +277,7 @@ def test_the_pages_work_under_the_csp_and_the_screenshots_of_the_docs(web: WebAr
         driver.get(f"{web.url}{path}")
         violations = [entry for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
         assert violations == [], (path, violations)
-        screenshot(driver, shots, f"web-{name}")
+        screenshot(driver, shots, name)
     driver.get(f"{web.url}/matches/{match_id}")
     driver.find_element(By.CSS_SELECTOR, '[data-go="next"]').click()  # the viewer's script runs under the CSP
     wait_until(lambda: driver.execute_script(
