@@ -8,7 +8,7 @@ per-seat view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena.engine import Card, Event, Face
 
@@ -157,52 +157,60 @@ class Narrator:
         return text
 
     def line(self, event: Event) -> str:
-        kind, seat, paint = event.type, event.seat, self.painter
-        if kind == "play" and event.card is not None:
-            face = active_face(event.card, self.side)
-            you = seat is not None and seat == self.viewer
-            named = f" and name{'' if you else 's'} {event.color}" if face.color is None and event.color else ""
-            uno = f" and call{'' if you else 's'} UNO!" if event.detail == "uno" else ""
-            return f"{self._verb(seat, 'play')} {paint.card(event.card, self.side)}{named}{uno}"
-        if kind == "draw":
+        """One event in words (an event type the narrator does not know: the event's log line)."""
+        if event.type == "play" and event.card is not None:
+            return self._played(event, event.card)
+        if event.type == "draw":
             return self._drawn(event)
-        if kind == "pass":
-            return f"{self._verb(seat, 'pass', 'passes')}"
-        if kind == "skip":
-            if event.detail == "all":
-                return "everyone else is skipped (skip-all): the same player goes again"
-            return f"{self.who(seat)} {'are' if seat == self.viewer else 'is'} skipped"
-        if kind == "reverse":
-            return "the direction reverses: now " + ("clockwise" if event.detail == "cw" else "counter-clockwise")
-        if kind == "flip":
-            return f"FLIP! the {event.detail} side is up; top is {paint.face(event.faces[0])}"
-        if kind == "color":
-            return f"{self._verb(seat, 'name')} {event.color}"
-        if kind == "accept":
-            return f"{self._verb(seat, 'accept')} the wild draw"
-        if kind == "reveal":
-            return f"{self._verb(seat, 'show')} {self.who(event.target)} the hand (X1): {self.faces(event.faces)}"
-        if kind == "challenge":
-            return f"{self._verb(seat, 'challenge')} {self.who(event.target)}: the wild draw was {event.detail}"
-        if kind == "catch":
-            return f"{self.who(event.target)} {'are' if event.target == self.viewer else 'is'} caught without UNO"
-        if kind == "reshuffle":
-            return f"the discard pile is shuffled into a new draw pile of {event.count} cards"
-        if kind == "round_over":
-            how = "going out" if event.detail == "E1" else f"adjudication ({event.detail})"
-            win = "win" if seat == self.viewer else "wins"
-            return f"round over: {self.who(seat)} {win} the round by {how}; the other hands hold {event.count} points"
-        if kind == "match_over":
-            return f"match over: {self.who(seat)} {'win' if seat == self.viewer else 'wins'} the match"
-        if kind == "start_card":
-            return f"start card {paint.face(event.faces[0])}"
-        if kind == "start_card_replaced":
-            return f"the start card {paint.face(event.faces[0])} goes back into the pile (S4)"
-        if kind == "dealer":
-            return f"{self.named(seat)} deals first (highest card in the draw for dealer, S1)"
-        if kind == "round_started":
-            return f"round {event.count}, dealer {self.named(seat)}" + (" (you)" if seat == self.viewer else "")
-        if kind == "hand":  # a replay's hands: dealt (V1) or shown at a round's end (V5)
-            shown = "dealt" if event.detail == "dealt" else "shown at the round's end"
-            return f"{self.who(seat)}: hand {shown}: {self.cards(event.cards)}"
-        return str(event)
+        tell = self._TELLERS.get(event.type)
+        return tell(self, event) if tell is not None else str(event)
+
+    def _played(self, event: Event, card: Card) -> str:
+        seat = event.seat
+        face = active_face(card, self.side)
+        you = seat is not None and seat == self.viewer
+        named = f" and name{'' if you else 's'} {event.color}" if face.color is None and event.color else ""
+        uno = f" and call{'' if you else 's'} UNO!" if event.detail == "uno" else ""
+        return f"{self._verb(seat, 'play')} {self.painter.card(card, self.side)}{named}{uno}"
+
+    def _is(self, seat: int | None) -> str:
+        return "are" if seat == self.viewer else "is"
+
+    def _skipped(self, event: Event) -> str:
+        if event.detail == "all":
+            return "everyone else is skipped (skip-all): the same player goes again"
+        return f"{self.who(event.seat)} {self._is(event.seat)} skipped"
+
+    def _round_over(self, event: Event) -> str:
+        how = "going out" if event.detail == "E1" else f"adjudication ({event.detail})"
+        win = "win" if event.seat == self.viewer else "wins"
+        return f"round over: {self.who(event.seat)} {win} the round by {how}; the other hands hold {event.count} points"
+
+    def _hand(self, event: Event) -> str:
+        """A replay's hand: dealt (V1) or shown at a round's end (V5)."""
+        shown = "dealt" if event.detail == "dealt" else "shown at the round's end"
+        return f"{self.who(event.seat)}: hand {shown}: {self.cards(event.cards)}"
+
+    _TELLERS: dict[str, Callable[[Narrator, Event], str]] = {
+        "pass": lambda n, e: n._verb(e.seat, "pass", "passes"),
+        "skip": lambda n, e: n._skipped(e),
+        "reverse": lambda n, e: "the direction reverses: now " + (
+            "clockwise" if e.detail == "cw" else "counter-clockwise"),
+        "flip": lambda n, e: f"FLIP! the {e.detail} side is up; top is {n.painter.face(e.faces[0])}",
+        "color": lambda n, e: f"{n._verb(e.seat, 'name')} {e.color}",
+        "accept": lambda n, e: f"{n._verb(e.seat, 'accept')} the wild draw",
+        "reveal": lambda n, e: f"{n._verb(e.seat, 'show')} {n.who(e.target)} the hand (X1): {n.faces(e.faces)}",
+        "challenge": lambda n, e: f"{n._verb(e.seat, 'challenge')} {n.who(e.target)}: the wild draw was {e.detail}",
+        "catch": lambda n, e: f"{n.who(e.target)} {n._is(e.target)} caught without UNO",
+        "reshuffle": lambda n, e: f"the discard pile is shuffled into a new draw pile of {e.count} cards",
+        "round_over": lambda n, e: n._round_over(e),
+        "match_over": lambda n, e: f"match over: {n.who(e.seat)} {'win' if e.seat == n.viewer else 'wins'} the match",
+        "start_card": lambda n, e: f"start card {n.painter.face(e.faces[0])}",
+        "start_card_replaced": lambda n, e: f"the start card {n.painter.face(e.faces[0])} goes back into the pile "
+                                            "(S4)",
+        "dealer": lambda n, e: f"{n.named(e.seat)} deals first (highest card in the draw for dealer, S1)",
+        "round_started": lambda n, e: f"round {e.count}, dealer {n.named(e.seat)}" + (
+            " (you)" if e.seat == n.viewer else ""),
+        "hand": lambda n, e: n._hand(e),
+    }
+    """How each event type is told (``play`` and ``draw`` have their own methods)."""
