@@ -25,7 +25,7 @@ from fastapi.templating import Jinja2Templates
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from arena.players import BotFactory
-from arena.web.guard import ClientLedger, ClientLimits, Guard
+from arena.web.guard import ClientLedger, ClientLimits, Guard, client_of, private_client
 from arena.web.metrics import WebMetrics
 from arena.web.reader import ArenaReader
 
@@ -72,7 +72,8 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
                metrics: WebMetrics | None = None, limits: ClientLimits | None = None) -> FastAPI:
     """The web front reading through ``client`` (an :class:`arena.client.ArenaClient`; give it no token: whatever
     it may read is shown to everyone): pages, ``/api/...`` JSON, live streams under ``/events/...``, ``/static``,
-    ``/metrics``. ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
+    ``/metrics`` (answered only to loopback and private-network clients: a Prometheus beside it, never the public).
+    ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
     kind and to read the bots' description, version and connected state (arena.web.views.PublicBot);
     ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page; ``make_bot``
     makes the built-in bots of "play against the bots" (``bots.make_bot``, passed in by the web command);
@@ -133,7 +134,9 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
         return page
 
     @app.get("/metrics", include_in_schema=False)
-    def metrics_page() -> Response:
+    def metrics_page(request: Request) -> Response:
+        if not private_client(client_of(request.scope)):
+            raise HTTPException(status_code=404, detail="Not Found")
         return Response(generate_latest(app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app

@@ -19,6 +19,7 @@ The rules of which request is what are pure (:func:`classify`), the buckets and 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import re
@@ -238,6 +239,15 @@ def client_of(scope: Scope) -> str:
     ``--forwarded-allow-ips`` make it the one a trusted proxy names)."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
+
+
+def private_client(client: str) -> bool:
+    """A client on loopback or a private network (a Prometheus beside the web front), not the public."""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private
 
 
 def _headers(scope: Scope) -> dict[str, str]:

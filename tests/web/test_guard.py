@@ -1,5 +1,6 @@
 """The web front's guard, its pure rules: which request counts against which limit, which origin is foreign, which
-API body is refused, and the token bucket and the client ledger on a clock of the test's own."""
+API body is refused, and the token bucket and the client ledger on a clock of the test's own; and the app's
+/metrics answered only to a private network (the test client's address set per request)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from arena.web.guard import (
     classify,
     foreign_origin,
     json_body_refused,
+    private_client,
 )
 
 
@@ -70,3 +72,23 @@ def test_a_bucket_refills_and_the_ledger_names_the_limit() -> None:
     for _ in range(100):
         off.spend("10.0.0.1", Kind.GAME_START)
         off.open_stream("10.0.0.1")
+
+
+def test_the_web_metrics_answer_only_a_private_network_and_every_answer_has_the_headers() -> None:
+    from fastapi.testclient import TestClient
+
+    from arena.client import ArenaClient
+    from arena.web.app import create_app
+    from bots import make_bot
+
+    client = ArenaClient("127.0.0.1:9", anonymous=True)  # never called: /metrics and /cards read no API
+    try:
+        app = create_app(client, make_bot=make_bot)
+        for address, status in (("127.0.0.1", 200), ("10.1.2.3", 200), ("172.18.0.5", 200), ("93.184.216.34", 404)):
+            with TestClient(app, client=(address, 40000)) as http:
+                answer = http.get("/metrics")
+                assert answer.status_code == status, address
+                assert http.get("/cards").headers["x-frame-options"] == "DENY"
+    finally:
+        client.close()
+    assert private_client("::1") and not private_client("8.8.8.8") and not private_client("unknown")

@@ -278,6 +278,9 @@ def test_the_pages_work_under_the_csp_and_the_screenshots_of_the_docs(web: WebAr
         violations = [entry for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
         assert violations == [], (path, violations)
         screenshot(driver, shots, name)
+    for path in ("/play", "/cards", "/docs", "/tournaments", "/competitions", "/status"):
+        driver.get(f"{web.url}{path}")
+        assert [e for e in driver.get_log("browser") if "Content Security Policy" in e["message"]] == [], path
     driver.get(f"{web.url}/matches/{match_id}")
     driver.find_element(By.CSS_SELECTOR, '[data-go="next"]').click()  # the viewer's script runs under the CSP
     wait_until(lambda: driver.execute_script(
