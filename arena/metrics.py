@@ -74,6 +74,8 @@ NAMESPACE: Final = "uno_arena"
 #: Environment variables of the deployment contract.
 MULTIPROC_DIR_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
 METRICS_PORT_ENV: Final = "UNO_ARENA_METRICS_PORT"
+METRICS_ADDRESS_ENV: Final = "UNO_ARENA_METRICS_ADDRESS"
+DEFAULT_METRICS_ADDRESS: Final = "127.0.0.1"
 DEFAULT_GATEWAY_METRICS_PORT: Final = 9100
 DEFAULT_WORKER_METRICS_PORT: Final = 9101
 
@@ -516,9 +518,9 @@ class MetricsServer:
 
 
 def start_metrics_server(
-    port: int, addr: str = "0.0.0.0", registry: CollectorRegistry | None = None
+    port: int, addr: str = "127.0.0.1", registry: CollectorRegistry | None = None
 ) -> MetricsServer:
-    """Serve Prometheus metrics over HTTP on ``addr:port`` (``port=0`` picks a free one).
+    """Serve Prometheus metrics over HTTP on ``addr:port`` (``port=0`` picks a free one; loopback by default).
 
     Without ``registry`` it serves :func:`exposition_registry` (multiprocess-aware).
     """
@@ -533,6 +535,14 @@ def metrics_port(default: int, flag: int | None = None) -> int:
         return int(flag)
     raw = os.environ.get(METRICS_PORT_ENV, "").strip()
     return int(raw) if raw else int(default)
+
+
+def metrics_address(flag: str | None = None) -> str:
+    """The address the metrics server binds: the command-line flag, else ``$UNO_ARENA_METRICS_ADDRESS``, else
+    ``127.0.0.1`` (loopback: a Prometheus elsewhere needs ``0.0.0.0`` or the host's address, given explicitly)."""
+    if flag:
+        return flag
+    return os.environ.get(METRICS_ADDRESS_ENV, "").strip() or DEFAULT_METRICS_ADDRESS
 
 
 def metric_types(metrics: ArenaMetrics) -> dict[str, str]:

@@ -83,24 +83,31 @@ def score_table(scores: Sequence[int], names: Sequence[str], you: int | None = N
 class Narrator:
     """Tells events in plain words, e.g. ``seat 1 accepts the wild draw and draws 2``.
 
-    ``viewer``: the seat whose view the events are (it is "you"), or None for the whole table's log. The
-    narrator shows exactly the cards the events carry (another seat's draw in a seat's view carries only the
-    faces the table saw, V4) and follows the side up through the flips it is told about.
+    ``viewer``: the seat whose view the events are (it is "you"), or None for the whole table's log; ``names``:
+    the players by seat (``Bob plays red-7``; unset: ``seat 2 plays red-7``). The narrator shows exactly the cards
+    the events carry (another seat's draw in a seat's view carries only the faces the table saw, V4) and follows
+    the side up through the flips it is told about. The terminal (``uno-arena play``) and the web's replay viewer
+    tell events with it.
     """
 
-    def __init__(self, painter: Painter, viewer: int | None = None) -> None:
+    def __init__(self, painter: Painter, viewer: int | None = None, names: Sequence[str] = ()) -> None:
         self.painter = painter
         self.viewer = viewer
+        self.names = tuple(names)
         self.side = "light"
 
     def who(self, seat: int | None) -> str:
-        return "you" if seat is not None and seat == self.viewer else f"seat {seat}"
+        return "you" if seat is not None and seat == self.viewer else self.named(seat)
+
+    def named(self, seat: int | None) -> str:
+        """The seat by its player's name when known (never "you")."""
+        return self.names[seat] if seat is not None and 0 <= seat < len(self.names) else f"seat {seat}"
 
     def _verb(self, seat: int | None, verb: str, third: str | None = None) -> str:
         """``who`` and the verb agreeing with it: "you draw", "seat 2 draws"."""
         if seat is not None and seat == self.viewer:
             return f"you {verb}"
-        return f"seat {seat} {third or verb + 's'}"
+        return f"{self.who(seat)} {third or verb + 's'}"
 
     def cards(self, cards: Sequence[Card]) -> str:
         return ", ".join(self.painter.card(card, self.side) for card in cards)
@@ -150,93 +157,60 @@ class Narrator:
         return text
 
     def line(self, event: Event) -> str:
-        """One event in plain words (an event the narrator has no words for: its raw form)."""
-        tell = _TELLERS.get(event.type)
+        """One event in words (an event type the narrator does not know: the event's log line)."""
+        if event.type == "play" and event.card is not None:
+            return self._played(event, event.card)
+        if event.type == "draw":
+            return self._drawn(event)
+        tell = self._TELLERS.get(event.type)
         return tell(self, event) if tell is not None else str(event)
 
-    # -- one teller per event type (_TELLERS) ---------------------------------------------------------------
-    def _play(self, event: Event) -> str:
-        if event.card is None:
-            return str(event)
+    def _played(self, event: Event, card: Card) -> str:
         seat = event.seat
-        face = active_face(event.card, self.side)
+        face = active_face(card, self.side)
         you = seat is not None and seat == self.viewer
         named = f" and name{'' if you else 's'} {event.color}" if face.color is None and event.color else ""
         uno = f" and call{'' if you else 's'} UNO!" if event.detail == "uno" else ""
-        return f"{self._verb(seat, 'play')} {self.painter.card(event.card, self.side)}{named}{uno}"
+        return f"{self._verb(seat, 'play')} {self.painter.card(card, self.side)}{named}{uno}"
 
-    def _pass(self, event: Event) -> str:
-        return f"{self._verb(event.seat, 'pass', 'passes')}"
+    def _is(self, seat: int | None) -> str:
+        return "are" if seat == self.viewer else "is"
 
-    def _skip(self, event: Event) -> str:
+    def _skipped(self, event: Event) -> str:
         if event.detail == "all":
             return "everyone else is skipped (skip-all): the same player goes again"
-        return f"{self.who(event.seat)} {'are' if event.seat == self.viewer else 'is'} skipped"
-
-    def _reverse(self, event: Event) -> str:
-        return "the direction reverses: now " + ("clockwise" if event.detail == "cw" else "counter-clockwise")
-
-    def _flip(self, event: Event) -> str:
-        return f"FLIP! the {event.detail} side is up; top is {self.painter.face(event.faces[0])}"
-
-    def _color(self, event: Event) -> str:
-        return f"{self._verb(event.seat, 'name')} {event.color}"
-
-    def _accept(self, event: Event) -> str:
-        return f"{self._verb(event.seat, 'accept')} the wild draw"
-
-    def _reveal(self, event: Event) -> str:
-        return f"{self._verb(event.seat, 'show')} {self.who(event.target)} the hand (X1): {self.faces(event.faces)}"
-
-    def _challenge(self, event: Event) -> str:
-        return f"{self._verb(event.seat, 'challenge')} {self.who(event.target)}: the wild draw was {event.detail}"
-
-    def _catch(self, event: Event) -> str:
-        return f"{self.who(event.target)} {'are' if event.target == self.viewer else 'is'} caught without UNO"
-
-    def _reshuffle(self, event: Event) -> str:
-        return f"the discard pile is shuffled into a new draw pile of {event.count} cards"
+        return f"{self.who(event.seat)} {self._is(event.seat)} skipped"
 
     def _round_over(self, event: Event) -> str:
-        seat = event.seat
         how = "going out" if event.detail == "E1" else f"adjudication ({event.detail})"
-        win = "win" if seat == self.viewer else "wins"
-        return f"round over: {self.who(seat)} {win} the round by {how}; the other hands hold {event.count} points"
+        win = "win" if event.seat == self.viewer else "wins"
+        return f"round over: {self.who(event.seat)} {win} the round by {how}; the other hands hold {event.count} points"
 
-    def _match_over(self, event: Event) -> str:
-        return f"match over: {self.who(event.seat)} {'win' if event.seat == self.viewer else 'wins'} the match"
+    def _hand(self, event: Event) -> str:
+        """A replay's hand: dealt (V1) or shown at a round's end (V5)."""
+        shown = "dealt" if event.detail == "dealt" else "shown at the round's end"
+        return f"{self.who(event.seat)}: hand {shown}: {self.cards(event.cards)}"
 
-    def _start_card(self, event: Event) -> str:
-        return f"start card {self.painter.face(event.faces[0])}"
-
-    def _start_card_replaced(self, event: Event) -> str:
-        return f"the start card {self.painter.face(event.faces[0])} goes back into the pile (S4)"
-
-    def _dealer(self, event: Event) -> str:
-        return f"seat {event.seat} deals first (highest card in the draw for dealer, S1)"
-
-    def _round_started(self, event: Event) -> str:
-        return f"round {event.count}, dealer seat {event.seat}" + (" (you)" if event.seat == self.viewer else "")
-
-
-_TELLERS: dict[str, Callable[[Narrator, Event], str]] = {
-    "play": Narrator._play,
-    "draw": Narrator._drawn,
-    "pass": Narrator._pass,
-    "skip": Narrator._skip,
-    "reverse": Narrator._reverse,
-    "flip": Narrator._flip,
-    "color": Narrator._color,
-    "accept": Narrator._accept,
-    "reveal": Narrator._reveal,
-    "challenge": Narrator._challenge,
-    "catch": Narrator._catch,
-    "reshuffle": Narrator._reshuffle,
-    "round_over": Narrator._round_over,
-    "match_over": Narrator._match_over,
-    "start_card": Narrator._start_card,
-    "start_card_replaced": Narrator._start_card_replaced,
-    "dealer": Narrator._dealer,
-    "round_started": Narrator._round_started,
-}
-"""How :meth:`Narrator.line` tells each event type."""
+    _TELLERS: dict[str, Callable[[Narrator, Event], str]] = {
+        "pass": lambda n, e: n._verb(e.seat, "pass", "passes"),
+        "skip": lambda n, e: n._skipped(e),
+        "reverse": lambda n, e: "the direction reverses: now " + (
+            "clockwise" if e.detail == "cw" else "counter-clockwise"),
+        "flip": lambda n, e: f"FLIP! the {e.detail} side is up; top is {n.painter.face(e.faces[0])}",
+        "color": lambda n, e: f"{n._verb(e.seat, 'name')} {e.color}",
+        "accept": lambda n, e: f"{n._verb(e.seat, 'accept')} the wild draw",
+        "reveal": lambda n, e: f"{n._verb(e.seat, 'show')} {n.who(e.target)} the hand (X1): {n.faces(e.faces)}",
+        "challenge": lambda n, e: f"{n._verb(e.seat, 'challenge')} {n.who(e.target)}: the wild draw was {e.detail}",
+        "catch": lambda n, e: f"{n.who(e.target)} {n._is(e.target)} caught without UNO",
+        "reshuffle": lambda n, e: f"the discard pile is shuffled into a new draw pile of {e.count} cards",
+        "round_over": lambda n, e: n._round_over(e),
+        "match_over": lambda n, e: f"match over: {n.who(e.seat)} {'win' if e.seat == n.viewer else 'wins'} the match",
+        "start_card": lambda n, e: f"start card {n.painter.face(e.faces[0])}",
+        "start_card_replaced": lambda n, e: f"the start card {n.painter.face(e.faces[0])} goes back into the pile "
+                                            "(S4)",
+        "dealer": lambda n, e: f"{n.named(e.seat)} deals first (highest card in the draw for dealer, S1)",
+        "round_started": lambda n, e: f"round {e.count}, dealer {n.named(e.seat)}" + (
+            " (you)" if e.seat == n.viewer else ""),
+        "hand": lambda n, e: n._hand(e),
+    }
+    """How each event type is told (``play`` and ``draw`` have their own methods)."""

@@ -224,7 +224,7 @@ def run_web_bench(options: WebBenchOptions, out: TextIO) -> WebBenchReport:
         report.populate_s = time.perf_counter() - started
         port = free_port()
         arena.processes.start("web", [*cli_argv(), "web", "--port", str(port), "--server", arena.address,
-                                      "--poll", str(options.poll_s)], arena.env)
+                                      "--poll", str(options.poll_s), "--no-client-limits"], arena.env)
         base = f"http://127.0.0.1:{port}"
         wait_until(lambda: _healthy(base), "the web front", arena.processes)
         tournament = "bench-web-0000"

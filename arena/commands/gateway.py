@@ -155,7 +155,7 @@ def serve_admin_token(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from arena.metrics import DEFAULT_GATEWAY_METRICS_PORT, metrics_port, start_metrics_server
+    from arena.metrics import DEFAULT_GATEWAY_METRICS_PORT, metrics_address, metrics_port, start_metrics_server
     from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address
 
     address = grpc_address(args.address)
@@ -189,7 +189,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except StoreConfigError as error:
             print(f"error: REDIS_URL: {error}", file=sys.stderr)
             return 2
-        metrics_server = start_metrics_server(port) if port >= 0 else None
+        metrics_server = start_metrics_server(port, metrics_address(args.metrics_address)) if port >= 0 else None
 
         async def run(stop: asyncio.Event) -> int:
             config = GatewayConfig(address=address, gateway_id=args.gateway_id or "",
@@ -649,6 +649,8 @@ def register(commands: Any) -> None:
                             "the port (warned at start and in /metrics); without this, serve refuses to start")
     serve.add_argument("--metrics-port", type=int, default=None,
                        help="Prometheus port (default $UNO_ARENA_METRICS_PORT or 9100; -1: none)")
+    serve.add_argument("--metrics-address", default=None, metavar="ADDR",
+                       help="address the metrics server binds (default $UNO_ARENA_METRICS_ADDRESS, else 127.0.0.1)")
     serve.add_argument("--gateway-id", default=None, help="id in Redis sessions (default: host-pid-random)")
     serve.add_argument("--hello-timeout", type=float, default=10.0, help="seconds a new stream has to say Hello")
     serve.add_argument("--heartbeat", type=float, default=10.0, help="seconds between Pings")

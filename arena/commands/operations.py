@@ -41,6 +41,8 @@ def _worker_argv(args: argparse.Namespace) -> list[str]:
         argv += ["--concurrency", str(args.concurrency)]
     if args.metrics_port is not None:
         argv += ["--metrics-port", str(args.metrics_port)]
+    if args.metrics_address:
+        argv += ["--metrics-address", args.metrics_address]
     if args.hostname:
         argv += ["--hostname", args.hostname]
     return argv
@@ -56,14 +58,20 @@ def cmd_worker(args: argparse.Namespace) -> int:
             code = "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))"
             os.execv(sys.executable, [sys.executable, "-c", code, *_worker_argv(args)])
 
-    from arena.metrics import DEFAULT_WORKER_METRICS_PORT, get_metrics, metrics_port, reset_multiprocess_dir
+    from arena.metrics import (
+        DEFAULT_WORKER_METRICS_PORT,
+        get_metrics,
+        metrics_address,
+        metrics_port,
+        reset_multiprocess_dir,
+    )
     from arena.metrics import start_metrics_server as start_exporter
 
     reset_multiprocess_dir()
     port = metrics_port(DEFAULT_WORKER_METRICS_PORT, args.metrics_port)
     exporter = None
     if port >= 0:
-        exporter = start_exporter(port)
+        exporter = start_exporter(port, metrics_address(args.metrics_address))
         print(f"worker metrics on :{exporter.port}/metrics", file=sys.stderr, flush=True)
     get_metrics().set_build_info("worker")
 
@@ -139,6 +147,8 @@ def register(commands: Any) -> None:
     worker.add_argument("--concurrency", type=int, default=None, metavar="N", help="child processes (default: CPUs)")
     worker.add_argument("--metrics-port", type=int, default=None, metavar="P",
                         help="Prometheus exporter port (default $UNO_ARENA_METRICS_PORT, else 9101; -1: off)")
+    worker.add_argument("--metrics-address", default=None, metavar="ADDR",
+                        help="address the exporter binds (default $UNO_ARENA_METRICS_ADDRESS, else 127.0.0.1)")
     worker.add_argument("--loglevel", default="INFO")
     worker.add_argument("--hostname", default="", help="Celery node name (default: celery@HOST)")
     worker.set_defaults(func=cmd_worker, long_running=True)

@@ -39,6 +39,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     from arena.client import ArenaClient, token_from
     from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
+    from arena.web.guard import NO_LIMITS
     from bots import make_bot
 
     if args.poll is None:
@@ -57,7 +58,9 @@ def cmd_web(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    app = create_app(client, make_bot=make_bot, admin_client=admin, poll_s=args.poll, grafana_url=args.grafana_url)
+    limits = NO_LIMITS if args.no_client_limits else None
+    app = create_app(client, make_bot=make_bot, admin_client=admin, poll_s=args.poll, grafana_url=args.grafana_url,
+                     limits=limits)
     print(f"uno-arena web: http://{args.address}:{args.port}/ (organizer API {target})", flush=True)
     try:
         uvicorn.run(app, host=args.address, port=args.port, log_level=args.log_level, access_log=False)
@@ -101,6 +104,9 @@ def register(commands: Any) -> None:
     web.add_argument("--grafana-url", default="", metavar="URL", help="link to Grafana on the status page")
     web.add_argument("--poll", type=float, default=None, metavar="SECONDS",
                      help="how often live pages look for changes (default 0.5)")
+    web.add_argument("--no-client-limits", action="store_true",
+                     help="turn off the per-client rate limits and caps (a benchmark whose viewers share one "
+                          "address); CSRF checks and security headers stay")
     web.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     web.set_defaults(func=cmd_web, long_running=True)
 

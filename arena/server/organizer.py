@@ -88,6 +88,7 @@ from arena.store import (
     UnknownTournament,
     new_tournament_id,
 )
+from arena.store.bots import MAX_OWNER
 from arena.store.incidents import MAX_READ
 from arena.store.keys import BOT_NAME_RE, check_id, check_name
 from arena.store.runstate import RunState
@@ -184,8 +185,12 @@ class Organizer:
         if builtin_kind(name) is not None:
             raise invalid(f"the name {name!r} is reserved for the built-in bot (names are compared without "
                            "case); choose another name")
+        description = request.description
+        if len(description) > MAX_OWNER or any(ord(c) < 32 for c in description):
+            raise invalid(f"the description must be at most {MAX_OWNER} printable characters (no control "
+                          f"characters), got {len(description)} characters; shorten it")
         try:
-            record, token = self.store.bots.register(name, owner=request.description)
+            record, token = self.store.bots.register(name, owner=description)
         except DuplicateBotName as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
         return arena_pb2.RegisterBotResponse(bot=self.bot_message(record), token=token)

@@ -128,7 +128,8 @@ def split_token(token: str) -> tuple[str, str]:
 
 def _check_text(value: str, what: str, limit: int) -> str:
     if not isinstance(value, str) or len(value) > limit or any(ord(c) < 32 for c in value):
-        raise ValueError(f"{what} must be a string of at most {limit} printable characters, got {value!r}")
+        got = f"{len(value)} characters" if isinstance(value, str) else type(value).__name__
+        raise ValueError(f"{what} must be a string of at most {limit} printable characters, got {got}")
     return value
 
 

@@ -25,6 +25,7 @@ from fastapi.templating import Jinja2Templates
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from arena.players import BotFactory
+from arena.web.guard import ClientLedger, ClientLimits, Guard, client_of, private_client
 from arena.web.metrics import WebMetrics
 from arena.web.reader import ArenaReader
 
@@ -68,16 +69,21 @@ def templates() -> Jinja2Templates:
 
 def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: ArenaClient | None = None,
                poll_s: float = DEFAULT_POLL_S, grafana_url: str = "", title: str = "UNO Arena",
-               metrics: WebMetrics | None = None) -> FastAPI:
+               metrics: WebMetrics | None = None, limits: ClientLimits | None = None) -> FastAPI:
     """The web front reading through ``client`` (an :class:`arena.client.ArenaClient`; give it no token: whatever
     it may read is shown to everyone): pages, ``/api/...`` JSON, live streams under ``/events/...``, ``/static``,
-    ``/metrics``. ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
+    ``/metrics`` (answered only to loopback and private-network clients: a Prometheus beside it, never the public).
+    ``admin_client`` (optional, with the admin token) is used only to count each bot's incidents by
     kind and to read the bots' description, version and connected state (arena.web.views.PublicBot);
     ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page; ``make_bot``
-    makes the built-in bots of "play against the bots" (``bots.make_bot``, passed in by the web command)."""
-    from arena.web import pages, play
+    makes the built-in bots of "play against the bots" (``bots.make_bot``, passed in by the web command);
+    ``limits`` what one client may do (:class:`arena.web.guard.ClientLimits`; the defaults when None). Every request
+    passes :class:`arena.web.guard.Guard` (CSRF, per-client limits, security headers). The API is described by
+    ``/openapi.json`` and, for people, by the ``/docs`` page (rendered here: FastAPI's Swagger UI and ReDoc load
+    their assets from a CDN, so they are off)."""
+    from arena.web import api_docs, card_sheet, competitions, pages, play
 
-    app = FastAPI(title=f"{title} web front", version="1",
+    app = FastAPI(title=f"{title} web front", version="1", docs_url=None, redoc_url=None,
                   description="The arena's pages and their JSON twins, read through the organizer API.")
     app.state.client = client
     app.state.admin_client = admin_client
@@ -87,9 +93,14 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     app.state.settings = WebSettings(poll_s=poll_s, grafana_url=grafana_url, title=title)
     app.state.templates = templates()
     app.state.metrics = metrics if metrics is not None else WebMetrics()
+    app.state.ledger = ClientLedger(limits if limits is not None else ClientLimits())
+    app.add_middleware(Guard, ledger=app.state.ledger)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(pages.router)
     app.include_router(play.router)
+    app.include_router(competitions.router)
+    app.include_router(api_docs.router)
+    app.include_router(card_sheet.router)
 
     @app.middleware("http")
     async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -123,7 +134,9 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
         return page
 
     @app.get("/metrics", include_in_schema=False)
-    def metrics_page() -> Response:
+    def metrics_page(request: Request) -> Response:
+        if not private_client(client_of(request.scope)):
+            raise HTTPException(status_code=404, detail="Not Found")
         return Response(generate_latest(app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app

@@ -74,7 +74,8 @@ def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[M
             continue
         tournaments += 1
         line = history.setdefault(tournament.rating_pool, {"key": tournament.rating_pool, "points": [],
-                                                           "label": arena.pool_label(tournament.rating_pool)})
+                                                           "label": arena.pool_label(tournament),
+                                                           "competition": views.competition_of(tournament.rating_pool)})
         line["points"].append({"tournament_id": tournament.tournament_id,
                                "at": views.iso(tournament.created_at), "rating": row.rating,
                                "low": row.rating_low, "high": row.rating_high})

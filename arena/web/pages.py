@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from dataclasses import asdict, replace
+from enum import Enum
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, quote, urlencode
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from arena.client import plain, state_name
+from arena.protocol import arena_pb2
 from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
 from arena.tournament.status import TournamentStatus
 from arena.web import views
@@ -30,6 +33,9 @@ router = APIRouter()
 MATCHES_PER_PAGE = 50
 TABLES_SHOWN = 100
 TOURNAMENTS_PER_PAGE = 25
+SCAN_PAGES = 8
+"""Pages of ``ListTournaments`` one page of the tournaments list reads at most while it leaves competition blocks
+out (so a flood of blocks costs a bounded read)."""
 STANDINGS_EVERY_S = 1.0
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 ENDED_STATE_NAMES = frozenset(state_name(state) for state in ENDED_TOURNAMENT_STATES)
@@ -91,7 +97,7 @@ def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> dict[
         except ValueError as error:
             raise bad_request(str(error)) from None
         shown.append(replace(board, rows=rows, page=page if pool else 1, pages=pages))
-    return {"pools": shown, "pool": pool, "page": page, "tier_note": views.TIER_NOTE,
+    return {"pools": shown, "pool": pool, "page": page, "tier_note": views.TIER_NOTE, "order_note": views.ORDER_NOTE,
             "reliability_note": views.RELIABILITY_NOTE}
 
 
@@ -151,26 +157,72 @@ def _statuses(status: str) -> list[TournamentStatus]:
 def api_tournaments(request: Request,
                     status: str = Query("", description="comma-separated: " + ", ".join(STATE_FILTERS)),
                     page_size: int = Query(TOURNAMENTS_PER_PAGE, ge=1, le=1000),
-                    page_token: str = Query("", description="next_page_token of the previous page")) -> dict[str, Any]:
-    """Tournaments, newest first, optionally only some statuses; paginated by ``next_page_token``."""
-    return tournaments_data(reader(request), _statuses(status), page_size, page_token)
+                    page_token: str = Query("", description="next_page_token of the previous page"),
+                    competition: str = Query("", description="only the blocks of this competition")
+                    ) -> dict[str, Any]:
+    """Tournaments, newest first, optionally only some statuses or only one competition's blocks; paginated by
+    ``next_page_token``. Each names its rating pool by the API's label (``pool.label``) and, for a competition's
+    block, the competition (``pool.competition``)."""
+    shown = BlockFilter.ONLY if competition else BlockFilter.ALL
+    return tournaments_data(reader(request), _statuses(status), page_size, page_token, shown, competition)
 
 
-def tournaments_data(arena: ArenaReader, states: list[TournamentStatus], page_size: int,
-                     page_token: str) -> dict[str, Any]:
-    """A page of tournaments (ListTournaments), each with its pool's label and its progress."""
-    page = arena.tournaments_page(states, page_size, page_token)
+class BlockFilter(Enum):
+    """Which competition blocks a list of tournaments shows: all, none (grouped by competition instead), or only
+    those of one competition."""
+
+    ALL = "all"
+    GROUPED = "grouped"
+    ONLY = "only"
+
+
+def _block_shown(tournament: arena_pb2.Tournament, shown: BlockFilter, competition: str) -> bool:
+    of = views.competition_of(tournament.rating_pool)
+    if shown is BlockFilter.ONLY:
+        return of == competition
+    return shown is BlockFilter.ALL or of is None
+
+
+def tournaments_data(arena: ArenaReader, states: list[TournamentStatus], page_size: int, page_token: str,
+                     shown: BlockFilter = BlockFilter.ALL, competition: str = "") -> dict[str, Any]:
+    """A page of tournaments (ListTournaments), each with its pool's label and its progress. Unless every
+    tournament is shown, pages of the API are read (at most :data:`SCAN_PAGES`) until ``page_size`` are found;
+    ``blocks`` counts the competition blocks left out, by competition."""
     now = time.time()
-    shown = [views.tournament_data(t, arena.pool_label(t.rating_pool))
-             | {"progress": asdict(views.tournament_progress(t, now))} for t in page.tournaments]
-    return {"tournaments": shown, "next_page_token": page.next_page_token}
+    found: list[arena_pb2.Tournament] = []
+    blocks: Counter[str] = Counter()
+    token = page_token
+    for _ in range(1 if shown is BlockFilter.ALL else SCAN_PAGES):
+        page = arena.tournaments_page(states, page_size, token)
+        for tournament in page.tournaments:
+            if _block_shown(tournament, shown, competition):
+                found.append(tournament)
+            elif shown is BlockFilter.GROUPED:
+                blocks[views.competition_of(tournament.rating_pool) or ""] += 1
+        token = page.next_page_token
+        if not token or len(found) >= page_size:
+            break
+    rows = [views.tournament_data(t, arena.pool_label(t)) | {"progress": asdict(views.tournament_progress(t, now))}
+            for t in found]
+    return {"tournaments": rows, "next_page_token": token,
+            "blocks": [{"competition": name, "count": count} for name, count in sorted(blocks.items())]}
 
 
 @router.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
-def tournaments_page(request: Request, status: str = "", page_token: str = "") -> HTMLResponse:
-    page = tournaments_data(reader(request), _statuses(status), TOURNAMENTS_PER_PAGE, page_token)
+def tournaments_page(request: Request, status: str = "", page_token: str = "", competition: str = "",
+                     blocks: str = "") -> HTMLResponse:
+    if competition:
+        shown = BlockFilter.ONLY
+    elif blocks in ("", BlockFilter.GROUPED.value):
+        shown = BlockFilter.GROUPED
+    elif blocks == BlockFilter.ALL.value:
+        shown = BlockFilter.ALL
+    else:
+        raise bad_request(f"unknown blocks={blocks}: use blocks=all to list competition blocks among the rest")
+    page = tournaments_data(reader(request), _statuses(status), TOURNAMENTS_PER_PAGE, page_token, shown, competition)
     return render(request, "tournaments.html", {"title": "Tournaments", "status": status, "filters": STATE_FILTERS,
-                                                "page_token": page_token, **page})
+                                                "page_token": page_token, "competition": competition,
+                                                "all_blocks": shown is BlockFilter.ALL, **page})
 
 
 def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> dict[str, Any]:
@@ -183,7 +235,7 @@ def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> di
     except ValueError as error:
         raise bad_request(str(error)) from None
     tables = views.tables_of(matches)
-    return {"tournament": views.tournament_data(tournament, arena.pool_label(tournament.rating_pool)),
+    return {"tournament": views.tournament_data(tournament, arena.pool_label(tournament)),
             "progress": asdict(views.tournament_progress(tournament, time.time())), "standings": plain(standings),
             "matches": [asdict(match) for match in shown], "matches_count": len(matches), "page": page,
             "pages": pages, "ended": views.ended(tournament), "tables": tables[:TABLES_SHOWN],
@@ -234,7 +286,7 @@ async def tournament_events(request: Request, tournament_id: str) -> StreamingRe
             last.update(standings=plain(arena.standings(tournament)), key=key, at=time.monotonic())
         standings = last["standings"]
         progress = views.tournament_progress(tournament, time.time())
-        context = {"tournament": views.tournament_data(tournament, arena.pool_label(tournament.rating_pool)),
+        context = {"tournament": views.tournament_data(tournament, arena.pool_label(tournament)),
                    "progress": progress, "standings": standings, "duration": views.duration_text}
         return {"progress": asdict(progress), "state": state_name(tournament.state),
                 "html": {"progress": templates.get_template("tournament_progress.html").render(context),
@@ -284,8 +336,18 @@ def replay_context(frames: Any, step: int, seat: int | None) -> dict[str, Any]:
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
-def replay_page(request: Request, match_id: str, step: int = 0, seat: int | None = None) -> HTMLResponse:
+def replay_page(request: Request, match_id: str, step: int = 0, seat: int | None = None,
+                decision: int | None = None) -> Response:
+    """The replay viewer at ``step``; ``?decision=N`` (an incident's link) lands on the step of decision N (a
+    redirect to its ``?step=`` address, which the viewer's script keeps)."""
     frames = _frames(reader(request), match_id, seat)
+    if decision is not None:
+        try:
+            found = frames.step_of(decision)
+        except ValueError as error:
+            raise bad_request(str(error)) from None
+        where = {"step": found} | ({"seat": seat} if seat is not None else {})
+        return RedirectResponse(f"/matches/{quote(match_id, safe='')}?{urlencode(where)}", status_code=303)
     return render(request, "replay.html", {"title": f"Match {match_id}", **replay_context(frames, step, seat)})
 
 

@@ -13,7 +13,9 @@
   stored form), also when the web front has no store and so no replay page for it (409 before the end);
 - ``GET /play/{id}``: the game page (``templates/play.html``, ``static/play.js``).
 
-Every game request needs the game's token: the ``X-Play-Token`` header or the cookie set at the start (an
+One client (IP address) runs at most a few games at once (:class:`arena.web.guard.ClientLimits`: 429 past them;
+the starts themselves are rate-limited by :class:`arena.web.guard.Guard`). Every game request needs the game's
+token: the ``X-Play-Token`` header or the cookie set at the start (an
 unknown game: 404; a wrong token: 403). The messages are what the seat's observation holds and nothing else
 (:func:`arena.service.human_play.observation_json`). The game's service is ``app.state.human_play`` when the app
 sets one, else one made on first use (on ``$REDIS_URL``'s store when that is set, in memory otherwise).
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 from collections.abc import AsyncIterator
 from typing import Any
@@ -55,6 +58,7 @@ from arena.service.human_play import (
     WrongToken,
 )
 from arena.store import Store
+from arena.web.guard import ClientLedger, ClientLimits, TooMany, client_of
 
 router = APIRouter()
 
@@ -98,6 +102,16 @@ def human_play_service(request: Request) -> HumanPlayService:
     return service
 
 
+def client_ledger(request: Request) -> ClientLedger:
+    """The app's :class:`ClientLedger` (``app.state.ledger``, set by :func:`arena.web.app.create_app`), made with
+    the default limits on first use when the app set none."""
+    state = request.app.state
+    ledger: ClientLedger | None = getattr(state, "ledger", None)
+    if ledger is None:
+        ledger = state.ledger = ClientLedger(ClientLimits())
+    return ledger
+
+
 def _error(error: PlayError) -> JSONResponse:
     return JSONResponse({"error": type(error).__name__, "detail": str(error)},
                         status_code=_STATUS.get(type(error), 400))
@@ -118,7 +132,18 @@ def _with_cookie(response: Response, session: HumanSession) -> Response:
 
 
 async def _start(request: Request, data: Any) -> HumanSession:
-    return await human_play_service(request).start(GameSetup.from_json(data))
+    """Start a game for the request's client, within its cap of games at once (:class:`TooMany` past it)."""
+    ledger = client_ledger(request)
+    client = client_of(request.scope)
+    ledger.check_games(client)
+    session = await human_play_service(request).start(GameSetup.from_json(data))
+    ledger.games(client, lambda: session.finished)
+    return session
+
+
+def _too_many(error: TooMany) -> JSONResponse:
+    return JSONResponse({"error": "TooManyRequests", "detail": str(error)}, status_code=429,
+                        headers={"Retry-After": str(max(1, math.ceil(error.retry_after_s)))})
 
 
 def _page(request: Request, name: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
@@ -154,6 +179,8 @@ async def start_from_form(request: Request) -> Response:
         session = await _start(request, data)
     except PlayError as error:
         return _page(request, "play.html", _choose_context(request, str(error)), _STATUS.get(type(error), 400))
+    except TooMany as error:
+        return _page(request, "play.html", _choose_context(request, str(error)), 429)
     return _with_cookie(RedirectResponse(f"/play/{session.id}", status_code=303), session)
 
 
@@ -175,6 +202,8 @@ async def start_game(request: Request) -> Response:
         session = await _start(request, data)
     except PlayError as error:
         return _error(error)
+    except TooMany as error:
+        return _too_many(error)
     body = {"id": session.id, "token": session.token, "match_id": session.match_id, "url": f"/play/{session.id}"}
     return _with_cookie(JSONResponse(body, status_code=201), session)
 

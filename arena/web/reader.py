@@ -5,7 +5,8 @@ Everything a page shows comes from here, through the public client (no token: wh
 leaderboards are the API's (``ListRatingPools`` and ``GetLeaderboard``: ranks, tiers, ratings and intervals computed
 once, by the arena); a tournament is ``GetTournament``, its matches ``ListMatches``. The standings, matches and
 replays of an ended tournament never change, so they are kept (bounded LRU caches); those of a running tournament
-are read afresh. The admin client, when given, is used only to count a bot's incidents by kind
+are read afresh. Competitions are ``ListCompetitions`` and ``GetCompetitionStandings``. The admin client, when
+given, is used only to count a bot's incidents by kind
 (:meth:`ArenaReader.incident_counts`) and to read the bots' :data:`PUBLIC_BOT_FIELDS`.
 """
 
@@ -27,7 +28,7 @@ from arena.protocol.statuses import TOURNAMENT_STATE_OF
 from arena.tournament.status import TournamentStatus
 from arena.web import views
 from arena.web.replay_frames import Frames, replay_frames
-from arena.web.views import IncidentRow, MatchRow, PoolBoard, PublicBot
+from arena.web.views import CompetitionRow, IncidentRow, LadderRow, MatchRow, PoolBoard, PublicBot
 
 T = TypeVar("T")
 
@@ -169,9 +170,11 @@ class ArenaReader:
         """The rating pools (ListRatingPools), read again in the background once :data:`FRESH_S` old."""
         return self._fresh.get("pools", self.client.list_rating_pools)
 
-    def pool_label(self, pool_id: str) -> str:
-        """The label the API gives a pool (its id while the pool is not listed yet: nothing rated in it)."""
-        return next((pool.label for pool in self.pools() if pool.pool_id == pool_id), "") or pool_id
+    def pool_label(self, tournament: arena_pb2.Tournament) -> str:
+        """The label the API gives a tournament's rating pool; while the pool is not listed yet (nothing rated in
+        it), the same words from the tournament's rules (:func:`arena.web.views.rules_label`)."""
+        listed = next((pool.label for pool in self.pools() if pool.pool_id == tournament.rating_pool), "")
+        return listed or views.rules_label(tournament)
 
     def leaderboards(self) -> list[PoolBoard]:
         """Every pool's leaderboard with somebody in it (GetLeaderboard of each pool ListRatingPools names), the pool
@@ -192,6 +195,21 @@ class ArenaReader:
             if board.rows:  # a competition's pool before its first match has nobody to rank yet
                 boards.append(board)
         return sorted(boards, key=lambda board: (-board.matches, board.label))
+
+    # -- competitions --------------------------------------------------------------------------------------
+
+    def competitions(self) -> list[CompetitionRow]:
+        """The competitions (ListCompetitions), oldest first, read again in the background once :data:`FRESH_S`
+        old."""
+        return self._fresh.get("competitions", lambda: [views.competition_row(c)
+                                                        for c in self.client.list_competitions()])
+
+    def competition(self, competition_id: str) -> tuple[CompetitionRow, list[LadderRow], list[LadderRow]]:
+        """A competition (GetCompetitionStandings): the competition, its ladder's current entries ranked, its
+        retired versions newest first (NOT_FOUND for an unknown one)."""
+        response = self.client.get_competition_standings(competition_id)
+        return (views.competition_row(response.competition), [views.ladder_row(e) for e in response.entries],
+                [views.ladder_row(e) for e in response.retired])
 
     # -- bots ----------------------------------------------------------------------------------------------
 

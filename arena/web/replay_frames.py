@@ -12,7 +12,8 @@ table, their hands only once a round is over (V5).
 
 Frame ``0`` is the table after the deal (the replay's opening events); frame ``k`` the table after decision ``k``,
 with that decision: who decided, the action, its latency, the legal actions the seat had (omniscient, or the
-viewer's own decisions), and any refusal or fallback; and the events as the viewer saw them.
+viewer's own decisions), and any refusal or fallback; and the events as the viewer saw them, in plain words (the
+terminal's narrator: :mod:`arena.web.narration`) and as the arena's log lines.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from typing import Any
 from arena.client import plain
 from arena.engine import Match
 from arena.engine.walk import WalkError, WalkStep, walk
-from arena.protocol.convert import action_from_proto, card_to_proto, observation_to_proto, rules_from_proto
+from arena.protocol.convert import (
+    action_from_proto,
+    card_to_proto,
+    event_from_proto,
+    observation_to_proto,
+    rules_from_proto,
+)
+from arena.web.narration import ReplayNarrator
 
 
 class ReplayMismatch(ValueError):
@@ -49,9 +57,22 @@ class Frames:
             raise ValueError(f"step {number} is not a step of match {self.match_id} (0 to {len(self.frames) - 1})")
         return self.frames[number]
 
+    def step_of(self, decision_number: int) -> int:
+        """The step (frame) of the decision numbered ``decision_number`` (as a ``DecisionRequest``, an incident
+        or a ``ReplayStep`` numbers it); ValueError naming the match for a number it does not have."""
+        for frame in self.frames:
+            if frame["decision"] is not None and frame["decision"]["number"] == decision_number:
+                return int(frame["number"])
+        raise ValueError(f"match {self.match_id} has no decision {decision_number}")
+
 
 def _event_texts(events: Any) -> list[str]:
     return [event.text or event.type for event in events]
+
+
+def _told(narrator: ReplayNarrator, events: Any) -> dict[str, list[str]]:
+    """A frame's events: in plain words (``events``) and as the arena's log lines (``log``)."""
+    return {"events": narrator.lines([event_from_proto(event) for event in events]), "log": _event_texts(events)}
 
 
 def _table(match: Match, viewer: int | None, names: list[str]) -> dict[str, Any]:
@@ -130,8 +151,8 @@ def replay_frames(omniscient: Any, view: Any = None) -> Frames:
     match = Match(players=len(names), seed=omniscient.seed, rules=rules)
     if len(match.events) != len([e for e in omniscient.opening if e.type != "hand"]):
         raise ReplayMismatch(f"match {omniscient.match_id}: the rebuilt deal does not give the recorded opening")
-    frames = [{"number": 0, "decision": None, "events": _event_texts(shown.opening),
-               "table": _table(match, viewer, names)}]
+    narrator = ReplayNarrator(names)
+    frames = [{"number": 0, "decision": None, **_told(narrator, shown.opening), "table": _table(match, viewer, names)}]
     pairs = iter(zip(omniscient.steps, shown.steps, strict=True))
     decisions = [(step.seat, action_from_proto(step.action)) for step in omniscient.steps]
     try:
@@ -140,7 +161,7 @@ def replay_frames(omniscient: Any, view: Any = None) -> Frames:
                 continue
             step, shown_step = next(pairs)
             frames.append({"number": len(frames), "decision": _decision(step, walked, names),
-                           "events": _event_texts(shown_step.events), "table": _table(match, viewer, names)})
+                           **_told(narrator, shown_step.events), "table": _table(match, viewer, names)})
     except WalkError as error:  # the engine's refusal: the record does not replay
         raise ReplayMismatch(f"match {omniscient.match_id}: decision {error.number} ({error.action}) does not "
                              f"replay: {error.error}") from None

@@ -22,10 +22,17 @@ from typing import Any
 
 from arena.client import plain, state_name
 from arena.protocol import arena_pb2, game_pb2
-from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
+from arena.protocol.convert import rules_from_proto
+from arena.protocol.statuses import COMPETITION_STATUS_OF, ENDED_TOURNAMENT_STATES
+from arena.tournament.competition import POOL_PREFIX
+from arena.tournament.leaderboard import pool_label
 
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
              "intervals once, and every reader shows them as they are. More matches split tiers.")
+ORDER_NOTE = ("Why the order can disagree with the win rate: bots are ranked by rating, the OpenSkill estimate "
+              "over every match of the pool, which weighs who each match was against (beating strong bots counts "
+              "more) and the seats of each table; the win rate is raw: wins over matches, whoever the opponents "
+              "were.")
 RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits over every match of the pool, beside the "
                     "decisions asked of the bot.")
 
@@ -105,6 +112,7 @@ class PoolBoard:
     rows: list[LeaderboardRow] = field(default_factory=list)
     page: int = 1
     pages: int = 1
+    competition: str | None = None
 
 
 def _optional(message: Any, name: str) -> float | None:
@@ -129,7 +137,8 @@ def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, Pu
     rows = [leaderboard_row(entry, bots) for entry in response.entries]
     pool = response.pool
     return PoolBoard(key=pool.pool_id, label=pool.label or pool.pool_id, bots=len(rows), matches=pool.matches,
-                     tiers=max((row.tier for row in rows), default=0), rows=rows)
+                     tiers=max((row.tier for row in rows), default=0), rows=rows,
+                     competition=pool.competition_id or None)
 
 
 def iso(value: Any) -> str:
@@ -137,11 +146,12 @@ def iso(value: Any) -> str:
     return str(value.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z"))
 
 
-def tournament_data(message: arena_pb2.Tournament, pool_label: str) -> dict[str, Any]:
-    """A ``Tournament`` as JSON-ready data (:func:`arena.client.plain`), with its rating pool (``pool``: key and
-    the label the API gives it)."""
+def tournament_data(message: arena_pb2.Tournament, label: str) -> dict[str, Any]:
+    """A ``Tournament`` as JSON-ready data (:func:`arena.client.plain`), with its rating pool (``pool``: key, the
+    label the API gives it, and the competition whose block it is, else None)."""
     data = plain(message)
-    data["pool"] = {"key": message.rating_pool, "label": pool_label or message.rating_pool}
+    data["pool"] = {"key": message.rating_pool, "label": label or rules_label(message),
+                    "competition": competition_of(message.rating_pool)}
     return data
 
 
@@ -270,3 +280,70 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int]
 
 def now_utc() -> float:
     return datetime.now(UTC).timestamp()
+
+
+# -- competitions -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompetitionRow:
+    """A ``Competition`` for the pages: its id, state, rules as the pool's label names them, entrants, blocks."""
+
+    competition_id: str
+    state: str
+    rules: str
+    seats: int
+    entrants: list[str]
+    blocks: int
+    matches_per_minute: float
+    created_at: str | None
+    rating_pool: str
+
+
+def competition_row(message: arena_pb2.Competition) -> CompetitionRow:
+    status = COMPETITION_STATUS_OF.get(message.state)
+    return CompetitionRow(competition_id=message.competition_id, state=status.value if status else "unspecified",
+                          rules=pool_label(rules_from_proto(message.rules), message.seats_per_table),
+                          seats=message.seats_per_table, entrants=list(message.entrants), blocks=message.blocks,
+                          matches_per_minute=message.matches_per_minute,
+                          created_at=iso(message.created_at) if message.HasField("created_at") else None,
+                          rating_pool=message.rating_pool)
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One ``LadderEntry``: one version of one bot on a competition's ladder (rank 0 once retired)."""
+
+    rank: int
+    bot: str
+    version: str
+    rating: float
+    sigma: float
+    rating_low: float
+    rating_high: float
+    matches: int
+    connected: bool
+    since: str | None
+    retired_at: str | None
+
+
+def ladder_row(entry: arena_pb2.LadderEntry) -> LadderRow:
+    return LadderRow(rank=entry.rank, bot=entry.bot, version=entry.version, rating=entry.rating, sigma=entry.sigma,
+                     rating_low=entry.rating_low, rating_high=entry.rating_high, matches=entry.matches,
+                     connected=entry.connected, since=iso(entry.since) if entry.HasField("since") else None,
+                     retired_at=iso(entry.retired_at) if entry.HasField("retired_at") else None)
+
+
+def rules_label(tournament: arena_pb2.Tournament) -> str:
+    """A tournament's rating pool named as the API names pools (:func:`arena.tournament.leaderboard.pool_label`:
+    ``UNO Flip · target 200 · 2 seats``; a competition's pool by the competition's name), for a pool the API does
+    not list yet (nothing rated in it)."""
+    competition = competition_of(tournament.rating_pool)
+    if competition is not None:
+        return competition
+    return pool_label(rules_from_proto(tournament.spec.rules), tournament.spec.seats_per_table or 2)
+
+
+def competition_of(rating_pool: str) -> str | None:
+    """The competition whose block a tournament of ``rating_pool`` is (``competition:NAME``), else None."""
+    return rating_pool.removeprefix(POOL_PREFIX) if rating_pool.startswith(POOL_PREFIX) else None

@@ -395,3 +395,20 @@ def test_observe_many_equals_observing_one_by_one() -> None:
     assert expected.keys() == got.keys() and len(expected) > 3
     for key, value in expected.items():
         assert got[key] == pytest.approx(value), key
+
+
+def test_the_metrics_servers_bind_loopback_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.cli import build_parser
+
+    monkeypatch.delenv(am.METRICS_ADDRESS_ENV, raising=False)
+    assert am.metrics_address() == "127.0.0.1"
+    server = am.start_metrics_server(0)
+    try:
+        assert server.server.server_address[0] == "127.0.0.1"
+    finally:
+        server.close()
+    monkeypatch.setenv(am.METRICS_ADDRESS_ENV, "0.0.0.0")
+    assert am.metrics_address() == "0.0.0.0" and am.metrics_address("10.0.0.5") == "10.0.0.5"
+    for command in ("serve", "worker"):
+        args = build_parser().parse_args([command, "--metrics-address", "10.0.0.5"])
+        assert args.metrics_address == "10.0.0.5"

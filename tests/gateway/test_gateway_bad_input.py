@@ -111,7 +111,7 @@ def test_wrong_protocol_version_is_refused(gateway: GatewayHarness) -> None:
 # -- answers ------------------------------------------------------------------------------------------------
 
 
-def test_unknown_and_stale_request_ids_are_refused(gateway: GatewayHarness, control: ThreadBot) -> None:
+def test_unknown_stale_and_overlong_request_ids_are_refused(gateway: GatewayHarness, control: ThreadBot) -> None:
     token = gateway.register_bot("confused")
     bot = RawBot(gateway.address, token)
     bot.hello()
@@ -121,6 +121,7 @@ def test_unknown_and_stale_request_ids_are_refused(gateway: GatewayHarness, cont
     def answer(request: bot_pb2.DecisionRequest) -> list[int]:
         if len(answered) == 2:
             bot.decide(request.match_id, "no-such-request", 0)  # unknown
+            bot.decide(request.match_id, "x" * 5000, 0)  # overlong: refused, never echoed
             bot.decide(answered[0].match_id, answered[0].request_id, 0)  # stale: answered already
         answered.append(request)
         return [0]
@@ -137,6 +138,9 @@ def test_unknown_and_stale_request_ids_are_refused(gateway: GatewayHarness, cont
     assert grpc.StatusCode.NOT_FOUND.value[0] in codes
     assert grpc.StatusCode.ALREADY_EXISTS.value[0] in codes
     assert any("unknown request id 'no-such-request'" in e.status.message for e in errors)
+    overlong = [e for e in errors if e.status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]]
+    assert overlong and all("longer than 200 characters" in e.status.message and "xxxx" not in e.status.message
+                            and e.request_id == "" and len(e.status.message) < 200 for e in overlong)
     assert any("already answered" in e.status.message and e.request_id == answered[0].request_id for e in errors)
     assert record.end_reason == "target"
     assert record.timeouts[0] == 0

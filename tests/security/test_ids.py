@@ -114,6 +114,8 @@ def test_a_60_kb_input_gives_a_short_invalid_argument(organizer: OrganizerServer
         "cron": lambda: stub.ScheduleTournament(arena_pb2.ScheduleTournamentRequest(
             spec=spec_msg(), cron=huge), metadata=ADMIN),
         "bot name": lambda: stub.RegisterBot(arena_pb2.RegisterBotRequest(name=huge), metadata=ADMIN),
+        "bot description": lambda: stub.RegisterBot(arena_pb2.RegisterBotRequest(name="described", description=huge),
+                                                    metadata=ADMIN),
         "watched id": lambda: stub.WatchTournament(arena_pb2.WatchTournamentRequest(tournament_id=huge)),
         "replayed match": lambda: stub.GetReplay(arena_pb2.GetReplayRequest(match_id=huge), metadata=ADMIN),
         "exported id": lambda: stub.ExportResults(arena_pb2.ExportResultsRequest(tournament_id=huge)),
@@ -124,6 +126,8 @@ def test_a_60_kb_input_gives_a_short_invalid_argument(organizer: OrganizerServer
         code, details = refused(call)
         assert code == grpc.StatusCode.INVALID_ARGUMENT, (what, code, details[:200])
         assert len(details) <= 1000 and "x" * 101 not in details, (what, len(details))
+    _, details = refused(calls["bot description"])
+    assert "description must be at most 200 printable characters" in details and "60000 characters" in details
     assert store.tournaments.ids() == [] and store.schedules.all() == []
     assert quoted("y" * 500).startswith("'" + "y" * 100 + "'...") and "500 characters" in quoted("y" * 500)
 

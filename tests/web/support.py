@@ -115,6 +115,7 @@ def browser(width: int = 1200, height: int = 900) -> Iterator[Any]:
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      f"--window-size={width},{height}"):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: CSP violations show there
     driver = webdriver.Chrome(service=Service(str(driver_path)), options=options)
     try:
         yield driver

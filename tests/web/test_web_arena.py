@@ -90,7 +90,8 @@ def test_a_finished_tournament_reads_in_full_with_its_seed_revealed(web: WebAren
     assert [m["match_id"] for m in data["matches"]] == listed  # ListMatches, in match id order
     assert all(len(m["seats"]) == 2 and m["end_reason"] == "completed" for m in data["matches"])
     pool = web.arena.client.get_leaderboard(web.arena.client.get_tournament(web.finished).rating_pool).pool
-    assert data["tournament"]["pool"] == {"key": pool.pool_id, "label": pool.label}  # the API's label
+    assert data["tournament"]["pool"] == {"key": pool.pool_id, "label": pool.label,
+                                          "competition": None}  # the API's label, no competition's block
     assert data["tables_count"] == 3 and all(t["deals"] == 2 and t["matches"] == 2 for t in data["tables"])
     csv = httpx.get(f"{web.url}/tournaments/{web.finished}/results.csv")
     assert csv.status_code == 200 and csv.headers["content-type"].startswith("text/csv")

@@ -33,6 +33,10 @@ from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, error_bytes
 from arena.server.match_api import DecideOutcome
 
+MAX_ANSWER_ID = 200
+"""The longest request or match id an answer may carry (the arena's are far shorter: a match id is at most 200
+characters, ``arena.store.keys.ID_RE``); a longer one is refused and never echoed."""
+
 
 class Decisions:
     """The decision requests pending on this gateway, by request id, and the answers to them."""
@@ -111,8 +115,14 @@ class Decisions:
                              slot.late_refusals if slot is not None else 0, link.version, pending.arena_s, moved, lag)
 
     def answer(self, session: BotSession, link: BotLink, decision: bot_pb2.Decision) -> None:
-        """A Decision came on ``session``: the answer to its pending request, or refused in-band."""
+        """A Decision came on ``session``: the answer to its pending request, or refused in-band (an overlong
+        request or match id refused without echoing it)."""
         request_id = decision.request_id
+        if len(request_id) > MAX_ANSWER_ID or len(decision.match_id) > MAX_ANSWER_ID:
+            session.refuse(grpc.StatusCode.INVALID_ARGUMENT, "unknown_request",
+                           f"request_id or match_id longer than {MAX_ANSWER_ID} characters: answer with the ids of "
+                           "the DecisionRequest as they came")
+            return
         pending = link.pending.get(request_id)
         if pending is None:
             self._refuse_unknown(session, link, decision)

@@ -10,6 +10,9 @@
 (function () {
   "use strict";
 
+  // A face's kind in words on the card's label (as templates/cards.html writes it): the label wraps inside the card.
+  var KIND_WORDS = {"draw1": "draw 1", "draw2": "draw 2", "draw5": "draw 5", "skip-all": "skip all",
+                    "wild-draw2": "wild draw 2", "wild-draw4": "wild draw 4", "wild-draw-color": "wild draw colour"};
   var SYMBOLS = {"draw1": "+1", "draw2": "+2", "draw5": "+5", "skip": "\u2298", "skip-all": "\u2298\u2298",
     "reverse": "\u21c4", "flip": "\u21bb", "wild": "\u2605", "wild-draw2": "\u2605+2", "wild-draw4": "\u2605+4",
     "wild-draw-color": "\u2605+C"};
@@ -80,7 +83,7 @@
     if (!face) { return backEl(side, size); }
     var color = face.color || "wild";
     var symbol = SYMBOLS[face.kind] || face.kind;
-    var words = (face.color ? face.color + " " : "") + face.kind;
+    var words = (face.color ? face.color + " " : "") + (KIND_WORDS[face.kind] || face.kind);
     var node = el("span", "card card-" + color + " side-" + side + (size ? " " + size : ""));
     node.setAttribute("role", "img");
     node.setAttribute("aria-label", words);

@@ -60,10 +60,10 @@
   }
 
   root.addEventListener("click", function (event) {
-    var target = event.target.closest("[data-go]");
-    if (!target) return;
+    var button = event.target.closest("[data-go]");
+    if (!button) return;
     event.preventDefault();
-    var where = target.getAttribute("data-go");
+    var where = button.getAttribute("data-go");
     if (where === "play") { play(); return; }
     stop();
     go({first: 0, prev: target - 1, next: target + 1, last: last}[where], true);

@@ -1,0 +1,322 @@
+"""The web front's defences as a public site, one ASGI middleware (:class:`Guard`) in front of every route:
+
+* **CSRF**: a state-changing request (POST, PUT, PATCH, DELETE) whose ``Origin`` (else ``Referer``) names another
+  host than the request's own ``Host`` is refused with 403; a browser always sends one of them on a cross-site
+  POST, and a client that is no browser sends neither and cannot be made to by a foreign page. A JSON API
+  (``POST /api/...``) takes only ``Content-Type: application/json`` (415 otherwise): a foreign form or a
+  ``text/plain`` fetch cannot produce it without a CORS preflight, which this site never grants.
+* **Per-client limits** (a client is its IP address as the server sees it): a token bucket for game starts, one
+  for opened live streams and one for exports, and caps on the games and streams one client has at once
+  (:class:`ClientLimits`); past them, 429 with a ``Retry-After`` and a line saying which limit and when to retry.
+* **Headers** on every answer: a Content-Security-Policy without inline script (:data:`CSP`), no framing
+  (``X-Frame-Options: DENY`` and ``frame-ancestors 'none'``), ``X-Content-Type-Options: nosniff`` and a
+  ``Referrer-Policy``.
+
+The rules of which request is what are pure (:func:`classify`), the buckets and counts are small objects
+(:class:`TokenBucket`, :class:`ClientLedger`), and the games a client runs are counted by the play pages
+(:meth:`ClientLedger.games`), which know when a game ends.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+"""Only this site's own files: no inline script or style (the JSON a page carries for its script is a
+``<script type="application/json">`` data block, never run), no framing, forms post only here."""
+SECURITY_HEADERS = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+)
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class Kind(Enum):
+    """What a request is, for the limits."""
+
+    GAME_START = "game start"
+    STREAM = "live stream"
+    EXPORT = "export"
+    OTHER = "other"
+
+
+_PLAY_STREAM = re.compile(r"^/api/play/[^/]+/stream$")
+_EXPORT = re.compile(r"^/tournaments/[^/]+/results\.[a-z]+$")
+
+
+def classify(method: str, path: str) -> Kind:
+    """Which limit a request counts against."""
+    if method == "POST" and path in ("/play", "/api/play"):
+        return Kind.GAME_START
+    if method == "GET" and (path.startswith("/events/") or _PLAY_STREAM.match(path)):
+        return Kind.STREAM
+    if method == "GET" and _EXPORT.match(path):
+        return Kind.EXPORT
+    return Kind.OTHER
+
+
+def foreign_origin(headers: dict[str, str]) -> str | None:
+    """The other site a state-changing request comes from, else None: its ``Origin`` (else its ``Referer``)
+    compared with its ``Host``. ``Origin: null`` (a sandboxed frame, a redirect across sites) is foreign."""
+    host = headers.get("host", "").lower()
+    origin = headers.get("origin")
+    if origin is not None:
+        claimed = origin.strip().lower()
+        return None if claimed != "null" and urlsplit(claimed).netloc == host else origin[:200]
+    referer = headers.get("referer")
+    if referer is not None and urlsplit(referer.strip().lower()).netloc != host:
+        return referer[:200]
+    return None
+
+
+def json_body_refused(method: str, path: str, headers: dict[str, str]) -> bool:
+    """A ``POST /api/...`` without ``Content-Type: application/json``."""
+    if method not in STATE_CHANGING or not path.startswith("/api/"):
+        return False
+    media = headers.get("content-type", "").split(";")[0].strip().lower()
+    return media != "application/json"
+
+
+class TokenBucket:
+    """``burst`` tokens, refilled at ``per_s``; :meth:`take` spends one or says how long until one is there."""
+
+    def __init__(self, burst: float, per_s: float, now: float) -> None:
+        self.burst = burst
+        self.per_s = per_s
+        self.tokens = burst
+        self.at = now
+
+    def take(self, now: float) -> float:
+        """0.0 when a token was spent, else the seconds until the next one."""
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
+        self.at = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.per_s if self.per_s > 0 else math.inf
+
+    def full(self, now: float) -> bool:
+        return self.tokens + (now - self.at) * self.per_s >= self.burst
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A token bucket's shape: ``burst`` at once, then ``per_minute``."""
+
+    burst: int
+    per_minute: float
+
+    def __post_init__(self) -> None:
+        if self.burst < 1 or self.per_minute <= 0:
+            raise ValueError(f"a rate needs a burst of 1 or more and a positive rate, got {self}")
+
+
+@dataclass(frozen=True)
+class ClientLimits:
+    """What one client (IP address) may do: ``game_starts``, ``streams`` (opened) and ``exports`` as rates;
+    ``games`` and ``streams_open`` at once. ``enabled=False`` (a benchmark's viewers, all on loopback) turns the
+    limits off; the CSRF checks and the headers stay."""
+
+    game_starts: Rate = field(default_factory=lambda: Rate(burst=4, per_minute=6))
+    streams: Rate = field(default_factory=lambda: Rate(burst=20, per_minute=120))
+    exports: Rate = field(default_factory=lambda: Rate(burst=10, per_minute=30))
+    games: int = 3
+    streams_open: int = 12
+    enabled: bool = True
+
+    def rate(self, kind: Kind) -> Rate | None:
+        return {Kind.GAME_START: self.game_starts, Kind.STREAM: self.streams, Kind.EXPORT: self.exports}.get(kind)
+
+
+NO_LIMITS = ClientLimits(enabled=False)
+
+
+class TooMany(Exception):
+    """A client past one of its limits: ``str()`` is the line it is told; ``retry_after_s`` when to try again."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class ClientLedger:
+    """The buckets and open streams of every client (thread-safe; idle clients are forgotten), and the games each
+    runs (registered by the play pages: :meth:`games`)."""
+
+    FORGET_AFTER_S = 600.0
+
+    def __init__(self, limits: ClientLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self._clock = clock
+        self._buckets: dict[tuple[str, Kind], TokenBucket] = {}
+        self._streams: dict[str, int] = {}
+        self._games: dict[str, list[Callable[[], bool]]] = {}
+        self._lock = threading.Lock()
+        self._swept = clock()
+
+    def spend(self, client: str, kind: Kind) -> None:
+        """Spend one of ``client``'s ``kind`` tokens; :class:`TooMany` when none is left."""
+        rate = self.limits.rate(kind)
+        if not self.limits.enabled or rate is None:
+            return
+        now = self._clock()
+        with self._lock:
+            self._sweep(now)
+            bucket = self._buckets.setdefault((client, kind), TokenBucket(rate.burst, rate.per_minute / 60.0, now))
+            wait = bucket.take(now)
+        if wait:
+            raise TooMany(f"too many {kind.value}s from {client}: at most {rate.burst} at once and "
+                          f"{rate.per_minute:g} a minute; try again in {math.ceil(wait)} s", wait)
+
+    def open_stream(self, client: str) -> None:
+        """Count a stream ``client`` opens; :class:`TooMany` past :attr:`ClientLimits.streams_open`."""
+        if not self.limits.enabled:
+            return
+        with self._lock:
+            if self._streams.get(client, 0) >= self.limits.streams_open:
+                raise TooMany(f"too many live streams open from {client}: at most {self.limits.streams_open} at "
+                              "once; close a page that follows one", 5.0)
+            self._streams[client] = self._streams.get(client, 0) + 1
+
+    def close_stream(self, client: str) -> None:
+        if not self.limits.enabled:
+            return
+        with self._lock:
+            left = self._streams.get(client, 0) - 1
+            if left > 0:
+                self._streams[client] = left
+            else:
+                self._streams.pop(client, None)
+
+    def streams(self, client: str) -> int:
+        with self._lock:
+            return self._streams.get(client, 0)
+
+    def check_games(self, client: str) -> None:
+        """:class:`TooMany` when ``client`` already runs :attr:`ClientLimits.games` games not over."""
+        if not self.limits.enabled:
+            return
+        with self._lock:
+            running = [over for over in self._games.get(client, []) if not over()]
+            self._games[client] = running
+            if len(running) >= self.limits.games:
+                raise TooMany(f"{client} already plays {len(running)} games: at most {self.limits.games} at once; "
+                              "finish one first", 30.0)
+
+    def games(self, client: str, over: Callable[[], bool]) -> None:
+        """Count a game ``client`` started; ``over()`` says when it ended."""
+        if not self.limits.enabled:
+            return
+        with self._lock:
+            self._games.setdefault(client, []).append(over)
+
+    def _sweep(self, now: float) -> None:
+        if now - self._swept < self.FORGET_AFTER_S:
+            return
+        self._swept = now
+        for key in [key for key, bucket in self._buckets.items() if bucket.full(now)]:
+            del self._buckets[key]
+        for client in [c for c, games in self._games.items() if all(over() for over in games)]:
+            del self._games[client]
+
+
+def client_of(scope: Scope) -> str:
+    """A request's client: its IP address as the server sees it (uvicorn's ``--proxy-headers`` and
+    ``--forwarded-allow-ips`` make it the one a trusted proxy names)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def private_client(client: str) -> bool:
+    """A client on loopback or a private network (a Prometheus beside the web front), not the public."""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
+
+
+def _refusal(status: int, error: str, detail: str, retry_after_s: float | None = None) -> tuple[int, bytes,
+                                                                                                 list[tuple[bytes,
+                                                                                                            bytes]]]:
+    body = json.dumps({"error": error, "detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after_s is not None:
+        headers.append((b"retry-after", str(max(1, math.ceil(retry_after_s))).encode()))
+    return status, body, headers
+
+
+class Guard:
+    """The ASGI middleware: refuses what :func:`foreign_origin`, :func:`json_body_refused` and the
+    :class:`ClientLedger` refuse, counts the live streams a client holds open, and adds :data:`SECURITY_HEADERS`
+    to every answer."""
+
+    def __init__(self, app: ASGIApp, ledger: ClientLedger) -> None:
+        self.app = app
+        self.ledger = ledger
+
+    def _check(self, scope: Scope) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
+        method, path, headers = scope["method"], scope["path"], _headers(scope)
+        if method in STATE_CHANGING:
+            foreign = foreign_origin(headers)
+            if foreign is not None:
+                return _refusal(403, "CrossSiteRequest", f"refused: a {method} from another site ({foreign}); "
+                                "use this site's own pages or call the API without a browser")
+        if json_body_refused(method, path, headers):
+            return _refusal(415, "NotJson", f"{method} {path} takes a JSON body: send Content-Type: "
+                            "application/json")
+        try:
+            self.ledger.spend(client_of(scope), classify(method, path))
+        except TooMany as error:
+            return _refusal(429, "TooManyRequests", str(error), error.retry_after_s)
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_guarded(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []),
+                                      *((n, v) for n, v in SECURITY_HEADERS if n not in names)]
+            await send(message)
+
+        refused = self._check(scope)
+        if refused is None and classify(scope["method"], scope["path"]) is Kind.STREAM:
+            client = client_of(scope)
+            try:
+                self.ledger.open_stream(client)
+            except TooMany as error:
+                refused = _refusal(429, "TooManyRequests", str(error), error.retry_after_s)
+            else:
+                try:
+                    await self.app(scope, receive, send_guarded)
+                finally:
+                    self.ledger.close_stream(client)
+                return
+        if refused is not None:
+            status, body, headers = refused
+            await send_guarded({"type": "http.response.start", "status": status, "headers": headers})
+            await send_guarded({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send_guarded)
