@@ -106,6 +106,7 @@ def _same_play(a: MatchRecord, b: MatchRecord) -> None:
     assert [(d.seat, d.action, d.outcome) for d in a.decisions] == [(d.seat, d.action, d.outcome) for d in b.decisions]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(("transport", "mode"), [("gateway", "kill"), ("gateway", "abort"), ("relay", "kill")])
 def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: GatewayHarness, transport: str,
                                                                          mode: str) -> None:
@@ -183,6 +184,7 @@ def _ended(attempt: int) -> bot_pb2.MatchEnded:
     return match_ended("m-s", MatchSummary("m-s", (0, 0), None, 0, EndReason.ABORTED, (), (), (), "", attempt=attempt))
 
 
+@pytest.mark.integration
 def test_a_newer_attempt_drops_the_pending_requests_of_the_older_one_on_the_gateway(gw: GatewayHarness) -> None:
     """The gateway keeps the newest attempt per match and seat: a pending request of an older attempt ends
     ``gone`` (never sent again on a reconnect), and a late request, event or end of it leaves the new one alone."""

@@ -230,6 +230,7 @@ print(hashlib.sha256(text.encode()).hexdigest())
 """
 
 
+@pytest.mark.integration
 def test_schedule_is_identical_across_processes() -> None:
     root = str(Path(arena.__file__).resolve().parent.parent)
     digests = set()

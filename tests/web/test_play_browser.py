@@ -19,7 +19,7 @@ from bots import make_bot
 from tests.web.play_checks import check_messages, stored_json
 from tests.web.support import browser, screenshot, serve
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 SEED = 987654322015
 """A 3-seat flip match to 100 of two rounds or more when the person plays the first playable card."""
