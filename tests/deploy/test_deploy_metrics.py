@@ -188,7 +188,6 @@ def test_finished_tournament_series_is_removed(metrics: am.ArenaMetrics) -> None
     assert 'uno_arena_matches_remaining{tournament="t-2"} 5.0' in text
 
 
-@pytest.mark.integration
 def test_promtool_check_metrics_accepts_the_exposition(
     metrics: am.ArenaMetrics, promtool: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

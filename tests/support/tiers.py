@@ -33,8 +33,10 @@ GUARD_VARIABLE = "UNO_ARENA_UNIT_GUARD"
 SERVICE_FIXTURES = frozenset({
     "redis_server_session",  # a redis-server process (``redis_server``, ``store``, ``app``, ``worker``,
     "fresh_redis_server",    # ``organizer``, ``gateway`` are built on these two)
+    "promtool",              # runs Prometheus's promtool (tests/deploy/conftest.py)
 })
-"""The fixtures that start a service: a test using any of them, even through other fixtures, is integration."""
+"""The fixtures that start a service or a process: a test using any of them, even through other fixtures, is
+integration."""
 
 SERVICE_EVENTS = frozenset({
     "subprocess.Popen", "os.system", "os.posix_spawn", "os.fork", "os.forkpty", "os.exec", "os.spawn", "pty.spawn",
