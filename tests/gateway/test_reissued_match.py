@@ -27,7 +27,7 @@ from bots import Bot, RandomBot
 from bots.kit import BotClient, match_seed
 from tests.support.bots import ThreadBot
 from tests.support.gateway import GatewayHarness, running_gateway
-from tests.support.waiting import wait_until
+from tests.support.waiting import wait_until, wait_until_async
 
 MATCH_ID = "reissue-1"
 SEED = 11
@@ -193,7 +193,7 @@ def test_a_newer_attempt_drops_the_pending_requests_of_the_older_one_on_the_gate
     async def scenario() -> list[Any]:
         gateway.start_match("kitbot", "m-s", 0, _started(1))
         old = asyncio.ensure_future(gateway.decide("kitbot", "m-s", 0, 1, b"", 2, 30.0, attempt=1))
-        await asyncio.sleep(0.05)
+        await wait_until_async(lambda: gateway.link("kitbot").pending, 5, "the old attempt's request to be pending")
         pending_before = len(gateway.link("kitbot").pending)
         gateway.start_match("kitbot", "m-s", 0, _started(2))
         old_outcome = await asyncio.wait_for(old, 5.0)
