@@ -1,4 +1,5 @@
-"""Fixtures every test folder may use: a private real redis-server (started here, stopped after) and a Store."""
+"""Fixtures every test folder may use: a private real redis-server (started here, stopped after) and a Store; and the
+hooks that keep the unit and integration tiers apart (tests/support/tiers.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,16 @@ from tests.support.redis_server import (
     redis_server,
     redis_server_session,
 )
+from tests.support.tiers import (
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_runtest_call,
+    pytest_runtest_setup,
+    pytest_runtest_teardown,
+)
 
-__all__ = ["fresh_redis_server", "redis_server", "redis_server_session"]
+__all__ = ["fresh_redis_server", "pytest_collection_modifyitems", "pytest_configure", "pytest_runtest_call",
+           "pytest_runtest_setup", "pytest_runtest_teardown", "redis_server", "redis_server_session"]
 
 
 @pytest.fixture

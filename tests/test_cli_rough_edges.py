@@ -81,6 +81,7 @@ def run_into_closed_pipe(args: list[str], env: dict[str, str] | None = None) -> 
 # -- a closed pipe ---------------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("args", [
     ["play", "--players", "2", "--color", "never"],  # about 4 kB: still buffered, it fails at the last flush
     ["play", "--players", "2", "--color", "never", "--target-score", "2000"],  # 60 kB: it fails while printing
@@ -91,6 +92,7 @@ def test_a_command_whose_reader_left_exits_quietly(args: list[str]) -> None:
     assert code == EXIT_OUTPUT_CLOSED == 141
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("args", [["--help"], ["tournament", "schedule", "--help"]], ids=" ".join)
 def test_help_whose_reader_left_exits_quietly(args: list[str]) -> None:
     """argparse drops what it cannot print (then exits 0), and nothing is left for the last flush."""
@@ -99,6 +101,7 @@ def test_help_whose_reader_left_exits_quietly(args: list[str]) -> None:
     assert code == 0
 
 
+@pytest.mark.integration
 def test_the_same_command_to_an_open_pipe_prints_everything() -> None:
     done = subprocess.run([*cli_argv(), "play", "--players", "2", "--color", "never"], capture_output=True,
                           text=True, env=cli_env(), timeout=120, check=False)
@@ -263,6 +266,7 @@ def test_the_demo_refuses_a_full_out_folder_before_starting_anything(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_a_demo_run_writes_only_its_own_folder(tmp_path: Path) -> None:
     """A small whole demo (real Redis, gateway, worker, remote bots) from an empty working folder."""

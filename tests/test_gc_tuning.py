@@ -11,6 +11,7 @@ import pytest
 
 from arena.cli import build_parser
 from arena.gc_tuning import GC_ENV, THRESHOLDS, CollectorPauses, gc_thresholds
+from tests.support.cli import run_cli
 
 
 def test_thresholds_from_the_environment() -> None:
@@ -38,12 +39,14 @@ def _in_fresh_interpreter(env_value: str | None) -> dict[str, object]:
     return result
 
 
+@pytest.mark.integration
 def test_configure_gc_freezes_start_up_and_sets_the_thresholds() -> None:
     result = _in_fresh_interpreter(None)
     assert result["now"] == result["threshold"] == list(THRESHOLDS)
     assert result["frozen"] is True
 
 
+@pytest.mark.integration
 def test_default_keeps_cpythons_own_settings() -> None:
     result = _in_fresh_interpreter("default")
     assert result["now"] == [700, 10, 10]
@@ -64,13 +67,14 @@ def test_short_commands_leave_it_alone(argv: list[str]) -> None:
     assert getattr(build_parser().parse_args(argv), "long_running", False) is False
 
 
+@pytest.mark.integration
 def test_a_bad_setting_stops_a_long_running_command_with_a_clear_error() -> None:
-    out = subprocess.run([sys.executable, "-m", "arena.cli", "bench", "engine", "--seconds", "0.01"],
-                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", GC_ENV: "lots"})
-    assert out.returncode == 2
-    assert f"error: {GC_ENV}='lots': expected 'default' or three whole numbers" in out.stderr
+    code, _out, err = run_cli("bench", "engine", "--seconds", "0.01", env_extra={GC_ENV: "lots"})
+    assert code == 2
+    assert f"error: {GC_ENV}='lots': expected 'default' or three whole numbers" in err
 
 
+@pytest.mark.integration
 def test_each_worker_child_configures_the_collector_after_the_fork() -> None:
     """workers.signals runs on worker_process_init: a child of a plain `celery worker` is tuned too."""
     code = ("import gc, json; from workers.signals import _child_started; gc.set_threshold(700, 10, 10); "

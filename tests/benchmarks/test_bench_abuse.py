@@ -1,30 +1,32 @@
-"""`uno-arena bench abuse` runs end to end as a user runs it (tiny durations; figures printed, not asserted)."""
+"""`uno-arena bench abuse` runs end to end as a user runs it (tiny durations). Its figures are printed, not asserted:
+a loaded machine can bring any of them to zero in half a second; what is checked is that every attack ran and has
+its row and its figures."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from arena.bench.abuse import TITLES
+from tests.support.cli import run_cli
+
+ATTACKS = {"pong-flood", "reconnect-storm", "garbage", "tcp-garbage", "no-read"}
+
+pytestmark = pytest.mark.integration
 
 
 @pytest.mark.slow
 def test_bench_abuse_runs_and_prints_its_table() -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "REDIS_URL": ""}
-    bench = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bench", "abuse", "--seconds", "0.5", "--warmup", "0.3", "--matches", "2",
-         "--rounds", "1", "--json"],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
-    assert bench.returncode == 0, bench.stderr
-    out = bench.stdout
+    code, out, err = run_cli("bench", "abuse", "--seconds", "0.5", "--warmup", "0.3", "--matches", "2", "--rounds", "1",
+                             "--json", env_extra={"REDIS_URL": ""}, timeout=300)
+    assert code == 0, err
     figures = json.loads(out.strip().splitlines()[-1])
-    assert set(figures["attacks"]) == {"pong-flood", "reconnect-storm", "garbage", "tcp-garbage", "no-read"}
+    assert set(figures["attacks"]) == ATTACKS
     for attack in figures["attacks"].values():
-        assert attack["without"]["decisions"] > 0 and attack["with"]["decisions"] > 0
-    assert figures["attacks"]["reconnect-storm"]["attacker"].get("streams", 0) > 0
-    assert "batches of 10,000 Pongs" in out and "decisions/s" in out
+        for side in ("without", "with"):
+            assert isinstance(attack[side]["decisions"], int) and attack[side]["decisions"] >= 0, attack
+    lines = out.splitlines()
+    for attack in ATTACKS:  # one row per attack, under the table's header
+        assert any(line.startswith(TITLES[attack]) for line in lines), (attack, out)
+    assert "decisions/s" in out and "target: decisions/s ratio" in out

@@ -31,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+@pytest.mark.integration
 def test_bench_load_smoke(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     args = parser().parse_args(["bench", "load", "--bots", "6", "--processes", "2", "--seats", "5",
                                 "--target-score", "50", "--deadline-ms", "2000", "--work-dir", str(tmp_path),

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from arena.bench.tournament import run_tournament_bench
 from arena.cli import build_parser
 
 
+@pytest.mark.integration
 def test_bench_tournament_prints_its_figures() -> None:
     out = io.StringIO()
     figures = run_tournament_bench(out, matches=6, target=50, workers=(1,), rounds=1)

@@ -33,12 +33,14 @@ def _within(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
+@pytest.mark.integration
 def test_importing_the_kit_loads_only_what_a_bot_needs() -> None:
     loaded = _loaded_by("import bots.kit")
     assert [m for m in loaded if any(_within(m, p) for p in FORBIDDEN)] == []
     assert [p for p in NEEDED if p not in loaded] == []
 
 
+@pytest.mark.integration
 def test_the_check_sees_what_the_arena_loads() -> None:
     loaded = _loaded_by("import arena.runner")  # the runner does load the tournament maths and the metrics
     assert "arena.tournament.sprt" in loaded and "prometheus_client" in loaded

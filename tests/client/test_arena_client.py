@@ -54,6 +54,7 @@ class _SlowFirstAnswer(arena_pb2_grpc.ArenaServiceServicer):
         return arena_pb2.CreateTournamentResponse(tournament=t)
 
 
+@pytest.mark.integration
 def test_a_lost_create_answer_is_asked_again_with_the_same_key() -> None:
     servicer = _SlowFirstAnswer()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
@@ -72,6 +73,7 @@ def test_a_lost_create_answer_is_asked_again_with_the_same_key() -> None:
     assert len(servicer.keys) == 2 and servicer.keys[0] == servicer.keys[1] and servicer.keys[0]
 
 
+@pytest.mark.integration
 def test_a_refusal_is_not_retried() -> None:
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena_pb2_grpc.ArenaServiceServicer(), server)

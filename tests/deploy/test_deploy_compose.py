@@ -129,6 +129,7 @@ def test_gateway_healthcheck_is_valid_python(compose: dict[str, Any]) -> None:
     compile(code, "<healthcheck>", "exec")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("serving", [True, False])
 def test_gateway_healthcheck_against_a_real_health_server(compose: dict[str, Any], serving: bool) -> None:
     grpc = pytest.importorskip("grpc", reason="grpcio not installed")

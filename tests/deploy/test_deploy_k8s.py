@@ -152,6 +152,7 @@ def test_external_redis_is_documented(deploy_dir: Path) -> None:
     assert "external" in text.lower() and "REDIS_URL" in text
 
 
+@pytest.mark.integration
 def test_kustomize_builds(deploy_dir: Path, yaml_mod: Any) -> None:
     kubectl = shutil.which("kubectl")
     if kubectl is None:

@@ -197,6 +197,7 @@ def test_promtool_check_metrics_accepts_the_exposition(
     assert result.stdout.strip() == "" and result.stderr.strip() == "", result.stdout + result.stderr
 
 
+@pytest.mark.integration
 def test_exporter_serves_a_given_registry_over_http(metrics: am.ArenaMetrics) -> None:
     fill(metrics)
     server = am.start_metrics_server(0, "127.0.0.1", registry=metrics.registry)
@@ -246,6 +247,7 @@ def run_python(code: str, env: dict[str, str]) -> str:
     return result.stdout
 
 
+@pytest.mark.integration
 def test_import_registers_nothing_and_get_metrics_is_a_singleton() -> None:
     env = {k: v for k, v in os.environ.items() if k != am.MULTIPROC_DIR_ENV}
     out = run_python(
@@ -332,6 +334,7 @@ def sample_values(text: str, sample: str) -> dict[tuple[tuple[str, str], ...], f
     return found
 
 
+@pytest.mark.integration
 def test_multiprocess_exporter_sums_children(multiprocess_scrapes: dict[str, str]) -> None:
     text = multiprocess_scrapes["before"]
     decisions = sample_values(text, "uno_arena_decisions_total")
@@ -350,12 +353,14 @@ def test_multiprocess_exporter_sums_children(multiprocess_scrapes: dict[str, str
     }
 
 
+@pytest.mark.integration
 def test_multiprocess_finished_tournament_disappears(multiprocess_scrapes: dict[str, str]) -> None:
     remaining = sample_values(multiprocess_scrapes["before"], "uno_arena_matches_remaining")
     assert remaining == {(("tournament", "t-live"),): 8}
     assert not any(math.isnan(v) for v in remaining.values())
 
 
+@pytest.mark.integration
 def test_multiprocess_dead_child_leaves_live_gauges(multiprocess_scrapes: dict[str, str]) -> None:
     after = multiprocess_scrapes["after"]
     assert sample_values(after, "uno_arena_connected_bots") == {(): 2}
@@ -364,6 +369,7 @@ def test_multiprocess_dead_child_leaves_live_gauges(multiprocess_scrapes: dict[s
     )
 
 
+@pytest.mark.integration
 def test_multiprocess_exposition_passes_promtool(
     multiprocess_scrapes: dict[str, str], promtool: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

@@ -17,6 +17,8 @@ from prometheus_client import CollectorRegistry
 from arena import metrics as am
 from tests.support import free_port, wait_until
 
+pytestmark = pytest.mark.integration
+
 
 def api(base: str, path: str, **params: str) -> Any:
     url = f"{base}{path}" + (f"?{urllib.parse.urlencode(params)}" if params else "")

@@ -25,6 +25,8 @@ import pytest
 from arena.local_arena import LocalArena, local_arena
 from tests.support import free_port, wait_until
 
+pytestmark = pytest.mark.integration
+
 REPO = Path(__file__).resolve().parents[2]
 ALERTS = REPO / "deploy" / "prometheus" / "alerts.yml"
 REMOTE_BOT = f"e2e-remote-{uuid.uuid4().hex[:6]}"  # unique: $REDIS_URL may name a Redis that outlives the test

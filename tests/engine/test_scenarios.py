@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from arena.scenarios.runner import InvalidScenario, load_scenario, run_scenario, scenario_files
+from tests.support.cli import cli_in_process
 
 SUITE = Path(__file__).resolve().parents[1] / "scenarios"
 RULE_IDS_FILE = Path(__file__).resolve().parents[1] / "data" / "rule-ids.txt"
@@ -77,9 +76,10 @@ def test_shared_examples_pass() -> None:
             assert shipped[path.name].read_bytes() == path.read_bytes(), f"{path.name} differs from ../shared's"
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", "scenario", "run", *args],
-                          capture_output=True, text=True, timeout=120)
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """`uno-arena scenario run ARGS`: its exit status and standard output."""
+    code, out, _err = cli_in_process(capsys, "scenario", "run", *args)
+    return code, out
 
 
 def _write(tmp_path: Path, name: str, data: dict[str, object]) -> Path:
@@ -97,40 +97,40 @@ BASE = {
 }
 
 
-def test_cli_passes_and_prints_the_summary_last(tmp_path: Path) -> None:
-    result = _cli(str(_write(tmp_path, "ok.json", BASE)))
-    assert result.returncode == 0
-    assert result.stdout.splitlines() == ["PASS tiny", "1 passed, 0 failed"]
+def test_cli_passes_and_prints_the_summary_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _cli(capsys, str(_write(tmp_path, "ok.json", BASE)))
+    assert code == 0
+    assert out.splitlines() == ["PASS tiny", "1 passed, 0 failed"]
 
 
-def test_cli_failure_names_the_step_and_both_values(tmp_path: Path) -> None:
+def test_cli_failure_names_the_step_and_both_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = dict(BASE, steps=[{"seat": 0, "do": {"play": "red-2/teal-8", "uno": True}}, {"expect": {"current": 0}}])
-    result = _cli(str(_write(tmp_path, "fail.json", bad)))
-    assert result.returncode == 1
-    assert result.stdout.splitlines()[0] == "FAIL tiny: step 2: current: expected 0, got 1"
-    assert result.stdout.splitlines()[-1] == "0 passed, 1 failed"
+    code, out = _cli(capsys, str(_write(tmp_path, "fail.json", bad)))
+    assert code == 1
+    assert out.splitlines()[0] == "FAIL tiny: step 2: current: expected 0, got 1"
+    assert out.splitlines()[-1] == "0 passed, 1 failed"
 
 
-def test_cli_invalid_file_exits_2_with_path_and_reason(tmp_path: Path) -> None:
+def test_cli_invalid_file_exits_2_with_path_and_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     wrong_key = dict(BASE, flavour="x")
     contradiction = dict(BASE, state=dict(BASE["state"], color="blue"))  # type: ignore[arg-type]
     for name, data in (("a.json", wrong_key), ("b.json", contradiction)):
-        result = _cli(str(_write(tmp_path, name, data)))
-        assert result.returncode == 2, result.stdout
-        assert "INVALID" in result.stdout and name in result.stdout
+        code, out = _cli(capsys, str(_write(tmp_path, name, data)))
+        assert code == 2, out
+        assert "INVALID" in out and name in out
     not_json = tmp_path / "c.json"
     not_json.write_text("{")
-    result = _cli(str(not_json))
-    assert result.returncode == 2 and "not JSON" in result.stdout
+    code, out = _cli(capsys, str(not_json))
+    assert code == 2 and "not JSON" in out
 
 
-def test_rejected_step_must_be_refused(tmp_path: Path) -> None:
+def test_rejected_step_must_be_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = dict(BASE, steps=[{"seat": 0, "do": {"play": "red-2/teal-8"}, "rejected": True}])
-    result = _cli(str(_write(tmp_path, "r.json", data)))
-    assert result.returncode == 1 and "expected a refusal" in result.stdout
+    code, out = _cli(capsys, str(_write(tmp_path, "r.json", data)))
+    assert code == 1 and "expected a refusal" in out
     ok = dict(BASE, steps=[{"seat": 0, "do": {"play": "red-10/teal-8"}, "rejected": True},
                            {"seat": 1, "do": "draw", "rejected": True}])
-    assert _cli(str(_write(tmp_path, "ok.json", ok))).returncode == 0
+    assert _cli(capsys, str(_write(tmp_path, "ok.json", ok)))[0] == 0
 
 
 def test_load_scenario_json_path_in_errors(tmp_path: Path) -> None:

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import signal
 import sys
-import time
 from pathlib import Path
 
 from arena.server.conformance import CHECKS
 from arena.store import Store
 from tests.gateway.test_gateway_cli import cli
+from tests.support import wait_until
 from tests.support.redis_server import PrivateRedis
 
 PYTHON = sys.executable
+NEVER_CONNECTS_LINE = "never-connects: sleeping instead of connecting"
+"""What tests/bots_under_check/never_connects.py writes, once, before it sleeps."""
 
 
 def _bot(module: str, *args: str) -> str:
@@ -40,6 +42,12 @@ def _verdicts(output: str) -> dict[str, str]:
 
 def _pid_of_bot(output_line: str) -> int:
     return int(output_line.rsplit("(pid ", 1)[1].rstrip(")\n"))
+
+
+def _written(pid: int) -> int:
+    """How many bytes the process has written so far (its ``wchar``)."""
+    io = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
+    return int(io["wchar"])
 
 
 def _gone(pid: int) -> bool:
@@ -151,13 +159,13 @@ def test_ctrl_c_stops_the_check_and_a_bot_that_ignores_sigterm(redis_server: Pri
     started = check.stderr.readline()
     assert started.startswith("started:"), started
     pid = _pid_of_bot(started)
-    time.sleep(1.0)  # let it start (the check does not depend on it)
+    wait_until(lambda: _written(pid) >= len(NEVER_CONNECTS_LINE), 60, "the bot's line")  # the check shows it
     check.send_signal(signal.SIGINT)
     out, err = check.communicate(timeout=60)
     assert check.returncode == 130, out + err
     assert "FAIL connects: interrupted (SIGINT/SIGTERM)" in out
     assert list(_verdicts(out)) == list(CHECKS)
-    assert "never-connects: sleeping instead of connecting" in out
+    assert NEVER_CONNECTS_LINE in out
     assert _gone(pid)
 
 

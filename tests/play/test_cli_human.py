@@ -8,6 +8,10 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.integration
+
 COMMAND = [sys.executable, "-m", "arena.cli", "play"]
 
 
@@ -42,7 +46,8 @@ def test_q_quits() -> None:
 
 def test_ctrl_c_at_the_prompt_exits_130_without_a_traceback() -> None:
     process = subprocess.Popen([*COMMAND, "--players", "2", "--human", "0", "--seed", "2"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # background jobs too
     assert process.stdout is not None and process.stderr is not None and process.stdin is not None
     try:
         seen = b""

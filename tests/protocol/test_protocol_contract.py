@@ -24,6 +24,7 @@ from arena.protocol import generate
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.integration
 def test_generated_code_is_up_to_date() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "arena.protocol.generate", "--check", "--diff"],
@@ -64,6 +65,7 @@ def _buf() -> str | None:
     return str(beside) if beside.is_file() else None
 
 
+@pytest.mark.integration
 def test_buf_lint_is_clean() -> None:
     buf = _buf()
     if buf is None:
@@ -118,6 +120,7 @@ def test_descriptors_are_complete_in_the_default_pool() -> None:
     assert status is not None and status.full_name == "google.rpc.Status"
 
 
+@pytest.mark.integration
 def test_reflection_serves_the_contract_over_real_grpc() -> None:
     """A real server with the reflection service: a client rebuilds the services from it alone."""
     from grpc_reflection.v1alpha import reflection

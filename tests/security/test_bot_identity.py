@@ -3,10 +3,7 @@ names never reused), tokens from a file or the environment, and names compared w
 
 from __future__ import annotations
 
-import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +17,12 @@ from arena.store import Store
 from bots.kit import BOT_TOKEN_ENV, BOT_TOKEN_FILE_ENV, KitError, bot_token
 from tests.support import wait_until
 from tests.support.bots import RawBot, ThreadBot, stop_process
+from tests.support.cli import run_cli, spawn_cli
 from tests.support.gateway import GatewayHarness
 from tests.support.organizer import OrganizerServer
 
 from .conftest import ADMIN_TOKEN
 from .helpers import ADMIN, play_tournament, register, status_of
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], organizer: OrganizerServer,
@@ -175,26 +171,24 @@ def test_the_kit_takes_its_token_from_a_file_or_the_environment(tmp_path: Path,
 def test_bot_run_takes_its_token_from_a_file_or_the_environment(gateway: GatewayHarness, tmp_path: Path,
                                                                 how: str) -> None:
     token = gateway.register_bot("filebot")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNO_ARENA_BOT_TOKEN")}
-    env["PYTHONPATH"] = str(REPO)
-    argv = [sys.executable, "-m", "arena.cli", "bot", "run", "random", "--target", gateway.address]
+    args = ["bot", "run", "random", "--target", gateway.address]
+    env: dict[str, str] = {}
     if how == "file":
         (tmp_path / "token").write_text(token + "\n")
-        argv += ["--token-file", str(tmp_path / "token")]
+        args += ["--token-file", str(tmp_path / "token")]
     else:
         env[BOT_TOKEN_ENV] = token
-    process = subprocess.Popen(argv, env=env, cwd=REPO)
+    process = spawn_cli(*args, env_extra=env, stdout=None, stderr=None)
     try:
         wait_until(lambda: gateway.is_connected("filebot") or process.poll() is not None, 30, "the bot to connect")
         assert gateway.is_connected("filebot")
         with open(f"/proc/{process.pid}/cmdline", "rb") as handle:
             assert token.encode() not in handle.read()  # nothing for `ps` to show
     finally:
-        stop_process(process)  # type: ignore[arg-type]
+        stop_process(process)
 
 
+@pytest.mark.integration
 def test_bot_run_without_a_token_is_a_usage_error() -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNO_ARENA_BOT_TOKEN")}
-    done = subprocess.run([sys.executable, "-m", "arena.cli", "bot", "run", "random", "--target", "127.0.0.1:1"],
-                          env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "--token-file" in done.stderr
+    code, _out, err = run_cli("bot", "run", "random", "--target", "127.0.0.1:1", timeout=60)
+    assert code == 2 and "--token-file" in err

@@ -4,16 +4,15 @@ a tournament played by a real worker finds the timeout (match, decision, strike)
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 
 from arena.engine import Action, Observation
 from arena.protocol import arena_pb2
@@ -21,13 +20,15 @@ from arena.store import Incident, Store
 from bots import Bot
 from tests.support import wait_until
 from tests.support.bots import ThreadBot
+from tests.support.cli import spawn_cli
 from tests.support.gateway import GatewayHarness
 from tests.support.organizer import OrganizerServer
 
 from .conftest import ADMIN_TOKEN
 from .helpers import ADMIN, auth, play_tournament, register, status_of
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
+
 OK, UNAUTHENTICATED, DENIED = grpc.StatusCode.OK, grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED
 
 
@@ -93,13 +94,7 @@ def test_a_timeout_in_a_tournament_and_the_disconnect_reach_the_bot_s_log(
 
 
 def _cli(*args: str, env_extra: dict[str, str]) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    for name in ("UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE", "UNO_ARENA_BOT_TOKEN",
-                 "UNO_ARENA_BOT_TOKEN_FILE", "UNO_ARENA_TARGET"):
-        env.pop(name, None)
-    env.update(env_extra)
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "bot", "log", *args], env=env, cwd=REPO, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return spawn_cli("bot", "log", *args, env_extra=env_extra)
 
 
 def test_bot_log_prints_and_follows_the_log(store: Store, organizer: OrganizerServer, tmp_path: Path) -> None:

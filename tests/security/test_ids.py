@@ -92,10 +92,10 @@ def test_every_number_is_bounded_and_bad_input_is_never_unknown(organizer: Organ
             assert code == grpc.StatusCode.INVALID_ARGUMENT, (what, code, details)
             assert len(details) < 1000, what
     assert keys(store) == before
-    # The largest valid field at 10 seats (a balanced design) is counted within the client's timeout (how fast is
-    # `uno-arena bench`'s to say, not a test's).
+    # The largest valid field at 10 seats (a balanced design) is accepted (how fast it is counted is a benchmark's
+    # to say, not a test's).
     big = spec_msg(participants=[f"random#{i}" for i in range(256)], seats_per_table=10)
-    created = stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=big), metadata=ADMIN, timeout=30)
+    created = stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=big), metadata=ADMIN)
     assert created.tournament.matches_total == 1280
 
 

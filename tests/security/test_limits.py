@@ -163,7 +163,7 @@ def test_no_slot_in_time_aborts_the_match_without_a_strike(gateway: GatewayHarne
 
         # A start waiting for the slot gets it as soon as the held match ends.
         waiting = gateway.submit(gw.admit("busy", "next", 0, started, 10.0))
-        gateway.run(asyncio.sleep(0.05))
+        gateway.run(asyncio.sleep(0.05))  # behaviour under test: the start keeps waiting while the slot is held
         assert not waiting.done()
         gateway.loop_thread.call_soon(gw.end_match, "busy", "held", 0, None)
         assert waiting.result(5) is True

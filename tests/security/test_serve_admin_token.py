@@ -4,10 +4,8 @@
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,17 +18,12 @@ from arena.protocol import arena_pb2, arena_pb2_grpc
 from arena.server.gateway import grpc_address
 from tests.support import free_port, wait_until
 from tests.support.bots import stop_process
+from tests.support.cli import run_cli, spawn_cli
 from tests.support.redis_server import PrivateRedis
-
-REPO = Path(__file__).resolve().parents[2]
-TOKEN_ENVS = ("UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE", "UNO_ARENA_GRPC_ADDR")
 
 
 def serve(redis_url: str, *args: str, **env: str) -> subprocess.Popen[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in TOKEN_ENVS}
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "serve", "--heartbeat", "1", *args],
-                            env={**clean, "PYTHONPATH": str(REPO), "REDIS_URL": redis_url, **env}, cwd=REPO,
-                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return spawn_cli("serve", "--heartbeat", "1", *args, env_extra={"REDIS_URL": redis_url, **env})
 
 
 @contextmanager
@@ -56,7 +49,7 @@ def serving(redis_url: str, *args: str, **env: str) -> Iterator[tuple[subprocess
                        details=lambda: process.stderr.read() if process.poll() is not None else "")  # type: ignore[union-attr]
         yield process, address
     finally:
-        stop_process(process)  # type: ignore[arg-type]
+        stop_process(process)
 
 
 def register(address: str, token: str | None, name: str = "somebot") -> grpc.StatusCode:
@@ -124,11 +117,9 @@ def test_serve_generates_an_admin_token_into_a_private_file(redis_server: Privat
         assert register(address, "not-" + token) == grpc.StatusCode.UNAUTHENTICATED
         assert register(address, token) == grpc.StatusCode.OK
         # The CLI reads it from the file the log names.
-        env = {k: v for k, v in os.environ.items() if k not in TOKEN_ENVS}
-        done = subprocess.run([sys.executable, "-m", "arena.cli", "bots", "list", "--target", address],
-                              env={**env, "PYTHONPATH": str(REPO), "UNO_ARENA_ADMIN_TOKEN_FILE": str(path)},
-                              cwd=REPO, capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0 and "somebot" in done.stdout, done.stderr
+        code, out, err = run_cli("bots", "list", "--target", address,
+                                 env_extra={"UNO_ARENA_ADMIN_TOKEN_FILE": str(path)}, timeout=60)
+        assert code == 0 and "somebot" in out, err
     out = process.stdout.read()  # type: ignore[union-attr]
     assert str(path) in out and token not in out + process.stderr.read()  # type: ignore[union-attr]
 

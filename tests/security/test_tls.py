@@ -8,10 +8,8 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +20,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.client import ArenaClient
 from arena.store import Store
 from tests.support import free_port, wait_until
-from tests.support.bots import REPO, ThreadBot, stop_process
+from tests.support.bots import ThreadBot, stop_process
+from tests.support.cli import REPO, spawn_cli
 from tests.support.gateway import GatewayHarness, running_gateway
 from tests.support.redis_server import PrivateRedis
 
@@ -130,13 +129,7 @@ def test_the_node_bot_plays_over_tls(tls_gateway: tuple[GatewayHarness, Path]) -
 
 
 def _cli(*args: str, redis_url: str, env_extra: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "REDIS_URL": redis_url}
-    for name in ("UNO_ARENA_GRPC_ADDR", "UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE", "UNO_ARENA_TLS",
-                 "UNO_ARENA_TLS_CA"):
-        env.pop(name, None)
-    env.update(env_extra or {})
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], env=env, cwd=REPO, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return spawn_cli(*args, env_extra={"REDIS_URL": redis_url, **(env_extra or {})})
 
 
 def test_serve_with_tls_then_register_run_and_match_from_the_command_line(redis_server: PrivateRedis,
@@ -163,9 +156,8 @@ def test_serve_with_tls_then_register_run_and_match_from_the_command_line(redis_
                      env_extra={"UNO_ARENA_ADMIN_TOKEN_FILE": str(admin)})
         _out, err = plain.communicate(timeout=60)
         assert plain.returncode == 1 and "UNAVAILABLE" in err  # a plaintext client cannot talk to a TLS port
-        bot = subprocess.Popen([sys.executable, "-m", "arena.cli", "bot", "run", "heuristic", "--target", target,
-                                "--tls-ca", str(cert), "--token-file", str(token_file)],
-                               env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO)
+        bot = spawn_cli("bot", "run", "heuristic", "--target", target, "--tls-ca", str(cert), "--token-file",
+                        str(token_file), stdout=None, stderr=None)
         store = Store.from_url(url)
         try:
             wait_until(lambda: store.sessions.online("clitls"), 15, "clitls's session in Redis")

@@ -33,6 +33,7 @@ def test_binary_override_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
         find_redis_server()
 
 
+@pytest.mark.integration
 def test_ensure_redis_url_starts_an_embedded_server_when_unset() -> None:
     env: dict[str, str] = {}
     url, server = ensure_redis_url(env)
@@ -62,6 +63,7 @@ def test_ensure_redis_url_uses_redis_url_when_set() -> None:
     assert (url, server) == ("redis://db.example:6379/3", None)
 
 
+@pytest.mark.integration
 def test_unix_socket_server_for_redis_py_and_kombu() -> None:
     with RedisServer(unix_socket=True) as server:
         assert server.url.startswith("redis+socket://")
@@ -87,6 +89,7 @@ def test_url_conversions() -> None:
         Store.from_url("")
 
 
+@pytest.mark.integration
 def test_start_failure_is_reported(tmp_path: Path) -> None:
     server = RedisServer(data_dir=tmp_path, extra_args=["--no-such-option", "1"])
     with pytest.raises(RedisServerError, match="did not start"):
@@ -95,6 +98,7 @@ def test_start_failure_is_reported(tmp_path: Path) -> None:
     assert tmp_path.exists()  # not ours to delete
 
 
+@pytest.mark.integration
 def test_fixed_port_restart_and_close(tmp_path: Path) -> None:
     server = RedisServer(data_dir=tmp_path, appendonly=True)
     with server:

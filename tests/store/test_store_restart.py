@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from arena.store import CreateResult, Store
 from tests.support.records import stored_replay, stored_result
 from tests.support.redis_server import PrivateRedis, private_redis
+
+pytestmark = pytest.mark.integration
 
 
 def fill(store: Store) -> str:

@@ -9,7 +9,11 @@
 - ``gateway``: :class:`~tests.support.gateway.GatewayHarness`, a real gateway on a free port (also a process
   for test suites in other languages: ``python -m tests.support.gateway``).
 - ``bots``: kit bots in a thread or a subprocess, and :class:`~tests.support.bots.RawBot`, a hand-driven client.
-- ``cli``: the sub-commands of the `uno-arena` parser.
+- ``cli``: the sub-commands of the `uno-arena` parser, and the one way to run it: in this process
+  (:func:`~tests.support.cli.cli_in_process`) or in a process of its own with a clean environment and SIGINT at its
+  default (:func:`~tests.support.cli.spawn_cli`, :func:`~tests.support.cli.run_cli`).
+- ``tiers``: the unit and integration tiers (the ``integration`` marker set by service fixtures, and the guard that
+  fails a unit test which starts a service), hooked in by ``tests/conftest.py``.
 - ``organizer``: :class:`~tests.support.organizer.OrganizerServer`, the organizer API on a real grpc.aio server.
 """
 

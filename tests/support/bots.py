@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import queue
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -20,10 +17,10 @@ import grpc
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
 from bots import RandomBot
 from bots.kit import BotClient, KitStats, bot_factory
+from tests.support.cli import spawn_cli
 from tests.support.loop_thread import LoopThread
 
 CONNECT = "/uno_arena.v1.BotService/Connect"
-REPO = Path(__file__).resolve().parents[2]
 
 
 class ThreadBot:
@@ -70,14 +67,12 @@ class ThreadBot:
         self.stop()
 
 
-def process_bot(address: str, token: str, kind: str = "random") -> subprocess.Popen[bytes]:
-    """`uno-arena bot run KIND` in a subprocess (a real separate bot process)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "bot", "run", kind, "--target", address,
-                             "--token", token], env=env, cwd=REPO)
+def process_bot(address: str, token: str, kind: str = "random") -> subprocess.Popen[str]:
+    """`uno-arena bot run KIND` in a subprocess (a real separate bot process; its output not captured)."""
+    return spawn_cli("bot", "run", kind, "--target", address, "--token", token, stdout=None, stderr=None)
 
 
-def stop_process(proc: subprocess.Popen[bytes]) -> None:
+def stop_process(proc: subprocess.Popen[Any]) -> None:
     if proc.poll() is None:
         proc.terminate()
         try:

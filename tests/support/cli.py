@@ -1,4 +1,5 @@
-"""The `uno-arena` command seen from tests: its sub-commands, and the one way to run it in a process of its own."""
+"""The `uno-arena` command seen from tests: its sub-commands, the one way to run it in this process
+(:func:`cli_in_process`) and the one way to run it in a process of its own (:func:`spawn_cli`, :func:`run_cli`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -22,8 +25,9 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 REPO = Path(__file__).resolve().parents[2]
 ARENA_ENVIRONMENT = ("REDIS_URL", "UNO_ARENA_GRPC_ADDR", "UNO_ARENA_TARGET", "UNO_ARENA_ADMIN_TOKEN",
                      "UNO_ARENA_ADMIN_TOKEN_FILE", "UNO_ARENA_BOT_TOKEN", "UNO_ARENA_BOT_TOKEN_FILE", "UNO_ARENA_TLS",
-                     "UNO_ARENA_TLS_CA")
-"""The variables through which a `uno-arena` process finds an arena: a spawned CLI sees only the ones a test sets."""
+                     "UNO_ARENA_TLS_CA", "UNO_ARENA_GATEWAY_ID")
+"""The variables through which a `uno-arena` process finds an arena (or, for ``serve``, is named in it): a spawned
+CLI sees only the ones a test sets."""
 
 
 def cli_environment(**extra: str) -> dict[str, str]:
@@ -33,6 +37,20 @@ def cli_environment(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = str(REPO)
     env.update(extra)
     return env
+
+
+def cli_in_process(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """`uno-arena ARGV` in this process (``arena.cli.main``): its exit status (argparse's 2 included), standard
+    output and error (read through ``capsys``)."""
+    from arena.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def spawn_cli(*args: str, env_extra: dict[str, str] | None = None, **popen: Any) -> subprocess.Popen[str]:

@@ -27,7 +27,7 @@ from arena.tournament.design import (
         lambda k: st.lists(st.lists(st.integers(0, 50), min_size=k, max_size=k), min_size=k, max_size=k)
     )
 )
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 def test_assignment_is_optimal(cost: list[list[int]]) -> None:
     k = len(cost)
     col = assignment(cost)

@@ -230,6 +230,7 @@ print(hashlib.sha256(text.encode()).hexdigest())
 """
 
 
+@pytest.mark.integration
 def test_schedule_is_identical_across_processes() -> None:
     root = str(Path(arena.__file__).resolve().parent.parent)
     digests = set()
@@ -276,6 +277,7 @@ def test_match_spec_carries_rules_and_deadline_and_round_trips() -> None:
 
 
 @given(count=st.integers(0, 60), size=st.integers(1, 25))
+@settings(max_examples=100, deadline=None)
 def test_batches_cover_in_order(count: int, size: int) -> None:
     spec = TournamentSpec("bt", bots(12), seats=2, deals=1)
     matches = schedule(spec)[:count]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.tournament import mean_interval, t_quantile, wilson_interval, z_quantile
@@ -44,6 +44,7 @@ def test_t_large_df_tends_to_normal_and_is_continuous() -> None:
 
 
 @given(df=st.integers(1, 200), t=st.floats(0.01, 50))
+@settings(max_examples=100, deadline=None)
 def test_t_mass_is_a_probability(df: int, t: float) -> None:
     assert 0.0 <= t_two_sided_mass(t, df) <= 1.0
 

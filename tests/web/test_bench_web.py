@@ -12,6 +12,7 @@ from arena.bench.web import WebBenchOptions, percentile, run_web_bench
 pytestmark = pytest.mark.timeout(600)
 
 
+@pytest.mark.integration
 def test_the_bench_prints_page_times_live_latency_and_the_slowdown() -> None:
     out = io.StringIO()
     options = WebBenchOptions(bots=6, matches=24, field=4, requests=3, viewers=3, live_matches=12, poll_s=0.2)

@@ -17,7 +17,7 @@ from arena.protocol import arena_pb2
 from tests.support.cli import run_cli
 from tests.web.support import WebArena, create, finished_spec, wait_ended, web_arena
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 
 @pytest.fixture(scope="module")

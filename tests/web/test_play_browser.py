@@ -16,10 +16,11 @@ import pytest
 from arena.service.human_play import HumanPlayService
 from arena.store import Store
 from bots import make_bot
+from tests.support import wait_until
 from tests.web.play_checks import check_messages, stored_json
 from tests.web.support import browser, screenshot, serve
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 SEED = 987654322015
 """A 3-seat flip match to 100 of two rounds or more when the person plays the first playable card."""
@@ -93,12 +94,12 @@ def test_a_person_plays_a_whole_match_by_clicking_and_the_page_never_gets_a_hidd
         assert driver.find_element(By.ID, "opponent3").get_attribute("disabled"), "a 3-seat game has 2 opponents"
         screenshot(driver, shots, "play-form")
         driver.find_element(By.ID, "start").click()
-        _wait(lambda: "/play/" in driver.current_url and driver.find_elements(By.ID, "game"), "the game page")
+        wait_until(lambda: "/play/" in driver.current_url and driver.find_elements(By.ID, "game"), 30, "the game page")
         driver.get(driver.current_url + "?step=20")  # the opponents' moves one by one, 20 ms apart
         match_id = driver.find_element(By.ID, "game").get_attribute("data-match")
 
         clicks = play_by_clicking(driver, shots)
-        _wait(lambda: driver.execute_script("return window.__closed === true"), "the stream to close")
+        wait_until(lambda: driver.execute_script("return window.__closed === true"), 30, "the stream to close")
         screenshot(driver, shots, "play-match-end")
         received: list[dict[str, Any]] = driver.execute_script("return window.__received")
         replay_link = driver.find_element(By.ID, "replay-link")
@@ -122,10 +123,9 @@ def test_a_person_plays_a_whole_match_by_clicking_and_the_page_never_gets_a_hidd
             assert clicks.get("round", 0) == stored["rounds"] - 1
 
         replay_link.click()
-        _wait(lambda: "/matches/" in driver.current_url, "the replay page")
-        time.sleep(0.5)
+        wait_until(lambda: "/matches/" in driver.current_url, 30, "the replay page")
+        wait_until(lambda: match_id in driver.page_source, 30, "the replay page to show the match")
         screenshot(driver, shots, "play-replay")
-        assert match_id in driver.page_source
 
 
 def play_by_clicking(driver: Any, shots: Path | None = None, *, stop_after: int | None = None) -> dict[str, int]:
@@ -170,19 +170,19 @@ def test_a_reload_in_the_middle_of_a_match_shows_it_again_and_play_goes_on(arena
         driver.get(f"{url}/play")
         Select(driver.find_element("id", "target")).select_by_value("50")
         driver.find_element("id", "start").click()
-        _wait(lambda: "/play/" in driver.current_url and driver.find_elements("id", "game"), "the game page")
+        wait_until(lambda: "/play/" in driver.current_url and driver.find_elements("id", "game"), 30, "the game page")
         game_url = driver.current_url + "?step=0"
         driver.get(game_url)
         match_id = driver.find_element("id", "game").get_attribute("data-match")
         play_by_clicking(driver, stop_after=6)
         before: list[dict[str, Any]] = driver.execute_script("return window.__received")
         driver.get(game_url)  # the page is opened again: what came before is shown at once, then the stream
-        _wait(lambda: len(driver.execute_script("return window.__received")) >= len(before), "the catch-up")
+        wait_until(lambda: len(driver.execute_script("return window.__received")) >= len(before), 30, "the catch-up")
         again: list[dict[str, Any]] = driver.execute_script("return window.__received")
         assert again[:len(before)] == before, "the reloaded page did not get the same messages from the start"
         assert driver.execute_script("return document.getElementById('overlay').hidden"), "a past round's dialog"
         play_by_clicking(driver)
-        _wait(lambda: driver.execute_script("return window.__closed === true"), "the stream to close")
+        wait_until(lambda: driver.execute_script("return window.__closed === true"), 30, "the stream to close")
         received: list[dict[str, Any]] = driver.execute_script("return window.__received")
     stored = stored_json(store.replays.load(match_id))
     assert stored is not None
@@ -199,19 +199,12 @@ def test_the_table_fits_a_phone(arena_web: ArenaWeb, shots: Path) -> None:
                                {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
         driver.get(f"{url}/play")
         driver.find_element(By.ID, "start").click()
-        _wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#hand .hand-card"), "the hand to be dealt")
-        _wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#actions [data-action-index], #hand .playable"),
-              "a decision")
+        wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, "#hand .hand-card"), 30, "the hand to be dealt")
+        wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, "#actions [data-action-index], #hand .playable"), 30,
+                   "a decision")
         width = driver.execute_script("return document.documentElement.scrollWidth")
         assert width <= 390, f"the table is {width} px wide on a 390 px phone"
         screenshot(driver, shots, "play-phone")
-
-
-def _wait(condition: Any, what: str, timeout: float = 30.0) -> None:
-    until = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < until, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def test_a_connected_bot_plays_against_a_person_through_the_relay(arena_web: ArenaWeb) -> None:
@@ -227,7 +220,7 @@ def test_a_connected_bot_plays_against_a_person_through_the_relay(arena_web: Are
     # Its Hello accepts human games: the web front offers it as an opponent.
     with ThreadBot(arena.address, token, HeuristicBot, human_games=True), \
             httpx.Client(base_url=url, timeout=30) as http:
-        _wait(lambda: "relaybot" in arena.connected(), "the bot to connect")
+        wait_until(lambda: "relaybot" in arena.connected(), 30, "the bot to connect")
         offered = [o["id"] for o in http.get("/api/play").json()["opponents"]]
         assert "remote:relaybot" in offered
         game = http.post("/api/play", json={"opponents": ["remote:relaybot", "random"], "target": 100}).json()

@@ -17,7 +17,7 @@ from arena.web.reader import PUBLIC_BOT_FIELDS
 from tests.support.waiting import wait_until
 from tests.web.support import XSS, WebArena, browser, create, finished_spec, screenshot, web_arena
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 
 @pytest.fixture(scope="module")

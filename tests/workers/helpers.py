@@ -14,6 +14,7 @@ from arena.store import Store
 from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
 from bots import make_bot
 from tests.support import wait_until
+from tests.support.cli import cli_in_process
 from workers.celery_app import make_celery
 
 FAST = {
@@ -85,17 +86,7 @@ def worker_standings(store: Store, tid: str) -> dict[str, Any]:
     return tournament_table(store, tid).standings.to_dict()
 
 
-def cli(capsys: Any, *argv: str) -> tuple[int, str, str]:
-    """`uno-arena ARGV` in process: its exit status (argparse's 2 included), standard output and error."""
-    from arena.cli import main
-
-    capsys.readouterr()
-    try:
-        code = main(list(argv))
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+cli = cli_in_process
 
 
 def spec_msg(**fields: Any) -> Any:

@@ -8,20 +8,18 @@ runs are `uno-arena bench faults` (:mod:`arena.bench.faults`)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from arena.bench.faults import FAULTS, FaultOptions, FaultReport, format_report, run_fault
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.cli import run_cli
 
 OPTIONS = FaultOptions(deals=1, target=120, timeout_s=240)
 """12 matches, 10 of them with a kit bot: long enough for the fault to strike while matches are in flight."""
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f != "none"])
 def test_a_fault_of_the_arena_loses_nothing_doubles_nothing_and_charges_no_bot(fault: str, tmp_path: Path) -> None:
     report = run_fault(fault, FaultOptions(**{**OPTIONS.__dict__, "work_dir": tmp_path}))
@@ -48,9 +46,9 @@ def test_the_report_says_what_failed() -> None:
     assert table[3].startswith("| gateway-kill | 9.5 | 12 / 12 / 12 | 0 | 2 | 0 | 0 | NO | 0 | 12.0 | 2 |")
 
 
+@pytest.mark.integration
 def test_bench_faults_refuses_an_unknown_fault_and_no_deals() -> None:
     for args, error in ((["--faults", "none,meteor"], "unknown fault(s) meteor"),
                         (["--deals", "0"], "--deals must be at least 1")):
-        done = subprocess.run([sys.executable, "-m", "arena.cli", "bench", "faults", *args], cwd=REPO,
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 2 and error in done.stderr, done.stderr
+        code, _out, err = run_cli("bench", "faults", *args, timeout=60)
+        assert code == 2 and error in err, err

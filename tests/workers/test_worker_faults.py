@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -26,6 +25,7 @@ from arena.service.lifecycle import create_tournament
 from arena.store import Store
 from arena.tournament import schedule
 from tests.support import free_port, wait_until
+from tests.support.cli import spawn_cli
 from workers.enqueue import START_TASK
 from workers.scheduler import Scheduler
 
@@ -39,8 +39,6 @@ from .helpers import (
     worker_standings,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-
 # Long enough to be interrupted mid-way: 4 bots, target 500, 2 seats.
 FAULT_BOTS = ("random", "heuristic", "random#2", "heuristic#2")
 
@@ -48,15 +46,12 @@ FAULT_BOTS = ("random", "heuristic", "random#2", "heuristic#2")
 @contextmanager
 def worker_process(
     redis_url: str, tmp: Path, name: str, *, metrics_port: int = -1
-) -> Iterator[subprocess.Popen[bytes]]:
+) -> Iterator[subprocess.Popen[str]]:
     """`uno-arena worker --concurrency 2` as a real process (prefork), stopped at the end."""
-    env = {**os.environ, **FAST_ENV, "REDIS_URL": redis_url, "PROMETHEUS_MULTIPROC_DIR": str(tmp / f"{name}-prom")}
+    env = {**FAST_ENV, "REDIS_URL": redis_url, "PROMETHEUS_MULTIPROC_DIR": str(tmp / f"{name}-prom")}
     log = open(tmp / f"{name}.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "worker", "--concurrency", "2", "--metrics-port", str(metrics_port),
-         "--hostname", f"{name}@%h", "--loglevel", "INFO"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+    proc = spawn_cli("worker", "--concurrency", "2", "--metrics-port", str(metrics_port), "--hostname", f"{name}@%h",
+                     "--loglevel", "INFO", env_extra=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         yield proc
     finally:
@@ -73,7 +68,7 @@ def worker_process(
         log.close()
 
 
-def wait_ready(app: Any, name: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+def wait_ready(app: Any, name: str, proc: subprocess.Popen[str], log: Path) -> None:
     def ready() -> bool:
         assert proc.poll() is None, log.read_text()[-3000:]
         replies = app.control.ping(timeout=0.5) or []

@@ -9,7 +9,7 @@ again, every match recorded once.
 
 from __future__ import annotations
 
-import time
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,22 @@ def _refuse_writes(server: Any, refuse: bool) -> None:
         client.config_set("min-replicas-to-write", 1 if refuse else 0)
     finally:
         client.close()
+
+
+def store_errors(port: int) -> dict[str, float]:
+    """The worker's ``uno_arena_store_errors_total`` series, by their labels."""
+    return {k: v for k, v in scrape(port).items() if k.startswith("uno_arena_store_errors_total{")}
+
+
+def refusals_met(proc: subprocess.Popen[str], log: Path, port: int, main_process: bool) -> bool:
+    """Whether the worker has counted a refused write (and, with ``main_process``, backed off in the queue's BRPOP
+    and logged its restart); an ``AssertionError`` with its log's tail if it has exited meanwhile."""
+    assert proc.poll() is None, log.read_text()[-5000:]
+    errors = store_errors(port)
+    if not any('kind="noreplicas"' in k for k in errors):
+        return False
+    return not main_process or (any('where="broker"' in k for k in errors)
+                                and "consumer restarts in" in log.read_text())
 
 
 @pytest.mark.parametrize("retry_timeout", ["300", "1"], ids=["tasks-wait", "tasks-give-up"])
@@ -54,12 +70,14 @@ def test_worker_survives_refused_writes(
             app.send_task(START_TASK, args=[spec.tournament_id])
             wait_until(lambda: store.results.progress(spec.tournament_id).done >= 2, 60, "some matches")
             _refuse_writes(server, True)
-            time.sleep(6)  # acks, heartbeats, results and the queue's BRPOP are all refused meanwhile
-            assert proc.poll() is None, log.read_text()[-5000:]
+            # Acks, heartbeats, results and the queue's BRPOP are all refused until the worker has met the refusal
+            # (and, giving up, its main process has backed off in the queue's BRPOP): it must still be running.
+            wait_until(lambda: refusals_met(proc, log, port, retry_timeout == "1"), 120, "the refusal to be met",
+                       ignore=(OSError,), details=lambda: log.read_text()[-5000:])
             _refuse_writes(server, False)
             wait_finished(store, spec.tournament_id, timeout=120)
             assert proc.poll() is None, log.read_text()[-5000:]
-            errors = {k: v for k, v in scrape(port).items() if k.startswith("uno_arena_store_errors_total{")}
+            errors = store_errors(port)
             assert sum(v for k, v in errors.items() if 'kind="noreplicas"' in k) > 0, errors
             if retry_timeout == "1":  # the main process's back-offs are counted too
                 assert any('where="broker"' in k for k in errors), errors
