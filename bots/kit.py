@@ -122,7 +122,15 @@ BOT_TOKEN_FILE_ENV = "UNO_ARENA_BOT_TOKEN_FILE"
 def bot_token(token: str | None = None, token_file: str | os.PathLike[str] | None = None) -> str:
     """The bot's token: ``token``, else the contents of ``token_file``, else ``$UNO_ARENA_BOT_TOKEN``, else the
     contents of the file ``$UNO_ARENA_BOT_TOKEN_FILE`` names. ValueError when there is none, or a token file
-    cannot be read or holds no single token."""
+    cannot be read or holds no single token, or the token has characters no token has (gRPC could not send it)."""
+    found = _given_token(token, token_file)
+    if not (found.isascii() and found.isprintable()):
+        raise ValueError("the token has characters no token has (not printable ASCII): copy it again from what "
+                         "`uno-arena bots register` printed")
+    return found
+
+
+def _given_token(token: str | None, token_file: str | os.PathLike[str] | None) -> str:
     if token:
         return token.strip()
     path = token_file or None
@@ -143,6 +151,18 @@ def _pushback_s(error: grpc.aio.AioRpcError) -> float:
             with contextlib.suppress(ValueError, TypeError):
                 return min(60.0, max(0.0, int(value) / 1000.0))
     return 0.0
+
+
+async def _arena_status(call: Any, error: grpc.aio.AioRpcError) -> grpc.aio.AioRpcError:
+    """The arena's status of a stream whose write failed: when the arena ends the stream (a refused token is refused
+    at once) while a message is on its way, gRPC fails the write with its own ``INTERNAL: Internal error from
+    Core``, and the arena's status (``UNAUTHENTICATED: ...``, with its trailers) reaches the call just after. That
+    status, as the error; ``error`` itself when the call has no other."""
+    code = await call.code()
+    if code == error.code() or code == grpc.StatusCode.OK:
+        return error
+    return grpc.aio.AioRpcError(code, await call.initial_metadata(), await call.trailing_metadata(),
+                                await call.details())
 
 
 class KitError(RuntimeError):
@@ -350,6 +370,8 @@ class BotClient:
                         reply = replies[0] if len(replies) == 1 else bot_pb2.BotMessage(
                             batch=bot_pb2.BotBatch(messages=replies))
                         await self._write(call, reply, lock)
+            except grpc.aio.AioRpcError as error:
+                raise await _arena_status(call, error) from None
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():

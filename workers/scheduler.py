@@ -24,11 +24,12 @@ import time
 from datetime import UTC, datetime
 
 from celery import Celery
+from kombu.exceptions import OperationalError
 
 from arena.service.competitions import ladder_tick
 from arena.service.lifecycle import Settings, sweep
 from arena.service.schedules import Firing, fire_due
-from arena.store import Store
+from arena.store import Store, StoreFailure
 
 from .celery_app import CANARY_INTERVAL, get_store
 from .enqueue import CeleryEnqueuer
@@ -78,13 +79,17 @@ class Scheduler:
         return fired
 
     def run(self, stop: threading.Event | None = None) -> None:
-        """Tick until ``stop`` is set; errors (Redis restarting) are logged and the loop goes on."""
+        """Tick until ``stop`` is set; errors are logged and the loop goes on: Redis away (restarting, unreachable)
+        in one line per tick, anything else with its traceback."""
         event = stop or threading.Event()
         while not event.is_set():
             try:
                 for firing in self.tick():
                     if not firing.ok:
                         log.warning("firing %s at %s failed: %s", firing.schedule_id, firing.due, firing.error)
+            except (StoreFailure, OperationalError) as error:
+                log.warning("scheduler tick failed: Redis at %s: %s; retrying in %g s", self.store.url.split("@")[-1],
+                            error, self.tick_seconds)
             except Exception:
                 log.exception("scheduler tick failed; retrying at the next tick")
             event.wait(self.tick_seconds)

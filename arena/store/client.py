@@ -186,6 +186,17 @@ class Store:
         except (redis.ConnectionError, redis.TimeoutError):
             return
 
+    def check_reachable(self) -> None:
+        """Raise :class:`StoreConfigError` naming the server (without its password) when Redis cannot be reached,
+        after the client's retries (a few seconds: a Redis still starting is waited for); then the settings as
+        :meth:`check_config` checks them. For a process's start, so it fails at once with one line."""
+        try:
+            self.redis.ping()
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            raise StoreConfigError(f"cannot reach Redis at {_redacted(self.url)} ({error}): start it, or set "
+                                   f"{ENV_VAR} to the arena's Redis") from None
+        self.check_config()
+
     def close(self) -> None:
         self.redis.close()
 
