@@ -75,7 +75,7 @@ class Scheduler:
         ladder_tick(self.store, self.enqueue, stamp)
         if self.canary_interval > 0 and stamp - self._last_canary >= self.canary_interval:
             self._last_canary = stamp
-            self.app.send_task("workers.tasks.canary")
+            self.app.send_task("workers.tasks.canary", ignore_result=True)  # nothing waits for it
         return fired
 
     def run(self, stop: threading.Event | None = None) -> None:
