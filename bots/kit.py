@@ -153,16 +153,20 @@ def _pushback_s(error: grpc.aio.AioRpcError) -> float:
     return 0.0
 
 
-async def _arena_status(call: Any, error: grpc.aio.AioRpcError) -> grpc.aio.AioRpcError:
-    """The arena's status of a stream whose write failed: when the arena ends the stream (a refused token is refused
-    at once) while a message is on its way, gRPC fails the write with its own ``INTERNAL: Internal error from
-    Core``, and the arena's status (``UNAUTHENTICATED: ...``, with its trailers) reaches the call just after. That
-    status, as the error; ``error`` itself when the call has no other."""
-    code = await call.code()
-    if code == error.code() or code == grpc.StatusCode.OK:
-        return error
-    return grpc.aio.AioRpcError(code, await call.initial_metadata(), await call.trailing_metadata(),
-                                await call.details())
+class _StatusLost(Exception):
+    """The arena ended the stream while the kit's Hello was on its way (a refused token is refused as the stream
+    opens): gRPC then fails the write with its own ``INTERNAL: Internal error from Core`` and the arena's status is
+    lost for this stream. The next stream, opened at once, gets it (:meth:`BotClient._session_with_status`)."""
+
+    def __init__(self, error: grpc.aio.AioRpcError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+CORE_INTERNAL = "Internal error from Core"
+"""The details of gRPC's own INTERNAL status for a write the transport refused (the stream had ended)."""
+STATUS_LOST_RETRIES = 3
+"""Streams opened again at once, quietly, when one ended before its Hello got there (:class:`_StatusLost`)."""
 
 
 class KitError(RuntimeError):
@@ -266,7 +270,7 @@ class BotClient:
             welcomed = False
             pushback = 0.0
             try:
-                welcomed = await self._session_until_stopped(stop)
+                welcomed = await self._session_with_status(stop)
             except KitError:
                 raise
             except grpc.aio.AioRpcError as error:
@@ -345,11 +349,7 @@ class BotClient:
             lock = asyncio.Lock()
             tasks: set[asyncio.Task[None]] = set()
             try:
-                await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
-                    protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
-                    bot_version=self.bot_version,
-                    max_concurrent_matches=self.max_concurrent_matches,
-                    accepts_batches=self.batches, accepts_human_games=self.human_games)))
+                await self._say_hello(call)
                 while True:
                     message = await call.read()
                     if message is grpc.aio.EOF:
@@ -370,8 +370,6 @@ class BotClient:
                         reply = replies[0] if len(replies) == 1 else bot_pb2.BotMessage(
                             batch=bot_pb2.BotBatch(messages=replies))
                         await self._write(call, reply, lock)
-            except grpc.aio.AioRpcError as error:
-                raise await _arena_status(call, error) from None
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if current is not None and current.cancelling():
@@ -392,6 +390,35 @@ class BotClient:
                 raise KitError(code, await call.details())
             self.stats.last_status = f"{code.name}: {await call.details()}"
         return welcomed
+
+    async def _say_hello(self, call: Any) -> None:
+        """Write the Hello; :class:`_StatusLost` when the stream ended before it got there (the reason lost)."""
+        try:
+            await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+                protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
+                bot_version=self.bot_version,
+                max_concurrent_matches=self.max_concurrent_matches,
+                accepts_batches=self.batches, accepts_human_games=self.human_games)))
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.INTERNAL and error.details() == CORE_INTERNAL:
+                raise _StatusLost(error) from None
+            raise
+
+    async def _session_with_status(self, stop: asyncio.Event) -> bool:
+        """:meth:`_session_until_stopped`, opened again at once (at most :data:`STATUS_LOST_RETRIES` times) when a
+        stream ended before its Hello got there, so what is reported is the arena's reason (``UNAUTHENTICATED:
+        ...``), never gRPC's own INTERNAL in its place."""
+        for _ in range(STATUS_LOST_RETRIES):
+            try:
+                return await self._session_until_stopped(stop)
+            except _StatusLost:
+                log.debug("the stream to %s ended before the Hello got there; opening another", self.target)
+                if stop.is_set():
+                    return False
+        try:
+            return await self._session_until_stopped(stop)
+        except _StatusLost as lost:
+            raise lost.error from None
 
     def _handle(self, call: Any, message: bot_pb2.ArenaMessage, replies: list[bot_pb2.BotMessage],
                 lock: asyncio.Lock, tasks: set[asyncio.Task[None]]) -> bool:

@@ -24,7 +24,6 @@ import pytest
 
 from tests.support import free_port, wait_until
 from tests.support.cli import run_cli, spawn_cli
-from tests.support.gateway import GatewayHarness
 from tests.support.redis_server import PrivateRedis
 
 
@@ -49,6 +48,51 @@ def listening_socket() -> Iterator[int]:
 def unreachable_redis_url(password: str = "") -> str:
     auth = f":{password}@" if password else ""
     return f"redis://{auth}127.0.0.1:{free_port()}/0"
+
+
+class Lines:
+    """The lines a running process writes to one pipe, read by a thread (the test waits on them)."""
+
+    def __init__(self, stream: object) -> None:
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: object) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            self.lines.append(line)
+
+    def count(self, text: str) -> int:
+        return sum(text in line for line in self.lines)
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def join(self) -> None:
+        self._thread.join(10)
+
+
+@contextmanager
+def serving(redis_url: str) -> Iterator[str]:
+    """`uno-arena serve` in a process of its own on a free port, until the block ends; its address. (A gateway in
+    the test's own process would run gRPC's threads while the test forks the CLI: gRPC's fork handlers may then
+    abort the child before it runs.)"""
+    address = f"127.0.0.1:{free_port()}"
+    server = spawn_cli("serve", "--address", address, "--metrics-port", "-1", "--insecure-no-admin-token",
+                       env_extra={"REDIS_URL": redis_url})
+    out, err = Lines(server.stdout), Lines(server.stderr)
+    try:
+        wait_until(lambda: out.count("listening on") or server.poll() is not None, 60, "serve to listen",
+                   details=err.text)
+        assert server.poll() is None, err.text()
+        yield address
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -93,11 +137,11 @@ def test_serve_refuses_an_address_in_use(redis_server: PrivateRedis) -> None:
 
 def test_a_second_serve_on_the_port_of_a_gateway_is_refused(redis_server: PrivateRedis) -> None:
     """Two arenas never share one port by accident: a gateway holds the port (without port sharing asked)."""
-    with GatewayHarness(redis_server.url) as first:
-        code, _out, err = run_cli("serve", "--address", first.address, "--metrics-port", "-1",
+    with serving(redis_server.url) as address:
+        code, _out, err = run_cli("serve", "--address", address, "--metrics-port", "-1",
                                   "--insecure-no-admin-token", env_extra={"REDIS_URL": redis_server.url})
     line = one_line_error(code, err)
-    assert f"{first.address} is in use" in line, line
+    assert f"{address} is in use" in line, line
 
 
 def test_serve_names_the_redis_it_cannot_reach_without_its_password() -> None:
@@ -127,28 +171,6 @@ def test_with_a_redis_it_cannot_reach(command: list[str]) -> None:
     code, _out, err = run_cli(*command, env_extra={"REDIS_URL": url})
     line = one_line_error(code, err)
     assert code == 2 and f"cannot reach Redis at {url}" in line, line
-
-
-class Lines:
-    """The lines a running process writes to one pipe, read by a thread (the test waits on them)."""
-
-    def __init__(self, stream: object) -> None:
-        self.lines: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stream: object) -> None:
-        for line in stream:  # type: ignore[attr-defined]
-            self.lines.append(line)
-
-    def count(self, text: str) -> int:
-        return sum(text in line for line in self.lines)
-
-    def text(self) -> str:
-        return "".join(self.lines)
-
-    def join(self) -> None:
-        self._thread.join(10)
 
 
 def test_a_running_scheduler_whose_redis_goes_away_says_so_once_per_tick(fresh_redis_server: PrivateRedis) -> None:
@@ -220,9 +242,9 @@ def test_the_demo_refuses_a_web_port_in_use() -> None:
 def test_bot_run_refused_prints_the_arenas_reason_only(redis_server: PrivateRedis) -> None:
     """The gateway refuses a malformed token as the stream opens, maybe while the kit's Hello is on its way: gRPC
     then fails the write with its own INTERNAL, and the kit reports the arena's status that follows."""
-    with GatewayHarness(redis_server.url) as gateway:
+    with serving(redis_server.url) as address:
         for attempt in range(3):  # the race is the start-up's: a few fresh processes give it its chances
-            code, _out, err = run_cli("bot", "run", "random", "--target", gateway.address,
+            code, _out, err = run_cli("bot", "run", "random", "--target", address,
                                       "--token", f"not-a-token-{attempt}")
             line = one_line_error(code, err)
             assert code == 1 and "UNAUTHENTICATED" in line and "malformed token" in line, line
