@@ -105,6 +105,22 @@ def checked_spec(options: DemoOptions) -> Any:
 DEMO_DEADLINE_MS = 1000
 
 
+def _check_given_redis() -> None:
+    """A ``$REDIS_URL`` the demo is given must answer (without one it runs an embedded Redis); DemoOptionError
+    naming it (without its password) otherwise."""
+    from arena.store import Store, StoreConfigError
+
+    url = os.environ.get("REDIS_URL", "").strip()
+    if not url:
+        return
+    try:
+        with Store.from_url(url) as store:
+            store.check_reachable()
+    except StoreConfigError as error:
+        raise DemoOptionError(f"REDIS_URL: {error} (or unset REDIS_URL: the demo then runs a Redis of its "
+                              "own)") from None
+
+
 OUTPUT_PREFIX = "uno-arena-demo-"
 OUTPUT_FILES = "results.csv, results.json and replays/"
 
@@ -139,6 +155,7 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
 
     try:
         spec = checked_spec(options)
+        _check_given_redis()
         out_dir = output_folder(options.out_dir)
     except (DemoOptionError, OutputFolderError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,6 +23,7 @@ import pytest
 
 from tests.support import free_port, wait_until
 from tests.support.cli import run_cli, spawn_cli
+from tests.support.lines import Lines
 from tests.support.redis_server import PrivateRedis
 
 
@@ -48,28 +48,6 @@ def listening_socket() -> Iterator[int]:
 def unreachable_redis_url(password: str = "") -> str:
     auth = f":{password}@" if password else ""
     return f"redis://{auth}127.0.0.1:{free_port()}/0"
-
-
-class Lines:
-    """The lines a running process writes to one pipe, read by a thread (the test waits on them)."""
-
-    def __init__(self, stream: object) -> None:
-        self.lines: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stream: object) -> None:
-        for line in stream:  # type: ignore[attr-defined]
-            self.lines.append(line)
-
-    def count(self, text: str) -> int:
-        return sum(text in line for line in self.lines)
-
-    def text(self) -> str:
-        return "".join(self.lines)
-
-    def join(self) -> None:
-        self._thread.join(10)
 
 
 @contextmanager

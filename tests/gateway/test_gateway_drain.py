@@ -1,8 +1,8 @@
 """A gateway that drains (issue 13, item 1), with real processes: SIGTERM to `uno-arena serve` tells its bots to
 move (Goodbye), deletes its sessions from Redis, hands relayed decisions over to the bot's new gateway and exits
-(code 0) within 10 s; a second `serve` on the same port (both started with --reuse-port) takes the bots over. And the smaller fixes around it
-(item 6): `serve` needs REDIS_URL or --embedded-redis, a bad database index is an error at once, relay queues
-expire."""
+(code 0) within 10 s; a second `serve` on the same port (both started with --reuse-port) takes the bots over. And
+the smaller fixes around it (item 6): `serve` needs REDIS_URL or --embedded-redis, a bad database index is an error
+at once, relay queues expire."""
 
 from __future__ import annotations
 
