@@ -205,6 +205,14 @@ def test_the_demo_refuses_a_bad_option_before_starting_anything(options: list[st
     assert "output" not in out  # no folder made, nothing started
 
 
+def test_the_demo_refuses_a_given_redis_it_cannot_reach() -> None:
+    url = unreachable_redis_url()
+    code, out, err = run_cli("demo", env_extra={"REDIS_URL": url}, timeout=60)
+    line = one_line_error(code, err)
+    assert code == 2 and f"cannot reach Redis at {url}" in line, line
+    assert "output" not in out
+
+
 def test_the_demo_refuses_a_web_port_in_use() -> None:
     with listening_socket() as port:
         code, _out, err = run_cli("demo", "--web-port", str(port), timeout=60)
