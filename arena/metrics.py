@@ -520,20 +520,41 @@ class MetricsServer:
 def start_metrics_server(
     port: int, addr: str = "127.0.0.1", registry: CollectorRegistry | None = None
 ) -> MetricsServer:
-    """Serve Prometheus metrics over HTTP on ``addr:port`` (``port=0`` picks a free one; loopback by default).
+    """Serve Prometheus metrics over HTTP on ``addr:port`` (``port=0`` picks a free one; loopback by default);
+    :class:`MetricsPortError` when it cannot listen there.
 
     Without ``registry`` it serves :func:`exposition_registry` (multiprocess-aware).
     """
     served = registry if registry is not None else exposition_registry()
-    server, thread = start_http_server(port, addr=addr, registry=served)
+    try:
+        server, thread = start_http_server(port, addr=addr, registry=served)
+    except OSError as error:
+        raise MetricsPortError(port, addr, error) from None
     return MetricsServer(server=server, thread=thread)
 
 
+class MetricsPortError(OSError):
+    """The ``/metrics`` exporter cannot listen on its port (in use: 9100 is also node_exporter's default; or not
+    allowed); the message names the port and the fix, for one line of a command's error."""
+
+    def __init__(self, port: int, addr: str, error: OSError) -> None:
+        reason = error.strerror or str(error)
+        super().__init__(error.errno, f"cannot serve /metrics on {addr}:{port}: {reason}; give a free port with "
+                                      f"--metrics-port PORT (or ${METRICS_PORT_ENV}), or --metrics-port -1 for none")
+        self.port = port
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
 def metrics_port(default: int, flag: int | None = None) -> int:
-    """The metrics port: the command-line flag, else ``$UNO_ARENA_METRICS_PORT``, else ``default``."""
+    """The metrics port: the command-line flag, else ``$UNO_ARENA_METRICS_PORT``, else ``default``; ValueError (its
+    message for people) when the variable is not a number."""
     if flag is not None:
         return int(flag)
     raw = os.environ.get(METRICS_PORT_ENV, "").strip()
+    if raw and not raw.lstrip("-").isdigit():
+        raise ValueError(f"${METRICS_PORT_ENV}={raw!r}: not a port number (a whole number; -1 for none)")
     return int(raw) if raw else int(default)
 
 

@@ -122,7 +122,15 @@ BOT_TOKEN_FILE_ENV = "UNO_ARENA_BOT_TOKEN_FILE"
 def bot_token(token: str | None = None, token_file: str | os.PathLike[str] | None = None) -> str:
     """The bot's token: ``token``, else the contents of ``token_file``, else ``$UNO_ARENA_BOT_TOKEN``, else the
     contents of the file ``$UNO_ARENA_BOT_TOKEN_FILE`` names. ValueError when there is none, or a token file
-    cannot be read or holds no single token."""
+    cannot be read or holds no single token, or the token has characters no token has (gRPC could not send it)."""
+    found = _given_token(token, token_file)
+    if not (found.isascii() and found.isprintable()):
+        raise ValueError("the token has characters no token has (not printable ASCII): copy it again from what "
+                         "`uno-arena bots register` printed")
+    return found
+
+
+def _given_token(token: str | None, token_file: str | os.PathLike[str] | None) -> str:
     if token:
         return token.strip()
     path = token_file or None
@@ -143,6 +151,22 @@ def _pushback_s(error: grpc.aio.AioRpcError) -> float:
             with contextlib.suppress(ValueError, TypeError):
                 return min(60.0, max(0.0, int(value) / 1000.0))
     return 0.0
+
+
+class _StatusLost(Exception):
+    """The arena ended the stream while the kit's Hello was on its way (a refused token is refused as the stream
+    opens): gRPC then fails the write with its own ``INTERNAL: Internal error from Core`` and the arena's status is
+    lost for this stream. The next stream, opened at once, gets it (:meth:`BotClient._session_with_status`)."""
+
+    def __init__(self, error: grpc.aio.AioRpcError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+CORE_INTERNAL = "Internal error from Core"
+"""The details of gRPC's own INTERNAL status for a write the transport refused (the stream had ended)."""
+STATUS_LOST_RETRIES = 3
+"""Streams opened again at once, quietly, when one ended before its Hello got there (:class:`_StatusLost`)."""
 
 
 class KitError(RuntimeError):
@@ -246,7 +270,7 @@ class BotClient:
             welcomed = False
             pushback = 0.0
             try:
-                welcomed = await self._session_until_stopped(stop)
+                welcomed = await self._session_with_status(stop)
             except KitError:
                 raise
             except grpc.aio.AioRpcError as error:
@@ -325,11 +349,7 @@ class BotClient:
             lock = asyncio.Lock()
             tasks: set[asyncio.Task[None]] = set()
             try:
-                await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
-                    protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
-                    bot_version=self.bot_version,
-                    max_concurrent_matches=self.max_concurrent_matches,
-                    accepts_batches=self.batches, accepts_human_games=self.human_games)))
+                await self._say_hello(call)
                 while True:
                     message = await call.read()
                     if message is grpc.aio.EOF:
@@ -370,6 +390,35 @@ class BotClient:
                 raise KitError(code, await call.details())
             self.stats.last_status = f"{code.name}: {await call.details()}"
         return welcomed
+
+    async def _say_hello(self, call: Any) -> None:
+        """Write the Hello; :class:`_StatusLost` when the stream ended before it got there (the reason lost)."""
+        try:
+            await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(
+                protocol_version=PROTOCOL_VERSION,  # type: ignore[arg-type]
+                bot_version=self.bot_version,
+                max_concurrent_matches=self.max_concurrent_matches,
+                accepts_batches=self.batches, accepts_human_games=self.human_games)))
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.INTERNAL and error.details() == CORE_INTERNAL:
+                raise _StatusLost(error) from None
+            raise
+
+    async def _session_with_status(self, stop: asyncio.Event) -> bool:
+        """:meth:`_session_until_stopped`, opened again at once (at most :data:`STATUS_LOST_RETRIES` times) when a
+        stream ended before its Hello got there, so what is reported is the arena's reason (``UNAUTHENTICATED:
+        ...``), never gRPC's own INTERNAL in its place."""
+        for _ in range(STATUS_LOST_RETRIES):
+            try:
+                return await self._session_until_stopped(stop)
+            except _StatusLost:
+                log.debug("the stream to %s ended before the Hello got there; opening another", self.target)
+                if stop.is_set():
+                    return False
+        try:
+            return await self._session_until_stopped(stop)
+        except _StatusLost as lost:
+            raise lost.error from None
 
     def _handle(self, call: Any, message: bot_pb2.ArenaMessage, replies: list[bot_pb2.BotMessage],
                 lock: asyncio.Lock, tasks: set[asyncio.Task[None]]) -> bool:

@@ -23,20 +23,22 @@ def batch_task_id(tournament_id: str, batch_id: str) -> str:
 
 
 class CeleryEnqueuer:
-    """Sends follow-up work as Celery messages by task name (no task import needed)."""
+    """Sends follow-up work as Celery messages by task name (no task import needed). Nothing waits for their
+    results, so no send subscribes to one (``ignore_result``): with Redis away, a send fails at once instead of
+    retrying the result channel for 20 s and ending in a traceback of Celery's."""
 
     def __init__(self, app: Celery) -> None:
         self.app = app
 
     def start(self, tournament_id: str) -> None:
-        self.app.send_task(START_TASK, args=[tournament_id])
+        self.app.send_task(START_TASK, args=[tournament_id], ignore_result=True)
 
     def gauntlet(self, gauntlet_id: str) -> None:
-        self.app.send_task(GAUNTLET_TASK, args=[gauntlet_id])
+        self.app.send_task(GAUNTLET_TASK, args=[gauntlet_id], ignore_result=True)
 
     def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
         self.app.send_task(BATCH_TASK, args=[tournament_id, batch_id, matches],
-                           task_id=batch_task_id(tournament_id, batch_id))
+                           task_id=batch_task_id(tournament_id, batch_id), ignore_result=True)
 
     def queued_batches(self, tournament_id: str) -> set[str] | None:
         """The ids of the tournament's batches whose messages wait in the broker's queue (their task ids, see
@@ -48,4 +50,5 @@ class CeleryEnqueuer:
             return None
 
     def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
-        self.app.send_task(CHECK_TASK, args=[tournament_id], kwargs={"token": token}, countdown=countdown)
+        self.app.send_task(CHECK_TASK, args=[tournament_id], kwargs={"token": token}, countdown=countdown,
+                           ignore_result=True)

@@ -26,11 +26,12 @@ import time
 from datetime import UTC, datetime
 
 from celery import Celery
+from kombu.exceptions import OperationalError
 
 from arena.service.competitions import ladder_tick
 from arena.service.lifecycle import Settings, sweep
 from arena.service.schedules import Firing, fire_due
-from arena.store import Store
+from arena.store import Store, StoreFailure
 
 from .celery_app import CANARY_INTERVAL, get_store
 from .enqueue import CeleryEnqueuer
@@ -74,7 +75,7 @@ class Scheduler:
         ladder_tick(self.store, self.enqueue, stamp)
         if self.canary_interval > 0 and stamp - self._last_canary >= self.canary_interval:
             self._last_canary = stamp
-            self.app.send_task("workers.tasks.canary")
+            self.app.send_task("workers.tasks.canary", ignore_result=True)  # nothing waits for it
         return fired
 
     def sweep_if_due(self, now: float) -> bool:
@@ -87,7 +88,8 @@ class Scheduler:
 
     def run(self, stop: threading.Event | None = None) -> None:
         """Tick until ``stop`` is set, and sweep between ticks every ``sweep_interval`` (a long ``--tick`` never
-        delays the completeness check); errors (Redis restarting) are logged and the loop goes on."""
+        delays the completeness check); errors are logged and the loop goes on: Redis away (restarting,
+        unreachable) in one line per tick, anything else with its traceback."""
         event = stop or threading.Event()
         next_tick = 0.0
         while not event.is_set():
@@ -100,6 +102,9 @@ class Scheduler:
                             log.warning("firing %s at %s failed: %s", firing.schedule_id, firing.due, firing.error)
                 else:
                     self.sweep_if_due(now)
+            except (StoreFailure, OperationalError) as error:
+                log.warning("scheduler tick failed: Redis at %s: %s; retrying in %g s", self.store.url.split("@")[-1],
+                            error, self.tick_seconds)
             except Exception:
                 log.exception("scheduler tick failed; retrying at the next tick")
             event.wait(max(0.1, min(next_tick, self._last_sweep + self.sweep_interval) - time.time()))

@@ -157,7 +157,7 @@ class FaultArena:
         self._gateway_count += 1
         gateway_id = f"gw{self._gateway_count}"
         process = self.processes.start(
-            gateway_id, [*cli_argv(), "serve", "--address", self.address, "--metrics-port", "-1",
+            gateway_id, [*cli_argv(), "serve", "--address", self.address, "--metrics-port", "-1", "--reuse-port",
                          "--gateway-id", gateway_id], self._admin_env)
         self.gateways[gateway_id] = process
         return process

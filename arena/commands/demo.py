@@ -1,4 +1,4 @@
-"""`uno-arena demo`: everything on one machine with embedded defaults (see arena/demo.py)."""
+"""`uno-arena demo`: everything on one machine with embedded defaults, the scheduler included (see arena/demo.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     options = DemoOptions(seats=args.seats, deals=args.deals, duplicate=not args.no_duplicate,
                           target_score=args.target_score, variant=args.variant, seed=args.seed,
-                          out_dir=Path(args.out) if args.out else None, keep_running=args.keep_running)
+                          out_dir=Path(args.out) if args.out else None, keep_running=args.keep_running,
+                          web_port=args.web_port)
     return run_demo(options, sys.stdout)
 
 
@@ -29,5 +30,9 @@ def register(commands: Any) -> None:
     demo.add_argument("--out", default=None, metavar="DIR",
                       help="a new or empty folder for this run's results and replays (default: a new folder "
                            "uno-arena-demo-XXXXXXXX under the temporary folder; printed)")
-    demo.add_argument("--keep-running", action="store_true", help="keep the arena up after the tournament")
+    demo.add_argument("--keep-running", action="store_true",
+                      help="keep the arena up after the tournament (its scheduler fires the schedules and "
+                           "competitions created against it) until Ctrl-C or SIGTERM")
+    demo.add_argument("--web-port", type=int, default=None, metavar="PORT",
+                      help="the web front's port (default 8080 when free, else another; printed)")
     demo.set_defaults(func=cmd_demo, long_running=True)

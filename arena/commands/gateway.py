@@ -1,6 +1,6 @@
 """`uno-arena serve`, `match`, `bot run|check|register` and `bench gateway`: the gateway's commands.
 
-    uno-arena serve [--address 127.0.0.1:50051] [--metrics-port 9100]
+    uno-arena serve [--address 127.0.0.1:50051] [--metrics-port 9100] [--reuse-port]
                     [--admin-token-file FILE | --generate-admin-token FILE | --insecure-no-admin-token]
         The gateway: grpc.aio BotService (+ the organizer API when present), health, reflection, the Redis
         relay consumer, Prometheus /metrics. The organizer API's admin token: $UNO_ARENA_ADMIN_TOKEN, else the
@@ -10,7 +10,10 @@
         uno_arena_insecure_no_admin_token 1). Address: flag, else $UNO_ARENA_GRPC_ADDR, else 127.0.0.1:50051;
         metrics port: flag, else $UNO_ARENA_METRICS_PORT, else 9100; Redis: $REDIS_URL (required; a database
         index the server does not have is an error, exit 2), or --embedded-redis (a private redis-server of its
-        own, for trying things out: nothing else of the deployment sees it). SIGTERM/SIGINT drain the gateway:
+        own, for trying things out: nothing else of the deployment sees it); a Redis it cannot reach at start is an
+        error (exit 2, the URL named without its password), as is a metrics port or an address in use: serve shares
+        its port only with --reuse-port (SO_REUSEPORT, every gateway on the port started with it: a replacement
+        started before the one it replaces has drained). SIGTERM/SIGINT drain the gateway:
         no new stream or match, every bot is told to reconnect (Goodbye) to whichever gateway is behind the
         address, pending relayed decisions are handed over to the bots' new gateways, each of its sessions leaves
         Redis once its bot has a newer one elsewhere (all before it exits), and the process exits (code 0) within
@@ -159,8 +162,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address
 
     address = grpc_address(args.address)
-    port = metrics_port(DEFAULT_GATEWAY_METRICS_PORT, args.metrics_port)
     try:
+        port = metrics_port(DEFAULT_GATEWAY_METRICS_PORT, args.metrics_port)
         admin_token, admin_line = serve_admin_token(args)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -182,22 +185,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     drain_timeout = min(max(0.0, args.drain_timeout), EXIT_WITHIN_S - 5.0)
     grace = min(max(0.0, args.grace), 2.0)
     with arena_store() as store:
+        from arena.metrics import MetricsPortError
         from arena.store import StoreConfigError
 
         try:
-            store.check_config()
+            store.check_reachable()  # one line naming the Redis, not "listening" and clients told nothing
+            metrics_server = start_metrics_server(port, metrics_address(args.metrics_address)) if port >= 0 else None
         except StoreConfigError as error:
             print(f"error: REDIS_URL: {error}", file=sys.stderr)
             return 2
-        metrics_server = start_metrics_server(port, metrics_address(args.metrics_address)) if port >= 0 else None
+        except MetricsPortError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
 
         async def run(stop: asyncio.Event) -> int:
             config = GatewayConfig(address=address, gateway_id=args.gateway_id or "",
                                    hello_timeout_s=args.hello_timeout, heartbeat_interval_s=args.heartbeat,
-                                   drain_timeout_s=drain_timeout, **limits)
+                                   drain_timeout_s=drain_timeout, reuse_port=args.reuse_port, **limits)
             server = GatewayServer(store, config, services=organizer_services(store, admin_token))
             server.metrics.set_insecure_no_admin_token(not admin_token)
-            await server.start()
+            try:
+                await server.start()
+            except OSError as error:  # the address is in use (without --reuse-port), or cannot be bound
+                print(f"error: {error}", file=sys.stderr, flush=True)
+                return 2
             print(admin_line, file=sys.stderr if not admin_token else sys.stdout, flush=True)
             print(f"uno-arena gateway {config.gateway_id} listening on {address} (port {server.port}, "
                   f"{'TLS' if tls else 'plaintext: no --tls-cert'}); "
@@ -659,6 +670,10 @@ def register(commands: Any) -> None:
     serve.add_argument("--drain-timeout", type=float, default=5.0,
                        help="on SIGTERM: seconds at most to hand pending decisions over to the gateways the bots "
                             "moved to (at most 5; the process exits within 10 s)")
+    serve.add_argument("--reuse-port", action="store_true",
+                       help="share the port with other gateways started with --reuse-port (SO_REUSEPORT: a "
+                            "replacement started before the gateway it replaces has drained); without it, serve "
+                            "refuses a port something listens on already")
     serve.add_argument("--embedded-redis", action="store_true",
                        help="without $REDIS_URL: run a private redis-server (for trying things out; nothing else of "
                             "a deployment sees it). Without either, serve refuses to start")

@@ -4,7 +4,9 @@
     uno-arena scheduler [--tick SECONDS]
     uno-arena bench tournament [--matches N] [--rounds R] [--target-score P] [--variant flip|classic]
 
-Both processes read ``$REDIS_URL`` (default ``redis://127.0.0.1:6379/0``).
+Both processes need ``$REDIS_URL`` (the arena's Redis, the one its gateways use) and check at start that it
+answers: without it, or with a Redis they cannot reach, they exit at once (status 2) with one line naming it (the
+URL without its password); so does a metrics port in use.
 
 `worker` runs a Celery worker with a prefork pool (``--concurrency`` children, default the CPU
 count). Metrics run in prometheus multiprocess mode: ``$PROMETHEUS_MULTIPROC_DIR`` (a fresh
@@ -13,8 +15,9 @@ temporary directory when unset) is wiped at start, one exporter serves every chi
 each child's files are marked dead when it exits. Children create their Redis clients after the
 fork (``worker_process_init``).
 
-`scheduler` fires cron schedules (each due time once, even with two schedulers), sweeps active
-tournaments (the completeness check that revives lost work) and sends the canary task.
+`scheduler` fires cron schedules (each due time once, even with two schedulers), runs the competitions' ladder
+rounds, sweeps active tournaments (the completeness check that revives lost work) and sends the canary task.
+When Redis goes away while it runs, it says so in one line per tick and goes on.
 """
 
 from __future__ import annotations
@@ -48,8 +51,32 @@ def _worker_argv(args: argparse.Namespace) -> list[str]:
     return argv
 
 
+NO_REDIS = ("error: no Redis: set REDIS_URL to the arena's Redis (the one its gateways use), e.g. "
+            "redis://127.0.0.1:6379/0")
+
+
+def redis_problem() -> str | None:
+    """Why this process cannot use the arena's Redis (``$REDIS_URL`` unset, unusable, or its server unreachable
+    after a few seconds of retries), as one line for people; None when it answers."""
+    from arena.store import Store, StoreConfigError
+
+    url = os.environ.get("REDIS_URL", "").strip()
+    if not url:
+        return NO_REDIS
+    try:
+        with Store.from_url(url) as store:
+            store.check_reachable()
+    except StoreConfigError as error:
+        return f"error: REDIS_URL: {error}"
+    return None
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     if not os.environ.get(MULTIPROC_DIR_ENV):
+        problem = redis_problem()  # before anything is made (and before the start again below)
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return 2
         os.environ[MULTIPROC_DIR_ENV] = tempfile.mkdtemp(prefix="uno-arena-metrics-")
         os.environ[OWN_DIR_ENV] = os.environ[MULTIPROC_DIR_ENV]
         if "prometheus_client" in sys.modules:
@@ -60,6 +87,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     from arena.metrics import (
         DEFAULT_WORKER_METRICS_PORT,
+        MetricsPortError,
         get_metrics,
         metrics_address,
         metrics_port,
@@ -67,11 +95,22 @@ def cmd_worker(args: argparse.Namespace) -> int:
     )
     from arena.metrics import start_metrics_server as start_exporter
 
+    if os.environ.get(OWN_DIR_ENV) != os.environ.get(MULTIPROC_DIR_ENV):  # not checked above
+        problem = redis_problem()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return 2
     reset_multiprocess_dir()
-    port = metrics_port(DEFAULT_WORKER_METRICS_PORT, args.metrics_port)
     exporter = None
-    if port >= 0:
-        exporter = start_exporter(port, metrics_address(args.metrics_address))
+    try:
+        port = metrics_port(DEFAULT_WORKER_METRICS_PORT, args.metrics_port)
+        if port >= 0:
+            exporter = start_exporter(port, metrics_address(args.metrics_address))
+    except (MetricsPortError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        _remove_own_dir()
+        return 2
+    if exporter is not None:
         print(f"worker metrics on :{exporter.port}/metrics", file=sys.stderr, flush=True)
     get_metrics().set_build_info("worker")
 
@@ -91,13 +130,25 @@ def cmd_worker(args: argparse.Namespace) -> int:
     finally:
         if exporter is not None:
             exporter.close()
-        own = os.environ.get(OWN_DIR_ENV)
-        if own and own == os.environ.get(MULTIPROC_DIR_ENV):
-            shutil.rmtree(own, ignore_errors=True)  # the temporary directory made above
+        _remove_own_dir()
     return 0
 
 
+def _remove_own_dir() -> None:
+    """Remove the metrics directory `worker` made for itself (a temporary one), if it made one."""
+    own = os.environ.get(OWN_DIR_ENV)
+    if own and own == os.environ.get(MULTIPROC_DIR_ENV):
+        shutil.rmtree(own, ignore_errors=True)
+
+
 def cmd_scheduler(args: argparse.Namespace) -> int:
+    if args.tick <= 0:
+        print(f"error: --tick must be above 0 seconds, got {args.tick:g}", file=sys.stderr)
+        return 2
+    problem = redis_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     from workers.celery_app import app
     from workers.scheduler import Scheduler
 

@@ -176,15 +176,30 @@ class Store:
         (Redis not up yet) are left to the callers' retries."""
         try:
             self.redis.ping()
-        except redis.AuthenticationError as error:
-            raise StoreConfigError(f"Redis at {_redacted(self.url)} refused the credentials: {error}") from None
-        except redis.ResponseError as error:
-            db = int(self.redis.connection_pool.connection_kwargs.get("db", 0) or 0)
-            raise StoreConfigError(
-                f"Redis at {_redacted(self.url)} refused database {db} ({error}): the database index must be "
-                "below the server's `databases` setting (16 by default: 0-15)") from None
+        except (redis.AuthenticationError, redis.ResponseError) as error:
+            raise self._refused(error) from None
         except (redis.ConnectionError, redis.TimeoutError):
             return
+
+    def _refused(self, error: redis.AuthenticationError | redis.ResponseError) -> StoreConfigError:
+        if isinstance(error, redis.AuthenticationError) or "AUTH" in str(error):  # also a password it has none for
+            return StoreConfigError(f"Redis at {_redacted(self.url)} refused the credentials: {error}")
+        db = int(self.redis.connection_pool.connection_kwargs.get("db", 0) or 0)
+        return StoreConfigError(
+            f"Redis at {_redacted(self.url)} refused database {db} ({error}): the database index must be "
+            "below the server's `databases` setting (16 by default: 0-15)")
+
+    def check_reachable(self) -> None:
+        """Raise :class:`StoreConfigError` naming the server (without its password) when Redis cannot be reached,
+        after the client's retries (a few seconds: a Redis still starting is waited for), or refuses this URL's
+        settings (:meth:`check_config`). For a process's start, so it fails at once with one line."""
+        try:
+            self.redis.ping()
+        except (redis.AuthenticationError, redis.ResponseError) as error:  # (the first is a ConnectionError)
+            raise self._refused(error) from None
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            raise StoreConfigError(f"cannot reach Redis at {_redacted(self.url)} ({error}): start it, or set "
+                                   f"{ENV_VAR} to the arena's Redis") from None
 
     def close(self) -> None:
         self.redis.close()

@@ -1,8 +1,8 @@
 """A gateway that drains (issue 13, item 1), with real processes: SIGTERM to `uno-arena serve` tells its bots to
 move (Goodbye), deletes its sessions from Redis, hands relayed decisions over to the bot's new gateway and exits
-(code 0) within 10 s; a second `serve` on the same port takes the bots over. And the smaller fixes around it
-(item 6): `serve` needs REDIS_URL or --embedded-redis, a bad database index is an error at once, relay queues
-expire."""
+(code 0) within 10 s; a second `serve` on the same port (both started with --reuse-port) takes the bots over. And
+the smaller fixes around it (item 6): `serve` needs REDIS_URL or --embedded-redis, a bad database index is an error
+at once, relay queues expire."""
 
 from __future__ import annotations
 
@@ -56,8 +56,9 @@ def serve(redis_url: str, *args: str) -> subprocess.Popen[str]:
                      env_extra={"REDIS_URL": redis_url})
 
 
-def start_gateway(redis_url: str, port: int, gateway_id: str) -> tuple[subprocess.Popen[str], Output, Output]:
-    process = serve(redis_url, "--address", f"127.0.0.1:{port}", "--gateway-id", gateway_id)
+def start_gateway(redis_url: str, port: int, gateway_id: str,
+                  *more: str) -> tuple[subprocess.Popen[str], Output, Output]:
+    process = serve(redis_url, "--address", f"127.0.0.1:{port}", "--gateway-id", gateway_id, *more)
     out, err = Output(process.stdout), Output(process.stderr)
 
     def listening() -> bool:
@@ -78,7 +79,7 @@ def test_sigterm_drains_the_gateway_and_its_bot_moves_to_the_next_one_on_the_sam
     url, port = redis_server.url, free_port()
     store = Store.from_url(url)
     _record, token = store.bots.register("mover")
-    first, first_out, first_err = start_gateway(url, port, "gw-first")
+    first, first_out, first_err = start_gateway(url, port, "gw-first", "--reuse-port")
     bot = second = None
     loop = LoopThread("drain-matches")
     records: list[MatchRecord] = []
@@ -88,8 +89,8 @@ def test_sigterm_drains_the_gateway_and_its_bot_moves_to_the_next_one_on_the_sam
         bot = process_bot(f"127.0.0.1:{port}", token, "heuristic")
         wait_until(lambda: gateways_of(store, "mover") == ["gw-first"], 30, "the bot's session on the first gateway")
         (old_session,) = store.sessions.for_bot("mover")
-        # The replacement starts on the same port while the first still runs (gRPC binds with SO_REUSEPORT).
-        second, _second_out, second_err = start_gateway(url, port, "gw-second")
+        # The replacement starts on the same port while the first still runs: both asked for port sharing.
+        second, _second_out, second_err = start_gateway(url, port, "gw-second", "--reuse-port")
 
         async def play() -> None:  # matches over the relay, one after the other, all through the drain
             number = 0
@@ -218,11 +219,11 @@ def test_the_kit_moves_at_once_and_a_pending_decision_is_handed_over(redis_serve
             time.sleep(0.4)  # the drain happens while this first decision is pending
         return 0
 
-    with running_gateway(url) as first:
+    with running_gateway(url, reuse_port=True) as first:
         token = first.register_bot("slowpoke")
         with ThreadBot(first.address, token, slow, threaded=True) as bot:
             first.wait_for_bot("slowpoke")
-            with running_gateway(url, address=f"127.0.0.1:{first.port}") as second:
+            with running_gateway(url, address=f"127.0.0.1:{first.port}", reuse_port=True) as second:
                 loop = LoopThread("relay-seat")
                 try:
                     seat = RelaySeat(Store.from_url(url), "slowpoke")

@@ -254,11 +254,11 @@ def test_reconnects_when_the_gateway_comes_back(node_bot: Path, fresh_redis_serv
 def test_moves_at_once_when_the_gateway_drains(node_bot: Path, fresh_redis_server: PrivateRedis,
                                                tmp_path: Path) -> None:
     """A draining gateway says Goodbye: the bot reconnects at once, on a fresh channel, to the same address, where
-    a second gateway (bound to the same port: gRPC uses SO_REUSEPORT) takes it over."""
+    a second gateway (bound to the same port: both share it, ``reuse_port``) takes it over."""
     redis_url = fresh_redis_server.url
-    with running_gateway(redis_url) as first, js_bot(first, "jsbot", tmp_path) as js:
+    with running_gateway(redis_url, reuse_port=True) as first, js_bot(first, "jsbot", tmp_path) as js:
         first.wait_for_bot("jsbot", 60.0)
-        with running_gateway(redis_url, address=f"127.0.0.1:{first.port}") as second:
+        with running_gateway(redis_url, address=f"127.0.0.1:{first.port}", reuse_port=True) as second:
             first.run(first.server.drain(0.5), timeout=15)
             second.wait_for_bot("jsbot", 5.0)  # at once: no backoff after a Goodbye
             js.wait_for_log("goodbye from the arena")

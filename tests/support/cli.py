@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -53,15 +52,21 @@ def cli_in_process(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int,
     return code, out, err
 
 
+CLI_BOOTSTRAP = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "from arena.cli import main; sys.exit(main(sys.argv[1:]))")
+"""`uno-arena` with SIGINT as a fresh interpreter sets it (KeyboardInterrupt), even when the test runs as a
+background job (whose children inherit an ignored SIGINT). Done by the child itself, not by a ``preexec_fn``: that
+would run Python between fork and exec, so gRPC's fork handlers run in a test process that uses gRPC, and they may
+abort the child (``epoll_wait error: Bad file descriptor``, status -6) before it runs."""
+
+
 def spawn_cli(*args: str, env_extra: dict[str, str] | None = None, **popen: Any) -> subprocess.Popen[str]:
-    """`uno-arena ARGS` in its own process (``python -m arena.cli``) with :func:`cli_environment`; its output as
-    text pipes unless ``popen`` says otherwise. The child starts with SIGINT at its default, even when the test
-    runs as a background job (whose children inherit an ignored SIGINT)."""
+    """`uno-arena ARGS` in its own process (:data:`CLI_BOOTSTRAP`) with :func:`cli_environment`; its output as
+    text pipes unless ``popen`` says otherwise. The child starts with SIGINT at its default."""
     options: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, "cwd": REPO,
-                               "env": cli_environment(**(env_extra or {})),
-                               "preexec_fn": lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)}
+                               "env": cli_environment(**(env_extra or {}))}
     options.update(popen)
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], **options)
+    return subprocess.Popen([sys.executable, "-c", CLI_BOOTSTRAP, *args], **options)
 
 
 def run_cli(*args: str, env_extra: dict[str, str] | None = None, timeout: float = 120.0) -> tuple[int, str, str]:

@@ -78,3 +78,6 @@ class GatewayConfig:
     """Draining (SIGTERM): how long relayed decisions are handed over to the bots' new gateways, at most."""
     goodbye_reconnect_ms: int = 0
     """``Goodbye.reconnect_after_ms``: the pause a drained bot makes before reconnecting (0: at once)."""
+    reuse_port: bool = False
+    """Share the port with other gateways that ask for it too (SO_REUSEPORT: a replacement started on the port of a
+    gateway that drains); without it a port something listens on already is refused (``serve --reuse-port``)."""

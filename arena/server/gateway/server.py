@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -51,7 +53,41 @@ def server_options(config: GatewayConfig) -> list[tuple[str, int]]:
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
         ("grpc.http2.max_ping_strikes", 0),
+        ("grpc.so_reuseport", int(config.reuse_port)),
     ]
+
+
+class AddressInUse(OSError):
+    """Something listens on the gateway's address already and port sharing was not asked for."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def ensure_address_free(address: str) -> None:
+    """Raise :class:`AddressInUse` (its message names the fix) when a process listens on ``address`` (``HOST:PORT``,
+    ``[V6]:PORT``) already; port 0 and addresses of other forms pass (gRPC itself reports them). Checked before gRPC
+    binds, which would log a line of its own first."""
+    host, _, port_text = address.rpartition(":")
+    if not port_text.isdigit() or int(port_text) == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host.strip("[]") or None, int(port_text), type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except OSError:
+        return
+    for family, kind, proto, _name, sockaddr in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a closed connection's TIME_WAIT is no use
+            try:
+                probe.bind(sockaddr)
+            except OSError as error:
+                if error.errno != errno.EADDRINUSE:
+                    return
+                raise AddressInUse(
+                    error.errno, f"{address} is in use: another process (another `uno-arena serve`?) listens there; "
+                    "stop it or give another --address (to share the port with a gateway that drains, start both "
+                    "with --reuse-port)") from None
 
 
 def _bot_service_handler() -> grpc.GenericRpcHandler:
@@ -96,12 +132,18 @@ class GatewayServer:
         reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"]
                                              .full_name, reflection.SERVICE_NAME), server)
         credentials = server_credentials(self.config)
-        if credentials is None:
-            port = server.add_insecure_port(self.config.address)
-        else:
-            port = server.add_secure_port(self.config.address, credentials)
+        if not self.config.reuse_port:
+            ensure_address_free(self.config.address)
+        try:
+            if credentials is None:
+                port = server.add_insecure_port(self.config.address)
+            else:
+                port = server.add_secure_port(self.config.address, credentials)
+        except RuntimeError:  # "Failed to bind to address ...": gRPC logged the reason
+            port = 0
         if not port:
-            raise OSError(f"cannot listen on {self.config.address}")
+            raise OSError(f"cannot listen on {self.config.address}: give another --address (a port shared with "
+                          "another gateway needs --reuse-port on both)")
         self.port = port
         await server.start()
         self.server = server
@@ -135,7 +177,7 @@ class GatewayServer:
         ``drain_timeout_s`` + 4.5 s, whatever the bots and Redis do:
 
         1. health NOT_SERVING, no new stream (the listening socket closes: a gateway started on the same port,
-           gRPC binds with SO_REUSEPORT, gets every new connection), no new decision or match start here;
+           both started with ``reuse_port``, gets every new connection), no new decision or match start here;
         2. every bot gets a Goodbye (reconnect at once to the same address) and its stream ends (UNAVAILABLE);
            each of this gateway's sessions is deleted from Redis as soon as its bot has a newer one elsewhere
            (meanwhile the relay still finds this gateway, which hands over, rather than no gateway), the rest
