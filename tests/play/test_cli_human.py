@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from tests.support.cli import CLI_BOOTSTRAP, cli_environment
+
 pytestmark = pytest.mark.integration
 
 COMMAND = [sys.executable, "-m", "arena.cli", "play"]
@@ -45,9 +47,10 @@ def test_q_quits() -> None:
 
 
 def test_ctrl_c_at_the_prompt_exits_130_without_a_traceback() -> None:
-    process = subprocess.Popen([*COMMAND, "--players", "2", "--human", "0", "--seed", "2"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # background jobs too
+    # CLI_BOOTSTRAP: SIGINT at its default in the child, background jobs too.
+    process = subprocess.Popen([sys.executable, "-c", CLI_BOOTSTRAP, "play", "--players", "2", "--human", "0",
+                                "--seed", "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=cli_environment())
     assert process.stdout is not None and process.stderr is not None and process.stdin is not None
     try:
         seen = b""
