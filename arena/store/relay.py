@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 import redis.asyncio
 
 from .keys import Keys
-from .sessions import RELAY_QUEUE_TTL_S, parse_session
+from .sessions import ENDED_TTL_S, RELAY_QUEUE_TTL_S, PendingEnd, parse_session
 
 REPLY_TTL_S = 60
 QUEUE_TTL_S = RELAY_QUEUE_TTL_S
@@ -113,6 +113,15 @@ class RelayChannel:
             return max(sessions, key=lambda s: s.started_at).gateway, False
         expired = len(raws) > 0
         return None, expired or bool(await self._r.exists(self._k.bot_lost(bot)))
+
+    async def note_ended(self, bot: str, end: PendingEnd) -> None:
+        """Keep the end of a match that ended while the bot was away for the gateway of its next session
+        (:meth:`arena.store.SessionStore.take_ended`)."""
+        key = self._k.bot_ended(bot)
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.hset(key, end.field(), end.ended)
+            pipe.expire(key, ENDED_TTL_S)
+            await pipe.execute()
 
     async def close(self) -> None:
         await self._r.aclose()  # type: ignore[attr-defined]
