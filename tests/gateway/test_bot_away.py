@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 from arena.engine import Rules
 from arena.relay import RelaySeat
-from arena.runner import EndReason, LocalSeat, MatchConfig, MatchRecord, run_match
+from arena.runner import EndReason, LocalSeat, MatchConfig, MatchRecord, MatchSummary, SeatStart, run_match
 from arena.store import Store
 from bots import make_bot
 from tests.gateway.test_gateway_drain import gateways_of, start_gateway
@@ -123,6 +123,28 @@ def test_a_match_that_ends_while_its_bot_is_away_frees_the_bots_slot(redis_serve
             config = MatchConfig(match_id="next-one", seed=2, rules=Rules(), decision_deadline_s=5.0)
             following = RelaySeat(store, "wanderer", admit_timeout_s=20.0)
             record = loop.run(run_match(config, [following, LocalSeat(make_bot("random", seed=2))]), 180)
+        finally:
+            stop_process(bot)
+    assert record.end_reason is not EndReason.ABORTED and not record.forfeits and not any(record.strikes), record.detail
+
+
+def test_a_match_waiting_for_a_free_slot_of_a_connected_bot_waits_past_a_minute(redis_server: PrivateRedis) -> None:
+    """A bot offering one match plays one (its slot held for over a minute); the next match of the bot waits for
+    the slot (up to 10 minutes, the docs say) and is played once the first ends: not scored as a forfeit."""
+    with arena(redis_server.url, "single") as (store, address, token, loop):
+        bot = kit_bot(address, token, 1)
+        try:
+            wait_until(lambda: gateways_of(store, "single") == ["gw-single"], 30, "the bot's session")
+            holder = RelaySeat(store, "single")
+            info = SeatStart("holding", 0, ("single", "random"), Rules(), 5.0, "", 1)
+            loop.run(holder.start(info), 30)  # the first match holds the bot's only slot
+            config = MatchConfig(match_id="waiting", seed=3, rules=Rules(), decision_deadline_s=5.0)
+            waiting = loop.submit(run_match(config, [RelaySeat(store, "single"), LocalSeat(make_bot("random"))]))
+            held = threading.Event()
+            held.wait(75.0)  # the first match goes on for longer than a minute
+            loop.run(holder.end("holding", MatchSummary("holding", (0, 0), None, 0, EndReason.ABORTED, (), (0, 0),
+                                                        (0, 0))), 30)
+            record = waiting.result(120)
         finally:
             stop_process(bot)
     assert record.end_reason is not EndReason.ABORTED and not record.forfeits and not any(record.strikes), record.detail
