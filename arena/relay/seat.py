@@ -31,6 +31,11 @@ COMEBACK_POLL_S = 0.1
 """How often a decision whose bot is away looks for its new session (:meth:`RelaySeat.decide`)."""
 
 
+class BotAway(SeatGone):
+    """The bot has no session (or its stream broke while asked): :meth:`RelaySeat.decide` waits for it to come back
+    within the decision's time before this counts."""
+
+
 class RelaySeat(Seat):
     """A remote bot reached through Redis and whichever gateway holds its stream."""
 
@@ -135,7 +140,7 @@ class RelaySeat(Seat):
         while True:
             try:
                 return await self._decide_once(request, deadline_s)
-            except SeatGone:
+            except BotAway:
                 if not await self._await_comeback(until):
                     raise
             deadline_s = until - time.monotonic()
@@ -161,7 +166,7 @@ class RelaySeat(Seat):
             raise SeatUnreachable(f"bot {self.name!r} lost its gateway (it died or drained) and has not "
                                   "reconnected yet")
         if gateway is None:
-            raise SeatGone(f"bot {self.name!r} has no live session on any gateway")
+            raise BotAway(f"bot {self.name!r} has no live session on any gateway")
         body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
                             self._attempt)
         relay = self._relay()
@@ -191,6 +196,9 @@ class RelaySeat(Seat):
             self._gateway = None
             if reply.get("moved"):  # its gateway drains and the bot is on no other one yet: the arena's doing
                 raise SeatUnreachable(f"gateway {gateway} is draining and bot {self.name!r} has not moved yet")
+            request.refusals, request.refusal_reasons = int(reply.get("refusals", 0)), list(reply.get("reasons", []))
+            request.wire_s = reply.get("wire_s")
+            raise BotAway(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
         elif reply.get("gateway"):  # handed over by a draining gateway: the bot is on this one now
             self._gateway = str(reply["gateway"])
         return settle(request, reply["status"], reply.get("index"), int(reply.get("refusals", 0)),
