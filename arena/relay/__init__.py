@@ -14,6 +14,9 @@ Keys (under the store prefix, ``uno:`` by default; built by :class:`arena.store.
 ``uno:relay:{gateway}``            list    messages for the gateway ``{gateway}`` (the ``gateway`` field of
                                            the bot's session, :mod:`arena.store.sessions`); RPUSH / BLPOP
 ``uno:relay:reply:{id}``           list    the answer to one ``decide`` message (expires after 60 s)
+``uno:bot:{name}:ended``           hash    ends of the bot's matches that ended while it had no session
+                                           (``MatchEnded`` by match, seat and attempt; expires after an hour):
+                                           the gateway opening its next session frees their slots
 =================================  ======  =================================================================
 
 A message is one line of JSON (the header), a newline, then protobuf bytes:
@@ -38,8 +41,10 @@ The reply to ``decide`` is JSON ``{"status": "answered"|"timeout"|"gone", "index
 "wire_s", "late", "version"}``. The seat waits ``decision_deadline_s + margin_s`` for it. No reply (the gateway died) or
 Redis unreachable is the arena's fault: :class:`~arena.runner.SeatUnreachable`, no strike (the runner asks again
 until the bot is back within its grace period, else aborts the match). No live session of the bot
-(``store.sessions.for_bot``) raises :class:`~arena.runner.SeatGone`, so the runner plays the fallback, counts a
-strike, and a bot gone for good forfeits after ``max_strikes``. A
+(``store.sessions.for_bot``), or a ``gone`` answer without ``moved``, first waits for the bot to come back
+within the decision's time (its time bank included, as on a chess clock) and asks again with the time left;
+still away then, :class:`~arena.runner.SeatGone`: the runner plays the fallback, counts a strike, and a bot gone
+for good forfeits after ``max_strikes``. A
 ``decide`` message that waited in the queue longer than its deadline is answered ``timeout`` unsent.
 
 A draining gateway (SIGTERM of ``serve``) hands what reaches it over to the gateway its bot moved to

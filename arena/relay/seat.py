@@ -3,6 +3,7 @@ holds its stream (see :mod:`arena.relay`)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -21,11 +22,18 @@ from arena.runner import (
     SeatUnreachable,
     settle,
 )
-from arena.store import RelayChannel, Store, StoreFailure
+from arena.store import PendingEnd, RelayChannel, Store, StoreFailure
 
 from .messages import encode
 
 DEFAULT_MARGIN_S = 2.0
+COMEBACK_POLL_S = 0.1
+"""How often a decision whose bot is away looks for its new session (:meth:`RelaySeat.decide`)."""
+
+
+class BotAway(SeatGone):
+    """The bot has no session (or its stream broke while asked): :meth:`RelaySeat.decide` waits for it to come back
+    within the decision's time before this counts."""
 
 
 class RelaySeat(Seat):
@@ -124,6 +132,32 @@ class RelaySeat(Seat):
         self._started_on = gateway
 
     async def decide(self, request: SeatRequest) -> int:
+        """Ask the bot through its gateway. A bot away (no session, or its stream broke while asked) has the
+        decision's whole time, its time bank included, to come back, as on a chess clock: the same decision is
+        asked again with the time left, and only a bot still away when it ran out is :class:`SeatGone`."""
+        until = time.monotonic() + request.decision_deadline_s
+        deadline_s = request.decision_deadline_s
+        while True:
+            try:
+                return await self._decide_once(request, deadline_s)
+            except BotAway:
+                if not await self._await_comeback(until):
+                    raise
+            deadline_s = until - time.monotonic()
+
+    async def _await_comeback(self, until: float) -> bool:
+        """Wait until the monotonic time ``until`` at most for a live session of the bot; whether it came back."""
+        while until - time.monotonic() > COMEBACK_POLL_S:
+            await asyncio.sleep(COMEBACK_POLL_S)
+            try:
+                gateway, _lost = await self._relay().find_gateway(self.name)
+            except StoreFailure as error:
+                raise SeatUnreachable(f"cannot reach Redis: {error}") from None
+            if gateway is not None:
+                return True
+        return False
+
+    async def _decide_once(self, request: SeatRequest, deadline_s: float) -> int:
         try:
             gateway = await self._ensure_started()
         except StoreFailure as error:
@@ -132,16 +166,16 @@ class RelaySeat(Seat):
             raise SeatUnreachable(f"bot {self.name!r} lost its gateway (it died or drained) and has not "
                                   "reconnected yet")
         if gateway is None:
-            raise SeatGone(f"bot {self.name!r} has no live session on any gateway")
+            raise BotAway(f"bot {self.name!r} has no live session on any gateway")
         body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
                             self._attempt)
         relay = self._relay()
         key = relay.new_reply_key()
-        header = self._header("decide", legal=len(request.legal), deadline_s=request.decision_deadline_s, reply=key,
+        header = self._header("decide", legal=len(request.legal), deadline_s=deadline_s, reply=key,
                               sent=time.time(), number=request.decision_number, lag_cap=request.lag_compensation_cap_s)
         try:
             heard = await self._publish(gateway, header, body)
-            wait_s = request.decision_deadline_s + request.lag_compensation_cap_s + self.margin_s
+            wait_s = deadline_s + request.lag_compensation_cap_s + self.margin_s
             raw = await relay.wait_reply(key, wait_s) if heard else None
         except StoreFailure as error:
             raise SeatUnreachable(f"cannot reach Redis: {error}") from None
@@ -150,8 +184,7 @@ class RelaySeat(Seat):
             raise SeatUnreachable(f"gateway {gateway} is not listening (gone, or reconnecting to Redis)")
         if raw is None:
             self._gateway = None
-            raise SeatUnreachable(f"gateway {gateway} did not answer within "
-                                  f"{request.decision_deadline_s + self.margin_s:g} s")
+            raise SeatUnreachable(f"gateway {gateway} did not answer within {deadline_s + self.margin_s:g} s")
         reply = json.loads(raw)
         if reply.get("undelivered"):
             raise SeatUnreachable(f"the request reached gateway {gateway} after its deadline (Redis was slow)")
@@ -163,6 +196,9 @@ class RelaySeat(Seat):
             self._gateway = None
             if reply.get("moved"):  # its gateway drains and the bot is on no other one yet: the arena's doing
                 raise SeatUnreachable(f"gateway {gateway} is draining and bot {self.name!r} has not moved yet")
+            request.refusals, request.refusal_reasons = int(reply.get("refusals", 0)), list(reply.get("reasons", []))
+            request.wire_s = reply.get("wire_s")
+            raise BotAway(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
         elif reply.get("gateway"):  # handed over by a draining gateway: the bot is on this one now
             self._gateway = str(reply["gateway"])
         return settle(request, reply["status"], reply.get("index"), int(reply.get("refusals", 0)),
@@ -187,9 +223,19 @@ class RelaySeat(Seat):
         return self._late
 
     async def end(self, match_id: str, summary: MatchSummary) -> None:
+        """Tell the bot its match ended. A bot away (no gateway known) gets it from whichever gateway holds it
+        later: the end is kept in Redis first (:meth:`RelayChannel.note_ended`, applied when its next session
+        opens), then pushed to the gateway found now, if any (a session opened meanwhile saw one or the other)."""
         try:
-            if self._gateway is not None and self._started_on is not None:  # never seated: nothing to end
-                await self._push(self._gateway, self._header("end"), match_ended(match_id, summary).SerializeToString())
+            if self._started_on is not None:  # never seated: nothing to end
+                ended = match_ended(match_id, summary).SerializeToString()
+                gateway = self._gateway
+                if gateway is None:
+                    relay = self._relay()
+                    await relay.note_ended(self.name, PendingEnd(self._match_id, self._seat, self._attempt, ended))
+                    gateway = await relay.live_gateway(self.name)
+                if gateway is not None:
+                    await self._push(gateway, self._header("end"), ended)
         finally:
             if self._channel is not None:
                 await self._channel.close()

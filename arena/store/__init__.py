@@ -35,7 +35,7 @@ from .relay import RelayChannel
 from .replays import DecisionNote, EngineReplay, Replay, ReplayStore
 from .results import Progress, ResultRecord, ResultStore, StoredResult, UnscheduledMatch
 from .schedules import Schedule, ScheduleStore
-from .sessions import Session, SessionStore
+from .sessions import PendingEnd, Session, SessionStore
 from .standings import CachedStandings, StandingsStore, TournamentStandings
 from .tournaments import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
 
@@ -66,6 +66,7 @@ __all__ = [
     "InvalidName",
     "InvalidToken",
     "Keys",
+    "PendingEnd",
     "Progress",
     "RatingStore",
     "RelayChannel",

@@ -234,6 +234,9 @@ def _async_client(client: redis.Redis) -> redis.asyncio.Redis:
         "username": kwargs.get("username"),
         "password": kwargs.get("password"),
         "socket_connect_timeout": 5,
+        # redis-py's default (5 s) would end any blocking pop longer than that (a decision's wait, a match start
+        # waiting for a free slot) with a TimeoutError; RelayChannel.wait_reply pops at most WAIT_CHUNK_S at once.
+        "socket_timeout": 30,
         "health_check_interval": 15,
     }
     if kwargs.get("path"):

@@ -188,6 +188,10 @@ class Keys:
     def bot_lost(self, name: str) -> str:
         return f"{self.prefix}bot:{bot_key(name)}:lost"
 
+    def bot_ended(self, name: str) -> str:
+        """Ends of matches that ended while the bot was away (:meth:`arena.store.SessionStore.take_ended`)."""
+        return f"{self.prefix}bot:{bot_key(name)}:ended"
+
     def bot_incidents(self, name: str) -> str:
         return f"{self.prefix}bot:{bot_key(name)}:incidents"
 

@@ -15,6 +15,7 @@ relay's own business (:mod:`arena.relay.messages`); this module moves bytes.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator
@@ -22,9 +23,11 @@ from collections.abc import AsyncIterator
 import redis.asyncio
 
 from .keys import Keys
-from .sessions import RELAY_QUEUE_TTL_S, parse_session
+from .sessions import ENDED_TTL_S, RELAY_QUEUE_TTL_S, PendingEnd, parse_session
 
 REPLY_TTL_S = 60
+WAIT_CHUNK_S = 20.0
+"""The longest single blocking pop of :meth:`RelayChannel.wait_reply`."""
 QUEUE_TTL_S = RELAY_QUEUE_TTL_S
 """A gateway's relay queue lives this long without its gateway refreshing it (:meth:`RelayChannel.keep_queue`)."""
 
@@ -86,9 +89,18 @@ class RelayChannel:
         return self._k.relay_reply(uuid.uuid4().hex)
 
     async def wait_reply(self, reply_key: str, timeout_s: float) -> bytes | None:
-        """The reply written to ``reply_key``, waiting up to ``timeout_s``; ``None`` when none came."""
-        item = await self._r.blpop([reply_key], timeout=timeout_s)
-        return None if item is None else bytes(item[1])
+        """The reply written to ``reply_key``, waiting up to ``timeout_s``; ``None`` when none came. A long wait (a
+        match start waiting up to 10 minutes for a free slot of its bot) is made of blocking pops of at most
+        :data:`WAIT_CHUNK_S`: one long pop fails with the client's read timeout after about a minute."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout_s
+        while True:
+            left = end - loop.time()
+            if left <= 0:
+                return None
+            item = await self._r.blpop([reply_key], timeout=max(0.01, min(left, WAIT_CHUNK_S)))  # 0: forever
+            if item is not None:
+                return bytes(item[1])
 
     async def reply(self, reply_key: str, payload: str) -> None:
         """Answer a relayed decision (the reply expires unread after :data:`REPLY_TTL_S`)."""
@@ -113,6 +125,15 @@ class RelayChannel:
             return max(sessions, key=lambda s: s.started_at).gateway, False
         expired = len(raws) > 0
         return None, expired or bool(await self._r.exists(self._k.bot_lost(bot)))
+
+    async def note_ended(self, bot: str, end: PendingEnd) -> None:
+        """Keep the end of a match that ended while the bot was away for the gateway of its next session
+        (:meth:`arena.store.SessionStore.take_ended`)."""
+        key = self._k.bot_ended(bot)
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.hset(key, end.field(), end.ended)
+            pipe.expire(key, ENDED_TTL_S)
+            await pipe.execute()
 
     async def close(self) -> None:
         await self._r.aclose()  # type: ignore[attr-defined]

@@ -26,6 +26,9 @@ LOST_TTL_S = 120
 """How long a bot whose stream the arena lost (its gateway died, or drained before the bot moved) counts as the
 arena's fault when it has no session (:meth:`SessionStore.mark_lost`): its matches wait for it, no strike."""
 RELAY_QUEUE_TTL_S = 60
+ENDED_TTL_S = 3600
+"""How long the end of a match that ended while its bot was away waits for the bot's next session
+(:meth:`SessionStore.take_ended`); a gateway drops an unused slot by itself after about 15 minutes anyway."""
 """A relay queue's life without its gateway refreshing it (:data:`arena.store.relay.QUEUE_TTL_S`)."""
 
 
@@ -38,6 +41,21 @@ class Session:
     gateway: str
     capacity: int
     started_at: float
+
+
+@dataclass(frozen=True)
+class PendingEnd:
+    """The end of a match that ended while its bot had no session: the gateway that opens the bot's next session
+    frees the match's slot (else the bot is seated in it again, and the slot holds one of its matches)."""
+
+    match_id: str
+    seat: int
+    attempt: int
+    ended: bytes
+    """The serialized ``MatchEnded``."""
+
+    def field(self) -> str:
+        return dumps([self.match_id, self.seat, self.attempt])
 
 
 class SessionStore:
@@ -74,6 +92,20 @@ class SessionStore:
         pipe.delete(self._k.bot_lost(bot))
         pipe.execute()
         return session
+
+    def take_ended(self, bot: str) -> list[PendingEnd]:
+        """Take (and delete) the ends of the bot's matches that ended while it was away
+        (:meth:`arena.store.RelayChannel.note_ended`); the gateway opening its session applies them."""
+        key = self._k.bot_ended(bot)
+        pipe = self._r.pipeline(transaction=True)
+        pipe.hgetall(key)
+        pipe.delete(key)
+        raw = pipe.execute()[0]
+        ends = []
+        for field, ended in raw.items():
+            match_id, seat, attempt = loads(field)
+            ends.append(PendingEnd(str(match_id), int(seat), int(attempt), bytes(ended)))
+        return ends
 
     def mark_lost(self, bot: str) -> None:
         """The arena lost the bot's stream (not the bot's doing): see :data:`LOST_TTL_S`."""

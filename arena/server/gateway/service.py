@@ -139,12 +139,14 @@ class Gateway:
         version = "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
         session_id = uuid.uuid4().hex
         try:
-            await asyncio.to_thread(self.registry.record_open, bot.name, session_id, capacity, version,
-                                    hello.accepts_human_games)
+            ended = await asyncio.to_thread(self.registry.record_open, bot.name, session_id, capacity, version,
+                                            hello.accepts_human_games)
         except Exception as error:
             await end_call(context, grpc.StatusCode.UNAVAILABLE, f"cannot open the session now: {error}")
             return
         link = self.link(bot.name)
+        for end in ended:  # matches that ended while it was away: their slots are freed, never seated again
+            self.admissions.end_match(bot.name, end.match_id, end.seat, None, end.attempt)
         session = BotSession(link.name, context, session_id, capacity, version, cfg, self.metrics,
                              batches=hello.accepts_batches)
         self.sessions[session_id] = session

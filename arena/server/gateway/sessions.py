@@ -20,7 +20,7 @@ import grpc
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.stream import BotSession
-from arena.store import Store
+from arena.store import PendingEnd, Store
 
 log = logging.getLogger(__name__)
 
@@ -121,10 +121,13 @@ class SessionRegistry:
                 session.ping(next(self._ping_nonce), now)
 
     # -- in Redis ---------------------------------------------------------------------------------
-    def record_open(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool) -> None:
-        """Write the new session to Redis, and the version and human-games choice its Hello gave (in a thread)."""
+    def record_open(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool
+                    ) -> list[PendingEnd]:
+        """Write the new session to Redis, and the version and human-games choice its Hello gave (in a thread);
+        the ends of the bot's matches that ended while it was away (taken: the caller frees their slots)."""
         self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=self.config.session_ttl_s,
                                  session_id=session_id)
+        ended = self.store.sessions.take_ended(bot)
         try:
             record = self.store.bots.get(bot)
             if record.version != version:
@@ -134,6 +137,7 @@ class SessionRegistry:
             self.store.bots.note_version(bot, version)
         except Exception:  # the history is a nicety: a failure here never refuses the session
             log.warning("could not record version %r of bot %s", version, bot, exc_info=True)
+        return ended
 
     async def delete_record(self, session_id: str) -> None:
         """Delete an ended session from Redis (off the event loop; never raising)."""
