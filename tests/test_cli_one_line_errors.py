@@ -26,6 +26,8 @@ from tests.support.cli import run_cli, spawn_cli
 from tests.support.lines import Lines
 from tests.support.redis_server import PrivateRedis
 
+pytestmark = pytest.mark.integration  # starts processes (tests/support/tiers.py)
+
 
 def one_line_error(code: int, err: str) -> str:
     """The one line of a refused command, checked: a non-zero status, no traceback, one line on stderr."""

@@ -9,9 +9,13 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.support import free_port, wait_until
 from tests.support.cli import run_cli, spawn_cli
 from tests.support.lines import Lines
+
+pytestmark = pytest.mark.integration  # starts processes (tests/support/tiers.py)
 
 START_S = 300.0
 """The demo's start-up and its tournament on a loaded 2-core machine, with room."""

@@ -403,6 +403,7 @@ def test_observe_many_equals_observing_one_by_one() -> None:
         assert got[key] == pytest.approx(value), key
 
 
+@pytest.mark.integration
 def test_the_metrics_servers_bind_loopback_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     from arena.cli import build_parser
 

@@ -19,6 +19,7 @@ def test_the_committed_page_is_what_the_proto_files_make() -> None:
         "docs/protocol.md is stale: regenerate it with `python -m arena.protocol.reference`")
 
 
+@pytest.mark.integration
 def test_the_check_command_says_up_to_date() -> None:
     done = subprocess.run([sys.executable, "-m", "arena.protocol.reference", "--check"], capture_output=True,
                           text=True, timeout=120, cwd=reference.REPO_ROOT)

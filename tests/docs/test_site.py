@@ -43,6 +43,7 @@ def test_the_navigation_lists_every_page_once() -> None:
     assert config["strict"] is True and config["theme"]["font"] is False
 
 
+@pytest.mark.integration
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:
         pytest.skip("mkdocs and mkdocs-material are not installed (the test extra has them: pip install -e '.[test]')")

@@ -19,6 +19,8 @@ from arena.local_play import play_local
 from arena.tournament.stats import wilson_interval
 from bots import Bot
 
+pytestmark = pytest.mark.integration  # starts processes (tests/support/tiers.py)
+
 REPO = Path(__file__).resolve().parents[2]
 
 BOT_FILE = textwrap.dedent('''

@@ -23,7 +23,7 @@ from bots import make_bot
 from tests.support.waiting import wait_until
 from tests.web.support import WebArena, browser, screenshot, serve, web_arena
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 COMPETITION = "weekly"
 
