@@ -2,7 +2,8 @@
 problem and the fix, a non-zero exit status, no traceback.
 
 - `serve` and `worker` with their metrics port in use (9100 is node_exporter's default too);
-- `serve` on an address something listens on already (no silent port sharing: only with --reuse-port);
+- `serve` (and `match`, which runs a gateway of its own) on an address something listens on already (no silent port
+  sharing: only with --reuse-port);
 - `serve` with a Redis it cannot reach: it says which one (without the password) instead of "listening";
 - `worker` and `scheduler` without REDIS_URL, or with a Redis they cannot reach; a running `scheduler` whose
   Redis goes away says so in one line per tick;
@@ -113,6 +114,14 @@ def test_serve_refuses_an_address_in_use(redis_server: PrivateRedis) -> None:
                                   "--insecure-no-admin-token", env_extra={"REDIS_URL": redis_server.url})
     line = one_line_error(code, err)
     assert code == 2 and f"127.0.0.1:{port} is in use" in line and "--reuse-port" in line, line
+
+
+def test_match_refuses_an_address_in_use() -> None:
+    """`match` runs a gateway of its own: on the address of another arena it would share the port silently."""
+    with listening_socket() as port:
+        code, _out, err = run_cli("match", "--seats", "random,random", "--address", f"127.0.0.1:{port}")
+    line = one_line_error(code, err)
+    assert code == 2 and f"127.0.0.1:{port} is in use" in line, line
 
 
 def test_a_second_serve_on_the_port_of_a_gateway_is_refused(redis_server: PrivateRedis) -> None:

@@ -278,10 +278,16 @@ def cmd_match(args: argparse.Namespace) -> int:
 
             # With --relay the bots are held by the arena's own gateways: this one only answers the organizer API.
             address = "127.0.0.1:0" if args.relay else grpc_address(args.address)
-            async with inprocess_arena(store, address) as arena:
-                if not await _admit(arena, remote, args.register, bool(os.environ.get("REDIS_URL"))):
-                    return 2
-                return await _play_match(arena, store, config, names, remote, args, stop)
+            from arena.server.gateway.server import AddressInUse
+
+            try:
+                async with inprocess_arena(store, address) as arena:
+                    if not await _admit(arena, remote, args.register, bool(os.environ.get("REDIS_URL"))):
+                        return 2
+                    return await _play_match(arena, store, config, names, remote, args, stop)
+            except AddressInUse as error:  # another arena listens there: this match's gateway shares no port
+                print(f"error: {error}", file=sys.stderr)
+                return 2
 
         return _serve_forever(play)
 
