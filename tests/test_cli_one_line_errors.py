@@ -124,6 +124,14 @@ def test_match_refuses_an_address_in_use() -> None:
     assert code == 2 and f"127.0.0.1:{port} is in use" in line, line
 
 
+def test_bot_check_refuses_an_address_in_use() -> None:
+    """`bot check` runs a gateway of its own too."""
+    with listening_socket() as port:
+        code, _out, err = run_cli("bot", "check", "--address", f"127.0.0.1:{port}", "--run", "true")
+    line = one_line_error(code, err)
+    assert code == 2 and f"127.0.0.1:{port} is in use" in line, line
+
+
 def test_a_second_serve_on_the_port_of_a_gateway_is_refused(redis_server: PrivateRedis) -> None:
     """Two arenas never share one port by accident: a gateway holds the port (without port sharing asked)."""
     with serving(redis_server.url) as address:

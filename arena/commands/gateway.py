@@ -611,7 +611,13 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
             for line in bot.tail:
                 print(f"  | {line}", flush=True)
 
-    return asyncio.run(check())
+    from arena.server.gateway.server import AddressInUse
+
+    try:
+        return asyncio.run(check())
+    except AddressInUse as error:  # another arena listens at --address: the check's gateway shares no port
+        print(f"error: {error}", file=sys.stderr)
+        return 2
 
 
 # ------------------------------------------------------------------------------------------------
