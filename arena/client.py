@@ -1,7 +1,7 @@
-"""A client of the organizer API (``uno_arena.v1.ArenaService``) and the texts it shows: :class:`Client`,
+"""A client of the organizer API (``uno_arena.v1.ArenaService``) and the texts it shows: :class:`ArenaClient`,
 :func:`watch` (follow a tournament to its end), :func:`progress_line`, :func:`standings_text` (this tournament's
 result first, then the pool rating in its own column), :func:`plain` (a message as JSON-ready data: numbers as
-numbers, every field present), :meth:`Client.bot_log` / :func:`follow_bot_log` / :func:`incident_line` (a
+numbers, every field present), :meth:`ArenaClient.get_bot_log` / :func:`follow_bot_log` / :func:`incident_line` (a
 bot's incident log). Used by the CLI commands, the demo, the local arena and the load benchmark.
 
 The target is ``$UNO_ARENA_TARGET`` (else ``localhost:50051``); ``authorization: Bearer TOKEN`` is sent with
@@ -353,18 +353,6 @@ class ArenaClient:
             "GetGauntlet", arena_pb2.GetGauntletRequest(gauntlet_id=gauntlet_id, after_block=after_block))
         return response
 
-    def call(self, method: str, request: Any, timeout: float | None = RPC_TIMEOUT_S) -> Any:
-        """Deprecated untyped call, kept only while the readers move onto the typed methods above."""
-        return self._unary(method, request, timeout)
-
-    def bot_log(self, name: str, *, limit: int = 0, after_seq: int = 0,
-                timeout: float | None = RPC_TIMEOUT_S) -> arena_pb2.GetBotLogResponse:
-        """Deprecated name of :meth:`get_bot_log`."""
-        return self.get_bot_log(name, limit=limit, after_seq=after_seq)
-
-
-Client = ArenaClient
-"""Deprecated name of :class:`ArenaClient`, kept only while the readers move onto it."""
 
 
 
