@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arena.client import ArenaClient, plain, standings_text, state_name, watch
-from arena.commands import add_rule_options, positive_int, rules_from_args, subparsers_of
+from arena.commands import add_rule_options, not_negative, positive_int, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
 from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS
 from arena.tournament.status import TournamentStatus
@@ -288,17 +288,6 @@ def _run_with_spec(args: argparse.Namespace, body: Callable[[ArenaClient, argpar
 DEFAULT_CONNECT_WAIT_S = 10.0
 """`tournament create --require-connected`: seconds the arena waits for the participants to connect (the arena's
 default, shown in the help)."""
-
-
-def _connect_wait(text: str) -> float:
-    """An argparse type: seconds, not negative (the arena names its own upper limit)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-    return value
 
 
 def cmd_tournament_create(args: argparse.Namespace) -> int:
@@ -547,7 +536,7 @@ def register(commands: Any) -> None:
     create.add_argument("--require-connected", action="store_true",
                         help="refuse when a registered participant is not connected after --connect-wait (default: "
                              "create it anyway and warn, naming them: they forfeit the matches they miss)")
-    create.add_argument("--connect-wait", type=_connect_wait, default=DEFAULT_CONNECT_WAIT_S, metavar="SECONDS",
+    create.add_argument("--connect-wait", type=not_negative(float), default=DEFAULT_CONNECT_WAIT_S, metavar="SECONDS",
                         help=f"with --require-connected: how long the arena waits for them to connect (default "
                              f"{DEFAULT_CONNECT_WAIT_S:g})")
     add_server_options(create)

@@ -155,7 +155,7 @@ def play_checked(match: Match, rng: random.Random) -> None:
 
 # Bounded by examples (each one a whole match, checked after every action), never by time: it ends on a loaded
 # machine too. The volume of play is test_hundreds_of_rounds_conserve_cards_and_end's.
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.integers(min_value=2, max_value=10), seed=st.integers(min_value=0, max_value=2**31),
        options=options, play_seed=st.integers(min_value=0, max_value=2**31))
 def test_random_matches_keep_every_invariant(players: int, seed: int, options: dict[str, Any],
@@ -171,7 +171,7 @@ def test_random_matches_keep_every_invariant(players: int, seed: int, options: d
 def test_hundreds_of_rounds_conserve_cards_and_end() -> None:
     rng = random.Random(2026)
     rounds = 0
-    for game in range(160):  # seeded: always the same 500-odd rounds, both variants, 2 to 10 players
+    for game in range(100):  # seeded: always the same 300-odd rounds, both variants, 2 to 10 players
         variant = "classic" if game % 2 else "flip"
         match = Match(players=2 + game % 9, seed=game, rules=Rules(variant=variant, target=500))
         while match.decision != "match_over":
@@ -183,4 +183,4 @@ def test_hundreds_of_rounds_conserve_cards_and_end() -> None:
             match.apply(match.current, legal[rng.randrange(len(legal))])
         assert_conserved(match)
         rounds += 1
-    assert rounds >= 500
+    assert rounds >= 300
