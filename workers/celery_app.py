@@ -22,6 +22,7 @@ from celery import Celery
 from celery.exceptions import CPendingDeprecationWarning
 
 from arena.store import Store, kombu_url, redis_py_url
+from arena.tournament.spec import DEFAULT_MATCHES_PER_PROCESS
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -153,6 +154,7 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         arena_pending_timeout=60.0,
         arena_store_retry_timeout=300.0,
         arena_infra_grace_s=30.0,
+        arena_matches_per_process=DEFAULT_MATCHES_PER_PROCESS,
         # What a scheduler does with a cron due time it finds late (it was down): "fire-once-late" or
         # "skip" (arena.service.schedules; every missed firing is logged either way).
         arena_missed_firings=missed_policy(),
@@ -180,6 +182,7 @@ ARENA_SETTINGS = (
     "arena_pending_timeout",
     "arena_store_retry_timeout",
     "arena_infra_grace_s",
+    "arena_matches_per_process",
 )
 """Timing of the tournament machinery (see :class:`arena.service.lifecycle.Settings`); each can be set
 from the environment as ``UNO_ARENA_<NAME>`` (e.g. ``UNO_ARENA_HEARTBEAT_TIMEOUT=20``)."""

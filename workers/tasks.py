@@ -87,6 +87,7 @@ def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[
             metrics=metrics,
             enqueue=CeleryEnqueuer(self.app),
             stop_on=(SoftTimeLimitExceeded,),
+            cancel=player.cancel,
         )
     finally:
         player.close()

@@ -32,7 +32,8 @@ import tempfile
 import threading
 from typing import Any
 
-from arena.commands import add_rule_options, bench_parsers
+from arena.commands import add_rule_options, bench_parsers, positive_int
+from arena.tournament.spec import DEFAULT_MATCHES_PER_PROCESS
 
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 OWN_DIR_ENV = "UNO_ARENA_OWN_METRICS_DIR"
@@ -71,7 +72,25 @@ def redis_problem() -> str | None:
     return None
 
 
+MATCHES_PER_PROCESS_ENV = "UNO_ARENA_MATCHES_PER_PROCESS"
+
+
+def _matches_per_process_problem(args: argparse.Namespace) -> str | None:
+    """Put ``--matches-per-process`` in the environment the worker's app reads; a bad value there is one line."""
+    if args.matches_per_process is not None:
+        os.environ[MATCHES_PER_PROCESS_ENV] = str(args.matches_per_process)
+    raw = os.environ.get(MATCHES_PER_PROCESS_ENV, "")
+    if raw and not (raw.strip().isdigit() and int(raw) >= 1):
+        return (f"error: {MATCHES_PER_PROCESS_ENV}={raw!r} is not a number of matches: set a whole number, at least 1 "
+                "(1 plays one match after another), or unset it for the default")
+    return None
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
+    problem = _matches_per_process_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     if not os.environ.get(MULTIPROC_DIR_ENV):
         problem = redis_problem()  # before anything is made (and before the start again below)
         if problem is not None:
@@ -200,6 +219,9 @@ def register(commands: Any) -> None:
                         help="Prometheus exporter port (default $UNO_ARENA_METRICS_PORT, else 9101; -1: off)")
     worker.add_argument("--metrics-address", default=None, metavar="ADDR",
                         help="address the exporter binds (default $UNO_ARENA_METRICS_ADDRESS, else 127.0.0.1)")
+    worker.add_argument("--matches-per-process", type=positive_int, default=None, metavar="N",
+                        help="matches a child plays at once (default $UNO_ARENA_MATCHES_PER_PROCESS, else "
+                             f"{DEFAULT_MATCHES_PER_PROCESS}; 1: one after another)")
     worker.add_argument("--loglevel", default="INFO")
     worker.add_argument("--hostname", default="", help="Celery node name (default: celery@HOST)")
     worker.set_defaults(func=cmd_worker, long_running=True)

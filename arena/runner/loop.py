@@ -58,6 +58,10 @@ _FALLBACK, _FORFEITED = DecisionOutcome.FALLBACK.value, DecisionOutcome.FORFEITE
 _UNREACHABLE = DecisionOutcome.UNREACHABLE.value
 _REFUSED = "refused"  # the metrics' outcome of a timeout after refused answers (not a DecisionOutcome)
 
+YIELD_EVERY = 32
+"""In-process answers between two yields to the event loop: a match of built-in bots never waits for anything, so
+without them it would hold the loop (and every remote match on it) from its first decision to its last."""
+
 INFRA_RETRY_S = 0.5
 """The pause between two tries of a decision the arena could not get to the bot (at most a tenth of the grace)."""
 
@@ -121,6 +125,7 @@ class MatchRunner:
         self._bank = [config.time_bank_s] * len(seats)  # each seat's time bank left (MatchConfig.time_bank_s)
         self._seen = [0] * len(seats)  # events each seat has been shown
         self._offers: list[int] = []  # seats still to be asked whether to catch, in order
+        self._unyielded = 0  # in-process answers since the last yield to the event loop (YIELD_EVERY)
         self._step_start = 0.0
         self._probe_times: tuple[float, float, float] | None = None  # the probe's pending sample (_record_probe)
         # Every round's hands, taken at its deal and its end (off the per-decision path) for the record.
@@ -168,6 +173,9 @@ class MatchRunner:
                 current = match.current
                 assert current is not None
                 await self.ask(current)
+            if self._unyielded >= YIELD_EVERY:
+                self._unyielded = 0
+                await asyncio.sleep(0)
 
     def _draw_bank(self, seat_no: int, request: SeatRequest, latency: float, timed_out: bool) -> float:
         """Take what the decision spent over its deadline (and its lag compensation) from the seat's time bank;
@@ -213,6 +221,7 @@ class MatchRunner:
                     index, outcome, refused, reasons = self._local_failed(seat_no, legal, error)
                 latency = time.perf_counter() - t0
                 lag = banked = 0.0
+                self._unyielded += 1
                 counts = tally.outcomes[seat_no]
                 counts[outcome] = counts.get(outcome, 0) + 1
                 tally.latency[seat_no].append(latency)

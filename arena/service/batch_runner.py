@@ -1,9 +1,18 @@
-"""Running one batch task: every match of the batch without a result is played and its result recorded once,
-while a heartbeat keeps the batch marked alive and renews the claim of the match in flight (one attempt of a match
-at a time); a Redis command refused or lost is retried with a back-off (``Settings.store_retry_timeout``)."""
+"""Running one batch task: every match of the batch without a result is played and its result recorded once, many
+at once, while a heartbeat keeps the batch marked alive and renews the claims of the matches in flight (one attempt
+of a match at a time) and their bots' slots; a Redis command refused or lost is retried with a back-off
+(``Settings.store_retry_timeout``).
+
+The batch releases its matches work-conserving (:func:`arena.tournament.dispatch.matches_to_start`): in schedule
+order, every match whose remote bots all have a free slot arena-wide (:class:`arena.store.slots.SlotStore`, reserved
+all at once) starts while the process has room (``Settings.matches_per_process``; matches of built-in bots only
+take at most :data:`BUILTIN_SHARE` places). Each match in flight is played from a thread of its own by the ``play``
+callable (:class:`arena.service.match_player.MatchPlayer` runs them all as coroutines on one event loop) and recorded
+from that thread; the batch's own thread dispatches and waits."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import functools
 import logging
@@ -11,27 +20,34 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.store import Replay, Store, StoredResult, StoreFailure, failure_kind
 from arena.store.runstate import RunState
 from arena.tournament import MatchSpec, TournamentSpec
+from arena.tournament.dispatch import WaitingMatch, matches_to_start
 from arena.tournament.status import ENDED_TOURNAMENT, BatchStatus, TournamentStatus
 
-from .matches import aborted_result, spec_from_wire
+from .matches import aborted_result, is_builtin, spec_from_wire
 from .recovery import check_tournament
-from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
+from .runtime import Enqueuer, MatchCancelled, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
 from .tournaments import spec_of
 
 log = logging.getLogger("arena.service.lifecycle")
 
 CLAIM_POLL = 0.5
+DISPATCH_POLL = 0.1
+"""Seconds between two looks for free slots while matches of the batch wait (a slot freed in another process)."""
+BUILTIN_SHARE = 1
+"""Matches of built-in bots only in flight at once in a batch: they are CPU-bound and played on the process's own
+event loop (yielding every few decisions), so one keeps the CPU busy and leaves every other place to remote
+matches, which mostly wait for their bots."""
 
 
 class Heartbeat:
     """A daemon thread that keeps a batch marked ``running`` while the batch task lives, and renews the
-    claim of the match in flight (:meth:`RunState.claim`, ``claim_ttl`` seconds).
+    claims of the matches in flight (:meth:`RunState.claim`, ``claim_ttl`` seconds) and their bots' slots.
 
     A beat that fails (Redis restarting, refusing writes) is logged and counted
     (``uno_arena_store_errors_total{where="heartbeat"}``); the next beat retries."""
@@ -43,13 +59,27 @@ class Heartbeat:
         self._run, self._bid, self._interval = run, batch_id, interval
         self._metrics = metrics or NoMetrics()
         self._claim_ttl = claim_ttl
-        self._claim: tuple[str, str] | None = None
+        self._claims: dict[str, str] = {}
+        self._slots: dict[str, frozenset[str]] = {}
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"heartbeat-{batch_id}", daemon=True)
 
     def hold(self, match_id: str, token: str | None) -> None:
-        """Renew the claim of ``match_id`` (``token`` from :meth:`RunState.claim`) with every beat; ``None``: none."""
-        self._claim = None if token is None else (match_id, token)
+        """Renew the claim of ``match_id`` (``token``: :meth:`RunState.claim`'s) with every beat; ``None``: no more."""
+        with self._lock:
+            if token is None:
+                self._claims.pop(match_id, None)
+            else:
+                self._claims[match_id] = token
+
+    def hold_slots(self, match_id: str, bots: frozenset[str] | None) -> None:
+        """Renew the slots ``match_id`` holds of ``bots`` with every beat; ``None``: no more."""
+        with self._lock:
+            if bots is None:
+                self._slots.pop(match_id, None)
+            elif bots:
+                self._slots[match_id] = bots
 
     def __enter__(self) -> Heartbeat:
         self._beat()
@@ -63,9 +93,12 @@ class Heartbeat:
     def _beat(self) -> None:
         try:
             self._run.mark(self._bid, BatchStatus.RUNNING)
-            claim = self._claim
-            if claim is not None:
-                self._run.renew(claim[0], claim[1], self._claim_ttl)
+            with self._lock:
+                claims, slots = list(self._claims.items()), list(self._slots.items())
+            for match_id, token in claims:
+                self._run.renew(match_id, token, self._claim_ttl)
+            if slots:
+                self._run.store.slots.renew(slots, self._claim_ttl)
         except StoreFailure as exc:  # Redis restarting or refusing writes: the next beat will do
             kind = failure_kind(exc)
             self._metrics.record_store_error(kind, "heartbeat")
@@ -120,11 +153,14 @@ def run_batch(
     metrics: MetricsSink | None = None,
     enqueue: Enqueuer | None = None,
     stop_on: tuple[type[BaseException], ...] = (),
+    cancel: Callable[[], None] | None = None,
 ) -> BatchOutcome:
-    """Play every match of the batch that has no result yet, recording each once.
+    """Play every match of the batch that has no result yet, recording each once (see the module docstring).
 
-    ``stop_on``: exceptions (the soft time limit) after which the batch stops starting matches,
-    marks itself ``stopped`` (the completeness check re-sends what is left) and returns.
+    ``play`` may be called from several threads at once (up to ``settings.matches_per_process``). ``stop_on``:
+    exceptions (the soft time limit) after which the batch starts no further match, stops the ones in flight
+    (``cancel``: makes every ``play`` in flight raise :class:`MatchCancelled`), marks itself ``stopped`` (the
+    completeness check re-sends what is left) and returns.
     """
     metrics = metrics or NoMetrics()
     outcome = BatchOutcome()
@@ -137,18 +173,12 @@ def run_batch(
         run.mark(batch_id, BatchStatus.DONE)
         return outcome
     spec, rules = _cached_spec(store, tournament_id, repr(created))
+    matches = [spec_from_wire(item, tournament_id, rules, spec.decision_deadline_ms, spec.time_bank_ms,
+                              spec.lag_compensation_cap_ms) for item in wire]
     batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, stop_on)
     with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
                    claim_ttl=settings.heartbeat_timeout) as batch.beat:
-        for item in wire:
-            match = spec_from_wire(item, tournament_id, rules, spec.decision_deadline_ms, spec.time_bank_ms,
-                                   spec.lag_compensation_cap_ms)
-            try:
-                if not batch.claimed(match):
-                    break
-            except stop_on:
-                outcome.stopped = True
-                break
+        _Dispatch(batch, matches, cancel).run()
     with contextlib.suppress(StoreFailure):
         run.mark(batch_id, BatchStatus.STOPPED if outcome.stopped or outcome.left else BatchStatus.DONE)
     if not outcome.stopped and store.results.progress(tournament_id).complete:
@@ -160,9 +190,95 @@ def run_batch(
     return outcome
 
 
+def waiting_match(match: MatchSpec) -> WaitingMatch:
+    """What the dispatcher needs of a match: its remote bots (key form, each once)."""
+    return WaitingMatch(match.match_id, frozenset(name.casefold() for name in match.seats if not is_builtin(name)))
+
+
+class _Dispatch:
+    """Releases a batch's matches as their bots' slots allow (see the module docstring) and waits for them."""
+
+    def __init__(self, batch: _Batch, matches: Sequence[MatchSpec], cancel: Callable[[], None] | None) -> None:
+        self.batch = batch
+        self.specs = {m.match_id: m for m in matches}
+        self.waiting = [waiting_match(m) for m in matches]
+        self.cancel = cancel
+        self.running: dict[concurrent.futures.Future[bool], WaitingMatch] = {}
+        self.stopping = False
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        limit = max(1, self.batch.settings.matches_per_process)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=limit, thread_name_prefix="match") as threads:
+            try:
+                while self.waiting or self.running:
+                    if not self.stopping:
+                        self._start(threads, limit)
+                    if not self.running:
+                        if self.stopping:
+                            break
+                        time.sleep(DISPATCH_POLL)  # every waiting match waits for a slot held elsewhere
+                        continue
+                    done, _ = concurrent.futures.wait(self.running, timeout=DISPATCH_POLL,
+                                                      return_when=concurrent.futures.FIRST_COMPLETED)
+                    for future in done:
+                        self._finished(future)
+            except self.batch.stop_on:
+                self.batch.outcome.stopped = True
+                self._stop()
+                concurrent.futures.wait(self.running)
+                for future in list(self.running):
+                    self._finished(future)
+        if self.error is not None:
+            raise self.error
+
+    def _start(self, threads: concurrent.futures.Executor, limit: int) -> None:
+        batch = self.batch
+        room = limit - len(self.running)
+        if room <= 0 or not self.waiting:
+            return
+        builtin_room = BUILTIN_SHARE - sum(1 for w in self.running.values() if w.builtin_only)
+        bots = sorted({bot for w in self.waiting for bot in w.bots})
+        free, capacity = batch.retrying(functools.partial(batch.store.slots.free, bots), "free slots") if bots \
+            else ({}, {})
+        for chosen in matches_to_start(self.waiting, free, room, builtin_room):
+            wanted = {bot: capacity[bot] for bot in chosen.bots}
+            reserve = functools.partial(batch.store.slots.reserve, chosen.match_id, wanted,
+                                        batch.settings.heartbeat_timeout)
+            if not batch.retrying(reserve, f"slots of {chosen.match_id}"):
+                continue  # taken by another process meanwhile: next look
+            self.waiting.remove(chosen)
+            if batch.beat is not None:
+                batch.beat.hold_slots(chosen.match_id, chosen.bots)
+            self.running[threads.submit(batch.claimed, self.specs[chosen.match_id])] = chosen
+
+    def _finished(self, future: concurrent.futures.Future[bool]) -> None:
+        match = self.running.pop(future)
+        batch = self.batch
+        if batch.beat is not None:
+            batch.beat.hold_slots(match.match_id, None)
+        if match.bots:
+            with contextlib.suppress(StoreFailure):  # else the lease runs out
+                batch.store.slots.release(match.match_id, match.bots)
+        try:
+            go_on = future.result()
+        except BaseException as error:  # a Redis failure past its retries, a bug: stop, then raise it
+            go_on = False
+            if self.error is None:
+                self.error = error
+        if not go_on and not self.stopping:
+            self._stop()
+
+    def _stop(self) -> None:
+        """Start nothing more; stop the matches in flight (their attempts are left to the completeness check)."""
+        self.stopping = True
+        if self.cancel is not None and self.running:
+            self.cancel()
+
+
 @dataclass
 class _Batch:
-    """One run of a batch: plays its matches one at a time (see :func:`run_batch`)."""
+    """One run of a batch: plays and records its matches, each from a thread of its own (see :func:`run_batch`)."""
 
     store: Store
     run: RunState
@@ -173,9 +289,14 @@ class _Batch:
     outcome: BatchOutcome
     stop_on: tuple[type[BaseException], ...] = ()
     beat: Heartbeat | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def _retrying(self, call: Callable[[], Any], what: str) -> Any:
+    def retrying(self, call: Callable[[], Any], what: str) -> Any:
         return retrying(call, what, self.settings, self.metrics)
+
+    def count(self, name: str) -> None:
+        with self.lock:
+            setattr(self.outcome, name, getattr(self.outcome, name) + 1)
 
     def claimed(self, match: MatchSpec) -> bool:
         """Play ``match`` under its claim (one attempt of a match at a time: a duplicated message waits for the
@@ -197,9 +318,9 @@ class _Batch:
     def one(self, match: MatchSpec) -> bool:
         """Play and record one claimed match; ``False`` when the batch starts no further match."""
         mid = match.match_id
-        recorded, attempts = self._retrying(functools.partial(self.run.begin, mid), f"match {mid}")
+        recorded, attempts = self.retrying(functools.partial(self.run.begin, mid), f"match {mid}")
         if recorded:
-            self.outcome.skipped += 1
+            self.count("skipped")
             return True
         if not attempts:  # the tournament ended (cancelled) meanwhile
             return False
@@ -211,14 +332,14 @@ class _Batch:
         # reply was lost still answers True, and a match is never counted twice.
         record = functools.partial(self.store.results.record, self.run.tid, mid, result, replay=replay,
                                    attempt=uuid.uuid4().hex)
-        wrote = self._retrying(record, f"result of match {mid}")
+        wrote = self.retrying(record, f"result of match {mid}")
         if wrote:
-            self.outcome.recorded += 1
+            self.count("recorded")
             self.metrics.record_matches_completed(1)
             if not result.scored:
-                self._retrying(functools.partial(self.store.results.incr, self.run.tid, "aborted"),
-                               f"aborted count of {mid}")
-        scheduled, done, status = self._retrying(functools.partial(self.run.after, mid, wrote), f"match {mid}")
+                self.retrying(functools.partial(self.store.results.incr, self.run.tid, "aborted"),
+                              f"aborted count of {mid}")
+        scheduled, done, status = self.retrying(functools.partial(self.run.after, mid, wrote), f"match {mid}")
         publish_remaining(self.metrics, self.run.tid, scheduled, done, status)
         if status in ENDED_TOURNAMENT and status is not TournamentStatus.FINISHED:
             log.info("batch %s of %s tournament %s: no further match starts", self.batch_id, status, self.run.tid)
@@ -228,14 +349,15 @@ class _Batch:
     def attempt(self, match: MatchSpec, attempts: int) -> tuple[StoredResult, Replay | None] | None:
         """The result (and replay) of this attempt of ``match`` to record; None to leave the match missing."""
         if attempts > self.settings.max_attempts:
-            self.outcome.aborted += 1
+            self.count("aborted")
             return aborted_result(match, f"gave up after {attempts - 1} attempts"), None
         replay: Replay | None
         try:
             # Each attempt is distinct for the bots (MatchStarted.attempt): a replay starts afresh.
             result, replay = self.play(replace(match, attempt=attempts))
-        except self.stop_on:
-            raise
+        except MatchCancelled:  # the batch stops: the completeness check sends the match again
+            self.count("left")
+            return None
         except Exception as exc:  # a bug or a broken seat: retried up to max_attempts
             log.exception("match %s failed (attempt %d)", match.match_id, attempts)
             result, replay = aborted_result(match, f"{type(exc).__name__}: {exc}"), None
@@ -245,9 +367,9 @@ class _Batch:
             # tournament forever.
             if attempts < self.settings.max_attempts:
                 log.warning("match %s aborted (attempt %d): %s", match.match_id, attempts, result.detail)
-                self.outcome.left += 1
+                self.count("left")
                 return None
-            self.outcome.aborted += 1
+            self.count("aborted")
         return result, replay
 
 

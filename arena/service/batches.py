@@ -23,12 +23,15 @@ def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
     """The largest batch (matches per task) for a tournament of ``total`` matches."""
     if settings.batch_size > 0:
         return settings.batch_size
-    cap = REMOTE_BATCH_CAP if remote else LOCAL_BATCH_CAP
+    cap = max(REMOTE_BATCH_CAP, 2 * settings.matches_per_process) if remote else LOCAL_BATCH_CAP
     return max(1, min(cap, math.ceil(total / GUIDED_DIVISOR)))
 
 
 LOCAL_BATCH_CAP = 25
 REMOTE_BATCH_CAP = 4
+"""The largest remote batch with one match at a time per process; with more, twice the process's limit
+(``Settings.matches_per_process``): a batch is what one worker child holds, and the dispatcher needs more matches
+than places to keep every bot busy while some wait for slots."""
 GUIDED_DIVISOR = 8
 """Batches shrink as ``remaining / 8``: even split across up to eight workers towards the end."""
 GUIDED_FLOOR = 4

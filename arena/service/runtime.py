@@ -11,6 +11,7 @@ from typing import Any, Protocol, TypeVar
 
 from arena.runner import DEFAULT_INFRA_GRACE_S
 from arena.store import StoreFailure, failure_kind
+from arena.tournament.spec import DEFAULT_MATCHES_PER_PROCESS
 from arena.tournament.status import ENDED_TOURNAMENT, TournamentStatus
 
 log = logging.getLogger("arena.service.lifecycle")
@@ -43,6 +44,9 @@ class Settings:
     """Seconds a batch keeps retrying (with a back-off, a log line and a metric each time) a Redis command that
     failed: a write Redis refuses (MISCONF, READONLY, OOM, NOREPLICAS) or a lost connection. After that the batch
     gives up, leaving its unrecorded matches to the completeness check."""
+    matches_per_process: int = DEFAULT_MATCHES_PER_PROCESS
+    """Matches a worker process plays at once (the operator's limit; a bot's own offer,
+    ``Hello.max_concurrent_matches``, bounds its matches too). 1: one match after another."""
     infra_grace_s: float = DEFAULT_INFRA_GRACE_S
     """How long a match waits for a remote bot the arena could not reach (its gateway gone, Redis unreachable)
     before it is aborted as an infrastructure fault (no strike either way; ``MatchConfig.infra_grace_s``)."""
@@ -55,6 +59,10 @@ class Settings:
             if value is not None:
                 kwargs[name] = int(value) if f.type in ("int", int) else float(value)
         return cls(**kwargs)
+
+
+class MatchCancelled(Exception):
+    """A match was stopped before its end because its batch stops (the soft time limit); it has no result."""
 
 
 class Enqueuer(Protocol):

@@ -30,6 +30,7 @@ from .replays import ReplayStore
 from .results import ResultStore
 from .schedules import ScheduleStore
 from .sessions import SessionStore
+from .slots import SlotStore
 from .standings import StandingsStore
 from .tournaments import TournamentStore
 
@@ -113,7 +114,8 @@ class Store:
     ``replays`` (:class:`ReplayStore`), ``standings`` (:class:`StandingsStore`),
     ``ratings`` (:class:`RatingStore`), ``schedules`` (:class:`ScheduleStore`),
     ``canary`` (:class:`CanaryStore`), ``incidents`` (:class:`IncidentStore`), ``gauntlets``
-    (:class:`GauntletStore`), ``competitions`` (:class:`CompetitionStore`), and ``redis``/``keys`` underneath;
+    (:class:`GauntletStore`), ``competitions`` (:class:`CompetitionStore`), ``slots`` (:class:`SlotStore`), and
+    ``redis``/``keys`` underneath;
     :attr:`url` names the server (for a Celery app on the same Redis) and :meth:`relay` opens the relay's
     asyncio channel.
     """
@@ -134,6 +136,7 @@ class Store:
         self.incidents = IncidentStore(client, self.keys)
         self.gauntlets = GauntletStore(client, self.keys)
         self.competitions = CompetitionStore(client, self.keys)
+        self.slots = SlotStore(client, self.keys)
 
     @classmethod
     def from_url(cls, url: str | None = None, *, prefix: str = DEFAULT_PREFIX) -> Store:

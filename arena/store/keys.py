@@ -26,6 +26,8 @@ key                                    type         contents
                                                     move out of in time), for ``LOST_TTL_S``; deleted when
                                                     the bot opens a new session: while it is set, a bot
                                                     without a session is the arena's fault (no strike)
+``uno:bot:{bot}:slots``                 zset         match id -> lease expiry (ms, Redis' clock): the matches
+                                                    workers reserved the bot for (:mod:`arena.store.slots`)
 ``uno:bot:{bot}:incidents``            list         the bot's incident log (:mod:`arena.store.incidents`):
                                                     ``"{seq} {json}"`` per incident, oldest first,
                                                     capped (``RPUSH`` + ``LTRIM``) at ``MAX_INCIDENTS``
@@ -191,6 +193,10 @@ class Keys:
     def bot_ended(self, name: str) -> str:
         """Ends of matches that ended while the bot was away (:meth:`arena.store.SessionStore.take_ended`)."""
         return f"{self.prefix}bot:{bot_key(name)}:ended"
+
+    def bot_slots(self, name: str) -> str:
+        """The bot's match slots held by workers (:class:`arena.store.slots.SlotStore`)."""
+        return f"{self.prefix}bot:{bot_key(name)}:slots"
 
     def bot_incidents(self, name: str) -> str:
         return f"{self.prefix}bot:{bot_key(name)}:incidents"

@@ -1,0 +1,128 @@
+"""Match slots of remote bots, arena-wide: the leases the workers' dispatchers take before starting a match.
+
+A bot offers ``Hello.max_concurrent_matches`` matches at once (its session's ``capacity``; the gateway holding its
+stream honours it too). A worker that wants to start a match reserves one slot of every remote bot in it at once,
+all or none (:meth:`SlotStore.reserve`, one Lua script), so two matches never each hold a slot the other one waits
+for, and workers in several processes never seat a bot in more matches than it offers. A slot is a *lease*: a
+member of the bot's sorted set ``uno:bot:{name}:slots`` (the match id) scored by its expiry time (Redis' clock);
+the worker's heartbeat renews it while the match is played (:meth:`SlotStore.renew`) and the match's end releases
+it (:meth:`SlotStore.release`). A worker killed mid-match stops renewing: its slots free themselves within the
+lease. A bot without a live session counts as offering one match (its matches still start, one at a time, and
+are played with its fallbacks and strikes, as before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import redis
+
+from .keys import Keys
+from .sessions import parse_session
+
+ABSENT_CAPACITY = 1
+"""The slots of a bot with no live session (see the module docstring)."""
+
+# KEYS: the bots' slot sets; ARGV[1]: the lease in ms; ARGV[2]: the match id; ARGV[3..]: each bot's capacity.
+# All or none; a slot the match already holds counts as free for it (a re-sent reservation is harmless).
+_RESERVE = """
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now_ms)
+  if not redis.call('ZSCORE', key, ARGV[2]) and redis.call('ZCARD', key) >= tonumber(ARGV[2 + i]) then
+    return 0
+  end
+end
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now_ms + tonumber(ARGV[1]), ARGV[2])
+  redis.call('PEXPIRE', key, tonumber(ARGV[1]) * 2)
+end
+return 1
+"""
+
+# KEYS: slot sets; ARGV[1]: the lease in ms; ARGV[2..]: the match id holding each (renewed only if still held).
+_RENEW = """
+local now = redis.call('TIME')
+local until_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, 'XX', until_ms, ARGV[1 + i])
+  redis.call('PEXPIRE', key, tonumber(ARGV[1]) * 2)
+end
+return 1
+"""
+
+# KEYS: slot sets; ARGV: none. The live leases of each set (expired ones dropped first).
+_COUNT = """
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local counts = {}
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now_ms)
+  counts[i] = redis.call('ZCARD', key)
+end
+return counts
+"""
+
+
+class SlotStore:
+    """The bots' match slots (see the module docstring); bot names in any case (key form inside)."""
+
+    def __init__(self, client: redis.Redis, keys: Keys) -> None:
+        self._r = client
+        self._k = keys
+        self._reserve = client.register_script(_RESERVE)
+        self._renew = client.register_script(_RENEW)
+        self._count = client.register_script(_COUNT)
+
+    def capacities(self, bots: Sequence[str]) -> dict[str, int]:
+        """Each bot's offer: the capacity of its newest live session, :data:`ABSENT_CAPACITY` without one. Two
+        round trips whatever the number of bots."""
+        pipe = self._r.pipeline(transaction=False)
+        for bot in bots:
+            pipe.smembers(self._k.bot_sessions(bot))
+        members = pipe.execute()
+        ids = [sorted(m.decode("utf-8") for m in found) for found in members]
+        flat = [sid for group in ids for sid in group]
+        raws = iter(self._r.mget([self._k.session(sid) for sid in flat]) if flat else [])
+        offers: dict[str, int] = {}
+        for bot, group in zip(bots, ids, strict=True):
+            sessions = [parse_session(sid, raw) for sid, raw in ((sid, next(raws)) for sid in group) if raw is not None]
+            offers[bot] = max(sessions, key=lambda s: s.started_at).capacity if sessions else ABSENT_CAPACITY
+        return offers
+
+    def free(self, bots: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
+        """``(free, capacity)`` per bot: its capacity (:meth:`capacities`) minus its live leases, never below 0."""
+        capacity = self.capacities(bots)
+        held = self._count(keys=[self._k.bot_slots(bot) for bot in bots]) if bots else []
+        return {bot: max(0, capacity[bot] - int(n)) for bot, n in zip(bots, held, strict=True)}, capacity
+
+    def reserve(self, match_id: str, capacity: Mapping[str, int], lease_s: float) -> bool:
+        """Take one slot of every bot of ``capacity`` (bot -> its offer) for ``match_id``, all or none."""
+        bots = sorted(capacity)
+        if not bots:
+            return True
+        keys = [self._k.bot_slots(bot) for bot in bots]
+        return bool(self._reserve(keys=keys, args=[_ms(lease_s), match_id, *(capacity[b] for b in bots)]))
+
+    def renew(self, held: Iterable[tuple[str, Iterable[str]]], lease_s: float) -> None:
+        """Extend the leases of ``(match_id, bots)`` pairs still held, in one round trip."""
+        keys: list[str] = []
+        members: list[str] = []
+        for match_id, bots in held:
+            for bot in bots:
+                keys.append(self._k.bot_slots(bot))
+                members.append(match_id)
+        if keys:
+            self._renew(keys=keys, args=[_ms(lease_s), *members])
+
+    def release(self, match_id: str, bots: Iterable[str]) -> None:
+        """Give back the slots ``match_id`` holds."""
+        pipe = self._r.pipeline(transaction=False)
+        for bot in bots:
+            pipe.zrem(self._k.bot_slots(bot), match_id)
+        pipe.execute()
+
+
+def _ms(seconds: float) -> int:
+    return max(1, int(seconds * 1000))
