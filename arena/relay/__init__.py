@@ -21,12 +21,17 @@ Keys (under the store prefix, ``uno:`` by default; built by :class:`arena.store.
 
 A message is one line of JSON (the header), a newline, then protobuf bytes:
 
-- ``{"op": "start", "bot", "match_id", "seat", "reply", "wait_s"}`` + ``MatchStarted``: seat the bot once it
-  plays fewer matches than its Hello offered; the gateway replies ``{"state": "queued"}`` at once when it must
-  wait, then ``{"state": "admitted"}`` or, after ``wait_s``, ``{"state": "refused"}`` (the seat raises
+- ``{"op": "start", "bot", "match_id", "seat", "reply", "wait_s", "casual"}`` + ``MatchStarted``: seat the bot
+  once it plays fewer matches than its Hello offered; the gateway replies ``{"state": "queued"}`` at once when it
+  must wait, then ``{"state": "admitted"}`` or, after ``wait_s``, ``{"state": "refused"}`` (the seat raises
   :class:`~arena.runner.SeatNotAdmitted`: the match is aborted, no strike). Without ``reply``: seat it at
   once (a match already seated on another gateway whose bot moved); ``{"op": "release", ...}`` frees a slot
-  of a start given up;
+  of a start given up. ``"casual": true`` (absent: false) marks a game against a person (``RelaySeat(...,
+  casual=True)``, the web front's "play against the bots"): the gateway seats it only if the bot has a slot free
+  right now and fewer casual matches than half its capacity (at least one), never queues it (``refused`` at once,
+  ``wait_s`` is not used), and gives its slot to a rated (tournament, ladder, gauntlet) start that finds the bot
+  full: the bot gets MatchEnded (aborted) and the match's next ``decide`` is answered ``evicted``
+  (:mod:`arena.server.gateway.admission`). A hand-over of a casual match keeps the field;
 - ``{"op": "close", "bot", "match_id", "seat", "reply"}``: the match is over, late answers no longer count in
   it; the reply ``{"late": N}`` is the seat's final count of late refusals (asked before MatchEnded is built);
 - ``{"op": "decide", "bot", "match_id", "seat", "number", "legal", "deadline_s", "reply", "sent"}`` + a
@@ -37,8 +42,10 @@ A message is one line of JSON (the header), a newline, then protobuf bytes:
   ``UNAUTHENTICATED`` (sent by the organizer API to every gateway holding the bot when its token is rotated or
   revoked or the bot deleted).
 
-The reply to ``decide`` is JSON ``{"status": "answered"|"timeout"|"gone", "index", "refusals", "reasons",
-"wire_s", "late", "version"}``. The seat waits ``decision_deadline_s + margin_s`` for it. No reply (the gateway died) or
+The reply to ``decide`` is JSON ``{"status": "answered"|"timeout"|"gone"|"evicted", "index", "refusals",
+"reasons", "wire_s", "late", "version"}`` (``evicted``: the casual match gave its slot to a rated match, the seat
+raises :class:`~arena.runner.SeatEvicted` and the match is aborted, no strike). The seat waits
+``decision_deadline_s + margin_s`` for it. No reply (the gateway died) or
 Redis unreachable is the arena's fault: :class:`~arena.runner.SeatUnreachable`, no strike (the runner asks again
 until the bot is back within its grace period, else aborts the match). No live session of the bot
 (``store.sessions.for_bot``), or a ``gone`` answer without ``moved``, first waits for the bot to come back

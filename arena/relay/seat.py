@@ -42,8 +42,10 @@ class RelaySeat(Seat):
     wants_events = True
 
     def __init__(self, store: Store, bot_name: str, *, margin_s: float = DEFAULT_MARGIN_S,
-                 admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S) -> None:
+                 admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S, casual: bool = False) -> None:
         self.store = store
+        self.casual = casual
+        """A game against a person: its ``start`` says ``casual`` (see :mod:`arena.relay`)."""
         self.name = bot_name
         self.version = "unknown"
         self.margin_s = margin_s
@@ -65,6 +67,8 @@ class RelaySeat(Seat):
         return self._channel
 
     def _header(self, op: str, **more: Any) -> dict[str, Any]:
+        if op == "start" and self.casual:
+            more["casual"] = True
         return {"op": op, "bot": self.name, "match_id": self._match_id, "seat": self._seat, "attempt": self._attempt,
                 **more}
 

@@ -13,6 +13,8 @@ and the legal actions, and asks the seat for an index into them (:meth:`MatchRun
   or not answering, Redis unreachable, the relay lost): no strike, no timeout; the runner asks the same decision
   again until the bot is back (logged ``unreachable``), for at most ``MatchConfig.infra_grace_s``, then aborts the
   match as an infrastructure fault (``EndReason.ABORTED``: not scored, played again as a new attempt);
+- :class:`~arena.runner.seat.SeatEvicted`: the bot left a casual match (a game against a person) for a tournament,
+  ladder or gauntlet match that needed its slot: the match ends ``EndReason.ABORTED``, no strike;
 - once a seat has ``max_strikes`` strikes it *forfeits*: it keeps its chair, the runner plays the fallback
   for it without asking any more, and the record says so (``EndReason.FORFEIT``, ``forfeits``, ``detail``).
 
@@ -43,6 +45,7 @@ from arena.players import EndReason, SeatStart, fallback_action
 from .record import DecisionOutcome, MatchConfig, MatchRecord, hands_to_json, new_decision_log
 from .seat import (
     Seat,
+    SeatEvicted,
     SeatGone,
     SeatNotAdmitted,
     SeatRequest,
@@ -143,6 +146,9 @@ class MatchRunner:
         except SeatUnreachable as error:
             self.end_reason = EndReason.ABORTED
             self.detail = f"aborted at decision {self.number}: infrastructure fault, not the bots': {error}"
+        except SeatEvicted as error:
+            self.end_reason = EndReason.ABORTED
+            self.detail = f"aborted at decision {self.number}: {error}"
         except Exception as error:
             self.end_reason = EndReason.ABORTED
             self.detail = f"aborted at decision {self.number}: {type(error).__name__}: {error}"

@@ -27,6 +27,9 @@ aborts the match (an infrastructure fault: not scored, played again later)."""
 DEFAULT_LAG_COMPENSATION_CAP_S = DEFAULT_LAG_COMPENSATION_CAP_MS / 1000.0
 """The most lag compensation a decision gets: a remote bot's measured round trip, up to this, is added to its
 deadline (``MatchConfig.lag_compensation_cap_s``), so a bot far from the arena is not penalised for the network."""
+EVICTED_TEXT = ("the bot was called to a tournament match (games against people give way to tournament, ladder and "
+                "gauntlet matches)")
+"""Why a casual match ended when its bot left it for a rated match (:class:`SeatEvicted`)."""
 DEFAULT_ADMIT_TIMEOUT_S = 600.0
 """How long a remote seat waits at the start of a match for its bot to have a free match slot (a bot never sits
 in more matches at once than its Hello offered); past it the match is aborted (not scored, played again later)."""
@@ -50,6 +53,11 @@ class SeatUnreachable(Exception):
 class SeatNotAdmitted(Exception):
     """The arena could not seat the bot in time: it already plays as many matches as its Hello offered, and none
     ended within the wait. An infrastructure fault, not the bot's: the match is aborted, nobody gets a strike."""
+
+
+class SeatEvicted(Exception):
+    """The bot left this casual match (a game against a person) for a tournament, ladder or gauntlet match that
+    needed its slot (:mod:`arena.server.gateway.admission`): the match is aborted, nobody gets a strike."""
 
 
 @dataclass(slots=True)
@@ -138,8 +146,8 @@ class LocalSeat(Seat):
 
 def settle(request: SeatRequest, status: str, index: int | None, refusals: int, reasons: Sequence[str],
            wire_s: float | None) -> int:
-    """Copy a transport's outcome (``"answered"``, ``"timeout"`` or ``"gone"``) into the request; the index,
-    or :class:`SeatTimeout` / :class:`SeatGone`. Shared by every remote transport."""
+    """Copy a transport's outcome (``"answered"``, ``"timeout"``, ``"gone"`` or ``"evicted"``) into the request; the
+    index, or :class:`SeatTimeout` / :class:`SeatGone` / :class:`SeatEvicted`. Shared by every remote transport."""
     request.refusals = refusals
     request.refusal_reasons = list(reasons)
     request.wire_s = wire_s
@@ -147,5 +155,7 @@ def settle(request: SeatRequest, status: str, index: int | None, refusals: int, 
         return index
     if status == "gone":
         raise SeatGone(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
+    if status == "evicted":
+        raise SeatEvicted(EVICTED_TEXT)
     raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no valid answer in "
                       f"{request.decision_deadline_s:g} s")

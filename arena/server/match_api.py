@@ -21,7 +21,7 @@ from arena.protocol import bot_pb2
 class DecideOutcome:
     """How one decision request ended on the gateway."""
 
-    status: str  # "answered" | "timeout" | "gone"
+    status: str  # "answered" | "timeout" | "gone" | "evicted"
     index: int | None
     refusals: int
     reasons: list[str]
@@ -51,9 +51,12 @@ class MatchApi(Protocol):
     def end_session(self, session_id: str, code: grpc.StatusCode, details: str) -> bool: ...
 
     async def admit(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
-                    timeout_s: float) -> bool: ...
+                    timeout_s: float, casual: bool = False) -> bool: ...
 
-    def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted) -> None: ...
+    def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
+                    casual: bool = False) -> None: ...
+
+    def is_casual(self, bot: str, match_id: str, seat: int) -> bool: ...
 
     def started_body(self, bot: str, match_id: str, seat: int) -> bytes | None: ...
 

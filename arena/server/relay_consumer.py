@@ -176,7 +176,8 @@ class RelayConsumer:
         elif "reply" in header:
             self._spawn(self._admit(relay, header, started), "answering a match start")
         elif not self.gateway.draining:
-            self.gateway.start_match(str(header["bot"]), str(header["match_id"]), int(header["seat"]), started)
+            self.gateway.start_match(str(header["bot"]), str(header["match_id"]), int(header["seat"]), started,
+                                     bool(header.get("casual")))
 
     def _spawn(self, coro: Coroutine[Any, Any, None], what: str) -> None:
         task = asyncio.create_task(self._guarded(coro, what))
@@ -194,7 +195,8 @@ class RelayConsumer:
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
         reply, wait_s = str(header["reply"]), float(header.get("wait_s", 0.0))
         gateway = self.gateway
-        admission = asyncio.ensure_future(gateway.admit(bot, match_id, seat, started, wait_s))
+        admission = asyncio.ensure_future(gateway.admit(bot, match_id, seat, started, wait_s,
+                                                        bool(header.get("casual"))))
         await asyncio.sleep(0)
         if not admission.done():
             await relay.reply(reply, json.dumps({"state": "queued"}))
@@ -232,7 +234,10 @@ class RelayConsumer:
             return None
         started = self.gateway.started_body(bot, match_id, seat)
         if started is not None:  # seat the bot there at once: the match was admitted here
-            await relay.push(target, encode({"op": "start", "bot": bot, "match_id": match_id, "seat": seat}, started))
+            start = {"op": "start", "bot": bot, "match_id": match_id, "seat": seat}
+            if self.gateway.is_casual(bot, match_id, seat):
+                start["casual"] = True
+            await relay.push(target, encode(start, started))
         key = relay.new_reply_key()
         left = max(0.001, end - time.time())
         if not await relay.publish(target, encode({**header, "deadline_s": left, "sent": time.time(), "reply": key},

@@ -25,11 +25,15 @@ class RemoteSeat(Seat):
 
     wants_events = True
 
-    def __init__(self, gateway: MatchApi, bot_name: str, *, admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S) -> None:
+    def __init__(self, gateway: MatchApi, bot_name: str, *, admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S,
+                 casual: bool = False) -> None:
         self.gateway = gateway
         self.name = bot_name
         self.version = gateway.bot_version(bot_name) or "unknown"
         self.admit_timeout_s = admit_timeout_s
+        self.casual = casual
+        """A game against a person: seated only if the bot has a slot free now, and gives it up to a rated match
+        (:mod:`arena.server.gateway.admission`)."""
         self._match_id = ""
         self._seat = -1
         self._late = 0
@@ -39,7 +43,10 @@ class RemoteSeat(Seat):
     async def start(self, info: SeatStart) -> None:
         self._match_id, self._seat, self._attempt = info.match_id, info.seat, info.attempt
         self.version = self.gateway.bot_version(self.name) or self.version
-        if not await self.gateway.admit(self.name, info.match_id, info.seat, match_started(info), self.admit_timeout_s):
+        if not await self.gateway.admit(self.name, info.match_id, info.seat, match_started(info), self.admit_timeout_s,
+                                        self.casual):
+            if self.casual:
+                raise SeatNotAdmitted(f"bot {self.name!r} has no slot free for a game against people now")
             raise SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
                                   f"ended within {self.admit_timeout_s:g} s")
         self._admitted = True

@@ -19,6 +19,13 @@ JSON objects numbered from 0) are
 - ``answered``: the person's answer to a decision was taken, or the runner played the fallback after the
   deadline (``timeout``).
 
+A connected bot at the table (:class:`GuestSeat`) plays a *casual* match: its relay seat's start says so, and the
+gateway seats it only if the bot has a slot free right now and sits in fewer games against people than half its
+capacity (at least one); the game is refused at once otherwise (:class:`BotBusy`: nothing was played). A tournament,
+ladder or gauntlet match that later needs the bot's slot takes it (:mod:`arena.server.gateway.admission`): the game
+ends for the person with :data:`arena.runner.EVICTED_TEXT` (aborted, no strike for anyone; people's games are not
+rated anyway).
+
 Sessions live in memory in a :class:`HumanPlayService` (bounded; idle and finished sessions expire); each has a
 secret token that only its browser holds. The match record is stored as a tournament match's replay
 (:func:`arena.service.replays.stored_record` into ``store.replays``), or kept in memory without a store.
@@ -46,6 +53,8 @@ from arena.runner import (
     MatchRunner,
     MatchSummary,
     Seat,
+    SeatEvicted,
+    SeatNotAdmitted,
     SeatRequest,
     SeatStart,
     SeatTimeout,
@@ -93,6 +102,10 @@ class BadAnswer(PlayError, ValueError):
 
 class TooManyGames(PlayError):
     """As many games are live as the service allows."""
+
+
+class BotBusy(PlayError):
+    """A connected bot picked as an opponent has no slot free for a game against people now."""
 
 
 # -- what the browser is sent: JSON built from the seat's observation only -----------------------------------------
@@ -155,6 +168,11 @@ class GameSetup:
     @property
     def seats(self) -> int:
         return len(self.opponents) + 1
+
+    @property
+    def remote(self) -> bool:
+        """Whether a connected bot (``remote:NAME``) sits at the table."""
+        return any(name.startswith(REMOTE_PREFIX) for name in self.opponents)
 
     def rules(self) -> Rules:
         try:
@@ -255,6 +273,63 @@ class HumanSeat(Seat):
         if self.match is None:
             return None
         return self.match.observation(seat, self.told)
+
+
+class GuestSeat(Seat):
+    """A connected bot at a person's table: its casual relay seat, seated before the game is offered
+    (:meth:`seat_now`), and whether it left the game for a rated match (:attr:`evicted`)."""
+
+    wants_events = True
+
+    def __init__(self, seat: Seat) -> None:
+        self.seat = seat
+        self.name = seat.name
+        self.seated = False
+        self.refusal: SeatNotAdmitted | None = None
+        """Why the gateway did not seat the bot (the runner's start then aborts the match at once)."""
+        self.evicted = False
+
+    @property
+    def version(self) -> str:
+        return self.seat.version
+
+    @version.setter
+    def version(self, value: str) -> None:
+        self.seat.version = value
+
+    async def seat_now(self, info: SeatStart) -> None:
+        """Ask the gateway to seat the bot, now or never; :class:`SeatNotAdmitted` when it has no slot for people."""
+        try:
+            await self.seat.start(info)
+        except SeatNotAdmitted as error:
+            self.refusal = error
+            raise
+        self.seated = True
+
+    async def start(self, info: SeatStart) -> None:
+        if self.refusal is not None:
+            raise self.refusal
+        if not self.seated:
+            await self.seat_now(info)
+
+    async def decide(self, request: SeatRequest) -> int:
+        try:
+            return await self.seat.decide(request)
+        except SeatEvicted:
+            self.evicted = True
+            raise
+
+    async def events(self, match_id: str, observation: Observation) -> None:
+        await self.seat.events(match_id, observation)
+
+    async def close_answers(self, match_id: str) -> int:
+        return await self.seat.close_answers(match_id)
+
+    async def end(self, match_id: str, summary: MatchSummary) -> None:
+        await self.seat.end(match_id, summary)
+
+    def late_refusals(self) -> int:
+        return self.seat.late_refusals()
 
 
 @dataclass(frozen=True)
@@ -383,7 +458,7 @@ class HumanPlayService:
                 raise BadSetup(f"opponent {opponent!r}: remote bots need a store (set $REDIS_URL)")
             if remote is None or name not in remote:
                 raise BadSetup(f"opponent {opponent!r}: no connected bot {name!r} accepts human games now")
-            return seat_for(name, seed=0, make_bot=self.make_bot, relay=self.store)
+            return GuestSeat(seat_for(name, seed=0, make_bot=self.make_bot, relay=self.store, casual=True))
         if builtin_kind(opponent) != opponent:
             raise BadSetup(f"opponent {opponent!r}: unknown built-in bot {opponent!r} "
                            f"(known: {', '.join(sorted(BUILTIN_NAMES))})")
@@ -391,15 +466,15 @@ class HumanPlayService:
 
     # -- sessions ---------------------------------------------------------------------------------------------------
     async def start(self, setup: GameSetup, *, player_name: str = "you") -> HumanSession:
-        """Start a game (call on the event loop that will run it); TooManyGames when the service is full."""
+        """Start a game (call on the event loop that will run it); TooManyGames when the service is full, BotBusy
+        when a connected bot picked has no slot free for a game against people now."""
         rules = setup.rules()
         self.prune()
         live = sum(1 for session in self._sessions.values() if not session.finished)
         if live >= self.max_sessions:
             raise TooManyGames(f"{live} games are being played, the most this arena allows; try again later")
         seed = self._new_seed()
-        needs_remote = any(name.startswith(REMOTE_PREFIX) for name in setup.opponents)
-        remote = set(await asyncio.to_thread(self.remote_bots)) if needs_remote else None
+        remote = set(await asyncio.to_thread(self.remote_bots)) if setup.remote else None
         opponents = [self._seat_for(name, seat, seed, remote) for seat, name in enumerate(setup.opponents, 1)]
         match_id = f"human-{uuid.uuid4().hex[:16]}"
         session = HumanSession(secrets.token_urlsafe(12), secrets.token_urlsafe(24), match_id, setup)
@@ -408,10 +483,36 @@ class HumanPlayService:
                              max_strikes=self.max_strikes, group=GROUP)
         runner = MatchRunner(config, [person, *opponents])
         person.attach(runner.match)
+        busy = await self._seat_guests(config, runner.names, opponents)
+        if busy is not None:
+            await runner.run()  # aborted at its start: the guests seated already are told the match ended
+            raise BotBusy(f"{busy} has no slot free for a game against people now: a connected bot plays people "
+                          "with at most half of its match slots, and tournaments, ladders and gauntlets come first; "
+                          "try again later or pick another opponent")
         session.task = asyncio.get_running_loop().create_task(self._play(session, runner, person))
         self._sessions[session.id] = session
         self._by_match[match_id] = session
         return session
+
+    @staticmethod
+    async def _seat_guests(config: MatchConfig, names: Sequence[str], opponents: Sequence[Seat]) -> str | None:
+        """Seat the connected bots of a new game (each now or never); the name of the first one refused, else None
+        (the bots after it are not asked: that game is not played)."""
+        refused: SeatNotAdmitted | None = None
+        name = None
+        for index, seat in enumerate(opponents, 1):
+            if not isinstance(seat, GuestSeat):
+                continue
+            if refused is not None:
+                seat.refusal = refused
+                continue
+            info = SeatStart(config.match_id, index, tuple(names), config.rules, config.decision_deadline_s,
+                             config.tournament_id, config.attempt)
+            try:
+                await seat.seat_now(info)
+            except SeatNotAdmitted as error:
+                refused, name = error, seat.name
+        return name
 
     async def _play(self, session: HumanSession, runner: MatchRunner, person: HumanSeat) -> None:
         try:
@@ -426,10 +527,13 @@ class HumanPlayService:
             session.replay = stored
             final = person.final_observation(session.seat)
             summary: MatchSummary = record.summary()
+            left = [seat.name for seat in runner.seats if isinstance(seat, GuestSeat) and seat.evicted]
+            detail = (f"{left[0]} was called to a tournament match: the game ends here (games against people give "
+                      "way to tournament, ladder and gauntlet matches)") if left else summary.detail
             session.post("end", {
                 "observation": None if final is None else observation_json(final),
                 "scores": list(summary.scores), "winner": summary.winner, "rounds": summary.rounds,
-                "end_reason": str(summary.end_reason), "detail": summary.detail, "seats": list(record.seats),
+                "end_reason": str(summary.end_reason), "detail": detail, "seats": list(record.seats),
                 "replay": record.match_id if saved else None,
             })
         finally:
@@ -484,6 +588,7 @@ class HumanPlayService:
 
 __all__ = [
     "GROUP", "HUMAN_DEADLINE_S", "MAX_SEATS", "MAX_TARGET", "MIN_SEATS", "REMOTE_PREFIX", "BadAnswer", "BadSetup",
-    "GameSetup", "HumanPlayService", "HumanSeat", "HumanSession", "Opponent", "PlayError", "TooManyGames",
+    "BotBusy", "GameSetup", "GuestSeat", "HumanPlayService", "HumanSeat", "HumanSession", "Opponent", "PlayError",
+    "TooManyGames",
     "UnknownSession", "WrongToken", "action_json", "card_json", "event_json", "face_json", "observation_json",
 ]

@@ -6,8 +6,9 @@
   (``POST /api/...``) takes only ``Content-Type: application/json`` (415 otherwise): a foreign form or a
   ``text/plain`` fetch cannot produce it without a CORS preflight, which this site never grants.
 * **Per-client limits** (a client is its IP address as the server sees it): a token bucket for game starts, one
-  for opened live streams and one for exports, and caps on the games and streams one client has at once
-  (:class:`ClientLimits`); past them, 429 with a ``Retry-After`` and a line saying which limit and when to retry.
+  for opened live streams and one for exports, and caps on the games (and among them the games against connected
+  bots) and streams one client has at once (:class:`ClientLimits`); past them, 429 with a ``Retry-After`` and a line
+  saying which limit and when to retry.
 * **Headers** on every answer: a Content-Security-Policy without inline script (:data:`CSP`), no framing
   (``X-Frame-Options: DENY`` and ``frame-ancestors 'none'``), ``X-Content-Type-Options: nosniff`` and a
   ``Referrer-Policy``.
@@ -128,13 +129,15 @@ class Rate:
 @dataclass(frozen=True)
 class ClientLimits:
     """What one client (IP address) may do: ``game_starts``, ``streams`` (opened) and ``exports`` as rates;
-    ``games`` and ``streams_open`` at once. ``enabled=False`` (a benchmark's viewers, all on loopback) turns the
+    ``games``, ``remote_games`` (those of its games with a connected bot at the table: each holds one of that bot's
+    match slots) and ``streams_open`` at once. ``enabled=False`` (a benchmark's viewers, all on loopback) turns the
     limits off; the CSRF checks and the headers stay."""
 
     game_starts: Rate = field(default_factory=lambda: Rate(burst=4, per_minute=6))
     streams: Rate = field(default_factory=lambda: Rate(burst=20, per_minute=120))
     exports: Rate = field(default_factory=lambda: Rate(burst=10, per_minute=30))
     games: int = 3
+    remote_games: int = 2
     streams_open: int = 12
     enabled: bool = True
 
@@ -153,6 +156,14 @@ class TooMany(Exception):
         self.retry_after_s = retry_after_s
 
 
+@dataclass(frozen=True)
+class LiveGame:
+    """A game a client started: whether a connected bot sits at its table, and how to tell it is over."""
+
+    remote: bool
+    over: Callable[[], bool]
+
+
 class ClientLedger:
     """The buckets and open streams of every client (thread-safe; idle clients are forgotten), and the games each
     runs (registered by the play pages: :meth:`games`)."""
@@ -164,7 +175,7 @@ class ClientLedger:
         self._clock = clock
         self._buckets: dict[tuple[str, Kind], TokenBucket] = {}
         self._streams: dict[str, int] = {}
-        self._games: dict[str, list[Callable[[], bool]]] = {}
+        self._games: dict[str, list[LiveGame]] = {}
         self._lock = threading.Lock()
         self._swept = clock()
 
@@ -206,23 +217,30 @@ class ClientLedger:
         with self._lock:
             return self._streams.get(client, 0)
 
-    def check_games(self, client: str) -> None:
-        """:class:`TooMany` when ``client`` already runs :attr:`ClientLimits.games` games not over."""
+    def check_games(self, client: str, remote: bool = False) -> None:
+        """:class:`TooMany` when ``client`` already runs :attr:`ClientLimits.games` games not over or, for a game
+        with a connected bot at the table (``remote``), :attr:`ClientLimits.remote_games` such games."""
         if not self.limits.enabled:
             return
         with self._lock:
-            running = [over for over in self._games.get(client, []) if not over()]
+            running = [game for game in self._games.get(client, []) if not game.over()]
             self._games[client] = running
             if len(running) >= self.limits.games:
                 raise TooMany(f"{client} already plays {len(running)} games: at most {self.limits.games} at once; "
                               "finish one first", 30.0)
+            with_bots = sum(1 for game in running if game.remote)
+            if remote and with_bots >= self.limits.remote_games:
+                raise TooMany(f"{client} already plays {with_bots} games against connected bots: at most "
+                              f"{self.limits.remote_games} at once (each holds one of a bot's match slots); finish "
+                              "one first", 30.0)
 
-    def games(self, client: str, over: Callable[[], bool]) -> None:
-        """Count a game ``client`` started; ``over()`` says when it ended."""
+    def games(self, client: str, over: Callable[[], bool], remote: bool = False) -> None:
+        """Count a game ``client`` started (``remote``: with a connected bot at the table); ``over()`` says when it
+        ended."""
         if not self.limits.enabled:
             return
         with self._lock:
-            self._games.setdefault(client, []).append(over)
+            self._games.setdefault(client, []).append(LiveGame(remote, over))
 
     def _sweep(self, now: float) -> None:
         if now - self._swept < self.FORGET_AFTER_S:
@@ -230,7 +248,7 @@ class ClientLedger:
         self._swept = now
         for key in [key for key, bucket in self._buckets.items() if bucket.full(now)]:
             del self._buckets[key]
-        for client in [c for c, games in self._games.items() if all(over() for over in games)]:
+        for client in [c for c, games in self._games.items() if all(game.over() for game in games)]:
             del self._games[client]
 
 

@@ -13,9 +13,12 @@
   stored form), also when the web front has no store and so no replay page for it (409 before the end);
 - ``GET /play/{id}``: the game page (``templates/play.html``, ``static/play.js``).
 
-One client (IP address) runs at most a few games at once (:class:`arena.web.guard.ClientLimits`: 429 past them;
-the starts themselves are rate-limited by :class:`arena.web.guard.Guard`). Every game request needs the game's
-token: the ``X-Play-Token`` header or the cookie set at the start (an
+One client (IP address) runs at most a few games at once, and fewer with a connected bot at the table
+(:class:`arena.web.guard.ClientLimits`: 429 past them; the starts themselves are rate-limited by
+:class:`arena.web.guard.Guard`). A connected bot plays people only with a slot free now and at most half of its
+slots, and leaves such a game when a tournament, ladder or gauntlet match needs the slot
+(:mod:`arena.service.human_play`): a game it cannot play now is refused with 503 naming the bot. Every game
+request needs the game's token: the ``X-Play-Token`` header or the cookie set at the start (an
 unknown game: 404; a wrong token: 403). The messages are what the seat's observation holds and nothing else
 (:func:`arena.service.human_play.observation_json`). The game's service is ``app.state.human_play`` when the app
 sets one, else one made on first use (on ``$REDIS_URL``'s store when that is set, in memory otherwise).
@@ -49,6 +52,7 @@ from arena.service.human_play import (
     MIN_SEATS,
     BadAnswer,
     BadSetup,
+    BotBusy,
     GameSetup,
     HumanPlayService,
     HumanSession,
@@ -71,7 +75,7 @@ REPLAY_PAGE = "/matches/"
 TARGETS = (50, 100, 250, 500)
 """The targets the form offers (the API takes any from 1 to :data:`arena.service.human_play.MAX_TARGET`)."""
 
-_STATUS = {BadSetup: 400, BadAnswer: 400, UnknownSession: 404, WrongToken: 403, TooManyGames: 503}
+_STATUS = {BadSetup: 400, BadAnswer: 400, UnknownSession: 404, WrongToken: 403, TooManyGames: 503, BotBusy: 503}
 
 
 def card_values() -> dict[str, dict[str, int]]:
@@ -132,12 +136,13 @@ def _with_cookie(response: Response, session: HumanSession) -> Response:
 
 
 async def _start(request: Request, data: Any) -> HumanSession:
-    """Start a game for the request's client, within its cap of games at once (:class:`TooMany` past it)."""
+    """Start a game for the request's client, within its caps of games at once (:class:`TooMany` past one)."""
+    setup = GameSetup.from_json(data)
     ledger = client_ledger(request)
     client = client_of(request.scope)
-    ledger.check_games(client)
-    session = await human_play_service(request).start(GameSetup.from_json(data))
-    ledger.games(client, lambda: session.finished)
+    ledger.check_games(client, setup.remote)
+    session = await human_play_service(request).start(setup)
+    ledger.games(client, lambda: session.finished, setup.remote)
     return session
 
 

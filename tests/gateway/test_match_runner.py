@@ -11,15 +11,18 @@ from prometheus_client import CollectorRegistry
 from arena.engine import Action, Match, Observation, Rules, parse_action
 from arena.metrics import create_metrics
 from arena.runner import (
+    EVICTED_TEXT,
     LocalSeat,
     MatchConfig,
     MatchRecord,
     Seat,
+    SeatEvicted,
     SeatGone,
     SeatRequest,
     SeatTimeout,
     fallback_action,
     run_match_sync,
+    settle,
 )
 from bots import Bot, make_bot
 
@@ -83,6 +86,26 @@ def test_timeouts_then_forfeit_keeps_the_seat_on_fallbacks() -> None:
     assert record.winner != 0
     result = record.to_result()
     assert result.forfeits == (0,) and result.strikes == (3, 0)
+
+
+def test_a_seat_evicted_for_a_rated_match_aborts_the_match_without_a_strike() -> None:
+    """A casual match (a game against a person) whose bot was called to a rated match (the transport answers
+    ``evicted``): aborted, not scored, nobody struck, the reason told in plain words."""
+
+    class CalledAway(Scripted):
+        async def decide(self, request: SeatRequest) -> int:
+            if self.asked >= 2:
+                settle(request, "evicted", None, 0, [], None)
+            return await super().decide(request)
+
+    guest = CalledAway("guest")
+    record = run_match_sync(config(3), [guest, LocalSeat(make_bot("random", seed=1))])
+    assert record.end_reason == "aborted" and record.winner is None
+    assert record.strikes == [0, 0] and record.timeouts == [0, 0] and not record.forfeits
+    assert record.detail.endswith(EVICTED_TEXT) and guest.asked == 2
+    with pytest.raises(SeatEvicted, match="called to a tournament match"):
+        settle(SeatRequest("m", 0, 1, Match(players=2, seed=1).observation(0), [], 1.0), "evicted", None, 0, [],
+               None)
 
 
 def test_a_strike_below_the_limit_is_no_forfeit() -> None:

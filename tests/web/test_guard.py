@@ -68,6 +68,17 @@ def test_a_bucket_refills_and_the_ledger_names_the_limit() -> None:
         ledger.check_games("10.0.0.1")
     over[0] = True
     ledger.check_games("10.0.0.1")
+    with_bots = ClientLedger(ClientLimits(games=3, remote_games=2))
+    for _ in range(2):
+        with_bots.check_games("10.0.0.3", remote=True)
+        with_bots.games("10.0.0.3", lambda: False, remote=True)
+    told = re.escape("10.0.0.3 already plays 2 games against connected bots: at most 2 at once")
+    with pytest.raises(TooMany, match=told):
+        with_bots.check_games("10.0.0.3", remote=True)
+    with_bots.check_games("10.0.0.3")  # a game against built-in bots holds no bot's slot: its own cap only
+    with_bots.games("10.0.0.3", lambda: False)
+    with pytest.raises(TooMany, match="already plays 3 games"):
+        with_bots.check_games("10.0.0.3")
     off = ClientLedger(ClientLimits(enabled=False))
     for _ in range(100):
         off.spend("10.0.0.1", Kind.GAME_START)

@@ -8,20 +8,51 @@ slot holds the newest attempt of its match: whatever comes for an older attempt 
 match's end, or dropped by the heartbeat once unused for long (its runner is gone). At match end the runner first
 closes the match to late answers (:meth:`Admissions.close_match`) and collects its late refusals, so MatchEnded tells
 the stored count.
+
+Games against people (*casual* matches: the web front's "play against the bots", whose start says ``casual``) never
+take a slot a rated match (tournament, ladder, gauntlet) needs:
+
+- a casual start never waits: it is seated only if, right now, the bot has a free slot, sits in fewer casual matches
+  than :func:`casual_cap` (half its capacity, at least one) and no rated start waits for it; else it is refused at
+  once (the person is told the bot is busy);
+- a rated start that finds the bot full while casual matches hold some of its slots takes the slot of the newest
+  casual match (:meth:`Admissions.evict`): the bot is told that match ended (MatchEnded, ``ABORTED``: not scored,
+  no strike, no incident), a decision of it pending ends ``evicted`` (the person's game ends with
+  :data:`arena.runner.EVICTED_TEXT`), and whatever comes for it later (events, decisions, its end) is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+import logging
 import time
 
+from arena.players import EndReason
 from arena.protocol import bot_pb2
+from arena.protocol.convert import end_reason_to_proto
+from arena.runner import EVICTED_TEXT
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.links import BotLink
-from arena.server.gateway.records import Drained, MatchSlot, Superseded, WaitingStart
+from arena.server.gateway.records import Drained, Evicted, MatchSlot, Superseded, WaitingStart
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import envelope
+
+log = logging.getLogger(__name__)
+
+
+def casual_cap(capacity: int) -> int:
+    """The casual matches (games against people) a bot with ``capacity`` match slots sits in at once, at most: half
+    its slots, and at least one, so that a bot offering a single slot may still play a person between its rated
+    matches (the next rated start takes the slot back)."""
+    return max(1, capacity // 2)
+
+
+def evicted_end(match_id: str, attempt: int) -> bot_pb2.MatchEnded:
+    """What a bot is told when its casual match gives its slot to a rated match: the match was aborted."""
+    return bot_pb2.MatchEnded(match_id=match_id, reason=end_reason_to_proto(EndReason.ABORTED), detail=EVICTED_TEXT,
+                              attempt=attempt)
 
 
 class Admissions:
@@ -30,19 +61,28 @@ class Admissions:
     def __init__(self, registry: SessionRegistry, config: GatewayConfig) -> None:
         self.registry = registry
         self.config = config
+        self._order = itertools.count(1)
 
     def _idle_limit(self, started: bot_pb2.MatchStarted) -> float:
         return max(self.config.slot_idle_s, 20 * started.decision_time_limit_ms / 1000.0)
 
-    def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted) -> None:
+    def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
+                    casual: bool = False) -> None:
         """Seat the bot in a match at once, whatever its capacity (for a match already admitted elsewhere: a
         relayed match whose bot moved to this gateway). New matches go through :meth:`admit`. A match the bot
-        is already seated in here is left as it is (a hand-over and the seat's own start may both come)."""
+        is already seated in here is left as it is (a hand-over and the seat's own start may both come), and so is
+        a casual match that gave its slot up."""
         link = self.registry.link(bot)
         slot = link.matches.get((match_id, seat))
-        if slot is not None and slot.attempt >= started.attempt:
+        if (slot is not None and slot.attempt >= started.attempt) or (match_id, seat) in link.evicted:
             return
-        self._open_slot(link, match_id, seat, started, self._idle_limit(started))
+        self._open_slot(link, match_id, seat, started, self._idle_limit(started), casual)
+
+    def is_casual(self, bot: str, match_id: str, seat: int) -> bool:
+        """Whether the bot sits in this match here as a casual one (a game against a person)."""
+        link = self.registry.links.get(bot.casefold())
+        slot = link.matches.get((match_id, seat)) if link is not None else None
+        return slot is not None and slot.casual
 
     def started_body(self, bot: str, match_id: str, seat: int) -> bytes | None:
         """The serialized MatchStarted of a match the bot is seated in here (to hand it over), or None."""
@@ -53,7 +93,7 @@ class Admissions:
         return bot_pb2.ArenaMessage.FromString(slot.started).match_started.SerializeToString()
 
     def _open_slot(self, link: BotLink, match_id: str, seat: int, started: bot_pb2.MatchStarted,
-                   idle_limit_s: float) -> None:
+                   idle_limit_s: float, casual: bool = False) -> None:
         """Seat the bot (send MatchStarted); a newer attempt replaces the slot of an older one, whose pending
         decisions are dropped (:class:`Superseded`), so a reconnect never sends them to the new attempt's bot."""
         attempt = started.attempt
@@ -64,7 +104,8 @@ class Admissions:
                         and not pending.future.done()):
                     pending.future.set_exception(Superseded())
         data = envelope(match_started=started)
-        link.matches[(match_id, seat)] = MatchSlot(data, attempt=attempt, idle_limit_s=idle_limit_s)
+        link.matches[(match_id, seat)] = MatchSlot(data, attempt=attempt, idle_limit_s=idle_limit_s, casual=casual,
+                                                   order=next(self._order))
         if link.session is not None:
             link.session.send(data)
 
@@ -73,21 +114,63 @@ class Admissions:
         slot = link.matches.get((match_id, seat))
         return bool(attempt) and slot is not None and slot.attempt > attempt
 
+    def _capacity(self, link: BotLink) -> int:
+        return link.capacity or self.config.max_concurrent_matches
+
     def _has_room(self, link: BotLink, match_id: str) -> bool:
         open_matches = link.open_matches()
-        capacity = link.capacity or self.config.max_concurrent_matches
-        return match_id in open_matches or len(open_matches) < capacity
+        return match_id in open_matches or len(open_matches) < self._capacity(link)
+
+    def _make_room(self, link: BotLink, match_id: str) -> bool:
+        """Whether the bot has room for a rated match, once casual matches gave their slots up, newest first, as
+        many as it takes."""
+        while not self._has_room(link, match_id):
+            casual = [(slot.order, key[0]) for key, slot in link.matches.items() if slot.casual]
+            if not casual:
+                return False
+            self.evict(link, max(casual)[1])
+        return True
+
+    def evict(self, link: BotLink, match_id: str) -> None:
+        """The casual match ``match_id`` gives its slot up to a rated match: the bot is told it ended (MatchEnded,
+        aborted), a decision of it pending ends ``evicted``, and what comes for it later is dropped."""
+        session = link.session
+        for key in [key for key in link.matches if key[0] == match_id]:
+            slot = link.matches.pop(key)
+            link.note_evicted(key, told=session is not None)
+            if session is not None:
+                session.send(envelope(match_ended=evicted_end(match_id, slot.attempt)))
+        for pending in list(link.pending.values()):
+            if pending.match_id == match_id and not pending.future.done():
+                pending.future.set_exception(Evicted())
+        log.info("bot %s: casual match %s gave its slot to a rated match", link.name, match_id)
+
+    def _admit_casual(self, link: BotLink, match_id: str, seat: int, started: bot_pb2.MatchStarted,
+                      idle_limit_s: float) -> bool:
+        """Seat the bot in a casual match now, or never (see the module's docstring)."""
+        open_matches = link.open_matches()
+        if match_id not in open_matches:
+            capacity = self._capacity(link)
+            if (link.waiting or len(open_matches) >= capacity
+                    or len(link.casual_matches()) >= casual_cap(capacity)):
+                return False
+        self._open_slot(link, match_id, seat, started, idle_limit_s, casual=True)
+        return True
 
     async def admit(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
-                    timeout_s: float) -> bool:
+                    timeout_s: float, casual: bool = False) -> bool:
         """Seat the bot in a match (send MatchStarted) once it plays fewer matches than its Hello offered (a second
         seat of a match it already plays needs no slot). Match starts wait first come first served; False when
-        none was free within ``timeout_s`` (nothing was sent: the caller aborts the match, no strike)."""
+        none was free within ``timeout_s`` (nothing was sent: the caller aborts the match, no strike). A rated start
+        takes the slot of a casual match when the bot has none free; a ``casual`` one is seated now or refused at
+        once (see the module's docstring)."""
         link = self.registry.link(bot)
         idle = self._idle_limit(started)
-        if self.stale(link, match_id, seat, started.attempt):
-            return False  # a start of an attempt that a newer one replaced: nothing to seat
-        if match_id in link.open_matches() or (not link.waiting and self._has_room(link, match_id)):
+        if self.stale(link, match_id, seat, started.attempt) or (match_id, seat) in link.evicted:
+            return False  # a start of an attempt that a newer one replaced, or of a match that gave way
+        if casual:
+            return self._admit_casual(link, match_id, seat, started, idle)
+        if match_id in link.open_matches() or (not link.waiting and self._make_room(link, match_id)):
             self._open_slot(link, match_id, seat, started, idle)
             return True
         entry = WaitingStart(match_id, seat, started, idle, asyncio.get_running_loop().create_future())
@@ -114,7 +197,7 @@ class Admissions:
             if entry.future.done():
                 waiting.popleft()
                 continue
-            if not self._has_room(link, entry.match_id):
+            if not self._make_room(link, entry.match_id):
                 return
             waiting.popleft()
             self._open_slot(link, entry.match_id, entry.seat, entry.started, entry.idle_limit_s)
@@ -136,7 +219,7 @@ class Admissions:
 
     def send_events(self, bot: str, match_id: str, seat: int, events: bot_pb2.MatchEvents, attempt: int = 0) -> None:
         link = self.registry.link(bot)
-        if self.stale(link, match_id, seat, attempt):
+        if self.stale(link, match_id, seat, attempt) or (match_id, seat) in link.evicted:
             return
         slot = link.matches.get((match_id, seat))
         if slot is not None:
@@ -148,8 +231,14 @@ class Admissions:
                   attempt: int = 0) -> int:
         """Tell the bot its match ended; returns the seat's late refusals (the slot is dropped, which frees a match
         slot of the bot). ``ended`` None: release the slot without telling the bot (a start given up). The end of
-        an older attempt than the slot's (``attempt``, else ``ended.attempt``) leaves the newer attempt's slot."""
+        an older attempt than the slot's (``attempt``, else ``ended.attempt``) leaves the newer attempt's slot. The
+        end of a casual match that gave its slot up reaches the bot only if it was not told then."""
         link = self.registry.link(bot)
+        told = link.evicted.pop((match_id, seat), None)
+        if told is not None:
+            if not told and link.session is not None and ended is not None:
+                link.session.send(envelope(match_ended=ended))
+            return 0
         if self.stale(link, match_id, seat, attempt or (ended.attempt if ended is not None else 0)):
             if link.session is not None and ended is not None:
                 link.session.send(envelope(match_ended=ended))

@@ -2,8 +2,10 @@
 
 Each request gets a ``request_id`` and is pending on the bot's link (so a reconnect sends it again, with the time
 left) until a valid answer, its deadline (one event-loop timer for all, :mod:`arena.server.deadlines`), a newer
-attempt of its match (:class:`~arena.server.gateway.records.Superseded`) or the gateway's drain
-(:class:`~arena.server.gateway.records.Drained`). An answer is matched by request id and refused in-band otherwise,
+attempt of its match (:class:`~arena.server.gateway.records.Superseded`), the gateway's drain
+(:class:`~arena.server.gateway.records.Drained`) or, for a casual match (a game against a person), its slot given to
+a rated match (:class:`~arena.server.gateway.records.Evicted`: the outcome is ``evicted``, and an answer that comes
+for it afterwards is dropped without an Error). An answer is matched by request id and refused in-band otherwise,
 each refusal naming the problem: unknown request id (``NOT_FOUND``), late answer (``DEADLINE_EXCEEDED``), duplicate
 (``ALREADY_EXISTS``), ``action_index`` out of range (``OUT_OF_RANGE``), wrong match id (``INVALID_ARGUMENT``). A
 refused answer to a pending request leaves it pending: the bot may answer again until the deadline. A request left
@@ -28,7 +30,7 @@ from arena.server.deadlines import Deadlines
 from arena.server.gateway.admission import Admissions
 from arena.server.gateway.limits import RETRIES_PER_REQUEST
 from arena.server.gateway.links import BotLink
-from arena.server.gateway.records import Drained, PendingDecision, Superseded
+from arena.server.gateway.records import Drained, Evicted, PendingDecision, Superseded
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, error_bytes
 from arena.server.match_api import DecideOutcome
@@ -63,8 +65,10 @@ class Decisions:
         The bot need not be connected now: the request waits for it (a reconnect picks it up). On a draining
         gateway it is ``gone`` with ``moved`` set, unsent or at once (the relay hands it over). A request of an
         older ``attempt`` than the bot's newest start of the match is ``gone`` unsent, and a pending one is
-        dropped when a newer attempt starts (:class:`Superseded`). The wait is ``decision_deadline_s`` plus the stream's
-        round trip up to ``lag_compensation_cap_s`` (lag compensation; the bot is told ``decision_deadline_s``)."""
+        dropped when a newer attempt starts (:class:`Superseded`). A request of a casual match that gave its slot to
+        a rated match is ``evicted`` (unsent, or at once when pending). The wait is ``decision_deadline_s`` plus the
+        stream's round trip up to ``lag_compensation_cap_s`` (lag compensation; the bot is told
+        ``decision_deadline_s``)."""
         t_start = time.perf_counter()
         link = self._link(bot)
         if self.registry.draining:
@@ -72,6 +76,8 @@ class Decisions:
                                  link.version, moved=True)
         if self._stale(link, match_id, seat, attempt):
             return DecideOutcome("gone", None, 0, [], None, 0, link.version)
+        if (match_id, seat) in link.evicted:
+            return DecideOutcome("evicted", None, 0, [], None, 0, link.version)
         request_id = self.new_request_id()
         limit_ms = max(1, int(decision_deadline_s * 1000))
         session = link.session
@@ -96,6 +102,8 @@ class Decisions:
             status, moved = "gone", True
         except Superseded:
             status = "gone"
+        except Evicted:
+            status = "evicted"
         except TimeoutError:
             status = "timeout" if link.session is not None else "gone"
             if link.session is not None:
@@ -156,6 +164,8 @@ class Decisions:
                            decision.match_id, request_id)
             return
         match_id, seat, status = retired
+        if status == "evicted":  # its match gave way and the bot was told so: an answer on its way is no fault
+            return
         slot = link.matches.get((match_id, seat))
         if status == "answered":
             code, reason = grpc.StatusCode.ALREADY_EXISTS, "duplicate"

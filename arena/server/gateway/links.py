@@ -19,6 +19,7 @@ class BotLink:
     """Everything this gateway holds for one bot name: its session (if connected), matches, pending decisions."""
 
     RETIRED_MAX = 20_000
+    EVICTED_MAX = 1_000
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -34,9 +35,20 @@ class BotLink:
         """Matches at once the bot's latest Hello offered (0: it never connected here)."""
         self.waiting: deque[WaitingStart] = deque()
         """Match starts waiting for a free slot, first come first served."""
+        self.evicted: OrderedDict[tuple[str, int], bool] = OrderedDict()
+        """Casual matches (by match and seat) whose slot went to a rated match, newest last (at most
+        ``EVICTED_MAX``), and whether the bot was told (MatchEnded) then: what still comes for them is dropped."""
 
     def open_matches(self) -> set[str]:
         return {match_id for match_id, _seat in self.matches}
+
+    def casual_matches(self) -> set[str]:
+        return {match_id for (match_id, _seat), slot in self.matches.items() if slot.casual}
+
+    def note_evicted(self, key: tuple[str, int], told: bool) -> None:
+        self.evicted[key] = told
+        if len(self.evicted) > self.EVICTED_MAX:
+            self.evicted.popitem(last=False)
 
     def retire(self, request_id: str, match_id: str, seat: int, status: str) -> None:
         self.retired[request_id] = (match_id, seat, status)

@@ -1,5 +1,6 @@
 """What the gateway holds for a bot's matches and decisions, as plain records (a pending decision, a match slot, a
-match start waiting for a slot), and the two ways a wait on one ends early (:class:`Drained`, :class:`Superseded`)."""
+match start waiting for a slot), and the three ways a wait on one ends early (:class:`Drained`, :class:`Superseded`,
+:class:`Evicted`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ class Drained(Exception):
 
 class Superseded(Exception):
     """A newer attempt of the match started: a pending decision of an older attempt is dropped (never sent again)."""
+
+
+class Evicted(Exception):
+    """The casual match (a game against a person) gave its slot to a tournament, ladder or gauntlet match: a pending
+    decision of it is dropped."""
 
 
 @dataclass(eq=False)
@@ -52,6 +58,10 @@ class MatchSlot:
     idle_limit_s: float = 600.0
     closed: bool = False
     """The match is over: late answers are refused but no longer counted in it (see Gateway.close_match)."""
+    casual: bool = False
+    """A game against a person (the start said ``casual``): it gives its slot up to a rated match that needs it."""
+    order: int = 0
+    """When the slot was opened, counted per gateway (the newest casual match is the first to give way)."""
 
 
 @dataclass(eq=False)

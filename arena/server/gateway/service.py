@@ -97,6 +97,7 @@ class Gateway:
         # The match side.
         self.start_match = self.admissions.start_match
         self.started_body = self.admissions.started_body
+        self.is_casual = self.admissions.is_casual
         self.admit = self.admissions.admit
         self.open_matches = self.admissions.open_matches
         self.send_events = self.admissions.send_events
