@@ -19,7 +19,7 @@ import secrets
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,10 +92,12 @@ def _answers(client: ArenaClient) -> bool:
 
 @contextlib.contextmanager
 def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
-                scheduler_tick_s: float | None = None) -> Iterator[LocalArena]:
+                scheduler_tick_s: float | None = None,
+                worker_env: Mapping[str, str] | None = None) -> Iterator[LocalArena]:
     """Start Redis, the gateway, a worker and, with ``scheduler_tick_s``, the scheduler ticking that often (what
     fires cron schedules and runs the competitions' ladder; the demo's arena has one); stop everything (and the
-    embedded Redis) on exit.
+    embedded Redis) on exit. ``worker_env``: settings for the worker alone, added to its environment (e.g.
+    ``UNO_ARENA_MATCHES_PER_PROCESS``, read by :mod:`workers.celery_app`).
 
     SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
     """
@@ -125,7 +127,7 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
             wait_until(lambda: _answers(client), "the gateway", processes)
             processes.start("worker", [*cli_argv(), "worker", "--concurrency", str(worker_concurrency),
                                        "--metrics-port", str(worker_metrics)],
-                            dict(env, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)))
+                            dict(env, **(worker_env or {}), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)))
             if scheduler_tick_s is not None:
                 processes.start("scheduler", [*cli_argv(), "scheduler", "--tick", f"{scheduler_tick_s:g}"], env)
             yield LocalArena(work, redis_url, embedded, address, gateway_metrics, worker_metrics, processes,

@@ -234,8 +234,11 @@ class BotClient:
     def __init__(self, target: str, token: str, factory: BotFactory, *, bot_version: str = "python-kit",
                  max_concurrent_matches: int = 16, reconnect: bool = True, max_backoff_s: float = 10.0,
                  threaded: bool = False, raw: RawChooser | None = None, batches: bool = True, tls: bool = False,
-                 tls_ca: str | None = None, human_games: bool = False) -> None:
+                 tls_ca: str | None = None, human_games: bool = False, think_s: float = 0.0) -> None:
         self.target = target
+        self.think_s = think_s
+        """Seconds to wait before each answer, asynchronously (the other matches go on meanwhile): a simulated
+        think time, for benchmarks (``python -m arena.bench.swarm --think-ms``) and tests; 0: answer at once."""
         self.human_games = human_games
         """Hello.accepts_human_games: the web front may seat the bot against people."""
         self.credentials = tls_credentials(tls, tls_ca)
@@ -432,8 +435,8 @@ class BotClient:
                 log.info("match %s: ignoring a request of attempt %d (attempt %d is on)", request.match_id,
                          request.attempt, known)
                 return False
-            if self.threaded:
-                task = asyncio.create_task(self._decide_in_thread(call, message.decision_request, lock))
+            if self._answers_apart:
+                task = asyncio.create_task(self._decide_apart(call, message.decision_request, lock))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
             else:
@@ -488,8 +491,14 @@ class BotClient:
         for key in [k for k in self._bots if k[0] == match_id]:
             del self._bots[key]
 
+    @property
+    def _answers_apart(self) -> bool:
+        """Whether each decision is answered by a task of its own (in a thread, or after the think time), its answer
+        written on its own (under the lock), rather than at once in the reply to the arena's message."""
+        return self.threaded or self.think_s > 0
+
     async def _write(self, call: Any, message: bot_pb2.BotMessage, lock: asyncio.Lock | None) -> None:
-        if lock is None or not self.threaded:
+        if lock is None or not self._answers_apart:
             await call.write(message)
             return
         async with lock:
@@ -514,42 +523,45 @@ class BotClient:
     def _remember(self, request: bot_pb2.DecisionRequest, answer: asyncio.Future[Choice]) -> None:
         self._answers[request.match_id] = (request.attempt, request.decision_number, answer)
 
+    def _chooser(self, request: bot_pb2.DecisionRequest) -> Callable[[], Any]:
+        """The bot's choice for ``request``, to call: the raw function on the message, or the match's bot on the
+        observation and legal actions converted to engine types."""
+        if self.raw is not None:
+            raw = self.raw
+            return lambda: raw(request)
+        bot, observation, legal = self._bot_and_inputs(request)
+        return lambda: bot.choose(observation, legal)
+
     def _decide(self, request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
         """The answer to ``request``, decided on the event loop."""
         before = self._asked_before(request)
         if before is not None and before.done() and not before.cancelled() and before.exception() is None:
             return _answer(request, before.result())
-        if self.raw is not None:
-            raw = self.raw
-            choice = self._choose_safely(request, lambda: raw(request))
-        else:
-            bot, observation, legal = self._bot_and_inputs(request)
-            choice = self._choose_safely(request, lambda: bot.choose(observation, legal))
+        choice = self._choose_safely(request, self._chooser(request))
         answer: asyncio.Future[Choice] = asyncio.get_running_loop().create_future()
         answer.set_result(choice)
         self._remember(request, answer)
         self.stats.decisions += 1
         return _answer(request, choice)
 
-    async def _decide_in_thread(self, call: Any, request: bot_pb2.DecisionRequest, lock: asyncio.Lock) -> None:
-        """Decide ``request`` in a worker thread (``threaded=True``) and send the answer on its own. The thread's
-        work outlives this task (a stream that ends cancels it): the same decision asked again on the next stream
-        waits for that work instead of asking the bot twice."""
+    async def _decide_apart(self, call: Any, request: bot_pb2.DecisionRequest, lock: asyncio.Lock) -> None:
+        """Decide ``request`` in a task of its own (in a worker thread with ``threaded=True``, after ``think_s``)
+        and send the answer on its own. The work outlives this task (a stream that ends cancels it): the same
+        decision asked again on the next stream waits for that work instead of asking the bot twice."""
         answer = self._asked_before(request)
         if answer is None or answer.cancelled() or (answer.done() and answer.exception() is not None):
-            loop = asyncio.get_running_loop()
-            if self.raw is not None:
-                raw = self.raw
-                answer = loop.run_in_executor(None, self._choose_safely, request, lambda: raw(request))
-            else:
-                bot, observation, legal = self._bot_and_inputs(request)
-                answer = loop.run_in_executor(None, self._choose_safely, request,
-                                              lambda: bot.choose(observation, legal))
+            answer = asyncio.ensure_future(self._think_and_choose(request, self._chooser(request)))
             self._remember(request, answer)
             self.stats.decisions += 1
         choice = await asyncio.shield(answer)
         await self._write(call, _answer(request, choice), lock)
 
+    async def _think_and_choose(self, request: bot_pb2.DecisionRequest, choose: Callable[[], Any]) -> Choice:
+        if self.think_s > 0:
+            await asyncio.sleep(self.think_s)
+        if self.threaded:
+            return await asyncio.get_running_loop().run_in_executor(None, self._choose_safely, request, choose)
+        return self._choose_safely(request, choose)
 
     def _choose_safely(self, request: bot_pb2.DecisionRequest, choose: Callable[[], Any]) -> Choice:
         """``choose()`` when it gives the index of a legal action; else (it raised, or gave something else) the

@@ -6,6 +6,12 @@
 - :mod:`arena.bench.abuse`: ``bench abuse``, a well-behaved bot beside each attack on the gateway;
 - :mod:`arena.bench.web`: ``bench web``, the web front's pages over a big history and live viewers of a
   running tournament;
-- :mod:`arena.bench.load` and :mod:`arena.bench.swarm`: ``uno-arena load``, a swarm of bot processes against
-  a local arena.
+- :mod:`arena.bench.load`: ``bench load``, many remote bots (swarm processes) and one tournament against a local
+  arena: decisions/s, latency, timeouts, RSS, every match recorded once;
+- :mod:`arena.bench.remote`: ``bench remote``, remote matches in flight at once against the bound the bots allow,
+  and their cost (worker CPU and RSS, Redis per decision), the run against one match per worker process.
+
+Shared by the last two: :mod:`arena.bench.swarm` (many bots in one process), :mod:`arena.bench.fleet` (the swarms
+and a tournament against a local arena); :mod:`arena.bench.procfs` (what ``/proc`` says of the processes) serves
+``bench tournament`` too.
 """

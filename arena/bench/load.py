@@ -34,28 +34,35 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 import time
-import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from arena.bench.swarm import BRAINS, process_memory, write_tokens
-from arena.client import ArenaClient
-from arena.processes import stop_process_groups
-from arena.protocol.statuses import tournament_status
+from arena.bench.fleet import (
+    SwarmSettings,
+    arena_processes,
+    exported_results,
+    play_tournament,
+    scrape,
+    start_fleet,
+    swarm_processes,
+    tournament_spec,
+    wait_for_fleet,
+)
+from arena.bench.procfs import process_memory
+from arena.bench.swarm import BRAINS, SwarmStats
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.status import TournamentStatus
 
+if TYPE_CHECKING:
+    from arena.local_arena import LocalArena
+
 MIB = 1024 * 1024
 SLOW_MS = 250.0
-EXPORT_TIMEOUT_S = 300.0
 
 
 @dataclass
@@ -167,70 +174,6 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered), rank) - 1]
 
 
-# -- processes -----------------------------------------------------------------------------------------------------
-
-
-def _parents() -> dict[int, int]:
-    """pid -> parent pid of every process (from /proc)."""
-    out: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        out[int(entry.name)] = int(fields[1])
-    return out
-
-
-def _children(pid: int, parents: dict[int, int]) -> list[int]:
-    return sorted(child for child, parent in parents.items() if parent == pid)
-
-
-def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def arena_processes(arena: Any, swarms: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
-    """(role, pid) of every process of the arena and of the swarms."""
-    parents = _parents()
-    roles: list[tuple[str, int]] = []
-    if arena.embedded_redis:
-        for pid in _children(os.getpid(), parents):
-            if _comm(pid).startswith("redis-server"):
-                roles.append(("redis", pid))
-    for name, process in arena.processes.children:
-        if name == "gateway":
-            roles.append(("gateway", process.pid))
-        elif name == "worker":
-            roles.append(("worker (main)", process.pid))
-            for number, child in enumerate(_children(process.pid, parents), 1):
-                roles.append((f"worker child {number}", child))
-    roles.extend(swarms)
-    return roles
-
-
-# -- metrics -------------------------------------------------------------------------------------------------------
-
-
-def scrape(port: int) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """Samples of a /metrics endpoint on loopback: name -> [(labels, value)]."""
-    from prometheus_client.parser import text_string_to_metric_families
-
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
-        text = reply.read().decode("utf-8")
-    out: dict[str, list[tuple[dict[str, str], float]]] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            out.setdefault(sample.name, []).append((dict(sample.labels), float(sample.value)))
-    return out
-
-
 def _sum(samples: Iterable[tuple[dict[str, str], float]]) -> float:
     return sum(value for _labels, value in samples)
 
@@ -238,27 +181,9 @@ def _sum(samples: Iterable[tuple[dict[str, str], float]]) -> float:
 # -- the run -------------------------------------------------------------------------------------------------------
 
 
-def connected_bots(client: ArenaClient) -> set[str]:
-    """Names of the registered bots that have a live stream (every page of ListBots)."""
-    return {bot.name for bot in client.list_bots() if bot.connected}
-
-
-def _worker_ready(arena: Any, workers: int) -> bool:
-    """The worker serves its metrics and has forked its pool (so the clock does not time its start)."""
-    scrape(arena.worker_metrics_port)
-    pids = [process.pid for name, process in arena.processes.children if name == "worker"]
-    return bool(pids) and len(_children(pids[0], _parents())) >= workers
-
-
-def _stop_swarms(swarms: Sequence[subprocess.Popen[bytes]], grace_s: float = 20.0) -> None:
-    """SIGTERM to each swarm (its own process group): its bots close their streams and it writes its figures."""
-    stop_process_groups(swarms, grace_s)
-
-
 def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:
     """Run the benchmark, printing progress and the figures to ``out``; returns the figures."""
     from arena.local_arena import local_arena
-    from arena.processes import wait_until
 
     if options.bots < 2:
         raise ValueError("--bots must be at least 2")
@@ -270,8 +195,7 @@ def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:
     seats = options.seats or auto_seats(playing, options.tables_per_bot)
     if not 2 <= seats <= min(10, playing):
         raise ValueError(f"--seats must be 2..{min(10, playing)}")
-    processes = options.processes or min(8, max(2, math.ceil(options.bots / 50)))
-    processes = min(processes, options.bots)
+    processes = swarm_processes(options.bots, options.processes)
     report = LoadReport(bots=options.bots, participants=playing, swarm_processes=processes,
                         workers=options.workers,
                         brain=options.brain, seats=seats, deals=options.deals)
@@ -283,103 +207,51 @@ def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:
               flush=True)
         names = [f"load-{tag}-{i:05d}" for i in range(options.bots)]
         begun = time.monotonic()
-        tokens = [(name, arena.register(name)) for name in names]
-        swarm_procs: list[subprocess.Popen[bytes]] = []
-        stats_files: list[Path] = []
-        for index in range(processes):
-            share = tokens[index::processes]
-            tokens_file = arena.work_dir / f"swarm-{index}.tokens"
-            write_tokens(tokens_file, share)
-            stats_file = arena.work_dir / f"swarm-{index}.json"
-            stats_files.append(stats_file)
-            argv = [sys.executable, "-m", "arena.bench.swarm", "--target", arena.address, "--tokens-file",
-                    str(tokens_file), "--brain", options.brain, "--stats-file", str(stats_file),
-                    "--ramp-s", str(options.ramp_s)]
-            swarm_procs.append(arena.processes.start(f"swarm-{index}", argv, arena.env))
-        swarm_roles = [(f"swarm {i + 1} ({len(tokens[i::processes])} bots)", p.pid) for i, p in enumerate(swarm_procs)]
-        wanted = set(names)
-        wait_until(lambda: connected_bots(arena.client) >= wanted, f"{options.bots} bots to connect",
-                   arena.processes, options.connect_timeout_s)
-        wait_until(lambda: _worker_ready(arena, options.workers), "the worker's processes", arena.processes,
-                   options.connect_timeout_s)
+        fleet = start_fleet(arena, names, SwarmSettings(options.brain, processes, options.ramp_s))
+        wait_for_fleet(arena, names, options.workers, options.connect_timeout_s)
         report.connect_s = time.monotonic() - begun
         print(f"bots         {options.bots} registered and connected in {report.connect_s:.1f} s from "
               f"{processes} swarm processes (brain {options.brain})", file=out, flush=True)
-        idle = {pid: process_memory(pid)[0] for _, pid in arena_processes(arena, swarm_roles)}
+        idle = {pid: process_memory(pid)[0] for _, pid in arena_processes(arena, fleet.roles)}
         try:
             _play(arena, options, report, names[:playing], seats, out)
             _check_records(arena, report)
             _check_metrics(arena, report, f"load-{tag}-")
-            for role, pid in arena_processes(arena, swarm_roles):
+            for role, pid in arena_processes(arena, fleet.roles):
                 rss, peak = process_memory(pid)
                 report.memory.append(ProcessMemory(role, pid, rss, peak, idle.get(pid, 0)))
         finally:
-            _stop_swarms(swarm_procs)
-        _read_swarm_stats(report, stats_files)
+            fleet.stop()
+        _read_swarm_stats(report, fleet.stats())
     report.errors = (report.refusals + report.fallbacks + report.aborted + report.kit_errors
                      + report.refused_connections)
     print_report(report, out)
     return report
 
 
-def _play(arena: Any, options: LoadOptions, report: LoadReport, names: Sequence[str], seats: int,
+def _play(arena: LocalArena, options: LoadOptions, report: LoadReport, names: Sequence[str], seats: int,
           out: TextIO) -> None:
-    import grpc
-
-    from arena.client import progress_line
-    from arena.engine import Rules, Variant
-    from arena.protocol import arena_pb2
-    from arena.protocol.convert import rules_to_proto
-
-    client = arena.client
-    spec = arena_pb2.TournamentSpec(
-        name=f"load-{uuid.uuid4().hex[:8]}", participants=list(names),
-        rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
-        seats_per_table=seats, deals_per_table=options.deals, duplicate_deals=False, seed=options.seed,
-        decision_deadline_ms=options.decision_deadline_ms)
-    started = time.monotonic()
-    created = client.create_tournament(spec).tournament
-    report.tournament_id = created.tournament_id
-    report.matches_total = created.matches_total
+    spec = tournament_spec(f"load-{uuid.uuid4().hex[:8]}", names, seats=seats, deals=options.deals,
+                           variant=options.variant, target_score=options.target_score, seed=options.seed,
+                           decision_deadline_ms=options.decision_deadline_ms)
     idle = f" (the other {options.bots - len(names)} connected bots idle)" if len(names) < options.bots else ""
-    print(f"tournament   {created.tournament_id}: {len(names)} bots{idle}, {seats} seats per table, {options.deals} "
-          f"deal(s), {options.variant}, target {options.target_score}, deadline {options.decision_deadline_ms} ms: "
-          f"{created.matches_total} matches", file=out, flush=True)
-    last = created
-    step = max(1, created.matches_total // 10)
-    shown = 0
-    try:
-        for update in client.watch_tournament(created.tournament_id, timeout=options.timeout_s):
-            last = update.tournament
-            if last.matches_done - shown >= step or last.state != arena_pb2.TOURNAMENT_STATE_RUNNING:
-                if last.matches_done != shown:
-                    print(f"  {progress_line(last)}  {time.monotonic() - started:6.1f} s", file=out, flush=True)
-                shown = last.matches_done
-    except grpc.RpcError as error:
-        if error.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
-            raise
-        print(f"  gave up after {options.timeout_s:.0f} s", file=out, flush=True)
-    report.elapsed_s = time.monotonic() - started
-    report.state = tournament_status(last.state)
-    report.aborted = last.matches_failed
+    about = (f"{len(names)} bots{idle}, {seats} seats per table, {options.deals} deal(s), {options.variant}, "
+             f"target {options.target_score}, deadline {options.decision_deadline_ms} ms")
+    run = play_tournament(arena.client, spec, about, options.timeout_s, out)
+    report.tournament_id = run.tournament_id
+    report.matches_total = run.matches_total
+    report.elapsed_s = run.elapsed_s
+    report.state = run.state
+    report.aborted = run.matches_failed
 
 
-def _export(arena: Any, tournament_id: str) -> bytes:
-    """ExportResults as JSON (a 1,500-match tournament of 10 seats exports about 5.5 MB: the client accepts
-    answers past gRPC's default 4 MiB), given time."""
-    from arena.protocol import arena_pb2
-
-    client: ArenaClient = arena.client
-    return client.export_results(tournament_id, arena_pb2.EXPORT_FORMAT_JSON, timeout=EXPORT_TIMEOUT_S).data
-
-
-def _check_records(arena: Any, report: LoadReport) -> None:
+def _check_records(arena: LocalArena, report: LoadReport) -> None:
     """Every scheduled match recorded once; decisions, latencies, timeouts and refusals from the records."""
     from arena.service.replays import decision_columns
     from arena.store import Store
 
     problems: list[str] = []
-    exported = [row["match_id"] for row in json.loads(_export(arena, report.tournament_id))["matches"]]
+    exported = [result.match_id for result in exported_results(arena.client, report.tournament_id)]
     repeated = [mid for mid, count in Counter(exported).items() if count > 1]
     if repeated:
         problems.append(f"{len(repeated)} match ids exported more than once, e.g. {repeated[0]}")
@@ -439,7 +311,7 @@ def _check_records(arena: Any, report: LoadReport) -> None:
     report.recorded_once = not problems and report.matches_recorded == report.matches_total
 
 
-def _check_metrics(arena: Any, report: LoadReport, bot_prefix: str) -> None:
+def _check_metrics(arena: LocalArena, report: LoadReport, bot_prefix: str) -> None:
     """The workers' counters against the records: matches counted once, decisions played once."""
     worker = scrape(arena.worker_metrics_port)
     completed = int(_sum(worker.get("uno_arena_matches_completed_total", [])))
@@ -452,22 +324,20 @@ def _check_metrics(arena: Any, report: LoadReport, bot_prefix: str) -> None:
     report.played_once = report.metric_decisions == report.decisions
 
 
-def _read_swarm_stats(report: LoadReport, files: Sequence[Path]) -> None:
-    for path in files:
-        try:
-            stats = json.loads(path.read_text())
-        except (OSError, ValueError):
+def _read_swarm_stats(report: LoadReport, figures: Sequence[SwarmStats | Path]) -> None:
+    for stats in figures:
+        if isinstance(stats, Path):
             report.kit_errors += 1
-            report.error_samples.append(f"{path.name}: the swarm process left no figures")
+            report.error_samples.append(f"{stats.name}: the swarm process left no figures")
             continue
-        report.kit_errors += int(stats["errors"])
-        report.timeout_notices += int(stats.get("timeout_notices", 0))
-        report.refused_connections += int(stats["fatal"])
-        report.reconnects += int(stats["reconnects"])
-        report.error_samples.extend(stats["error_samples"][: max(0, 20 - len(report.error_samples))])
+        report.kit_errors += stats.errors
+        report.timeout_notices += stats.timeout_notices
+        report.refused_connections += stats.fatal
+        report.reconnects += stats.reconnects
+        report.error_samples.extend(stats.error_samples[: max(0, 20 - len(report.error_samples))])
         for memory in report.memory:
-            if memory.pid == stats["pid"]:
-                memory.peak_rss_bytes = max(memory.peak_rss_bytes, int(stats["peak_rss_bytes"]))
+            if memory.pid == stats.pid:
+                memory.peak_rss_bytes = max(memory.peak_rss_bytes, stats.peak_rss_bytes)
 
 
 def _mib(value: int) -> str:

@@ -1,20 +1,22 @@
 """Many remote bots in one process: one Python-kit connection (stream) per bot, all on one asyncio loop.
 
     python -m arena.bench.swarm --target HOST:PORT --tokens-file FILE [--brain random|heuristic|raw]
-                                [--stats-file OUT.json] [--ramp-s SECONDS] [--max-concurrent N]
+                                [--stats-file OUT.json] [--ramp-s SECONDS] [--max-concurrent N] [--think-ms T]
 
 ``FILE`` has one bot a line: ``NAME TOKEN`` (blank lines and ``#`` comments are ignored). Every bot is a
 :class:`bots.kit.BotClient` with its own channel and stream, so the gateway sees exactly what it would see
 from as many bot processes, at a fraction of the memory. Brains: ``random`` and ``heuristic`` are the
 built-in bots through the full kit (observations converted to engine types, one bot object per match and
 seat); ``raw`` answers a random index straight from the protobuf request (the cheapest possible bot, to
-load the arena rather than the bots' CPU).
+load the arena rather than the bots' CPU). ``--max-concurrent``: the matches each bot offers to play at once (its
+Hello's ``max_concurrent_matches``); ``--think-ms``: each bot waits that long before each answer, asynchronously
+(its other matches and the other bots go on meanwhile), like a bot that thinks.
 
 The swarm plays until SIGTERM or SIGINT, then closes every stream and writes its figures as JSON to
 ``--stats-file`` (also on a fatal error): bots, bots that were welcomed, sessions (reconnects are sessions
 beyond the first), decisions, matches, errors the arena sent in-band (its notices that an answer came too
 late, DEADLINE_EXCEEDED, are counted apart: they follow from timeouts), fatal refusals, this process's RSS.
-`uno-arena bench load` (:mod:`arena.bench.load`) starts a few of these.
+`uno-arena bench load` and `uno-arena bench remote` start a few of these (:mod:`arena.bench.fleet`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from arena.bench.procfs import process_memory
 from arena.gc_tuning import configure_gc
 
 BRAINS = ("random", "heuristic", "raw")
@@ -56,6 +59,16 @@ class SwarmStats:
     rss_bytes: int = 0
     peak_rss_bytes: int = 0
 
+    @classmethod
+    def read(cls, path: Path) -> SwarmStats | None:
+        """The figures a swarm process wrote to ``path`` (``--stats-file``); None when it left none."""
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        return cls(**known)
+
 
 def read_tokens(path: Path) -> list[tuple[str, str]]:
     """``(name, token)`` pairs of a tokens file (``NAME TOKEN`` a line)."""
@@ -79,18 +92,6 @@ def write_tokens(path: Path, pairs: Sequence[tuple[str, str]]) -> None:
             handle.write(f"{name} {token}\n")
 
 
-def process_memory(pid: int) -> tuple[int, int]:
-    """(current RSS, peak RSS) of a process in bytes, from /proc (0, 0 when unreadable)."""
-    rss = peak = 0
-    with contextlib.suppress(OSError):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1]) * 1024
-            elif line.startswith("VmHWM:"):
-                peak = int(line.split()[1]) * 1024
-    return rss, peak
-
-
 def _raw_random(rng: random.Random) -> object:
     def choose(request: object) -> int:
         return rng.randrange(len(request.legal_actions))  # type: ignore[attr-defined]
@@ -100,8 +101,9 @@ def _raw_random(rng: random.Random) -> object:
 
 async def run_swarm(target: str, bots: Sequence[tuple[str, str]], brain: str = "random", *,
                     stop: asyncio.Event | None = None, ramp_s: float = 0.0,
-                    max_concurrent_matches: int = 16) -> SwarmStats:
-    """Connect every bot to ``target`` and play until ``stop`` is set; the figures of all of them."""
+                    max_concurrent_matches: int = 16, think_s: float = 0.0) -> SwarmStats:
+    """Connect every bot to ``target`` and play until ``stop`` is set; the figures of all of them. ``think_s``:
+    each bot's wait before each answer (asynchronous)."""
     from bots import BUILTIN_BOTS
     from bots.kit import BotClient, KitError, bot_factory
 
@@ -121,7 +123,8 @@ async def run_swarm(target: str, bots: Sequence[tuple[str, str]], brain: str = "
             return
         raw = _raw_random(random.Random(f"{name}")) if brain == "raw" else None
         client = BotClient(target, token, factory, bot_version=f"swarm-{brain}",
-                           max_concurrent_matches=max_concurrent_matches, raw=raw)  # type: ignore[arg-type]
+                           max_concurrent_matches=max_concurrent_matches, raw=raw,  # type: ignore[arg-type]
+                           think_s=think_s)
         clients.append(client)
         try:
             await client.run(stop)
@@ -158,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stats-file", type=Path, default=None, help="write the figures here as JSON on exit")
     parser.add_argument("--ramp-s", type=float, default=0.0, help="spread the connections over this many seconds")
     parser.add_argument("--max-concurrent", type=int, default=16, help="matches each bot offers to play at once")
+    parser.add_argument("--think-ms", type=float, default=0.0, help="each bot waits this long before each answer")
     args = parser.parse_args(argv)
     configure_gc()
     bots = read_tokens(args.tokens_file)
@@ -168,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         return await run_swarm(args.target, bots, args.brain, stop=stop, ramp_s=args.ramp_s,
-                               max_concurrent_matches=args.max_concurrent)
+                               max_concurrent_matches=args.max_concurrent, think_s=args.think_ms / 1000.0)
 
     stats = asyncio.run(run())
     text = json.dumps(asdict(stats))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from arena.bench.procfs import machine_busy, process_cpu, process_tree
 from arena.runner import run_match
 from arena.service.lifecycle import create_tournament
 from arena.service.matches import match_config, seats_for
@@ -57,48 +58,6 @@ class BenchFigure:
     @property
     def rate(self) -> float:
         return self.matches / self.seconds if self.seconds > 0 else 0.0
-
-
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def machine_busy() -> float:
-    """CPU seconds the whole machine has been busy (``/proc/stat``; 0 where there is none)."""
-    try:
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    except OSError:
-        return 0.0
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
-    return (user + nice + system + irq + softirq + steal) / _TICK
-
-
-def process_cpu(pids: Sequence[int]) -> float:
-    """CPU seconds used so far by the processes ``pids`` (those still there)."""
-    total = 0.0
-    for pid in pids:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        total += (int(stat[11]) + int(stat[12])) / _TICK
-    return total
-
-
-def process_tree(roots: Sequence[int]) -> list[int]:
-    """``roots`` and their children (one level: prefork pool children)."""
-    found = list(roots)
-    try:
-        entries = [e for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
-        return found
-    for entry in entries:
-        try:
-            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid in roots:
-            found.append(int(entry))
-    return found
 
 
 class LoadMeter:

@@ -35,6 +35,7 @@ from .relay import RelayChannel
 from .replays import DecisionNote, EngineReplay, Replay, ReplayStore
 from .results import Progress, ResultRecord, ResultStore, StoredResult, UnscheduledMatch
 from .schedules import Schedule, ScheduleStore
+from .server_counters import ServerCounters
 from .sessions import PendingEnd, Session, SessionStore
 from .standings import CachedStandings, StandingsStore, TournamentStandings
 from .tournaments import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
@@ -76,6 +77,7 @@ __all__ = [
     "ResultStore",
     "Schedule",
     "ScheduleStore",
+    "ServerCounters",
     "Session",
     "SessionStore",
     "StandingsStore",

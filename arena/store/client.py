@@ -29,6 +29,7 @@ from .relay import RelayChannel
 from .replays import ReplayStore
 from .results import ResultStore
 from .schedules import ScheduleStore
+from .server_counters import ServerCounters, read_counters
 from .sessions import SessionStore
 from .slots import SlotStore
 from .standings import StandingsStore
@@ -172,6 +173,10 @@ class Store:
 
     def ping(self) -> bool:
         return bool(self.redis.ping())
+
+    def server_counters(self) -> ServerCounters:
+        """The server's running totals of commands and network bytes (:mod:`arena.store.server_counters`)."""
+        return read_counters(self.redis)
 
     def check_config(self) -> None:
         """Raise :class:`StoreConfigError`, with a message for people, when Redis refuses this URL's settings

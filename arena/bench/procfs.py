@@ -1,0 +1,64 @@
+"""What ``/proc`` tells the benchmarks about processes: CPU seconds, memory, names and children (Linux; elsewhere
+every reader answers 0 or nothing)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.processes import child_pids
+
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+"""Clock ticks per second of the CPU times in ``/proc``."""
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy (``/proc/stat``; 0 where there is none)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / TICK
+
+
+def process_cpu(pids: Sequence[int]) -> float:
+    """CPU seconds (user + system, every thread) used so far by the processes ``pids`` (those still there)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += (int(stat[11]) + int(stat[12])) / TICK
+    return total
+
+
+def process_tree(roots: Sequence[int]) -> list[int]:
+    """``roots`` and their children (one level: prefork pool children)."""
+    found = list(roots)
+    for root in roots:
+        found.extend(child_pids(root))
+    return found
+
+
+def process_memory(pid: int) -> tuple[int, int]:
+    """(current RSS, peak RSS) of a process in bytes, from /proc (0, 0 when unreadable)."""
+    rss = peak = 0
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) * 1024
+            elif line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) * 1024
+    return rss, peak
+
+
+def command_name(pid: int) -> str:
+    """The process's command name (``/proc/PID/comm``; empty when it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
