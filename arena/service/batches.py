@@ -24,7 +24,7 @@ def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
     if settings.batch_size > 0:
         return settings.batch_size
     cap = max(REMOTE_BATCH_CAP, 2 * settings.matches_per_process) if remote else LOCAL_BATCH_CAP
-    return max(1, min(cap, math.ceil(total / GUIDED_DIVISOR)))
+    return max(1, min(cap, max(smallest_batch(settings, remote), math.ceil(total / GUIDED_DIVISOR))))
 
 
 LOCAL_BATCH_CAP = 25
@@ -40,11 +40,18 @@ milliseconds of messaging, acknowledgement and bookkeeping, which a tail of one-
 again (measured: 240 quick matches in 52 batches 7% slower on one worker than in 10)."""
 
 
-def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = False) -> list[list[MatchSpec]]:
+def smallest_batch(settings: Settings, remote: bool) -> int:
+    """The guided split's floor: a remote batch fills a worker child (``Settings.matches_per_process``) but for
+    the last one; otherwise :data:`GUIDED_FLOOR`."""
+    return settings.matches_per_process if remote and settings.matches_per_process > 1 else GUIDED_FLOOR
+
+
+def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = False,
+                 smallest: int = GUIDED_FLOOR) -> list[list[MatchSpec]]:
     """Consecutive batches that shrink towards the end (guided self-scheduling).
 
     Each batch takes ``ceil(remaining / GUIDED_DIVISOR)`` matches, at most ``largest`` and at least
-    :data:`GUIDED_FLOOR` (or ``largest`` if smaller): early batches are big (a task costs a few
+    ``smallest`` (:data:`GUIDED_FLOOR`; or ``largest`` if smaller): early batches are big (a task costs a few
     milliseconds of messaging, acknowledgement and pool traffic), the last ones small, so workers
     finish together instead of one of them playing a long last batch while the others idle.
     ``fixed``: every batch ``largest`` (a configured size).
@@ -53,7 +60,7 @@ def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = Fa
         return split_batches(list(matches), largest) if matches else []
     out: list[list[MatchSpec]] = []
     start = 0
-    smallest = max(1, min(GUIDED_FLOOR, largest))
+    smallest = max(1, min(smallest, largest))
     while start < len(matches):
         size = max(smallest, min(largest, math.ceil((len(matches) - start) / GUIDED_DIVISOR)))
         out.append(list(matches[start : start + size]))
@@ -97,7 +104,7 @@ def start_tournament(
         run.set_once("batch_size", size)
         recorded = store.results.recorded(tournament_id)
         todo = [m for m in matches if m.match_id not in recorded]
-        groups = split_guided(todo, size, fixed=settings.batch_size > 0)
+        groups = split_guided(todo, size, fixed=settings.batch_size > 0, smallest=smallest_batch(settings, remote))
         release_batches(run, enqueue, {f"b{i:05d}": group for i, group in enumerate(groups)})
         run.set(enqueued="1")
     progress = store.results.progress(tournament_id)

@@ -26,7 +26,7 @@ DEFAULT_DECISION_DEADLINE_MS = 1000
 DEFAULT_LAG_COMPENSATION_CAP_MS = 250
 """The most lag compensation per decision by default, in milliseconds (``arena.runner`` derives its seconds)."""
 MAX_LAG_COMPENSATION_CAP_MS = 10_000
-DEFAULT_MATCHES_PER_PROCESS = 16
+DEFAULT_MATCHES_PER_PROCESS = 32
 """Matches a worker process plays at once unless its operator says otherwise (``Settings.matches_per_process``)."""
 MAX_TIME_BANK_MS = 3_600_000
 STORED_KEYS = {"decision_deadline_ms": "deadline_ms", "lag_compensation_cap_ms": "lag_cap_ms"}
