@@ -23,15 +23,19 @@ def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
     """The largest batch (matches per task) for a tournament of ``total`` matches."""
     if settings.batch_size > 0:
         return settings.batch_size
-    cap = max(REMOTE_BATCH_CAP, 2 * settings.matches_per_process) if remote else LOCAL_BATCH_CAP
-    return max(1, min(cap, max(smallest_batch(settings, remote), math.ceil(total / GUIDED_DIVISOR))))
+    guided = math.ceil(total / GUIDED_DIVISOR)
+    if not remote:
+        return max(1, min(LOCAL_BATCH_CAP, guided))
+    return max(1, min(max(REMOTE_BATCH_CAP, 4 * settings.matches_per_process),
+                      max(smallest_batch(settings, remote), guided)))
 
 
 LOCAL_BATCH_CAP = 25
 REMOTE_BATCH_CAP = 4
-"""The largest remote batch with one match at a time per process; with more, twice the process's limit
-(``Settings.matches_per_process``): a batch is what one worker child holds, and the dispatcher needs more matches
-than places to keep every bot busy while some wait for slots."""
+"""The largest remote batch with one match at a time per process; with more, four times the process's limit
+(``Settings.matches_per_process``, and at least twice it): a batch is what one worker child holds (a prefork child
+takes one task at a time), so it must hold more matches than places, or the child idles through the end of every
+batch while its last matches finish, and the dispatcher needs a choice while some matches wait for slots."""
 GUIDED_DIVISOR = 8
 """Batches shrink as ``remaining / 8``: even split across up to eight workers towards the end."""
 GUIDED_FLOOR = 4
@@ -41,9 +45,9 @@ again (measured: 240 quick matches in 52 batches 7% slower on one worker than in
 
 
 def smallest_batch(settings: Settings, remote: bool) -> int:
-    """The guided split's floor: a remote batch fills a worker child (``Settings.matches_per_process``) but for
-    the last one; otherwise :data:`GUIDED_FLOOR`."""
-    return settings.matches_per_process if remote and settings.matches_per_process > 1 else GUIDED_FLOOR
+    """The guided split's floor: a remote batch holds twice what a worker child plays at once
+    (``Settings.matches_per_process``) but for the last one; otherwise :data:`GUIDED_FLOOR`."""
+    return 2 * settings.matches_per_process if remote and settings.matches_per_process > 1 else GUIDED_FLOOR
 
 
 def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = False,

@@ -68,8 +68,10 @@ def test_settings_from_the_app_and_the_environment(monkeypatch: Any) -> None:
 def test_batch_sizes() -> None:
     assert auto_batch_size(6, Settings(), remote=False) == 1
     assert auto_batch_size(10_000, Settings(), remote=False) == 25
-    # A remote batch is what one worker child plays at once, twice over (the dispatcher's choice); 4 one at a time.
-    assert auto_batch_size(10_000, Settings(), remote=True) == 2 * Settings().matches_per_process
+    # A remote batch holds two to four times what one worker child plays at once (the child holds one batch at a
+    # time: more matches than places keep it busy to the batch's end); 4 with one match at a time.
+    assert auto_batch_size(10_000, Settings(), remote=True) == 4 * Settings().matches_per_process
+    assert auto_batch_size(20, Settings(), remote=True) == 2 * Settings().matches_per_process
     assert auto_batch_size(10_000, Settings(matches_per_process=1), remote=True) == 4
     assert auto_batch_size(10_000, Settings(batch_size=7), remote=False) == 7
     matches = schedule(small_spec(bots=("random", "heuristic", "random#2", "heuristic#2"), deals=40))
