@@ -8,7 +8,10 @@ order, every match whose remote bots all have a free slot arena-wide (:class:`ar
 all at once) starts while the process has room (``Settings.matches_per_process``; matches of built-in bots only
 take at most :data:`BUILTIN_SHARE` places). Each match in flight is played from a thread of its own by the ``play``
 callable (:class:`arena.service.match_player.MatchPlayer` runs them all as coroutines on one event loop) and recorded
-from that thread; the batch's own thread dispatches and waits."""
+from that thread; the batch's own thread dispatches and waits. A prefork child takes one task at a time, so a batch
+with nothing left to start and room in its child *adopts* the tournament's next queued batch (:class:`_Adoption`,
+:meth:`RunState.adopt`); that batch's message, when it comes, is dropped while the adopter beats for it
+(:meth:`RunState.take`)."""
 
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from typing import Any
 
 from arena.store import Replay, Store, StoredResult, StoreFailure, failure_kind
 from arena.store.runstate import RunState
-from arena.tournament import MatchSpec, TournamentSpec
+from arena.tournament import MatchSpec, TournamentSpec, schedule
 from arena.tournament.dispatch import WaitingMatch, matches_to_start
 from arena.tournament.status import ENDED_TOURNAMENT, BatchStatus, TournamentStatus
 
@@ -61,6 +64,7 @@ class Heartbeat:
         self._claim_ttl = claim_ttl
         self._claims: dict[str, str] = {}
         self._slots: dict[str, frozenset[str]] = {}
+        self._adopted: list[str] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"heartbeat-{batch_id}", daemon=True)
@@ -72,6 +76,11 @@ class Heartbeat:
                 self._claims.pop(match_id, None)
             else:
                 self._claims[match_id] = token
+
+    def adopt(self, batch_id: str) -> None:
+        """Keep the adopted batch ``batch_id`` marked ``adopted`` too (:meth:`RunState.adopt`)."""
+        with self._lock:
+            self._adopted.append(batch_id)
 
     def hold_slots(self, match_id: str, bots: frozenset[str] | None) -> None:
         """Renew the slots ``match_id`` holds of ``bots`` with every beat; ``None``: no more."""
@@ -94,7 +103,9 @@ class Heartbeat:
         try:
             self._run.mark(self._bid, BatchStatus.RUNNING)
             with self._lock:
-                claims, slots = list(self._claims.items()), list(self._slots.items())
+                claims, slots, adopted = list(self._claims.items()), list(self._slots.items()), list(self._adopted)
+            for batch_id in adopted:
+                self._run.mark(batch_id, BatchStatus.ADOPTED)
             for match_id, token in claims:
                 self._run.renew(match_id, token, self._claim_ttl)
             if slots:
@@ -172,15 +183,23 @@ def run_batch(
     if status.ended:
         run.mark(batch_id, BatchStatus.DONE)
         return outcome
+    if not retrying(functools.partial(run.take, batch_id, settings.heartbeat_timeout), f"batch {batch_id}", settings,
+                    metrics):
+        log.info("batch %s of %s is played by another worker child (adopted): its message is dropped", batch_id,
+                 tournament_id)
+        return outcome
     spec, rules = _cached_spec(store, tournament_id, repr(created))
     matches = [spec_from_wire(item, tournament_id, rules, spec.decision_deadline_ms, spec.time_bank_ms,
                               spec.lag_compensation_cap_ms) for item in wire]
     batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, stop_on)
     with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
                    claim_ttl=settings.heartbeat_timeout) as batch.beat:
-        _Dispatch(batch, matches, cancel).run()
-    with contextlib.suppress(StoreFailure):
-        run.mark(batch_id, BatchStatus.STOPPED if outcome.stopped or outcome.left else BatchStatus.DONE)
+        remote = any(not waiting_match(m).builtin_only for m in matches)
+        _Dispatch(batch, matches, cancel, adopt=_Adoption(batch, spec, repr(created)) if remote else None).run()
+    ended = BatchStatus.STOPPED if outcome.stopped or outcome.left else BatchStatus.DONE
+    for bid in [batch_id, *batch.adopted]:
+        with contextlib.suppress(StoreFailure):
+            run.mark(bid, ended)
     if not outcome.stopped and store.results.progress(tournament_id).complete:
         retrying(functools.partial(check_tournament, store, tournament_id, enqueue, settings, metrics=metrics),
                  f"check of {tournament_id}", settings, metrics)
@@ -195,14 +214,61 @@ def waiting_match(match: MatchSpec) -> WaitingMatch:
     return WaitingMatch(match.match_id, frozenset(name.casefold() for name in match.seats if not is_builtin(name)))
 
 
-class _Dispatch:
-    """Releases a batch's matches as their bots' slots allow (see the module docstring) and waits for them."""
+ADOPT_AGAIN_S = 1.0
+"""Seconds before a child that found no queued batch to adopt looks again."""
 
-    def __init__(self, batch: _Batch, matches: Sequence[MatchSpec], cancel: Callable[[], None] | None) -> None:
+
+class _Adoption:
+    """Takes the tournament's first queued batch for a child whose own batch has nothing left to start
+    (:meth:`RunState.adopt`): its matches join the child's dispatcher, its heartbeat the child's."""
+
+    def __init__(self, batch: _Batch, spec: TournamentSpec, created: str) -> None:
+        self.batch, self.spec, self.created = batch, spec, created
+        self.next_look = 0.0
+
+    def __call__(self) -> list[MatchSpec]:
+        batch = self.batch
+        if time.monotonic() < self.next_look:
+            return []
+        found = batch.retrying(batch.run.adopt, f"adoption by batch {batch.batch_id}")
+        if found is None:
+            self.next_look = time.monotonic() + ADOPT_AGAIN_S
+            return []
+        batch_id, match_ids = found
+        batch.adopted.append(batch_id)
+        if batch.beat is not None:
+            batch.beat.adopt(batch_id)
+        log.info("batch %s adopts batch %s (%d matches) of %s", batch.batch_id, batch_id, len(match_ids),
+                 batch.run.tid)
+        scheduled = _scheduled(self.spec, self.created)
+        return [scheduled[mid] for mid in match_ids if mid in scheduled]
+
+
+_SCHEDULES: dict[tuple[str, str], dict[str, MatchSpec]] = {}
+
+
+def _scheduled(spec: TournamentSpec, created: str) -> dict[str, MatchSpec]:
+    """The tournament's matches by id, computed once per process (as :func:`_cached_spec`)."""
+    key = (spec.tournament_id, created)
+    found = _SCHEDULES.get(key)
+    if found is None:
+        if len(_SCHEDULES) >= 8:
+            _SCHEDULES.clear()
+        found = _SCHEDULES[key] = {m.match_id: m for m in schedule(spec)}
+    return found
+
+
+class _Dispatch:
+    """Releases a batch's matches as their bots' slots allow (see the module docstring) and waits for them; when
+    the batch has nothing left to start and the child has room, it adopts the tournament's next queued batch."""
+
+    def __init__(self, batch: _Batch, matches: Sequence[MatchSpec], cancel: Callable[[], None] | None, *,
+                 adopt: Callable[[], list[MatchSpec]] | None = None) -> None:
         self.batch = batch
         self.specs = {m.match_id: m for m in matches}
         self.waiting = [waiting_match(m) for m in matches]
         self.cancel = cancel
+        self.adopt = adopt
         self.running: dict[concurrent.futures.Future[bool], WaitingMatch] = {}
         self.stopping = False
         self.error: BaseException | None = None
@@ -215,7 +281,7 @@ class _Dispatch:
                     if not self.stopping:
                         self._start(threads, limit)
                     if not self.running:
-                        if self.stopping:
+                        if self.stopping or not self.waiting:
                             break
                         time.sleep(DISPATCH_POLL)  # every waiting match waits for a slot held elsewhere
                         continue
@@ -235,6 +301,10 @@ class _Dispatch:
     def _start(self, threads: concurrent.futures.Executor, limit: int) -> None:
         batch = self.batch
         room = limit - len(self.running)
+        if room > 0 and not self.waiting and self.adopt is not None:
+            for match in self.adopt():
+                self.specs[match.match_id] = match
+                self.waiting.append(waiting_match(match))
         if room <= 0 or not self.waiting:
             return
         builtin_room = BUILTIN_SHARE - sum(1 for w in self.running.values() if w.builtin_only)
@@ -290,6 +360,8 @@ class _Batch:
     stop_on: tuple[type[BaseException], ...] = ()
     beat: Heartbeat | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    adopted: list[str] = field(default_factory=list)
+    """The queued batches this run adopted (:class:`_Adoption`)."""
 
     def retrying(self, call: Callable[[], Any], what: str) -> Any:
         return retrying(call, what, self.settings, self.metrics)

@@ -64,12 +64,12 @@ def find_lost(states: Mapping[str, BatchState], *, last_progress: float, waiting
     in the queue (None: the queue cannot be seen) and when each queued batch was first seen out of the queue."""
 
     def alive(state: BatchState) -> bool:
-        return state.state is BatchStatus.RUNNING and now - state.ts <= settings.heartbeat_timeout
+        return state.state.played and now - state.ts <= settings.heartbeat_timeout
 
     if not any(alive(s) for s in states.values()) and now - last_progress > settings.stall_timeout:
         return LostBatches([bid for bid, s in states.items() if s.state is not BatchStatus.DONE], stalled=True)
     lost = [bid for bid, s in states.items() if s.state is BatchStatus.STOPPED
-            or (s.state is BatchStatus.RUNNING and not alive(s))]
+            or (s.state.played and not alive(s))]
     queued = [bid for bid, state in states.items() if state.state is BatchStatus.QUEUED]
     if not queued or waiting is None:
         return LostBatches(lost)

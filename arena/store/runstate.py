@@ -16,8 +16,9 @@ key                                        type    contents
                                                    pool of the participants when the tournament started
                                                    (its standings are computed on top of it)
 ``uno:tournament:{tid}:batches``           hash    ``{bid}`` -> JSON list of the batch's match ids
-``uno:tournament:{tid}:batch_state``       hash    ``{bid}`` -> ``"queued:{ts}"``, ``"running:{ts}"``
-                                                   (``ts`` is the last heartbeat), ``"done:{ts}"`` or
+``uno:tournament:{tid}:batch_state``       hash    ``{bid}`` -> ``"queued:{ts}"``, ``"running:{ts}"`` or
+                                                   ``"adopted:{ts}"`` (played by a child besides its own
+                                                   batch; ``ts`` is the last heartbeat), ``"done:{ts}"`` or
                                                    ``"stopped:{ts}"`` (soft time limit, cancelled)
 ``uno:tournament:{tid}:attempts``          hash    ``{mid}`` -> times a worker started the match
 ``uno:tournament:{tid}:feed``              list    match ids in the order their results were written
@@ -63,6 +64,31 @@ if redis.call('HEXISTS', KEYS[2], 'cleaned_at') == 1 then return {recorded, 0} e
 return {recorded, redis.call('HINCRBY', KEYS[3], ARGV[1], 1)}
 """
 
+# A batch's message is delivered: play it unless another child adopted it and beats for it (fresh within ARGV[3]
+# seconds of ARGV[2]); then mark it running.
+_TAKE = """
+if redis.call('HEXISTS', KEYS[1], 'cleaned_at') == 1 then return 0 end
+local state = redis.call('HGET', KEYS[2], ARGV[1])
+if state then
+  local word, ts = string.match(state, '^(%a+):(.*)$')
+  if word == 'adopted' and tonumber(ARGV[2]) - (tonumber(ts) or 0) <= tonumber(ARGV[3]) then return 0 end
+end
+redis.call('HSET', KEYS[2], ARGV[1], 'running:' .. ARGV[2])
+return 1
+"""
+# A child with room takes the first batch still queued (its message not yet taken): {bid, match ids JSON} or nil.
+_ADOPT = """
+if redis.call('HEXISTS', KEYS[1], 'cleaned_at') == 1 then return nil end
+local states = redis.call('HGETALL', KEYS[2])
+local first = nil
+for i = 1, #states, 2 do
+  if string.sub(states[i + 1], 1, 7) == 'queued:' and (first == nil or states[i] < first) then first = states[i] end
+end
+if first == nil then return nil end
+redis.call('HSET', KEYS[2], first, 'adopted:' .. ARGV[1])
+return {first, redis.call('HGET', KEYS[3], first)}
+"""
+
 
 @dataclass(frozen=True)
 class BatchState:
@@ -102,6 +128,8 @@ class RunState:
         self.lock_key = key(tournament_id, "check_lock")
         self._mark = self.r.register_script(_MARK)
         self._begin = self.r.register_script(_BEGIN)
+        self._take = self.r.register_script(_TAKE)
+        self._adopt = self.r.register_script(_ADOPT)
 
     # -- the run hash --------------------------------------------------------------------------
     def fields(self) -> dict[str, str]:
@@ -141,6 +169,22 @@ class RunState:
             raise ValueError(f"unknown batch state {state!r}") from None
         stamp = time.time() if now is None else now
         return bool(self._mark(keys=[self.run_key, self.batch_state_key], args=[batch_id, f"{word}:{stamp!r}"]))
+
+    def take(self, batch_id: str, fresh_s: float, now: float | None = None) -> bool:
+        """The batch's message was delivered: ``True`` (and the batch marked running) unless another worker child
+        adopted it and its heartbeat is younger than ``fresh_s`` (or the bookkeeping was cleaned up)."""
+        stamp = time.time() if now is None else now
+        return bool(self._take(keys=[self.run_key, self.batch_state_key], args=[batch_id, repr(stamp), fresh_s]))
+
+    def adopt(self, now: float | None = None) -> tuple[str, list[str]] | None:
+        """Take the first batch still queued for this worker child (marked adopted): its id and match ids; None
+        when no batch is queued."""
+        stamp = time.time() if now is None else now
+        found = self._adopt(keys=[self.run_key, self.batch_state_key, self.batches_key], args=[repr(stamp)])
+        if not found:
+            return None
+        bid, raw = found
+        return str(_text(bid)), list(json.loads(raw or "[]"))
 
     def batch_states(self) -> dict[str, BatchState]:
         out: dict[str, BatchState] = {}

@@ -28,12 +28,20 @@ ACTIVE_TOURNAMENT = frozenset({TournamentStatus.PENDING, TournamentStatus.RUNNIN
 
 
 class BatchStatus(StrEnum):
-    """A batch of a tournament's matches: queued for a worker, running in one, done, or stopped (cancelled)."""
+    """A batch of a tournament's matches: queued for a worker, running in one, adopted (played by a worker child
+    that had room besides its own batch; the batch's message is dropped while the adopter's heartbeat is fresh),
+    done, or stopped (cancelled)."""
 
     QUEUED = "queued"
     RUNNING = "running"
+    ADOPTED = "adopted"
     DONE = "done"
     STOPPED = "stopped"
+
+    @property
+    def played(self) -> bool:
+        """Held by a worker child that keeps its heartbeat (running or adopted)."""
+        return self in (BatchStatus.RUNNING, BatchStatus.ADOPTED)
 
 
 class CompetitionStatus(StrEnum):

@@ -50,3 +50,9 @@ def test_a_live_batch_keeps_a_quiet_tournament_from_stalling() -> None:
     found = find_lost(states(b0=("running", 1.0), b1=("stopped", 700.0)), last_progress=NOW - 601, waiting=None,
                       absent_since={}, now=NOW, settings=SETTINGS)
     assert found.batches == ["b1"] and not found.stalled
+
+
+def test_an_adopted_batch_lives_by_its_adopters_heartbeat() -> None:
+    found = find_lost(states(b0=("running", 1.0), b1=("adopted", 2.0), b2=("adopted", 13.0)), last_progress=NOW - 5,
+                      waiting=set(), absent_since={}, now=NOW, settings=SETTINGS)
+    assert found.batches == ["b2"]  # its adopter died: re-sent like a running batch without heartbeat

@@ -9,6 +9,7 @@ import redis
 
 from arena.store import Store, failure_kind
 from arena.store.runstate import RunState
+from arena.tournament.status import BatchStatus
 from tests.support import wait_until
 
 
@@ -55,3 +56,15 @@ def test_failure_kinds() -> None:
     assert failure_kind(redis.ConnectionError("Connection refused")) == "connection"
     assert failure_kind(redis.TimeoutError("Timeout reading")) == "connection"
     assert failure_kind(redis.ResponseError("WRONGTYPE Operation against a key")) == "other"
+
+
+def test_a_child_with_room_adopts_the_first_queued_batch_and_its_message_is_then_dropped(run: RunState) -> None:
+    run.add_batches({"b00001": ["m3", "m4"], "b00000": ["m1", "m2"], "b00002": ["m5"]}, now=100.0)
+    assert run.take("b00000", fresh_s=12, now=101.0)  # delivered first: its own child plays it
+    assert run.adopt(now=102.0) == ("b00001", ["m3", "m4"])  # the first batch still queued
+    assert run.batch_states()["b00001"].state is BatchStatus.ADOPTED
+    assert not run.take("b00001", fresh_s=12, now=110.0)  # its message comes: the adopter beats for it, dropped
+    assert run.take("b00001", fresh_s=12, now=120.0)  # the adopter stopped beating: the message plays it
+    assert run.batch_states()["b00001"].state is BatchStatus.RUNNING
+    assert run.adopt(now=121.0) == ("b00002", ["m5"])
+    assert run.adopt(now=122.0) is None  # nothing queued any more

@@ -2,9 +2,9 @@
 
 Every part is its own process: a private Redis, `serve`, one `worker` with ONE child, and the bots, kit clients of
 the swarm (each offering two matches at once). With `--matches-per-process 4` the child has several matches in
-flight (seen from the stored results: each match's [finish - duration, finish]); no bot ever sits in more matches
-than it offered; every match is scored, with no timeout, strike or forfeit; with `--matches-per-process 1` the
-matches run one after another, as before."""
+flight (seen from the stored results: each match's [finish - duration, finish]) and, its own batch all started,
+adopts the next queued one; no bot ever sits in more matches than it offered; every match is scored, with no
+timeout, strike or forfeit; with `--matches-per-process 1` the matches run one after another, as before."""
 
 from __future__ import annotations
 
@@ -90,10 +90,14 @@ def test_one_child_plays_several_remote_matches_within_every_bots_offer(redis_se
         assert all(r.scored for r in results), [r.detail for r in results if not r.scored]
         assert all(sum(r.timeouts) == 0 and not r.result.forfeits for r in results)
         in_flight = most_at_once([interval(r) for r in results])
+        log = (tmp_path / "worker.log").read_text(errors="replace")
         if limit == 1:
             assert in_flight == 1
+            assert "adopts batch" not in log
         else:
             assert 2 <= in_flight <= limit
+            # Batches of 8 and 4: with its own batch all started, the child takes the queued one as well.
+            assert "adopts batch" in log
         for name in BOTS:
             assert most_at_once([interval(r) for r in results if name in r.seats]) <= OFFER, name
     finally:
