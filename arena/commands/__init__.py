@@ -7,7 +7,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import sys
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO, TypeVar
 
 
 def subparsers_of(commands: Any, name: str, help_text: str, dest: str) -> Any:
@@ -25,6 +27,43 @@ def subparsers_of(commands: Any, name: str, help_text: str, dest: str) -> Any:
 def bench_parsers(commands: Any) -> Any:
     """The sub-parsers of `uno-arena bench`, so other areas can add `bench gateway`, `bench tournament`."""
     return subparsers_of(commands, "bench", "benchmarks that print their figures", "bench_command")
+
+
+class BenchReport(Protocol):
+    """What a benchmark that runs an arena of processes returns: whether every check held."""
+
+    @property
+    def ok(self) -> bool: ...
+
+
+ReportT = TypeVar("ReportT", bound=BenchReport)
+
+
+def run_arena_bench(name: str, run: Callable[[TextIO], ReportT], to_json: Callable[[ReportT], str], *,
+                    as_json: bool) -> int:
+    """Run a benchmark of arena processes (`bench load`, `bench remote`): progress on stdout (stderr with
+    ``as_json``, the figures then JSON on stdout); a bad option is exit 2, an arena that failed exit 1, each one
+    line."""
+    import grpc
+
+    out = sys.stderr if as_json else sys.stdout
+    try:
+        report = run(out)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:  # a process of the arena died or never came up
+        print(f"bench {name} failed: {error}", file=sys.stderr)
+        return 1
+    except grpc.RpcError as error:
+        code = error.code() if hasattr(error, "code") else None
+        details = error.details() if hasattr(error, "details") else str(error)
+        print(f"bench {name} failed: the arena answered {getattr(code, 'name', 'an error')}: {details}",
+              file=sys.stderr)
+        return 1
+    if as_json:
+        print(to_json(report), flush=True)
+    return 0 if report.ok else 1
 
 
 RULE_FLAGS = ("variant", "no_bluffing", "uno_penalty", "target_score", "scoring", "start_flip", "pairing")

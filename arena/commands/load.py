@@ -16,17 +16,14 @@ failure).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from arena.commands import add_rule_options, bench_parsers
+from arena.commands import add_rule_options, bench_parsers, run_arena_bench
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 
 
 def cmd_bench_load(args: argparse.Namespace) -> int:
-    import grpc
-
     from arena.bench.load import LoadOptions, report_json, run_load_bench
 
     options = LoadOptions(
@@ -36,24 +33,7 @@ def cmd_bench_load(args: argparse.Namespace) -> int:
         target_score=args.target_score, decision_deadline_ms=args.decision_deadline_ms, seed=args.seed,
         connect_timeout_s=args.connect_timeout, timeout_s=args.timeout, ramp_s=args.ramp, work_dir=args.work_dir,
     )
-    out = sys.stderr if args.json else sys.stdout
-    try:
-        report = run_load_bench(options, out)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:  # a process of the arena died or never came up
-        print(f"bench load failed: {error}", file=sys.stderr)
-        return 1
-    except grpc.RpcError as error:
-        code = error.code() if hasattr(error, "code") else None
-        details = error.details() if hasattr(error, "details") else str(error)
-        print(f"bench load failed: the arena answered {getattr(code, 'name', 'an error')}: {details}",
-              file=sys.stderr)
-        return 1
-    if args.json:
-        print(report_json(report), flush=True)
-    return 0 if report.ok else 1
+    return run_arena_bench("load", lambda out: run_load_bench(options, out), report_json, as_json=args.json)
 
 
 def add_parser(bench: Any) -> argparse.ArgumentParser:

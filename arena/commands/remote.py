@@ -15,16 +15,13 @@ finished with every match recorded and nothing failed, 1 otherwise, 2 for bad op
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from arena.commands import add_rule_options, bench_parsers, not_negative, positive_int
+from arena.commands import add_rule_options, bench_parsers, not_negative, positive_int, run_arena_bench
 
 
 def cmd_bench_remote(args: argparse.Namespace) -> int:
-    import grpc
-
     from arena.bench.remote import RemoteOptions, report_json, run_remote_bench
 
     options = RemoteOptions(
@@ -33,24 +30,7 @@ def cmd_bench_remote(args: argparse.Namespace) -> int:
         target_score=args.target_score, connect_timeout_s=args.connect_timeout, timeout_s=args.timeout,
         work_dir=args.work_dir,
     )
-    out = sys.stderr if args.json else sys.stdout
-    try:
-        report = run_remote_bench(options, out)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:  # a process of the arena died or never came up
-        print(f"bench remote failed: {error}", file=sys.stderr)
-        return 1
-    except grpc.RpcError as error:
-        code = error.code() if hasattr(error, "code") else None
-        details = error.details() if hasattr(error, "details") else str(error)
-        print(f"bench remote failed: the arena answered {getattr(code, 'name', 'an error')}: {details}",
-              file=sys.stderr)
-        return 1
-    if args.json:
-        print(report_json(report), flush=True)
-    return 0 if report.ok else 1
+    return run_arena_bench("remote", lambda out: run_remote_bench(options, out), report_json, as_json=args.json)
 
 
 def add_parser(bench: Any) -> argparse.ArgumentParser:
