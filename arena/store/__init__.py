@@ -38,6 +38,7 @@ from .schedules import Schedule, ScheduleStore
 from .sessions import PendingEnd, Session, SessionStore
 from .standings import CachedStandings, StandingsStore, TournamentStandings
 from .tournaments import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
+from .traffic import ServerTraffic
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -76,6 +77,7 @@ __all__ = [
     "ResultStore",
     "Schedule",
     "ScheduleStore",
+    "ServerTraffic",
     "Session",
     "SessionStore",
     "StandingsStore",

@@ -32,6 +32,7 @@ from .schedules import ScheduleStore
 from .sessions import SessionStore
 from .standings import StandingsStore
 from .tournaments import TournamentStore
+from .traffic import ServerTraffic, server_traffic
 
 ENV_VAR = "REDIS_URL"
 
@@ -169,6 +170,10 @@ class Store:
 
     def ping(self) -> bool:
         return bool(self.redis.ping())
+
+    def traffic(self) -> ServerTraffic:
+        """The server's commands and bytes so far (:mod:`arena.store.traffic`; for benchmarks)."""
+        return server_traffic(self.redis)
 
     def check_config(self) -> None:
         """Raise :class:`StoreConfigError`, with a message for people, when Redis refuses this URL's settings
