@@ -6,6 +6,7 @@ in :mod:`arena.store.keys`, and :mod:`arena.store.embedded` runs a private Redis
 ``REDIS_URL`` is given.
 """
 
+from .batching import TrafficMeter
 from .bots import BotRecord, BotStore
 from .canary import CanaryBeat, CanaryStore
 from .client import Store, connect, kombu_url, redis_py_url, redis_url_from_env
@@ -31,7 +32,8 @@ from .gauntlets import DuplicateGauntlet, GauntletRecord, GauntletStore, Unknown
 from .incidents import INCIDENT_KINDS, Incident, IncidentStore
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
-from .relay import RelayChannel
+from .relay import RelayChannel, ReplyAddress
+from .relay_hub import RelayHub, Replies
 from .replays import DecisionNote, EngineReplay, Replay, ReplayStore
 from .results import Progress, ResultRecord, ResultStore, StoredResult, UnscheduledMatch
 from .schedules import Schedule, ScheduleStore
@@ -71,8 +73,11 @@ __all__ = [
     "Progress",
     "RatingStore",
     "RelayChannel",
+    "RelayHub",
     "Replay",
     "ReplayStore",
+    "Replies",
+    "ReplyAddress",
     "ResultRecord",
     "ResultStore",
     "Schedule",
@@ -90,6 +95,7 @@ __all__ = [
     "TournamentRecord",
     "TournamentStandings",
     "TournamentStore",
+    "TrafficMeter",
     "UnknownBot",
     "UnknownCompetition",
     "UnknownGauntlet",

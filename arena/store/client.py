@@ -17,6 +17,7 @@ import redis.asyncio
 from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
+from .batching import TrafficMeter
 from .bots import BotStore
 from .canary import CanaryStore
 from .competitions import CompetitionStore
@@ -141,10 +142,11 @@ class Store:
         """A store on ``url`` (or ``$REDIS_URL``); see :func:`connect`."""
         return cls(connect(url), prefix, url=redis_py_url(redis_url_from_env(url)))
 
-    def relay(self) -> RelayChannel:
+    def relay(self, meter: TrafficMeter | None = None, *, name: str = "") -> RelayChannel:
         """The relay's channel on an asyncio client to the same server and database (call it inside the event
-        loop that will use it, never before a fork)."""
-        return RelayChannel(_async_client(self.redis), self.keys)
+        loop that will use it, never before a fork); ``meter`` counts its commands and bytes, ``name`` names its
+        connections (``CLIENT LIST``)."""
+        return RelayChannel(_async_client(self.redis, name), self.keys, meter)
 
     def queue_depth(self, queue: str) -> int:
         """Messages waiting in a Celery (kombu) queue on this Redis, its priority lists summed."""
@@ -230,8 +232,8 @@ def _url_of(client: redis.Redis) -> str:
     return f"{scheme}://{auth}{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{db}"
 
 
-def _async_client(client: redis.Redis) -> redis.asyncio.Redis:
-    """An asyncio client to the same server and database as ``client``."""
+def _async_client(client: redis.Redis, name: str = "") -> redis.asyncio.Redis:
+    """An asyncio client to the same server and database as ``client`` (its connections named ``name``)."""
     pool = client.connection_pool
     kwargs: dict[str, Any] = pool.connection_kwargs
     common: dict[str, Any] = {
@@ -243,6 +245,7 @@ def _async_client(client: redis.Redis) -> redis.asyncio.Redis:
         # waiting for a free slot) with a TimeoutError; RelayChannel.wait_reply pops at most WAIT_CHUNK_S at once.
         "socket_timeout": 30,
         "health_check_interval": 15,
+        "client_name": name or None,
     }
     if kwargs.get("path"):
         return redis.asyncio.Redis(unix_socket_path=kwargs["path"], **common)
