@@ -15,6 +15,8 @@ uno_arena_matches_total                          counter    variant, reason     
 uno_arena_match_duration_seconds                 histogram  variant                 match runner
 uno_arena_matches_completed_total                counter    (none)                  workers
 uno_arena_store_errors_total                     counter    kind, where             workers, gateway
+uno_arena_relay_redis_commands_total             counter    side                    workers, gateway
+uno_arena_relay_redis_bytes_total                counter    side, direction         workers, gateway
 uno_arena_matches_remaining                      gauge      tournament              workers/scheduler
 uno_arena_queue_depth                            gauge      queue                   whoever measures
 uno_arena_queue_oldest_age_seconds               gauge      queue                   whoever measures
@@ -31,7 +33,10 @@ fixed word such as ``late``; anything that does not look like one is counted as 
 ``bot`` is a registered bot name, ``kind`` (of ``uno_arena_bot_incidents_total``) one of
 :data:`INCIDENT_KINDS` (anything else raises), ``variant`` is ``flip`` or ``classic``, ``queue`` a Celery queue
 name. ``tournament`` is used by ``uno_arena_matches_remaining`` only, and its series is removed
-when the tournament finishes (:meth:`ArenaMetrics.finish_tournament`).
+when the tournament finishes (:meth:`ArenaMetrics.finish_tournament`). ``side`` (of the relay's counters) is
+``worker`` or ``gateway`` (:data:`RELAY_SIDES`), ``direction`` ``sent`` (to Redis) or ``received`` (from it): the
+relay's Redis commands and their RESP bytes (:class:`RelayMeter`), so that ``rate(..._commands_total)`` over
+``rate(uno_arena_decisions_total)`` is the relay's commands per decision.
 
 Usage: processes take the process-wide set with :func:`get_metrics` (created lazily on the default
 registry, so importing this module registers nothing); tests build their own set on a fresh
@@ -97,6 +102,9 @@ MATCH_DURATION_BUCKETS: Final = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0
 #: The kinds of a bot's incidents (arena.store.incidents keeps the log; the same values, checked by the tests):
 #: refusal, timeout, fallback (not connected when asked), error (an in-process bot raised), forfeit, disconnect.
 INCIDENT_KINDS: Final = ("refusal", "timeout", "fallback", "error", "forfeit", "disconnect")
+
+#: The two ends of the Redis relay: the workers' seats and the gateways' consumers.
+RELAY_SIDES: Final = ("worker", "gateway")
 
 #: Gauges whose labelled series are removed (NaN tombstones in multiprocess mode).
 REMOVABLE_GAUGES: Final = frozenset({"uno_arena_matches_remaining"})
@@ -194,6 +202,8 @@ class ArenaMetrics:
     match_duration: Histogram
     matches_completed: Counter
     store_errors: Counter
+    relay_redis_commands: Counter
+    relay_redis_bytes: Counter
     matches_remaining: Gauge
     queue_depth: Gauge
     queue_oldest_age: Gauge
@@ -264,6 +274,13 @@ class ArenaMetrics:
         dropped, the worker asks again)."""
         self.store_errors.labels(kind=_name(kind), where=_name(where)).inc()
 
+    def relay_meter(self, side: str) -> RelayMeter:
+        """What counts the relay's Redis traffic on ``side`` (one of :data:`RELAY_SIDES`)."""
+        if side not in RELAY_SIDES:
+            raise ValueError(f"unknown relay side {side!r}; expected one of {RELAY_SIDES}")
+        return RelayMeter(self.relay_redis_commands.labels(side), self.relay_redis_bytes.labels(side, "sent"),
+                          self.relay_redis_bytes.labels(side, "received"))
+
     def set_matches_remaining(self, tournament: str, remaining: int) -> None:
         """Publish how many matches of ``tournament`` are still to be played."""
         self.matches_remaining.labels(_name(tournament)).set(max(0, int(remaining)))
@@ -309,6 +326,23 @@ class ArenaMetrics:
     def set_build_info(self, component: str, version: str = __version__) -> None:
         """Publish ``uno_arena_build_info{version,component} 1`` (component: gateway, worker...)."""
         self.build_info.labels(_name(version), _name(component)).set(1)
+
+
+@dataclass(frozen=True, eq=False)
+class RelayMeter:
+    """Counts the relay's Redis round trips on one side (a :class:`arena.store.TrafficMeter`)."""
+
+    commands: Counter
+    sent: Counter
+    received: Counter
+
+    def count(self, commands: int, sent_bytes: int, received_bytes: int) -> None:
+        if commands:
+            self.commands.inc(commands)
+        if sent_bytes:
+            self.sent.inc(sent_bytes)
+        if received_bytes:
+            self.received.inc(received_bytes)
 
 
 def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetrics:
@@ -389,6 +423,21 @@ def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetric
             "Redis commands of workers and gateways that failed (a refused write: misconf, readonly, oom, "
             "noreplicas; or connection), each retried (after a back-off, or asked again by the worker).",
             ["kind", "where"],
+            namespace=ns,
+            registry=registry,
+        ),
+        relay_redis_commands=Counter(
+            "relay_redis_commands",
+            "Redis commands of the relay between workers and gateways, by side (worker, gateway).",
+            ["side"],
+            namespace=ns,
+            registry=registry,
+        ),
+        relay_redis_bytes=Counter(
+            "relay_redis_bytes",
+            "Bytes of the relay's Redis commands (sent) and of their replies and Pub/Sub messages (received), "
+            "in RESP, by side.",
+            ["side", "direction"],
             namespace=ns,
             registry=registry,
         ),

@@ -18,6 +18,11 @@ Reported:
   matches, other errors the arena sent the bots in-band, bots refused at connect; reconnects apart;
 - RSS (now and peak) of every arena process: Redis (when embedded), the gateway, the worker and each
   of its children, and of each swarm process;
+- Redis traffic per decision over the tournament (from its creation to its end): the whole server's commands
+  and bytes in and out (``INFO``: Celery's broker and results and the organizer API included), the commands
+  that make up most of it, and the relay's own commands and bytes as its counters tell them
+  (``uno_arena_relay_redis_commands_total`` and ``uno_arena_relay_redis_bytes_total`` of the workers and the
+  gateway);
 - that every match was recorded exactly once: the export lists each scheduled match id once, the store
   misses none and counts each once, and the workers' ``uno_arena_matches_completed_total`` equals the
   match count. The decisions counted in the workers' ``uno_arena_decisions_total`` are compared with
@@ -40,7 +45,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.bench.fleet import (
     SwarmSettings,
@@ -55,6 +60,7 @@ from arena.bench.fleet import (
 )
 from arena.bench.procfs import process_memory
 from arena.bench.swarm import BRAINS, SwarmStats
+from arena.store import ServerTraffic, Store
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.status import TournamentStatus
 
@@ -94,6 +100,22 @@ class ProcessMemory:
     rss_bytes: int
     peak_rss_bytes: int
     idle_rss_bytes: int = 0  # with every bot connected, before the tournament
+
+
+@dataclass
+class TrafficFigures:
+    """Redis traffic per decision of the tournament: the whole server's (``INFO``) and the relay's own."""
+
+    redis_commands: float = math.nan
+    redis_bytes_in: float = math.nan  # what Redis read from its clients
+    redis_bytes_out: float = math.nan  # what it wrote to them (Pub/Sub deliveries included)
+    redis_top: list[str] = field(default_factory=list)  # "publish 1.02": the most called commands, per decision
+    worker_commands: float = math.nan  # the relay's commands from the workers
+    worker_bytes_sent: float = math.nan
+    worker_bytes_received: float = math.nan
+    gateway_commands: float = math.nan  # the relay's commands from the gateway
+    gateway_bytes_sent: float = math.nan
+    gateway_bytes_received: float = math.nan
 
 
 @dataclass
@@ -138,6 +160,7 @@ class LoadReport:
     metric_decisions: int = 0
     played_once: bool = False
     memory: list[ProcessMemory] = field(default_factory=list)
+    traffic: TrafficFigures = field(default_factory=TrafficFigures)
     error_samples: list[str] = field(default_factory=list)
     work_dir: str = ""
 
@@ -214,8 +237,9 @@ def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:
               f"{processes} swarm processes (brain {options.brain})", file=out, flush=True)
         idle = {pid: process_memory(pid)[0] for _, pid in arena_processes(arena, fleet.roles)}
         try:
-            _play(arena, options, report, names[:playing], seats, out)
+            marks = _play(arena, options, report, names[:playing], seats, out)
             _check_records(arena, report)
+            report.traffic = traffic_figures(*marks, report.decisions)
             _check_metrics(arena, report, f"load-{tag}-")
             for role, pid in arena_processes(arena, fleet.roles):
                 rss, peak = process_memory(pid)
@@ -229,26 +253,78 @@ def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:
     return report
 
 
+@dataclass(frozen=True)
+class TrafficMark:
+    """The Redis server's traffic and the relay's counters at one moment."""
+
+    server: ServerTraffic
+    relay: dict[tuple[str, str], float]  # (side, "commands" | "sent" | "received") -> total so far
+
+
+RELAY_COMMANDS = "uno_arena_relay_redis_commands_total"
+RELAY_BYTES = "uno_arena_relay_redis_bytes_total"
+
+
+def traffic_mark(arena: LocalArena, store: Store) -> TrafficMark:
+    """The traffic so far of the arena's Redis and of the relay (the gateway's and the workers' counters)."""
+    relay: dict[tuple[str, str], float] = {}
+    for port in (arena.gateway_metrics_port, arena.worker_metrics_port):
+        samples = scrape(port)
+        for labels, value in samples.get(RELAY_COMMANDS, []):
+            key = (labels.get("side", ""), "commands")
+            relay[key] = relay.get(key, 0.0) + value
+        for labels, value in samples.get(RELAY_BYTES, []):
+            key = (labels.get("side", ""), labels.get("direction", ""))
+            relay[key] = relay.get(key, 0.0) + value
+    return TrafficMark(store.traffic(), relay)
+
+
+def traffic_figures(before: TrafficMark, after: TrafficMark, decisions: int, top: int = 6) -> TrafficFigures:
+    """What happened between two marks, per decision (NaN without decisions)."""
+    if decisions <= 0:
+        return TrafficFigures()
+    server = after.server.since(before.server)
+
+    def relay(side: str, what: str) -> float:
+        return (after.relay.get((side, what), 0.0) - before.relay.get((side, what), 0.0)) / decisions
+
+    busiest = sorted(server.calls.items(), key=lambda item: (-item[1], item[0]))[:top]
+    return TrafficFigures(
+        redis_commands=server.commands / decisions, redis_bytes_in=server.net_input_bytes / decisions,
+        redis_bytes_out=server.net_output_bytes / decisions,
+        redis_top=[f"{name} {count / decisions:.2f}" for name, count in busiest],
+        worker_commands=relay("worker", "commands"), worker_bytes_sent=relay("worker", "sent"),
+        worker_bytes_received=relay("worker", "received"), gateway_commands=relay("gateway", "commands"),
+        gateway_bytes_sent=relay("gateway", "sent"), gateway_bytes_received=relay("gateway", "received"))
+
+
 def _play(arena: LocalArena, options: LoadOptions, report: LoadReport, names: Sequence[str], seats: int,
-          out: TextIO) -> None:
+          out: TextIO) -> tuple[TrafficMark, TrafficMark]:
+    """Play the tournament; the traffic marks at its creation and at its end."""
     spec = tournament_spec(f"load-{uuid.uuid4().hex[:8]}", names, seats=seats, deals=options.deals,
                            variant=options.variant, target_score=options.target_score, seed=options.seed,
                            decision_deadline_ms=options.decision_deadline_ms)
     idle = f" (the other {options.bots - len(names)} connected bots idle)" if len(names) < options.bots else ""
     about = (f"{len(names)} bots{idle}, {seats} seats per table, {options.deals} deal(s), {options.variant}, "
              f"target {options.target_score}, deadline {options.decision_deadline_ms} ms")
-    run = play_tournament(arena.client, spec, about, options.timeout_s, out)
+    store = Store.from_url(arena.redis_url)
+    try:
+        begin = traffic_mark(arena, store)
+        run = play_tournament(arena.client, spec, about, options.timeout_s, out)
+        end = traffic_mark(arena, store)
+    finally:
+        store.close()
     report.tournament_id = run.tournament_id
     report.matches_total = run.matches_total
     report.elapsed_s = run.elapsed_s
     report.state = run.state
     report.aborted = run.matches_failed
+    return begin, end
 
 
 def _check_records(arena: LocalArena, report: LoadReport) -> None:
     """Every scheduled match recorded once; decisions, latencies, timeouts and refusals from the records."""
     from arena.service.replays import decision_columns
-    from arena.store import Store
 
     problems: list[str] = []
     exported = [result.match_id for result in exported_results(arena.client, report.tournament_id)]
@@ -370,6 +446,13 @@ def print_report(report: LoadReport, out: TextIO) -> None:
               f"the workers counted {report.metric_decisions:,} decisions, the records hold {report.decisions:,} "
               "(some match was played more than once)")
     print(f"played       {played}", file=out)
+    traffic = report.traffic
+    print(f"redis        per decision: {traffic.redis_commands:.2f} commands, {traffic.redis_bytes_in:,.0f} bytes in, "
+          f"{traffic.redis_bytes_out:,.0f} bytes out (the whole server: {', '.join(traffic.redis_top)})", file=out)
+    print(f"relay        per decision: workers {traffic.worker_commands:.2f} commands, "
+          f"{traffic.worker_bytes_sent:,.0f} bytes sent, {traffic.worker_bytes_received:,.0f} received; gateway "
+          f"{traffic.gateway_commands:.2f} commands, {traffic.gateway_bytes_sent:,.0f} bytes sent, "
+          f"{traffic.gateway_bytes_received:,.0f} received", file=out)
     print(f"memory       RSS in MiB:  {'idle':>7} {'end':>7} {'peak':>7}   (idle: bots connected, "
           "before the tournament)", file=out)
     for memory in report.memory:
@@ -384,7 +467,14 @@ def report_json(report: LoadReport) -> str:
     """The figures as one JSON object (NaN latencies, when nothing was decided, as null)."""
     data = asdict(report)
     data["ok"] = report.ok
-    for key, value in data.items():
-        if isinstance(value, float) and math.isnan(value):
-            data[key] = None
-    return json.dumps(data)
+    return json.dumps(_without_nan(data))
+
+
+def _without_nan(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _without_nan(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_nan(item) for item in value]
+    return value

@@ -49,7 +49,7 @@ from arena.bench.fleet import (
 from arena.bench.load import table_count
 from arena.bench.procfs import process_cpu, process_memory
 from arena.bench.swarm import SwarmStats
-from arena.store import ServerCounters, Store, StoredResult
+from arena.store import ServerTraffic, Store, StoredResult
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.status import TournamentStatus
 
@@ -230,11 +230,11 @@ def _play_and_measure(arena: LocalArena, options: RemoteOptions, deals: int, nam
     pids = worker_pids(arena)
     store = Store.from_url(arena.redis_url)
     try:
-        redis_before = store.server_counters()
+        redis_before = store.traffic()
         cpu_before = process_cpu(pids)
         run = play_tournament(arena.client, spec, about, options.timeout_s, out)
         cpu = process_cpu(pids) - cpu_before
-        redis = store.server_counters() - redis_before
+        redis = store.traffic().since(redis_before)
     finally:
         store.close()
     memory = [process_memory(pid) for pid in pids]
@@ -246,7 +246,7 @@ def _play_and_measure(arena: LocalArena, options: RemoteOptions, deals: int, nam
 
 
 def fill_figures(result: PassFigures, run: TournamentRun, recorded: list[StoredResult], worker_cpu_s: float,
-                 redis: ServerCounters, *, bots: int, capacity: int, seats: int) -> None:
+                 redis: ServerTraffic, *, bots: int, capacity: int, seats: int) -> None:
     """The figures of a pass from its tournament, its recorded matches and the counters' deltas."""
     wall = run.elapsed_s
     spans = [figures.span(r.finished_at, r.duration_s, len(r.seats), sum(r.decisions)) for r in recorded]

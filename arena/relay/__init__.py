@@ -5,23 +5,30 @@ A worker plays a remote bot through :class:`RelaySeat`; the gateway runs a
 the relay is there: the seat has the runner's interface, the consumer calls the same gateway methods as an
 in-process :class:`arena.server.remote_seat.RemoteSeat`.
 
-The package: :mod:`arena.relay.messages` (the message format) and :mod:`arena.relay.seat`
-(:class:`RelaySeat`, the workers' side).
+The package: :mod:`arena.relay.messages` (the message format), :mod:`arena.relay.seat` (:class:`RelaySeat`, the
+workers' side) and :mod:`arena.relay.hub` (the one :class:`arena.store.RelayHub` per event loop and process that
+every seat of the loop shares: one Redis client, one reader of the answers).
 
 Keys (under the store prefix, ``uno:`` by default; built by :class:`arena.store.keys.Keys`):
 
 =================================  ======  =================================================================
 ``uno:relay:{gateway}``            list    messages for the gateway ``{gateway}`` (the ``gateway`` field of
                                            the bot's session, :mod:`arena.store.sessions`); RPUSH / BLPOP
-``uno:relay:reply:{id}``           list    the answer to one ``decide`` message (expires after 60 s)
+``uno:relay:replies:{hub}``        list    the answers to the messages of one worker process's hub, each
+                                           ``"{rid} {answer}"``; read by the hub's one reader, which hands each
+                                           to the seat waiting for ``rid``; expires 60 s after the latest answer
+``uno:relay:reply:{id}``           list    the answer to one message a draining gateway hands over to another
+                                           (expires after 60 s)
 ``uno:bot:{name}:ended``           hash    ends of the bot's matches that ended while it had no session
                                            (``MatchEnded`` by match, seat and attempt; expires after an hour):
                                            the gateway opening its next session frees their slots
 =================================  ======  =================================================================
 
-A message is one line of JSON (the header), a newline, then protobuf bytes:
+A message is one line of JSON (the header), a newline, then protobuf bytes. A message that asks for an answer
+names where it goes: ``reply`` (the list) and ``rid`` (the id the answer is framed with; without ``rid``, as
+from workers before the hub, the answer is pushed as it is to a list of its own):
 
-- ``{"op": "start", "bot", "match_id", "seat", "reply", "wait_s", "casual"}`` + ``MatchStarted``: seat the bot
+- ``{"op": "start", "bot", "match_id", "seat", "reply", "rid", "wait_s", "casual"}`` + ``MatchStarted``: seat the bot
   once it plays fewer matches than its Hello offered; the gateway replies ``{"state": "queued"}`` at once when it
   must wait, then ``{"state": "admitted"}`` or, after ``wait_s``, ``{"state": "refused"}`` (the seat raises
   :class:`~arena.runner.SeatNotAdmitted`: the match is aborted, no strike). Without ``reply``: seat it at
@@ -32,9 +39,9 @@ A message is one line of JSON (the header), a newline, then protobuf bytes:
   ``wait_s`` is not used), and gives its slot to a rated (tournament, ladder, gauntlet) start that finds the bot
   full: the bot gets MatchEnded (aborted) and the match's next ``decide`` is answered ``evicted``
   (:mod:`arena.server.gateway.admission`). A hand-over of a casual match keeps the field;
-- ``{"op": "close", "bot", "match_id", "seat", "reply"}``: the match is over, late answers no longer count in
+- ``{"op": "close", "bot", "match_id", "seat", "reply", "rid"}``: the match is over, late answers no longer count in
   it; the reply ``{"late": N}`` is the seat's final count of late refusals (asked before MatchEnded is built);
-- ``{"op": "decide", "bot", "match_id", "seat", "number", "legal", "deadline_s", "reply", "sent"}`` + a
+- ``{"op": "decide", "bot", "match_id", "seat", "number", "legal", "deadline_s", "reply", "rid", "sent"}`` + a
   serialized ``DecisionRequest`` without request id and times (the gateway adds them and starts the bot's
   clock when it sends the request, :mod:`arena.protocol.encoding`);
 - ``{"op": "events", ...}`` + ``MatchEvents``; ``{"op": "end", ...}`` + ``MatchEnded``;
@@ -60,7 +67,17 @@ carries ``"gateway"``, the new one, which the seat uses from then on; a ``start`
 there too (answered ``queued`` at once, then the new gateway's answer, or ``""`` when the bot did not move in
 time). The queue ``uno:relay:{gateway}`` expires 60 s after it was created unless its gateway keeps refreshing it.
 
-Redis clients are made in the running event loop (never at import, never before a fork).
+Batching (issue 22, item 4): what the seats of one loop send in the same loop tick is one Redis pipeline (one
+round trip); several messages for one gateway are one ``PUBLISH`` of a frame (the byte 0x1E, their lengths,
+a newline, the messages: :func:`arena.store.batching.pack_messages`; a single message goes as it is), which the
+gateway splits; the gateway's answers of one tick are one pipeline too, one ``RPUSH`` per list. A frame is heard,
+or not, as a whole. Answers come back on the hub's list, not Pub/Sub: an answer pushed while the hub's reader
+reconnects waits there. Gateways must be upgraded before workers (an older gateway does not read frames or
+``rid``). Each side counts its Redis commands and their bytes: ``uno_arena_relay_redis_commands_total{side}`` and
+``uno_arena_relay_redis_bytes_total{side,direction}`` (:mod:`arena.metrics`).
+
+Redis clients are made in the running event loop (never at import, never before a fork); a hub closes with its
+loop (``loop.shutdown_asyncgens()``).
 """
 
 from .seat import DEFAULT_MARGIN_S, RelaySeat

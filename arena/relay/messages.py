@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.store import ReplyAddress
+
 
 def encode(header: dict[str, Any], body: bytes) -> bytes:
     return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
@@ -14,6 +16,22 @@ def encode(header: dict[str, Any], body: bytes) -> bytes:
 def decode(raw: bytes) -> tuple[dict[str, Any], bytes]:
     head, _, body = raw.partition(b"\n")
     return json.loads(head), body
+
+
+def reply_fields(address: ReplyAddress) -> dict[str, str]:
+    """The header fields that tell the gateway where to answer: ``reply`` (the list) and, for a worker process's
+    shared list, ``rid`` (the id its answer is framed with)."""
+    return {"reply": address.key, "rid": address.rid} if address.rid else {"reply": address.key}
+
+
+def reply_address(header: dict[str, Any]) -> ReplyAddress:
+    """Where to answer the message of ``header`` (:func:`reply_fields`)."""
+    return ReplyAddress(str(header["reply"]), str(header.get("rid") or ""))
+
+
+def readdressed(header: dict[str, Any], address: ReplyAddress) -> dict[str, Any]:
+    """``header`` with its answer going to ``address`` instead (a draining gateway passing a message on)."""
+    return {**{k: v for k, v in header.items() if k not in ("reply", "rid")}, **reply_fields(address)}
 
 
 def decide_reply(status: str, index: int | None, refusals: int, reasons: list[str], wire_s: float | None, late: int,

@@ -1,5 +1,6 @@
 """The workers' side of the relay: :class:`RelaySeat`, a remote bot reached through Redis and whichever gateway
-holds its stream (see :mod:`arena.relay`)."""
+holds its stream (see :mod:`arena.relay`). Every seat of one event loop shares that loop's hub
+(:mod:`arena.relay.hub`): one Redis client, its commands batched per loop tick, one reader of the answers."""
 
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ from arena.runner import (
     SeatUnreachable,
     settle,
 )
-from arena.store import PendingEnd, RelayChannel, Store, StoreFailure
+from arena.store import PendingEnd, RelayChannel, Replies, Store, StoreFailure
 
-from .messages import encode
+from .hub import relay_hub
+from .messages import encode, reply_fields
 
 DEFAULT_MARGIN_S = 2.0
 COMEBACK_POLL_S = 0.1
@@ -50,7 +52,6 @@ class RelaySeat(Seat):
         self.version = "unknown"
         self.margin_s = margin_s
         self.admit_timeout_s = admit_timeout_s
-        self._channel: RelayChannel | None = None
         self._gateway: str | None = None
         self._started_on: str | None = None
         self._start: bytes = b""
@@ -61,10 +62,13 @@ class RelaySeat(Seat):
         self._lost = False
         """No live session because the arena lost the bot's stream (``RelayChannel.find_gateway``)."""
 
-    def _relay(self) -> RelayChannel:
-        if self._channel is None:
-            self._channel = self.store.relay()
-        return self._channel
+    async def _relay(self) -> RelayChannel:
+        """The channel of the running loop's hub."""
+        return (await relay_hub(self.store)).channel
+
+    async def _expect(self) -> Replies:
+        """Wait for the answers to a message about to be sent (its header gets :func:`reply_fields`)."""
+        return (await relay_hub(self.store)).expect()
 
     def _header(self, op: str, **more: Any) -> dict[str, Any]:
         if op == "start" and self.casual:
@@ -73,14 +77,17 @@ class RelaySeat(Seat):
                 **more}
 
     async def _push(self, gateway: str, header: dict[str, Any], body: bytes) -> None:
-        await self._relay().push(gateway, encode(header, body))
+        relay = await self._relay()
+        await relay.push(gateway, encode(header, body))
 
     async def _publish(self, gateway: str, header: dict[str, Any], body: bytes) -> bool:
-        return await self._relay().publish(gateway, encode(header, body))
+        relay = await self._relay()
+        return await relay.publish(gateway, encode(header, body))
 
     async def _ensure_started(self) -> str | None:
         if self._gateway is None:
-            self._gateway, self._lost = await self._relay().find_gateway(self.name)
+            relay = await self._relay()
+            self._gateway, self._lost = await relay.find_gateway(self.name)
         gateway = self._gateway
         if gateway is None or self._started_on == gateway or not self._start:
             return gateway
@@ -102,16 +109,16 @@ class RelaySeat(Seat):
     async def _seat_on(self, gateway: str, wait_s: float) -> str:
         """Ask ``gateway`` to seat the bot within ``wait_s``: ``"admitted"``, ``"refused"``, or ``""`` when the
         gateway did not answer (gone). SeatNotAdmitted when it queued the start and then went silent."""
-        relay = self._relay()
-        key = relay.new_reply_key()
-        await self._push(gateway, self._header("start", reply=key, wait_s=wait_s), self._start)
-        raw = await relay.wait_reply(key, self.margin_s)
-        if raw is not None and json.loads(raw).get("state") == "queued":
-            raw = await relay.wait_reply(key, wait_s + self.margin_s)
-            if raw is None:  # the gateway went away meanwhile: release what it may have given
-                await self._push(gateway, self._header("release"), b"")
-                raise SeatNotAdmitted(f"gateway {gateway} did not seat bot {self.name!r} within "
-                                      f"{wait_s + self.margin_s:g} s")
+        with await self._expect() as replies:
+            await self._push(gateway, self._header("start", wait_s=wait_s, **reply_fields(replies.address)),
+                             self._start)
+            raw = await replies.next(self.margin_s)
+            if raw is not None and json.loads(raw).get("state") == "queued":
+                raw = await replies.next(wait_s + self.margin_s)
+                if raw is None:  # the gateway went away meanwhile: release what it may have given
+                    await self._push(gateway, self._header("release"), b"")
+                    raise SeatNotAdmitted(f"gateway {gateway} did not seat bot {self.name!r} within "
+                                          f"{wait_s + self.margin_s:g} s")
         return "" if raw is None else str(json.loads(raw).get("state", ""))
 
     async def start(self, info: SeatStart) -> None:
@@ -121,7 +128,8 @@ class RelaySeat(Seat):
         self._match_id, self._seat, self._attempt = info.match_id, info.seat, info.attempt
         self._start = match_started(info).SerializeToString()
         try:
-            gateway = self._gateway = await self._relay().live_gateway(self.name)
+            relay = await self._relay()
+            gateway = self._gateway = await relay.live_gateway(self.name)
             if gateway is None:
                 return
             state = await self._seat_on(gateway, self.admit_timeout_s)
@@ -154,7 +162,8 @@ class RelaySeat(Seat):
         while until - time.monotonic() > COMEBACK_POLL_S:
             await asyncio.sleep(COMEBACK_POLL_S)
             try:
-                gateway, _lost = await self._relay().find_gateway(self.name)
+                relay = await self._relay()
+                gateway, _lost = await relay.find_gateway(self.name)
             except StoreFailure as error:
                 raise SeatUnreachable(f"cannot reach Redis: {error}") from None
             if gateway is not None:
@@ -173,14 +182,14 @@ class RelaySeat(Seat):
             raise BotAway(f"bot {self.name!r} has no live session on any gateway")
         body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
                             self._attempt)
-        relay = self._relay()
-        key = relay.new_reply_key()
-        header = self._header("decide", legal=len(request.legal), deadline_s=deadline_s, reply=key,
-                              sent=time.time(), number=request.decision_number, lag_cap=request.lag_compensation_cap_s)
         try:
-            heard = await self._publish(gateway, header, body)
-            wait_s = deadline_s + request.lag_compensation_cap_s + self.margin_s
-            raw = await relay.wait_reply(key, wait_s) if heard else None
+            with await self._expect() as replies:
+                header = self._header("decide", legal=len(request.legal), deadline_s=deadline_s, sent=time.time(),
+                                      number=request.decision_number, lag_cap=request.lag_compensation_cap_s,
+                                      **reply_fields(replies.address))
+                heard = await self._publish(gateway, header, body)
+                wait_s = deadline_s + request.lag_compensation_cap_s + self.margin_s
+                raw = await replies.next(wait_s) if heard else None
         except StoreFailure as error:
             raise SeatUnreachable(f"cannot reach Redis: {error}") from None
         if not heard:
@@ -218,10 +227,9 @@ class RelaySeat(Seat):
         gateway = self._started_on
         if gateway is None or self._gateway != gateway:
             return self._late
-        relay = self._relay()
-        key = relay.new_reply_key()
-        await self._push(gateway, self._header("close", reply=key), b"")
-        raw = await relay.wait_reply(key, self.margin_s)
+        with await self._expect() as replies:
+            await self._push(gateway, self._header("close", **reply_fields(replies.address)), b"")
+            raw = await replies.next(self.margin_s)
         if raw is not None:
             self._late = int(json.loads(raw).get("late", self._late))
         return self._late
@@ -230,20 +238,16 @@ class RelaySeat(Seat):
         """Tell the bot its match ended. A bot away (no gateway known) gets it from whichever gateway holds it
         later: the end is kept in Redis first (:meth:`RelayChannel.note_ended`, applied when its next session
         opens), then pushed to the gateway found now, if any (a session opened meanwhile saw one or the other)."""
-        try:
-            if self._started_on is not None:  # never seated: nothing to end
-                ended = match_ended(match_id, summary).SerializeToString()
-                gateway = self._gateway
-                if gateway is None:
-                    relay = self._relay()
-                    await relay.note_ended(self.name, PendingEnd(self._match_id, self._seat, self._attempt, ended))
-                    gateway = await relay.live_gateway(self.name)
-                if gateway is not None:
-                    await self._push(gateway, self._header("end"), ended)
-        finally:
-            if self._channel is not None:
-                await self._channel.close()
-                self._channel = None
+        if self._started_on is None:  # never seated: nothing to end
+            return
+        ended = match_ended(match_id, summary).SerializeToString()
+        gateway = self._gateway
+        if gateway is None:
+            relay = await self._relay()
+            await relay.note_ended(self.name, PendingEnd(self._match_id, self._seat, self._attempt, ended))
+            gateway = await relay.live_gateway(self.name)
+        if gateway is not None:
+            await self._push(gateway, self._header("end"), ended)
 
     def late_refusals(self) -> int:
         return self._late

@@ -13,6 +13,11 @@ doing, not the bot's). A new match start is passed on the same way.
 The consumer refreshes the expiry of its own queue while it runs (:meth:`arena.store.RelayChannel.keep_queue`),
 so the queue of a gateway that died goes away by itself.
 
+Answers go where the message said (``reply``, framed with ``rid`` when given: a worker process's shared list,
+:mod:`arena.relay`); the answers of one loop tick are one pipeline (one ``RPUSH`` per list), through the channel's
+batcher (:mod:`arena.store.batching`), and a frame of several published messages is split before dispatch. Its
+Redis traffic is counted on the ``gateway`` side of ``uno_arena_relay_redis_*``.
+
 A Redis command that fails in a relayed exchange (Redis restarting, or refusing writes: a full disk, ``NOREPLICAS``)
 drops that answer; the waiting seat asks again. Each such failure is counted
 (``uno_arena_store_errors_total{where="relay"}``) and logged once per burst (:class:`FailureLog`)."""
@@ -31,9 +36,9 @@ import grpc
 
 from arena.metrics import ArenaMetrics, get_metrics
 from arena.protocol import bot_pb2
-from arena.relay.messages import decide_reply, decode, encode
+from arena.relay.messages import decide_reply, decode, encode, readdressed, reply_address
 from arena.server.match_api import MatchApi
-from arena.store import RelayChannel, Store, StoreFailure, failure_kind
+from arena.store import RelayChannel, ReplyAddress, Store, StoreFailure, failure_kind
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +87,8 @@ class RelayConsumer:
     def __init__(self, store: Store, gateway: MatchApi, metrics: ArenaMetrics | None = None) -> None:
         self.store = store
         self.gateway = gateway
-        self.failures = FailureLog(metrics or get_metrics())
+        self.metrics = metrics or get_metrics()
+        self.failures = FailureLog(self.metrics)
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopping = False
         self._last_message = 0.0
@@ -100,7 +106,7 @@ class RelayConsumer:
         self._stopping = True
 
     async def run(self) -> None:
-        relay = self.store.relay()
+        relay = self.store.relay(self.metrics.relay_meter("gateway"), name="uno-arena-relay-gateway")
         gateway_id = self.gateway.gateway_id
         loop = asyncio.get_running_loop()
         kept = 0.0
@@ -163,7 +169,7 @@ class RelayConsumer:
             self.gateway.end_match(bot, match_id, seat, None, attempt)
         elif op == "close":
             late = self.gateway.close_match(bot, match_id, seat, attempt)
-            self._spawn(relay.reply(str(header["reply"]), json.dumps({"late": late})), "answering a match close")
+            self._spawn(relay.reply(reply_address(header), json.dumps({"late": late})), "answering a match close")
         elif op == "decide":
             self._spawn(self._decide(relay, header, body), "answering a decision")
 
@@ -193,7 +199,7 @@ class RelayConsumer:
 
     async def _admit(self, relay: RelayChannel, header: dict[str, Any], started: bot_pb2.MatchStarted) -> None:
         bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
-        reply, wait_s = str(header["reply"]), float(header.get("wait_s", 0.0))
+        reply, wait_s = reply_address(header), float(header.get("wait_s", 0.0))
         gateway = self.gateway
         admission = asyncio.ensure_future(gateway.admit(bot, match_id, seat, started, wait_s,
                                                         bool(header.get("casual"))))
@@ -221,7 +227,7 @@ class RelayConsumer:
                                  outcome.wire_s, outcome.late_refusals, outcome.version, outcome.lag_s)
             if outcome.moved:  # not handed over: "moved" tells the seat it is the drain's doing (no strike)
                 reply = await self._hand_over(relay, header, body) or json.dumps({**json.loads(reply), "moved": True})
-        await relay.reply(str(header["reply"]), reply)
+        await relay.reply(reply_address(header), reply)
 
     async def _hand_over(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> str | None:
         """Relay a decision this draining gateway cannot send to the gateway the bot moved to, within the time
@@ -240,8 +246,8 @@ class RelayConsumer:
             await relay.push(target, encode(start, started))
         key = relay.new_reply_key()
         left = max(0.001, end - time.time())
-        if not await relay.publish(target, encode({**header, "deadline_s": left, "sent": time.time(), "reply": key},
-                                                  body)):
+        passed_on = {**readdressed(header, ReplyAddress(key)), "deadline_s": left, "sent": time.time()}
+        if not await relay.publish(target, encode(passed_on, body)):
             return None
         raw = await relay.wait_reply(key, left + HANDOVER_MARGIN_S)
         if raw is None:
@@ -265,13 +271,13 @@ class RelayConsumer:
         """A new match start reached this draining gateway: pass it on to the gateway the bot moves to, and its
         answer back (``queued`` at once, so the seat waits; then the new gateway's; ``""`` when the bot did not
         move in time: the seat then looks for it again at its first decision)."""
-        reply, wait_s = str(header["reply"]), float(header.get("wait_s", 0.0))
+        reply, wait_s = reply_address(header), float(header.get("wait_s", 0.0))
         await relay.reply(reply, json.dumps({"state": "queued"}))
         state = ""
         target = await self._moved_to(relay, str(header["bot"]), time.time() + min(wait_s + 0.5, HANDOVER_START_S))
         if target is not None:
             key = relay.new_reply_key()
-            await relay.push(target, encode({**header, "reply": key}, body))
+            await relay.push(target, encode(readdressed(header, ReplyAddress(key)), body))
             raw = await relay.wait_reply(key, min(HANDOVER_MARGIN_S, wait_s + 0.5))
             if raw is not None and json.loads(raw).get("state") == "queued":
                 raw = await relay.wait_reply(key, wait_s + HANDOVER_MARGIN_S)

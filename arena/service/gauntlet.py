@@ -261,7 +261,13 @@ class MatchPlayerForGauntlet:
         return self._loop.run_until_complete(run_match(config, seats))
 
     def close(self) -> None:
-        if not self._loop.is_closed():
+        if self._loop.is_closed():
+            return
+        try:  # what is left on the loop ends first: the relay hub of the loop closes with its async generators
+            for task in asyncio.all_tasks(self._loop):
+                task.cancel()
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+        finally:
             self._loop.close()
 
 

@@ -6,6 +6,7 @@ in :mod:`arena.store.keys`, and :mod:`arena.store.embedded` runs a private Redis
 ``REDIS_URL`` is given.
 """
 
+from .batching import TrafficMeter
 from .bots import BotRecord, BotStore
 from .canary import CanaryBeat, CanaryStore
 from .client import Store, connect, kombu_url, redis_py_url, redis_url_from_env
@@ -31,14 +32,15 @@ from .gauntlets import DuplicateGauntlet, GauntletRecord, GauntletStore, Unknown
 from .incidents import INCIDENT_KINDS, Incident, IncidentStore
 from .keys import DEFAULT_PREFIX, Keys
 from .ratings import RatingStore
-from .relay import RelayChannel
+from .relay import RelayChannel, ReplyAddress
+from .relay_hub import RelayHub, Replies
 from .replays import DecisionNote, EngineReplay, Replay, ReplayStore
 from .results import Progress, ResultRecord, ResultStore, StoredResult, UnscheduledMatch
 from .schedules import Schedule, ScheduleStore
-from .server_counters import ServerCounters
 from .sessions import PendingEnd, Session, SessionStore
 from .standings import CachedStandings, StandingsStore, TournamentStandings
 from .tournaments import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
+from .traffic import ServerTraffic
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -71,13 +73,16 @@ __all__ = [
     "Progress",
     "RatingStore",
     "RelayChannel",
+    "RelayHub",
     "Replay",
     "ReplayStore",
+    "Replies",
+    "ReplyAddress",
     "ResultRecord",
     "ResultStore",
     "Schedule",
     "ScheduleStore",
-    "ServerCounters",
+    "ServerTraffic",
     "Session",
     "SessionStore",
     "StandingsStore",
@@ -90,6 +95,7 @@ __all__ = [
     "TournamentRecord",
     "TournamentStandings",
     "TournamentStore",
+    "TrafficMeter",
     "UnknownBot",
     "UnknownCompetition",
     "UnknownGauntlet",

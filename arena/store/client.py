@@ -17,6 +17,7 @@ import redis.asyncio
 from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
+from .batching import TrafficMeter
 from .bots import BotStore
 from .canary import CanaryStore
 from .competitions import CompetitionStore
@@ -29,11 +30,11 @@ from .relay import RelayChannel
 from .replays import ReplayStore
 from .results import ResultStore
 from .schedules import ScheduleStore
-from .server_counters import ServerCounters, read_counters
 from .sessions import SessionStore
 from .slots import SlotStore
 from .standings import StandingsStore
 from .tournaments import TournamentStore
+from .traffic import ServerTraffic, server_traffic
 
 ENV_VAR = "REDIS_URL"
 
@@ -144,10 +145,11 @@ class Store:
         """A store on ``url`` (or ``$REDIS_URL``); see :func:`connect`."""
         return cls(connect(url), prefix, url=redis_py_url(redis_url_from_env(url)))
 
-    def relay(self) -> RelayChannel:
+    def relay(self, meter: TrafficMeter | None = None, *, name: str = "") -> RelayChannel:
         """The relay's channel on an asyncio client to the same server and database (call it inside the event
-        loop that will use it, never before a fork)."""
-        return RelayChannel(_async_client(self.redis), self.keys)
+        loop that will use it, never before a fork); ``meter`` counts its commands and bytes, ``name`` names its
+        connections (``CLIENT LIST``)."""
+        return RelayChannel(_async_client(self.redis, name), self.keys, meter)
 
     def queue_depth(self, queue: str) -> int:
         """Messages waiting in a Celery (kombu) queue on this Redis, its priority lists summed."""
@@ -174,9 +176,9 @@ class Store:
     def ping(self) -> bool:
         return bool(self.redis.ping())
 
-    def server_counters(self) -> ServerCounters:
-        """The server's running totals of commands and network bytes (:mod:`arena.store.server_counters`)."""
-        return read_counters(self.redis)
+    def traffic(self) -> ServerTraffic:
+        """The server's commands and bytes so far (:mod:`arena.store.traffic`; for benchmarks)."""
+        return server_traffic(self.redis)
 
     def check_config(self) -> None:
         """Raise :class:`StoreConfigError`, with a message for people, when Redis refuses this URL's settings
@@ -233,8 +235,8 @@ def _url_of(client: redis.Redis) -> str:
     return f"{scheme}://{auth}{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{db}"
 
 
-def _async_client(client: redis.Redis) -> redis.asyncio.Redis:
-    """An asyncio client to the same server and database as ``client``."""
+def _async_client(client: redis.Redis, name: str = "") -> redis.asyncio.Redis:
+    """An asyncio client to the same server and database as ``client`` (its connections named ``name``)."""
     pool = client.connection_pool
     kwargs: dict[str, Any] = pool.connection_kwargs
     common: dict[str, Any] = {
@@ -246,6 +248,7 @@ def _async_client(client: redis.Redis) -> redis.asyncio.Redis:
         # waiting for a free slot) with a TimeoutError; RelayChannel.wait_reply pops at most WAIT_CHUNK_S at once.
         "socket_timeout": 30,
         "health_check_interval": 15,
+        "client_name": name or None,
     }
     if kwargs.get("path"):
         return redis.asyncio.Redis(unix_socket_path=kwargs["path"], **common)

@@ -94,7 +94,11 @@ key                                    type         contents
 ``uno:tournament:{tid}:claim:{mid}``   string, TTL  the attempt of match ``{mid}`` in flight (``SET NX PX``,
                                                     renewed by its batch's heartbeat): one at a time
 ``uno:relay:{gateway}``                list         messages for gateway ``{gateway}`` (RPUSH / BLPOP)
-``uno:relay:reply:{id}``               list, TTL    the answer to one relayed decision (60 s)
+``uno:relay:reply:{id}``               list, TTL    the answer to one message a gateway hands over to
+                                                    another (60 s)
+``uno:relay:replies:{hub}``            list, TTL    the answers to one worker process's relayed messages
+                                                    (its event loop's hub), ``"{id} {answer}"`` each; 60 s
+                                                    after the latest answer
 =====================================  ===========  =====================================================
 
 Celery's own keys (the broker queues such as ``celery``, ``unacked``, ``unacked_index``,
@@ -277,6 +281,10 @@ class Keys:
 
     def relay_reply(self, reply_id: str) -> str:
         return f"{self.prefix}relay:reply:{reply_id}"
+
+    def relay_replies(self, hub_id: str) -> str:
+        """The answers to the relayed messages of one worker process's hub (:class:`arena.store.RelayHub`)."""
+        return f"{self.prefix}relay:replies:{hub_id}"
 
     def relay_live(self, gateway_id: str) -> str:
         """The gateway's Pub/Sub channel (decisions and events: nothing of it reaches the append-only file)."""

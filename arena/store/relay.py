@@ -1,16 +1,25 @@
-"""The relay's Redis side (asyncio): a gateway's message queue, the replies to relayed decisions, and which
+"""The relay's Redis side (asyncio): a gateway's message queue, the answers to relayed messages, and which
 gateway holds a bot's newest live session.
 
 Keys (built by :class:`arena.store.keys.Keys`): ``uno:relay:{gateway}`` (list; RPUSH by workers, BLPOP by
 the gateway; it expires :data:`QUEUE_TTL_S` after it was created unless its gateway, while alive, keeps
 refreshing it with :meth:`RelayChannel.keep_queue`: a dead gateway's queue goes away by itself),
-``uno:relay:reply:{id}`` (list, expires after :data:`REPLY_TTL_S`) and the Pub/Sub channel
+``uno:relay:replies:{hub}`` (list: the answers to one worker process's messages, each framed with the id of
+the message it answers, :func:`reply_frame`; read by that process's :class:`arena.store.RelayHub`; expires
+:data:`REPLY_TTL_S` after the latest answer), ``uno:relay:reply:{id}`` (list: the answer to one message a
+draining gateway hands over to another, expires after :data:`REPLY_TTL_S`) and the Pub/Sub channel
 ``uno:relay:live:{gateway}``. The queue carries what must not be lost (match starts and ends); the channel
 carries the bulk, decision requests and events, which Redis never writes to its append-only file (a request
 is about 3 KB, the whole observation: through a list, a remote match wrote about 1.5 MB to the file). A
 message on the channel that no gateway heard is not queued: :meth:`RelayChannel.publish` says so at once and
 its sender tries again (a decision the arena could not deliver is no strike). The message format is the
 relay's own business (:mod:`arena.relay.messages`); this module moves bytes.
+
+Every command that does not block goes through the channel's :class:`~arena.store.batching.CommandBatcher`:
+what the tasks of one event loop ask for in the same tick is one pipeline, several publishes to one gateway one
+``PUBLISH`` of a frame (split again by :meth:`RelayChannel.listen`), several answers to one list one ``RPUSH``.
+The blocking pops have connections of their own (the client's pool). A :class:`~arena.store.batching.TrafficMeter`
+given to :meth:`arena.store.Store.relay` counts every command and its bytes.
 """
 
 from __future__ import annotations
@@ -18,49 +27,86 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio
 
+from .batching import CommandBatcher, Script, TrafficMeter, command_size, reply_size, unpack_messages
 from .keys import Keys
 from .sessions import ENDED_TTL_S, RELAY_QUEUE_TTL_S, PendingEnd, parse_session
 
 REPLY_TTL_S = 60
+"""An answer nobody read expires after this long (a list of answers: after its latest one)."""
 WAIT_CHUNK_S = 20.0
-"""The longest single blocking pop of :meth:`RelayChannel.wait_reply`."""
+"""The longest single blocking pop (:meth:`RelayChannel.wait_reply`, :meth:`RelayChannel.pop_replies`): one long
+pop fails with the client's read timeout after about a minute."""
 QUEUE_TTL_S = RELAY_QUEUE_TTL_S
 """A gateway's relay queue lives this long without its gateway refreshing it (:meth:`RelayChannel.keep_queue`)."""
+REPLIES_PER_POP = 64
+"""At most this many answers taken from a process's list in one pop (Redis 7's ``BLMPOP``; one before)."""
 
-# RPUSH, and give the list an expiry if it has none (a new list): pushes never extend it, only its gateway does.
-_PUSH = """
-local n = redis.call('RPUSH', KEYS[1], ARGV[1])
-if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-return n
-"""
+_NOTE_ENDED = Script("""
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+""")
+
+
+@dataclass(frozen=True)
+class ReplyAddress:
+    """Where the answer to one relayed message goes: the list ``key``. With ``rid`` the list is shared (one
+    worker process's, read by its :class:`arena.store.RelayHub`) and the answer is framed with ``rid``
+    (:func:`reply_frame`); without, the list is the answer's own."""
+
+    key: str
+    rid: str = ""
+
+
+def reply_frame(rid: str, answer: bytes) -> bytes:
+    """An answer on a shared list: its id, a space, the answer."""
+    return rid.encode() + b" " + answer
+
+
+def parse_reply_frame(raw: bytes) -> tuple[str, bytes]:
+    """``(rid, answer)`` of :func:`reply_frame` (``("", raw)`` for a frame without a space)."""
+    rid, space, answer = raw.partition(b" ")
+    return (rid.decode(errors="replace"), answer) if space else ("", raw)
 
 
 class RelayChannel:
     """Relay traffic over one asyncio Redis client (make it inside the running loop: :meth:`Store.relay`)."""
 
-    def __init__(self, client: redis.asyncio.Redis, keys: Keys) -> None:
+    def __init__(self, client: redis.asyncio.Redis, keys: Keys, meter: TrafficMeter | None = None) -> None:
         self._r = client
         self._k = keys
-        self._push = client.register_script(_PUSH)
+        self._meter = meter
+        self._batch = CommandBatcher(client, meter)
+        self._multi_pop: bool | None = None
+
+    @property
+    def keys(self) -> Keys:
+        return self._k
+
+    def _counted(self, args: Sequence[Any], reply: Any) -> None:
+        if self._meter is not None:
+            self._meter.count(1, command_size(args), reply_size(reply))
 
     async def push(self, gateway_id: str, message: bytes) -> None:
         """Queue a message for the gateway ``gateway_id`` (a new queue expires after :data:`QUEUE_TTL_S` unless
         its gateway refreshes it)."""
-        await self._push(keys=[self._k.relay_queue(gateway_id)], args=[message, QUEUE_TTL_S])
+        await self._batch.append(self._k.relay_queue(gateway_id), message, QUEUE_TTL_S, refresh=False)
 
     async def publish(self, gateway_id: str, message: bytes) -> bool:
         """Send a message to the gateway ``gateway_id`` on its channel, unqueued; ``False`` when it did not listen
         (dead, or reconnecting to Redis): the message is gone."""
-        return int(await self._r.publish(self._k.relay_live(gateway_id), message)) > 0
+        return int(await self._batch.publish(self._k.relay_live(gateway_id), message)) > 0
 
     @contextlib.asynccontextmanager
     async def listen(self, gateway_id: str) -> AsyncIterator[AsyncIterator[bytes]]:
-        """The messages published to the gateway ``gateway_id``, from the moment this is entered; a lost connection
-        ends the iteration with the Redis error (subscribe again)."""
+        """The messages published to the gateway ``gateway_id``, from the moment this is entered (a frame of
+        several is split); a lost connection ends the iteration with the Redis error (subscribe again)."""
         pubsub = self._r.pubsub(ignore_subscribe_messages=True)
         await pubsub.subscribe(self._k.relay_live(gateway_id))
 
@@ -68,7 +114,15 @@ class RelayChannel:
             while True:
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                 if message is not None and message.get("type") == "message":
-                    yield bytes(message["data"])
+                    payload = bytes(message["data"])
+                    if self._meter is not None:
+                        self._meter.count(0, 0, reply_size([b"message", message["channel"], payload]))
+                    try:
+                        parts = unpack_messages(payload)
+                    except ValueError:
+                        continue
+                    for part in parts:
+                        yield part
 
         try:
             yield messages()
@@ -78,36 +132,64 @@ class RelayChannel:
 
     async def keep_queue(self, gateway_id: str, ttl_s: int = QUEUE_TTL_S) -> None:
         """Refresh the expiry of the gateway's own queue (its gateway does, a few times per ``ttl_s``)."""
-        await self._r.expire(self._k.relay_queue(gateway_id), ttl_s)
+        await self._batch.execute("EXPIRE", self._k.relay_queue(gateway_id), ttl_s)
 
     async def pop(self, gateway_id: str, timeout_s: float) -> bytes | None:
         """The gateway's next message, waiting up to ``timeout_s``; ``None`` when none came."""
-        item = await self._r.blpop([self._k.relay_queue(gateway_id)], timeout=timeout_s)
+        key = self._k.relay_queue(gateway_id)
+        item = await self._r.blpop([key], timeout=timeout_s)
+        self._counted(("BLPOP", key, timeout_s), item)
         return None if item is None else bytes(item[1])
 
     def new_reply_key(self) -> str:
+        """A list of its own for one answer (a draining gateway's hand-over)."""
         return self._k.relay_reply(uuid.uuid4().hex)
 
+    def replies_key(self, hub_id: str) -> str:
+        """The list of the answers to one worker process's hub (:class:`arena.store.RelayHub`)."""
+        return self._k.relay_replies(hub_id)
+
     async def wait_reply(self, reply_key: str, timeout_s: float) -> bytes | None:
-        """The reply written to ``reply_key``, waiting up to ``timeout_s``; ``None`` when none came. A long wait (a
-        match start waiting up to 10 minutes for a free slot of its bot) is made of blocking pops of at most
-        :data:`WAIT_CHUNK_S`: one long pop fails with the client's read timeout after about a minute."""
+        """The answer written to the list ``reply_key`` of its own, waiting up to ``timeout_s``; ``None`` when none
+        came. A long wait is made of blocking pops of at most :data:`WAIT_CHUNK_S`."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout_s
         while True:
             left = end - loop.time()
             if left <= 0:
                 return None
-            item = await self._r.blpop([reply_key], timeout=max(0.01, min(left, WAIT_CHUNK_S)))  # 0: forever
+            chunk = max(0.01, min(left, WAIT_CHUNK_S))  # 0 would wait forever
+            item = await self._r.blpop([reply_key], timeout=chunk)
+            self._counted(("BLPOP", reply_key, chunk), item)
             if item is not None:
                 return bytes(item[1])
 
-    async def reply(self, reply_key: str, payload: str) -> None:
-        """Answer a relayed decision (the reply expires unread after :data:`REPLY_TTL_S`)."""
-        async with self._r.pipeline(transaction=False) as pipe:
-            pipe.rpush(reply_key, payload)
-            pipe.expire(reply_key, REPLY_TTL_S)
-            await pipe.execute()
+    async def pop_replies(self, key: str, timeout_s: float) -> list[bytes]:
+        """The answers waiting on the shared list ``key`` (:func:`reply_frame` each), waiting up to ``timeout_s``
+        (at most :data:`WAIT_CHUNK_S`) for the first: up to :data:`REPLIES_PER_POP` at once from Redis 7 on
+        (``BLMPOP``), one before (``BLPOP``); ``[]`` when none came."""
+        timeout = max(0.01, min(timeout_s, WAIT_CHUNK_S))
+        if self._multi_pop is not False:
+            args = ("BLMPOP", timeout, 1, key, "LEFT", "COUNT", REPLIES_PER_POP)
+            try:
+                found = await self._r.execute_command(*args)
+            except redis.ResponseError as error:  # before Redis 7: no BLMPOP
+                self._counted(args, error)
+                if self._multi_pop is None and "unknown command" in str(error).lower():
+                    self._multi_pop = False
+                    return []
+                raise
+            self._multi_pop = True
+            self._counted(args, found)
+            return [] if not found else [bytes(item) for item in found[1]]
+        item = await self._r.blpop([key], timeout=timeout)
+        self._counted(("BLPOP", key, timeout), item)
+        return [] if item is None else [bytes(item[1])]
+
+    async def reply(self, to: ReplyAddress, answer: str) -> None:
+        """Answer a relayed message (an answer nobody reads expires after :data:`REPLY_TTL_S`)."""
+        payload = answer.encode()
+        await self._batch.append(to.key, reply_frame(to.rid, payload) if to.rid else payload, REPLY_TTL_S)
 
     async def live_gateway(self, bot: str) -> str | None:
         """The gateway holding the bot's newest live session, or ``None`` (the lookup of
@@ -118,22 +200,21 @@ class RelayChannel:
         """``(gateway, lost)``: the gateway holding the bot's newest live session (or ``None``), and, without one,
         whether the arena lost the bot's stream (its sessions expired with their gateway, or
         :meth:`arena.store.SessionStore.mark_lost`): then the bot is not to blame for being away."""
-        ids = sorted(m.decode() for m in await self._r.smembers(self._k.bot_sessions(bot)))
-        raws = await self._r.mget([self._k.session(i) for i in ids]) if ids else []
+        members, lost = await asyncio.gather(self._batch.execute("SMEMBERS", self._k.bot_sessions(bot)),
+                                             self._batch.execute("EXISTS", self._k.bot_lost(bot)))
+        ids = sorted(m.decode() for m in members)
+        raws = await self._batch.execute("MGET", *[self._k.session(i) for i in ids]) if ids else []
         sessions = [parse_session(sid, raw) for sid, raw in zip(ids, raws, strict=True) if raw is not None]
         if sessions:
             return max(sessions, key=lambda s: s.started_at).gateway, False
         expired = len(raws) > 0
-        return None, expired or bool(await self._r.exists(self._k.bot_lost(bot)))
+        return None, expired or bool(lost)
 
     async def note_ended(self, bot: str, end: PendingEnd) -> None:
         """Keep the end of a match that ended while the bot was away for the gateway of its next session
         (:meth:`arena.store.SessionStore.take_ended`)."""
-        key = self._k.bot_ended(bot)
-        async with self._r.pipeline(transaction=True) as pipe:
-            pipe.hset(key, end.field(), end.ended)
-            pipe.expire(key, ENDED_TTL_S)
-            await pipe.execute()
+        await self._batch.run_script(_NOTE_ENDED, [self._k.bot_ended(bot)], [end.field(), end.ended, ENDED_TTL_S])
 
     async def close(self) -> None:
+        await self._batch.close()
         await self._r.aclose()  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ from arena.bench.fleet import TournamentRun
 from arena.bench.remote import PassFigures, RemoteOptions, check_options, deals_for, fill_figures
 from arena.bench.swarm import SwarmStats
 from arena.commands import remote
-from arena.store import ServerCounters, StoredResult
+from arena.store import ServerTraffic, StoredResult
 from arena.tournament import MatchResult
 from arena.tournament.status import TournamentStatus
 
@@ -82,8 +82,8 @@ def test_a_pass_figures_from_its_recorded_matches() -> None:
     recorded = [stored("m1", 12.0, 2.0, (30, 30)), stored("m2", 13.0, 2.0, (20, 20)), stored("m3", 16.0, 2.0, (50, 50))]
     run = TournamentRun("t-1", 3, 0, TournamentStatus.FINISHED, elapsed_s=8.0)
     result = PassFigures("run", "unset")
-    fill_figures(result, run, recorded, worker_cpu_s=4.0, redis=ServerCounters(2000, 30_000, 10_000),
-                 bots=4, capacity=2, seats=2)
+    traffic = ServerTraffic({"publish": 1500, "rpush": 500}, 30_000, 10_000)
+    fill_figures(result, run, recorded, worker_cpu_s=4.0, redis=traffic, bots=4, capacity=2, seats=2)
     assert result.ok and result.matches_recorded == 3 and result.decisions == 200
     assert result.decisions_per_s == 25.0
     assert result.in_flight_mean == 6.0 / 8.0 and result.in_flight_max == 2  # m1 [10,12] and m2 [11,13] overlap
@@ -94,9 +94,9 @@ def test_a_pass_figures_from_its_recorded_matches() -> None:
     assert result.commands_per_decision == 10.0 and result.bytes_per_decision == 200.0
 
 
-def test_server_counters_subtract() -> None:
-    later, earlier = ServerCounters(150, 1000, 3000), ServerCounters(100, 400, 600)
-    assert later - earlier == ServerCounters(50, 600, 2400) and (later - earlier).net_bytes == 3000
+def test_server_traffic_subtracts() -> None:
+    later, earlier = ServerTraffic({"get": 150}, 1000, 3000), ServerTraffic({"get": 100}, 400, 600)
+    assert later.since(earlier) == ServerTraffic({"get": 50}, 600, 2400) and later.since(earlier).net_bytes == 3000
 
 
 def test_the_deals_cover_the_matches_asked_for() -> None:

@@ -34,6 +34,8 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "uno_arena_match_duration_seconds": ("histogram", ("variant",)),
     "uno_arena_matches_completed_total": ("counter", ()),
     "uno_arena_store_errors_total": ("counter", ("kind", "where")),
+    "uno_arena_relay_redis_commands_total": ("counter", ("side",)),
+    "uno_arena_relay_redis_bytes_total": ("counter", ("side", "direction")),
     "uno_arena_matches_remaining": ("gauge", ("tournament",)),
     "uno_arena_queue_depth": ("gauge", ("queue",)),
     "uno_arena_queue_oldest_age_seconds": ("gauge", ("queue",)),
@@ -43,7 +45,8 @@ EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "uno_arena_insecure_no_admin_token": ("gauge", ()),
     "uno_arena_build_info": ("gauge", ("version", "component")),
 }
-ALLOWED_LABELS = {"bot", "outcome", "variant", "reason", "tournament", "queue", "version", "component", "kind", "where"}
+ALLOWED_LABELS = {"bot", "outcome", "variant", "reason", "tournament", "queue", "version", "component", "kind", "where",
+                  "side", "direction"}
 
 
 def fill(m: am.ArenaMetrics) -> None:
@@ -60,6 +63,7 @@ def fill(m: am.ArenaMetrics) -> None:
     m.record_match("classic", "forfeit", 3.0)
     m.record_matches_completed(2)
     m.record_store_error("misconf", "task")
+    m.relay_meter("worker").count(2, 3100, 12)
     m.set_matches_remaining("t-1", 40)
     m.set_queue("celery", 12, 30.0)
     m.mark_canary_success(1_700_000_000.0)

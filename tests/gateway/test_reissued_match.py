@@ -20,6 +20,7 @@ from arena.protocol import bot_pb2, game_pb2
 from arena.protocol.convert import actions_to_proto, observation_to_proto
 from arena.protocol.messages import match_ended, match_started
 from arena.relay import RelaySeat
+from arena.relay.hub import close_relay_hubs
 from arena.runner import EndReason, MatchConfig, MatchRecord, MatchSummary, Seat, SeatRequest, SeatStart, run_match
 from arena.service.matches import match_config
 from arena.tournament import MatchSpec
@@ -126,9 +127,8 @@ def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: Gat
         assert interrupted.reached.wait(30)
         if mode == "kill":
             future.cancel()  # the worker child is gone: no MatchEnded reaches the bot
-            relay = seats[0]
-            if isinstance(relay, RelaySeat) and relay._channel is not None:  # its connections die with the child
-                gw.run(relay._channel.close())
+            if transport == "relay":  # the child's relay hub (its connections, its reader) dies with it
+                gw.run(close_relay_hubs())
         else:
             aborted = future.result(30)
             assert aborted.end_reason is EndReason.ABORTED and aborted.strikes == [0, 0]

@@ -49,6 +49,7 @@ def test_keys_follow_the_scheme() -> None:
     assert k.tournament_run("t-1", "batch_state") == "uno:tournament:t-1:batch_state"
     assert k.relay_queue("gw-1") == "uno:relay:gw-1"
     assert k.relay_reply("r1") == "uno:relay:reply:r1"
+    assert k.relay_replies("h1") == "uno:relay:replies:h1"
     assert Keys("arena-test:").bots() == "arena-test:bots"
     with pytest.raises(ValueError, match="unknown run key part"):
         k.tournament_run("t-1", "nope")
@@ -58,7 +59,7 @@ def test_run_and_relay_keys_are_in_the_documented_table() -> None:
     k = Keys()
     patterns = documented_patterns()
     built = [k.tournament_run("t-1", part) for part in keys_module.RUN_PARTS]
-    built += [k.relay_queue("gw-1"), k.relay_reply("abc")]
+    built += [k.relay_queue("gw-1"), k.relay_reply("abc"), k.relay_replies("h1")]
     for key in built:
         assert any(p.match(key) for p in patterns), f"{key} is not in the key table of arena/store/keys.py"
 
