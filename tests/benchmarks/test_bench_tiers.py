@@ -13,7 +13,7 @@ from arena.bench.tiers import FIELDS, entrants, figure_lines, replicate, run_tie
 from arena.bench.tiers_sample import BOTS, load_sample, record_sample, save_sample
 from arena.cli import main
 
-REPLICATES = 200
+REPLICATES = 100
 
 
 def test_the_shipped_sample_holds_real_groups_of_every_pair() -> None:
