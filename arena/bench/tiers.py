@@ -13,7 +13,9 @@ counts, over ``replicates`` seeded replicates:
   least 90 % at 8 deals).
 
 The same replicates are tiered by the rule the arena used before (a tier took every bot that neither of the two
-tests at 5 % told apart from the tier's first bot, without multiplicity control) for comparison. Each figure has its
+tests at 5 % told apart from the tier's first bot, without multiplicity control) for comparison, and with
+``--ratings`` by the arena's rule on the rating measure (OpenSkill ratings of the replicate from a fresh pool, as a
+rating pool's leaderboard tiers its bots). Each figure has its
 95 % Wilson interval over the replicates.
 """
 
@@ -164,9 +166,11 @@ def _figures(field: tuple[str, ...], deals: int, rule: str, tiered: Sequence[dic
 
 
 def run_tiers_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: int = 8, replicates: int = 2000,
-                    seed: int = 23, sample: Sample | None = None, duplicate: bool = True) -> list[TierFigures]:
+                    seed: int = 23, sample: Sample | None = None, duplicate: bool = True,
+                    ratings: bool = False) -> list[TierFigures]:
     """The figures of every field under the arena's tier rule (``"holm"``) and the previous one
-    (``"previous"``), over the same seeded replicates."""
+    (``"previous"``), over the same seeded replicates; with ``ratings``, also the same rule with the rating measure
+    (``"rating"``: OpenSkill from a fresh pool, as a rating pool's leaderboard tiers its bots)."""
     if deals < 1 or replicates < 1:
         raise ValueError(f"deals and replicates must be at least 1, got {deals} and {replicates}")
     data = sample if sample is not None else load_sample()
@@ -175,13 +179,18 @@ def run_tiers_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: int = 8, 
         rng = random.Random(seed * 1_000_003 + number)
         now: list[dict[str, int]] = []
         before: list[dict[str, int]] = []
+        rated: list[dict[str, int]] = []
         for _ in range(replicates):
             results = replicate(data, field, deals, rng, duplicate)
             table = standings(results, ratings=False)
             now.append({row.bot: row.tier for row in table.rows})
             before.append(previous_tiers(table.rows, results))
+            if ratings:
+                rated.append({row.bot: row.tier for row in standings(results, order_by="rating").rows})
         out.append(_figures(field, deals, "holm", now))
         out.append(_figures(field, deals, "previous", before))
+        if ratings:
+            out.append(_figures(field, deals, "rating", rated))
     return out
 
 
@@ -192,7 +201,7 @@ def figure_lines(figures: Sequence[TierFigures], replicates: int, deals: int, sa
     lines = [f"{replicates} seeded replicates per field: 2-seat round robins with {played} per pair, resampled from "
              f"real results ({sample.rules}; {sample.made_by})",
              "figures: share of replicates [95% Wilson interval]; holm = the arena's tier rule, previous = the rule "
-             "before it"]
+             "before it, rating = the arena's rule on OpenSkill ratings (pool leaderboards)"]
     for f in figures:
         parts = [f"{'field ' + ', '.join(f.field):48s} {f.rule:8s}"]
         if f.copies_together is not None:

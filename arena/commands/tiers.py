@@ -1,7 +1,7 @@
 """`uno-arena bench tiers`: how often tiers keep equal bots together and split bots of different strength, on
 resampled real results (:mod:`arena.bench.tiers`); ``--record PATH`` plays a new sample of real results instead.
 
-    uno-arena bench tiers [--deals 8] [--replicates 2000] [--seed 23] [--no-duplicate] [--sample PATH]
+    uno-arena bench tiers [--deals 8] [--replicates 2000] [--seed 23] [--no-duplicate] [--ratings] [--sample PATH]
     uno-arena bench tiers --record PATH [--groups 160]
 """
 
@@ -30,7 +30,7 @@ def cmd_bench_tiers(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     figures = run_tiers_bench(deals=args.deals, replicates=args.replicates, seed=args.seed, sample=sample,
-                              duplicate=not args.no_duplicate)
+                              duplicate=not args.no_duplicate, ratings=args.ratings)
     for line in figure_lines(figures, args.replicates, args.deals, sample, duplicate=not args.no_duplicate):
         print(line)
     return 0
@@ -45,6 +45,8 @@ def register(commands: Any) -> None:
                        help="seeded round robins per field (default 2000)")
     tiers.add_argument("--seed", type=int, default=23, help="seed of the resampling (default 23)")
     tiers.add_argument("--no-duplicate", action="store_true", help="one match per deal instead of a duplicate pair")
+    tiers.add_argument("--ratings", action="store_true",
+                       help="also tier by OpenSkill ratings, as pool leaderboards do (slower)")
     tiers.add_argument("--sample", type=Path, default=None, metavar="PATH",
                        help="recorded real results (default: the sample shipped in arena/bench/data)")
     tiers.add_argument("--record", type=Path, default=None, metavar="PATH",

@@ -63,3 +63,9 @@ def test_a_bad_sample_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["bench", "tiers", "--sample", str(path), "--replicates", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "is not a tier sample" in err and "--record" in err
+
+
+def test_the_rating_measure_runs_on_request() -> None:
+    figures = run_tiers_bench(fields=(("weakened", "weakened", "random"),), replicates=5, ratings=True)
+    assert [f.rule for f in figures] == ["holm", "previous", "rating"]
+    assert all(f.copies_together is not None and f.copies_together.replicates == 5 for f in figures)
