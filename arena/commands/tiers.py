@@ -21,7 +21,12 @@ def cmd_bench_tiers(args: argparse.Namespace) -> int:
 
     if args.record is not None:
         sample = record_sample(args.groups, lambda line: print(line, flush=True))
-        save_sample(sample, args.record)
+        try:
+            save_sample(sample, args.record)
+        except OSError as error:
+            print(f"error: cannot write {args.record} ({error.strerror}); give --record a writable path",
+                  file=sys.stderr)
+            return 2
         print(f"wrote {args.record}")
         return 0
     try:
