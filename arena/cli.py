@@ -140,12 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
         operations,
         pools,
         remote,
+        tiers,
         tournaments,
         verify,
         web,
     )
 
-    for module in (gateway, tournaments, verify, operations, demo, load, remote, web, gauntlet, competition, pools):
+    for module in (gateway, tournaments, verify, operations, demo, load, remote, web, gauntlet, competition, pools,
+                   tiers):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

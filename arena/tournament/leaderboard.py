@@ -5,10 +5,10 @@ Definitions (the same numbers every reader shows; nothing is recomputed elsewher
 * **Rating**: the pool's stored OpenSkill estimate, as :meth:`arena.tournament.ratings.Rating.fact` gives it:
   value ``mu``, ``sigma``, interval ``mu -/+ 1.96 sigma`` (so the value always lies inside its interval).
 * **Rank**: by rating descending, then by matches descending, then by name (without case, then exactly).
-* **Tiers** and **not told apart**: the tier rule of the tournament standings
-  (:func:`arena.tournament.standings.tiers_by_leader`) with the rating measure
-  (:func:`arena.tournament.standings.ratings_apart`: two bots are told apart when the 95 % interval of their
-  skill difference excludes 0).
+* **Tiers** and **not told apart**: the rule of the tournament standings (:func:`arena.tournament.standings.told_apart`:
+  one p-value per pair, Holm's control over all the pairs of the pool; :func:`arena.tournament.standings.tiers_of`:
+  a tier ends only where every bot above is told apart from every bot below) with the rating measure
+  (:func:`arena.tournament.standings.ratings_p_value`: the skill difference against its standard error).
 * **Counters**: the pool's :class:`~arena.tournament.ratings.Tally` of the bot (every tournament applied to the
   pool, each once); the win rate ``wins / matches`` with its interval
   (:func:`arena.tournament.stats.win_rate_interval`, deal groups as samples), unset without matches.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from arena.engine import Rules
 
 from .ratings import Z95, RatingFact, RatingPool, Tally
-from .standings import Standings, not_told_apart, ratings_apart, tiers_by_leader
+from .standings import Standings, not_told_apart, ratings_p_value, tiers_of, told_apart
 from .stats import win_rate_interval
 
 VARIANT_LABELS = {"flip": "UNO Flip", "classic": "UNO"}
@@ -49,11 +49,12 @@ def leaderboard(pool: RatingPool, z: float = Z95, confidence: float = 0.95) -> l
     facts = [(bot, rating.fact(z)) for bot, rating in pool.ratings.items()]
     facts.sort(key=lambda item: (-item[1].value, -item[1].matches, item[0].casefold(), item[0]))
 
-    def apart(a: tuple[str, RatingFact], b: tuple[str, RatingFact]) -> bool:
-        return ratings_apart(a[1].value, a[1].sigma, b[1].value, b[1].sigma, z)
+    def p_value(a: tuple[str, RatingFact], b: tuple[str, RatingFact]) -> float:
+        return ratings_p_value(a[1].value, a[1].sigma, b[1].value, b[1].sigma)
 
-    tiers = tiers_by_leader(facts, apart)
-    same = not_told_apart(facts, apart)
+    apart = told_apart(facts, p_value, confidence)
+    tiers = tiers_of(apart)
+    same = not_told_apart(apart)
     rows = []
     for rank, ((bot, fact), tier, others) in enumerate(zip(facts, tiers, same, strict=True), start=1):
         tally = pool.tallies.get(bot, Tally())

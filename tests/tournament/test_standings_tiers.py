@@ -7,8 +7,15 @@ import pytest
 
 from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
 from arena.tournament.ratings import Rating
-from arena.tournament.standings import direct_differences, rates_apart
-from arena.tournament.stats import differences_apart, z_quantile
+from arena.tournament.standings import (
+    direct_differences,
+    rate_difference_p_value,
+    rates_apart,
+    rates_p_value,
+    ratings_p_value,
+    tiers_of,
+)
+from arena.tournament.stats import differences_apart, differences_p_value, holm, z_quantile
 
 
 def _results(spec: TournamentSpec, winners: list[str]) -> list[MatchResult]:
@@ -23,8 +30,8 @@ def _results(spec: TournamentSpec, winners: list[str]) -> list[MatchResult]:
     return out
 
 
-def test_a_bot_without_a_win_at_one_three_seat_table_is_not_tied_with_the_winner() -> None:
-    # The README's example: 3 bots, one 3-seat table, 4 duplicate deals: 12 matches in 4 deal groups.
+def test_four_deal_groups_at_one_three_seat_table_cannot_tell_anyone_apart() -> None:
+    # 3 bots, one 3-seat table, 4 duplicate deals: 12 matches in 4 deal groups.
     spec = TournamentSpec("t-readme", ("random", "heuristic", "mybot"), seats=3, deals=4, duplicate=True, seed=7)
     winners = ["mybot", "mybot", "heuristic"] * 2 + ["mybot", "heuristic", "heuristic"] + ["mybot"] * 2 + ["heuristic"]
     results = _results(spec, winners)
@@ -33,16 +40,27 @@ def test_a_bot_without_a_win_at_one_three_seat_table_is_not_tied_with_the_winner
     rows = {r.bot: r for r in table.rows}
     assert (rows["mybot"].wins, rows["heuristic"].wins, rows["random"].wins) == (7, 5, 0)
     assert rows["random"].groups == 4 and rows["random"].matches == 12
-    # The overall rates alone cannot tell 7 of 12 from 0 of 12 with 4 deal groups as the sample ...
+    # The overall rates cannot tell 7 of 12 from 0 of 12 with 4 deal groups as the sample ...
     z = z_quantile(0.95)
     assert not rates_apart(7, 12, 4, 0, 12, 4, z)
-    # ... their direct meetings do: in every group mybot won 1 to 3 matches more than random.
+    # ... nor can their direct meetings, exactly: mybot won more in each of the 4 groups, and 4 groups all one way
+    # happen by chance once in 8 (a t-test on these values claimed p = 0.006).
     differences = direct_differences(results)[("mybot", "random")]
     assert sorted(differences) == pytest.approx([1 / 3, 2 / 3, 2 / 3, 2 / 3])
-    assert differences_apart(differences)
-    assert rows["mybot"].rank == 1 and rows["random"].rank == 3
-    assert rows["random"].tier > rows["mybot"].tier
+    assert differences_p_value(differences) == pytest.approx(0.125)
+    assert not differences_apart(differences)
+    assert [r.bot for r in table.rows] == ["mybot", "heuristic", "random"]
+    assert table.tiers == (("mybot", "heuristic", "random"),)
+
+
+def test_a_bot_that_never_won_against_the_winner_in_eight_groups_is_told_apart() -> None:
+    spec = TournamentSpec("t-eight", ("random", "heuristic", "mybot"), seats=3, deals=8, duplicate=True, seed=7)
+    winners = (["mybot", "mybot", "heuristic"] * 2 + ["mybot", "heuristic", "heuristic"] + ["mybot"] * 2
+               + ["heuristic"]) * 2
+    table = standings(_results(spec, winners), participants=spec.participants)
+    rows = {r.bot: r for r in table.rows}
     assert "random" not in rows["mybot"].indistinguishable
+    assert rows["random"].tier > rows["mybot"].tier
 
 
 def test_a_bot_with_no_win_in_twelve_two_seat_matches_against_the_winner_is_in_another_tier() -> None:
@@ -115,3 +133,53 @@ def test_a_bot_that_forfeited_everything_ranks_below_one_that_played_whatever_it
     assert (table.row("random").win_rate, table.row("away").win_rate) == (0.0, 0.0)
     assert (table.row("random").points, table.row("away").points) == (0, 0)
     assert [r.bot for r in table.rows] == ["ace", "random", "away"]
+
+
+def test_holm_holds_the_smallest_p_value_to_alpha_over_m() -> None:
+    assert holm([0.01, 0.04, 0.03], 0.05) == [True, False, False]  # 0.01 < 0.05/3, then 0.03 >= 0.05/2
+    assert holm([0.01, 0.02, 0.024], 0.05) == [True, True, True]
+    assert holm([0.04], 0.05) == [True]
+    assert holm([0.05], 0.05) == [False]
+    assert holm([], 0.05) == []
+
+
+def test_a_tier_ends_only_where_every_bot_above_is_told_apart_from_every_bot_below() -> None:
+    def matrix(pairs: set[tuple[int, int]], n: int) -> list[list[bool]]:
+        return [[(min(i, j), max(i, j)) in pairs for j in range(n)] for i in range(n)]
+
+    everything = {(i, j) for i in range(4) for j in range(i + 1, 4)}
+    assert tiers_of(matrix(everything, 4)) == [1, 2, 3, 4]
+    assert tiers_of(matrix(set(), 4)) == [1, 1, 1, 1]
+    # 0 and 2 are told apart, but 1 is told apart from neither: no boundary can hold
+    assert tiers_of(matrix({(0, 2)}, 3)) == [1, 1, 1]
+    # 1 and 2 tie; every other pair is told apart: {0}, {1, 2}, {3}
+    assert tiers_of(matrix(everything - {(1, 2)}, 4)) == [1, 2, 2, 3]
+    # a tie that reaches back over a boundary (0 with 2) keeps the rows between together
+    assert tiers_of(matrix(everything - {(0, 2)}, 4)) == [1, 1, 1, 2]
+    assert tiers_of([]) == []
+
+
+def test_p_values_agree_with_the_single_tests() -> None:
+    z = z_quantile(0.95)
+    for args in [(7, 12, 4, 0, 12, 4), (7, 12, 12, 0, 12, 12), (2, 2, 2, 0, 2, 2), (5, 10, 10, 6, 10, 10)]:
+        assert (rates_p_value(*args) < 0.05) == rates_apart(*args, z)
+    for differences in ([1.0] * 6, [1.0] * 5, [1.0, -1.0] * 6, [1.0] * 10 + [-1.0] * 2, [0.5, 1.0, 0.75]):
+        assert (differences_p_value(differences) < 0.05) == differences_apart(differences, 0.95)
+    assert ratings_p_value(25.0, 1.0, 25.0, 1.0) == 1.0
+    assert ratings_p_value(27.0, 1.0, 25.0, 0.0) == pytest.approx(0.0455, abs=1e-4)
+
+
+def test_the_rate_difference_takes_deal_groups_as_clusters_table_by_table() -> None:
+    # Two bots that beat a third every time and split 6 to 2 between themselves (8 single matches): not told apart.
+    a = {f"ab{i}": [1, 1 if i < 6 else 0] for i in range(8)} | {f"ac{i}": [1, 1] for i in range(16)}
+    b = {f"ab{i}": [1, 0 if i < 6 else 1] for i in range(8)} | {f"bc{i}": [1, 1] for i in range(16)}
+    table_of = {g: g[:2] for g in set(a) | set(b)}
+    assert rate_difference_p_value(a, b, table_of) > 0.05
+    # 8 duplicate pairs split 1 to 1: the same rate, whatever the matches' count
+    even = {f"ab{i}": [2, 1] for i in range(8)}
+    assert rate_difference_p_value(even, even, dict.fromkeys(even, "ab")) == 1.0
+    # one bot won all 16 of its matches against a third, the other none of its 16: told apart
+    c = {f"ac{i}": [2, 2] for i in range(16)}
+    d = {f"dc{i}": [2, 0] for i in range(16)}
+    assert rate_difference_p_value(c, d, {g: g[:2] for g in set(c) | set(d)}) < 0.001
+    assert rate_difference_p_value(c, {}, {}) == 1.0

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections import Counter
+from statistics import NormalDist
 
 import pytest
 
@@ -14,7 +16,6 @@ from arena.tournament import (
     Standings,
     TournamentSpec,
     deal_groups,
-    indistinguishable,
     mean_interval,
     rates_apart,
     schedule,
@@ -22,8 +23,8 @@ from arena.tournament import (
     wilson_interval,
     z_quantile,
 )
-from arena.tournament.standings import HeadToHead, StandingRow, direct_differences
-from arena.tournament.stats import differences_apart
+from arena.tournament.standings import HeadToHead, StandingRow, direct_differences, rates_p_value
+from arena.tournament.stats import differences_p_value
 
 from .tournament_helpers import play
 
@@ -54,15 +55,27 @@ def test_counts_points_and_plain_intervals() -> None:
     assert table.head_to_head is None  # 3 seats
 
 
-def _apart(table: Standings, results: list[MatchResult], a: str, b: str) -> bool:
-    """The definition of "told apart" (the module docstring of arena.tournament.standings), computed here."""
+def _p_value(table: Standings, results: list[MatchResult], a: str, b: str) -> float:
+    """The p-value of one pair (the module docstring of arena.tournament.standings), computed here."""
     x, y = table.row(a), table.row(b)
-    z = z_quantile(table.confidence)
     if table.order_by == "rating":
-        return not indistinguishable(x.mu, x.sigma, y.mu, y.sigma, z)
+        return 2.0 * (1.0 - NormalDist().cdf(abs(x.mu - y.mu) / math.hypot(x.sigma, y.sigma)))
     direct = direct_differences(results).get((min(a, b), max(a, b)), [])
-    return (rates_apart(x.wins, x.matches, x.groups, y.wins, y.matches, y.groups, z)
-            or differences_apart(direct, table.confidence))
+    rates = rates_p_value(x.wins, x.matches, x.groups, y.wins, y.matches, y.groups)
+    return min(1.0, 2.0 * min(rates, differences_p_value(direct)))
+
+
+def _apart(table: Standings, results: list[MatchResult], a: str, b: str) -> bool:
+    """The definition of "told apart": Holm's procedure over every pair of the table, computed here."""
+    pairs = sorted((_p_value(table, results, x.bot, y.bot), x.bot, y.bot)
+                   for i, x in enumerate(table.rows) for y in table.rows[i + 1:])
+    alpha = 1.0 - table.confidence
+    for step, (p, x, y) in enumerate(pairs):
+        if p >= alpha / (len(pairs) - step):
+            return False
+        if {x, y} == {a, b}:
+            return True
+    return False
 
 
 @pytest.mark.parametrize("order_by", ["win_rate", "rating"])
@@ -79,12 +92,16 @@ def test_ordering_tiers_and_indistinguishable(order_by: str) -> None:
     assert table.rows[0].tier == 1 and table.tiers[0] == ("ace",)
     assert table.row("cat").tier == table.row("cow").tier
     assert "cow" in table.row("cat").indistinguishable
-    # tiers partition the rows, in order, and follow the leader rule
+    # tiers partition the rows, in order: every bot of a tier is told apart from every bot of every later tier,
+    # and a tier does not end where some bot above is not told apart from some bot below
     assert [b for t in table.tiers for b in t] == [r.bot for r in table.rows]
-    for tier in table.tiers:
-        assert all(not _apart(table, results, tier[0], bot) for bot in tier[1:])
-    for previous, current in zip(table.tiers, table.tiers[1:], strict=False):
-        assert _apart(table, results, previous[0], current[0])
+    for i, tier in enumerate(table.tiers):
+        later = [b for t in table.tiers[i + 1:] for b in t]
+        assert all(_apart(table, results, a, b) for a in tier for b in later)
+    bots = [r.bot for r in table.rows]
+    for cut in range(1, len(bots)):
+        every_pair_apart = all(_apart(table, results, a, b) for a in bots[:cut] for b in bots[cut:])
+        assert every_pair_apart == (table.rows[cut].tier > table.rows[cut - 1].tier)
     for row in table.rows:
         for other in table.rows:
             if other.bot != row.bot:
