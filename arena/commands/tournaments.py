@@ -37,7 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -237,8 +237,8 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deals", type=positive_int, default=1, metavar="N",
                         help="deals per table, at least 1 (default 1)")
     parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed, reproduces the tournament exactly "
-                        "(0: the arena draws a secret one, revealed when the tournament ends)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed; deals derive from it and a secret the "
+                        "arena draws (0: the arena draws the seed too; both revealed when the tournament ends)")
     parser.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=0,
                         help="decision deadline (0: the arena's default)")
     parser.add_argument("--time-bank-ms", type=int, default=0, metavar="MS",
@@ -275,13 +275,30 @@ def spec_message(args: argparse.Namespace) -> Any:
     )
 
 
+def duplicate_warning(participants: Sequence[str], duplicate: bool) -> str:
+    """The warning for duplicate deals among remote bots (empty when there is none): a later rotation deals a bot's
+    opponents the hands it was dealt before, which a bot that remembers can use (docs/organizers.md)."""
+    from arena.service.seating import is_builtin
+
+    remote = [name for name in participants if not is_builtin(name)]
+    if not duplicate or not remote:
+        return ""
+    return (f"warning: duplicate deals with remote bots ({', '.join(remote[:5])}{', ...' if len(remote) > 5 else ''}): "
+            "a bot that remembers its hands knows its opponents' hands in later rotations; between bots you do not "
+            "trust, play more deals without --duplicate (docs: organizers, 'Duplicate deals and remote bots')")
+
+
 def _run_with_spec(args: argparse.Namespace, body: Callable[[ArenaClient, argparse.Namespace, Any], int]) -> int:
-    """Build the tournament spec from the options (exit 2 naming a bad one), then run ``body`` with it."""
+    """Build the tournament spec from the options (exit 2 naming a bad one), warn about duplicate deals among remote
+    bots, then run ``body`` with it."""
     try:
         spec = spec_message(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    warning = duplicate_warning(list(spec.participants), spec.duplicate_deals)
+    if warning:
+        print(warning, file=sys.stderr)
     return run_client(args, lambda client, a: body(client, a, spec))
 
 

@@ -3,13 +3,14 @@
 Over the organizer API only (anyone may run it once the tournament ended; before, only the admin could
 read what it needs, and the seed is not revealed yet):
 
-1. the tournament (``GetTournament``): ``seed_commitment``, ``revealed_seed``, ``seed_salt``;
-   the commitment must be ``hex(SHA-256(salt || seed as 8-byte big-endian))``
-   (:func:`arena.tournament.commitment.check_commitment`);
+1. the tournament (``GetTournament``): ``seed_commitment``, ``revealed_seed``, ``seed_salt``, ``seed_secret``;
+   the commitment must be ``hex(SHA-256(salt || seed as 8-byte big-endian || secret))``
+   (:func:`arena.tournament.commitment.check_commitment`; no secret for a tournament created before secrets
+   existed);
 2. the spec (the tournament's, read by :func:`arena.protocol.specs.tournament_spec_from_proto`) and the
    recorded matches (``ListMatches``): the spec's seed must be the revealed one;
    the schedule is re-derived from the spec (:func:`arena.tournament.schedule`: tables, seats and each
-   match's deal seed ``derive_seed("deal", seed, table, deal)``), and every recorded result must be a
+   match's deal seed ``derive_seed("deal", seed, secret, table, deal)``), and every recorded result must be a
    scheduled match with the scheduled seats and deal seed (and, once finished, every scheduled match must
    have a result);
 3. every scored match's omniscient replay (``GetReplay``): its seed must be the derived deal seed, its rules
@@ -82,7 +83,8 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
     except ValueError as error:
         print(f"{tournament_id}: the tournament's spec is invalid: {error}", file=out)
         return 1
-    facts = TournamentFacts(tournament_id, state, spec, t.seed_commitment, t.revealed_seed, t.seed_salt)
+    facts = TournamentFacts(tournament_id, state, spec, t.seed_commitment, t.revealed_seed, t.seed_salt,
+                            t.seed_secret)
     results = {m.match_id: recorded_match(m) for m in client.list_matches(tournament_id, page_size=1000)}
 
     def replay_of(match_id: str) -> Any:

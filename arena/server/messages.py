@@ -78,6 +78,7 @@ def tournament_message(record: TournamentRecord, progress: Progress, run: Mappin
         seed_commitment=reveal.commitment,
         revealed_seed=reveal.seed,
         seed_salt=reveal.salt,
+        seed_secret=reveal.secret,
         rating_pool=spec.rating_pool,
     )
     if not secrets_shown:

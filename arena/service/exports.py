@@ -51,7 +51,7 @@ def export_results(fmt: ExportFormat, record: TournamentRecord, results: Mapping
         "tournament": {
             "tournament_id": tid,
             "status": record.status,
-            "spec": record.spec if secrets_shown else dict(record.spec, seed=0),
+            "spec": record.spec if secrets_shown else _hidden(record.spec),
             "matches_total": int(record.extra.get("matches_total") or 0) or progress.scheduled,
             "matches_done": progress.done,
             "matches_failed": progress.counters.get("aborted", 0),
@@ -59,9 +59,15 @@ def export_results(fmt: ExportFormat, record: TournamentRecord, results: Mapping
             "seed_commitment": reveal.commitment,
             "revealed_seed": reveal.seed,
             "seed_salt": reveal.salt,
+            "seed_secret": reveal.secret,
         },
         "standings": dict(standings),
         "matches": recorded,
     }
     data = json.dumps(document, indent=2, sort_keys=True).encode()
     return ExportFile("application/json", f"{tid}-results.json", data)
+
+
+def _hidden(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored spec without what stays secret until the tournament ends (its seed 0, no secret)."""
+    return {key: value for key, value in dict(spec, seed=0).items() if key != "seed_secret"}

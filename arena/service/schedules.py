@@ -24,9 +24,11 @@ and one for the late or skipped latest one, so no firing disappears without a li
 :func:`fire_due` is that with the tournament service's ``fire`` (:func:`make_fire`): a scheduled tournament
 is created under the idempotency key ``schedule:{schedule id}:{due epoch}`` with the id
 ``{schedule id}-{YYYYmmddTHHMMZ}``; its seed is a fresh secret random one when the template's seed is 0,
-else derived from the template's seed and the due time (:func:`run_seed`), so runs differ and a schedule
-with an explicit seed reproduces. Schedule ids have no ``:`` (:func:`arena.store.keys.check_name`), so the
-run's idempotency key (always with ``:``) is never one a user can send.
+else derived from the template's seed and the due time (:func:`run_seed`), and every run gets its own fresh
+secret (:func:`arena.service.lifecycle.create_tournament`), so no run's deals can be predicted from the
+template seed or from an earlier run's revealed seed and secret; each run reproduces from its own. Schedule
+ids have no ``:`` (:func:`arena.store.keys.check_name`), so the run's idempotency key (always with ``:``) is
+never one a user can send.
 
 :func:`delete_schedule` removes a schedule for good (``uno-arena schedule delete``): no further firing.
 """
@@ -218,8 +220,8 @@ def run_seed(base_seed: int, due: datetime) -> int:
     A template seed of 0 (the default) gives 0: the arena draws a fresh secret random seed for each run when
     it creates the run's tournament (:func:`arena.service.lifecycle.choose_seed`), so no run's seed can be
     predicted from the schedule id or the due time. An explicit template seed gives a seed derived from it
-    and the due time, so that runs differ but a schedule with an explicit seed reproduces exactly (whoever
-    knows the template seed can compute every run's seed: keep it secret, or use 0).
+    and the due time. Whoever knows the template seed can compute every run's seed, but not its deals: they
+    derive from the seed and the run's own secret, drawn fresh when the run is created.
     """
     if not base_seed:
         return 0

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from arena.store import CreateResult, Store, TournamentRecord
 from arena.store.runstate import RunState
 from arena.tournament import TournamentSpec, count_matches
-from arena.tournament.commitment import SALT_BYTES, seed_commitment
+from arena.tournament.commitment import SALT_BYTES, SECRET_BYTES, seed_commitment
 from arena.tournament.limits import quoted
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
@@ -48,8 +48,10 @@ def create_tournament(
 
     Seed 0 means the arena chooses: a secret random seed (:func:`choose_seed`), stored with the tournament
     (a retry under the same idempotency key returns the stored tournament and seed, never a new one). The
-    commitment to the seed (:func:`arena.tournament.commitment.seed_commitment`, with a fresh random salt)
-    is stored with it; the seed and the salt stay secret until the tournament ends (:func:`seed_reveal`).
+    secret every deal seed derives from (``seed_secret``: 32 fresh random bytes, whatever the seed, so that a
+    small seed is no help to a bot and two tournaments with one seed deal differently) is stored in its spec, and
+    the commitment to both (:func:`arena.tournament.commitment.seed_commitment`, with a fresh random salt) with
+    it; the seed, the secret and the salt stay secret until the tournament ends (:func:`seed_reveal`).
     ``matches_total``: the number of matches when the caller counted them (else counted here), stored so
     that reading the tournament never recomputes its design.
 
@@ -58,12 +60,12 @@ def create_tournament(
     """
     check_participants(store, spec.participants)
     requested = spec.to_dict()
-    if not spec.seed:
-        spec = replace(spec, seed=choose_seed(0))
+    secret = secrets.token_bytes(SECRET_BYTES)
+    spec = replace(spec, seed=choose_seed(spec.seed), seed_secret=secret.hex())
     salt = secrets.token_bytes(SALT_BYTES)
     extra = {
         "seed_salt": salt.hex(),
-        "seed_commitment": seed_commitment(spec.seed, salt),
+        "seed_commitment": seed_commitment(spec.seed, salt, secret),
         "matches_total": str(count_matches(spec) if matches_total is None else matches_total),
     }
     created = store.tournaments.create(spec.tournament_id, spec.to_dict(), idempotency_key=idempotency_key,
@@ -83,20 +85,23 @@ def choose_seed(seed: int) -> int:
 
 @dataclass(frozen=True)
 class SeedReveal:
-    """A tournament's seed commitment, and once it ended its seed and salt (0 and empty before)."""
+    """A tournament's seed commitment, and once it ended its seed, salt and secret (0 and empty before; the
+    secret empty too for a tournament created before secrets existed)."""
 
     commitment: str
     revealed: bool
     seed: int = 0
     salt: str = ""
+    secret: str = ""
 
 
 def seed_reveal(record: TournamentRecord) -> SeedReveal:
-    """What anyone may know of a tournament's seed: the commitment always; seed and salt once it ended."""
+    """What anyone may know of a tournament's seed: the commitment always; seed, salt and secret once it ended."""
     commitment = record.extra.get("seed_commitment", "")
     if not record.status.ended:
         return SeedReveal(commitment, False)
-    return SeedReveal(commitment, True, int(record.spec.get("seed", 0)), record.extra.get("seed_salt", ""))
+    return SeedReveal(commitment, True, int(record.spec.get("seed", 0)), record.extra.get("seed_salt", ""),
+                      str(record.spec.get("seed_secret", "")))
 
 
 def cancel_tournament(store: Store, tournament_id: str, reason: str) -> bool:

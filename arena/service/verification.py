@@ -1,5 +1,5 @@
-"""Verifying an ended tournament: its seed commitment, its schedule re-derived from the revealed seed, and every
-scored match replayed from its derived deal seed through the arena's one replay walk
+"""Verifying an ended tournament: its seed commitment, its schedule re-derived from the revealed seed and secret,
+and every scored match replayed from its derived deal seed through the arena's one replay walk
 (:func:`arena.engine.walk.walk`) to the stored scores, winner and number of rounds.
 
 Pure over typed data: the tournament's facts (:class:`TournamentFacts`), its recorded matches
@@ -11,12 +11,12 @@ API and prints what it finds.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arena.engine import Action, Match, Rules, parse_action
 from arena.engine.walk import WalkError, walk
 from arena.tournament import MatchSpec, TournamentSpec, schedule
-from arena.tournament.commitment import check_commitment
+from arena.tournament.commitment import check_commitment, check_secret
 from arena.tournament.status import TournamentStatus
 
 
@@ -26,8 +26,9 @@ class ReplayUnavailable(Exception):
 
 @dataclass(frozen=True)
 class TournamentFacts:
-    """What verification reads of a tournament: its state, its spec, its seed commitment and, once it ended, the
-    revealed seed and salt."""
+    """What verification reads of a tournament: its state, its spec (as published: without its secret), its seed
+    commitment and, once it ended, the revealed seed, salt and secret (empty for a tournament created before
+    secrets existed)."""
 
     tournament_id: str
     state: TournamentStatus
@@ -35,6 +36,7 @@ class TournamentFacts:
     seed_commitment: str
     revealed_seed: int
     seed_salt: str
+    seed_secret: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,13 +122,14 @@ def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: RecordedMatch
 
 
 def _check_seed(t: TournamentFacts, problem: Callable[[str, str], None]) -> bool:
-    """Whether the revealed seed and salt match the commitment; the problems to ``problem``."""
-    committed = bool(t.seed_commitment) and check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt)
+    """Whether the revealed seed, salt and secret match the commitment; the problems to ``problem``."""
+    committed = bool(t.seed_commitment) and check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt,
+                                                             t.seed_secret)
     if not t.seed_commitment:
         problem(t.tournament_id, "no seed commitment was published (created before commitments existed)")
     elif not committed:
-        problem(t.tournament_id, f"the revealed seed {t.revealed_seed} and salt {t.seed_salt!r} do not match the "
-                                 f"commitment {t.seed_commitment}")
+        problem(t.tournament_id, f"the revealed seed {t.revealed_seed}, salt {t.seed_salt!r} and secret "
+                                 f"{t.seed_secret!r} do not match the commitment {t.seed_commitment}")
     if t.spec.seed != t.revealed_seed:
         problem(t.tournament_id, f"the spec's seed {t.spec.seed} is not the revealed seed {t.revealed_seed}")
     return committed
@@ -135,7 +138,8 @@ def _check_seed(t: TournamentFacts, problem: Callable[[str, str], None]) -> bool
 def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
                       replay_of: Callable[[str], ReplayFacts],
                       on_problem: Callable[[str, str], None] | None = None) -> Verification:
-    """Check an ended tournament: the seed commitment, every recorded result against the re-derived schedule (and,
+    """Check an ended tournament: the seed commitment, every recorded result against the schedule re-derived from
+    the revealed seed and secret (and,
     once finished, every scheduled match recorded), and every scored match's replay (``replay_of(match id)``).
     ``on_problem(where, what)`` hears each problem as it is found."""
     out = Verification()
@@ -146,7 +150,12 @@ def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
             on_problem(where, text)
 
     out.committed = _check_seed(t, problem)
-    scheduled = {m.match_id: m for m in schedule(t.spec)}
+    try:
+        check_secret(t.seed_secret)
+    except ValueError as error:
+        problem(t.tournament_id, f"the revealed secret cannot derive a schedule: {error}")
+        return out
+    scheduled = {m.match_id: m for m in schedule(replace(t.spec, seed_secret=t.seed_secret))}
     out.scheduled = len(scheduled)
     for mid in sorted(set(results) - set(scheduled)):
         problem(mid, "a recorded result of a match that is not in the schedule")

@@ -1,35 +1,54 @@
-"""The seed commitment of a tournament (commit and reveal).
+"""The seed commitment of a tournament (commit and reveal) and the secret its deals derive from.
 
-At creation the arena publishes ``seed_commitment = hex(SHA-256(salt || seed))`` where ``salt`` is 32
-random bytes and ``seed`` the tournament seed as an 8-byte big-endian unsigned integer. While the
-tournament is pending or running the seed and the salt are secret (only an admin may read them); when
-it ends both are revealed and anyone can recompute the commitment (:func:`check_commitment`) and, from the
-seed, every match's deal seed (:func:`arena.tournament.schedule`).
+At creation the arena draws two sets of 32 random bytes: a ``salt`` and a ``secret``. The secret goes into
+every deal seed together with the tournament seed (:func:`arena.tournament.schedule`), so that no seed an
+operator passes, however small, lets a bot predict a deal from its first hand. The arena publishes
+``seed_commitment = hex(SHA-256(salt || seed || secret))``, ``seed`` as an 8-byte big-endian unsigned integer.
+While the tournament is pending or running the seed, the salt and the secret are kept secret (only an admin
+may read them); when it ends all three are revealed and anyone can recompute the commitment
+(:func:`check_commitment`) and, from the seed and the secret, every match's deal seed.
+
+Tournaments created before secrets existed have no secret: their commitment is ``hex(SHA-256(salt || seed))``
+and their deals derive from the seed alone (``secret`` empty below).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 SALT_BYTES = 32
+SECRET_BYTES = 32
 SEED_BYTES = 8
 MAX_SEED = 2 ** (8 * SEED_BYTES) - 1
 """Seeds are unsigned 64-bit integers (the protocol's ``uint64``)."""
+_SECRET_RE = re.compile(f"^[0-9a-f]{{{2 * SECRET_BYTES}}}$")
 
 
-def seed_commitment(seed: int, salt: bytes) -> str:
-    """``hex(SHA-256(salt || seed as 8-byte big-endian))``: 64 lowercase hex digits."""
+def check_secret(secret_hex: str) -> None:
+    """``ValueError`` unless ``secret_hex`` is empty (no secret) or 64 lowercase hex digits."""
+    if not isinstance(secret_hex, str) or (secret_hex and not _SECRET_RE.match(secret_hex)):
+        raise ValueError(f"a seed secret must be {2 * SECRET_BYTES} lowercase hex digits or empty, got {secret_hex!r}")
+
+
+def seed_commitment(seed: int, salt: bytes, secret: bytes = b"") -> str:
+    """``hex(SHA-256(salt || seed as 8-byte big-endian || secret))``: 64 lowercase hex digits (``secret`` empty
+    for a tournament without one)."""
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"a seed must be an integer between 0 and {MAX_SEED}")
     if len(salt) != SALT_BYTES:
         raise ValueError(f"a salt must be {SALT_BYTES} bytes, got {len(salt)}")
-    return hashlib.sha256(bytes(salt) + seed.to_bytes(SEED_BYTES, "big")).hexdigest()
+    if len(secret) not in (0, SECRET_BYTES):
+        raise ValueError(f"a seed secret must be {SECRET_BYTES} bytes, got {len(secret)}")
+    return hashlib.sha256(bytes(salt) + seed.to_bytes(SEED_BYTES, "big") + bytes(secret)).hexdigest()
 
 
-def check_commitment(commitment: str, seed: int, salt_hex: str) -> bool:
-    """Whether ``commitment`` is the commitment of ``seed`` with the salt ``salt_hex`` (64 hex digits)."""
+def check_commitment(commitment: str, seed: int, salt_hex: str, secret_hex: str = "") -> bool:
+    """Whether ``commitment`` is the commitment of ``seed`` with the salt ``salt_hex`` and the secret
+    ``secret_hex`` (64 hex digits each; the secret empty for a tournament without one)."""
     try:
         salt = bytes.fromhex(salt_hex)
-        return seed_commitment(seed, salt) == commitment.strip().lower()
+        secret = bytes.fromhex(secret_hex)
+        return seed_commitment(seed, salt, secret) == commitment.strip().lower()
     except ValueError:
         return False

@@ -27,9 +27,13 @@ What is guaranteed (checked by the tests):
     d is a multiple of k, in the balanced design, and when ``gcd(n, k) == 1``; otherwise within
     2 matches (a bot's match count need not even be a multiple of k).
 
-Seeds: the match seed is ``derive_seed("deal", seed, table, deal)`` (SHA-256 of canonical JSON,
-a 63-bit integer; the same in every process), identical for all rotations of one deal. The
-engine derives every round's deal from (match seed, round number).
+Seeds: the match seed is ``derive_seed("deal", seed, secret, table, deal)`` (SHA-256 of canonical
+JSON, a 63-bit integer; the same in every process), identical for all rotations of one deal, where
+``secret`` is the tournament's ``seed_secret`` (:mod:`arena.tournament.commitment`): without it a bot
+could try every small seed against its first hand. A spec without a secret (created before secrets
+existed, or a local run) keeps the older ``derive_seed("deal", seed, table, deal)``. The engine derives
+every round's deal from (match seed, round number). The tables and seat orders follow from the seed
+alone (every bot sees its matches' seats anyway, and the number of tables is known before creation).
 
 Match ids are ``"{tournament_id}:d{deal:04d}:t{table:06d}:r{rotation:02d}"`` and the deal group
 of a match is the id without ``":r.."``. The list is in schedule order (deal, table, rotation),
@@ -135,6 +139,13 @@ class MatchSpec:
         )
 
 
+def deal_seed(spec: TournamentSpec, table: int, deal: int) -> int:
+    """The match seed of every seat order of one deal at one table (see the module docstring)."""
+    if spec.seed_secret:
+        return derive_seed("deal", spec.seed, spec.seed_secret, table, deal)
+    return derive_seed("deal", spec.seed, table, deal)
+
+
 def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
     """The base seat order of every table, in table order (table ``i`` is ``tables(spec)[i]``)."""
     bots = sorted(spec.participants)
@@ -170,7 +181,7 @@ def schedule(spec: TournamentSpec) -> list[MatchSpec]:
     matches: list[MatchSpec] = []
     for deal in range(spec.deals):
         for table, base in enumerate(base_orders):
-            seed = derive_seed("deal", spec.seed, table, deal)
+            seed = deal_seed(spec, table, deal)
             for rotation, seats in _seat_orders(base, spec, deal):
                 matches.append(
                     MatchSpec(

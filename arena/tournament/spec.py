@@ -17,6 +17,7 @@ from typing import Any
 from arena.engine.rules import Rules, Variant
 
 from ._rng import stable_digest
+from .commitment import check_secret
 
 MIN_SEATS = 2
 MAX_SEATS = 10
@@ -132,6 +133,9 @@ class TournamentSpec:
       duplicate_orders: ``"rotate"`` (k cyclic rotations, the default) or ``"all"`` (all k!
         seat orders; only for tables of at most 4 seats).
       seed: the tournament seed (an integer >= 0); every deal and table is derived from it.
+      seed_secret: 64 hex digits the arena draws at creation and keeps secret until the tournament ends; every
+        deal seed derives from the seed and it (:mod:`arena.tournament.commitment`). Empty: deals from the seed
+        alone (tournaments created before secrets existed, and local runs).
       decision_deadline_ms: decision deadline for bots, in milliseconds (>= 1).
       time_bank_ms: each seat's time bank per match (time over the deadline comes out of it), ms (0: none).
       lag_compensation_cap_ms: the most lag compensation per decision (a remote bot's measured round trip, capped), ms.
@@ -152,6 +156,7 @@ class TournamentSpec:
     duplicate: bool = False
     duplicate_orders: str = "rotate"
     seed: int = 0
+    seed_secret: str = ""
     decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
     time_bank_ms: int = 0
     lag_compensation_cap_ms: int = DEFAULT_LAG_COMPENSATION_CAP_MS
@@ -165,6 +170,7 @@ class TournamentSpec:
         object.__setattr__(self, "participants", _checked_participants(self.participants))
         self._check_tables()
         _check_int("seed", self.seed, 0)
+        check_secret(self.seed_secret)
         _check_int("decision_deadline_ms", self.decision_deadline_ms, 1)
         _check_int("time_bank_ms", self.time_bank_ms, 0, MAX_TIME_BANK_MS)
         _check_int("lag_compensation_cap_ms", self.lag_compensation_cap_ms, 0, MAX_LAG_COMPENSATION_CAP_MS)
@@ -222,6 +228,8 @@ class TournamentSpec:
             "duplicate": self.duplicate,
             "duplicate_orders": self.duplicate_orders,
             "seed": self.seed,
+            # The secret only when set: a spec stored before secrets existed keeps its digest.
+            **({"seed_secret": self.seed_secret} if self.seed_secret else {}),
             "deadline_ms": self.decision_deadline_ms,
             "max_tables": self.max_tables,
             "pair_meetings": self.pair_meetings,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -94,9 +95,12 @@ def test_a_bot_learns_no_seed_of_a_running_tournament_and_everyone_checks_it_aft
     matches = {m.match_id: m for m in schedule(lifecycle.spec_of(store, "t-sec"))}
     mine = next(m for m in matches.values() if "cheater" in m.seats)
     wire = [w for _t, _b, group in enqueue.batches for w in group if w[0] == mine.match_id]
-    lifecycle.run_batch(store, "t-sec", "b-test", wire, play_locally, Settings())
+    # One match at a time: the batch then adopts none of the queued batches (Recorder never delivers them).
+    lifecycle.run_batch(store, "t-sec", "b-test", wire, play_locally, Settings(matches_per_process=1))
     assert store.tournaments.status("t-sec") == "running" and store.results.get("t-sec", mine.match_id)
-    secrets = {str(seed), str(mine.seed)}
+    secret = lifecycle.spec_of(store, "t-sec").seed_secret
+    assert len(secret) == 64
+    secrets = {str(seed), str(mine.seed), secret}
 
     for who in (bot, []):
         stream = stub.WatchTournament(arena_pb2.WatchTournamentRequest(tournament_id="t-sec"), metadata=who,
@@ -104,7 +108,7 @@ def test_a_bot_learns_no_seed_of_a_running_tournament_and_everyone_checks_it_aft
         first, second = next(stream), next(stream)
         stream.cancel()
         t = first.tournament
-        assert t.spec.seed == 0 and t.revealed_seed == 0 and t.seed_salt == "" and t.seed_commitment
+        assert t.spec.seed == 0 and t.revealed_seed == 0 and t.seed_salt == t.seed_secret == "" and t.seed_commitment
         assert second.match.match_id == mine.match_id and second.match.seed == 0
         assert not any(s in str(m) for m in (first, second) for s in secrets)
 
@@ -113,6 +117,7 @@ def test_a_bot_learns_no_seed_of_a_running_tournament_and_everyone_checks_it_aft
         doc = json.loads(export.data)
         assert doc["tournament"]["spec"]["seed"] == 0 and doc["tournament"]["revealed_seed"] == 0
         assert all(m["seed"] == 0 for m in doc["matches"]) and doc["tournament"]["seed_salt"] == ""
+        assert doc["tournament"]["seed_secret"] == "" and "seed_secret" not in doc["tournament"]["spec"]
         assert not any(s in export.data.decode() for s in secrets)
         csv = stub.ExportResults(arena_pb2.ExportResultsRequest(tournament_id="t-sec"), metadata=who)
         assert not any(s in csv.data.decode() for s in secrets)
@@ -136,7 +141,8 @@ def test_a_bot_learns_no_seed_of_a_running_tournament_and_everyone_checks_it_aft
         stream.cancel()
         assert t.revealed_seed == seed == t.spec.seed and len(t.seed_salt) == 64
         assert t.seed_commitment == created.tournament.seed_commitment
-        assert check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt)
+        assert t.seed_secret == secret and check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt, secret)
+        assert not check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt)
         replay = stub.GetReplay(arena_pb2.GetReplayRequest(match_id=mine.match_id), metadata=who).replay
         assert replay.seed == mine.seed
 
@@ -160,7 +166,9 @@ def test_seed_zero_is_secret_random_and_stored_once(organizer: OrganizerServer, 
     old = int.from_bytes(hashlib.sha256(b"uno-arena/request-seed/k-1").digest()[:8], "big") >> 1
     assert first.spec.seed != old
     record = store.tournaments.get(first.tournament_id)
-    assert check_commitment(record.extra["seed_commitment"], first.spec.seed, record.extra["seed_salt"])
+    assert check_commitment(record.extra["seed_commitment"], first.spec.seed, record.extra["seed_salt"],
+                            record.spec["seed_secret"])
+    assert len({store.tournaments.get(t.tournament_id).spec["seed_secret"] for t in [first, *others]}) == 5
     # An explicit seed is kept (it reproduces the tournament exactly).
     explicit = stub.CreateTournament(arena_pb2.CreateTournamentRequest(
         spec=spec_msg(participants=["random", "heuristic"], seed=77)), metadata=ADMIN).tournament
@@ -185,6 +193,24 @@ def test_scheduled_runs_with_seed_zero_get_fresh_secret_seeds(store: Store) -> N
     assert run_seed(0, due) not in (first, second)
     spec = lifecycle.spec_of(store, "nightly-20260101T0300Z")
     assert spec_to_wire(schedule(spec)[0])[-1] == schedule(spec)[0].seed
+
+
+def test_scheduled_runs_with_one_template_seed_deal_differently(store: Store) -> None:
+    """Two runs with the same seed (two schedules of one template seed, due at the same time) get their own
+    secrets: their deals differ, and neither's can be computed from the other's revealed seed and secret."""
+    due = datetime(2026, 1, 1, 3, 0, tzinfo=UTC)
+    template = {"participants": ["random", "heuristic"], "seed": 7, "deals": 3, "options": {"target": 50}}
+    for sid in ("weekly", "weekly2"):
+        store.schedules.add(sid, "0 3 * * *", template, created_at=0)
+        make_fire(store, Recorder())(store.schedules.get(sid), due)
+    first = lifecycle.spec_of(store, "weekly-20260101T0300Z")
+    second = lifecycle.spec_of(store, "weekly2-20260101T0300Z")
+    assert first.seed == second.seed == run_seed(7, due)
+    assert first.seed_secret and second.seed_secret and first.seed_secret != second.seed_secret
+    deals = [[m.seed for m in schedule(spec)] for spec in (first, second)]
+    assert not set(deals[0]) & set(deals[1])
+    predicted = [m.seed for m in schedule(replace(second, seed_secret=first.seed_secret))]
+    assert predicted == deals[0] != deals[1]
 
 
 def test_match_command_draws_a_random_seed_unless_given(

@@ -3,6 +3,7 @@ altered stored action is found and the match named (issue 12, part 1)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -59,3 +60,15 @@ def test_verify_passes_after_the_end_and_names_a_match_whose_actions_were_altere
     tamper(store, second, lambda actions: [[(actions[0][0] + 1) % 2, actions[0][1]], *actions[1:]])  # not its turn
     code, out = verify(capsys, organizer.address, "t-verify")
     assert code == 1 and f"{second}: no usable replay: DATA_LOSS" in out and first in out
+
+    # The secret the deals derive from is under the commitment too: another secret (as someone with Redis access
+    # would store) fails the commitment and every derived deal seed.
+    key = store.keys.tournament("t-verify")
+    stored = json.loads(store.redis.hget(key, "spec"))
+    secret = stored["seed_secret"]
+    assert len(secret) == 64 and secret not in str(store.tournaments.get("t-verify").extra)
+    stored["seed_secret"] = ("0" if secret[0] != "0" else "1") + secret[1:]
+    store.redis.hset(key, "spec", json.dumps(stored))
+    code, out = verify(capsys, organizer.address, "t-verify")
+    assert code == 1 and "commitment FAILED" in out and "do not match the commitment" in out
+    assert "is not the derived deal seed" in out

@@ -44,7 +44,7 @@ def test_the_json_export_lists_the_stored_results_as_written(store: Store) -> No
     expected = {
         "tournament": {"tournament_id": TID, "status": record.status, "spec": record.spec, "matches_total": 2,
                        "matches_done": 2, "matches_failed": 0, "created_at": record.created_at,
-                       "seed_commitment": "c0ffee", "revealed_seed": 0, "seed_salt": ""},
+                       "seed_commitment": "c0ffee", "revealed_seed": 0, "seed_salt": "", "seed_secret": ""},
         "standings": standings,
         "matches": [written[mid] for mid in sorted(written)],
     }

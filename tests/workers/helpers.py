@@ -75,6 +75,14 @@ def clean_results(spec: TournamentSpec, seat_factory: Callable[[Any, str], Seat]
     return out
 
 
+def stored_spec(store: Store, spec: TournamentSpec) -> TournamentSpec:
+    """The spec as the arena stored it: with the seed secret it drew at creation (every deal derives from the seed
+    and the secret, so a clean run of the tournament replays the stored spec)."""
+    from arena.service.lifecycle import spec_of
+
+    return spec_of(store, spec.tournament_id)
+
+
 def clean_standings(spec: TournamentSpec, seat_factory: Callable[[Any, str], Seat] | None = None) -> dict[str, Any]:
     pool = RatingPool(key=spec.rating_pool)
     return standings(clean_results(spec, seat_factory), participants=spec.participants, pool=pool).to_dict()

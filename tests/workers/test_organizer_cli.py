@@ -17,7 +17,16 @@ from arena.tournament import schedule
 from tests.support import wait_until
 from tests.support.organizer import OrganizerServer
 
-from .helpers import clean_standings, cli, small_spec, spec_msg, status_of, wait_finished, worker_standings
+from .helpers import (
+    clean_standings,
+    cli,
+    small_spec,
+    spec_msg,
+    status_of,
+    stored_spec,
+    wait_finished,
+    worker_standings,
+)
 
 
 def test_cli_create_watch_standings_export_replay(
@@ -42,7 +51,9 @@ def test_cli_create_watch_standings_export_replay(
     data = json.loads(out)
     assert data["final"] is True and len(data["standings"]) == 3
     spec = small_spec("t-cli", seed=5)
-    clean = clean_standings(spec)
+    stored = stored_spec(store, spec)
+    assert stored.seed == 5 and len(stored.seed_secret) == 64  # the seed given, and the secret the arena drew
+    clean = clean_standings(stored)
     assert [(r["bot_name"], r["wins"]) for r in data["standings"]] == [(r["bot"], r["wins"]) for r in clean["rows"]]
     assert worker_standings(store, "t-cli") == clean
 

@@ -23,7 +23,7 @@ from tests.support import LoopThread
 from tests.support.gateway import GatewayHarness
 from workers.enqueue import START_TASK
 
-from .helpers import assert_exactly_once, clean_standings, small_spec, wait_finished, worker_standings
+from .helpers import assert_exactly_once, clean_standings, small_spec, stored_spec, wait_finished, worker_standings
 
 
 class GoneSeat(Seat):
@@ -80,7 +80,7 @@ def test_remote_bot_plays_through_the_relay(redis_server: Any, app: Celery, work
             return LocalSeat(RandomBot(seed=match_seed(m.match_id, m.seats.index(name))), name=name)
         return make_seat(store, name, m.match_id, make_bot)
 
-    assert worker_standings(store, spec.tournament_id) == clean_standings(spec, seat)
+    assert worker_standings(store, spec.tournament_id) == clean_standings(stored_spec(store, spec), seat)
     assert tournament_table(store, spec.tournament_id).standings.row("remote1").forfeits == 0
 
 
@@ -109,6 +109,6 @@ def test_a_remote_bot_that_disconnects_for_good(redis_server: Any, app: Celery, 
     def seat(m: MatchSpec, name: str) -> Seat:
         return GoneSeat(name) if name == "ghost" else make_seat(store, name, m.match_id, make_bot)
 
-    assert worker_standings(store, again.tournament_id) == clean_standings(again, seat)
+    assert worker_standings(store, again.tournament_id) == clean_standings(stored_spec(store, again), seat)
     ghost = tournament_table(store, again.tournament_id).standings.row("ghost")
     assert ghost.forfeits == ghost.matches == 4

@@ -317,7 +317,7 @@ class TournamentSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt", "rating_pool")
+    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt", "seed_secret", "rating_pool")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -332,6 +332,7 @@ class Tournament(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     REVEALED_SEED_FIELD_NUMBER: _ClassVar[int]
     SEED_SALT_FIELD_NUMBER: _ClassVar[int]
+    SEED_SECRET_FIELD_NUMBER: _ClassVar[int]
     RATING_POOL_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     spec: TournamentSpec
@@ -347,8 +348,9 @@ class Tournament(_message.Message):
     seed_commitment: str
     revealed_seed: int
     seed_salt: str
+    seed_secret: str
     rating_pool: str
-    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., rating_pool: _Optional[str] = ...) -> None: ...
+    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., seed_secret: _Optional[str] = ..., rating_pool: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("spec", "idempotency_key", "require_connected", "connect_wait_ms")
