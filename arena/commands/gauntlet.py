@@ -6,13 +6,16 @@
     uno-arena gauntlet list [--limit N] [--json]
     uno-arena gauntlet show ID [--json]
     uno-arena bench ladder [--bots 8] [--seats 2] [--gap 0.6] [--max-matches 4000] [--seeds 12]
+    uno-arena bench sprt [--runs 2000] [--mu0 0] [--mu1 0.05] [--alpha 0.05] [--beta 0.05] [--max-blocks 1000]
+                         [--seed 1] [--jobs 2]
 
 A gauntlet is started in the arena at ``--server`` (StartGauntlet, with the admin token as every organizer command
 takes it: :mod:`arena.commands.api`) and played there by the workers: built-in bots in the worker, registered bots
 through the relay and the gateway holding their stream. The command follows it (GetGauntlet) and prints the LLR and
 its bounds after every new block until it ends at a decision or at ``--max-blocks``; Ctrl-C stops following, not
 the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet). `bench
-ladder` is a pure simulation, in this process.
+ladder` is a pure simulation, in this process; `bench sprt` calibrates the sequential test on resampled real and
+synthetic block scores (:mod:`arena.bench.sprt`), in this process and ``--jobs`` children.
 
 Exit status of a gauntlet: 0 when it decided (accepted or rejected), 3 when the cap came first, 1 when it
 failed (a bot missing or of the wrong version, matches aborted) or the arena refused a call, 2 for bad
@@ -74,8 +77,8 @@ def _header(g: arena_pb2.Gauntlet) -> list[str]:
     spec = g.spec
     return [f"gauntlet {g.gauntlet_id}: {spec.candidate} vs {spec.baseline}, {spec.seats_per_table} seats, opponents "
             f"{', '.join(spec.opponents)}",
-            f"H0: mean block score <= {spec.mu0:g}  H1: >= {spec.mu1:g}  alpha {spec.alpha:g}  beta {spec.beta:g}  "
-            f"bounds [{g.llr_lower:.3f}, {g.llr_upper:.3f}]  at most {spec.max_blocks} blocks"]
+            f"H0: gain <= {spec.mu0:g}  H1: gain >= {spec.mu1:g} finishing points per match  alpha {spec.alpha:g}  "
+            f"beta {spec.beta:g}  bounds [{g.llr_lower:.3f}, {g.llr_upper:.3f}]  at most {spec.max_blocks} blocks"]
 
 
 def block_line(block: arena_pb2.GauntletBlock, g: arena_pb2.Gauntlet) -> str:
@@ -89,8 +92,8 @@ def verdict_line(g: arena_pb2.Gauntlet) -> str:
                arena_pb2.GAUNTLET_STATE_REJECTED: "rejected: the candidate is not better (H0)",
                arena_pb2.GAUNTLET_STATE_INCONCLUSIVE: f"inconclusive: no decision within {g.spec.max_blocks} blocks",
                }.get(g.state, f"{state_name(g.state)}: {g.detail}")
-    return (f"{g.gauntlet_id}: {verdict}  (blocks {g.blocks}, mean {g.mean_score:+.4f}, LLR {g.llr:+.3f} in "
-            f"[{g.llr_lower:.3f}, {g.llr_upper:.3f}])")
+    return (f"{g.gauntlet_id}: {verdict}  (blocks {g.blocks}, mean {g.mean_score:+.4f} not corrected for the early "
+            f"stop, LLR {g.llr:+.3f} in [{g.llr_lower:.3f}, {g.llr_upper:.3f}])")
 
 
 def follow(client: ArenaClient, gauntlet_id: str, as_json: bool, poll_s: float = POLL_S) -> arena_pb2.Gauntlet:
@@ -214,6 +217,24 @@ def cmd_bench_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_sprt(args: argparse.Namespace) -> int:
+    from arena.bench.sprt import calibrate_all, report
+    from arena.tournament.sprt import SprtConfig
+
+    try:
+        if args.runs < 1 or args.jobs < 1:
+            raise ValueError(f"--runs and --jobs must be at least 1, got {args.runs} and {args.jobs}")
+        config = SprtConfig(mu0=args.mu0, mu1=args.mu1, alpha=args.alpha, beta=args.beta,
+                            max_blocks=args.max_blocks)
+        results = calibrate_all(config, args.runs, args.seed, jobs=args.jobs)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for line in report(results, config):
+        print(line)
+    return 0
+
+
 def _number(text: str) -> float:
     try:
         value = float(text)
@@ -231,7 +252,14 @@ def _whole(text: str) -> int:
 
 def register(commands: Any) -> None:
     """Add `gauntlet` (run, list, show) and `bench ladder`."""
-    from arena.tournament.sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_MIN_BLOCKS, DEFAULT_MU0, DEFAULT_MU1
+    from arena.tournament.sprt import (
+        DEFAULT_ALPHA,
+        DEFAULT_BETA,
+        DEFAULT_MIN_BLOCKS,
+        DEFAULT_MIN_NONZERO,
+        DEFAULT_MU0,
+        DEFAULT_MU1,
+    )
 
     gauntlet = commands.add_parser("gauntlet", help="is the candidate better than the baseline? duplicate blocks "
                                                     "under a sequential test (list, show: stored gauntlets)")
@@ -243,16 +271,18 @@ def register(commands: Any) -> None:
     gauntlet.add_argument("--max-blocks", type=_whole, default=DEFAULT_MAX_BLOCKS, metavar="N",
                           help=f"stop undecided after N blocks (default {DEFAULT_MAX_BLOCKS})")
     gauntlet.add_argument("--min-blocks", type=_whole, default=DEFAULT_MIN_BLOCKS, metavar="N",
-                          help=f"no decision before N blocks (default {DEFAULT_MIN_BLOCKS})")
+                          help=f"no decision before N blocks (default {DEFAULT_MIN_BLOCKS}; nor before "
+                               f"{DEFAULT_MIN_NONZERO} blocks that did not score 0)")
     gauntlet.add_argument("--alpha", type=_number, default=DEFAULT_ALPHA,
                           help=f"rate of accepting a candidate that is not better (default {DEFAULT_ALPHA:g})")
     gauntlet.add_argument("--beta", type=_number, default=DEFAULT_BETA,
                           help=f"rate of rejecting a candidate better by mu1 (default {DEFAULT_BETA:g})")
     gauntlet.add_argument("--mu0", type=_number, default=DEFAULT_MU0,
-                          help=f"H0: mean block score at most this (default {DEFAULT_MU0:g})")
+                          help=f"H0: the candidate gains at most this many finishing points per match over the "
+                               f"baseline (1 = first, 0 = last; default {DEFAULT_MU0:g})")
     gauntlet.add_argument("--mu1", type=_number, default=DEFAULT_MU1,
-                          help=f"H1: mean block score at least this, in finishing points per match (default "
-                               f"{DEFAULT_MU1:g})")
+                          help=f"H1: the candidate gains at least this many finishing points per match over the "
+                               f"baseline (default {DEFAULT_MU1:g}: first instead of last on one deal in 20, net)")
     gauntlet.add_argument("--seed", type=_whole, default=None, help="seed of the deals (default: random, not shown)")
     gauntlet.add_argument("--deadline-ms", dest="decision_deadline_ms", type=_whole, default=None, metavar="MS",
                           help="per-decision deadline (default: the arena's)")
@@ -282,3 +312,18 @@ def register(commands: Any) -> None:
     ladder.add_argument("--max-matches", type=_whole, default=4000, help="matches per ladder (default 4000)")
     ladder.add_argument("--seeds", type=_whole, default=12, help="seeded ladders per policy (default 12)")
     ladder.set_defaults(func=cmd_bench_ladder, long_running=True)
+
+    sprt = bench_parsers(commands).add_parser(
+        "sprt", help="the gauntlet's sequential test on resampled real and synthetic block scores: type I, "
+                     "type II, blocks, against the old normal test")
+    sprt.add_argument("--runs", type=_whole, default=2000, help="seeded runs per case and mean (default 2000)")
+    sprt.add_argument("--mu0", type=_number, default=DEFAULT_MU0, help=f"H0 (default {DEFAULT_MU0:g})")
+    sprt.add_argument("--mu1", type=_number, default=DEFAULT_MU1,
+                      help=f"H1, finishing points per match over the baseline (default {DEFAULT_MU1:g})")
+    sprt.add_argument("--alpha", type=_number, default=DEFAULT_ALPHA, help=f"(default {DEFAULT_ALPHA:g})")
+    sprt.add_argument("--beta", type=_number, default=DEFAULT_BETA, help=f"(default {DEFAULT_BETA:g})")
+    sprt.add_argument("--max-blocks", type=_whole, default=DEFAULT_MAX_BLOCKS,
+                      help=f"the cap of a run (default {DEFAULT_MAX_BLOCKS}, as `gauntlet`)")
+    sprt.add_argument("--seed", type=_whole, default=1, help="seed of the runs (default 1)")
+    sprt.add_argument("--jobs", type=_whole, default=2, help="processes (default 2)")
+    sprt.set_defaults(func=cmd_bench_sprt, long_running=True)

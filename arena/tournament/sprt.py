@@ -4,33 +4,40 @@ The gauntlet (:mod:`arena.service.gauntlet`) plays *duplicate blocks*: on one de
 baseline each take every seat in turn against the same opponents, and the block's score is the mean, over
 the seats, of the candidate's finishing points minus the baseline's on the same seat of the same deal
 (:func:`finish_points`: 1 for first, 0 for last, shared ranks averaged; so a block score lies in ``[-1, 1]``).
-Duplicate deals cancel most of the luck of the cards, so the block scores are far less noisy than single
-matches.
+The unit of the hypotheses is this block score: **finishing points per match gained over the baseline**
+(``mu1 = 0.05``: in a two-seat match, the candidate finishes first where the baseline finished last on one deal
+in twenty more than the other way round).
 
-Model: the block scores ``X_1, X_2, ...`` are independent and normal with an unknown mean ``mu`` and an unknown
-variance (a block score is a mean over seats, and its noise is close to normal well before the test decides).
-The test is a *generalized* SPRT (GSPRT, as fishtest runs on its paired game scores): Wald's sequential test
-in which the log-likelihood ratio compares the two hypotheses each at its most likely variance. For normal
-scores this is
+Model: the block scores are independent draws from an unknown *discrete* distribution over the few values a
+block can score (for two seats: -1, -0.5, 0, 0.5, 1 and the shares of ties). UNO's block scores are far from
+normal: with a strong common opponent most blocks score exactly 0 (both bots lose, or win, the same deal), and
+the rest are rare and lopsided. The test is a *generalized* SPRT over these outcomes, as fishtest runs on its
+pentanomial game pairs: with ``p_hat`` the empirical distribution of the distinct scores seen (regularised,
+below) and ``p0``, ``p1`` the distributions on the same values closest to it (maximum likelihood) with mean
+exactly ``mu0``, ``mu1``,
 
-    LLR = n/2 * log((v + (mean - mu0)**2) / (v + (mean - mu1)**2))
+    LLR = n * sum_i p_hat_i * log(p1_i / p0_i)
 
-with ``mean`` the sample mean of the ``n`` block scores and ``v`` their maximum-likelihood variance (divided
-by ``n``); both sums are floored at :data:`VARIANCE_FLOOR` so identical scores give a finite LLR.
-(The simpler form ``n * (mu1 - mu0) / v * (mean - (mu0 + mu1) / 2)``, the same LLR with one shared variance,
-lets the error rates drift above the set ones when the scores take few values; the seeded simulations of
-``tests/tournament/test_sprt.py`` show this form within them.) Hypotheses:
+where the constrained maximum has the form ``p_i = p_hat_i / (1 + lam * (x_i - mu))`` and ``lam`` solves
+``sum_i p_hat_i (x_i - mu) / (1 + lam (x_i - mu)) = 0`` (one dimension, monotone: a safeguarded Newton).
 
-- ``H0``: ``mu <= mu0`` (not better; ``mu0 = 0`` by default: no better than the baseline);
-- ``H1``: ``mu >= mu1`` (better by at least ``mu1`` points per match, ``mu1 > mu0``).
+Regularisation, so that a run of identical blocks decides nothing early: ``p_hat`` adds a pseudo-count of
+:attr:`SprtConfig.prior` blocks spread evenly over the values seen and the extremes -1 and 1 (so every mean in
+``(-1, 1)`` is reachable and no probability is 0), and no decision is taken before ``min_nonzero`` blocks with a
+non-zero score have been seen (nor before ``min_blocks`` blocks). A thousand blocks that all score 0 say that
+the bots tie often, not which one is better.
 
-Between ``mu0`` and ``mu1`` is the indifference zone: either answer is acceptable there. The test stops with
-``H1`` once ``LLR >= log((1 - beta) / alpha)`` and with ``H0`` once ``LLR <= log(beta / (1 - alpha))`` (Wald's
-bounds), never before ``min_blocks`` blocks (the variance estimate of two or three blocks is too rough to
-trust). Error rates: ``P(accept H1 | mu <= mu0) <~ alpha`` and ``P(accept H0 | mu >= mu1) <~ beta`` (Wald's
-bounds are approximate: overshoot makes the real rates a little lower, an estimated variance on very few
-blocks could push them higher, which ``min_blocks`` guards against). ``max_blocks`` caps the test: reaching
-it without a decision leaves the question open (``decision`` stays ``None``).
+Hypotheses: ``H0``: ``mu <= mu0`` (not better; ``mu0 = 0`` by default); ``H1``: ``mu >= mu1`` (better by at least
+``mu1`` finishing points per match). Between them is the indifference zone: either answer is acceptable there.
+The test stops with ``H1`` once ``LLR >= log((1 - beta) / alpha)`` and with ``H0`` once
+``LLR <= log(beta / (1 - alpha))`` (Wald's bounds). ``max_blocks`` caps the test: reaching it without a decision
+leaves the question open (``decision`` stays ``None``). The error rates are measured, on resampled real block
+scores and on sparse and skewed synthetic ones, by `uno-arena bench sprt` (:mod:`arena.bench.sprt`).
+
+The estimate: :attr:`SprtState.mean` is the plain mean of the block scores. After a sequential stop it is
+**biased** (a test that stops early for H1 stopped on a lucky streak, so the mean overstates the gain; early H0
+understates it); `bench sprt` prints the size of that bias. Read it as a description of the blocks played, not
+as the candidate's true gain.
 
 Everything here is pure: :class:`SprtState` is immutable and :meth:`SprtState.updated` returns a new state.
 """
@@ -38,8 +45,9 @@ Everything here is pure: :class:`SprtState` is immutable and :meth:`SprtState.up
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 from ._rng import SeededStream
@@ -48,14 +56,16 @@ from .results import MatchResult
 Decision = Literal["H1", "H0"]
 """``"H1"``: the candidate is better (by at least ``mu1``); ``"H0"``: it is not (no better than ``mu0``)."""
 
-VARIANCE_FLOOR = 1e-6
-"""The smallest spread the LLR divides by (block scores that all equal ``mu1`` would give zero)."""
+SCORE_DIGITS = 9
+"""Block scores are rounded to this many decimals before counting, so that float noise makes no new value."""
 
 DEFAULT_MU0 = 0.0
 DEFAULT_MU1 = 0.05
 DEFAULT_ALPHA = 0.05
 DEFAULT_BETA = 0.05
 DEFAULT_MIN_BLOCKS = 16
+DEFAULT_MIN_NONZERO = 16
+DEFAULT_PRIOR = 1.0
 
 
 class SprtFinished(ValueError):
@@ -67,9 +77,10 @@ class SprtConfig:
     """The hypotheses and error rates of one test (see the module docstring).
 
     ``mu0``/``mu1``: block-score means of H0 (``mu <= mu0``) and H1 (``mu >= mu1``), in finishing points per
-    match, ``-1 <= mu0 < mu1 <= 1``; ``alpha``: the rate of accepting H1 when H0 holds; ``beta``: the rate of
-    accepting H0 when H1 holds; ``min_blocks``: no decision before this many blocks; ``max_blocks``: the cap
-    (``None``: none).
+    match gained over the baseline, ``-1 < mu0 < mu1 < 1``; ``alpha``: the rate of accepting H1 when H0 holds;
+    ``beta``: the rate of accepting H0 when H1 holds; ``min_blocks``: no decision before this many blocks;
+    ``min_nonzero``: nor before this many blocks with a non-zero score; ``prior``: the pseudo-count of the
+    regularisation; ``max_blocks``: the cap (``None``: none).
     """
 
     mu0: float = DEFAULT_MU0
@@ -78,17 +89,23 @@ class SprtConfig:
     beta: float = DEFAULT_BETA
     min_blocks: int = DEFAULT_MIN_BLOCKS
     max_blocks: int | None = None
+    min_nonzero: int = DEFAULT_MIN_NONZERO
+    prior: float = DEFAULT_PRIOR
 
     def __post_init__(self) -> None:
-        if not (-1.0 <= self.mu0 < self.mu1 <= 1.0):
-            raise ValueError(f"the test needs -1 <= mu0 < mu1 <= 1, got mu0={self.mu0}, mu1={self.mu1}")
+        if not (-1.0 < self.mu0 < self.mu1 < 1.0):
+            raise ValueError(f"the test needs -1 < mu0 < mu1 < 1, got mu0={self.mu0}, mu1={self.mu1}")
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < rate < 0.5:
                 raise ValueError(f"{name} must be between 0 and 0.5 (exclusive), got {rate}")
         if self.min_blocks < 2:
-            raise ValueError(f"min_blocks must be at least 2 (a variance needs two blocks), got {self.min_blocks}")
+            raise ValueError(f"min_blocks must be at least 2, got {self.min_blocks}")
         if self.max_blocks is not None and self.max_blocks < self.min_blocks:
             raise ValueError(f"max_blocks ({self.max_blocks}) must be at least min_blocks ({self.min_blocks})")
+        if self.min_nonzero < 1:
+            raise ValueError(f"min_nonzero must be at least 1, got {self.min_nonzero}")
+        if not (math.isfinite(self.prior) and self.prior > 0):
+            raise ValueError(f"prior must be a positive pseudo-count, got {self.prior}")
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -97,7 +114,8 @@ class SprtConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {"mu0": self.mu0, "mu1": self.mu1, "alpha": self.alpha, "beta": self.beta,
-                "min_blocks": self.min_blocks, "max_blocks": self.max_blocks}
+                "min_blocks": self.min_blocks, "max_blocks": self.max_blocks, "min_nonzero": self.min_nonzero,
+                "prior": self.prior}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SprtConfig:
@@ -105,19 +123,74 @@ class SprtConfig:
         return cls(mu0=float(data.get("mu0", DEFAULT_MU0)), mu1=float(data.get("mu1", DEFAULT_MU1)),
                    alpha=float(data.get("alpha", DEFAULT_ALPHA)), beta=float(data.get("beta", DEFAULT_BETA)),
                    min_blocks=int(data.get("min_blocks", DEFAULT_MIN_BLOCKS)),
-                   max_blocks=None if cap is None else int(cap))
+                   max_blocks=None if cap is None else int(cap),
+                   min_nonzero=int(data.get("min_nonzero", DEFAULT_MIN_NONZERO)),
+                   prior=float(data.get("prior", DEFAULT_PRIOR)))
+
+
+def regularised(counts: Sequence[tuple[float, int]], prior: float) -> tuple[list[float], list[float]]:
+    """The values (the ones seen, and -1 and 1) and their regularised empirical probabilities: each count plus
+    an equal share of ``prior`` pseudo-blocks."""
+    values = sorted({v for v, _ in counts} | {-1.0, 1.0})
+    seen = dict(counts)
+    share = prior / len(values)
+    weights = [seen.get(v, 0) + share for v in values]
+    total = sum(weights)
+    return values, [w / total for w in weights]
+
+
+def constrained_lambda(values: Sequence[float], probs: Sequence[float], mu: float) -> float:
+    """The multiplier ``lam`` of the distribution closest to ``probs`` (maximum likelihood) with mean ``mu``:
+    the root of ``sum p_i d_i / (1 + lam d_i)`` with ``d_i = x_i - mu``, inside ``1 + lam d_i > 0``. Needs
+    ``min(values) < mu < max(values)``."""
+    d = [x - mu for x in values]
+    low, high = -1.0 / max(d), -1.0 / min(d)  # the open interval where every 1 + lam d_i > 0
+    lam = 0.0
+    for _ in range(200):
+        f = 0.0
+        df = 0.0
+        for p, di in zip(probs, d, strict=True):
+            q = di / (1.0 + lam * di)
+            f += p * q
+            df -= p * q * q
+        if abs(f) < 1e-13:
+            break
+        if f > 0:  # f decreases in lam: the root is above
+            low = lam
+        else:
+            high = lam
+        step = lam - f / df
+        lam = step if low < step < high else (low + high) / 2.0
+    return lam
+
+
+def multinomial_llr(counts: Sequence[tuple[float, int]], mu0: float, mu1: float, prior: float) -> float:
+    """The GSPRT's log-likelihood ratio of mean ``mu1`` against ``mu0`` for ``counts`` (value, blocks) pairs."""
+    n = sum(c for _, c in counts)
+    if n == 0:
+        return 0.0
+    values, probs = regularised(counts, prior)
+    lam0 = constrained_lambda(values, probs, mu0)
+    lam1 = constrained_lambda(values, probs, mu1)
+    total = 0.0
+    for x, p in zip(values, probs, strict=True):
+        total += p * (math.log1p(lam0 * (x - mu0)) - math.log1p(lam1 * (x - mu1)))
+    return n * total
 
 
 @dataclass(frozen=True)
 class SprtState:
-    """The test after ``n`` block scores: running mean and sum of squared deviations (Welford), and the
-    decision once taken (it never changes afterwards: :meth:`updated` then raises :class:`SprtFinished`)."""
+    """The test after ``n`` block scores: how many blocks scored each distinct value (``counts``, sorted by
+    value), and the decision once taken (it never changes afterwards: :meth:`updated` then raises
+    :class:`SprtFinished`)."""
 
     config: SprtConfig = SprtConfig()
-    n: int = 0
-    mean: float = 0.0
-    m2: float = 0.0
+    counts: tuple[tuple[float, int], ...] = ()
     decision: Decision | None = None
+    n: int = field(default=0, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", sum(c for _, c in self.counts))
 
     def updated(self, score: float) -> SprtState:
         """The state after one more block score (``-1 <= score <= 1``)."""
@@ -125,11 +198,10 @@ class SprtState:
             raise SprtFinished(f"the test is over after {self.n} blocks ({self.outcome}); start a new one")
         if not (math.isfinite(score) and -1.0 <= score <= 1.0):
             raise ValueError(f"a block score must be a number between -1 and 1, got {score!r}")
-        n = self.n + 1
-        delta = score - self.mean
-        mean = self.mean + delta / n
-        m2 = self.m2 + delta * (score - mean)
-        state = replace(self, n=n, mean=mean, m2=m2)
+        value = round(score, SCORE_DIGITS) + 0.0  # + 0.0: -0.0 counts as 0
+        seen = dict(self.counts)
+        seen[value] = seen.get(value, 0) + 1
+        state = SprtState(self.config, tuple(sorted(seen.items())))
         return replace(state, decision=state._decide())
 
     def extended(self, scores: Iterable[float]) -> SprtState:
@@ -141,20 +213,28 @@ class SprtState:
         return state
 
     @property
-    def variance(self) -> float:
-        """The sample variance of the block scores (0 with fewer than two)."""
-        return self.m2 / (self.n - 1) if self.n >= 2 else 0.0
+    def mean(self) -> float:
+        """The plain mean block score (biased after a sequential stop: see the module docstring)."""
+        return sum(v * c for v, c in self.counts) / self.n if self.n else 0.0
 
     @property
-    def llr(self) -> float:
-        """The log-likelihood ratio of H1 against H0 (0 with fewer than two blocks)."""
+    def variance(self) -> float:
+        """The sample variance of the block scores (0 with fewer than two)."""
         if self.n < 2:
             return 0.0
+        mean = self.mean
+        return sum(c * (v - mean) ** 2 for v, c in self.counts) / (self.n - 1)
+
+    @property
+    def nonzero(self) -> int:
+        """How many blocks scored other than 0."""
+        return sum(c for v, c in self.counts if v != 0.0)
+
+    @cached_property
+    def llr(self) -> float:
+        """The log-likelihood ratio of H1 against H0 (0 before any block)."""
         c = self.config
-        v = self.m2 / self.n
-        spread0 = max(v + (self.mean - c.mu0) ** 2, VARIANCE_FLOOR)
-        spread1 = max(v + (self.mean - c.mu1) ** 2, VARIANCE_FLOOR)
-        return self.n / 2.0 * math.log(spread0 / spread1)
+        return multinomial_llr(self.counts, c.mu0, c.mu1, c.prior)
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -179,7 +259,7 @@ class SprtState:
         return "inconclusive" if self.capped else "running"
 
     def _decide(self) -> Decision | None:
-        if self.n < self.config.min_blocks:
+        if self.n < self.config.min_blocks or self.nonzero < self.config.min_nonzero:
             return None
         lower, upper = self.bounds
         llr = self.llr
@@ -190,22 +270,22 @@ class SprtState:
         return None
 
     def line(self) -> str:
-        """One line for people: blocks, mean block score, LLR within its bounds, decision."""
+        """One line for people: blocks (non-zero ones), mean block score, LLR within its bounds, decision."""
         lower, upper = self.bounds
-        return (f"blocks {self.n}  mean {self.mean:+.4f}  sd {math.sqrt(self.variance):.4f}  "
+        return (f"blocks {self.n} ({self.nonzero} non-zero)  mean {self.mean:+.4f} (not corrected for the early stop)  "
                 f"LLR {self.llr:+.3f} in [{lower:.3f}, {upper:.3f}]  {self.outcome}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"config": self.config.to_dict(), "n": self.n, "mean": self.mean, "m2": self.m2,
-                "decision": self.decision, "llr": self.llr, "outcome": self.outcome}
+        return {"config": self.config.to_dict(), "n": self.n, "counts": [[v, c] for v, c in self.counts],
+                "mean": self.mean, "decision": self.decision, "llr": self.llr, "outcome": self.outcome}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SprtState:
         decision = data.get("decision")
         if decision not in (None, "H0", "H1"):
             raise ValueError(f"unknown decision {decision!r}; expected 'H0', 'H1' or null")
-        return cls(config=SprtConfig.from_dict(data.get("config", {})), n=int(data.get("n", 0)),
-                   mean=float(data.get("mean", 0.0)), m2=float(data.get("m2", 0.0)), decision=decision)
+        counts = tuple(sorted((float(v), int(c)) for v, c in data.get("counts", [])))
+        return cls(config=SprtConfig.from_dict(data.get("config", {})), counts=counts, decision=decision)
 
 
 def finish_points(result: MatchResult, seat: int) -> float:
