@@ -159,6 +159,7 @@ class Gateway:
                 heartbeat_interval_ms=int(cfg.heartbeat_interval_s * 1000), bot_id=bot.name, bot_name=bot.name,
                 max_concurrent_matches=capacity, batches=session.batches)))
             reader = asyncio.create_task(self.inbound.read(session, link, context))
+            await self.registry.measure([session])  # before its first decision: lag compensation needs it
             link.attach(session)
             self.admissions.admit_waiting(link)
             await session.write_until_done()
@@ -245,7 +246,8 @@ class Gateway:
 
     # -- housekeeping -----------------------------------------------------------------------------
     async def heartbeat_loop(self) -> None:
-        """Ping every session, close silent ones, refresh the sessions' TTL in Redis, drop stale slots."""
+        """Ping every session, close silent ones, read their connections' round trips (with each Ping), refresh
+        the sessions' TTL in Redis, drop stale slots."""
         cfg = self.config
         period = min(cfg.heartbeat_interval_s, cfg.session_ttl_s / 3)
         last_ping = time.monotonic()
@@ -256,5 +258,7 @@ class Gateway:
             if ping:
                 last_ping = now
             self.registry.sweep(now, ping)
+            if ping:
+                await self.registry.measure()
             await self.registry.refresh()
             self.admissions.drop_idle_slots(now)
