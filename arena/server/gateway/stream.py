@@ -20,7 +20,7 @@ from arena.protocol.encoding import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_b
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.limits import FloodWindow, TokenBucket
 from arena.server.gateway.records import PendingDecision
-from arena.server.gateway.transport import Peer, peer_address
+from arena.server.gateway.transport import Peer, lag_s, peer_address
 
 PINGS_REMEMBERED = 8
 """Unanswered Ping nonces kept per stream: a Pong echoing an older one is refused."""
@@ -87,12 +87,8 @@ class BotSession:
     @property
     def lag_s(self) -> float:
         """The round trip lag compensation grants (before its cap): the kernel's own measure of the connection,
-        which no message of the bot moves (or the Pongs' least when that is smaller); 0 while the kernel has none.
-        A bot that holds its Pongs only makes the second larger, so it gains nothing."""
-        kernel = self.transport_rtt_s
-        if kernel is None:
-            return 0.0
-        return min(kernel, self.rtt_s) if self.round_trips else kernel
+        which no message of the bot moves (see :func:`arena.server.gateway.transport.lag_s`)."""
+        return lag_s(self.transport_rtt_s, self.round_trips)
 
     @property
     def open(self) -> bool:

@@ -17,7 +17,7 @@ import ipaddress
 import logging
 import socket
 import struct
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,15 @@ _ATTRIBUTE = struct.Struct("=HH")
 _TCPI_RTT_AT, _TCPI_MIN_RTT_AT = 68, 148
 """Offsets in ``struct tcp_info`` of ``tcpi_rtt`` and ``tcpi_min_rtt`` (microseconds; the latter since Linux 4.6)."""
 _NO_SAMPLE = 0xFFFFFFFF
+
+
+def lag_s(kernel_rtt_s: float | None, pong_rtts: Collection[float]) -> float:
+    """The round trip lag compensation grants (before its cap): the kernel's measure of the connection, or the least
+    Ping -> Pong time when that is smaller (both bound the network's share from above; only the Pongs are the bot's
+    to stretch, and stretching them can only make them larger); 0 while the kernel has no measure."""
+    if kernel_rtt_s is None:
+        return 0.0
+    return min((kernel_rtt_s, *pong_rtts))
 
 
 def peer_address(peer: str) -> Peer | None:
