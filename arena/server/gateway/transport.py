@@ -39,6 +39,10 @@ _SOCKID = struct.Struct("!HH16s16sI8s")
 _MESSAGE = struct.Struct("=BBBB48sIIIII")
 """inet_diag_msg: family, state, timer, retransmits, socket id, expires, queues, uid, inode."""
 _ATTRIBUTE = struct.Struct("=HH")
+_INET_DIAG_REQ_BYTECODE = 1
+_BC_OP = struct.Struct("=BBH")
+"""inet_diag_bc_op: code, bytes to skip when it holds, when it does not (past the end: the socket is left out)."""
+_BC_S_GE, _BC_S_LE = 2, 3
 _TCPI_RTT_AT, _TCPI_MIN_RTT_AT = 68, 148
 """Offsets in ``struct tcp_info`` of ``tcpi_rtt`` and ``tcpi_min_rtt`` (microseconds; the latter since Linux 4.6)."""
 _NO_SAMPLE = 0xFFFFFFFF
@@ -97,7 +101,7 @@ def _warn_once(error: Exception) -> None:
 
 def _dump(diag: socket.socket, family: int, local_port: int) -> Iterable[tuple[Peer, float]]:
     request = _REQUEST.pack(family, socket.IPPROTO_TCP, 1 << (_INET_DIAG_INFO - 1), 1 << _TCP_ESTABLISHED)
-    request += bytes(_SOCKID.size)
+    request += bytes(_SOCKID.size) + _port_filter(local_port)
     diag.send(_HEADER.pack(_HEADER.size + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST | _NLM_F_DUMP, 1, 0)
               + request)
     while True:
@@ -116,6 +120,14 @@ def _dump(diag: socket.socket, family: int, local_port: int) -> Iterable[tuple[P
             offset += (length + 3) & ~3
         if not data:
             return
+
+
+def _port_filter(local_port: int) -> bytes:
+    """A socket filter the kernel runs itself (``sport >= port and sport <= port``, as ``ss`` builds them): a
+    dump holds the gateway's own connections only, however many sockets the host has."""
+    program = (_BC_OP.pack(_BC_S_GE, 8, 20) + _BC_OP.pack(0, 0, local_port)
+               + _BC_OP.pack(_BC_S_LE, 8, 12) + _BC_OP.pack(0, 0, local_port))
+    return _ATTRIBUTE.pack(_ATTRIBUTE.size + len(program), _INET_DIAG_REQ_BYTECODE) + program
 
 
 def _parse(body: bytes, family: int, local_port: int) -> tuple[Peer, float] | None:
