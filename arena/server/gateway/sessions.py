@@ -3,7 +3,8 @@
 session id), and their records in Redis through the store (``uno:session:{id}``, so that workers find which gateway
 holds which bot, :mod:`arena.relay`): written on Hello, refreshed by the heartbeat (re-created when Redis lost one),
 deleted when the stream ends. The heartbeat's sweep pings every session and closes the silent ones; the kernel's
-round trip of every session's connection is read on Hello and with each Ping (:meth:`SessionRegistry.measure`).
+round trip of every session's connection is read on Hello (:meth:`SessionRegistry.round_trip`) and with each
+Ping (:meth:`SessionRegistry.measure`).
 
 Nothing here blocks the event loop on Redis: the store is called from a thread."""
 
@@ -21,7 +22,7 @@ import grpc
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.stream import BotSession
-from arena.server.gateway.transport import tcp_round_trips
+from arena.server.gateway.transport import Peer, tcp_round_trips
 from arena.store import PendingEnd, Store
 
 log = logging.getLogger(__name__)
@@ -124,19 +125,26 @@ class SessionRegistry:
             elif ping:
                 session.ping(next(self._ping_nonce), now)
 
-    async def measure(self, sessions: Sequence[BotSession] | None = None) -> None:
-        """Read the kernel's round trip of each session's connection (``sessions``, else every open one), in a
-        thread: one socket dump for them all. A session whose connection is not found gets none (no lag
-        compensation)."""
-        chosen = [s for s in (self.sessions.values() if sessions is None else sessions) if s.peer is not None]
-        if not self.port or not chosen:
-            return
+    async def measure(self) -> None:
+        """Read the kernel's round trip of every open session's connection (one socket dump for them all, in a
+        thread). A session whose connection is not found gets none (no lag compensation)."""
+        chosen = [session for session in self.sessions.values() if session.peer is not None and session.open]
+        if chosen:
+            found = await self._round_trips()
+            for session in chosen:
+                session.transport_rtt_s = found.get(session.peer) if session.peer is not None else None
+
+    async def round_trip(self, peer: Peer | None) -> float | None:
+        """The kernel's round trip of the connection from ``peer`` (None: not found, or not measurable)."""
+        return None if peer is None else (await self._round_trips()).get(peer)
+
+    async def _round_trips(self) -> dict[Peer, float]:
+        if not self.port:
+            return {}
         try:
-            found = await asyncio.to_thread(tcp_round_trips, self.port)
+            return await asyncio.to_thread(tcp_round_trips, self.port)
         except RuntimeError:  # the loop's executor is shut down: the gateway is stopping
-            return
-        for session in chosen:
-            session.transport_rtt_s = found.get(session.peer) if session.peer is not None else None
+            return {}
 
     # -- in Redis ---------------------------------------------------------------------------------
     def record_open(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool
