@@ -33,7 +33,8 @@ class DecideOutcome:
     moved: bool = False
     """``gone`` because this gateway drains: the relay hands the request over to the bot's new gateway."""
     lag_s: float = 0.0
-    """Lag compensation granted: the stream's round trip (:attr:`BotSession.rtt_s`), at most the caller's cap."""
+    """Lag compensation granted: the stream's round trip as the kernel measured it (:attr:`BotSession.lag_s`), at most
+    the caller's cap."""
 
 
 class MatchApi(Protocol):

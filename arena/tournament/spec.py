@@ -138,7 +138,8 @@ class TournamentSpec:
         alone (tournaments created before secrets existed, and local runs).
       decision_deadline_ms: decision deadline for bots, in milliseconds (>= 1).
       time_bank_ms: each seat's time bank per match (time over the deadline comes out of it), ms (0: none).
-      lag_compensation_cap_ms: the most lag compensation per decision (a remote bot's measured round trip, capped), ms.
+      lag_compensation_cap_ms: the most lag compensation per decision (a remote bot's TCP round trip as the gateway's
+        kernel measured it, capped), ms.
       pool: the rating pool its results go to; empty: the pool of its rules (:func:`rating_pool_key`). A
         competition's ladder blocks name the competition's own pool.
       max_tables: with more than 2 seats, every k-subset of the field is a table when there

@@ -30,7 +30,7 @@ BOT = "guest"
 class FakeSession:
     """What the gateway sends the bot, decoded; and the refusals it would send."""
 
-    rtt_s = 0.0
+    lag_s = 0.0
 
     def __init__(self) -> None:
         self.sent: list[bot_pb2.ArenaMessage] = []

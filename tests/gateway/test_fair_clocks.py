@@ -1,6 +1,7 @@
-"""Fair clocks for remote bots (issue 16, item 5), with an artificially delayed client over real gRPC: lag
-compensation from the stream's measured round trip (Ping -> Pong), capped and recorded per decision, and a time
-bank per match (time over the deadline comes out of it until it is empty)."""
+"""Fair clocks for remote bots (issue 16, item 5; issue 23, item 5), with an artificially delayed client over real
+gRPC: lag compensation from the kernel's round trip of the stream's connection (never from the bot's own Pong
+timing), capped and recorded per decision, and a time bank per match (time over the deadline comes out of it until
+it is empty)."""
 
 from __future__ import annotations
 
@@ -80,8 +81,20 @@ def _far_bot(gw: GatewayHarness, name: str, **options: float) -> DelayedBot:
     return bot
 
 
+def _kernel_says(monkeypatch: pytest.MonkeyPatch, rtt_s: float) -> None:
+    """Every connection's kernel round trip reads ``rtt_s`` (as over a network ``rtt_s`` long: loopback has none)."""
+    from arena.server.gateway import sessions, transport
+
+    def measured(port: int) -> dict[transport.Peer, float]:
+        return {peer: rtt_s for peer in transport.tcp_round_trips(port)}
+
+    monkeypatch.setattr(sessions, "tcp_round_trips", measured)
+
+
 @pytest.mark.integration
-def test_lag_compensation_keeps_a_far_bot_in_time_and_is_recorded(gw: GatewayHarness) -> None:
+def test_lag_compensation_keeps_a_far_bot_in_time_and_is_recorded(gw: GatewayHarness,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    _kernel_says(monkeypatch, DELAY_S)
     bot = _far_bot(gw, "far", delay_s=DELAY_S)
     try:
         rules = Rules(target=60)
@@ -92,12 +105,28 @@ def test_lag_compensation_keeps_a_far_bot_in_time_and_is_recorded(gw: GatewayHar
         bot.close()
     asked = [d for d in fair.decisions if d.seat == 0]
     assert fair.timeouts[0] == 0 and fair.strikes[0] == 0, fair.detail
-    assert asked and all(DELAY_S * 1000 <= d.lag_ms <= 250 for d in asked)
+    assert asked and all(d.lag_ms == pytest.approx(DELAY_S * 1000) for d in asked)  # the kernel's, not the Pongs'
     clock = decision_clock(stored_record(fair))
     assert set(clock) == {i for i, d in enumerate(fair.decisions) if d.seat == 0}
     # The same bot without lag compensation: every answer comes after the deadline.
     assert unfair.timeouts[0] >= 1 and 0 in unfair.forfeits
     assert all(d.lag_ms == 0 for d in unfair.decisions)
+
+
+@pytest.mark.integration
+def test_slow_pongs_earn_no_lag_compensation(gw: GatewayHarness) -> None:
+    """A bot whose messages leave late (its Pongs too) is as far as the kernel says: loopback, no time at all."""
+    bot = _far_bot(gw, "stretcher", delay_s=DELAY_S)
+    session = gw.server.gateway.link("stretcher").session
+    assert session is not None and session.transport_rtt_s is not None
+    assert session.transport_rtt_s < DELAY_S / 4 and session.lag_s == session.transport_rtt_s
+    try:
+        record = _play(gw, "stretcher", MatchConfig("stretch", 5, Rules(target=60), decision_deadline_s=0.05,
+                                                    lag_compensation_cap_s=0.25))
+    finally:
+        bot.close()
+    assert record.timeouts[0] >= 1 and 0 in record.forfeits
+    assert all(d.lag_ms < DELAY_S * 1000 / 4 for d in record.decisions)
 
 
 @pytest.mark.integration

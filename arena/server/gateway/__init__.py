@@ -31,7 +31,9 @@ The conversation (see ``proto/uno_arena/v1/bot.proto``):
 6. ``Ping`` every ``heartbeat_interval_s``; a ``Pong`` must echo the nonce of a Ping sent on its stream (once;
    ``INVALID_ARGUMENT`` otherwise); a session silent for ``heartbeat_misses`` intervals is closed; a
    session that ended while its writer waits on a bot that stopped reading (HTTP/2 flow control) has its RPC
-   cancelled after as long, so the bot stops counting as connected and its record leaves Redis;
+   cancelled after as long, so the bot stops counting as connected and its record leaves Redis. Lag compensation
+   (a longer wait for a remote bot's answers) comes from the kernel's round trip of the stream's TCP connection
+   (:mod:`~arena.server.gateway.transport`), read on Hello and with each Ping, never from the Pongs' timing;
 7. batches: a bot whose Hello sets ``accepts_batches`` gets every message waiting when the writer wakes up in one
    ``ArenaBatch`` (``Welcome.batches`` says so); any bot may answer with a ``BotBatch``, whose messages are
    handled one by one as if each had come alone (a refused one is refused alone; a nested batch, a Hello or an
@@ -51,7 +53,8 @@ decisions: every match waits on its own futures, bounded by its own deadline.
 
 The modules, lowest first: :mod:`~arena.server.gateway.config` (settings), :mod:`~arena.server.gateway.limits`
 (token bucket, new streams per token, flood window), :mod:`~arena.server.gateway.records` (pending decisions,
-match slots, waiting starts), :mod:`~arena.server.gateway.stream` (one stream: queue, writer, refusals),
+match slots, waiting starts), :mod:`~arena.server.gateway.transport` (the kernel's round trips),
+:mod:`~arena.server.gateway.stream` (one stream: queue, writer, refusals),
 :mod:`~arena.server.gateway.links` (one bot), :mod:`~arena.server.gateway.sessions` (the session registry, in
 memory and in Redis), :mod:`~arena.server.gateway.admission` (capacity and match slots),
 :mod:`~arena.server.gateway.decisions` (requests and answers), :mod:`~arena.server.gateway.inbound` (reading a

@@ -67,8 +67,8 @@ class Decisions:
         older ``attempt`` than the bot's newest start of the match is ``gone`` unsent, and a pending one is
         dropped when a newer attempt starts (:class:`Superseded`). A request of a casual match that gave its slot to
         a rated match is ``evicted`` (unsent, or at once when pending). The wait is ``decision_deadline_s`` plus the
-        stream's round trip up to ``lag_compensation_cap_s`` (lag compensation; the bot is told
-        ``decision_deadline_s``)."""
+        stream's round trip as the kernel measured it (:attr:`BotSession.lag_s`) up to ``lag_compensation_cap_s``
+        (lag compensation; the bot is told ``decision_deadline_s``)."""
         t_start = time.perf_counter()
         link = self._link(bot)
         if self.registry.draining:
@@ -81,7 +81,7 @@ class Decisions:
         request_id = self.new_request_id()
         limit_ms = max(1, int(decision_deadline_s * 1000))
         session = link.session
-        lag = min(lag_compensation_cap_s, session.rtt_s) if session is not None and lag_compensation_cap_s > 0 else 0.0
+        lag = min(lag_compensation_cap_s, session.lag_s) if session is not None and lag_compensation_cap_s > 0 else 0.0
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         pending = PendingDecision(request_id, match_id, seat, decision_number, body, legal_count, future,
                                   self._deadlines.add(future, decision_deadline_s + lag), attempt=attempt)

@@ -144,7 +144,7 @@ class GatewayServer:
         if not port:
             raise OSError(f"cannot listen on {self.config.address}: give another --address (a port shared with "
                           "another gateway needs --reuse-port on both)")
-        self.port = port
+        self.port = self.gateway.registry.port = port
         await server.start()
         self.server = server
         for name in ("", *SERVICE_NAMES):

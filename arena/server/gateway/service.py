@@ -35,6 +35,7 @@ from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import PendingDecision
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, envelope, error_bytes
+from arena.server.gateway.transport import peer_address
 from arena.service.incidents import MAX_PER_MATCH, CodeError, code_error, log_incidents
 from arena.store import BotRecord, Incident, Store
 
@@ -138,6 +139,8 @@ class Gateway:
         cfg = self.config
         capacity = min(max(int(hello.max_concurrent_matches), 1), cfg.max_concurrent_matches)
         version = "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
+        # Before the session exists anywhere: its first decision's lag compensation needs it.
+        kernel_rtt_s = await self.registry.round_trip(peer_address(context.peer()))
         session_id = uuid.uuid4().hex
         try:
             ended = await asyncio.to_thread(self.registry.record_open, bot.name, session_id, capacity, version,
@@ -150,6 +153,7 @@ class Gateway:
             self.admissions.end_match(bot.name, end.match_id, end.seat, None, end.attempt)
         session = BotSession(link.name, context, session_id, capacity, version, cfg, self.metrics,
                              batches=hello.accepts_batches)
+        session.transport_rtt_s = kernel_rtt_s
         self.sessions[session_id] = session
         self.metrics.bot_connected()
         reader = None
@@ -245,7 +249,8 @@ class Gateway:
 
     # -- housekeeping -----------------------------------------------------------------------------
     async def heartbeat_loop(self) -> None:
-        """Ping every session, close silent ones, refresh the sessions' TTL in Redis, drop stale slots."""
+        """Ping every session, close silent ones, read their connections' round trips (with each Ping), refresh
+        the sessions' TTL in Redis, drop stale slots."""
         cfg = self.config
         period = min(cfg.heartbeat_interval_s, cfg.session_ttl_s / 3)
         last_ping = time.monotonic()
@@ -256,5 +261,7 @@ class Gateway:
             if ping:
                 last_ping = now
             self.registry.sweep(now, ping)
+            if ping:
+                await self.registry.measure()
             await self.registry.refresh()
             self.admissions.drop_idle_slots(now)

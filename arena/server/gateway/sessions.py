@@ -2,7 +2,9 @@
 :class:`~arena.server.gateway.links.BotLink` per bot name, a :class:`~arena.server.gateway.stream.BotSession` per
 session id), and their records in Redis through the store (``uno:session:{id}``, so that workers find which gateway
 holds which bot, :mod:`arena.relay`): written on Hello, refreshed by the heartbeat (re-created when Redis lost one),
-deleted when the stream ends. The heartbeat's sweep pings every session and closes the silent ones.
+deleted when the stream ends. The heartbeat's sweep pings every session and closes the silent ones; the kernel's
+round trip of every session's connection is read on Hello (:meth:`SessionRegistry.round_trip`) and with each
+Ping (:meth:`SessionRegistry.measure`).
 
 Nothing here blocks the event loop on Redis: the store is called from a thread."""
 
@@ -20,6 +22,7 @@ import grpc
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.stream import BotSession
+from arena.server.gateway.transport import Peer, tcp_round_trips
 from arena.store import PendingEnd, Store
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,8 @@ class SessionRegistry:
         self.sessions: dict[str, BotSession] = {}
         self.draining = False
         """Set when the gateway drains: no new session, no new decision; pending ones are handed over."""
+        self.port = 0
+        """The port the gateway listens on, once it does: its connections' round trips are found by it (0: none)."""
         self._ping_nonce = itertools.count(1)
         self._closed_sessions: set[str] = set()
         self._closed_order: deque[str] = deque()
@@ -119,6 +124,27 @@ class SessionRegistry:
                              f"no message and no Pong for {silent_after:g} s: the session is closed")
             elif ping:
                 session.ping(next(self._ping_nonce), now)
+
+    async def measure(self) -> None:
+        """Read the kernel's round trip of every open session's connection (one socket dump for them all, in a
+        thread). A session whose connection is not found gets none (no lag compensation)."""
+        chosen = [session for session in self.sessions.values() if session.peer is not None and session.open]
+        if chosen:
+            found = await self._round_trips()
+            for session in chosen:
+                session.transport_rtt_s = found.get(session.peer) if session.peer is not None else None
+
+    async def round_trip(self, peer: Peer | None) -> float | None:
+        """The kernel's round trip of the connection from ``peer`` (None: not found, or not measurable)."""
+        return None if peer is None else (await self._round_trips()).get(peer)
+
+    async def _round_trips(self) -> dict[Peer, float]:
+        if not self.port:
+            return {}
+        try:
+            return await asyncio.to_thread(tcp_round_trips, self.port)
+        except RuntimeError:  # the loop's executor is shut down: the gateway is stopping
+            return {}
 
     # -- in Redis ---------------------------------------------------------------------------------
     def record_open(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool

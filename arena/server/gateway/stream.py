@@ -1,7 +1,7 @@
 """One open bot stream (:class:`BotSession`): its outgoing queue and the writer that drains it (one ArenaBatch of
 what waits, for a bot that asked for batches), why it ended, its Pings and round trips, its rate limit, and its
-in-band refusals (:meth:`BotSession.refuse`, counted toward its flood limit); and the arena's messages as bytes
-(:func:`envelope`, :func:`error_bytes`)."""
+in-band refusals (:meth:`BotSession.refuse`, counted toward its flood limit), the round trip lag compensation grants
+it (:attr:`BotSession.lag_s`); and the arena's messages as bytes (:func:`envelope`, :func:`error_bytes`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from arena.protocol.encoding import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_b
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.limits import FloodWindow, TokenBucket
 from arena.server.gateway.records import PendingDecision
+from arena.server.gateway.transport import Peer, lag_s, peer_address
 
 PINGS_REMEMBERED = 8
 """Unanswered Ping nonces kept per stream: a Pong echoing an older one is refused."""
@@ -71,12 +72,23 @@ class BotSession:
         was sent (at most ``PINGS_REMEMBERED``, the oldest forgotten first)."""
         self.round_trips: deque[float] = deque(maxlen=RTT_SAMPLES)
         """The last Ping -> Pong round trips of this stream, in seconds."""
+        self.peer: Peer | None = peer_address(context.peer())
+        """The stream's remote end (None off TCP): how the kernel's round trip of its connection is found."""
+        self.transport_rtt_s: float | None = None
+        """The least round trip the kernel measured on the stream's TCP connection, in seconds (see
+        :mod:`arena.server.gateway.transport`); None until measured, or where it cannot be."""
 
     @property
     def rtt_s(self) -> float:
-        """The stream's round trip as lag compensation sees it: the least of the last few Ping -> Pong times (a bot
-        busy deciding answers a Ping late; the least is the network's share). 0 before the first Pong."""
+        """The least of the last few Ping -> Pong times (a bot busy deciding answers a Ping late; the least is the
+        network's share). 0 before the first Pong. The bot times its Pongs itself: never trusted alone."""
         return min(self.round_trips, default=0.0)
+
+    @property
+    def lag_s(self) -> float:
+        """The round trip lag compensation grants (before its cap): the kernel's own measure of the connection,
+        which no message of the bot moves (see :func:`arena.server.gateway.transport.lag_s`)."""
+        return lag_s(self.transport_rtt_s, self.round_trips)
 
     @property
     def open(self) -> bool:
