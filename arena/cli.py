@@ -131,9 +131,21 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _register_engine_commands(commands)
     # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
-    from arena.commands import competition, demo, gateway, gauntlet, load, operations, pools, tournaments, verify, web
+    from arena.commands import (
+        competition,
+        demo,
+        gateway,
+        gauntlet,
+        load,
+        operations,
+        pools,
+        relay,
+        tournaments,
+        verify,
+        web,
+    )
 
-    for module in (gateway, tournaments, verify, operations, demo, load, web, gauntlet, competition, pools):
+    for module in (gateway, tournaments, verify, operations, demo, load, relay, web, gauntlet, competition, pools):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

@@ -62,8 +62,9 @@ class Replies:
 
     async def next(self, timeout_s: float) -> bytes | None:
         """The next answer, waiting up to ``timeout_s``; ``None`` when none came in time (or the hub closed)."""
-        try:
-            return await asyncio.wait_for(self._queue.get(), max(0.0, timeout_s))
+        try:  # asyncio.timeout, not wait_for: wait_for (3.11) loses a cancellation that comes with the answer
+            async with asyncio.timeout(max(0.0, timeout_s)):
+                return await self._queue.get()
         except TimeoutError:
             return None
 
@@ -139,7 +140,8 @@ class RelayHub:
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await asyncio.wait([reader], timeout=CLOSE_TIMEOUT_S)
             with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(self.channel.close(), CLOSE_TIMEOUT_S)
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await self.channel.close()
 
     # -- the reader -----------------------------------------------------------------------------------------
     async def _read(self) -> None:
