@@ -139,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
         load,
         operations,
         pools,
+        relay,
         remote,
         tiers,
         tournaments,
@@ -146,8 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
         web,
     )
 
-    for module in (gateway, tournaments, verify, operations, demo, load, remote, web, gauntlet, competition, pools,
-                   tiers):
+    for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
+                   pools, tiers):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

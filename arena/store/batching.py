@@ -201,19 +201,25 @@ class CommandBatcher:
         return op.future
 
     async def _send_all(self) -> None:
+        task = asyncio.current_task()
+        sent: list[_Op] = []
         try:
             while self._queue:
+                if task is not None and task.cancelling():  # one that redis-py swallowed
+                    raise asyncio.CancelledError
                 wires = _wires([op for op in self._queue if not op.future.done()], self._max)
                 taken = {id(op) for wire in wires for op in wire.ops}
                 sent = [op for op in self._queue if id(op) in taken]
                 self._queue = [op for op in self._queue if id(op) not in taken and not op.future.done()]
-                try:
-                    await self._round_trip(wires)
-                except asyncio.CancelledError:
-                    self._fail(sent, redis.ConnectionError("the relay's Redis client was closed meanwhile"))
-                    raise
+                await self._round_trip(wires)
+                sent = []
+        except asyncio.CancelledError:  # the loop shuts down, or close(): nothing queued is sent any more
+            error = redis.ConnectionError("the relay's Redis client was closed meanwhile")
+            self._fail([*sent, *self._queue], error)
+            self._queue = []
+            raise
         finally:
-            if self._sender is asyncio.current_task():
+            if self._sender is task:
                 self._sender = None
 
     async def _round_trip(self, wires: list[_Wire]) -> None:

@@ -45,7 +45,7 @@ pop fails with the client's read timeout after about a minute."""
 QUEUE_TTL_S = RELAY_QUEUE_TTL_S
 """A gateway's relay queue lives this long without its gateway refreshing it (:meth:`RelayChannel.keep_queue`)."""
 REPLIES_PER_POP = 64
-"""At most this many answers taken from a process's list in one pop (Redis 7's ``BLMPOP``; one before)."""
+"""At most this many answers taken from a process's list in one round trip (:meth:`RelayChannel.pop_replies`)."""
 
 _NOTE_ENDED = Script("""
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -83,7 +83,8 @@ class RelayChannel:
         self._k = keys
         self._meter = meter
         self._batch = CommandBatcher(client, meter)
-        self._multi_pop: bool | None = None
+        self._multi_pop: bool | None = None  # BLMPOP (Redis 7)
+        self._count_pop: bool | None = None  # LPOP with a count (Redis 6.2)
 
     @property
     def keys(self) -> Keys:
@@ -154,7 +155,10 @@ class RelayChannel:
         came. A long wait is made of blocking pops of at most :data:`WAIT_CHUNK_S`."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout_s
+        task = asyncio.current_task()
         while True:
+            if task is not None and task.cancelling():  # swallowed by redis-py during the previous pop
+                raise asyncio.CancelledError
             left = end - loop.time()
             if left <= 0:
                 return None
@@ -164,10 +168,11 @@ class RelayChannel:
             if item is not None:
                 return bytes(item[1])
 
-    async def pop_replies(self, key: str, timeout_s: float) -> list[bytes]:
+    async def pop_replies(self, key: str, timeout_s: float, expected: int = 1) -> list[bytes]:
         """The answers waiting on the shared list ``key`` (:func:`reply_frame` each), waiting up to ``timeout_s``
-        (at most :data:`WAIT_CHUNK_S`) for the first: up to :data:`REPLIES_PER_POP` at once from Redis 7 on
-        (``BLMPOP``), one before (``BLPOP``); ``[]`` when none came."""
+        (at most :data:`WAIT_CHUNK_S`) for the first; ``[]`` when none came. One round trip: from Redis 7 on
+        ``BLMPOP`` takes up to :data:`REPLIES_PER_POP`; before, ``BLPOP`` takes one and, when ``expected`` (the
+        answers awaited) is more, ``LPOP`` pipelined behind it takes up to that many more as soon as it returns."""
         timeout = max(0.01, min(timeout_s, WAIT_CHUNK_S))
         if self._multi_pop is not False:
             args = ("BLMPOP", timeout, 1, key, "LEFT", "COUNT", REPLIES_PER_POP)
@@ -182,9 +187,22 @@ class RelayChannel:
             self._multi_pop = True
             self._counted(args, found)
             return [] if not found else [bytes(item) for item in found[1]]
-        item = await self._r.blpop([key], timeout=timeout)
-        self._counted(("BLPOP", key, timeout), item)
-        return [] if item is None else [bytes(item[1])]
+        more = max(0, min(expected, REPLIES_PER_POP) - 1)
+        if not more or self._count_pop is False:
+            item = await self._r.blpop([key], timeout=timeout)
+            self._counted(("BLPOP", key, timeout), item)
+            return [] if item is None else [bytes(item[1])]
+        pipe = self._r.pipeline(transaction=False)
+        pipe.blpop([key], timeout=timeout)
+        pipe.lpop(key, more)
+        first, rest = await pipe.execute(raise_on_error=False)
+        self._counted(("BLPOP", key, timeout), first)
+        self._counted(("LPOP", key, more), rest)
+        if isinstance(first, Exception):
+            raise first
+        if isinstance(rest, redis.ResponseError):  # before Redis 6.2: no count
+            self._count_pop, rest = False, None
+        return ([] if first is None else [bytes(first[1])]) + [bytes(item) for item in rest or ()]
 
     async def reply(self, to: ReplyAddress, answer: str) -> None:
         """Answer a relayed message (an answer nobody reads expires after :data:`REPLY_TTL_S`)."""

@@ -3,9 +3,9 @@
 A hub holds one :class:`~arena.store.RelayChannel` (one asyncio client, one connection pool: one connection for
 the batched commands, one for the blocking pop) and one reader task. The answers to every message its seats send
 come to one list of the hub's own, ``uno:relay:replies:{hub}``, each framed with the id of the message it answers
-(:func:`~arena.store.relay.reply_frame`); the reader pops them (several per round trip from Redis 7 on) and hands
-each to the seat waiting for that id (:meth:`RelayHub.expect`). An answer nobody waits for any more (its seat gave
-up) is dropped and counted (:attr:`RelayHub.dropped`).
+(:func:`~arena.store.relay.reply_frame`); the reader pops them (several per round trip when several are awaited)
+and hands each to the seat waiting for that id (:meth:`RelayHub.expect`). An answer nobody waits for any more
+(its seat gave up) is dropped and counted (:attr:`RelayHub.dropped`).
 
 A list rather than Pub/Sub: an answer pushed while the reader reconnects (a Redis restart, a dropped connection)
 waits in the list, where a Pub/Sub message would be lost without anyone knowing. An answer that never comes (its
@@ -62,8 +62,9 @@ class Replies:
 
     async def next(self, timeout_s: float) -> bytes | None:
         """The next answer, waiting up to ``timeout_s``; ``None`` when none came in time (or the hub closed)."""
-        try:
-            return await asyncio.wait_for(self._queue.get(), max(0.0, timeout_s))
+        try:  # asyncio.timeout, not wait_for: wait_for (3.11) loses a cancellation that comes with the answer
+            async with asyncio.timeout(max(0.0, timeout_s)):
+                return await self._queue.get()
         except TimeoutError:
             return None
 
@@ -139,18 +140,23 @@ class RelayHub:
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await asyncio.wait([reader], timeout=CLOSE_TIMEOUT_S)
             with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(self.channel.close(), CLOSE_TIMEOUT_S)
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await self.channel.close()
 
     # -- the reader -----------------------------------------------------------------------------------------
     async def _read(self) -> None:
         pause = BACKOFF_S[0]
+        task = asyncio.current_task()
         try:
             while True:
+                # redis-py may swallow a cancellation that comes during a blocking pop (the pop returns, or fails
+                # as a Redis error): a loop around it must look for it itself, or the loop's shutdown hangs.
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError
                 try:
-                    raws = await self.channel.pop_replies(self.key, READ_CHUNK_S)
+                    raws = await self.channel.pop_replies(self.key, READ_CHUNK_S, len(self._waiting))
                 except (StoreFailure, OSError) as error:
-                    task = asyncio.current_task()
-                    if task is not None and task.cancelling():  # a cancellation that surfaced as a Redis error
+                    if task is not None and task.cancelling():
                         raise asyncio.CancelledError from error
                     self._failed(error)
                     await asyncio.sleep(pause)
