@@ -14,7 +14,8 @@ import pytest
 
 from arena.engine import Match, Rules
 from arena.relay import RelaySeat
-from arena.relay.hub import HUB_CLIENT_NAME, loop_hubs
+from arena.relay import hub as hub_module
+from arena.relay.hub import HUB_CLIENT_NAME, loop_hubs, relay_hub
 from arena.relay.messages import decide_reply, decode, reply_address
 from arena.runner import (
     DecisionOutcome,
@@ -225,3 +226,21 @@ def test_the_hub_rides_over_a_redis_restart(fresh_redis_server: PrivateRedis) ->
             bot.stop()
             worker.close()
             store.close()
+
+
+def test_one_hub_per_loop_and_process(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = Store.from_url(store.url)  # another Store object on the same Redis: the same hub
+
+    async def hubs_of_one_loop() -> tuple[RelayHub, RelayHub, RelayHub]:
+        first, same = await relay_hub(store), await relay_hub(other)
+        monkeypatch.setattr(hub_module.os, "getpid", lambda: -1)  # as in a forked child
+        return first, same, await relay_hub(store)
+
+    try:
+        first, same, forked = asyncio.run(hubs_of_one_loop())
+        assert first is same and forked is not first
+        assert first.closed and forked.closed  # closed with their loop
+        (next_loop, _same, _forked) = asyncio.run(hubs_of_one_loop())
+        assert next_loop not in (first, forked)
+    finally:
+        other.close()
