@@ -28,6 +28,7 @@ from arena.service.replays import decision_columns, stored_record
 from arena.store import Store
 from bots import HeuristicBot, RandomBot
 from tests.support import free_port
+from tests.support.seats import RestartAt
 
 
 class FlakySeat(Seat):
@@ -109,33 +110,6 @@ def test_the_relay_seat_says_unreachable_when_redis_is_down() -> None:
         store.close()
 
 
-class _RestartGatewayAt(Seat):
-    """A RelaySeat whose gateway is stopped (and another started on its address) just before decision ``at``."""
-
-    def __init__(self, inner: RelaySeat, at: int, restart: Any) -> None:
-        self.inner, self.at, self.restart = inner, at, restart
-        self.name, self.version, self.wants_events = inner.name, inner.version, inner.wants_events
-        self.asked = 0
-
-    async def start(self, info: Any) -> None:
-        await self.inner.start(info)
-
-    async def decide(self, request: SeatRequest) -> int:
-        self.asked += 1
-        if self.asked == self.at:
-            await asyncio.to_thread(self.restart)
-        return await self.inner.decide(request)
-
-    async def events(self, match_id: str, observation: Any) -> None:
-        await self.inner.events(match_id, observation)
-
-    async def end(self, match_id: str, summary: Any) -> None:
-        await self.inner.end(match_id, summary)
-
-    async def close_answers(self, match_id: str) -> int:
-        return await self.inner.close_answers(match_id)
-
-
 def test_a_gateway_lost_mid_match_is_no_strike_and_the_match_ends_as_a_clean_run(redis_server: Any) -> None:
     """The bot's gateway stops mid-match (a relayed decision goes unanswered) and a new one starts on its address;
     the kit bot reconnects there, the decision is asked again: no strike, the same play as a clean run."""
@@ -159,7 +133,7 @@ def test_a_gateway_lost_mid_match_is_no_strike_and_the_match_ends_as_a_clean_run
     async def play(restart_at: int | None) -> MatchRecord:
         remote: Seat = RelaySeat(store, "kitbot")
         if restart_at is not None:
-            remote = _RestartGatewayAt(remote, restart_at, restart)  # type: ignore[arg-type]
+            remote = RestartAt(remote, restart_at, restart)  # type: ignore[arg-type]
         return await run_match(config, [remote, LocalSeat(HeuristicBot(seed=3), name="heuristic")])
 
     try:

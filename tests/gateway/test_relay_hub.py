@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -34,6 +34,7 @@ from tests.support.bots import ThreadBot
 from tests.support.gateway import GatewayHarness, running_gateway
 from tests.support.loop_thread import LoopThread
 from tests.support.redis_server import PrivateRedis
+from tests.support.seats import RestartAt
 from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
@@ -171,33 +172,6 @@ def test_a_match_whose_answers_are_lost_is_aborted_without_a_strike(store: Store
     assert record.strikes == [0, 0] and record.timeouts == [0, 0] and record.forfeits == []
 
 
-class RestartRedisAt(Seat):
-    """A RelaySeat whose Redis restarts just before its decision ``at``."""
-
-    def __init__(self, inner: RelaySeat, at: int, restart: Callable[[], object]) -> None:
-        self.inner, self.at, self.restart = inner, at, restart
-        self.name, self.version, self.wants_events = inner.name, inner.version, inner.wants_events
-        self.asked = 0
-
-    async def start(self, info: Any) -> None:
-        await self.inner.start(info)
-
-    async def decide(self, request: SeatRequest) -> int:
-        self.asked += 1
-        if self.asked == self.at:
-            await asyncio.to_thread(self.restart)
-        return await self.inner.decide(request)
-
-    async def events(self, match_id: str, observation: Any) -> None:
-        await self.inner.events(match_id, observation)
-
-    async def end(self, match_id: str, summary: Any) -> None:
-        await self.inner.end(match_id, summary)
-
-    async def close_answers(self, match_id: str) -> int:
-        return await self.inner.close_answers(match_id)
-
-
 def test_the_hub_rides_over_a_redis_restart(fresh_redis_server: PrivateRedis) -> None:
     worker = LoopThread("worker")
     store = Store.from_url(fresh_redis_server.url)
@@ -209,7 +183,7 @@ def test_the_hub_rides_over_a_redis_restart(fresh_redis_server: PrivateRedis) ->
             def play(match_id: str, restart_at: int | None) -> MatchRecord:
                 seat: Seat = RelaySeat(store, "steady")
                 if restart_at is not None:
-                    seat = RestartRedisAt(seat, restart_at, fresh_redis_server.restart)  # type: ignore[arg-type]
+                    seat = RestartAt(seat, restart_at, fresh_redis_server.restart)  # type: ignore[arg-type]
                 config = MatchConfig(match_id, 9, Rules(target=100), decision_deadline_s=2.0, infra_grace_s=30.0)
                 return worker.run(run_match(config, [seat, LocalSeat(make_bot("random", 2))]), 120)
 
