@@ -62,7 +62,7 @@ def test_many_seats_of_one_loop_share_one_client_and_one_reader(gateway: Gateway
             gateway.wait_for_bot(name, 10)
         matches = 12  # 24 relay seats at once, within the 16 matches each kit bot offers
         futures = [worker.submit(run_match(
-            MatchConfig(f"hub-{n}", n, Rules(target=100), decision_deadline_s=5.0),
+            MatchConfig(f"hub-{n}", n, Rules(variant="classic", target=50), decision_deadline_s=5.0),
             [RelaySeat(store, names[0]), RelaySeat(store, names[1]), LocalSeat(make_bot("random", n))]))
             for n in range(matches)]
         counts: list[int] = []
@@ -184,7 +184,8 @@ def test_the_hub_rides_over_a_redis_restart(fresh_redis_server: PrivateRedis) ->
                 seat: Seat = RelaySeat(store, "steady")
                 if restart_at is not None:
                     seat = RestartAt(seat, restart_at, fresh_redis_server.restart)  # type: ignore[arg-type]
-                config = MatchConfig(match_id, 9, Rules(target=100), decision_deadline_s=2.0, infra_grace_s=30.0)
+                config = MatchConfig(match_id, 9, Rules(variant="classic", target=50), decision_deadline_s=2.0,
+                                     infra_grace_s=30.0)
                 return worker.run(run_match(config, [seat, LocalSeat(make_bot("random", 2))]), 120)
 
             clean = play("restart-0", None)

@@ -111,8 +111,8 @@ def test_games_against_people_never_hold_a_slot_a_tournament_needs(redis_server:
         held = start_game(third, "remote:single")
         assert held.status_code == 201, held.text
 
-        spec = TournamentSpec(tournament_id="rated", participants=("wide", "single"), deals=2, seed=11,
-                              options={"target": 100})
+        spec = TournamentSpec(tournament_id="rated", participants=("wide", "single"), variant="classic", deals=2,
+                              seed=11, options={"target": 50})
         create_tournament(store, spec)
         make_celery(url).send_task(START_TASK, args=[spec.tournament_id])
 
