@@ -194,8 +194,7 @@ def run_batch(
     batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, stop_on)
     with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
                    claim_ttl=settings.heartbeat_timeout) as batch.beat:
-        remote = any(not waiting_match(m).builtin_only for m in matches)
-        _Dispatch(batch, matches, cancel, adopt=_Adoption(batch, spec, repr(created)) if remote else None).run()
+        _Dispatch(batch, matches, cancel, adopt=_Adoption(batch, spec, repr(created))).run()
     ended = BatchStatus.STOPPED if outcome.stopped or outcome.left else BatchStatus.DONE
     for bid in [batch_id, *batch.adopted]:
         with contextlib.suppress(StoreFailure):
@@ -268,7 +267,8 @@ class _Dispatch:
         self.specs = {m.match_id: m for m in matches}
         self.waiting = [waiting_match(m) for m in matches]
         self.cancel = cancel
-        self.adopt = adopt
+        # Only a batch with remote matches adopts: built-in ones are CPU-bound, another child plays them as fast.
+        self.adopt = adopt if any(not w.builtin_only for w in self.waiting) else None
         self.running: dict[concurrent.futures.Future[bool], WaitingMatch] = {}
         self.stopping = False
         self.error: BaseException | None = None
