@@ -9,10 +9,13 @@ tables of ``--seats`` is played, with enough deals per table for at least ``--ma
 The first pass, the *run*, gives the worker ``UNO_ARENA_MATCHES_PER_PROCESS=--limit`` (the matches one worker
 process plays at once; without ``--limit`` the variable is left as it is here: unset, the workers' default). The
 second, the *baseline* (``--no-baseline`` skips it), is the same run with the limit at 1: one match at a time
-per worker process. For each pass (the formulas: :mod:`arena.bench.remote_figures`):
+per worker process, over at least ``--baseline-matches`` matches (fewer: with one match per process its rate is
+steady from the start, and the run's ramp and tail matter less the longer it is). For each pass (the formulas:
+:mod:`arena.bench.remote_figures`):
 
 - matches in flight, mean and max, from the recorded matches' durations and ends (ExportResults, through the
-  organizer API), against the bound the bots allow (bots x capacity / seats tables);
+  organizer API), against the bound the bots allow (bots x capacity / seats tables) and against the ideal: the
+  same matches with their durations released the instant their bots are free (what no dispatcher can beat);
 - decisions/s over the wall time of the tournament (creation to finish), and the bots' utilisation;
 - the worker's CPU (user + system of its processes, from ``/proc``) as a share of the wall time (100% = one
   core busy), and its RSS (the sum over its processes, now and of each one's peak);
@@ -72,7 +75,8 @@ class RemoteOptions:
     workers: int = 2  # prefork processes of the worker
     limit: int | None = None  # UNO_ARENA_MATCHES_PER_PROCESS of the run; None: as in this environment
     baseline: bool = True
-    matches: int = 96  # at least; the round robin's tables times the deals per table
+    matches: int = 576  # at least; the round robin's tables times the deals per table
+    baseline_matches: int = 96  # at least, in the baseline (one match per process: its rate is steady at once)
     brain: str = "heuristic"
     variant: str = "flip"
     target_score: int = 50
@@ -104,6 +108,9 @@ class PassFigures:
     mean_of_bound: float = math.nan
     max_of_bound: float = math.nan
     utilisation: float = math.nan
+    ideal_wall_s: float = math.nan  # the same matches released at once by the dispatcher's rule (remote_figures)
+    ideal_in_flight_mean: float = math.nan
+    ideal_of_bound: float = math.nan
     worker_processes: int = 0
     worker_cpu_s: float = 0.0
     worker_cpu_pct: float = math.nan
@@ -149,7 +156,8 @@ class RemoteReport:
 def check_options(options: RemoteOptions) -> None:
     """ValueError naming the option when ``options`` cannot make a run."""
     for flag, value in (("--bots", options.bots), ("--capacity", options.capacity), ("--workers", options.workers),
-                        ("--matches", options.matches), ("--limit", 1 if options.limit is None else options.limit)):
+                        ("--matches", options.matches), ("--baseline-matches", options.baseline_matches),
+                        ("--limit", 1 if options.limit is None else options.limit)):
         if value < 1:
             raise ValueError(f"{flag} must be at least 1, got {value}")
     if options.think_ms < 0:
@@ -159,9 +167,10 @@ def check_options(options: RemoteOptions) -> None:
                          f"got {options.seats}")
 
 
-def deals_for(options: RemoteOptions) -> int:
-    """Deals per table for at least ``options.matches`` matches in the round robin of every bot."""
-    return max(1, math.ceil(options.matches / table_count(options.bots, options.seats)))
+def deals_for(options: RemoteOptions, matches: int | None = None) -> int:
+    """Deals per table for at least ``matches`` (default ``options.matches``) in the round robin of every bot."""
+    wanted = options.matches if matches is None else matches
+    return max(1, math.ceil(wanted / table_count(options.bots, options.seats)))
 
 
 def run_remote_bench(options: RemoteOptions, out: TextIO) -> RemoteReport:
@@ -173,9 +182,10 @@ def run_remote_bench(options: RemoteOptions, out: TextIO) -> RemoteReport:
           f"{options.seats} seats, {options.workers} worker processes, {report.deals} deal(s) per table",
           file=out, flush=True)
     limit = None if options.limit is None else str(options.limit)
-    report.passes.append(_run_pass(options, report, "run", limit, out))
+    report.passes.append(_run_pass(options, report, "run", limit, report.deals, out))
     if options.baseline:
-        report.passes.append(_run_pass(options, report, "baseline", "1", out))
+        report.passes.append(_run_pass(options, report, "baseline", "1", deals_for(options, options.baseline_matches),
+                                       out))
         run, base = report.passes
         report.decisions_per_s_ratio = figures.ratio(run.decisions_per_s, base.decisions_per_s)
         report.rss_per_match_bytes = figures.rss_per_match(run.worker_peak_rss_bytes, base.worker_peak_rss_bytes,
@@ -184,7 +194,7 @@ def run_remote_bench(options: RemoteOptions, out: TextIO) -> RemoteReport:
     return report
 
 
-def _run_pass(options: RemoteOptions, report: RemoteReport, name: str, limit: str | None,
+def _run_pass(options: RemoteOptions, report: RemoteReport, name: str, limit: str | None, deals: int,
               out: TextIO) -> PassFigures:
     """One pass: a fresh arena whose worker gets ``limit`` (None: this environment's), the bots, the tournament."""
     from arena.local_arena import local_arena
@@ -212,7 +222,7 @@ def _run_pass(options: RemoteOptions, report: RemoteReport, name: str, limit: st
             wait_for_fleet(arena, names, options.workers, options.connect_timeout_s)
             print(f"bots         {options.bots} connected in {time.monotonic() - begun:.1f} s from "
                   f"{report.swarm_processes} swarm processes ({options.brain})", file=out, flush=True)
-            _play_and_measure(arena, options, report.deals, names, result, out)
+            _play_and_measure(arena, options, deals, names, result, out)
         finally:
             fleet.stop()
         _count_swarm_problems(result, fleet.stats())
@@ -265,6 +275,11 @@ def fill_figures(result: PassFigures, run: TournamentRun, recorded: list[StoredR
     result.mean_of_bound = figures.ratio(result.in_flight_mean, result.bound_tables)
     result.max_of_bound = figures.ratio(result.in_flight_max, result.bound_tables)
     result.utilisation = figures.utilisation(spans, bots, capacity, wall)
+    played = sorted({r.match_id: figures.PlayedMatch(r.match_id, frozenset(r.seats), r.duration_s)
+                     for r in recorded}.values(), key=lambda m: m.match_id)
+    result.ideal_wall_s = figures.ideal_wall(played, capacity)
+    result.ideal_in_flight_mean = figures.in_flight_mean(spans, result.ideal_wall_s)
+    result.ideal_of_bound = figures.ratio(result.ideal_in_flight_mean, result.bound_tables)
     result.worker_cpu_s = worker_cpu_s
     result.worker_cpu_pct = 100 * figures.ratio(worker_cpu_s, wall)
     result.redis_commands = redis.commands
@@ -292,6 +307,9 @@ def print_pass(result: PassFigures, options: RemoteOptions, out: TextIO) -> None
     print(f"in flight    mean {r.in_flight_mean:.2f}, max {r.in_flight_max} matches; the bots allow "
           f"{r.bound_tables:g} tables at once ({options.bots} bots x {options.capacity} / {options.seats} seats): "
           f"in flight / bound mean {r.mean_of_bound:.3f}, max {r.max_of_bound:.3f}", file=out)
+    print(f"ideal        these matches, each as long as it took, started the instant their bots are free: "
+          f"{r.ideal_wall_s:.1f} s, mean in flight {r.ideal_in_flight_mean:.2f} ({r.ideal_of_bound:.3f} of the "
+          f"bound); the run reached {figures.ratio(r.in_flight_mean, r.ideal_in_flight_mean):.3f} of it", file=out)
     print(f"bots         utilisation {100 * r.utilisation:.1f}% (seat-seconds in matches / {options.bots} bots x "
           f"{options.capacity} x {r.elapsed_s:.1f} s)", file=out)
     print(f"worker       CPU {r.worker_cpu_pct:.0f}% of wall time ({r.worker_cpu_s:.1f} s user+sys of "

@@ -12,6 +12,11 @@ recorded it (both in the stored result, as ExportResults gives it). From these i
   bots offer, bots x capacity (each bot's ``max_concurrent_matches``) x wall time;
 - the bound the bots allow: bots x capacity / seats tables at once, which no number of workers can exceed;
 - per decision: a run's Redis commands or bytes over its decisions;
+- the ideal: the same matches with the durations they took, released in schedule order by the dispatcher's own
+  rule (:func:`arena.tournament.dispatch.matches_to_start`) the instant their bots have a free slot, with no
+  start-up and no round trip: the wall time no dispatcher could beat for this schedule and these durations, and
+  its mean in flight. A 4-seat table needs its four bots free at once and match lengths vary (a few seconds to
+  several times that), so even the ideal stays below the bound, most at the start and the end;
 - RSS per match in flight: the workers' RSS of the run less the baseline's (the same run, one match per
   worker process), over the extra mean in flight; not given when the run has hardly more matches in flight
   than the baseline (:data:`MIN_EXTRA_IN_FLIGHT`), where the quotient would be noise.
@@ -19,9 +24,12 @@ recorded it (both in the stored result, as ExportResults gives it). From these i
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from arena.tournament.dispatch import WaitingMatch, matches_to_start
 
 MIN_EXTRA_IN_FLIGHT = 0.5
 """The least extra mean in flight (run over baseline) for which RSS per match in flight is given."""
@@ -91,3 +99,35 @@ def rss_per_match(rss: float, baseline_rss: float, in_flight: float, baseline_in
     if math.isnan(extra) or extra < MIN_EXTRA_IN_FLIGHT:
         return math.nan
     return (rss - baseline_rss) / extra
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """A recorded match as the ideal needs it: its remote bots and how long it took."""
+
+    match_id: str
+    bots: frozenset[str]
+    duration_s: float
+
+
+def ideal_wall(matches: Sequence[PlayedMatch], capacity: int) -> float:
+    """The wall time of ``matches`` (in schedule order) when every match starts the instant the dispatcher's rule
+    lets it, each bot offering ``capacity`` matches at once, and takes its recorded duration (see the module
+    docstring)."""
+    waiting = [WaitingMatch(m.match_id, m.bots) for m in matches]
+    duration = {m.match_id: m.duration_s for m in matches}
+    free = {bot: capacity for m in matches for bot in m.bots}
+    ends: list[tuple[float, str, frozenset[str]]] = []
+    now = 0.0
+    while waiting or ends:
+        for match in matches_to_start(waiting, free, len(waiting), len(waiting)):
+            waiting.remove(match)
+            for bot in match.bots:
+                free[bot] -= 1
+            heapq.heappush(ends, (now + duration[match.match_id], match.match_id, match.bots))
+        if not ends:
+            break  # a match whose bots offer no slot at all: cannot happen with capacity >= 1
+        now, _match_id, bots = heapq.heappop(ends)
+        for bot in bots:
+            free[bot] += 1
+    return now

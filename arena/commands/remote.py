@@ -1,8 +1,8 @@
 """`uno-arena bench remote`: remote matches in flight at once, against the bound the bots allow, and their cost.
 
     uno-arena bench remote [--bots 32] [--capacity 4] [--think-ms 20] [--seats 4] [--workers 2] [--limit N]
-                           [--matches 96] [--no-baseline] [--variant flip|classic] [--target-score 50]
-                           [--work-dir DIR] [--json]
+                           [--matches 576] [--baseline-matches 96] [--no-baseline] [--variant flip|classic]
+                           [--target-score 50] [--work-dir DIR] [--json]
 
 Plays one round robin of remote bots (swarm processes, each bot offering ``--capacity`` matches and thinking
 ``--think-ms`` per decision) through a whole local arena, once with the workers' per-process match limit at
@@ -26,7 +26,8 @@ def cmd_bench_remote(args: argparse.Namespace) -> int:
 
     options = RemoteOptions(
         bots=args.bots, capacity=args.capacity, think_ms=args.think_ms, seats=args.seats, workers=args.workers,
-        limit=args.limit, baseline=not args.no_baseline, matches=args.matches, variant=args.variant,
+        limit=args.limit, baseline=not args.no_baseline, matches=args.matches, baseline_matches=args.baseline_matches,
+        variant=args.variant,
         target_score=args.target_score, connect_timeout_s=args.connect_timeout, timeout_s=args.timeout,
         work_dir=args.work_dir,
     )
@@ -48,9 +49,12 @@ def add_parser(bench: Any) -> argparse.ArgumentParser:
     remote.add_argument("--limit", type=positive_int, default=None, metavar="N",
                         help="matches one worker process plays at once in the run (UNO_ARENA_MATCHES_PER_PROCESS; "
                              "default: as in this environment, unset: the workers' default)")
-    remote.add_argument("--matches", type=positive_int, default=96,
-                        help="at least this many matches: the round robin of every bot, with as many deals per "
-                             "table as it takes (default 96: one deal at 32 bots and 4 seats)")
+    remote.add_argument("--matches", type=positive_int, default=576,
+                        help="at least this many matches in the run: the round robin of every bot, with as many "
+                             "deals per table as it takes (default 576: six deals at 32 bots and 4 seats)")
+    remote.add_argument("--baseline-matches", type=positive_int, default=96,
+                        help="at least this many matches in the baseline, whose rate is steady from its start "
+                             "(default 96: one deal at 32 bots and 4 seats)")
     remote.add_argument("--no-baseline", action="store_true",
                         help="skip the second pass (the same run with one match per worker process)")
     add_rule_options(remote, target_score=50, which=("variant", "target_score"))

@@ -9,7 +9,7 @@ all at once) starts while the process has room (``Settings.matches_per_process``
 take at most :data:`BUILTIN_SHARE` places). Each match in flight is played from a thread of its own by the ``play``
 callable (:class:`arena.service.match_player.MatchPlayer` runs them all as coroutines on one event loop) and recorded
 from that thread; the batch's own thread dispatches and waits. A prefork child takes one task at a time, so a batch
-with nothing left to start and room in its child *adopts* the tournament's next queued batch (:class:`_Adoption`,
+whose child has room that no waiting match can use *adopts* the tournament's next queued batch (:class:`_Adoption`,
 :meth:`RunState.adopt`); that batch's message, when it comes, is dropped while the adopter beats for it
 (:meth:`RunState.take`)."""
 
@@ -218,7 +218,7 @@ ADOPT_AGAIN_S = 1.0
 
 
 class _Adoption:
-    """Takes the tournament's first queued batch for a child whose own batch has nothing left to start
+    """Takes the tournament's first queued batch for a child with room that no waiting match can use
     (:meth:`RunState.adopt`): its matches join the child's dispatcher, its heartbeat the child's."""
 
     def __init__(self, batch: _Batch, spec: TournamentSpec, created: str) -> None:
@@ -259,7 +259,7 @@ def _scheduled(spec: TournamentSpec, created: str) -> dict[str, MatchSpec]:
 
 class _Dispatch:
     """Releases a batch's matches as their bots' slots allow (see the module docstring) and waits for them; when
-    the batch has nothing left to start and the child has room, it adopts the tournament's next queued batch."""
+    the child has room that no waiting match can use, it adopts the tournament's next queued batch."""
 
     def __init__(self, batch: _Batch, matches: Sequence[MatchSpec], cancel: Callable[[], None] | None, *,
                  adopt: Callable[[], list[MatchSpec]] | None = None) -> None:
@@ -299,18 +299,30 @@ class _Dispatch:
             raise self.error
 
     def _start(self, threads: concurrent.futures.Executor, limit: int) -> None:
-        batch = self.batch
         room = limit - len(self.running)
-        if room > 0 and not self.waiting and self.adopt is not None:
-            for match in self.adopt():
+        if room <= 0:
+            return
+        started = self._release(threads, room)
+        # Room left that no waiting match can use now (all wait for slots, or none is left): adopt a queued batch,
+        # so the dispatcher picks from more tables (a 4-seat table needs all four of its bots free at once).
+        if started < room and self.adopt is not None:
+            adopted = self.adopt()
+            for match in adopted:
                 self.specs[match.match_id] = match
                 self.waiting.append(waiting_match(match))
-        if room <= 0 or not self.waiting:
-            return
+            if adopted:
+                self._release(threads, room - started)
+
+    def _release(self, threads: concurrent.futures.Executor, room: int) -> int:
+        """Starts what :func:`matches_to_start` chooses among the waiting matches; returns how many started."""
+        batch = self.batch
+        if not self.waiting:
+            return 0
         builtin_room = BUILTIN_SHARE - sum(1 for w in self.running.values() if w.builtin_only)
         bots = sorted({bot for w in self.waiting for bot in w.bots})
         free, capacity = batch.retrying(functools.partial(batch.store.slots.free, bots), "free slots") if bots \
             else ({}, {})
+        started = 0
         for chosen in matches_to_start(self.waiting, free, room, builtin_room):
             wanted = {bot: capacity[bot] for bot in chosen.bots}
             reserve = functools.partial(batch.store.slots.reserve, chosen.match_id, wanted,
@@ -321,6 +333,8 @@ class _Dispatch:
             if batch.beat is not None:
                 batch.beat.hold_slots(chosen.match_id, chosen.bots)
             self.running[threads.submit(batch.claimed, self.specs[chosen.match_id])] = chosen
+            started += 1
+        return started
 
     def _finished(self, future: concurrent.futures.Future[bool]) -> None:
         match = self.running.pop(future)

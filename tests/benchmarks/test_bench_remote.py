@@ -92,6 +92,22 @@ def test_a_pass_figures_from_its_recorded_matches() -> None:
     assert result.utilisation == 12.0 / (4 * 2 * 8.0)
     assert result.worker_cpu_pct == 50.0
     assert result.commands_per_decision == 10.0 and result.bytes_per_decision == 200.0
+    # all three share bot-0 and bot-1, two slots each: m1 and m2 at once, m3 after the first ends
+    assert result.ideal_wall_s == 4.0 and result.ideal_in_flight_mean == 6.0 / 4.0
+
+
+def played(match_id: str, bots: str, duration_s: float) -> figures.PlayedMatch:
+    return figures.PlayedMatch(match_id, frozenset(bots), duration_s)
+
+
+def test_the_ideal_starts_each_match_the_instant_its_bots_are_free() -> None:
+    # a, b, c offer one match each: ab and bc share b, so bc waits for ab; ac waits for both; then alone
+    assert figures.ideal_wall([played("m1", "ab", 2.0), played("m2", "bc", 3.0), played("m3", "ac", 1.0)], 1) == 6.0
+    # a later match that fits starts at once (work-conserving): cd beside ab, and bc after both
+    assert figures.ideal_wall([played("m1", "ab", 2.0), played("m2", "bc", 3.0), played("m3", "cd", 4.0)], 1) == 7.0
+    # with two slots each, all three start together
+    assert figures.ideal_wall([played("m1", "ab", 2.0), played("m2", "bc", 3.0), played("m3", "ac", 1.0)], 2) == 3.0
+    assert figures.ideal_wall([], 4) == 0.0
 
 
 def test_server_traffic_subtracts() -> None:
@@ -100,7 +116,8 @@ def test_server_traffic_subtracts() -> None:
 
 
 def test_the_deals_cover_the_matches_asked_for() -> None:
-    assert deals_for(RemoteOptions()) == 1  # 32 bots at 4 seats: 96 tables
+    assert deals_for(RemoteOptions()) == 6  # 32 bots at 4 seats: 96 tables; 576 matches
+    assert deals_for(RemoteOptions(), RemoteOptions().baseline_matches) == 1
     assert deals_for(RemoteOptions(bots=4, seats=2, matches=12)) == 2  # 6 tables
     assert deals_for(RemoteOptions(bots=4, seats=2, matches=13)) == 3
 
