@@ -106,8 +106,7 @@ class Heartbeat:
                 claims, slots, adopted = list(self._claims.items()), list(self._slots.items()), list(self._adopted)
             for batch_id in adopted:
                 self._run.mark(batch_id, BatchStatus.ADOPTED)
-            for match_id, token in claims:
-                self._run.renew(match_id, token, self._claim_ttl)
+            self._run.renew_all(claims, self._claim_ttl)
             if slots:
                 self._run.store.slots.renew(slots, self._claim_ttl)
         except StoreFailure as exc:  # Redis restarting or refusing writes: the next beat will do
@@ -213,6 +212,9 @@ def waiting_match(match: MatchSpec) -> WaitingMatch:
     return WaitingMatch(match.match_id, frozenset(name.casefold() for name in match.seats if not is_builtin(name)))
 
 
+CAPACITY_REFRESH_S = 2.0
+"""Seconds a dispatcher keeps the bots' offers (``Hello.max_concurrent_matches``) before reading them again."""
+
 ADOPT_AGAIN_S = 1.0
 """Seconds before a child that found no queued batch to adopt looks again."""
 
@@ -272,6 +274,8 @@ class _Dispatch:
         self.running: dict[concurrent.futures.Future[bool], WaitingMatch] = {}
         self.stopping = False
         self.error: BaseException | None = None
+        self.capacity: dict[str, int] = {}
+        self.capacity_until = 0.0
 
     def run(self) -> None:
         limit = max(1, self.batch.settings.matches_per_process)
@@ -320,8 +324,8 @@ class _Dispatch:
             return 0
         builtin_room = BUILTIN_SHARE - sum(1 for w in self.running.values() if w.builtin_only)
         bots = sorted({bot for w in self.waiting for bot in w.bots})
-        free, capacity = batch.retrying(functools.partial(batch.store.slots.free, bots), "free slots") if bots \
-            else ({}, {})
+        free, capacity = batch.retrying(functools.partial(batch.store.slots.free, bots, self._capacities(bots)),
+                                        "free slots") if bots else ({}, {})
         started = 0
         for chosen in matches_to_start(self.waiting, free, room, builtin_room):
             wanted = {bot: capacity[bot] for bot in chosen.bots}
@@ -335,6 +339,16 @@ class _Dispatch:
             self.running[threads.submit(batch.claimed, self.specs[chosen.match_id])] = chosen
             started += 1
         return started
+
+    def _capacities(self, bots: Sequence[str]) -> dict[str, int]:
+        """The bots' offers, read again at most every :data:`CAPACITY_REFRESH_S` (they change only when a bot
+        connects again with another offer; the gateway's admission has the last word meanwhile)."""
+        now = time.monotonic()
+        if now >= self.capacity_until or not set(bots) <= self.capacity.keys():
+            self.capacity = self.batch.retrying(functools.partial(self.batch.store.slots.capacities, bots),
+                                                "capacities")
+            self.capacity_until = now + CAPACITY_REFRESH_S
+        return {bot: self.capacity[bot] for bot in bots}
 
     def _finished(self, future: concurrent.futures.Future[bool]) -> None:
         match = self.running.pop(future)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import redis
@@ -112,6 +112,21 @@ def _batch_status(word: str) -> BatchStatus:
         return BatchStatus.STOPPED
 
 
+# KEYS: match claims; ARGV[1]: the claim lifetime in ms; ARGV[2..]: each claim's token. Renews the ones still held.
+_RENEW_CLAIMS = """
+local renewed = 0
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1 + i] then
+    renewed = renewed + redis.call('PEXPIRE', key, ARGV[1])
+  end
+end
+return renewed
+"""
+
+# KEYS[1]: a match claim; ARGV[1]: its token. Deleted only by its holder.
+_RELEASE_CLAIM = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
 class RunState:
     """The run bookkeeping of one tournament (see the module docstring for the keys)."""
 
@@ -130,6 +145,8 @@ class RunState:
         self._begin = self.r.register_script(_BEGIN)
         self._take = self.r.register_script(_TAKE)
         self._adopt = self.r.register_script(_ADOPT)
+        self._renew = self.r.register_script(_RENEW_CLAIMS)
+        self._release = self.r.register_script(_RELEASE_CLAIM)
 
     # -- the run hash --------------------------------------------------------------------------
     def fields(self) -> dict[str, str]:
@@ -269,17 +286,17 @@ class RunState:
 
     def renew(self, match_id: str, token: str, ttl: float) -> bool:
         """Extend a held claim; ``False`` if it is not (or no longer) held with ``token``."""
-        return bool(self.r.eval(
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
-            "return 0",
-            1, self.store.keys.match_claim(self.tid, match_id), token, max(1, int(ttl * 1000)),
-        ))
+        return self.renew_all([(match_id, token)], ttl) == 1
+
+    def renew_all(self, claims: Sequence[tuple[str, str]], ttl: float) -> int:
+        """Extend every held claim of ``(match_id, token)`` in one round trip; how many were still held."""
+        if not claims:
+            return 0
+        keys = [self.store.keys.match_claim(self.tid, match_id) for match_id, _token in claims]
+        return int(self._renew(keys=keys, args=[max(1, int(ttl * 1000)), *(token for _id, token in claims)]))
 
     def release(self, match_id: str, token: str) -> None:
-        self.r.eval(
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-            1, self.store.keys.match_claim(self.tid, match_id), token,
-        )
+        self._release(keys=[self.store.keys.match_claim(self.tid, match_id)], args=[token])
 
     def cleanup(self) -> None:
         """Drop the batch bookkeeping of a finished tournament (the run hash and feed stay); ``cleaned_at`` in the

@@ -91,9 +91,11 @@ class SlotStore:
             offers[bot] = max(sessions, key=lambda s: s.started_at).capacity if sessions else ABSENT_CAPACITY
         return offers
 
-    def free(self, bots: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
-        """``(free, capacity)`` per bot: its capacity (:meth:`capacities`) minus its live leases, never below 0."""
-        capacity = self.capacities(bots)
+    def free(self, bots: Sequence[str],
+             known: Mapping[str, int] | None = None) -> tuple[dict[str, int], dict[str, int]]:
+        """``(free, capacity)`` per bot: its capacity minus its live leases, never below 0. The capacities are
+        ``known`` when given (a caller's recent :meth:`capacities`, one round trip saved), else read."""
+        capacity = dict(known) if known is not None else self.capacities(bots)
         held = self._count(keys=[self._k.bot_slots(bot) for bot in bots]) if bots else []
         return {bot: max(0, capacity[bot] - int(n)) for bot, n in zip(bots, held, strict=True)}, capacity
 

@@ -35,6 +35,15 @@ def test_one_claim_per_match_until_released_or_expired(run: RunState) -> None:
     wait_until(lambda: run.claim("t-1.m0", ttl=30), 10, "a dead holder's claim to expire")
 
 
+def test_a_heartbeat_renews_every_held_claim_in_one_call(run: RunState, store: Store) -> None:
+    held = [(f"t-1.m{i}", run.claim(f"t-1.m{i}", ttl=1)) for i in range(3)]
+    claims = [(match_id, token) for match_id, token in held if token is not None]
+    assert len(claims) == 3
+    assert run.renew_all([*claims, ("t-1.m0", "not-the-token"), ("t-1.m9", "never-claimed")], ttl=60) == 3
+    assert all(store.redis.pttl(store.keys.match_claim("t-1", match_id)) > 30_000 for match_id, _ in claims)
+    assert run.renew_all([], ttl=60) == 0
+
+
 def test_nothing_is_recreated_after_the_cleanup(run: RunState, store: Store) -> None:
     run.add_batches({"b0": ["t-1.m0"]})
     assert run.mark("b0", "running")
