@@ -26,8 +26,9 @@ direction), so it takes seat ``i``'s skips and draws. Rotations keep that order,
     Exact (every pair equally often in both orders) when the reversed rounds cancel the others: an even
     number of deals with duplicate deals or in the cyclic design, a multiple of 2k deals in the complete
     design. Otherwise a pair is off by at most what the design leaves (measured, ``uno-arena bench seating``:
-    1 table per unreversed deal in the cyclic design for k >= 4, 2 for k = 3; 1 in the complete design when
-    the deals fill rounds, up to 6 when seat balance for a last incomplete round constrains the orders).
+    1 table per unreversed deal in the cyclic design for k >= 4, 2 for k = 3; in the complete design 3 for
+    k = 3, 2 for k = 4, 1 for k = 5, 6 when the deals fill rounds, up to 6 when the seat balance of an incomplete
+    last round constrains the orders).
   * ``"circular"``: tournaments created before: every table seats its bots in the circular order of their
     numbers, and deals are never reversed (in the complete design some pair then sits in one order in all its
     shared matches).
