@@ -141,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         pools,
         relay,
         remote,
+        seating,
         tiers,
         tournaments,
         verify,
@@ -148,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers):
+                   pools, tiers, seating):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

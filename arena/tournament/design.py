@@ -53,7 +53,8 @@ MAX_K = 10
 Table = tuple[int, ...]
 
 
-def complete_tables(n: int, k: int, rotations: int = 0, stream: SeededStream | None = None) -> list[Table]:
+def complete_tables(n: int, k: int, rotations: int = 0, stream: SeededStream | None = None,
+                    balance_direction: bool = False) -> list[Table]:
     """Every k-subset of ``range(n)`` once, oriented for seat balance, grouped by cyclic orbit.
 
     The k-subsets fall into orbits under the shift ``x -> x+1 (mod n)``. A full orbit (n
@@ -61,22 +62,46 @@ def complete_tables(n: int, k: int, rotations: int = 0, stream: SeededStream | N
     base position exactly once in it: seats are exactly balanced whatever rotations are played.
     Short orbits (only when ``gcd(n, k) > 1``) are oriented by :func:`balance_seats` for
     ``rotations`` leftover rotations (no change when ``rotations`` is 0).
+
+    ``balance_direction`` (k >= 3): the representatives are reordered by :func:`orient_developed`, and
+    the short orbits, when no leftover rotations constrain them, by :func:`orient_tables`, so that every pair
+    sits in both next-seat orders as equally as the search gets. Without it every table seats its bots in the
+    circular order of their numbers, so a bot always sits right after its predecessor mod n.
     """
+    representatives, short = _orbits(n, k)
+    balance_direction = balance_direction and k >= 3
+    if balance_direction:
+        representatives = orient_developed(representatives, n)
+    full = [tuple((x + s) % n for x in rep) for rep in representatives for s in range(n)]
+    if short and rotations <= 0 and balance_direction:
+        return full + orient_tables(short, n, start=next_seat_imbalance(n, full))
+    if not short or rotations <= 0:
+        return full + short
+    return full + _short_for_seats(short, full, n, rotations, stream, balance_direction)
+
+
+def _orbits(n: int, k: int) -> tuple[list[Table], list[Table]]:
+    """The k-subsets of ``range(n)`` by cyclic orbit: one sorted representative per full orbit, and every member
+    (sorted) of the short ones."""
     seen: set[Table] = set()
-    full: list[Table] = []
+    representatives: list[Table] = []
     short: list[Table] = []
     for subset in itertools.combinations(range(n), k):
         if subset in seen:
             continue
-        orbit = [tuple((x + s) % n for x in subset) for s in range(n)]
-        members = {tuple(sorted(t)) for t in orbit}
+        members = {tuple(sorted((x + s) % n for x in subset)) for s in range(n)}
         seen.update(members)
         if len(members) == n:
-            full.extend(orbit)
+            representatives.append(subset)
         else:
             short.extend(tuple(sorted(m)) for m in sorted(members))
-    if not short or rotations <= 0:
-        return full + short
+    return representatives, short
+
+
+def _short_for_seats(short: list[Table], full: list[Table], n: int, rotations: int, stream: SeededStream | None,
+                     balance_direction: bool) -> list[Table]:
+    """The short orbits' orders for ``rotations`` leftover rotations: the best seat balance of a few seeded
+    attempts, or the next-seat balanced orders only rotated when their seat spread is as good."""
     best: tuple[int, int, list[Table]] | None = None
     for attempt in range(1 if stream is None else 6):
         order = list(short)
@@ -87,7 +112,11 @@ def complete_tables(n: int, k: int, rotations: int = 0, stream: SeededStream | N
         if best is None or key < best[:2]:
             best = (key[0], key[1], oriented)
     assert best is not None
-    return full + best[2]
+    if balance_direction:
+        turned = rotate_for_seats(orient_tables(short, n, start=next_seat_imbalance(n, full)), n, rotations)
+        if _seat_quality(turned, n, rotations)[0] <= best[0]:
+            return turned
+    return best[2]
 
 
 def _seat_quality(tables: Sequence[Sequence[int]], n: int, rotations: int) -> tuple[int, int]:
@@ -101,6 +130,10 @@ def _seat_quality(tables: Sequence[Sequence[int]], n: int, rotations: int) -> tu
                 counts[b][(p - r) % k] += 1
     spread = max(max(row[:k]) - min(row[:k]) for row in counts) if k else 0
     return spread, sum(c * c for row in counts for c in row)
+
+
+PERSIST_ROUNDS = 12
+"""Extra search rounds of :func:`balanced_base_blocks` under the balanced seating (see there)."""
 
 
 def blocks_needed(n: int, k: int, pair_meetings: int) -> int:
@@ -244,7 +277,7 @@ def base_blocks(n: int, k: int, m: int, stream: SeededStream, restarts: int = 4)
     return [tuple(b) for b in best[2]]
 
 
-def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStream) -> list[Table]:
+def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStream, persist: int = 0) -> list[Table]:
     """Base blocks whose cyclic development makes every pair meet ``pair_meetings`` times or a bit more.
 
     Starts with ``m0 = blocks_needed(n, k, pair_meetings)`` blocks and accepts the first ``m``
@@ -253,6 +286,10 @@ def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStrea
     exist; when the mean is barely above ``pair_meetings`` they are hard to find) it tries
     larger ``m`` in steps of about 3% of ``m0``, and failing that keeps the best candidate in
     which every pair meets at least ``pair_meetings`` times (then smallest spread, fewest blocks).
+
+    ``persist`` more rounds (the balanced seating passes :data:`PERSIST_ROUNDS`) first search again, at that
+    candidate's ``m`` and one more, for blocks with a spread of at most 1 in which every pair meets; they run
+    only when the search above failed, so every design it found stays the same.
     """
     m0 = blocks_needed(n, k, pair_meetings)
     step = max(1, math.ceil(0.03 * m0))
@@ -271,6 +308,15 @@ def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStrea
         if best[0][0] == 0 and attempt >= 2:
             break
     assert best is not None
+    fallback_m = len(best[1])
+    for _ in range(persist):
+        for m in (fallback_m, fallback_m + 1):
+            if m > m0 + 7 * step:
+                continue  # never more blocks than the loop above may try (limits.matches_upper_bound)
+            blocks = base_blocks(n, k, m, stream, restarts=2)
+            counts = difference_counts(blocks, n)
+            if _spread(counts) <= 1 and min(counts[1:]) >= pair_meetings:
+                return blocks
     return best[1]
 
 
@@ -401,3 +447,188 @@ def balance_seats(tables: Sequence[Sequence[int]], n: int, rotations: int, passe
         if not changed:
             break
     return [tuple(o) for o in oriented]
+
+
+# --- direction balance: who sits right after whom ------------------------------------------------------------------
+
+MAX_ALL_CYCLES_K = 6
+"""Up to this table size every cyclic seat order of a table is a candidate; above it a fixed sample."""
+SAMPLED_CYCLES = 120
+
+
+def next_seat_differences(order: Sequence[int], n: int) -> list[int]:
+    """``(order[i+1] - order[i]) mod n`` around the table: the residue differences of its "next seat" pairs."""
+    k = len(order)
+    return [(order[(i + 1) % k] - order[i]) % n for i in range(k)]
+
+
+def cyclic_orders(table: Sequence[int]) -> list[Table]:
+    """Candidate seat orders of one table, one per directed cycle (the first member stays first).
+
+    All ``(k-1)!`` of them up to :data:`MAX_ALL_CYCLES_K` seats; above, a fixed sample of
+    :data:`SAMPLED_CYCLES` cycles (each with its reversal) drawn from a stream keyed by the table, so the
+    candidates are a pure function of the table.
+    """
+    first, rest = table[0], list(table[1:])
+    if len(table) <= MAX_ALL_CYCLES_K:
+        return [(first, *p) for p in itertools.permutations(rest)]
+    stream = SeededStream("cycles", list(table))
+    orders: list[Table] = [tuple(table), (first, *reversed(rest))]
+    while len(orders) < SAMPLED_CYCLES:
+        p = stream.sample(rest, len(rest))
+        orders += [(first, *p), (first, *reversed(p))]
+    return orders
+
+
+def _imbalance_delta(imbalance: Sequence[int], diffs: Sequence[int], n: int, sign: int) -> int:
+    """Change of ``sum(imbalance**2)`` when edges of the given differences are added (sign 1) or removed (-1)."""
+    change: dict[int, int] = {}
+    for d in diffs:
+        if 2 * d != n:  # a pair n/2 apart meets in both orders within the same development
+            change[d] = change.get(d, 0) + sign
+            change[n - d] = change.get(n - d, 0) - sign
+    return sum((imbalance[d] + c) ** 2 - imbalance[d] ** 2 for d, c in change.items())
+
+
+def _apply(imbalance: list[int], diffs: Sequence[int], n: int, sign: int) -> None:
+    for d in diffs:
+        if 2 * d != n:
+            imbalance[d] += sign
+            imbalance[n - d] -= sign
+
+
+def orient_developed(blocks: Sequence[Sequence[int]], n: int, passes: int = 20) -> list[Table]:
+    """Reorder every base block so that, over its development through all shifts mod ``n``, every pair
+    ``(a, b)`` has ``b`` right after ``a`` as often as ``a`` right after ``b`` (or as near as the search gets).
+
+    In a development, ``b`` is right after ``a`` in ``N[b - a]`` tables, where ``N[d]`` counts the next-seat
+    differences ``d`` of the base blocks (:func:`next_seat_differences`). The imbalance of the pairs ``d``
+    apart is ``N[d] - N[n - d]``; a greedy pass gives each block the cyclic order (:func:`cyclic_orders`) that
+    least raises the sum of squared imbalances, then passes re-choose each block against the others while
+    that sum falls (deterministic: ties keep the earlier candidate). Any order of a block keeps what the
+    development guarantees (every bot at every base position equally often, the same pair meetings).
+    """
+    imbalance = [0] * n
+    chosen: list[Table] = []
+    for block in blocks:
+        best = min(cyclic_orders(block), key=lambda o: _imbalance_delta(imbalance, next_seat_differences(o, n), n, 1))
+        _apply(imbalance, next_seat_differences(best, n), n, 1)
+        chosen.append(best)
+    for _ in range(passes):
+        changed = False
+        for i, current in enumerate(chosen):
+            _apply(imbalance, next_seat_differences(current, n), n, -1)
+            base = _imbalance_delta(imbalance, next_seat_differences(current, n), n, 1)
+            best, cost = current, base
+            for order in cyclic_orders(current):
+                delta = _imbalance_delta(imbalance, next_seat_differences(order, n), n, 1)
+                if delta < cost:
+                    best, cost = order, delta
+            _apply(imbalance, next_seat_differences(best, n), n, 1)
+            if best != current:
+                chosen[i] = best
+                changed = True
+        if not changed:
+            break
+    return chosen
+
+
+def orient_tables(tables: Sequence[Sequence[int]], n: int, start: Sequence[Sequence[int]] | None = None,
+                  passes: int = 20) -> list[Table]:
+    """The same balancing as :func:`orient_developed` for single tables (no development), pair by pair.
+
+    ``start[a][b]`` is the imbalance ``(b right after a) - (a right after b)`` the other tables already
+    give (zero when omitted). Used for the complete design's short orbits, whose seats the rotations of the
+    deals balance whatever their order.
+    """
+    imb = [list(row) for row in start] if start is not None else [[0] * n for _ in range(n)]
+
+    def edges(order: Sequence[int]) -> list[tuple[int, int]]:
+        return [(order[i], order[(i + 1) % len(order)]) for i in range(len(order))]
+
+    def delta(order: Sequence[int], sign: int) -> int:
+        change: dict[tuple[int, int], int] = {}
+        for a, b in edges(order):
+            key, s = ((a, b), sign) if a < b else ((b, a), -sign)
+            change[key] = change.get(key, 0) + s
+        return sum((imb[a][b] + c) ** 2 - imb[a][b] ** 2 for (a, b), c in change.items())
+
+    def apply(order: Sequence[int], sign: int) -> None:
+        for a, b in edges(order):
+            imb[a][b] += sign
+            imb[b][a] -= sign
+
+    chosen: list[Table] = []
+    for table in tables:
+        best = min(cyclic_orders(table), key=lambda o: delta(o, 1))
+        apply(best, 1)
+        chosen.append(best)
+    for _ in range(passes):
+        changed = False
+        for i, current in enumerate(chosen):
+            apply(current, -1)
+            best, cost = current, delta(current, 1)
+            for order in cyclic_orders(current):
+                d = delta(order, 1)
+                if d < cost:
+                    best, cost = order, d
+            apply(best, 1)
+            if best != current:
+                chosen[i] = best
+                changed = True
+        if not changed:
+            break
+    return chosen
+
+
+def next_seat_imbalance(n: int, tables: Sequence[Sequence[int]]) -> list[list[int]]:
+    """``imb[a][b]`` = tables where ``b`` sits right after ``a`` minus tables where ``a`` sits right after ``b``."""
+    imb = [[0] * n for _ in range(n)]
+    for order in tables:
+        k = len(order)
+        if k < 3:
+            continue  # two seats: each is the other's next seat
+        for i in range(k):
+            a, b = order[i], order[(i + 1) % k]
+            imb[a][b] += 1
+            imb[b][a] -= 1
+    return imb
+
+
+
+def rotate_for_seats(tables: Sequence[Sequence[int]], n: int, rotations: int, passes: int = 20) -> list[Table]:
+    """Rotate every table (its cyclic order, so who sits after whom, stays) so that seats stay balanced when
+    only rotations ``0..rotations-1`` are played: greedy, then coordinate descent on the sum of squared seat
+    counts, as :func:`balance_seats` does over all orders."""
+    counts = [[0] * MAX_K for _ in range(n)]
+
+    def place(order: Sequence[int], sign: int) -> None:
+        k = len(order)
+        for p, b in enumerate(order):
+            for r in range(rotations):
+                counts[b][(p - r) % k] += sign
+
+    def cost(order: Sequence[int]) -> int:
+        k = len(order)
+        return sum(2 * counts[b][(p - r) % k] + 1 for p, b in enumerate(order) for r in range(rotations))
+
+    def best(order: Sequence[int]) -> Table:
+        return min((rotate(order, c) for c in range(len(order))), key=cost)
+
+    chosen: list[Table] = []
+    for table in tables:
+        order = best(table)
+        place(order, 1)
+        chosen.append(order)
+    for _ in range(passes):
+        changed = False
+        for i, current in enumerate(chosen):
+            place(current, -1)
+            candidate = best(current)
+            if cost(candidate) < cost(current):
+                chosen[i] = current = candidate
+                changed = True
+            place(current, 1)
+        if not changed:
+            break
+    return chosen

@@ -14,15 +14,32 @@ Deals and seat orders (k = seats, d = deals per table):
     seat order (``duplicate_orders="rotate"``), or k! times, once per seat order
     (``duplicate_orders="all"``, k <= 4). All matches of one deal share one match seed, so the
     engine deals the same hands to the same seats (and picks the same dealer), and every bot of
-    the table holds every hand of the deal. With "rotate" the cyclic neighbours stay the same
-    (A always plays after B); "all" also varies who sits after whom.
+    the table holds every hand of the deal.
+
+Who sits right after whom (``spec.seating``, k > 2): seat ``i+1`` plays after seat ``i`` (the initial
+direction), so it takes seat ``i``'s skips and draws. Rotations keep that order, so it is the base order's.
+  * ``"balanced"`` (the default): the base orders are chosen so that every pair sits in both orders
+    (b right after a, a right after b) as equally as the design allows
+    (:func:`arena.tournament.design.orient_developed`, :func:`~arena.tournament.design.orient_tables`), and
+    odd rounds play the base order reversed (:func:`reversed_round`): a round is one deal with duplicate deals
+    or in the cyclic design, k deals in the complete design (an incomplete last round is never reversed).
+    Exact (every pair equally often in both orders) when the reversed rounds cancel the others: an even
+    number of deals with duplicate deals or in the cyclic design, a multiple of 2k deals in the complete
+    design. Otherwise a pair is off by at most what the design leaves (measured, ``uno-arena bench seating``:
+    1 table per unreversed deal in the cyclic design for k >= 4, 2 for k = 3; in the complete design 3 for
+    k = 3, 2 for k = 4, 1 for k = 5, 6 when the deals fill rounds, up to 6 when the seat balance of an incomplete
+    last round constrains the orders).
+  * ``"circular"``: tournaments created before: every table seats its bots in the circular order of their
+    numbers, and deals are never reversed (in the complete design some pair then sits in one order in all its
+    shared matches).
 
 What is guaranteed (checked by the tests):
   * every bot plays the same number of matches; every pair shares the same number of matches
     in the complete design;
-  * balanced design: every pair shares at least ``pair_meetings`` tables and the counts differ
-    by at most 1 whenever the search finds such a design (it did for every case tested, up to
-    500 bots; see :func:`arena.tournament.design.balanced_base_blocks` for the fallback);
+  * balanced design: every pair shares at least ``pair_meetings`` tables; the counts differ by at most 1
+    when the search finds such a design, else by at most 2 (the fallback of
+    :func:`arena.tournament.design.balanced_base_blocks`; tested on seeds for n up to 30, k 3..6); measured
+    at n = 30, k = 6: a spread of 2 for 18 of 207 seeds (``uno-arena bench seating --spread 30 6 --seeds 207``);
   * seats: exactly balanced (every bot in every seat equally often) with duplicate deals, when
     d is a multiple of k, in the balanced design, and when ``gcd(n, k) == 1``; otherwise within
     2 matches (a bot's match count need not even be a multiple of k).
@@ -52,12 +69,14 @@ from typing import Any
 
 from ._rng import SeededStream, derive_seed
 from .design import (
+    PERSIST_ROUNDS,
     balanced_base_blocks,
     complete_tables,
     cyclic_tables,
+    orient_developed,
     rotate,
 )
-from .spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, TournamentSpec
+from .spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, SEATING_BALANCED, TournamentSpec
 
 
 def match_id(tournament_id: str, deal: int, table: int, rotation: int) -> str:
@@ -146,6 +165,11 @@ def deal_seed(spec: TournamentSpec, table: int, deal: int) -> int:
     return derive_seed("deal", spec.seed, table, deal)
 
 
+def uses_cyclic_design(spec: TournamentSpec) -> bool:
+    """Whether the tables are the cyclic balanced design (more than 2 seats, more k-subsets than ``max_tables``)."""
+    return spec.seats > 2 and math.comb(len(spec.participants), spec.seats) > spec.max_tables
+
+
 def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
     """The base seat order of every table, in table order (table ``i`` is ``tables(spec)[i]``)."""
     bots = sorted(spec.participants)
@@ -153,24 +177,43 @@ def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
     stream = SeededStream("schedule", spec.seed, n, k)
     order = list(bots)
     stream.shuffle(order)
-    cyclic = k > 2 and math.comb(n, k) > spec.max_tables
-    if cyclic:
-        blocks = balanced_base_blocks(n, k, spec.pair_meetings, stream)
-        numbered = cyclic_tables(n, blocks)
+    balanced = spec.seating == SEATING_BALANCED
+    if uses_cyclic_design(spec):
+        blocks = balanced_base_blocks(n, k, spec.pair_meetings, stream, PERSIST_ROUNDS if balanced else 0)
+        numbered = cyclic_tables(n, orient_developed(blocks, n) if balanced else blocks)
     else:
         leftover = 0 if spec.duplicate else spec.deals % k
-        numbered = complete_tables(n, k, leftover, stream)
+        numbered = complete_tables(n, k, leftover, stream, balance_direction=balanced)
         stream.shuffle(numbered)
     return [tuple(order[i] for i in t) for t in numbered]
 
 
+def reversed_round(spec: TournamentSpec, deal: int) -> bool:
+    """Whether ``deal`` plays the reversed base order (balanced seating, more than 2 seats; see the module doc).
+
+    A round is one deal with duplicate deals (every rotation is played) or in the cyclic design (every bot holds
+    every base position equally often, so any seat order of a deal keeps seats exact), otherwise ``k`` deals (the
+    complete design's rotations). Odd complete rounds are reversed; an incomplete last round (deals not a multiple
+    of ``k``) never is, so the rotations the complete design's seat balancing planned for it are the ones played.
+    """
+    k = spec.seats
+    if spec.seating != SEATING_BALANCED or k <= 2 or (spec.duplicate and spec.duplicate_orders == "all"):
+        return False
+    if spec.duplicate or uses_cyclic_design(spec):
+        return deal % 2 == 1
+    round_index = deal // k
+    return round_index % 2 == 1 and (round_index + 1) * k <= spec.deals
+
+
 def _seat_orders(base: tuple[str, ...], spec: TournamentSpec, deal: int) -> list[tuple[int, tuple[str, ...]]]:
     k = len(base)
+    if spec.duplicate and spec.duplicate_orders == "all":
+        return list(enumerate(itertools.permutations(base)))
+    if reversed_round(spec, deal):
+        base = base[::-1]
     if not spec.duplicate:
         r = deal % k
         return [(r, rotate(base, r))]
-    if spec.duplicate_orders == "all":
-        return list(enumerate(itertools.permutations(base)))
     return [(r, rotate(base, r)) for r in range(k)]
 
 
@@ -223,6 +266,9 @@ class ScheduleStats:
     ``pair_matches``: (min, max) over all pairs of participants of the matches they share.
     ``seat_spread``: max over bots of (most - fewest matches in one seat).
     ``matches_per_bot``: (min, max) matches played by a bot.
+    ``next_seat_imbalance``: max over pairs ``a, b`` of |matches where b sits right after a (b plays next in the
+    initial direction, so takes a's skips and draws) - matches where a sits right after b|; 0 with 2 seats.
+    ``one_way_pairs``: pairs that sit next to each other in one of the two orders only (3 seats or more).
     """
 
     matches: int
@@ -230,11 +276,14 @@ class ScheduleStats:
     pair_matches: tuple[int, int]
     seat_spread: int
     matches_per_bot: tuple[int, int]
+    next_seat_imbalance: int = 0
+    one_way_pairs: int = 0
 
 
 def schedule_stats(matches: Iterable[MatchSpec], participants: Sequence[str] | None = None) -> ScheduleStats:
     """Count pair meetings, seat use and matches per bot in a list of matches."""
     pair: Counter[tuple[str, str]] = Counter()
+    after: Counter[tuple[str, str]] = Counter()  # (a, b): b sits right after a
     seat: Counter[tuple[str, int]] = Counter()
     played: Counter[str] = Counter()
     tables_seen: set[tuple[str, int]] = set()
@@ -249,6 +298,9 @@ def schedule_stats(matches: Iterable[MatchSpec], participants: Sequence[str] | N
             played[bot] += 1
         for a, b in itertools.combinations(sorted(m.seats), 2):
             pair[(a, b)] += 1
+        if len(m.seats) > 2:
+            for i, bot in enumerate(m.seats):
+                after[(bot, m.seats[(i + 1) % len(m.seats)])] += 1
     bots = sorted(participants) if participants is not None else sorted(played)
     pairs = [pair[(a, b)] for a, b in itertools.combinations(bots, 2)]
     spreads = (
@@ -257,10 +309,13 @@ def schedule_stats(matches: Iterable[MatchSpec], participants: Sequence[str] | N
         else [0]
     )
     per_bot = [played[b] for b in bots] or [0]
+    turns = [(after[(a, b)], after[(b, a)]) for a, b in itertools.combinations(bots, 2)]
     return ScheduleStats(
         matches=total,
         tables=len(tables_seen),
         pair_matches=(min(pairs), max(pairs)) if pairs else (0, 0),
         seat_spread=max(spreads),
         matches_per_bot=(min(per_bot), max(per_bot)),
+        next_seat_imbalance=max((abs(x - y) for x, y in turns), default=0),
+        one_way_pairs=sum(1 for x, y in turns if (x == 0) != (y == 0)),
     )

@@ -34,6 +34,9 @@ STORED_KEYS = {"decision_deadline_ms": "deadline_ms", "lag_compensation_cap_ms":
 """The attributes whose key in the stored JSON (:meth:`TournamentSpec.to_dict`) is another (older) name: the data
 on disk, and the digests of stored specs, stay as they were."""
 _ATTRIBUTES = {key: name for name, key in STORED_KEYS.items()}
+SEATING_BALANCED = "balanced"
+SEATING_CIRCULAR = "circular"
+SEATINGS = (SEATING_BALANCED, SEATING_CIRCULAR)
 MAX_ALL_ORDERS_SEATS = 4
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _POOL_RE = re.compile(r"^[A-Za-z0-9:_.\-]{1,100}$")
@@ -146,6 +149,10 @@ class TournamentSpec:
         are at most this many k-subsets; otherwise a balanced design is used.
       pair_meetings: balanced design only: how many tables every pair of bots should share
         (at least; see :mod:`arena.tournament.design`).
+      seating: how seat orders are chosen (:mod:`arena.tournament.schedule`): ``"balanced"`` (the default:
+        every pair sits in both next-seat orders as equally as the design allows) or ``"circular"`` (the
+        seating of tournaments created before it existed; a stored spec without the field reads as it, so
+        their schedules re-derive unchanged).
     """
 
     tournament_id: str
@@ -164,6 +171,7 @@ class TournamentSpec:
     pool: str = ""
     max_tables: int = DEFAULT_MAX_TABLES
     pair_meetings: int = 1
+    seating: str = SEATING_BALANCED
 
     def __post_init__(self) -> None:
         # One field after the other, in this order: a spec with several faults names the first.
@@ -179,6 +187,8 @@ class TournamentSpec:
             raise ValueError(f"pool must be 1-100 letters, digits, ':', '_', '.' or '-', got {self.pool!r}")
         _check_int("max_tables", self.max_tables, 1)
         _check_int("pair_meetings", self.pair_meetings, 1)
+        if self.seating not in SEATINGS:
+            raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, got {self.seating!r}")
         _check_rules(self.variant, self.options)
         object.__setattr__(self, "options", dict(self.options))
 
@@ -239,6 +249,8 @@ class TournamentSpec:
             **({"lag_cap_ms": self.lag_compensation_cap_ms}
                if self.lag_compensation_cap_ms != DEFAULT_LAG_COMPENSATION_CAP_MS else {}),
             **({"pool": self.pool} if self.pool else {}),
+            # Absent means circular: a spec stored before seatings existed keeps its digest and its schedule.
+            **({"seating": self.seating} if self.seating != SEATING_CIRCULAR else {}),
         }
 
     @classmethod
@@ -253,6 +265,7 @@ class TournamentSpec:
         if missing:
             raise ValueError(f"missing tournament field(s): {', '.join(missing)}")
         values = {_ATTRIBUTES.get(key, key): value for key, value in data.items()}
+        values.setdefault("seating", SEATING_CIRCULAR)
         if isinstance(values.get("participants"), list):
             values["participants"] = tuple(values["participants"])
         return cls(**values)
