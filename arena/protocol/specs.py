@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from arena.engine import Rules
 from arena.protocol._gen import arena_pb2
 from arena.protocol.convert import rules_from_proto, rules_to_proto
-from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, TournamentSpec
+from arena.tournament.spec import (
+    DEFAULT_DECISION_DEADLINE_MS,
+    DEFAULT_LAG_COMPENSATION_CAP_MS,
+    SEATING_BALANCED,
+    SEATING_CIRCULAR,
+    TournamentSpec,
+)
 
 DEFAULT_SEATS = 2
 DEFAULT_DEALS = 1
@@ -56,6 +62,7 @@ def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str
         time_bank_ms=int(msg.time_bank_ms),
         lag_compensation_cap_ms=(int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms")
                                  else DEFAULT_LAG_COMPENSATION_CAP_MS),
+        seating=SEATING_CIRCULAR if msg.seating == arena_pb2.SEATING_CIRCULAR else SEATING_BALANCED,
     )
 
 
@@ -72,4 +79,5 @@ def tournament_spec_to_proto(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
         decision_deadline_ms=spec.decision_deadline_ms,
         time_bank_ms=spec.time_bank_ms,
         lag_compensation_cap_ms=spec.lag_compensation_cap_ms,
+        seating=arena_pb2.SEATING_CIRCULAR if spec.seating == SEATING_CIRCULAR else arena_pb2.SEATING_BALANCED,
     )

@@ -19,6 +19,12 @@ class CompetitionState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     COMPETITION_STATE_PAUSED: _ClassVar[CompetitionState]
     COMPETITION_STATE_CLOSED: _ClassVar[CompetitionState]
 
+class Seating(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEATING_UNSPECIFIED: _ClassVar[Seating]
+    SEATING_BALANCED: _ClassVar[Seating]
+    SEATING_CIRCULAR: _ClassVar[Seating]
+
 class TournamentState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TOURNAMENT_STATE_UNSPECIFIED: _ClassVar[TournamentState]
@@ -46,6 +52,9 @@ COMPETITION_STATE_UNSPECIFIED: CompetitionState
 COMPETITION_STATE_ACTIVE: CompetitionState
 COMPETITION_STATE_PAUSED: CompetitionState
 COMPETITION_STATE_CLOSED: CompetitionState
+SEATING_UNSPECIFIED: Seating
+SEATING_BALANCED: Seating
+SEATING_CIRCULAR: Seating
 TOURNAMENT_STATE_UNSPECIFIED: TournamentState
 TOURNAMENT_STATE_PENDING: TournamentState
 TOURNAMENT_STATE_RUNNING: TournamentState
@@ -293,7 +302,7 @@ class GetBotLogResponse(_message.Message):
     def __init__(self, incidents: _Optional[_Iterable[_Union[BotIncident, _Mapping]]] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class TournamentSpec(_message.Message):
-    __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms", "time_bank_ms", "lag_compensation_cap_ms")
+    __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms", "time_bank_ms", "lag_compensation_cap_ms", "seating")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PARTICIPANTS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -304,6 +313,7 @@ class TournamentSpec(_message.Message):
     DECISION_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     LAG_COMPENSATION_CAP_MS_FIELD_NUMBER: _ClassVar[int]
+    SEATING_FIELD_NUMBER: _ClassVar[int]
     name: str
     participants: _containers.RepeatedScalarFieldContainer[str]
     rules: _game_pb2.Rules
@@ -314,7 +324,8 @@ class TournamentSpec(_message.Message):
     decision_deadline_ms: int
     time_bank_ms: int
     lag_compensation_cap_ms: int
-    def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ...) -> None: ...
+    seating: Seating
+    def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ..., seating: _Optional[_Union[Seating, str]] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt", "seed_secret", "rating_pool")
