@@ -143,12 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
         remote,
         tiers,
         tournaments,
+        variance,
         verify,
         web,
     )
 
     for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers):
+                   pools, tiers, variance):
         module.register(commands)
     _no_abbreviations(parser)
     return parser
