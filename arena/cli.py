@@ -144,12 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
         seating,
         tiers,
         tournaments,
+        variance,
         verify,
         web,
     )
 
     for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers, seating):
+                   pools, tiers, seating, variance):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

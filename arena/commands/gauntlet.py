@@ -5,7 +5,8 @@
                        [--seed S] [--deadline-ms MS] [--name ID] [--json] [rule options]
     uno-arena gauntlet list [--limit N] [--json]
     uno-arena gauntlet show ID [--json]
-    uno-arena bench ladder [--bots 8] [--seats 2] [--gap 0.6] [--max-matches 4000] [--seeds 12]
+    uno-arena bench ladder [--bots 8] [--seats 2] [--gap 0.6] [--deal-luck SD] [--hold 500] [--max-matches 20000]
+                           [--seeds 200] [--jobs 2]
     uno-arena bench sprt [--runs 2000] [--mu0 0] [--mu1 0.05] [--alpha 0.05] [--beta 0.05] [--max-blocks 1000]
                          [--seed 1] [--jobs 2]
 
@@ -14,8 +15,8 @@ takes it: :mod:`arena.commands.api`) and played there by the workers: built-in b
 through the relay and the gateway holding their stream. The command follows it (GetGauntlet) and prints the LLR and
 its bounds after every new block until it ends at a decision or at ``--max-blocks``; Ctrl-C stops following, not
 the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet). `bench
-ladder` is a pure simulation, in this process; `bench sprt` calibrates the sequential test on resampled real and
-synthetic block scores (:mod:`arena.bench.sprt`), in this process and ``--jobs`` children.
+ladder` is a pure simulation (:mod:`arena.bench.ladder`); `bench sprt` calibrates the sequential test on resampled
+real and synthetic block scores (:mod:`arena.bench.sprt`), in this process and ``--jobs`` children.
 
 Exit status of a gauntlet: 0 when it decided (accepted or rejected), 3 when the cap came first, 1 when it
 failed (a bot missing or of the wrong version, matches aborted) or the arena refused a call, 2 for bad
@@ -31,7 +32,7 @@ import time
 from typing import Any
 
 from arena.client import ArenaClient, plain
-from arena.commands import add_rule_options, bench_parsers, rules_from_args
+from arena.commands import add_rule_options, bench_parsers, positive_int, rules_from_args
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import gauntlet_status
@@ -200,20 +201,25 @@ def cmd_gauntlet_show(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_ladder(args: argparse.Namespace) -> int:
-    from arena.tournament.matchmaking import compare_matchmaking
+    from arena.bench import duplicates
+    from arena.bench.ladder import LadderSetup, report, run
 
     try:
-        figures = compare_matchmaking(args.bots, args.seats, gap=args.gap, max_matches=args.max_matches,
-                                      seeds=range(args.seeds))
+        share = None
+        luck = args.deal_luck
+        if luck is None:
+            share = duplicates.equal_bots_share(duplicates.load())
+            luck = duplicates.deal_luck(share)
+        if args.jobs < 1:
+            raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        setup = LadderSetup(bots=args.bots, seats=args.seats, gap=args.gap, deal_luck=luck, hold=args.hold,
+                            max_matches=args.max_matches)
+        figures = run(setup, args.seeds, args.jobs)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"{args.bots} bots, {args.seats} seats, latent strength gap {args.gap:g}, {args.seeds} seeded ladders "
-          f"of at most {args.max_matches} matches: matches until the order by mu is right for good")
-    base = figures[1]
-    for figure in figures:
-        print(f"  {figure.label:42s} mean {figure.mean:7.0f} ({figure.mean / base.mean:4.0%})  median "
-              f"{figure.median:7.0f} ({figure.median / base.median:4.0%})  never ordered {figure.unordered}")
+    for line in report(setup, args.seeds, figures, share):
+        print(line)
     return 0
 
 
@@ -308,9 +314,16 @@ def register(commands: Any) -> None:
         "ladder", help="matchmaking simulation: matches until a ladder orders bots of known strength")
     ladder.add_argument("--bots", type=_whole, default=8, help="bots on the ladder (default 8)")
     ladder.add_argument("--seats", type=_whole, default=2, help="seats per table (default 2)")
-    ladder.add_argument("--gap", type=float, default=0.6, help="latent strength between neighbours (default 0.6)")
-    ladder.add_argument("--max-matches", type=_whole, default=4000, help="matches per ladder (default 4000)")
-    ladder.add_argument("--seeds", type=_whole, default=12, help="seeded ladders per policy (default 12)")
+    ladder.add_argument("--gap", type=_number, default=0.6, help="latent strength between neighbours (default 0.6)")
+    ladder.add_argument("--deal-luck", type=_number, default=None, metavar="SD",
+                        help="seat luck of a deal in the latent model, in standard deviations (default: the one "
+                             "measured on real UNO matches, see `bench duplicates`)")
+    ladder.add_argument("--hold", type=positive_int, default=500,
+                        help="a ladder is ordered once its order stays right for this many matches (default 500)")
+    ladder.add_argument("--max-matches", type=positive_int, default=20000,
+                        help="cap of a ladder; one still unordered is counted at the cap (default 20000)")
+    ladder.add_argument("--seeds", type=positive_int, default=200, help="seeded ladders per contender (default 200)")
+    ladder.add_argument("--jobs", type=positive_int, default=2, help="processes (default 2)")
     ladder.set_defaults(func=cmd_bench_ladder, long_running=True)
 
     sprt = bench_parsers(commands).add_parser(

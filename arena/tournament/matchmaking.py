@@ -314,10 +314,16 @@ def order_is_correct(pool: RatingPool, true_order: Sequence[str]) -> bool:
 
 
 def simulate_ladder(true_order: Sequence[str], play_table: PlayTable, config: MatchmakingConfig, *,
-                    max_matches: int, seed: int, tables_per_round: int = 1, capacity: int = 1) -> LadderTrace:
-    """Run a ladder among ``true_order`` (strongest first, all connected with ``capacity`` slots) until
-    ``max_matches`` matches: choose tables, play them, update the ratings, repeat. Returns when the order by
-    ``mu`` became correct and stayed correct up to the end."""
+                    max_matches: int, seed: int, tables_per_round: int = 1, capacity: int = 1,
+                    hold: int | None = None) -> LadderTrace:
+    """Run a ladder among ``true_order`` (strongest first, all connected with ``capacity`` slots): choose tables,
+    play them, update the ratings, repeat. The order by ``mu`` is checked each time the matches played reach a
+    multiple of ``config.seats`` (a duplicate block's size, so blocks and single matches are checked alike).
+
+    With ``hold`` (the criterion fixed before the run), the ladder stops as soon as the order has been right at
+    every check for ``hold`` matches: ``ordered_after`` is the match count at which it became right that last
+    time, ``None`` when ``max_matches`` came first. Without ``hold`` it plays ``max_matches`` and
+    ``ordered_after`` is when the order became right and stayed right up to the end."""
     pool = RatingPool().with_bots(true_order)
     games = {bot: 0 for bot in true_order}
     played = 0
@@ -338,11 +344,15 @@ def simulate_ladder(true_order: Sequence[str], play_table: PlayTable, config: Ma
                 games[bot] += 1
         played += len(results)
         round_number += 1
+        if played % config.seats:
+            continue
         if order_is_correct(pool, true_order):
             ordered_since = played if ordered_since is None else ordered_since
+            if hold is not None and played - ordered_since >= hold:
+                return LadderTrace(played, ordered_since, pool, games)
         else:
             ordered_since = None
-    return LadderTrace(played, ordered_since, pool, games)
+    return LadderTrace(played, None if hold is not None else ordered_since, pool, games)
 
 
 @dataclass(frozen=True)
@@ -367,18 +377,20 @@ class PolicyFigures:
 
 LADDER_CONTENDERS: tuple[tuple[str, Policy, bool], ...] = (
     ("informative, duplicate blocks", "informative", True),
-    ("uniform random tables, one match each", "uniform", False),
     ("uniform random tables, duplicate blocks", "uniform", True),
+    ("informative, one match per table", "informative", False),
+    ("uniform random tables, one match each", "uniform", False),
 )
 """What :func:`compare_matchmaking` runs: label, policy, duplicate."""
 
 
 def compare_matchmaking(bots: int, seats: int, *, gap: float, max_matches: int, seeds: Iterable[int],
-                        fairness_floor: float = DEFAULT_FAIRNESS_FLOOR,
+                        fairness_floor: float = DEFAULT_FAIRNESS_FLOOR, deal_luck: float = 1.0,
+                        hold: int | None = None,
                         contenders: Sequence[tuple[str, Policy, bool]] = LADDER_CONTENDERS) -> list[PolicyFigures]:
-    """Ladders of ``bots`` bots with latent strengths ``0, -gap, -2*gap, ...`` (:func:`latent_player`), one per
-    seed and per entry of ``contenders`` (label, policy, duplicate): the matches each needed to order the bots
-    for good."""
+    """Ladders of ``bots`` bots with latent strengths ``0, -gap, -2*gap, ...`` (:func:`latent_player` with
+    ``deal_luck``), one per seed and per entry of ``contenders`` (label, policy, duplicate): the matches each
+    needed to order the bots (for ``hold`` matches, see :func:`simulate_ladder`; without, for good)."""
     names = [f"bot{i:02d}" for i in range(bots)]
     strengths = {name: -i * gap for i, name in enumerate(names)}
     seed_list = list(seeds)
@@ -388,8 +400,8 @@ def compare_matchmaking(bots: int, seats: int, *, gap: float, max_matches: int, 
         counts = []
         unordered = 0
         for seed in seed_list:
-            trace = simulate_ladder(names, latent_player(strengths, seed), config, max_matches=max_matches,
-                                    seed=seed)
+            trace = simulate_ladder(names, latent_player(strengths, seed, deal_luck=deal_luck), config,
+                                    max_matches=max_matches, seed=seed, hold=hold)
             unordered += trace.ordered_after is None
             counts.append(trace.matches if trace.ordered_after is None else trace.ordered_after)
         figures.append(PolicyFigures(label, tuple(counts), unordered))
