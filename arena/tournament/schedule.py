@@ -15,7 +15,14 @@ Deals and seat orders (k = seats, d = deals per table):
     (``duplicate_orders="all"``, k <= 4). All matches of one deal share one match seed, so the
     engine deals the same hands to the same seats (and picks the same dealer), and every bot of
     the table holds every hand of the deal. With "rotate" the cyclic neighbours stay the same
-    (A always plays after B); "all" also varies who sits after whom.
+    (A always plays after B); "all" also varies who sits after whom. A bot that remembers the hands it
+    was dealt knows, in a later seat order, its opponents' hands: unsafe with remote bots.
+  * ``duplicate=True, duplicate_orders="across"`` (safe with remote bots): one match per (table, deal)
+    as without duplicates, but the tables are split into *classes* of tables that share no bot
+    (:func:`table_classes`, greedy in table order) and every table of a class plays deal ``j`` from one
+    seed: the bots in one seat at different tables of the class hold the same hand. No bot plays a deal
+    twice (its tables are in different classes), so there is nothing to remember; the comparison the
+    duplicate gives is between different bots in the same seat, as in the gauntlet.
 
 What is guaranteed (checked by the tests):
   * every bot plays the same number of matches; every pair shares the same number of matches
@@ -27,7 +34,8 @@ What is guaranteed (checked by the tests):
     d is a multiple of k, in the balanced design, and when ``gcd(n, k) == 1``; otherwise within
     2 matches (a bot's match count need not even be a multiple of k).
 
-Seeds: the match seed is ``derive_seed("deal", seed, secret, table, deal)`` (SHA-256 of canonical
+Seeds: the match seed is ``derive_seed("deal", seed, secret, table, deal)`` (with "across":
+``derive_seed("deal-across", seed, secret, class, deal)``, the class of the table) (SHA-256 of canonical
 JSON, a 63-bit integer; the same in every process), identical for all rotations of one deal, where
 ``secret`` is the tournament's ``seed_secret`` (:mod:`arena.tournament.commitment`): without it a bot
 could try every small seed against its first hand. A spec without a secret (created before secrets
@@ -139,8 +147,26 @@ class MatchSpec:
         )
 
 
+def table_classes(base_orders: Sequence[Sequence[str]]) -> list[int]:
+    """The class of every table (``"across"`` duplicates): each table joins the first class none of whose tables
+    seats one of its bots, else opens a new class. Tables of one class share no bot."""
+    seated: list[set[str]] = []
+    classes: list[int] = []
+    for table in base_orders:
+        bots = set(table)
+        number = next((c for c, used in enumerate(seated) if not used & bots), len(seated))
+        if number == len(seated):
+            seated.append(set())
+        seated[number] |= bots
+        classes.append(number)
+    return classes
+
+
 def deal_seed(spec: TournamentSpec, table: int, deal: int) -> int:
-    """The match seed of every seat order of one deal at one table (see the module docstring)."""
+    """The match seed of every seat order of one deal at one table (see the module docstring); with ``"across"``
+    duplicates ``table`` is the table's class (:func:`table_classes`)."""
+    if spec.shared_across_tables:
+        return derive_seed("deal-across", spec.seed, spec.seed_secret, table, deal)
     if spec.seed_secret:
         return derive_seed("deal", spec.seed, spec.seed_secret, table, deal)
     return derive_seed("deal", spec.seed, table, deal)
@@ -158,7 +184,7 @@ def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
         blocks = balanced_base_blocks(n, k, spec.pair_meetings, stream)
         numbered = cyclic_tables(n, blocks)
     else:
-        leftover = 0 if spec.duplicate else spec.deals % k
+        leftover = 0 if spec.rotated else spec.deals % k
         numbered = complete_tables(n, k, leftover, stream)
         stream.shuffle(numbered)
     return [tuple(order[i] for i in t) for t in numbered]
@@ -166,7 +192,7 @@ def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
 
 def _seat_orders(base: tuple[str, ...], spec: TournamentSpec, deal: int) -> list[tuple[int, tuple[str, ...]]]:
     k = len(base)
-    if not spec.duplicate:
+    if not spec.rotated:
         r = deal % k
         return [(r, rotate(base, r))]
     if spec.duplicate_orders == "all":
@@ -177,11 +203,12 @@ def _seat_orders(base: tuple[str, ...], spec: TournamentSpec, deal: int) -> list
 def schedule(spec: TournamentSpec) -> list[MatchSpec]:
     """Every match of the tournament, in schedule order (deal, table, rotation); deterministic."""
     base_orders = tables(spec)
+    seed_of = table_classes(base_orders) if spec.shared_across_tables else list(range(len(base_orders)))
     rules = spec.rules
     matches: list[MatchSpec] = []
     for deal in range(spec.deals):
         for table, base in enumerate(base_orders):
-            seed = deal_seed(spec, table, deal)
+            seed = deal_seed(spec, seed_of[table], deal)
             for rotation, seats in _seat_orders(base, spec, deal):
                 matches.append(
                     MatchSpec(
