@@ -30,7 +30,7 @@ What is guaranteed (checked by the tests):
   * balanced design: every pair shares at least ``pair_meetings`` tables and the counts differ
     by at most 1 whenever the search finds such a design (it did for every case tested, up to
     500 bots; see :func:`arena.tournament.design.balanced_base_blocks` for the fallback);
-  * seats: exactly balanced (every bot in every seat equally often) with duplicate deals, when
+  * seats: exactly balanced (every bot in every seat equally often) with rotated duplicate deals, when
     d is a multiple of k, in the balanced design, and when ``gcd(n, k) == 1``; otherwise within
     2 matches (a bot's match count need not even be a multiple of k).
 

@@ -40,3 +40,18 @@ def test_a_bad_duplicate_orders_is_one_line(capsys: pytest.CaptureFixture[str]) 
         main(["tournament", "create", "--bots", "mybot,heuristic", "--duplicate", "--duplicate-orders", "spin"])
     assert exit_info.value.code == 2
     assert "--duplicate-orders" in capsys.readouterr().err
+
+
+def test_the_choice_travels_with_the_spec_so_verify_re_derives_the_same_schedule() -> None:
+    from arena.protocol import arena_pb2
+    from arena.protocol.specs import tournament_spec_from_proto, tournament_spec_to_proto
+
+    msg = arena_pb2.TournamentSpec(participants=["mybot", "heuristic", "random"], duplicate_deals=True,
+                                   deals_per_table=2)
+    spec = tournament_spec_from_proto(msg, "t", duplicate_orders_for(msg.participants))
+    assert spec.duplicate_orders == "across" and spec.shared_across_tables
+    answered = tournament_spec_to_proto(spec)
+    assert answered.duplicate_orders == "across"
+    assert tournament_spec_from_proto(answered, "t") == spec  # what `tournament verify` reads back
+    msg.duplicate_orders = "rotate"  # asked for explicitly: kept
+    assert tournament_spec_from_proto(msg, "t", duplicate_orders_for(msg.participants)).duplicate_orders == "rotate"
