@@ -178,14 +178,19 @@ def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence
         check_name(gid, "gauntlet name", max_length=100)
     except ValueError as error:
         raise GauntletError(str(error)) from None
+    return GauntletSpec(gid, cand, base, tuple(seated), seats, (rules or Rules()).to_dict(),
+                        sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, decision_deadline_ms,
+                        _checked_secret(seed_secret))
+
+
+def _checked_secret(seed_secret: str | None) -> str:
+    """``seed_secret`` when it is a valid secret (:class:`GauntletError` otherwise), a fresh random one when None."""
     secret = secrets.token_bytes(SECRET_BYTES).hex() if seed_secret is None else seed_secret
     try:
         check_secret(secret)
     except ValueError as error:
         raise GauntletError(str(error)) from None
-    return GauntletSpec(gid, cand, base, tuple(seated), seats, (rules or Rules()).to_dict(),
-                        sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, decision_deadline_ms,
-                        secret)
+    return secret
 
 
 @dataclass(frozen=True)
