@@ -62,7 +62,7 @@ def record_field(spec_field: Field, blocks: int, seed: int = RECORD_SEED) -> Rec
 
     spec = build_spec(candidate=spec_field.candidate, baseline=spec_field.baseline, seats=spec_field.seats,
                       opponents=spec_field.opponents, rules=Rules(variant=Variant(spec_field.variant)), seed=seed,
-                      gauntlet_id="record")
+                      gauntlet_id="record", seed_secret=f"{seed:064x}")  # a fixed secret: the recording reproduces
     player = MatchPlayerForGauntlet(None, make_bot)
     scores: list[float] = []
     try:

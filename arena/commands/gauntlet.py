@@ -5,6 +5,7 @@
                        [--seed S] [--deadline-ms MS] [--name ID] [--json] [rule options]
     uno-arena gauntlet list [--limit N] [--json]
     uno-arena gauntlet show ID [--json]
+    uno-arena gauntlet verify ID [--deals]
     uno-arena bench ladder [--bots 8] [--seats 2] [--gap 0.6] [--deal-luck SD] [--hold 500] [--max-matches 20000]
                            [--seeds 200] [--jobs 2]
     uno-arena bench sprt [--runs 2000] [--mu0 0] [--mu1 0.05] [--alpha 0.05] [--beta 0.05] [--max-blocks 1000]
@@ -14,7 +15,8 @@ A gauntlet is started in the arena at ``--server`` (StartGauntlet, with the admi
 takes it: :mod:`arena.commands.api`) and played there by the workers: built-in bots in the worker, registered bots
 through the relay and the gateway holding their stream. The command follows it (GetGauntlet) and prints the LLR and
 its bounds after every new block until it ends at a decision or at ``--max-blocks``; Ctrl-C stops following, not
-the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet). `bench
+the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet); `gauntlet
+verify` checks an ended one's revealed seed, salt and secret against its commitment and re-derives its deals. `bench
 ladder` is a pure simulation (:mod:`arena.bench.ladder`); `bench sprt` calibrates the sequential test on resampled
 real and synthetic block scores (:mod:`arena.bench.sprt`), in this process and ``--jobs`` children.
 
@@ -183,6 +185,32 @@ def cmd_gauntlet_list(args: argparse.Namespace) -> int:
     return run_client(args, body)
 
 
+def cmd_gauntlet_verify(args: argparse.Namespace) -> int:
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
+        from arena.service.verification import verify_gauntlet_seed
+
+        g = client.get_gauntlet(args.id).gauntlet
+        if g.state == arena_pb2.GAUNTLET_STATE_RUNNING:
+            print(f"gauntlet {g.gauntlet_id} is running: its seed and secret are revealed when it ends; verify it "
+                  "then", file=sys.stderr)
+            return 1
+        if not g.seed_commitment:
+            print(f"gauntlet {g.gauntlet_id} was created before seed commitments: nothing to check (its deals follow "
+                  f"its seed {g.spec.seed} alone)", file=sys.stderr)
+            return 1
+        found = verify_gauntlet_seed(g.seed_commitment, g.spec.seed, g.seed_salt, g.seed_secret, g.blocks,
+                                     g.spec.seats_per_table)
+        if args.deals:
+            for block, seeds in enumerate(found.deals, start=1):
+                print(f"block {block:4d}  deal seeds by seat: {' '.join(str(seed) for seed in seeds)}")
+        print(f"gauntlet {g.gauntlet_id} ({state_name(g.state)}): seed {g.spec.seed}, commitment "
+              f"{'ok' if found.committed else 'FAILED'}; {len(found.deals)} blocks' deals re-derived from the seed "
+              "and the secret")
+        return 0 if found.committed else 1
+
+    return run_client(args, body)
+
+
 def cmd_gauntlet_show(args: argparse.Namespace) -> int:
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         answer = client.get_gauntlet(args.id)
@@ -309,6 +337,12 @@ def register(commands: Any) -> None:
     show.add_argument("--json", action="store_true")
     add_server_options(show)
     show.set_defaults(func=cmd_gauntlet_show)
+    verify = actions.add_parser("verify", help="check an ended gauntlet's revealed seed and secret against its "
+                                               "commitment; --deals prints every block's deal seeds")
+    verify.add_argument("id", metavar="ID")
+    verify.add_argument("--deals", action="store_true", help="print the deal seed of every seat of every block")
+    add_server_options(verify)
+    verify.set_defaults(func=cmd_gauntlet_verify)
 
     ladder = bench_parsers(commands).add_parser(
         "ladder", help="matchmaking simulation: matches until a ladder orders bots of known strength")

@@ -44,7 +44,7 @@ from typing import Any
 from arena.client import ArenaClient, plain, standings_text, state_name, watch
 from arena.commands import add_rule_options, not_negative, positive_int, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
-from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS
+from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS, DUPLICATE_ORDERS, SAFE_DUPLICATE_ORDERS
 from arena.tournament.status import TournamentStatus
 
 # -- formatting ----------------------------------------------------------------------------------
@@ -236,7 +236,13 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seats", type=positive_int, default=2, metavar="N", help="seats per table, 2-10 (default 2)")
     parser.add_argument("--deals", type=positive_int, default=1, metavar="N",
                         help="deals per table, at least 1 (default 1)")
-    parser.add_argument("--duplicate", action="store_true", help="replay every deal once per seat rotation")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="duplicate deals: with remote bots each deal at tables that share no bot (safe), among "
+                             "built-in bots once per seat rotation")
+    parser.add_argument("--duplicate-orders", choices=DUPLICATE_ORDERS, default="",
+                        help="how --duplicate plays a deal: across (tables sharing no bot; safe with remote bots), "
+                             "rotate (every seat rotation at one table) or all (every seat order, up to 4 seats); "
+                             "default: across with remote bots, else rotate")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed; deals derive from it and a secret the "
                         "arena draws (0: the arena draws the seed too; both revealed when the tournament ends)")
     parser.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=0,
@@ -268,6 +274,7 @@ def spec_message(args: argparse.Namespace) -> Any:
         seats_per_table=args.seats,
         deals_per_table=args.deals,
         duplicate_deals=args.duplicate,
+        duplicate_orders=args.duplicate_orders,
         seed=args.seed,
         decision_deadline_ms=args.decision_deadline_ms,
         time_bank_ms=args.time_bank_ms,
@@ -275,17 +282,19 @@ def spec_message(args: argparse.Namespace) -> Any:
     )
 
 
-def duplicate_warning(participants: Sequence[str], duplicate: bool) -> str:
-    """The warning for duplicate deals among remote bots (empty when there is none): a later rotation deals a bot's
-    opponents the hands it was dealt before, which a bot that remembers can use (docs/organizers.md)."""
+def duplicate_warning(participants: Sequence[str], duplicate: bool, orders: str = "") -> str:
+    """The warning for rotated duplicate deals among remote bots (empty when there is none): a later seat order deals
+    a bot's opponents the hands it was dealt before, which a bot that remembers can use (docs/organizers.md). Only
+    an explicit ``--duplicate-orders rotate|all`` gets there: unset, the arena plays them ``across``."""
     from arena.service.seating import is_builtin
 
     remote = [name for name in participants if not is_builtin(name)]
-    if not duplicate or not remote:
+    if not duplicate or not remote or orders in ("", SAFE_DUPLICATE_ORDERS):
         return ""
-    return (f"warning: duplicate deals with remote bots ({', '.join(remote[:5])}{', ...' if len(remote) > 5 else ''}): "
-            "a bot that remembers its hands knows its opponents' hands in later rotations; between bots you do not "
-            "trust, play more deals without --duplicate (docs: organizers, 'Duplicate deals and remote bots')")
+    return (f"warning: --duplicate-orders {orders} with remote bots ({', '.join(remote[:5])}"
+            f"{', ...' if len(remote) > 5 else ''}): a bot that remembers its hands knows its opponents' hands in "
+            f"later seat orders; between bots you do not trust use --duplicate-orders {SAFE_DUPLICATE_ORDERS} (the "
+            "default; docs: organizers, 'Duplicate deals and remote bots')")
 
 
 def _run_with_spec(args: argparse.Namespace, body: Callable[[ArenaClient, argparse.Namespace, Any], int]) -> int:
@@ -296,7 +305,7 @@ def _run_with_spec(args: argparse.Namespace, body: Callable[[ArenaClient, argpar
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    warning = duplicate_warning(list(spec.participants), spec.duplicate_deals)
+    warning = duplicate_warning(list(spec.participants), spec.duplicate_deals, spec.duplicate_orders)
     if warning:
         print(warning, file=sys.stderr)
     return run_client(args, lambda client, a: body(client, a, spec))

@@ -42,10 +42,12 @@ def spec_numbers(msg: arena_pb2.TournamentSpec) -> SpecNumbers:
     )
 
 
-def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str) -> TournamentSpec:
+def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str,
+                               default_duplicate_orders: str = "rotate") -> TournamentSpec:
     """The tournament spec a ``TournamentSpec`` message describes, with the arena's defaults for what it leaves
-    unset (2 seats, 1 deal, the default deadline and lag cap); ValueError naming the problem (TournamentSpec's own
-    checks; the organizer bounds the numbers first). The one mapping: the organizer reads requests with it, and
+    unset (2 seats, 1 deal, the default deadline and lag cap, ``default_duplicate_orders``: the organizer passes the
+    arena's choice for the participants, :func:`arena.service.tournaments.duplicate_orders_for`); ValueError naming
+    the problem (TournamentSpec's own checks; the organizer bounds the numbers first). The one mapping: the organizer reads requests with it, and
     ``tournament verify`` re-derives a schedule from it."""
     rules = rules_from_proto(msg.rules)
     numbers = spec_numbers(msg)
@@ -57,6 +59,7 @@ def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str
         seats=numbers.seats,
         deals=numbers.deals,
         duplicate=bool(msg.duplicate_deals),
+        duplicate_orders=msg.duplicate_orders or default_duplicate_orders,
         seed=int(msg.seed),
         decision_deadline_ms=numbers.decision_deadline_ms,
         time_bank_ms=int(msg.time_bank_ms),
@@ -75,6 +78,7 @@ def tournament_spec_to_proto(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
         seats_per_table=spec.seats,
         deals_per_table=spec.deals,
         duplicate_deals=spec.duplicate,
+        duplicate_orders=spec.duplicate_orders,
         seed=spec.seed,
         decision_deadline_ms=spec.decision_deadline_ms,
         time_bank_ms=spec.time_bank_ms,

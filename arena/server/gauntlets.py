@@ -4,7 +4,8 @@
 (NOT_FOUND for an unknown one, FAILED_PRECONDITION for one not connected), stores the gauntlet and sends it to a
 worker (:meth:`arena.service.enqueuer.ArenaEnqueuer.gauntlet`). With an idempotency key and no id, the id is
 derived from the key, so a retry finds the first gauntlet and sends it again (the worker resumes it from its stored
-blocks, or leaves it as it is once ended). A gauntlet's seed goes to the admin, and to everyone once it ended.
+blocks, or leaves it as it is once ended). A gauntlet's seed, secret and commitment salt go to the admin, and to
+everyone once it ended; its commitment to everyone.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ class Gauntlets:
     def _message(self, record: GauntletRecord, caller: Caller) -> arena_pb2.Gauntlet:
         spec = stored_spec(self.store, record.id)
         state = stored_state(spec, self.store.gauntlets.blocks(record.id))
-        return gauntlet_message(record, spec, state, sees_secrets(caller, record.ended))
+        return gauntlet_message(record, spec, state, sees_secrets(caller, record.ended),
+                                self.store.gauntlets.seed_material(record.id).salt)
 
     def _check_bots(self, spec: GauntletSpec) -> None:
         names = [c.name for c in (spec.candidate, spec.baseline) if not c.builtin]
@@ -131,5 +133,6 @@ class Gauntlets:
             raise not_found(f"{error} (ListGauntlets lists them)") from None
         blocks = self.store.gauntlets.blocks(record.id)
         spec = stored_spec(self.store, record.id)
-        message = gauntlet_message(record, spec, stored_state(spec, blocks), sees_secrets(caller, record.ended))
+        message = gauntlet_message(record, spec, stored_state(spec, blocks), sees_secrets(caller, record.ended),
+                                   self.store.gauntlets.seed_material(record.id).salt)
         return arena_pb2.GetGauntletResponse(gauntlet=message, blocks=gauntlet_blocks(blocks, request.after_block))

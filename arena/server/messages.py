@@ -244,8 +244,9 @@ def leaderboard_message(board: Leaderboard) -> arena_pb2.GetLeaderboardResponse:
 
 
 def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtState,
-                     seed_shown: bool) -> arena_pb2.Gauntlet:
-    """A stored gauntlet: what it tests (its seed only when ``seed_shown``) and its test's state."""
+                     seed_shown: bool, salt: str = "") -> arena_pb2.Gauntlet:
+    """A stored gauntlet: what it tests (its seed, secret and commitment salt ``salt`` only when ``seed_shown``), the
+    commitment to them, and its test's state."""
     sprt = spec.sprt
     lower, upper = sprt.bounds
     msg = arena_pb2.Gauntlet(
@@ -257,7 +258,8 @@ def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtStat
             seed=spec.seed if seed_shown else 0, decision_deadline_ms=spec.decision_deadline_ms),
         state=GAUNTLET_STATE_OF[record.status],
         detail=record.detail, blocks=state.n, llr=state.llr, llr_lower=lower, llr_upper=upper,
-        mean_score=state.mean)
+        mean_score=state.mean, seed_commitment=record.seed_commitment,
+        seed_salt=salt if seed_shown else "", seed_secret=spec.seed_secret if seed_shown else "")
     set_time(msg.created_at, record.created_at)
     set_time(msg.updated_at, record.updated_at)
     return msg

@@ -283,7 +283,7 @@ class Organizer:
         try:
             limits.check_numbers(participants=len(participants), seats=numbers.seats, deals=numbers.deals,
                                  decision_deadline_ms=numbers.decision_deadline_ms, rules=rules.to_dict())
-            spec = tournament_spec_from_proto(msg, tournament_id)
+            spec = tournament_spec_from_proto(msg, tournament_id, lifecycle.duplicate_orders_for(participants))
             limits.check_size(len(spec.participants), spec.seats, spec.deals, spec.matches_per_deal, spec.max_tables,
                               spec.pair_meetings)
         except ValueError as error:

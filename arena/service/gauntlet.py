@@ -1,10 +1,14 @@
 """The gauntlet: is the candidate better than the baseline? Duplicate blocks under a sequential test.
 
-A block is one deal (its seed derived from the gauntlet's seed and the block number) played ``2 * seats``
-times: for every seat ``s``, once with the candidate in seat ``s`` and once with the baseline in seat ``s``,
-the opponents in the other seats in the same order (rotated with ``s``) and with the same random streams in
-both matches (a built-in opponent is seeded from the block, seat and attempt, not from the match), so the two
-matches differ only in the bot tested. The block's score is the mean over its seats of the candidate's
+A block is ``2 * seats`` matches: for every seat ``s``, one deal (its seed derived from the gauntlet's seed, its
+secret, the block number and ``s``: :func:`deal_seed`) played once with the candidate in seat ``s`` and once with
+the baseline in seat ``s``, the opponents in the other seats in the same order (rotated with ``s``) and with the same
+random streams in both matches (a built-in opponent is seeded from the block, seat and attempt, not from the
+match), so the two matches differ only in the bot tested. Each seat has its own deal so that no tested bot ever
+plays a deal twice: a remote candidate that remembers the hands it was dealt learns nothing about a later match
+(with one deal for every seat, as gauntlets created before secrets have, from its second seat on it has held its
+opponents' hands). Which of the two plays a seat's deal first alternates (:func:`block_plan`), so an opponent
+that remembers a deal favours neither. The block's score is the mean over its seats of the candidate's
 finishing points minus the baseline's (:func:`arena.tournament.sprt.finish_points`), and the sequential test
 (:mod:`arena.tournament.sprt`) takes the scores one by one until it accepts H1 ("better"), accepts H0 ("not
 better") or reaches the block cap.
@@ -15,6 +19,11 @@ that holds their stream, which needs a store). ``NAME@VERSION`` asks for one ver
 version the bot announced in its hello must match in every match, else the gauntlet stops (``failed``). A
 match the arena aborted (an infrastructure fault, never the bot's) does not count: its whole block is played
 again as the next attempt, up to :data:`MAX_BLOCK_ATTEMPTS` times.
+
+The seed and the secret (32 random bytes the arena draws for every gauntlet) stay secret until the gauntlet
+ends; its commitment (:func:`arena.tournament.commitment.seed_commitment`, with a random salt) is published at
+creation, and after the end anyone can check the revealed seed, salt and secret against it and recompute every
+deal (``uno-arena gauntlet verify``).
 
 With a store, the gauntlet, each block and the test state after it are kept (:mod:`arena.store.gauntlets`);
 without one, built-in bots still play and nothing is kept.
@@ -40,8 +49,10 @@ from arena.engine import Rules
 from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.store import GauntletStore, Store
-from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, StoredBlock
+from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, GauntletSeed, StoredBlock
 from arena.store.keys import BOT_NAME_RE, check_name
+from arena.tournament._rng import derive_seed
+from arena.tournament.commitment import SALT_BYTES, SECRET_BYTES, check_secret, seed_commitment
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
 from arena.tournament.status import GauntletStatus
@@ -95,7 +106,8 @@ class Contender:
 @dataclass(frozen=True)
 class GauntletSpec:
     """What a gauntlet tests: candidate and baseline, the opponents (``seats - 1`` of them, cycled from the list
-    given), the rules, the sequential test, the decision deadline and the seed of the deals."""
+    given), the rules, the sequential test, the decision deadline, and the seed and secret of the deals (``seed_secret``
+    64 hex digits; empty for a gauntlet created before secrets existed)."""
 
     gauntlet_id: str
     candidate: Contender
@@ -106,20 +118,21 @@ class GauntletSpec:
     sprt: SprtConfig
     seed: int
     decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
+    seed_secret: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, without the seed (it would let anyone replay the deals ahead)."""
+        """JSON-ready, without the seed and the secret (they would let anyone replay the deals ahead)."""
         return {"id": self.gauntlet_id, "candidate": str(self.candidate), "baseline": str(self.baseline),
                 "opponents": list(self.opponents), "seats": self.seats, "rules": dict(self.rules),
                 "sprt": self.sprt.to_dict(), "deadline_ms": self.decision_deadline_ms}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], seed: int) -> GauntletSpec:
-        """Inverse of :meth:`to_dict`, given the seed kept apart."""
+    def from_dict(cls, data: Mapping[str, Any], seed: int, seed_secret: str = "") -> GauntletSpec:
+        """Inverse of :meth:`to_dict`, given the seed and the secret kept apart."""
         return cls(str(data["id"]), Contender.parse(str(data["candidate"]), "candidate"),
                    Contender.parse(str(data["baseline"]), "baseline"), tuple(str(o) for o in data["opponents"]),
                    int(data["seats"]), dict(data["rules"]), SprtConfig.from_dict(data["sprt"]), int(seed),
-                   int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)))
+                   int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)), seed_secret)
 
 
 def new_gauntlet_id() -> str:
@@ -130,9 +143,10 @@ def new_gauntlet_id() -> str:
 def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence[str] = (),
                rules: Rules | None = None, sprt: SprtConfig | None = None, seed: int | None = None,
                decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS,
-               gauntlet_id: str | None = None) -> GauntletSpec:
+               gauntlet_id: str | None = None, seed_secret: str | None = None) -> GauntletSpec:
     """A checked :class:`GauntletSpec` (:class:`GauntletError` naming the problem). Built-in opponents get a tag
-    (``heuristic#o1``) so that no name holds two seats; a registered opponent that is also tested is refused."""
+    (``heuristic#o1``) so that no name holds two seats; a registered opponent that is also tested is refused. The
+    secret is drawn (32 random bytes) unless given (tests and benchmarks that replay one)."""
     if not 2 <= seats <= 10:
         raise GauntletError(f"--seats must be between 2 and 10, got {seats}")
     if decision_deadline_ms <= 0:
@@ -165,7 +179,18 @@ def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence
     except ValueError as error:
         raise GauntletError(str(error)) from None
     return GauntletSpec(gid, cand, base, tuple(seated), seats, (rules or Rules()).to_dict(),
-                        sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, decision_deadline_ms)
+                        sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, decision_deadline_ms,
+                        _checked_secret(seed_secret))
+
+
+def _checked_secret(seed_secret: str | None) -> str:
+    """``seed_secret`` when it is a valid secret (:class:`GauntletError` otherwise), a fresh random one when None."""
+    secret = secrets.token_bytes(SECRET_BYTES).hex() if seed_secret is None else seed_secret
+    try:
+        check_secret(secret)
+    except ValueError as error:
+        raise GauntletError(str(error)) from None
+    return secret
 
 
 @dataclass(frozen=True)
@@ -181,21 +206,27 @@ class PlannedMatch:
     opponents_seed_id: str
 
 
-def deal_seed(seed: int, block: int) -> int:
-    """The deal of block ``block`` of a gauntlet with seed ``seed`` (every attempt of the block plays it)."""
+def deal_seed(seed: int, block: int, secret: str = "", seat: int = 0) -> int:
+    """The deal of seat ``seat`` of block ``block`` (every attempt of the block plays it) of a gauntlet with seed
+    ``seed`` and secret ``secret``. Without a secret (a gauntlet created before secrets existed): one deal for the
+    whole block, from the seed alone."""
+    if secret:
+        return derive_seed("uno-arena/gauntlet-deal", seed, secret, block, seat)
     digest = hashlib.sha256(f"uno-arena/gauntlet-deal/{seed}/{block}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
 def block_plan(spec: GauntletSpec, block: int, attempt: int = 1) -> list[PlannedMatch]:
-    """The ``2 * seats`` matches of block ``block`` (from 0): per seat, the candidate's then the baseline's. The
-    table keeps its turn order (tested bot, then the opponents in order) and is rotated so that the tested bot
-    sits in each seat once."""
-    deal = deal_seed(spec.seed, block)
+    """The ``2 * seats`` matches of block ``block`` (from 0): per seat, the candidate's and the baseline's on the
+    seat's deal, the candidate first when ``block + seat`` is even, else the baseline (an opponent that remembers the
+    first match of a deal helps neither side). The table keeps its turn order (tested bot, then the opponents in
+    order) and is rotated so that the tested bot sits in each seat once."""
     plan = []
     k = spec.seats
+    tested = (("candidate", spec.candidate), ("baseline", spec.baseline))
     for seat in range(k):
-        for role, contender in (("candidate", spec.candidate), ("baseline", spec.baseline)):
+        deal = deal_seed(spec.seed, block, spec.seed_secret, seat)
+        for role, contender in tested if (block + seat) % 2 == 0 else tested[::-1]:
             around = (contender.name, *spec.opponents)  # the table in turn order, the tested bot first
             seats = [around[(index - seat) % k] for index in range(k)]
             base = f"{spec.gauntlet_id}-b{block:05d}-a{attempt}-s{seat}"
@@ -316,7 +347,7 @@ def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *, make_bot: Bo
     gauntlets = store.gauntlets if store is not None else None
     state = SprtState(spec.sprt)
     if gauntlets is not None:
-        gauntlets.create(spec.gauntlet_id, spec.to_dict(), state.to_dict(), seed=spec.seed)
+        gauntlets.create(spec.gauntlet_id, spec.to_dict(), state.to_dict(), seed=committed_seed(spec))
     return _play_on(spec, store, state, [], make_bot=make_bot, on_block=on_block, play=play)
 
 
@@ -334,7 +365,7 @@ def start_gauntlet(store: Store, spec: GauntletSpec, idempotency_key: str = "") 
     :class:`arena.store.gauntlets.DuplicateGauntlet` for an id taken otherwise."""
     try:
         record = store.gauntlets.create(spec.gauntlet_id, spec.to_dict(), SprtState(spec.sprt).to_dict(),
-                                        seed=spec.seed, idempotency_key=idempotency_key)
+                                        seed=committed_seed(spec), idempotency_key=idempotency_key)
         return StartedGauntlet(record, True)
     except DuplicateGauntlet:
         existing = store.gauntlets.get(spec.gauntlet_id)
@@ -343,9 +374,17 @@ def start_gauntlet(store: Store, spec: GauntletSpec, idempotency_key: str = "") 
         return StartedGauntlet(existing, False)
 
 
+def committed_seed(spec: GauntletSpec) -> GauntletSeed:
+    """The seed and secret of a new gauntlet, with a fresh random salt and the commitment to them."""
+    salt = secrets.token_bytes(SALT_BYTES)
+    commitment = seed_commitment(spec.seed, salt, bytes.fromhex(spec.seed_secret))
+    return GauntletSeed(spec.seed, salt.hex(), spec.seed_secret, commitment)
+
+
 def stored_spec(store: Store, gauntlet_id: str) -> GauntletSpec:
-    """The spec of a stored gauntlet, with its seed."""
-    return GauntletSpec.from_dict(store.gauntlets.get(gauntlet_id).spec, store.gauntlets.seed(gauntlet_id))
+    """The spec of a stored gauntlet, with its seed and secret."""
+    seed = store.gauntlets.seed_material(gauntlet_id)
+    return GauntletSpec.from_dict(store.gauntlets.get(gauntlet_id).spec, seed.seed, seed.secret)
 
 
 def stored_state(spec: GauntletSpec, blocks: Sequence[StoredBlock]) -> SprtState:

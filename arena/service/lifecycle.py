@@ -65,6 +65,7 @@ from .tournaments import (
     check_participants,
     choose_seed,
     create_tournament,
+    duplicate_orders_for,
     seed_reveal,
     spec_of,
 )
@@ -73,7 +74,8 @@ __all__ = [
     "GUIDED_DIVISOR", "GUIDED_FLOOR", "LOCAL_BATCH_CAP", "REMOTE_BATCH_CAP", "BatchOutcome",
     "CheckOutcome", "Enqueuer", "Heartbeat", "LostBatches", "MetricsSink", "NoMetrics", "PlayFn", "SeedReveal",
     "Settings", "TournamentTable", "UnknownParticipants", "auto_batch_size", "cached_standings", "cancel_tournament",
-    "check_participants", "check_tournament", "choose_seed", "create_tournament", "find_lost", "finish_tournament",
+    "check_participants", "check_tournament", "choose_seed", "create_tournament", "duplicate_orders_for",
+    "find_lost", "finish_tournament",
     "prior_pool", "release_batches", "run_batch", "seed_reveal", "spec_of", "split_guided", "standings_record",
     "start_check_chain", "start_tournament", "sweep", "tournament_table",
 ]

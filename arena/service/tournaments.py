@@ -13,6 +13,7 @@ from arena.store.runstate import RunState
 from arena.tournament import TournamentSpec, count_matches
 from arena.tournament.commitment import SALT_BYTES, SECRET_BYTES, seed_commitment
 from arena.tournament.limits import quoted
+from arena.tournament.spec import SAFE_DUPLICATE_ORDERS
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
 from .seating import is_builtin
@@ -38,6 +39,13 @@ def check_participants(store: Store, participants: Iterable[str]) -> None:
     unknown = [n for n in participants if not is_builtin(n) and not store.bots.exists(n)]
     if unknown:
         raise UnknownParticipants(unknown)
+
+
+def duplicate_orders_for(participants: Sequence[str]) -> str:
+    """How a tournament that leaves it unset plays duplicate deals: ``"across"`` (no bot sees a deal twice) when a
+    participant is a remote bot, which may remember the hands it was dealt; ``"rotate"`` among built-in bots only
+    (they keep no memory between matches)."""
+    return SAFE_DUPLICATE_ORDERS if any(not is_builtin(name) for name in participants) else "rotate"
 
 
 def create_tournament(

@@ -184,3 +184,25 @@ def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
             problem(mid, text)
         out.replayed += 1
     return out
+
+
+@dataclass(frozen=True)
+class GauntletSeedCheck:
+    """What :func:`verify_gauntlet_seed` found: whether the revealed seed, salt and secret match the commitment, and
+    the deal seed of every seat of every block (``deals[b][s]``, blocks from 0) they reproduce."""
+
+    committed: bool
+    secret: bool
+    deals: tuple[tuple[int, ...], ...]
+
+
+def verify_gauntlet_seed(commitment: str, seed: int, salt: str, secret: str, blocks: int,
+                         seats: int) -> GauntletSeedCheck:
+    """Check an ended gauntlet's revealed seed, salt and secret against its commitment and re-derive its deals
+    (:func:`arena.service.gauntlet.deal_seed`); ``secret`` False for a gauntlet without one (made before secrets
+    existed: its deals follow the seed alone, and it has no commitment)."""
+    from .gauntlet import deal_seed
+
+    committed = bool(commitment) and check_commitment(commitment, seed, salt, secret)
+    deals = tuple(tuple(deal_seed(seed, block, secret, seat) for seat in range(seats)) for block in range(blocks))
+    return GauntletSeedCheck(committed, bool(secret), deals)

@@ -7,7 +7,9 @@ the test state after it are written in one transaction, and a block is written o
 next one (a repeated write of the same block, say after a retried command, is a no-op), so the list and the
 state never disagree. The gauntlet's seed (from which every deal derives) is kept in the hash's ``seed`` field so
 that a worker can resume the gauntlet, but it stays out of :class:`GauntletRecord`: :meth:`GauntletStore.seed`
-reads it, for the runner and for whoever may see it (the admin, and everyone once the gauntlet ended). A
+reads it, for the runner and for whoever may see it (the admin, and everyone once the gauntlet ended); the secret
+the deals also derive from and the salt of the commitment to both are kept beside it (``secret``, ``salt``:
+:meth:`GauntletStore.seed_material`), the commitment in the record (``seed_commitment``). A
 gauntlet created with an idempotency key keeps it (``idempotency_key``), so that a retried start finds it.
 """
 
@@ -56,6 +58,18 @@ class StoredBlock:
                    int(data.get("attempts", 1)), {str(k): float(v) for k, v in (data.get("matches") or {}).items()})
 
 
+@dataclass(frozen=True)
+class GauntletSeed:
+    """What the deals of a gauntlet derive from, kept secret until it ends: the seed, the secret (64 hex digits), the
+    salt of the commitment (64 hex digits) and the commitment (published; empty, like the secret and the salt, for a
+    gauntlet stored before they existed)."""
+
+    seed: int
+    salt: str = ""
+    secret: str = ""
+    commitment: str = ""
+
+
 class UnknownGauntlet(StoreError):
     """No gauntlet has this id."""
 
@@ -79,6 +93,7 @@ class GauntletRecord:
     detail: str = ""
     blocks: int = field(default=0, compare=False)
     idempotency_key: str = ""
+    seed_commitment: str = ""
 
     @property
     def ended(self) -> bool:
@@ -99,16 +114,18 @@ class GauntletStore:
         self._k = keys
         self._add_block = client.register_script(_ADD_BLOCK)
 
-    def create(self, gauntlet_id: str, spec: Mapping[str, Any], state: Mapping[str, Any], *, seed: int = 0,
-               idempotency_key: str = "") -> GauntletRecord:
-        """Store a new running gauntlet (with its secret ``seed``); :class:`DuplicateGauntlet` when the id is
-        taken."""
+    def create(self, gauntlet_id: str, spec: Mapping[str, Any], state: Mapping[str, Any], *,
+               seed: GauntletSeed | int = 0, idempotency_key: str = "") -> GauntletRecord:
+        """Store a new running gauntlet (with its secret ``seed``: a bare integer stores no secret nor commitment);
+        :class:`DuplicateGauntlet` when the id is taken."""
         key = self._k.gauntlet(gauntlet_id)
         now = time.time()
+        kept = seed if isinstance(seed, GauntletSeed) else GauntletSeed(int(seed))
         fields: dict[str | bytes, bytes | float | int | str] = {
             "id": gauntlet_id, "spec": dumps(dict(spec)), "state": dumps(dict(state)),
             "status": GauntletStatus.RUNNING.value, "created_at": repr(now), "updated_at": repr(now), "detail": "",
-            "seed": str(int(seed)), "idempotency_key": idempotency_key}
+            "seed": str(kept.seed), "salt": kept.salt, "secret": kept.secret, "seed_commitment": kept.commitment,
+            "idempotency_key": idempotency_key}
         if not self._r.hsetnx(key, "id", gauntlet_id):
             raise DuplicateGauntlet(f"gauntlet {gauntlet_id!r} exists already: choose another name")
         with self._r.pipeline(transaction=True) as pipe:
@@ -116,7 +133,7 @@ class GauntletStore:
             pipe.zadd(self._k.gauntlets(), {gauntlet_id: now})
             pipe.execute()
         return GauntletRecord(gauntlet_id, dict(spec), dict(state), GauntletStatus.RUNNING, now, now,
-                              idempotency_key=idempotency_key)
+                              idempotency_key=idempotency_key, seed_commitment=kept.commitment)
 
     def seed(self, gauntlet_id: str) -> int:
         """The gauntlet's secret seed (0 when it was stored without one); :class:`UnknownGauntlet` when there is
@@ -125,6 +142,15 @@ class GauntletStore:
         if raw is None and not self._r.exists(self._k.gauntlet(gauntlet_id)):
             raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
         return int(raw or 0)
+
+    def seed_material(self, gauntlet_id: str) -> GauntletSeed:
+        """The gauntlet's seed, secret, salt and commitment (for the runner, and for whoever may see them: the admin,
+        and everyone once the gauntlet ended); :class:`UnknownGauntlet` when there is no such gauntlet."""
+        raw = text_hash(self._r.hgetall(self._k.gauntlet(gauntlet_id)))
+        if not raw:
+            raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
+        return GauntletSeed(int(raw.get("seed") or 0), raw.get("salt", ""), raw.get("secret", ""),
+                            raw.get("seed_commitment", ""))
 
     def add_block(self, gauntlet_id: str, number: int, block: StoredBlock, state: Mapping[str, Any],
                   status: GauntletStatus) -> bool:
@@ -189,4 +215,5 @@ def _record(fields: Mapping[str, str], blocks: int) -> GauntletRecord:
                           status=GauntletStatus(fields.get("status", GauntletStatus.RUNNING)),
                           created_at=float(fields.get("created_at", 0.0)),
                           updated_at=float(fields.get("updated_at", 0.0)), detail=fields.get("detail", ""),
-                          blocks=blocks, idempotency_key=fields.get("idempotency_key", ""))
+                          blocks=blocks, idempotency_key=fields.get("idempotency_key", ""),
+                          seed_commitment=fields.get("seed_commitment", ""))

@@ -14,17 +14,25 @@ Deals and seat orders (k = seats, d = deals per table):
     seat order (``duplicate_orders="rotate"``), or k! times, once per seat order
     (``duplicate_orders="all"``, k <= 4). All matches of one deal share one match seed, so the
     engine deals the same hands to the same seats (and picks the same dealer), and every bot of
-    the table holds every hand of the deal.
+    the table holds every hand of the deal. With "rotate" the cyclic neighbours stay the same
+    (A always plays after B); "all" also varies who sits after whom. A bot that remembers the hands it
+    was dealt knows, in a later seat order, its opponents' hands: unsafe with remote bots.
+  * ``duplicate=True, duplicate_orders="across"`` (safe with remote bots): one match per (table, deal)
+    as without duplicates, but the tables are split into *classes* of tables that share no bot
+    (:func:`table_classes`, greedy in table order) and every table of a class plays deal ``j`` from one
+    seed: the bots in one seat at different tables of the class hold the same hand. No bot plays a deal
+    twice (its tables are in different classes), so there is nothing to remember; the comparison the
+    duplicate gives is between different bots in the same seat, as in the gauntlet.
 
 Who sits right after whom (``spec.seating``, k > 2): seat ``i+1`` plays after seat ``i`` (the initial
 direction), so it takes seat ``i``'s skips and draws. Rotations keep that order, so it is the base order's.
   * ``"balanced"`` (the default): the base orders are chosen so that every pair sits in both orders
     (b right after a, a right after b) as equally as the design allows
     (:func:`arena.tournament.design.orient_developed`, :func:`~arena.tournament.design.orient_tables`), and
-    odd rounds play the base order reversed (:func:`reversed_round`): a round is one deal with duplicate deals
+    odd rounds play the base order reversed (:func:`reversed_round`): a round is one deal with rotated duplicate deals
     or in the cyclic design, k deals in the complete design (an incomplete last round is never reversed).
     Exact (every pair equally often in both orders) when the reversed rounds cancel the others: an even
-    number of deals with duplicate deals or in the cyclic design, a multiple of 2k deals in the complete
+    number of deals with rotated duplicate deals or in the cyclic design, a multiple of 2k deals in the complete
     design. Otherwise a pair is off by at most what the design leaves (measured, ``uno-arena bench seating``:
     1 table per unreversed deal in the cyclic design for k >= 4, 2 for k = 3; in the complete design 3 for
     k = 3, 2 for k = 4, 1 for k = 5, 6 when the deals fill rounds, up to 6 when the seat balance of an incomplete
@@ -39,12 +47,13 @@ What is guaranteed (checked by the tests):
   * balanced design: every pair shares at least ``pair_meetings`` tables; the counts differ by at most 1
     when the search finds such a design, else by at most 2 (the fallback of
     :func:`arena.tournament.design.balanced_base_blocks`; tested on seeds for n up to 30, k 3..6); measured
-    at n = 30, k = 6: a spread of 2 for 18 of 207 seeds (``uno-arena bench seating --spread 30 6 --seeds 207``);
-  * seats: exactly balanced (every bot in every seat equally often) with duplicate deals, when
+    at n = 30, k = 6: a spread of 1 for 207 of 207 seeds (``uno-arena bench seating --spread 30 6 --seeds 207``);
+  * seats: exactly balanced (every bot in every seat equally often) with rotated duplicate deals, when
     d is a multiple of k, in the balanced design, and when ``gcd(n, k) == 1``; otherwise within
     2 matches (a bot's match count need not even be a multiple of k).
 
-Seeds: the match seed is ``derive_seed("deal", seed, secret, table, deal)`` (SHA-256 of canonical
+Seeds: the match seed is ``derive_seed("deal", seed, secret, table, deal)`` (with "across":
+``derive_seed("deal-across", seed, secret, class, deal)``, the class of the table) (SHA-256 of canonical
 JSON, a 63-bit integer; the same in every process), identical for all rotations of one deal, where
 ``secret`` is the tournament's ``seed_secret`` (:mod:`arena.tournament.commitment`): without it a bot
 could try every small seed against its first hand. A spec without a secret (created before secrets
@@ -158,8 +167,26 @@ class MatchSpec:
         )
 
 
+def table_classes(base_orders: Sequence[Sequence[str]]) -> list[int]:
+    """The class of every table (``"across"`` duplicates): each table joins the first class none of whose tables
+    seats one of its bots, else opens a new class. Tables of one class share no bot."""
+    seated: list[set[str]] = []
+    classes: list[int] = []
+    for table in base_orders:
+        bots = set(table)
+        number = next((c for c, used in enumerate(seated) if not used & bots), len(seated))
+        if number == len(seated):
+            seated.append(set())
+        seated[number] |= bots
+        classes.append(number)
+    return classes
+
+
 def deal_seed(spec: TournamentSpec, table: int, deal: int) -> int:
-    """The match seed of every seat order of one deal at one table (see the module docstring)."""
+    """The match seed of every seat order of one deal at one table (see the module docstring); with ``"across"``
+    duplicates ``table`` is the table's class (:func:`table_classes`)."""
+    if spec.shared_across_tables:
+        return derive_seed("deal-across", spec.seed, spec.seed_secret, table, deal)
     if spec.seed_secret:
         return derive_seed("deal", spec.seed, spec.seed_secret, table, deal)
     return derive_seed("deal", spec.seed, table, deal)
@@ -182,7 +209,7 @@ def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
         blocks = balanced_base_blocks(n, k, spec.pair_meetings, stream, PERSIST_ROUNDS if balanced else 0)
         numbered = cyclic_tables(n, orient_developed(blocks, n) if balanced else blocks)
     else:
-        leftover = 0 if spec.duplicate else spec.deals % k
+        leftover = 0 if spec.rotated else spec.deals % k
         numbered = complete_tables(n, k, leftover, stream, balance_direction=balanced)
         stream.shuffle(numbered)
     return [tuple(order[i] for i in t) for t in numbered]
@@ -191,7 +218,7 @@ def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
 def reversed_round(spec: TournamentSpec, deal: int) -> bool:
     """Whether ``deal`` plays the reversed base order (balanced seating, more than 2 seats; see the module doc).
 
-    A round is one deal with duplicate deals (every rotation is played) or in the cyclic design (every bot holds
+    A round is one deal with rotated duplicate deals (every rotation is played) or in the cyclic design (every bot holds
     every base position equally often, so any seat order of a deal keeps seats exact), otherwise ``k`` deals (the
     complete design's rotations). Odd complete rounds are reversed; an incomplete last round (deals not a multiple
     of ``k``) never is, so the rotations the complete design's seat balancing planned for it are the ones played.
@@ -199,7 +226,7 @@ def reversed_round(spec: TournamentSpec, deal: int) -> bool:
     k = spec.seats
     if spec.seating != SEATING_BALANCED or k <= 2 or (spec.duplicate and spec.duplicate_orders == "all"):
         return False
-    if spec.duplicate or uses_cyclic_design(spec):
+    if spec.rotated or uses_cyclic_design(spec):
         return deal % 2 == 1
     round_index = deal // k
     return round_index % 2 == 1 and (round_index + 1) * k <= spec.deals
@@ -207,11 +234,11 @@ def reversed_round(spec: TournamentSpec, deal: int) -> bool:
 
 def _seat_orders(base: tuple[str, ...], spec: TournamentSpec, deal: int) -> list[tuple[int, tuple[str, ...]]]:
     k = len(base)
-    if spec.duplicate and spec.duplicate_orders == "all":
+    if spec.rotated and spec.duplicate_orders == "all":
         return list(enumerate(itertools.permutations(base)))
     if reversed_round(spec, deal):
         base = base[::-1]
-    if not spec.duplicate:
+    if not spec.rotated:
         r = deal % k
         return [(r, rotate(base, r))]
     return [(r, rotate(base, r)) for r in range(k)]
@@ -220,11 +247,12 @@ def _seat_orders(base: tuple[str, ...], spec: TournamentSpec, deal: int) -> list
 def schedule(spec: TournamentSpec) -> list[MatchSpec]:
     """Every match of the tournament, in schedule order (deal, table, rotation); deterministic."""
     base_orders = tables(spec)
+    seed_of = table_classes(base_orders) if spec.shared_across_tables else list(range(len(base_orders)))
     rules = spec.rules
     matches: list[MatchSpec] = []
     for deal in range(spec.deals):
         for table, base in enumerate(base_orders):
-            seed = deal_seed(spec, table, deal)
+            seed = deal_seed(spec, seed_of[table], deal)
             for rotation, seats in _seat_orders(base, spec, deal):
                 matches.append(
                     MatchSpec(

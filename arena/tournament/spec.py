@@ -38,6 +38,11 @@ SEATING_BALANCED = "balanced"
 SEATING_CIRCULAR = "circular"
 SEATINGS = (SEATING_BALANCED, SEATING_CIRCULAR)
 MAX_ALL_ORDERS_SEATS = 4
+DUPLICATE_ORDERS = ("rotate", "all", "across")
+"""How duplicate deals are played (:attr:`TournamentSpec.duplicate_orders`): the first two show one bot several hands
+of a deal (unsafe with remote bots, which may remember them); ``"across"`` never shows a bot a deal twice."""
+SAFE_DUPLICATE_ORDERS = "across"
+"""The duplicate orders safe with remote bots: no bot plays a deal twice, so no memory links two matches."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _POOL_RE = re.compile(r"^[A-Za-z0-9:_.\-]{1,100}$")
 
@@ -134,7 +139,10 @@ class TournamentSpec:
       duplicate: replay each deal with the seat order changed so that every bot of the table
         holds every hand of that deal.
       duplicate_orders: ``"rotate"`` (k cyclic rotations, the default) or ``"all"`` (all k!
-        seat orders; only for tables of at most 4 seats).
+        seat orders; only for tables of at most 4 seats): every bot of a table holds every hand of the deal, which a
+        remote bot that remembers can use; or ``"across"``: each deal is played once per table at tables that share
+        no bot, each seat's hand held by a different bot at each table, so no bot ever sees a deal twice (safe with
+        remote bots, :mod:`arena.tournament.schedule`).
       seed: the tournament seed (an integer >= 0); every deal and table is derived from it.
       seed_secret: 64 hex digits the arena draws at creation and keeps secret until the tournament ends; every
         deal seed derives from the seed and it (:mod:`arena.tournament.commitment`). Empty: deals from the seed
@@ -202,8 +210,8 @@ class TournamentSpec:
         _check_int("deals", self.deals, 1)
         if not isinstance(self.duplicate, bool):
             raise ValueError(f"duplicate must be true or false, got {self.duplicate!r}")
-        if self.duplicate_orders not in ("rotate", "all"):
-            raise ValueError(f"duplicate_orders must be 'rotate' or 'all', got {self.duplicate_orders!r}")
+        if self.duplicate_orders not in DUPLICATE_ORDERS:
+            raise ValueError(f"duplicate_orders must be 'rotate', 'all' or 'across', got {self.duplicate_orders!r}")
         if self.duplicate and self.duplicate_orders == "all" and self.seats > MAX_ALL_ORDERS_SEATS:
             raise ValueError(
                 f"duplicate_orders='all' plays all k! seat orders; allowed up to {MAX_ALL_ORDERS_SEATS} "
@@ -222,10 +230,21 @@ class TournamentSpec:
 
     @property
     def matches_per_deal(self) -> int:
-        """Matches played from one deal of one table: 1, k (rotate) or k! (all)."""
-        if not self.duplicate:
+        """Matches played from one deal of one table: 1 (no duplicates, or across), k (rotate) or k! (all)."""
+        if not self.rotated:
             return 1
         return math.factorial(self.seats) if self.duplicate_orders == "all" else self.seats
+
+    @property
+    def rotated(self) -> bool:
+        """Whether one deal is replayed at one table with the seats changed (duplicate ``"rotate"`` or ``"all"``):
+        then every bot of the table holds every hand of the deal."""
+        return self.duplicate and self.duplicate_orders != SAFE_DUPLICATE_ORDERS
+
+    @property
+    def shared_across_tables(self) -> bool:
+        """Whether one deal is played at several tables that share no bot (duplicate ``"across"``)."""
+        return self.duplicate and self.duplicate_orders == SAFE_DUPLICATE_ORDERS
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; :meth:`from_dict` gives back an equal spec."""

@@ -1,11 +1,14 @@
 """`python -m arena.bench.remembering`: the premise it measures (a rotated duplicate deal deals the opponent, round
-by round, the hand this bot was dealt before) holds, and the harness runs (figures printed, not asserted)."""
+by round, the hand this bot was dealt before) holds, the safe formats never show a bot a deal twice, and the harness
+runs (figures printed, not asserted)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
-from arena.bench.remembering import RememberingBot, _play, main
+from arena.bench.remembering import RememberingBot, _play, bot_matches, main
 from arena.engine import Match, Rules
 from bots.heuristic import HeuristicBot
 
@@ -14,12 +17,21 @@ def test_the_second_rotation_deals_the_opponent_the_hand_the_bot_remembers() -> 
     rules = Rules.from_dict({"variant": "classic", "target": 50})
     for seed in (3, 11, 29):
         bot = RememberingBot()
+        bot.begin(seed)
         _play(seed, rules, bot, HeuristicBot(), "r0")
         # The opponent sits at seat 0 in the second rotation: the engine deals it the first round's seat-0 hand.
-        assert sorted(map(str, bot.dealt[1])) == sorted(map(str, Match(players=2, seed=seed, rules=rules).hand(0)))
+        first = bot.dealt[(seed, 1)][0]
+        assert sorted(map(str, first)) == sorted(map(str, Match(players=2, seed=seed, rules=rules).hand(0)))
+
+
+@pytest.mark.parametrize(("fmt", "repeated"), [("rotate", True), ("gauntlet-shared", True), ("across", False),
+                                               ("gauntlet", False)])
+def test_only_rotated_formats_show_the_bot_a_deal_twice(fmt: str, repeated: bool) -> None:
+    seeds = Counter(seed for seed, _ in bot_matches(fmt, 4, 7))
+    assert (max(seeds.values()) > 1) is repeated
 
 
 def test_the_harness_prints_the_gain(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--deals", "2", "--variant", "classic", "--target", "50"]) == 0
+    assert main(["--format", "across", "--deals", "1", "--variant", "classic", "--target", "50"]) == 0
     out = capsys.readouterr().out
-    assert "2 rotated pairs, classic, target 50" in out and "gain" in out
+    assert "across, 3 matches of the bot, classic, target 50" in out and "gain" in out and "in 0 matches" in out

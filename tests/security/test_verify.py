@@ -72,3 +72,21 @@ def test_verify_passes_after_the_end_and_names_a_match_whose_actions_were_altere
     code, out = verify(capsys, organizer.address, "t-verify")
     assert code == 1 and "commitment FAILED" in out and "do not match the commitment" in out
     assert "is not the derived deal seed" in out
+
+
+def test_verify_re_derives_duplicate_deals_played_across_tables(
+    organizer: OrganizerServer, worker: Any, store: Store, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The format the arena picks for remote bots ("across": a deal at tables that share no bot) travels with the
+    spec: verify re-derives its schedule and replays every match from the revealed seed and secret."""
+    monkeypatch.delenv("UNO_ARENA_ADMIN_TOKEN", raising=False)
+    monkeypatch.delenv("UNO_ARENA_ADMIN_TOKEN_FILE", raising=False)
+    spec = arena_pb2.TournamentSpec(name="t-across", participants=["random", "heuristic", "random#2", "weakened"],
+                                    rules=game_pb2.Rules(target=60), duplicate_deals=True, duplicate_orders="across")
+    organizer.stub.CreateTournament(arena_pb2.CreateTournamentRequest(spec=spec), metadata=ADMIN)
+    wait_finished(store, "t-across")
+    shown = organizer.stub.GetTournament(arena_pb2.GetTournamentRequest(tournament_id="t-across"), metadata=ADMIN)
+    assert shown.tournament.spec.duplicate_orders == "across"
+    code, out = verify(capsys, organizer.address, "t-across")
+    assert code == 0, out
+    assert "6 scheduled matches re-derived, 6 replayed" in out

@@ -185,6 +185,37 @@ def test_duplicate_all_orders(k: int) -> None:
         assert len({m.seed for m in members}) == 1
 
 
+@pytest.mark.parametrize(("n", "k", "deals"), [(2, 2, 3), (6, 2, 4), (7, 3, 3), (8, 4, 2), (30, 6, 2)])
+def test_duplicate_across_no_bot_plays_a_deal_twice(n: int, k: int, deals: int) -> None:
+    """"across" duplicates: a deal's tables share no bot (each bot sees a deal at most once), the bots in one seat
+    of one deal hold the same hand, and the schedule is the one without duplicates but for the seeds."""
+    spec = TournamentSpec("across", bots(n), seats=k, deals=deals, duplicate=True, duplicate_orders="across",
+                          seed=5, seed_secret="ab" * 32)
+    matches = schedule(spec)
+    single = schedule(TournamentSpec("across", bots(n), seats=k, deals=deals, seed=5))
+    assert [(m.match_id, m.seats) for m in matches] == [(m.match_id, m.seats) for m in single]
+    assert spec.matches_per_deal == 1 and count_matches(spec) == len(matches)
+    by_seed: dict[int, list[MatchSpec]] = defaultdict(list)
+    for m in matches:
+        by_seed[m.seed].append(m)
+    for members in by_seed.values():
+        seated = [bot for m in members for bot in m.seats]
+        assert len(seated) == len(set(seated))  # no bot twice on one deal
+        assert len({m.deal for m in members}) == 1
+    if n >= 2 * k:
+        assert max(len(members) for members in by_seed.values()) >= 2  # some deal is shared by several tables
+    assert seat_spread(matches, k) == seat_spread(single, k)
+
+
+def test_duplicate_across_seeds_follow_the_secret() -> None:
+    secret = "cd" * 32
+    spec = TournamentSpec("s", bots(6), duplicate=True, duplicate_orders="across", seed=3, seed_secret=secret)
+    again = TournamentSpec("s", bots(6), duplicate=True, duplicate_orders="across", seed=3, seed_secret=secret)
+    other = TournamentSpec("s", bots(6), duplicate=True, duplicate_orders="across", seed=3, seed_secret="ce" * 32)
+    assert [m.seed for m in schedule(spec)] == [m.seed for m in schedule(again)]
+    assert not {m.seed for m in schedule(spec)} & {m.seed for m in schedule(other)}
+
+
 def test_without_duplicate_every_match_has_its_own_seed() -> None:
     spec = TournamentSpec("solo", bots(6), seats=3, deals=4)
     matches = schedule(spec)

@@ -110,3 +110,5 @@ def test_matches_per_deal() -> None:
     assert TournamentSpec("t", BOTS, seats=3).matches_per_deal == 1
     assert TournamentSpec("t", BOTS, seats=3, duplicate=True).matches_per_deal == 3
     assert TournamentSpec("t", BOTS, seats=3, duplicate=True, duplicate_orders="all").matches_per_deal == 6
+    across = TournamentSpec("t", BOTS, seats=3, duplicate=True, duplicate_orders="across")
+    assert across.matches_per_deal == 1 and across.shared_across_tables and not across.rotated

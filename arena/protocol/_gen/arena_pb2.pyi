@@ -302,7 +302,7 @@ class GetBotLogResponse(_message.Message):
     def __init__(self, incidents: _Optional[_Iterable[_Union[BotIncident, _Mapping]]] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class TournamentSpec(_message.Message):
-    __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms", "time_bank_ms", "lag_compensation_cap_ms", "seating")
+    __slots__ = ("name", "participants", "rules", "seats_per_table", "deals_per_table", "duplicate_deals", "seed", "decision_deadline_ms", "time_bank_ms", "lag_compensation_cap_ms", "duplicate_orders", "seating")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PARTICIPANTS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -313,6 +313,7 @@ class TournamentSpec(_message.Message):
     DECISION_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     LAG_COMPENSATION_CAP_MS_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_ORDERS_FIELD_NUMBER: _ClassVar[int]
     SEATING_FIELD_NUMBER: _ClassVar[int]
     name: str
     participants: _containers.RepeatedScalarFieldContainer[str]
@@ -324,8 +325,9 @@ class TournamentSpec(_message.Message):
     decision_deadline_ms: int
     time_bank_ms: int
     lag_compensation_cap_ms: int
+    duplicate_orders: str
     seating: Seating
-    def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ..., seating: _Optional[_Union[Seating, str]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ..., duplicate_orders: _Optional[str] = ..., seating: _Optional[_Union[Seating, str]] = ...) -> None: ...
 
 class Tournament(_message.Message):
     __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt", "seed_secret", "rating_pool")
@@ -868,7 +870,7 @@ class GauntletBlock(_message.Message):
     def __init__(self, block: _Optional[int] = ..., score: _Optional[float] = ..., llr: _Optional[float] = ..., attempts: _Optional[int] = ...) -> None: ...
 
 class Gauntlet(_message.Message):
-    __slots__ = ("gauntlet_id", "spec", "state", "detail", "blocks", "llr", "llr_lower", "llr_upper", "mean_score", "created_at", "updated_at")
+    __slots__ = ("gauntlet_id", "spec", "state", "detail", "blocks", "llr", "llr_lower", "llr_upper", "mean_score", "created_at", "updated_at", "seed_commitment", "seed_salt", "seed_secret")
     GAUNTLET_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -880,6 +882,9 @@ class Gauntlet(_message.Message):
     MEAN_SCORE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEED_SALT_FIELD_NUMBER: _ClassVar[int]
+    SEED_SECRET_FIELD_NUMBER: _ClassVar[int]
     gauntlet_id: str
     spec: GauntletSpec
     state: GauntletState
@@ -891,7 +896,10 @@ class Gauntlet(_message.Message):
     mean_score: float
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, gauntlet_id: _Optional[str] = ..., spec: _Optional[_Union[GauntletSpec, _Mapping]] = ..., state: _Optional[_Union[GauntletState, str]] = ..., detail: _Optional[str] = ..., blocks: _Optional[int] = ..., llr: _Optional[float] = ..., llr_lower: _Optional[float] = ..., llr_upper: _Optional[float] = ..., mean_score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    seed_commitment: str
+    seed_salt: str
+    seed_secret: str
+    def __init__(self, gauntlet_id: _Optional[str] = ..., spec: _Optional[_Union[GauntletSpec, _Mapping]] = ..., state: _Optional[_Union[GauntletState, str]] = ..., detail: _Optional[str] = ..., blocks: _Optional[int] = ..., llr: _Optional[float] = ..., llr_lower: _Optional[float] = ..., llr_upper: _Optional[float] = ..., mean_score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_salt: _Optional[str] = ..., seed_secret: _Optional[str] = ...) -> None: ...
 
 class StartGauntletRequest(_message.Message):
     __slots__ = ("spec", "gauntlet_id", "idempotency_key")
