@@ -12,7 +12,10 @@ and points intervals; the benchmark counts how often they hold the truth, over `
   ones (Wilson with the deal groups as the sample size; Student-t over per-group means);
 * with ``ratings``, **rating difference** (fields with two copies of one bot): whether OpenSkill's interval of the
   difference of the copies' ratings, ``mu_a - mu_b -/+ 1.96 sqrt(sigma_a**2 + sigma_b**2)`` (the test behind a
-  pool leaderboard's tiers), holds 0.
+  pool leaderboard's tiers), holds 0;
+* with ``batch``, **batch difference** (the same copies): whether the bootstrap interval of the difference of
+  their batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.difference_interval`, ``batch``
+  resamples of the deal groups) holds 0.
 
 A figure pools the entrants of a field; its 95 % Wilson interval takes the replicates (not the entrants, which are
 correlated within a replicate) as the sample size.
@@ -27,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.tournament import MatchResult, standings
+from arena.tournament.plackett_luce import difference_interval
 from arena.tournament.ratings import Z95
 from arena.tournament.stats import mean_interval, wilson_interval, win_rate_interval
 
@@ -45,7 +49,8 @@ FIELDS: tuple[tuple[str, ...], ...] = (
 )
 """The fields the benchmark plays by default: head-to-head pairs, then the tier benchmark's 4-bot fields."""
 DEALS = (4, 8, 16, 32)
-MEASURES = ("win rate", "win rate (previous)", "points", "points (previous)", "rating difference")
+MEASURES = ("win rate", "win rate (previous)", "points", "points (previous)", "rating difference",
+            "batch difference")
 
 
 @dataclass(frozen=True)
@@ -137,12 +142,12 @@ def _copies(field: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int, rng: random.Random,
-            duplicate: bool = True, ratings: bool = False) -> IntervalFigures:
+            duplicate: bool = True, ratings: bool = False, batch: int = 0) -> IntervalFigures:
     """The coverage of every interval in ``replicates`` round robins of ``field`` (see the module docstring)."""
     truth = truths(sample, field)
     hits: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
-    copies = _copies(field) if ratings else []
+    copies = _copies(field)
     for _ in range(replicates):
         results = replicate(sample, field, deals, rng, duplicate)
         table = standings(results, ratings=ratings)
@@ -155,7 +160,10 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
                                           ("points (previous)", points_before, known.points)):
                 counts[name] += 1
                 hits[name] += _holds(interval, value)
-        for a, b in copies:
+        for a, b in copies if batch else ():
+            counts["batch difference"] += 1
+            hits["batch difference"] += _holds(difference_interval(results, a, b, bootstrap=batch), 0.0)
+        for a, b in copies if ratings else ():
             x, y = table.row(a), table.row(b)
             half = Z95 * math.hypot(x.sigma, y.sigma)
             counts["rating difference"] += 1
@@ -168,7 +176,7 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
 
 def run_intervals_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: Sequence[int] = DEALS,
                         replicates: int = 2000, seed: int = 23, sample: Sample | None = None,
-                        duplicate: bool = True, ratings: bool = False) -> list[IntervalFigures]:
+                        duplicate: bool = True, ratings: bool = False, batch: int = 0) -> list[IntervalFigures]:
     """The figures of every field at every number of deals per pair, each over its own seeded replicates."""
     if replicates < 1 or not deals or min(deals) < 1:
         raise ValueError(f"deals and replicates must be at least 1, got {list(deals)} and {replicates}")
@@ -177,7 +185,7 @@ def run_intervals_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: Seque
     for number, field in enumerate(fields):
         for count in deals:
             rng = random.Random((seed * 1_000_003 + number) * 1_009 + count)
-            out.append(measure(data, field, count, replicates, rng, duplicate, ratings))
+            out.append(measure(data, field, count, replicates, rng, duplicate, ratings, batch))
     return out
 
 

@@ -2,7 +2,7 @@
 OpenSkill's rating-difference interval) hold the truth, on resampled real results (:mod:`arena.bench.intervals`).
 
     uno-arena bench intervals [--deals 4,8,16,32] [--replicates 2000] [--seed 23] [--no-duplicate] [--ratings]
-                              [--sample PATH]
+                              [--batch N] [--field BOT,BOT...]... [--sample PATH]
 """
 
 from __future__ import annotations
@@ -23,17 +23,32 @@ def deal_counts(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"{error} (give whole numbers separated by commas, e.g. 4,8,16)") from None
 
 
+def bot_list(text: str) -> tuple[str, ...]:
+    """An argparse type: a field, bot names separated by commas (at least 2)."""
+    bots = tuple(part.strip() for part in text.split(",") if part.strip())
+    if len(bots) < 2:
+        raise argparse.ArgumentTypeError(f"a field needs at least 2 bots separated by commas, got {text!r}")
+    return bots
+
+
 def cmd_bench_intervals(args: argparse.Namespace) -> int:
-    from arena.bench.intervals import figure_lines, run_intervals_bench
-    from arena.bench.tiers_sample import SAMPLE_PATH, load_sample
+    from arena.bench.intervals import FIELDS, figure_lines, run_intervals_bench
+    from arena.bench.tiers_sample import BOTS, SAMPLE_PATH, load_sample
 
     try:
         sample = load_sample(args.sample or SAMPLE_PATH)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    figures = run_intervals_bench(deals=args.deals, replicates=args.replicates, seed=args.seed, sample=sample,
-                                  duplicate=not args.no_duplicate, ratings=args.ratings)
+    fields = tuple(args.field) if args.field else FIELDS
+    unknown = sorted({bot for field in fields for bot in field} - set(BOTS))
+    if unknown:
+        print(f"error: --field names {', '.join(unknown)}, which the sample does not hold; use {', '.join(BOTS)}",
+              file=sys.stderr)
+        return 2
+    figures = run_intervals_bench(fields=fields, deals=args.deals, replicates=args.replicates, seed=args.seed,
+                                  sample=sample, duplicate=not args.no_duplicate, ratings=args.ratings,
+                                  batch=args.batch)
     for line in figure_lines(figures, args.replicates, sample, duplicate=not args.no_duplicate):
         print(line)
     return 0
@@ -51,6 +66,11 @@ def register(commands: Any) -> None:
     parser.add_argument("--no-duplicate", action="store_true", help="one match per deal instead of a duplicate pair")
     parser.add_argument("--ratings", action="store_true",
                         help="also OpenSkill's rating-difference interval of two copies of one bot (slower)")
+    parser.add_argument("--batch", type=positive_int, default=0, metavar="N",
+                        help="also the batch Plackett-Luce difference interval of two copies, N bootstrap refits each "
+                             "(slow: try --field random,random --batch 200)")
+    parser.add_argument("--field", type=bot_list, action="append", default=None, metavar="BOT,BOT...",
+                        help="a field to play instead of the default ones (repeatable), e.g. weakened,weakened")
     parser.add_argument("--sample", type=Path, default=None, metavar="PATH",
                         help="recorded real results (default: the tier benchmark's sample in arena/bench/data)")
     parser.set_defaults(func=cmd_bench_intervals, long_running=True)

@@ -42,10 +42,12 @@ def test_the_cluster_intervals_cover_near_their_nominal_level() -> None:
 
 
 def test_the_runner_measures_every_field_and_deal_count_and_ratings_on_request() -> None:
-    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4, ratings=True)
+    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4, ratings=True,
+                                  batch=10)
     assert [(f.field, f.deals, f.groups) for f in figures] == [(("random", "random"), 2, 2),
                                                                 (("random", "random"), 3, 3)]
     assert all(f.coverage["rating difference"].intervals == 4 for f in figures)
+    assert all(f.coverage["batch difference"].intervals == 4 for f in figures)
     with pytest.raises(ValueError, match="at least 1"):
         run_intervals_bench(deals=(0,), replicates=1)
 
@@ -55,3 +57,6 @@ def test_bad_deals_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
         main(["bench", "intervals", "--deals", "4,x"])
     assert stopped.value.code == 2
     assert "--deals: must be a whole number, got 'x'" in capsys.readouterr().err
+    assert main(["bench", "intervals", "--field", "random,robot", "--replicates", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "robot" in err and "heuristic, weakened, random" in err
