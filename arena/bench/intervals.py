@@ -115,21 +115,24 @@ def truths(sample: Sample, field: Sequence[str]) -> dict[str, Truth]:
     return out
 
 
-def _previous(results: Sequence[MatchResult], bot: str) -> tuple[tuple[float, float] | None,
-                                                                   tuple[float, float] | None]:
-    """The intervals the standings used before (comparison only): Wilson with the deal groups as the sample size,
-    Student-t over per-group mean points."""
-    groups: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+def _previous(results: Sequence[MatchResult]) -> dict[str, tuple[tuple[float, float] | None,
+                                                                 tuple[float, float] | None]]:
+    """Per bot, the intervals the standings used before (comparison only): Wilson with the deal groups as the
+    sample size, Student-t over per-group mean points."""
+    groups: dict[str, dict[str, list[int]]] = defaultdict(dict)
     for r in results:
-        if bot in r.seats:
-            seat = r.seats.index(bot)
-            g = groups[r.deal_group]
+        for seat, bot in enumerate(r.seats):
+            g = groups[bot].setdefault(r.deal_group, [0, 0, 0])
             g[0] += 1
             g[1] += r.winner == seat
             g[2] += r.scores[seat]
-    matches = sum(g[0] for g in groups.values())
-    wins = sum(g[1] for g in groups.values())
-    return (win_rate_interval(wins, matches, len(groups)), mean_interval([g[2] / g[0] for g in groups.values()]))
+    out = {}
+    for bot, per_group in groups.items():
+        matches = sum(g[0] for g in per_group.values())
+        wins = sum(g[1] for g in per_group.values())
+        out[bot] = (win_rate_interval(wins, matches, len(per_group)),
+                    mean_interval([g[2] / g[0] for g in per_group.values()]))
+    return out
 
 
 def _holds(interval: tuple[float, float] | None, value: float) -> bool:
@@ -151,9 +154,10 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
     for _ in range(replicates):
         results = replicate(sample, field, deals, rng, duplicate)
         table = standings(results, ratings=ratings)
+        previous = _previous(results)
         for row in table.rows:
             known = truth[row.bot]
-            win_before, points_before = _previous(results, row.bot)
+            win_before, points_before = previous[row.bot]
             for name, interval, value in (("win rate", row.win_rate_ci, known.win_rate),
                                           ("win rate (previous)", win_before, known.win_rate),
                                           ("points", row.points_ci, known.points),

@@ -10,6 +10,7 @@ of freedom a Cornish-Fisher expansion around the normal quantile is used.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
@@ -54,8 +55,9 @@ def t_two_sided_mass(t: float, df: int) -> float:
     return min(1.0, s * total)
 
 
+@functools.lru_cache(maxsize=1024)
 def t_quantile(confidence: float, df: int) -> float:
-    """Two-sided Student-t critical value: ``t`` with ``P(|T| <= t) == confidence``."""
+    """Two-sided Student-t critical value: ``t`` with ``P(|T| <= t) == confidence`` (remembered: a bisection)."""
     _check_confidence(confidence)
     if df < 1:
         raise ValueError("degrees of freedom must be at least 1")
