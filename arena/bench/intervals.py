@@ -10,12 +10,15 @@ and points intervals; the benchmark counts how often they hold the truth, over `
 
 * **win rate** and **points**: the arena's intervals (deal groups as clusters) and, for comparison, the previous
   ones (Wilson with the deal groups as the sample size; Student-t over per-group means);
+  (these from :func:`draw`: the replicate's deal groups tallied directly, through the standings' own
+  :func:`arena.tournament.standings.group_intervals`);
 * with ``ratings``, **rating difference** (fields with two copies of one bot): whether OpenSkill's interval of the
   difference of the copies' ratings, ``mu_a - mu_b -/+ 1.96 sqrt(sigma_a**2 + sigma_b**2)`` (the test behind a
   pool leaderboard's tiers), holds 0;
 * with ``batch``, **batch difference** (the same copies): whether the bootstrap interval of the difference of
   their batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.difference_interval`, ``batch``
-  resamples of the deal groups) holds 0.
+  resamples of the deal groups) holds 0. With either, the replicates are played as match results and only the
+  rating figures are measured.
 
 A figure pools the entrants of a field; its 95 % Wilson interval takes the replicates (not the entrants, which are
 correlated within a replicate) as the sample size.
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from arena.tournament import MatchResult, standings
 from arena.tournament.plackett_luce import difference_interval
 from arena.tournament.ratings import Z95
+from arena.tournament.standings import group_intervals
 from arena.tournament.stats import mean_interval, wilson_interval, win_rate_interval
 
 from .tiers import entrants, kind, replicate
@@ -115,24 +119,44 @@ def truths(sample: Sample, field: Sequence[str]) -> dict[str, Truth]:
     return out
 
 
-def _previous(results: Sequence[MatchResult]) -> dict[str, tuple[tuple[float, float] | None,
-                                                                 tuple[float, float] | None]]:
-    """Per bot, the intervals the standings used before (comparison only): Wilson with the deal groups as the
-    sample size, Student-t over per-group mean points."""
-    groups: dict[str, dict[str, list[int]]] = defaultdict(dict)
-    for r in results:
-        for seat, bot in enumerate(r.seats):
-            g = groups[bot].setdefault(r.deal_group, [0, 0, 0])
-            g[0] += 1
-            g[1] += r.winner == seat
-            g[2] += r.scores[seat]
-    out = {}
-    for bot, per_group in groups.items():
-        matches = sum(g[0] for g in per_group.values())
-        wins = sum(g[1] for g in per_group.values())
-        out[bot] = (win_rate_interval(wins, matches, len(per_group)),
-                    mean_interval([g[2] / g[0] for g in per_group.values()]))
+Drawn = dict[str, list[tuple[int, int, int, frozenset[str]]]]
+"""Per entrant, its deal groups of one replicate: matches, wins, points, table."""
+
+
+def draw(sample: Sample, field: Sequence[str], deals: int, rng: random.Random, duplicate: bool = True) -> Drawn:
+    """One round robin's deal groups per entrant, drawn as :func:`arena.bench.tiers.replicate` draws them (a group
+    from the pair's recorded ones; against a copy, either side; without ``duplicate``, one of its two matches),
+    tallied directly rather than as match results (the standings' own tally of the same results is the same:
+    tests/benchmarks/test_bench_intervals.py)."""
+    names = entrants(field)
+    out: Drawn = {name: [] for name in names}
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            pool = sample.of(kind(x), kind(y))
+            table = frozenset((x, y))
+            for _ in range(deals):
+                group = rng.choice(pool)
+                first_is_x = group.bots[0] == kind(x) if kind(x) != kind(y) else rng.random() < 0.5
+                sides = ((x, 0), (y, 1)) if first_is_x else ((x, 1), (y, 0))
+                if duplicate:
+                    wins, points = group.wins(), group.points()
+                    for name, side in sides:
+                        out[name].append((2, wins[side], points[side], table))
+                else:
+                    played, swap = (group.first, 0) if rng.random() < 0.5 else (group.second, 1)
+                    for name, side in sides:
+                        seat = side ^ swap
+                        out[name].append((1, int(played.winner == seat), played.scores[seat], table))
     return out
+
+
+def _previous(groups: Sequence[tuple[int, int, int, frozenset[str]]]) -> tuple[tuple[float, float] | None,
+                                                                             tuple[float, float] | None]:
+    """The intervals the standings used before (comparison only): Wilson with the deal groups as the sample size,
+    Student-t over per-group mean points."""
+    matches = sum(g[0] for g in groups)
+    wins = sum(g[1] for g in groups)
+    return win_rate_interval(wins, matches, len(groups)), mean_interval([g[2] / g[0] for g in groups])
 
 
 def _holds(interval: tuple[float, float] | None, value: float) -> bool:
@@ -152,30 +176,38 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
     counts: dict[str, int] = defaultdict(int)
     copies = _copies(field)
     for _ in range(replicates):
-        results = replicate(sample, field, deals, rng, duplicate)
-        table = standings(results, ratings=ratings)
-        previous = _previous(results)
-        for row in table.rows:
-            known = truth[row.bot]
-            win_before, points_before = previous[row.bot]
-            for name, interval, value in (("win rate", row.win_rate_ci, known.win_rate),
+        if ratings or batch:
+            results = replicate(sample, field, deals, rng, duplicate)
+            _ratings(results, copies, ratings, batch, hits, counts)
+            continue
+        for bot, groups in draw(sample, field, deals, rng, duplicate).items():
+            known = truth[bot]
+            win_ci, points_ci = group_intervals(groups)
+            win_before, points_before = _previous(groups)
+            for name, interval, value in (("win rate", win_ci, known.win_rate),
                                           ("win rate (previous)", win_before, known.win_rate),
-                                          ("points", row.points_ci, known.points),
+                                          ("points", points_ci, known.points),
                                           ("points (previous)", points_before, known.points)):
                 counts[name] += 1
                 hits[name] += _holds(interval, value)
-        for a, b in copies if batch else ():
-            counts["batch difference"] += 1
-            hits["batch difference"] += _holds(difference_interval(results, a, b, bootstrap=batch), 0.0)
-        for a, b in copies if ratings else ():
-            x, y = table.row(a), table.row(b)
-            half = Z95 * math.hypot(x.sigma, y.sigma)
-            counts["rating difference"] += 1
-            hits["rating difference"] += abs(x.mu - y.mu) <= half
-    groups = deals * (len(field) - 1)
-    return IntervalFigures(field, deals, groups,
+    groups_per_bot = deals * (len(field) - 1)
+    return IntervalFigures(field, deals, groups_per_bot,
                            {name: Coverage(hits[name], counts[name], replicates) for name in MEASURES
                             if counts[name]})
+
+
+def _ratings(results: Sequence[MatchResult], copies: Sequence[tuple[str, str]], ratings: bool, batch: int,
+             hits: dict[str, int], counts: dict[str, int]) -> None:
+    """Count whether the rating-difference intervals of every pair of copies hold 0 in one replicate."""
+    table = standings(results, ratings=True) if ratings else None
+    for a, b in copies:
+        if batch:
+            counts["batch difference"] += 1
+            hits["batch difference"] += _holds(difference_interval(results, a, b, bootstrap=batch), 0.0)
+        if table is not None:
+            x, y = table.row(a), table.row(b)
+            counts["rating difference"] += 1
+            hits["rating difference"] += abs(x.mu - y.mu) <= Z95 * math.hypot(x.sigma, y.sigma)
 
 
 def run_intervals_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: Sequence[int] = DEALS,

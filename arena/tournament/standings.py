@@ -476,14 +476,26 @@ def _tally(ordered: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, _Ta
     return tallies
 
 
+GroupTally = tuple[int, int, int, Hashable]
+"""One bot's deal group: matches, wins, points, and its table (the bots that sat in it)."""
+
+
+def group_intervals(groups: Sequence[GroupTally], confidence: float = 0.95) -> tuple[Interval | None, Interval | None]:
+    """A bot's win-rate and mean-points intervals from its deal groups as clusters (the one place they are made;
+    ``uno-arena bench intervals`` measures them through here)."""
+    return (cluster_rate_interval([Cluster(m, w, t) for m, w, _, t in groups], confidence),
+            cluster_mean_interval([Cluster(m, p, t) for m, _, p, t in groups], confidence))
+
+
 def _unranked_row(bot: str, tally: _Tally, rating: Rating, confidence: float, z: float,
                   table_of: Mapping[str, Hashable]) -> StandingRow:
     """The bot's row before the rows are put in order (rank, tier and who it cannot be told apart from unset)."""
     groups = list(tally.groups.values())
-    tables = [table_of.get(group) for group in tally.groups]
     matches = sum(g[0] for g in groups)
     wins = sum(g[1] for g in groups)
     points = sum(g[2] for g in groups)
+    win_rate_ci, points_ci = group_intervals([(m, w, p, table_of.get(group))
+                                              for group, (m, w, p) in tally.groups.items()], confidence)
     return StandingRow(
         rank=0,
         tier=0,
@@ -491,12 +503,10 @@ def _unranked_row(bot: str, tally: _Tally, rating: Rating, confidence: float, z:
         matches=matches,
         wins=wins,
         win_rate=wins / matches if matches else None,
-        win_rate_ci=cluster_rate_interval([Cluster(g[0], g[1], t) for g, t in zip(groups, tables, strict=True)],
-                                          confidence),
+        win_rate_ci=win_rate_ci,
         points=points,
         mean_points=points / matches if matches else None,
-        points_ci=cluster_mean_interval([Cluster(g[0], g[2], t) for g, t in zip(groups, tables, strict=True)],
-                                        confidence),
+        points_ci=points_ci,
         mu=rating.mu,
         sigma=rating.sigma,
         ordinal=rating.ordinal,

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from arena.bench.intervals import measure, run_intervals_bench, truths
+from arena.bench.intervals import draw, measure, run_intervals_bench, truths
+from arena.bench.tiers import replicate
 from arena.bench.tiers_sample import load_sample
 from arena.cli import main
+from arena.tournament import standings
 
 REPLICATES = 100
 
@@ -27,6 +29,26 @@ def test_the_truth_is_the_recorded_groups_mean() -> None:
     assert field["heuristic"].win_rate == pytest.approx((expected + 1.0) / 2)  # heuristic wins every random match
 
 
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_the_drawn_groups_are_the_standings_own(duplicate: bool) -> None:
+    """The benchmark tallies a replicate's deal groups directly; the standings of the same replicate, played as
+    match results, give every entrant the same intervals."""
+    import random
+
+    sample = load_sample()
+    field = ("weakened", "weakened", "heuristic", "random")
+    drawn = draw(sample, field, 5, random.Random(11), duplicate)
+    table = standings(replicate(sample, field, 5, random.Random(11), duplicate), ratings=False)
+    from arena.tournament.standings import group_intervals
+
+    for row in table.rows:
+        groups = drawn[row.bot]
+        assert (row.groups, row.matches, row.wins) == (len(groups), sum(g[0] for g in groups),
+                                                       sum(g[1] for g in groups))
+        win_ci, points_ci = group_intervals(groups)
+        assert row.win_rate_ci == pytest.approx(win_ci) and row.points_ci == pytest.approx(points_ci)
+
+
 def test_the_cluster_intervals_cover_near_their_nominal_level() -> None:
     import random
 
@@ -42,10 +64,13 @@ def test_the_cluster_intervals_cover_near_their_nominal_level() -> None:
 
 
 def test_the_runner_measures_every_field_and_deal_count_and_ratings_on_request() -> None:
-    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4, ratings=True,
-                                  batch=10)
+    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4)
     assert [(f.field, f.deals, f.groups) for f in figures] == [(("random", "random"), 2, 2),
                                                                 (("random", "random"), 3, 3)]
+    assert all(f.coverage["win rate"].intervals == 8 for f in figures)
+    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4, ratings=True,
+                                  batch=10)
+    assert all("win rate" not in f.coverage for f in figures)
     assert all(f.coverage["rating difference"].intervals == 4 for f in figures)
     assert all(f.coverage["batch difference"].intervals == 4 for f in figures)
     with pytest.raises(ValueError, match="at least 1"):
