@@ -4,6 +4,8 @@ over-covered (arena.bench.intervals); the truth it measures against is the recor
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from arena.bench.intervals import draw, measure, run_intervals_bench, truths
@@ -11,6 +13,7 @@ from arena.bench.tiers import replicate
 from arena.bench.tiers_sample import load_sample
 from arena.cli import main
 from arena.tournament import standings
+from arena.tournament.standings import group_intervals
 
 REPLICATES = 100
 
@@ -33,14 +36,10 @@ def test_the_truth_is_the_recorded_groups_mean() -> None:
 def test_the_drawn_groups_are_the_standings_own(duplicate: bool) -> None:
     """The benchmark tallies a replicate's deal groups directly; the standings of the same replicate, played as
     match results, give every entrant the same intervals."""
-    import random
-
     sample = load_sample()
     field = ("weakened", "weakened", "heuristic", "random")
     drawn = draw(sample, field, 5, random.Random(11), duplicate)
     table = standings(replicate(sample, field, 5, random.Random(11), duplicate), ratings=False)
-    from arena.tournament.standings import group_intervals
-
     for row in table.rows:
         groups = drawn[row.bot]
         assert (row.groups, row.matches, row.wins) == (len(groups), sum(g[0] for g in groups),
@@ -50,8 +49,6 @@ def test_the_drawn_groups_are_the_standings_own(duplicate: bool) -> None:
 
 
 def test_the_cluster_intervals_cover_near_their_nominal_level() -> None:
-    import random
-
     sample = load_sample()
     figures = measure(sample, ("weakened",) * 4, 8, REPLICATES, random.Random(7))
     assert figures.groups == 24
