@@ -171,9 +171,10 @@ def cluster_mean_interval(clusters: Sequence[Cluster], confidence: float = 0.95)
     spread. Strata of a single cluster are pooled into one (a tournament whose tables differ every group is then a
     plain cluster t interval). ``None`` with fewer than 2 clusters or no stratum of 2.
 
-    Measured in ``uno-arena bench intervals``: the t interval over per-group means (the previous interval) covered
-    86-92 % with at most 8 groups in some fields and 98 % in mixed fields; this one is within 2 points of 95 % from 8
-    groups in every field measured but one (see docs/benchmarks.md).
+    Measured in ``uno-arena bench intervals``: the t interval over per-group means (the previous interval) covered up
+    to 98.8 % in fields of unequal bots; with duplicate deals this one covers 93.2-95.8 % from 8 groups in every field
+    measured, without them it falls 1-5 points short between unequal bots below about 96 groups (see
+    docs/benchmarks.md).
     """
     _check_confidence(confidence)
     if len(clusters) < 2 or sum(c.matches for c in clusters) <= 0:
