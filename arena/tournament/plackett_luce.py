@@ -25,13 +25,12 @@ Definitions:
 
 from __future__ import annotations
 
-import hashlib
 import math
-import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ._rng import SeededStream
 from .results import MatchResult, dedupe
 
 PRIOR_GAMES = 1.0
@@ -172,10 +171,10 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def _seed(groups: Sequence[str]) -> int:
-    """A seed from the set of deal groups alone, so the bootstrap does not depend on the order of the results."""
-    digest = hashlib.sha256("\n".join(groups).encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+def _stream(groups: Sequence[str]) -> SeededStream:
+    """The bootstrap's random stream, keyed by the set of deal groups alone (so it does not depend on the order of
+    the results)."""
+    return SeededStream("plackett-luce/bootstrap", list(groups))
 
 
 def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = (), *,
@@ -193,10 +192,10 @@ def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = 
             matches[index[bot]] += 1
     groups = sorted(by_group)
     estimate = fit([s for g in groups for s in by_group[g]], len(bots))
-    rng = random.Random(_seed(groups))
+    rng = _stream(groups)
     resampled: list[list[float]] = []
     for _ in range(bootstrap if groups else 0):
-        drawn = [groups[rng.randrange(len(groups))] for _ in groups]
+        drawn = [groups[rng.below(len(groups))] for _ in groups]
         resampled.append(fit([s for g in drawn for s in by_group[g]], len(bots)))
     tail = (1.0 - confidence) / 2.0
     rank_draws = [_ranks(r) for r in resampled]
@@ -223,10 +222,10 @@ def difference_interval(results: Iterable[MatchResult], a: str, b: str, *, boots
     for r in sorted(ordered, key=lambda r: r.match_id):
         by_group[r.deal_group].extend(stages_of(r, index))
     groups = sorted(by_group)
-    rng = random.Random(_seed(groups))
+    rng = _stream(groups)
     gaps = []
     for _ in range(bootstrap):
-        drawn = [groups[rng.randrange(len(groups))] for _ in groups]
+        drawn = [groups[rng.below(len(groups))] for _ in groups]
         fitted = fit([s for g in drawn for s in by_group[g]], len(bots))
         gaps.append(fitted[index[a]] - fitted[index[b]])
     tail = (1.0 - confidence) / 2.0
