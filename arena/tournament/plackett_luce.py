@@ -19,8 +19,11 @@ Definitions:
 * **Fit**: the maximum of the posterior (:func:`fit`: Newton's method on the concave log-posterior, to
   :data:`TOLERANCE`; the MM algorithm of Hunter (2004) reaches the same point, far more slowly).
 * **Interval and rank range**: :data:`BOOTSTRAP` refits on the deal groups resampled with replacement (a group's
-  matches stay together: they share a deal), seeded from the sorted group ids; the interval is the 2.5 % and 97.5 %
-  quantiles of each rating, the rank range those of each bot's rank. Measured in ``uno-arena bench intervals``.
+  matches stay together: they share a deal), drawn from a stream keyed by the set of group ids. The interval is the
+  rating plus or minus ``t(G - 1) * sqrt(G / (G - 1))`` times the refits' standard deviation over ``G`` groups (a
+  bootstrap-se t interval with the small-sample correction of the plug-in variance: the plain percentile interval
+  covered 90-92 % with 8-16 groups in ``uno-arena bench intervals``); the rank range is the 2.5 % and 97.5 %
+  quantiles of each bot's rank over the refits.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 
 from ._rng import SeededStream
 from .results import MatchResult, dedupe
+from .stats import t_quantile
 
 PRIOR_GAMES = 1.0
 """Virtual wins (and as many losses) of every bot against the reference bot of rating 0."""
@@ -163,6 +167,16 @@ def _ranks(ratings: Sequence[float]) -> list[int]:
     return [1 + sum(1 for other in ratings if other > r + 1e-12) for r in ratings]
 
 
+def _half_width(draws: Sequence[float], groups: int, confidence: float) -> float:
+    """Half the interval: ``t(G - 1) * sqrt(G / (G - 1))`` times the standard deviation of the bootstrap draws
+    (0 with fewer than 2 groups or draws: no interval can be drawn)."""
+    if groups < 2 or len(draws) < 2:
+        return 0.0
+    centre = math.fsum(draws) / len(draws)
+    sd = math.sqrt(math.fsum((d - centre) ** 2 for d in draws) / (len(draws) - 1))
+    return t_quantile(confidence, groups - 1) * math.sqrt(groups / (groups - 1)) * sd
+
+
 def _quantile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     position = q * (len(ordered) - 1)
@@ -201,10 +215,9 @@ def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = 
     rank_draws = [_ranks(r) for r in resampled]
     out: list[BatchRating] = []
     for i, (bot, rank) in enumerate(zip(bots, _ranks(estimate), strict=True)):
-        values = [r[i] for r in resampled] or [estimate[i]]
+        half = _half_width([r[i] for r in resampled], len(groups), confidence)
         ranks = [r[i] for r in rank_draws] or [rank]
-        out.append(BatchRating(bot, estimate[i], min(estimate[i], _quantile(values, tail)),
-                               max(estimate[i], _quantile(values, 1.0 - tail)), rank,
+        out.append(BatchRating(bot, estimate[i], estimate[i] - half, estimate[i] + half, rank,
                                min(rank, math.floor(_quantile(ranks, tail))),
                                max(rank, math.ceil(_quantile(ranks, 1.0 - tail))), matches[i]))
     out.sort(key=lambda b: (b.rank, b.bot))
@@ -213,8 +226,8 @@ def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = 
 
 def difference_interval(results: Iterable[MatchResult], a: str, b: str, *, bootstrap: int = BOOTSTRAP,
                         confidence: float = 0.95) -> tuple[float, float]:
-    """The bootstrap interval of ``rating(a) - rating(b)`` (percentile, deal groups resampled as in
-    :func:`batch_ratings`)."""
+    """The interval of ``rating(a) - rating(b)``, made as :func:`batch_ratings` makes each rating's (the refits'
+    standard deviation of the difference, deal groups resampled)."""
     ordered = dedupe(results)
     bots = sorted({x for r in ordered for x in r.seats} | {a, b})
     index = {bot: i for i, bot in enumerate(bots)}
@@ -228,5 +241,7 @@ def difference_interval(results: Iterable[MatchResult], a: str, b: str, *, boots
         drawn = [groups[rng.below(len(groups))] for _ in groups]
         fitted = fit([s for g in drawn for s in by_group[g]], len(bots))
         gaps.append(fitted[index[a]] - fitted[index[b]])
-    tail = (1.0 - confidence) / 2.0
-    return (_quantile(gaps, tail), _quantile(gaps, 1.0 - tail))
+    estimate = fit([s for g in groups for s in by_group[g]], len(bots))
+    gap = estimate[index[a]] - estimate[index[b]]
+    half = _half_width(gaps, len(groups), confidence)
+    return (gap - half, gap + half)
