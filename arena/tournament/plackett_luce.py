@@ -20,9 +20,10 @@ Definitions:
   :data:`TOLERANCE`; the MM algorithm of Hunter (2004) reaches the same point, far more slowly).
 * **Interval and rank range**: :data:`BOOTSTRAP` refits on the deal groups resampled with replacement (a group's
   matches stay together: they share a deal), drawn from a stream keyed by the set of group ids. The interval is the
-  rating plus or minus ``t(G - 1) * sqrt(G / (G - 1))`` times the refits' standard deviation over ``G`` groups (a
-  bootstrap-se t interval with the small-sample correction of the plug-in variance: the plain percentile interval
-  covered 90-92 % with 8-16 groups in ``uno-arena bench intervals``); the rank range is the 2.5 % and 97.5 %
+  rating plus or minus ``1.96 * sqrt(G / (G - 1))`` times the refits' standard deviation over ``G`` groups (the
+  bootstrap standard error with the small-sample correction of the plug-in variance: in ``uno-arena bench
+  intervals`` the plain percentile interval covered 90-92 % with 8-16 groups, and ``t(G - 1)`` in place of 1.96
+  96.7-99.2 %); the rank range is the 2.5 % and 97.5 %
   quantiles of each bot's rank over the refits.
 """
 
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 
 from ._rng import SeededStream
 from .results import MatchResult, dedupe
-from .stats import t_quantile
+from .stats import z_quantile
 
 PRIOR_GAMES = 1.0
 """Virtual wins (and as many losses) of every bot against the reference bot of rating 0."""
@@ -168,13 +169,13 @@ def _ranks(ratings: Sequence[float]) -> list[int]:
 
 
 def _half_width(draws: Sequence[float], groups: int, confidence: float) -> float:
-    """Half the interval: ``t(G - 1) * sqrt(G / (G - 1))`` times the standard deviation of the bootstrap draws
+    """Half the interval: ``z * sqrt(G / (G - 1))`` times the standard deviation of the bootstrap draws
     (0 with fewer than 2 groups or draws: no interval can be drawn)."""
     if groups < 2 or len(draws) < 2:
         return 0.0
     centre = math.fsum(draws) / len(draws)
     sd = math.sqrt(math.fsum((d - centre) ** 2 for d in draws) / (len(draws) - 1))
-    return t_quantile(confidence, groups - 1) * math.sqrt(groups / (groups - 1)) * sd
+    return z_quantile(confidence) * math.sqrt(groups / (groups - 1)) * sd
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
