@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         demo,
         gateway,
         gauntlet,
+        intervals,
         load,
         operations,
         pools,
@@ -150,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers, seating, variance):
+                   pools, tiers, seating, variance, intervals):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

@@ -47,8 +47,8 @@ def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str
     """The tournament spec a ``TournamentSpec`` message describes, with the arena's defaults for what it leaves
     unset (2 seats, 1 deal, the default deadline and lag cap, ``default_duplicate_orders``: the organizer passes the
     arena's choice for the participants, :func:`arena.service.tournaments.duplicate_orders_for`); ValueError naming
-    the problem (TournamentSpec's own checks; the organizer bounds the numbers first). The one mapping: the organizer reads requests with it, and
-    ``tournament verify`` re-derives a schedule from it."""
+    the problem (TournamentSpec's own checks; the organizer bounds the numbers first). The one mapping: the
+    organizer reads requests with it, and ``tournament verify`` re-derives a schedule from it."""
     rules = rules_from_proto(msg.rules)
     numbers = spec_numbers(msg)
     return TournamentSpec(

@@ -9,12 +9,14 @@ Definitions (``c`` is the confidence, 0.95 by default):
   match without duplicate deals). Matches of a duplicate group are deliberately correlated, so
   the intervals are computed over per-group values, as fishtest and fastchess report pair
   statistics.
-* **Win rate**: wins / matches. Interval: Wilson score interval for that rate with the number of
-  deal groups as the sample size: the plain Wilson interval over matches without duplicate
-  deals, and a conservative one with them (it assumes the matches of a group could be fully
-  correlated, and never collapses to a point the way a t-interval over few groups can).
-* **Mean points**: points / matches (points = the bot's final match scores). Interval: Student-t
-  over per-group mean points (``None`` with fewer than 2 groups).
+* **Win rate**: wins / matches. Interval: the deal groups as clusters
+  (:func:`arena.tournament.stats.cluster_rate_interval`): a Wilson score interval with the effective sample size
+  of the clustered wins (their design effect, from the spread of the groups), the matches when the groups do not
+  spread, so it never collapses to a point the way a t-interval over few groups does.
+* **Mean points**: points / matches (points = the bot's final match scores). Interval: the deal groups as clusters
+  (:func:`arena.tournament.stats.cluster_mean_interval`): a Student-t interval, its variance from the spread of the
+  groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (``None`` with fewer
+  than 2 groups). Both intervals' coverage is measured by ``uno-arena bench intervals`` on resampled real results.
 * **Rating**: OpenSkill Plackett-Luce ``mu`` and ``sigma`` (prior pool + these results in
   ``match_id`` order), ``ordinal = mu - 3 sigma``, interval ``mu -/+ z_c sigma``.
 * **Row order** (``order_by``): ``"win_rate"`` (default): win rate descending, then mean
@@ -62,7 +64,7 @@ from typing import Any, TypeVar
 
 from .ratings import Rating, RatingPool
 from .results import MatchResult, dedupe
-from .stats import differences_p_value, holm, mean_interval, win_rate_interval, z_quantile
+from .stats import Cluster, cluster_mean_interval, cluster_rate_interval, differences_p_value, holm, z_quantile
 
 Interval = tuple[float, float]
 PSEUDO_GROUPS = 1
@@ -474,12 +476,26 @@ def _tally(ordered: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, _Ta
     return tallies
 
 
-def _unranked_row(bot: str, tally: _Tally, rating: Rating, confidence: float, z: float) -> StandingRow:
+GroupTally = tuple[int, int, int, Hashable]
+"""One bot's deal group: matches, wins, points, and its table (the bots that sat in it)."""
+
+
+def group_intervals(groups: Sequence[GroupTally], confidence: float = 0.95) -> tuple[Interval | None, Interval | None]:
+    """A bot's win-rate and mean-points intervals from its deal groups as clusters (the one place they are made;
+    ``uno-arena bench intervals`` measures them through here)."""
+    return (cluster_rate_interval([Cluster(m, w, t) for m, w, _, t in groups], confidence),
+            cluster_mean_interval([Cluster(m, p, t) for m, _, p, t in groups], confidence))
+
+
+def _unranked_row(bot: str, tally: _Tally, rating: Rating, confidence: float, z: float,
+                  table_of: Mapping[str, Hashable]) -> StandingRow:
     """The bot's row before the rows are put in order (rank, tier and who it cannot be told apart from unset)."""
     groups = list(tally.groups.values())
     matches = sum(g[0] for g in groups)
     wins = sum(g[1] for g in groups)
     points = sum(g[2] for g in groups)
+    win_rate_ci, points_ci = group_intervals([(m, w, p, table_of.get(group))
+                                              for group, (m, w, p) in tally.groups.items()], confidence)
     return StandingRow(
         rank=0,
         tier=0,
@@ -487,10 +503,10 @@ def _unranked_row(bot: str, tally: _Tally, rating: Rating, confidence: float, z:
         matches=matches,
         wins=wins,
         win_rate=wins / matches if matches else None,
-        win_rate_ci=win_rate_interval(wins, matches, len(groups), confidence),
+        win_rate_ci=win_rate_ci,
         points=points,
         mean_points=points / matches if matches else None,
-        points_ci=mean_interval([g[2] / g[0] for g in groups], confidence),
+        points_ci=points_ci,
         mu=rating.mu,
         sigma=rating.sigma,
         ordinal=rating.ordinal,
@@ -591,7 +607,11 @@ def standings(
     prior = pool if pool is not None else RatingPool()
     rated = prior.updated(ordered) if ratings else prior
     tallies = _tally(ordered, bots)
-    unranked = [_unranked_row(bot, tallies[bot], rated.rating(bot), confidence, z) for bot in bots]
+    seated: dict[str, set[str]] = defaultdict(set)
+    for r in ordered:
+        seated[r.deal_group].update(r.seats)
+    table_of = {group: frozenset(seats) for group, seats in seated.items()}
+    unranked = [_unranked_row(bot, tallies[bot], rated.rating(bot), confidence, z, table_of) for bot in bots]
     p_value = _by_rating(unranked) if order_by == "rating" else _by_win_rate(unranked, ordered, tallies)
     rows = _ranked(unranked, p_value, confidence)
     two_seat = bool(ordered) and all(len(r.seats) == 2 for r in ordered)

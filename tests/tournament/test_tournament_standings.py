@@ -16,10 +16,10 @@ from arena.tournament import (
     Standings,
     TournamentSpec,
     deal_groups,
-    mean_interval,
     rates_apart,
     schedule,
     standings,
+    t_quantile,
     wilson_interval,
     z_quantile,
 )
@@ -44,15 +44,33 @@ def test_counts_points_and_plain_intervals() -> None:
         assert row.wins == wins
         assert row.points == sum(scores)
         assert row.win_rate == pytest.approx(wins / len(mine))
-        assert row.win_rate_ci == pytest.approx(wilson_interval(wins, len(mine)))
+        # one match per deal group: Wilson with the effective sample size of single-match clusters, n - 1
+        n = len(mine)
+        assert row.win_rate_ci == pytest.approx(wilson_interval(wins * (n - 1) / n, n - 1))
         assert row.mean_points == pytest.approx(sum(scores) / len(scores))
-        assert row.points_ci == pytest.approx(mean_interval([float(s) for s in scores]))
+        assert row.points_ci == pytest.approx(_stratified_t([(frozenset(r.seats), float(r.scores[s]))
+                                                             for r, s in mine]))
         assert row.win_rate_ci is not None and row.win_rate is not None
         lo, hi = row.win_rate_ci
         assert lo <= row.win_rate <= hi
         rating = table.pool.rating(row.bot)
         assert (row.mu, row.sigma, row.ordinal) == (rating.mu, rating.sigma, rating.ordinal)
     assert table.head_to_head is None  # 3 seats
+
+
+def _stratified_t(values: list[tuple[frozenset[str], float]]) -> tuple[float, float]:
+    """The points interval of single-match groups, computed here: t around the mean, the variance from the spread
+    within each table, Satterthwaite's degrees of freedom."""
+    m = sum(v for _, v in values) / len(values)
+    by_table: dict[frozenset[str], list[float]] = {}
+    for table, v in values:
+        by_table.setdefault(table, []).append(v)
+    parts = [(len(vs) * sum((v - sum(vs) / len(vs)) ** 2 for v in vs) / (len(vs) - 1), len(vs) - 1)
+             for vs in by_table.values() if len(vs) > 1]
+    variance = sum(v for v, _ in parts)
+    df = variance**2 / sum(v * v / d for v, d in parts)
+    half = t_quantile(0.95, int(df)) * math.sqrt(variance) / len(values)
+    return (m - half, m + half)
 
 
 def _p_value(table: Standings, results: list[MatchResult], a: str, b: str) -> float:
@@ -149,7 +167,14 @@ def test_duplicate_groups_are_the_sampling_unit() -> None:
     table = standings(res)
     for row in table.rows:
         assert row.matches == 2 * row.groups == 30
-        assert row.win_rate_ci == pytest.approx(wilson_interval(row.wins / 2, row.groups))
+        # the groups are the clusters: Wilson with the effective sample size p (1 - p) / v, v from their spread
+        per_group = [g.wins.get(row.bot, 0) for g in deal_groups(res) if row.bot in g.bots]
+        p = row.wins / row.matches
+        v = len(per_group) / (len(per_group) - 1) * sum((w - 2 * p) ** 2 for w in per_group) / row.matches**2
+        n = p * (1 - p) / v
+        z2n = 1.959964**2 / n
+        centre, half = (p + z2n / 2) / (1 + z2n), 1.959964 / (1 + z2n) * math.sqrt(p * (1 - p) / n + z2n / (4 * n))
+        assert row.win_rate_ci == pytest.approx((centre - half, centre + half))
     groups = deal_groups(res)
     assert len(groups) == 6 * 5
     assert all(g.matches == 2 and len(g.bots) == 2 for g in groups)

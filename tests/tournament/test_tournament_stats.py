@@ -68,3 +68,42 @@ def test_mean_interval() -> None:
 def test_bad_confidence() -> None:
     with pytest.raises(ValueError, match="confidence"):
         z_quantile(1.0)
+
+
+def test_cluster_rate_interval_is_wilson_with_the_clusters_effective_size() -> None:
+    from arena.tournament.stats import Cluster, cluster_rate_interval
+
+    assert cluster_rate_interval([]) is None
+    # every group won: no spread, so the matches are the sample size (Wilson of 8 of 8), never a point
+    assert cluster_rate_interval([Cluster(2, 2)] * 4) == pytest.approx(wilson_interval(8, 8))
+    # single-match groups: Wilson with n - 1 (the unbiased spread of n binary values)
+    singles = [Cluster(1, 1)] * 6 + [Cluster(1, 0)] * 4
+    assert cluster_rate_interval(singles) == pytest.approx(wilson_interval(0.6 * 9, 9))
+    # duplicate pairs split 1-1 spread less than independent matches would: a narrower interval
+    split = cluster_rate_interval([Cluster(2, 1)] * 7 + [Cluster(2, 2), Cluster(2, 0)])
+    independent = wilson_interval(9, 18)
+    assert split is not None and independent is not None
+    assert split[1] - split[0] < independent[1] - independent[0]
+    # fully correlated pairs (2-0 or 0-2) are as informative as their groups alone
+    correlated = cluster_rate_interval([Cluster(2, 2)] * 5 + [Cluster(2, 0)] * 5)
+    assert correlated == pytest.approx(wilson_interval(0.5 * 9, 9))
+
+
+def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
+    from arena.tournament.stats import Cluster, cluster_mean_interval
+
+    assert cluster_mean_interval([Cluster(1, 5.0)]) is None
+    plain = cluster_mean_interval([Cluster(1, v) for v in (1.0, 2.0, 3.0, 4.0)])
+    assert plain == pytest.approx(mean_interval([1.0, 2.0, 3.0, 4.0]))  # one stratum: the t interval
+    # two strata far apart, each tight: the spread between them is design, not chance
+    strata = [Cluster(1, v, "weak") for v in (1.0, 2.0, 3.0)] + [Cluster(1, v, "strong") for v in (101.0, 102.0, 103.0)]
+    pooled = cluster_mean_interval([Cluster(1, c.total) for c in strata])
+    within = cluster_mean_interval(strata)
+    assert pooled is not None and within is not None
+    assert within[1] - within[0] < (pooled[1] - pooled[0]) / 10
+    # equal strata: Satterthwaite gives their summed degrees of freedom (4); each stratum's spread 3/2 * 2 = 3
+    half = t_quantile(0.95, 4) * math.sqrt(3.0 + 3.0) / 6.0
+    assert within == pytest.approx((52.0 - half, 52.0 + half))
+    # single-cluster strata are pooled into one
+    lone = cluster_mean_interval([Cluster(1, v, i) for i, v in enumerate((1.0, 2.0, 3.0, 4.0))])
+    assert lone == pytest.approx(plain)

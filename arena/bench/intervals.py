@@ -1,0 +1,240 @@
+"""`uno-arena bench intervals`: do the standings' intervals cover their nominal 95 %?
+
+Each replicate is a round robin of a field of built-in bots with ``deals`` deal groups per pair of entrants (two
+copies of one bot count as two entrants), made of real results drawn with replacement from the recorded deal groups
+of each pair of bots (:func:`arena.bench.tiers.replicate`, the tier benchmark's data and resampling). The truth is
+known: an entrant's expected win rate and mean points per match are those of the recorded groups it is drawn from,
+averaged over its opponents (every opponent meets it equally often). The standings of the replicate
+(:func:`arena.tournament.standings.standings`, the one place the intervals are computed) give each entrant's win-rate
+and points intervals; the benchmark counts how often they hold the truth, over ``replicates`` seeded replicates:
+
+* **win rate** and **points**: the arena's intervals (deal groups as clusters) and, for comparison, the previous
+  ones (Wilson with the deal groups as the sample size; Student-t over per-group means);
+  (these from :func:`draw`: the replicate's deal groups tallied directly, through the standings' own
+  :func:`arena.tournament.standings.group_intervals`);
+* with ``ratings``, **rating difference** (fields with two copies of one bot): whether OpenSkill's interval of the
+  difference of the copies' ratings, ``mu_a - mu_b -/+ 1.96 sqrt(sigma_a**2 + sigma_b**2)`` (the test behind a
+  pool leaderboard's tiers), holds 0;
+* with ``batch``, **batch difference** (the same copies): whether the bootstrap interval of the difference of
+  their batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.difference_interval`, ``batch``
+  resamples of the deal groups) holds 0. With either, the replicates are played as match results and only the
+  rating figures are measured.
+
+A figure pools the entrants of a field; its 95 % Wilson interval takes the replicates (not the entrants, which are
+correlated within a replicate) as the sample size.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.tournament import MatchResult, standings
+from arena.tournament.plackett_luce import difference_interval
+from arena.tournament.ratings import Z95
+from arena.tournament.standings import group_intervals
+from arena.tournament.stats import mean_interval, wilson_interval, win_rate_interval
+
+from .tiers import entrants, kind, replicate
+from .tiers_sample import Sample, load_sample
+
+FIELDS: tuple[tuple[str, ...], ...] = (
+    ("weakened", "weakened"),
+    ("random", "random"),
+    ("heuristic", "weakened"),
+    ("heuristic", "heuristic", "weakened", "random"),
+    ("weakened", "weakened", "heuristic", "random"),
+    ("random", "random", "heuristic", "weakened"),
+    ("weakened",) * 4,
+    ("random",) * 4,
+)
+"""The fields the benchmark plays by default: head-to-head pairs, then the tier benchmark's 4-bot fields."""
+DEALS = (4, 8, 16, 32)
+MEASURES = ("win rate", "win rate (previous)", "points", "points (previous)", "rating difference",
+            "batch difference")
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How often an interval held the truth: ``hits`` of ``intervals`` over ``replicates`` replicates."""
+
+    hits: int
+    intervals: int
+    replicates: int
+
+    @property
+    def share(self) -> float:
+        return self.hits / self.intervals if self.intervals else math.nan
+
+    def interval(self) -> tuple[float, float]:
+        """95 % Wilson interval of the share, with the replicates as the sample size."""
+        found = wilson_interval(self.share * self.replicates, self.replicates)
+        assert found is not None
+        return found
+
+    def text(self) -> str:
+        low, high = self.interval()
+        return f"{self.share:6.1%} [{low:.1%}, {high:.1%}]"
+
+
+@dataclass(frozen=True)
+class IntervalFigures:
+    """One field at one number of deals per pair: the coverage of each measure's interval (absent: not measured)."""
+
+    field: tuple[str, ...]
+    deals: int
+    groups: int
+    coverage: dict[str, Coverage]
+
+
+@dataclass(frozen=True)
+class Truth:
+    """An entrant's expected win rate and mean points per match in its field."""
+
+    win_rate: float
+    points: float
+
+
+def truths(sample: Sample, field: Sequence[str]) -> dict[str, Truth]:
+    """Every entrant's expected win rate and mean points per match: the mean over its opponents of its side's mean
+    over their recorded groups (against a copy, either side as likely, as :func:`arena.bench.tiers.replicate`
+    seats them)."""
+    names = entrants(field)
+    out: dict[str, Truth] = {}
+    for x in names:
+        rates: list[float] = []
+        points: list[float] = []
+        for y in names:
+            if y == x:
+                continue
+            pool = sample.of(kind(x), kind(y))
+            sides = (0, 1) if kind(x) == kind(y) else ((0,) if pool[0].bots[0] == kind(x) else (1,))
+            count = 2 * len(pool) * len(sides)  # matches: two per group, per side counted
+            rates.append(sum(g.wins()[s] for g in pool for s in sides) / count)
+            points.append(sum(g.points()[s] for g in pool for s in sides) / count)
+        out[x] = Truth(math.fsum(rates) / len(rates), math.fsum(points) / len(points))
+    return out
+
+
+Drawn = dict[str, list[tuple[int, int, int, frozenset[str]]]]
+"""Per entrant, its deal groups of one replicate: matches, wins, points, table."""
+
+
+def draw(sample: Sample, field: Sequence[str], deals: int, rng: random.Random, duplicate: bool = True) -> Drawn:
+    """One round robin's deal groups per entrant, drawn as :func:`arena.bench.tiers.replicate` draws them (a group
+    from the pair's recorded ones; against a copy, either side; without ``duplicate``, one of its two matches),
+    tallied directly rather than as match results (the standings' own tally of the same results is the same:
+    tests/benchmarks/test_bench_intervals.py)."""
+    names = entrants(field)
+    out: Drawn = {name: [] for name in names}
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            pool = sample.of(kind(x), kind(y))
+            table = frozenset((x, y))
+            for _ in range(deals):
+                group = rng.choice(pool)
+                first_is_x = group.bots[0] == kind(x) if kind(x) != kind(y) else rng.random() < 0.5
+                sides = ((x, 0), (y, 1)) if first_is_x else ((x, 1), (y, 0))
+                if duplicate:
+                    wins, points = group.wins(), group.points()
+                    for name, side in sides:
+                        out[name].append((2, wins[side], points[side], table))
+                else:
+                    played, swap = (group.first, 0) if rng.random() < 0.5 else (group.second, 1)
+                    for name, side in sides:
+                        seat = side ^ swap
+                        out[name].append((1, int(played.winner == seat), played.scores[seat], table))
+    return out
+
+
+def _previous(groups: Sequence[tuple[int, int, int, frozenset[str]]]) -> tuple[tuple[float, float] | None,
+                                                                             tuple[float, float] | None]:
+    """The intervals the standings used before (comparison only): Wilson with the deal groups as the sample size,
+    Student-t over per-group mean points."""
+    matches = sum(g[0] for g in groups)
+    wins = sum(g[1] for g in groups)
+    return win_rate_interval(wins, matches, len(groups)), mean_interval([g[2] / g[0] for g in groups])
+
+
+def _holds(interval: tuple[float, float] | None, value: float) -> bool:
+    return interval is not None and interval[0] - 1e-9 <= value <= interval[1] + 1e-9
+
+
+def _copies(field: Sequence[str]) -> list[tuple[str, str]]:
+    names = entrants(field)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kind(a) == kind(b)]
+
+
+def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int, rng: random.Random,
+            duplicate: bool = True, ratings: bool = False, batch: int = 0) -> IntervalFigures:
+    """The coverage of every interval in ``replicates`` round robins of ``field`` (see the module docstring)."""
+    truth = truths(sample, field)
+    hits: dict[str, int] = defaultdict(int)
+    counts: dict[str, int] = defaultdict(int)
+    copies = _copies(field)
+    for _ in range(replicates):
+        if ratings or batch:
+            results = replicate(sample, field, deals, rng, duplicate)
+            _ratings(results, copies, ratings, batch, hits, counts)
+            continue
+        for bot, groups in draw(sample, field, deals, rng, duplicate).items():
+            known = truth[bot]
+            win_ci, points_ci = group_intervals(groups)
+            win_before, points_before = _previous(groups)
+            for name, interval, value in (("win rate", win_ci, known.win_rate),
+                                          ("win rate (previous)", win_before, known.win_rate),
+                                          ("points", points_ci, known.points),
+                                          ("points (previous)", points_before, known.points)):
+                counts[name] += 1
+                hits[name] += _holds(interval, value)
+    groups_per_bot = deals * (len(field) - 1)
+    return IntervalFigures(field, deals, groups_per_bot,
+                           {name: Coverage(hits[name], counts[name], replicates) for name in MEASURES
+                            if counts[name]})
+
+
+def _ratings(results: Sequence[MatchResult], copies: Sequence[tuple[str, str]], ratings: bool, batch: int,
+             hits: dict[str, int], counts: dict[str, int]) -> None:
+    """Count whether the rating-difference intervals of every pair of copies hold 0 in one replicate."""
+    table = standings(results, ratings=True) if ratings else None
+    for a, b in copies:
+        if batch:
+            counts["batch difference"] += 1
+            hits["batch difference"] += _holds(difference_interval(results, a, b, bootstrap=batch), 0.0)
+        if table is not None:
+            x, y = table.row(a), table.row(b)
+            counts["rating difference"] += 1
+            hits["rating difference"] += abs(x.mu - y.mu) <= Z95 * math.hypot(x.sigma, y.sigma)
+
+
+def run_intervals_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: Sequence[int] = DEALS,
+                        replicates: int = 2000, seed: int = 23, sample: Sample | None = None,
+                        duplicate: bool = True, ratings: bool = False, batch: int = 0) -> list[IntervalFigures]:
+    """The figures of every field at every number of deals per pair, each over its own seeded replicates."""
+    if replicates < 1 or not deals or min(deals) < 1:
+        raise ValueError(f"deals and replicates must be at least 1, got {list(deals)} and {replicates}")
+    data = sample if sample is not None else load_sample()
+    out: list[IntervalFigures] = []
+    for number, field in enumerate(fields):
+        for count in deals:
+            rng = random.Random((seed * 1_000_003 + number) * 1_009 + count)
+            out.append(measure(data, field, count, replicates, rng, duplicate, ratings, batch))
+    return out
+
+
+def figure_lines(figures: Sequence[IntervalFigures], replicates: int, sample: Sample,
+                 duplicate: bool = True) -> list[str]:
+    """The benchmark's report, one line per field, number of deals and measure."""
+    played = "duplicate deal groups (2 matches each)" if duplicate else "single matches (one per deal)"
+    lines = [f"{replicates} seeded replicates per line: round robins with DEALS {played} per pair of entrants, "
+             f"resampled from real results ({sample.rules}; {sample.made_by})",
+             "coverage of the nominal 95% intervals: share of intervals holding the truth [95% Wilson interval, "
+             "replicates as the sample size]; previous = the interval the standings used before"]
+    for f in figures:
+        head = f"{'field ' + ', '.join(f.field):44s} deals {f.deals:3d} (groups per bot {f.groups:3d})"
+        for name, coverage in f.coverage.items():
+            lines.append(f"{head}  {name:20s} {coverage.text()}")
+    return lines

@@ -1,0 +1,84 @@
+"""`uno-arena bench intervals`, smaller and seeded: on resampled real results the standings' win-rate and points
+intervals (deal groups as clusters) hold the truth near their nominal 95 %, where the previous win-rate interval
+over-covered (arena.bench.intervals); the truth it measures against is the recorded groups' own."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.bench.intervals import draw, measure, run_intervals_bench, truths
+from arena.bench.tiers import replicate
+from arena.bench.tiers_sample import load_sample
+from arena.cli import main
+from arena.tournament import standings
+from arena.tournament.standings import group_intervals
+
+REPLICATES = 100
+
+
+def test_the_truth_is_the_recorded_groups_mean() -> None:
+    sample = load_sample()
+    copies = truths(sample, ("random", "random"))
+    assert set(copies) == {"random", "random#2"}
+    assert copies["random"] == copies["random#2"]
+    assert copies["random"].win_rate == pytest.approx(0.5, abs=0.01)  # a copy wins half, bar matches without winner
+    pair = sample.of("heuristic", "weakened")
+    side = 0 if pair[0].bots[0] == "heuristic" else 1
+    expected = sum(g.wins()[side] for g in pair) / (2 * len(pair))
+    assert truths(sample, ("heuristic", "weakened"))["heuristic"].win_rate == pytest.approx(expected)
+    field = truths(sample, ("heuristic", "weakened", "random"))
+    assert field["heuristic"].win_rate == pytest.approx((expected + 1.0) / 2)  # heuristic wins every random match
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_the_drawn_groups_are_the_standings_own(duplicate: bool) -> None:
+    """The benchmark tallies a replicate's deal groups directly; the standings of the same replicate, played as
+    match results, give every entrant the same intervals."""
+    sample = load_sample()
+    field = ("weakened", "weakened", "heuristic", "random")
+    drawn = draw(sample, field, 5, random.Random(11), duplicate)
+    table = standings(replicate(sample, field, 5, random.Random(11), duplicate), ratings=False)
+    for row in table.rows:
+        groups = drawn[row.bot]
+        assert (row.groups, row.matches, row.wins) == (len(groups), sum(g[0] for g in groups),
+                                                       sum(g[1] for g in groups))
+        win_ci, points_ci = group_intervals(groups)
+        assert row.win_rate_ci == pytest.approx(win_ci) and row.points_ci == pytest.approx(points_ci)
+
+
+def test_the_cluster_intervals_cover_near_their_nominal_level() -> None:
+    sample = load_sample()
+    figures = measure(sample, ("weakened",) * 4, 8, REPLICATES, random.Random(7))
+    assert figures.groups == 24
+    rate, previous = figures.coverage["win rate"], figures.coverage["win rate (previous)"]
+    assert rate.replicates == REPLICATES and rate.intervals == 4 * REPLICATES
+    assert 0.90 <= rate.share <= 0.99, rate
+    assert previous.share > rate.share  # Wilson over groups ignores that a duplicate pair's matches barely correlate
+    assert 0.90 <= figures.coverage["points"].share <= 0.99, figures.coverage["points"]
+    assert "rating difference" not in figures.coverage
+
+
+def test_the_runner_measures_every_field_and_deal_count_and_ratings_on_request() -> None:
+    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4)
+    assert [(f.field, f.deals, f.groups) for f in figures] == [(("random", "random"), 2, 2),
+                                                                (("random", "random"), 3, 3)]
+    assert all(f.coverage["win rate"].intervals == 8 for f in figures)
+    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4, ratings=True,
+                                  batch=10)
+    assert all("win rate" not in f.coverage for f in figures)
+    assert all(f.coverage["rating difference"].intervals == 4 for f in figures)
+    assert all(f.coverage["batch difference"].intervals == 4 for f in figures)
+    with pytest.raises(ValueError, match="at least 1"):
+        run_intervals_bench(deals=(0,), replicates=1)
+
+
+def test_bad_deals_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["bench", "intervals", "--deals", "4,x"])
+    assert stopped.value.code == 2
+    assert "--deals: must be a whole number, got 'x'" in capsys.readouterr().err
+    assert main(["bench", "intervals", "--field", "random,robot", "--replicates", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "robot" in err and "heuristic, weakened, random" in err

@@ -1,0 +1,80 @@
+"""The batch Plackett-Luce estimate (arena.tournament.plackett_luce): the fit is the posterior's maximum, any order
+of the same results gives the same numbers, an undefeated bot keeps a finite rating, and the intervals and rank
+ranges come from deal groups resampled together."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from arena.tournament import MatchResult
+from arena.tournament.plackett_luce import batch_ratings, difference_interval, fit, stages_of
+
+
+def _duel(match_id: str, winner: str, loser: str, group: str = "") -> MatchResult:
+    return MatchResult(match_id, (winner, loser), (500, 100), 0, group=group)
+
+
+def _results(seed: int) -> list[MatchResult]:
+    """Three bots of known strength (gamma 4, 2, 1) in 3-seat matches: finishing orders drawn from the model."""
+    rng = random.Random(seed)
+    gamma = {"ace": 4.0, "bee": 2.0, "cat": 1.0}
+    out = []
+    for m in range(300):
+        left, order = list(gamma), []
+        while left:
+            pick = rng.choices(left, weights=[gamma[b] for b in left])[0]
+            order.append(pick)
+            left.remove(pick)
+        seats = tuple(sorted(gamma))
+        scores = tuple(500 - 100 * order.index(b) for b in seats)
+        out.append(MatchResult(f"m{m:03d}", seats, scores, seats.index(order[0]), group=f"g{m // 2}"))
+    return out
+
+
+def test_stages_follow_the_finishing_order_down_to_the_first_tie() -> None:
+    index = {"a": 0, "b": 1, "c": 2}
+    full = MatchResult("x", ("a", "b", "c"), (10, 500, 30), 1)
+    assert stages_of(full, index) == [(1, (1, 2, 0)), (2, (2, 0))]
+    tied = MatchResult("y", ("a", "b", "c"), (10, 500, 10), 1)
+    assert stages_of(tied, index) == [(1, (1, 0, 2))]
+
+
+def test_the_fit_recovers_known_strengths_and_is_the_posterior_maximum() -> None:
+    ratings = {b.bot: b for b in batch_ratings(_results(1), bootstrap=50)}
+    assert ratings["ace"].rating - ratings["cat"].rating == pytest.approx(math.log(4.0), abs=0.3)
+    assert ratings["bee"].rating - ratings["cat"].rating == pytest.approx(math.log(2.0), abs=0.3)
+    assert [ratings[b].rank for b in ("ace", "bee", "cat")] == [1, 2, 3]
+    for b in ratings.values():
+        assert b.low <= b.rating <= b.high and b.best_rank <= b.rank <= b.worst_rank and b.matches == 300
+    # one match each way between two bots plus the prior: equal, and symmetric around the reference
+    even = fit([(0, (0, 1)), (1, (1, 0))], 2)
+    assert even == pytest.approx([0.0, 0.0], abs=1e-9)
+
+
+def test_the_same_results_in_any_order_give_the_same_numbers() -> None:
+    results = _results(2)
+    shuffled = list(results)
+    random.Random(9).shuffle(shuffled)
+    assert batch_ratings(shuffled, bootstrap=30) == batch_ratings(results, bootstrap=30)
+    assert difference_interval(shuffled, "ace", "cat", bootstrap=30) == difference_interval(results, "ace", "cat",
+                                                                                          bootstrap=30)
+
+
+def test_an_undefeated_bot_stays_finite_and_a_bot_without_matches_sits_at_the_reference() -> None:
+    results = [_duel(f"m{i}", "ace", "bee", group=f"g{i}") for i in range(10)]
+    table = {b.bot: b for b in batch_ratings(results, participants=["new"], bootstrap=20)}
+    assert math.isfinite(table["ace"].rating) and table["ace"].rating > 1.0 > -1.0 > table["bee"].rating
+    assert table["new"].rating == pytest.approx(0.0) and table["new"].matches == 0
+    assert (table["ace"].rank, table["new"].rank, table["bee"].rank) == (1, 2, 3)
+
+
+def test_the_groups_are_resampled_together() -> None:
+    # every group: one win each way; resampling groups whole keeps the two bots exactly even in every refit,
+    # where resampling the matches one by one would not
+    results = [m for g in range(8)
+               for m in (_duel(f"{g}a", "ace", "bee", f"g{g}"), _duel(f"{g}b", "bee", "ace", f"g{g}"))]
+    low, high = difference_interval(results, "ace", "bee", bootstrap=40)
+    assert low == pytest.approx(0.0, abs=1e-6) and high == pytest.approx(0.0, abs=1e-6)
