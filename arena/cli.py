@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         demo,
         gateway,
         gauntlet,
+        hosting,
         load,
         operations,
         pools,
@@ -148,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers):
+                   pools, tiers, hosting):
         module.register(commands)
     _no_abbreviations(parser)
     return parser
