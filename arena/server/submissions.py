@@ -15,6 +15,8 @@ from arena.submissions import DEFAULT_LIMITS, SubmissionRejected, read_package
 from .messages import set_time
 from .refusals import OrganizerError
 
+MAX_VERSIONS = 200
+"""Versions one bot may submit (each is kept): past it, SubmitBot is refused (the admin may delete the bot)."""
 MAX_CHUNK_BYTES = 32 * 1024
 """The most bytes one SubmitBot message carries (under the gateway's 64 KiB per message)."""
 
@@ -59,6 +61,9 @@ class Submissions:
         record = self.store.bots.get(name)
         if record.deleted:
             raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION, f"bot {record.name!r} is deleted")
+        if len(self.store.submissions.all(record.name)) >= MAX_VERSIONS:
+            raise OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                 f"bot {record.name!r} has submitted {MAX_VERSIONS} versions, the most the arena keeps")
         try:
             package = read_package(archive, DEFAULT_LIMITS)
         except SubmissionRejected as error:

@@ -54,3 +54,34 @@ def test_the_host_token_works_beside_the_authors_and_ends_with_the_bot(store: St
     store.bots.revoke("alpha")
     with pytest.raises(InvalidToken):
         store.bots.verify_token(second)
+
+
+def test_the_api_core_stores_versions_of_its_own_bot_only_and_caps_them(store: Store,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import grpc
+
+    from arena.server import submissions as api
+    from arena.server.refusals import OrganizerError
+    from arena.service.visibility import Caller, Role
+    from arena.submissions import PackedFile, canonical_archive
+
+    store.bots.register("alpha")
+    store.bots.register("beta")
+    archive = canonical_archive((PackedFile("uno-bot.toml", b'runtime = "python3.11-kit"\ncommand = "python b.py"'),
+                                 PackedFile("b.py", b"")))
+    core = api.Submissions(store)
+    alpha = Caller(Role.BOT, "alpha")
+    assert core.submit("alpha", archive, alpha).submission.version == 1
+    with pytest.raises(OrganizerError) as other:
+        core.submit("beta", archive, alpha)
+    assert other.value.code is grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(OrganizerError, match="submission refused: no manifest") as bad:
+        core.submit("alpha", canonical_archive((PackedFile("b.py", b""),)), alpha)
+    assert bad.value.code is grpc.StatusCode.INVALID_ARGUMENT
+    monkeypatch.setattr(api, "MAX_VERSIONS", 2)
+    assert core.submit("alpha", archive, Caller(Role.ADMIN)).submission.version == 2
+    with pytest.raises(OrganizerError, match="2 versions") as capped:
+        core.submit("alpha", archive, alpha)
+    assert capped.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED
+    listed = core.list(api.arena_pb2.ListSubmissionsRequest(name="alpha"), alpha)
+    assert [s.version for s in listed.submissions] == [1, 2] and listed.hosted.state == ""

@@ -439,8 +439,8 @@ class ArenaServiceServicer:
         many files, no manifest or a bad one); the arena keeps an accepted one content-addressed (the sha256 of
         its canonical archive) as the bot's next version, "checking" until the bot host ran `bot check` on it
         in the sandbox: then admitted (the host runs it) or rejected, with the reason (ListSubmissions).
-        NOT_FOUND for an unknown bot, FAILED_PRECONDITION for a deleted one. Role: bot, its own only (the
-        admin any).
+        NOT_FOUND for an unknown bot, FAILED_PRECONDITION for a deleted one, RESOURCE_EXHAUSTED past 200
+        versions of one bot. Role: bot, its own only (the admin any).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
