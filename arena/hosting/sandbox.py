@@ -148,7 +148,7 @@ def bwrap_argv(spec: SandboxSpec, bwrap: str | None = None, *, as_root: bool | N
             argv += ["--ro-bind", f"/{link}", f"/{link}"]
     runtime_roots = [path for path in (python_roots() if spec.runtime is Runtime.PYTHON_KIT
                                        else node_roots() if spec.runtime is Runtime.NODE20 else [])
-                     if not path.startswith("/usr/")]
+                     if path != "/usr" and not path.startswith("/usr/")]
     # Folders bwrap would create on the way to a mount point are its own (mode 0700): the bot's uid could not
     # pass them. Made first, mode 0755 (they are empty but for what is mounted in them).
     for folder in _ancestors([*runtime_roots, SOCKET_IN_SANDBOX]):
