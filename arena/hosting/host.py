@@ -1,7 +1,7 @@
 """The bot host (`uno-arena host`): every hosted bot's newest admitted version running in its sandbox.
 
 Every :data:`POLL_S` it reads the store: a submission still ``checking`` is checked in the sandbox
-(:mod:`arena.hosting.check`, one at a time) and admitted or rejected with the reason; each bot with an admitted
+(:mod:`arena.hosting.check`, two at a time) and admitted or rejected with the reason; each bot with an admitted
 version has one :class:`HostedBot` running it (a newer admitted version replaces the running one; a bot deleted or
 revoked is stopped). A hosted process connects to the gateway's Unix socket with a token of its own
 (:meth:`arena.store.BotStore.issue_host_token`, a new one at each start: the author's token is left alone). Its
@@ -62,6 +62,8 @@ class HostConfig:
     """Run each bot as a uid of its own (as root; ignored otherwise)."""
     check_wait_s: float = CHECK_WAIT_S
     """Seconds the check of a new submission waits for its bot to connect."""
+    parallel_checks: int = 2
+    """Checks of new submissions run at once (each is a `bot check` process and a sandboxed bot)."""
 
 
 def unpack(archive: bytes, target: Path) -> None:
@@ -183,22 +185,31 @@ class BotHost:
         return str(path)
 
     async def check_pending(self) -> None:
-        """Give a verdict on every submission still ``checking`` (one at a time)."""
-        for name in await asyncio.to_thread(self.store.submissions.hosted_bots):
-            for submission in await asyncio.to_thread(self.store.submissions.all, name):
-                if submission.state is not SubmissionState.CHECKING:
-                    continue
-                try:
-                    spec_file = await asyncio.to_thread(self.prepare, name, submission)
-                    verdict = await check_in_sandbox(spec_file, self.socket_dir, wait_s=self.config.check_wait_s)
-                except (UnknownBot, DeletedBot, ValueError, OSError) as error:
-                    state, reason = SubmissionState.REJECTED, f"cannot be checked: {error}"
-                else:
-                    state = SubmissionState.ADMITTED if verdict.passed else SubmissionState.REJECTED
-                    reason = verdict.reason
-                self.metrics.verdicts.labels(state.value).inc()
-                await asyncio.to_thread(self.store.submissions.set_verdict, name, submission.version, state, reason)
-                log.info("submission %s v%d: %s", name, submission.version, state.value)
+        """Give a verdict on every submission still ``checking`` (:attr:`HostConfig.parallel_checks` at a time)."""
+        pending = [submission for name in await asyncio.to_thread(self.store.submissions.hosted_bots)
+                   for submission in await asyncio.to_thread(self.store.submissions.all, name)
+                   if submission.state is SubmissionState.CHECKING]
+        room = asyncio.Semaphore(max(1, self.config.parallel_checks))
+
+        async def check(submission: Submission) -> None:
+            async with room:
+                await self._check(submission)
+
+        await asyncio.gather(*(check(s) for s in pending))
+
+    async def _check(self, submission: Submission) -> None:
+        name = submission.bot
+        try:
+            spec_file = await asyncio.to_thread(self.prepare, name, submission)
+            verdict = await check_in_sandbox(spec_file, self.socket_dir, wait_s=self.config.check_wait_s)
+        except (UnknownBot, DeletedBot, ValueError, OSError) as error:
+            state, reason = SubmissionState.REJECTED, f"cannot be checked: {error}"
+        else:
+            state = SubmissionState.ADMITTED if verdict.passed else SubmissionState.REJECTED
+            reason = verdict.reason
+        self.metrics.verdicts.labels(state.value).inc()
+        await asyncio.to_thread(self.store.submissions.set_verdict, name, submission.version, state, reason)
+        log.info("submission %s v%d: %s", name, submission.version, state.value)
 
     async def reconcile(self) -> None:
         """Run each hosted bot's newest admitted version; stop what should not run any more."""

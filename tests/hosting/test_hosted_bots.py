@@ -30,7 +30,7 @@ pytestmark = pytest.mark.integration
 
 ADMIN = "admin-token-for-the-host-tests"
 HOST_OPTIONS = ["--cpu-seconds", "60", "--memory-mib", "384", "--processes", "48", "--file-size-mib", "8",
-                "--tmp-mib", "4", "--connect-timeout", "4", "--check-wait", "15", "--poll", "0.5"]
+                "--tmp-mib", "4", "--connect-timeout", "4", "--check-wait", "6", "--poll", "0.5"]
 
 
 def _sandbox_missing() -> str:
@@ -116,7 +116,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             wait_until(lambda: os.path.exists(socket), timeout=30, what="the gateway's Unix socket",
                        details=lambda: (tmp / "serve.log").read_text())
             port = int((tmp / "serve.log").read_text().split("(port ")[1].split(",")[0])
-            tokens = {name: store.bots.register(name)[1] for name in ("good", "other", *hostile.HOSTILE)}
+            tokens = {name: store.bots.register(name)[1] for name in ("good", "other", "silent", *hostile.HOSTILE)}
             work = tmp / "work"
             made = Arena(store, env, socket, work, int(urlsplit(redis.url).port or 0), port, tokens)
             secret = tmp / "admin.token"
@@ -131,6 +131,9 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
                 _admit_directly(store, name, _package(tmp / "bots" / name, code, params.get(name)))
             host = _start(["host", "--gateway-socket", socket, "--work-dir", str(work), "--metrics-port", "-1",
                            *HOST_OPTIONS], env, tmp / "host.log")
+            silent = made.cli("bot", "submit", "silent", str(_package(tmp / "bots" / "silent", hostile.NEVER)),
+                              "--server", f"unix:{socket}", token=tokens["silent"])
+            assert silent.returncode == 0, silent.stderr
             yield made
         finally:
             host_code = _stop(host) if host is not None else 0
@@ -233,6 +236,27 @@ def test_the_good_bot_kept_playing_beside_them_all(arena: Arena) -> None:
     assert (arena.store.submissions.hosted("good") or _Empty()).restarts == 0
 
 
+def test_a_submission_that_fails_the_check_is_rejected_and_says_why(arena: Arena) -> None:
+    wait_until(lambda: arena.store.submissions.all("silent")[0].state is not SubmissionState.CHECKING, timeout=60,
+               what="the host's verdict on the silent bot")
+    listing = arena.cli("bot", "submissions", "silent", "--server", f"unix:{arena.socket}",
+                        token=arena.tokens["silent"])
+    assert "version 1 rejected" in listing.stdout, listing.stdout
+    assert "FAIL connects" in listing.stdout and "never connects: sleeping" in listing.stdout, listing.stdout
+    assert "hosted process" not in listing.stdout  # never run
+
+
+def test_a_new_version_replaces_the_running_one_and_a_revoked_bot_stops(arena: Arena, tmp_path: Path) -> None:
+    _line(arena, "tcp", "tcp refused")
+    _admit_directly(arena.store, "tcp", _package(tmp_path / "tcp2", hostile.GOOD))
+    wait_until(lambda: (arena.store.submissions.hosted("tcp") or _Empty()).version == 2, timeout=30,
+               what="version 2 of the tcp bot running")
+    wait_until(lambda: "good bot starting" in _output(arena, "tcp"), timeout=30, what="version 2's output")
+    arena.store.bots.revoke("memory")
+    wait_until(lambda: (arena.store.submissions.hosted("memory") or _Empty()).state == "stopped", timeout=30,
+               what="the revoked bot stopped")
+
+
 def test_the_api_refuses_bad_archives_and_other_bots(arena: Arena, tmp_path: Path) -> None:
     with ArenaClient(f"unix:{arena.socket}", arena.tokens["other"]) as client:
         with pytest.raises(grpc.RpcError) as denied:
@@ -254,3 +278,5 @@ def test_the_api_refuses_bad_archives_and_other_bots(arena: Arena, tmp_path: Pat
 class _Empty:
     detail = ""
     restarts = 0
+    version = 0
+    state = ""
