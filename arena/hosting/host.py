@@ -165,7 +165,9 @@ class BotHost:
         work = Path(config.work_dir)
         (work / "packages").mkdir(parents=True, exist_ok=True)
         (work / "specs").mkdir(parents=True, exist_ok=True)
+        # Root's alone: a sandbox sees its package through its own mount (/bot), never through these folders.
         os.chmod(work / "specs", 0o700)
+        os.chmod(work / "packages", 0o700)
         self.socket_dir = tempfile.mkdtemp(prefix="uno-host-")  # short: a socket's path has at most 107 bytes
         os.chmod(self.socket_dir, stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH)
 

@@ -113,7 +113,8 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         host: subprocess.Popen[bytes] | None = None
         store = Store.from_url(redis.url)
         try:
-            wait_until(lambda: os.path.exists(socket), timeout=30, what="the gateway's Unix socket",
+            wait_until(lambda: "listening on" in (tmp / "serve.log").read_text() and os.path.exists(socket),
+                       timeout=30, what="the gateway listening on its Unix socket",
                        details=lambda: (tmp / "serve.log").read_text())
             port = int((tmp / "serve.log").read_text().split("(port ")[1].split(",")[0])
             tokens = {name: store.bots.register(name)[1] for name in ("good", "other", "silent", *hostile.HOSTILE)}
