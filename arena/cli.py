@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         demo,
         gateway,
         gauntlet,
+        hosting,
         intervals,
         load,
         operations,
@@ -151,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers, seating, variance, intervals):
+                   pools, tiers, seating, variance, intervals, hosting):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

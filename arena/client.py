@@ -199,6 +199,30 @@ class ArenaClient:
         return response
 
     # Tournaments.
+    def submit_bot(self, name: str, archive: bytes, *, chunk_bytes: int = 32 * 1024) -> arena_pb2.Submission:
+        """Submit ``archive`` (tar.gz, tar or zip with a manifest) as bot ``name``'s next version; the stored
+        submission (``checking`` until the bot host's verdict)."""
+        def requests() -> Iterator[arena_pb2.SubmitBotRequest]:
+            yield arena_pb2.SubmitBotRequest(name=name, chunk=archive[:chunk_bytes])
+            for start in range(chunk_bytes, len(archive), chunk_bytes):
+                yield arena_pb2.SubmitBotRequest(chunk=archive[start:start + chunk_bytes])
+
+        response: arena_pb2.SubmitBotResponse = self.stub.SubmitBot(requests(), metadata=self.metadata,
+                                                                     timeout=max(self.timeout, 60.0))
+        return response.submission
+
+    def list_submissions(self, name: str) -> arena_pb2.ListSubmissionsResponse:
+        """Bot ``name``'s submitted versions with their verdicts, and its hosted process's state."""
+        response: arena_pb2.ListSubmissionsResponse = self._unary(
+            "ListSubmissions", arena_pb2.ListSubmissionsRequest(name=name))
+        return response
+
+    def get_bot_output(self, name: str) -> bytes:
+        """The last output (stdout and stderr, at most 64 KiB) of bot ``name``'s hosted process."""
+        response: arena_pb2.GetBotOutputResponse = self._unary(
+            "GetBotOutput", arena_pb2.GetBotOutputRequest(name=name))
+        return response.output
+
     def create_tournament(self, spec: arena_pb2.TournamentSpec, *, idempotency_key: str = "",
                           require_connected: bool = False, connect_wait_s: float | None = None,
                           attempts: int = CREATE_ATTEMPTS,

@@ -201,7 +201,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         async def run(stop: asyncio.Event) -> int:
             config = GatewayConfig(address=address, gateway_id=args.gateway_id or "",
                                    hello_timeout_s=args.hello_timeout, heartbeat_interval_s=args.heartbeat,
-                                   drain_timeout_s=drain_timeout, reuse_port=args.reuse_port, **limits)
+                                   drain_timeout_s=drain_timeout, reuse_port=args.reuse_port,
+                                   unix_socket=args.unix_socket or "", **limits)
             server = GatewayServer(store, config, services=organizer_services(store, admin_token))
             server.metrics.set_insecure_no_admin_token(not admin_token)
             try:
@@ -210,7 +211,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 print(f"error: {error}", file=sys.stderr, flush=True)
                 return 2
             print(admin_line, file=sys.stderr if not admin_token else sys.stdout, flush=True)
-            print(f"uno-arena gateway {config.gateway_id} listening on {address} (port {server.port}, "
+            unix = f" and unix:{args.unix_socket}" if args.unix_socket else ""
+            print(f"uno-arena gateway {config.gateway_id} listening on {address}{unix} (port {server.port}, "
                   f"{'TLS' if tls else 'plaintext: no --tls-cert'}); "
                   f"metrics on :{metrics_server.port if metrics_server else '-'}/metrics", flush=True)
             await stop.wait()
@@ -522,7 +524,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
                 bot.kill_group(signal.SIGKILL)
 
         stop_on_signals(stop, ": stopping the bot and exiting now", 130, kill_bot)
-        async with inprocess_arena(store, args.address) as arena:
+        async with inprocess_arena(store, args.address, args.unix_socket or "") as arena:
             if name is not None:
                 return await checks(arena, stop, name, token)
             new_name = args.name or f"check-{uuid.uuid4().hex[:8]}"
@@ -540,7 +542,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
 
     async def checks(arena: InProcessArena, stop: asyncio.Event, name: str, token: str) -> int:
         nonlocal bot
-        target = arena.address
+        target = arena.bot_address
         progress = CheckProgress()
         waiting: set[asyncio.Future[Any]] = set()
         try:
@@ -689,6 +691,9 @@ def register(commands: Any) -> None:
     serve.add_argument("--embedded-redis", action="store_true",
                        help="without $REDIS_URL: run a private redis-server (for trying things out; nothing else of "
                             "a deployment sees it). Without either, serve refuses to start")
+    serve.add_argument("--unix-socket", default=None, metavar="PATH",
+                       help="listen on this Unix socket too (plaintext, mode 0666: its directory decides who reaches "
+                            "it); the bot host's sandboxed bots connect through it (docs/hosting.md)")
     serve.add_argument("--tls-cert", default=None, metavar="FILE",
                        help="PEM certificate (chain): serve bots and the organizer API over TLS (with --tls-key)")
     serve.add_argument("--tls-key", default=None, metavar="FILE", help="PEM private key of --tls-cert")
@@ -744,6 +749,9 @@ def register(commands: Any) -> None:
     check.add_argument("--run", default=None, help="command starting the bot; {target} and {token} are filled in "
                        "(the token is also in its environment: $UNO_ARENA_BOT_TOKEN, $UNO_ARENA_TOKEN)")
     check.add_argument("--address", default="127.0.0.1:0", help="where the gateway listens (default: a free port)")
+    check.add_argument("--unix-socket", default=None, metavar="PATH",
+                       help="the gateway listens on this Unix socket too, and {target} is unix:PATH (a sandboxed "
+                            "bot without a network: docs/hosting.md)")
     check.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the bot to connect")
     check.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=DEFAULT_DECISION_DEADLINE_MS)
     check.set_defaults(func=cmd_bot_check, long_running=True)

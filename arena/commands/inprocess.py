@@ -68,6 +68,12 @@ class InProcessArena:
         """Where bots connect (the loopback address of the port it listens on)."""
         return f"127.0.0.1:{self.server.port}"
 
+    @property
+    def bot_address(self) -> str:
+        """Where the bots under check connect: the Unix socket when it listens on one, else :attr:`address`."""
+        path = self.server.config.unix_socket
+        return f"unix:{path}" if path else self.address
+
     async def call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``method(*args, **kwargs)`` of :attr:`client`, in a thread (the server answers on this loop)."""
         return await asyncio.to_thread(method, *args, **kwargs)
@@ -90,12 +96,13 @@ class InProcessArena:
 
 
 @contextlib.asynccontextmanager
-async def inprocess_arena(store: Any, address: str) -> AsyncIterator[InProcessArena]:
-    """Start a gateway with the organizer API on ``address`` (port 0: a free one) of ``store``; stopped on exit."""
+async def inprocess_arena(store: Any, address: str, unix_socket: str = "") -> AsyncIterator[InProcessArena]:
+    """Start a gateway with the organizer API on ``address`` (port 0: a free one) of ``store``, and on the Unix
+    socket ``unix_socket`` too when given; stopped on exit."""
     from arena.server.gateway import GatewayConfig, GatewayServer
 
     admin_token = secrets.token_urlsafe(32)
-    server = GatewayServer(store, GatewayConfig(address=address, relay=False),
+    server = GatewayServer(store, GatewayConfig(address=address, relay=False, unix_socket=unix_socket),
                            services=organizer_services(store, admin_token))
     await server.start()
     client = ArenaClient(f"127.0.0.1:{server.port}", admin_token)

@@ -157,6 +157,9 @@ RPC_ROLES: dict[str, Role] = {
     "StartGauntlet": Role.ADMIN,
     "ListGauntlets": Role.ANONYMOUS,  # seeds of gauntlets still running only to the admin
     "GetGauntlet": Role.ANONYMOUS,
+    "SubmitBot": Role.BOT,  # its own bot only (arena.server.submissions)
+    "ListSubmissions": Role.BOT,
+    "GetBotOutput": Role.BOT,
 }
 """The least role each RPC of ArenaService needs (arena.proto states the same in each RPC's comment)."""
 

@@ -25,6 +25,7 @@ from arena.store import InvalidName, Store, StoreUnavailable, UnknownBot, Unknow
 from .auth import RPC_ROLES
 from .organizer import Organizer
 from .refusals import OrganizerError, short
+from .submissions import Submissions, read_chunks
 
 T = TypeVar("T")
 WATCH_POLL_S = 0.25
@@ -39,6 +40,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
 
     def __init__(self, organizer: Organizer) -> None:
         self.core = organizer
+        self.submissions = Submissions(organizer.store)
 
     async def _abort(self, context: grpc.aio.ServicerContext, error: Exception) -> None:
         """End the call with the status of a refused request (re-raises anything else)."""
@@ -106,6 +108,26 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         self, request: arena_pb2.GetBotLogRequest, context: grpc.aio.ServicerContext
     ) -> arena_pb2.GetBotLogResponse:
         return await self._call(context, "GetBotLog", self.core.get_bot_log, request, with_caller=True)
+
+    async def SubmitBot(
+        self, requests: AsyncIterator[arena_pb2.SubmitBotRequest], context: grpc.aio.ServicerContext
+    ) -> arena_pb2.SubmitBotResponse:
+        caller = await self._caller(context, "SubmitBot")
+        try:
+            name, archive = await read_chunks(requests)
+        except OrganizerError as error:
+            await self._abort(context, error)
+        return await self._run(context, self.submissions.submit, name, archive, caller)
+
+    async def ListSubmissions(
+        self, request: arena_pb2.ListSubmissionsRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.ListSubmissionsResponse:
+        return await self._call(context, "ListSubmissions", self.submissions.list, request, with_caller=True)
+
+    async def GetBotOutput(
+        self, request: arena_pb2.GetBotOutputRequest, context: grpc.aio.ServicerContext
+    ) -> arena_pb2.GetBotOutputResponse:
+        return await self._call(context, "GetBotOutput", self.submissions.output, request, with_caller=True)
 
     async def CreateTournament(
         self, request: arena_pb2.CreateTournamentRequest, context: grpc.aio.ServicerContext

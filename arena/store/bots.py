@@ -206,6 +206,20 @@ class BotStore:
             raise UnknownBot(name)
         return self.get(name)
 
+    def issue_host_token(self, name: str) -> str:
+        """A second token of the bot, for the process the bot host runs for it (:mod:`arena.hosting`): it works
+        like the bot's own (and stops with it when the bot is revoked or deleted) but leaves the author's token
+        alone; each call replaces the previous host token. Raises :class:`UnknownBot`, :class:`DeletedBot`."""
+        record = self.get(name)
+        if record.deleted:
+            raise DeletedBot(record.name)
+        token, salt = self._new_token(record.name)
+        ok = self._update(keys=[self._k.bot(name)], args=["host_salt", salt.hex(),
+                                                          "host_token_hash", hash_token(token, salt)])
+        if not ok:
+            raise UnknownBot(name)
+        return token
+
     def set_version(self, name: str, version: str) -> BotRecord:
         """Record a new version of the bot's code; raises :class:`UnknownBot`."""
         if not version:
@@ -276,7 +290,9 @@ class BotStore:
         expected = fields.get("token_hash", "")
         salt = bytes.fromhex(fields.get("salt", "")) or b"\0" * 16
         actual = hash_token(token, salt)  # computed for an unknown bot too: the same work either way
-        if not expected or not hmac.compare_digest(expected, actual) or "deleted_at" in fields:
+        host_salt = bytes.fromhex(fields.get("host_salt", "")) or b"\0" * 16
+        host = hmac.compare_digest(fields.get("host_token_hash", "-"), hash_token(token, host_salt))
+        if not expected or not (hmac.compare_digest(expected, actual) or host) or "deleted_at" in fields:
             raise InvalidToken(INVALID_TOKEN)
         return _record(fields)
 

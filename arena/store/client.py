@@ -33,6 +33,7 @@ from .schedules import ScheduleStore
 from .sessions import SessionStore
 from .slots import SlotStore
 from .standings import StandingsStore
+from .submissions import SubmissionStore
 from .tournaments import TournamentStore
 from .traffic import ServerTraffic, server_traffic
 
@@ -139,6 +140,7 @@ class Store:
         self.gauntlets = GauntletStore(client, self.keys)
         self.competitions = CompetitionStore(client, self.keys)
         self.slots = SlotStore(client, self.keys)
+        self.submissions = SubmissionStore(client, self.keys)
 
     @classmethod
     def from_url(cls, url: str | None = None, *, prefix: str = DEFAULT_PREFIX) -> Store:

@@ -32,6 +32,16 @@ key                                    type         contents
                                                     ``"{seq} {json}"`` per incident, oldest first,
                                                     capped (``RPUSH`` + ``LTRIM``) at ``MAX_INCIDENTS``
 ``uno:bot:{bot}:incidents:seq``        string       counter: the number of the bot's newest incident
+``uno:bot:{bot}:submissions``         list         the bot's submitted versions, oldest first: one JSON
+                                                    object each (:mod:`arena.store.submissions`)
+``uno:bot:{bot}:hosted``               hash         the bot host's state of the bot's process (``state
+                                                    version restarts detail since uid``)
+``uno:bot:{bot}:output``               string       the last bytes (64 KiB at most) its hosted process wrote
+                                                    to stdout and stderr
+``uno:submission:{sha}``               string       a submission's canonical archive (tar.gz), by the
+                                                    sha256 of its bytes (content-addressed: stored once)
+``uno:hosted``                         set          every ``{bot}`` with a submission
+``uno:hosted:uid``                     string       counter: the last sandbox uid handed to a hosted bot
 ``uno:session:{session}``              string, TTL  JSON ``{bot, gateway, capacity, started_at}``; the
                                                     gateway's heartbeat refreshes the TTL, so a dead
                                                     gateway's sessions vanish by themselves
@@ -207,6 +217,27 @@ class Keys:
 
     def bot_incident_seq(self, name: str) -> str:
         return f"{self.prefix}bot:{bot_key(name)}:incidents:seq"
+
+    def bot_submissions(self, name: str) -> str:
+        """The bot's submitted versions (:mod:`arena.store.submissions`)."""
+        return f"{self.prefix}bot:{bot_key(name)}:submissions"
+
+    def bot_hosted(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}:hosted"
+
+    def bot_output(self, name: str) -> str:
+        return f"{self.prefix}bot:{bot_key(name)}:output"
+
+    def submission(self, sha256: str) -> str:
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+            raise InvalidName(f"invalid submission digest {quoted(sha256)}: expected 64 hex digits")
+        return f"{self.prefix}submission:{sha256}"
+
+    def hosted(self) -> str:
+        return f"{self.prefix}hosted"
+
+    def hosted_uid(self) -> str:
+        return f"{self.prefix}hosted:uid"
 
     def session(self, session_id: str) -> str:
         return f"{self.prefix}session:{check_id(session_id, 'session id')}"

@@ -113,6 +113,7 @@ def test_descriptors_are_complete_in_the_default_pool() -> None:
         "ListTournaments", "ListSchedules", "DeleteSchedule", "GetBotLog", "ListCompetitions",
         "GetCompetitionStandings", "GetTournament", "ListMatches", "ListRatingPools", "GetLeaderboard",
         "CreateCompetition", "SetCompetitionState", "StartGauntlet", "ListGauntlets", "GetGauntlet",
+        "SubmitBot", "ListSubmissions", "GetBotOutput",
     }
     assert arena.methods_by_name["WatchTournament"].server_streaming
     error = pool.FindMessageTypeByName("uno_arena.v1.Error")

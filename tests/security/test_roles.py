@@ -16,6 +16,7 @@ from arena.server.organizer import RPC_ROLES, Role
 from arena.service.gauntlet import build_spec, start_gauntlet
 from arena.service.lifecycle import create_tournament
 from arena.store import Store
+from arena.submissions import PackedFile, canonical_archive
 from arena.tournament import TournamentSpec
 from arena.tournament.sprt import SprtConfig
 from tests.support.gateway import GatewayHarness
@@ -77,6 +78,8 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
 
     stub = organizer.stub
     serial = iter(range(1000))
+    package = canonical_archive((PackedFile("uno-bot.toml", b'runtime = "static"\ncommand = ["./bot"]'),
+                                 PackedFile("bot", b"", executable=True)))
 
     def gauntlet() -> arena_pb2.GauntletSpec:
         spec = arena_pb2.GauntletSpec(candidate="heuristic", baseline="random", seats_per_table=2, min_blocks=2,
@@ -140,6 +143,12 @@ def test_every_rpc_with_each_role(store: Store, organizer: OrganizerServer, gate
         "ListGauntlets": lambda md: stub.ListGauntlets(arena_pb2.ListGauntletsRequest(), metadata=md, timeout=10),
         "GetGauntlet": lambda md: stub.GetGauntlet(arena_pb2.GetGauntletRequest(gauntlet_id="g-roles"), metadata=md,
                                                    timeout=10),
+        "SubmitBot": lambda md: stub.SubmitBot(iter([arena_pb2.SubmitBotRequest(name="alpha", chunk=package)]),
+                                               metadata=md, timeout=10),
+        "ListSubmissions": lambda md: stub.ListSubmissions(arena_pb2.ListSubmissionsRequest(name="alpha"),
+                                                           metadata=md, timeout=10),
+        "GetBotOutput": lambda md: stub.GetBotOutput(arena_pb2.GetBotOutputRequest(name="alpha"), metadata=md,
+                                                     timeout=10),
     }
     assert set(calls) == set(RPC_ROLES)
     callers = {"wrong": auth("alpha.not-the-token"), "anonymous": [], "bot": auth(alpha), "admin": ADMIN}

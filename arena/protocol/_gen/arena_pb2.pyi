@@ -48,6 +48,13 @@ class GauntletState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     GAUNTLET_STATE_REJECTED: _ClassVar[GauntletState]
     GAUNTLET_STATE_INCONCLUSIVE: _ClassVar[GauntletState]
     GAUNTLET_STATE_FAILED: _ClassVar[GauntletState]
+
+class SubmissionState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SUBMISSION_STATE_UNSPECIFIED: _ClassVar[SubmissionState]
+    SUBMISSION_STATE_CHECKING: _ClassVar[SubmissionState]
+    SUBMISSION_STATE_ADMITTED: _ClassVar[SubmissionState]
+    SUBMISSION_STATE_REJECTED: _ClassVar[SubmissionState]
 COMPETITION_STATE_UNSPECIFIED: CompetitionState
 COMPETITION_STATE_ACTIVE: CompetitionState
 COMPETITION_STATE_PAUSED: CompetitionState
@@ -70,6 +77,10 @@ GAUNTLET_STATE_ACCEPTED: GauntletState
 GAUNTLET_STATE_REJECTED: GauntletState
 GAUNTLET_STATE_INCONCLUSIVE: GauntletState
 GAUNTLET_STATE_FAILED: GauntletState
+SUBMISSION_STATE_UNSPECIFIED: SubmissionState
+SUBMISSION_STATE_CHECKING: SubmissionState
+SUBMISSION_STATE_ADMITTED: SubmissionState
+SUBMISSION_STATE_REJECTED: SubmissionState
 
 class Competition(_message.Message):
     __slots__ = ("competition_id", "state", "rules", "seats_per_table", "entrants", "blocks", "created_at", "matches_per_minute", "rating_pool")
@@ -944,3 +955,79 @@ class GetGauntletResponse(_message.Message):
     gauntlet: Gauntlet
     blocks: _containers.RepeatedCompositeFieldContainer[GauntletBlock]
     def __init__(self, gauntlet: _Optional[_Union[Gauntlet, _Mapping]] = ..., blocks: _Optional[_Iterable[_Union[GauntletBlock, _Mapping]]] = ...) -> None: ...
+
+class SubmitBotRequest(_message.Message):
+    __slots__ = ("name", "chunk")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    chunk: bytes
+    def __init__(self, name: _Optional[str] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class Submission(_message.Message):
+    __slots__ = ("version", "sha256", "size", "runtime", "command", "state", "reason", "submitted_at", "checked_at")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SUBMITTED_AT_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_AT_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    sha256: str
+    size: int
+    runtime: str
+    command: _containers.RepeatedScalarFieldContainer[str]
+    state: SubmissionState
+    reason: str
+    submitted_at: _timestamp_pb2.Timestamp
+    checked_at: _timestamp_pb2.Timestamp
+    def __init__(self, version: _Optional[int] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., runtime: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., state: _Optional[_Union[SubmissionState, str]] = ..., reason: _Optional[str] = ..., submitted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("submission",)
+    SUBMISSION_FIELD_NUMBER: _ClassVar[int]
+    submission: Submission
+    def __init__(self, submission: _Optional[_Union[Submission, _Mapping]] = ...) -> None: ...
+
+class ListSubmissionsRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class HostedProcess(_message.Message):
+    __slots__ = ("state", "version", "restarts", "detail", "since")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    RESTARTS_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    state: str
+    version: int
+    restarts: int
+    detail: str
+    since: _timestamp_pb2.Timestamp
+    def __init__(self, state: _Optional[str] = ..., version: _Optional[int] = ..., restarts: _Optional[int] = ..., detail: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListSubmissionsResponse(_message.Message):
+    __slots__ = ("submissions", "hosted")
+    SUBMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_FIELD_NUMBER: _ClassVar[int]
+    submissions: _containers.RepeatedCompositeFieldContainer[Submission]
+    hosted: HostedProcess
+    def __init__(self, submissions: _Optional[_Iterable[_Union[Submission, _Mapping]]] = ..., hosted: _Optional[_Union[HostedProcess, _Mapping]] = ...) -> None: ...
+
+class GetBotOutputRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class GetBotOutputResponse(_message.Message):
+    __slots__ = ("output",)
+    OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    output: bytes
+    def __init__(self, output: _Optional[bytes] = ...) -> None: ...

@@ -175,6 +175,21 @@ class ArenaServiceStub:
                 request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletRequest.SerializeToString,
                 response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletResponse.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.stream_unary(
+                '/uno_arena.v1.ArenaService/SubmitBot',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+                _registered_method=True)
+        self.ListSubmissions = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/ListSubmissions',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.ListSubmissionsRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListSubmissionsResponse.FromString,
+                _registered_method=True)
+        self.GetBotOutput = channel.unary_unary(
+                '/uno_arena.v1.ArenaService/GetBotOutput',
+                request_serializer=uno__arena_dot_v1_dot_arena__pb2.GetBotOutputRequest.SerializeToString,
+                response_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetBotOutputResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -416,6 +431,37 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBot(self, request_iterator, context):
+        """Submits a new version of a bot's code for the bot host to run in its sandbox (docs/hosting.md): a stream
+        of chunks (each at most 32 KiB), the bot's name in the first, together an archive (tar.gz, tar or zip)
+        with a manifest, uno-bot.toml or uno-bot.json, at its top. INVALID_ARGUMENT with the one reason for an
+        archive refused (too large, not an archive, an absolute path or one climbing out with "..", a link, too
+        many files, no manifest or a bad one); the arena keeps an accepted one content-addressed (the sha256 of
+        its canonical archive) as the bot's next version, "checking" until the bot host ran `bot check` on it
+        in the sandbox: then admitted (the host runs it) or rejected, with the reason (ListSubmissions).
+        NOT_FOUND for an unknown bot, FAILED_PRECONDITION for a deleted one, RESOURCE_EXHAUSTED past 200
+        versions of one bot. Role: bot, its own only (the admin any).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSubmissions(self, request, context):
+        """A bot's submitted versions, the first first, with each one's verdict and reason, and what the bot
+        host last said of its process. NOT_FOUND for an unknown bot. Role: bot, its own only (the admin any).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotOutput(self, request, context):
+        """The last output (stdout and stderr together, at most 64 KiB) of the bot's hosted process. NOT_FOUND
+        for an unknown bot. Role: bot, its own only (the admin any).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -558,6 +604,21 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetGauntlet,
                     request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletRequest.FromString,
                     response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetGauntletResponse.SerializeToString,
+            ),
+            'SubmitBot': grpc.stream_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.SubmitBotRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'ListSubmissions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSubmissions,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.ListSubmissionsRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.ListSubmissionsResponse.SerializeToString,
+            ),
+            'GetBotOutput': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotOutput,
+                    request_deserializer=uno__arena_dot_v1_dot_arena__pb2.GetBotOutputRequest.FromString,
+                    response_serializer=uno__arena_dot_v1_dot_arena__pb2.GetBotOutputResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1317,6 +1378,87 @@ class ArenaService:
             '/uno_arena.v1.ArenaService/GetGauntlet',
             uno__arena_dot_v1_dot_arena__pb2.GetGauntletRequest.SerializeToString,
             uno__arena_dot_v1_dot_arena__pb2.GetGauntletResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/uno_arena.v1.ArenaService/SubmitBot',
+            uno__arena_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSubmissions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/ListSubmissions',
+            uno__arena_dot_v1_dot_arena__pb2.ListSubmissionsRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.ListSubmissionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotOutput(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/uno_arena.v1.ArenaService/GetBotOutput',
+            uno__arena_dot_v1_dot_arena__pb2.GetBotOutputRequest.SerializeToString,
+            uno__arena_dot_v1_dot_arena__pb2.GetBotOutputResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -78,6 +78,10 @@ class GatewayConfig:
     """Draining (SIGTERM): how long relayed decisions are handed over to the bots' new gateways, at most."""
     goodbye_reconnect_ms: int = 0
     """``Goodbye.reconnect_after_ms``: the pause a drained bot makes before reconnecting (0: at once)."""
+    unix_socket: str = ""
+    """A Unix socket path to listen on as well (gRPC's ``unix:PATH``; ``serve --unix-socket``): what sandboxed bots
+    without a network reach (:mod:`arena.hosting`). Made connectable by every user of the machine (mode 0666): the
+    directory it sits in decides who reaches it."""
     reuse_port: bool = False
     """Share the port with other gateways that ask for it too (SO_REUSEPORT: a replacement started on the port of a
     gateway that drains); without it a port something listens on already is refused (``serve --reuse-port``)."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import os
 import socket
+import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -55,6 +57,23 @@ def server_options(config: GatewayConfig) -> list[tuple[str, int]]:
         ("grpc.http2.max_ping_strikes", 0),
         ("grpc.so_reuseport", int(config.reuse_port)),
     ]
+
+
+def add_unix_port(server: grpc.aio.Server, path: str) -> None:
+    """Listen on the Unix socket ``path`` too, in plaintext even when the TCP port has TLS (a local socket: the
+    kernel is the only one between the ends); a stale socket file left by a dead gateway is replaced, any other
+    file there is an error; OSError naming the path when it cannot."""
+    if os.path.lexists(path):
+        if not stat.S_ISSOCK(os.lstat(path).st_mode):
+            raise OSError(f"--unix-socket {path} exists and is not a socket: give another path")
+        os.unlink(path)
+    address = f"unix:{os.path.abspath(path)}"
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
+    if not port:
+        raise OSError(f"cannot listen on the Unix socket {path}: check that its directory exists and is writable")
 
 
 class AddressInUse(OSError):
@@ -145,7 +164,11 @@ class GatewayServer:
             raise OSError(f"cannot listen on {self.config.address}: give another --address (a port shared with "
                           "another gateway needs --reuse-port on both)")
         self.port = self.gateway.registry.port = port
+        if self.config.unix_socket:
+            add_unix_port(server, self.config.unix_socket)
         await server.start()
+        if self.config.unix_socket:
+            os.chmod(self.config.unix_socket, 0o666)  # sandboxed bots run as other users; the directory guards it
         self.server = server
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)

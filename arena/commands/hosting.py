@@ -1,0 +1,242 @@
+"""`uno-arena bot submit|submissions|output` (an author's submitted bots) and `uno-arena host` (the bot host).
+
+    uno-arena bot submit NAME PATH [--server HOST:PORT] [--token-file FILE]
+        PATH: a folder (packed here), or a .tar.gz/.tgz/.tar/.zip archive, with uno-bot.toml (or uno-bot.json) at
+        its top (docs/hosting.md). Sent through SubmitBot with the bot's own token ($UNO_ARENA_BOT_TOKEN, or the
+        file $UNO_ARENA_BOT_TOKEN_FILE or --token-file names) or the admin's; prints the new version and its
+        sha256. A refused submission: one line with the reason, exit 1.
+    uno-arena bot submissions NAME [--json]
+        The bot's versions with their verdicts (checking, admitted, rejected and why) and its hosted process.
+    uno-arena bot output NAME
+        The last output (stdout and stderr, at most 64 KiB) of the bot's hosted process.
+    uno-arena host --gateway-socket PATH [--work-dir DIR] [--metrics-port 9104] [limits]
+        The bot host: checks new submissions in the sandbox and runs every hosted bot's newest admitted version
+        (arena.hosting). Redis: $REDIS_URL. SIGTERM/SIGINT stop every hosted process and exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.commands import positive_int, subparsers_of
+from arena.commands.api import add_server_options, run_client
+
+DEFAULT_HOST_METRICS_PORT = 9104
+
+
+def _author_token(args: argparse.Namespace) -> str | None:
+    """The admin's token when configured (``--token-file`` or the environment), else the bot's own."""
+    from arena.client import token_from
+
+    if args.token_file or token_from():
+        return None
+    return token_from(env="UNO_ARENA_BOT_TOKEN", file_env="UNO_ARENA_BOT_TOKEN_FILE") or None
+
+
+def _archive(path: str) -> bytes:
+    """The bytes to submit: a folder packed, or an archive file as it is; ValueError naming the problem."""
+    from arena.submissions import SubmissionRejected, pack_folder
+
+    where = Path(path)
+    if where.is_dir():
+        try:
+            return pack_folder(where)
+        except SubmissionRejected as error:
+            raise ValueError(f"{path}: {error}") from None
+    if not where.is_file():
+        raise ValueError(f"{path}: no such folder or archive (give a folder, a .tar.gz, .tgz, .tar or .zip)")
+    return where.read_bytes()
+
+
+def cmd_bot_submit(args: argparse.Namespace) -> int:
+    try:
+        token = _author_token(args)
+        archive = _archive(args.path)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    def body(client: Any, args: argparse.Namespace) -> int:
+        submission = client.submit_bot(args.name, archive)
+        print(f"submitted {args.name} version {submission.version} ({submission.runtime}: "
+              f"{' '.join(submission.command)}), sha256 {submission.sha256}, {submission.size} bytes")
+        print(f"the bot host checks it in the sandbox: see `uno-arena bot submissions {args.name}`")
+        return 0
+
+    return run_client(args, body, token)
+
+
+def _state(value: int) -> str:
+    from arena.protocol import arena_pb2
+
+    return arena_pb2.SubmissionState.Name(value).removeprefix("SUBMISSION_STATE_").lower()
+
+
+def _when(stamp: Any) -> str:
+    seconds = stamp.ToSeconds() if stamp.ByteSize() else 0
+    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(seconds)) if seconds else "-"
+
+
+def cmd_bot_submissions(args: argparse.Namespace) -> int:
+    try:
+        token = _author_token(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    def body(client: Any, args: argparse.Namespace) -> int:
+        from arena.client import plain
+
+        reply = client.list_submissions(args.name)
+        if args.json:
+            import json
+
+            print(json.dumps(plain(reply)))
+            return 0
+        if not reply.submissions:
+            print(f"no submissions of bot {args.name!r}: submit one with `uno-arena bot submit {args.name} PATH`")
+        for s in reply.submissions:
+            print(f"version {s.version} {_state(s.state)} ({s.runtime}: {' '.join(s.command)}) sha256 "
+                  f"{s.sha256[:16]} submitted {_when(s.submitted_at)}")
+            for line in s.reason.splitlines():
+                print(f"  | {line}")
+        hosted = reply.hosted
+        if hosted.state:
+            print(f"hosted process: {hosted.state}, version {hosted.version}, {hosted.restarts} restarts, since "
+                  f"{_when(hosted.since)}" + (f": {hosted.detail}" if hosted.detail else ""))
+        return 0
+
+    return run_client(args, body, token)
+
+
+def cmd_bot_output(args: argparse.Namespace) -> int:
+    try:
+        token = _author_token(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    def body(client: Any, args: argparse.Namespace) -> int:
+        output = client.get_bot_output(args.name)
+        if not output:
+            print(f"no output of a hosted process of bot {args.name!r}")
+            return 0
+        sys.stdout.write(output.decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return 0
+
+    return run_client(args, body, token)
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    from arena.hosting.sandbox import Limits
+
+    mib = 1024 * 1024
+    return Limits(cpu_seconds=args.cpu_seconds, memory_bytes=args.memory_mib * mib, processes=args.processes,
+                  open_files=args.open_files, file_size_bytes=args.file_size_mib * mib, tmp_bytes=args.tmp_mib * mib,
+                  lifetime_s=float(args.lifetime), connect_s=float(args.connect_timeout))
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    from arena.commands.gateway import stop_on_signals
+    from arena.hosting.host import BotHost, HostConfig, HostMetrics
+    from arena.hosting.sandbox import SandboxUnavailable, find_bwrap, find_setpriv
+    from arena.metrics import MetricsPortError, metrics_address, metrics_port, start_metrics_server
+    from arena.store import Store, StoreConfigError
+
+    try:
+        find_bwrap()
+        if os.geteuid() == 0:
+            find_setpriv()
+        if not os.path.exists(args.gateway_socket):
+            raise ValueError(f"--gateway-socket {args.gateway_socket}: no such socket: start the gateway with "
+                             f"`uno-arena serve --unix-socket {args.gateway_socket}` first")
+        if not os.environ.get("REDIS_URL", "").strip():
+            raise ValueError("no Redis: set REDIS_URL to the arena's Redis (the gateway's)")
+        port = metrics_port(DEFAULT_HOST_METRICS_PORT, args.metrics_port)
+    except (SandboxUnavailable, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    store = Store.from_url()
+    metrics = HostMetrics()
+    try:
+        store.check_reachable()
+        server = start_metrics_server(port, metrics_address(args.metrics_address), metrics.registry) \
+            if port >= 0 else None
+    except (StoreConfigError, MetricsPortError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        store.close()
+        return 2
+    work_dir = args.work_dir or os.path.join(os.getcwd(), "uno-arena-host")
+
+    async def main() -> int:
+        stop = asyncio.Event()
+        stop_on_signals(stop, " while stopping the hosted bots: exiting now", 1)
+        config = HostConfig(args.gateway_socket, work_dir, _limits(args), check_wait_s=float(args.check_wait))
+        host = BotHost(store, config, metrics)
+        print(f"uno-arena host: gateway unix:{os.path.abspath(args.gateway_socket)}, packages in {work_dir}; "
+              f"metrics on :{server.port if server else '-'}/metrics", flush=True)
+        await host.run(stop, args.poll)
+        print("stopped: every hosted process ended", flush=True)
+        return 0
+
+    try:
+        return asyncio.run(main())
+    finally:
+        if server is not None:
+            server.close()
+        store.close()
+
+
+def register(commands: Any) -> None:
+    bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
+    submit = bot.add_parser("submit", help="submit a bot's code (a folder or an archive with uno-bot.toml) for the "
+                                           "bot host to run in its sandbox (docs/hosting.md)")
+    submit.add_argument("name")
+    submit.add_argument("path", help="a folder, or a .tar.gz/.tgz/.tar/.zip archive, with uno-bot.toml at its top")
+    add_server_options(submit)
+    submit.set_defaults(func=cmd_bot_submit)
+
+    listing = bot.add_parser("submissions", help="a bot's submitted versions, their verdicts (and why), its hosted "
+                                                 "process")
+    listing.add_argument("name")
+    listing.add_argument("--json", action="store_true")
+    add_server_options(listing)
+    listing.set_defaults(func=cmd_bot_submissions)
+
+    output = bot.add_parser("output", help="the last output (stdout and stderr) of a bot's hosted process")
+    output.add_argument("name")
+    add_server_options(output)
+    output.set_defaults(func=cmd_bot_output)
+
+    host = commands.add_parser("host", help="the bot host: runs submitted bots in a bubblewrap sandbox")
+    host.add_argument("--gateway-socket", required=True, metavar="PATH",
+                      help="the gateway's Unix socket (`uno-arena serve --unix-socket PATH`)")
+    host.add_argument("--work-dir", default=None, metavar="DIR",
+                      help="where unpacked packages and sandbox specs go (default ./uno-arena-host)")
+    host.add_argument("--metrics-port", type=int, default=None,
+                      help=f"Prometheus port (default $UNO_ARENA_METRICS_PORT or {DEFAULT_HOST_METRICS_PORT}; "
+                           "-1: none)")
+    host.add_argument("--metrics-address", default=None, metavar="ADDR",
+                      help="address the metrics server binds (default $UNO_ARENA_METRICS_ADDRESS, else 127.0.0.1)")
+    limits = host.add_argument_group("limits of every hosted process (docs/hosting.md)")
+    limits.add_argument("--cpu-seconds", type=positive_int, default=600, help="CPU time per process (RLIMIT_CPU)")
+    limits.add_argument("--memory-mib", type=positive_int, default=1024, help="address space (RLIMIT_AS)")
+    limits.add_argument("--processes", type=positive_int, default=64, help="processes of the bot's uid (RLIMIT_NPROC)")
+    limits.add_argument("--open-files", type=positive_int, default=256, help="open files (RLIMIT_NOFILE)")
+    limits.add_argument("--file-size-mib", type=positive_int, default=16, help="largest file (RLIMIT_FSIZE)")
+    limits.add_argument("--tmp-mib", type=positive_int, default=16, help="size of its private /tmp")
+    limits.add_argument("--lifetime", type=positive_int, default=86400,
+                        help="seconds of wall clock a process lives before it is started again")
+    limits.add_argument("--connect-timeout", type=positive_int, default=30,
+                        help="seconds a process has to connect to the gateway before it is killed")
+    host.add_argument("--check-wait", type=positive_int, default=20,
+                      help="seconds the check of a new submission waits for its bot to connect")
+    host.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)
+    host.set_defaults(func=cmd_host, long_running=True)

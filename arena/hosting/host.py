@@ -1,0 +1,267 @@
+"""The bot host (`uno-arena host`): every hosted bot's newest admitted version running in its sandbox.
+
+Every :data:`POLL_S` it reads the store: a submission still ``checking`` is checked in the sandbox
+(:mod:`arena.hosting.check`, two at a time) and admitted or rejected with the reason; each bot with an admitted
+version has one :class:`HostedBot` running it (a newer admitted version replaces the running one; a bot deleted or
+revoked is stopped). A hosted process connects to the gateway's Unix socket with a token of its own
+(:meth:`arena.store.BotStore.issue_host_token`, a new one at each start: the author's token is left alone). Its
+state and its last output go to the store for the author (``bot submissions``, ``bot output``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import stat
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from arena.hosting.check import CHECK_WAIT_S, check_in_sandbox
+from arena.hosting.process import STABLE_S, OutputTail, SandboxedProcess, backoff_s
+from arena.hosting.sandbox import Limits, SandboxSpec, package_path
+from arena.store import Store
+from arena.store.errors import DeletedBot, UnknownBot
+from arena.store.submissions import HostedState, Submission, SubmissionState
+from arena.submissions import Runtime, read_package
+
+log = logging.getLogger(__name__)
+
+POLL_S = 2.0
+OUTPUT_FLUSH_S = 2.0
+
+
+class HostMetrics:
+    """The host's Prometheus metrics, in a registry of their own (served on its metrics port)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.up = Gauge("uno_arena_host_up", "1 while the bot host serves", registry=self.registry)
+        self.running = Gauge("uno_arena_hosted_processes", "Hosted bots' processes running now",
+                             registry=self.registry)
+        self.restarts = Counter("uno_arena_hosted_restarts_total", "Hosted processes started again after an end",
+                                ["bot"], registry=self.registry)
+        self.verdicts = Counter("uno_arena_submission_verdicts_total", "Submissions checked in the sandbox",
+                                ["verdict"], registry=self.registry)
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    """Where the host reaches the gateway and keeps its files, and the limits of every hosted bot."""
+
+    gateway_socket: str
+    work_dir: str
+    limits: Limits = field(default_factory=Limits)
+    uid_per_bot: bool = True
+    """Run each bot as a uid of its own (as root; ignored otherwise)."""
+    check_wait_s: float = CHECK_WAIT_S
+    """Seconds the check of a new submission waits for its bot to connect."""
+    parallel_checks: int = 2
+    """Checks of new submissions run at once (each is a `bot check` process and a sandboxed bot)."""
+
+
+def unpack(archive: bytes, target: Path) -> None:
+    """Write a stored package's files under ``target`` (readable by every uid; once: a package never changes)."""
+    if target.exists():
+        return
+    package = read_package(archive)
+    partial = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
+    for f in package.files:
+        path = partial / f.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(f.data)
+        path.chmod(0o755 if f.executable else 0o644)
+    for folder in [partial, *(p for p in partial.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+    os.replace(partial, target)
+
+
+class HostedBot:
+    """One bot's process, kept running in its sandbox, restarted with backoff; its state and output recorded."""
+
+    def __init__(self, host: BotHost, name: str, submission: Submission) -> None:
+        self.host = host
+        self.name = name
+        self.submission = submission
+        self.stop_event = asyncio.Event()
+        self.output = OutputTail()
+        self.task: asyncio.Task[None] | None = None
+        self.restarts = 0
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._loop(), name=f"hosted-{self.name}")
+
+    async def stop(self) -> None:
+        self.stop_event.set()
+        if self.task is not None:
+            await asyncio.wait({self.task}, timeout=10.0)
+
+    async def _loop(self) -> None:
+        store = self.host.store
+        quick_ends = 0
+        flusher = asyncio.create_task(self._flush_output())
+        try:
+            while not self.stop_event.is_set():
+                spec_file = await asyncio.to_thread(self.host.prepare, self.name, self.submission)
+                token = await asyncio.to_thread(store.bots.issue_host_token, self.name)
+                process = SandboxedProcess(spec_file, token, self.host.config.limits, self.output, self._connected)
+                self.output.note(f"starting version {self.submission.version}")
+                await self._record("running", "")
+                self.host.metrics.running.inc()
+                try:
+                    run = await process.run_once(self.stop_event)
+                finally:
+                    self.host.metrics.running.dec()
+                self.output.note(run.detail)
+                if self.stop_event.is_set():
+                    break
+                quick_ends = 0 if run.seconds >= STABLE_S else quick_ends + 1
+                pause = backoff_s(quick_ends)
+                self.restarts += 1
+                self.host.metrics.restarts.labels(self.name).inc()
+                await self._record("backoff", f"{run.detail}; starting again in {pause:g} s")
+                log.info("hosted bot %s: %s", self.name, run.detail)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop_event.wait(), pause)
+        except (UnknownBot, DeletedBot) as error:
+            self.output.note(f"not started: {error}")
+        finally:
+            flusher.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(store.submissions.set_output, self.name, bytes(self.output.data))
+                await self._record("stopped", "the bot host stopped it")
+
+    async def _record(self, state: str, detail: str) -> None:
+        hosted = HostedState(state, self.submission.version, self.restarts, detail, time.time())
+        await asyncio.to_thread(self.host.store.submissions.set_hosted, self.name, hosted)
+
+    async def _connected(self) -> bool:
+        return await asyncio.to_thread(self.host.store.sessions.online, self.name)
+
+    async def _flush_output(self) -> None:
+        while True:
+            await asyncio.sleep(OUTPUT_FLUSH_S)
+            if self.output.changed:
+                self.output.changed = False
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self.host.store.submissions.set_output, self.name,
+                                            bytes(self.output.data))
+
+
+class BotHost:
+    """Checks new submissions and runs every hosted bot (see the module docstring)."""
+
+    def __init__(self, store: Store, config: HostConfig, metrics: HostMetrics | None = None) -> None:
+        self.store = store
+        self.config = config
+        self.metrics = metrics or HostMetrics()
+        self.bots: dict[str, HostedBot] = {}
+        work = Path(config.work_dir)
+        (work / "packages").mkdir(parents=True, exist_ok=True)
+        (work / "specs").mkdir(parents=True, exist_ok=True)
+        # Root's alone: a sandbox sees its package through its own mount (/bot), never through these folders.
+        os.chmod(work / "specs", 0o700)
+        os.chmod(work / "packages", 0o700)
+        self.socket_dir = tempfile.mkdtemp(prefix="uno-host-")  # short: a socket's path has at most 107 bytes
+        os.chmod(self.socket_dir, stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH)
+
+    def prepare(self, name: str, submission: Submission) -> str:
+        """Unpack the submission (once) and write its sandbox spec; the spec file's path."""
+        target = package_path(self.config.work_dir, submission.sha256)
+        archive = self.store.submissions.archive(submission.sha256)
+        if archive is None:
+            raise UnknownBot(f"{name}: the archive of version {submission.version} is missing from the store")
+        unpack(archive, target)
+        root = os.geteuid() == 0
+        uid = self.store.submissions.sandbox_uid(name) if root and self.config.uid_per_bot else None
+        spec = SandboxSpec(str(target), Runtime(submission.runtime), submission.command,
+                           os.path.abspath(self.config.gateway_socket), uid, self.config.limits)
+        path = Path(self.config.work_dir) / "specs" / f"{name.casefold()}-{submission.version}.json"
+        path.write_text(json.dumps(spec.to_json()))
+        return str(path)
+
+    async def check_pending(self) -> None:
+        """Give a verdict on every submission still ``checking`` (:attr:`HostConfig.parallel_checks` at a time)."""
+        pending = [submission for name in await asyncio.to_thread(self.store.submissions.hosted_bots)
+                   for submission in await asyncio.to_thread(self.store.submissions.all, name)
+                   if submission.state is SubmissionState.CHECKING]
+        room = asyncio.Semaphore(max(1, self.config.parallel_checks))
+
+        async def check(submission: Submission) -> None:
+            async with room:
+                await self._check(submission)
+
+        await asyncio.gather(*(check(s) for s in pending))
+
+    async def _check(self, submission: Submission) -> None:
+        name = submission.bot
+        try:
+            spec_file = await asyncio.to_thread(self.prepare, name, submission)
+            verdict = await check_in_sandbox(spec_file, self.socket_dir, wait_s=self.config.check_wait_s)
+        except (UnknownBot, DeletedBot, ValueError, OSError) as error:
+            state, reason = SubmissionState.REJECTED, f"cannot be checked: {error}"
+        else:
+            state = SubmissionState.ADMITTED if verdict.passed else SubmissionState.REJECTED
+            reason = verdict.reason
+        self.metrics.verdicts.labels(state.value).inc()
+        await asyncio.to_thread(self.store.submissions.set_verdict, name, submission.version, state, reason)
+        log.info("submission %s v%d: %s", name, submission.version, state.value)
+
+    async def reconcile(self) -> None:
+        """Run each hosted bot's newest admitted version; stop what should not run any more."""
+        wanted: dict[str, Submission] = {}
+        for name in await asyncio.to_thread(self.store.submissions.hosted_bots):
+            current = await asyncio.to_thread(self.store.submissions.current, name)
+            if current is None:
+                continue
+            try:
+                record = await asyncio.to_thread(self.store.bots.get, name)
+            except UnknownBot:
+                continue
+            if not (record.deleted or record.revoked):
+                wanted[name] = replace(current, bot=record.name)
+        for name in list(self.bots):
+            running = self.bots[name]
+            if name not in wanted or wanted[name].version != running.submission.version:
+                await running.stop()
+                del self.bots[name]
+        for name, submission in wanted.items():
+            if name not in self.bots:
+                hosted = HostedBot(self, submission.bot, submission)
+                self.bots[name] = hosted
+                hosted.start()
+
+    async def _round(self) -> None:
+        await self.reconcile()
+        await self.check_pending()
+        await self.reconcile()
+
+    async def run(self, stop: asyncio.Event, poll_s: float = POLL_S) -> None:
+        """Until ``stop``: check, reconcile, every ``poll_s``; then stop every process."""
+        self.metrics.up.set(1)
+        try:
+            while not stop.is_set():
+                one = asyncio.create_task(self._round())
+                stopping = asyncio.create_task(stop.wait())
+                await asyncio.wait({one, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                stopping.cancel()
+                if not one.done():  # a check under way: it and its sandboxed bot are killed
+                    one.cancel()
+                    await asyncio.wait({one}, timeout=10.0)
+                    break
+                if one.exception() is not None:  # the store unreachable for a while: keep what runs, try again
+                    log.error("bot host: a round failed (%s); trying again in %g s", one.exception(), poll_s)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), poll_s)
+        finally:
+            self.metrics.up.set(0)
+            await asyncio.gather(*(bot.stop() for bot in self.bots.values()))
+            self.bots.clear()
+            with contextlib.suppress(OSError):
+                os.rmdir(self.socket_dir)

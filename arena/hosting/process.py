@@ -1,0 +1,170 @@
+"""One hosted bot's process, kept running: started through :mod:`arena.hosting.launch`, its stdout and stderr
+kept (the last :data:`OUTPUT_CAP` bytes, counted past that), killed when it outlives :attr:`Limits.lifetime_s` or
+has not connected within :attr:`Limits.connect_s`, and started again after a pause that doubles with each quick
+end (:func:`backoff_s`). Each end is described for its author (:func:`describe_end`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from arena.hosting.sandbox import TOKEN_ENV, Limits
+
+OUTPUT_CAP = 64 * 1024
+BACKOFF_FIRST_S = 1.0
+BACKOFF_MAX_S = 60.0
+STABLE_S = 60.0
+"""A process that ran this long before it ended starts the backoff over."""
+STOP_GRACE_S = 3.0
+
+
+def backoff_s(quick_ends: int) -> float:
+    """The pause before the next start after ``quick_ends`` ends in a row that came before :data:`STABLE_S`."""
+    if quick_ends <= 0:
+        return 0.0
+    return min(BACKOFF_MAX_S, BACKOFF_FIRST_S * 2 ** (quick_ends - 1))
+
+
+def describe_end(code: int, limits: Limits, killed_for: str = "") -> str:
+    """Why a sandboxed process ended, for its author: the host's own kill, a limit's signal, or its exit code."""
+    if killed_for:
+        return killed_for
+    sig = -code if code < 0 else code - 128 if code > 128 else 0
+    if sig == signal.SIGXCPU:
+        return f"killed: CPU time limit ({limits.cpu_seconds} s of CPU per process) reached (SIGXCPU)"
+    if sig == signal.SIGXFSZ:
+        return f"killed: file size limit ({limits.file_size_bytes} bytes) exceeded (SIGXFSZ)"
+    if sig:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(sig).name}"
+        return f"killed by signal {sig}"
+    return f"exited with code {code}"
+
+
+class OutputTail:
+    """The last :data:`OUTPUT_CAP` bytes a process wrote, and how many it wrote in all."""
+
+    def __init__(self, cap: int = OUTPUT_CAP) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.total = 0
+        self.changed = False
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.data += chunk
+        if len(self.data) > self.cap:
+            del self.data[:len(self.data) - self.cap]
+        self.changed = True
+
+    def note(self, line: str) -> None:
+        """A line of the host's own about the process (a start, an end), marked as such."""
+        self.add(f"[uno-arena host] {line}\n".encode())
+
+    def last_line(self) -> str:
+        lines = [line for line in bytes(self.data).decode("utf-8", "replace").splitlines()
+                 if line.strip() and not line.startswith("[uno-arena host]")]
+        return lines[-1].strip()[:200] if lines else ""
+
+
+@dataclass
+class Run:
+    """How one life of a process ended."""
+
+    code: int
+    detail: str
+    seconds: float
+
+
+class SandboxedProcess:
+    """One bot's process in its sandbox: :meth:`run_once` runs one life of it."""
+
+    def __init__(self, spec_file: str, token: str, limits: Limits, output: OutputTail,
+                 connected: Callable[[], Awaitable[bool]]) -> None:
+        self.spec_file = spec_file
+        self.token = token
+        self.limits = limits
+        self.output = output
+        self.connected = connected
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def run_once(self, stop: asyncio.Event) -> Run:
+        """Start it and wait for its end, the host's stop, its lifetime or its missed connection; then it is gone
+        (the sandbox's whole PID namespace with it)."""
+        started = time.monotonic()
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "arena.hosting.launch", self.spec_file,
+            env={TOKEN_ENV: self.token, "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        reader = asyncio.create_task(self._read())
+        killed_for = await self._watch(stop, started)
+        code = await self.process.wait()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(reader, 2.0)
+        reader.cancel()
+        seconds = time.monotonic() - started
+        detail = describe_end(code, self.limits, killed_for)
+        if self.output.total > self.output.cap:
+            detail += f"; it wrote {self.output.total} bytes of output (the last {self.output.cap} kept)"
+        last = self.output.last_line()
+        if last and not killed_for.startswith("stopped"):
+            detail += f"; its last line: {last}"
+        return Run(code, detail, seconds)
+
+    async def _watch(self, stop: asyncio.Event, started: float) -> str:
+        """Wait for the process's end; '' when it ended by itself, else why the host killed it."""
+        assert self.process is not None
+        exited = asyncio.create_task(self.process.wait())
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            connect_by = started + self.limits.connect_s
+            end_by = started + self.limits.lifetime_s
+            seen = False
+            while True:
+                now = time.monotonic()
+                wait = min(end_by, connect_by if not seen else end_by) - now
+                done, _ = await asyncio.wait({exited, stopping}, timeout=max(0.0, min(wait, 1.0)),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if exited in done:
+                    return ""
+                if stopping in done:
+                    await self.stop()
+                    return "stopped: the bot host is stopping"
+                now = time.monotonic()
+                if not seen and now >= connect_by:
+                    seen = await self.connected()
+                    if not seen:
+                        await self.stop()
+                        return f"killed: it did not connect to the gateway within {self.limits.connect_s:g} s"
+                if now >= end_by:
+                    await self.stop()
+                    return f"killed: its wall-clock life ({self.limits.lifetime_s:g} s) ended; started again"
+        finally:
+            stopping.cancel()
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        while chunk := await self.process.stdout.read(65536):
+            self.output.add(chunk)
+
+    def _signal(self, sig: int) -> None:
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, sig)
+
+    async def stop(self) -> None:
+        """SIGTERM, then SIGKILL after :data:`STOP_GRACE_S` (bwrap takes its whole PID namespace along)."""
+        if self.process is None or self.process.returncode is not None:
+            return
+        self._signal(signal.SIGTERM)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.process.wait(), STOP_GRACE_S)
+        self._signal(signal.SIGKILL)
+        await self.process.wait()

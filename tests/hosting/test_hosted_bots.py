@@ -1,0 +1,283 @@
+"""The bot host from outside: real Redis, a real `uno-arena serve` on a Unix socket, a real `uno-arena host` with
+bubblewrap, each in its own process. A good bot is submitted, checked in the sandbox, admitted and plays a match;
+hostile bots beside it are each contained and recorded with a reason, and the good bot goes on playing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import grpc
+import pytest
+
+from arena.client import ArenaClient
+from arena.store import Store
+from arena.store.submissions import SubmissionState
+from arena.submissions import pack_folder, read_package
+from tests.hosting import hostile
+from tests.support.redis_server import private_redis
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.integration
+
+ADMIN = "admin-token-for-the-host-tests"
+HOST_OPTIONS = ["--cpu-seconds", "60", "--memory-mib", "384", "--processes", "48", "--file-size-mib", "8",
+                "--tmp-mib", "4", "--connect-timeout", "4", "--check-wait", "6", "--poll", "0.5"]
+
+
+def _sandbox_missing() -> str:
+    """What the sandbox needs that this machine lacks ('' when nothing)."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)"
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is not installed"
+    probe = subprocess.run(["bwrap", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc", "/proc",
+                            "--dev", "/dev", "true"], capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        return f"bwrap cannot make a sandbox here: {probe.stderr.strip()[:200]}"
+    return ""
+
+
+@dataclass
+class Arena:
+    store: Store
+    env: dict[str, str]
+    socket: str
+    work_dir: Path
+    redis_port: int
+    gateway_port: int
+    tokens: dict[str, str]
+
+    def cli(self, *args: str, token: str = "", timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+        env = dict(self.env, UNO_ARENA_ADMIN_TOKEN="", UNO_ARENA_BOT_TOKEN=token) if token else self.env
+        return subprocess.run([sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
+                              timeout=timeout)
+
+
+def _package(folder: Path, code: str, params: dict[str, object] | None = None) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "uno-bot.toml").write_text(hostile.MANIFEST)
+    (folder / "bot.py").write_text(code)
+    if params is not None:
+        (folder / "params.json").write_text(json.dumps(params))
+    return folder
+
+
+def _admit_directly(store: Store, name: str, folder: Path) -> None:
+    """Store a submission as admitted without the check (the check is the good bot's test): the host runs it."""
+    package = read_package(pack_folder(folder))
+    stored = store.submissions.add(name, package.sha256, package.archive, package.manifest.runtime.value,
+                                   package.manifest.command)
+    store.submissions.set_verdict(name, stored.version, SubmissionState.ADMITTED, "admitted by the test")
+
+
+def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "wb") as out:
+        return subprocess.Popen([sys.executable, "-m", "arena.cli", *argv], env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> int:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            return process.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return -9
+    return process.returncode
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+    missing = _sandbox_missing()
+    if missing:
+        pytest.skip(f"the bot host's sandbox: {missing}")
+    tmp = tmp_path_factory.mktemp("host")
+    socket_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"uah-{os.getpid()}"
+    socket_dir.mkdir(exist_ok=True)
+    with private_redis(persistence=False) as redis:
+        env = dict(os.environ, REDIS_URL=redis.url, UNO_ARENA_ADMIN_TOKEN=ADMIN, UNO_ARENA_BOT_TOKEN="")
+        socket = str(socket_dir / "gw.sock")
+        serve = _start(["serve", "--address", "127.0.0.1:0", "--unix-socket", socket, "--metrics-port", "-1"], env,
+                       tmp / "serve.log")
+        host: subprocess.Popen[bytes] | None = None
+        store = Store.from_url(redis.url)
+        try:
+            wait_until(lambda: "listening on" in (tmp / "serve.log").read_text() and os.path.exists(socket),
+                       timeout=30, what="the gateway listening on its Unix socket",
+                       details=lambda: (tmp / "serve.log").read_text())
+            port = int((tmp / "serve.log").read_text().split("(port ")[1].split(",")[0])
+            tokens = {name: store.bots.register(name)[1] for name in ("good", "other", "silent", *hostile.HOSTILE)}
+            work = tmp / "work"
+            made = Arena(store, env, socket, work, int(urlsplit(redis.url).port or 0), port, tokens)
+            secret = tmp / "admin.token"
+            secret.write_text(ADMIN)
+            secret.chmod(0o600)
+            params: dict[str, dict[str, object]] = {
+                "tcp": {"addresses": [["127.0.0.1", made.redis_port], ["127.0.0.1", port], ["1.1.1.1", 53]]},
+                "snoop": {"paths": [str(secret), str(work / "packages"), str(Path(hostile.__file__)),
+                                    str(work / "specs")]},
+            }
+            for name, code in hostile.HOSTILE.items():
+                _admit_directly(store, name, _package(tmp / "bots" / name, code, params.get(name)))
+            host = _start(["host", "--gateway-socket", socket, "--work-dir", str(work), "--metrics-port", "-1",
+                           *HOST_OPTIONS], env, tmp / "host.log")
+            silent = made.cli("bot", "submit", "silent", str(_package(tmp / "bots" / "silent", hostile.NEVER)),
+                              "--server", f"unix:{socket}", token=tokens["silent"])
+            assert silent.returncode == 0, silent.stderr
+            yield made
+        finally:
+            host_code = _stop(host) if host is not None else 0
+            serve_code = _stop(serve)
+            store.close()
+            shutil.rmtree(socket_dir, ignore_errors=True)
+            print((tmp / "host.log").read_text()[-3000:] if (tmp / "host.log").exists() else "")
+        assert host_code == 0, "the host did not stop cleanly on SIGTERM"
+        assert serve_code == 0
+
+
+def _output(arena: Arena, name: str) -> str:
+    return arena.store.submissions.output(name).decode("utf-8", "replace")
+
+
+def _line(arena: Arena, name: str, start: str, timeout: float = 40.0) -> str:
+    wait_until(lambda: any(line.startswith(start) for line in _output(arena, name).splitlines()), timeout=timeout,
+               what=f"{name}'s line {start!r}", details=lambda: _output(arena, name)[-1500:])
+    return next(line for line in _output(arena, name).splitlines() if line.startswith(start))
+
+
+def test_a_submitted_bot_is_checked_in_the_sandbox_admitted_and_plays(arena: Arena, tmp_path: Path) -> None:
+    folder = _package(tmp_path / "good", hostile.GOOD)
+    done = arena.cli("bot", "submit", "good", str(folder), "--server", f"unix:{arena.socket}",
+                     token=arena.tokens["good"])
+    assert done.returncode == 0, done.stderr
+    assert "submitted good version 1" in done.stdout
+    wait_until(lambda: arena.store.submissions.all("good")[0].state is not SubmissionState.CHECKING, timeout=90,
+               what="the host's verdict on the good bot")
+    verdict = arena.store.submissions.all("good")[0]
+    assert verdict.state is SubmissionState.ADMITTED, verdict.reason
+    wait_until(lambda: arena.store.sessions.online("good"), timeout=30, what="the good bot connected")
+    listing = arena.cli("bot", "submissions", "good", "--server", f"unix:{arena.socket}", token=arena.tokens["good"])
+    assert "version 1 admitted" in listing.stdout and "hosted process: running" in listing.stdout, listing.stdout
+    match = arena.cli("match", "--relay", "--seats", "good,random", "--seed", "5", "--target-score", "50",
+                      "--json", timeout=120)
+    assert match.returncode == 0, match.stderr
+    record = json.loads(match.stdout.splitlines()[-1])
+    assert record["seats"] == ["good", "random"] and record["end_reason"] != "aborted"
+    assert record["timeouts"][0] == 0 and not record["forfeits"]
+    assert "good bot starting" in arena.cli("bot", "output", "good", "--server", f"unix:{arena.socket}",
+                                            token=arena.tokens["good"]).stdout
+
+
+def test_no_tcp_connection_leaves_the_sandbox(arena: Arena) -> None:
+    for port in (arena.redis_port, arena.gateway_port, 53):
+        assert "tcp refused" in _line(arena, "tcp", f"tcp refused 1{'27.0.0.1' if port != 53 else '.1.1.1'}:{port}")
+    assert "tcp connected" not in _output(arena, "tcp")
+
+
+def test_no_other_bots_code_no_token_file_no_other_process(arena: Arena) -> None:
+    assert _line(arena, "snoop", "snoop found") == "snoop found []"
+    environment = _line(arena, "snoop", "snoop environment")
+    assert "REDIS_URL" not in environment and "UNO_ARENA_ADMIN_TOKEN" not in environment
+    seen = json.loads(_line(arena, "snoop", "snoop processes seen: ").partition(": ")[2])
+    assert max(seen) < 100, "it sees only its own PID namespace"
+
+
+def test_a_fork_bomb_is_held_by_the_process_limit(arena: Arena) -> None:
+    line = _line(arena, "fork", "fork ")
+    assert line.startswith("fork refused after"), line
+    assert int(line.split()[3]) < 48
+
+
+def test_memory_is_held_by_the_address_space_limit(arena: Arena) -> None:
+    line = _line(arena, "memory", "memory ")
+    assert line.startswith("memory refused after"), line
+    assert int(line.split()[3]) < 384
+
+
+def test_the_disk_is_a_small_private_tmp_and_the_package_is_read_only(arena: Arena) -> None:
+    line = _line(arena, "disk", "disk refused")
+    assert int(line.split()[3]) <= 4, line
+    assert _line(arena, "disk", "disk cannot write its package").endswith("Read-only file system")
+
+
+def test_a_flood_of_output_is_capped_and_said(arena: Arena) -> None:
+    wait_until(lambda: "bytes of output" in (arena.store.submissions.hosted("flood") or _Empty()).detail, timeout=40,
+               what="the flood bot's end recorded")
+    hosted = arena.store.submissions.hosted("flood")
+    assert hosted is not None and "exited with code 0" in hosted.detail
+    assert len(arena.store.submissions.output("flood")) <= 64 * 1024
+
+
+def test_a_bot_that_never_connects_is_killed_and_said(arena: Arena) -> None:
+    wait_until(lambda: "did not connect" in (arena.store.submissions.hosted("never") or _Empty()).detail,
+               timeout=40, what="the never-connecting bot's kill recorded")
+    listing = arena.cli("bot", "submissions", "never", "--server", f"unix:{arena.socket}",
+                        token=arena.tokens["never"])
+    assert "did not connect to the gateway within 4 s" in listing.stdout
+
+
+def test_the_good_bot_kept_playing_beside_them_all(arena: Arena) -> None:
+    assert arena.store.sessions.online("good") or pytest.fail("run with the first test of the module")
+    match = arena.cli("match", "--relay", "--seats", "good,heuristic", "--seed", "9", "--target-score", "50",
+                      "--json", timeout=120)
+    assert match.returncode == 0, match.stderr
+    record = json.loads(match.stdout.splitlines()[-1])
+    assert record["timeouts"][0] == 0 and not record["forfeits"]
+    assert (arena.store.submissions.hosted("good") or _Empty()).restarts == 0
+
+
+def test_a_submission_that_fails_the_check_is_rejected_and_says_why(arena: Arena) -> None:
+    wait_until(lambda: arena.store.submissions.all("silent")[0].state is not SubmissionState.CHECKING, timeout=60,
+               what="the host's verdict on the silent bot")
+    listing = arena.cli("bot", "submissions", "silent", "--server", f"unix:{arena.socket}",
+                        token=arena.tokens["silent"])
+    assert "version 1 rejected" in listing.stdout, listing.stdout
+    assert "FAIL connects" in listing.stdout and "never connects: sleeping" in listing.stdout, listing.stdout
+    assert "hosted process" not in listing.stdout  # never run
+
+
+def test_a_new_version_replaces_the_running_one_and_a_revoked_bot_stops(arena: Arena, tmp_path: Path) -> None:
+    _line(arena, "tcp", "tcp refused")
+    _admit_directly(arena.store, "tcp", _package(tmp_path / "tcp2", hostile.GOOD))
+    wait_until(lambda: (arena.store.submissions.hosted("tcp") or _Empty()).version == 2, timeout=30,
+               what="version 2 of the tcp bot running")
+    wait_until(lambda: "good bot starting" in _output(arena, "tcp"), timeout=30, what="version 2's output")
+    arena.store.bots.revoke("memory")
+    wait_until(lambda: (arena.store.submissions.hosted("memory") or _Empty()).state == "stopped", timeout=30,
+               what="the revoked bot stopped")
+
+
+def test_the_api_refuses_bad_archives_and_other_bots(arena: Arena, tmp_path: Path) -> None:
+    with ArenaClient(f"unix:{arena.socket}", arena.tokens["other"]) as client:
+        with pytest.raises(grpc.RpcError) as denied:
+            client.submit_bot("good", b"whatever")
+        assert denied.value.code() is grpc.StatusCode.PERMISSION_DENIED
+        with pytest.raises(grpc.RpcError) as refused:
+            client.submit_bot("other", b"not an archive at all")
+        assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert "submission refused: not an archive" in str(refused.value.details())
+        with pytest.raises(grpc.RpcError) as large:
+            client.submit_bot("other", b"\0" * (9 * 1024 * 1024))
+        assert "more than the 8388608 bytes allowed" in str(large.value.details())
+    assert arena.store.submissions.all("other") == []
+    missing = arena.cli("bot", "submit", "other", str(tmp_path / "nowhere"), "--server", f"unix:{arena.socket}",
+                        token=arena.tokens["other"])
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no such folder" in missing.stderr
+
+
+class _Empty:
+    detail = ""
+    restarts = 0
+    version = 0
+    state = ""

@@ -1,0 +1,100 @@
+"""Submitted packages (arena.submissions): what is accepted, the one reason for what is not, and the content address."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena.submissions import Limits, Runtime, SubmissionRejected, pack_folder, read_package
+
+MANIFEST = b'runtime = "python3.11-kit"\ncommand = ["python", "bot.py"]\n'
+
+
+def tar_gz(members: list[tuple[str, bytes]], *, links: tuple[tuple[str, str], ...] = ()) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for name, target in links:
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.SYMTYPE
+            info.linkname = target
+            tar.addfile(info)
+    return out.getvalue()
+
+
+def zipped(members: list[tuple[str, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in members:
+            z.writestr(name, data)
+    return out.getvalue()
+
+
+def test_a_folder_a_tar_gz_and_a_zip_of_the_same_files_are_one_package(tmp_path: Path) -> None:
+    (tmp_path / "uno-bot.toml").write_bytes(MANIFEST)
+    (tmp_path / "bot.py").write_bytes(b"print('hi')\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "x.py").write_bytes(b"X = 1\n")
+    members = [("uno-bot.toml", MANIFEST), ("bot.py", b"print('hi')\n"), ("lib/x.py", b"X = 1\n")]
+    from_folder = read_package(pack_folder(tmp_path))
+    from_tar = read_package(tar_gz(members))
+    from_zip = read_package(zipped(list(reversed(members))))
+    assert from_folder.sha256 == from_tar.sha256 == from_zip.sha256
+    assert from_tar.manifest.runtime is Runtime.PYTHON_KIT and from_tar.manifest.command == ("python", "bot.py")
+    assert [f.path for f in from_tar.files] == ["bot.py", "lib/x.py", "uno-bot.toml"]
+    assert read_package(from_tar.archive).sha256 == from_tar.sha256  # the canonical archive is a fixed point
+
+
+def test_a_json_manifest_and_a_string_command() -> None:
+    manifest = json.dumps({"runtime": "static", "command": "./bin/bot --fast"}).encode()
+    package = read_package(tar_gz([("uno-bot.json", manifest), ("bin/bot", b"\x7fELF")]))
+    assert package.manifest.runtime is Runtime.STATIC and package.manifest.command == ("./bin/bot", "--fast")
+
+
+@pytest.mark.parametrize(("archive", "reason"), [
+    (b"just some bytes", "not an archive"),
+    (tar_gz([("/etc/uno-bot.toml", MANIFEST)]), "absolute path"),
+    (tar_gz([("uno-bot.toml", MANIFEST), ("../escape.py", b"")]), "climbs out"),
+    (tar_gz([("uno-bot.toml", MANIFEST), ("a/../../b", b"")]), "climbs out"),
+    (tar_gz([("uno-bot.toml", MANIFEST)], links=(("bot.py", "/etc/passwd"),)), "link"),
+    (tar_gz([("bot.py", b"")]), "no manifest"),
+    (tar_gz([("uno-bot.toml", b"runtime = ")]), "cannot be read"),
+    (tar_gz([("uno-bot.toml", b'runtime = "java"\ncommand = ["java"]')]), "runtime must be one of"),
+    (tar_gz([("uno-bot.toml", b'runtime = "python3.11-kit"\ncommand = []')]), "non-empty list"),
+    (tar_gz([("uno-bot.toml", b'runtime = "python3.11-kit"\ncommand = ["sh", "x"]')]), "must start with python"),
+    (tar_gz([("uno-bot.toml", b'runtime = "static"\ncommand = ["./bot"]')]), "not one of its files"),
+    (tar_gz([("uno-bot.toml", b'runtime = "static"\ncommand = ["./bot"]\nextra = 1')]), "unknown field"),
+    (zipped([("uno-bot.toml", MANIFEST), ("../x", b"")]), "climbs out"),
+    (b"PK\x03\x04broken", "damaged"),
+], ids=["bytes", "absolute", "dotdot", "dotdot-inside", "symlink", "no-manifest", "bad-toml", "runtime",
+        "empty-command", "python-command", "static-missing", "unknown-field", "zip-dotdot", "bad-zip"])
+def test_each_refused_archive_gets_one_reason(archive: bytes, reason: str) -> None:
+    with pytest.raises(SubmissionRejected, match=reason):
+        read_package(archive)
+
+
+def test_the_limits_hold() -> None:
+    small = Limits(max_archive_bytes=2000, max_unpacked_bytes=5000, max_files=3)
+    with pytest.raises(SubmissionRejected, match="more than the 2000 allowed"):
+        read_package(b"x" * 2001, small)
+    many = tar_gz([("uno-bot.toml", MANIFEST), *((f"f{i}", b"") for i in range(5))])
+    with pytest.raises(SubmissionRejected, match="more than 3 files"):
+        read_package(many, small)
+    big = tar_gz([("uno-bot.toml", MANIFEST), ("bot.py", b"\0" * 6000)])
+    with pytest.raises(SubmissionRejected, match="unpacks to more than 5000 bytes"):
+        read_package(big, small)
+
+
+def test_a_folder_with_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "uno-bot.toml").write_bytes(MANIFEST)
+    (tmp_path / "bot.py").symlink_to("/etc/hostname")
+    with pytest.raises(SubmissionRejected, match="symbolic link"):
+        pack_folder(tmp_path)
