@@ -181,7 +181,7 @@ def test_bad_constructor_arguments() -> None:
     with pytest.raises(ValueError, match="players must be 2 to 10"):
         Match(players=11)
     with pytest.raises(ValueError, match="seed must be an integer"):
-        Match(players=2, seed="x")  # type: ignore[arg-type]
+        Match(players=2, seed="x")
     with pytest.raises(ValueError, match="contradicts"):
         Match.from_position(2, [["red-1/pink-1"], ["red-2/pink-2"]], [], ["red-7/orange-1"], 0, color="blue")
     with pytest.raises(ValueError, match="top card is a wild"):
