@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from arena.engine import COMPILED, Match, Rules, Variant
 from arena.engine._loading import ENGINE_VARIABLE
+from arena.gc_tuning import configure_gc
 
 CONFIGURATIONS = tuple((variant, players) for variant in ("flip", "classic") for players in (2, 4))
 """The engine's configurations: (variant, players)."""
@@ -190,6 +191,7 @@ def _child(seconds: float) -> None:
     """The pure engine's side of a run (`python -m arena.bench.engine SECONDS`): JSON figures on stdout."""
     if COMPILED:
         raise SystemExit(f"the child must run the pure engine: set {ENGINE_VARIABLE}=pure")
+    configure_gc()  # as `uno-arena bench engine` set up its own process (UNO_ARENA_GC is inherited)
     figures = {engine_name(variant, players): engine_rate(players, variant, seconds)
                for variant, players in CONFIGURATIONS}
     print(json.dumps(figures))

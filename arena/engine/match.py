@@ -59,11 +59,9 @@ def _round_rng(seed: int, round_number: int) -> random.Random:
 
 
 def _blank(cls: type[Match]) -> Match:
-    """A match object with no state yet (``__init__`` not run), for the other constructors to fill in."""
-    # Through Any: mypyc, which can compile this module (arena.engine.build), does not compile a typed `cls.__new__`.
-    new: Any = cls.__new__
-    match: Match = new(cls)
-    return match
+    """A match object with no state yet, for the other constructors to fill in."""
+    # Not `cls.__new__(cls)`: a compiled Match (mypyc, arena.engine.build) runs __init__ in its __new__.
+    return cls(_empty=True)
 
 
 class Match:
@@ -74,7 +72,10 @@ class Match:
 
     # `players` and `seed` are typed `object` because they are checked here: a compiled Match (mypyc) would refuse a
     # non-int with its own TypeError before the check could name the problem (a ValueError, as in the pure engine).
-    def __init__(self, players: int | object = 4, seed: int | object = 0, rules: Rules | None = None) -> None:
+    def __init__(self, players: int | object = 4, seed: int | object = 0, rules: Rules | None = None, *,
+                 _empty: bool = False) -> None:
+        if _empty:
+            return  # for _blank: the alternative constructors and copy() set every attribute themselves
         rules = rules or Rules()
         self._setup(players, seed, rules, self._standard_deck(rules, seed))
         self.dealer = self._draw_for_dealer()
