@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from .actions import ACCEPT, CHALLENGE, DRAW, NEXT_ROUND, PASS, Action, parse_action
 from .cards import (
@@ -518,7 +518,9 @@ class Match:
     # Applying an action
     # ----------------------------------------------------------------------------------------------
 
-    def apply(self, seat: int | None, action: Action) -> list[Event]:
+    # `seat` and `action` are typed `object` because they are checked here: a compiled Match (mypyc) would refuse a
+    # mistyped one with its own TypeError, where the pure engine raises IllegalAction.
+    def apply(self, seat: int | object | None, action: Action | object) -> list[Event]:
         """Apply `seat`'s action and return the events it caused.
 
         Anything illegal raises IllegalAction (a ValueError) naming the RULES.md id, and changes nothing:
@@ -531,7 +533,7 @@ class Match:
         kind = action.kind
         decision = self.decision
         if kind == "next_round":
-            self._next_round(seat, action)
+            self._next_round(cast(int | None, seat), action)
             return events[start:]
         if decision == "round_over" or decision == "match_over":
             raise IllegalAction("E1", f"the round is over ({decision}); no seat is to act")
