@@ -6,9 +6,9 @@ load on a shared machine skews the figures less), best of a few interleaved repe
 extra `bench`) is measured in the same run, two ways: driven by `env.step` (its fastest path) and by
 `env.run` with random agents (its documented idiom); the ratio is against the `env.step` figure first.
 
-Where the engine is compiled (mypyc, `python -m arena.engine.build`), the run measures both builds of the same
-source: the compiled one in this process, the pure-Python one (the reference) in a child process that loads the
-sources (`UNO_ARENA_ENGINE=pure`), one child per repeat so the two stay interleaved.
+Where the engine is compiled (mypyc, `uno-arena engine compile`), the run measures both builds of the same source,
+each in a fresh child process per repeat (the pure-Python one, the reference, loads the sources:
+`UNO_ARENA_ENGINE=pure`), interleaved with each other and with RLCard.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from arena.engine import COMPILED, Match, Rules, Variant
-from arena.engine._loading import ENGINE_VARIABLE
+from arena.engine import COMPILED, ENGINE_VARIABLE, Match, Rules, Variant
 from arena.gc_tuning import configure_gc
 
 CONFIGURATIONS = tuple((variant, players) for variant in ("flip", "classic") for players in (2, 4))
@@ -64,12 +63,16 @@ def engine_name(variant: str, players: int, compiled: bool = False) -> str:
     return f"uno-arena {variant} {players}p" + (COMPILED_SUFFIX if compiled else "")
 
 
-def pure_engine_rates(seconds: float) -> dict[str, tuple[float, float]]:
-    """Every configuration measured once by the pure-Python engine, in a child process that loads the sources."""
-    result = subprocess.run([sys.executable, "-m", "arena.bench.engine", str(seconds)], capture_output=True, text=True,
-                            env={**os.environ, ENGINE_VARIABLE: "pure"}, check=False)
+def child_engine_rates(seconds: float, compiled: bool) -> dict[str, tuple[float, float]]:
+    """Every configuration measured once by one build of the engine, in a fresh child process (the pure one loads
+    the sources): both builds run alike, away from what this process holds (RLCard's objects, for one)."""
+    env = {key: value for key, value in os.environ.items() if key != ENGINE_VARIABLE}
+    if not compiled:
+        env[ENGINE_VARIABLE] = "pure"
+    result = subprocess.run([sys.executable, "-m", "arena.bench.engine", str(seconds), str(compiled)],
+                            capture_output=True, text=True, env=env, check=False)
     if result.returncode != 0:
-        raise RuntimeError(f"the pure engine's run failed: {result.stderr.strip()[-500:]}")
+        raise RuntimeError(f"the engine's run in a child process failed: {result.stderr.strip()[-500:]}")
     return {name: (rounds, decisions) for name, (rounds, decisions) in json.loads(result.stdout).items()}
 
 
@@ -129,8 +132,9 @@ def run_engine_bench(seconds: float, out: TextIO, rlcard: bool = True, repeats: 
     a shared machine only ever slows a measurement down, and interleaving exposes every configuration to
     the same noise. Prints the table; returns decisions/s by configuration."""
     rates: dict[str, Callable[[], tuple[float, float]]] = {}
-    for variant, players in CONFIGURATIONS:
-        rates[engine_name(variant, players, COMPILED)] = functools.partial(engine_rate, players, variant, seconds)
+    if not COMPILED:  # the pure engine alone, in this process
+        for variant, players in CONFIGURATIONS:
+            rates[engine_name(variant, players)] = functools.partial(engine_rate, players, variant, seconds)
     with_rlcard = rlcard and rlcard_installed()
     if with_rlcard:
         for players in (2, 4):
@@ -140,7 +144,8 @@ def run_engine_bench(seconds: float, out: TextIO, rlcard: bool = True, repeats: 
     failed: dict[str, str] = {}
     for _ in range(max(1, repeats)):
         if COMPILED:
-            _keep_best(best, pure_engine_rates(seconds))
+            for compiled in (False, True):
+                _keep_best(best, child_engine_rates(seconds, compiled))
         for name, measure in rates.items():
             if name in failed:
                 continue
@@ -187,15 +192,15 @@ def _print_table(best: dict[str, tuple[float, float]], failed: dict[str, str], r
         print(f"{name:<30}  failed: {error}", file=out)
 
 
-def _child(seconds: float) -> None:
-    """The pure engine's side of a run (`python -m arena.bench.engine SECONDS`): JSON figures on stdout."""
-    if COMPILED:
-        raise SystemExit(f"the child must run the pure engine: set {ENGINE_VARIABLE}=pure")
+def _child(seconds: float, compiled: bool) -> None:
+    """One build's side of a run (`python -m arena.bench.engine SECONDS COMPILED`): JSON figures on stdout."""
+    if compiled != COMPILED:
+        raise SystemExit(f"the child loaded the {'compiled' if COMPILED else 'pure'} engine, not the one asked for")
     configure_gc()  # as `uno-arena bench engine` set up its own process (UNO_ARENA_GC is inherited)
-    figures = {engine_name(variant, players): engine_rate(players, variant, seconds)
+    figures = {engine_name(variant, players, compiled): engine_rate(players, variant, seconds)
                for variant, players in CONFIGURATIONS}
     print(json.dumps(figures))
 
 
 if __name__ == "__main__":
-    _child(float(sys.argv[1]))
+    _child(float(sys.argv[1]), sys.argv[2] == "True")

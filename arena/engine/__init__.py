@@ -43,6 +43,7 @@ __all__ = [
     "COMPILED",
     "DARK_COLORS",
     "DECISIONS",
+    "ENGINE_VARIABLE",
     "LIGHT_COLORS",
     "RULE_CHOICES",
     "Action",

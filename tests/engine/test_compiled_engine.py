@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine._loading import ENGINE_VARIABLE
+from arena.engine import ENGINE_VARIABLE
 from arena.engine.build import build_problem
 from arena.scenarios.runner import scenario_files
 
