@@ -124,10 +124,35 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_engine_compile(args: argparse.Namespace) -> int:
+    from arena.engine.build import ENGINE_DIR, compile_engine, remove_compiled
+
+    if args.remove:
+        removed = remove_compiled()
+        print(f"removed {len(removed)} compiled module(s) from {ENGINE_DIR}: the pure-Python engine is loaded")
+        return 0
+    try:
+        built = compile_engine(verbose=args.verbose)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"compiled the engine into {len(built)} extension module(s) in {ENGINE_DIR}; "
+          "`uno-arena --version` names the engine loaded")
+    return 0
+
+
+def version_text() -> str:
+    """`uno-arena --version`: the package's version and the build of the engine this process loaded."""
+    from arena import __version__
+    from arena.engine import COMPILED
+
+    return f"uno-arena {__version__} (engine: {'compiled with mypyc' if COMPILED else 'pure Python'})"
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena",
                                      allow_abbrev=False)
+    parser.add_argument("--version", action="version", version=version_text())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _register_engine_commands(commands)
     # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
@@ -200,6 +225,15 @@ def _register_engine_commands(commands: Any) -> None:
                                                                 "the best is kept")
     engine.add_argument("--no-rlcard", action="store_true", help="skip RLCard even when installed")
     engine.set_defaults(func=cmd_bench_engine, long_running=True)
+
+    engine_build = commands.add_parser("engine", help="the engine's optional compiled build (mypyc)")
+    engine_commands = engine_build.add_subparsers(dest="engine_command", required=True, metavar="ACTION")
+    compile_ = engine_commands.add_parser(
+        "compile", help="compile the engine's hot modules with mypyc, in place (needs mypy, a C compiler and the "
+                        "Python headers); the pure-Python sources stay the reference (UNO_ARENA_ENGINE=pure)")
+    compile_.add_argument("--remove", action="store_true", help="delete the compiled modules: back to pure Python")
+    compile_.add_argument("--verbose", action="store_true", help="show mypyc's and the compiler's output")
+    compile_.set_defaults(func=cmd_engine_compile)
 
 
 EXIT_OUTPUT_CLOSED = 128 + 13

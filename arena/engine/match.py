@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from .actions import ACCEPT, CHALLENGE, DRAW, NEXT_ROUND, PASS, Action, parse_action
 from .cards import (
@@ -58,13 +58,24 @@ def _round_rng(seed: int, round_number: int) -> random.Random:
     return random.Random(f"uno-arena:{seed}:round:{round_number}")
 
 
+def _blank(cls: type[Match]) -> Match:
+    """A match object with no state yet, for the other constructors to fill in."""
+    # Not `cls.__new__(cls)`: a compiled Match (mypyc, arena.engine.build) runs __init__ in its __new__.
+    return cls(_empty=True)
+
+
 class Match:
     """A match of UNO: rounds are dealt and played until a player reaches the target (E4).
 
     `Match(players=4, seed=7, rules=Rules(variant="flip"))` deals the first round at once.
     """
 
-    def __init__(self, players: int = 4, seed: int = 0, rules: Rules | None = None) -> None:
+    # `players` and `seed` are typed `object` because they are checked here: a compiled Match (mypyc) would refuse a
+    # non-int with its own TypeError before the check could name the problem (a ValueError, as in the pure engine).
+    def __init__(self, players: int | object = 4, seed: int | object = 0, rules: Rules | None = None, *,
+                 _empty: bool = False) -> None:
+        if _empty:
+            return  # for _blank: the alternative constructors and copy() set every attribute themselves
         rules = rules or Rules()
         self._setup(players, seed, rules, self._standard_deck(rules, seed))
         self.dealer = self._draw_for_dealer()
@@ -87,7 +98,7 @@ class Match:
         """A match whose first round is dealt by S2-S4 from exactly `deck` (top card first)."""
         rules = rules or Rules()
         cards = [cls._card(card, rules) for card in deck]
-        match = cls.__new__(cls)
+        match = _blank(cls)
         match._setup(players, seed, rules, cards)
         if not 0 <= dealer < players:
             raise ValueError(f"dealer {dealer} is not a seat of a {players}-player match")
@@ -124,7 +135,7 @@ class Match:
         rules = rules or Rules()
         cls._check_position(players, hands, discard, rules, side, direction)
         piles = [[cls._card(card, rules) for card in pile] for pile in (*hands, draw, discard)]
-        match = cls.__new__(cls)
+        match = _blank(cls)
         match._setup(players, seed, rules, [card for pile in piles for card in pile])
         for seat in (current, dealer):
             if seat is not None and not 0 <= seat < players:
@@ -187,14 +198,14 @@ class Match:
         return parse_card(card, rules.variant) if isinstance(card, str) else card
 
     @staticmethod
-    def _standard_deck(rules: Rules, seed: int) -> list[Card]:
+    def _standard_deck(rules: Rules, seed: int | object) -> list[Card]:
         if rules.variant == "classic":
             return classic_deck()
         if rules.pairing == "shuffled":
             return shuffled_flip_deck(random.Random(f"uno-arena:{seed}:pairing"))
         return physical_flip_deck()
 
-    def _setup(self, players: int, seed: int, rules: Rules, cards: list[Card]) -> None:
+    def _setup(self, players: int | object, seed: int | object, rules: Rules, cards: list[Card]) -> None:
         if not isinstance(players, int) or not 2 <= players <= 10:
             raise ValueError(f"players must be 2 to 10, got {players!r}")
         if not isinstance(seed, int):
@@ -507,7 +518,9 @@ class Match:
     # Applying an action
     # ----------------------------------------------------------------------------------------------
 
-    def apply(self, seat: int | None, action: Action) -> list[Event]:
+    # `seat` and `action` are typed `object` because they are checked here: a compiled Match (mypyc) would refuse a
+    # mistyped one with its own TypeError, where the pure engine raises IllegalAction.
+    def apply(self, seat: int | object | None, action: Action | object) -> list[Event]:
         """Apply `seat`'s action and return the events it caused.
 
         Anything illegal raises IllegalAction (a ValueError) naming the RULES.md id, and changes nothing:
@@ -520,7 +533,7 @@ class Match:
         kind = action.kind
         decision = self.decision
         if kind == "next_round":
-            self._next_round(seat, action)
+            self._next_round(cast(int | None, seat), action)
             return events[start:]
         if decision == "round_over" or decision == "match_over":
             raise IllegalAction("E1", f"the round is over ({decision}); no seat is to act")
@@ -1044,13 +1057,27 @@ class Match:
 
     def copy(self) -> Match:
         """An independent copy that plays on separately (for search bots and for tests)."""
-        twin = Match.__new__(Match)
-        twin.__dict__.update(self.__dict__)
+        twin = _blank(Match)
+        # Every attribute, one by one (a compiled Match has no __dict__ to copy): the immutable and the per-match
+        # shared ones as they are, the mutable state as copies.
+        twin.players, twin.seed, twin.rules, twin.variant = self.players, self.seed, self.rules, self.variant
+        twin._classic, twin.cards, twin._faces = self._classic, self.cards, self._faces
+        twin._colors, twin._kinds = self._colors, self._kinds
+        twin._one_card, twin._one_face = self._one_card, self._one_face
+        twin._type_of, twin._play_cache, twin._cids_of = self._type_of, self._play_cache, self._cids_of
+        twin._decision_cap, twin._uno_call_choices = self._decision_cap, self._uno_call_choices
+        twin._discard_view = self._discard_view
         twin.hands = [list(hand) for hand in self.hands]
         twin.draw, twin.discard, twin.scores = list(self.draw), list(self.discard), list(self.scores)
         twin.events, twin.actions = list(self.events), list(self.actions)
         twin._seen_as = dict(self._seen_as)
         twin._views = list(self._views)
+        twin.side, twin.direction, twin.color, twin.current = self.side, self.direction, self.color, self.current
+        twin.decision, twin.drawn, twin._respond = self.decision, self.drawn, self._respond
+        twin._color_then_next, twin.catchable, twin._p2_passes = self._color_then_next, self.catchable, self._p2_passes
+        twin.decisions_this_round, twin.round_number = self.decisions_this_round, self.round_number
+        twin.round_winner, twin.round_points = self.round_winner, self.round_points
+        twin.match_winner, twin.dealer = self.match_winner, self.dealer
         twin._rng = random.Random()
         twin._rng.setstate(self._rng.getstate())
         return twin

@@ -181,7 +181,7 @@ def test_bad_constructor_arguments() -> None:
     with pytest.raises(ValueError, match="players must be 2 to 10"):
         Match(players=11)
     with pytest.raises(ValueError, match="seed must be an integer"):
-        Match(players=2, seed="x")  # type: ignore[arg-type]
+        Match(players=2, seed="x")
     with pytest.raises(ValueError, match="contradicts"):
         Match.from_position(2, [["red-1/pink-1"], ["red-2/pink-2"]], [], ["red-7/orange-1"], 0, color="blue")
     with pytest.raises(ValueError, match="top card is a wild"):
@@ -339,3 +339,27 @@ def test_catch_observation_is_the_observation_with_decision_catch() -> None:
     match.apply(1, Action("draw"))
     with pytest.raises(ValueError, match="not offered a catch"):
         match.catch_observation(2)
+
+
+def test_a_copy_has_every_attribute_and_plays_on_alone() -> None:
+    """copy() sets each attribute by name (a compiled Match has no __dict__ to copy): none may be forgotten."""
+    match = Match(players=3, seed=11, rules=Rules(variant="flip"))
+    play_random(match, random.Random(2), max_decisions=60)
+    twin = match.copy()
+    if hasattr(match, "__dict__"):  # the pure engine; a compiled one would fail below on a missing attribute
+        assert set(vars(twin)) == set(vars(match))
+    assert twin.snapshot() == match.snapshot() and twin.observation(0) == match.observation(0)
+    before = match.snapshot()
+    play_random(twin, random.Random(3), max_decisions=30)
+    assert match.snapshot() == before
+    assert Match.from_replay(twin.replay()).snapshot() == twin.snapshot()
+
+
+@pytest.mark.parametrize(("seat", "action"), [("x", "draw"), (1.0, "draw"), (None, "draw"), (0, "draw as text")])
+def test_a_mistyped_seat_or_action_is_an_illegal_action(seat: object, action: str) -> None:
+    """IllegalAction (T1) in both builds: a compiled apply() takes any object and checks it as the pure one does."""
+    match = Match(players=2, seed=1)
+    before = match.snapshot()
+    with pytest.raises(IllegalAction, match=r"T1: (seat .* is not a seat|not an action)"):
+        match.apply(seat, "draw" if action == "draw as text" else parse_action(action))
+    assert match.snapshot() == before

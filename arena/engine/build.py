@@ -1,0 +1,119 @@
+"""The optional compiled engine: the engine's hot modules compiled from the same source with mypyc.
+
+``python -m arena.engine.build`` (or ``uno-arena engine compile``) turns :data:`COMPILED_MODULES` into C extension
+modules next to their ``.py`` files, in the directory that holds the imported ``arena`` package (the checkout of an
+editable install, or site-packages); Python then imports the extensions instead of the sources. ``--remove`` deletes
+them again. The pure-Python engine stays the default and the reference: nothing is compiled unless asked for, and
+``UNO_ARENA_ENGINE=pure`` loads the sources even where extensions are built (``arena.engine.COMPILED`` tells which
+engine a process runs). Needs mypy (which ships mypyc), setuptools, a C compiler and the Python headers.
+
+Not part of the engine's play: nothing here runs while a match is played, and no engine module imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+COMPILED_MODULES = ("cards", "actions", "events", "observation", "errors", "match")
+"""The modules of ``arena.engine`` that are compiled: every one a match runs on its hot path. The rest (the package's
+``__init__``, rules, hands, walk, this module) stay Python: they run once per match or never while one is played."""
+
+GROUP = "arena.engine._mypyc"
+"""mypyc's shared library holds the compiled modules together (calls between them stay native); its name puts it
+inside the package, so an installed engine needs nothing outside ``arena/engine``."""
+
+ENGINE_DIR = Path(__file__).resolve().parent
+
+
+def build_problem() -> str | None:
+    """Why the engine cannot be compiled here (a missing tool, named with the fix), or None when it can."""
+    if importlib.util.find_spec("mypyc") is None:
+        return "mypyc is not installed (it ships with mypy: pip install mypy)"
+    if importlib.util.find_spec("setuptools") is None:
+        return "setuptools is not installed (pip install setuptools)"
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler: {compiler!r} is not on PATH (install gcc, e.g. apt-get install gcc)"
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.exists():
+        return f"no Python headers: {headers} is missing (install python3-dev)"
+    return None
+
+
+def compiled_files(engine_dir: Path = ENGINE_DIR) -> list[Path]:
+    """The extension modules of a compiled engine in ``engine_dir`` (none for a pure one)."""
+    return sorted(path for path in engine_dir.iterdir() if path.name.endswith(tuple(EXTENSION_SUFFIXES)))
+
+
+def remove_compiled(engine_dir: Path = ENGINE_DIR) -> list[Path]:
+    """Delete the compiled engine's extension modules: the sources are imported again. Returns what was deleted."""
+    removed = compiled_files(engine_dir)
+    for path in removed:
+        path.unlink()
+    return removed
+
+
+def compile_engine(engine_dir: Path = ENGINE_DIR, verbose: bool = False) -> list[Path]:
+    """Compile :data:`COMPILED_MODULES` of the engine in ``engine_dir`` into extension modules beside their sources.
+
+    Runs mypyc and the C compiler in a child process (setuptools' ``build_ext --inplace``, which writes next to the
+    package it finds from its working directory); the C sources go to a temporary directory. Raises RuntimeError
+    with the compiler's output when the build fails. Returns the extension modules built.
+    """
+    problem = build_problem()
+    if problem is not None:
+        raise RuntimeError(f"cannot compile the engine: {problem}")
+    root = engine_dir.parent.parent
+    remove_compiled(engine_dir)  # a stale extension of an older source must never shadow the new one
+    with tempfile.TemporaryDirectory(prefix="uno-arena-mypyc-") as temp:
+        script = _SETUP_SCRIPT.format(modules=list(COMPILED_MODULES), group=GROUP, temp=temp)
+        result = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True,
+                                check=False)
+    if verbose or result.returncode != 0:
+        output = result.stdout + result.stderr
+        if result.returncode != 0:
+            raise RuntimeError(f"mypyc could not compile the engine (exit {result.returncode}):\n{output}")
+        print(output, file=sys.stderr)
+    return compiled_files(engine_dir)
+
+
+_SETUP_SCRIPT = """
+from setuptools import setup
+from mypyc.build import mypycify
+
+paths = [f"arena/engine/{{name}}.py" for name in {modules!r}]
+extensions = mypycify(paths, group_name={group!r}, target_dir={temp!r} + "/c")
+setup(name="uno-arena-engine", ext_modules=extensions, script_args=["-q", "build_ext", "--inplace", "--build-temp",
+      {temp!r} + "/build", "--build-lib", {temp!r} + "/lib"])
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.engine.build", description=__doc__.splitlines()[0])
+    parser.add_argument("--remove", action="store_true", help="delete the compiled modules: back to the pure engine")
+    parser.add_argument("--verbose", action="store_true", help="show mypyc's and the compiler's output")
+    args = parser.parse_args(argv)
+    if args.remove:
+        removed = remove_compiled()
+        print(f"removed {len(removed)} compiled module(s) from {ENGINE_DIR}: the pure-Python engine is loaded")
+        return 0
+    try:
+        built = compile_engine(verbose=args.verbose)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"compiled {', '.join(COMPILED_MODULES)} into {len(built)} extension module(s) in {ENGINE_DIR}")
+    print("check: python -c 'import arena.engine; print(arena.engine.COMPILED)' prints True")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
