@@ -287,7 +287,12 @@ def _discard_stdout() -> None:
 
 
 def _run_command(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        parser = build_parser()  # loads the engine: UNO_ARENA_ENGINE may name no build (arena/engine/__init__.py)
+    except ImportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
     if getattr(args, "long_running", False):  # servers, workers, benchmarks: see arena.gc_tuning
         from arena.gc_tuning import configure_gc
 

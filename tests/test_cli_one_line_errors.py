@@ -103,6 +103,12 @@ def test_a_metrics_port_variable_that_is_no_number(redis_server: PrivateRedis) -
     assert "UNO_ARENA_METRICS_PORT" in line and "'lots'" in line, line
 
 
+def test_an_engine_build_that_does_not_exist() -> None:
+    code, _out, err = run_cli("--version", env_extra={"UNO_ARENA_ENGINE": "fast"})
+    line = one_line_error(code, err)
+    assert "UNO_ARENA_ENGINE='fast'" in line and "'pure'" in line, line
+
+
 # ------------------------------------------------------------------------------------------------
 # serve: its address and its Redis
 # ------------------------------------------------------------------------------------------------
