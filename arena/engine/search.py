@@ -117,28 +117,15 @@ class Determinizer:
         self.side = DARK if obs.side == "dark" else LIGHT
         self._free = [True] * len(template.cards)
         self.hand = [self._take(card) for card in obs.hand]
-        # Each hidden place is a (pile, position) with the cids that may fill it (None: any card left).
+        # Each hidden place: (pile, position, the (side, face) its card must show there, or None: any card left).
         self.hands: list[list[int]] = [[] for _ in range(obs.players)]
         self.hands[obs.seat] = self.hand
         self._places: list[tuple[list[int], int, tuple[int, Face] | None]] = []
-        for opponent in obs.opponents:
-            hand = self.hands[opponent.seat] = [-1] * opponent.count
-            for index in range(opponent.count):
-                if opponent.revealed:
-                    hand[index] = self._take(opponent.revealed[index])
-                else:
-                    face = opponent.visible[index] if opponent.visible else None
-                    self._place(hand, index, 1 - self.side, face)
+        self._place_hands(obs)
         self.draw = [-1] * obs.draw_size  # top card last
         for index in range(obs.draw_size):
             self._place(self.draw, index, 1 - self.side, obs.draw_top if index == obs.draw_size - 1 else None)
-        self.discard = [-1] * len(obs.discard)  # top card last
-        known = discard_cards(obs)
-        for index in range(len(obs.discard)):
-            if known is not None:
-                self.discard[index] = self._take(known[index])
-            else:
-                self._place(self.discard, index, self.side, obs.discard[len(obs.discard) - 1 - index])
+        self.discard = self._place_discard(obs)
         self._left = [cid for cid, free in enumerate(self._free) if free]
         if len(self._left) != len(self._places):
             raise ValueError(f"the observation shows {len(template.cards) - len(self._places)} cards' places for "
@@ -147,6 +134,26 @@ class Determinizer:
         self._constrained = sorted((p for p in self._places if p[2] is not None), key=self._choices)
         self._open = [p for p in self._places if p[2] is None]
         self._state = _state_of(obs, self.rules)
+
+    def _place_hands(self, obs: Observation) -> None:
+        for opponent in obs.opponents:
+            hand = self.hands[opponent.seat] = [-1] * opponent.count
+            for index in range(opponent.count):
+                if opponent.revealed:
+                    hand[index] = self._take(opponent.revealed[index])
+                else:
+                    face = opponent.visible[index] if opponent.visible else None
+                    self._place(hand, index, 1 - self.side, face)
+
+    def _place_discard(self, obs: Observation) -> list[int]:
+        discard = [-1] * len(obs.discard)  # top card last
+        known = discard_cards(obs)
+        for index in range(len(obs.discard)):
+            if known is not None:
+                discard[index] = self._take(known[index])
+            else:
+                self._place(discard, index, self.side, obs.discard[len(obs.discard) - 1 - index])
+        return discard
 
     def _take(self, card: Card) -> int:
         for cid in self.template.cids.get(card, ()):
@@ -247,18 +254,33 @@ class _State:
 def _state_of(obs: Observation, rules: Rules) -> _State:
     state = _State()
     state.decision = obs.decision if obs.decision != "catch" else "play"
+    last_play, last_action = _walk_events(obs, state)
+    if state.decision == "respond" and last_play is not None and last_play.card is not None:
+        state.attacker = last_play.seat
+        state.wild_kind = last_play.card.face(DARK if obs.side == "dark" else LIGHT).kind
+    if (rules.uno_penalty == "catch" and last_play is not None and last_action is last_play
+            and last_play.detail != "uno" and obs.decision not in _OVER):
+        seat = last_play.seat
+        count = len(obs.hand) if seat == obs.seat else next((o.count for o in obs.opponents if o.seat == seat), 0)
+        if count == 1:
+            state.catchable = seat
+    return state
+
+
+def _walk_events(obs: Observation, state: _State) -> tuple[Event | None, Event | None]:
+    """Fill ``state`` from the events (the colour before the last play, the round's decisions, whether the round saw
+    a play, the points of an ended round); the last play and the last accepted action."""
     color: str | None = None
     last_play: Event | None = None
     last_action: Event | None = None
-    played_this_round = False
     for event in obs.events:
         kind = event.type
         if kind == "round_started":
-            state.decisions, played_this_round = 0, False
+            state.decisions, state.color_then_next = 0, False
         elif kind == "start_card" or kind == "flip":
             color = event.faces[0].color if event.faces else None
         elif kind == "play":
-            state.color_before, color, last_play, played_this_round = color, event.color, event, True
+            state.color_before, color, last_play, state.color_then_next = color, event.color, event, True
         elif kind == "color":
             color = event.color
         elif kind == "round_over":
@@ -266,17 +288,7 @@ def _state_of(obs: Observation, rules: Rules) -> _State:
         if kind in _ACTION_EVENTS or (kind == "draw" and event.detail == "T1"):
             state.decisions += 1
             last_action = event
-    state.color_then_next = played_this_round
-    if state.decision == "respond" and last_play is not None and last_play.card is not None:
-        state.attacker = last_play.seat
-        state.wild_kind = last_play.card.face(DARK if obs.side == "dark" else LIGHT).kind
-    if (rules.uno_penalty == "catch" and last_action is not None and last_action is last_play
-            and last_play.detail != "uno" and obs.decision not in _OVER):
-        seat = last_play.seat
-        count = len(obs.hand) if seat == obs.seat else next((o.count for o in obs.opponents if o.seat == seat), 0)
-        if count == 1:
-            state.catchable = seat
-    return state
+    return last_play, last_action
 
 
 def determinize(observation: Observation, rng: random.Random, rules: Rules | None = None) -> Match:
