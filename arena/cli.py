@@ -125,6 +125,20 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
 
 
+def cmd_bench_search(args: argparse.Namespace) -> int:
+    from arena.bench.search import run_search_bench
+    from bots import make_bot
+
+    levels = [level.strip() for level in args.levels.split(",") if level.strip()]
+    try:
+        rules = rules_from_args(args)
+        run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena",
                                      allow_abbrev=False)
@@ -196,6 +210,14 @@ def _register_engine_commands(commands: Any) -> None:
                                                                 "the best is kept")
     engine.add_argument("--no-rlcard", action="store_true", help="skip RLCard even when installed")
     engine.set_defaults(func=cmd_bench_engine, long_running=True)
+    search = bench_commands.add_parser("search", help="the search bot's levels against the heuristic bot: win rates, "
+                                                      "time per decision")
+    search.add_argument("--levels", default="ismctsfast,ismcts,ismctsstrong",
+                        help="comma-separated search bots (ismctsfast, ismcts, ismctsstrong, ismcts:N)")
+    search.add_argument("--matches", type=positive_int, default=20, help="matches per level")
+    search.add_argument("--seed", type=int, default=1)
+    add_rule_options(search)
+    search.set_defaults(func=cmd_bench_search, long_running=True)
 
 
 EXIT_OUTPUT_CLOSED = 128 + 13
