@@ -132,7 +132,8 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
     try:
         rules = rules_from_args(args)
-        run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout)
+        run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
+                         time_cap=not args.no_time_cap)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -216,6 +217,8 @@ def _register_engine_commands(commands: Any) -> None:
                         help="comma-separated search bots (ismctsfast, ismcts, ismctsstrong, ismcts:N)")
     search.add_argument("--matches", type=positive_int, default=20, help="matches per level")
     search.add_argument("--seed", type=int, default=1)
+    search.add_argument("--no-time-cap", action="store_true", help="run every level's simulations however long they "
+                                                                   "take (strength by simulations on a busy machine)")
     add_rule_options(search)
     search.set_defaults(func=cmd_bench_search, long_running=True)
 
