@@ -8,7 +8,8 @@ legal), adds one node, plays the round out with the engine's fast default policy
 most visited of the seat's legal actions.
 
 Levels (built-in names; the participant names of tournaments are letters only): ``ismctsfast`` (50 simulations a
-decision), ``ismcts`` (200) and ``ismctsstrong`` (800); in ``play --bots`` also ``ismcts:N`` (N simulations).
+decision), ``ismcts`` (200) and ``ismctsstrong`` (800); in ``play --bots`` also ``ismcts:N`` (N simulations) and
+``ismcts:Nms`` (as many simulations as N milliseconds allow: a bot does not see the arena's deadline, so it is told).
 Every level also stops at :data:`TIME_CAP_S` of thinking, so it answers inside the arena's default 1 s deadline on
 a slow machine; below the cap a bot's choices depend only on its seed and what it was shown. With the physical deck
 unknown to the seat (``pairing: "shuffled"``) it plays as the heuristic bot.
@@ -155,12 +156,17 @@ LEVELS: dict[str, type[IsmctsBot]] = {"ismctsfast": IsmctsFastBot, "ismcts": Ism
 
 
 def ismcts_spec(name: str, seed: int) -> IsmctsBot | None:
-    """The search bot of ``ismcts:N`` (N simulations a decision), or None for any other name; ValueError for a
-    count that is not a positive whole number."""
-    base, colon, count = name.partition(":")
+    """The search bot of ``ismcts:N`` (N simulations a decision, at most :data:`TIME_CAP_S`) or ``ismcts:Nms`` (as
+    many simulations as N milliseconds allow), or None for any other name; ValueError for anything else after the
+    colon."""
+    base, colon, budget = name.partition(":")
     if not colon or base != "ismcts":
         return None
+    millis = budget.endswith("ms")
+    count = budget[:-2] if millis else budget
     if not count.isdigit() or int(count) < 1:
-        raise ValueError(f"bot {name!r}: give ismcts:N with N simulations a decision, a positive number "
-                         "(e.g. ismcts:400)")
+        raise ValueError(f"bot {name!r}: give ismcts:N with N simulations a decision (e.g. ismcts:400) or "
+                         "ismcts:Nms with N milliseconds a decision (e.g. ismcts:500ms)")
+    if millis:
+        return IsmctsBot(seed=seed, simulations=10**9, time_s=int(count) / 1000)
     return IsmctsBot(seed=seed, simulations=int(count))

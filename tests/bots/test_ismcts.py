@@ -76,7 +76,9 @@ def test_levels_by_name() -> None:
     assert counts == sorted(counts) and len(set(counts)) == 3
     bot = make_bot("ismcts:37", 4)
     assert isinstance(bot, IsmctsBot) and bot.simulations == 37 and bot.seed == 4
-    for bad in ("ismcts:0", "ismcts:x", "ismcts:"):
+    timed = make_bot("ismcts:250ms", 0)
+    assert isinstance(timed, IsmctsBot) and timed.time_s == 0.25 and timed.simulations >= 10**6
+    for bad in ("ismcts:0", "ismcts:x", "ismcts:", "ismcts:0ms", "ismcts:1.5"):
         with pytest.raises(ValueError, match="ismcts:N"):
             make_bot(bad, 0)
 
