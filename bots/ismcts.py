@@ -22,7 +22,7 @@ import random
 import time
 from collections.abc import Sequence
 
-from arena.engine import Action, Match, Observation, Rules
+from arena.engine import Action, Event, Match, Observation, Rules
 from arena.engine.search import Determinizer, infer_rules, rollout, round_rewards
 from arena.players import Bot
 
@@ -73,9 +73,22 @@ class IsmctsBot(Bot):
         self._fallback = HeuristicBot(seed)
         self.last_simulations = 0
         """How many simulations the last decision ran (0 when it needed none)."""
+        self._history: list[Event] = []
+
+    def _whole(self, observation: Observation) -> Observation:
+        """The observation with every event of its match: the arena sends only the events since the seat's previous
+        decision, and the sampler reads the plays since the round started (a match's first events start with its
+        ``dealer`` event, which starts the log afresh)."""
+        events = observation.events
+        if events and events[0].type == "dealer":
+            self._history = list(events)
+        else:
+            self._history.extend(events)
+        return observation._replace(events=tuple(self._history))
 
     def choose(self, observation: Observation, legal: Sequence[Action]) -> int:
         self.last_simulations = 0
+        observation = self._whole(observation)
         if len(legal) == 1:
             return 0
         catch = next((i for i, action in enumerate(legal) if action.kind == "catch"), None)

@@ -132,6 +132,7 @@ class Determinizer:
                              f"{len(template.cards) - len(self._left)} known cards: not a deal of this deck")
         # Tightest places first: the most constrained places are dealt before the cards they need run out.
         self._constrained = sorted((p for p in self._places if p[2] is not None), key=self._choices)
+        self._options = [self._candidates(place) for place in self._constrained]
         self._open = [p for p in self._places if p[2] is None]
         self._state = _state_of(obs, self.rules)
 
@@ -167,34 +168,50 @@ class Determinizer:
 
     def _choices(self, place: tuple[list[int], int, tuple[int, Face] | None]) -> int:
         """How many unseen cards may fill a place."""
+        return len(self._candidates(place))
+
+    def _candidates(self, place: tuple[list[int], int, tuple[int, Face] | None]) -> list[int]:
+        """The unseen cards that may fill a place."""
         need = place[2]
         if need is None:
-            return len(self._free)
-        return sum(1 for cid in self.template.by_face[need[0]].get(need[1], ()) if self._free[cid])
+            return [cid for cid, free in enumerate(self._free) if free]
+        return [cid for cid in self.template.by_face[need[0]].get(need[1], ()) if self._free[cid]]
 
     def sample(self, rng: random.Random) -> Match:
         """A match the seat cannot tell from the real one: the hidden cards dealt at random (see the class)."""
-        for _ in range(50):
-            if self._deal(rng):
-                return self._build(rng)
-        raise ValueError("no deal of the unseen cards fits the faces this seat has seen")
+        if not self._deal(rng):
+            raise ValueError("no deal of the unseen cards fits the faces this seat has seen")
+        return self._build(rng)
 
     def _deal(self, rng: random.Random) -> bool:
-        used: set[int] = set()
-        for pile, index, need in self._constrained:
-            assert need is not None
-            options = [cid for cid in self.template.by_face[need[0]].get(need[1], ())
-                       if self._free[cid] and cid not in used]
-            if not options:
+        """Deal the constrained places (a matching of places to cards, found by augmenting paths, each search started
+        at a random candidate), then the rest of the unseen cards at random; False when no matching exists."""
+        owner: dict[int, int] = {}  # cid -> index in self._constrained
+        for place in range(len(self._constrained)):
+            if not self._augment(place, owner, set(), rng):
                 return False
-            cid = options[rng.randrange(len(options))]
-            used.add(cid)
+        for cid, place in owner.items():
+            pile, index, _ = self._constrained[place]
             pile[index] = cid
-        rest = [cid for cid in self._left if cid not in used]
+        rest = [cid for cid in self._left if cid not in owner]
         rng.shuffle(rest)
         for (pile, index, _), cid in zip(self._open, rest, strict=True):
             pile[index] = cid
         return True
+
+    def _augment(self, place: int, owner: dict[int, int], visited: set[int], rng: random.Random) -> bool:
+        options = self._options[place]
+        start = rng.randrange(len(options)) if options else 0
+        for step in range(len(options)):
+            cid = options[(start + step) % len(options)]
+            if cid in visited:
+                continue
+            visited.add(cid)
+            holder = owner.get(cid)
+            if holder is None or self._augment(holder, owner, visited, rng):
+                owner[cid] = place
+                return True
+        return False
 
     def _build(self, rng: random.Random) -> Match:
         obs = self.observation

@@ -15,16 +15,19 @@ from bots.ismcts import LEVELS
 
 def play_round(rules: Rules, bot: IsmctsBot, seed: int) -> list[int]:
     """One round, the search bot at seat 0 against the heuristic; the search bot's choices (each applied, so an
-    illegal one would raise)."""
+    illegal one would raise). The bot is shown the events since its previous decision, as the arena shows them."""
     match = Match(players=2, seed=seed, rules=rules)
     other = HeuristicBot(seed)
     chosen = []
+    seen = 0
     while match.decision not in ("round_over", "match_over"):
         seat = match.current
         assert seat is not None
         legal = match.legal_actions()
         if seat == 0:
-            index = bot.choose(match.observation(seat), legal)
+            observation = match.observation(seat, seen)
+            seen = len(match.events)
+            index = bot.choose(observation, legal)
             assert 0 <= index < len(legal)
             chosen.append(index)
         else:
@@ -38,6 +41,18 @@ def play_round(rules: Rules, bot: IsmctsBot, seed: int) -> list[int]:
 def test_it_plays_legal_moves(rules: Rules) -> None:
     bot = IsmctsBot(seed=1, simulations=2, rules=rules if not rules.bluffing else None)
     assert play_round(rules, bot, seed=2)
+
+
+def test_it_keeps_the_events_of_its_match() -> None:
+    match = Match(players=2, seed=4)
+    bot = IsmctsBot(seed=0, simulations=1)
+    seat = match.current or 0
+    first = match.observation(seat)
+    assert bot._whole(first) == first
+    match.apply(seat, match.legal_actions()[-1])
+    later = match.observation(seat, len(first.events))
+    assert bot._whole(later).events == first.events + later.events
+    assert bot._whole(first) == first, "a new match starts the log afresh"
 
 
 def test_the_same_seed_makes_the_same_choices() -> None:

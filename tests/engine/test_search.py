@@ -61,6 +61,9 @@ def test_a_determinization_looks_the_same_to_its_seat(options: dict[str, object]
             rollout(sampled, rng)
             assert sampled.decision in ("round_over", "match_over")
             assert len(round_rewards(sampled)) == players
+        recent = match.observation(seat, max(0, len(match.events) - 5))  # few events: the discard read from its faces
+        assert Determinizer(recent, rules).sample(rng).observation(seat)._replace(events=()) == recent._replace(
+            events=())
 
 
 def test_samples_differ_in_what_the_seat_cannot_see() -> None:
