@@ -5,7 +5,10 @@ its whole card), the hands shown at a round's end and, in UNO Flip, the other si
 hands and of the draw pile's top card. :class:`Determinizer` reads one :class:`Observation` once and then
 samples, as often as a search wants, a :class:`Match` that deals the hidden cards at random among the cards the
 seat has not seen, each consistent with the face of it the seat has seen; the sampled match's
-``observation(seat)`` equals the one it was sampled from, and it holds exactly the deck's cards.
+``observation(seat)`` equals the one it was sampled from, and it holds exactly the deck's cards. The discard pile's
+whole cards are read from the observation's events when they go back to the round's start card (the arena sends
+only the events since a seat's previous decision: a bot that keeps them gets this); otherwise each discarded card is
+dealt like a hidden one, consistent with its face.
 
 What the sampled match cannot know is left at its plain value: the seat to act's decision when the seat is only
 offered a catch (``"play"``), the run of P2 passes, and whether a wild draw being answered was a bluff is judged
@@ -249,7 +252,8 @@ class Determinizer:
         match._respond = None
         if state.decision == "respond" and state.attacker is not None:
             faces = match._faces[match.side]
-            bluff = any(faces[cid].color == state.color_before for cid in match.hands[state.attacker])
+            before = state.color_before  # None when the events do not go back far enough: judged no bluff
+            bluff = before is not None and any(faces[cid].color == before for cid in match.hands[state.attacker])
             match._respond = (state.attacker, state.wild_kind, bluff)
         return match
 
