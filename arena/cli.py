@@ -149,6 +149,21 @@ def version_text() -> str:
     return f"uno-arena {__version__} (engine: {'compiled with mypyc' if COMPILED else 'pure Python'})"
 
 
+def cmd_bench_search(args: argparse.Namespace) -> int:
+    from arena.bench.search import run_search_bench
+    from bots import make_bot
+
+    levels = [level.strip() for level in args.levels.split(",") if level.strip()]
+    try:
+        rules = rules_from_args(args)
+        run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
+                         time_cap=not args.no_time_cap)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena",
                                      allow_abbrev=False)
@@ -225,6 +240,16 @@ def _register_engine_commands(commands: Any) -> None:
                                                                 "the best is kept")
     engine.add_argument("--no-rlcard", action="store_true", help="skip RLCard even when installed")
     engine.set_defaults(func=cmd_bench_engine, long_running=True)
+    search = bench_commands.add_parser("search", help="the search bot's levels against the heuristic bot: win rates, "
+                                                      "time per decision")
+    search.add_argument("--levels", default="ismctsfast,ismcts,ismctsstrong",
+                        help="comma-separated search bots (ismctsfast, ismcts, ismctsstrong, ismcts:N)")
+    search.add_argument("--matches", type=positive_int, default=20, help="matches per level")
+    search.add_argument("--seed", type=int, default=1)
+    search.add_argument("--no-time-cap", action="store_true", help="run every level's simulations however long they "
+                                                                   "take (strength by simulations on a busy machine)")
+    add_rule_options(search)
+    search.set_defaults(func=cmd_bench_search, long_running=True)
 
     engine_build = commands.add_parser("engine", help="the engine's optional compiled build (mypyc)")
     engine_commands = engine_build.add_subparsers(dest="engine_command", required=True, metavar="ACTION")

@@ -1,25 +1,31 @@
-"""The built-in bots (random, heuristic, weakened) and :func:`make_bot`, the :data:`arena.players.BotFactory` the
-arena's outer layers (its commands, the workers' tasks, the demo) pass in to seat one by name. The bot interface
-itself (:class:`arena.players.Bot`) lives in the arena, below its runner: this package depends on the arena, never
-the reverse. The Python kit for remote bots is :mod:`bots.kit`."""
+"""The built-in bots (random, heuristic, weakened, and the search bot's levels ismctsfast, ismcts, ismctsstrong)
+and :func:`make_bot`, the :data:`arena.players.BotFactory` the arena's outer layers (its commands, the workers'
+tasks, the demo) pass in to seat one by name. The bot interface itself (:class:`arena.players.Bot`) lives in the
+arena, below its runner: this package depends on the arena, never the reverse. The Python kit for remote bots is
+:mod:`bots.kit`."""
 
 from arena.players import Bot
 
 from .heuristic import HeuristicBot
+from .ismcts import LEVELS, IsmctsBot, ismcts_spec
 from .random_bot import RandomBot
 from .weakened import WeakenedHeuristicBot
 
 BUILTIN_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot,
-                                      "weakened": WeakenedHeuristicBot}
+                                      "weakened": WeakenedHeuristicBot, **LEVELS}
 """The built-in bot of each name of :data:`arena.players.BUILTIN_NAMES`."""
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
-    """A built-in bot by name (`random`, `heuristic`, `weakened`); ValueError names the known ones."""
+    """A built-in bot by name (`random`, `heuristic`, `weakened`, `ismcts`...; also `ismcts:N`, the search bot with
+    N simulations a decision); ValueError names the known ones."""
+    search = ismcts_spec(name, seed)
+    if search is not None:
+        return search
     try:
         return BUILTIN_BOTS[name](seed=seed)
     except KeyError:
         raise ValueError(f"unknown built-in bot {name!r} (known: {', '.join(sorted(BUILTIN_BOTS))})") from None
 
 
-__all__ = ["BUILTIN_BOTS", "Bot", "HeuristicBot", "RandomBot", "WeakenedHeuristicBot", "make_bot"]
+__all__ = ["BUILTIN_BOTS", "Bot", "HeuristicBot", "IsmctsBot", "RandomBot", "WeakenedHeuristicBot", "make_bot"]

@@ -723,7 +723,7 @@ def register(commands: Any) -> None:
 
     bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
     run = bot.add_parser("run", help="run a built-in bot as a remote bot through the Python kit")
-    run.add_argument("kind", choices=("random", "heuristic"))
+    run.add_argument("kind", choices=("random", "heuristic", "weakened", "ismctsfast", "ismcts", "ismctsstrong"))
     run.add_argument("--target", default="127.0.0.1:50051", help="the gateway, HOST:PORT")
     run.add_argument("--token", default=None, help="the bot's token; visible to every user of the machine (`ps`): "
                                                    "prefer --token-file or $UNO_ARENA_BOT_TOKEN")

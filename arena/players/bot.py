@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from arena.engine import Action, Observation
 
-BUILTIN_NAMES: tuple[str, ...] = ("heuristic", "random", "weakened")
+BUILTIN_NAMES: tuple[str, ...] = ("heuristic", "ismcts", "ismctsfast", "ismctsstrong", "random", "weakened")
 """The participant names reserved for the built-in bots (a participant ``random#2`` is the random bot); a
 :data:`BotFactory` passed to the arena makes a bot for each of them."""
 
