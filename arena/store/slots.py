@@ -52,14 +52,14 @@ end
 return 1
 """
 
-# KEYS: slot sets; ARGV: none. The live leases of each set (expired ones dropped first).
+# KEYS: slot sets; ARGV: none. The live leases of each set: those expiring after now (one read per set; the
+# expired ones are dropped by the next reservation, so the dispatcher's frequent looks write nothing).
 _COUNT = """
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local counts = {}
 for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now_ms)
-  counts[i] = redis.call('ZCARD', key)
+  counts[i] = redis.call('ZCOUNT', key, '(' .. now_ms, '+inf')
 end
 return counts
 """
