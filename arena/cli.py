@@ -125,20 +125,9 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
 
 def cmd_engine_compile(args: argparse.Namespace) -> int:
-    from arena.engine.build import ENGINE_DIR, compile_engine, remove_compiled
+    from arena.engine.build import run
 
-    if args.remove:
-        removed = remove_compiled()
-        print(f"removed {len(removed)} compiled module(s) from {ENGINE_DIR}: the pure-Python engine is loaded")
-        return 0
-    try:
-        built = compile_engine(verbose=args.verbose)
-    except RuntimeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    print(f"compiled the engine into {len(built)} extension module(s) in {ENGINE_DIR}; "
-          "`uno-arena --version` names the engine loaded")
-    return 0
+    return run(remove=args.remove, verbose=args.verbose)
 
 
 def version_text() -> str:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ._rng import SeededStream
@@ -405,7 +405,6 @@ def balance_seats(tables: Sequence[Sequence[int]], n: int, rotations: int, passe
     if rotations <= 0:
         return [tuple(t) for t in tables]
     counts = [[0] * MAX_K for _ in range(n)]
-    oriented: list[list[int]] = []
 
     def seats_of(k: int) -> list[list[int]]:
         return [[(p - r) % k for r in range(rotations)] for p in range(k)]
@@ -431,22 +430,7 @@ def balance_seats(tables: Sequence[Sequence[int]], n: int, rotations: int, passe
         held = seats_of(len(order))
         return sum(2 * counts[b][s] + 1 for p, b in enumerate(order) for s in held[p])
 
-    for table in tables:
-        order = best_order(table)
-        place(order, 1)
-        oriented.append(order)
-    for _ in range(passes):
-        changed = False
-        for i, order in enumerate(oriented):
-            place(order, -1)
-            candidate = best_order(order)
-            if local_cost(candidate) < local_cost(order):
-                oriented[i] = order = candidate
-                changed = True
-            place(order, 1)
-        if not changed:
-            break
-    return [tuple(o) for o in oriented]
+    return [tuple(o) for o in _greedy_then_descend(tables, best_order, local_cost, place, passes)]
 
 
 # --- direction balance: who sits right after whom ------------------------------------------------------------------
@@ -615,7 +599,16 @@ def rotate_for_seats(tables: Sequence[Sequence[int]], n: int, rotations: int, pa
     def best(order: Sequence[int]) -> Table:
         return min((rotate(order, c) for c in range(len(order))), key=cost)
 
-    chosen: list[Table] = []
+    return [tuple(o) for o in _greedy_then_descend(tables, best, cost, place, passes)]
+
+
+def _greedy_then_descend(tables: Sequence[Sequence[int]], best: Callable[[Sequence[int]], Sequence[int]],
+                         cost: Callable[[Sequence[int]], int], place: Callable[[Sequence[int], int], None],
+                         passes: int) -> list[Sequence[int]]:
+    """Each table's order by ``best`` given the tables placed before it (``place(order, +1)`` counts it), then
+    coordinate descent: each table taken out (``place(order, -1)``) and put back in its best order while that
+    lowers its ``cost``, for at most ``passes`` passes or until a pass changes nothing."""
+    chosen: list[Sequence[int]] = []
     for table in tables:
         order = best(table)
         place(order, 1)
