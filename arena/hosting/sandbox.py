@@ -149,14 +149,16 @@ def bwrap_argv(spec: SandboxSpec, bwrap: str | None = None, *, as_root: bool | N
     runtime_roots = [path for path in (python_roots() if spec.runtime is Runtime.PYTHON_KIT
                                        else node_roots() if spec.runtime is Runtime.NODE20 else [])
                      if path != "/usr" and not path.startswith("/usr/")]
+    # The private /tmp first: a runtime installed under /tmp (a checkout there, its venv) is mounted over it
+    # afterwards, not hidden by it.
+    argv += ["--perms", "1777", "--size", str(spec.limits.tmp_bytes), "--tmpfs", "/tmp"]
     # Folders bwrap would create on the way to a mount point are its own (mode 0700): the bot's uid could not
     # pass them. Made first, mode 0755 (they are empty but for what is mounted in them).
     for folder in _ancestors([*runtime_roots, SOCKET_IN_SANDBOX]):
         argv += ["--perms", "0755", "--dir", folder]
     for path in runtime_roots:
         argv += ["--ro-bind", path, path]
-    argv += ["--perms", "1777", "--size", str(spec.limits.tmp_bytes), "--tmpfs", "/tmp",
-             "--ro-bind", spec.package_dir, PACKAGE_IN_SANDBOX,
+    argv += ["--ro-bind", spec.package_dir, PACKAGE_IN_SANDBOX,
              "--bind", spec.socket_path, SOCKET_IN_SANDBOX,
              "--chdir", PACKAGE_IN_SANDBOX, "--"]
     if root:
@@ -171,7 +173,7 @@ def _ancestors(paths: list[str]) -> list[str]:
     found: set[str] = set()
     for path in paths:
         parent = os.path.dirname(path)
-        while parent not in ("/", "") and parent.split("/")[1] not in ("usr", "proc", "dev", "tmp"):
+        while parent not in ("/", "/tmp", "") and parent.split("/")[1] not in ("usr", "proc", "dev"):
             found.add(parent)
             parent = os.path.dirname(parent)
     return sorted(found, key=lambda p: (p.count("/"), p))

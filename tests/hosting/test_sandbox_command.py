@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
+from arena.hosting import sandbox
 from arena.hosting.process import OutputTail, backoff_s, describe_end
 from arena.hosting.sandbox import (
     PACKAGE_IN_SANDBOX,
@@ -49,6 +52,18 @@ def test_only_the_package_the_socket_and_the_runtime_are_mounted() -> None:
     assert not any(source in ("/", "/etc", "/home", "/root", "/var", "/run") for source in sources)
     assert all(source == target for source, target in read_only if target != PACKAGE_IN_SANDBOX)
     assert "--tmpfs" in argv and argv[argv.index("--tmpfs") - 1] == str(Limits().tmp_bytes)
+
+
+def test_a_runtime_installed_under_tmp_is_mounted_over_the_private_tmp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout (and its venv) under /tmp, as CI clones: mounted after the private /tmp, not hidden by it."""
+    monkeypatch.setattr(sandbox, "python_roots", lambda: ["/tmp/ci/.venv", "/tmp/ci/arena"])
+    argv = bwrap_argv(SPEC, "/usr/bin/bwrap", as_root=True)
+    tmpfs = argv.index("--tmpfs")
+    for root in ("/tmp/ci/.venv", "/tmp/ci/arena"):
+        assert argv.index(root) > tmpfs and (root, root) in _pairs(argv, "--ro-bind")
+    folders = [argv[i + 1] for i, a in enumerate(argv) if a == "--dir"]
+    assert "/tmp/ci" in folders and "/tmp" not in folders  # passable by the bot's uid; /tmp is the tmpfs itself
+    assert all(argv.index(folder) > tmpfs for folder in folders if folder.startswith("/tmp/"))
 
 
 def test_the_environment_holds_its_token_and_the_socket_only() -> None:
