@@ -154,8 +154,8 @@ def test_swarm_figures_are_read_back(tmp_path: Path) -> None:
 def test_bench_remote_smoke(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Both passes, tiny: 4 bots of capacity 2 at 2 seats, one worker process, the 6 matches of the round robin."""
     args = parser().parse_args(["bench", "remote", "--bots", "4", "--capacity", "2", "--seats", "2", "--workers", "1",
-                                "--think-ms", "2", "--matches", "6", "--limit", "2", "--work-dir", str(tmp_path),
-                                "--json"])
+                                "--think-ms", "2", "--matches", "6", "--baseline-matches", "6", "--limit", "2",
+                                "--work-dir", str(tmp_path), "--json"])
     status = args.func(args)
     captured = capsys.readouterr()
     report: dict[str, Any] = json.loads(captured.out)
