@@ -83,12 +83,17 @@ def _when(stamp: Any) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(seconds)) if seconds else "-"
 
 
-def cmd_bot_submissions(args: argparse.Namespace) -> int:
+def _as_author(args: argparse.Namespace, body: Any) -> int:
+    """Run ``body`` through the organizer API with the bot author's token (one line and exit 2 without one)."""
     try:
         token = _author_token(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    return run_client(args, body, token)
+
+
+def cmd_bot_submissions(args: argparse.Namespace) -> int:
 
     def body(client: Any, args: argparse.Namespace) -> int:
         from arena.client import plain
@@ -112,15 +117,10 @@ def cmd_bot_submissions(args: argparse.Namespace) -> int:
                   f"{_when(hosted.since)}" + (f": {hosted.detail}" if hosted.detail else ""))
         return 0
 
-    return run_client(args, body, token)
+    return _as_author(args, body)
 
 
 def cmd_bot_output(args: argparse.Namespace) -> int:
-    try:
-        token = _author_token(args)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
 
     def body(client: Any, args: argparse.Namespace) -> int:
         output = client.get_bot_output(args.name)
@@ -131,7 +131,7 @@ def cmd_bot_output(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
 
-    return run_client(args, body, token)
+    return _as_author(args, body)
 
 
 def _limits(args: argparse.Namespace) -> Any:
