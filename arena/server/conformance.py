@@ -74,6 +74,10 @@ class CheckProgress:
     def add(self, result: CheckResult) -> None:
         self.results.append(result)
 
+    def passed(self, name: str) -> bool:
+        """Whether check ``name`` ran and passed."""
+        return any(r.name == name and r.passed for r in self.results)
+
     def verdicts(self, reason: str) -> list[CheckResult]:
         """A verdict for every check of :data:`CHECKS` when the run stopped early for ``reason``: the results so
         far, a FAIL naming ``reason`` for each check under way, and a FAIL ``not run`` for the others."""
@@ -187,8 +191,11 @@ async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, decisi
     await _concurrent_check(gateway, bot, progress, make_bot=make_bot, concurrent=concurrent,
                             decision_deadline_s=decision_deadline_s, max_strikes=max_strikes,
                             match_budget_s=match_budget_s)
-    await _reconnect_check(gateway, bot, progress, make_bot=make_bot, decision_deadline_s=reconnect_deadline_s,
-                           max_strikes=max_strikes, match_budget_s=match_budget_s)
+    if progress.passed("answers-in-time"):
+        await _reconnect_check(gateway, bot, progress, make_bot=make_bot, decision_deadline_s=reconnect_deadline_s,
+                               max_strikes=max_strikes, match_budget_s=match_budget_s)
+    else:  # its long deadline (a reconnect's time) would only make a bot that does not answer wait longer
+        progress.add(CheckResult("reconnect", False, "not run: the bot did not answer in time (see answers-in-time)"))
     progress.add(code_errors_check(gateway, bot))
     progress.running = ()
     return list(progress.results)

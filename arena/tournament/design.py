@@ -135,6 +135,11 @@ def _seat_quality(tables: Sequence[Sequence[int]], n: int, rotations: int) -> tu
 PERSIST_ROUNDS = 12
 """Extra search rounds of :func:`balanced_base_blocks` under the balanced seating (see there)."""
 
+PERSIST_MAX_FIELD = 64
+"""The longer search runs for fields of at most this many bots: there it costs milliseconds; at 256 bots and tables
+of 10 it multiplied the search (about 1.5 s) by 16, on the organizer's thread, for a request anyone with an admin
+token could repeat. Larger fields keep the first search's design (the documented spread bound, 2, holds)."""
+
 
 def blocks_needed(n: int, k: int, pair_meetings: int) -> int:
     """Number of base blocks so that the mean pair meeting count is at least ``pair_meetings``."""
@@ -289,7 +294,8 @@ def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStrea
 
     ``persist`` more rounds (the balanced seating passes :data:`PERSIST_ROUNDS`) first search again, at that
     candidate's ``m`` and one more, for blocks with a spread of at most 1 in which every pair meets; they run
-    only when the search above failed, so every design it found stays the same.
+    only when the search above failed, so every design it found stays the same, and only for fields of at most
+    :data:`PERSIST_MAX_FIELD` bots.
     """
     m0 = blocks_needed(n, k, pair_meetings)
     step = max(1, math.ceil(0.03 * m0))
@@ -309,7 +315,7 @@ def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStrea
             break
     assert best is not None
     fallback_m = len(best[1])
-    for _ in range(persist):
+    for _ in range(persist if n <= PERSIST_MAX_FIELD else 0):
         for m in (fallback_m, fallback_m + 1):
             if m > m0 + 7 * step:
                 continue  # never more blocks than the loop above may try (limits.matches_upper_bound)

@@ -6,17 +6,20 @@
   covered), or when its module says ``pytestmark = pytest.mark.integration`` (tests that start a process, a
   gateway, a gRPC server, a web server or a browser themselves). Everything else is a unit test:
   ``pytest -m "not integration"`` runs those alone.
-- **The guard.** With :data:`GUARD_VARIABLE` set to ``1``, a unit test fails when it starts a process, binds a
-  socket (any server does) or creates a gRPC server: that is how an integration test left unmarked is caught
-  (``tests/test_tiers.py`` runs the unit tier under the guard). Processes and sockets are seen through Python's
-  audit events (:func:`sys.addaudithook`), gRPC servers, whose sockets C code opens, through ``grpc.server`` and
-  ``grpc.aio.server``.
+- **The guard.** In every run (unless :data:`GUARD_VARIABLE` is ``0``), a unit test fails when it starts a
+  process, binds a socket (any server does) or creates a gRPC server from the thread that runs it: that is how an
+  integration test left unmarked is caught, in the same run that runs it (``tests/test_tiers.py`` checks the
+  guard itself). Events of other threads are not watched: a service an earlier integration test left to stop in
+  the background must not fail the unit test that happens to run meanwhile. Processes and sockets are seen
+  through Python's audit events (:func:`sys.addaudithook`), gRPC servers, whose sockets C code opens, through
+  ``grpc.server`` and ``grpc.aio.server``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -28,7 +31,7 @@ INTEGRATION = "integration"
 """The marker of the tests that start services (see the module's docstring)."""
 
 GUARD_VARIABLE = "UNO_ARENA_UNIT_GUARD"
-"""Set to ``1``: a unit test that starts a service fails (see :func:`install_guard`)."""
+"""Set to ``0``: the guard is off (a unit test that starts a service is not failed; see :func:`install_guard`)."""
 
 SERVICE_FIXTURES = frozenset({
     "redis_server_session",  # a redis-server process (``redis_server``, ``store``, ``app``, ``worker``,
@@ -65,13 +68,13 @@ class Guard:
         self.seen: list[str] = []
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if self.watching and event in SERVICE_EVENTS:
+        if self.watching and event in SERVICE_EVENTS and threading.current_thread() is threading.main_thread():
             self.seen.append(f"{event}{_brief(args)}")
 
     def grpc_server(self, create: Callable[..., Any], name: str) -> Callable[..., Any]:
         """``create`` (a gRPC server constructor), recording each call as ``name``."""
         def recorded(*args: Any, **kwargs: Any) -> Any:
-            if self.watching:
+            if self.watching and threading.current_thread() is threading.main_thread():
                 self.seen.append(name)
             return create(*args, **kwargs)
         return recorded
@@ -101,8 +104,13 @@ def install_guard() -> Guard:
 
 def pytest_configure() -> None:
     global _guard
-    if os.environ.get(GUARD_VARIABLE) == "1" and _guard is None:
+    if os.environ.get(GUARD_VARIABLE, "1") != "0" and _guard is None:
         _guard = install_guard()
+
+
+def guard_installed() -> bool:
+    """Whether this run guards its unit tests."""
+    return _guard is not None
 
 
 def _guarded(item: pytest.Item, phase: str) -> Generator[None, Any, Any]:

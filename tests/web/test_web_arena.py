@@ -49,6 +49,16 @@ def hands_of(events: Any, detail: str) -> dict[int, list[str]]:
     return {e.seat: [c.text for c in e.cards] for e in events if e.type == "hand" and e.detail.startswith(detail)}
 
 
+def at_step_zero(events: Any) -> dict[int, list[str]]:
+    """Each seat's hand before the first decision: as dealt, then any cards the start card made it draw (S4; the deal
+    depends on the tournament's secret, so some runs have such a draw)."""
+    hands = hands_of(events, "dealt")
+    for event in events:
+        if event.type == "draw" and event.seat in hands:
+            hands[event.seat] += [c.text for c in event.cards]
+    return hands
+
+
 def shown_cards(driver: Any, seat: int) -> list[str]:
     from selenium.webdriver.common.by import By
 
@@ -215,10 +225,10 @@ def test_the_replay_viewer_steps_through_the_record(web: WebArena, driver: Any, 
 
     match_id = first_match(web)
     replay = omniscient(web, match_id)
-    dealt = hands_of(replay.opening, "dealt")
+    opening = at_step_zero(replay.opening)
     driver.get(f"{web.url}/matches/{match_id}")
-    for seat, cards in dealt.items():
-        assert shown_cards(driver, seat) == cards  # step 0: exactly the hands the record dealt
+    for seat, cards in opening.items():
+        assert shown_cards(driver, seat) == cards  # step 0: exactly the hands the record dealt (and S4 drew)
     body = driver.find_element(By.TAG_NAME, "body")
     for _ in range(3):
         body.send_keys(Keys.ARROW_RIGHT)
@@ -252,8 +262,8 @@ def test_the_per_seat_view_shows_no_hidden_card(web: WebArena, driver: Any, shot
 
     match_id = first_match(web)
     replay = omniscient(web, match_id)
-    dealt = {seat: [c for e in replay.opening if e.type == "hand" and e.seat == seat for c in e.cards]
-             for seat in (0, 1)}
+    dealt = {seat: [c for e in replay.opening if e.type in ("hand", "draw") and e.seat == seat for c in e.cards]
+             for seat in (0, 1)}  # as dealt, then any start-card draw (S4)
     driver.get(f"{web.url}/matches/{match_id}?seat=1")
     assert shown_cards(driver, 1) == [c.text for c in dealt[1]]  # its own hand
     opponent = driver.find_element(By.CSS_SELECTOR, '.seat[data-seat="0"] .hand')

@@ -43,6 +43,8 @@ CODE_ERROR_MATCHES = 10_000
 """Matches per bot whose logged code errors are counted (:attr:`CodeErrors.logged`)."""
 END_WRITE_S = 1.0
 """How long the in-band Error that ends a call may take to be written."""
+DRAINING_REFUSAL = "the gateway is draining: reconnect (another gateway takes over)"
+"""Why a stream that starts (or finishes its Hello) on a draining gateway ends at once."""
 
 
 async def end_call(context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str) -> None:
@@ -130,8 +132,7 @@ class Gateway:
     async def connect(self, requests: Any, context: grpc.aio.ServicerContext, bot: BotRecord) -> None:
         """The body of BotService/Connect for an authenticated bot."""
         if self.draining:
-            await end_call(context, grpc.StatusCode.UNAVAILABLE,
-                           "the gateway is draining: reconnect (another gateway takes over)")
+            await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
             return
         hello = await self._hello(context)
         if hello is None:
@@ -142,6 +143,9 @@ class Gateway:
         # Before the session exists anywhere: its first decision's lag compensation needs it.
         kernel_rtt_s = await self.registry.round_trip(peer_address(context.peer()))
         session_id = uuid.uuid4().hex
+        if self.draining:  # it began during the Hello
+            await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
+            return
         try:
             ended = await asyncio.to_thread(self.registry.record_open, bot.name, session_id, capacity, version,
                                             hello.accepts_human_games)
@@ -151,6 +155,11 @@ class Gateway:
         link = self.link(bot.name)
         for end in ended:  # matches that ended while it was away: their slots are freed, never seated again
             self.admissions.end_match(bot.name, end.match_id, end.seat, None, end.attempt)
+        if self.draining:  # the drain began while the record was written: it never saw this session, so its
+            await self.registry.delete_record(session_id)  # record goes now (else it outlives the gateway)
+            await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
+            return
+        # From here to the registry, no await: a drain starting later sees this session and takes it over.
         session = BotSession(link.name, context, session_id, capacity, version, cfg, self.metrics,
                              batches=hello.accepts_batches)
         session.transport_rtt_s = kernel_rtt_s
