@@ -92,7 +92,7 @@ def test_a_bot_offering_one_match_through_the_relay_plays_one_at_a_time(gateway:
 
         async def three() -> list[MatchRecord]:  # three workers' matches at once, each through Redis
             return list(await asyncio.gather(*(
-                run_match(MatchConfig(f"rcap-{n}", n, Rules(target=100), decision_deadline_s=5.0),
+                run_match(MatchConfig(f"rcap-{n}", n, Rules(target=50), decision_deadline_s=5.0),
                           [RelaySeat(worker_store, "relayed1"), LocalSeat(make_bot("random", n))])
                 for n in range(3))))
 
