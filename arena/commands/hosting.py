@@ -72,12 +72,6 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
     return run_client(args, body, token)
 
 
-def _state(value: int) -> str:
-    from arena.protocol import arena_pb2
-
-    return arena_pb2.SubmissionState.Name(value).removeprefix("SUBMISSION_STATE_").lower()
-
-
 def _when(stamp: Any) -> str:
     seconds = stamp.ToSeconds() if stamp.ByteSize() else 0
     return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(seconds)) if seconds else "-"
@@ -96,7 +90,7 @@ def _as_author(args: argparse.Namespace, body: Any) -> int:
 def cmd_bot_submissions(args: argparse.Namespace) -> int:
 
     def body(client: Any, args: argparse.Namespace) -> int:
-        from arena.client import plain
+        from arena.client import plain, submission_state
 
         reply = client.list_submissions(args.name)
         if args.json:
@@ -107,7 +101,7 @@ def cmd_bot_submissions(args: argparse.Namespace) -> int:
         if not reply.submissions:
             print(f"no submissions of bot {args.name!r}: submit one with `uno-arena bot submit {args.name} PATH`")
         for s in reply.submissions:
-            print(f"version {s.version} {_state(s.state)} ({s.runtime}: {' '.join(s.command)}) sha256 "
+            print(f"version {s.version} {submission_state(s.state)} ({s.runtime}: {' '.join(s.command)}) sha256 "
                   f"{s.sha256[:16]} submitted {_when(s.submitted_at)}")
             for line in s.reason.splitlines():
                 print(f"  | {line}")
