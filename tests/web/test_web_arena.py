@@ -381,7 +381,12 @@ def test_an_upload_too_large_is_refused_before_its_body_is_read(web: WebArena) -
 
 
 def test_the_upload_form_works_in_a_browser(web: WebArena, driver: Any, shots: Path, tmp_path: Path) -> None:
+    import time
+
     from selenium.webdriver.common.by import By
+
+    from arena.store import Store
+    from arena.store.submissions import HostedState, SubmissionState
 
     token = web.arena.client.register_bot("browser_coder").token
     archive = tmp_path / "bot.tar.gz"
@@ -394,3 +399,13 @@ def test_the_upload_form_works_in_a_browser(web: WebArena, driver: Any, shots: P
     assert token not in driver.page_source
     assert driver.find_element(By.CSS_SELECTOR, 'form[enctype] input[name="token"]').get_attribute("value") == ""
     screenshot(driver, shots, "bot-submitted")
+    with Store.from_url(web.arena.redis_url) as store:  # the bot host's verdict and its process's output
+        store.submissions.set_verdict("browser_coder", 1, SubmissionState.ADMITTED,
+                                      "bot check in the sandbox: 7 of 7 checks passed")
+        store.submissions.set_hosted("browser_coder", HostedState("running", 1, 0, "", time.time()))
+        store.submissions.set_output("browser_coder", b"starting version 1\nhosted example bot starting\n")
+    driver.find_element(By.CSS_SELECTOR, 'form[enctype] input[name="token"]').send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "form[enctype] button").click()  # no file: the list only
+    wait_until(lambda: "7 of 7 checks passed" in driver.page_source, 30, "the verdict listed")
+    assert "hosted example bot starting" in driver.find_element(By.CSS_SELECTOR, "pre.output").text
+    screenshot(driver, shots, "bot-submissions")
