@@ -455,6 +455,15 @@ def state_name(value: int) -> str:
     return _STATE_WORDS.get(value, "unspecified")
 
 
+def submission_state(value: int) -> str:
+    """A submission's state as a word (``checking``, ``admitted``, ``rejected``; ``unspecified`` for 0 or an
+    unknown number): the CLI and the web front say it alike."""
+    try:
+        return str(arena_pb2.SubmissionState.Name(value)).removeprefix("SUBMISSION_STATE_").lower()
+    except ValueError:
+        return "unspecified"
+
+
 def progress_line(tournament: Any, width: int = 30) -> str:
     total = max(1, tournament.matches_total)
     done = tournament.matches_done

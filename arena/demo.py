@@ -5,7 +5,11 @@ is set, the gateway (`uno-arena serve`: bot streams, organizer API, metrics), a 
 prefork child processes (`uno-arena worker`), the scheduler (`uno-arena scheduler`: so cron schedules and
 competitions created against the demo fire), the web front (`uno-arena web`, on ``--web-port``, else 8080 when it
 is free, else another; its URL is printed), and two bots in their own processes that connect over gRPC
-(`uno-arena bot run`). It prints the environment that reaches it from another shell (``UNO_ARENA_TARGET``,
+(`uno-arena bot run`), and the bot host (`uno-arena host`) with one bot submitted from source
+(:data:`HOSTED_BOT`, the folder ``bots/hosted_example`` shipped in the package): checked and run in its bubblewrap
+sandbox, it plays like the others. Without a usable ``bwrap`` (:func:`arena.hosting.sandbox.sandbox_missing`) the
+demo says so in one line and plays without it (there is no unsandboxed way to run submitted code). It prints the
+environment that reaches it from another shell (``UNO_ARENA_TARGET``,
 ``UNO_ARENA_ADMIN_TOKEN_FILE``, ``REDIS_URL``), then runs a round-robin tournament of built-in and connected bots
 with a live progress bar, prints the standings and throughput, writes results and replays to a folder, and stops
 everything it started (with ``--keep-running``, at Ctrl-C or SIGTERM).
@@ -25,7 +29,7 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,6 +38,12 @@ from arena.local_arena import LocalArena, local_arena
 
 REMOTE_BOTS = (("remote-heuristic", "heuristic"), ("remote-random", "random"))
 BUILTIN_PARTICIPANTS = ("heuristic", "random")
+HOSTED_BOT = "hosted-example"
+"""The bot the demo submits from source (:func:`hosted_example_folder`) for the bot host to run. It takes the place
+of the last remote bot, so the tournament keeps its size (and the demo its length) with or without the sandbox."""
+HOSTED_WAIT_S = 120.0
+"""How long the demo waits for its submitted bot's verdict and connection (the check in the sandbox plays a few
+matches: about 10 s on a loaded 2-core machine)."""
 
 
 @dataclass
@@ -60,20 +70,38 @@ SCHEDULER_TICK_S = 2.0
 its first blocks within seconds."""
 
 
-def checked_spec(options: DemoOptions) -> Any:
-    """The demo tournament's ``TournamentSpec`` message, checked as the organizer API checks a request (the same
-    bounds and spec), so a bad option stops the demo before anything starts; :class:`DemoOptionError` naming the
-    option otherwise. The web port too: in range, and free when given."""
+def hosted_example_folder() -> Path:
+    """The hosted example bot's source folder (``uno-bot.toml`` and ``bot.py``), shipped in the ``bots`` package."""
+    import bots
+
+    return Path(bots.__file__).parent / "hosted_example"
+
+
+def remote_bots(hosted: bool) -> tuple[tuple[str, str], ...]:
+    """The remote bots the demo runs (name, brain): all of :data:`REMOTE_BOTS`, but the last when the submitted bot
+    plays in its place (``hosted``)."""
+    return REMOTE_BOTS[:-1] if hosted else REMOTE_BOTS
+
+
+def participants(hosted: bool) -> list[str]:
+    """The demo tournament's bots: the built-in ones, the remote ones and (``hosted``) the submitted one."""
+    return [*BUILTIN_PARTICIPANTS, *(name for name, _ in remote_bots(hosted)), *([HOSTED_BOT] if hosted else [])]
+
+
+def checked_spec(options: DemoOptions, hosted: bool = False) -> Any:
+    """The demo tournament's ``TournamentSpec`` message (its bots: :func:`participants`), checked as the organizer
+    API checks a request (the same bounds and spec), so a bad option stops the demo before anything starts;
+    :class:`DemoOptionError` naming the option otherwise. The web port too: in range, and free when given."""
     from arena.engine import Rules, Variant
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
     from arena.protocol.specs import tournament_spec_from_proto
     from arena.tournament import limits
 
-    participants = [*BUILTIN_PARTICIPANTS, *(name for name, _ in REMOTE_BOTS)]
-    if not 2 <= options.seats <= len(participants):
-        raise DemoOptionError(f"--seats must be between 2 and {len(participants)} (the demo's {len(participants)} "
-                              f"bots), got {options.seats}")
+    bots = participants(hosted)
+    if not 2 <= options.seats <= len(bots):
+        raise DemoOptionError(f"--seats must be between 2 and {len(bots)} (the demo's {len(bots)} bots), got "
+                              f"{options.seats}")
     if not 1 <= options.deals <= limits.MAX_DEALS:
         raise DemoOptionError(f"--deals must be between 1 and {limits.MAX_DEALS}, got {options.deals}")
     if not 1 <= options.target_score <= limits.MAX_TARGET:
@@ -87,12 +115,12 @@ def checked_spec(options: DemoOptions) -> Any:
             raise DemoOptionError(f"--web-port {options.web_port} is in use: give a free port (or leave --web-port "
                                   f"out: {WEB_PORT} when free, else another)")
     spec = arena_pb2.TournamentSpec(
-        name=f"demo-{int(time.time())}", participants=participants,
+        name=f"demo-{int(time.time())}", participants=bots,
         rules=rules_to_proto(Rules(variant=Variant(options.variant), target=options.target_score)),
         seats_per_table=options.seats, deals_per_table=options.deals, duplicate_deals=options.duplicate,
         seed=options.seed, decision_deadline_ms=DEMO_DEADLINE_MS)
     try:  # what the organizer API checks besides (the tournament's size)
-        limits.check_numbers(participants=len(participants), seats=options.seats, deals=options.deals,
+        limits.check_numbers(participants=len(bots), seats=options.seats, deals=options.deals,
                              decision_deadline_ms=DEMO_DEADLINE_MS, rules={"target": options.target_score})
         checked = tournament_spec_from_proto(spec, "demo")
         limits.check_size(len(checked.participants), checked.seats, checked.deals, checked.matches_per_deal,
@@ -152,9 +180,11 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
     import grpc
 
     from arena.client import rpc_error_line, watch
+    from arena.hosting.sandbox import sandbox_missing
 
+    missing = sandbox_missing()
     try:
-        spec = checked_spec(options)
+        spec = checked_spec(options, hosted=not missing)
         _check_given_redis()
         out_dir = output_folder(options.out_dir)
     except (DemoOptionError, OutputFolderError) as error:
@@ -163,7 +193,7 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
     print(f"output       {out_dir}/  ({OUTPUT_FILES} of this run)", file=out)
     started = time.monotonic()
     try:
-        with local_arena(worker_concurrency=2, scheduler_tick_s=SCHEDULER_TICK_S) as arena:
+        with local_arena(worker_concurrency=2, scheduler_tick_s=SCHEDULER_TICK_S, unix_socket=not missing) as arena:
             client = arena.client
             print(f"redis        {arena.redis_url}" + ("  (embedded)" if arena.embedded_redis else ""), file=out)
             print(f"gateway      {arena.address}  metrics http://127.0.0.1:{arena.gateway_metrics_port}/metrics",
@@ -171,13 +201,16 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
             print(f"worker       2 processes  metrics http://127.0.0.1:{arena.worker_metrics_port}/metrics", file=out)
             print(f"scheduler    fires cron schedules and competitions' ladder rounds (every {SCHEDULER_TICK_S:g} s)",
                   file=out)
+            if not missing:  # first: its check in the sandbox runs while the rest starts
+                start_hosted_bot(arena)
             web_url = start_web(arena, options.web_port)
             print(f"web          {web_url}/  (leaderboard, the tournament live, replays, bots, status)", file=out)
-            names = [name for name, _ in REMOTE_BOTS]
-            for name, brain in REMOTE_BOTS:
+            names = [name for name, _ in remote_bots(not missing)]
+            for name, brain in remote_bots(not missing):
                 arena.start_remote_bot(name, brain)
             arena.wait_for_bots(names)
             print(f"remote bots  {', '.join(names)} (own processes, over gRPC)", file=out)
+            spec = hosted_bot(arena, options, spec, missing, out)
             print(f"environment  {environment_line(arena)}  (the CLI of another shell reaches this arena)", file=out)
             created = client.create_tournament(spec, idempotency_key=spec.name)
             tournament_id = created.tournament.tournament_id
@@ -199,7 +232,7 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
                   f"http://127.0.0.1:{arena.worker_metrics_port}/metrics (workers)"
                   + ("" if options.keep_running else "; --keep-running keeps them up"), file=out)
             if options.keep_running:
-                keep_running(arena, web_url, out)
+                keep_running(arena, web_url, out, [n for n in spec.participants if n not in BUILTIN_PARTICIPANTS])
             print(f"done in {time.monotonic() - started:.0f} s; results and replays in {out_dir}/; everything "
                   f"started was stopped (process logs: {arena.work_dir})", file=out)
             return status
@@ -212,22 +245,69 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
         return 1
 
 
+def start_hosted_bot(arena: LocalArena) -> None:
+    """Register :data:`HOSTED_BOT`, submit its source folder with its own token (``SubmitBot``, as `uno-arena bot
+    submit` does) and start the bot host, which checks it in the sandbox and runs it once admitted."""
+    from arena.submissions import pack_folder
+
+    token = arena.register(HOSTED_BOT)
+    with ArenaClient(arena.address, token) as author:
+        author.submit_bot(HOSTED_BOT, pack_folder(hosted_example_folder()))
+    arena.start_host("--poll", "0.5")
+
+
+def hosted_bot_problem(arena: LocalArena, timeout_s: float = HOSTED_WAIT_S) -> str:
+    """'' once :data:`HOSTED_BOT` is admitted and connected; else why not, in one line (the verdict's reason, or
+    not within ``timeout_s``)."""
+    from arena.protocol import arena_pb2
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        arena.processes.check_alive()
+        submission = arena.client.list_submissions(HOSTED_BOT).submissions[-1]
+        if submission.state == arena_pb2.SUBMISSION_STATE_REJECTED:
+            return "rejected: " + "; ".join(line.strip() for line in submission.reason.splitlines())[:300]
+        if submission.state == arena_pb2.SUBMISSION_STATE_ADMITTED and HOSTED_BOT in arena.connected():
+            return ""
+        time.sleep(0.5)
+    return f"not admitted and connected within {timeout_s:g} s (the host's log: {arena.work_dir}/host.log)"
+
+
+def hosted_bot(arena: LocalArena, options: DemoOptions, spec: Any, missing: str, out: TextIO) -> Any:
+    """Say whether the submitted bot plays (``missing``: what the sandbox lacks; it was not submitted); the spec to
+    play. When it did not make it (rejected, or not connected in time), the remote bot it replaced plays instead."""
+    if missing:
+        print(f"hosted bot   skipped: {missing}; the demo plays without a submitted bot (docs/hosting.md)", file=out)
+        return spec
+    problem = hosted_bot_problem(arena)
+    if not problem:
+        print(f"hosted bot   {HOSTED_BOT}: submitted from source ({hosted_example_folder()}), checked and run by "
+              "the bot host in its bubblewrap sandbox", file=out)
+        return spec
+    name, brain = REMOTE_BOTS[-1]
+    print(f"hosted bot   {HOSTED_BOT} left out: {problem}; {name} plays instead", file=out)
+    arena.start_remote_bot(name, brain)
+    arena.wait_for_bots([name])
+    return checked_spec(replace(options, web_port=None), hosted=False)  # the web front has its port by now
+
+
 def environment_line(arena: LocalArena) -> str:
     """The ``export`` that points the CLI of another shell at ``arena`` (its admin token by file, never inline)."""
     return (f"export UNO_ARENA_TARGET={arena.address} UNO_ARENA_ADMIN_TOKEN_FILE={arena.admin_token_file} "
             f"REDIS_URL={arena.redis_url}")
 
 
-def keep_running(arena: LocalArena, web_url: str, out: TextIO) -> None:
+def keep_running(arena: LocalArena, web_url: str, out: TextIO, registered: list[str]) -> None:
     """Keep the arena up until Ctrl-C or SIGTERM (:func:`arena.local_arena.local_arena` turns SIGTERM into
-    SystemExit, which stops everything on the way out); what to try meanwhile, and how to stop it."""
+    SystemExit, which stops everything on the way out); what to try meanwhile (with the ``registered`` bots of the
+    demo: its remote and hosted ones), and how to stop it."""
     print(f"admin token  {arena.admin_token_file} (mode 0600)", file=out)
     print(f"web          {web_url}/leaderboard", file=out)
     print("\nto use it from another shell:", file=out)
     print(f"  {environment_line(arena)}", file=out)
-    print("  uno-arena competition create ladder --entrants remote-heuristic,remote-random   # blocks start within "
-          "seconds", file=out)
-    print('  uno-arena tournament schedule --name nightly --bots heuristic,remote-random --cron "*/5 * * * *"',
+    print(f"  uno-arena competition create ladder --entrants {','.join(registered)}   # blocks start within seconds",
+          file=out)
+    print(f'  uno-arena tournament schedule --name nightly --bots heuristic,{registered[-1]} --cron "*/5 * * * *"',
           file=out)
     print(f"\nrunning; press Ctrl-C (or kill -TERM {os.getpid()}) to stop everything it started", file=out,
           flush=True)

@@ -1,6 +1,7 @@
 """A whole arena on this machine as child processes: Redis (embedded unless REDIS_URL), the gateway with
 the organizer API, a Celery worker with N prefork processes, the scheduler when asked (cron schedules, the
-competitions' ladder), and remote bots in their own processes.
+competitions' ladder), remote bots in their own processes and, when asked, the bot host (`uno-arena host`: submitted
+bots in their bubblewrap sandbox, reaching the gateway through its Unix socket).
 
 `uno-arena demo`, the end-to-end tests and the load benchmark all start the arena through `local_arena`,
 so there is one way the pieces are wired together on one machine (the same commands deploy/ runs).
@@ -41,6 +42,8 @@ class LocalArena:
     client: ArenaClient
     env: dict[str, str]
     admin_token_file: Path
+    gateway_socket: str = ""
+    """The gateway's Unix socket (``local_arena(unix_socket=True)``), else ''."""
     tokens: dict[str, str] = field(default_factory=dict)
 
     def register(self, name: str) -> str:
@@ -57,6 +60,14 @@ class LocalArena:
         env = {k: v for k, v in self.env.items() if k not in ("UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE")}
         self.processes.start(f"bot-{name}", [*cli_argv(), "bot", "run", brain, "--target", self.address],
                              dict(env, UNO_ARENA_BOT_TOKEN=token))
+
+    def start_host(self, *extra: str) -> None:
+        """Start the bot host (`uno-arena host`, its options ``extra``) on the gateway's Unix socket: it checks the
+        submissions in the sandbox and runs the admitted ones. Needs ``local_arena(unix_socket=True)``."""
+        if not self.gateway_socket:
+            raise RuntimeError("the bot host needs the gateway's Unix socket: local_arena(unix_socket=True)")
+        self.processes.start("host", [*cli_argv(), "host", "--gateway-socket", self.gateway_socket, "--work-dir",
+                                      str(self.work_dir / "host"), "--metrics-port", "-1", *extra], self.env)
 
     def wait_for_bots(self, names: Sequence[str], timeout_s: float = 60.0) -> None:
         wanted = set(names)
@@ -93,11 +104,12 @@ def _answers(client: ArenaClient) -> bool:
 @contextlib.contextmanager
 def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
                 scheduler_tick_s: float | None = None,
-                worker_env: Mapping[str, str] | None = None) -> Iterator[LocalArena]:
+                worker_env: Mapping[str, str] | None = None, unix_socket: bool = False) -> Iterator[LocalArena]:
     """Start Redis, the gateway, a worker and, with ``scheduler_tick_s``, the scheduler ticking that often (what
     fires cron schedules and runs the competitions' ladder; the demo's arena has one); stop everything (and the
     embedded Redis) on exit. ``worker_env``: settings for the worker alone, added to its environment (e.g.
-    ``UNO_ARENA_MATCHES_PER_PROCESS``, read by :mod:`workers.celery_app`).
+    ``UNO_ARENA_MATCHES_PER_PROCESS``, read by :mod:`workers.celery_app`). ``unix_socket``: the gateway listens on
+    ``WORK_DIR/gateway.sock`` as well (what the bot host needs: :meth:`LocalArena.start_host`).
 
     SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
     """
@@ -121,17 +133,19 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # the gateway is one process: the plain registry
         client = None
         try:
+            socket = str(work / "gateway.sock") if unix_socket else ""
             processes.start("gateway", [*cli_argv(), "serve", "--address", address,
-                                        "--metrics-port", str(gateway_metrics)], env)
+                                        "--metrics-port", str(gateway_metrics),
+                                        *(["--unix-socket", socket] if socket else [])], env)
             client = ArenaClient(address, admin_token)
-            wait_until(lambda: _answers(client), "the gateway", processes)
+            wait_until(lambda: _answers(client) and (not socket or os.path.exists(socket)), "the gateway", processes)
             processes.start("worker", [*cli_argv(), "worker", "--concurrency", str(worker_concurrency),
                                        "--metrics-port", str(worker_metrics)],
                             dict(env, **(worker_env or {}), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)))
             if scheduler_tick_s is not None:
                 processes.start("scheduler", [*cli_argv(), "scheduler", "--tick", f"{scheduler_tick_s:g}"], env)
             yield LocalArena(work, redis_url, embedded, address, gateway_metrics, worker_metrics, processes,
-                             client, env, admin_token_file)
+                             client, env, admin_token_file, socket)
         finally:
             if client is not None:
                 client.close()

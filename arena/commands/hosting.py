@@ -9,7 +9,7 @@
         The bot's versions with their verdicts (checking, admitted, rejected and why) and its hosted process.
     uno-arena bot output NAME
         The last output (stdout and stderr, at most 64 KiB) of the bot's hosted process.
-    uno-arena host --gateway-socket PATH [--work-dir DIR] [--metrics-port 9104] [limits]
+    uno-arena host [--gateway-socket PATH] [--work-dir DIR] [--metrics-port 9104] [limits]
         The bot host: checks new submissions in the sandbox and runs every hosted bot's newest admitted version
         (arena.hosting). Redis: $REDIS_URL. SIGTERM/SIGINT stop every hosted process and exit 0.
 """
@@ -28,6 +28,7 @@ from arena.commands import positive_int, subparsers_of
 from arena.commands.api import add_server_options, run_client
 
 DEFAULT_HOST_METRICS_PORT = 9104
+DEFAULT_GATEWAY_SOCKET = "/run/uno-arena/gateway.sock"
 
 
 def _author_token(args: argparse.Namespace) -> str | None:
@@ -72,12 +73,6 @@ def cmd_bot_submit(args: argparse.Namespace) -> int:
     return run_client(args, body, token)
 
 
-def _state(value: int) -> str:
-    from arena.protocol import arena_pb2
-
-    return arena_pb2.SubmissionState.Name(value).removeprefix("SUBMISSION_STATE_").lower()
-
-
 def _when(stamp: Any) -> str:
     seconds = stamp.ToSeconds() if stamp.ByteSize() else 0
     return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(seconds)) if seconds else "-"
@@ -96,7 +91,7 @@ def _as_author(args: argparse.Namespace, body: Any) -> int:
 def cmd_bot_submissions(args: argparse.Namespace) -> int:
 
     def body(client: Any, args: argparse.Namespace) -> int:
-        from arena.client import plain
+        from arena.client import plain, submission_state
 
         reply = client.list_submissions(args.name)
         if args.json:
@@ -107,7 +102,7 @@ def cmd_bot_submissions(args: argparse.Namespace) -> int:
         if not reply.submissions:
             print(f"no submissions of bot {args.name!r}: submit one with `uno-arena bot submit {args.name} PATH`")
         for s in reply.submissions:
-            print(f"version {s.version} {_state(s.state)} ({s.runtime}: {' '.join(s.command)}) sha256 "
+            print(f"version {s.version} {submission_state(s.state)} ({s.runtime}: {' '.join(s.command)}) sha256 "
                   f"{s.sha256[:16]} submitted {_when(s.submitted_at)}")
             for line in s.reason.splitlines():
                 print(f"  | {line}")
@@ -146,21 +141,21 @@ def _limits(args: argparse.Namespace) -> Any:
 def cmd_host(args: argparse.Namespace) -> int:
     from arena.commands.gateway import stop_on_signals
     from arena.hosting.host import BotHost, HostConfig, HostMetrics
-    from arena.hosting.sandbox import SandboxUnavailable, find_bwrap, find_setpriv
+    from arena.hosting.sandbox import sandbox_missing
     from arena.metrics import MetricsPortError, metrics_address, metrics_port, start_metrics_server
     from arena.store import Store, StoreConfigError
 
     try:
-        find_bwrap()
-        if os.geteuid() == 0:
-            find_setpriv()
+        missing = sandbox_missing()  # a real bwrap run: a container may forbid the namespaces (docs/hosting.md)
+        if missing:
+            raise ValueError(missing)
         if not os.path.exists(args.gateway_socket):
             raise ValueError(f"--gateway-socket {args.gateway_socket}: no such socket: start the gateway with "
                              f"`uno-arena serve --unix-socket {args.gateway_socket}` first")
         if not os.environ.get("REDIS_URL", "").strip():
             raise ValueError("no Redis: set REDIS_URL to the arena's Redis (the gateway's)")
         port = metrics_port(DEFAULT_HOST_METRICS_PORT, args.metrics_port)
-    except (SandboxUnavailable, ValueError) as error:
+    except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     store = Store.from_url()
@@ -216,8 +211,9 @@ def register(commands: Any) -> None:
     output.set_defaults(func=cmd_bot_output)
 
     host = commands.add_parser("host", help="the bot host: runs submitted bots in a bubblewrap sandbox")
-    host.add_argument("--gateway-socket", required=True, metavar="PATH",
-                      help="the gateway's Unix socket (`uno-arena serve --unix-socket PATH`)")
+    host.add_argument("--gateway-socket", default=DEFAULT_GATEWAY_SOCKET, metavar="PATH",
+                      help="the gateway's Unix socket (`uno-arena serve --unix-socket PATH`; default "
+                           f"{DEFAULT_GATEWAY_SOCKET})")
     host.add_argument("--work-dir", default=None, metavar="DIR",
                       help="where unpacked packages and sandbox specs go (default ./uno-arena-host)")
     host.add_argument("--metrics-port", type=int, default=None,

@@ -29,7 +29,7 @@ from arena.hosting.sandbox import Limits, SandboxSpec, package_path
 from arena.store import Store
 from arena.store.errors import DeletedBot, UnknownBot
 from arena.store.submissions import HostedState, Submission, SubmissionState
-from arena.submissions import Runtime, read_package
+from arena.submissions import Runtime, hosted_version, read_package
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,8 @@ class HostedBot:
         try:
             while not self.stop_event.is_set():
                 spec_file = await asyncio.to_thread(self.host.prepare, self.name, self.submission)
-                token = await asyncio.to_thread(store.bots.issue_host_token, self.name)
+                token = await asyncio.to_thread(store.bots.issue_host_token, self.name,
+                                                hosted_version(self.submission.version))
                 process = SandboxedProcess(spec_file, token, self.host.config.limits, self.output, self._connected)
                 self.output.note(f"starting version {self.submission.version}")
                 await self._record("running", "")

@@ -103,6 +103,28 @@ def find_setpriv() -> str:
     return found
 
 
+def sandbox_missing() -> str:
+    """What this machine lacks to run the sandbox, as one line naming how to get it; '' when it can. A real
+    ``bwrap`` run with the namespaces the host asks for: installed is not enough (a container may forbid them)."""
+    import subprocess
+
+    try:
+        bwrap = find_bwrap()
+        if os.geteuid() == 0:
+            find_setpriv()
+    except SandboxUnavailable as error:
+        return str(error)
+    user = [] if os.geteuid() == 0 else ["--unshare-user"]
+    try:
+        probe = subprocess.run([bwrap, *user, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc",
+                                "/proc", "--dev", "/dev", "true"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bwrap cannot run here: {error}"
+    if probe.returncode != 0:
+        return f"bwrap cannot make a sandbox here: {probe.stderr.strip()[:200]}"
+    return ""
+
+
 def python_roots() -> list[str]:
     """What the ``python3.11-kit`` runtime needs read-only: the Python installation, its environment (a venv's
     site-packages) and the folders of the ``arena`` and ``bots`` packages (an editable install's sources)."""

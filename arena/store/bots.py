@@ -23,7 +23,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import redis
 
@@ -100,6 +100,9 @@ class BotRecord:
     """Deleted for good (:meth:`BotStore.delete`): no token works, the name stays taken."""
     human_games: bool = False
     """Its latest Hello accepted games against people (``Hello.accepts_human_games``)."""
+    host_version: str = ""
+    """Only from :meth:`BotStore.verify_token` given the bot host's token: the version of the submission that
+    process runs (:func:`arena.submissions.hosted_version`), which the gateway records instead of the Hello's."""
 
 
 @dataclass(frozen=True)
@@ -206,16 +209,20 @@ class BotStore:
             raise UnknownBot(name)
         return self.get(name)
 
-    def issue_host_token(self, name: str) -> str:
+    def issue_host_token(self, name: str, version: str = "") -> str:
         """A second token of the bot, for the process the bot host runs for it (:mod:`arena.hosting`): it works
         like the bot's own (and stops with it when the bot is revoked or deleted) but leaves the author's token
-        alone; each call replaces the previous host token. Raises :class:`UnknownBot`, :class:`DeletedBot`."""
+        alone; each call replaces the previous host token. ``version``: what that process runs (a session opened
+        with this token has that version, whatever its Hello says). Raises :class:`UnknownBot`,
+        :class:`DeletedBot`."""
+        _check_text(version, "version", MAX_VERSION)
         record = self.get(name)
         if record.deleted:
             raise DeletedBot(record.name)
         token, salt = self._new_token(record.name)
         ok = self._update(keys=[self._k.bot(name)], args=["host_salt", salt.hex(),
-                                                          "host_token_hash", hash_token(token, salt)])
+                                                          "host_token_hash", hash_token(token, salt),
+                                                          "host_version", version])
         if not ok:
             raise UnknownBot(name)
         return token
@@ -292,9 +299,11 @@ class BotStore:
         actual = hash_token(token, salt)  # computed for an unknown bot too: the same work either way
         host_salt = bytes.fromhex(fields.get("host_salt", "")) or b"\0" * 16
         host = hmac.compare_digest(fields.get("host_token_hash", "-"), hash_token(token, host_salt))
-        if not expected or not (hmac.compare_digest(expected, actual) or host) or "deleted_at" in fields:
+        author = hmac.compare_digest(expected, actual)
+        if not expected or not (author or host) or "deleted_at" in fields:
             raise InvalidToken(INVALID_TOKEN)
-        return _record(fields)
+        record = _record(fields)
+        return record if author else replace(record, host_version=fields.get("host_version", ""))
 
     def _fields(self, name: str) -> dict[str, str] | None:
         raw = self._r.hgetall(self._k.bot(name))

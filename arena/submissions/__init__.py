@@ -63,6 +63,12 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+def hosted_version(version: int) -> str:
+    """The bot version of a hosted process running submission ``version`` (what the gateway records for its
+    session, so each submission is a version of its own on a competition's ladder and in ``BOT@VERSION``)."""
+    return f"submission-{version}"
+
+
 class SubmissionRejected(ValueError):
     """A submission the arena does not take; its message is the one reason, for the author."""
 

@@ -81,7 +81,7 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     passes :class:`arena.web.guard.Guard` (CSRF, per-client limits, security headers). The API is described by
     ``/openapi.json`` and, for people, by the ``/docs`` page (rendered here: FastAPI's Swagger UI and ReDoc load
     their assets from a CDN, so they are off)."""
-    from arena.web import api_docs, card_sheet, competitions, pages, play
+    from arena.web import api_docs, card_sheet, competitions, pages, play, submissions
 
     app = FastAPI(title=f"{title} web front", version="1", docs_url=None, redoc_url=None,
                   description="The arena's pages and their JSON twins, read through the organizer API.")
@@ -99,6 +99,7 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     app.include_router(pages.router)
     app.include_router(play.router)
     app.include_router(competitions.router)
+    app.include_router(submissions.router)
     app.include_router(api_docs.router)
     app.include_router(card_sheet.router)
 

@@ -28,7 +28,16 @@ from arena.protocol.statuses import TOURNAMENT_STATE_OF
 from arena.tournament.status import TournamentStatus
 from arena.web import views
 from arena.web.replay_frames import Frames, replay_frames
-from arena.web.views import CompetitionRow, IncidentRow, LadderRow, MatchRow, PoolBoard, PublicBot
+from arena.web.views import (
+    CompetitionRow,
+    HostedRow,
+    IncidentRow,
+    LadderRow,
+    MatchRow,
+    PoolBoard,
+    PublicBot,
+    SubmissionRow,
+)
 
 T = TypeVar("T")
 
@@ -106,6 +115,8 @@ FRESH_S = 1.0
 MAX_AGE_S = 30.0
 """A leaderboard or bot list older than this is never shown: the request reads it afresh."""
 MATCHES_PAGE = 1000
+OUTPUT_TAIL_LINES = 200
+"""The lines of a hosted process's output the bot page shows its author (`uno-arena bot output`: all 64 KiB)."""
 """Matches asked for per ``ListMatches`` page."""
 
 
@@ -245,12 +256,29 @@ class ArenaReader:
             return None
         return dict(Counter(incident.kind for incident in response.incidents))
 
-    def incidents(self, name: str, token: str) -> list[IncidentRow]:
-        """The bot's incident log read with the token its author gave (GetBotLog refuses any other bot's): the
-        public client's channel, with that token."""
+    def _as_author(self, token: str) -> ArenaClient:
+        """The public client's channel, with the token the bot's author gave (the API refuses any other bot's)."""
         author = copy.copy(self.client)
         author.metadata = [("authorization", f"Bearer {token}")]
-        return [views.incident_row(incident) for incident in author.get_bot_log(name, limit=200).incidents]
+        return author
+
+    def incidents(self, name: str, token: str) -> list[IncidentRow]:
+        """The bot's incident log read with the token its author gave (GetBotLog)."""
+        log = self._as_author(token).get_bot_log(name, limit=200)
+        return [views.incident_row(incident) for incident in log.incidents]
+
+    def submit(self, name: str, token: str, archive: bytes) -> SubmissionRow:
+        """Submit ``archive`` as the bot's next version with its author's token (SubmitBot): the stored version."""
+        return views.submission_row(self._as_author(token).submit_bot(name, archive))
+
+    def submissions(self, name: str, token: str) -> tuple[list[SubmissionRow], HostedRow | None, str]:
+        """With its author's token: the bot's versions with their verdicts (ListSubmissions), its hosted process,
+        and the last :data:`OUTPUT_TAIL_LINES` lines its hosted process wrote (GetBotOutput)."""
+        author = self._as_author(token)
+        listed = author.list_submissions(name)
+        output = author.get_bot_output(name).decode("utf-8", "replace")
+        return ([views.submission_row(s) for s in listed.submissions], views.hosted_row(listed.hosted),
+                "\n".join(output.splitlines()[-OUTPUT_TAIL_LINES:]))
 
     # -- replays -------------------------------------------------------------------------------------------
 

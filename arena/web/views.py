@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.client import plain, state_name
+from arena.client import plain, state_name, submission_state
 from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import rules_from_proto
 from arena.protocol.statuses import COMPETITION_STATUS_OF, ENDED_TOURNAMENT_STATES
@@ -71,6 +71,47 @@ class IncidentRow:
 def incident_row(message: arena_pb2.BotIncident) -> IncidentRow:
     return IncidentRow(seq=message.seq, at=iso(message.at) if message.HasField("at") else None, kind=message.kind,
                        match_id=message.match_id, decision_number=message.decision_number, detail=message.detail)
+
+
+@dataclass(frozen=True)
+class SubmissionRow:
+    """One submitted version of a bot (a ``Submission``), for its author."""
+
+    version: int
+    state: str
+    """checking, admitted or rejected (:func:`arena.client.submission_state`)."""
+    runtime: str
+    command: str
+    sha256: str
+    size: int
+    submitted_at: str | None
+    reason: str
+
+
+def submission_row(message: arena_pb2.Submission) -> SubmissionRow:
+    return SubmissionRow(version=message.version, state=submission_state(message.state), runtime=message.runtime,
+                         command=" ".join(message.command), sha256=message.sha256, size=message.size,
+                         submitted_at=iso(message.submitted_at) if message.HasField("submitted_at") else None,
+                         reason=message.reason)
+
+
+@dataclass(frozen=True)
+class HostedRow:
+    """What the bot host last said of the bot's process (a ``HostedProcess``)."""
+
+    state: str
+    version: int
+    restarts: int
+    detail: str
+    since: str | None
+
+
+def hosted_row(message: arena_pb2.HostedProcess) -> HostedRow | None:
+    """None for a bot the host never ran."""
+    if not message.state:
+        return None
+    return HostedRow(state=message.state, version=message.version, restarts=message.restarts, detail=message.detail,
+                     since=iso(message.since) if message.HasField("since") else None)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ def deploy_argvs() -> list[tuple[str, list[str]]]:
     for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
         for doc in yaml.safe_load_all(path.read_text()):
             if doc and doc.get("kind") in {"Deployment", "StatefulSet"}:
-                for c in doc["spec"]["template"]["spec"]["containers"]:
+                pod = doc["spec"]["template"]["spec"]
+                for c in [*pod.get("initContainers", []), *pod["containers"]]:
                     if c["image"].startswith("uno-arena"):
                         found.append((f"k8s {doc['metadata']['name']}", [str(a) for a in c["args"]]))
     return found

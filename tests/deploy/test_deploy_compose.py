@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from arena import metrics as am
+from arena.commands.hosting import DEFAULT_HOST_METRICS_PORT
 from tests.support import free_port
 
 ARENA_COMMANDS = {"serve", "worker", "scheduler", "demo", "web"}
@@ -168,7 +169,9 @@ def test_dockerfile(deploy_dir: Path, contract: dict[str, Any]) -> None:
     assert any(i.startswith("USER ") and "root" not in i for i in instructions), "runs as non-root"
     exposed = {int(p) for i in instructions if i.startswith("EXPOSE ") for p in i.split()[1:]}
     ports = contract["ports"]
-    assert exposed == {ports["grpc"], am.DEFAULT_GATEWAY_METRICS_PORT, am.DEFAULT_WORKER_METRICS_PORT}
+    assert exposed == {ports["grpc"], am.DEFAULT_GATEWAY_METRICS_PORT, am.DEFAULT_WORKER_METRICS_PORT,
+                       DEFAULT_HOST_METRICS_PORT}
+    assert re.search(r"apt-get install .*bubblewrap", text), "the bot host's sandbox (docs/hosting.md)"
     assert f"UNO_ARENA_GRPC_ADDR={contract['environment']['UNO_ARENA_GRPC_ADDR']}" in text
 
 

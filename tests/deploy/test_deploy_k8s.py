@@ -51,6 +51,8 @@ def test_kinds_present(k8s_docs: list[Doc]) -> None:
         ("Service", "redis"),
         ("ConfigMap", "uno-arena-config"),
         ("Secret", "uno-arena-secrets"),
+        ("Deployment", "uno-arena-host"),
+        ("NetworkPolicy", "uno-arena-host"),
     ):
         assert expected in kinds, expected
 
@@ -83,6 +85,8 @@ def test_config_and_secret(k8s_docs: list[Doc], contract: dict[str, Any]) -> Non
     every_key = set(config) | set(secret["stringData"])
     for doc in workloads(k8s_docs):
         every_key |= set(env_of(doc))
+        for init in doc["spec"]["template"]["spec"].get("initContainers", []):
+            every_key |= {e["name"] for e in init.get("env", [])}
     assert every_key <= set(contract["environment"]), every_key - set(contract["environment"])
 
 
@@ -167,4 +171,65 @@ def test_kustomize_builds(deploy_dir: Path, yaml_mod: Any) -> None:
     assert result.returncode == 0, result.stderr
     docs = [d for d in yaml_mod.safe_load_all(result.stdout) if d]
     assert all(d["metadata"].get("namespace") == "uno-arena" for d in docs if d["kind"] != "Namespace")
-    assert len(docs) == 11
+    assert len(docs) == 13
+
+
+def test_the_bot_host_runs_alone_with_its_own_gateway_on_a_socket(k8s_docs: list[Doc], contract: dict[str, Any]) -> None:
+    host = find(k8s_docs, "Deployment", "uno-arena-host")
+    assert host["spec"]["replicas"] == 1 and host["spec"]["strategy"]["type"] == "Recreate"  # one host per arena
+    pod = host["spec"]["template"]["spec"]
+    (gateway,) = pod["initContainers"]
+    assert gateway["restartPolicy"] == "Always", "a native sidecar: up before the host, running beside it"
+    socket = gateway["args"][gateway["args"].index("--unix-socket") + 1]
+    args = container(host)["args"]
+    assert args[0] == "host" and args[args.index("--gateway-socket") + 1] == socket
+    assert socket in gateway["startupProbe"]["exec"]["command"]
+    mounted = [{m["mountPath"]: m["name"] for m in c["volumeMounts"]} for c in (gateway, container(host))]
+    (shared,) = {name for path, name in mounted[0].items() if socket.startswith(path + "/")}
+    assert mounted[1][socket.rsplit("/", 1)[0]] == shared
+    assert env_of(host)[am.METRICS_PORT_ENV] == str(contract["ports"]["host_metrics"])
+    assert host["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"] == "9104"
+    assert container(host)["livenessProbe"]["httpGet"]["port"] == "metrics"
+    refs = {next(iter(ref.values()))["name"] for ref in container(host)["envFrom"]}
+    assert refs == {"uno-arena-config"}, "the host needs Redis, never the admin token"
+
+
+def test_the_bot_hosts_pod_is_locked_down(k8s_docs: list[Doc]) -> None:
+    """Non-root, read-only root filesystem, no service-account token, no capability, requests and limits; what
+    bubblewrap needs (docs/hosting.md) and nothing more: a user namespace for the Pod, an unmasked /proc, a
+    seccomp and AppArmor profile that allow namespaces."""
+    host = find(k8s_docs, "Deployment", "uno-arena-host")
+    pod = host["spec"]["template"]["spec"]
+    assert pod["automountServiceAccountToken"] is False and pod["enableServiceLinks"] is False
+    assert pod["hostUsers"] is False
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] != 0
+    for c in [*pod["initContainers"], *pod["containers"]]:
+        context = c["securityContext"]
+        assert context["allowPrivilegeEscalation"] is False and context["readOnlyRootFilesystem"] is True, c["name"]
+        assert context["capabilities"]["drop"] == ["ALL"] and "add" not in context["capabilities"], c["name"]
+        assert not context.get("privileged") and context.get("runAsUser", 1) != 0, c["name"]
+        assert {"cpu", "memory"} <= set(c["resources"]["requests"]) and "memory" in c["resources"]["limits"]
+        writable = {m["mountPath"] for m in c["volumeMounts"]}
+        assert "/tmp" in writable, f"{c['name']}: a read-only root needs a /tmp of its own"
+    sandbox = container(host)["securityContext"]
+    assert sandbox["procMount"] == "Unmasked"
+    assert sandbox["seccompProfile"]["type"] in ("Unconfined", "Localhost")
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert all("emptyDir" in v and v["emptyDir"]["sizeLimit"] for v in volumes.values())
+
+
+def test_the_bot_hosts_network_policy_lets_it_reach_redis_and_dns_only(k8s_docs: list[Doc]) -> None:
+    policy = find(k8s_docs, "NetworkPolicy", "uno-arena-host")["spec"]
+    host = find(k8s_docs, "Deployment", "uno-arena-host")
+    assert policy["podSelector"]["matchLabels"].items() <= host["spec"]["template"]["metadata"]["labels"].items()
+    assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
+    (ingress,) = policy["ingress"]
+    assert ingress["ports"] == [{"port": 9104, "protocol": "TCP"}], "only Prometheus's scrape comes in"
+    redis_pod = find(k8s_docs, "StatefulSet", "redis")["spec"]["template"]["metadata"]["labels"]
+    to_redis, to_dns = policy["egress"]
+    (peer,) = to_redis["to"]
+    assert set(peer) == {"podSelector"} and peer["podSelector"]["matchLabels"].items() <= redis_pod.items()
+    assert to_redis["ports"] == [{"port": 6379, "protocol": "TCP"}]
+    (dns,) = to_dns["to"]
+    assert dns["podSelector"]["matchLabels"] == {"k8s-app": "kube-dns"}
+    assert {(p["port"], p["protocol"]) for p in to_dns["ports"]} == {(53, "UDP"), (53, "TCP")}

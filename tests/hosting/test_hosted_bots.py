@@ -19,6 +19,7 @@ import grpc
 import pytest
 
 from arena.client import ArenaClient
+from arena.hosting.sandbox import sandbox_missing
 from arena.store import Store
 from arena.store.submissions import SubmissionState
 from arena.submissions import pack_folder, read_package
@@ -31,19 +32,6 @@ pytestmark = pytest.mark.integration
 ADMIN = "admin-token-for-the-host-tests"
 HOST_OPTIONS = ["--cpu-seconds", "60", "--memory-mib", "384", "--processes", "48", "--file-size-mib", "8",
                 "--tmp-mib", "4", "--connect-timeout", "4", "--check-wait", "6", "--poll", "0.5"]
-
-
-def _sandbox_missing() -> str:
-    """What the sandbox needs that this machine lacks ('' when nothing)."""
-    if shutil.which("bwrap") is None:
-        return "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)"
-    if os.geteuid() == 0 and shutil.which("setpriv") is None:
-        return "setpriv (util-linux) is not installed"
-    probe = subprocess.run(["bwrap", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc", "/proc",
-                            "--dev", "/dev", "true"], capture_output=True, text=True, timeout=30)
-    if probe.returncode != 0:
-        return f"bwrap cannot make a sandbox here: {probe.stderr.strip()[:200]}"
-    return ""
 
 
 @dataclass
@@ -99,7 +87,7 @@ def _stop(process: subprocess.Popen[bytes]) -> int:
 
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
-    missing = _sandbox_missing()
+    missing = sandbox_missing()
     if missing:
         pytest.skip(f"the bot host's sandbox: {missing}")
     tmp = tmp_path_factory.mktemp("host")
@@ -179,6 +167,24 @@ def test_a_submitted_bot_is_checked_in_the_sandbox_admitted_and_plays(arena: Are
                                             token=arena.tokens["good"]).stdout
 
 
+def test_a_hosted_bot_enters_ladders_and_gauntlets_with_its_submission_as_version(arena: Arena) -> None:
+    """A hosted bot is one more connected bot: its session has the version of the submission it runs (what a
+    competition's ladder keeps apart, and what ``BOT@VERSION`` asks for), and a gauntlet plays it through the relay
+    as it plays a connected one."""
+    from arena.engine import Rules
+    from arena.service.gauntlet import build_spec, run_gauntlet
+    from arena.tournament.sprt import SprtConfig
+    from arena.tournament.status import GauntletStatus
+    from bots import make_bot
+
+    assert arena.store.sessions.online("good") or pytest.fail("run with the first test of the module")
+    assert arena.store.bots.get("good").version == "submission-1"
+    spec = build_spec(candidate="good@submission-1", baseline="heuristic", opponents=["random"], seats=2, seed=11,
+                      rules=Rules(target=50), sprt=SprtConfig(min_blocks=2, max_blocks=2))
+    outcome = run_gauntlet(spec, arena.store, make_bot=make_bot)
+    assert outcome.status is GauntletStatus.INCONCLUSIVE and len(outcome.blocks) == 2, outcome.detail
+
+
 def test_no_tcp_connection_leaves_the_sandbox(arena: Arena) -> None:
     for port in (arena.redis_port, arena.gateway_port, 53):
         assert "tcp refused" in _line(arena, "tcp", f"tcp refused 1{'27.0.0.1' if port != 53 else '.1.1.1'}:{port}")
@@ -253,6 +259,9 @@ def test_a_new_version_replaces_the_running_one_and_a_revoked_bot_stops(arena: A
     wait_until(lambda: (arena.store.submissions.hosted("tcp") or _Empty()).version == 2, timeout=30,
                what="version 2 of the tcp bot running")
     wait_until(lambda: "good bot starting" in _output(arena, "tcp"), timeout=30, what="version 2's output")
+    wait_until(lambda: arena.store.bots.get("tcp").version == "submission-2", timeout=30,
+               what="version 2's session: a new version on the ladders")
+    assert [v.version for v in arena.store.bots.versions("tcp")] == ["submission-1", "submission-2"]
     arena.store.bots.revoke("memory")
     wait_until(lambda: (arena.store.submissions.hosted("memory") or _Empty()).state == "stopped", timeout=30,
                what="the revoked bot stopped")

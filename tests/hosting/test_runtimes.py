@@ -13,15 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.hosting.sandbox import Limits, SandboxSpec
+from arena.hosting.sandbox import Limits, SandboxSpec, sandbox_missing
 from arena.submissions import Runtime
-from tests.hosting.test_hosted_bots import _sandbox_missing
 
 pytestmark = pytest.mark.integration
 
 
 def _launch(tmp_path: Path, runtime: Runtime, command: tuple[str, ...], files: dict[str, str]) -> str:
-    missing = _sandbox_missing()
+    missing = sandbox_missing()
     if missing:
         pytest.skip(f"the bot host's sandbox: {missing}")
     package = tmp_path / "package"

@@ -56,6 +56,17 @@ def test_the_host_token_works_beside_the_authors_and_ends_with_the_bot(store: St
         store.bots.verify_token(second)
 
 
+def test_a_session_of_the_host_token_has_the_version_of_the_submission_it_runs(store: Store) -> None:
+    """So a new submission is a new version wherever versions count (a competition's ladder, BOT@VERSION in a
+    gauntlet): the gateway records the host token's version instead of the Hello's."""
+    from arena.submissions import hosted_version
+
+    _, own = store.bots.register("alpha")
+    host = store.bots.issue_host_token("alpha", hosted_version(2))
+    assert store.bots.verify_token(host).host_version == "submission-2"
+    assert store.bots.verify_token(own).host_version == ""  # the author's own process says its version itself
+
+
 def test_the_api_core_stores_versions_of_its_own_bot_only_and_caps_them(store: Store,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import grpc

@@ -308,3 +308,114 @@ def test_the_status_page_and_the_api_docs(web: WebArena, driver: Any, shots: Pat
     schema = httpx.get(f"{web.url}/openapi.json").json()
     assert {"/api/leaderboard", "/api/tournaments", "/api/tournaments/{tournament_id}",
             "/api/matches/{match_id}/replay", "/api/bots/{name}", "/api/status"} <= set(schema["paths"])
+
+
+# -- submitted code (issue 24: the form on the bot's page) -----------------------------------------------------
+
+
+def _example_archive() -> bytes:
+    from arena.demo import hosted_example_folder
+    from arena.submissions import pack_folder
+
+    return pack_folder(hosted_example_folder())
+
+
+def _upload(web: WebArena, bot: str, token: str, archive: bytes | None, **headers: str) -> httpx.Response:
+    # No file chosen: a browser still sends the part, with no file name and no bytes.
+    files = {"archive": ("bot.tar.gz", archive, "application/gzip") if archive is not None
+             else ("", b"", "application/octet-stream")}
+    return httpx.post(f"{web.url}/bots/{bot}/submissions", data={"token": token}, files=files, headers=headers,
+                      timeout=60)
+
+
+def test_the_author_submits_code_on_the_bots_page_and_sees_each_verdict(web: WebArena) -> None:
+    from arena.store import Store
+    from arena.store.submissions import SubmissionState
+
+    token = web.arena.client.register_bot("coder").token
+    page = httpx.get(f"{web.url}/bots/coder")
+    assert 'enctype="multipart/form-data"' in page.text and 'type="file" name="archive"' in page.text
+    sent = _upload(web, "coder", token, _example_archive())
+    assert sent.status_code == 200, sent.text
+    assert "Version 1 submitted (bot.tar.gz): python3.11-kit" in sent.text and ">checking<" in sent.text
+    refused = _upload(web, "coder", token, b"not an archive at all")
+    assert refused.status_code == 200 and "Refused (bot.tar.gz): submission refused: not an archive" in refused.text
+    with Store.from_url(web.arena.redis_url) as store:  # what the bot host records (tests/hosting runs it for real)
+        store.submissions.set_verdict("coder", 1, SubmissionState.REJECTED, "bot check in the sandbox failed:\n"
+                                      "FAIL connects: <never connected>")
+        store.submissions.set_output("coder", b"hosted example bot starting\n<b>bold</b>\n")
+    listed = _upload(web, "coder", token, None)
+    assert listed.status_code == 200 and ">rejected<" in listed.text
+    assert "FAIL connects: &lt;never connected&gt;" in listed.text and "&lt;b&gt;bold&lt;/b&gt;" in listed.text
+    for answer in (page, sent, refused, listed):
+        assert token not in answer.text and token.split(".", 1)[1] not in answer.text
+
+
+def test_the_upload_form_refuses_strangers_other_sites_and_bad_forms_in_one_line(web: WebArena) -> None:
+    token = web.arena.client.register_bot("coder2").token
+    stranger = _upload(web, "coder2", "coder2.not-the-token", _example_archive())
+    assert stranger.status_code in (401, 403) and "not-the-token" not in stranger.text
+    other_bot = _upload(web, "coder2", web.xss_bot_token, _example_archive())
+    assert other_bot.status_code == 403 and "submitted" not in other_bot.text
+    foreign = _upload(web, "coder2", token, _example_archive(), origin="https://evil.example")
+    assert foreign.status_code == 403 and "another site" in foreign.text
+    empty = _upload(web, "coder2", " ", None)
+    assert empty.status_code == 400 and "token to submit code or see its submissions" in empty.text
+    plain_form = httpx.post(f"{web.url}/bots/coder2/submissions", data={"token": token})
+    assert plain_form.status_code == 400 and "multipart/form-data" in plain_form.text
+    assert web.arena.client.list_submissions("coder2").submissions == []
+
+
+def test_an_upload_too_large_is_refused_before_its_body_is_read(web: WebArena) -> None:
+    import socket
+    from urllib.parse import urlsplit
+
+    from arena.web.submissions import MAX_UPLOAD_BYTES
+
+    where = urlsplit(web.url)
+    with socket.create_connection((where.hostname, where.port), timeout=30) as raw:  # headers only: no body sent
+        raw.sendall(f"POST /bots/xss_bot/submissions HTTP/1.1\r\nHost: {where.netloc}\r\nContent-Type: "
+                    f"multipart/form-data; boundary=x\r\nContent-Length: {10**9}\r\n\r\n".encode())
+        answer = ""
+        while "</html>" not in answer and (chunk := raw.recv(65536)):
+            answer += chunk.decode("utf-8", "replace")
+    assert answer.startswith("HTTP/1.1 413") and "the upload is too large (1000000000 bytes)" in answer
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length (chunked): counted while it streams
+        for _ in range(MAX_UPLOAD_BYTES // 65536 + 2):
+            yield b"\0" * 65536
+
+    streamed = httpx.post(f"{web.url}/bots/xss_bot/submissions", content=chunks(), timeout=60,
+                          headers={"content-type": "multipart/form-data; boundary=x"})
+    assert streamed.status_code == 413 and "at most 8388608 bytes" in streamed.text
+
+
+def test_the_upload_form_works_in_a_browser(web: WebArena, driver: Any, shots: Path, tmp_path: Path) -> None:
+    import time
+
+    from selenium.webdriver.common.by import By
+
+    from arena.store import Store
+    from arena.store.submissions import HostedState, SubmissionState
+
+    token = web.arena.client.register_bot("browser_coder").token
+    archive = tmp_path / "bot.tar.gz"
+    archive.write_bytes(_example_archive())
+    driver.get(f"{web.url}/bots/browser_coder")
+    driver.find_element(By.CSS_SELECTOR, 'form[enctype] input[name="token"]').send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, 'input[name="archive"]').send_keys(str(archive))
+    driver.find_element(By.CSS_SELECTOR, "form[enctype] button").click()
+    wait_until(lambda: "Version 1 submitted" in driver.page_source, 30, "the verdict of the upload")
+    assert token not in driver.page_source
+    assert driver.find_element(By.CSS_SELECTOR, 'form[enctype] input[name="token"]').get_attribute("value") == ""
+    screenshot(driver, shots, "bot-submitted")
+    with Store.from_url(web.arena.redis_url) as store:  # the bot host's verdict and its process's output
+        store.submissions.set_verdict("browser_coder", 1, SubmissionState.ADMITTED,
+                                      "bot check in the sandbox: 7 of 7 checks passed")
+        store.submissions.set_hosted("browser_coder", HostedState("running", 1, 0, "", time.time()))
+        store.submissions.set_output("browser_coder", b"starting version 1\nhosted example bot starting\n")
+    driver.find_element(By.CSS_SELECTOR, 'form[enctype] input[name="token"]').send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "form[enctype] button").click()  # no file: the list only
+    wait_until(lambda: "7 of 7 checks passed" in driver.page_source, 30, "the verdict listed")
+    assert "hosted example bot starting" in driver.find_element(By.CSS_SELECTOR, "pre.output").text
+    screenshot(driver, shots, "bot-submissions")

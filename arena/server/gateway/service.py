@@ -139,7 +139,9 @@ class Gateway:
             return
         cfg = self.config
         capacity = min(max(int(hello.max_concurrent_matches), 1), cfg.max_concurrent_matches)
-        version = "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
+        # A process of the bot host has the version of the submission it runs (its token says which), so a new
+        # submission is a new version on the ladders whatever its code's Hello says.
+        version = bot.host_version or "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
         # Before the session exists anywhere: its first decision's lag compensation needs it.
         kernel_rtt_s = await self.registry.round_trip(peer_address(context.peer()))
         session_id = uuid.uuid4().hex
