@@ -33,8 +33,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import sys
-from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -217,12 +215,10 @@ def _resamples(groups: Sequence[str], bootstrap: int) -> Iterator[list[int]]:
     if not count or bootstrap <= 0:
         return
     key = b"uno-arena/plackett-luce/bootstrap/" + json.dumps(list(groups), separators=(",", ":")).encode("utf-8")
-    words = array("Q")
-    words.frombytes(hashlib.shake_256(key).digest(8 * count * bootstrap))
-    if sys.byteorder == "big":  # read the bytes as little-endian numbers on every machine
-        words.byteswap()
+    stream = hashlib.shake_256(key).digest(8 * count * bootstrap)
     for draw in range(bootstrap):
-        yield [(x * count) >> 64 for x in words[draw * count:(draw + 1) * count]]
+        start = 8 * count * draw
+        yield [(int.from_bytes(stream[i:i + 8], "little") * count) >> 64 for i in range(start, start + 8 * count, 8)]
 
 
 @dataclass(frozen=True)
