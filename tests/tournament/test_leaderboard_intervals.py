@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from arena.commands.pools import leaderboard_lines
 from arena.client import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, standings_text
+from arena.commands.pools import leaderboard_lines
 from arena.protocol import arena_pb2
 from arena.tournament import MatchResult, RatingPool, standings
 from arena.tournament.leaderboard import leaderboard, tallies_of
@@ -47,7 +47,8 @@ def _clusters(results: list[MatchResult], bot: str) -> list[Cluster]:
 def test_the_running_sums_give_the_cluster_interval_and_add_up() -> None:
     rng = random.Random(4)
     for _ in range(50):
-        clusters = [Cluster(m, rng.randrange(0, m + 1)) for m in (rng.randrange(1, 4) for _ in range(rng.randrange(1, 12)))]
+        sizes = [rng.randrange(1, 4) for _ in range(rng.randrange(1, 12))]
+        clusters = [Cluster(m, rng.randrange(0, m + 1)) for m in sizes]
         assert rate_sums_interval(RateSums.of(clusters)) == pytest.approx(cluster_rate_interval(clusters), abs=1e-12)
         cut = rng.randrange(0, len(clusters) + 1)
         assert RateSums.of(clusters[:cut]).plus(RateSums.of(clusters[cut:])) == RateSums.of(clusters)
