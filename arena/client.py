@@ -470,7 +470,7 @@ def progress_line(tournament: Any, width: int = 30) -> str:
 
 OPENSKILL_NOTE = ("OpenSkill: the online rating used for matchmaking, updated match by match (so it depends on "
                   "the order of the matches); 95% interval from its own uncertainty.")
-BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on the whole history at once (order-independent; 0 is a "
+BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on all the matches at once (order-independent; 0 is a "
               "reference bot, +1 = e to 1 odds of finishing ahead); 95% bootstrap interval and rank range over deal "
               "groups.")
 INTERVAL_NOTE = "Win-rate intervals: 95%, deal groups as clusters."

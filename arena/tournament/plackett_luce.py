@@ -277,7 +277,7 @@ def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = 
     rank_draws = [_ranks(r) for r in found.resampled]
     out: list[BatchRating] = []
     for i, (bot, rank) in enumerate(zip(found.bots, _ranks(found.estimate), strict=True)):
-        value = found.estimate[i]
+        value = round(found.estimate[i], 12) + 0.0  # no -0.00 where equal bots balance out
         half = _half_width([r[i] for r in found.resampled], found.groups, confidence)
         ranks = [r[i] for r in rank_draws] or [rank]
         out.append(BatchRating(bot, value, value - half, value + half, rank,
