@@ -222,8 +222,9 @@ def _resamples(groups: Sequence[str], bootstrap: int) -> Iterator[list[int]]:
 
 
 @dataclass(frozen=True)
-class _Refits:
-    """The fit on every result and its refits on resampled deal groups."""
+class BatchFit:
+    """The fit on every result and its refits on resampled deal groups (:func:`refit`): what
+    :func:`batch_ratings` and :func:`difference_interval` read, one set of refits for both."""
 
     bots: list[str]
     estimate: list[float]
@@ -231,8 +232,30 @@ class _Refits:
     groups: int
     matches: list[int]
 
+    def ratings(self, confidence: float = 0.95) -> list[BatchRating]:
+        """Every bot's batch rating with its interval and rank range, best first (ties by name)."""
+        tail = (1.0 - confidence) / 2.0
+        rank_draws = [_ranks(r) for r in self.resampled]
+        out: list[BatchRating] = []
+        for i, (bot, rank) in enumerate(zip(self.bots, _ranks(self.estimate), strict=True)):
+            value = round(self.estimate[i], 12) + 0.0  # no -0.00 where equal bots balance out
+            half = _half_width([r[i] for r in self.resampled], self.groups, confidence)
+            ranks = [r[i] for r in rank_draws] or [rank]
+            out.append(BatchRating(bot, value, value - half, value + half, rank,
+                                   min(rank, math.floor(_quantile(ranks, tail))),
+                                   max(rank, math.ceil(_quantile(ranks, 1.0 - tail))), self.matches[i]))
+        out.sort(key=lambda b: (b.rank, b.bot))
+        return out
 
-def _refits(results: Iterable[MatchResult], participants: Iterable[str], bootstrap: int) -> _Refits:
+    def difference(self, a: str, b: str, confidence: float = 0.95) -> tuple[float, float]:
+        """The interval of ``rating(a) - rating(b)``: the refits' standard deviation of the difference."""
+        i, j = self.bots.index(a), self.bots.index(b)
+        gap = self.estimate[i] - self.estimate[j]
+        half = _half_width([r[i] - r[j] for r in self.resampled], self.groups, confidence)
+        return (gap - half, gap + half)
+
+
+def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), bootstrap: int = BOOTSTRAP) -> BatchFit:
     """Fit every result once, then refit each resample of the deal groups (from the full fit: the same maximum in
     fewer Newton steps)."""
     ordered = sorted(dedupe(results), key=lambda r: r.match_id)
@@ -256,7 +279,7 @@ def _refits(results: Iterable[MatchResult], participants: Iterable[str], bootstr
         chosen = sorted(picked)
         resampled.append(fit_counts(_summed((by_group[groups[g]] for g in chosen), [picked[g] for g in chosen]),
                                     len(bots), start=estimate))
-    return _Refits(bots, estimate, resampled, len(groups), matches)
+    return BatchFit(bots, estimate, resampled, len(groups), matches)
 
 
 def _summed(parts: Iterable[Mapping[Stage, float]], weights: Sequence[float] | None = None) -> dict[Stage, float]:
@@ -272,27 +295,11 @@ def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = 
                   bootstrap: int = BOOTSTRAP, confidence: float = 0.95) -> list[BatchRating]:
     """Every bot's batch rating with its bootstrap interval and rank range, best first (ties by name). The same
     set of results gives the same numbers in any order (a match id counted once)."""
-    found = _refits(results, participants, bootstrap)
-    tail = (1.0 - confidence) / 2.0
-    rank_draws = [_ranks(r) for r in found.resampled]
-    out: list[BatchRating] = []
-    for i, (bot, rank) in enumerate(zip(found.bots, _ranks(found.estimate), strict=True)):
-        value = round(found.estimate[i], 12) + 0.0  # no -0.00 where equal bots balance out
-        half = _half_width([r[i] for r in found.resampled], found.groups, confidence)
-        ranks = [r[i] for r in rank_draws] or [rank]
-        out.append(BatchRating(bot, value, value - half, value + half, rank,
-                               min(rank, math.floor(_quantile(ranks, tail))),
-                               max(rank, math.ceil(_quantile(ranks, 1.0 - tail))), found.matches[i]))
-    out.sort(key=lambda b: (b.rank, b.bot))
-    return out
+    return refit(results, participants, bootstrap).ratings(confidence)
 
 
 def difference_interval(results: Iterable[MatchResult], a: str, b: str, *, bootstrap: int = BOOTSTRAP,
                         confidence: float = 0.95) -> tuple[float, float]:
     """The interval of ``rating(a) - rating(b)``, made as :func:`batch_ratings` makes each rating's (the refits'
     standard deviation of the difference, deal groups resampled)."""
-    found = _refits(results, (a, b), bootstrap)
-    i, j = found.bots.index(a), found.bots.index(b)
-    gap = found.estimate[i] - found.estimate[j]
-    half = _half_width([r[i] - r[j] for r in found.resampled], found.groups, confidence)
-    return (gap - half, gap + half)
+    return refit(results, (a, b), bootstrap).difference(a, b, confidence)
