@@ -56,7 +56,8 @@ def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
     unclustered = any(e.HasField("win_rate_low") and not e.win_rate_clustered for e in response.entries)
     return [*lines, *aligned(rows, frozenset({2})),
             "rank and tier: by the OpenSkill rating; a tier holds the bots it cannot yet tell apart (95%).",
-            OPENSKILL_NOTE, f"{BATCH_NOTE} Over every match of the pool.", INTERVAL_NOTE, *([UNCLUSTERED_NOTE] if unclustered else [])]
+            OPENSKILL_NOTE, f"{BATCH_NOTE} Over every match of the pool.", INTERVAL_NOTE,
+            *([UNCLUSTERED_NOTE] if unclustered else [])]
 
 
 def pools_lines(pools: list[arena_pb2.RatingPool]) -> list[str]:

@@ -204,6 +204,12 @@ def _half_width(draws: Sequence[float], groups: int, confidence: float, fallback
     return z_quantile(confidence) * (sd if sd > 1e-9 else fallback)
 
 
+def _still(draws: Iterable[float]) -> bool:
+    """Whether the refits of a rating do not move (no draws, or all within 1e-9)."""
+    values = list(draws)
+    return not values or max(values) - min(values) <= 1e-9
+
+
 def _contrast_sd(covariance: Sequence[Sequence[float]], weights: Sequence[float]) -> float:
     """The standard deviation of ``sum(weights * ratings)`` under ``covariance``."""
     n = len(weights)
@@ -248,21 +254,30 @@ class BatchFit:
     """The posterior's covariance at its maximum (the inverse of the negated Hessian: Laplace's approximation)."""
 
     def ratings(self, confidence: float = 0.95) -> list[BatchRating]:
-        """Every bot's batch rating with its interval and rank range, best first (ties by name)."""
+        """Every bot's batch rating with its interval and rank range, best first (ties by name). Where the refits
+        do not move (every resample alike), the rank range is read off the intervals instead: from 1 + the bots
+        whose interval lies wholly above, to the bots whose interval does not lie wholly below."""
         tail = (1.0 - confidence) / 2.0
         rank_draws = [_ranks(r) for r in self.resampled]
-        out: list[BatchRating] = []
-        for i, (bot, rank) in enumerate(zip(self.bots, _ranks(self.estimate), strict=True)):
+        n = len(self.bots)
+        spans: list[tuple[float, float, float]] = []
+        for i in range(n):
             value = round(self.estimate[i], 12) + 0.0  # no -0.00 where equal bots balance out
-            n = len(self.bots)
             # against the mean of the field: the prior alone pins the common level, which the refits do not move
             around = [(1.0 if k == i else 0.0) - 1.0 / n for k in range(n)] if n > 1 else [1.0]
             half = _half_width([r[i] for r in self.resampled], self.groups, confidence,
                                _contrast_sd(self.covariance, around))
-            ranks = [r[i] for r in rank_draws] or [rank]
-            out.append(BatchRating(bot, value, value - half, value + half, rank,
-                                   min(rank, math.floor(_quantile(ranks, tail))),
-                                   max(rank, math.ceil(_quantile(ranks, 1.0 - tail))), self.matches[i]))
+            spans.append((value, value - half, value + half))
+        out: list[BatchRating] = []
+        for i, (bot, rank) in enumerate(zip(self.bots, _ranks(self.estimate), strict=True)):
+            value, low, high = spans[i]
+            ranks = [r[i] for r in rank_draws]
+            if len(set(ranks)) > 1 or not _still(r[i] for r in self.resampled):
+                best, worst = math.floor(_quantile(ranks, tail)), math.ceil(_quantile(ranks, 1.0 - tail))
+            else:
+                best = 1 + sum(1 for _, other_low, _ in spans if other_low > high)
+                worst = n - sum(1 for _, _, other_high in spans if other_high < low)
+            out.append(BatchRating(bot, value, low, high, rank, min(rank, best), max(rank, worst), self.matches[i]))
         out.sort(key=lambda b: (b.rank, b.bot))
         return out
 

@@ -89,3 +89,9 @@ def test_separated_results_keep_an_interval() -> None:
     results = [_duel(f"m{i}", "ace", "bee", group=f"g{i // 2}") for i in range(16)]
     table = {b.bot: b for b in batch_ratings(results, bootstrap=20)}
     assert table["ace"].high - table["ace"].low > 0.5 and table["ace"].low < table["ace"].rating < table["ace"].high
+    # and the rank range follows the intervals: two wins do not tell the bots apart, thirty do
+    few = {b.bot: b for b in batch_ratings(results[:2], bootstrap=20)}
+    assert [(few[b].best_rank, few[b].worst_rank) for b in ("ace", "bee")] == [(1, 2), (1, 2)]
+    many = [_duel(f"m{i}", "ace", "bee", group=f"g{i}") for i in range(30)]
+    assert [(b.bot, b.best_rank, b.worst_rank) for b in batch_ratings(many, bootstrap=20)] == [("ace", 1, 1),
+                                                                                              ("bee", 2, 2)]
