@@ -1,8 +1,9 @@
 """A client of the organizer API (``uno_arena.v1.ArenaService``) and the texts it shows: :class:`ArenaClient`,
 :func:`watch` (follow a tournament to its end), :func:`progress_line`, :func:`standings_text` (this tournament's
-result first, then the pool rating in its own column), :func:`plain` (a message as JSON-ready data: numbers as
-numbers, every field present), :meth:`ArenaClient.get_bot_log` / :func:`follow_bot_log` / :func:`incident_line` (a
-bot's incident log). Used by the CLI commands, the demo, the local arena and the load benchmark.
+result first, then the ratings, each named in a legend: :data:`BATCH_NOTE`, :data:`OPENSKILL_NOTE`),
+:func:`plain` (a message as JSON-ready data: numbers as numbers, every field present),
+:meth:`ArenaClient.get_bot_log` / :func:`follow_bot_log` / :func:`incident_line` (a bot's incident log).
+Used by the CLI commands, the demo, the local arena and the load benchmark.
 
 The target is ``$UNO_ARENA_TARGET`` (else ``localhost:50051``); ``authorization: Bearer TOKEN`` is sent with
 the token given (the admin token, or a bot's own token for what a bot may read), else ``$UNO_ARENA_ADMIN_TOKEN``,
@@ -476,15 +477,36 @@ def progress_line(tournament: Any, width: int = 30) -> str:
     )
 
 
+OPENSKILL_NOTE = ("OpenSkill: the online rating used for matchmaking, updated match by match (so it depends on "
+                  "the order of the matches); 95% interval from its own uncertainty.")
+BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on all the matches at once (order-independent; 0 is a "
+              "reference bot, +1 = e to 1 odds of finishing ahead); 95% bootstrap interval and rank range over deal "
+              "groups.")
+INTERVAL_NOTE = "Win-rate intervals: 95%, deal groups as clusters."
+UNCLUSTERED_NOTE = ("*: win-rate interval with the deal groups as the sample size (some of the bot's results were "
+                    "counted before the pool kept per-group sums).")
+"""What each number is: the legend of every table that shows a rating or an interval (the CLI's and the web's)."""
+
 STANDINGS_HEADER = ("rank", "tier", "bot", "matches", "wins", "win%", "win% 95% CI", "points", "mean pts",
-                    "forfeits", "timeouts", "refusals", "pool rating", "pool 95% CI")
-"""The columns of :func:`standings_text`: this tournament's result first, the pool rating last."""
+                    "forfeits", "timeouts", "refusals", "PL", "PL 95% CI", "PL ranks", "OpenSkill",
+                    "OpenSkill 95% CI")
+"""The columns of :func:`standings_text`: this tournament's result first, the ratings last."""
 STANDINGS_NOTE = (
     "rank and tier: this tournament's result (win rate, then mean points, then fewer forfeits; a tier holds the "
     "bots not told apart).\n"
-    "pool rating: the OpenSkill rating of these rules' rating pool, carried over from earlier tournaments with this "
-    "one's matches applied; it only breaks the ties left in the rank."
+    f"{BATCH_NOTE} Over this tournament's matches.\n"
+    f"{OPENSKILL_NOTE} The pool's, carried over from earlier tournaments with this one's matches applied; it only "
+    "breaks the ties left in the rank.\n"
+    f"{INTERVAL_NOTE}"
 )
+
+
+def batch_cells(batch: Any | None) -> tuple[str, str, str]:
+    """A ``BatchRating`` (or none) as the cells rating, 95% interval and rank range."""
+    if batch is None:
+        return ("-", "-", "-")
+    ranks = str(batch.rank) if batch.best_rank == batch.worst_rank else f"{batch.best_rank}-{batch.worst_rank}"
+    return (f"{batch.rating:.2f}", f"[{batch.low:.2f}, {batch.high:.2f}]", ranks)
 
 
 def aligned(rows: list[tuple[str, ...]], left: frozenset[int]) -> list[str]:
@@ -499,8 +521,9 @@ def one_line(text: str) -> str:
 
 def standings_text(response: Any) -> str:
     """The standings table of a GetStandingsResponse: rank, tier, wins, win rate with its 95 % interval, points,
-    counters, then the pool rating and its interval; a line naming the bots not told apart, the head-to-head
-    table of a 2-seat tournament, what the columns mean, and whether the standings are final."""
+    counters, then the batch rating (interval, rank range) and the pool rating and its interval; a line naming
+    the bots not told apart, the head-to-head table of a 2-seat tournament, what the columns mean, and whether
+    the standings are final."""
     rows: list[tuple[str, ...]] = [STANDINGS_HEADER]
     for row in response.standings:
         has_rate = row.HasField("win_rate")
@@ -511,6 +534,7 @@ def standings_text(response: Any) -> str:
             else "-",
             str(row.points), f"{row.mean_points:.1f}" if row.HasField("mean_points") else "-",
             str(row.forfeits), str(row.timeouts), str(row.refusals),
+            *batch_cells(row.batch if row.HasField("batch") else None),
             f"{row.rating:.2f}", f"[{row.rating_low:.1f}, {row.rating_high:.1f}]",
         ))
     lines = aligned(rows, frozenset({2}))

@@ -15,10 +15,13 @@ and points intervals; the benchmark counts how often they hold the truth, over `
 * with ``ratings``, **rating difference** (fields with two copies of one bot): whether OpenSkill's interval of the
   difference of the copies' ratings, ``mu_a - mu_b -/+ 1.96 sqrt(sigma_a**2 + sigma_b**2)`` (the test behind a
   pool leaderboard's tiers), holds 0;
-* with ``batch``, **batch difference** (the same copies): whether the bootstrap interval of the difference of
-  their batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.difference_interval`, ``batch``
-  resamples of the deal groups) holds 0. With either, the replicates are played as match results and only the
-  rating figures are measured.
+* with ``batch``, **batch rating** and **batch difference**: whether each entrant's published batch Plackett-Luce
+  interval (:meth:`arena.tournament.plackett_luce.BatchFit.ratings`, ``batch`` resamples of the deal groups) and
+  the interval of the difference of every pair's ratings (:meth:`~arena.tournament.plackett_luce.BatchFit.difference`,
+  the same refits) hold the truth: the fit, with the same prior, on the field's *expected* results at that size
+  (:func:`batch_truth`: every recorded group of a pair weighted alike; the value the estimate targets, since
+  without the prior a bot that never loses has no finite rating). For two copies of one bot the difference's truth
+  is 0. With either, the replicates are played as match results and only the rating figures are measured.
 
 A figure pools the entrants of a field; its 95 % Wilson interval takes the replicates (not the entrants, which are
 correlated within a replicate) as the sample size.
@@ -33,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.tournament import MatchResult, standings
-from arena.tournament.plackett_luce import difference_interval
+from arena.tournament.plackett_luce import PRIOR_GAMES, Stage, fit_counts, refit, stages_of
 from arena.tournament.ratings import Z95
 from arena.tournament.standings import group_intervals
 from arena.tournament.stats import mean_interval, wilson_interval, win_rate_interval
@@ -54,7 +57,7 @@ FIELDS: tuple[tuple[str, ...], ...] = (
 """The fields the benchmark plays by default: head-to-head pairs, then the tier benchmark's 4-bot fields."""
 DEALS = (4, 8, 16, 32)
 MEASURES = ("win rate", "win rate (previous)", "points", "points (previous)", "rating difference",
-            "batch difference")
+            "batch rating", "batch difference")
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,31 @@ def _copies(field: Sequence[str]) -> list[tuple[str, str]]:
     return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kind(a) == kind(b)]
 
 
+def batch_truth(sample: Sample, field: Sequence[str], deals: int, duplicate: bool = True) -> dict[str, float]:
+    """Every entrant's batch rating on the field's expected results: :func:`arena.bench.tiers.replicate`'s round
+    robin with each pair's recorded groups weighted alike (against a copy, either side half the time; without
+    ``duplicate``, either match of a group half the time), fitted with the same prior."""
+    names = entrants(field)
+    bots = sorted(names)
+    index = {bot: i for i, bot in enumerate(bots)}
+    counts: dict[Stage, float] = defaultdict(float)
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            pool = sample.of(kind(x), kind(y))
+            orientations = ((True, 0.5), (False, 0.5)) if kind(x) == kind(y) else (
+                (pool[0].bots[0] == kind(x), 1.0),)
+            for group in pool:
+                for first_is_x, share in orientations:
+                    seats = (x, y) if first_is_x else (y, x)
+                    played = (MatchResult("a", seats, group.first.scores, group.first.winner),
+                              MatchResult("b", (seats[1], seats[0]), group.second.scores, group.second.winner))
+                    weight = deals / len(pool) * share * (1.0 if duplicate else 0.5)
+                    for match in played:
+                        for stage in stages_of(match, index):
+                            counts[stage] += weight
+    return dict(zip(bots, fit_counts(counts, len(bots), PRIOR_GAMES), strict=True))
+
+
 def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int, rng: random.Random,
             duplicate: bool = True, ratings: bool = False, batch: int = 0) -> IntervalFigures:
     """The coverage of every interval in ``replicates`` round robins of ``field`` (see the module docstring)."""
@@ -175,10 +203,13 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
     hits: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
     copies = _copies(field)
+    target = batch_truth(sample, field, deals, duplicate) if batch else {}
     for _ in range(replicates):
         if ratings or batch:
             results = replicate(sample, field, deals, rng, duplicate)
-            _ratings(results, copies, ratings, batch, hits, counts)
+            _ratings(results, copies, ratings, hits, counts)
+            if batch:
+                _batch(results, target, batch, hits, counts)
             continue
         for bot, groups in draw(sample, field, deals, rng, duplicate).items():
             known = truth[bot]
@@ -196,14 +227,25 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
                             if counts[name]})
 
 
-def _ratings(results: Sequence[MatchResult], copies: Sequence[tuple[str, str]], ratings: bool, batch: int,
+def _batch(results: Sequence[MatchResult], truth: dict[str, float], bootstrap: int, hits: dict[str, int],
+           counts: dict[str, int]) -> None:
+    """Count whether each entrant's batch rating interval, and each pair's difference interval, hold the truth."""
+    fitted = refit(results, truth, bootstrap)
+    for rating in fitted.ratings():
+        counts["batch rating"] += 1
+        hits["batch rating"] += _holds((rating.low, rating.high), truth[rating.bot])
+    names = sorted(truth)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            counts["batch difference"] += 1
+            hits["batch difference"] += _holds(fitted.difference(a, b), truth[a] - truth[b])
+
+
+def _ratings(results: Sequence[MatchResult], copies: Sequence[tuple[str, str]], ratings: bool,
              hits: dict[str, int], counts: dict[str, int]) -> None:
-    """Count whether the rating-difference intervals of every pair of copies hold 0 in one replicate."""
+    """Count whether OpenSkill's rating-difference intervals of every pair of copies hold 0 in one replicate."""
     table = standings(results, ratings=True) if ratings else None
     for a, b in copies:
-        if batch:
-            counts["batch difference"] += 1
-            hits["batch difference"] += _holds(difference_interval(results, a, b, bootstrap=batch), 0.0)
         if table is not None:
             x, y = table.row(a), table.row(b)
             counts["rating difference"] += 1

@@ -67,8 +67,8 @@ def register(commands: Any) -> None:
     parser.add_argument("--ratings", action="store_true",
                         help="also OpenSkill's rating-difference interval of two copies of one bot (slower)")
     parser.add_argument("--batch", type=positive_int, default=0, metavar="N",
-                        help="also the batch Plackett-Luce difference interval of two copies, N bootstrap refits each "
-                             "(slow: try --field random,random --batch 200)")
+                        help="also the batch Plackett-Luce rating and rating-difference intervals, N bootstrap refits "
+                             "each (the arena publishes 100; slow: try --field random,random --batch 100)")
     parser.add_argument("--field", type=bot_list, action="append", default=None, metavar="BOT,BOT...",
                         help="a field to play instead of the default ones (repeatable), e.g. weakened,weakened")
     parser.add_argument("--sample", type=Path, default=None, metavar="PATH",

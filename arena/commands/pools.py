@@ -4,8 +4,9 @@ them (ListRatingPools, GetLeaderboard at ``--server``; anyone may read them).
     uno-arena pools [--json]
     uno-arena leaderboard POOL [--json]
 
-Every number is printed as the arena returns it (rank, tier, rating and its 95% interval, matches, wins, win rate
-and its interval): nothing is computed here but the percent of a rate.
+Every number is printed as the arena returns it (rank, tier, the OpenSkill rating and its 95% interval, the batch
+Plackett-Luce rating with its interval and rank range, matches, wins, win rate and its interval), with a legend
+naming each estimate: nothing is computed here but the percent of a rate.
 """
 
 from __future__ import annotations
@@ -14,11 +15,22 @@ import argparse
 import json
 from typing import Any
 
-from arena.client import ArenaClient, aligned, one_line, plain
+from arena.client import (
+    BATCH_NOTE,
+    INTERVAL_NOTE,
+    OPENSKILL_NOTE,
+    UNCLUSTERED_NOTE,
+    ArenaClient,
+    aligned,
+    batch_cells,
+    one_line,
+    plain,
+)
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
 
-LEADERBOARD_HEADER = ("rank", "tier", "bot", "rating", "rating 95% CI", "matches", "wins", "win%", "win% 95% CI")
+LEADERBOARD_HEADER = ("rank", "tier", "bot", "OpenSkill", "OpenSkill 95% CI", "PL", "PL 95% CI", "PL ranks",
+                      "matches", "wins", "win%", "win% 95% CI")
 
 
 def _percent(entry: arena_pb2.LeaderboardEntry, field: str) -> str:
@@ -26,20 +38,26 @@ def _percent(entry: arena_pb2.LeaderboardEntry, field: str) -> str:
 
 
 def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
-    """The lines of `leaderboard`: the pool's name, then one row per bot in the arena's order."""
+    """The lines of `leaderboard`: the pool's name, one row per bot in the arena's order, the legend."""
     rows: list[tuple[str, ...]] = [LEADERBOARD_HEADER]
     for e in response.entries:
         interval = (f"[{_percent(e, 'win_rate_low')}, {_percent(e, 'win_rate_high')}]"
                     if e.HasField("win_rate_low") else "-")
+        if e.HasField("win_rate_low") and not e.win_rate_clustered:
+            interval += "*"
         rows.append((str(e.rank), str(e.tier or "-"), one_line(e.bot_name), f"{e.rating:.2f}",
-                     f"[{e.rating_low:.1f}, {e.rating_high:.1f}]", str(e.matches), str(e.wins),
+                     f"[{e.rating_low:.1f}, {e.rating_high:.1f}]",
+                     *batch_cells(e.batch if e.HasField("batch") else None), str(e.matches), str(e.wins),
                      _percent(e, "win_rate"), interval))
     pool = response.pool
     lines = [f"{pool.pool_id}: {one_line(pool.label)} ({pool.bots} bots, {pool.matches} matches)"]
     if not response.entries:
         return [*lines, "no bot has played in this pool yet"]
+    unclustered = any(e.HasField("win_rate_low") and not e.win_rate_clustered for e in response.entries)
     return [*lines, *aligned(rows, frozenset({2})),
-            "tier: the bots the ratings cannot yet tell apart (95%) share one"]
+            "rank and tier: by the OpenSkill rating; a tier holds the bots it cannot yet tell apart (95%).",
+            OPENSKILL_NOTE, f"{BATCH_NOTE} Over every match of the pool.", INTERVAL_NOTE,
+            *([UNCLUSTERED_NOTE] if unclustered else [])]
 
 
 def pools_lines(pools: list[arena_pb2.RatingPool]) -> list[str]:

@@ -30,6 +30,7 @@ from arena.tournament import TournamentSpec
 from arena.tournament.competition import CompetitionSpec
 from arena.tournament.cron import parse_cron
 from arena.tournament.leaderboard import LeaderRow
+from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.sprt import SprtState
 from arena.tournament.standings import HeadToHead, StandingRow
 
@@ -204,7 +205,16 @@ def standing_message(row: StandingRow, standings: TournamentStandings) -> arena_
         msg.win_rate_low, msg.win_rate_high = row.win_rate_ci
     if row.mean_points is not None:
         msg.mean_points = row.mean_points
+    batch = next((rating for rating in standings.batch if rating.bot == bot), None)
+    if batch is not None:
+        msg.batch.CopyFrom(batch_message(batch))
     return msg
+
+
+def batch_message(rating: BatchRating) -> arena_pb2.BatchRating:
+    """A bot's batch rating as :func:`arena.tournament.plackett_luce.batch_ratings` made it."""
+    return arena_pb2.BatchRating(rating=rating.rating, low=rating.low, high=rating.high, rank=rating.rank,
+                                 best_rank=rating.best_rank, worst_rank=rating.worst_rank, matches=rating.matches)
 
 
 def head_to_head_messages(cells: Sequence[HeadToHead]) -> list[arena_pb2.HeadToHead]:
@@ -221,15 +231,19 @@ def pool_message(info: PoolInfo) -> arena_pb2.RatingPool:
     return msg
 
 
-def leaderboard_entry(row: LeaderRow, connected: bool, version: str) -> arena_pb2.LeaderboardEntry:
-    """One leaderboard row as it is (every number from :func:`arena.tournament.leaderboard.leaderboard`)."""
+def leaderboard_entry(row: LeaderRow, connected: bool, version: str,
+                      batch: BatchRating | None = None) -> arena_pb2.LeaderboardEntry:
+    """One leaderboard row as it is (every number from :func:`arena.tournament.leaderboard.leaderboard`, the
+    batch rating from the pool's cached batch ratings)."""
     tally = row.tally
     msg = arena_pb2.LeaderboardEntry(
         rank=row.rank, bot_name=row.bot, rating=row.rating.value, rating_sigma=row.rating.sigma,
         rating_low=row.rating.low, rating_high=row.rating.high, tier=row.tier,
         indistinguishable=list(row.indistinguishable), matches=tally.matches, wins=tally.wins, points=tally.points,
         forfeits=tally.forfeits, timeouts=tally.timeouts, refusals=tally.refusals, decisions=tally.decisions,
-        connected=connected, bot_version=version)
+        connected=connected, bot_version=version, win_rate_clustered=row.win_rate_clustered)
+    if batch is not None:
+        msg.batch.CopyFrom(batch_message(batch))
     if row.win_rate is not None:
         msg.win_rate = row.win_rate
     if row.win_rate_ci is not None:
@@ -238,8 +252,8 @@ def leaderboard_entry(row: LeaderRow, connected: bool, version: str) -> arena_pb
 
 
 def leaderboard_message(board: Leaderboard) -> arena_pb2.GetLeaderboardResponse:
-    entries = [leaderboard_entry(row, board.presence[row.bot].connected, board.presence[row.bot].version)
-               for row in board.rows]
+    entries = [leaderboard_entry(row, board.presence[row.bot].connected, board.presence[row.bot].version,
+                                 board.batch.get(row.bot)) for row in board.rows]
     return arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries)
 
 

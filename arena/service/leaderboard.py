@@ -8,7 +8,9 @@ applied before it kept counters is filled in once, on first read (:func:`stored_
 tournament's counters are recomputed from its stored results and added under the same once-per-tournament rule
 (a tournament whose results are gone adds nothing).
 
-The numbers of an entry are those of :func:`arena.tournament.leaderboard.leaderboard`; this module adds what the
+The numbers of an entry are those of :func:`arena.tournament.leaderboard.leaderboard`, and its batch rating that of
+:func:`arena.tournament.plackett_luce.batch_ratings` over the scored results of every tournament the pool applied
+(:func:`pool_batch`: computed once per version of the pool and cached beside it); this module adds what the
 store knows: the pool's rules and label, its seats per table, when it last changed, and whether each bot is
 connected now with the version of its latest Hello (a built-in bot: always, version ``builtin``).
 """
@@ -24,6 +26,7 @@ from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
 from arena.tournament.competition import POOL_PREFIX, CompetitionSpec
 from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, tallies_of
+from arena.tournament.plackett_luce import BatchRating, batch_ratings
 from arena.tournament.ratings import Tally
 
 from .lifecycle import tournament_table
@@ -68,6 +71,7 @@ class Leaderboard:
     pool: PoolInfo
     rows: list[LeaderRow]
     presence: dict[str, Presence]
+    batch: dict[str, BatchRating]
 
 
 def competition_of(pool_id: str) -> str:
@@ -107,12 +111,12 @@ def _with_backfill(store: Store, pool_id: str, pool: RatingPool) -> RatingPool:
     found: dict[str, tuple[dict[str, Tally], list[int]]] = {}
     for tid in pool.uncounted:
         try:
-            table = tournament_table(store, tid, ratings=False)
+            table = tournament_table(store, tid, ratings=False, batch=False)
         except UnknownTournament:
             log.warning("rating pool %s: tournament %s is gone; its counters are not shown", pool_id, tid)
             found[tid] = ({}, [])
             continue
-        found[tid] = (tallies_of(table.standings, table.timeouts, table.refusals, table.decisions),
+        found[tid] = (tallies_of(table.standings, table.timeouts, table.refusals, table.decisions, table.scored),
                       [len(result.seats) for result in table.scored])
 
     def fill(current: RatingPool | None) -> RatingPool:
@@ -178,8 +182,29 @@ def presence(store: Store, bot: str) -> Presence:
     return Presence(store.sessions.online(bot), store.bots.get(bot).version)
 
 
+def pool_version(pool: RatingPool) -> str:
+    """What changes whenever a tournament is applied to the pool (the key of its cached batch ratings)."""
+    return f"{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
+
+
+def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating]:
+    """The batch ratings over the scored results of every tournament the pool applied (a tournament whose results
+    are gone adds nothing), from the cache when the pool has not changed since."""
+    version = pool_version(pool)
+    cached = store.ratings.batch(pool_id, version)
+    if cached is not None:
+        return cached
+    scored = [stored.result for tid in pool.tournaments for stored in store.results.all(tid).values()
+              if stored.scored]
+    ratings = batch_ratings(scored)
+    store.ratings.put_batch(pool_id, version, ratings)
+    return ratings
+
+
 def pool_leaderboard(store: Store, pool_id: str) -> Leaderboard:
     """One pool's leaderboard (:class:`UnknownPool` for an unknown pool)."""
     pool = stored_pool(store, pool_id)
     rows = leaderboard(pool)
-    return Leaderboard(pool_info(store, pool_id, pool), rows, {row.bot: presence(store, row.bot) for row in rows})
+    batch = {rating.bot: rating for rating in pool_batch(store, pool_id, pool)}
+    return Leaderboard(pool_info(store, pool_id, pool), rows, {row.bot: presence(store, row.bot) for row in rows},
+                       batch)

@@ -1,6 +1,7 @@
 """Standings of a tournament: computed from its scored results on top of the ratings its participants had when it
-started, cached in the store (:class:`arena.store.TournamentStandings`), and made final with the ratings persisted
-when it finishes."""
+started, with the batch Plackett-Luce ratings of those results (:func:`arena.tournament.plackett_luce.batch_ratings`),
+cached in the store (:class:`arena.store.TournamentStandings`), and made final with the ratings persisted when it
+finishes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from arena.store import Store, StoredResult, TournamentStandings
 from arena.store.runstate import RunState
 from arena.tournament import MatchResult, RatingPool, Standings, TournamentSpec, standings
 from arena.tournament.leaderboard import tallies_of
+from arena.tournament.plackett_luce import BatchRating, batch_ratings
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
 from .runtime import MetricsSink, NoMetrics
@@ -56,6 +58,8 @@ class TournamentTable:
     results: dict[str, StoredResult]
     decisions: dict[str, int]
     """Decisions asked of each bot (for rates per 1,000 decisions; results stored before they were counted add 0)."""
+    batch: list[BatchRating]
+    """The batch ratings of the scored results (empty when not asked for)."""
 
 
 def per_bot_counters(results: Mapping[str, StoredResult], participants: tuple[str, ...] | list[str]
@@ -70,22 +74,25 @@ def per_bot_counters(results: Mapping[str, StoredResult], participants: tuple[st
     return counters
 
 
-def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True) -> TournamentTable:
-    """Standings of the results recorded so far (final once the tournament finished)."""
+def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True, batch: bool = True
+                     ) -> TournamentTable:
+    """Standings of the results recorded so far (final once the tournament finished), with their batch ratings
+    unless ``batch`` is False."""
     spec = spec_of(store, tournament_id)
     results = store.results.all(tournament_id)
     scored = [r.result for r in results.values() if r.scored]
     prior = pool_of(spec.rating_pool, RunState(store, tournament_id).prior())
     table = standings(scored, participants=spec.participants, pool=prior, ratings=ratings)
     counters = per_bot_counters(results, spec.participants)
-    return TournamentTable(table, counters["timeouts"], counters["refusals"], scored, results, counters["decisions"])
+    return TournamentTable(table, counters["timeouts"], counters["refusals"], scored, results, counters["decisions"],
+                           batch_ratings(scored, spec.participants) if batch else [])
 
 
 def standings_record(table: TournamentTable, final: bool) -> TournamentStandings:
     """What the store's standings cache keeps (the rating pool itself is left out)."""
     data = table.standings.to_dict()
     data.pop("pool", None)
-    return TournamentStandings(final, data, table.timeouts, table.refusals, table.decisions)
+    return TournamentStandings(final, data, table.timeouts, table.refusals, table.decisions, tuple(table.batch))
 
 
 def cached_standings(store: Store, tournament_id: str) -> TournamentStandings:
@@ -94,7 +101,8 @@ def cached_standings(store: Store, tournament_id: str) -> TournamentStandings:
     done = store.results.progress(tournament_id).done
     cached = store.standings.get(tournament_id)
     final = status is TournamentStatus.FINISHED
-    if cached is not None and cached.as_of >= done and (cached.standings.final or not final):
+    fresh = cached is not None and cached.as_of >= done and (cached.standings.final or not final)
+    if cached is not None and fresh and (cached.standings.batch or not cached.standings.rows):
         return cached.standings
     table = tournament_table(store, tournament_id)
     record = standings_record(table, final)
@@ -111,7 +119,7 @@ def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink 
     pool_key = spec.rating_pool
 
     def apply(current: RatingPool | None) -> RatingPool:
-        tallies = tallies_of(table.standings, table.timeouts, table.refusals, table.decisions)
+        tallies = tallies_of(table.standings, table.timeouts, table.refusals, table.decisions, table.scored)
         return pool_of(pool_key, current).with_tournament(tournament_id, table.scored, tallies)
 
     store.ratings.update(pool_key, apply)

@@ -271,6 +271,9 @@ class Keys:
     def ratings(self, pool: str) -> str:
         return f"{self.prefix}ratings:{check_id(pool, 'rating pool')}"
 
+    def batch_ratings(self, pool: str) -> str:
+        return f"{self.prefix}batch-ratings:{check_id(pool, 'rating pool')}"
+
     # schedules
     def schedules(self) -> str:
         return f"{self.prefix}schedules"

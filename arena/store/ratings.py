@@ -4,6 +4,9 @@ A rating pool (``arena.tournament.spec.rating_pool_key``: variant plus a digest 
 holds the ratings of every bot that played under those rules. :meth:`RatingStore.update` runs
 ``WATCH`` / read / compute / ``MULTI``-``EXEC`` and retries on a concurrent change, so two
 workers updating the same pool never lose each other's update.
+
+Beside each pool, a cache of its batch ratings (:meth:`RatingStore.batch`: derived data, recomputed whenever the
+pool's version changes).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import cast
 
 import redis
 
+from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.ratings import RatingPool
 
 from ._codec import dumps, loads
@@ -35,6 +39,19 @@ class RatingStore:
 
     def put(self, pool: str, ratings: RatingPool) -> None:
         self._r.set(self._k.ratings(pool), dumps(ratings.to_dict()))
+
+    def batch(self, pool: str, version: str) -> list[BatchRating] | None:
+        """The cached batch ratings of ``pool`` when they were computed at ``version``, else None."""
+        raw = self._r.get(self._k.batch_ratings(pool))
+        if raw is None:
+            return None
+        data = loads(raw)
+        if data.get("version") != version:
+            return None
+        return [BatchRating.from_dict(item) for item in data.get("ratings") or ()]
+
+    def put_batch(self, pool: str, version: str, ratings: list[BatchRating]) -> None:
+        self._r.set(self._k.batch_ratings(pool), dumps({"version": version, "ratings": [r.to_dict() for r in ratings]}))
 
     def pools(self) -> list[str]:
         """Every pool that has ratings."""

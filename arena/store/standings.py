@@ -14,6 +14,7 @@ from typing import Any
 
 import redis
 
+from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.standings import HeadToHead, StandingRow
 
 from ._codec import dumps, loads
@@ -39,6 +40,8 @@ class TournamentStandings:
     refusals: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, int] = field(default_factory=dict)
     """Decisions asked of each bot (for rates per 1,000 decisions)."""
+    batch: tuple[BatchRating, ...] = ()
+    """The batch Plackett-Luce ratings of the scored matches, best first (none in copies cached before them)."""
 
     @property
     def rows(self) -> tuple[StandingRow, ...]:
@@ -53,7 +56,8 @@ class TournamentStandings:
 
     def to_dict(self) -> dict[str, Any]:
         return {"final": self.final, "standings": dict(self.table), "timeouts": dict(self.timeouts),
-                "refusals": dict(self.refusals), "decisions": dict(self.decisions)}
+                "refusals": dict(self.refusals), "decisions": dict(self.decisions),
+                "batch": [rating.to_dict() for rating in self.batch]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentStandings:
@@ -61,7 +65,8 @@ class TournamentStandings:
             return {str(bot): int(n) for bot, n in dict(data.get(name) or {}).items()}
 
         return cls(bool(data.get("final")), dict(data.get("standings") or {}), counts("timeouts"),
-                   counts("refusals"), counts("decisions"))
+                   counts("refusals"), counts("decisions"),
+                   tuple(BatchRating.from_dict(item) for item in data.get("batch") or ()))
 
 
 @dataclass(frozen=True)

@@ -10,22 +10,28 @@ Definitions (the same numbers every reader shows; nothing is recomputed elsewher
   a tier ends only where every bot above is told apart from every bot below) with the rating measure
   (:func:`arena.tournament.standings.ratings_p_value`: the skill difference against its standard error).
 * **Counters**: the pool's :class:`~arena.tournament.ratings.Tally` of the bot (every tournament applied to the
-  pool, each once); the win rate ``wins / matches`` with its interval
-  (:func:`arena.tournament.stats.win_rate_interval`, deal groups as samples), unset without matches.
+  pool, each once); the win rate ``wins / matches`` with its interval, unset without matches: the standings'
+  interval, deal groups as clusters (:func:`arena.tournament.stats.rate_sums_interval` on the tally's running
+  sums), or, where the pool counted some of the bot's tournaments before it kept those sums, Wilson with the deal
+  groups as the sample size (:func:`arena.tournament.stats.win_rate_interval`; ``win_rate_clustered`` False says
+  so).
+* **Batch rating**: not here; :func:`arena.tournament.plackett_luce.batch_ratings` over the pool's results (the
+  service layer reads them and caches the ratings).
 
 :func:`tallies_of` turns a tournament's standings and per-bot counters into the tallies a pool adds up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from arena.engine import Rules
 
 from .ratings import Z95, RatingFact, RatingPool, Tally
-from .standings import Standings, not_told_apart, ratings_p_value, tiers_of, told_apart
-from .stats import win_rate_interval
+from .results import MatchResult
+from .standings import Standings, not_told_apart, ratings_p_value, tiers_of, told_apart, win_sums
+from .stats import RateSums, rate_sums_interval, win_rate_interval
 
 VARIANT_LABELS = {"flip": "UNO Flip", "classic": "UNO"}
 
@@ -42,6 +48,7 @@ class LeaderRow:
     tally: Tally
     win_rate: float | None
     win_rate_ci: tuple[float, float] | None
+    win_rate_clustered: bool
 
 
 def leaderboard(pool: RatingPool, z: float = Z95, confidence: float = 0.95) -> list[LeaderRow]:
@@ -58,19 +65,24 @@ def leaderboard(pool: RatingPool, z: float = Z95, confidence: float = 0.95) -> l
     rows = []
     for rank, ((bot, fact), tier, others) in enumerate(zip(facts, tiers, same, strict=True), start=1):
         tally = pool.tallies.get(bot, Tally())
+        sums = tally.win_sums()
+        interval = (rate_sums_interval(sums, confidence) if sums is not None
+                    else win_rate_interval(tally.wins, tally.matches, tally.groups, confidence))
         rows.append(LeaderRow(rank, bot, fact, tier, tuple(facts[j][0] for j in others), tally,
-                              tally.wins / tally.matches if tally.matches else None,
-                              win_rate_interval(tally.wins, tally.matches, tally.groups, confidence)))
+                              tally.wins / tally.matches if tally.matches else None, interval, sums is not None))
     return rows
 
 
 def tallies_of(table: Standings, timeouts: Mapping[str, int], refusals: Mapping[str, int],
-               decisions: Mapping[str, int]) -> dict[str, Tally]:
-    """A tournament's per-bot counters, as a rating pool adds them up: from its standings rows (scored matches)
-    and its per-bot timeouts, refusals and decisions (every recorded match)."""
-    return {row.bot: Tally(matches=row.matches, wins=row.wins, points=row.points, forfeits=row.forfeits,
-                           timeouts=int(timeouts.get(row.bot, 0)), refusals=int(refusals.get(row.bot, 0)),
-                           decisions=int(decisions.get(row.bot, 0)), groups=row.groups)
+               decisions: Mapping[str, int], scored: Iterable[MatchResult]) -> dict[str, Tally]:
+    """A tournament's per-bot counters, as a rating pool adds them up: from its standings rows and their
+    ``scored`` matches (the win rate's running sums over the deal groups) and its per-bot timeouts, refusals and
+    decisions (every recorded match)."""
+    sums = win_sums(scored)
+    return {row.bot: Tally.summing(sums.get(row.bot, RateSums()), matches=row.matches, wins=row.wins,
+                                   points=row.points, forfeits=row.forfeits, timeouts=int(timeouts.get(row.bot, 0)),
+                                   refusals=int(refusals.get(row.bot, 0)), decisions=int(decisions.get(row.bot, 0)),
+                                   groups=row.groups)
             for row in table.rows}
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from .results import MatchResult, dedupe
+from .stats import RateSums
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
@@ -87,7 +88,9 @@ class Rating:
 class Tally:
     """One bot's counters in a rating pool: matches, wins and points of its scored matches, the matches it
     forfeited, and the timeouts, refusals and decisions of its recorded matches; ``groups`` is the number of
-    independent deal groups it played (the sample size of its win-rate interval)."""
+    independent deal groups it played. The win-rate interval takes its deal groups as clusters from their running
+    sums (:class:`arena.tournament.stats.RateSums`): ``summed_groups`` groups are in ``group_matches_sq``,
+    ``group_wins_sq`` and ``group_cross`` (tournaments counted before pools kept them are not)."""
 
     matches: int = 0
     wins: int = 0
@@ -97,6 +100,24 @@ class Tally:
     refusals: int = 0
     decisions: int = 0
     groups: int = 0
+    summed_groups: int = 0
+    group_matches_sq: int = 0
+    group_wins_sq: int = 0
+    group_cross: int = 0
+
+    @classmethod
+    def summing(cls, sums: RateSums, **counters: int) -> Tally:
+        """A tally with ``counters`` and the win rate's running sums ``sums``."""
+        return cls(**counters, summed_groups=sums.clusters, group_matches_sq=sums.matches_sq,
+                   group_wins_sq=sums.total_sq, group_cross=sums.cross)
+
+    def win_sums(self) -> RateSums | None:
+        """The running sums of the win rate's clusters, ``None`` when some of the bot's groups are not in them
+        (counted before pools kept them)."""
+        if self.summed_groups != self.groups:
+            return None
+        return RateSums(self.groups, self.matches, self.wins, self.group_matches_sq, self.group_wins_sq,
+                        self.group_cross)
 
     def plus(self, other: Tally) -> Tally:
         """The sum of two tallies."""

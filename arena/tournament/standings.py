@@ -64,7 +64,15 @@ from typing import Any, TypeVar
 
 from .ratings import Rating, RatingPool
 from .results import MatchResult, dedupe
-from .stats import Cluster, cluster_mean_interval, cluster_rate_interval, differences_p_value, holm, z_quantile
+from .stats import (
+    Cluster,
+    RateSums,
+    cluster_mean_interval,
+    cluster_rate_interval,
+    differences_p_value,
+    holm,
+    z_quantile,
+)
 
 Interval = tuple[float, float]
 PSEUDO_GROUPS = 1
@@ -474,6 +482,15 @@ def _tally(ordered: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, _Ta
             tally.forfeits += 1 if seat in r.forfeits else 0
             tally.strikes += r.strikes_of(seat)
     return tallies
+
+
+def win_sums(results: Iterable[MatchResult]) -> dict[str, RateSums]:
+    """Every bot's win-rate running sums over its deal groups (what a rating pool keeps of a tournament to make
+    the same cluster interval as the standings: :func:`arena.tournament.stats.rate_sums_interval`)."""
+    ordered = dedupe(results)
+    bots = sorted({b for r in ordered for b in r.seats})
+    return {bot: RateSums.of([Cluster(m, w) for m, w, _ in tally.groups.values()])
+            for bot, tally in _tally(ordered, bots).items()}
 
 
 GroupTally = tuple[int, int, int, Hashable]

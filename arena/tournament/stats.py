@@ -1,5 +1,6 @@
 """Small statistics for standings: Wilson score interval, Student-t interval, normal quantiles, the intervals of a
-rate and of a mean over deal groups taken as clusters (:func:`cluster_rate_interval`, :func:`cluster_mean_interval`),
+rate and of a mean over deal groups taken as clusters (:func:`cluster_rate_interval`, also from running sums:
+:class:`RateSums`, :func:`rate_sums_interval`; :func:`cluster_mean_interval`),
 a paired test of whether per-sample differences are centred away from 0 (:func:`differences_p_value`), and Holm's
 step-down control of a family of tests (:func:`holm`).
 
@@ -133,6 +134,33 @@ def _ratio(clusters: Sequence[Cluster]) -> tuple[float, int, list[float]]:
     return estimate, matches, [c.total - estimate * c.matches for c in clusters]
 
 
+@dataclass(frozen=True)
+class RateSums:
+    """Running sums over the clusters of a rate, enough for :func:`cluster_rate_interval` (so a store can add up
+    clusters it no longer keeps one by one): ``clusters``, ``matches`` and ``total`` (wins), and the sums over the
+    clusters of ``matches**2``, ``total**2`` and ``matches * total``."""
+
+    clusters: int = 0
+    matches: int = 0
+    total: int = 0
+    matches_sq: int = 0
+    total_sq: int = 0
+    cross: int = 0
+
+    @classmethod
+    def of(cls, clusters: Sequence[Cluster]) -> RateSums:
+        """The sums of ``clusters`` (their totals whole numbers: wins)."""
+        return cls(len(clusters), sum(c.matches for c in clusters), sum(int(c.total) for c in clusters),
+                   sum(c.matches * c.matches for c in clusters), sum(int(c.total) ** 2 for c in clusters),
+                   sum(c.matches * int(c.total) for c in clusters))
+
+    def plus(self, other: RateSums) -> RateSums:
+        return RateSums(*(a + b for a, b in zip(self.as_tuple(), other.as_tuple(), strict=True)))
+
+    def as_tuple(self) -> tuple[int, int, int, int, int, int]:
+        return (self.clusters, self.matches, self.total, self.matches_sq, self.total_sq, self.cross)
+
+
 def cluster_rate_interval(clusters: Sequence[Cluster], confidence: float = 0.95) -> tuple[float, float] | None:
     """The interval of a rate (wins / matches) over clusters: a Wilson score interval with the *effective* sample
     size of the clustered data (Kish's design effect, as Korn and Graubard 1998 use it): ``n = p (1 - p) / v`` with
@@ -147,13 +175,21 @@ def cluster_rate_interval(clusters: Sequence[Cluster], confidence: float = 0.95)
     UNO, so it covered 99.7-100 %. The clusters' variance ignores that the opponents are fixed by design (a round
     robin), so in fields whose pairs differ much in strength it stays conservative (measured).
     """
+    return rate_sums_interval(RateSums.of(clusters), confidence)
+
+
+def rate_sums_interval(sums: RateSums, confidence: float = 0.95) -> tuple[float, float] | None:
+    """:func:`cluster_rate_interval` from the clusters' running sums (the one place it is computed). The residuals'
+    sum of squares times ``matches**2`` is ``M**2 S_tt - 2 M T S_mt + T**2 S_mm``, exact in whole numbers, so
+    clusters that do not spread give exactly 0."""
     _check_confidence(confidence)
-    if not clusters or sum(c.matches for c in clusters) <= 0:
+    if sums.clusters <= 0 or sums.matches <= 0:
         return None
-    rate, matches, residuals = _ratio(clusters)
-    g = len(clusters)
-    variance = g / (g - 1) * math.fsum(r * r for r in residuals) / matches**2 if g > 1 else 0.0
-    n = rate * (1.0 - rate) / variance if variance > 0.0 and 0.0 < rate < 1.0 else float(matches)
+    m, t, g = sums.matches, sums.total, sums.clusters
+    rate = t / m
+    scaled = m * m * sums.total_sq - 2 * m * t * sums.cross + t * t * sums.matches_sq
+    variance = g / (g - 1) * max(0, scaled) / m**4 if g > 1 else 0.0
+    n = rate * (1.0 - rate) / variance if variance > 0.0 and 0.0 < rate < 1.0 else float(m)
     return _wilson(rate, n, z_quantile(confidence))
 
 

@@ -1,8 +1,9 @@
 """What the pages show, shaped from the organizer API's messages (pure functions: no I/O).
 
 Every fact comes from the API as it is: a pool's leaderboard (:class:`PoolBoard`, from ``GetLeaderboard``: rank,
-tier, rating and interval, win rate and interval, counters), a tournament's standings, its matches. Here they only
-become small dataclasses for the templates and the JSON twins, and a few things for people:
+tier, rating and interval, batch rating with interval and rank range, win rate and interval, counters), a
+tournament's standings, its matches. Here they only become
+small dataclasses for the templates and the JSON twins, and a few things for people:
 
 * :func:`pool_board`: a ``GetLeaderboardResponse`` as rows (the bots' connected state and version beside them);
 * :func:`tournament_data`: a ``Tournament`` as JSON-ready data with its pool's label;
@@ -115,6 +116,27 @@ def hosted_row(message: arena_pb2.HostedProcess) -> HostedRow | None:
 
 
 @dataclass(frozen=True)
+class BatchCells:
+    """A ``BatchRating`` as the API gives it: the batch Plackett-Luce rating, its 95 % interval and rank range."""
+
+    rating: float
+    low: float
+    high: float
+    rank: int
+    best_rank: int
+    worst_rank: int
+    matches: int
+
+
+def batch_cells(message: Any) -> BatchCells | None:
+    """The ``batch`` field of a ``LeaderboardEntry`` (None when unset)."""
+    if not message.HasField("batch"):
+        return None
+    b = message.batch
+    return BatchCells(b.rating, b.low, b.high, b.rank, b.best_rank, b.worst_rank, b.matches)
+
+
+@dataclass(frozen=True)
 class LeaderboardRow:
     """One ``LeaderboardEntry`` as the API gives it, with the bot's state now: ``connected`` None for a bot that
     is not registered (a built-in one), ``version`` its current version when known."""
@@ -139,6 +161,8 @@ class LeaderboardRow:
     decisions: int
     connected: bool | None
     version: str | None
+    win_rate_clustered: bool = True
+    batch: BatchCells | None = None
 
 
 @dataclass(frozen=True)
@@ -170,7 +194,8 @@ def leaderboard_row(entry: arena_pb2.LeaderboardEntry, bots: Mapping[str, Public
         win_rate_low=_optional(entry, "win_rate_low"), win_rate_high=_optional(entry, "win_rate_high"),
         timeouts=entry.timeouts, refusals=entry.refusals, forfeits=entry.forfeits, decisions=entry.decisions,
         connected=bot.connected if bot is not None else None,
-        version=(bot.bot_version or None) if bot is not None else None)
+        version=(bot.bot_version or None) if bot is not None else None,
+        win_rate_clustered=entry.win_rate_clustered, batch=batch_cells(entry))
 
 
 def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, PublicBot]) -> PoolBoard:

@@ -1,6 +1,7 @@
 """`uno-arena bench intervals`, smaller and seeded: on resampled real results the standings' win-rate and points
 intervals (deal groups as clusters) hold the truth near their nominal 95 %, where the previous win-rate interval
-over-covered (arena.bench.intervals); the truth it measures against is the recorded groups' own."""
+over-covered (arena.bench.intervals); the truth it measures against is the recorded groups' own (for the batch
+rating: the fit on the field's expected results)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import random
 
 import pytest
 
-from arena.bench.intervals import draw, measure, run_intervals_bench, truths
+from arena.bench.intervals import batch_truth, draw, measure, run_intervals_bench, truths
 from arena.bench.tiers import replicate
 from arena.bench.tiers_sample import load_sample
 from arena.cli import main
 from arena.tournament import standings
+from arena.tournament.plackett_luce import refit
 from arena.tournament.standings import group_intervals
 
 REPLICATES = 100
@@ -70,6 +72,18 @@ def test_the_runner_measures_every_field_and_deal_count_and_ratings_on_request()
     assert all("win rate" not in f.coverage for f in figures)
     assert all(f.coverage["rating difference"].intervals == 4 for f in figures)
     assert all(f.coverage["batch difference"].intervals == 4 for f in figures)
+    assert all(f.coverage["batch rating"].intervals == 8 for f in figures)  # each copy's own interval
+
+
+def test_the_batch_truth_is_what_the_estimate_targets() -> None:
+    sample = load_sample()
+    field = ("random", "random", "weakened")
+    truth = batch_truth(sample, field, 8)
+    assert truth["random"] == pytest.approx(truth["random#2"], abs=1e-9) and truth["weakened"] > truth["random"]
+    # the fit on many resampled deals lands on the truth at that size (the expected results' fit)
+    many = refit(replicate(sample, field, 300, random.Random(5)), bootstrap=0).estimate
+    assert many == pytest.approx([batch_truth(sample, field, 300)[b] for b in ("random", "random#2", "weakened")],
+                                 abs=0.15)
     with pytest.raises(ValueError, match="at least 1"):
         run_intervals_bench(deals=(0,), replicates=1)
 

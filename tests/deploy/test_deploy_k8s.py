@@ -174,7 +174,8 @@ def test_kustomize_builds(deploy_dir: Path, yaml_mod: Any) -> None:
     assert len(docs) == 13
 
 
-def test_the_bot_host_runs_alone_with_its_own_gateway_on_a_socket(k8s_docs: list[Doc], contract: dict[str, Any]) -> None:
+def test_the_bot_host_runs_alone_with_its_own_gateway_on_a_socket(k8s_docs: list[Doc],
+                                                                 contract: dict[str, Any]) -> None:
     host = find(k8s_docs, "Deployment", "uno-arena-host")
     assert host["spec"]["replicas"] == 1 and host["spec"]["strategy"]["type"] == "Recreate"  # one host per arena
     pod = host["spec"]["template"]["spec"]

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from arena.tournament import MatchResult
-from arena.tournament.plackett_luce import batch_ratings, difference_interval, fit, stages_of
+from arena.tournament.plackett_luce import batch_ratings, difference_interval, fit, refit, stages_of
 
 
 def _duel(match_id: str, winner: str, loser: str, group: str = "") -> MatchResult:
@@ -76,5 +76,22 @@ def test_the_groups_are_resampled_together() -> None:
     # where resampling the matches one by one would not
     results = [m for g in range(8)
                for m in (_duel(f"{g}a", "ace", "bee", f"g{g}"), _duel(f"{g}b", "bee", "ace", f"g{g}"))]
-    low, high = difference_interval(results, "ace", "bee", bootstrap=40)
-    assert low == pytest.approx(0.0, abs=1e-6) and high == pytest.approx(0.0, abs=1e-6)
+    fitted = refit(results, bootstrap=40)
+    assert all(r == pytest.approx(fitted.estimate, abs=1e-6) for r in fitted.resampled)
+    # so the interval is the posterior's own standard error, the floor where the refits do not spread
+    low, high = fitted.difference("ace", "bee")
+    c = fitted.covariance
+    assert high == pytest.approx(-low) == pytest.approx(1.959964 * math.sqrt(c[0][0] + c[1][1] - 2 * c[0][1]))
+
+
+def test_separated_results_keep_an_interval() -> None:
+    # one bot wins every group: every refit is the same, yet the interval does not collapse to a point
+    results = [_duel(f"m{i}", "ace", "bee", group=f"g{i // 2}") for i in range(16)]
+    table = {b.bot: b for b in batch_ratings(results, bootstrap=20)}
+    assert table["ace"].high - table["ace"].low > 0.5 and table["ace"].low < table["ace"].rating < table["ace"].high
+    # and the rank range follows the intervals: two wins do not tell the bots apart, thirty do
+    few = {b.bot: b for b in batch_ratings(results[:2], bootstrap=20)}
+    assert [(few[b].best_rank, few[b].worst_rank) for b in ("ace", "bee")] == [(1, 2), (1, 2)]
+    many = [_duel(f"m{i}", "ace", "bee", group=f"g{i}") for i in range(30)]
+    assert [(b.bot, b.best_rank, b.worst_rank) for b in batch_ratings(many, bootstrap=20)] == [("ace", 1, 1),
+                                                                                              ("bee", 2, 2)]

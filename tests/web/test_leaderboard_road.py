@@ -1,6 +1,7 @@
 """One road (issue 20): a rating pool's leaderboard read through the CLI (``uno-arena leaderboard POOL``, in its own
 process), the web front's JSON (``/api/leaderboard``) and its page (``/leaderboard``, HTML) shows the ranks, tiers,
-ratings and intervals GetLeaderboard returns, number for number; every rating lies inside its own interval. A real
+ratings and intervals GetLeaderboard returns (OpenSkill and the batch Plackett-Luce rating, each named in a legend),
+number for number; every rating lies inside its own interval. A real
 arena (embedded Redis, the gateway with the organizer API, a Celery worker) plays two small tournaments in one pool,
 so the pool's figures span tournaments."""
 
@@ -13,6 +14,7 @@ from html.parser import HTMLParser
 import httpx
 import pytest
 
+from arena.client import BATCH_NOTE, OPENSKILL_NOTE
 from arena.protocol import arena_pb2
 from tests.support.cli import run_cli
 from tests.web.support import WebArena, create, finished_spec, wait_ended, web_arena
@@ -98,6 +100,10 @@ def test_the_json_and_the_page_show_the_leaderboard_the_api_returns(web: WebAren
         assert (row["timeouts"], row["refusals"], row["forfeits"], row["decisions"]) == (
             e.timeouts, e.refusals, e.forfeits, e.decisions)
         assert row["rating_low"] <= row["rating"] <= row["rating_high"]
+        assert e.HasField("batch") and row["batch"] == {
+            "rating": e.batch.rating, "low": e.batch.low, "high": e.batch.high, "rank": e.batch.rank,
+            "best_rank": e.batch.best_rank, "worst_rank": e.batch.worst_rank, "matches": e.batch.matches}
+        assert row["win_rate_clustered"] is True
 
     # The page: the same rows, the numbers the API gave (exactly, in the row's data) and as people read them.
     html = httpx.get(f"{web.url}/leaderboard").text
@@ -110,13 +116,22 @@ def test_the_json_and_the_page_show_the_leaderboard_the_api_returns(web: WebAren
             e.rating, e.rating_low, e.rating_high)
         assert cells[:5] == [str(e.rank), str(e.tier), e.bot_name, f"{e.rating:.2f}",
                              f"[{e.rating_low:.1f}, {e.rating_high:.1f}]"]
+        b = e.batch
+        assert cells[5:8] == [f"{b.rating:.2f}", f"[{b.low:.2f}, {b.high:.2f}]",
+                              str(b.rank) if b.best_rank == b.worst_rank else f"{b.best_rank}-{b.worst_rank}"]
         assert float(cells[3]) - 0.005 <= e.rating_high and float(cells[3]) + 0.005 >= e.rating_low
+    assert OPENSKILL_NOTE in html and BATCH_NOTE in html  # which number is which
 
 
 def test_the_tournament_page_names_the_pool_by_the_apis_label(web: WebArena) -> None:
     board = the_pool(web)
     page = httpx.get(f"{web.url}/tournaments/{web.finished}")
     assert page.status_code == 200 and board.pool.label in page.text
+    standings = web.arena.client.get_standings(web.finished).standings
+    assert standings and all(row.HasField("batch") for row in standings)
+    for row in standings:  # the standings' batch rating as the API gives it, beside its legend
+        assert f"[{row.batch.low:.2f}, {row.batch.high:.2f}]" in page.text
+    assert BATCH_NOTE in page.text and OPENSKILL_NOTE in page.text
     listed = httpx.get(f"{web.url}/api/tournaments").json()["tournaments"]
     assert {t["pool"]["label"] for t in listed} == {board.pool.label}
 
@@ -138,3 +153,5 @@ def test_the_cli_shows_the_leaderboard_the_api_and_the_web_show(web: WebArena) -
     assert code == 0, err
     for e in board.entries:  # as the page shows them (test above)
         assert f"{e.rating:.2f}" in text and f"[{e.rating_low:.1f}, {e.rating_high:.1f}]" in text
+        assert f"[{e.batch.low:.2f}, {e.batch.high:.2f}]" in text
+    assert OPENSKILL_NOTE in text and BATCH_NOTE in text

@@ -1,6 +1,7 @@
 """The organizer API's one road (issue 20), over real gRPC, Redis and Celery workers: GetTournament, ListMatches
-(pages, filters), ListRatingPools and GetLeaderboard (the stored pool's numbers, the rating fact, the counter
-backfill), CreateCompetition / SetCompetitionState, and gauntlets started through the API and played by a worker."""
+(pages, filters), ListRatingPools and GetLeaderboard (the stored pool's numbers, the rating fact, the batch
+Plackett-Luce rating, the counter backfill), CreateCompetition / SetCompetitionState, and gauntlets started
+through the API and played by a worker."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from arena.protocol import arena_pb2, game_pb2
 from arena.store import Store
 from arena.tournament import RatingPool
+from arena.tournament.plackett_luce import batch_ratings
 from tests.support.organizer import OrganizerServer
 from tests.support.waiting import wait_until
 
@@ -92,6 +94,15 @@ def check_leaderboard(organizer: OrganizerServer, store: Store, pool_id: str) ->
         assert entry.tier >= 1 and entry.connected and entry.bot_version == "builtin"
     assert board.entries[0].tier == 1
     assert board.pool.bots == len(pool.ratings) and board.pool.matches == pool.applied
+    # The batch rating: Plackett-Luce over every scored match of the pool's tournaments, computed by the pure core.
+    scored = [r.result for tid in pool.tournaments for r in store.results.all(tid).values() if r.scored]
+    expected = {b.bot: b for b in batch_ratings(scored)}
+    for entry in board.entries:
+        b = expected[entry.bot_name]
+        assert (entry.batch.rating, entry.batch.low, entry.batch.high) == (b.rating, b.low, b.high)
+        assert (entry.batch.rank, entry.batch.best_rank, entry.batch.worst_rank, entry.batch.matches) == (
+            b.rank, b.best_rank, b.worst_rank, b.matches)
+        assert entry.batch.low <= entry.batch.rating <= entry.batch.high and entry.win_rate_clustered
     return board
 
 
@@ -110,6 +121,8 @@ def test_leaderboard_shows_the_stored_pool(organizer: OrganizerServer, store: St
                 for tid in ("t-pool-1", "t-pool-2")]
         assert entry.matches == sum(r.matches for r in rows) and entry.wins == sum(r.wins for r in rows)
         assert entry.points == sum(r.points for r in rows) and entry.decisions == sum(r.decisions for r in rows)
+        # each tournament's standings carry the batch rating of its own matches
+        assert all(r.HasField("batch") and r.batch.matches == r.matches for r in rows)
 
     # A pool stored before pools kept counters: filled in once, from the tournaments' stored results.
     stored = store.ratings.get(pool_id) or RatingPool(key=pool_id)

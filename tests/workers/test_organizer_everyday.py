@@ -13,7 +13,7 @@ import grpc
 import pytest
 from celery import Celery
 
-from arena.client import plain
+from arena.client import BATCH_NOTE, OPENSKILL_NOTE, plain
 from arena.commands.api import server_address
 from arena.protocol import arena_pb2
 from arena.service.schedules import fire_due_schedules
@@ -286,12 +286,13 @@ def test_standings_table_and_json(organizer: OrganizerServer, worker: Any, store
     lines = out.splitlines()
     header = lines[0]
     assert header.split()[:6] == ["rank", "tier", "bot", "matches", "wins", "win%"]
-    assert header.index("wins") < header.index("points") < header.index("pool rating")  # the result first
+    assert header.index("wins") < header.index("points") < header.index("PL") < header.index("OpenSkill")  # result 1st
     first = reply.standings[0]
     assert lines[1].split()[:5] == ["1", str(first.tier), first.bot_name, "8", str(first.wins)]
     assert f"{first.rating:.2f}" in lines[1]
     assert "head to head (row's wins-losses against column):" in out
-    assert "pool rating: the OpenSkill rating of these rules' rating pool" in out
+    assert OPENSKILL_NOTE in out and BATCH_NOTE in out  # which number is which
+    assert f"[{first.batch.low:.2f}, {first.batch.high:.2f}]" in lines[1]
     assert lines[-1] == "final"
 
     code, out, _ = cli(capsys, "tournament", "standings", "t-read", "--json", "--server", organizer.address)

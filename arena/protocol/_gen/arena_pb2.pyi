@@ -523,7 +523,7 @@ class CancelTournamentResponse(_message.Message):
     def __init__(self, tournament: _Optional[_Union[Tournament, _Mapping]] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals", "tier", "win_rate", "win_rate_low", "win_rate_high", "mean_points", "indistinguishable", "decisions")
+    __slots__ = ("rank", "bot_id", "bot_name", "matches", "wins", "points", "rating", "rating_sigma", "rating_low", "rating_high", "forfeits", "timeouts", "refusals", "tier", "win_rate", "win_rate_low", "win_rate_high", "mean_points", "indistinguishable", "decisions", "batch")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -544,6 +544,7 @@ class Standing(_message.Message):
     MEAN_POINTS_FIELD_NUMBER: _ClassVar[int]
     INDISTINGUISHABLE_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot_id: str
     bot_name: str
@@ -564,7 +565,26 @@ class Standing(_message.Message):
     mean_points: float
     indistinguishable: _containers.RepeatedScalarFieldContainer[str]
     decisions: int
-    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., tier: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., mean_points: _Optional[float] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., decisions: _Optional[int] = ...) -> None: ...
+    batch: BatchRating
+    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., tier: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., mean_points: _Optional[float] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., decisions: _Optional[int] = ..., batch: _Optional[_Union[BatchRating, _Mapping]] = ...) -> None: ...
+
+class BatchRating(_message.Message):
+    __slots__ = ("rating", "low", "high", "rank", "best_rank", "worst_rank", "matches")
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BEST_RANK_FIELD_NUMBER: _ClassVar[int]
+    WORST_RANK_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    rating: float
+    low: float
+    high: float
+    rank: int
+    best_rank: int
+    worst_rank: int
+    matches: int
+    def __init__(self, rating: _Optional[float] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., rank: _Optional[int] = ..., best_rank: _Optional[int] = ..., worst_rank: _Optional[int] = ..., matches: _Optional[int] = ...) -> None: ...
 
 class HeadToHead(_message.Message):
     __slots__ = ("bot_name", "opponent", "matches", "wins", "losses", "points_for", "points_against")
@@ -743,7 +763,7 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self, pool_id: _Optional[str] = ...) -> None: ...
 
 class LeaderboardEntry(_message.Message):
-    __slots__ = ("rank", "bot_name", "rating", "rating_sigma", "rating_low", "rating_high", "tier", "indistinguishable", "matches", "wins", "points", "win_rate", "win_rate_low", "win_rate_high", "forfeits", "timeouts", "refusals", "decisions", "connected", "bot_version")
+    __slots__ = ("rank", "bot_name", "rating", "rating_sigma", "rating_low", "rating_high", "tier", "indistinguishable", "matches", "wins", "points", "win_rate", "win_rate_low", "win_rate_high", "forfeits", "timeouts", "refusals", "decisions", "connected", "bot_version", "batch", "win_rate_clustered")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     RATING_FIELD_NUMBER: _ClassVar[int]
@@ -764,6 +784,8 @@ class LeaderboardEntry(_message.Message):
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    WIN_RATE_CLUSTERED_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot_name: str
     rating: float
@@ -784,7 +806,9 @@ class LeaderboardEntry(_message.Message):
     decisions: int
     connected: bool
     bot_version: str
-    def __init__(self, rank: _Optional[int] = ..., bot_name: _Optional[str] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., tier: _Optional[int] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., decisions: _Optional[int] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ...) -> None: ...
+    batch: BatchRating
+    win_rate_clustered: bool
+    def __init__(self, rank: _Optional[int] = ..., bot_name: _Optional[str] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., tier: _Optional[int] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., decisions: _Optional[int] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ..., batch: _Optional[_Union[BatchRating, _Mapping]] = ..., win_rate_clustered: _Optional[bool] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("pool", "entries")

@@ -1,0 +1,122 @@
+"""A pool leaderboard's win-rate interval is the standings' one (deal groups as clusters), made from the running sums
+a pool keeps of every tournament (arena.tournament.stats.RateSums); a pool that counted a tournament before it kept
+them falls back to Wilson with the groups as the sample size and says so. The texts the CLI prints name each
+estimate, as the web's legend does."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.client import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, standings_text
+from arena.commands.pools import leaderboard_lines
+from arena.protocol import arena_pb2
+from arena.tournament import MatchResult, RatingPool, standings
+from arena.tournament.leaderboard import leaderboard, tallies_of
+from arena.tournament.plackett_luce import BatchRating, batch_ratings
+from arena.tournament.ratings import Tally
+from arena.tournament.stats import Cluster, RateSums, cluster_rate_interval, rate_sums_interval, win_rate_interval
+
+
+def _tournament(tid: str, seed: int, groups: int = 6) -> list[MatchResult]:
+    """Duplicate pairs of 3-seat matches among four bots, winners drawn at random (unequal strengths)."""
+    rng = random.Random(seed)
+    bots = ("ace", "bee", "cat", "dog")
+    out = []
+    for g in range(groups):
+        table = tuple(rng.sample(bots, 3))
+        for half in range(2):
+            seats = table if half == 0 else table[::-1]
+            winner = rng.choices(range(3), weights=[3 if b == "ace" else 1 for b in seats])[0]
+            scores = tuple(300 if s == winner else rng.randrange(0, 100) for s in range(3))
+            out.append(MatchResult(f"{tid}:{g}:{half}", seats, scores, winner, group=f"{tid}:g{g}"))
+    return out
+
+
+def _clusters(results: list[MatchResult], bot: str) -> list[Cluster]:
+    groups: dict[str, list[int]] = {}
+    for r in results:
+        if bot in r.seats:
+            cell = groups.setdefault(r.deal_group, [0, 0])
+            cell[0] += 1
+            cell[1] += int(r.winner == r.seats.index(bot))
+    return [Cluster(m, w) for m, w in groups.values()]
+
+
+def test_the_running_sums_give_the_cluster_interval_and_add_up() -> None:
+    rng = random.Random(4)
+    for _ in range(50):
+        sizes = [rng.randrange(1, 4) for _ in range(rng.randrange(1, 12))]
+        clusters = [Cluster(m, rng.randrange(0, m + 1)) for m in sizes]
+        assert rate_sums_interval(RateSums.of(clusters)) == pytest.approx(cluster_rate_interval(clusters), abs=1e-12)
+        cut = rng.randrange(0, len(clusters) + 1)
+        assert RateSums.of(clusters[:cut]).plus(RateSums.of(clusters[cut:])) == RateSums.of(clusters)
+    alike = [Cluster(2, 1)] * 5  # groups that do not spread: the matches are the sample size, not a point
+    low, high = rate_sums_interval(RateSums.of(alike)) or (0.0, 0.0)
+    assert low < 0.5 < high
+
+
+def _pool(*tournaments: list[MatchResult]) -> RatingPool:
+    pool = RatingPool(key="flip:test")
+    for results in tournaments:
+        tid = results[0].match_id.split(":")[0]
+        table = standings(results, ratings=False)
+        pool = pool.with_tournament(tid, results, tallies_of(table, {}, {}, {}, results))
+    return pool
+
+
+def test_the_pool_interval_is_the_standings_interval_of_every_tournament_together() -> None:
+    first, second = _tournament("t1", 1), _tournament("t2", 2)
+    rows = {row.bot: row for row in leaderboard(_pool(first, second))}
+    together = standings(first + second, ratings=False)
+    for row in together.rows:
+        shown = rows[row.bot]
+        assert shown.win_rate_clustered
+        assert shown.win_rate_ci == pytest.approx(row.win_rate_ci, abs=1e-12)
+        assert shown.win_rate_ci == pytest.approx(cluster_rate_interval(_clusters(first + second, row.bot)), abs=1e-12)
+
+
+def test_a_tally_counted_before_pools_kept_the_sums_falls_back_and_says_so() -> None:
+    pool = _pool(_tournament("t1", 1))
+    old = {bot: Tally.from_dict({k: v for k, v in tally.to_dict().items() if not k.startswith(("summed", "group_"))})
+           for bot, tally in pool.tallies.items()}
+    mixed = RatingPool.from_dict(dict(pool.to_dict(), tallies={b: t.to_dict() for b, t in old.items()}))
+    mixed = mixed.with_tournament("t2", _tournament("t2", 2), tallies_of(standings(_tournament("t2", 2)), {}, {}, {},
+                                                                         _tournament("t2", 2)))
+    for row in leaderboard(mixed):
+        tally = row.tally
+        assert not row.win_rate_clustered and tally.win_sums() is None
+        assert row.win_rate_ci == win_rate_interval(tally.wins, tally.matches, tally.groups)
+
+
+def _entry(bot: str, rank: int, batch: BatchRating, clustered: bool) -> arena_pb2.LeaderboardEntry:
+    entry = arena_pb2.LeaderboardEntry(rank=rank, bot_name=bot, rating=25.0 - rank, rating_sigma=1.0,
+                                       rating_low=23.0 - rank, rating_high=27.0 - rank, tier=rank, matches=12, wins=4,
+                                       win_rate=1 / 3, win_rate_low=0.1, win_rate_high=0.6,
+                                       win_rate_clustered=clustered)
+    entry.batch.CopyFrom(arena_pb2.BatchRating(rating=batch.rating, low=batch.low, high=batch.high, rank=batch.rank,
+                                               best_rank=batch.best_rank, worst_rank=batch.worst_rank,
+                                               matches=batch.matches))
+    return entry
+
+
+def test_the_cli_tables_name_each_estimate() -> None:
+    batch = batch_ratings(_tournament("t1", 1), bootstrap=20)
+    entries = [_entry(b.bot, i, b, clustered=i > 1) for i, b in enumerate(batch, start=1)]
+    board = arena_pb2.GetLeaderboardResponse(pool=arena_pb2.RatingPool(pool_id="flip:x", label="UNO Flip"),
+                                             entries=entries)
+    text = "\n".join(leaderboard_lines(board))
+    assert "OpenSkill" in text.splitlines()[1] and "PL 95% CI" in text.splitlines()[1]
+    for note in (OPENSKILL_NOTE, BATCH_NOTE, INTERVAL_NOTE, UNCLUSTERED_NOTE):
+        assert note in text
+    for b in batch:
+        assert f"{b.rating:.2f}" in text and f"[{b.low:.2f}, {b.high:.2f}]" in text
+    assert "[10.0, 60.0]*" in text  # the first entry's interval is not cluster-aware
+
+    standing = arena_pb2.Standing(rank=1, bot_name="ace", matches=12, wins=4, rating=25.0, rating_low=23.0,
+                                  rating_high=27.0)
+    standing.batch.CopyFrom(entries[0].batch)
+    table = standings_text(arena_pb2.GetStandingsResponse(standings=[standing], final=True))
+    assert "PL ranks" in table.splitlines()[0] and BATCH_NOTE in table and OPENSKILL_NOTE in table
+    assert f"[{batch[0].low:.2f}, {batch[0].high:.2f}]" in table
