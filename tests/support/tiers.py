@@ -6,6 +6,7 @@
   covered), or when its module says ``pytestmark = pytest.mark.integration`` (tests that start a process, a
   gateway, a gRPC server, a web server or a browser themselves). Everything else is a unit test:
   ``pytest -m "not integration"`` runs those alone.
+- **Order.** Files with integration tests run first (:func:`pytest_collection_modifyitems`).
 - **The guard.** In every run (unless :data:`GUARD_VARIABLE` is ``0``), a unit test fails when it starts a
   process, binds a socket (any server does) or creates a gRPC server from the thread that runs it: that is how an
   integration test left unmarked is caught, in the same run that runs it (``tests/test_tiers.py`` checks the
@@ -54,10 +55,14 @@ def starts_services(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``integration`` every test that uses a service fixture."""
+    """Mark ``integration`` every test that uses a service fixture; then put the files with integration tests first
+    (each file's tests in their order): the README's command hands whole files to two processes in this order, and
+    the long files first let the many short unit ones even out the end."""
     for item in items:
         if starts_services(item) and item.get_closest_marker(INTEGRATION) is None:
             item.add_marker(INTEGRATION)
+    integration_files = {item.path for item in items if item.get_closest_marker(INTEGRATION) is not None}
+    items.sort(key=lambda item: item.path not in integration_files)
 
 
 class Guard:
