@@ -18,6 +18,8 @@ Reported:
   matches, other errors the arena sent the bots in-band, bots refused at connect; reconnects apart;
 - RSS (now and peak) of every arena process: Redis (when embedded), the gateway, the worker and each
   of its children, and of each swarm process;
+- CPU time per decision of each of those processes over the tournament (user + system from ``/proc``, every
+  thread included, from its creation to its end, over the decisions played): where the machine's time goes;
 - Redis traffic per decision over the tournament (from its creation to its end): the whole server's commands
   and bytes in and out (``INFO``: Celery's broker and results and the organizer API included), the commands
   that make up most of it, and the relay's own commands and bytes as its counters tell them
@@ -58,7 +60,7 @@ from arena.bench.fleet import (
     tournament_spec,
     wait_for_fleet,
 )
-from arena.bench.procfs import process_memory
+from arena.bench.procfs import process_cpu, process_memory
 from arena.bench.swarm import BRAINS, SwarmStats
 from arena.store import ServerTraffic, Store
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
@@ -100,6 +102,16 @@ class ProcessMemory:
     rss_bytes: int
     peak_rss_bytes: int
     idle_rss_bytes: int = 0  # with every bot connected, before the tournament
+
+
+@dataclass
+class ProcessCpu:
+    role: str
+    pid: int
+    seconds: float  # CPU seconds (user + system) over the tournament
+
+    def ms_per_decision(self, decisions: int) -> float:
+        return self.seconds * 1000.0 / decisions if decisions > 0 else math.nan
 
 
 @dataclass
@@ -160,6 +172,7 @@ class LoadReport:
     metric_decisions: int = 0
     played_once: bool = False
     memory: list[ProcessMemory] = field(default_factory=list)
+    cpu: list[ProcessCpu] = field(default_factory=list)
     traffic: TrafficFigures = field(default_factory=TrafficFigures)
     error_samples: list[str] = field(default_factory=list)
     work_dir: str = ""
@@ -235,11 +248,13 @@ def run_load_bench(options: LoadOptions, out: TextIO) -> LoadReport:
         report.connect_s = time.monotonic() - begun
         print(f"bots         {options.bots} registered and connected in {report.connect_s:.1f} s from "
               f"{processes} swarm processes (brain {options.brain})", file=out, flush=True)
-        idle = {pid: process_memory(pid)[0] for _, pid in arena_processes(arena, fleet.roles)}
+        roles = arena_processes(arena, fleet.roles)
+        idle = {pid: process_memory(pid)[0] for _, pid in roles}
         try:
-            marks = _play(arena, options, report, names[:playing], seats, out)
+            marks, cpu = _play(arena, options, report, names[:playing], seats, roles, out)
             _check_records(arena, report)
             report.traffic = traffic_figures(*marks, report.decisions)
+            report.cpu = cpu
             _check_metrics(arena, report, f"load-{tag}-")
             for role, pid in arena_processes(arena, fleet.roles):
                 rss, peak = process_memory(pid)
@@ -299,8 +314,9 @@ def traffic_figures(before: TrafficMark, after: TrafficMark, decisions: int, top
 
 
 def _play(arena: LocalArena, options: LoadOptions, report: LoadReport, names: Sequence[str], seats: int,
-          out: TextIO) -> tuple[TrafficMark, TrafficMark]:
-    """Play the tournament; the traffic marks at its creation and at its end."""
+          roles: Sequence[tuple[str, int]], out: TextIO) -> tuple[tuple[TrafficMark, TrafficMark], list[ProcessCpu]]:
+    """Play the tournament; the traffic marks at its creation and at its end, and the CPU time each process of
+    ``roles`` spent in between."""
     spec = tournament_spec(f"load-{uuid.uuid4().hex[:8]}", names, seats=seats, deals=options.deals,
                            variant=options.variant, target_score=options.target_score, seed=options.seed,
                            decision_deadline_ms=options.decision_deadline_ms)
@@ -310,7 +326,9 @@ def _play(arena: LocalArena, options: LoadOptions, report: LoadReport, names: Se
     store = Store.from_url(arena.redis_url)
     try:
         begin = traffic_mark(arena, store)
+        cpu_begin = [process_cpu([pid]) for _, pid in roles]
         run = play_tournament(arena.client, spec, about, options.timeout_s, out)
+        cpu_end = [process_cpu([pid]) for _, pid in roles]
         end = traffic_mark(arena, store)
     finally:
         store.close()
@@ -319,7 +337,9 @@ def _play(arena: LocalArena, options: LoadOptions, report: LoadReport, names: Se
     report.elapsed_s = run.elapsed_s
     report.state = run.state
     report.aborted = run.matches_failed
-    return begin, end
+    cpu = [ProcessCpu(role, pid, max(0.0, after - before))
+           for (role, pid), before, after in zip(roles, cpu_begin, cpu_end, strict=True)]
+    return (begin, end), cpu
 
 
 def _check_records(arena: LocalArena, report: LoadReport) -> None:
@@ -460,7 +480,26 @@ def print_report(report: LoadReport, out: TextIO) -> None:
               f"{_mib(memory.peak_rss_bytes)}", file=out)
     arena_rss = sum(m.rss_bytes for m in report.memory if not m.role.startswith("swarm"))
     print(f"  {'arena total':<24} {'':>7} {_mib(arena_rss)}", file=out)
+    _print_cpu(report, out)
     print(f"result       {'OK' if report.ok else 'FAILED'}", file=out, flush=True)
+
+
+def _print_cpu(report: LoadReport, out: TextIO) -> None:
+    """CPU ms per decision: each process, then the worker's children and the swarm processes summed."""
+    if not report.cpu or report.decisions <= 0:
+        return
+    print(f"cpu          ms per decision over the tournament (user + system, /proc), {report.decisions:,} decisions:",
+          file=out)
+    for cpu in report.cpu:
+        print(f"  {cpu.role:<24} {cpu.ms_per_decision(report.decisions):7.3f}", file=out)
+    groups = {"worker children": "worker child", "swarm processes": "swarm"}
+    for label, prefix in groups.items():
+        seconds = sum(c.seconds for c in report.cpu if c.role.startswith(prefix))
+        print(f"  {label + ' together':<24} {seconds * 1000.0 / report.decisions:7.3f}", file=out)
+    arena_s = sum(c.seconds for c in report.cpu if not c.role.startswith("swarm"))
+    total_s = sum(c.seconds for c in report.cpu)
+    print(f"  {'arena total':<24} {arena_s * 1000.0 / report.decisions:7.3f}   (with the swarm: "
+          f"{total_s * 1000.0 / report.decisions:.3f})", file=out)
 
 
 def report_json(report: LoadReport) -> str:

@@ -8,9 +8,12 @@ from typing import Any
 
 from arena.store import ReplyAddress
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+"""One encoder for every header: ``json.dumps`` with arguments would build a new one per message (per decision)."""
+
 
 def encode(header: dict[str, Any], body: bytes) -> bytes:
-    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
+    return _COMPACT.encode(header).encode() + b"\n" + body
 
 
 def decode(raw: bytes) -> tuple[dict[str, Any], bytes]:

@@ -23,7 +23,7 @@ from arena.runner import (
     SeatUnreachable,
     settle,
 )
-from arena.store import PendingEnd, RelayChannel, Replies, Store, StoreFailure
+from arena.store import PendingEnd, RelayChannel, RelayHub, Replies, Store, StoreFailure
 
 from .hub import relay_hub
 from .messages import encode, reply_fields
@@ -61,14 +61,22 @@ class RelaySeat(Seat):
         self._late = 0
         self._lost = False
         """No live session because the arena lost the bot's stream (``RelayChannel.find_gateway``)."""
+        self._hub: RelayHub | None = None
+        """The hub this seat used last (a seat plays one match, on one loop): looked up again once it closed."""
+
+    async def _relay_hub(self) -> RelayHub:
+        hub = self._hub
+        if hub is None or hub.closed:
+            hub = self._hub = await relay_hub(self.store)
+        return hub
 
     async def _relay(self) -> RelayChannel:
         """The channel of the running loop's hub."""
-        return (await relay_hub(self.store)).channel
+        return (await self._relay_hub()).channel
 
     async def _expect(self) -> Replies:
         """Wait for the answers to a message about to be sent (its header gets :func:`reply_fields`)."""
-        return (await relay_hub(self.store)).expect()
+        return (await self._relay_hub()).expect()
 
     def _header(self, op: str, **more: Any) -> dict[str, Any]:
         if op == "start" and self.casual:

@@ -117,16 +117,15 @@ class RelayConsumer:
                     if loop.time() - kept >= KEEP_QUEUE_S:
                         await relay.keep_queue(gateway_id)
                         kept = loop.time()
-                    raw = await relay.pop(gateway_id, POP_TIMEOUT_S)
+                    raws = await relay.pop(gateway_id, POP_TIMEOUT_S)
                 except StoreFailure:  # Redis down or refusing writes: try again shortly
                     await asyncio.sleep(0.5)
                     continue
-                if raw is not None:
+                if raws:
                     self._last_message = loop.time()
-                    try:
+                for raw in raws:
+                    with contextlib.suppress(Exception):
                         self._dispatch(relay, raw)
-                    except Exception:
-                        continue
         finally:
             listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

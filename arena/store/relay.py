@@ -135,12 +135,11 @@ class RelayChannel:
         """Refresh the expiry of the gateway's own queue (its gateway does, a few times per ``ttl_s``)."""
         await self._batch.execute("EXPIRE", self._k.relay_queue(gateway_id), ttl_s)
 
-    async def pop(self, gateway_id: str, timeout_s: float) -> bytes | None:
-        """The gateway's next message, waiting up to ``timeout_s``; ``None`` when none came."""
-        key = self._k.relay_queue(gateway_id)
-        item = await self._r.blpop([key], timeout=timeout_s)
-        self._counted(("BLPOP", key, timeout_s), item)
-        return None if item is None else bytes(item[1])
+    async def pop(self, gateway_id: str, timeout_s: float) -> list[bytes]:
+        """The gateway's next messages, in order, waiting up to ``timeout_s`` for the first; ``[]`` when none came.
+        Those already waiting behind the first come in the same round trip (up to :data:`REPLIES_PER_POP`, as
+        :meth:`pop_replies`): the ends and closes of a match's seats come together."""
+        return await self.pop_replies(self._k.relay_queue(gateway_id), timeout_s, REPLIES_PER_POP)
 
     def new_reply_key(self) -> str:
         """A list of its own for one answer (a draining gateway's hand-over)."""

@@ -27,6 +27,7 @@ import contextlib
 import logging
 import time
 import uuid
+from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from types import TracebackType
 
@@ -55,18 +56,28 @@ class Replies:
         self._hub = hub
         self.rid = rid
         self.address = ReplyAddress(hub.key, rid)
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        # A deque and one future at a time rather than an asyncio.Queue: one of these is made per decision.
+        self._answers: deque[bytes | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
 
     def deliver(self, answer: bytes | None) -> None:
-        self._queue.put_nowait(answer)
+        self._answers.append(answer)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def next(self, timeout_s: float) -> bytes | None:
         """The next answer, waiting up to ``timeout_s``; ``None`` when none came in time (or the hub closed)."""
-        try:  # asyncio.timeout, not wait_for: wait_for (3.11) loses a cancellation that comes with the answer
-            async with asyncio.timeout(max(0.0, timeout_s)):
-                return await self._queue.get()
-        except TimeoutError:
-            return None
+        if not self._answers:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:  # asyncio.timeout, not wait_for: wait_for (3.11) loses a cancellation that comes with the answer
+                async with asyncio.timeout(max(0.0, timeout_s)):
+                    await waiter
+            except TimeoutError:
+                return None
+            finally:
+                self._waiter = None
+        return self._answers.popleft()
 
     def close(self) -> None:
         self._hub.forget(self.rid)

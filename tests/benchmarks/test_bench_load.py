@@ -54,7 +54,11 @@ def test_bench_load_smoke(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     assert sum(role.startswith("swarm") for role in roles) == 2
     assert all(memory["rss_bytes"] > 0 and memory["peak_rss_bytes"] >= memory["rss_bytes"]
                for memory in figures["memory"])
-    assert "decisions/s" in captured.err and "exactly once" in captured.err
+    cpu = {entry["role"]: entry["seconds"] for entry in figures["cpu"]}
+    assert cpu.keys() == set(roles)  # every process measured, the same ones as the memory
+    assert cpu["gateway"] > 0 and sum(seconds for role, seconds in cpu.items() if role.startswith("swarm")) > 0
+    assert all(seconds >= 0 for seconds in cpu.values())
+    assert "decisions/s" in captured.err and "exactly once" in captured.err and "ms per decision" in captured.err
 
 
 def test_bench_load_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
