@@ -150,7 +150,8 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
 
             for level in levels:
                 run_search_gauntlet(level, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
-                                    max_blocks=args.max_blocks, deadline_ms=args.deadline_ms)
+                                    max_blocks=args.max_blocks, deadline_ms=args.deadline_ms,
+                                    time_cap=not args.no_time_cap)
             return 0
         run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
                          time_cap=not args.no_time_cap)
