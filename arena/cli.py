@@ -148,10 +148,13 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
         if args.gauntlet:
             from arena.bench.search_gauntlet import run_search_gauntlet
 
-            for level in levels:
-                run_search_gauntlet(level, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
-                                    max_blocks=args.max_blocks, deadline_ms=args.deadline_ms,
-                                    time_cap=not args.no_time_cap)
+            try:
+                for level in levels:
+                    run_search_gauntlet(level, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
+                                        max_blocks=args.max_blocks, deadline_ms=args.deadline_ms,
+                                        time_cap=not args.no_time_cap)
+            except KeyboardInterrupt:  # the figures so far are printed
+                return 130
             return 0
         run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
                          time_cap=not args.no_time_cap)

@@ -22,7 +22,7 @@ from arena.engine import COMPILED, Action, Observation, Rules
 from arena.players import Bot, BotFactory
 from arena.service.gauntlet import BlockOutcome, GauntletOutcome, build_spec, run_gauntlet
 from arena.tournament.commitment import SECRET_BYTES
-from arena.tournament.sprt import SprtConfig
+from arena.tournament.sprt import SprtConfig, SprtState
 from arena.tournament.stats import mean_interval
 from bots.ismcts import IsmctsBot
 
@@ -85,15 +85,18 @@ def timed_factory(make: BotFactory, times: SearchTimes, time_cap: bool = True) -
 def verdict_lines(outcome: GauntletOutcome, times: SearchTimes) -> list[str]:
     """The verdict, the estimate with its interval, and the search bot's time per decision."""
     state = outcome.state
-    scores = [block.score for block in outcome.blocks]
+    verdict = (f"verdict: {outcome.status.value} ({state.outcome}) after {state.n} blocks ({state.nonzero} non-zero), "
+               f"LLR {state.llr:+.3f} in [{state.bounds[0]:.3f}, {state.bounds[1]:.3f}]")
+    lines = [verdict, *estimate_lines(state, [block.score for block in outcome.blocks], times)]
+    return lines if not outcome.detail else [verdict, f"  {outcome.detail}", *lines[1:]]
+
+
+def estimate_lines(state: SprtState, scores: Sequence[float], times: SearchTimes) -> list[str]:
+    """The mean block score with its interval, and the search bot's time per decision."""
     low, high = mean_interval(scores) or (-1.0, 1.0)
-    lines = [f"verdict: {outcome.status.value} ({state.outcome}) after {state.n} blocks ({state.nonzero} non-zero), "
-             f"LLR {state.llr:+.3f} in [{state.bounds[0]:.3f}, {state.bounds[1]:.3f}]",
-             f"  mean block score {state.mean:+.4f} finishing points per match over the baseline (95% interval "
-             f"{low:+.4f} to {high:+.4f}, Student-t over the blocks; not corrected for the early stop)"]
-    if outcome.detail:
-        lines.append(f"  {outcome.detail}")
-    lines += timing_lines(times)
+    lines = [f"  mean block score {state.mean:+.4f} finishing points per match over the baseline (95% interval "
+             f"{low:+.4f} to {high:+.4f}, Student-t over the blocks; not corrected for the early stop)",
+             *timing_lines(times)]
     searched = len(times.wall_s)
     if searched:
         lines.append(f"  {times.capped} of {searched} searched decisions stopped by the level's time cap (fewest "
@@ -124,11 +127,22 @@ def run_search_gauntlet(level: str, *, rules: Rules, seed: int, make: BotFactory
     print(f"H0: gain <= {config.mu0:g}  H1: gain >= {config.mu1:g} finishing points per match  alpha {config.alpha:g}"
           f"  beta {config.beta:g}  at most {config.max_blocks or 'unlimited'} blocks", file=out, flush=True)
 
+    blocks: list[BlockOutcome] = []
+
     def on_block(block: BlockOutcome) -> None:
+        blocks.append(block)
         print(f"block {block.block + 1:4d}  score {block.score:+.3f}  LLR {block.state.llr:+.3f}  "
               f"{clock() - started:.0f} s", file=out, flush=True)
 
-    outcome = run_gauntlet(spec, None, make_bot=timed_factory(make, times, time_cap), on_block=on_block)
+    try:
+        outcome = run_gauntlet(spec, None, make_bot=timed_factory(make, times, time_cap), on_block=on_block)
+    except KeyboardInterrupt:  # Ctrl-C, or `timeout -s INT`: what was measured so far
+        state = blocks[-1].state if blocks else SprtState(config)
+        print(f"interrupted after {state.n} blocks ({state.nonzero} non-zero): no verdict, LLR {state.llr:+.3f} in "
+              f"[{state.bounds[0]:.3f}, {state.bounds[1]:.3f}]", file=out)
+        for line in estimate_lines(state, [block.score for block in blocks], times):
+            print(line, file=out, flush=True)
+        raise
     for line in verdict_lines(outcome, times):
         print(line, file=out, flush=True)
     return outcome, times

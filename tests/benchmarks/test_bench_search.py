@@ -52,3 +52,23 @@ def test_the_gauntlet_takes_built_in_levels_only() -> None:
 
     with pytest.raises(ValueError, match="candidate"):
         run_search_gauntlet("ismcts:400", rules=Rules(), seed=1, make=make_bot, out=io.StringIO())
+
+
+def test_an_interrupted_gauntlet_prints_what_it_measured() -> None:
+    from arena.bench.search_gauntlet import run_search_gauntlet
+    from bots.ismcts import IsmctsFastBot
+
+    made = 0
+
+    def make(name: str, seed: int) -> Bot:  # Ctrl-C once the first block's 4 matches (8 seats) are seated
+        nonlocal made
+        made += 1
+        if made > 8:
+            raise KeyboardInterrupt
+        return IsmctsFastBot(seed=seed, simulations=2) if name == "ismctsfast" else make_bot(name, seed)
+
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        run_search_gauntlet("ismctsfast", rules=Rules(variant="classic", target=20), seed=4, make=make, out=out)
+    text = out.getvalue()
+    assert "block    1" in text and "interrupted after 1 blocks" in text and "simulations each" in text
