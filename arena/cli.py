@@ -145,6 +145,17 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
     try:
         rules = rules_from_args(args)
+        if args.gauntlet:
+            from arena.bench.search_gauntlet import run_search_gauntlet
+
+            try:
+                for level in levels:
+                    run_search_gauntlet(level, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
+                                        max_blocks=args.max_blocks, deadline_ms=args.deadline_ms,
+                                        time_cap=not args.no_time_cap)
+            except KeyboardInterrupt:  # the figures so far are printed
+                return 130
+            return 0
         run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
                          time_cap=not args.no_time_cap)
     except ValueError as error:
@@ -237,6 +248,12 @@ def _register_engine_commands(commands: Any) -> None:
     search.add_argument("--seed", type=int, default=1)
     search.add_argument("--no-time-cap", action="store_true", help="run every level's simulations however long they "
                                                                    "take (strength by simulations on a busy machine)")
+    search.add_argument("--gauntlet", action="store_true",
+                        help="the gauntlet's verdict on each level (built-in names) against the heuristic, in process")
+    search.add_argument("--max-blocks", type=positive_int, default=None,
+                        help="--gauntlet: stop undecided after this many blocks (default: until the test decides)")
+    search.add_argument("--deadline-ms", type=positive_int, default=1000,
+                        help="--gauntlet: the decision deadline the times are held against")
     add_rule_options(search)
     search.set_defaults(func=cmd_bench_search, long_running=True)
 

@@ -69,9 +69,16 @@ def _quantile(values: Sequence[float], q: float) -> float:
 def level_lines(figures: LevelFigures) -> list[str]:
     """The printed lines of one level."""
     low, high = wilson_interval(figures.wins, figures.matches) or (0.0, 1.0)
-    searched = len(figures.wall_s)
     lines = [f"{figures.level}: {figures.wins}/{figures.matches} wins against heuristic, "
              f"{figures.wins / max(1, figures.matches):.1%} (95% interval {low:.1%}-{high:.1%})"]
+    return lines + timing_lines(figures)
+
+
+def timing_lines(figures: LevelFigures) -> list[str]:
+    """The lines on the searched decisions of a level: how many, their simulations, decisions/s, time per decision
+    (none when the level searched no decision)."""
+    searched = len(figures.wall_s)
+    lines: list[str] = []
     if searched:
         wall, cpu = sum(figures.wall_s), sum(figures.cpu_s)
         lines.append(f"  {searched} searched decisions, {figures.simulations / searched:.0f} simulations each, "

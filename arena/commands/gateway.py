@@ -77,6 +77,9 @@ if TYPE_CHECKING:
 
 EXIT_WITHIN_S = 10.0
 """A stopping `serve` (SIGTERM) exits within this, whatever happens: past it, it exits at once (code 1)."""
+SEARCH_CONCURRENT_MATCHES = 1
+"""`bot run`'s matches at once for the search bot's levels: each decision thinks up to its time cap on a core, so
+matches at once would share the core and each be cut to fewer simulations."""
 
 
 def _exit_now() -> None:
@@ -352,6 +355,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     import logging
 
     from bots import BUILTIN_BOTS
+    from bots.ismcts import LEVELS
     from bots.kit import KitError, bot_token, play
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
@@ -361,11 +365,16 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    search = args.kind in LEVELS
+    concurrent = args.max_concurrent or (SEARCH_CONCURRENT_MATCHES if search else None)
+    options: dict[str, Any] = {} if concurrent is None else {"max_concurrent_matches": concurrent}
     try:
+        # A search bot thinks up to its time cap in a worker thread: the kit's event loop goes on answering the
+        # arena (pings, the other matches) meanwhile.
         stats = play(BUILTIN_BOTS[args.kind], target=args.target, token=token,
                      bot_version=args.bot_version or f"{args.kind} (python kit)",
-                     max_concurrent_matches=args.max_concurrent, tls=args.tls, tls_ca=args.tls_ca,
-                     human_games=args.human_games, exit_on_refusal=False)
+                     threaded=search, tls=args.tls, tls_ca=args.tls_ca, human_games=args.human_games,
+                     exit_on_refusal=False, **options)
     except ValueError as error:  # a TLS CA file that cannot be read
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -730,7 +739,9 @@ def register(commands: Any) -> None:
     run.add_argument("--token-file", default=None, metavar="FILE",
                      help="file holding the bot's token (default $UNO_ARENA_BOT_TOKEN, else the file "
                           "$UNO_ARENA_BOT_TOKEN_FILE names)")
-    run.add_argument("--max-concurrent", type=int, default=16, help="matches offered to play at once")
+    run.add_argument("--max-concurrent", type=int, default=None,
+                     help=f"matches offered to play at once (default: the kit's, 16; {SEARCH_CONCURRENT_MATCHES} for "
+                          "the search bot's levels, which use a whole core while they think)")
     run.add_argument("--human-games", action="store_true",
                      help="accept games against people on the web front (Hello.accepts_human_games)")
     run.add_argument("--tls", action="store_true", help="connect with TLS (the system's roots)")

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Mapping
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
@@ -31,6 +32,29 @@ GROUP = "arena.engine._mypyc"
 inside the package, so an installed engine needs nothing outside ``arena/engine``."""
 
 ENGINE_DIR = Path(__file__).resolve().parent
+
+COMPILE_VARIABLE = "UNO_ARENA_COMPILE"
+"""The install-time switch: ``UNO_ARENA_COMPILE=1 pip install .`` builds the package with the engine compiled (the
+project's build backend, ``_backend/uno_arena_backend.py``, and ``setup.py`` read it through :func:`compile_requested`).
+This module is also loaded on its own by the build, before the package is installed: it needs only the standard
+library."""
+
+
+def compile_requested(environ: Mapping[str, str]) -> bool:
+    """Whether ``environ`` asks the build to compile the engine (``UNO_ARENA_COMPILE=1``; unset, empty or ``0``:
+    no); ValueError naming the variable for any other value."""
+    value = environ.get(COMPILE_VARIABLE, "").strip()
+    if value in ("", "0"):
+        return False
+    if value == "1":
+        return True
+    raise ValueError(f"{COMPILE_VARIABLE}={value!r}: expected 1 (compile the engine with mypyc at install) or 0 "
+                     "(the pure-Python engine, the default)")
+
+
+def source_paths() -> list[str]:
+    """The sources of :data:`COMPILED_MODULES`, relative to the checkout's root (what mypyc is given)."""
+    return [f"arena/engine/{name}.py" for name in COMPILED_MODULES]
 
 
 def build_problem() -> str | None:
@@ -74,7 +98,7 @@ def compile_engine(engine_dir: Path = ENGINE_DIR, verbose: bool = False) -> list
     root = engine_dir.parent.parent
     remove_compiled(engine_dir)  # a stale extension of an older source must never shadow the new one
     with tempfile.TemporaryDirectory(prefix="uno-arena-mypyc-") as temp:
-        script = _SETUP_SCRIPT.format(modules=list(COMPILED_MODULES), group=GROUP, temp=temp)
+        script = _SETUP_SCRIPT.format(paths=source_paths(), group=GROUP, temp=temp)
         result = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True,
                                 check=False)
     if verbose or result.returncode != 0:
@@ -89,8 +113,7 @@ _SETUP_SCRIPT = """
 from setuptools import setup
 from mypyc.build import mypycify
 
-paths = [f"arena/engine/{{name}}.py" for name in {modules!r}]
-extensions = mypycify(paths, group_name={group!r}, target_dir={temp!r} + "/c")
+extensions = mypycify({paths!r}, group_name={group!r}, target_dir={temp!r} + "/c")
 setup(name="uno-arena-engine", ext_modules=extensions, script_args=["-q", "build_ext", "--inplace", "--build-temp",
       {temp!r} + "/build", "--build-lib", {temp!r} + "/lib"])
 """

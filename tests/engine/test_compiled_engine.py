@@ -10,11 +10,12 @@ compiled (mypy's mypyc, a C compiler, the Python headers).
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -61,15 +62,28 @@ def test_the_copy_loads_the_compiled_engine_and_the_sources_on_request(compiled_
     assert pure.stdout.split() == ["False", str(compiled_checkout / "arena" / "engine" / "match.py")], pure.stderr
 
 
+SUITES = ("test_scenarios", "test_properties", "test_search", "test_match", "test_rules", "test_cards", "test_hands")
+"""The engine's test modules that must have run against the compiled engine, each with no test skipped: every rule
+scenario (tests/scenarios, through test_scenarios), the property tests, the search API, the unit tests."""
+
+
 def test_the_engine_suite_passes_against_the_compiled_engine(compiled_checkout: Path) -> None:
     # The engine is imported (and checked compiled) before pytest starts, in the process that runs the suite.
+    report = compiled_checkout / "engine-suite.xml"
     suite = ("import sys, pytest, arena.engine\n"
              "assert arena.engine.COMPILED, 'the compiled engine did not load'\n"
-             "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-m', 'not integration', 'tests/engine']))")
+             "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-m', 'not integration', "
+             f"'--junitxml={report}', 'tests/engine']))")
     result = run(["-c", suite], compiled_checkout, timeout=900)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    passed = re.search(r"(\d+) passed", result.stdout)
-    assert passed is not None and int(passed.group(1)) >= len(scenario_files([REPO / "tests" / "scenarios"]))
+    cases = ElementTree.parse(report).getroot().iter("testcase")
+    ran: Counter[str] = Counter()
+    for case in cases:
+        module = case.get("classname", "").split(".")[2]  # tests.engine.test_x[.Class]
+        assert case.find("skipped") is None, f"{module}::{case.get('name')} skipped against the compiled engine"
+        ran[module] += 1
+    assert all(ran[module] for module in SUITES), ran
+    assert ran["test_scenarios"] >= len(scenario_files([REPO / "tests" / "scenarios"]))
 
 
 def test_bench_engine_reports_both_builds(compiled_checkout: Path) -> None:
