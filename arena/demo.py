@@ -182,14 +182,16 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
     from arena.client import rpc_error_line, watch
     from arena.hosting.sandbox import sandbox_missing
 
-    missing = sandbox_missing()
-    try:
-        spec = checked_spec(options, hosted=not missing)
+    try:  # the options first: a typo stops the demo before anything starts (the sandbox probe is a process)
+        spec = checked_spec(options)
         _check_given_redis()
         out_dir = output_folder(options.out_dir)
     except (DemoOptionError, OutputFolderError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    missing = sandbox_missing()
+    if not missing:  # the same number of bots: the checks above hold for it
+        spec = checked_spec(options, hosted=True)
     print(f"output       {out_dir}/  ({OUTPUT_FILES} of this run)", file=out)
     started = time.monotonic()
     try:

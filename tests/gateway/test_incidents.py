@@ -5,6 +5,7 @@ disconnect incidents and the metric they are counted in."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 
 import pytest
@@ -146,10 +147,31 @@ def test_log_match_incidents_writes_the_log_and_counts_them(store: Store) -> Non
     assert store.incidents.recent("random") == []
 
 
-def test_a_failed_write_is_logged_not_raised(store: Store, caplog: pytest.LogCaptureFixture) -> None:
-    record = _record([_Scripted(timeout=[1]), LocalSeat(make_bot("random", 1))])
-    log_match_incidents(store, record, ["bad name!", "random"])
-    assert "could not write 1 incidents of bot bad name!" in caplog.text
+class _Lines(logging.Handler):
+    """The messages logged to the logger it is attached to."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def test_a_failed_write_is_logged_not_raised(store: Store) -> None:
+    # A handler on the module's own logger: what earlier tests in this process did to the root logger (a Celery
+    # worker's or a CLI's logging set-up) cannot hide the line.
+    logger, lines = logging.getLogger("uno_arena.incidents"), _Lines()
+    level = logger.level
+    logger.addHandler(lines)
+    logger.setLevel(logging.WARNING)
+    try:
+        record = _record([_Scripted(timeout=[1]), LocalSeat(make_bot("random", 1))])
+        log_match_incidents(store, record, ["bad name!", "random"])
+    finally:
+        logger.removeHandler(lines)
+        logger.setLevel(level)
+    assert any("could not write 1 incidents of bot bad name!" in line for line in lines.lines), lines.lines
 
 
 def test_the_gateway_logs_why_a_stream_ended(gateway: GatewayHarness) -> None:
