@@ -56,7 +56,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             entrants=[n.strip() for n in args.entrants.split(",") if n.strip()],
             matches_per_minute=args.matches_per_minute or 0.0, max_blocks=args.max_blocks or 0,
             decision_deadline_ms=args.decision_deadline_ms or 0, blocks_per_bot=args.blocks_per_bot or 0,
-            seed=args.seed or 0)
+            seed=args.seed or 0, bots_without_memory=args.bots_without_memory)
         if args.seats is not None:
             request.seats_per_table = args.seats
     except ValueError as error:  # a bad rule option, a negative number
@@ -66,6 +66,8 @@ def cmd_create(args: argparse.Namespace) -> int:
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         c = client.create_competition(request)
         who = ", ".join(c.entrants) if c.entrants else "every registered bot"
+        if c.bots_without_memory:
+            who += " (hosted bots only, each match in a fresh sandbox)"
         print(f"competition {c.competition_id}: {_variant(c.rules)}, {c.seats_per_table} seats, entrants: {who}; "
               f"rating pool {c.rating_pool}; the scheduler starts blocks while entrants are connected")
         return 0
@@ -83,7 +85,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             print("no competitions")
         for c in competitions:
             print(f"{c.competition_id:<24} {state_name(c.state):<7} {_variant(c.rules):<7} {c.seats_per_table} seats  "
-                  f"{c.blocks:>6} blocks  entrants: {', '.join(c.entrants) or 'open'}")
+                  f"{c.blocks:>6} blocks  entrants: {', '.join(c.entrants) or 'open'}"
+                  + ("  (bots without memory)" if c.bots_without_memory else ""))
         return 0
 
     return run_client(args, body)
@@ -151,6 +154,8 @@ def register(commands: Any) -> None:
                         help="blocks one bot plays at once at most (default: the arena's)")
     create.add_argument("--seed", type=not_negative(int), default=None,
                         help="the ladder's seed (deals and tie-breaks); default: a secret random one")
+    create.add_argument("--bots-without-memory", action="store_true",
+                        help="only hosted bots play, each match in a fresh sandbox of the bot host (docs/hosting.md)")
     add_rule_options(create)
     add_server_options(create)
     create.set_defaults(func=cmd_create)

@@ -26,6 +26,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from arena.hosting.check import CHECK_WAIT_S, check_in_sandbox
 from arena.hosting.process import STABLE_S, OutputTail, SandboxedProcess, backoff_s
 from arena.hosting.sandbox import Limits, SandboxSpec, package_path
+from arena.service.competitions import bots_without_memory
 from arena.store import Store
 from arena.store.errors import DeletedBot, UnknownBot
 from arena.store.submissions import HostedState, Submission, SubmissionState
@@ -47,6 +48,9 @@ class HostMetrics:
                              registry=self.registry)
         self.restarts = Counter("uno_arena_hosted_restarts_total", "Hosted processes started again after an end",
                                 ["bot"], registry=self.registry)
+        self.fresh_sandboxes = Counter("uno_arena_fresh_sandboxes_total",
+                                       "Fresh sandboxes started after one match (bots without memory)", ["bot"],
+                                       registry=self.registry)
         self.verdicts = Counter("uno_arena_submission_verdicts_total", "Submissions checked in the sandbox",
                                 ["verdict"], registry=self.registry)
 
@@ -85,10 +89,12 @@ def unpack(archive: bytes, target: Path) -> None:
 class HostedBot:
     """One bot's process, kept running in its sandbox, restarted with backoff; its state and output recorded."""
 
-    def __init__(self, host: BotHost, name: str, submission: Submission) -> None:
+    def __init__(self, host: BotHost, name: str, submission: Submission, fresh_sandbox: bool = False) -> None:
         self.host = host
         self.name = name
         self.submission = submission
+        self.fresh_sandbox = fresh_sandbox
+        """Each match in a fresh sandbox (a competition asks for bots without memory)."""
         self.stop_event = asyncio.Event()
         self.output = OutputTail()
         self.task: asyncio.Task[None] | None = None
@@ -110,9 +116,15 @@ class HostedBot:
             while not self.stop_event.is_set():
                 spec_file = await asyncio.to_thread(self.host.prepare, self.name, self.submission)
                 token = await asyncio.to_thread(store.bots.issue_host_token, self.name,
-                                                hosted_version(self.submission.version))
-                process = SandboxedProcess(spec_file, token, self.host.config.limits, self.output, self._connected)
-                self.output.note(f"starting version {self.submission.version}")
+                                                hosted_version(self.submission.version), self.fresh_sandbox)
+
+                async def match_played(token: str = token) -> bool:
+                    return not await asyncio.to_thread(store.bots.token_works, token)
+
+                process = SandboxedProcess(spec_file, token, self.host.config.limits, self.output, self._connected,
+                                           match_played if self.fresh_sandbox else None)
+                self.output.note(f"starting version {self.submission.version}"
+                                 + (" in a fresh sandbox for one match" if self.fresh_sandbox else ""))
                 await self._record("running", "")
                 self.host.metrics.running.inc()
                 try:
@@ -122,6 +134,9 @@ class HostedBot:
                 self.output.note(run.detail)
                 if self.stop_event.is_set():
                     break
+                if run.match_played:
+                    self.host.metrics.fresh_sandboxes.labels(self.name).inc()
+                    continue
                 quick_ends = 0 if run.seconds >= STABLE_S else quick_ends + 1
                 pause = backoff_s(quick_ends)
                 self.restarts += 1
@@ -217,7 +232,9 @@ class BotHost:
     async def reconcile(self) -> None:
         """Run each hosted bot's newest admitted version; stop what should not run any more."""
         wanted: dict[str, Submission] = {}
-        for name in await asyncio.to_thread(self.store.submissions.hosted_bots):
+        hosted = await asyncio.to_thread(self.store.submissions.hosted_bots)
+        fresh = await asyncio.to_thread(bots_without_memory, self.store, hosted)
+        for name in hosted:
             current = await asyncio.to_thread(self.store.submissions.current, name)
             if current is None:
                 continue
@@ -229,14 +246,15 @@ class BotHost:
                 wanted[name] = replace(current, bot=record.name)
         for name in list(self.bots):
             running = self.bots[name]
-            if name not in wanted or wanted[name].version != running.submission.version:
+            if (name not in wanted or wanted[name].version != running.submission.version
+                    or running.fresh_sandbox != (name in fresh)):
                 await running.stop()
                 del self.bots[name]
         for name, submission in wanted.items():
             if name not in self.bots:
-                hosted = HostedBot(self, submission.bot, submission)
-                self.bots[name] = hosted
-                hosted.start()
+                bot = HostedBot(self, submission.bot, submission, fresh_sandbox=name in fresh)
+                self.bots[name] = bot
+                bot.start()
 
     async def _round(self) -> None:
         await self.reconcile()

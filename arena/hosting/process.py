@@ -23,6 +23,9 @@ BACKOFF_MAX_S = 60.0
 STABLE_S = 60.0
 """A process that ran this long before it ended starts the backoff over."""
 STOP_GRACE_S = 3.0
+SPENT_POLL_S = 0.5
+"""How often a fresh sandbox's token is looked at (spent: its one match is over)."""
+MATCH_PLAYED = "ended: it played its one match (bots without memory: a fresh sandbox plays the next)"
 
 
 def backoff_s(quick_ends: int) -> float:
@@ -81,18 +84,23 @@ class Run:
     code: int
     detail: str
     seconds: float
+    match_played: bool = False
+    """A fresh sandbox ended by the host after its one match (a normal end: no backoff)."""
 
 
 class SandboxedProcess:
     """One bot's process in its sandbox: :meth:`run_once` runs one life of it."""
 
     def __init__(self, spec_file: str, token: str, limits: Limits, output: OutputTail,
-                 connected: Callable[[], Awaitable[bool]]) -> None:
+                 connected: Callable[[], Awaitable[bool]],
+                 match_played: Callable[[], Awaitable[bool]] | None = None) -> None:
         self.spec_file = spec_file
         self.token = token
         self.limits = limits
         self.output = output
         self.connected = connected
+        self.match_played = match_played
+        """For a fresh sandbox: whether its one match is over (its token spent); None: it plays on."""
         self.process: asyncio.subprocess.Process | None = None
 
     async def run_once(self, stop: asyncio.Event) -> Run:
@@ -110,6 +118,8 @@ class SandboxedProcess:
             await asyncio.wait_for(reader, 2.0)
         reader.cancel()
         seconds = time.monotonic() - started
+        if killed_for == MATCH_PLAYED:
+            return Run(code, MATCH_PLAYED, time.monotonic() - started, match_played=True)
         detail = describe_end(code, self.limits, killed_for)
         if self.output.total > self.output.cap:
             detail += f"; it wrote {self.output.total} bytes of output (the last {self.output.cap} kept)"
@@ -127,10 +137,11 @@ class SandboxedProcess:
             connect_by = started + self.limits.connect_s
             end_by = started + self.limits.lifetime_s
             seen = False
+            poll_s = 1.0 if self.match_played is None else SPENT_POLL_S
             while True:
                 now = time.monotonic()
                 wait = min(end_by, connect_by if not seen else end_by) - now
-                done, _ = await asyncio.wait({exited, stopping}, timeout=max(0.0, min(wait, 1.0)),
+                done, _ = await asyncio.wait({exited, stopping}, timeout=max(0.0, min(wait, poll_s)),
                                              return_when=asyncio.FIRST_COMPLETED)
                 if exited in done:
                     return ""
@@ -143,6 +154,9 @@ class SandboxedProcess:
                     if not seen:
                         await self.stop()
                         return f"killed: it did not connect to the gateway within {self.limits.connect_s:g} s"
+                if self.match_played is not None and await self.match_played():
+                    await self.stop()
+                    return MATCH_PLAYED
                 if now >= end_by:
                     await self.stop()
                     return f"killed: its wall-clock life ({self.limits.lifetime_s:g} s) ended; started again"

@@ -138,6 +138,6 @@ def competition_spec(request: arena_pb2.CreateCompetitionRequest) -> Competition
             int(request.decision_deadline_ms or DEFAULT_DECISION_DEADLINE_MS),
             float(request.matches_per_minute or DEFAULT_MATCHES_PER_MINUTE),
             int(request.max_blocks or DEFAULT_MAX_BLOCKS), int(request.blocks_per_bot or DEFAULT_BLOCKS_PER_BOT),
-            seed=int(request.seed) or secrets.randbits(32))
+            seed=int(request.seed) or secrets.randbits(32), bots_without_memory=request.bots_without_memory)
     except (ValueError, InvalidName) as error:
         raise invalid(str(error)) from None

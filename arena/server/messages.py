@@ -108,7 +108,7 @@ def competition_message(record: CompetitionRecord) -> arena_pb2.Competition:
         state=COMPETITION_STATE_OF[record.status],
         rules=rules_to_proto(Rules.from_dict(spec.rules)), seats_per_table=spec.seats,
         entrants=list(spec.entrants), blocks=record.blocks, matches_per_minute=spec.matches_per_minute,
-        rating_pool=spec.pool)
+        rating_pool=spec.pool, bots_without_memory=spec.bots_without_memory)
     set_time(msg.created_at, record.created_at)
     return msg
 

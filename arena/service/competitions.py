@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 
 from arena.store import Store, UnknownTournament
+from arena.store.competitions import UnknownCompetition
 from arena.store.keys import bot_key
 from arena.tournament import Rating, RatingPool
 from arena.tournament.competition import (
@@ -50,6 +52,21 @@ def create_competition(store: Store, spec: CompetitionSpec) -> None:
 
 def competition_spec(store: Store, competition_id: str) -> CompetitionSpec:
     return CompetitionSpec.from_dict(store.competitions.get(competition_id).spec)
+
+
+def bots_without_memory(store: Store, bots: Iterable[str]) -> set[str]:
+    """Of ``bots``, those (as given) that a competition not closed asks to play without memory
+    (:attr:`CompetitionSpec.bots_without_memory`): the bot host runs each of their matches in a fresh sandbox."""
+    wanted: list[CompetitionSpec] = []
+    for competition_id in store.competitions.ids():
+        try:
+            record = store.competitions.get(competition_id)
+        except UnknownCompetition:
+            continue
+        spec = CompetitionSpec.from_dict(record.spec)
+        if spec.bots_without_memory and record.status is not CompetitionStatus.CLOSED:
+            wanted.append(spec)
+    return {bot for bot in bots if any(spec.admits(bot) for spec in wanted)}
 
 
 @dataclass(frozen=True)
@@ -152,7 +169,8 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
             record = store.bots.get(name)
             if not record.deleted and not record.revoked:
                 out.append(Connected(record.name, record.version or "unknown", busy.get(name.casefold(), 0),
-                                     capacity=max(s.capacity for s in sessions)))
+                                     capacity=max(s.capacity for s in sessions),
+                                     fresh_sandbox=all(s.fresh_sandbox for s in sessions)))
     return out
 
 

@@ -58,6 +58,20 @@ end
 return 1
 """
 
+_SPEND_HOST_TOKEN = """
+if redis.call('HGET', KEYS[1], 'host_token_hash') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'host_token_hash', '')
+return 1
+"""
+
+_BIND_HOST_TOKEN = """
+if redis.call('HGET', KEYS[1], 'host_token_hash') ~= ARGV[1] then return 0 end
+local bound = redis.call('HGET', KEYS[1], 'host_match')
+if bound and bound ~= '' then return 0 end
+redis.call('HSET', KEYS[1], 'host_match', ARGV[2])
+return 1
+"""
+
 _REGISTER = """
 local existing = redis.call('HGET', KEYS[1], 'name')
 if existing then
@@ -103,6 +117,15 @@ class BotRecord:
     host_version: str = ""
     """Only from :meth:`BotStore.verify_token` given the bot host's token: the version of the submission that
     process runs (:func:`arena.submissions.hosted_version`), which the gateway records instead of the Hello's."""
+    fresh_sandbox: bool = False
+    """Only from :meth:`BotStore.verify_token` given a host token issued with ``fresh_sandbox``: that process is a
+    sandbox of its own for one match (a competition asked for bots without memory); the gateway seats it in one
+    match only and spends the token at that match's end (:meth:`BotStore.spend_host_token`)."""
+    host_token_id: str = ""
+    """Only with a host token: what names it (its digest), to spend exactly that token and no newer one."""
+    sandbox_match: str = ""
+    """Only with a fresh sandbox's token: the match it was seated in ("" before its first;
+    :meth:`BotStore.bind_host_token`): a session it opens again may only play that one."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +169,8 @@ class BotStore:
         self._update = client.register_script(_UPDATE_IF_EXISTS)
         self._rotate = client.register_script(_ROTATE)
         self._note_version = client.register_script(_NOTE_VERSION)
+        self._spend_host_token = client.register_script(_SPEND_HOST_TOKEN)
+        self._bind_host_token = client.register_script(_BIND_HOST_TOKEN)
 
     def register(self, name: str, owner: str = "", version: str = "1") -> tuple[BotRecord, str]:
         """Register a new bot; return its record and its token (shown once, never stored).
@@ -209,11 +234,12 @@ class BotStore:
             raise UnknownBot(name)
         return self.get(name)
 
-    def issue_host_token(self, name: str, version: str = "") -> str:
+    def issue_host_token(self, name: str, version: str = "", fresh_sandbox: bool = False) -> str:
         """A second token of the bot, for the process the bot host runs for it (:mod:`arena.hosting`): it works
         like the bot's own (and stops with it when the bot is revoked or deleted) but leaves the author's token
         alone; each call replaces the previous host token. ``version``: what that process runs (a session opened
-        with this token has that version, whatever its Hello says). Raises :class:`UnknownBot`,
+        with this token has that version, whatever its Hello says). ``fresh_sandbox``: the process plays one match
+        and its token is then spent (:attr:`BotRecord.fresh_sandbox`). Raises :class:`UnknownBot`,
         :class:`DeletedBot`."""
         _check_text(version, "version", MAX_VERSION)
         record = self.get(name)
@@ -222,10 +248,30 @@ class BotStore:
         token, salt = self._new_token(record.name)
         ok = self._update(keys=[self._k.bot(name)], args=["host_salt", salt.hex(),
                                                           "host_token_hash", hash_token(token, salt),
-                                                          "host_version", version])
+                                                          "host_version", version,
+                                                          "host_fresh_sandbox", "1" if fresh_sandbox else "0",
+                                                          "host_match", ""])
         if not ok:
             raise UnknownBot(name)
         return token
+
+    def spend_host_token(self, name: str, token_id: str) -> bool:
+        """The host token ``token_id`` (:attr:`BotRecord.host_token_id`) works no more: its process played its one
+        match. A newer host token (the next sandbox's) is left alone. Whether it was the current one."""
+        return bool(self._spend_host_token(keys=[self._k.bot(name)], args=[token_id]))
+
+    def bind_host_token(self, name: str, token_id: str, match_id: str) -> bool:
+        """The fresh sandbox of host token ``token_id`` was seated in ``match_id``: remembered, so a session it
+        opens again is bound to that match (:attr:`BotRecord.sandbox_match`). Whether it was bound now."""
+        return bool(self._bind_host_token(keys=[self._k.bot(name)], args=[token_id, match_id]))
+
+    def token_works(self, token: str) -> bool:
+        """Whether ``token`` opens a session now (the bot host asks it of a fresh sandbox's token)."""
+        try:
+            self.verify_token(token)
+        except InvalidToken:
+            return False
+        return True
 
     def set_version(self, name: str, version: str) -> BotRecord:
         """Record a new version of the bot's code; raises :class:`UnknownBot`."""
@@ -298,12 +344,17 @@ class BotStore:
         salt = bytes.fromhex(fields.get("salt", "")) or b"\0" * 16
         actual = hash_token(token, salt)  # computed for an unknown bot too: the same work either way
         host_salt = bytes.fromhex(fields.get("host_salt", "")) or b"\0" * 16
-        host = hmac.compare_digest(fields.get("host_token_hash", "-"), hash_token(token, host_salt))
+        host_digest = hash_token(token, host_salt)
+        host = hmac.compare_digest(fields.get("host_token_hash", "-"), host_digest)
         author = hmac.compare_digest(expected, actual)
         if not expected or not (author or host) or "deleted_at" in fields:
             raise InvalidToken(INVALID_TOKEN)
         record = _record(fields)
-        return record if author else replace(record, host_version=fields.get("host_version", ""))
+        if author:
+            return record
+        return replace(record, host_version=fields.get("host_version", ""), host_token_id=host_digest,
+                       fresh_sandbox=fields.get("host_fresh_sandbox") == "1",
+                       sandbox_match=fields.get("host_match", ""))
 
     def _fields(self, name: str) -> dict[str, str] | None:
         raw = self._r.hgetall(self._k.bot(name))

@@ -41,6 +41,8 @@ class Session:
     gateway: str
     capacity: int
     started_at: float
+    fresh_sandbox: bool = False
+    """A process of the bot host that plays one match in a sandbox of its own (a bot without memory)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class SessionStore:
         capacity: int = 1,
         ttl: float = DEFAULT_TTL,
         session_id: str | None = None,
+        fresh_sandbox: bool = False,
     ) -> Session:
         """Record a new session of a registered bot on ``gateway``; raises :class:`UnknownBot`."""
         check_id(gateway, "gateway id")
@@ -82,10 +85,9 @@ class SessionStore:
             raise UnknownBot(bot)
         sid = check_id(session_id or uuid.uuid4().hex, "session id")
         name = text(self._r.hget(self._k.bot(bot), "name")) or bot
-        session = Session(sid, name, gateway, capacity, time.time())
-        payload = dumps(
-            {"bot": session.bot, "gateway": gateway, "capacity": capacity, "started_at": session.started_at}
-        )
+        session = Session(sid, name, gateway, capacity, time.time(), fresh_sandbox)
+        payload = dumps({"bot": session.bot, "gateway": gateway, "capacity": capacity,
+                         "started_at": session.started_at, "fresh_sandbox": fresh_sandbox})
         pipe = self._r.pipeline(transaction=True)
         pipe.set(self._k.session(sid), payload, px=_ms(ttl))
         pipe.sadd(self._k.bot_sessions(bot), sid)
@@ -193,4 +195,5 @@ def parse_session(session_id: str, raw: bytes) -> Session:
         gateway=str(data["gateway"]),
         capacity=int(data["capacity"]),
         started_at=float(data["started_at"]),
+        fresh_sandbox=bool(data.get("fresh_sandbox", False)),
     )

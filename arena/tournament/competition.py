@@ -62,6 +62,9 @@ class CompetitionSpec:
     """Blocks one bot plays at once at most."""
     fairness_floor: float = 0.5
     seed: int = 0
+    bots_without_memory: bool = False
+    """Only bots of the bot host play, each match in a fresh sandbox of its own (:attr:`Connected.fresh_sandbox`):
+    nothing a bot learnt in one match reaches another, so the rotated duplicate deals are safe."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.competition_id, str) or not _ID_RE.match(self.competition_id):
@@ -107,7 +110,8 @@ class CompetitionSpec:
         return {"competition_id": self.competition_id, "variant": self.variant, "options": dict(self.options),
                 "seats": self.seats, "entrants": list(self.entrants), "deadline_ms": self.decision_deadline_ms,
                 "matches_per_minute": self.matches_per_minute, "max_blocks": self.max_blocks,
-                "blocks_per_bot": self.blocks_per_bot, "fairness_floor": self.fairness_floor, "seed": self.seed}
+                "blocks_per_bot": self.blocks_per_bot, "fairness_floor": self.fairness_floor, "seed": self.seed,
+                "bots_without_memory": self.bots_without_memory}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CompetitionSpec:
@@ -155,6 +159,8 @@ class Connected:
     version: str
     busy_blocks: int = 0
     capacity: int = 1_000_000
+    fresh_sandbox: bool = False
+    """Its session is a bot host's fresh sandbox: one match, then a new process (a bot without memory)."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +183,7 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
     started: list[Entry] = []
     entrants: list[Entrant] = []
     for bot in sorted(connected, key=lambda c: c.bot):
-        if not spec.admits(bot.bot):
+        if not spec.admits(bot.bot) or (spec.bots_without_memory and not bot.fresh_sandbox):
             continue
         entry = current.get(bot.bot)
         if entry is not None and entry.version != bot.version:

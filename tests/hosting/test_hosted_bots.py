@@ -285,6 +285,59 @@ def test_the_api_refuses_bad_archives_and_other_bots(arena: Arena, tmp_path: Pat
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no such folder" in missing.stderr
 
 
+REMEMBERING = '''
+import os, uuid
+from bots.kit import play
+sandbox = uuid.uuid4().hex[:12]
+decisions = 0
+def decide(observation, legal):
+    global decisions
+    decisions += 1
+    if decisions == 1:
+        print(f"first decision in sandbox {sandbox}", flush=True)
+    return 0
+play(decide, target=os.environ["UNO_ARENA_TARGET"])
+'''
+
+
+def test_a_competition_of_bots_without_memory_plays_each_match_in_a_fresh_sandbox(arena: Arena,
+                                                                                  tmp_path: Path) -> None:
+    """A competition that asks for bots without memory makes the host run its hosted entrant one match per
+    sandbox: each match meets a new process (what it remembered is gone), its token is spent at the match's end,
+    and the next match waits for the next sandbox instead of forfeiting."""
+    from arena.service.competitions import create_competition
+    from arena.tournament.competition import CompetitionSpec
+
+    arena.store.bots.register("amnesiac")
+    _admit_directly(arena.store, "amnesiac", _package(tmp_path / "amnesiac", REMEMBERING))
+    create_competition(arena.store, CompetitionSpec("no-memory", entrants=("amnesiac", "random"),
+                                                    bots_without_memory=True))
+    wait_until(lambda: "in a fresh sandbox" in _output(arena, "amnesiac"), timeout=30,
+               what="the host running the entrant in a fresh sandbox")
+    sandboxes = []
+    for seed in (3, 4):
+        match = arena.cli("match", "--relay", "--seats", "amnesiac,random", "--seed", str(seed), "--target-score",
+                          "30", "--json", timeout=120)
+        assert match.returncode == 0, match.stderr
+        record = json.loads(match.stdout.splitlines()[-1])
+        assert record["end_reason"] != "aborted" and record["timeouts"][0] == 0 and not record["forfeits"]
+        wait_until(lambda: len(_firsts(arena)) > len(sandboxes), timeout=20, what="the match's sandbox's output",
+                   details=lambda: _output(arena, "amnesiac")[-1500:])
+        assert len(_firsts(arena)) == len(sandboxes) + 1  # one new process per match
+        sandboxes.append(_firsts(arena)[-1])
+    assert len(set(sandboxes)) == 2
+    wait_until(lambda: _output(arena, "amnesiac").count("it played its one match") >= 2, timeout=30,
+               what="the second sandbox ended after its match")
+    hosted = arena.store.submissions.hosted("amnesiac")
+    assert hosted is not None and hosted.restarts == 0  # a played match is no crash: no backoff
+    sessions = arena.store.sessions.for_bot("amnesiac")
+    assert all(session.fresh_sandbox and session.capacity == 1 for session in sessions)
+
+
+def _firsts(arena: Arena) -> list[str]:
+    return [line for line in _output(arena, "amnesiac").splitlines() if line.startswith("first decision")]
+
+
 class _Empty:
     detail = ""
     restarts = 0

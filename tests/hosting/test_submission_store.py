@@ -56,6 +56,24 @@ def test_the_host_token_works_beside_the_authors_and_ends_with_the_bot(store: St
         store.bots.verify_token(second)
 
 
+def test_a_fresh_sandbox_token_is_bound_to_one_match_and_spent_at_its_end(store: Store) -> None:
+    """The gateway binds a fresh sandbox's token to the match it is seated in and spends it at that match's end;
+    spending names the token, so the next sandbox's (issued meanwhile) keeps working."""
+    store.bots.register("alpha")
+    token = store.bots.issue_host_token("alpha", fresh_sandbox=True)
+    record = store.bots.verify_token(token)
+    assert record.fresh_sandbox and record.sandbox_match == "" and record.host_token_id
+    assert store.bots.bind_host_token("alpha", record.host_token_id, "m1")
+    assert not store.bots.bind_host_token("alpha", record.host_token_id, "m2")  # bound once
+    assert store.bots.verify_token(token).sandbox_match == "m1"
+    assert store.bots.spend_host_token("alpha", record.host_token_id)
+    assert not store.bots.token_works(token)
+    newer = store.bots.issue_host_token("alpha", fresh_sandbox=True)
+    assert not store.bots.spend_host_token("alpha", record.host_token_id)  # the old one's end, late
+    assert store.bots.token_works(newer) and store.bots.verify_token(newer).sandbox_match == ""
+    assert not store.bots.verify_token(store.bots.issue_host_token("alpha")).fresh_sandbox
+
+
 def test_a_session_of_the_host_token_has_the_version_of_the_submission_it_runs(store: Store) -> None:
     """So a new submission is a new version wherever versions count (a competition's ladder, BOT@VERSION in a
     gauntlet): the gateway records the host token's version instead of the Hello's."""

@@ -152,6 +152,12 @@ def test_the_competition_commands(store: Store, organizer: Any, capsys: Any, mon
         assert code == 0 and out.strip().endswith(state)
     code, _, err = cli(capsys, "competition", "standings", "nope")
     assert code == 1 and "NOT_FOUND" in err and "'nope'" in err
+    code, out, _ = cli(capsys, "competition", "create", "amnesia", "--bots-without-memory")
+    assert code == 0 and "hosted bots only, each match in a fresh sandbox" in out
+    assert store.competitions.get("amnesia").spec["bots_without_memory"] is True
+    code, out, _ = cli(capsys, "competition", "list")
+    lines = {line.split()[0]: line for line in out.splitlines()}
+    assert "(bots without memory)" in lines["amnesia"] and "(bots without memory)" not in lines["weekly"]
 
 
 class _Recorder:
@@ -207,3 +213,22 @@ def test_a_bot_plays_no_more_blocks_at_once_than_its_hello_offered() -> None:
     seated = [bot for table in planned.tables for bot in table.bots]
     assert seated.count("solo") == 1  # its Hello offered one match at once
     assert all(seated.count(f"wide{i}") <= 3 for i in range(4))  # blocks_per_bot caps the others
+
+
+def test_a_competition_without_memory_seats_only_bots_in_fresh_sandboxes(store: Store) -> None:
+    """Its ladder seats a bot only while its session is a bot host's fresh sandbox (one match, then a new
+    process); the bot host asks the store which of its bots such a competition admits."""
+    from arena.service.competitions import bots_without_memory, create_competition
+
+    spec = CompetitionSpec("amnesia", entrants=("fresh", "own", "third"), matches_per_minute=1000, seed=3,
+                           bots_without_memory=True)
+    assert CompetitionSpec.from_dict(spec.to_dict()).bots_without_memory
+    bots = [Connected("fresh", "1", fresh_sandbox=True), Connected("own", "1"),
+            Connected("third", "1", fresh_sandbox=True)]
+    planned = plan_round(spec, RatingPool(key=spec.pool), {}, bots, 0, new_rate_limit(spec), now=0.0, round_number=1)
+    seated = {bot for table in planned.tables for bot in table.bots}
+    assert seated == {"fresh", "third"}  # "own" runs its own process: it could remember
+    for name in ("fresh", "own", "third", "elsewhere"):
+        store.bots.register(name)
+    create_competition(store, spec)
+    assert bots_without_memory(store, ["Fresh", "own", "elsewhere"]) == {"Fresh", "own"}

@@ -83,7 +83,7 @@ SUBMISSION_STATE_ADMITTED: SubmissionState
 SUBMISSION_STATE_REJECTED: SubmissionState
 
 class Competition(_message.Message):
-    __slots__ = ("competition_id", "state", "rules", "seats_per_table", "entrants", "blocks", "created_at", "matches_per_minute", "rating_pool")
+    __slots__ = ("competition_id", "state", "rules", "seats_per_table", "entrants", "blocks", "created_at", "matches_per_minute", "rating_pool", "bots_without_memory")
     COMPETITION_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -93,6 +93,7 @@ class Competition(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     MATCHES_PER_MINUTE_FIELD_NUMBER: _ClassVar[int]
     RATING_POOL_FIELD_NUMBER: _ClassVar[int]
+    BOTS_WITHOUT_MEMORY_FIELD_NUMBER: _ClassVar[int]
     competition_id: str
     state: CompetitionState
     rules: _game_pb2.Rules
@@ -102,7 +103,8 @@ class Competition(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     matches_per_minute: float
     rating_pool: str
-    def __init__(self, competition_id: _Optional[str] = ..., state: _Optional[_Union[CompetitionState, str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., entrants: _Optional[_Iterable[str]] = ..., blocks: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., matches_per_minute: _Optional[float] = ..., rating_pool: _Optional[str] = ...) -> None: ...
+    bots_without_memory: bool
+    def __init__(self, competition_id: _Optional[str] = ..., state: _Optional[_Union[CompetitionState, str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., entrants: _Optional[_Iterable[str]] = ..., blocks: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., matches_per_minute: _Optional[float] = ..., rating_pool: _Optional[str] = ..., bots_without_memory: _Optional[bool] = ...) -> None: ...
 
 class ListCompetitionsRequest(_message.Message):
     __slots__ = ()
@@ -819,7 +821,7 @@ class GetLeaderboardResponse(_message.Message):
     def __init__(self, pool: _Optional[_Union[RatingPool, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ...) -> None: ...
 
 class CreateCompetitionRequest(_message.Message):
-    __slots__ = ("competition_id", "rules", "seats_per_table", "entrants", "matches_per_minute", "max_blocks", "decision_deadline_ms", "blocks_per_bot", "seed")
+    __slots__ = ("competition_id", "rules", "seats_per_table", "entrants", "matches_per_minute", "max_blocks", "decision_deadline_ms", "blocks_per_bot", "seed", "bots_without_memory")
     COMPETITION_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEATS_PER_TABLE_FIELD_NUMBER: _ClassVar[int]
@@ -829,6 +831,7 @@ class CreateCompetitionRequest(_message.Message):
     DECISION_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     BLOCKS_PER_BOT_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    BOTS_WITHOUT_MEMORY_FIELD_NUMBER: _ClassVar[int]
     competition_id: str
     rules: _game_pb2.Rules
     seats_per_table: int
@@ -838,7 +841,8 @@ class CreateCompetitionRequest(_message.Message):
     decision_deadline_ms: int
     blocks_per_bot: int
     seed: int
-    def __init__(self, competition_id: _Optional[str] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., entrants: _Optional[_Iterable[str]] = ..., matches_per_minute: _Optional[float] = ..., max_blocks: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., blocks_per_bot: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
+    bots_without_memory: bool
+    def __init__(self, competition_id: _Optional[str] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., entrants: _Optional[_Iterable[str]] = ..., matches_per_minute: _Optional[float] = ..., max_blocks: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., blocks_per_bot: _Optional[int] = ..., seed: _Optional[int] = ..., bots_without_memory: _Optional[bool] = ...) -> None: ...
 
 class CreateCompetitionResponse(_message.Message):
     __slots__ = ("competition",)

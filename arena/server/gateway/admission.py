@@ -19,6 +19,10 @@ take a slot a rated match (tournament, ladder, gauntlet) needs:
   casual match (:meth:`Admissions.evict`): the bot is told that match ended (MatchEnded, ``ABORTED``: not scored,
   no strike, no incident), a decision of it pending ends ``evicted`` (the person's game ends with
   :data:`arena.runner.EVICTED_TEXT`), and whatever comes for it later (events, decisions, its end) is dropped.
+
+A *fresh sandbox* (a bot host's process for a bot without memory, :class:`FreshSandbox`) is seated in one match
+only, never in a casual one; its first seating binds its token to that match (:attr:`Admissions.sandbox_seated`)
+and that match's end spends its token (:attr:`Admissions.sandbox_done`): the host then replaces the process.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import contextlib
 import itertools
 import logging
 import time
+from collections.abc import Callable
 
 from arena.players import EndReason
 from arena.protocol import bot_pb2
@@ -35,7 +40,7 @@ from arena.protocol.convert import end_reason_to_proto
 from arena.runner import EVICTED_TEXT
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.links import BotLink
-from arena.server.gateway.records import Drained, Evicted, MatchSlot, Superseded, WaitingStart
+from arena.server.gateway.records import Drained, Evicted, FreshSandbox, MatchSlot, Superseded, WaitingStart
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import envelope
 
@@ -62,6 +67,10 @@ class Admissions:
         self.registry = registry
         self.config = config
         self._order = itertools.count(1)
+        self.sandbox_seated: Callable[[str, FreshSandbox], None] = lambda bot, sandbox: None
+        """Called with the bot and its fresh sandbox when the sandbox is seated in its one match."""
+        self.sandbox_done: Callable[[str, FreshSandbox], None] = lambda bot, sandbox: None
+        """Called when a fresh sandbox's one match ended (its token is to be spent)."""
 
     def _idle_limit(self, started: bot_pb2.MatchStarted) -> float:
         return max(self.config.slot_idle_s, 20 * started.decision_time_limit_ms / 1000.0)
@@ -104,6 +113,10 @@ class Admissions:
                         and not pending.future.done()):
                     pending.future.set_exception(Superseded())
         data = envelope(match_started=started)
+        sandbox = link.session.fresh_sandbox if link.session is not None else None
+        if sandbox is not None and not sandbox.match_id:
+            sandbox.match_id = match_id
+            self.sandbox_seated(link.name, sandbox)
         link.matches[(match_id, seat)] = MatchSlot(data, attempt=attempt, idle_limit_s=idle_limit_s, casual=casual,
                                                    order=next(self._order))
         if link.session is not None:
@@ -118,6 +131,9 @@ class Admissions:
         return link.capacity or self.config.max_concurrent_matches
 
     def _has_room(self, link: BotLink, match_id: str) -> bool:
+        sandbox = link.session.fresh_sandbox if link.session is not None else None
+        if sandbox is not None and sandbox.match_id not in ("", match_id):
+            return False  # its one match is played: the next one waits for the next sandbox
         open_matches = link.open_matches()
         return match_id in open_matches or len(open_matches) < self._capacity(link)
 
@@ -148,6 +164,8 @@ class Admissions:
     def _admit_casual(self, link: BotLink, match_id: str, seat: int, started: bot_pb2.MatchStarted,
                       idle_limit_s: float) -> bool:
         """Seat the bot in a casual match now, or never (see the module's docstring)."""
+        if link.session is not None and link.session.fresh_sandbox is not None:
+            return False
         open_matches = link.open_matches()
         if match_id not in open_matches:
             capacity = self._capacity(link)
@@ -246,6 +264,9 @@ class Admissions:
         slot = link.matches.pop((match_id, seat), None)
         if link.session is not None and ended is not None:
             link.session.send(envelope(match_ended=ended))
+        sandbox = link.session.fresh_sandbox if link.session is not None else None
+        if sandbox is not None and sandbox.match_id == match_id and match_id not in link.open_matches():
+            self.sandbox_done(link.name, sandbox)
         if link.waiting:
             self.admit_waiting(link)
         return slot.late_refusals if slot is not None else 0

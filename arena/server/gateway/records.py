@@ -73,3 +73,14 @@ class WaitingStart:
     started: bot_pb2.MatchStarted
     idle_limit_s: float
     future: asyncio.Future[None]
+
+
+@dataclass(eq=False)
+class FreshSandbox:
+    """A session of a fresh sandbox (a bot host's process for a bot without memory): it is seated in one match
+    only, and its token is spent at that match's end, so nothing it learnt reaches another match."""
+
+    token_id: str
+    """Its host token's id (:attr:`arena.store.BotRecord.host_token_id`)."""
+    match_id: str = ""
+    """The one match it plays ("" before it is seated)."""

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,18 +34,23 @@ from arena.server.gateway.drain import Drain
 from arena.server.gateway.inbound import Inbound
 from arena.server.gateway.limits import StreamLimiter
 from arena.server.gateway.links import BotLink
-from arena.server.gateway.records import PendingDecision
+from arena.server.gateway.records import FreshSandbox, PendingDecision
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, envelope, error_bytes
 from arena.server.gateway.transport import peer_address
 from arena.service.incidents import MAX_PER_MATCH, CodeError, code_error, log_incidents
 from arena.store import BotRecord, Incident, Store
 
+log = logging.getLogger(__name__)
+
 CODE_ERROR_MATCHES = 10_000
 """Matches per bot whose logged code errors are counted (:attr:`CodeErrors.logged`)."""
 END_WRITE_S = 1.0
 """How long the in-band Error that ends a call may take to be written."""
 DRAINING_REFUSAL = "the gateway is draining: reconnect (another gateway takes over)"
+SANDBOX_SPENT = ("this sandbox's one match is over: the bot host starts a fresh one for the next (the competition "
+                 "asks for bots without memory)")
+"""Why a fresh sandbox whose match ended while it was away cannot open a session again."""
 """Why a stream that starts (or finishes its Hello) on a draining gateway ends at once."""
 
 
@@ -82,6 +89,9 @@ class Gateway:
         self.stream_limiter = StreamLimiter(self.config.new_streams_per_token, self.config.new_streams_window_s)
         self.registry = SessionRegistry(store, self.config, self.gateway_id)
         self.admissions = Admissions(self.registry, self.config)
+        self.admissions.sandbox_seated = self._bind_sandbox
+        self.admissions.sandbox_done = self._spend_sandbox
+        self._store_writes: set[asyncio.Task[None]] = set()
         self.decisions = Decisions(self.registry, self.admissions)
         self.decisions.on_code_error = self._code_error
         self._code_errors: dict[str, CodeErrors] = {}
@@ -139,6 +149,11 @@ class Gateway:
             return
         cfg = self.config
         capacity = min(max(int(hello.max_concurrent_matches), 1), cfg.max_concurrent_matches)
+        sandbox = FreshSandbox(bot.host_token_id, bot.sandbox_match) if bot.fresh_sandbox else None
+        if sandbox is not None:  # one match, never a person's game
+            capacity, human_games = 1, False
+        else:
+            human_games = hello.accepts_human_games
         # A process of the bot host has the version of the submission it runs (its token says which), so a new
         # submission is a new version on the ladders whatever its code's Hello says.
         version = bot.host_version or "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
@@ -150,13 +165,18 @@ class Gateway:
             return
         try:
             ended = await asyncio.to_thread(self.registry.record_open, bot.name, session_id, capacity, version,
-                                            hello.accepts_human_games)
+                                            human_games, sandbox is not None)
         except Exception as error:
             await end_call(context, grpc.StatusCode.UNAVAILABLE, f"cannot open the session now: {error}")
             return
         link = self.link(bot.name)
         for end in ended:  # matches that ended while it was away: their slots are freed, never seated again
             self.admissions.end_match(bot.name, end.match_id, end.seat, None, end.attempt)
+        if sandbox is not None and sandbox.match_id and any(end.match_id == sandbox.match_id for end in ended):
+            self._spend_sandbox(bot.name, sandbox)
+            await self.registry.delete_record(session_id)
+            await end_call(context, grpc.StatusCode.FAILED_PRECONDITION, SANDBOX_SPENT)
+            return
         if self.draining:  # the drain began while the record was written: it never saw this session, so its
             await self.registry.delete_record(session_id)  # record goes now (else it outlives the gateway)
             await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
@@ -165,6 +185,7 @@ class Gateway:
         session = BotSession(link.name, context, session_id, capacity, version, cfg, self.metrics,
                              batches=hello.accepts_batches)
         session.transport_rtt_s = kernel_rtt_s
+        session.fresh_sandbox = sandbox
         self.sessions[session_id] = session
         self.metrics.bot_connected()
         reader = None
@@ -175,6 +196,9 @@ class Gateway:
                 max_concurrent_matches=capacity, batches=session.batches)))
             reader = asyncio.create_task(self.inbound.read(session, link, context))
             link.attach(session)
+            if sandbox is not None and not sandbox.match_id and link.open_matches():
+                sandbox.match_id = min(link.open_matches())  # a match its crashed predecessor left: it finishes it
+                self._bind_sandbox(link.name, sandbox)
             self.admissions.admit_waiting(link)
             await session.write_until_done()
         finally:
@@ -241,6 +265,37 @@ class Gateway:
         with contextlib.suppress(RuntimeError):  # a loop whose executor is shut down already: nothing to log on
             asyncio.get_running_loop().run_in_executor(None, log_incidents, self.store, link.name,
                                                        [error.incident()], self.metrics)
+
+    def _bind_sandbox(self, bot: str, sandbox: FreshSandbox) -> None:
+        """Remember in the store the one match a fresh sandbox is seated in (a session it opens again is bound
+        to it)."""
+        self._write_later(f"binding bot {bot}'s fresh sandbox to match {sandbox.match_id}",
+                          self.store.bots.bind_host_token, bot, sandbox.token_id, sandbox.match_id)
+
+    def _spend_sandbox(self, bot: str, sandbox: FreshSandbox) -> None:
+        """A fresh sandbox's one match ended: its token works no more (the bot host then starts a fresh one)."""
+        self._write_later(f"spending the token of bot {bot}'s fresh sandbox", self.store.bots.spend_host_token,
+                          bot, sandbox.token_id)
+
+    def _write_later(self, what: str, write: Callable[..., object], *args: object) -> None:
+        """A store write off the event loop, tried three times; a failure is logged once, never raised."""
+
+        async def attempt() -> None:
+            last: Exception | None = None
+            for pause in (0.0, 0.5, 2.0):
+                await asyncio.sleep(pause)
+                try:
+                    await asyncio.to_thread(write, *args)
+                    return
+                except RuntimeError:  # the loop's executor is shut down: the gateway is stopping
+                    return
+                except Exception as error:
+                    last = error
+            log.warning("%s failed: %s", what, last)
+
+        task = asyncio.get_running_loop().create_task(attempt())
+        self._store_writes.add(task)
+        task.add_done_callback(self._store_writes.discard)
 
     def _log_disconnect(self, link: BotLink, session: BotSession) -> None:
         """A ``disconnect`` incident in the bot's incident log (written off the event loop, never raising): why

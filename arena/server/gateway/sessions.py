@@ -147,12 +147,12 @@ class SessionRegistry:
             return {}
 
     # -- in Redis ---------------------------------------------------------------------------------
-    def record_open(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool
-                    ) -> list[PendingEnd]:
+    def record_open(self, bot: str, session_id: str, capacity: int, version: str, human_games: bool,
+                    fresh_sandbox: bool = False) -> list[PendingEnd]:
         """Write the new session to Redis, and the version and human-games choice its Hello gave (in a thread);
         the ends of the bot's matches that ended while it was away (taken: the caller frees their slots)."""
         self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=self.config.session_ttl_s,
-                                 session_id=session_id)
+                                 session_id=session_id, fresh_sandbox=fresh_sandbox)
         ended = self.store.sessions.take_ended(bot)
         try:
             record = self.store.bots.get(bot)
@@ -172,21 +172,23 @@ class SessionRegistry:
 
     async def refresh(self) -> None:
         """Refresh the TTL of the sessions open here in Redis (off the event loop; never raising)."""
-        live = [(s.session_id, s.bot, s.capacity) for s in self.sessions.values() if s.open]
+        live = [(s.session_id, s.bot, s.capacity, s.fresh_sandbox is not None) for s in self.sessions.values()
+                if s.open]
         if live:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self._refresh, live)
 
-    def _refresh(self, live: Sequence[tuple[str, str, int]]) -> None:
+    def _refresh(self, live: Sequence[tuple[str, str, int, bool]]) -> None:
         """Refresh the TTL of the sessions open here; re-create one Redis lost (a restart). Runs in a thread
         while sessions may close: one that closed is never re-created (it would outlive its stream in Redis
         for a whole TTL), and one that closed while it was being re-created is closed again."""
         ttl = self.config.session_ttl_s
         closed = self._closed_sessions
         live = [entry for entry in live if entry[0] not in closed]
-        refreshed = self.store.sessions.heartbeat_many([session_id for session_id, _bot, _cap in live], ttl)
-        for (session_id, bot, capacity), alive in zip(live, refreshed, strict=True):
+        refreshed = self.store.sessions.heartbeat_many([entry[0] for entry in live], ttl)
+        for (session_id, bot, capacity, fresh), alive in zip(live, refreshed, strict=True):
             if not alive and session_id not in closed:
-                self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=ttl, session_id=session_id)
+                self.store.sessions.open(bot, self.gateway_id, capacity=capacity, ttl=ttl, session_id=session_id,
+                                         fresh_sandbox=fresh)
                 if session_id in closed:
                     self.store.sessions.close(session_id)

@@ -19,7 +19,7 @@ from arena.protocol.convert import error_message
 from arena.protocol.encoding import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_bytes
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.limits import FloodWindow, TokenBucket
-from arena.server.gateway.records import PendingDecision
+from arena.server.gateway.records import FreshSandbox, PendingDecision
 from arena.server.gateway.transport import Peer, lag_s, peer_address
 
 PINGS_REMEMBERED = 8
@@ -55,6 +55,8 @@ class BotSession:
         self.session_id = session_id
         self.capacity = capacity
         self.version = version
+        self.fresh_sandbox: FreshSandbox | None = None
+        """Set for a fresh sandbox's session: one match only (:class:`FreshSandbox`)."""
         self.queue: asyncio.Queue[tuple[bytes, PendingDecision | None]] = asyncio.Queue()
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.handler = asyncio.current_task()
