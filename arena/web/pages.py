@@ -68,6 +68,31 @@ TOKEN_REFUSED = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERM
 """The API's answers to a token that is not the bot's."""
 
 
+TOKEN_FORM_BYTES = 4096
+"""The largest body of the incident details' form read (a token and its field name fit many times over)."""
+
+
+async def read_capped(request: Request, limit: int, too_large: Callable[[int | None], HTTPException]) -> bytes:
+    """The request's body, at most ``limit`` bytes: ``too_large(size)`` (a 413) raised at once from a larger
+    ``Content-Length``, else ``too_large(None)`` as soon as more than ``limit`` bytes came (the rest is never
+    read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.strip().isdigit() and int(declared) > limit:
+        raise too_large(int(declared))
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large(None)
+    return bytes(body)
+
+
+def _token_form_too_large(size: int | None) -> HTTPException:
+    told = f" ({size} bytes)" if size is not None else ""
+    return HTTPException(status_code=413, detail=f"the form is too large{told}: it holds a bot's token, at most "
+                         f"{TOKEN_FORM_BYTES} bytes; send the bot page's form")
+
+
 def admit_author_form(request: Request) -> None:
     """Before the body of a bot's form (its token inside) is read: 429 with a ``Retry-After`` when the request's
     client had too many tokens refused lately or posts these forms too often
@@ -434,7 +459,8 @@ def bot_page(request: Request, name: str) -> HTMLResponse:
 async def bot_incidents(request: Request, name: str) -> HTMLResponse:
     """The incident details, for the bot's author: the form posts the bot's token (never put in a URL)."""
     admit_author_form(request)
-    form = parse_qs((await request.body()).decode("utf-8", "replace"))  # application/x-www-form-urlencoded
+    body = await read_capped(request, TOKEN_FORM_BYTES, _token_form_too_large)
+    form = parse_qs(body.decode("utf-8", "replace"))  # application/x-www-form-urlencoded
     token = (form.get("token") or [""])[0].strip()
     if not token:
         raise bad_request("give the bot's token to see its incident details")

@@ -2,7 +2,7 @@
 API body is refused, and the token bucket and the client ledger on a clock of the test's own (the limits of a bot's
 forms among them, and the cap on the clients tracked); the app's /metrics answered only to a private network (the
 test client's address set per request); and the upload form's limit through a real server (uvicorn), a flood of
-large bodies refused before a byte of them is read."""
+large bodies refused before a byte of them is read, and the incident details' form capped at a few KiB."""
 
 from __future__ import annotations
 
@@ -180,6 +180,9 @@ def test_the_upload_form_past_its_limit_is_told_429_before_its_body_is_read() ->
             # Another client (uvicorn takes the address a proxy on loopback names): its own bucket.
             other = post(url, **{"X-Forwarded-For": "203.0.113.7"})
             assert other.status_code == 400 and "token to submit code" in other.text
+            oversized = httpx.post(f"{url}/bots/b/incidents", data={"token": "x" * 5000},
+                                   headers={"X-Forwarded-For": "203.0.113.8"})  # the incidents form: 4 KiB at most
+            assert oversized.status_code == 413 and "the form is too large (5006 bytes)" in oversized.text
             where = urlsplit(url)
             with socket.create_connection((where.hostname, where.port), timeout=30) as raw:  # headers only
                 raw.sendall(f"POST /bots/b/submissions HTTP/1.1\r\nHost: {where.netloc}\r\nContent-Type: "
