@@ -133,10 +133,11 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
         if request.url.path.startswith(("/api/", "/events/")):
-            return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code, headers=error.headers)
         page: HTMLResponse = app.state.templates.TemplateResponse(
             request, "error.html", {"status": error.status_code, "code": "", "detail": error.detail,
-                                    "title": f"{error.status_code}"}, status_code=error.status_code)
+                                    "title": f"{error.status_code}"}, status_code=error.status_code,
+            headers=error.headers)
         return page
 
     @app.get("/metrics", include_in_schema=False)

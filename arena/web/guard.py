@@ -8,7 +8,11 @@
 * **Per-client limits** (a client is its IP address as the server sees it): a token bucket for game starts, one
   for opened live streams and one for exports, and caps on the games (and among them the games against connected
   bots) and streams one client has at once (:class:`ClientLimits`); past them, 429 with a ``Retry-After`` and a line
-  saying which limit and when to retry.
+  saying which limit and when to retry. The forms of a bot's author (its token in the body: a new version's
+  upload, the incident details) have two buckets of their own, spent by their routes before the body is read so
+  that an error page can say it (:func:`arena.web.pages.admit_author_form`): one for their posts, a stricter one
+  for the tokens the API refused (a login throttle). At most :attr:`ClientLimits.max_clients` clients are
+  tracked: past it, the one seen least recently is forgotten.
 * **Headers** on every answer: a Content-Security-Policy without inline script (:data:`CSP`), no framing
   (``X-Frame-Options: DENY`` and ``frame-ancestors 'none'``), ``X-Content-Type-Options: nosniff`` and a
   ``Referrer-Policy``.
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from urllib.parse import urlsplit
 
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -52,6 +57,8 @@ class Kind(Enum):
     GAME_START = "game start"
     STREAM = "live stream"
     EXPORT = "export"
+    AUTHOR_FORM = "bot form post"
+    REFUSED_TOKEN = "refused token"
     OTHER = "other"
 
 
@@ -93,7 +100,8 @@ def json_body_refused(method: str, path: str, headers: dict[str, str]) -> bool:
 
 
 class TokenBucket:
-    """``burst`` tokens, refilled at ``per_s``; :meth:`take` spends one or says how long until one is there."""
+    """``burst`` tokens, refilled at ``per_s``; :meth:`take` spends one or says how long until one is there,
+    :meth:`wait` only says it."""
 
     def __init__(self, burst: float, per_s: float, now: float) -> None:
         self.burst = burst
@@ -101,14 +109,20 @@ class TokenBucket:
         self.tokens = burst
         self.at = now
 
-    def take(self, now: float) -> float:
-        """0.0 when a token was spent, else the seconds until the next one."""
+    def wait(self, now: float) -> float:
+        """0.0 when a token is there, else the seconds until one is (nothing spent)."""
         self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
         self.at = now
         if self.tokens >= 1.0:
-            self.tokens -= 1.0
             return 0.0
         return (1.0 - self.tokens) / self.per_s if self.per_s > 0 else math.inf
+
+    def take(self, now: float) -> float:
+        """0.0 when a token was spent, else the seconds until the next one."""
+        wait = self.wait(now)
+        if not wait:
+            self.tokens -= 1.0
+        return wait
 
     def full(self, now: float) -> bool:
         return self.tokens + (now - self.at) * self.per_s >= self.burst
@@ -128,21 +142,31 @@ class Rate:
 
 @dataclass(frozen=True)
 class ClientLimits:
-    """What one client (IP address) may do: ``game_starts``, ``streams`` (opened) and ``exports`` as rates;
-    ``games``, ``remote_games`` (those of its games with a connected bot at the table: each holds one of that bot's
-    match slots) and ``streams_open`` at once. ``enabled=False`` (a benchmark's viewers, all on loopback) turns the
-    limits off; the CSRF checks and the headers stay."""
+    """What one client (IP address) may do: ``game_starts``, ``streams`` (opened), ``exports``, ``author_forms``
+    (posts of a bot's forms that carry its token) and ``refused_tokens`` (of those posts, the ones whose token the
+    API refused) as rates; ``games``, ``remote_games`` (those of its games with a connected bot at the table: each
+    holds one of that bot's match slots) and ``streams_open`` at once. ``max_clients`` bounds the clients whose
+    buckets are kept. ``enabled=False`` (a benchmark's viewers, all on loopback) turns the limits off; the CSRF
+    checks and the headers stay."""
 
     game_starts: Rate = field(default_factory=lambda: Rate(burst=4, per_minute=6))
     streams: Rate = field(default_factory=lambda: Rate(burst=20, per_minute=120))
     exports: Rate = field(default_factory=lambda: Rate(burst=10, per_minute=30))
+    author_forms: Rate = field(default_factory=lambda: Rate(burst=6, per_minute=6))
+    refused_tokens: Rate = field(default_factory=lambda: Rate(burst=3, per_minute=1))
     games: int = 3
     remote_games: int = 2
     streams_open: int = 12
+    max_clients: int = 50_000
     enabled: bool = True
 
+    def __post_init__(self) -> None:
+        if self.max_clients < 1:
+            raise ValueError(f"max_clients must be 1 or more, got {self.max_clients}")
+
     def rate(self, kind: Kind) -> Rate | None:
-        return {Kind.GAME_START: self.game_starts, Kind.STREAM: self.streams, Kind.EXPORT: self.exports}.get(kind)
+        return {Kind.GAME_START: self.game_starts, Kind.STREAM: self.streams, Kind.EXPORT: self.exports,
+                Kind.AUTHOR_FORM: self.author_forms, Kind.REFUSED_TOKEN: self.refused_tokens}.get(kind)
 
 
 NO_LIMITS = ClientLimits(enabled=False)
@@ -155,6 +179,11 @@ class TooMany(Exception):
         super().__init__(message)
         self.retry_after_s = retry_after_s
 
+    @property
+    def retry_after(self) -> str:
+        """The ``Retry-After`` header's value: whole seconds, at least 1."""
+        return str(max(1, math.ceil(self.retry_after_s)))
+
 
 @dataclass(frozen=True)
 class LiveGame:
@@ -165,15 +194,16 @@ class LiveGame:
 
 
 class ClientLedger:
-    """The buckets and open streams of every client (thread-safe; idle clients are forgotten), and the games each
-    runs (registered by the play pages: :meth:`games`)."""
+    """The buckets and open streams of every client (thread-safe; idle clients are forgotten, and past
+    :attr:`ClientLimits.max_clients` the one seen least recently), and the games each runs (registered by the play
+    pages: :meth:`games`)."""
 
     FORGET_AFTER_S = 600.0
 
     def __init__(self, limits: ClientLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
         self._clock = clock
-        self._buckets: dict[tuple[str, Kind], TokenBucket] = {}
+        self._buckets: dict[str, dict[Kind, TokenBucket]] = {}  # by client, the one seen least recently first
         self._streams: dict[str, int] = {}
         self._games: dict[str, list[LiveGame]] = {}
         self._lock = threading.Lock()
@@ -181,17 +211,45 @@ class ClientLedger:
 
     def spend(self, client: str, kind: Kind) -> None:
         """Spend one of ``client``'s ``kind`` tokens; :class:`TooMany` when none is left."""
+        self._use(client, kind, TokenBucket.take, refuse=True)
+
+    def check(self, client: str, kind: Kind) -> None:
+        """:class:`TooMany` when ``client`` has no ``kind`` token left; nothing is spent."""
+        self._use(client, kind, TokenBucket.wait, refuse=True)
+
+    def charge(self, client: str, kind: Kind) -> None:
+        """Spend one of ``client``'s ``kind`` tokens if one is left (what already happened is counted, never
+        refused: the next :meth:`check` tells)."""
+        self._use(client, kind, TokenBucket.take, refuse=False)
+
+    def tracked(self) -> int:
+        """How many clients have buckets kept."""
+        with self._lock:
+            return len(self._buckets)
+
+    def _use(self, client: str, kind: Kind, use: Callable[[TokenBucket, float], float], *, refuse: bool) -> None:
         rate = self.limits.rate(kind)
         if not self.limits.enabled or rate is None:
             return
         now = self._clock()
         with self._lock:
             self._sweep(now)
-            bucket = self._buckets.setdefault((client, kind), TokenBucket(rate.burst, rate.per_minute / 60.0, now))
-            wait = bucket.take(now)
-        if wait:
+            wait = use(self._bucket(client, kind, rate, now), now)
+        if wait and refuse:
             raise TooMany(f"too many {kind.value}s from {client}: at most {rate.burst} at once and "
                           f"{rate.per_minute:g} a minute; try again in {math.ceil(wait)} s", wait)
+
+    def _bucket(self, client: str, kind: Kind, rate: Rate, now: float) -> TokenBucket:
+        """``client``'s ``kind`` bucket, the client moved to the end of the line (seen most recently)."""
+        buckets = self._buckets.pop(client, None)
+        if buckets is None:
+            buckets = {}
+            while len(self._buckets) >= self.limits.max_clients:
+                del self._buckets[next(iter(self._buckets))]
+        self._buckets[client] = buckets
+        if kind not in buckets:
+            buckets[kind] = TokenBucket(rate.burst, rate.per_minute / 60.0, now)
+        return buckets[kind]
 
     def open_stream(self, client: str) -> None:
         """Count a stream ``client`` opens; :class:`TooMany` past :attr:`ClientLimits.streams_open`."""
@@ -246,10 +304,20 @@ class ClientLedger:
         if now - self._swept < self.FORGET_AFTER_S:
             return
         self._swept = now
-        for key in [key for key, bucket in self._buckets.items() if bucket.full(now)]:
-            del self._buckets[key]
+        for client in [c for c, buckets in self._buckets.items() if all(b.full(now) for b in buckets.values())]:
+            del self._buckets[client]
         for client in [c for c, games in self._games.items() if all(game.over() for game in games)]:
             del self._games[client]
+
+
+def client_ledger(request: Request) -> ClientLedger:
+    """The app's :class:`ClientLedger` (``app.state.ledger``, set by :func:`arena.web.app.create_app`), made with
+    the default limits on first use when the app set none."""
+    state = request.app.state
+    ledger: ClientLedger | None = getattr(state, "ledger", None)
+    if ledger is None:
+        ledger = state.ledger = ClientLedger(ClientLimits())
+    return ledger
 
 
 def client_of(scope: Scope) -> str:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from enum import Enum
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qs, quote, urlencode
 
+import grpc
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
@@ -26,10 +28,13 @@ from arena.protocol import arena_pb2
 from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
 from arena.tournament.status import TournamentStatus
 from arena.web import views
+from arena.web.guard import Kind, TooMany, client_ledger, client_of
 from arena.web.live import LiveFeed
 from arena.web.reader import ArenaReader
 
 router = APIRouter()
+P = ParamSpec("P")
+R = TypeVar("R")
 MATCHES_PER_PAGE = 50
 TABLES_SHOWN = 100
 TOURNAMENTS_PER_PAGE = 25
@@ -57,6 +62,58 @@ def render(request: Request, template: str, context: dict[str, Any], status_code
 
 def bad_request(detail: str) -> HTTPException:
     return HTTPException(status_code=400, detail=detail)
+
+
+TOKEN_REFUSED = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED})
+"""The API's answers to a token that is not the bot's."""
+
+
+TOKEN_FORM_BYTES = 4096
+"""The largest body of the incident details' form read (a token and its field name fit many times over)."""
+
+
+async def read_capped(request: Request, limit: int, too_large: Callable[[int | None], HTTPException]) -> bytes:
+    """The request's body, at most ``limit`` bytes: ``too_large(size)`` (a 413) raised at once from a larger
+    ``Content-Length``, else ``too_large(None)`` as soon as more than ``limit`` bytes came (the rest is never
+    read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.strip().isdigit() and int(declared) > limit:
+        raise too_large(int(declared))
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large(None)
+    return bytes(body)
+
+
+def _token_form_too_large(size: int | None) -> HTTPException:
+    told = f" ({size} bytes)" if size is not None else ""
+    return HTTPException(status_code=413, detail=f"the form is too large{told}: it holds a bot's token, at most "
+                         f"{TOKEN_FORM_BYTES} bytes; send the bot page's form")
+
+
+def admit_author_form(request: Request) -> None:
+    """Before the body of a bot's form (its token inside) is read: 429 with a ``Retry-After`` when the request's
+    client had too many tokens refused lately or posts these forms too often
+    (:class:`arena.web.guard.ClientLimits`), so that a flood of large bodies or of guessed tokens costs nothing."""
+    ledger, client = client_ledger(request), client_of(request.scope)
+    try:
+        ledger.check(client, Kind.REFUSED_TOKEN)
+        ledger.spend(client, Kind.AUTHOR_FORM)
+    except TooMany as error:
+        raise HTTPException(status_code=429, detail=str(error), headers={"Retry-After": error.retry_after}) from None
+
+
+async def as_author(request: Request, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``call`` (an API call with the token the author gave) in the thread pool; a token the API refuses is
+    counted against the request's client (:data:`TOKEN_REFUSED`: its refused tokens), and the error goes on."""
+    try:
+        return await run_in_threadpool(call, *args, **kwargs)
+    except grpc.RpcError as error:
+        if isinstance(error, grpc.Call) and error.code() in TOKEN_REFUSED:
+            client_ledger(request).charge(client_of(request.scope), Kind.REFUSED_TOKEN)
+        raise
 
 
 def feed(request: Request, key: str, make: Any) -> LiveFeed:
@@ -401,12 +458,14 @@ def bot_page(request: Request, name: str) -> HTMLResponse:
 @router.post("/bots/{name}/incidents", response_class=HTMLResponse, include_in_schema=False)
 async def bot_incidents(request: Request, name: str) -> HTMLResponse:
     """The incident details, for the bot's author: the form posts the bot's token (never put in a URL)."""
-    form = parse_qs((await request.body()).decode("utf-8", "replace"))  # application/x-www-form-urlencoded
+    admit_author_form(request)
+    body = await read_capped(request, TOKEN_FORM_BYTES, _token_form_too_large)
+    form = parse_qs(body.decode("utf-8", "replace"))  # application/x-www-form-urlencoded
     token = (form.get("token") or [""])[0].strip()
     if not token:
         raise bad_request("give the bot's token to see its incident details")
     arena = reader(request)
-    incidents = await run_in_threadpool(arena.incidents, name, token)
+    incidents = await as_author(request, arena.incidents, name, token)
     data = await run_in_threadpool(bot_data, arena, name)
     return render(request, "bot.html", {"title": f"Bot {name}", **data, "incidents": incidents})
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
 from collections.abc import AsyncIterator
 from typing import Any
@@ -62,7 +61,7 @@ from arena.service.human_play import (
     WrongToken,
 )
 from arena.store import Store
-from arena.web.guard import ClientLedger, ClientLimits, TooMany, client_of
+from arena.web.guard import TooMany, client_ledger, client_of
 
 router = APIRouter()
 
@@ -106,16 +105,6 @@ def human_play_service(request: Request) -> HumanPlayService:
     return service
 
 
-def client_ledger(request: Request) -> ClientLedger:
-    """The app's :class:`ClientLedger` (``app.state.ledger``, set by :func:`arena.web.app.create_app`), made with
-    the default limits on first use when the app set none."""
-    state = request.app.state
-    ledger: ClientLedger | None = getattr(state, "ledger", None)
-    if ledger is None:
-        ledger = state.ledger = ClientLedger(ClientLimits())
-    return ledger
-
-
 def _error(error: PlayError) -> JSONResponse:
     return JSONResponse({"error": type(error).__name__, "detail": str(error)},
                         status_code=_STATUS.get(type(error), 400))
@@ -148,7 +137,7 @@ async def _start(request: Request, data: Any) -> HumanSession:
 
 def _too_many(error: TooMany) -> JSONResponse:
     return JSONResponse({"error": "TooManyRequests", "detail": str(error)}, status_code=429,
-                        headers={"Retry-After": str(max(1, math.ceil(error.retry_after_s)))})
+                        headers={"Retry-After": error.retry_after})
 
 
 def _page(request: Request, name: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:

@@ -5,10 +5,13 @@ upload's size. The API says what it refuses (not an archive, no manifest, too ma
 as the verdict.
 
 Hostile input: the body is refused past :data:`MAX_UPLOAD_BYTES` from its ``Content-Length`` before a byte is read,
-and while it streams when it has none (or lies); the form is parsed only then (:func:`parse_form`, exact on binary
-parts). The token travels in the form's body only: it is never put in a URL, a page or a log line (the page's
-password field is always empty). A POST from another site is refused by :class:`arena.web.guard.Guard` (CSRF: its
-``Origin`` or ``Referer`` must be this site). Each problem is one line on an error page with a 4xx status.
+and while it streams when it has none (or lies: :func:`arena.web.pages.read_capped`); the form is parsed only then
+(:func:`parse_form`, exact on binary parts). The token travels in the form's body only: it is never put in a URL, a
+page or a log line (the page's password field is always empty). A POST from another site is refused by
+:class:`arena.web.guard.Guard` (CSRF: its ``Origin`` or ``Referer`` must be this site). Before the body is read, a
+client that posts the form too often or had too many tokens refused lately is answered 429 with a ``Retry-After``
+(:func:`arena.web.pages.admit_author_form`: a flood of 8 MiB bodies or of guessed tokens costs nothing). Each
+problem is one line on an error page with a 4xx status.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from arena.submissions import DEFAULT_LIMITS
-from arena.web.pages import bot_data, reader, render
+from arena.web.pages import admit_author_form, as_author, bot_data, read_capped, reader, render
 
 router = APIRouter()
 
@@ -46,24 +49,10 @@ class FormPart:
     data: bytes
 
 
-def _too_large(size: int | None = None) -> HTTPException:
+def _too_large(size: int | None) -> HTTPException:
     told = f" ({size} bytes)" if size is not None else ""
     return HTTPException(status_code=413, detail=f"the upload is too large{told}: an archive may have at most "
                          f"{DEFAULT_LIMITS.max_archive_bytes} bytes (8 MiB); make it smaller (docs/hosting.md)")
-
-
-async def read_capped(request: Request, limit: int = MAX_UPLOAD_BYTES) -> bytes:
-    """The request's body, at most ``limit`` bytes: 413 at once from a larger ``Content-Length``, else as soon as
-    more than ``limit`` bytes came (the rest is never read)."""
-    declared = request.headers.get("content-length", "")
-    if declared.strip().isdigit() and int(declared) > limit:
-        raise _too_large(int(declared))
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise _too_large()
-    return bytes(body)
 
 
 def _boundary(content_type: str) -> bytes:
@@ -106,7 +95,8 @@ def parse_form(content_type: str, body: bytes) -> dict[str, FormPart]:
 async def bot_submissions(request: Request, name: str) -> HTMLResponse:
     """For the bot's author (its token in the form): submit the chosen archive, if any, as its next version, then
     show every version's verdict and the hosted process's last output."""
-    body = await read_capped(request)
+    admit_author_form(request)
+    body = await read_capped(request, MAX_UPLOAD_BYTES, _too_large)
     try:
         fields = parse_form(request.headers.get("content-type", ""), body)
     except BadForm as error:
@@ -119,7 +109,7 @@ async def bot_submissions(request: Request, name: str) -> HTMLResponse:
     upload: dict[str, object] | None = None
     if archive.data:
         try:
-            upload = {"submitted": asdict(await run_in_threadpool(arena.submit, name, token, archive.data))}
+            upload = {"submitted": asdict(await as_author(request, arena.submit, name, token, archive.data))}
         except grpc.RpcError as error:
             if not isinstance(error, grpc.Call) or error.code() not in REFUSED_CODES:
                 raise
@@ -128,7 +118,7 @@ async def bot_submissions(request: Request, name: str) -> HTMLResponse:
     elif archive.filename:
         raise HTTPException(status_code=400, detail=f"the file {archive.filename!r} is empty: choose the archive "
                             "(.tar.gz, .tgz, .tar or .zip) of your bot's folder")
-    submissions, hosted, output = await run_in_threadpool(arena.submissions, name, token)
+    submissions, hosted, output = await as_author(request, arena.submissions, name, token)
     data = await run_in_threadpool(bot_data, arena, name)
     return render(request, "bot.html", {
         "title": f"Bot {name}", **data, "upload": upload, "submissions": [asdict(s) for s in submissions],

@@ -21,12 +21,17 @@ from arena.local_arena import LocalArena, local_arena
 from arena.processes import free_port
 from arena.protocol import arena_pb2, game_pb2
 from arena.web.app import create_app
+from arena.web.guard import ClientLimits, Rate
 from bots import make_bot
 from tests.support.waiting import wait_until
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 CHROMEDRIVER_PATHS = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
 XSS = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+ROOMY_AUTHOR_FORMS = ClientLimits(author_forms=Rate(burst=100, per_minute=100),
+                                  refused_tokens=Rate(burst=100, per_minute=100))
+"""The default limits but for a bot's forms: the tests post them dozens of times from one address (the limits of
+those forms are tested on a front of their own: tests/web/test_guard.py, tests/web/test_public_site.py)."""
 SCREENSHOTS_ENV = "UNO_ARENA_WEB_SCREENSHOTS"
 """A folder to copy the screenshots into as well (the README's come from there); unset: only the test's tmp dir."""
 
@@ -83,7 +88,7 @@ def web_arena(tmp: Path) -> Iterator[WebArena]:
         finished = create(arena, finished_spec("webfinal", ["random", "heuristic", "random#2"]))
         wait_ended(arena, finished)
         client = public_client(arena.address)
-        app = create_app(client, make_bot=make_bot, admin_client=arena.client, poll_s=0.2)
+        app = create_app(client, make_bot=make_bot, admin_client=arena.client, poll_s=0.2, limits=ROOMY_AUTHOR_FORMS)
         try:
             with serve(app) as url:
                 yield WebArena(arena, url, app, finished, token)

@@ -1,6 +1,8 @@
 """The web front's guard, its pure rules: which request counts against which limit, which origin is foreign, which
-API body is refused, and the token bucket and the client ledger on a clock of the test's own; and the app's
-/metrics answered only to a private network (the test client's address set per request)."""
+API body is refused, and the token bucket and the client ledger on a clock of the test's own (the limits of a bot's
+forms among them, and the cap on the clients tracked); the app's /metrics answered only to a private network (the
+test client's address set per request); and the upload form's limit through a real server (uvicorn), a flood of
+large bodies refused before a byte of them is read, and the incident details' form capped at a few KiB."""
 
 from __future__ import annotations
 
@@ -103,3 +105,91 @@ def test_the_web_metrics_answer_only_a_private_network_and_every_answer_has_the_
     finally:
         client.close()
     assert private_client("::1") and not private_client("8.8.8.8") and not private_client("unknown")
+
+
+def test_a_bots_forms_have_a_bucket_and_refused_tokens_a_stricter_one() -> None:
+    now = [0.0]
+    ledger = ClientLedger(ClientLimits(author_forms=Rate(burst=2, per_minute=6),
+                                       refused_tokens=Rate(burst=2, per_minute=1)), clock=lambda: now[0])
+    ledger.spend("10.0.0.1", Kind.AUTHOR_FORM)
+    ledger.spend("10.0.0.1", Kind.AUTHOR_FORM)
+    told = re.escape("too many bot form posts from 10.0.0.1: at most 2 at once and 6 a minute; try again in 10 s")
+    with pytest.raises(TooMany, match=told) as error:
+        ledger.spend("10.0.0.1", Kind.AUTHOR_FORM)
+    assert error.value.retry_after == "10"
+    ledger.spend("10.0.0.2", Kind.AUTHOR_FORM)  # another client, its own bucket
+    for _ in range(2):
+        ledger.check("10.0.0.1", Kind.REFUSED_TOKEN)  # only looks: nothing spent
+        ledger.charge("10.0.0.1", Kind.REFUSED_TOKEN)
+    ledger.charge("10.0.0.1", Kind.REFUSED_TOKEN)  # what happened is counted, never refused
+    told = re.escape("too many refused tokens from 10.0.0.1: at most 2 at once and 1 a minute; try again in 60 s")
+    with pytest.raises(TooMany, match=told):
+        ledger.check("10.0.0.1", Kind.REFUSED_TOKEN)
+    ledger.check("10.0.0.2", Kind.REFUSED_TOKEN)
+    now[0] = 60.0
+    ledger.check("10.0.0.1", Kind.REFUSED_TOKEN)
+    bucket = TokenBucket(burst=1, per_s=1.0, now=0.0)
+    assert bucket.wait(0.0) == bucket.wait(0.0) == 0.0 and bucket.take(0.0) == 0.0 and bucket.wait(0.0) == 1.0
+
+
+def test_the_clients_tracked_are_capped_and_the_one_seen_least_recently_is_forgotten() -> None:
+    now = [0.0]
+    ledger = ClientLedger(ClientLimits(author_forms=Rate(burst=1, per_minute=1), max_clients=2), clock=lambda: now[0])
+    ledger.spend("10.0.0.1", Kind.AUTHOR_FORM)
+    ledger.spend("10.0.0.2", Kind.AUTHOR_FORM)
+    ledger.check("10.0.0.1", Kind.REFUSED_TOKEN)  # 10.0.0.1 seen again: 10.0.0.2 is now the least recent
+    ledger.spend("10.0.0.3", Kind.AUTHOR_FORM)
+    assert ledger.tracked() == 2
+    with pytest.raises(TooMany):
+        ledger.spend("10.0.0.1", Kind.AUTHOR_FORM)  # kept: still spent
+    ledger.spend("10.0.0.2", Kind.AUTHOR_FORM)  # forgotten: a fresh bucket
+    now[0] = ClientLedger.FORGET_AFTER_S + 120.0  # every bucket full again: idle clients are swept
+    ledger.check("10.0.0.4", Kind.REFUSED_TOKEN)
+    assert ledger.tracked() == 1
+    with pytest.raises(ValueError, match="max_clients"):
+        ClientLimits(max_clients=0)
+
+
+@pytest.mark.integration
+def test_the_upload_form_past_its_limit_is_told_429_before_its_body_is_read() -> None:
+    import socket
+    from urllib.parse import urlsplit
+
+    import httpx
+
+    from arena.client import ArenaClient
+    from arena.web.app import create_app
+    from bots import make_bot
+    from tests.web.support import serve
+
+    limits = ClientLimits(author_forms=Rate(burst=2, per_minute=1))
+    client = ArenaClient("127.0.0.1:9", anonymous=True)  # never called: a form without a token is refused first
+
+    def post(url: str, **headers: str) -> httpx.Response:  # the form with no token and no file chosen
+        return httpx.post(f"{url}/bots/b/submissions", data={"token": ""}, headers=headers,
+                          files={"archive": ("", b"", "application/octet-stream")})
+
+    try:
+        with serve(create_app(client, make_bot=make_bot, limits=limits)) as url:
+            answers = [post(url) for _ in range(3)]
+            assert [a.status_code for a in answers] == [400, 400, 429]
+            assert int(answers[2].headers["retry-after"]) >= 1
+            line = re.search(r'<p class="error">([^<]*)</p>', answers[2].text)
+            assert line and line[1].startswith("too many bot form posts from 127.0.0.1: at most 2 at once and 1 a "
+                                               "minute; try again in ")
+            # Another client (uvicorn takes the address a proxy on loopback names): its own bucket.
+            other = post(url, **{"X-Forwarded-For": "203.0.113.7"})
+            assert other.status_code == 400 and "token to submit code" in other.text
+            oversized = httpx.post(f"{url}/bots/b/incidents", data={"token": "x" * 5000},
+                                   headers={"X-Forwarded-For": "203.0.113.8"})  # the incidents form: 4 KiB at most
+            assert oversized.status_code == 413 and "the form is too large (5006 bytes)" in oversized.text
+            where = urlsplit(url)
+            with socket.create_connection((where.hostname, where.port), timeout=30) as raw:  # headers only
+                raw.sendall(f"POST /bots/b/submissions HTTP/1.1\r\nHost: {where.netloc}\r\nContent-Type: "
+                            f"multipart/form-data; boundary=x\r\nContent-Length: {8 * 2**20}\r\n\r\n".encode())
+                answer = b""
+                while b"</html>" not in answer and (chunk := raw.recv(65536)):
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 429") and b"retry-after: " in answer.lower()
+    finally:
+        client.close()

@@ -111,7 +111,8 @@ def limited(web: WebArena) -> Iterator[str]:
     from arena.commands.web import public_client
 
     limits = ClientLimits(game_starts=Rate(burst=2, per_minute=1), streams=Rate(burst=50, per_minute=60),
-                          exports=Rate(burst=3, per_minute=1), games=1, streams_open=2)
+                          exports=Rate(burst=3, per_minute=1), refused_tokens=Rate(burst=2, per_minute=1), games=1,
+                          streams_open=2)
     client = public_client(web.arena.address)
     try:
         with serve(create_app(client, make_bot=make_bot, limits=limits, poll_s=0.2)) as url:
@@ -136,6 +137,19 @@ def test_a_client_past_its_limits_is_told_429(web: WebArena, limited: str) -> No
             browser_like.stream("GET", f"{limited}/events/leaderboard"):
         third = browser_like.get(f"{limited}/events/leaderboard")
         assert third.status_code == 429 and "live streams open" in third.json()["detail"]
+
+
+def test_tokens_the_api_refuses_are_throttled_like_a_login(web: WebArena, limited: str) -> None:
+    def incidents(token: str, **headers: str) -> httpx.Response:
+        return httpx.post(f"{limited}/bots/xss_bot/incidents", data={"token": token}, headers=headers)
+
+    wrong = [incidents("xss_bot.not-the-token").status_code for _ in range(2)]
+    assert all(status in (401, 403) for status in wrong), wrong
+    locked = incidents(web.xss_bot_token)  # even the right token waits: the API is not asked
+    assert locked.status_code == 429 and int(locked.headers["retry-after"]) >= 1
+    assert "too many refused tokens from 127.0.0.1: at most 2 at once and 1 a minute; try again in" in locked.text
+    other = incidents(web.xss_bot_token, **{"X-Forwarded-For": "203.0.113.9"})  # another client: not locked
+    assert other.status_code == 200 and "Incident log" in other.text
 
 
 # -- what people read ------------------------------------------------------------------------------------------
