@@ -1,18 +1,18 @@
 """Would a control variate cut the gauntlet's blocks? Measured on the recorded real block scores.
 
-A gauntlet block plays one deal with the candidate, then the baseline, in every seat of the same table
-(:func:`arena.service.gauntlet.block_plan`); its score is the mean over the seats of the candidate's finishing
-points minus the baseline's. Both tested bots get the same hand in each seat, so the luck of the hand they are
-dealt cancels in each difference already, and any linear measure of a seat's dealt hand against the others
-(value, action cards) sums to zero over the seats: it cannot explain a block score. What could is a *nonlinear*
-one: how uneven the deal is (a lopsided deal is won or lost by both tested bots, an even one lets skill show),
-or how good the hand of the seat that acts first is.
+A gauntlet block gives every seat its own deal and plays it twice, once with the candidate and once with the
+baseline in that seat (:func:`arena.service.gauntlet.block_plan`); its score is the mean over the seats of the
+candidate's finishing points minus the baseline's. Both tested bots get the same hand in each seat, so the luck
+of the hand they are dealt cancels in each difference already. What could still explain a block score is how the
+deal shapes the game both play: how good the tested seat's hand is against the others' (a hopeless or a winning
+hand leaves little room for skill, so the square of the advantage counts as much as its sign), and whether that
+seat acts first.
 
-For each recorded block (:data:`arena.bench.sprt_blocks.DATA_FILE`, deal ``deal_seed(RECORD_SEED, block)``) the
-first round's deal is dealt again with the engine and :func:`features` reads, per seat ``s`` of the tested bot,
-the hand value advantage ``h_s`` (its hand's card points minus the others' mean) and the action-card advantage
-``a_s``: the block's covariates are the seat means of ``h_s^2``, ``a_s^2``, ``h_s a_s``, and ``h`` and ``a`` of
-the seat that acts first. Their means are known before any match (they depend on the shuffle alone), so the
+For each recorded block (:data:`arena.bench.sprt_blocks.DATA_FILE`, the deal of seat ``s`` is
+``deal_seed(RECORD_SEED, block, RECORD_SECRET, s)``) each seat's first deal is dealt again with the engine and
+:func:`features` reads the tested seat's hand value advantage ``h`` (its hand's card points minus the others'
+mean) and action-card advantage ``a``: the block's covariates are the seat means of ``h``, ``a``, ``h^2``, ``a^2``,
+``h a`` and of "acts first". Their means are known before any match (they depend on the shuffle alone), so the
 adjusted score ``score - beta (Z - E Z)`` is unbiased. :func:`measure` fits ``beta`` by least squares on one half
 of the blocks and measures the variance it removes on the other (cross-fitted, so an over-fitted ``beta`` cannot
 flatter it), averaged over random halvings, with a percentile bootstrap interval over the blocks. The gauntlet's
@@ -25,31 +25,31 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.bench.sprt_blocks import RECORD_SEED, RecordedField, load
+from arena.bench.sprt_blocks import RECORD_SECRET, RECORD_SEED, RecordedField, load
 
 ADOPT_AT = 0.20
 """The variance reduction a control variate must reach on real scores to be worth using."""
-FEATURES = ("mean h^2", "mean a^2", "mean h*a", "h of first", "a of first")
+FEATURES = ("mean h", "mean a", "mean h^2", "mean a^2", "mean h*a", "acts first")
 
 
-def features(seats: int, variant: str, block: int, seed: int = RECORD_SEED) -> tuple[float, ...]:
-    """The covariates of block ``block`` of a gauntlet with ``seed`` (module docstring), from its first deal."""
+def features(seats: int, variant: str, block: int, seed: int = RECORD_SEED,
+             secret: str = RECORD_SECRET) -> tuple[float, ...]:
+    """The covariates of block ``block`` of a gauntlet with ``seed`` and ``secret`` (module docstring), from the
+    first deal of each seat's own deal."""
     from arena.engine import Match, Rules
     from arena.engine.rules import Variant
     from arena.service.gauntlet import deal_seed
 
-    match = Match(players=seats, seed=deal_seed(seed, block), rules=Rules(variant=Variant(variant)))
-    values = [float(match.hand_value(s)) for s in range(seats)]
-    actions = [float(sum(1 for card in match.hand(s) if not card.face(match.side).is_number)) for s in range(seats)]
-
-    def advantage(xs: Sequence[float], s: int) -> float:
-        return xs[s] - (sum(xs) - xs[s]) / (seats - 1)
-
-    h = [advantage(values, s) for s in range(seats)]
-    a = [advantage(actions, s) for s in range(seats)]
-    first = match.current if match.current is not None else 0
-    return (sum(x * x for x in h) / seats, sum(x * x for x in a) / seats,
-            sum(x * y for x, y in zip(h, a, strict=True)) / seats, h[first], a[first])
+    per_seat = []
+    for seat in range(seats):  # the tested bot sits in ``seat`` of that seat's deal
+        match = Match(players=seats, seed=deal_seed(seed, block, secret, seat), rules=Rules(variant=Variant(variant)))
+        values = [float(match.hand_value(s)) for s in range(seats)]
+        actions = [float(sum(1 for card in match.hand(s) if not card.face(match.side).is_number))
+                   for s in range(seats)]
+        h = values[seat] - (sum(values) - values[seat]) / (seats - 1)
+        a = actions[seat] - (sum(actions) - actions[seat]) / (seats - 1)
+        per_seat.append((h, a, h * h, a * a, h * a, 1.0 if match.current == seat else 0.0))
+    return tuple(sum(row[j] for row in per_seat) / seats for j in range(len(FEATURES)))
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:

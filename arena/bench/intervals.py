@@ -57,7 +57,7 @@ FIELDS: tuple[tuple[str, ...], ...] = (
 """The fields the benchmark plays by default: head-to-head pairs, then the tier benchmark's 4-bot fields."""
 DEALS = (4, 8, 16, 32)
 MEASURES = ("win rate", "win rate (previous)", "points", "points (previous)", "rating difference",
-            "batch rating", "batch difference")
+            "batch rating", "batch difference", "batch rank range")
 
 
 @dataclass(frozen=True)
@@ -234,11 +234,27 @@ def _batch(results: Sequence[MatchResult], truth: dict[str, float], bootstrap: i
     for rating in fitted.ratings():
         counts["batch rating"] += 1
         hits["batch rating"] += _holds((rating.low, rating.high), truth[rating.bot])
+        counts["batch rank range"] += 1
+        hits["batch rank range"] += _rank_held(rating.best_rank, rating.worst_rank, truth, rating.bot)
     names = sorted(truth)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             counts["batch difference"] += 1
             hits["batch difference"] += _holds(fitted.difference(a, b), truth[a] - truth[b])
+
+
+def true_ranks(truth: dict[str, float], bot: str) -> tuple[int, int]:
+    """The ranks (1 = best) ``bot`` holds by its true rating: a span where copies tie (either may be first)."""
+    value = truth[bot]
+    above = sum(1 for other in truth.values() if other > value + 1e-6)  # copies' fits agree to far less
+    level = sum(1 for other in truth.values() if abs(other - value) <= 1e-6)
+    return above + 1, above + level
+
+
+def _rank_held(best: int, worst: int, truth: dict[str, float], bot: str) -> bool:
+    """Whether a published rank range meets the bot's true ranks."""
+    low, high = true_ranks(truth, bot)
+    return best <= high and low <= worst
 
 
 def _ratings(results: Sequence[MatchResult], copies: Sequence[tuple[str, str]], ratings: bool,

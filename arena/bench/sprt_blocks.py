@@ -17,6 +17,8 @@ from pathlib import Path
 
 DATA_FILE = Path(__file__).with_name("data") / "sprt-blocks.json"
 RECORD_SEED = 2026
+RECORD_SECRET = f"{RECORD_SEED:064x}"
+"""The recording's fixed seed secret (a gauntlet draws one; a fixed one makes the recording reproduce)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def record_field(spec_field: Field, blocks: int, seed: int = RECORD_SEED) -> Rec
 
     spec = build_spec(candidate=spec_field.candidate, baseline=spec_field.baseline, seats=spec_field.seats,
                       opponents=spec_field.opponents, rules=Rules(variant=Variant(spec_field.variant)), seed=seed,
-                      gauntlet_id="record", seed_secret=f"{seed:064x}")  # a fixed secret: the recording reproduces
+                      gauntlet_id="record", seed_secret=f"{seed:064x}")  # RECORD_SECRET at the recording's seed
     player = MatchPlayerForGauntlet(None, make_bot)
     scores: list[float] = []
     try:
@@ -91,14 +93,17 @@ def save(recorded: Sequence[RecordedField], blocks: int, path: Path = DATA_FILE)
                "opponents": list(r.field.opponents), "seats": r.field.seats, "variant": r.field.variant,
                "mean": sum(r.scores) / len(r.scores), "scores": list(r.scores)} for r in recorded]
     made = (f"python -m arena.bench.sprt_blocks {blocks}: {blocks} duplicate blocks per field played in process with "
-            f"the built-in bots (arena.service.gauntlet's block plan and scoring, deal seed {RECORD_SEED}); a block "
-            "score is the mean over the seats of the candidate's finishing points minus the baseline's")
+            f"the built-in bots (arena.service.gauntlet's block plan and scoring: each seat of a block its own deal, "
+            f"from seed {RECORD_SEED} and the secret {RECORD_SEED:064x}); a block score is the mean over the seats "
+            "of the candidate's finishing points minus the baseline's on that seat's deal")
     path.write_text(json.dumps({"made_by": made, "fields": fields}, indent=1) + "\n")
 
 
 def main(argv: Sequence[str]) -> None:
     blocks = int(argv[0]) if argv else 300
-    kept = {r.field: r for r in load()} if DATA_FILE.exists() else {}
+    # Kept only from a recording of this block design (each seat its own deal): older files are played again.
+    current = DATA_FILE.exists() and "each seat of a block its own deal" in json.loads(DATA_FILE.read_text())["made_by"]
+    kept = {r.field: r for r in load()} if current else {}
     recorded = []
     for spec_field in FIELDS:
         old = kept.get(spec_field)

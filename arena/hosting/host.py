@@ -26,6 +26,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from arena.hosting.check import CHECK_WAIT_S, check_in_sandbox
 from arena.hosting.process import STABLE_S, OutputTail, SandboxedProcess, backoff_s
 from arena.hosting.sandbox import Limits, SandboxSpec, package_path
+from arena.relay.messages import drop_message
 from arena.service.competitions import bots_without_memory
 from arena.store import Store
 from arena.store.errors import DeletedBot, UnknownBot
@@ -244,6 +245,8 @@ class BotHost:
                 continue
             if not (record.deleted or record.revoked):
                 wanted[name] = replace(current, bot=record.name)
+        for name in wanted:
+            await asyncio.to_thread(self._sandboxes_only, wanted[name].bot, name in fresh)
         for name in list(self.bots):
             running = self.bots[name]
             if (name not in wanted or wanted[name].version != running.submission.version
@@ -255,6 +258,19 @@ class BotHost:
                 bot = HostedBot(self, submission.bot, submission, fresh_sandbox=name in fresh)
                 self.bots[name] = bot
                 bot.start()
+
+    def _sandboxes_only(self, name: str, only: bool) -> None:
+        """Only fresh sandboxes may connect a bot a competition without memory admits: set in the store (the
+        gateway refuses its own process's Hello) and, when it turns on, its open sessions of its own are dropped."""
+        if self.store.bots.get(name).sandboxes_only == only:
+            return
+        self.store.bots.set_sandboxes_only(name, only)
+        if only:
+            own = [s.session_id for s in self.store.sessions.for_bot(name) if not s.fresh_sandbox]
+            if own:
+                why = "a competition without memory admits this bot: only the bot host's fresh sandboxes connect it"
+                self.store.sessions.notify_gateways(name, lambda ids: drop_message(name, [i for i in ids if i in own],
+                                                                                   why))
 
     async def _round(self) -> None:
         await self.reconcile()

@@ -114,6 +114,9 @@ class BotRecord:
     """Deleted for good (:meth:`BotStore.delete`): no token works, the name stays taken."""
     human_games: bool = False
     """Its latest Hello accepted games against people (``Hello.accepts_human_games``)."""
+    sandboxes_only: bool = False
+    """A competition without memory admits it: only the bot host's fresh sandboxes may connect it (its author's own
+    process is refused at its Hello), set by the bot host (:meth:`BotStore.set_sandboxes_only`)."""
     host_version: str = ""
     """Only from :meth:`BotStore.verify_token` given the bot host's token: the version of the submission that
     process runs (:func:`arena.submissions.hosted_version`), which the gateway records instead of the Hello's."""
@@ -284,6 +287,11 @@ class BotStore:
             raise UnknownBot(name)
         return self.get(name)
 
+    def set_sandboxes_only(self, name: str, only: bool) -> None:
+        """Whether only the bot host's fresh sandboxes may connect the bot (:attr:`BotRecord.sandboxes_only`)."""
+        if not self._update(keys=[self._k.bot(name)], args=["sandboxes_only", "1" if only else "0"]):
+            raise UnknownBot(name)
+
     def set_human_games(self, name: str, accepts: bool) -> None:
         """Whether the bot's latest Hello accepted games against people; raises :class:`UnknownBot`."""
         if not self._update(keys=[self._k.bot(name)], args=["human_games", "1" if accepts else "0"]):
@@ -375,4 +383,5 @@ def _record(fields: dict[str, str]) -> BotRecord:
         revoked=not fields.get("token_hash"),
         deleted="deleted_at" in fields,
         human_games=fields.get("human_games") == "1",
+        sandboxes_only=fields.get("sandboxes_only") == "1",
     )

@@ -73,6 +73,16 @@ def test_the_runner_measures_every_field_and_deal_count_and_ratings_on_request()
     assert all(f.coverage["rating difference"].intervals == 4 for f in figures)
     assert all(f.coverage["batch difference"].intervals == 4 for f in figures)
     assert all(f.coverage["batch rating"].intervals == 8 for f in figures)  # each copy's own interval
+    assert all(f.coverage["batch rank range"].intervals == 8 for f in figures)
+
+
+def test_a_rank_range_holds_the_truth_when_it_meets_the_true_ranks() -> None:
+    from arena.bench.intervals import _rank_held, true_ranks
+
+    truth = {"a": 1.0, "a#2": 1.0 + 1e-9, "b": 0.2, "c": -0.5}
+    assert true_ranks(truth, "a") == (1, 2) == true_ranks(truth, "a#2")  # copies tie: either may be first
+    assert true_ranks(truth, "b") == (3, 3) and true_ranks(truth, "c") == (4, 4)
+    assert _rank_held(2, 2, truth, "a") and _rank_held(2, 4, truth, "b") and not _rank_held(1, 2, truth, "c")
 
 
 def test_the_batch_truth_is_what_the_estimate_targets() -> None:

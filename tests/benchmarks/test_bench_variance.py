@@ -91,11 +91,12 @@ def test_the_control_variate_finds_a_covariate_that_explains_the_score() -> None
     assert cross_fitted_reduction(xs, noise, rng, splits=4) < 0.05
 
 
-def test_the_covariates_of_a_block_come_from_its_deal() -> None:
+def test_the_covariates_of_a_block_come_from_its_seats_deals() -> None:
     first = features(2, "flip", 0)
-    assert len(first) == 5 and first == features(2, "flip", 0)
-    assert first[0] >= 0 and first[1] >= 0
+    assert len(first) == 6 and first == features(2, "flip", 0)
+    assert first[2] >= 0 and first[3] >= 0 and 0 <= first[5] <= 1  # squares; the share of seats acting first
     assert features(3, "classic", 1) != features(3, "classic", 2)
+    assert features(2, "flip", 0) != features(2, "flip", 0, secret="another secret")  # the deals come from it
 
 
 def test_the_ladder_ratio_has_a_bootstrap_interval() -> None:

@@ -308,12 +308,14 @@ def test_a_competition_of_bots_without_memory_plays_each_match_in_a_fresh_sandbo
     from arena.service.competitions import create_competition
     from arena.tournament.competition import CompetitionSpec
 
-    arena.store.bots.register("amnesiac")
+    _, own_token = arena.store.bots.register("amnesiac")
     _admit_directly(arena.store, "amnesiac", _package(tmp_path / "amnesiac", REMEMBERING))
     create_competition(arena.store, CompetitionSpec("no-memory", entrants=("amnesiac", "random"),
                                                     bots_without_memory=True))
     wait_until(lambda: "in a fresh sandbox" in _output(arena, "amnesiac"), timeout=30,
                what="the host running the entrant in a fresh sandbox")
+    own = arena.cli("bot", "run", "random", "--target", f"unix:{arena.socket}", token=own_token, timeout=30)
+    assert own.returncode != 0 and "only the bot host's fresh sandboxes connect it" in own.stderr, own.stderr
     sandboxes = []
     for seed in (3, 4):
         match = arena.cli("match", "--relay", "--seats", "amnesiac,random", "--seed", str(seed), "--target-score",

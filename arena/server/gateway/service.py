@@ -51,6 +51,9 @@ DRAINING_REFUSAL = "the gateway is draining: reconnect (another gateway takes ov
 SANDBOX_SPENT = ("this sandbox's one match is over: the bot host starts a fresh one for the next (the competition "
                  "asks for bots without memory)")
 """Why a fresh sandbox whose match ended while it was away cannot open a session again."""
+SANDBOXES_ONLY = ("bot {bot} plays in a competition without memory: only the bot host's fresh sandboxes connect it "
+                  "(submit its code with `uno-arena bot submit`), not a process of its own")
+"""Why a bot's own process is refused while a competition without memory admits it."""
 """Why a stream that starts (or finishes its Hello) on a draining gateway ends at once."""
 
 
@@ -143,6 +146,9 @@ class Gateway:
         """The body of BotService/Connect for an authenticated bot."""
         if self.draining:
             await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
+            return
+        if bot.sandboxes_only and not bot.fresh_sandbox:
+            await end_call(context, grpc.StatusCode.FAILED_PRECONDITION, SANDBOXES_ONLY.format(bot=bot.name))
             return
         hello = await self._hello(context)
         if hello is None:
