@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from arena.hosting.cgroups import Cgroup, oom_kills
 from arena.hosting.sandbox import TOKEN_ENV, Limits
 
 OUTPUT_CAP = 64 * 1024
@@ -32,11 +33,16 @@ def backoff_s(quick_ends: int) -> float:
     return min(BACKOFF_MAX_S, BACKOFF_FIRST_S * 2 ** (quick_ends - 1))
 
 
-def describe_end(code: int, limits: Limits, killed_for: str = "") -> str:
-    """Why a sandboxed process ended, for its author: the host's own kill, a limit's signal, or its exit code."""
+def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory: bool = False) -> str:
+    """Why a sandboxed process ended, for its author: the host's own kill, its group's OOM killer (and how the
+    process then ended, unless that was the kill), a limit's signal, or its exit code."""
     if killed_for:
         return killed_for
     sig = -code if code < 0 else code - 128 if code > 128 else 0
+    if out_of_memory:
+        memory = (f"killed: memory limit of the bot ({limits.bot_memory_bytes // (1024 * 1024)} MiB, all its "
+                  "processes together) reached")
+        return memory if sig == signal.SIGKILL else f"{memory}; then {describe_end(code, limits)}"
     if sig == signal.SIGXCPU:
         return f"killed: CPU time limit ({limits.cpu_seconds} s of CPU per process) reached (SIGXCPU)"
     if sig == signal.SIGXFSZ:
@@ -84,11 +90,13 @@ class Run:
 
 
 class SandboxedProcess:
-    """One bot's process in its sandbox: :meth:`run_once` runs one life of it."""
+    """One bot's process in its sandbox: :meth:`run_once` runs one life of it (in ``group``, the cgroup its spec
+    names, whose OOM kills its end tells)."""
 
     def __init__(self, spec_file: str, token: str, limits: Limits, output: OutputTail,
-                 connected: Callable[[], Awaitable[bool]]) -> None:
+                 connected: Callable[[], Awaitable[bool]], group: Cgroup | None = None) -> None:
         self.spec_file = spec_file
+        self.group = group
         self.token = token
         self.limits = limits
         self.output = output
@@ -110,7 +118,7 @@ class SandboxedProcess:
             await asyncio.wait_for(reader, 2.0)
         reader.cancel()
         seconds = time.monotonic() - started
-        detail = describe_end(code, self.limits, killed_for)
+        detail = describe_end(code, self.limits, killed_for, self.group is not None and oom_kills(self.group) > 0)
         if self.output.total > self.output.cap:
             detail += f"; it wrote {self.output.total} bytes of output (the last {self.output.cap} kept)"
         last = self.output.last_line()
