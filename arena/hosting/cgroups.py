@@ -4,11 +4,11 @@ process count, each bot in a group of its own under the host's own cgroup.
 :func:`detect` reads what the machine allows (``/proc/self/mountinfo``, ``/proc/self/cgroup``, the host's own
 cgroup folders; nothing is written) and says it as a :class:`CgroupSupport`: cgroup v2 (the unified hierarchy with
 the ``memory``, ``cpu`` and ``pids`` controllers delegated to the host's cgroup), cgroup v1 (a writable mount per
-controller) or none, with the one-line reason. :class:`CgroupManager` makes the host's parent group, one group per
-process start (:meth:`CgroupManager.create`, named after the bot and a counter) with the limits written
+controller) or none, with the one-line reason. :class:`CgroupManager` makes one group per process start under the
+host's own cgroup (:meth:`CgroupManager.create`, named after the host, the bot and a counter) with the limits written
 (:func:`limit_writes`), and removes it after the process ended. The launcher joins the group before it becomes
 ``bwrap`` (:func:`join`), so everything in the sandbox is in it; :func:`oom_kills` tells the host whether the group's
-OOM killer fired. Every function takes the machine's root folder, so the tests give it a fake ``/sys`` tree.
+OOM killer fired. :func:`detect` takes the machine's root folder, so the tests give it a fake ``/sys`` tree.
 """
 
 from __future__ import annotations
@@ -308,37 +308,33 @@ def remove_folder(folder: Path, tries: int = REMOVE_TRIES) -> bool:
 
 
 class CgroupManager:
-    """The host's groups: its parent group (:meth:`setup`), one group per process start, removed after it."""
+    """The host's groups, one per process start, each straight under the host's own cgroup (so every bot weighs
+    as much as one of the host's own processes, and no layer between makes all bots together weigh as one),
+    named after the host (``uno-arena-PID-``), the bot and a counter; each removed after its process."""
 
     def __init__(self, support: CgroupSupport, limits: Limits, tag: str | None = None) -> None:
         self.support = support
         self.limits = limits
         self.tag = tag or f"uno-arena-{os.getpid()}"
         self.numbers = itertools.count(1)
-        self.parent: Cgroup | None = None
+        self.live: set[Cgroup] = set()
 
     @property
     def mode(self) -> CgroupMode:
         return self.support.mode
 
     def setup(self) -> CgroupSupport:
-        """Make the host's parent group (v2: first the host's own leaf, then the controllers enabled); on failure
-        the support becomes none with the reason. The support in force."""
+        """Get the host's cgroup ready (v2: the host in a leaf of its own, the controllers enabled for its children)
+        and make one group as a probe; on failure the support becomes none with the reason. The support in force."""
         if self.support.mode is CgroupMode.NONE:
             return self.support
         try:
             if self.support.mode is CgroupMode.V2:
                 self._enable_v2(Path(self.support.memory))
-            folders = [Path(f) / self.tag for f in (self.support.memory, self.support.cpu, self.support.pids)]
-            for folder in dict.fromkeys(folders):
-                folder.mkdir(exist_ok=True)
-            if self.support.mode is CgroupMode.V2:
-                _write(folders[0] / "cgroup.subtree_control", " ".join(f"+{c}" for c in CONTROLLERS))
+            self.remove(self._make("probe"))
         except OSError as error:
             reason = str(error) if isinstance(error, CgroupError) else f"{error.filename}: {error.strerror}"
             self.support = CgroupSupport(CgroupMode.NONE, f"cgroup {self.support.mode.value}: {reason}")
-            return self.support
-        self.parent = Cgroup(self.support.mode, *(str(f) for f in folders))
         return self.support
 
     def _enable_v2(self, own: Path) -> None:
@@ -357,11 +353,14 @@ class CgroupManager:
 
     def create(self, bot: str) -> Cgroup | None:
         """A new group for one start of ``bot``'s process, its limits written (None without cgroups)."""
-        if self.parent is None:
+        if self.mode is CgroupMode.NONE:
             return None
-        name = group_name(bot, next(self.numbers))
-        group = Cgroup(self.mode, *(str(Path(f) / name) for f in (self.parent.memory, self.parent.cpu,
-                                                                      self.parent.pids)))
+        return self._make(group_name(bot, next(self.numbers)))
+
+    def _make(self, name: str) -> Cgroup:
+        group = Cgroup(self.mode, *(str(Path(f) / f"{self.tag}-{name}")
+                                    for f in (self.support.memory, self.support.cpu, self.support.pids)))
+        self.live.add(group)
         try:
             for folder in group.folders:
                 Path(folder).mkdir()
@@ -379,10 +378,10 @@ class CgroupManager:
 
     def remove(self, group: Cgroup) -> bool:
         """Remove a bot's group after its process ended (what is left in it killed). False when one stayed."""
+        self.live.discard(group)
         return all([remove_folder(Path(folder)) for folder in group.folders])
 
     def close(self) -> None:
-        """Remove the host's parent group (after every bot's)."""
-        if self.parent is not None:
-            self.remove(self.parent)
-            self.parent = None
+        """Remove every group still there (the host is stopping)."""
+        for group in list(self.live):
+            self.remove(group)

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from arena.hosting.cgroups import Cgroup, CgroupError, CgroupManager, CgroupMode, CgroupSupport, detect
+from arena.hosting.cgroups import Cgroup, CgroupError, CgroupManager, CgroupMode, CgroupSupport, detect, oom_kills
 from arena.hosting.check import CHECK_WAIT_S, check_in_sandbox
-from arena.hosting.process import STABLE_S, OutputTail, Run, SandboxedProcess, backoff_s
+from arena.hosting.process import STABLE_S, OutputTail, Run, SandboxedProcess, backoff_s, memory_limit_reached
 from arena.hosting.sandbox import Limits, SandboxSpec, package_path
 from arena.store import Store
 from arena.store.errors import DeletedBot, UnknownBot
@@ -240,6 +240,8 @@ class BotHost:
         else:
             state = SubmissionState.ADMITTED if verdict.passed else SubmissionState.REJECTED
             reason = verdict.reason
+            if group is not None and not verdict.passed and oom_kills(group) > 0:
+                reason += f"\n{memory_limit_reached(self.config.limits)}"
         finally:
             if group is not None:
                 await asyncio.to_thread(self.cgroups.remove, group)

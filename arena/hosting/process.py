@@ -33,6 +33,12 @@ def backoff_s(quick_ends: int) -> float:
     return min(BACKOFF_MAX_S, BACKOFF_FIRST_S * 2 ** (quick_ends - 1))
 
 
+def memory_limit_reached(limits: Limits) -> str:
+    """The end of a bot whose cgroup's OOM killer fired, for its author."""
+    return (f"killed: memory limit of the bot ({limits.bot_memory_bytes // (1024 * 1024)} MiB, all its processes "
+            "together) reached")
+
+
 def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory: bool = False) -> str:
     """Why a sandboxed process ended, for its author: the host's own kill, its group's OOM killer (and how the
     process then ended, unless that was the kill), a limit's signal, or its exit code."""
@@ -40,8 +46,7 @@ def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory:
         return killed_for
     sig = -code if code < 0 else code - 128 if code > 128 else 0
     if out_of_memory:
-        memory = (f"killed: memory limit of the bot ({limits.bot_memory_bytes // (1024 * 1024)} MiB, all its "
-                  "processes together) reached")
+        memory = memory_limit_reached(limits)
         return memory if sig == signal.SIGKILL else f"{memory}; then {describe_end(code, limits)}"
     if sig == signal.SIGXCPU:
         return f"killed: CPU time limit ({limits.cpu_seconds} s of CPU per process) reached (SIGXCPU)"
