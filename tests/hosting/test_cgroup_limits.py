@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -137,3 +138,17 @@ def test_a_forking_memory_bomb_ends_by_the_groups_oom_killer_and_is_told(bed: Be
     print(f"bomb: {kills} OOM kills; {detail}")
     assert kills >= 1, bytes(output.data).decode()
     assert detail.startswith("killed: memory limit of the bot (96 MiB, all its processes together) reached"), detail
+
+
+def test_a_host_that_is_not_root_has_no_groups_and_says_why() -> None:
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv (util-linux) to run the detection as another uid")
+    code = "from arena.hosting.cgroups import detect; print(detect().describe())"
+    done = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip()
+    assert line.startswith("no cgroups: ") and line.endswith("; limits are per process only"), line
+    if detect().mode is not CgroupMode.NONE:
+        assert "not writable by uid 65534" in line, line
