@@ -46,8 +46,8 @@ def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory:
         return killed_for
     sig = -code if code < 0 else code - 128 if code > 128 else 0
     if out_of_memory:
-        memory = memory_limit_reached(limits)
-        return memory if sig == signal.SIGKILL else f"{memory}; then {describe_end(code, limits)}"
+        reached = memory_limit_reached(limits)
+        return reached if sig == signal.SIGKILL else f"{reached}; then {describe_end(code, limits)}"
     if sig == signal.SIGXCPU:
         return f"killed: CPU time limit ({limits.cpu_seconds} s of CPU per process) reached (SIGXCPU)"
     if sig == signal.SIGXFSZ:
