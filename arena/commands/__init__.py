@@ -120,6 +120,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a number above 0 (``--bot-cpus 0.5``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+    return value
+
+
 def not_negative(kind: type[int] | type[float]) -> Any:
     """An argparse type: a number of ``kind`` that is not negative."""
     def parse(text: str) -> int | float:

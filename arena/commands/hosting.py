@@ -9,9 +9,10 @@
         The bot's versions with their verdicts (checking, admitted, rejected and why) and its hosted process.
     uno-arena bot output NAME
         The last output (stdout and stderr, at most 64 KiB) of the bot's hosted process.
-    uno-arena host [--gateway-socket PATH] [--work-dir DIR] [--metrics-port 9104] [limits]
+    uno-arena host [--gateway-socket PATH] [--work-dir DIR] [--metrics-port 9104] [limits] [--no-cgroups]
         The bot host: checks new submissions in the sandbox and runs every hosted bot's newest admitted version
-        (arena.hosting). Redis: $REDIS_URL. SIGTERM/SIGINT stop every hosted process and exit 0.
+        (arena.hosting), each in a cgroup of its own where the machine allows (said at the start). Redis:
+        $REDIS_URL. SIGTERM/SIGINT stop every hosted process and exit 0.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.commands import positive_int, subparsers_of
+from arena.commands import positive_float, positive_int, subparsers_of
 from arena.commands.api import add_server_options, run_client
 
 DEFAULT_HOST_METRICS_PORT = 9104
@@ -135,7 +136,8 @@ def _limits(args: argparse.Namespace) -> Any:
     mib = 1024 * 1024
     return Limits(cpu_seconds=args.cpu_seconds, memory_bytes=args.memory_mib * mib, processes=args.processes,
                   open_files=args.open_files, file_size_bytes=args.file_size_mib * mib, tmp_bytes=args.tmp_mib * mib,
-                  lifetime_s=float(args.lifetime), connect_s=float(args.connect_timeout))
+                  lifetime_s=float(args.lifetime), connect_s=float(args.connect_timeout),
+                  bot_memory_bytes=args.bot_memory_mib * mib, bot_cpus=args.bot_cpus)
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -173,10 +175,12 @@ def cmd_host(args: argparse.Namespace) -> int:
     async def main() -> int:
         stop = asyncio.Event()
         stop_on_signals(stop, " while stopping the hosted bots: exiting now", 1)
-        config = HostConfig(args.gateway_socket, work_dir, _limits(args), check_wait_s=float(args.check_wait))
+        config = HostConfig(args.gateway_socket, work_dir, _limits(args), check_wait_s=float(args.check_wait),
+                            cgroups=not args.no_cgroups)
         host = BotHost(store, config, metrics)
         print(f"uno-arena host: gateway unix:{os.path.abspath(args.gateway_socket)}, packages in {work_dir}; "
-              f"metrics on :{server.port if server else '-'}/metrics", flush=True)
+              f"metrics on :{server.port if server else '-'}/metrics; {host.cgroups.support.describe()}",
+              flush=True)
         await host.run(stop, args.poll)
         print("stopped: every hosted process ended", flush=True)
         return 0
@@ -232,6 +236,12 @@ def register(commands: Any) -> None:
                         help="seconds of wall clock a process lives before it is started again")
     limits.add_argument("--connect-timeout", type=positive_int, default=30,
                         help="seconds a process has to connect to the gateway before it is killed")
+    limits.add_argument("--bot-memory-mib", type=positive_int, default=1024,
+                        help="memory of the whole bot, all its processes together (its cgroup)")
+    limits.add_argument("--bot-cpus", type=positive_float, default=1.0,
+                        help="CPUs the whole bot may use at most (its cgroup; every bot has the same CPU weight)")
+    limits.add_argument("--no-cgroups", action="store_true",
+                        help="no cgroup per bot even where the machine allows one (per-process limits only)")
     host.add_argument("--check-wait", type=positive_int, default=20,
                       help="seconds the check of a new submission waits for its bot to connect")
     host.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)

@@ -5,7 +5,9 @@ Every :data:`POLL_S` it reads the store: a submission still ``checking`` is chec
 version has one :class:`HostedBot` running it (a newer admitted version replaces the running one; a bot deleted or
 revoked is stopped). A hosted process connects to the gateway's Unix socket with a token of its own
 (:meth:`arena.store.BotStore.issue_host_token`, a new one at each start: the author's token is left alone). Its
-state and its last output go to the store for the author (``bot submissions``, ``bot output``).
+state and its last output go to the store for the author (``bot submissions``, ``bot output``). Each start of a
+process, and each check, has a cgroup of its own where the machine allows (:mod:`arena.hosting.cgroups`), removed
+after it.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from arena.hosting.cgroups import Cgroup, CgroupError, CgroupManager, CgroupMode, CgroupSupport, detect, oom_kills
 from arena.hosting.check import CHECK_WAIT_S, check_in_sandbox
-from arena.hosting.process import STABLE_S, OutputTail, SandboxedProcess, backoff_s
+from arena.hosting.process import STABLE_S, OutputTail, Run, SandboxedProcess, backoff_s, memory_limit_reached
 from arena.hosting.sandbox import Limits, SandboxSpec, package_path
 from arena.relay.messages import drop_message
 from arena.service.competitions import bots_without_memory
@@ -54,6 +57,8 @@ class HostMetrics:
                                        registry=self.registry)
         self.verdicts = Counter("uno_arena_submission_verdicts_total", "Submissions checked in the sandbox",
                                 ["verdict"], registry=self.registry)
+        self.cgroups = Gauge("uno_arena_host_cgroups", "1 for the cgroup mode in force (v2, v1, none)", ["mode"],
+                             registry=self.registry)
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,8 @@ class HostConfig:
     """Seconds the check of a new submission waits for its bot to connect."""
     parallel_checks: int = 2
     """Checks of new submissions run at once (each is a `bot check` process and a sandboxed bot)."""
+    cgroups: bool = True
+    """A cgroup per bot where the machine allows (False: rlimits only)."""
 
 
 def unpack(archive: bytes, target: Path) -> None:
@@ -115,23 +122,10 @@ class HostedBot:
         flusher = asyncio.create_task(self._flush_output())
         try:
             while not self.stop_event.is_set():
-                spec_file = await asyncio.to_thread(self.host.prepare, self.name, self.submission)
-                token = await asyncio.to_thread(store.bots.issue_host_token, self.name,
-                                                hosted_version(self.submission.version), self.fresh_sandbox)
-
-                async def match_played(token: str = token) -> bool:
-                    return not await asyncio.to_thread(store.bots.token_works, token)
-
-                process = SandboxedProcess(spec_file, token, self.host.config.limits, self.output, self._connected,
-                                           match_played if self.fresh_sandbox else None)
-                self.output.note(f"starting version {self.submission.version}"
-                                 + (" in a fresh sandbox for one match" if self.fresh_sandbox else ""))
-                await self._record("running", "")
-                self.host.metrics.running.inc()
                 try:
-                    run = await process.run_once(self.stop_event)
-                finally:
-                    self.host.metrics.running.dec()
+                    run = await self._run_once()
+                except CgroupError as error:
+                    run = Run(-1, f"not started: {error}", 0.0)
                 self.output.note(run.detail)
                 if self.stop_event.is_set():
                     break
@@ -153,6 +147,32 @@ class HostedBot:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(store.submissions.set_output, self.name, bytes(self.output.data))
                 await self._record("stopped", "the bot host stopped it")
+
+    async def _run_once(self) -> Run:
+        """One life of the process, in a cgroup of its own (removed after it)."""
+        group = await asyncio.to_thread(self.host.cgroups.create, self.name)
+        try:
+            spec_file = await asyncio.to_thread(self.host.prepare, self.name, self.submission, group)
+            store = self.host.store
+            token = await asyncio.to_thread(store.bots.issue_host_token, self.name,
+                                            hosted_version(self.submission.version), self.fresh_sandbox)
+
+            async def match_played() -> bool:
+                return not await asyncio.to_thread(store.bots.token_works, token)
+
+            process = SandboxedProcess(spec_file, token, self.host.config.limits, self.output, self._connected,
+                                       group, match_played if self.fresh_sandbox else None)
+            self.output.note(f"starting version {self.submission.version}"
+                             + (" in a fresh sandbox for one match" if self.fresh_sandbox else ""))
+            await self._record("running", "")
+            self.host.metrics.running.inc()
+            try:
+                return await process.run_once(self.stop_event)
+            finally:
+                self.host.metrics.running.dec()
+        finally:
+            if group is not None:
+                await asyncio.to_thread(self.host.cgroups.remove, group)
 
     async def _record(self, state: str, detail: str) -> None:
         hosted = HostedState(state, self.submission.version, self.restarts, detail, time.time())
@@ -187,9 +207,16 @@ class BotHost:
         os.chmod(work / "packages", 0o700)
         self.socket_dir = tempfile.mkdtemp(prefix="uno-host-")  # short: a socket's path has at most 107 bytes
         os.chmod(self.socket_dir, stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH)
+        support = detect() if config.cgroups else CgroupSupport(CgroupMode.NONE, "turned off (--no-cgroups)")
+        self.cgroups = CgroupManager(support, config.limits)
+        self.cgroups.setup()
+        for mode in CgroupMode:
+            self.metrics.cgroups.labels(mode.value).set(1 if mode is self.cgroups.mode else 0)
+        log.info("bot host: %s", self.cgroups.support.describe())
 
-    def prepare(self, name: str, submission: Submission) -> str:
-        """Unpack the submission (once) and write its sandbox spec; the spec file's path."""
+    def prepare(self, name: str, submission: Submission, group: Cgroup | None = None) -> str:
+        """Unpack the submission (once) and write its sandbox spec (with ``group``, the cgroup the process joins);
+        the spec file's path."""
         target = package_path(self.config.work_dir, submission.sha256)
         archive = self.store.submissions.archive(submission.sha256)
         if archive is None:
@@ -198,7 +225,8 @@ class BotHost:
         root = os.geteuid() == 0
         uid = self.store.submissions.sandbox_uid(name) if root and self.config.uid_per_bot else None
         spec = SandboxSpec(str(target), Runtime(submission.runtime), submission.command,
-                           os.path.abspath(self.config.gateway_socket), uid, self.config.limits)
+                           os.path.abspath(self.config.gateway_socket), uid, self.config.limits,
+                           group.folders if group is not None else ())
         path = Path(self.config.work_dir) / "specs" / f"{name.casefold()}-{submission.version}.json"
         path.write_text(json.dumps(spec.to_json()))
         return str(path)
@@ -218,14 +246,21 @@ class BotHost:
 
     async def _check(self, submission: Submission) -> None:
         name = submission.bot
+        group: Cgroup | None = None
         try:
-            spec_file = await asyncio.to_thread(self.prepare, name, submission)
+            group = await asyncio.to_thread(self.cgroups.create, f"check-{name}")
+            spec_file = await asyncio.to_thread(self.prepare, name, submission, group)
             verdict = await check_in_sandbox(spec_file, self.socket_dir, wait_s=self.config.check_wait_s)
         except (UnknownBot, DeletedBot, ValueError, OSError) as error:
             state, reason = SubmissionState.REJECTED, f"cannot be checked: {error}"
         else:
             state = SubmissionState.ADMITTED if verdict.passed else SubmissionState.REJECTED
             reason = verdict.reason
+            if group is not None and not verdict.passed and oom_kills(group) > 0:
+                reason += f"\n{memory_limit_reached(self.config.limits)}"
+        finally:
+            if group is not None:
+                await asyncio.to_thread(self.cgroups.remove, group)
         self.metrics.verdicts.labels(state.value).inc()
         await asyncio.to_thread(self.store.submissions.set_verdict, name, submission.version, state, reason)
         log.info("submission %s v%d: %s", name, submission.version, state.value)
@@ -298,5 +333,6 @@ class BotHost:
             self.metrics.up.set(0)
             await asyncio.gather(*(bot.stop() for bot in self.bots.values()))
             self.bots.clear()
+            await asyncio.to_thread(self.cgroups.close)
             with contextlib.suppress(OSError):
                 os.rmdir(self.socket_dir)

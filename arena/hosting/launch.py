@@ -1,11 +1,13 @@
 """Start one sandboxed bot: ``python -m arena.hosting.launch SPEC.json``.
 
-It sets the resource limits of :class:`arena.hosting.sandbox.Limits` on itself (``setrlimit``: soft and hard), then
-replaces itself with ``bwrap`` (:func:`arena.hosting.sandbox.bwrap_argv`), whose environment is only the sandbox's
-(:func:`arena.hosting.sandbox.sandbox_env`): of its own environment it passes on the bot's token
-(``$UNO_ARENA_BOT_TOKEN``) and nothing else, so no secret of the host (``$REDIS_URL``, the admin token) reaches the
-bot. The limits are inherited by everything the bot starts. The bot host runs it, and so does the check of a new
-submission (``uno-arena bot check --run "python -m arena.hosting.launch SPEC --socket PATH"``).
+It joins the bot's cgroup when the spec names one (:func:`arena.hosting.cgroups.join`: the memory, CPU and process
+limits of the whole bot), sets the resource limits of :class:`arena.hosting.sandbox.Limits` on itself
+(``setrlimit``: soft and hard), then replaces itself with ``bwrap`` (:func:`arena.hosting.sandbox.bwrap_argv`),
+whose environment is only the sandbox's (:func:`arena.hosting.sandbox.sandbox_env`): of its own environment it
+passes on the bot's token (``$UNO_ARENA_BOT_TOKEN``) and nothing else, so no secret of the host (``$REDIS_URL``,
+the admin token) reaches the bot. The group and the limits are inherited by everything the bot starts. The bot host
+runs it, and so does the check of a new submission
+(``uno-arena bot check --run "python -m arena.hosting.launch SPEC --socket PATH"``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 
+from arena.hosting.cgroups import CgroupError, join
 from arena.hosting.sandbox import TOKEN_ENV, SandboxSpec, SandboxUnavailable, bwrap_argv, rlimits, sandbox_env
 
 
@@ -33,7 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     token = os.environ.get(TOKEN_ENV, "")
     try:
         command = bwrap_argv(spec)
-    except SandboxUnavailable as error:
+        join(spec.cgroups)
+    except (SandboxUnavailable, CgroupError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     for name, soft, hard in rlimits(spec.limits):

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from arena.hosting.cgroups import Cgroup, oom_kills
 from arena.hosting.sandbox import TOKEN_ENV, Limits
 
 OUTPUT_CAP = 64 * 1024
@@ -35,11 +36,21 @@ def backoff_s(quick_ends: int) -> float:
     return min(BACKOFF_MAX_S, BACKOFF_FIRST_S * 2 ** (quick_ends - 1))
 
 
-def describe_end(code: int, limits: Limits, killed_for: str = "") -> str:
-    """Why a sandboxed process ended, for its author: the host's own kill, a limit's signal, or its exit code."""
+def memory_limit_reached(limits: Limits) -> str:
+    """The end of a bot whose cgroup's OOM killer fired, for its author."""
+    return (f"killed: memory limit of the bot ({limits.bot_memory_bytes // (1024 * 1024)} MiB, all its processes "
+            "together) reached")
+
+
+def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory: bool = False) -> str:
+    """Why a sandboxed process ended, for its author: the host's own kill, its group's OOM killer (and how the
+    process then ended, unless that was the kill), a limit's signal, or its exit code."""
     if killed_for:
         return killed_for
     sig = -code if code < 0 else code - 128 if code > 128 else 0
+    if out_of_memory:
+        reached = memory_limit_reached(limits)
+        return reached if sig == signal.SIGKILL else f"{reached}; then {describe_end(code, limits)}"
     if sig == signal.SIGXCPU:
         return f"killed: CPU time limit ({limits.cpu_seconds} s of CPU per process) reached (SIGXCPU)"
     if sig == signal.SIGXFSZ:
@@ -89,12 +100,14 @@ class Run:
 
 
 class SandboxedProcess:
-    """One bot's process in its sandbox: :meth:`run_once` runs one life of it."""
+    """One bot's process in its sandbox: :meth:`run_once` runs one life of it (in ``group``, the cgroup its spec
+    names, whose OOM kills its end tells)."""
 
     def __init__(self, spec_file: str, token: str, limits: Limits, output: OutputTail,
-                 connected: Callable[[], Awaitable[bool]],
+                 connected: Callable[[], Awaitable[bool]], group: Cgroup | None = None,
                  match_played: Callable[[], Awaitable[bool]] | None = None) -> None:
         self.spec_file = spec_file
+        self.group = group
         self.token = token
         self.limits = limits
         self.output = output
@@ -119,8 +132,8 @@ class SandboxedProcess:
         reader.cancel()
         seconds = time.monotonic() - started
         if killed_for == MATCH_PLAYED:
-            return Run(code, MATCH_PLAYED, time.monotonic() - started, match_played=True)
-        detail = describe_end(code, self.limits, killed_for)
+            return Run(code, MATCH_PLAYED, seconds, match_played=True)
+        detail = describe_end(code, self.limits, killed_for, self.group is not None and oom_kills(self.group) > 0)
         if self.output.total > self.output.cap:
             detail += f"; it wrote {self.output.total} bytes of output (the last {self.output.cap} kept)"
         last = self.output.last_line()

@@ -58,6 +58,10 @@ class Limits:
     """Wall-clock life of one process: it is then killed and started again."""
     connect_s: float = 30.0
     """A process that has not connected to the gateway this long after its start is killed (and restarted)."""
+    bot_memory_bytes: int = 1024 * 1024 * 1024
+    """Memory of the whole bot, all its processes together (its cgroup's; the OOM killer past it)."""
+    bot_cpus: float = 1.0
+    """CPUs the whole bot may use at most (its cgroup's quota; every bot has the same CPU weight below it)."""
 
 
 @dataclass(frozen=True)
@@ -71,19 +75,24 @@ class SandboxSpec:
     uid: int | None = None
     """The uid it runs as (when the host is root), else None (a user namespace)."""
     limits: Limits = field(default_factory=Limits)
+    cgroups: tuple[str, ...] = ()
+    """The folders of the process's cgroup (one per controller hierarchy) the launcher joins; none without."""
 
     def to_json(self) -> dict[str, object]:
         return {"package_dir": self.package_dir, "runtime": self.runtime.value, "command": list(self.command),
-                "socket_path": self.socket_path, "uid": self.uid, "limits": self.limits.__dict__}
+                "socket_path": self.socket_path, "uid": self.uid, "limits": self.limits.__dict__,
+                "cgroups": list(self.cgroups)}
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> SandboxSpec:
         limits = data.get("limits")
         uid = data.get("uid")
+        cgroups = data.get("cgroups")
         return cls(package_dir=str(data["package_dir"]), runtime=Runtime(str(data["runtime"])),
                    command=tuple(str(w) for w in data["command"]),  # type: ignore[attr-defined]
                    socket_path=str(data["socket_path"]), uid=int(uid) if isinstance(uid, int) else None,
-                   limits=Limits(**limits) if isinstance(limits, dict) else Limits())
+                   limits=Limits(**limits) if isinstance(limits, dict) else Limits(),
+                   cgroups=tuple(str(f) for f in cgroups) if isinstance(cgroups, list) else ())
 
 
 def find_bwrap() -> str:
