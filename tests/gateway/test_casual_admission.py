@@ -19,6 +19,7 @@ from arena.server.gateway.admission import Admissions, casual_cap
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.decisions import Decisions
 from arena.server.gateway.links import BotLink
+from arena.server.gateway.records import FreshSandbox
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession
 from arena.server.remote_seat import RemoteSeat
@@ -31,6 +32,7 @@ class FakeSession:
     """What the gateway sends the bot, decoded; and the refusals it would send."""
 
     lag_s = 0.0
+    fresh_sandbox: FreshSandbox | None = None
 
     def __init__(self) -> None:
         self.sent: list[bot_pb2.ArenaMessage] = []
@@ -81,6 +83,35 @@ def test_a_casual_start_is_seated_only_with_a_slot_free_now_and_never_waits() ->
         admissions.end_match(BOT, "rated-2", 1, None)
         assert await admit(admissions, "human-1", casual=True)
         assert session.started() == ["rated-1", "rated-2", "human-1"]
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_a_fresh_sandbox_is_seated_in_one_match_and_its_end_is_told() -> None:
+    """A bot host's fresh sandbox (a bot without memory) plays one match, never a person's game; the next match
+    waits for the next sandbox, and the first seating and the match's end are handed to the store's writes."""
+    async def scenario() -> None:
+        admissions, _decisions, link, session = gateway_parts(capacity=1)
+        sandbox = session.fresh_sandbox = FreshSandbox("token-id")
+        told: list[tuple[str, str]] = []
+        admissions.sandbox_seated = lambda bot, fresh: told.append(("seated", fresh.match_id))
+        admissions.sandbox_done = lambda bot, fresh: told.append(("done", fresh.match_id))
+        assert not await admit(admissions, "human-1", casual=True)
+        assert await admit(admissions, "rated-1", casual=False)
+        assert await admit(admissions, "rated-1", casual=False, seat=2)  # a second seat of its one match
+        assert sandbox.match_id == "rated-1" and told == [("seated", "rated-1")]
+        admissions.end_match(BOT, "rated-1", 1, None)
+        assert told == [("seated", "rated-1")]  # its other seat still plays
+        admissions.end_match(BOT, "rated-1", 2, None)
+        assert told[-1] == ("done", "rated-1")
+        waiting = asyncio.ensure_future(admit(admissions, "rated-2", casual=False, wait_s=10.0))
+        await asyncio.sleep(0)
+        assert len(link.waiting) == 1 and "rated-2" not in session.started()  # not with this sandbox
+        fresh = FakeSession()
+        fresh.fresh_sandbox = FreshSandbox("next-token")
+        link.session = cast(BotSession, fresh)
+        admissions.admit_waiting(link)
+        assert await waiting and fresh.started() == ["rated-2"] and fresh.fresh_sandbox.match_id == "rated-2"
 
     asyncio.run(asyncio.wait_for(scenario(), 10))
 
