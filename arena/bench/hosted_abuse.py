@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import subprocess
 import sys
 import tempfile
 import time
@@ -99,19 +100,21 @@ class HostedArena:
         env = {k: v for k, v in os.environ.items() if not k.startswith("UNO_ARENA_")}
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         self.env = dict(env, REDIS_URL=self.redis.url, UNO_ARENA_ADMIN_TOKEN=admin_token)
+        self.gateway: subprocess.Popen[bytes] | None = None
+        self.good = f"good-{uuid.uuid4().hex[:6]}"
+
+    def start(self) -> None:
+        """Start the gateway and the host; submit the well-behaved bot with its own token and wait until it is
+        checked, admitted and connected."""
+        from arena.client import ArenaClient
+        from arena.submissions import pack_folder
+
         self.gateway = self.processes.start("serve", [
             *cli_argv(), "serve", "--address", f"127.0.0.1:{self.port}", "--unix-socket", self.socket,
             "--metrics-port", "-1"], self.env)
         wait_until(lambda: os.path.exists(self.socket), "the gateway's Unix socket", self.processes)
         self.processes.start("host", [*cli_argv(), "host", "--gateway-socket", self.socket, "--work-dir",
-                                      str(work / "host"), "--metrics-port", "-1", *HOST_OPTIONS], self.env)
-        self.good = f"good-{uuid.uuid4().hex[:6]}"
-
-    def submit_good(self) -> None:
-        """Submit the well-behaved bot with its own token; wait until it is checked, admitted and connected."""
-        from arena.client import ArenaClient
-        from arena.submissions import pack_folder
-
+                                      str(self.work / "host"), "--metrics-port", "-1", *HOST_OPTIONS], self.env)
         token = self.store.bots.register(self.good)[1]
         folder = hostile_bots.write_package(self.work / "bots" / self.good, hostile_bots.GOOD)
         with ArenaClient(f"unix:{self.socket}", token) as client:
@@ -164,7 +167,7 @@ class HostedArena:
                    f"the host stopping {name}", self.processes, START_TIMEOUT_S)
 
     def gateway_cpu_seconds(self) -> float:
-        return process_cpu([self.gateway.pid])
+        return process_cpu([self.gateway.pid]) if self.gateway is not None else 0.0
 
     def close(self) -> None:
         self.processes.stop_all()
@@ -212,6 +215,7 @@ def _hosted_arena() -> Iterator[HostedArena]:
     with tempfile.TemporaryDirectory(prefix="uab-", dir="/tmp") as folder:
         arena = HostedArena(Path(folder))
         try:
+            arena.start()
             yield arena
         except RuntimeError as error:  # what the host said is the clue: its log goes with the folder
             host_log = (Path(folder) / "host.log").read_text(errors="replace")[-3000:]
@@ -226,7 +230,6 @@ def run_hosted_abuse_bench(options: HostedAbuseOptions = HostedAbuseOptions(),
     out = out if out is not None else sys.stdout
     started = time.perf_counter()
     with _hosted_arena() as arena:
-        arena.submit_good()
         results = asyncio.run(_hosted_abuse(arena, options))
     results["settings"] = {**asdict(options), "cpus": os.cpu_count(), "took_s": time.perf_counter() - started}
     print(table(results, TITLES, "what the host recorded", _heading(options)), file=out, flush=True)
