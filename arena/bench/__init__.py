@@ -4,6 +4,8 @@
 - :mod:`arena.bench.gateway`: ``bench gateway``, remote bots over loopback gRPC next to a bare echo stream;
 - :mod:`arena.bench.tournament`: ``bench tournament``, a tournament in process and through Celery workers;
 - :mod:`arena.bench.abuse`: ``bench abuse``, a well-behaved bot beside each attack on the gateway;
+- :mod:`arena.bench.hosted_abuse`: ``bench abuse --hosted``, a hosted bot beside each hostile hosted bot
+  (:mod:`arena.bench.hostile_bots`, which the bot host's tests submit too);
 - :mod:`arena.bench.web`: ``bench web``, the web front's pages over a big history and live viewers of a
   running tournament;
 - :mod:`arena.bench.load`: ``bench load``, many remote bots (swarm processes) and one tournament against a local

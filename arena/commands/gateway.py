@@ -43,8 +43,9 @@
         per check, the summary and a line naming the command.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
-    uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2]
-        A well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse).
+    uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2] [--hosted] [--json]
+        A well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse); --hosted: a
+        hosted bot beside hostile hosted bots (arena.bench.hosted_abuse; needs bwrap).
 
     TLS: `serve --tls-cert FILE --tls-key FILE` serves bots and the organizer API over TLS; `bot run --tls
     [--tls-ca FILE]` connects with it. Limits: `serve --message-rate/--message-burst/--max-new-streams`.
@@ -637,15 +638,40 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
 
 
 def cmd_bench_abuse(args: argparse.Namespace) -> int:
-    from arena.bench.abuse import ATTACKS, run_abuse_bench
+    from arena.bench import abuse, hosted_abuse
 
-    attacks = [a.strip() for a in args.attacks.split(",") if a.strip()]
-    unknown = [a for a in attacks if a not in ATTACKS]
+    known = hosted_abuse.ATTACKS if args.hosted else abuse.ATTACKS
+    attacks = [a.strip() for a in (args.attacks or ",".join(known)).split(",") if a.strip()]
+    unknown = [a for a in attacks if a not in known]
     if unknown or not attacks:
-        print(f"--attacks: unknown {', '.join(unknown) or 'none given'} (known: {', '.join(ATTACKS)})", file=sys.stderr)
+        mode = " with --hosted" if args.hosted else ""
+        print(f"--attacks: unknown {', '.join(unknown) or 'none given'} (known{mode}: {', '.join(known)})",
+              file=sys.stderr)
         return 2
-    figures = run_abuse_bench(attacks=attacks, seconds=args.seconds, warmup=args.warmup, matches=args.matches,
-                              think_ms=args.think_ms, rounds=args.rounds)
+    if args.hosted:
+        return _bench_hosted_abuse(args, attacks)
+    figures = abuse.run_abuse_bench(attacks=attacks, seconds=args.seconds, warmup=args.warmup, matches=args.matches,
+                              think_ms=args.think_ms, rounds=args.rounds or 2)
+    if args.json:
+        print(json.dumps(figures))
+    return 0
+
+
+def _bench_hosted_abuse(args: argparse.Namespace, attacks: list[str]) -> int:
+    from arena.bench.hosted_abuse import HostedAbuseOptions, run_hosted_abuse_bench
+    from arena.hosting.sandbox import sandbox_missing
+
+    missing = sandbox_missing()
+    if missing:
+        print(f"bench abuse --hosted needs the bot host's sandbox: {missing}", file=sys.stderr)
+        return 2
+    options = HostedAbuseOptions(attacks=tuple(attacks), seconds=args.seconds, warmup=args.warmup,
+                                 matches=args.matches, think_ms=args.think_ms, rounds=args.rounds or 1)
+    try:
+        figures = run_hosted_abuse_bench(options, sys.stderr if args.json else sys.stdout)
+    except RuntimeError as error:
+        print(f"bench abuse --hosted failed: {error}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(figures))
     return 0
@@ -782,13 +808,19 @@ def register(commands: Any) -> None:
 
     abuse = bench_parsers(commands).add_parser(
         "abuse", help="a well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse)")
-    abuse.add_argument("--attacks", default="pong-flood,reconnect-storm,garbage,tcp-garbage,no-read",
-                       help="comma-separated: pong-flood, reconnect-storm, garbage, tcp-garbage, no-read")
+    abuse.add_argument("--attacks", default=None,
+                       help="comma-separated: pong-flood, reconnect-storm, garbage, tcp-garbage, no-read "
+                            "(default all); with --hosted: tcp, snoop, fork-bomb, memory-bomb, disk-fill, spin, "
+                            "stdout-flood, never-connect (default all)")
+    abuse.add_argument("--hosted", action="store_true",
+                       help="a well-behaved bot run by the bot host (Redis, `serve` and `host` with bwrap, each its "
+                            "own process) beside hostile hosted bots (arena.bench.hosted_abuse)")
     abuse.add_argument("--seconds", type=float, default=5.0, help="measuring time without and with each attack")
     abuse.add_argument("--warmup", type=float, default=1.0, help="seconds after an attack starts before measuring")
     abuse.add_argument("--matches", type=int, default=8, help="the well-behaved bot's matches at once")
     abuse.add_argument("--think-ms", type=float, default=10.0, help="its opponent's time per move (paces the load)")
-    abuse.add_argument("--rounds", type=int, default=2,
-                       help="interleaved rounds of every measurement; the best of each side is kept")
+    abuse.add_argument("--rounds", type=int, default=None,
+                       help="interleaved rounds of every measurement; the best of each side is kept (default 2; "
+                            "1 with --hosted)")
     abuse.add_argument("--json", action="store_true")
     abuse.set_defaults(func=cmd_bench_abuse, long_running=True)

@@ -62,6 +62,10 @@ def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory:
     return f"exited with code {code}"
 
 
+HOST_NOTE = "[uno-arena host] "
+"""How the host's own lines about a process (a start, an end) start in its output."""
+
+
 class OutputTail:
     """The last :data:`OUTPUT_CAP` bytes a process wrote, and how many it wrote in all."""
 
@@ -80,11 +84,11 @@ class OutputTail:
 
     def note(self, line: str) -> None:
         """A line of the host's own about the process (a start, an end), marked as such."""
-        self.add(f"[uno-arena host] {line}\n".encode())
+        self.add(f"{HOST_NOTE}{line}\n".encode())
 
     def last_line(self) -> str:
         lines = [line for line in bytes(self.data).decode("utf-8", "replace").splitlines()
-                 if line.strip() and not line.startswith("[uno-arena host]")]
+                 if line.strip() and not line.startswith(HOST_NOTE)]
         return lines[-1].strip()[:200] if lines else ""
 
 

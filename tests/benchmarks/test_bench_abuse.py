@@ -30,3 +30,29 @@ def test_bench_abuse_runs_and_prints_its_table() -> None:
     for attack in ATTACKS:  # one row per attack, under the table's header
         assert any(line.startswith(TITLES[attack]) for line in lines), (attack, out)
     assert "decisions/s" in out and "target: decisions/s ratio" in out
+
+
+def test_the_table_says_pass_or_fail_against_the_share_kept_and_what_was_recorded() -> None:
+    from arena.bench.abuse import MIN_RATIO, table
+    from arena.bench.hosted_abuse import TITLES as HOSTED_TITLES
+
+    def side(per_second: float) -> dict[str, float]:
+        return {"decisions": 10, "per_second": per_second, "p50_ms": 1.0, "p99_ms": 2.0, "timeouts": 0,
+                "gateway_cpu": 0.1}
+
+    results = {"attacks": {
+        "tcp": {"without": side(100), "with": side(100 * MIN_RATIO), "attacker": {"said": "tcp refused"}},
+        "spin": {"without": side(100), "with": side(100 * MIN_RATIO - 1), "attacker": {"host": "running"}}}}
+    rows = table(results, HOSTED_TITLES, "what the host recorded").splitlines()
+    assert rows[1].endswith("what the host recorded")
+    assert rows[2].startswith(HOSTED_TITLES["tcp"]) and "PASS  said tcp refused" in rows[2]
+    assert rows[3].startswith(HOSTED_TITLES["spin"]) and "FAIL  host running" in rows[3]
+
+
+def test_bench_abuse_hosted_without_bwrap_says_so_in_one_line() -> None:
+    code, out, err = run_cli("bench", "abuse", "--hosted", "--attacks", "tcp",
+                             env_extra={"UNO_ARENA_BWRAP": "/nowhere/bwrap"}, timeout=60)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "needs the bot host's sandbox: bwrap (bubblewrap) is not installed" in err, err
+    code, _, err = run_cli("bench", "abuse", "--hosted", "--attacks", "pong-flood", timeout=60)
+    assert code == 2 and err.count("\n") == 1 and "unknown pong-flood (known with --hosted: tcp, snoop" in err, err

@@ -18,18 +18,18 @@ from urllib.parse import urlsplit
 import grpc
 import pytest
 
+from arena.bench import hostile_bots as hostile
 from arena.client import ArenaClient
 from arena.hosting.sandbox import sandbox_missing
 from arena.store import Store
 from arena.store.submissions import SubmissionState
-from arena.submissions import pack_folder, read_package
-from tests.hosting import hostile
 from tests.support.redis_server import private_redis
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
 ADMIN = "admin-token-for-the-host-tests"
+ADMITTED = "admitted by the test (the check is the good bot's test)"
 HOST_OPTIONS = ["--cpu-seconds", "60", "--memory-mib", "384", "--processes", "48", "--file-size-mib", "8",
                 "--tmp-mib", "4", "--connect-timeout", "4", "--check-wait", "6", "--poll", "0.5"]
 
@@ -48,23 +48,6 @@ class Arena:
         env = dict(self.env, UNO_ARENA_ADMIN_TOKEN="", UNO_ARENA_BOT_TOKEN=token) if token else self.env
         return subprocess.run([sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
                               timeout=timeout)
-
-
-def _package(folder: Path, code: str, params: dict[str, object] | None = None) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "uno-bot.toml").write_text(hostile.MANIFEST)
-    (folder / "bot.py").write_text(code)
-    if params is not None:
-        (folder / "params.json").write_text(json.dumps(params))
-    return folder
-
-
-def _admit_directly(store: Store, name: str, folder: Path) -> None:
-    """Store a submission as admitted without the check (the check is the good bot's test): the host runs it."""
-    package = read_package(pack_folder(folder))
-    stored = store.submissions.add(name, package.sha256, package.archive, package.manifest.runtime.value,
-                                   package.manifest.command)
-    store.submissions.set_verdict(name, stored.version, SubmissionState.ADMITTED, "admitted by the test")
 
 
 def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -113,15 +96,17 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             secret.chmod(0o600)
             params: dict[str, dict[str, object]] = {
                 "tcp": {"addresses": [["127.0.0.1", made.redis_port], ["127.0.0.1", port], ["1.1.1.1", 53]]},
-                "snoop": {"paths": [str(secret), str(work / "packages"), str(Path(hostile.__file__)),
+                "snoop": {"paths": [str(secret), str(work / "packages"), str(tmp / "bots" / "tcp" / "bot.py"),
                                     str(work / "specs")]},
             }
             for name, code in hostile.HOSTILE.items():
-                _admit_directly(store, name, _package(tmp / "bots" / name, code, params.get(name)))
+                folder = hostile.write_package(tmp / "bots" / name, code, params.get(name))
+                hostile.admit_directly(store, name, folder, ADMITTED)
             host = _start(["host", "--gateway-socket", socket, "--work-dir", str(work), "--metrics-port", "-1",
                            *HOST_OPTIONS], env, tmp / "host.log")
-            silent = made.cli("bot", "submit", "silent", str(_package(tmp / "bots" / "silent", hostile.NEVER)),
-                              "--server", f"unix:{socket}", token=tokens["silent"])
+            never = hostile.write_package(tmp / "bots" / "silent", hostile.NEVER)
+            silent = made.cli("bot", "submit", "silent", str(never), "--server", f"unix:{socket}",
+                              token=tokens["silent"])
             assert silent.returncode == 0, silent.stderr
             yield made
         finally:
@@ -145,7 +130,7 @@ def _line(arena: Arena, name: str, start: str, timeout: float = 40.0) -> str:
 
 
 def test_a_submitted_bot_is_checked_in_the_sandbox_admitted_and_plays(arena: Arena, tmp_path: Path) -> None:
-    folder = _package(tmp_path / "good", hostile.GOOD)
+    folder = hostile.write_package(tmp_path / "good", hostile.GOOD)
     done = arena.cli("bot", "submit", "good", str(folder), "--server", f"unix:{arena.socket}",
                      token=arena.tokens["good"])
     assert done.returncode == 0, done.stderr
@@ -260,7 +245,7 @@ def test_a_submission_that_fails_the_check_is_rejected_and_says_why(arena: Arena
 
 def test_a_new_version_replaces_the_running_one_and_a_revoked_bot_stops(arena: Arena, tmp_path: Path) -> None:
     _line(arena, "tcp", "tcp refused")
-    _admit_directly(arena.store, "tcp", _package(tmp_path / "tcp2", hostile.GOOD))
+    hostile.admit_directly(arena.store, "tcp", hostile.write_package(tmp_path / "tcp2", hostile.GOOD), ADMITTED)
     wait_until(lambda: (arena.store.submissions.hosted("tcp") or _Empty()).version == 2, timeout=30,
                what="version 2 of the tcp bot running")
     wait_until(lambda: "good bot starting" in _output(arena, "tcp"), timeout=30, what="version 2's output")
@@ -314,7 +299,7 @@ def test_a_competition_of_bots_without_memory_plays_each_match_in_a_fresh_sandbo
     from arena.tournament.competition import CompetitionSpec
 
     _, own_token = arena.store.bots.register("amnesiac")
-    _admit_directly(arena.store, "amnesiac", _package(tmp_path / "amnesiac", REMEMBERING))
+    hostile.admit_directly(arena.store, "amnesiac", hostile.write_package(tmp_path / "amnesiac", REMEMBERING), ADMITTED)
     create_competition(arena.store, CompetitionSpec("no-memory", entrants=("amnesiac", "random"),
                                                     bots_without_memory=True))
     wait_until(lambda: "in a fresh sandbox" in _output(arena, "amnesiac"), timeout=30,
