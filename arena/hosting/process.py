@@ -19,6 +19,9 @@ from arena.hosting.cgroups import Cgroup, oom_kills
 from arena.hosting.sandbox import TOKEN_ENV, Limits
 
 OUTPUT_CAP = 64 * 1024
+OUTPUT_RATE = 4 * 1024 * 1024
+"""Bytes of output a second the host reads of one process at most: past it the pipe fills and the bot's writes
+wait, so a bot that floods its output spends its own time blocked, not the host's CPU."""
 BACKOFF_FIRST_S = 1.0
 BACKOFF_MAX_S = 60.0
 STABLE_S = 60.0
@@ -124,6 +127,7 @@ class SandboxedProcess:
         """Start it and wait for its end, the host's stop, its lifetime or its missed connection; then it is gone
         (the sandbox's whole PID namespace with it)."""
         started = time.monotonic()
+        written_before = self.output.total  # the tail is the bot's, across its lives; this count is this life's
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "arena.hosting.launch", self.spec_file,
             env={TOKEN_ENV: self.token, "PATH": os.environ.get("PATH", "/usr/bin:/bin")},
@@ -138,8 +142,9 @@ class SandboxedProcess:
         if killed_for == MATCH_PLAYED:
             return Run(code, MATCH_PLAYED, seconds, match_played=True)
         detail = describe_end(code, self.limits, killed_for, self.group is not None and oom_kills(self.group) > 0)
-        if self.output.total > self.output.cap:
-            detail += f"; it wrote {self.output.total} bytes of output (the last {self.output.cap} kept)"
+        written = self.output.total - written_before
+        if written > self.output.cap:
+            detail += f"; it wrote {written} bytes of output (the last {self.output.cap} kept)"
         last = self.output.last_line()
         if last and not killed_for.startswith("stopped"):
             detail += f"; its last line: {last}"
@@ -182,8 +187,13 @@ class SandboxedProcess:
 
     async def _read(self) -> None:
         assert self.process is not None and self.process.stdout is not None
+        window_start, window_bytes = time.monotonic(), 0
         while chunk := await self.process.stdout.read(65536):
             self.output.add(chunk)
+            window_bytes += len(chunk)
+            if window_bytes >= OUTPUT_RATE:
+                await asyncio.sleep(max(0.0, window_start + 1.0 - time.monotonic()))
+                window_start, window_bytes = time.monotonic(), 0
 
     def _signal(self, sig: int) -> None:
         if self.process is not None and self.process.returncode is None:
