@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -199,6 +200,9 @@ class BotHost:
         self.config = config
         self.metrics = metrics or HostMetrics()
         self.bots: dict[str, HostedBot] = {}
+        self.checks: dict[tuple[str, int], asyncio.Task[None]] = {}
+        """Checks of new submissions under way, by bot (without case) and version."""
+        self.check_room = asyncio.Semaphore(max(1, config.parallel_checks))
         work = Path(config.work_dir)
         (work / "packages").mkdir(parents=True, exist_ok=True)
         (work / "specs").mkdir(parents=True, exist_ok=True)
@@ -232,17 +236,25 @@ class BotHost:
         return str(path)
 
     async def check_pending(self) -> None:
-        """Give a verdict on every submission still ``checking`` (:attr:`HostConfig.parallel_checks` at a time)."""
+        """Start a check of every submission still ``checking`` that is not under check already
+        (:attr:`HostConfig.parallel_checks` run at a time, the others wait their turn). It does not wait for them:
+        a check takes up to a minute, and the rounds meanwhile go on starting and stopping bots."""
         pending = [submission for name in await asyncio.to_thread(self.store.submissions.hosted_bots)
                    for submission in await asyncio.to_thread(self.store.submissions.all, name)
                    if submission.state is SubmissionState.CHECKING]
-        room = asyncio.Semaphore(max(1, self.config.parallel_checks))
+        for submission in pending:
+            key = (submission.bot.casefold(), submission.version)
+            if key not in self.checks:
+                task = asyncio.create_task(self._check_in_turn(submission), name=f"check-{submission.bot}")
+                self.checks[key] = task
+                task.add_done_callback(functools.partial(self._check_done, key))
 
-        async def check(submission: Submission) -> None:
-            async with room:
-                await self._check(submission)
+    def _check_done(self, key: tuple[str, int], _task: asyncio.Task[None]) -> None:
+        self.checks.pop(key, None)
 
-        await asyncio.gather(*(check(s) for s in pending))
+    async def _check_in_turn(self, submission: Submission) -> None:
+        async with self.check_room:
+            await self._check(submission)
 
     async def _check(self, submission: Submission) -> None:
         name = submission.bot
@@ -261,6 +273,9 @@ class BotHost:
         finally:
             if group is not None:
                 await asyncio.to_thread(self.cgroups.remove, group)
+        now = {s.version: s.state for s in await asyncio.to_thread(self.store.submissions.all, name)}
+        if now.get(submission.version) is not SubmissionState.CHECKING:
+            return  # given a verdict meanwhile (an operator's): it stands
         self.metrics.verdicts.labels(state.value).inc()
         await asyncio.to_thread(self.store.submissions.set_verdict, name, submission.version, state, reason)
         log.info("submission %s v%d: %s", name, submission.version, state.value)
@@ -321,7 +336,7 @@ class BotHost:
                 stopping = asyncio.create_task(stop.wait())
                 await asyncio.wait({one, stopping}, return_when=asyncio.FIRST_COMPLETED)
                 stopping.cancel()
-                if not one.done():  # a check under way: it and its sandboxed bot are killed
+                if not one.done():
                     one.cancel()
                     await asyncio.wait({one}, timeout=10.0)
                     break
@@ -331,6 +346,11 @@ class BotHost:
                     await asyncio.wait_for(stop.wait(), poll_s)
         finally:
             self.metrics.up.set(0)
+            checks = list(self.checks.values())
+            for task in checks:  # a check under way: it and its sandboxed bot are killed
+                task.cancel()
+            if checks:
+                await asyncio.wait(checks, timeout=10.0)
             await asyncio.gather(*(bot.stop() for bot in self.bots.values()))
             self.bots.clear()
             await asyncio.to_thread(self.cgroups.close)
