@@ -48,13 +48,13 @@ CODE_ERROR_MATCHES = 10_000
 END_WRITE_S = 1.0
 """How long the in-band Error that ends a call may take to be written."""
 DRAINING_REFUSAL = "the gateway is draining: reconnect (another gateway takes over)"
+"""Why a stream that starts (or finishes its Hello) on a draining gateway ends at once."""
 SANDBOX_SPENT = ("this sandbox's one match is over: the bot host starts a fresh one for the next (the competition "
                  "asks for bots without memory)")
 """Why a fresh sandbox whose match ended while it was away cannot open a session again."""
 SANDBOXES_ONLY = ("bot {bot} plays in a competition without memory: only the bot host's fresh sandboxes connect it "
                   "(submit its code with `uno-arena bot submit`), not a process of its own")
 """Why a bot's own process is refused while a competition without memory admits it."""
-"""Why a stream that starts (or finishes its Hello) on a draining gateway ends at once."""
 
 
 async def end_call(context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str) -> None:
@@ -154,12 +154,7 @@ class Gateway:
         if hello is None:
             return
         cfg = self.config
-        capacity = min(max(int(hello.max_concurrent_matches), 1), cfg.max_concurrent_matches)
-        sandbox = FreshSandbox(bot.host_token_id, bot.sandbox_match) if bot.fresh_sandbox else None
-        if sandbox is not None:  # one match, never a person's game
-            capacity, human_games = 1, False
-        else:
-            human_games = hello.accepts_human_games
+        capacity, human_games, sandbox = self._terms(bot, hello)
         # A process of the bot host has the version of the submission it runs (its token says which), so a new
         # submission is a new version on the ladders whatever its code's Hello says.
         version = bot.host_version or "".join(c for c in hello.bot_version if c.isprintable())[:64] or "unknown"
@@ -178,8 +173,7 @@ class Gateway:
         link = self.link(bot.name)
         for end in ended:  # matches that ended while it was away: their slots are freed, never seated again
             self.admissions.end_match(bot.name, end.match_id, end.seat, None, end.attempt)
-        if sandbox is not None and sandbox.match_id and any(end.match_id == sandbox.match_id for end in ended):
-            self._spend_sandbox(bot.name, sandbox)
+        if self._spent_while_away(bot.name, sandbox, [end.match_id for end in ended]):
             await self.registry.delete_record(session_id)
             await end_call(context, grpc.StatusCode.FAILED_PRECONDITION, SANDBOX_SPENT)
             return
@@ -202,9 +196,8 @@ class Gateway:
                 max_concurrent_matches=capacity, batches=session.batches)))
             reader = asyncio.create_task(self.inbound.read(session, link, context))
             link.attach(session)
-            if sandbox is not None and not sandbox.match_id and link.open_matches():
-                sandbox.match_id = min(link.open_matches())  # a match its crashed predecessor left: it finishes it
-                self._bind_sandbox(link.name, sandbox)
+            if sandbox is not None:
+                self._bind_left_match(link, sandbox)
             self.admissions.admit_waiting(link)
             await session.write_until_done()
         finally:
@@ -271,6 +264,27 @@ class Gateway:
         with contextlib.suppress(RuntimeError):  # a loop whose executor is shut down already: nothing to log on
             asyncio.get_running_loop().run_in_executor(None, log_incidents, self.store, link.name,
                                                        [error.incident()], self.metrics)
+
+    def _terms(self, bot: BotRecord, hello: bot_pb2.Hello) -> tuple[int, bool, FreshSandbox | None]:
+        """A new session's capacity, whether it takes games against people, and its fresh sandbox (a bot host's
+        process for a bot without memory: one match, never a person's game), else None."""
+        if bot.fresh_sandbox:
+            return 1, False, FreshSandbox(bot.host_token_id, bot.sandbox_match)
+        capacity = min(max(int(hello.max_concurrent_matches), 1), self.config.max_concurrent_matches)
+        return capacity, hello.accepts_human_games, None
+
+    def _spent_while_away(self, bot: str, sandbox: FreshSandbox | None, ended: list[str]) -> bool:
+        """Whether a fresh sandbox's one match ended while it was away (then its token is spent now)."""
+        if sandbox is None or not sandbox.match_id or sandbox.match_id not in ended:
+            return False
+        self._spend_sandbox(bot, sandbox)
+        return True
+
+    def _bind_left_match(self, link: BotLink, sandbox: FreshSandbox) -> None:
+        """A fresh sandbox that finds the bot seated here in a match its crashed predecessor left finishes it."""
+        if not sandbox.match_id and link.open_matches():
+            sandbox.match_id = min(link.open_matches())
+            self._bind_sandbox(link.name, sandbox)
 
     def _bind_sandbox(self, bot: str, sandbox: FreshSandbox) -> None:
         """Remember in the store the one match a fresh sandbox is seated in (a session it opens again is bound
