@@ -364,6 +364,8 @@ class CompetitionRow:
     matches_per_minute: float
     created_at: str | None
     rating_pool: str
+    bots_without_memory: bool = False
+    """Only hosted bots play, each match in a fresh sandbox."""
 
 
 def competition_row(message: arena_pb2.Competition) -> CompetitionRow:
@@ -373,7 +375,7 @@ def competition_row(message: arena_pb2.Competition) -> CompetitionRow:
                           seats=message.seats_per_table, entrants=list(message.entrants), blocks=message.blocks,
                           matches_per_minute=message.matches_per_minute,
                           created_at=iso(message.created_at) if message.HasField("created_at") else None,
-                          rating_pool=message.rating_pool)
+                          rating_pool=message.rating_pool, bots_without_memory=message.bots_without_memory)
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,11 @@ def test_the_competitions_pages_and_the_blocks_grouped_under_their_competition(w
     every = httpx.get(f"{web.url}/tournaments", params={"blocks": "all"}).text
     assert all(f'data-tournament="{t}"' in every for t in [*blocks, web.finished])
     assert httpx.get(f"{web.url}/tournaments", params={"blocks": "some"}).status_code == 400
+    assert "Bots without memory" not in page
+    web.arena.client.create_competition(arena_pb2.CreateCompetitionRequest(competition_id="amnesia",
+                                                                          bots_without_memory=True))
+    assert httpx.get(f"{web.url}/api/competitions/amnesia").json()["competition"]["bots_without_memory"] is True
+    assert "Bots without memory" in httpx.get(f"{web.url}/competitions/amnesia").text
 
 
 def test_replay_events_are_told_in_plain_words(web: WebArena) -> None:
