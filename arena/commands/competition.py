@@ -67,7 +67,7 @@ def cmd_create(args: argparse.Namespace) -> int:
         c = client.create_competition(request)
         who = ", ".join(c.entrants) if c.entrants else "every registered bot"
         if c.bots_without_memory:
-            who += " (hosted bots only, each match in a fresh sandbox)"
+            who += " (built-in and hosted bots only, each match in a fresh sandbox)"
         print(f"competition {c.competition_id}: {_variant(c.rules)}, {c.seats_per_table} seats, entrants: {who}; "
               f"rating pool {c.rating_pool}; the scheduler starts blocks while entrants are connected")
         return 0
@@ -155,7 +155,8 @@ def register(commands: Any) -> None:
     create.add_argument("--seed", type=not_negative(int), default=None,
                         help="the ladder's seed (deals and tie-breaks); default: a secret random one")
     create.add_argument("--bots-without-memory", action="store_true",
-                        help="only hosted bots play, each match in a fresh sandbox of the bot host (docs/hosting.md)")
+                        help="only built-in and hosted bots play, the hosted ones each match in a fresh sandbox "
+                             "of the bot host (docs/hosting.md)")
     add_rule_options(create)
     add_server_options(create)
     create.set_defaults(func=cmd_create)

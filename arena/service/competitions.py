@@ -161,7 +161,7 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
     out = []
     for name in names:
         if builtin_kind(name) is not None:
-            out.append(Connected(name, BUILTIN_VERSION, busy.get(name.casefold(), 0)))
+            out.append(Connected(name, BUILTIN_VERSION, busy.get(name.casefold(), 0), without_memory=True))
         else:
             sessions = store.sessions.for_bot(name)
             if not sessions:
@@ -170,7 +170,7 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
             if not record.deleted and not record.revoked:
                 out.append(Connected(record.name, record.version or "unknown", busy.get(name.casefold(), 0),
                                      capacity=max(s.capacity for s in sessions),
-                                     fresh_sandbox=all(s.fresh_sandbox for s in sessions)))
+                                     without_memory=all(s.fresh_sandbox for s in sessions)))
     return out
 
 

@@ -63,8 +63,9 @@ class CompetitionSpec:
     fairness_floor: float = 0.5
     seed: int = 0
     bots_without_memory: bool = False
-    """Only bots of the bot host play, each match in a fresh sandbox of its own (:attr:`Connected.fresh_sandbox`):
-    nothing a bot learnt in one match reaches another, so the rotated duplicate deals are safe."""
+    """Only bots that keep nothing from one match to the next play (:attr:`Connected.without_memory`): the bot
+    host's bots, each match in a fresh sandbox of its own, and the built-in bots; so the rotated duplicate deals
+    are safe."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.competition_id, str) or not _ID_RE.match(self.competition_id):
@@ -159,8 +160,9 @@ class Connected:
     version: str
     busy_blocks: int = 0
     capacity: int = 1_000_000
-    fresh_sandbox: bool = False
-    """Its session is a bot host's fresh sandbox: one match, then a new process (a bot without memory)."""
+    without_memory: bool = False
+    """It keeps nothing from one match to the next: a built-in bot, or a bot whose session is a bot host's fresh
+    sandbox (one match, then a new process)."""
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
     started: list[Entry] = []
     entrants: list[Entrant] = []
     for bot in sorted(connected, key=lambda c: c.bot):
-        if not spec.admits(bot.bot) or (spec.bots_without_memory and not bot.fresh_sandbox):
+        if not spec.admits(bot.bot) or (spec.bots_without_memory and not bot.without_memory):
             continue
         entry = current.get(bot.bot)
         if entry is not None and entry.version != bot.version:

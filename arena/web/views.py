@@ -365,7 +365,7 @@ class CompetitionRow:
     created_at: str | None
     rating_pool: str
     bots_without_memory: bool = False
-    """Only hosted bots play, each match in a fresh sandbox."""
+    """Only built-in and hosted bots play, the hosted ones each match in a fresh sandbox."""
 
 
 def competition_row(message: arena_pb2.Competition) -> CompetitionRow:

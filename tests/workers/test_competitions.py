@@ -215,16 +215,16 @@ def test_a_bot_plays_no_more_blocks_at_once_than_its_hello_offered() -> None:
     assert all(seated.count(f"wide{i}") <= 3 for i in range(4))  # blocks_per_bot caps the others
 
 
-def test_a_competition_without_memory_seats_only_bots_in_fresh_sandboxes(store: Store) -> None:
-    """Its ladder seats a bot only while its session is a bot host's fresh sandbox (one match, then a new
-    process); the bot host asks the store which of its bots such a competition admits."""
-    from arena.service.competitions import bots_without_memory, create_competition
+def test_a_competition_without_memory_seats_only_bots_that_keep_nothing_between_matches(store: Store) -> None:
+    """Its ladder seats a built-in bot, and a registered one only while its session is a bot host's fresh sandbox
+    (one match, then a new process); the bot host asks the store which of its bots such a competition admits."""
+    from arena.service.competitions import _connected, bots_without_memory, create_competition
 
     spec = CompetitionSpec("amnesia", entrants=("fresh", "own", "third"), matches_per_minute=1000, seed=3,
                            bots_without_memory=True)
     assert CompetitionSpec.from_dict(spec.to_dict()).bots_without_memory
-    bots = [Connected("fresh", "1", fresh_sandbox=True), Connected("own", "1"),
-            Connected("third", "1", fresh_sandbox=True)]
+    bots = [Connected("fresh", "1", without_memory=True), Connected("own", "1"),
+            Connected("third", "1", without_memory=True)]
     planned = plan_round(spec, RatingPool(key=spec.pool), {}, bots, 0, new_rate_limit(spec), now=0.0, round_number=1)
     seated = {bot for table in planned.tables for bot in table.bots}
     assert seated == {"fresh", "third"}  # "own" runs its own process: it could remember
@@ -232,3 +232,8 @@ def test_a_competition_without_memory_seats_only_bots_in_fresh_sandboxes(store: 
         store.bots.register(name)
     create_competition(store, spec)
     assert bots_without_memory(store, ["Fresh", "own", "elsewhere"]) == {"Fresh", "own"}
+    store.sessions.open("own", "gw-1")
+    store.sessions.open("fresh", "gw-1", fresh_sandbox=True)
+    with_builtin = CompetitionSpec("mixed", entrants=("heuristic", "own", "fresh"), bots_without_memory=True)
+    assert {c.bot: c.without_memory for c in _connected(store, with_builtin, {})} == {
+        "heuristic": True, "own": False, "fresh": True}
