@@ -295,8 +295,8 @@ class BotHost:
                 continue
             if not (record.deleted or record.revoked):
                 wanted[name] = replace(current, bot=record.name)
-        for name in wanted:
-            await asyncio.to_thread(self._sandboxes_only, wanted[name].bot, name in fresh)
+                if record.sandboxes_only != (name in fresh):
+                    await asyncio.to_thread(self._sandboxes_only, record.name, name in fresh)
         for name in list(self.bots):
             running = self.bots[name]
             if (name not in wanted or wanted[name].version != running.submission.version
@@ -312,8 +312,6 @@ class BotHost:
     def _sandboxes_only(self, name: str, only: bool) -> None:
         """Only fresh sandboxes may connect a bot a competition without memory admits: set in the store (the
         gateway refuses its own process's Hello) and, when it turns on, its open sessions of its own are dropped."""
-        if self.store.bots.get(name).sandboxes_only == only:
-            return
         self.store.bots.set_sandboxes_only(name, only)
         if only:
             own = [s.session_id for s in self.store.sessions.for_bot(name) if not s.fresh_sandbox]
