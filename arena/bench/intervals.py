@@ -39,7 +39,7 @@ from arena.tournament import MatchResult, standings
 from arena.tournament.plackett_luce import PRIOR_GAMES, Stage, fit_counts, refit, stages_of
 from arena.tournament.ratings import Z95
 from arena.tournament.standings import group_intervals
-from arena.tournament.stats import mean_interval, wilson_interval, win_rate_interval
+from arena.tournament.stats import MIN_INTERVAL_MATCHES, mean_interval, wilson_interval, win_rate_interval
 
 from .tiers import entrants, kind, replicate
 from .tiers_sample import Sample, load_sample
@@ -79,6 +79,8 @@ class Coverage:
         return found
 
     def text(self) -> str:
+        if not self.intervals:
+            return f"not published (fewer than {MIN_INTERVAL_MATCHES} matches per bot)"
         low, high = self.interval()
         return f"{self.share:6.1%} [{low:.1%}, {high:.1%}]"
 
@@ -202,6 +204,7 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
     truth = truths(sample, field)
     hits: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
+    seen: set[str] = set()
     copies = _copies(field)
     target = batch_truth(sample, field, deals, duplicate) if batch else {}
     for _ in range(replicates):
@@ -219,12 +222,14 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
                                           ("win rate (previous)", win_before, known.win_rate),
                                           ("points", points_ci, known.points),
                                           ("points (previous)", points_before, known.points)):
-                counts[name] += 1
-                hits[name] += _holds(interval, value)
+                seen.add(name)
+                if interval is not None:  # below MIN_INTERVAL_MATCHES none is published: no claim to check
+                    counts[name] += 1
+                    hits[name] += _holds(interval, value)
     groups_per_bot = deals * (len(field) - 1)
     return IntervalFigures(field, deals, groups_per_bot,
                            {name: Coverage(hits[name], counts[name], replicates) for name in MEASURES
-                            if counts[name]})
+                            if counts[name] or name in seen})
 
 
 def _batch(results: Sequence[MatchResult], truth: dict[str, float], bootstrap: int, hits: dict[str, int],

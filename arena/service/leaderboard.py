@@ -10,7 +10,8 @@ tournament's counters are recomputed from its stored results and added under the
 
 The numbers of an entry are those of :func:`arena.tournament.leaderboard.leaderboard`, and its batch rating that of
 :func:`arena.tournament.plackett_luce.batch_ratings` over the scored results of every tournament the pool applied
-(:func:`pool_batch`: computed once per version of the pool and cached beside it); this module adds what the
+(:func:`arena.service.pool_batch.pool_batch`: computed once per version of the pool, when a tournament finishes,
+and cached beside it); this module adds what the
 store knows: the pool's rules and label, its seats per table, when it last changed, and whether each bot is
 connected now with the version of its latest Hello (a built-in bot: always, version ``builtin``).
 """
@@ -26,11 +27,12 @@ from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
 from arena.tournament.competition import POOL_PREFIX, CompetitionSpec
 from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, tallies_of
-from arena.tournament.plackett_luce import BatchRating, batch_ratings
+from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.ratings import Tally
 
 from .lifecycle import tournament_table
 from .matches import builtin_kind
+from .pool_batch import pool_batch
 
 log = logging.getLogger(__name__)
 
@@ -180,25 +182,6 @@ def presence(store: Store, bot: str) -> Presence:
     if not store.bots.exists(bot):
         return Presence(False, "")
     return Presence(store.sessions.online(bot), store.bots.get(bot).version)
-
-
-def pool_version(pool: RatingPool) -> str:
-    """What changes whenever a tournament is applied to the pool (the key of its cached batch ratings)."""
-    return f"{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
-
-
-def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating]:
-    """The batch ratings over the scored results of every tournament the pool applied (a tournament whose results
-    are gone adds nothing), from the cache when the pool has not changed since."""
-    version = pool_version(pool)
-    cached = store.ratings.batch(pool_id, version)
-    if cached is not None:
-        return cached
-    scored = [stored.result for tid in pool.tournaments for stored in store.results.all(tid).values()
-              if stored.scored]
-    ratings = batch_ratings(scored)
-    store.ratings.put_batch(pool_id, version, ratings)
-    return ratings
 
 
 def pool_leaderboard(store: Store, pool_id: str) -> Leaderboard:

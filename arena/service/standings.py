@@ -16,6 +16,7 @@ from arena.tournament.leaderboard import tallies_of
 from arena.tournament.plackett_luce import BatchRating, batch_ratings
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
+from .pool_batch import warm_pool_batch
 from .runtime import MetricsSink, NoMetrics
 from .tournaments import spec_of
 
@@ -111,7 +112,8 @@ def cached_standings(store: Store, tournament_id: str) -> TournamentStandings:
 
 
 def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink | None = None) -> Standings:
-    """Compute the final standings, persist the ratings once, mark the tournament finished."""
+    """Compute the final standings, persist the ratings once, mark the tournament finished, then cache its rating
+    pool's new batch ratings (:func:`arena.service.pool_batch.warm_pool_batch`: no reader waits for them)."""
     metrics = metrics or NoMetrics()
     spec = spec_of(store, tournament_id)
     table = tournament_table(store, tournament_id)
@@ -122,10 +124,11 @@ def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink 
         tallies = tallies_of(table.standings, table.timeouts, table.refusals, table.decisions, table.scored)
         return pool_of(pool_key, current).with_tournament(tournament_id, table.scored, tallies)
 
-    store.ratings.update(pool_key, apply)
+    pool = store.ratings.update(pool_key, apply)
     run = RunState(store, tournament_id)
     run.set_once("finished_at", repr(time.time()))
     store.tournaments.set_status(tournament_id, TournamentStatus.FINISHED, expected=ACTIVE_TOURNAMENT)
     run.cleanup()
     metrics.finish_tournament(tournament_id)
+    warm_pool_batch(store, pool_key, pool)
     return table.standings

@@ -110,15 +110,16 @@ def fit_counts(counts: Mapping[Stage, float], bots: int, prior: float = PRIOR_GA
                start: Sequence[float] | None = None) -> list[float]:
     """:func:`fit` on stages given with their (possibly fractional) counts, from ``start`` (0 for every bot
     unless given: the maximum is the same from anywhere, only the iterations differ)."""
+    fields = _Fields.of(counts, bots)
     theta = list(start) if start is not None else [0.0] * bots
-    current = _log_posterior(counts, theta, prior)
+    current = _log_posterior(fields, theta, prior)
     for _ in range(MAX_ITERATIONS):
-        gradient, hessian = _derivatives(counts, theta, prior)
+        gradient, hessian = _derivatives(fields, theta, prior)
         step = _solve(hessian, gradient)
         scale = 1.0
         while True:
             trial = [t + scale * d for t, d in zip(theta, step, strict=True)]
-            value = _log_posterior(counts, trial, prior)
+            value = _log_posterior(fields, trial, prior)
             if value >= current - 1e-12 or scale < 1e-6:
                 break
             scale /= 2.0
@@ -129,11 +130,32 @@ def fit_counts(counts: Mapping[Stage, float], bots: int, prior: float = PRIOR_GA
     return theta
 
 
-def _log_posterior(counts: Mapping[Stage, float], theta: Sequence[float], prior: float) -> float:
-    total = 0.0
-    for (winner, field), n in counts.items():
+@dataclass(frozen=True)
+class _Fields:
+    """Stage counts as the likelihood uses them: the (weighted) stages each bot won, and each field of bots with
+    the stages played among it. A stage's likelihood is ``exp(theta[winner]) / sum(exp(theta[field]))``, so its
+    winner's term is linear in the ratings and the normaliser depends on the field alone: one softmax per field,
+    not per stage (a 4-seat table's first stage has 24 orders of its field and 4 winners)."""
+
+    wins: list[float]
+    fields: list[tuple[tuple[int, ...], float]]
+
+    @classmethod
+    def of(cls, counts: Mapping[Stage, float], bots: int) -> _Fields:
+        wins = [0.0] * bots
+        fields: dict[tuple[int, ...], float] = {}
+        for (winner, field), count in counts.items():
+            wins[winner] += count
+            key = tuple(sorted(field))  # a stage's field lists its bots in finishing order; the softmax sees a set
+            fields[key] = fields.get(key, 0.0) + count
+        return cls(wins, list(fields.items()))
+
+
+def _log_posterior(fields: _Fields, theta: Sequence[float], prior: float) -> float:
+    total = math.fsum(w * t for w, t in zip(fields.wins, theta, strict=True))
+    for field, n in fields.fields:
         top = max(theta[i] for i in field)
-        total += n * (theta[winner] - top - math.log(math.fsum(math.exp(theta[i] - top) for i in field)))
+        total -= n * (top + math.log(math.fsum(math.exp(theta[i] - top) for i in field)))
     for t in theta:  # a virtual win and loss against the reference (rating 0) per prior game
         total += prior * (t - 2.0 * _log1pexp(t))
     return total
@@ -143,23 +165,22 @@ def _log1pexp(x: float) -> float:
     return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
 
 
-def _derivatives(counts: Mapping[Stage, float], theta: Sequence[float],
-                 prior: float) -> tuple[list[float], list[list[float]]]:
+def _derivatives(fields: _Fields, theta: Sequence[float], prior: float) -> tuple[list[float], list[list[float]]]:
     """The gradient and the negated Hessian of :func:`_log_posterior`."""
     n = len(theta)
-    gradient = [0.0] * n
+    gradient = list(fields.wins)
     curvature = [[0.0] * n for _ in range(n)]
-    for (winner, field), count in counts.items():
+    for field, count in fields.fields:
         top = max(theta[i] for i in field)
         weights = [math.exp(theta[i] - top) for i in field]
         norm = math.fsum(weights)
-        shares = [w / norm for w in weights]
-        gradient[winner] += count
+        shares = [count * w / norm for w in weights]
         for i, p in zip(field, shares, strict=True):
-            gradient[i] -= count * p
-            curvature[i][i] += count * p
+            gradient[i] -= p
+            curvature[i][i] += p
+            row = curvature[i]
             for j, q in zip(field, shares, strict=True):
-                curvature[i][j] -= count * p * q
+                row[j] -= p * q / count
     for i, t in enumerate(theta):
         p = 1.0 / (1.0 + math.exp(-t))
         gradient[i] += prior * (1.0 - 2.0 * p)
@@ -308,7 +329,7 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
     groups = sorted(by_group)
     total = _summed(by_group[g] for g in groups)
     estimate = fit_counts(total, len(bots))
-    _, curvature = _derivatives(total, estimate, PRIOR_GAMES)
+    _, curvature = _derivatives(_Fields.of(total, len(bots)), estimate, PRIOR_GAMES)
     covariance = [_solve(curvature, [1.0 if k == i else 0.0 for k in range(len(bots))]) for i in range(len(bots))]
     resampled = []
     for drawn in _resamples(groups, bootstrap):

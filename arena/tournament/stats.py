@@ -20,6 +20,12 @@ from statistics import NormalDist
 
 _T_SERIES_MAX_DF = 200
 
+MIN_INTERVAL_MATCHES = 8
+"""A win-rate or points interval is published from this many matches of the bot (``None`` below). Measured in
+``uno-arena bench intervals``: at 4 single matches no interval of a rate can hold 95 % (between equal bots the
+attainable coverages are 87.5 % and 100 %; Wilson's held 85.7-87.4 %, the points interval 89-92 %); from 8 matches
+(8 single matches, or 4 duplicate pairs) both hold 92-97 % wherever the results vary (docs/benchmarks.md)."""
+
 
 def z_quantile(confidence: float) -> float:
     """Two-sided normal critical value, e.g. 1.95996 for 0.95."""
@@ -108,10 +114,10 @@ def win_rate_interval(wins: int, matches: int, samples: int,
                       confidence: float = 0.95) -> tuple[float, float] | None:
     """The interval of a win rate ``wins / matches`` measured over ``samples`` independent units (deal groups:
     the matches of one duplicate group are correlated): the Wilson interval of that rate with the units as the
-    sample size. ``None`` without matches. The interval of a rating pool's leaderboard, which keeps only totals
-    per bot; tournament standings, which have every deal group, use :func:`cluster_rate_interval` (measured closer
-    to its nominal level with duplicate deals)."""
-    if matches <= 0 or samples <= 0:
+    sample size. ``None`` below :data:`MIN_INTERVAL_MATCHES` matches. The interval of a rating pool's leaderboard,
+    which keeps only totals per bot; tournament standings, which have every deal group, use
+    :func:`cluster_rate_interval` (measured closer to its nominal level with duplicate deals)."""
+    if matches < MIN_INTERVAL_MATCHES or samples <= 0:
         return None
     return wilson_interval(wins * samples / matches, samples, confidence)
 
@@ -166,8 +172,8 @@ def cluster_rate_interval(clusters: Sequence[Cluster], confidence: float = 0.95)
     size of the clustered data (Kish's design effect, as Korn and Graubard 1998 use it): ``n = p (1 - p) / v`` with
     ``v`` the variance of the rate estimated from the spread of the clusters (the linearised ratio estimator,
     ``G / (G - 1) * sum(residual**2) / matches**2`` over ``G`` clusters); ``n`` = the matches when the clusters do
-    not spread (every group alike, or a rate of 0 or 1), so a rate of 1 keeps a lower end below 1. ``None`` without
-    matches.
+    not spread (every group alike, or a rate of 0 or 1), so a rate of 1 keeps a lower end below 1. ``None`` below
+    :data:`MIN_INTERVAL_MATCHES` matches.
 
     Why not a t interval over the clusters: with a rate near 0 or 1 (a bot that wins every group) it collapses to a
     point and missed 95 % of the time in ``uno-arena bench intervals``; why not Wilson with the groups as the
@@ -183,7 +189,7 @@ def rate_sums_interval(sums: RateSums, confidence: float = 0.95) -> tuple[float,
     sum of squares times ``matches**2`` is ``M**2 S_tt - 2 M T S_mt + T**2 S_mm``, exact in whole numbers, so
     clusters that do not spread give exactly 0."""
     _check_confidence(confidence)
-    if sums.clusters <= 0 or sums.matches <= 0:
+    if sums.clusters <= 0 or sums.matches < MIN_INTERVAL_MATCHES:
         return None
     m, t, g = sums.matches, sums.total, sums.clusters
     rate = t / m
@@ -204,16 +210,18 @@ def cluster_mean_interval(clusters: Sequence[Cluster], confidence: float = 0.95)
     """The interval of a mean per match (points / matches) over clusters: a Student-t interval around the ratio
     estimate, its variance from the clusters' spread *within* their strata (a round robin fixes who meets whom, so
     the spread between opponents is not chance), with Satterthwaite's degrees of freedom for strata of unequal
-    spread. Strata of a single cluster are pooled into one (a tournament whose tables differ every group is then a
-    plain cluster t interval). ``None`` with fewer than 2 clusters or no stratum of 2.
+    spread, corrected for the skew of the clusters by Hall's transformation (:func:`_hall_inverse`). Strata of a
+    single cluster are pooled into one (a tournament whose tables differ every group is then a plain cluster t
+    interval). ``None`` with fewer than 2 clusters, below :data:`MIN_INTERVAL_MATCHES` matches or with no stratum
+    of 2.
 
-    Measured in ``uno-arena bench intervals``: the t interval over per-group means (the previous interval) covered up
-    to 98.8 % in fields of unequal bots; with duplicate deals this one covers 93.2-95.8 % from 8 groups in every field
-    measured, without them it falls 1-5 points short between unequal bots below about 96 groups (see
-    docs/benchmarks.md).
+    Why the skew correction: UNO's final scores are skewed (a bot that loses most matches scores near 0 and now and
+    then 500 or more), and where the few groups hold none of the rare high scores the plain t interval is both too
+    low and too narrow: it covered 87.5-93.6 % from 8 to 32 single matches between unequal bots in ``uno-arena bench
+    intervals``; with Hall's transformation 93.3-96.0 % (docs/benchmarks.md).
     """
     _check_confidence(confidence)
-    if len(clusters) < 2 or sum(c.matches for c in clusters) <= 0:
+    if len(clusters) < 2 or sum(c.matches for c in clusters) < MIN_INTERVAL_MATCHES:
         return None
     estimate, matches, residuals = _ratio(clusters)
     strata: dict[Hashable, list[float]] = {}
@@ -224,15 +232,35 @@ def cluster_mean_interval(clusters: Sequence[Cluster], confidence: float = 0.95)
     if not groups:
         return None
     parts: list[tuple[float, int]] = []
+    third = 0.0
     for values in groups:
         centre = math.fsum(values) / len(values)
         spread = math.fsum((v - centre) ** 2 for v in values) * len(values) / (len(values) - 1)
         parts.append((spread, len(values) - 1))
+        third += math.fsum((v - centre) ** 3 for v in values)
     variance = math.fsum(v for v, _ in parts)
     denominator = math.fsum(v * v / df for v, df in parts)
     df = sum(d for _, d in parts) if denominator <= 0.0 else variance * variance / denominator
-    half = t_quantile(confidence, max(1, int(df))) * math.sqrt(variance) / matches
-    return (estimate - half, estimate + half)
+    if variance <= 0.0:
+        return (estimate, estimate)
+    quantile = t_quantile(confidence, max(1, int(df + 1e-9)))  # Satterthwaite's df, floored (not its rounding error)
+    skew = third / variance**1.5
+    error = math.sqrt(variance) / matches
+    return (estimate - error * _hall_inverse(quantile, skew), estimate - error * _hall_inverse(-quantile, skew))
+
+
+def _hall_inverse(u: float, skew: float) -> float:
+    """The studentized statistic ``T = (estimate - mean) / error`` at which Hall's transformation
+    ``g(T) = T + a T**2 + a**2 T**3 / 3 + b`` equals ``u`` (Hall 1992, "On the removal of skewness by
+    transformation"; ``a = skew / 3``, ``b = skew / 6``, ``skew`` the estimate's own skewness, the clusters'
+    third central moments over the variance to the power 3/2). ``g`` is monotone (``((1 + a T)**3 - 1) / (3 a)
+    + b``), so the inverse is a cube root; a right-skewed measure moves the interval up and widens its upper
+    side."""
+    a, b = skew / 3.0, skew / 6.0
+    if abs(a) < 1e-12:
+        return u - b
+    inner = 3.0 * a * (u - b) + 1.0
+    return (math.copysign(abs(inner) ** (1.0 / 3.0), inner) - 1.0) / a
 
 
 def mean(values: Sequence[float]) -> float | None:

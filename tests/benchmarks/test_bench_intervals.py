@@ -63,10 +63,13 @@ def test_the_cluster_intervals_cover_near_their_nominal_level() -> None:
 
 
 def test_the_runner_measures_every_field_and_deal_count_and_ratings_on_request() -> None:
-    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4)
+    figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 4), replicates=4)
     assert [(f.field, f.deals, f.groups) for f in figures] == [(("random", "random"), 2, 2),
-                                                                (("random", "random"), 3, 3)]
-    assert all(f.coverage["win rate"].intervals == 8 for f in figures)
+                                                                (("random", "random"), 4, 4)]
+    # 2 duplicate pairs are 4 matches per bot: no interval is published, so none is scored (not a miss)
+    assert figures[0].coverage["win rate"].intervals == 0 and figures[0].coverage["points"].intervals == 0
+    assert figures[0].coverage["win rate"].text() == "not published (fewer than 8 matches per bot)"
+    assert figures[1].coverage["win rate"].intervals == figures[1].coverage["points"].intervals == 8
     figures = run_intervals_bench(fields=(("random", "random"),), deals=(2, 3), replicates=4, ratings=True,
                                   batch=10)
     assert all("win rate" not in f.coverage for f in figures)

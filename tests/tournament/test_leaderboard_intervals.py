@@ -16,7 +16,14 @@ from arena.tournament import MatchResult, RatingPool, standings
 from arena.tournament.leaderboard import leaderboard, tallies_of
 from arena.tournament.plackett_luce import BatchRating, batch_ratings
 from arena.tournament.ratings import Tally
-from arena.tournament.stats import Cluster, RateSums, cluster_rate_interval, rate_sums_interval, win_rate_interval
+from arena.tournament.stats import (
+    MIN_INTERVAL_MATCHES,
+    Cluster,
+    RateSums,
+    cluster_rate_interval,
+    rate_sums_interval,
+    win_rate_interval,
+)
 
 
 def _tournament(tid: str, seed: int, groups: int = 6) -> list[MatchResult]:
@@ -110,6 +117,7 @@ def test_the_cli_tables_name_each_estimate() -> None:
     assert "OpenSkill" in text.splitlines()[1] and "PL 95% CI" in text.splitlines()[1]
     for note in (OPENSKILL_NOTE, BATCH_NOTE, INTERVAL_NOTE, UNCLUSTERED_NOTE):
         assert note in text
+    assert f"shown from {MIN_INTERVAL_MATCHES} matches" in INTERVAL_NOTE  # the rule the intervals keep
     for b in batch:
         assert f"{b.rating:.2f}" in text and f"[{b.low:.2f}, {b.high:.2f}]" in text
     assert "[10.0, 60.0]*" in text  # the first entry's interval is not cluster-aware

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.tournament import mean_interval, t_quantile, wilson_interval, z_quantile
-from arena.tournament.stats import t_two_sided_mass
+from arena.tournament.stats import t_two_sided_mass, win_rate_interval
 
 # two-sided 95% and 99% Student-t critical values (standard tables)
 T95 = {
@@ -93,17 +93,63 @@ def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
     from arena.tournament.stats import Cluster, cluster_mean_interval
 
     assert cluster_mean_interval([Cluster(1, 5.0)]) is None
-    plain = cluster_mean_interval([Cluster(1, v) for v in (1.0, 2.0, 3.0, 4.0)])
-    assert plain == pytest.approx(mean_interval([1.0, 2.0, 3.0, 4.0]))  # one stratum: the t interval
+    values = [float(v) for v in range(1, 9)]
+    plain = cluster_mean_interval([Cluster(1, v) for v in values])
+    assert plain == pytest.approx(mean_interval(values))  # one stratum, no skew: the t interval
     # two strata far apart, each tight: the spread between them is design, not chance
-    strata = [Cluster(1, v, "weak") for v in (1.0, 2.0, 3.0)] + [Cluster(1, v, "strong") for v in (101.0, 102.0, 103.0)]
+    strata = ([Cluster(1, v, "weak") for v in (1.0, 2.0, 3.0, 4.0)]
+              + [Cluster(1, v, "strong") for v in (101.0, 102.0, 103.0, 104.0)])
     pooled = cluster_mean_interval([Cluster(1, c.total) for c in strata])
     within = cluster_mean_interval(strata)
     assert pooled is not None and within is not None
     assert within[1] - within[0] < (pooled[1] - pooled[0]) / 10
-    # equal strata: Satterthwaite gives their summed degrees of freedom (4); each stratum's spread 3/2 * 2 = 3
-    half = t_quantile(0.95, 4) * math.sqrt(3.0 + 3.0) / 6.0
-    assert within == pytest.approx((52.0 - half, 52.0 + half))
+    # equal strata: Satterthwaite gives their summed degrees of freedom (6); each stratum's spread 4/3 * 5
+    half = t_quantile(0.95, 6) * math.sqrt(2 * 4 / 3 * 5.0) / 8.0
+    assert within == pytest.approx((52.5 - half, 52.5 + half))
     # single-cluster strata are pooled into one
-    lone = cluster_mean_interval([Cluster(1, v, i) for i, v in enumerate((1.0, 2.0, 3.0, 4.0))])
+    lone = cluster_mean_interval([Cluster(1, v, i) for i, v in enumerate(values)])
     assert lone == pytest.approx(plain)
+
+
+def test_the_points_interval_follows_the_skew_of_the_scores() -> None:
+    """UNO's scores of a bot that mostly loses: many near 0, now and then a win's 500. Hall's transformation moves
+    the interval up and widens its upper side, where the rare high scores the few groups missed would be."""
+    from arena.tournament.stats import Cluster, _hall_inverse, cluster_mean_interval
+
+    scores = [0.0, 0.0, 10.0, 20.0, 35.0, 60.0, 80.0, 520.0]
+    interval = cluster_mean_interval([Cluster(1, v) for v in scores])
+    t = mean_interval(scores)
+    assert interval is not None and t is not None
+    centre = sum(scores) / len(scores)
+    assert interval[1] - centre > centre - interval[0]
+    assert interval[1] > t[1] and interval[0] > t[0]
+    mirrored = cluster_mean_interval([Cluster(1, -v) for v in scores])  # left skew: the mirror image
+    assert mirrored == pytest.approx((-interval[1], -interval[0]))
+    for skew in (-1.5, -0.2, 0.0, 0.3, 2.0):
+        for u in (-1.96, 0.0, 2.4):
+            t_of_u = _hall_inverse(u, skew)
+            a, b = skew / 3, skew / 6
+            assert t_of_u + a * t_of_u**2 + a * a * t_of_u**3 / 3 + b == pytest.approx(u)
+
+
+def test_intervals_need_eight_matches() -> None:
+    from arena.tournament.stats import (
+        MIN_INTERVAL_MATCHES,
+        Cluster,
+        RateSums,
+        cluster_mean_interval,
+        cluster_rate_interval,
+        rate_sums_interval,
+    )
+
+    assert MIN_INTERVAL_MATCHES == 8
+    seven = [Cluster(1, v % 2) for v in range(7)]
+    eight = [Cluster(1, v % 2) for v in range(8)]
+    assert cluster_rate_interval(seven) is None and cluster_mean_interval(seven) is None
+    assert rate_sums_interval(RateSums.of(seven)) is None and win_rate_interval(3, 7, 7) is None
+    assert cluster_rate_interval(eight) is not None and cluster_mean_interval(eight) is not None
+    assert win_rate_interval(4, 8, 8) is not None
+    pairs = [Cluster(2, v % 3) for v in range(4)]  # four duplicate pairs: 8 matches
+    assert cluster_rate_interval(pairs) is not None and cluster_mean_interval(pairs) is not None
+
+

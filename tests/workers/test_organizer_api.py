@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 from arena.protocol import arena_pb2, game_pb2
+from arena.service.pool_batch import pool_version
 from arena.store import Store
 from arena.tournament import RatingPool
 from arena.tournament.plackett_luce import batch_ratings
@@ -110,6 +111,10 @@ def test_leaderboard_shows_the_stored_pool(organizer: OrganizerServer, store: St
     first = played(organizer, store, "t-pool-1")
     played(organizer, store, "t-pool-2")
     pool_id = first.rating_pool
+    # The worker that finished the tournament cached the pool's batch ratings: no reader computes them.
+    finished = store.ratings.get(pool_id) or RatingPool(key=pool_id)
+    warm = wait_until(lambda: store.ratings.batch(pool_id, pool_version(finished)), what="the warmed batch ratings")
+    assert {b.bot for b in warm} == set(PARTICIPANTS)
     pools = {p.pool_id: p for p in organizer.stub.ListRatingPools(arena_pb2.ListRatingPoolsRequest(), timeout=10).pools}
     assert pools[pool_id].label == "UNO Flip · target 60 · 2 seats" and pools[pool_id].seats_per_table == 2
     assert pools[pool_id].matches == 24 and pools[pool_id].updated_at.seconds > 0

@@ -1,0 +1,45 @@
+"""A rating pool's batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.batch_ratings` over the scored
+results of every tournament the pool applied), computed once per version of the pool and cached beside it.
+
+A tournament that finishes computes its pool's new batch ratings right away (:func:`warm_pool_batch`, called by
+:func:`arena.service.standings.finish_tournament` in the worker that finishes it), so no reader waits for them: a
+pool of 7,000 four-seat matches refits in about 2.4 s (``docs/benchmarks.md``). A reader that still finds no
+ratings for the current version (the warm-up failed, or the pool predates it) computes and caches them itself."""
+
+from __future__ import annotations
+
+import logging
+
+from arena.store import Store, StoreFailure
+from arena.tournament import RatingPool
+from arena.tournament.plackett_luce import BatchRating, batch_ratings
+
+log = logging.getLogger(__name__)
+
+
+def pool_version(pool: RatingPool) -> str:
+    """What changes whenever a tournament is applied to the pool (the key of its cached batch ratings)."""
+    return f"{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
+
+
+def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating]:
+    """The batch ratings over the scored results of every tournament the pool applied (a tournament whose results
+    are gone adds nothing), from the cache when the pool has not changed since."""
+    version = pool_version(pool)
+    cached = store.ratings.batch(pool_id, version)
+    if cached is not None:
+        return cached
+    scored = [stored.result for tid in pool.tournaments for stored in store.results.all(tid).values()
+              if stored.scored]
+    ratings = batch_ratings(scored)
+    store.ratings.put_batch(pool_id, version, ratings)
+    return ratings
+
+
+def warm_pool_batch(store: Store, pool_id: str, pool: RatingPool) -> None:
+    """Compute and cache the pool's batch ratings now (a tournament was just applied to it). A store failure here
+    costs nothing but time: it is logged and the first reader computes them."""
+    try:
+        pool_batch(store, pool_id, pool)
+    except StoreFailure as exc:
+        log.warning("pool %s: batch ratings not cached (%s); the first read computes them", pool_id, exc)
