@@ -172,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     _register_engine_commands(commands)
     # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
     from arena.commands import (
+        batch_fit,
         competition,
         demo,
         gateway,
@@ -192,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers, seating, variance, intervals, hosting):
+                   pools, tiers, seating, variance, intervals, batch_fit, hosting):
         module.register(commands)
     _no_abbreviations(parser)
     return parser

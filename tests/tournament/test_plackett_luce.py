@@ -95,3 +95,26 @@ def test_separated_results_keep_an_interval() -> None:
     many = [_duel(f"m{i}", "ace", "bee", group=f"g{i}") for i in range(30)]
     assert [(b.bot, b.best_rank, b.worst_rank) for b in batch_ratings(many, bootstrap=20)] == [("ace", 1, 1),
                                                                                               ("bee", 2, 2)]
+
+
+def test_the_fit_maximises_the_likelihood_written_stage_by_stage() -> None:
+    """The fit groups the stages by their set of bots (one softmax per field); it must still be the maximum of the
+    posterior written here stage by stage, on 4-seat tables whose stages list their bots in finishing order."""
+    from arena.bench.batch_fit import synthetic_pool
+    from arena.tournament.plackett_luce import PRIOR_GAMES
+
+    results = synthetic_pool(6, 4, 300, seed=3)
+    index = {f"bot{i:02d}": i for i in range(6)}
+    stages = [stage for r in results for stage in stages_of(r, index)]
+    assert len({tuple(sorted(field)) for _, field in stages}) < len({field for _, field in stages})
+    theta = fit(stages, 6)
+
+    def log_posterior(values: list[float]) -> float:
+        total = sum(values[w] - math.log(sum(math.exp(values[i]) for i in field)) for w, field in stages)
+        return total + sum(PRIOR_GAMES * (t - 2.0 * math.log1p(math.exp(t))) for t in values)
+
+    best = log_posterior(theta)
+    for i in range(6):
+        for step in (-1e-3, 1e-3):
+            moved = [t + (step if k == i else 0.0) for k, t in enumerate(theta)]
+            assert log_posterior(moved) < best
