@@ -1,5 +1,5 @@
 """What a bot that remembers gains from duplicate deals, format by format (issue 23, item 6): ``python -m
-arena.bench.remembering [--format rotate|across|gauntlet|gauntlet-shared]``.
+arena.bench.remembering [--format rotate|across|gauntlet|gauntlet-shared|ladder]``.
 
 Every round of a match is dealt from (match seed, round number), so two matches on one deal deal the same cards to
 the same seats, round by round. :class:`RememberingBot` is the heuristic bot plus a memory of every hand it was
@@ -18,7 +18,9 @@ matches), and the share of matches in which the memory linked a round to one it 
   deals the opponent the hand the bot held in the first);
 - ``across``: the same with ``duplicate_orders="across"`` (the default with remote bots: no bot sees a deal twice);
 - ``gauntlet``: the bot as a gauntlet's candidate (a deal per seat of every block);
-- ``gauntlet-shared``: the same with one deal for every seat of a block (gauntlets created before secrets).
+- ``gauntlet-shared``: the same with one deal for every seat of a block (gauntlets created before secrets);
+- ``ladder``: the bot, a remote process that may remember, on a competition's 2-seat ladder against a built-in
+  bot (its blocks as the ladder plans them: each seat rotation on a deal of its own).
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ from arena.engine import Action, Card, Observation, Rules
 from arena.runner import LocalSeat, MatchConfig
 from arena.runner.loop import run_match_sync
 from arena.service.gauntlet import block_plan, build_spec
-from arena.tournament import TournamentSpec, schedule
+from arena.tournament import RatingPool, TournamentSpec, schedule
 from arena.tournament._rng import derive_seed
+from arena.tournament.competition import CompetitionSpec, Connected, block_spec, new_rate_limit, plan_round
 from bots.heuristic import HeuristicBot
 
-FORMATS = ("rotate", "across", "gauntlet", "gauntlet-shared")
+FORMATS = ("rotate", "across", "gauntlet", "gauntlet-shared", "ladder")
 BOT = "mem"
 
 
@@ -133,10 +136,27 @@ def bot_matches(fmt: str, deals: int, seed: int) -> list[tuple[int, int]]:
         spec = TournamentSpec("remember", (BOT, "h1", "h2", "h3"), seats=2, deals=deals, duplicate=True,
                               duplicate_orders=fmt, seed=seed, seed_secret=secret)
         return [(m.seed, m.seats.index(BOT)) for m in schedule(spec) if BOT in m.seats]
+    if fmt == "ladder":
+        return _ladder_matches(deals, seed)
     gauntlet = build_spec(candidate=BOT, baseline="weakened", seats=2, seed=seed, gauntlet_id="remember",
                           seed_secret="" if fmt == "gauntlet-shared" else secret)
     return [(m.seed, m.tested_seat) for block in range(deals) for m in block_plan(gauntlet, block)
             if m.role == "candidate"]
+
+
+def _ladder_matches(blocks: int, seed: int) -> list[tuple[int, int]]:
+    """The bot's matches in ``blocks`` blocks of a 2-seat ladder against the built-in heuristic bot, each block
+    planned by the ladder's own round (:func:`arena.tournament.competition.plan_round`) with the bot connected as a
+    remote process (not a fresh sandbox)."""
+    spec = CompetitionSpec("remember", seats=2, entrants=(BOT, "heuristic"), matches_per_minute=1000, seed=seed)
+    connected = [Connected(BOT, "1"), Connected("heuristic", "builtin", without_memory=True)]
+    out: list[tuple[int, int]] = []
+    for number in range(blocks):
+        planned = plan_round(spec, RatingPool(key=spec.pool), {}, connected, 0, new_rate_limit(spec), now=0.0,
+                             round_number=number)
+        for table in planned.tables:
+            out += [(m.seed, m.seats.index(BOT)) for m in schedule(block_spec(spec, table, number))]
+    return out
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,13 @@ A competition (:class:`CompetitionSpec`) never ends by itself: while it is ``act
   at most ``blocks_per_bot`` blocks at once, and never more than its Hello's ``max_concurrent_matches``), at most
   as many as the rate limit allows
   (:class:`arena.tournament.matchmaking.RateLimit`, ``matches_per_minute``) and ``max_blocks`` in flight;
-- **blocks**: each table becomes a *block*, one small tournament (:func:`block_spec`): the table's bots, one
-  deal in every seat rotation, the competition's rules and deadline, rated in the competition's own pool
-  (``TournamentSpec.pool``). Blocks run through the tournament machinery (Celery batches, results written
-  once, lost work re-sent, ratings applied once per block), so nothing is counted twice.
+- **blocks**: each table becomes a *block*, one small tournament (:func:`block_spec`): the table's bots in every
+  seat rotation, the competition's rules and deadline, rated in the competition's own pool
+  (``TournamentSpec.pool``). The rotations share one deal (duplicate) only where every bot at the table keeps
+  nothing between matches (:attr:`Connected.without_memory`); a table with any other bot (a remote process that
+  may remember the hands it saw) plays each rotation on a deal of its own (:attr:`Table.remembering`), so no
+  bot ever meets a deal twice, in any competition. Blocks run through the tournament machinery (Celery batches,
+  results written once, lost work re-sent, ratings applied once per block), so nothing is counted twice.
 
 Pure: plain data in, plain data out; the service (:mod:`arena.service.competitions`) reads and writes Redis.
 """
@@ -64,8 +67,8 @@ class CompetitionSpec:
     seed: int = 0
     bots_without_memory: bool = False
     """Only bots that keep nothing from one match to the next play (:attr:`Connected.without_memory`): the bot
-    host's bots, each match in a fresh sandbox of its own, and the built-in bots; so the rotated duplicate deals
-    are safe."""
+    host's bots, each match in a fresh sandbox of its own, and the built-in bots; so every table plays its
+    rotations on one duplicate deal (elsewhere a table with a remote bot deals each rotation afresh)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.competition_id, str) or not _ID_RE.match(self.competition_id):
@@ -184,6 +187,7 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
     retired: list[Entry] = []
     started: list[Entry] = []
     entrants: list[Entrant] = []
+    may_remember = {bot.bot for bot in connected if not bot.without_memory}
     for bot in sorted(connected, key=lambda c: c.bot):
         if not spec.admits(bot.bot) or (spec.bots_without_memory and not bot.without_memory):
             continue
@@ -203,7 +207,9 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
         entrants.append(Entrant(bot.bot, slots, pool.rating(bot.bot).matches))
     config = MatchmakingConfig(seats=spec.seats, fairness_floor=spec.fairness_floor, duplicate=True)
     allowed = min(rate.tables_allowed(now, config.matches_per_table), max(0, spec.max_blocks - blocks_in_flight))
-    tables = choose_tables(pool, entrants, config, max_tables=allowed, seed=spec.seed, round_number=round_number)
+    tables = [replace(table, remembering=not may_remember.isdisjoint(table.bots))
+              for table in choose_tables(pool, entrants, config, max_tables=allowed, seed=spec.seed,
+                                         round_number=round_number)]
     if tables:
         rate = rate.spent(now, len(tables) * config.matches_per_table)
     return Round(tables, retired, started, pool, rate)
@@ -215,11 +221,14 @@ def new_rate_limit(spec: CompetitionSpec) -> RateLimit:
 
 
 def block_spec(spec: CompetitionSpec, table: Table, number: int) -> TournamentSpec:
-    """The small tournament that plays one table: its bots, one deal in every seat rotation, rated in the
-    competition's pool. Its id names the competition and the block number."""
+    """The small tournament that plays one table: its bots in every seat rotation, rated in the competition's pool;
+    the rotations share one deal (duplicate) unless a bot at the table may remember (:attr:`Table.remembering`:
+    then each rotation has its own deal, the same seat orders). Its id names the competition and the block
+    number."""
     return TournamentSpec(
         tournament_id=block_id(spec.competition_id, number), participants=tuple(sorted(table.bots)),
-        variant=spec.variant, options=spec.options, seats=spec.seats, deals=1, duplicate=True,
+        variant=spec.variant, options=spec.options, seats=spec.seats,
+        deals=spec.seats if table.remembering else 1, duplicate=not table.remembering,
         seed=derive_seed("uno-arena/ladder-block", table.deal_seed, number) % (2**63),
         decision_deadline_ms=spec.decision_deadline_ms, pool=spec.pool)
 

@@ -16,7 +16,9 @@
   games, even one whose place is already clear.
 - **Duplicate deals and seat rotation.** A table plays a *block*: one deal (:attr:`Table.deal_seed`) in
   every rotation of its seats (:meth:`Table.matches`), so each bot holds each seat of the same cards once and
-  the luck of the deal cancels out. With ``duplicate=False`` a table is one match on a fresh deal.
+  the luck of the deal cancels out. With ``duplicate=False`` a table is one match on a fresh deal. A table where
+  a bot may remember a deal (:attr:`Table.remembering`, set by the competition's ladder) plays every rotation
+  on a deal of its own: no bot ever meets a deal twice.
 - **Capacity and a global rate limit.** A table takes one match slot of each of its bots (its matches are
   played one after another); ``max_tables`` caps the tables of one call, and :class:`RateLimit`, a token
   bucket of matches per second the operator sets, tells the caller how many tables it may start now.
@@ -72,14 +74,21 @@ class Table:
     duplicate: bool = True
     starved: bool = False
     """Whether its anchor was seated by the fairness floor rather than for information."""
+    remembering: bool = False
+    """Whether a bot at the table may remember what it saw from one match to the next (a remote bot that is not a
+    fresh sandbox): the rotations then each get a deal of their own, since a later rotation of one deal would
+    show such a bot its opponents' dealt hands."""
 
     def matches(self) -> list[tuple[tuple[str, ...], int]]:
-        """The table's matches as ``(seats, seed)``: every rotation of the seats on one deal (duplicate), else
-        one match."""
+        """The table's matches as ``(seats, seed)``: every rotation of the seats on one deal (duplicate; each on a
+        deal of its own where a bot may remember), else one match."""
         if not self.duplicate:
             return [(self.bots, self.deal_seed)]
         k = len(self.bots)
-        return [(tuple(self.bots[(seat + shift) % k] for seat in range(k)), self.deal_seed) for shift in range(k)]
+        return [(tuple(self.bots[(seat + shift) % k] for seat in range(k)),
+                 derive_seed("uno-arena/ladder-rotation", self.deal_seed, shift) if self.remembering and shift
+                 else self.deal_seed)
+                for shift in range(k)]
 
 
 @dataclass(frozen=True)

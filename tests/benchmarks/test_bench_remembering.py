@@ -25,7 +25,7 @@ def test_the_second_rotation_deals_the_opponent_the_hand_the_bot_remembers() -> 
 
 
 @pytest.mark.parametrize(("fmt", "repeated"), [("rotate", True), ("gauntlet-shared", True), ("across", False),
-                                               ("gauntlet", False)])
+                                               ("gauntlet", False), ("ladder", False)])
 def test_only_rotated_formats_show_the_bot_a_deal_twice(fmt: str, repeated: bool) -> None:
     seeds = Counter(seed for seed, _ in bot_matches(fmt, 4, 7))
     assert (max(seeds.values()) > 1) is repeated

@@ -237,3 +237,29 @@ def test_a_competition_without_memory_seats_only_bots_that_keep_nothing_between_
     with_builtin = CompetitionSpec("mixed", entrants=("heuristic", "own", "fresh"), bots_without_memory=True)
     assert {c.bot: c.without_memory for c in _connected(store, with_builtin, {})} == {
         "heuristic": True, "own": False, "fresh": True}
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_a_table_with_a_bot_that_may_remember_deals_each_rotation_afresh(seats: int) -> None:
+    """Item 6 of issue 23 for ladders: a rotation of one deal shows a remembering bot its opponents' dealt hands,
+    so a table with a remote bot that is no fresh sandbox plays each seat rotation on a deal of its own (the same
+    seat orders); a table of bots that keep nothing between matches keeps the duplicate deal."""
+    from arena.tournament import schedule
+    from arena.tournament.competition import block_spec
+
+    names = [f"bot{i}" for i in range(seats)]
+    spec = CompetitionSpec("rotations", seats=seats, entrants=tuple(names), matches_per_minute=1000, seed=5)
+    for remote in (True, False):
+        bots = [Connected(name, "1", without_memory=not (remote and i == 0)) for i, name in enumerate(names)]
+        planned = plan_round(spec, RatingPool(key=spec.pool), {}, bots, 0, new_rate_limit(spec), now=0.0,
+                             round_number=1)
+        (table,) = planned.tables
+        assert table.remembering is remote
+        block = block_spec(spec, table, 1)
+        matches = schedule(block)
+        assert len(matches) == seats == len(table.matches())
+        for name in names:  # every bot holds every seat once, either way
+            assert sorted(m.seats.index(name) for m in matches) == list(range(seats))
+        seeds = {m.seed for m in matches}
+        assert len(seeds) == (seats if remote else 1), (remote, block)
+        assert len({seed for _, seed in table.matches()}) == (seats if remote else 1)
