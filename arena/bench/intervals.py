@@ -15,6 +15,9 @@ and points intervals; the benchmark counts how often they hold the truth, over `
 * with ``ratings``, **rating difference** (fields with two copies of one bot): whether OpenSkill's interval of the
   difference of the copies' ratings, ``mu_a - mu_b -/+ 1.96 sqrt(sigma_a**2 + sigma_b**2)`` (the test behind a
   pool leaderboard's tiers), holds 0;
+* with ``batch``, **batch tier**: how often two copies of one bot share a tier of the batch ratings (what a rules
+  pool's leaderboard shows: :meth:`arena.tournament.plackett_luce.BatchFit.ratings`), and how often two bots of
+  unequal kinds are in different tiers (a "hit" is the right verdict);
 * with ``batch``, **batch rating** and **batch difference**: whether each entrant's published batch Plackett-Luce
   interval (:meth:`arena.tournament.plackett_luce.BatchFit.ratings`, ``batch`` resamples of the deal groups) and
   the interval of the difference of every pair's ratings (:meth:`~arena.tournament.plackett_luce.BatchFit.difference`,
@@ -57,7 +60,8 @@ FIELDS: tuple[tuple[str, ...], ...] = (
 """The fields the benchmark plays by default: head-to-head pairs, then the tier benchmark's 4-bot fields."""
 DEALS = (4, 8, 16, 32)
 MEASURES = ("win rate", "win rate (previous)", "points", "points (previous)", "rating difference",
-            "batch rating", "batch difference", "batch rank range")
+            "batch rating", "batch difference", "batch rank range", "batch tier: copies together",
+            "batch tier: unequal apart")
 
 
 @dataclass(frozen=True)
@@ -241,11 +245,16 @@ def _batch(results: Sequence[MatchResult], truth: dict[str, float], bootstrap: i
         hits["batch rating"] += _holds((rating.low, rating.high), truth[rating.bot])
         counts["batch rank range"] += 1
         hits["batch rank range"] += _rank_held(rating.best_rank, rating.worst_rank, truth, rating.bot)
+    tiers = {rating.bot: rating.tier for rating in fitted.ratings()}
     names = sorted(truth)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             counts["batch difference"] += 1
             hits["batch difference"] += _holds(fitted.difference(a, b), truth[a] - truth[b])
+            # the tiers a rules pool's leaderboard shows: copies should share one, bots of unequal kinds part
+            measure = "batch tier: copies together" if kind(a) == kind(b) else "batch tier: unequal apart"
+            counts[measure] += 1
+            hits[measure] += (tiers[a] == tiers[b]) == (kind(a) == kind(b))
 
 
 def true_ranks(truth: dict[str, float], bot: str) -> tuple[int, int]:

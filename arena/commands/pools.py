@@ -29,7 +29,7 @@ from arena.client import (
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
 
-LEADERBOARD_HEADER = ("rank", "tier", "bot", "OpenSkill", "OpenSkill 95% CI", "PL", "PL 95% CI", "PL ranks",
+LEADERBOARD_HEADER = ("rank", "tier", "bot", "PL", "PL 95% CI", "PL ranks", "OpenSkill", "OpenSkill 95% CI",
                       "matches", "wins", "win%", "win% 95% CI")
 
 
@@ -45,17 +45,19 @@ def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
                     if e.HasField("win_rate_low") else "-")
         if e.HasField("win_rate_low") and not e.win_rate_clustered:
             interval += "*"
-        rows.append((str(e.rank), str(e.tier or "-"), one_line(e.bot_name), f"{e.rating:.2f}",
-                     f"[{e.rating_low:.1f}, {e.rating_high:.1f}]",
-                     *batch_cells(e.batch if e.HasField("batch") else None), str(e.matches), str(e.wins),
+        rows.append((str(e.rank), str(e.tier or "-"), one_line(e.bot_name),
+                     *batch_cells(e.batch if e.HasField("batch") else None), f"{e.rating:.2f}",
+                     f"[{e.rating_low:.1f}, {e.rating_high:.1f}]", str(e.matches), str(e.wins),
                      _percent(e, "win_rate"), interval))
     pool = response.pool
     lines = [f"{pool.pool_id}: {one_line(pool.label)} ({pool.bots} bots, {pool.matches} matches)"]
     if not response.entries:
         return [*lines, "no bot has played in this pool yet"]
     unclustered = any(e.HasField("win_rate_low") and not e.win_rate_clustered for e in response.entries)
+    ranked_by = ("the PL rating (then OpenSkill's)" if response.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH
+                 else "the OpenSkill rating")
     return [*lines, *aligned(rows, frozenset({2})),
-            "rank and tier: by the OpenSkill rating; a tier holds the bots it cannot yet tell apart (95%).",
+            f"rank and tier: by {ranked_by}; a tier holds the bots it cannot yet tell apart (95%, over every pair).",
             OPENSKILL_NOTE, f"{BATCH_NOTE} Over every match of the pool.", INTERVAL_NOTE,
             *([UNCLUSTERED_NOTE] if unclustered else [])]
 

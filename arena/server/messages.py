@@ -254,7 +254,9 @@ def leaderboard_entry(row: LeaderRow, connected: bool, version: str,
 def leaderboard_message(board: Leaderboard) -> arena_pb2.GetLeaderboardResponse:
     entries = [leaderboard_entry(row, board.presence[row.bot].connected, board.presence[row.bot].version,
                                  board.batch.get(row.bot)) for row in board.rows]
-    return arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries)
+    ranked_by = (arena_pb2.LEADERBOARD_RANKING_BATCH if board.ranked_by_batch
+                 else arena_pb2.LEADERBOARD_RANKING_OPENSKILL)
+    return arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries, ranked_by=ranked_by)
 
 
 def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtState,

@@ -26,7 +26,7 @@ from arena.store import Store, UnknownCompetition, UnknownTournament
 from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
 from arena.tournament.competition import POOL_PREFIX, CompetitionSpec
-from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, tallies_of
+from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, ranks_by_batch, tallies_of
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.ratings import Tally
 
@@ -74,6 +74,8 @@ class Leaderboard:
     rows: list[LeaderRow]
     presence: dict[str, Presence]
     batch: dict[str, BatchRating]
+    ranked_by_batch: bool
+    """Whether the rows' rank and tier follow the batch ratings (else OpenSkill's)."""
 
 
 def competition_of(pool_id: str) -> str:
@@ -187,7 +189,10 @@ def presence(store: Store, bot: str) -> Presence:
 def pool_leaderboard(store: Store, pool_id: str) -> Leaderboard:
     """One pool's leaderboard (:class:`UnknownPool` for an unknown pool)."""
     pool = stored_pool(store, pool_id)
-    rows = leaderboard(pool)
     batch = {rating.bot: rating for rating in pool_batch(store, pool_id, pool)}
+    # A competition's pool ranks as its ladder does, by OpenSkill: each version of a bot is a new entry there,
+    # which the online estimate starts afresh and the batch fit (one name, every result) cannot tell apart.
+    ranking = None if competition_of(pool_id) else batch
+    rows = leaderboard(pool, batch=ranking)
     return Leaderboard(pool_info(store, pool_id, pool), rows, {row.bot: presence(store, row.bot) for row in rows},
-                       batch)
+                       batch, ranks_by_batch(pool, ranking))

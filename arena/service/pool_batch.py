@@ -18,8 +18,9 @@ log = logging.getLogger(__name__)
 
 
 def pool_version(pool: RatingPool) -> str:
-    """What changes whenever a tournament is applied to the pool (the key of its cached batch ratings)."""
-    return f"{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
+    """What changes whenever a tournament is applied to the pool (the key of its cached batch ratings; ``t2``: the
+    ratings carry their tiers, so a cache written before them is computed again)."""
+    return f"t2:{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
 
 
 def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating]:

@@ -30,10 +30,10 @@ from arena.tournament.leaderboard import pool_label
 
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
              "intervals once, and every reader shows them as they are. More matches split tiers.")
-ORDER_NOTE = ("Why the order can disagree with the win rate: bots are ranked by rating, the OpenSkill estimate "
-              "over every match of the pool, which weighs who each match was against (beating strong bots counts "
-              "more) and the seats of each table; the win rate is raw: wins over matches, whoever the opponents "
-              "were.")
+ORDER_NOTE = ("Why the order can disagree with the win rate: bots are ranked by rating (PL, fitted on every match "
+              "of the pool at once; a competition's pool by OpenSkill, as its ladder), which weighs who each match "
+              "was against (beating strong bots counts more) and every place of each finish; the win rate is raw: "
+              "wins over matches, whoever the opponents were.")
 RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits over every match of the pool, beside the "
                     "decisions asked of the bot.")
 
@@ -178,6 +178,9 @@ class PoolBoard:
     page: int = 1
     pages: int = 1
     competition: str | None = None
+    ranked_by: str = "OpenSkill"
+    """The rating the rank and tiers follow, as the page names it: ``PL`` or ``OpenSkill`` (the API's
+    ``ranked_by``)."""
 
 
 def _optional(message: Any, name: str) -> float | None:
@@ -204,7 +207,8 @@ def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, Pu
     pool = response.pool
     return PoolBoard(key=pool.pool_id, label=pool.label or pool.pool_id, bots=len(rows), matches=pool.matches,
                      tiers=max((row.tier for row in rows), default=0), rows=rows,
-                     competition=pool.competition_id or None)
+                     competition=pool.competition_id or None,
+                     ranked_by="PL" if response.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH else "OpenSkill")
 
 
 def iso(value: Any) -> str:

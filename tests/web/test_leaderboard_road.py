@@ -108,18 +108,18 @@ def test_the_json_and_the_page_show_the_leaderboard_the_api_returns(web: WebAren
     # The page: the same rows, the numbers the API gave (exactly, in the row's data) and as people read them.
     html = httpx.get(f"{web.url}/leaderboard").text
     assert board.pool.label in html
+    assert board.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH and "ranked by PL</span>" in html
     rows = page_rows(html, board.pool.pool_id)
     assert [attrs["data-bot"] for attrs, _ in rows] == [e.bot_name for e in entries]
     for (attrs, cells), e in zip(rows, entries, strict=True):
         assert (int(attrs["data-rank"]), int(attrs["data-tier"])) == (e.rank, e.tier)
         assert (float(attrs["data-rating"]), float(attrs["data-rating-low"]), float(attrs["data-rating-high"])) == (
             e.rating, e.rating_low, e.rating_high)
-        assert cells[:5] == [str(e.rank), str(e.tier), e.bot_name, f"{e.rating:.2f}",
-                             f"[{e.rating_low:.1f}, {e.rating_high:.1f}]"]
-        b = e.batch
-        assert cells[5:8] == [f"{b.rating:.2f}", f"[{b.low:.2f}, {b.high:.2f}]",
-                              str(b.rank) if b.best_rank == b.worst_rank else f"{b.best_rank}-{b.worst_rank}"]
-        assert float(cells[3]) - 0.005 <= e.rating_high and float(cells[3]) + 0.005 >= e.rating_low
+        b = e.batch  # the PL rating first: a pool ranks and tiers by it
+        assert cells[:6] == [str(e.rank), str(e.tier), e.bot_name, f"{b.rating:.2f}", f"[{b.low:.2f}, {b.high:.2f}]",
+                             str(b.rank) if b.best_rank == b.worst_rank else f"{b.best_rank}-{b.worst_rank}"]
+        assert cells[6:8] == [f"{e.rating:.2f}", f"[{e.rating_low:.1f}, {e.rating_high:.1f}]"]
+        assert float(cells[6]) - 0.005 <= e.rating_high and float(cells[6]) + 0.005 >= e.rating_low
     assert OPENSKILL_NOTE in html and BATCH_NOTE in html  # which number is which
 
 

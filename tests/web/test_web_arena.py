@@ -276,7 +276,10 @@ def test_the_per_seat_view_shows_no_hidden_card(web: WebArena, driver: Any, shot
     for frame in frames:
         other = frame["table"]["seats"][0]
         assert other["hand"] is None
-        assert bool(other["revealed"]) == (frame["table"]["decision"] in ("round_over", "match_over"))
+        # shown once the round is over, unless the opponent went out (no card left to show): the deals come from a
+        # secret seed, so which seat goes out differs from run to run
+        ended = frame["table"]["decision"] in ("round_over", "match_over")
+        assert bool(other["revealed"]) == (ended and other["count"] > 0), frame["table"]
         own_view = frame["decision"] is None or frame["decision"]["seat"] == 1
         assert own_view or frame["decision"]["legal"] == []  # the opponent's options are not the seat's to see
     cards_seen = Counter(len(f["table"]["seats"][1]["hand"]) == f["table"]["seats"][1]["count"] for f in frames)

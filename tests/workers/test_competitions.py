@@ -56,6 +56,10 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
     assert [(e.rank, e.bot, e.matches) for e in answer.entries] == [(r.rank, r.bot, r.matches) for r in rows]
     assert answer.competition.state == arena_pb2.COMPETITION_STATE_CLOSED
     assert answer.competition.rating_pool == spec.pool
+    # The competition's pool leaderboard ranks as its ladder does: by OpenSkill (a new version is a new entry).
+    board = organizer.stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(pool_id=spec.pool))
+    assert board.ranked_by == arena_pb2.LEADERBOARD_RANKING_OPENSKILL
+    assert [e.bot_name for e in board.entries] == [e.bot for e in answer.entries]
     tournaments = organizer.stub.ListTournaments(arena_pb2.ListTournamentsRequest(page_size=100)).tournaments
     assert tournaments and {t.rating_pool for t in tournaments} == {spec.pool}  # the web's leaderboard reads it
     block = organizer.stub.GetStandings(arena_pb2.GetStandingsRequest(tournament_id=tournaments[0].tournament_id))

@@ -83,7 +83,10 @@ def check_leaderboard(organizer: OrganizerServer, store: Store, pool_id: str) ->
     pool = store.ratings.get(pool_id) or RatingPool(key=pool_id)
     assert {e.bot_name for e in board.entries} == set(pool.ratings)
     assert [e.rank for e in board.entries] == list(range(1, len(board.entries) + 1))
-    assert [e.rating for e in board.entries] == sorted((e.rating for e in board.entries), reverse=True)
+    # ranked by the batch rating (its rank, then OpenSkill's), tiers from the batch ratings' own tests
+    assert board.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH
+    assert [(e.batch.rank, -e.rating) for e in board.entries] == sorted((e.batch.rank, -e.rating)
+                                                                        for e in board.entries)
     for entry in board.entries:
         rating, tally = pool.ratings[entry.bot_name], pool.tallies[entry.bot_name]
         assert (entry.rating, entry.rating_sigma) == (rating.mu, rating.sigma)
@@ -104,6 +107,7 @@ def check_leaderboard(organizer: OrganizerServer, store: Store, pool_id: str) ->
         assert (entry.batch.rank, entry.batch.best_rank, entry.batch.worst_rank, entry.batch.matches) == (
             b.rank, b.best_rank, b.worst_rank, b.matches)
         assert entry.batch.low <= entry.batch.rating <= entry.batch.high and entry.win_rate_clustered
+        assert (entry.tier, set(entry.indistinguishable)) == (b.tier, set(b.indistinguishable))
     return board
 
 

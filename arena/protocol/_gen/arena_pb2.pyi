@@ -40,6 +40,12 @@ class ExportFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EXPORT_FORMAT_CSV: _ClassVar[ExportFormat]
     EXPORT_FORMAT_JSON: _ClassVar[ExportFormat]
 
+class LeaderboardRanking(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LEADERBOARD_RANKING_UNSPECIFIED: _ClassVar[LeaderboardRanking]
+    LEADERBOARD_RANKING_BATCH: _ClassVar[LeaderboardRanking]
+    LEADERBOARD_RANKING_OPENSKILL: _ClassVar[LeaderboardRanking]
+
 class GauntletState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     GAUNTLET_STATE_UNSPECIFIED: _ClassVar[GauntletState]
@@ -71,6 +77,9 @@ TOURNAMENT_STATE_CANCELLED: TournamentState
 EXPORT_FORMAT_UNSPECIFIED: ExportFormat
 EXPORT_FORMAT_CSV: ExportFormat
 EXPORT_FORMAT_JSON: ExportFormat
+LEADERBOARD_RANKING_UNSPECIFIED: LeaderboardRanking
+LEADERBOARD_RANKING_BATCH: LeaderboardRanking
+LEADERBOARD_RANKING_OPENSKILL: LeaderboardRanking
 GAUNTLET_STATE_UNSPECIFIED: GauntletState
 GAUNTLET_STATE_RUNNING: GauntletState
 GAUNTLET_STATE_ACCEPTED: GauntletState
@@ -813,12 +822,14 @@ class LeaderboardEntry(_message.Message):
     def __init__(self, rank: _Optional[int] = ..., bot_name: _Optional[str] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., tier: _Optional[int] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., decisions: _Optional[int] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ..., batch: _Optional[_Union[BatchRating, _Mapping]] = ..., win_rate_clustered: _Optional[bool] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
-    __slots__ = ("pool", "entries")
+    __slots__ = ("pool", "entries", "ranked_by")
     POOL_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    RANKED_BY_FIELD_NUMBER: _ClassVar[int]
     pool: RatingPool
     entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
-    def __init__(self, pool: _Optional[_Union[RatingPool, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ...) -> None: ...
+    ranked_by: LeaderboardRanking
+    def __init__(self, pool: _Optional[_Union[RatingPool, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., ranked_by: _Optional[_Union[LeaderboardRanking, str]] = ...) -> None: ...
 
 class CreateCompetitionRequest(_message.Message):
     __slots__ = ("competition_id", "rules", "seats_per_table", "entrants", "matches_per_minute", "max_blocks", "decision_deadline_ms", "blocks_per_bot", "seed", "bots_without_memory")
