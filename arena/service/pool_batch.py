@@ -1,10 +1,12 @@
 """A rating pool's batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.batch_ratings` over the scored
 results of every tournament the pool applied), computed once per version of the pool and cached beside it.
 
-A tournament that finishes computes its pool's new batch ratings right away (:func:`warm_pool_batch`, called by
-:func:`arena.service.standings.finish_tournament` in the worker that finishes it), so no reader waits for them: a
-pool of 7,000 four-seat matches refits in about 2.4 s (``docs/benchmarks.md``). A reader that still finds no
-ratings for the current version (the warm-up failed, or the pool predates it) computes and caches them itself."""
+A tournament that finishes computes its rules pool's new batch ratings right away (:func:`warm_pool_batch`, called
+by :func:`arena.service.standings.finish_tournament` in the worker that finishes it), so no reader waits for them: a
+pool of 7,000 four-seat matches refits in about 2.4 s (``docs/benchmarks.md``). A competition's pool is not warmed:
+its ladder finishes a block every few seconds, each a tournament, and refitting the whole pool after each would
+spend the workers on numbers few read; a reader computes them (once per change). So does a reader that finds no
+ratings for the current version of a rules pool (the warm-up failed, or the pool predates it)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import logging
 
 from arena.store import Store, StoreFailure
 from arena.tournament import RatingPool
+from arena.tournament.competition import POOL_PREFIX
 from arena.tournament.plackett_luce import BatchRating, batch_ratings
 
 log = logging.getLogger(__name__)
@@ -38,8 +41,11 @@ def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating
 
 
 def warm_pool_batch(store: Store, pool_id: str, pool: RatingPool) -> None:
-    """Compute and cache the pool's batch ratings now (a tournament was just applied to it). A store failure here
-    costs nothing but time: it is logged and the first reader computes them."""
+    """Compute and cache the pool's batch ratings now (a tournament was just applied to it), for a rules pool (see
+    the module docstring). A store failure here costs nothing but time: it is logged and the first reader computes
+    them."""
+    if pool_id.startswith(POOL_PREFIX):
+        return
     try:
         pool_batch(store, pool_id, pool)
     except StoreFailure as exc:

@@ -267,3 +267,15 @@ def test_a_table_with_a_bot_that_may_remember_deals_each_rotation_afresh(seats: 
         seeds = {m.seed for m in matches}
         assert len(seeds) == (seats if remote else 1), (remote, block)
         assert len({seed for _, seed in table.matches()}) == (seats if remote else 1)
+
+
+def test_only_a_rules_pool_is_refitted_when_a_tournament_finishes(store: Store) -> None:
+    """A competition's ladder finishes a block every few seconds: its pool's batch ratings wait for a reader; a
+    rules pool's are cached at once."""
+    from arena.service.pool_batch import pool_version, warm_pool_batch
+
+    for pool_id in ("flip:rules", "competition:busy"):
+        pool = RatingPool(key=pool_id).with_tournament("t1", [])
+        warm_pool_batch(store, pool_id, pool)
+        cached = store.ratings.batch(pool_id, pool_version(pool))
+        assert (cached is not None) is (pool_id == "flip:rules"), pool_id
