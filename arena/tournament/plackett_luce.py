@@ -279,6 +279,8 @@ class BatchFit:
     matches: list[int]
     covariance: list[list[float]]
     """The posterior's covariance at its maximum (the inverse of the negated Hessian: Laplace's approximation)."""
+    shared: list[list[int]]
+    """For each pair of bots, the deal groups in which both played (their direct meetings)."""
 
     def ratings(self, confidence: float = 0.95) -> list[BatchRating]:
         """Every bot's batch rating with its interval and rank range, best first (ties by name). Where the refits
@@ -310,15 +312,16 @@ class BatchFit:
 
     def _tiered(self, ordered: list[BatchRating], confidence: float) -> list[BatchRating]:
         """The ratings (best first) with their tiers: each pair's difference tested against 0 with the standard
-        error behind :meth:`difference`'s interval, Student's t with ``G - 1`` degrees of freedom over ``G`` deal
-        groups (the normal distribution where the refits do not move and the error is the posterior's), Holm's
-        control over every pair, and the standings' tier rule
-        (:func:`arena.tournament.standings.told_apart`, :func:`~arena.tournament.standings.tiers_of`).
+        error behind :meth:`difference`'s interval, Student's t with ``G - 1`` degrees of freedom over the ``G``
+        deal groups in which the pair met (over all the groups where they met fewer than twice; the normal
+        distribution where the refits do not move and the error is the posterior's), Holm's control over every
+        pair, and the standings' tier rule (:func:`arena.tournament.standings.told_apart`,
+        :func:`~arena.tournament.standings.tiers_of`).
 
-        Why t and not the interval's 1.96: two copies of one bot should share a tier at least 95 % of the time,
-        and the difference interval held 0 in 94.1-97.0 % of replicates (``uno-arena bench intervals --batch``);
-        with ``t(G - 1)`` the copies shared a tier in 96.7-99.2 % of them, and heuristic and weakened, 99.4 % of
-        whose matches go to heuristic, were apart in every one at 8 deal groups."""
+        Why not the interval's 1.96: two copies of one bot should share a tier at least 95 % of the time, and with
+        1.96 two copies of weakened beside heuristic and random, 8 deal groups a pair, shared one in 92.5 % of
+        replicates (``uno-arena bench intervals --batch``): what tells two bots apart is mostly their direct
+        meetings, few in a round robin, so their difference's bootstrap error is itself uncertain."""
 
         def p_value(a: BatchRating, b: BatchRating) -> float:
             gap, error, bootstrapped = self._gap(a.bot, b.bot)
@@ -326,7 +329,8 @@ class BatchFit:
                 return 1.0 if gap == 0.0 else 0.0
             if not bootstrapped:  # the posterior's own standard error: no small-sample bootstrap to correct
                 return min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(gap) / error)))
-            return 1.0 - t_two_sided_mass(abs(gap) / error, max(1, self.groups - 1))
+            met = self.shared[self.bots.index(a.bot)][self.bots.index(b.bot)]
+            return 1.0 - t_two_sided_mass(abs(gap) / error, max(1, (met if met >= 2 else self.groups) - 1))
 
         apart = told_apart(ordered, p_value, confidence)
         return [replace(rating, tier=tier, indistinguishable=tuple(ordered[j].bot for j in others))
@@ -356,6 +360,7 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
     bots = sorted(set(participants) | {b for r in ordered for b in r.seats})
     index = {bot: i for i, bot in enumerate(bots)}
     by_group: dict[str, dict[Stage, float]] = {}
+    seated: dict[str, set[int]] = {}
     matches = [0] * len(bots)
     for r in ordered:
         counts = by_group.setdefault(r.deal_group, {})
@@ -363,6 +368,12 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
             counts[stage] = counts.get(stage, 0.0) + 1.0
         for bot in r.seats:
             matches[index[bot]] += 1
+        seated.setdefault(r.deal_group, set()).update(index[bot] for bot in r.seats)
+    shared = [[0] * len(bots) for _ in bots]
+    for members in seated.values():
+        for i in members:
+            for j in members:
+                shared[i][j] += 1
     groups = sorted(by_group)
     total = _summed(by_group[g] for g in groups)
     estimate = fit_counts(total, len(bots))
@@ -376,7 +387,7 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
         chosen = sorted(picked)
         resampled.append(fit_counts(_summed((by_group[groups[g]] for g in chosen), [picked[g] for g in chosen]),
                                     len(bots), start=estimate))
-    return BatchFit(bots, estimate, resampled, len(groups), matches, covariance)
+    return BatchFit(bots, estimate, resampled, len(groups), matches, covariance, shared)
 
 
 def _summed(parts: Iterable[Mapping[Stage, float]], weights: Sequence[float] | None = None) -> dict[Stage, float]:
