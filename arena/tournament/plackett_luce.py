@@ -31,6 +31,9 @@ Definitions:
   bootstrap interval, a point there, held the truth 10 % of the time between heuristic and weakened at 8 groups.
   The draws come from SHAKE-256 keyed by the set of group ids (:func:`_resamples`), and each refit starts from
   the full fit.
+* **Tiers** (a rules pool's leaderboard ranks and tiers by these ratings): every pair's difference against the
+  standard error behind its interval, Student's t with the pair's direct meetings less one as degrees of freedom,
+  Holm's control over all the pairs, the standings' tier rule (:meth:`BatchFit._tiered`).
 """
 
 from __future__ import annotations
