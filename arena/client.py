@@ -481,7 +481,7 @@ OPENSKILL_NOTE = ("OpenSkill: the online rating used for matchmaking, updated ma
                   "the order of the matches); 95% interval from its own uncertainty (measured wider than 95%).")
 BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on all the matches at once (order-independent; 0 is a "
               "reference bot, +1 = e to 1 odds of finishing ahead); 95% bootstrap interval and rank range over deal "
-              "groups. A rules pool's leaderboard ranks and tiers by it.")
+              "groups. The leaderboard of a rules pool ranks and tiers by it.")
 # The 8 is arena.tournament.stats.MIN_INTERVAL_MATCHES, written out because the bot kit imports this module and must
 # not load the tournament maths (tests/tournament/test_leaderboard_intervals.py holds the two together).
 INTERVAL_NOTE = ("Win-rate intervals: 95%, deal groups as clusters; shown from 8 matches of the bot (fewer cannot "
