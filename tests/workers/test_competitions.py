@@ -243,7 +243,7 @@ def test_a_competition_without_memory_seats_only_bots_that_keep_nothing_between_
         "heuristic": True, "own": False, "fresh": True}
 
 
-@pytest.mark.parametrize("seats", [2, 3, 4])
+@pytest.mark.parametrize("seats", [2, 3, 4, 6, 10])
 def test_a_table_with_a_bot_that_may_remember_deals_each_rotation_afresh(seats: int) -> None:
     """Item 6 of issue 23 for ladders: a rotation of one deal shows a remembering bot its opponents' dealt hands,
     so a table with a remote bot that is no fresh sandbox plays each seat rotation on a deal of its own (the same
