@@ -44,11 +44,10 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from statistics import NormalDist
 from typing import Any
 
 from .results import MatchResult, dedupe
-from .standings import not_told_apart, tiers_of, told_apart
+from .standings import normal_p_value, not_told_apart, tiers_of, told_apart
 from .stats import t_two_sided_mass, z_quantile
 
 PRIOR_GAMES = 1.0
@@ -224,14 +223,19 @@ def _ranks(ratings: Sequence[float]) -> list[int]:
 
 
 def _half_width(draws: Sequence[float], groups: int, confidence: float, fallback: float) -> float:
-    """Half the interval: ``z * sqrt(G / (G - 1))`` times the standard deviation of the bootstrap draws; where the
-    draws do not spread (every group alike, e.g. one bot won every match, or fewer than 2 groups), ``z`` times
+    """Half the interval: ``z`` times :func:`_error`."""
+    return z_quantile(confidence) * _error(draws, groups, fallback)
+
+
+def _error(draws: Sequence[float], groups: int, fallback: float) -> float:
+    """The standard error behind an interval: ``sqrt(G / (G - 1))`` times the standard deviation of the bootstrap
+    draws; where the draws do not spread (every group alike, e.g. one bot won every match, or fewer than 2 groups),
     ``fallback``, the posterior's own standard error, so the interval never collapses to a point."""
     sd = 0.0
     if groups >= 2 and len(draws) >= 2:
         centre = math.fsum(draws) / len(draws)
         sd = math.sqrt(groups / (groups - 1) * math.fsum((d - centre) ** 2 for d in draws) / (len(draws) - 1))
-    return z_quantile(confidence) * (sd if sd > 1e-9 else fallback)
+    return sd if sd > 1e-9 else fallback
 
 
 def _still(draws: Iterable[float]) -> bool:
@@ -328,10 +332,8 @@ class BatchFit:
 
         def p_value(a: BatchRating, b: BatchRating) -> float:
             gap, error, bootstrapped = self._gap(a.bot, b.bot)
-            if error <= 0.0:
-                return 1.0 if gap == 0.0 else 0.0
-            if not bootstrapped:  # the posterior's own standard error: no small-sample bootstrap to correct
-                return min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(gap) / error)))
+            if error <= 0.0 or not bootstrapped:  # the posterior's own error: no small-sample bootstrap to correct
+                return normal_p_value(gap, error)
             met = self.shared[self.bots.index(a.bot)][self.bots.index(b.bot)]
             return 1.0 - t_two_sided_mass(abs(gap) / error, max(1, (met if met >= 2 else self.groups) - 1))
 
@@ -346,8 +348,8 @@ class BatchFit:
         i, j = self.bots.index(a), self.bots.index(b)
         pair = [1.0 if k == i else -1.0 if k == j else 0.0 for k in range(len(self.bots))]
         draws = [r[i] - r[j] for r in self.resampled]
-        error = _half_width(draws, self.groups, 0.95, _contrast_sd(self.covariance, pair)) / z_quantile(0.95)
-        return self.estimate[i] - self.estimate[j], error, not _still(draws)
+        return (self.estimate[i] - self.estimate[j], _error(draws, self.groups, _contrast_sd(self.covariance, pair)),
+                not _still(draws))
 
     def difference(self, a: str, b: str, confidence: float = 0.95) -> tuple[float, float]:
         """The interval of ``rating(a) - rating(b)``: the refits' standard deviation of the difference."""

@@ -280,11 +280,15 @@ def indistinguishable(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, 
 def ratings_p_value(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
     """The rating measure's two-sided p-value that two skills are equal: ``mu_a - mu_b`` against a normal with
     standard error ``sqrt(sigma_a**2 + sigma_b**2)``."""
-    se = math.sqrt(sigma_a * sigma_a + sigma_b * sigma_b)
-    gap = abs(mu_a - mu_b)
+    return normal_p_value(mu_a - mu_b, math.sqrt(sigma_a * sigma_a + sigma_b * sigma_b))
+
+
+def normal_p_value(gap: float, se: float) -> float:
+    """The two-sided p-value of a difference ``gap`` with standard error ``se`` under a normal (1 for no gap and no
+    error, 0 for a gap without error)."""
     if se <= 0.0:
         return 1.0 if gap == 0.0 else 0.0
-    return min(1.0, 2.0 * (1.0 - NormalDist().cdf(gap / se)))
+    return min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(gap) / se)))
 
 
 def told_apart(rows: Sequence[_Row], p_value: Callable[[_Row, _Row], float],
