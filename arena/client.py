@@ -478,10 +478,11 @@ def progress_line(tournament: Any, width: int = 30) -> str:
 
 
 OPENSKILL_NOTE = ("OpenSkill: the online rating used for matchmaking, updated match by match (so it depends on "
-                  "the order of the matches); 95% interval from its own uncertainty (measured wider than 95%).")
+                  "the order of the matches); shown without an interval (its own uncertainty was measured wider "
+                  "than a 95% interval).")
 BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on all the matches at once (order-independent; 0 is a "
               "reference bot, +1 = e to 1 odds of finishing ahead); 95% bootstrap interval and rank range over deal "
-              "groups. The leaderboard of a rules pool ranks and tiers by it.")
+              "groups. Leaderboards and ladders rank and tier by it.")
 # The 8 is arena.tournament.stats.MIN_INTERVAL_MATCHES, written out because the bot kit imports this module and must
 # not load the tournament maths (tests/tournament/test_leaderboard_intervals.py holds the two together).
 INTERVAL_NOTE = ("Win-rate intervals: 95%, deal groups as clusters; shown from 8 matches of the bot (fewer cannot "
@@ -491,8 +492,7 @@ UNCLUSTERED_NOTE = ("*: win-rate interval with the deal groups as the sample siz
 """What each number is: the legend of every table that shows a rating or an interval (the CLI's and the web's)."""
 
 STANDINGS_HEADER = ("rank", "tier", "bot", "matches", "wins", "win%", "win% 95% CI", "points", "mean pts",
-                    "forfeits", "timeouts", "refusals", "PL", "PL 95% CI", "PL ranks", "OpenSkill",
-                    "OpenSkill 95% CI")
+                    "forfeits", "timeouts", "refusals", "PL", "PL 95% CI", "PL ranks", "OpenSkill")
 """The columns of :func:`standings_text`: this tournament's result first, the ratings last."""
 STANDINGS_NOTE = (
     "rank and tier: this tournament's result (win rate, then mean points, then fewer forfeits; a tier holds the "
@@ -502,6 +502,21 @@ STANDINGS_NOTE = (
     "breaks the ties left in the rank.\n"
     f"{INTERVAL_NOTE}"
 )
+
+
+def ranked_by_text(ranked_by: int) -> str:
+    """The rank-and-tier line of a leaderboard or a ladder, naming the rating its ``ranked_by`` names."""
+    rating = ("the PL rating (then OpenSkill's)" if ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH
+              else "the OpenSkill rating")
+    return f"rank and tier: by {rating}; a tier holds the bots it cannot yet tell apart (95%, over every pair)."
+
+
+def batch_scope(competition_id: str) -> str:
+    """What a pool's batch ratings are fitted on."""
+    if competition_id:
+        return ("Over the blocks in which every seat was a current entry (a new version starts afresh), refitted "
+                "at most every 30 s.")
+    return "Over every match of the pool."
 
 
 def batch_cells(batch: Any | None) -> tuple[str, str, str]:
@@ -524,7 +539,7 @@ def one_line(text: str) -> str:
 
 def standings_text(response: Any) -> str:
     """The standings table of a GetStandingsResponse: rank, tier, wins, win rate with its 95 % interval, points,
-    counters, then the batch rating (interval, rank range) and the pool rating and its interval; a line naming
+    counters, then the batch rating (interval, rank range) and the pool's OpenSkill rating; a line naming
     the bots not told apart, the head-to-head table of a 2-seat tournament, what the columns mean, and whether
     the standings are final."""
     rows: list[tuple[str, ...]] = [STANDINGS_HEADER]
@@ -538,7 +553,7 @@ def standings_text(response: Any) -> str:
             str(row.points), f"{row.mean_points:.1f}" if row.HasField("mean_points") else "-",
             str(row.forfeits), str(row.timeouts), str(row.refusals),
             *batch_cells(row.batch if row.HasField("batch") else None),
-            f"{row.rating:.2f}", f"[{row.rating_low:.1f}, {row.rating_high:.1f}]",
+            f"{row.rating:.2f}",
         ))
     lines = aligned(rows, frozenset({2}))
     tiers: dict[int, list[str]] = {}

@@ -22,7 +22,17 @@ import json
 import sys
 from typing import Any
 
-from arena.client import ArenaClient, plain
+from arena.client import (
+    BATCH_NOTE,
+    OPENSKILL_NOTE,
+    ArenaClient,
+    aligned,
+    batch_cells,
+    batch_scope,
+    one_line,
+    plain,
+    ranked_by_text,
+)
 from arena.commands import add_rule_options, not_negative, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
@@ -99,19 +109,21 @@ def _when(ts: Any) -> str:
 
 
 def standings_lines(response: arena_pb2.GetCompetitionStandingsResponse, retired: bool) -> list[str]:
-    """The lines of `competition standings`: the ladder's entries as the arena ranks them, then (``retired``) the
-    retired versions."""
-    lines = [f"{'rank':>4}  {'bot':<24} {'version':<16} {'rating':>7} {'95% interval':>17} {'matches':>7}  connected"]
+    """The lines of `competition standings`: the ladder's entries as the arena ranks them, the legend, then
+    (``retired``) the retired versions."""
+    rows: list[tuple[str, ...]] = [("rank", "tier", "bot", "version", "PL", "PL 95% CI", "PL ranks", "OpenSkill",
+                                    "matches", "connected")]
     for e in response.entries:
-        lines.append(f"{e.rank:>4}  {e.bot[:24]:<24} {e.version[:16]:<16} {e.rating:>7.2f} "
-                     f"{f'[{e.rating_low:.1f}, {e.rating_high:.1f}]':>17} {e.matches:>7}  "
-                     f"{'yes' if e.connected else 'no'}")
-    lines.append("rating: mu of the competition's own pool, inside its 95% interval mu -/+ 1.96 sigma, as the arena "
-                 "ranks its ladder (each version of a bot is its own entry, from nothing)")
+        rows.append((str(e.rank), str(e.tier or "-"), one_line(e.bot), one_line(e.version),
+                     *batch_cells(e.batch if e.HasField("batch") else None), f"{e.rating:.2f}", str(e.matches),
+                     "yes" if e.connected else "no"))
+    lines = [*aligned(rows, frozenset({2, 3})), ranked_by_text(response.ranked_by),
+             "Each version of a bot is its own entry, rated from nothing; entries not rated yet come last.",
+             f"{BATCH_NOTE} {batch_scope(response.competition.competition_id)}", OPENSKILL_NOTE]
     if retired and response.retired:
-        lines += ["", "retired versions:"]
-        lines += [f"  {e.bot}@{e.version}: mu {e.mu:.2f}, sigma {e.sigma:.2f}, {e.matches} matches, retired "
-                  f"{_when(e.retired_at)}" for e in response.retired]
+        lines += ["", "retired versions (the OpenSkill rating each ended with):"]
+        lines += [f"  {one_line(e.bot)}@{one_line(e.version)}: mu {e.mu:.2f}, sigma {e.sigma:.2f}, {e.matches} "
+                  f"matches, retired {_when(e.retired_at)}" for e in response.retired]
     return lines
 
 

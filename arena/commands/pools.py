@@ -4,8 +4,8 @@ them (ListRatingPools, GetLeaderboard at ``--server``; anyone may read them).
     uno-arena pools [--json]
     uno-arena leaderboard POOL [--json]
 
-Every number is printed as the arena returns it (rank, tier, the OpenSkill rating and its 95% interval, the batch
-Plackett-Luce rating with its interval and rank range, matches, wins, win rate and its interval), with a legend
+Every number is printed as the arena returns it (rank, tier, the batch Plackett-Luce rating with its interval and
+rank range, the OpenSkill rating, matches, wins, win rate and its interval), with a legend
 naming each estimate: nothing is computed here but the percent of a rate.
 """
 
@@ -23,14 +23,16 @@ from arena.client import (
     ArenaClient,
     aligned,
     batch_cells,
+    batch_scope,
     one_line,
     plain,
+    ranked_by_text,
 )
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
 
-LEADERBOARD_HEADER = ("rank", "tier", "bot", "PL", "PL 95% CI", "PL ranks", "OpenSkill", "OpenSkill 95% CI",
-                      "matches", "wins", "win%", "win% 95% CI")
+LEADERBOARD_HEADER = ("rank", "tier", "bot", "PL", "PL 95% CI", "PL ranks", "OpenSkill", "matches", "wins", "win%",
+                      "win% 95% CI")
 
 
 def _percent(entry: arena_pb2.LeaderboardEntry, field: str) -> str:
@@ -46,19 +48,16 @@ def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
         if e.HasField("win_rate_low") and not e.win_rate_clustered:
             interval += "*"
         rows.append((str(e.rank), str(e.tier or "-"), one_line(e.bot_name),
-                     *batch_cells(e.batch if e.HasField("batch") else None), f"{e.rating:.2f}",
-                     f"[{e.rating_low:.1f}, {e.rating_high:.1f}]", str(e.matches), str(e.wins),
+                     *batch_cells(e.batch if e.HasField("batch") else None), f"{e.rating:.2f}", str(e.matches),
+                     str(e.wins),
                      _percent(e, "win_rate"), interval))
     pool = response.pool
     lines = [f"{pool.pool_id}: {one_line(pool.label)} ({pool.bots} bots, {pool.matches} matches)"]
     if not response.entries:
         return [*lines, "no bot has played in this pool yet"]
     unclustered = any(e.HasField("win_rate_low") and not e.win_rate_clustered for e in response.entries)
-    ranked_by = ("the PL rating (then OpenSkill's)" if response.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH
-                 else "the OpenSkill rating")
-    return [*lines, *aligned(rows, frozenset({2})),
-            f"rank and tier: by {ranked_by}; a tier holds the bots it cannot yet tell apart (95%, over every pair).",
-            OPENSKILL_NOTE, f"{BATCH_NOTE} Over every match of the pool.", INTERVAL_NOTE,
+    return [*lines, *aligned(rows, frozenset({2})), ranked_by_text(response.ranked_by),
+            OPENSKILL_NOTE, f"{BATCH_NOTE} {batch_scope(pool.competition_id)}", INTERVAL_NOTE,
             *([UNCLUSTERED_NOTE] if unclustered else [])]
 
 

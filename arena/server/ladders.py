@@ -27,6 +27,7 @@ from .messages import (
     ladder_entry,
     leaderboard_message,
     pool_message,
+    ranking_of,
 )
 from .refusals import OrganizerError, invalid, not_found
 
@@ -57,15 +58,16 @@ class Ladders:
     def get_competition_standings(
         self, request: arena_pb2.GetCompetitionStandingsRequest
     ) -> arena_pb2.GetCompetitionStandingsResponse:
-        """The ladder: entries ranked by the rating fact (rating = mu inside mu -/+ 1.96 sigma), retired versions
-        with rank 0."""
+        """The ladder: entries ranked as the competition pool's leaderboard ranks them (by the batch rating over
+        the current entries), retired versions with rank 0."""
         try:
             record = self.store.competitions.get(check_name(request.competition_id, "competition id",
                                                             MAX_COMPETITION_ID))
         except UnknownCompetition as error:
             raise not_found(str(error)) from None
         board = ladder(self.store, record.competition_id)
-        response = arena_pb2.GetCompetitionStandingsResponse(competition=competition_message(record))
+        response = arena_pb2.GetCompetitionStandingsResponse(competition=competition_message(record),
+                                                             ranked_by=ranking_of(board.ranked_by_batch))
         for row in board.entries:
             ladder_entry(response.entries.add(), row)
         for row in board.retired:

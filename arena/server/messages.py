@@ -114,14 +114,24 @@ def competition_message(record: CompetitionRecord) -> arena_pb2.Competition:
 
 
 def ladder_entry(entry: arena_pb2.LadderEntry, row: LadderRow) -> arena_pb2.LadderEntry:
-    """Fill a ladder entry from a row (the rating fact: ``rating`` = ``mu`` inside ``[rating_low, rating_high]``)."""
+    """Fill a ladder entry from a row (rank, tier and batch rating as the pool's leaderboard; the OpenSkill fact:
+    ``rating`` = ``mu`` inside ``[rating_low, rating_high]``)."""
     entry.rank, entry.bot, entry.version, entry.matches, entry.connected = (row.rank, row.bot, row.version,
                                                                            row.matches, row.connected)
     entry.rating, entry.mu, entry.sigma, entry.rating_low, entry.rating_high = (row.rating, row.mu, row.sigma,
                                                                                 row.low, row.high)
+    entry.tier = row.tier
+    entry.indistinguishable.extend(row.indistinguishable)
+    if row.batch is not None:
+        entry.batch.CopyFrom(batch_message(row.batch))
     set_time(entry.since, row.since)
     set_time(entry.retired_at, row.retired_at)
     return entry
+
+
+def ranking_of(ranked_by_batch: bool) -> arena_pb2.LeaderboardRanking:
+    """The enum value naming the rating a leaderboard or a ladder ranks by."""
+    return arena_pb2.LEADERBOARD_RANKING_BATCH if ranked_by_batch else arena_pb2.LEADERBOARD_RANKING_OPENSKILL
 
 
 def incident_message(incident: Incident) -> arena_pb2.BotIncident:
@@ -254,9 +264,8 @@ def leaderboard_entry(row: LeaderRow, connected: bool, version: str,
 def leaderboard_message(board: Leaderboard) -> arena_pb2.GetLeaderboardResponse:
     entries = [leaderboard_entry(row, board.presence[row.bot].connected, board.presence[row.bot].version,
                                  board.batch.get(row.bot)) for row in board.rows]
-    ranked_by = (arena_pb2.LEADERBOARD_RANKING_BATCH if board.ranked_by_batch
-                 else arena_pb2.LEADERBOARD_RANKING_OPENSKILL)
-    return arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries, ranked_by=ranked_by)
+    return arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries,
+                                            ranked_by=ranking_of(board.ranked_by_batch))
 
 
 def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtState,

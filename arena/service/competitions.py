@@ -29,8 +29,10 @@ from arena.tournament.competition import (
     plan_round,
 )
 from arena.tournament.matchmaking import RateLimit
+from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.status import ACTIVE_TOURNAMENT, CompetitionStatus
 
+from .leaderboard import pool_leaderboard
 from .lifecycle import Enqueuer, create_tournament, spec_of
 from .matches import builtin_kind
 
@@ -113,7 +115,8 @@ def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: f
         pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
         rate = RateLimit(**record.rate) if record.rate else new_rate_limit(spec)
         planned = plan_round(spec, pool, current, connected, in_flight, rate, now=now,
-                             round_number=store.competitions.next_round(competition_id))
+                             round_number=store.competitions.next_round(competition_id),
+                             next_block=store.competitions.get(competition_id).blocks + 1)
         if planned.retired:
             gone = {entry.bot for entry in planned.retired}
             store.ratings.update(spec.pool, lambda pool: (pool or RatingPool(key=spec.pool)).without(gone))
@@ -176,9 +179,10 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
 
 @dataclass(frozen=True)
 class LadderRow:
-    """One entry of a competition's ladder: its rating as :meth:`arena.tournament.ratings.Rating.fact` gives it
-    (``rating`` = ``mu``, inside ``[low, high]`` = ``mu -/+ 1.96 sigma``). A retired entry has rank 0 and its
-    ``retired_at``."""
+    """One entry of a competition's ladder: its rank, tier and batch rating as its pool's leaderboard gives them
+    (:func:`arena.service.leaderboard.pool_leaderboard`: one computation for both), and its OpenSkill rating as
+    :meth:`arena.tournament.ratings.Rating.fact` gives it (``rating`` = ``mu``, ``[low, high]`` = ``mu -/+ 1.96
+    sigma``: what matchmaking reads). A retired entry has rank 0, no batch rating and its ``retired_at``."""
 
     rank: int
     bot: str
@@ -192,6 +196,9 @@ class LadderRow:
     connected: bool
     since: float
     retired_at: float = 0.0
+    tier: int = 0
+    indistinguishable: tuple[str, ...] = ()
+    batch: BatchRating | None = None
 
 
 def _row(rank: int, bot: str, version: str, rating: Rating, connected: bool, since: float,
@@ -207,24 +214,37 @@ class Ladder:
 
     entries: list[LadderRow]
     retired: list[LadderRow]
+    ranked_by_batch: bool
+    """Whether the entries' rank and tier follow the batch ratings (else OpenSkill's), as the pool's leaderboard."""
 
 
 def ladder(store: Store, competition_id: str) -> Ladder:
-    """The current entries ranked by rating (``mu``: the same fact as every leaderboard; ties by matches, then
-    name without case), and the retired entries with the rating they ended with."""
+    """The current entries in the order of the competition pool's leaderboard (its rank and tier: by the batch
+    Plackett-Luce rating over the current entries' blocks, see :mod:`arena.service.pool_batch`), the entries not
+    rated yet after them by name without case; and the retired entries with the OpenSkill rating they ended
+    with."""
     spec = competition_spec(store, competition_id)
+    board = pool_leaderboard(store, spec.pool)
+    placed = {row.bot: row for row in board.rows}
     pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
     rows = []
     for bot, entry in store.competitions.entries(competition_id).items():
         online = builtin_kind(bot) is not None or store.sessions.online(bot)
-        rows.append(_row(0, bot, entry.version, pool.rating(bot), online, entry.started_at))
-    rows.sort(key=lambda r: (-r.rating, -r.matches, r.bot.casefold()))
-    ranked = [replace(row, rank=i + 1) for i, row in enumerate(rows)]
+        row = _row(0, bot, entry.version, pool.rating(bot), online, entry.started_at)
+        found = placed.get(bot)
+        if found is not None:
+            row = replace(row, rank=found.rank, tier=found.tier, indistinguishable=found.indistinguishable,
+                          batch=board.batch.get(bot))
+        rows.append(row)
+    rated = sorted((row for row in rows if row.rank), key=lambda row: row.rank)
+    unrated = sorted((row for row in rows if not row.rank), key=lambda row: (row.bot.casefold(), row.bot))
+    last = rated[-1].rank if rated else 0
+    ranked = rated + [replace(row, rank=last + i) for i, row in enumerate(unrated, 1)]
     retired = []
     for old in store.competitions.retired(competition_id):
         rating = Rating(old.mu or 0.0, old.sigma or 0.0, old.matches)
         retired.append(_row(0, old.bot, old.version, rating, False, old.started_at, old.retired_at or 0.0))
-    return Ladder(ranked, retired)
+    return Ladder(ranked, retired, board.ranked_by_batch)
 
 
 def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[Entry]]:

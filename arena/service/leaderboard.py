@@ -190,9 +190,6 @@ def pool_leaderboard(store: Store, pool_id: str) -> Leaderboard:
     """One pool's leaderboard (:class:`UnknownPool` for an unknown pool)."""
     pool = stored_pool(store, pool_id)
     batch = {rating.bot: rating for rating in pool_batch(store, pool_id, pool)}
-    # A competition's pool ranks as its ladder does, by OpenSkill: each version of a bot is a new entry there,
-    # which the online estimate starts afresh and the batch fit (one name, every result) cannot tell apart.
-    ranking = None if competition_of(pool_id) else batch
-    rows = leaderboard(pool, batch=ranking)
+    rows = leaderboard(pool, batch=batch)
     return Leaderboard(pool_info(store, pool_id, pool), rows, {row.bot: presence(store, row.bot) for row in rows},
-                       batch, ranks_by_batch(pool, ranking))
+                       batch, ranks_by_batch(pool, batch))

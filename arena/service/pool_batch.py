@@ -3,41 +3,71 @@ results of every tournament the pool applied), computed once per version of the 
 
 A tournament that finishes computes its rules pool's new batch ratings right away (:func:`warm_pool_batch`, called
 by :func:`arena.service.standings.finish_tournament` in the worker that finishes it), so no reader waits for them: a
-pool of 7,000 four-seat matches refits in about 2.4 s (``docs/benchmarks.md``). A competition's pool is not warmed:
-its ladder finishes a block every few seconds, each a tournament, and refitting the whole pool after each would
-spend the workers on numbers few read; a reader computes them (once per change). So does a reader that finds no
-ratings for the current version of a rules pool (the warm-up failed, or the pool predates it)."""
+pool of 7,000 four-seat matches refits in about 4 s (``uno-arena bench batch``). So does a reader that finds no
+ratings for the current version of a rules pool (the warm-up failed, or the pool predates it).
+
+A competition's pool is rated on its current entries only (:func:`arena.tournament.competition.current_results`:
+the blocks where every seat was a current version). Its ladder finishes a block every few seconds, each a
+tournament, and refitting the whole pool after each would spend the workers on numbers few read: it is not warmed,
+and a reader recomputes it only when the cached fit is older than :data:`COMPETITION_REFIT_S` or misses one of the
+pool's bots (so a ladder's batch ratings lag its OpenSkill ratings by at most that long)."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import time
 
 from arena.store import Store, StoreFailure
+from arena.store.ratings import CachedBatch
 from arena.tournament import RatingPool
-from arena.tournament.competition import POOL_PREFIX
+from arena.tournament.competition import POOL_PREFIX, Entry, current_results
 from arena.tournament.plackett_luce import BatchRating, batch_ratings
 
 log = logging.getLogger(__name__)
 
+COMPETITION_REFIT_S = 30.0
+"""How old a competition pool's cached batch ratings may be before a reader refits them."""
 
-def pool_version(pool: RatingPool) -> str:
-    """What changes whenever a tournament is applied to the pool (the key of its cached batch ratings; ``t2``: the
-    ratings carry their tiers, so a cache written before them is computed again)."""
-    return f"t2:{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
+
+def pool_version(pool: RatingPool, entries: dict[str, Entry] | None = None) -> str:
+    """What changes whenever a tournament is applied to the pool, or (a competition's pool, with its current
+    ``entries``) a bot starts a new entry: the key of its cached batch ratings (``t2``: the ratings carry their
+    tiers, so a cache written before them is computed again)."""
+    version = f"t2:{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
+    if entries is not None:
+        firsts = ",".join(f"{bot}={entry.first_block}" for bot, entry in sorted(entries.items()))
+        version += ":" + hashlib.sha256(firsts.encode("utf-8")).hexdigest()[:16]
+    return version
 
 
 def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating]:
     """The batch ratings over the scored results of every tournament the pool applied (a tournament whose results
-    are gone adds nothing), from the cache when the pool has not changed since."""
-    version = pool_version(pool)
-    cached = store.ratings.batch(pool_id, version)
-    if cached is not None:
-        return cached
-    scored = [stored.result for tid in pool.tournaments for stored in store.results.all(tid).values()
-              if stored.scored]
-    ratings = batch_ratings(scored)
-    store.ratings.put_batch(pool_id, version, ratings)
+    are gone adds nothing; a competition's pool: only its current entries' blocks), from the cache when the pool
+    has not changed since (a competition's pool: or when the cache is recent, see the module docstring)."""
+    competition = pool_id[len(POOL_PREFIX):] if pool_id.startswith(POOL_PREFIX) else ""
+    entries = store.competitions.entries(competition) if competition else None
+    version = pool_version(pool, entries)
+    cached = store.ratings.cached_batch(pool_id)
+    if cached is not None and (cached.version == version
+                               or (entries is not None and _recent_enough(cached, version, pool))):
+        return cached.ratings
+    blocks = [(tid, [stored.result for stored in store.results.all(tid).values() if stored.scored])
+              for tid in pool.tournaments]
+    if entries is None:
+        ratings = batch_ratings(result for _, results in blocks for result in results)
+    else:
+        ratings = batch_ratings(current_results(blocks, entries), participants=pool.ratings)
+    store.ratings.put_batch(pool_id, version, ratings, time.time())
     return ratings
+
+
+def _recent_enough(cached: CachedBatch, version: str, pool: RatingPool) -> bool:
+    """Whether a competition pool's cached ratings may stand in for its current version: computed within
+    :data:`COMPETITION_REFIT_S`, for the same entries, rating every bot of the pool."""
+    return (cached.computed_at >= time.time() - COMPETITION_REFIT_S
+            and cached.version.rpartition(":")[2] == version.rpartition(":")[2]
+            and set(pool.ratings) <= {rating.bot for rating in cached.ratings})
 
 
 def warm_pool_batch(store: Store, pool_id: str, pool: RatingPool) -> None:

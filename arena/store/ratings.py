@@ -12,6 +12,7 @@ pool's version changes).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import cast
 
 import redis
@@ -23,6 +24,15 @@ from ._codec import dumps, loads
 from .keys import Keys
 
 MAX_TRIES = 50
+
+
+@dataclass(frozen=True)
+class CachedBatch:
+    """A pool's cached batch ratings: the pool's version they were computed at, and when (wall-clock seconds)."""
+
+    version: str
+    computed_at: float
+    ratings: list[BatchRating]
 
 
 class RatingStore:
@@ -42,16 +52,21 @@ class RatingStore:
 
     def batch(self, pool: str, version: str) -> list[BatchRating] | None:
         """The cached batch ratings of ``pool`` when they were computed at ``version``, else None."""
+        found = self.cached_batch(pool)
+        return None if found is None or found.version != version else found.ratings
+
+    def cached_batch(self, pool: str) -> CachedBatch | None:
+        """The cached batch ratings of ``pool``, at whatever version (None when none are cached)."""
         raw = self._r.get(self._k.batch_ratings(pool))
         if raw is None:
             return None
         data = loads(raw)
-        if data.get("version") != version:
-            return None
-        return [BatchRating.from_dict(item) for item in data.get("ratings") or ()]
+        return CachedBatch(str(data.get("version")), float(data.get("computed_at") or 0.0),
+                           [BatchRating.from_dict(item) for item in data.get("ratings") or ()])
 
-    def put_batch(self, pool: str, version: str, ratings: list[BatchRating]) -> None:
-        self._r.set(self._k.batch_ratings(pool), dumps({"version": version, "ratings": [r.to_dict() for r in ratings]}))
+    def put_batch(self, pool: str, version: str, ratings: list[BatchRating], computed_at: float) -> None:
+        self._r.set(self._k.batch_ratings(pool), dumps({"version": version, "computed_at": computed_at,
+                                                        "ratings": [r.to_dict() for r in ratings]}))
 
     def pools(self) -> list[str]:
         """Every pool that has ratings."""

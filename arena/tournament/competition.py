@@ -26,7 +26,7 @@ Pure: plain data in, plain data out; the service (:mod:`arena.service.competitio
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,6 +34,7 @@ from ._rng import derive_seed
 from .limits import MAX_DECISION_DEADLINE_MS, MIN_DECISION_DEADLINE_MS
 from .matchmaking import Entrant, MatchmakingConfig, RateLimit, Table, choose_tables
 from .ratings import RatingPool
+from .results import MatchResult
 from .spec import DEFAULT_DECISION_DEADLINE_MS, TournamentSpec, normalize_rules
 
 STORED_KEYS = {"decision_deadline_ms": "deadline_ms"}
@@ -140,10 +141,14 @@ class Entry:
     mu: float | None = None
     sigma: float | None = None
     matches: int = 0
+    first_block: int = 0
+    """The number of the first block this entry may play in (every block before it played an older version, or
+    not this bot); 0 for an entry stored before the ladder kept it (then every block counts as its own)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"bot": self.bot, "version": self.version, "started_at": self.started_at,
-                "retired_at": self.retired_at, "mu": self.mu, "sigma": self.sigma, "matches": self.matches}
+                "retired_at": self.retired_at, "mu": self.mu, "sigma": self.sigma, "matches": self.matches,
+                "first_block": self.first_block}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Entry:
@@ -151,7 +156,7 @@ class Entry:
                    retired_at=None if data.get("retired_at") is None else float(data["retired_at"]),
                    mu=None if data.get("mu") is None else float(data["mu"]),
                    sigma=None if data.get("sigma") is None else float(data["sigma"]),
-                   matches=int(data.get("matches", 0)))
+                   matches=int(data.get("matches", 0)), first_block=int(data.get("first_block", 0)))
 
 
 @dataclass(frozen=True)
@@ -181,9 +186,10 @@ class Round:
 
 
 def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, Entry], connected: Sequence[Connected],
-               blocks_in_flight: int, rate: RateLimit, *, now: float, round_number: int) -> Round:
+               blocks_in_flight: int, rate: RateLimit, *, now: float, round_number: int, next_block: int = 0) -> Round:
     """One ladder round of an active competition (see the module docstring). ``current``: the current entry of
-    each bot (by bot name); ``now``: wall-clock seconds (entries) and the rate limit's clock."""
+    each bot (by bot name); ``now``: wall-clock seconds (entries) and the rate limit's clock; ``next_block``: the
+    number the round's first block will take (the first block of the entries it starts)."""
     retired: list[Entry] = []
     started: list[Entry] = []
     entrants: list[Entrant] = []
@@ -202,7 +208,7 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
                               tournaments=pool.tournaments)
             entry = None
         if entry is None:
-            started.append(Entry(bot.bot, bot.version, now))
+            started.append(Entry(bot.bot, bot.version, now, first_block=next_block))
         slots = max(0, min(spec.blocks_per_bot, bot.capacity) - bot.busy_blocks)
         entrants.append(Entrant(bot.bot, slots, pool.rating(bot.bot).matches))
     config = MatchmakingConfig(seats=spec.seats, fairness_floor=spec.fairness_floor, duplicate=True)
@@ -235,3 +241,25 @@ def block_spec(spec: CompetitionSpec, table: Table, number: int) -> TournamentSp
 
 def block_id(competition_id: str, number: int) -> str:
     return f"{competition_id}.b{number:07d}"
+
+
+def block_number(tournament_id: str) -> int | None:
+    """The number of a block from its id (:func:`block_id`); None for another tournament."""
+    _, sep, number = tournament_id.rpartition(".b")
+    return int(number) if sep and number.isdigit() else None
+
+
+def current_results(blocks: Iterable[tuple[str, Iterable[MatchResult]]],
+                    current: Mapping[str, Entry]) -> list[MatchResult]:
+    """The results the ladder's batch rating rests on: those of the blocks (``(tournament id, results)``) in
+    which every seat was played by its bot's current entry (the block's number is at least the entry's
+    :attr:`Entry.first_block`). A retired version's matches, and its opponents' matches against it, do not count:
+    each entry is rated on the ladder as it stands, current version against current version."""
+    first = {bot.casefold(): entry.first_block for bot, entry in current.items()}
+    kept: list[MatchResult] = []
+    for tournament_id, results in blocks:
+        number = block_number(tournament_id)
+        for result in results:
+            if number is not None and all(first.get(seat.casefold(), 0) <= number for seat in result.seats):
+                kept.append(result)
+    return kept

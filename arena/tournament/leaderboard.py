@@ -3,7 +3,8 @@
 Definitions (the same numbers every reader shows; nothing is recomputed elsewhere):
 
 * **Rating**: the pool's stored OpenSkill estimate, as :meth:`arena.tournament.ratings.Rating.fact` gives it:
-  value ``mu``, ``sigma``, interval ``mu -/+ 1.96 sigma`` (so the value always lies inside its interval).
+  value ``mu``, ``sigma``, and ``mu -/+ 1.96 sigma`` (the API's deprecated ``rating_low``/``rating_high``: wider
+  than a 95% interval where measured, so no page shows it).
 * **Rank**, **tiers** and **not told apart**: by the pool's *batch* ratings when they are given (every bot of the
   pool has one: :func:`arena.tournament.plackett_luce.batch_ratings` over the pool's results, order-independent,
   its intervals measured to cover): the batch rank, then the rating, matches and name; the tiers and the bots not
@@ -13,8 +14,9 @@ Definitions (the same numbers every reader shows; nothing is recomputed elsewher
   (:func:`arena.tournament.standings.told_apart`, :func:`arena.tournament.standings.tiers_of`) on the rating
   measure (:func:`arena.tournament.standings.ratings_p_value`). OpenSkill's own difference test holds two copies of
   one bot together 98.8-99.5% of the time instead of 95% (``uno-arena bench intervals --ratings``): it ranks only
-  where no batch rating is given (the service gives none for a competition's pool, whose ladder starts a new
-  version of a bot afresh, which the batch fit over one name cannot); it stays the matchmaking's estimate.
+  where no batch rating is given (a pool whose results are gone); it stays the matchmaking's estimate, and no page
+  shows its interval (a competition's pool is fitted on its current entries only, so a new version of a bot
+  starts afresh there too: :func:`arena.tournament.competition.current_results`).
 * **Counters**: the pool's :class:`~arena.tournament.ratings.Tally` of the bot (every tournament applied to the
   pool, each once); the win rate ``wins / matches`` with its interval, unset without matches: the standings'
   interval, deal groups as clusters (:func:`arena.tournament.stats.rate_sums_interval` on the tally's running

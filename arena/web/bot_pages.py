@@ -78,7 +78,7 @@ def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[M
                                                            "competition": views.competition_of(tournament.rating_pool)})
         line["points"].append({"tournament_id": tournament.tournament_id,
                                "at": views.iso(tournament.created_at), "rating": row.rating,
-                               "low": row.rating_low, "high": row.rating_high})
+                               "low": row.rating - row.rating_sigma, "high": row.rating + row.rating_sigma})
         for match in arena.matches(tournament, bot=name):
             if name in match.seats:
                 played.append(match)
@@ -147,7 +147,8 @@ def _match_line(match: MatchRow, seat: int, tournament_id: str) -> dict[str, Any
 
 def rating_chart(line: dict[str, Any], color: str = CHART_COLORS[0]) -> dict[str, Any] | None:
     """An SVG-ready chart of one pool's rating history: a polyline through the rating after each tournament, the
-    95% interval of each as a vertical bar, scaled into :data:`CHART_W` x :data:`CHART_H`; None without points."""
+    rating -/+ its sigma as a vertical bar (OpenSkill's uncertainty, not a 95% interval), scaled into
+    :data:`CHART_W` x :data:`CHART_H`; None without points."""
     points = line["points"]
     if not points:
         return None
@@ -164,7 +165,7 @@ def rating_chart(line: dict[str, Any], color: str = CHART_COLORS[0]) -> dict[str
         return round(CHART_PAD + inner_h * (high - value) / (high - low), 1)
 
     dots = [{"x": x(i), "y": y(p["rating"]), "y_low": y(p["low"]), "y_high": y(p["high"]),
-             "label": f"{p['tournament_id']}: {p['rating']:.1f} [{p['low']:.1f}, {p['high']:.1f}]"}
+             "label": f"{p['tournament_id']}: {p['rating']:.1f} (sigma {(p['high'] - p['low']) / 2:.1f})"}
             for i, p in enumerate(points)]
     ticks = [{"y": y(v), "label": f"{v:.0f}"} for v in (low, (low + high) / 2, high)]
     return {"width": CHART_W, "height": CHART_H, "pad": CHART_PAD, "label": line["label"], "color": color,

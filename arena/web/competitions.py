@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from arena.web import views
 from arena.web.reader import ArenaReader
 
 router = APIRouter()
@@ -27,9 +28,9 @@ def competitions_data(arena: ArenaReader) -> dict[str, Any]:
 
 
 def competition_data(arena: ArenaReader, competition_id: str) -> dict[str, Any]:
-    competition, entries, retired = arena.competition(competition_id)
-    return {"competition": asdict(competition), "entries": [asdict(row) for row in entries],
-            "retired": [asdict(row) for row in retired]}
+    board = arena.competition(competition_id)
+    return {"competition": asdict(board.competition), "entries": [asdict(row) for row in board.entries],
+            "retired": [asdict(row) for row in board.retired], "ranked_by": board.ranked_by}
 
 
 @router.get("/api/competitions", tags=["competitions"])
@@ -40,8 +41,9 @@ def api_competitions(request: Request) -> dict[str, Any]:
 
 @router.get("/api/competitions/{competition_id}", tags=["competitions"])
 def api_competition(request: Request, competition_id: str) -> dict[str, Any]:
-    """One competition: its rules and entrants, its ladder (each version of a bot is its own entry, ranked by its
-    rating) and the versions it retired, newest first."""
+    """One competition: its rules and entrants, its ladder (each version of a bot is its own entry, ranked and
+    tiered by the batch Plackett-Luce rating over the current entries, as its pool's leaderboard; ``ranked_by``
+    names the rating) and the versions it retired, newest first."""
     return competition_data(_reader(request), competition_id)
 
 
@@ -58,4 +60,5 @@ def competitions_page(request: Request) -> HTMLResponse:
 @router.get("/competitions/{competition_id}", response_class=HTMLResponse, include_in_schema=False)
 def competition_page(request: Request, competition_id: str) -> HTMLResponse:
     data = competition_data(_reader(request), competition_id)
-    return _page(request, "competition.html", {"title": f"Competition {competition_id}", **data})
+    return _page(request, "competition.html", {"title": f"Competition {competition_id}", "tier_note": views.TIER_NOTE,
+                                               **data})

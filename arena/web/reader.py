@@ -29,10 +29,10 @@ from arena.tournament.status import TournamentStatus
 from arena.web import views
 from arena.web.replay_frames import Frames, replay_frames
 from arena.web.views import (
+    CompetitionBoard,
     CompetitionRow,
     HostedRow,
     IncidentRow,
-    LadderRow,
     MatchRow,
     PoolBoard,
     PublicBot,
@@ -215,12 +215,10 @@ class ArenaReader:
         return self._fresh.get("competitions", lambda: [views.competition_row(c)
                                                         for c in self.client.list_competitions()])
 
-    def competition(self, competition_id: str) -> tuple[CompetitionRow, list[LadderRow], list[LadderRow]]:
+    def competition(self, competition_id: str) -> CompetitionBoard:
         """A competition (GetCompetitionStandings): the competition, its ladder's current entries ranked, its
         retired versions newest first (NOT_FOUND for an unknown one)."""
-        response = self.client.get_competition_standings(competition_id)
-        return (views.competition_row(response.competition), [views.ladder_row(e) for e in response.entries],
-                [views.ladder_row(e) for e in response.retired])
+        return views.competition_board(self.client.get_competition_standings(competition_id))
 
     # -- bots ----------------------------------------------------------------------------------------------
 

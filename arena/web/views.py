@@ -31,9 +31,9 @@ from arena.tournament.leaderboard import pool_label
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
              "intervals once, and every reader shows them as they are. More matches split tiers.")
 ORDER_NOTE = ("Why the order can disagree with the win rate: bots are ranked by rating (PL, fitted on every match "
-              "of the pool at once; a competition's pool by OpenSkill, as its ladder), which weighs who each match "
-              "was against (beating strong bots counts more) and every place of each finish; the win rate is raw: "
-              "wins over matches, whoever the opponents were.")
+              "of the pool at once; a competition's on its current entries, as its ladder), which weighs who each "
+              "match was against (beating strong bots counts more) and every place of each finish; the win rate is "
+              "raw: wins over matches, whoever the opponents were.")
 RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits over every match of the pool, beside the "
                     "decisions asked of the bot.")
 
@@ -146,8 +146,6 @@ class LeaderboardRow:
     bot: str
     rating: float
     rating_sigma: float
-    rating_low: float
-    rating_high: float
     indistinguishable: list[str]
     matches: int
     wins: int
@@ -192,7 +190,7 @@ def leaderboard_row(entry: arena_pb2.LeaderboardEntry, bots: Mapping[str, Public
     bot = bots.get(entry.bot_name)
     return LeaderboardRow(
         rank=entry.rank, tier=entry.tier, bot=entry.bot_name, rating=entry.rating, rating_sigma=entry.rating_sigma,
-        rating_low=entry.rating_low, rating_high=entry.rating_high, indistinguishable=list(entry.indistinguishable),
+        indistinguishable=list(entry.indistinguishable),
         matches=entry.matches, wins=entry.wins, points=entry.points, win_rate=_optional(entry, "win_rate"),
         win_rate_low=_optional(entry, "win_rate_low"), win_rate_high=_optional(entry, "win_rate_high"),
         timeouts=entry.timeouts, refusals=entry.refusals, forfeits=entry.forfeits, decisions=entry.decisions,
@@ -208,7 +206,7 @@ def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, Pu
     return PoolBoard(key=pool.pool_id, label=pool.label or pool.pool_id, bots=len(rows), matches=pool.matches,
                      tiers=max((row.tier for row in rows), default=0), rows=rows,
                      competition=pool.competition_id or None,
-                     ranked_by="PL" if response.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH else "OpenSkill")
+                     ranked_by=ranking_name(response.ranked_by))
 
 
 def iso(value: Any) -> str:
@@ -384,26 +382,50 @@ def competition_row(message: arena_pb2.Competition) -> CompetitionRow:
 
 @dataclass(frozen=True)
 class LadderRow:
-    """One ``LadderEntry``: one version of one bot on a competition's ladder (rank 0 once retired)."""
+    """One ``LadderEntry``: one version of one bot on a competition's ladder (rank 0 once retired): its rank, tier
+    and batch rating as the pool's leaderboard, its OpenSkill rating (``rating``, ``sigma``)."""
 
     rank: int
+    tier: int
     bot: str
     version: str
     rating: float
     sigma: float
-    rating_low: float
-    rating_high: float
     matches: int
     connected: bool
     since: str | None
     retired_at: str | None
+    indistinguishable: list[str] = field(default_factory=list)
+    batch: BatchCells | None = None
 
 
 def ladder_row(entry: arena_pb2.LadderEntry) -> LadderRow:
-    return LadderRow(rank=entry.rank, bot=entry.bot, version=entry.version, rating=entry.rating, sigma=entry.sigma,
-                     rating_low=entry.rating_low, rating_high=entry.rating_high, matches=entry.matches,
-                     connected=entry.connected, since=iso(entry.since) if entry.HasField("since") else None,
-                     retired_at=iso(entry.retired_at) if entry.HasField("retired_at") else None)
+    return LadderRow(rank=entry.rank, tier=entry.tier, bot=entry.bot, version=entry.version, rating=entry.rating,
+                     sigma=entry.sigma, matches=entry.matches, connected=entry.connected,
+                     since=iso(entry.since) if entry.HasField("since") else None,
+                     retired_at=iso(entry.retired_at) if entry.HasField("retired_at") else None,
+                     indistinguishable=list(entry.indistinguishable), batch=batch_cells(entry))
+
+
+@dataclass(frozen=True)
+class CompetitionBoard:
+    """``GetCompetitionStandings`` as the pages show it: the competition, its ladder's current entries as the API
+    ranks them, its retired versions newest first, and the rating the rank follows (``PL`` or ``OpenSkill``)."""
+
+    competition: CompetitionRow
+    entries: list[LadderRow]
+    retired: list[LadderRow]
+    ranked_by: str
+
+
+def competition_board(response: arena_pb2.GetCompetitionStandingsResponse) -> CompetitionBoard:
+    return CompetitionBoard(competition_row(response.competition), [ladder_row(e) for e in response.entries],
+                            [ladder_row(e) for e in response.retired], ranking_name(response.ranked_by))
+
+
+def ranking_name(ranked_by: int) -> str:
+    """The API's ``LeaderboardRanking`` as the pages name it."""
+    return "PL" if ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH else "OpenSkill"
 
 
 def rules_label(tournament: arena_pb2.Tournament) -> str:

@@ -59,7 +59,7 @@ def test_a_pool_board_shows_the_leaderboard_as_the_api_gives_it() -> None:
                                                                                  20, 3, 2)
     assert [(row.rank, row.tier, row.bot) for row in board.rows] == [(1, 1, "b"), (2, 1, "c"), (3, 2, "a")]
     b = board.rows[0]
-    assert (b.rating, b.rating_low, b.rating_high) == (35.0, 35.0 - 1.96, 35.0 + 1.96)  # as given, not recomputed
+    assert (b.rating, b.rating_sigma) == (35.0, 1.0)  # as given, not recomputed (OpenSkill's interval: not shown)
     assert (b.matches, b.wins, b.timeouts, b.refusals, b.decisions) == (20, 11, 3, 2, 400)
     assert (b.win_rate, b.win_rate_low, b.win_rate_high) == (0.55, 0.1, 0.9) and b.indistinguishable == ["c"]
     assert board.rows[2].win_rate is None and board.rows[2].win_rate_low is None  # unset without matches
@@ -118,8 +118,8 @@ def test_the_card_macro_draws_both_faces_a_back_and_text_for_every_card() -> Non
 
 
 def test_every_name_is_escaped() -> None:
-    row = LeaderboardRow(rank=1, tier=1, bot=XSS, rating=1.0, rating_sigma=0.5, rating_low=0.0, rating_high=2.0,
-                         indistinguishable=[XSS], matches=1, wins=1, points=10, win_rate=1.0, win_rate_low=0.2,
+    row = LeaderboardRow(rank=1, tier=1, bot=XSS, rating=1.0, rating_sigma=0.5, indistinguishable=[XSS], matches=1,
+                         wins=1, points=10, win_rate=1.0, win_rate_low=0.2,
                          win_rate_high=1.0, timeouts=0, refusals=0, forfeits=0, decisions=3, connected=True,
                          version=XSS)
     pools = [PoolBoard(key="p", label=XSS, bots=1, matches=1, tiers=1, rows=[row])]
@@ -176,17 +176,17 @@ def test_a_kept_value_is_answered_while_the_background_read_replaces_it() -> Non
     assert [too_old.get("k", read) for _ in range(2)] == [len(reads) - 1, len(reads)]
 
 
-def test_a_rating_chart_keeps_every_point_and_its_interval_inside_the_picture() -> None:
+def test_a_rating_chart_keeps_every_point_and_its_sigma_bar_inside_the_picture() -> None:
     from arena.web.bot_pages import CHART_H, CHART_PAD, CHART_W, rating_chart
 
     line = {"label": "UNO Flip", "points": [
         {"tournament_id": "t1", "rating": 25.0, "low": 10.0, "high": 40.0},
-        {"tournament_id": "t2", "rating": 30.0, "low": 24.0, "high": 36.0}]}
+        {"tournament_id": "t2", "rating": 30.0, "low": 24.0, "high": 36.0}]}  # -/+ sigma (not a 95% interval)
     chart = rating_chart(line)
     assert chart is not None and [d["x"] for d in chart["dots"]] == [CHART_PAD, CHART_W - CHART_PAD]
     for dot in chart["dots"]:
         assert CHART_PAD <= dot["y_high"] < dot["y"] < dot["y_low"] <= CHART_H - CHART_PAD  # higher is up
-    assert chart["dots"][1]["label"] == "t2: 30.0 [24.0, 36.0]"
+    assert chart["dots"][1]["label"] == "t2: 30.0 (sigma 6.0)"
     assert rating_chart({"label": "none", "points": []}) is None
 
 

@@ -10,6 +10,7 @@ import grpc
 import pytest
 from celery import Celery
 
+from arena.client import BATCH_NOTE, OPENSKILL_NOTE
 from arena.protocol import arena_pb2
 from arena.service.competitions import (
     competition_standings,
@@ -19,8 +20,19 @@ from arena.service.competitions import (
 )
 from arena.store import Store
 from arena.tournament import Rating, RatingPool
-from arena.tournament.competition import CompetitionSpec, Connected, Entry, new_rate_limit, plan_round
+from arena.tournament.competition import (
+    CompetitionSpec,
+    Connected,
+    Entry,
+    block_id,
+    block_number,
+    current_results,
+    new_rate_limit,
+    plan_round,
+)
+from arena.tournament.results import MatchResult
 from tests.support import wait_until
+from tests.support.records import stored_result
 from workers.enqueue import CeleryEnqueuer
 
 
@@ -56,10 +68,12 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
     assert [(e.rank, e.bot, e.matches) for e in answer.entries] == [(r.rank, r.bot, r.matches) for r in rows]
     assert answer.competition.state == arena_pb2.COMPETITION_STATE_CLOSED
     assert answer.competition.rating_pool == spec.pool
-    # The competition's pool leaderboard ranks as its ladder does: by OpenSkill (a new version is a new entry).
+    # The ladder is its pool's leaderboard: one ranking, by the batch PL rating, the same tiers and PL numbers.
     board = organizer.stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(pool_id=spec.pool))
-    assert board.ranked_by == arena_pb2.LEADERBOARD_RANKING_OPENSKILL
-    assert [e.bot_name for e in board.entries] == [e.bot for e in answer.entries]
+    assert board.ranked_by == answer.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH
+    assert [(e.rank, e.tier, e.bot_name, e.batch) for e in board.entries] == [
+        (e.rank, e.tier, e.bot, e.batch) for e in answer.entries]
+    assert all(e.HasField("batch") and e.batch.matches == e.matches for e in answer.entries)
     tournaments = organizer.stub.ListTournaments(arena_pb2.ListTournamentsRequest(page_size=100)).tournaments
     assert tournaments and {t.rating_pool for t in tournaments} == {spec.pool}  # the web's leaderboard reads it
     block = organizer.stub.GetStandings(arena_pb2.GetStandingsRequest(tournament_id=tournaments[0].tournament_id))
@@ -147,9 +161,11 @@ def test_the_competition_commands(store: Store, organizer: Any, capsys: Any, mon
     assert code == 0 and {e["bot"] for e in json.loads(out)["entries"]} == {"random", "heuristic"}
     entries = json.loads(out)["entries"]
     code, out, _ = cli(capsys, "competition", "standings", "weekly")
-    assert code == 0 and "rating: mu of the competition's own pool" in out  # the one rating fact
-    for entry in entries:  # each row shows the entry's rating (its mu) and its interval
-        assert f"{entry['rating']:>7.2f} " in out and f"[{entry['rating_low']:.1f}, {entry['rating_high']:.1f}]" in out
+    assert code == 0 and BATCH_NOTE in out and OPENSKILL_NOTE in out  # which number is which
+    assert "rank and tier: by the OpenSkill rating" in out  # no block has finished: no PL rating yet
+    for entry in entries:  # each row shows the entry's OpenSkill rating (its mu), without OpenSkill's interval
+        assert f" {entry['rating']:.2f} " in out
+        assert f"[{entry['rating_low']:.1f}, {entry['rating_high']:.1f}]" not in out
         assert entry["rating"] == entry["mu"]
     for action, state in (("pause", "paused"), ("resume", "active"), ("close", "closed")):
         code, out, _ = cli(capsys, "competition", action, "weekly")
@@ -187,7 +203,7 @@ def test_the_api_shows_retired_versions(store: Store, organizer: Any) -> None:
     assert [(e.bot, e.version, e.rank) for e in answer.entries] == [("alice", "2.0", 1)]
     (retired,) = answer.retired
     assert (retired.bot, retired.version, retired.matches, retired.rank) == ("alice", "1.0", 30, 0)
-    # The rating fact: the rating is mu, inside its own interval mu -/+ 1.96 sigma.
+    # The rating fact: the rating is mu, inside OpenSkill's own (deprecated) interval mu -/+ 1.96 sigma.
     assert retired.rating == pytest.approx(28.0) and retired.retired_at.seconds == 200
     assert (retired.rating_low, retired.rating_high) == (pytest.approx(28.0 - 1.96 * 1.5, abs=1e-3),
                                                          pytest.approx(28.0 + 1.96 * 1.5, abs=1e-3))
@@ -279,3 +295,51 @@ def test_only_a_rules_pool_is_refitted_when_a_tournament_finishes(store: Store) 
         warm_pool_batch(store, pool_id, pool)
         cached = store.ratings.batch(pool_id, pool_version(pool))
         assert (cached is not None) is (pool_id == "flip:rules"), pool_id
+
+
+def test_a_ladder_rates_each_entry_on_its_own_version_only() -> None:
+    """The batch rating of a competition rests on the blocks in which every seat was a current entry: the blocks a
+    retired version played (and its opponents' matches against it) count for nobody."""
+    assert block_number(block_id("c", 12)) == 12 and block_number("t-1") is None
+    alice, bob = Entry("alice", "2.0", 50.0, first_block=3), Entry("bob", "7", 10.0, first_block=1)
+
+    def block(number: int, winner: int) -> tuple[str, list[MatchResult]]:
+        return block_id("c", number), [MatchResult(f"c.b{number}.m0", ("alice", "bob"), (0, 0), winner=winner)]
+
+    blocks = [block(1, 1), block(2, 1), block(3, 0), block(4, 0), ("not-a-block", [])]
+    kept = current_results(blocks, {"alice": alice, "bob": bob})
+    assert [r.match_id for r in kept] == ["c.b3.m0", "c.b4.m0"]  # alice 1.0 lost blocks 1 and 2: not 2.0's
+    assert len(current_results(blocks, {"alice": Entry("alice", "1.0", 0.0), "bob": bob})) == 4  # stored before
+
+
+def test_the_ladder_ranks_a_new_version_on_its_own_blocks(store: Store, organizer: Any) -> None:
+    """Through the API: the old version lost every block, the new one won every block; the ladder ranks the new
+    version first by the batch rating (OpenSkill is kept for matchmaking), as the pool's leaderboard does."""
+    store.bots.register("alice")
+    create_competition(store, CompetitionSpec("c-split", entrants=("alice", "random")))
+    old = Entry("alice", "1.0", 100.0, retired_at=200.0, mu=20.0, sigma=1.5, matches=8, first_block=1)
+    store.competitions.save_entries("c-split", [Entry("random", "builtin", 100.0, first_block=1)], [])
+    store.competitions.save_entries("c-split", [Entry("alice", "2.0", 200.0, first_block=9)], [old])
+    pool = RatingPool(key="competition:c-split")
+    for number in range(1, 17):  # blocks 1-8: alice 1.0 loses twice; 9-16: alice 2.0 wins twice
+        tid = block_id("c-split", number)
+        store.tournaments.create(tid, {"tournament_id": tid, "participants": ["alice", "random"], "seed": number})
+        store.tournaments.add_matches(tid, [f"{tid}.m0", f"{tid}.m1"])
+        for m in range(2):
+            seats = ("alice", "random") if m == 0 else ("random", "alice")
+            winner = seats.index("random" if number < 9 else "alice")
+            assert store.results.record(tid, f"{tid}.m{m}", stored_result(f"{tid}.m{m}", seats=seats, winner=winner,
+                                                                          scores=(60, 0) if winner == 0 else (0, 60),
+                                                                          tournament_id=tid))
+        results = [stored.result for stored in store.results.all(tid).values()]
+        pool = pool.with_tournament(tid, results)
+    store.ratings.put(pool.key, pool)
+    answer = organizer.stub.GetCompetitionStandings(arena_pb2.GetCompetitionStandingsRequest(competition_id="c-split"))
+    assert answer.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH
+    assert [(e.bot, e.version, e.rank) for e in answer.entries] == [("alice", "2.0", 1), ("random", "builtin", 2)]
+    first, second = answer.entries
+    assert first.batch.matches == second.batch.matches == 16  # blocks 9-16 only
+    assert first.batch.rating > second.batch.rating and first.tier < second.tier
+    board = organizer.stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(pool_id="competition:c-split"))
+    assert [(e.bot_name, e.rank, e.tier, e.batch) for e in board.entries] == [
+        (e.bot, e.rank, e.tier, e.batch) for e in answer.entries]

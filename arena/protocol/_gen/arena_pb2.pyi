@@ -132,7 +132,7 @@ class GetCompetitionStandingsRequest(_message.Message):
     def __init__(self, competition_id: _Optional[str] = ...) -> None: ...
 
 class LadderEntry(_message.Message):
-    __slots__ = ("rank", "bot", "version", "rating", "mu", "sigma", "rating_low", "rating_high", "matches", "connected", "since", "retired_at")
+    __slots__ = ("rank", "bot", "version", "rating", "mu", "sigma", "rating_low", "rating_high", "matches", "connected", "since", "retired_at", "batch", "tier", "indistinguishable")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -145,6 +145,9 @@ class LadderEntry(_message.Message):
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
     RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    INDISTINGUISHABLE_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     version: str
@@ -157,17 +160,22 @@ class LadderEntry(_message.Message):
     connected: bool
     since: _timestamp_pb2.Timestamp
     retired_at: _timestamp_pb2.Timestamp
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., version: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., matches: _Optional[int] = ..., connected: _Optional[bool] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    batch: BatchRating
+    tier: int
+    indistinguishable: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., version: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., matches: _Optional[int] = ..., connected: _Optional[bool] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., batch: _Optional[_Union[BatchRating, _Mapping]] = ..., tier: _Optional[int] = ..., indistinguishable: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetCompetitionStandingsResponse(_message.Message):
-    __slots__ = ("competition", "entries", "retired")
+    __slots__ = ("competition", "entries", "retired", "ranked_by")
     COMPETITION_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     RETIRED_FIELD_NUMBER: _ClassVar[int]
+    RANKED_BY_FIELD_NUMBER: _ClassVar[int]
     competition: Competition
     entries: _containers.RepeatedCompositeFieldContainer[LadderEntry]
     retired: _containers.RepeatedCompositeFieldContainer[LadderEntry]
-    def __init__(self, competition: _Optional[_Union[Competition, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., retired: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ...) -> None: ...
+    ranked_by: LeaderboardRanking
+    def __init__(self, competition: _Optional[_Union[Competition, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., retired: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., ranked_by: _Optional[_Union[LeaderboardRanking, str]] = ...) -> None: ...
 
 class Bot(_message.Message):
     __slots__ = ("bot_id", "name", "description", "created_at", "connected", "bot_version", "revoked", "deleted", "versions")
