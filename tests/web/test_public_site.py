@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from arena.client import BATCH_NOTE, OPENSKILL_NOTE
 from arena.protocol import arena_pb2, game_pb2
 from arena.store import Store
 from arena.web.app import create_app
@@ -176,6 +177,13 @@ def test_the_competitions_pages_and_the_blocks_grouped_under_their_competition(w
         (e.rank, e.bot, e.version) for e in ladder.entries]
     page = httpx.get(f"{web.url}/competitions/{COMPETITION}").text
     assert "Ladder" in page and "Retired versions" in page and "heuristic" in page and "builtin" in page
+    # Ranked as the pool's leaderboard, by the PL rating; its interval shown as the API gives it, OpenSkill's not.
+    assert ladder.ranked_by == arena_pb2.LEADERBOARD_RANKING_BATCH and one["ranked_by"] == "PL"
+    assert "ranked by PL</span>" in page and BATCH_NOTE in page and OPENSKILL_NOTE in page
+    for e in ladder.entries:
+        assert e.HasField("batch") and f"[{e.batch.low:.2f}, {e.batch.high:.2f}]" in page
+        assert f'data-rank="{e.rank}" data-tier="{e.tier}"' in page
+        assert f"[{e.rating_low:.1f}, {e.rating_high:.1f}]" not in page
     assert 'href="/competitions"' in httpx.get(f"{web.url}/leaderboard").text  # in the navigation
     assert httpx.get(f"{web.url}/competitions/nope").status_code == 404
     # The tournaments list hides the blocks and says how many, linking to them.
