@@ -42,7 +42,7 @@ from arena.tournament import MatchResult, standings
 from arena.tournament.plackett_luce import PRIOR_GAMES, Stage, fit_counts, refit, stages_of
 from arena.tournament.ratings import Z95
 from arena.tournament.standings import group_intervals
-from arena.tournament.stats import MIN_INTERVAL_MATCHES, mean_interval, wilson_interval, win_rate_interval
+from arena.tournament.stats import MIN_INTERVAL_MATCHES, mean_interval, wilson_interval
 
 from .tiers import entrants, kind, replicate
 from .tiers_sample import Sample, load_sample
@@ -165,7 +165,7 @@ def _previous(groups: Sequence[tuple[int, int, int, frozenset[str]]]) -> tuple[t
     Student-t over per-group mean points."""
     matches = sum(g[0] for g in groups)
     wins = sum(g[1] for g in groups)
-    return win_rate_interval(wins, matches, len(groups)), mean_interval([g[2] / g[0] for g in groups])
+    return wilson_interval(wins * len(groups) / matches, len(groups)), mean_interval([g[2] / g[0] for g in groups])
 
 
 def _holds(interval: tuple[float, float] | None, value: float) -> bool:
@@ -218,9 +218,12 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
             if batch:
                 _batch(results, target, batch, hits, counts)
             continue
-        for bot, groups in draw(sample, field, deals, rng, duplicate).items():
+        drawn = draw(sample, field, deals, rng, duplicate)
+        # the scale standings() takes (its largest match score; a duplicate group's mean here: never a wider interval)
+        top_score = max(g[2] / g[0] for groups in drawn.values() for g in groups)
+        for bot, groups in drawn.items():
             known = truth[bot]
-            win_ci, points_ci = group_intervals(groups)
+            win_ci, points_ci = group_intervals(groups, top_score=top_score)
             win_before, points_before = _previous(groups)
             for name, interval, value in (("win rate", win_ci, known.win_rate),
                                           ("win rate (previous)", win_before, known.win_rate),

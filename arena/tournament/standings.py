@@ -12,11 +12,13 @@ Definitions (``c`` is the confidence, 0.95 by default):
 * **Win rate**: wins / matches. Interval: the deal groups as clusters
   (:func:`arena.tournament.stats.cluster_rate_interval`): a Wilson score interval with the effective sample size
   of the clustered wins (their design effect, from the spread of the groups), the matches when the groups do not
-  spread, so it never collapses to a point the way a t-interval over few groups does.
+  spread, so it never collapses to a point the way a t-interval over few groups does; beside an end, the exact
+  Poisson bound (:func:`arena.tournament.stats.rate_interval`).
 * **Mean points**: points / matches (points = the bot's final match scores). Interval: the deal groups as clusters
   (:func:`arena.tournament.stats.cluster_mean_interval`): a Student-t interval, its variance from the spread of the
   groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (``None`` with fewer
-  than 2 groups). Both intervals' coverage is measured by ``uno-arena bench intervals`` on resampled real results.
+  than 2 groups); where the groups do not spread (all 0), bounded with the tournament's largest match score as the
+  scale. Both intervals' coverage is measured by ``uno-arena bench intervals`` on resampled real results.
 * **Rating**: OpenSkill Plackett-Luce ``mu`` and ``sigma`` (prior pool + these results in
   ``match_id`` order), ``ordinal = mu - 3 sigma``, interval ``mu -/+ z_c sigma``.
 * **Row order** (``order_by``): ``"win_rate"`` (default): win rate descending, then mean
@@ -501,22 +503,24 @@ GroupTally = tuple[int, int, int, Hashable]
 """One bot's deal group: matches, wins, points, and its table (the bots that sat in it)."""
 
 
-def group_intervals(groups: Sequence[GroupTally], confidence: float = 0.95) -> tuple[Interval | None, Interval | None]:
+def group_intervals(groups: Sequence[GroupTally], confidence: float = 0.95,
+                    top_score: float | None = None) -> tuple[Interval | None, Interval | None]:
     """A bot's win-rate and mean-points intervals from its deal groups as clusters (the one place they are made;
-    ``uno-arena bench intervals`` measures them through here)."""
+    ``uno-arena bench intervals`` measures them through here). ``top_score``: the largest match score of the
+    tournament, the scale of the points interval of a bot whose groups came out alike (all 0, say)."""
     return (cluster_rate_interval([Cluster(m, w, t) for m, w, _, t in groups], confidence),
-            cluster_mean_interval([Cluster(m, p, t) for m, _, p, t in groups], confidence))
+            cluster_mean_interval([Cluster(m, p, t) for m, _, p, t in groups], confidence, top_score))
 
 
 def _unranked_row(bot: str, tally: _Tally, rating: Rating, confidence: float, z: float,
-                  table_of: Mapping[str, Hashable]) -> StandingRow:
+                  table_of: Mapping[str, Hashable], top_score: float | None) -> StandingRow:
     """The bot's row before the rows are put in order (rank, tier and who it cannot be told apart from unset)."""
     groups = list(tally.groups.values())
     matches = sum(g[0] for g in groups)
     wins = sum(g[1] for g in groups)
     points = sum(g[2] for g in groups)
     win_rate_ci, points_ci = group_intervals([(m, w, p, table_of.get(group))
-                                              for group, (m, w, p) in tally.groups.items()], confidence)
+                                              for group, (m, w, p) in tally.groups.items()], confidence, top_score)
     return StandingRow(
         rank=0,
         tier=0,
@@ -632,7 +636,9 @@ def standings(
     for r in ordered:
         seated[r.deal_group].update(r.seats)
     table_of = {group: frozenset(seats) for group, seats in seated.items()}
-    unranked = [_unranked_row(bot, tallies[bot], rated.rating(bot), confidence, z, table_of) for bot in bots]
+    top_score = max((float(score) for r in ordered for score in r.scores), default=None)
+    unranked = [_unranked_row(bot, tallies[bot], rated.rating(bot), confidence, z, table_of, top_score)
+                for bot in bots]
     p_value = _by_rating(unranked) if order_by == "rating" else _by_win_rate(unranked, ordered, tallies)
     rows = _ranked(unranked, p_value, confidence)
     two_seat = bool(ordered) and all(len(r.seats) == 2 for r in ordered)

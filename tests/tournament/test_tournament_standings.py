@@ -24,7 +24,7 @@ from arena.tournament import (
     z_quantile,
 )
 from arena.tournament.standings import HeadToHead, StandingRow, direct_differences, rates_p_value
-from arena.tournament.stats import differences_p_value
+from arena.tournament.stats import differences_p_value, rate_interval
 
 from .tournament_helpers import play
 
@@ -44,9 +44,12 @@ def test_counts_points_and_plain_intervals() -> None:
         assert row.wins == wins
         assert row.points == sum(scores)
         assert row.win_rate == pytest.approx(wins / len(mine))
-        # one match per deal group: Wilson with the effective sample size of single-match clusters, n - 1
+        # one match per deal group: Wilson with the effective sample size of single-match clusters, n - 1 (and
+        # the exact Poisson bound beside an end 1 or 2 wins or losses leave: rate_interval)
         n = len(mine)
-        assert row.win_rate_ci == pytest.approx(wilson_interval(wins * (n - 1) / n, n - 1))
+        assert row.win_rate_ci == pytest.approx(rate_interval(wins / n, n - 1))
+        if 3 <= wins * (n - 1) / n <= n - 4:
+            assert row.win_rate_ci == pytest.approx(wilson_interval(wins * (n - 1) / n, n - 1))
         assert row.mean_points == pytest.approx(sum(scores) / len(scores))
         assert row.points_ci == pytest.approx(_stratified_t([(frozenset(r.seats), float(r.scores[s]))
                                                              for r, s in mine]))
@@ -187,7 +190,9 @@ def test_duplicate_groups_are_the_sampling_unit() -> None:
         n = p * (1 - p) / v
         z2n = 1.959964**2 / n
         centre, half = (p + z2n / 2) / (1 + z2n), 1.959964 / (1 + z2n) * math.sqrt(p * (1 - p) / n + z2n / (4 * n))
-        assert row.win_rate_ci == pytest.approx((centre - half, centre + half))
+        assert row.win_rate_ci == pytest.approx(rate_interval(p, n))
+        if 3 <= p * n <= n - 3:  # away from the ends (rate_interval's exact Poisson bound): Wilson's
+            assert row.win_rate_ci == pytest.approx((centre - half, centre + half))
     groups = deal_groups(res)
     assert len(groups) == 6 * 5
     assert all(g.matches == 2 and len(g.bots) == 2 for g in groups)
@@ -266,3 +271,15 @@ def test_rows_and_head_to_head_read_back_from_their_json() -> None:
     cells = [HeadToHead.from_dict(cell) for by_opponent in data["head_to_head"].values()
              for cell in by_opponent.values()]
     assert cells == [cell for row in table.head_to_head.values() for cell in row.values()]
+
+
+def test_a_bot_that_scored_nothing_gets_a_points_interval_scaled_by_the_top_score() -> None:
+    """ace wins all 10 matches with 500, bee scores 0 in every one: bee's points interval is not the point [0, 0]
+    but runs from 0 up to what the largest match score of the tournament allows (stats._unspread_interval)."""
+    results = [MatchResult(f"z.m{i}", ("ace", "bee") if i % 2 else ("bee", "ace"),
+                           (500, 0) if i % 2 else (0, 500), winner=0 if i % 2 else 1) for i in range(10)]
+    table = standings(results)
+    bee = table.row("bee")
+    assert bee.mean_points == 0.0 and bee.points_ci == pytest.approx((0.0, 500.0 * (1.0 - 0.025 ** (1.0 / 10))))
+    ace = table.row("ace")
+    assert ace.points_ci == pytest.approx((500.0 * 0.025 ** (1.0 / 10), 500.0))  # at the scale: only downwards

@@ -111,6 +111,23 @@ def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
     assert lone == pytest.approx(plain)
 
 
+def test_a_points_interval_of_groups_alike_is_bounded_by_the_scale() -> None:
+    """A bot that scored 0 in all its 12 groups: no spread to measure, so not the point [0, 0] (it missed random's
+    true mean in 10 % of replicates) but every mean whose most favourable distribution on [0, 500] could still give
+    12 zeros with 2.5 % chance."""
+    from arena.tournament.stats import Cluster, cluster_mean_interval
+
+    zeros = [Cluster(1, 0.0, "t") for _ in range(12)]
+    assert cluster_mean_interval(zeros) == (0.0, 0.0)  # no scale given: the estimate alone
+    low, high = cluster_mean_interval(zeros, bound=500.0) or (None, None)
+    assert low == 0.0 and high == pytest.approx(500.0 * (1.0 - 0.025 ** (1.0 / 12)))
+    assert (1.0 - high / 500.0) ** 12 == pytest.approx(0.025)  # the mean at the bound: exactly the tail's chance
+    alike = cluster_mean_interval([Cluster(2, 200.0)] * 6, bound=500.0)  # six duplicate groups of 100 a match
+    assert alike is not None and alike[0] < 100.0 < alike[1] and alike[1] < 500.0
+    share = 1.0 - 0.025 ** (1.0 / 6)
+    assert alike == pytest.approx((100.0 - 100.0 * share, 100.0 + 400.0 * share))
+
+
 def test_the_points_interval_follows_the_skew_of_the_scores() -> None:
     """UNO's scores of a bot that mostly loses: many near 0, now and then a win's 500. Hall's transformation moves
     the interval up and widens its upper side, where the rare high scores the few groups missed would be."""
@@ -153,3 +170,22 @@ def test_intervals_need_eight_matches() -> None:
     assert cluster_rate_interval(pairs) is not None and cluster_mean_interval(pairs) is not None
 
 
+
+
+def test_a_win_rate_beside_an_end_takes_the_exact_poisson_bound() -> None:
+    """Wilson's interval dips below its level just inside 0 and 1: 15 wins of 16 ends at 0.989, below heuristic's
+    0.994 against weakened. Beside an end 1 or 2 results leave (3 above 50 samples), that side is the exact Poisson
+    bound (Brown, Cai and DasGupta's modified Wilson interval); elsewhere the interval is Wilson's."""
+    from arena.tournament.stats import _gamma_quantile, rate_interval
+
+    assert _gamma_quantile(1, 0.025) == pytest.approx(-math.log(0.975))
+    assert _gamma_quantile(2, 0.025) == pytest.approx(0.2422, abs=1e-4)  # 1 - e^-t (1 + t) = 0.025
+    wilson = wilson_interval(15, 16)
+    low, high = rate_interval(15 / 16, 16)
+    assert wilson is not None and low == pytest.approx(wilson[0]) and wilson[1] < 0.99375 < high
+    assert high == pytest.approx(1.0 - -math.log(0.975) / 16)
+    assert rate_interval(1 / 16, 16) == pytest.approx((-math.log(0.975) / 16, (wilson_interval(1, 16) or (0, 0))[1]))
+    for wins in range(3, 14):  # away from the ends: Wilson's
+        assert rate_interval(wins / 16, 16) == pytest.approx(wilson_interval(wins, 16))
+    assert rate_interval(97 / 100, 100)[1] == pytest.approx(1.0 - _gamma_quantile(3, 0.025) / 100)  # 3 above 50
+    assert rate_interval(1.0, 16) == pytest.approx(wilson_interval(16, 16))  # at the end itself: Wilson's
