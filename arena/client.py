@@ -512,7 +512,9 @@ def ranked_by_text(ranked_by: int) -> str:
 
 
 def batch_scope(competition_id: str) -> str:
-    """What a pool's batch ratings are fitted on."""
+    """What a pool's batch ratings are fitted on (a competition's: refitted at most every
+    :data:`arena.service.pool_batch.COMPETITION_REFIT_S`, written out here as the bot kit must not load the service;
+    tests/workers/test_competitions.py holds the two together)."""
     if competition_id:
         return ("Over the blocks in which every seat was a current entry (a new version starts afresh), refitted "
                 "at most every 30 s.")

@@ -25,7 +25,7 @@ from arena.engine import Rules, Variant
 from arena.store import Store, UnknownCompetition, UnknownTournament
 from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
-from arena.tournament.competition import POOL_PREFIX, CompetitionSpec
+from arena.tournament.competition import POOL_PREFIX, CompetitionSpec, competition_of
 from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, ranks_by_batch, tallies_of
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.ratings import Tally
@@ -76,11 +76,6 @@ class Leaderboard:
     batch: dict[str, BatchRating]
     ranked_by_batch: bool
     """Whether the rows' rank and tier follow the batch ratings (else OpenSkill's)."""
-
-
-def competition_of(pool_id: str) -> str:
-    """The competition whose pool ``pool_id`` is (empty for a rules pool)."""
-    return pool_id[len(POOL_PREFIX):] if pool_id.startswith(POOL_PREFIX) else ""
 
 
 def pool_ids(store: Store) -> list[str]:

@@ -21,7 +21,7 @@ import time
 from arena.store import Store, StoreFailure
 from arena.store.ratings import CachedBatch
 from arena.tournament import RatingPool
-from arena.tournament.competition import POOL_PREFIX, Entry, current_results
+from arena.tournament.competition import POOL_PREFIX, Entry, competition_of, current_results
 from arena.tournament.plackett_luce import BatchRating, batch_ratings
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating
     """The batch ratings over the scored results of every tournament the pool applied (a tournament whose results
     are gone adds nothing; a competition's pool: only its current entries' blocks), from the cache when the pool
     has not changed since (a competition's pool: or when the cache is recent, see the module docstring)."""
-    competition = pool_id[len(POOL_PREFIX):] if pool_id.startswith(POOL_PREFIX) else ""
+    competition = competition_of(pool_id)
     entries = store.competitions.entries(competition) if competition else None
     version = pool_version(pool, entries)
     cached = store.ratings.cached_batch(pool_id)

@@ -243,6 +243,11 @@ def block_id(competition_id: str, number: int) -> str:
     return f"{competition_id}.b{number:07d}"
 
 
+def competition_of(pool_id: str) -> str:
+    """The competition whose pool ``pool_id`` is (empty for a rules pool)."""
+    return pool_id[len(POOL_PREFIX):] if pool_id.startswith(POOL_PREFIX) else ""
+
+
 def block_number(tournament_id: str) -> int | None:
     """The number of a block from its id (:func:`block_id`); None for another tournament."""
     _, sep, number = tournament_id.rpartition(".b")

@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from arena.client import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE
+from arena.client import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, batch_scope
 from arena.players import BotFactory
 from arena.web.guard import ClientLedger, ClientLimits, Guard, client_of, private_client
 from arena.web.metrics import WebMetrics
@@ -68,7 +68,7 @@ def templates() -> Jinja2Templates:
     the ratings and intervals the CLI prints (:data:`arena.client.OPENSKILL_NOTE` and its neighbours)."""
     found = Jinja2Templates(directory=str(TEMPLATES_DIR))
     found.env.globals.update(openskill_note=OPENSKILL_NOTE, batch_note=BATCH_NOTE, interval_note=INTERVAL_NOTE,
-                             unclustered_note=UNCLUSTERED_NOTE)
+                             unclustered_note=UNCLUSTERED_NOTE, batch_scope=batch_scope)
     return found
 
 

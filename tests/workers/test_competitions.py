@@ -10,7 +10,7 @@ import grpc
 import pytest
 from celery import Celery
 
-from arena.client import BATCH_NOTE, OPENSKILL_NOTE
+from arena.client import BATCH_NOTE, OPENSKILL_NOTE, batch_scope
 from arena.protocol import arena_pb2
 from arena.service.competitions import (
     competition_standings,
@@ -18,6 +18,7 @@ from arena.service.competitions import (
     ladder_tick,
     set_competition_status,
 )
+from arena.service.pool_batch import COMPETITION_REFIT_S
 from arena.store import Store
 from arena.tournament import Rating, RatingPool
 from arena.tournament.competition import (
@@ -301,6 +302,7 @@ def test_a_ladder_rates_each_entry_on_its_own_version_only() -> None:
     """The batch rating of a competition rests on the blocks in which every seat was a current entry: the blocks a
     retired version played (and its opponents' matches against it) count for nobody."""
     assert block_number(block_id("c", 12)) == 12 and block_number("t-1") is None
+    assert f"at most every {COMPETITION_REFIT_S:g} s" in batch_scope("c")  # the legend says what the service does
     alice, bob = Entry("alice", "2.0", 50.0, first_block=3), Entry("bob", "7", 10.0, first_block=1)
 
     def block(number: int, winner: int) -> tuple[str, list[MatchResult]]:
