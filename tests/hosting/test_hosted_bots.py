@@ -148,8 +148,10 @@ def test_a_submitted_bot_is_checked_in_the_sandbox_admitted_and_plays(arena: Are
     record = json.loads(match.stdout.splitlines()[-1])
     assert record["seats"] == ["good", "random"] and record["end_reason"] != "aborted"
     assert record["timeouts"][0] == 0 and not record["forfeits"]
-    assert "good bot starting" in arena.cli("bot", "output", "good", "--server", f"unix:{arena.socket}",
-                                            token=arena.tokens["good"]).stdout
+    # the host flushes a process's output every OUTPUT_FLUSH_S (2 s): a short match may end before the first flush
+    wait_until(lambda: "good bot starting" in arena.cli("bot", "output", "good", "--server", f"unix:{arena.socket}",
+                                                        token=arena.tokens["good"]).stdout,
+               timeout=20, what="the good bot's output")
 
 
 def test_a_hosted_bot_enters_ladders_and_gauntlets_with_its_submission_as_version(arena: Arena) -> None:
