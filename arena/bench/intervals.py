@@ -28,14 +28,17 @@ and points intervals; the benchmark counts how often they hold the truth, over `
 
 A figure pools the entrants of a field; its 95 % Wilson interval takes the replicates (not the entrants, which are
 correlated within a replicate) as the sample size.
+
+With ``exact``, no replicates: :func:`copies_win_rate_coverage` gives the exact coverage of the win-rate interval of
+two copies of one bot at every number of deal groups (what the interval's discreteness does, free of noise).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from arena.tournament import MatchResult, standings
@@ -298,6 +301,59 @@ def run_intervals_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: Seque
             rng = random.Random((seed * 1_000_003 + number) * 1_009 + count)
             out.append(measure(data, field, count, replicates, rng, duplicate, ratings, batch))
     return out
+
+
+def copies_win_rate_coverage(sample: Sample, bot: str, groups: int, duplicate: bool = True) -> float | None:
+    """The exact chance that the published win-rate interval of one of two copies of ``bot`` holds its true win rate,
+    1/2, after ``groups`` deal groups between them (``None`` where none is published): every outcome of the groups
+    weighted by its multinomial chance, each group's wins drawn as :func:`draw` draws them (a duplicate pair's 0, 1
+    or 2 wins at the recorded pairs' frequencies, either copy in either seat; a single match a win or a loss, 1/2
+    each). No resampling noise: what the interval's discreteness alone does to its coverage."""
+    pool = sample.of(bot, bot)
+    if duplicate:
+        wins = Counter(group.wins()[side] for group in pool for side in (0, 1))
+        chances = {won: count / (2 * len(pool)) for won, count in sorted(wins.items())}
+    else:
+        chances = {0: 0.5, 1: 0.5}
+    matches = 2 if duplicate else 1
+    held = 0.0
+    published = False
+    for counts in _compositions(groups, len(chances)):
+        chance = math.factorial(groups) * math.prod(
+            p**k / math.factorial(k) for p, k in zip(chances.values(), counts, strict=True))
+        tallies = [(matches, won, 0, frozenset(("a", "b"))) for won, k in zip(chances, counts, strict=True)
+                   for _ in range(k)]
+        interval = group_intervals(tallies)[0]
+        published = published or interval is not None
+        held += chance * _holds(interval, 0.5)
+    return held if published else None
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every way to write ``total`` as an ordered sum of ``parts`` whole numbers of at least 0."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
+
+
+def exact_lines(sample: Sample, bots: Sequence[str], groups: Sequence[int]) -> list[str]:
+    """The report of :func:`copies_win_rate_coverage`: a row per number of deal groups, a column per bot and format."""
+    columns = [(bot, duplicate) for bot in bots for duplicate in (True, False)]
+    lines = ["exact coverage of the published 95% win-rate interval of one of two copies of a bot (true win rate 1/2), "
+             "by deal groups between them; duplicate: groups of 2 matches at the recorded pairs' frequencies; single: "
+             "one match per deal",
+             f"{'groups':>6s}  " + "  ".join(f"{bot + (' duplicate' if dup else ' single'):>20s}"
+                                             for bot, dup in columns)]
+    for count in groups:
+        cells = []
+        for bot, duplicate in columns:
+            coverage = copies_win_rate_coverage(sample, bot, count, duplicate)
+            cells.append(f"{'not published' if coverage is None else format(coverage, '.1%'):>20s}")
+        lines.append(f"{count:6d}  " + "  ".join(cells))
+    return lines
 
 
 def figure_lines(figures: Sequence[IntervalFigures], replicates: int, sample: Sample,

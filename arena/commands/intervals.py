@@ -2,7 +2,7 @@
 OpenSkill's rating-difference interval) hold the truth, on resampled real results (:mod:`arena.bench.intervals`).
 
     uno-arena bench intervals [--deals 4,8,16,32] [--replicates 2000] [--seed 23] [--no-duplicate] [--ratings]
-                              [--batch N] [--field BOT,BOT...]... [--sample PATH]
+                              [--batch N] [--field BOT,BOT...]... [--sample PATH] [--exact]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def bot_list(text: str) -> tuple[str, ...]:
 
 
 def cmd_bench_intervals(args: argparse.Namespace) -> int:
-    from arena.bench.intervals import FIELDS, figure_lines, run_intervals_bench
+    from arena.bench.intervals import DEALS, FIELDS, exact_lines, figure_lines, run_intervals_bench
     from arena.bench.tiers_sample import BOTS, SAMPLE_PATH, load_sample
 
     try:
@@ -46,7 +46,13 @@ def cmd_bench_intervals(args: argparse.Namespace) -> int:
         print(f"error: --field names {', '.join(unknown)}, which the sample does not hold; use {', '.join(BOTS)}",
               file=sys.stderr)
         return 2
-    figures = run_intervals_bench(fields=fields, deals=args.deals, replicates=args.replicates, seed=args.seed,
+    if args.exact:
+        copies = [bot for bot in BOTS if any(field.count(bot) > 1 for field in fields)]
+        groups = range(min(args.deals), max(args.deals) + 1) if args.deals else range(4, 33)
+        for line in exact_lines(sample, copies, groups):
+            print(line)
+        return 0
+    figures = run_intervals_bench(fields=fields, deals=args.deals or DEALS, replicates=args.replicates, seed=args.seed,
                                   sample=sample, duplicate=not args.no_duplicate, ratings=args.ratings,
                                   batch=args.batch)
     for line in figure_lines(figures, args.replicates, sample, duplicate=not args.no_duplicate):
@@ -58,8 +64,9 @@ def register(commands: Any) -> None:
     """Add `bench intervals`."""
     parser = bench_parsers(commands).add_parser(
         "intervals", help="coverage of the standings' intervals on resampled real results (arena.bench.intervals)")
-    parser.add_argument("--deals", type=deal_counts, default=(4, 8, 16, 32), metavar="N[,N...]",
-                        help="deal groups per pair of entrants, one figure each (default 4,8,16,32)")
+    parser.add_argument("--deals", type=deal_counts, default=None, metavar="N[,N...]",
+                        help="deal groups per pair of entrants, one figure each (default 4,8,16,32; with --exact, "
+                             "every number from the smallest to the largest given, default 4 to 32)")
     parser.add_argument("--replicates", type=positive_int, default=2000,
                         help="seeded round robins per field and number of deals (default 2000)")
     parser.add_argument("--seed", type=int, default=23, help="seed of the resampling (default 23)")
@@ -73,4 +80,7 @@ def register(commands: Any) -> None:
                         help="a field to play instead of the default ones (repeatable), e.g. weakened,weakened")
     parser.add_argument("--sample", type=Path, default=None, metavar="PATH",
                         help="recorded real results (default: the tier benchmark's sample in arena/bench/data)")
+    parser.add_argument("--exact", action="store_true",
+                        help="instead, the exact coverage of the win-rate interval of two copies of each bot that has "
+                             "a copy in the fields, at every number of deal groups (no replicates; a second)")
     parser.set_defaults(func=cmd_bench_intervals, long_running=True)

@@ -16,9 +16,10 @@ Definitions (``c`` is the confidence, 0.95 by default):
   Poisson bound (:func:`arena.tournament.stats.rate_interval`).
 * **Mean points**: points / matches (points = the bot's final match scores). Interval: the deal groups as clusters
   (:func:`arena.tournament.stats.cluster_mean_interval`): a Student-t interval, its variance from the spread of the
-  groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (``None`` with fewer
-  than 2 groups); where the groups do not spread (all 0), bounded with the tournament's largest match score as the
-  scale. Both intervals' coverage is measured by ``uno-arena bench intervals`` on resampled real results.
+  groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (0.7 fewer where a table
+  holds fewer than 8 groups; ``None`` with fewer than 2 groups), corrected for skew; where the groups do not
+  spread (all 0), bounded with the tournament's largest match score as the scale. Both intervals' coverage is
+  measured by ``uno-arena bench intervals`` on resampled real results.
 * **Rating**: OpenSkill Plackett-Luce ``mu`` and ``sigma`` (prior pool + these results in
   ``match_id`` order), ``ordinal = mu - 3 sigma``, interval ``mu -/+ z_c sigma``.
 * **Row order** (``order_by``): ``"win_rate"`` (default): win rate descending, then mean

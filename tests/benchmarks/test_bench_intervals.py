@@ -109,3 +109,38 @@ def test_bad_deals_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "intervals", "--field", "random,robot", "--replicates", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "robot" in err and "heuristic, weakened, random" in err
+
+
+def test_the_exact_coverage_of_copies_weighs_every_outcome_of_the_groups() -> None:
+    """Single matches between copies: a copy wins each with chance 1/2, so the exact coverage is the binomial sum
+    over the win counts whose published interval holds 1/2; duplicate pairs of a deterministic bot always split,
+    so its interval always holds; below 8 matches nothing is published."""
+    import math
+
+    from arena.bench.intervals import _compositions, copies_win_rate_coverage, exact_lines
+    from arena.tournament.stats import Cluster, cluster_rate_interval
+
+    sample = load_sample()
+    assert sorted(_compositions(5, 3)) == sorted({(a, b, 5 - a - b) for a in range(6) for b in range(6 - a)})
+    for groups in (8, 13, 16):
+        binomial = sum(math.comb(groups, wins) / 2**groups for wins in range(groups + 1)
+                       if _in(cluster_rate_interval([Cluster(1, 1)] * wins + [Cluster(1, 0)] * (groups - wins))))
+        assert copies_win_rate_coverage(sample, "random", groups, duplicate=False) == pytest.approx(binomial)
+    assert copies_win_rate_coverage(sample, "weakened", 16, duplicate=False) == pytest.approx(0.979, abs=5e-4)
+    assert copies_win_rate_coverage(sample, "heuristic", 6) == pytest.approx(1.0)
+    assert copies_win_rate_coverage(sample, "random", 4, duplicate=False) is None
+    # the lattice of 5 duplicate pairs of weakened: 98.9 % (the next outcome down would leave 92.8 %)
+    assert copies_win_rate_coverage(sample, "weakened", 5) == pytest.approx(0.989, abs=5e-4)
+    lines = exact_lines(sample, ["weakened"], [4, 5])
+    assert lines[-2].split()[0] == "4" and "not published" in lines[-2] and "98.9%" in lines[-1]
+
+
+def _in(interval: tuple[float, float] | None) -> bool:
+    return interval is not None and interval[0] - 1e-9 <= 0.5 <= interval[1] + 1e-9
+
+
+def test_the_exact_table_is_printed_without_replicates(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "intervals", "--exact", "--deals", "8,9", "--field", "random,random"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "random duplicate" in out[1] and "random single" in out[1] and "weakened" not in out[1]
+    assert [line.split()[0] for line in out[2:]] == ["8", "9"]

@@ -37,6 +37,32 @@ def test_t_99(df: int, value: float) -> None:
     assert t_quantile(0.99, df) == pytest.approx(value, abs=1e-3)
 
 
+def _t_mass(t: float, df: float) -> float:
+    """``P(|T| <= t)`` for a fractional ``df``, by Simpson's rule over the density (a check independent of
+    the arena's closed forms)."""
+    c = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
+    steps = 4000
+    h = t / steps
+    total = sum((1 if i in (0, steps) else 4 if i % 2 else 2) * c * (1 + (i * h) ** 2 / df) ** (-(df + 1) / 2)
+                for i in range(steps + 1))
+    return 2 * total * h / 3
+
+
+@pytest.mark.parametrize("df", [1.3, 1.5, 2.3, 3.3, 5.3, 12.5])
+def test_t_quantile_between_whole_degrees_of_freedom(df: float) -> None:
+    from arena.tournament.stats import _beta_regularized, t_quantile_between
+
+    value = t_quantile_between(0.95, df)
+    assert t_quantile(0.95, math.floor(df) + 1) < value < t_quantile(0.95, math.floor(df))
+    assert _t_mass(value, df) == pytest.approx(0.95, abs=1e-6)
+    assert t_quantile_between(0.95, 4.0) == t_quantile(0.95, 4)
+    for whole in (1, 2, 3, 7):  # the beta function's mass agrees with the closed forms at whole numbers
+        t = t_quantile(0.95, whole)
+        assert 1 - _beta_regularized(whole / (whole + t * t), whole / 2, 0.5) == pytest.approx(0.95, abs=1e-9)
+    with pytest.raises(ValueError):
+        t_quantile_between(0.95, 0.5)
+
+
 def test_t_large_df_tends_to_normal_and_is_continuous() -> None:
     assert t_quantile(0.95, 10**6) == pytest.approx(z_quantile(0.95), abs=1e-5)
     assert t_quantile(0.95, 200) == pytest.approx(t_quantile(0.95, 201), abs=1e-4)
@@ -90,7 +116,7 @@ def test_cluster_rate_interval_is_wilson_with_the_clusters_effective_size() -> N
 
 
 def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
-    from arena.tournament.stats import Cluster, cluster_mean_interval
+    from arena.tournament.stats import SMALL_STRATUM_DF, Cluster, cluster_mean_interval, t_quantile_between
 
     assert cluster_mean_interval([Cluster(1, 5.0)]) is None
     values = [float(v) for v in range(1, 9)]
@@ -103,9 +129,13 @@ def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
     within = cluster_mean_interval(strata)
     assert pooled is not None and within is not None
     assert within[1] - within[0] < (pooled[1] - pooled[0]) / 10
-    # equal strata: Satterthwaite gives their summed degrees of freedom (6); each stratum's spread 4/3 * 5
-    half = t_quantile(0.95, 6) * math.sqrt(2 * 4 / 3 * 5.0) / 8.0
+    # equal strata: Satterthwaite gives their summed degrees of freedom (6), SMALL_STRATUM_DF fewer for strata
+    # under SMALL_STRATUM (4 groups each); each stratum's spread 4/3 * 5
+    half = t_quantile_between(0.95, 6 - SMALL_STRATUM_DF) * math.sqrt(2 * 4 / 3 * 5.0) / 8.0
     assert within == pytest.approx((52.5 - half, 52.5 + half))
+    eight = ([Cluster(1, v, "weak") for v in values] + [Cluster(1, v + 100.0, "strong") for v in values])
+    half = t_quantile(0.95, 14) * math.sqrt(2 * 8 / 7 * 42.0) / 16.0  # strata of 8: the df in full
+    assert cluster_mean_interval(eight) == pytest.approx((54.5 - half, 54.5 + half))
     # single-cluster strata are pooled into one
     lone = cluster_mean_interval([Cluster(1, v, i) for i, v in enumerate(values)])
     assert lone == pytest.approx(plain)
