@@ -206,8 +206,11 @@ def batch_truth(sample: Sample, field: Sequence[str], deals: int, duplicate: boo
 
 
 def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int, rng: random.Random,
-            duplicate: bool = True, ratings: bool = False, batch: int = 0) -> IntervalFigures:
-    """The coverage of every interval in ``replicates`` round robins of ``field`` (see the module docstring)."""
+            duplicate: bool = True, ratings: bool = False, batch: int = 0,
+            by_entrant: bool = False) -> IntervalFigures:
+    """The coverage of every interval in ``replicates`` round robins of ``field`` (see the module docstring); with
+    ``by_entrant``, also the arena's win-rate and points intervals of each entrant alone (``"win rate: NAME"``;
+    ``NAME`` as :func:`arena.bench.tiers.entrants` names them)."""
     truth = truths(sample, field)
     hits: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
@@ -234,11 +237,16 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
                                           ("points (previous)", points_before, known.points)):
                 seen.add(name)
                 if interval is not None:  # below MIN_INTERVAL_MATCHES none is published: no claim to check
+                    held = _holds(interval, value)
                     counts[name] += 1
-                    hits[name] += _holds(interval, value)
+                    hits[name] += held
+                    if by_entrant and name in ("win rate", "points"):
+                        counts[f"{name}: {bot}"] += 1
+                        hits[f"{name}: {bot}"] += held
     groups_per_bot = deals * (len(field) - 1)
+    entrant_lines = sorted(name for name in counts if name.startswith(("win rate: ", "points: ")))
     return IntervalFigures(field, deals, groups_per_bot,
-                           {name: Coverage(hits[name], counts[name], replicates) for name in MEASURES
+                           {name: Coverage(hits[name], counts[name], replicates) for name in (*MEASURES, *entrant_lines)
                             if counts[name] or name in seen})
 
 
@@ -290,7 +298,8 @@ def _ratings(results: Sequence[MatchResult], copies: Sequence[tuple[str, str]], 
 
 def run_intervals_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: Sequence[int] = DEALS,
                         replicates: int = 2000, seed: int = 23, sample: Sample | None = None,
-                        duplicate: bool = True, ratings: bool = False, batch: int = 0) -> list[IntervalFigures]:
+                        duplicate: bool = True, ratings: bool = False, batch: int = 0,
+                        by_entrant: bool = False) -> list[IntervalFigures]:
     """The figures of every field at every number of deals per pair, each over its own seeded replicates."""
     if replicates < 1 or not deals or min(deals) < 1:
         raise ValueError(f"deals and replicates must be at least 1, got {list(deals)} and {replicates}")
@@ -299,7 +308,7 @@ def run_intervals_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: Seque
     for number, field in enumerate(fields):
         for count in deals:
             rng = random.Random((seed * 1_000_003 + number) * 1_009 + count)
-            out.append(measure(data, field, count, replicates, rng, duplicate, ratings, batch))
+            out.append(measure(data, field, count, replicates, rng, duplicate, ratings, batch, by_entrant))
     return out
 
 

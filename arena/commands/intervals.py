@@ -2,7 +2,8 @@
 OpenSkill's rating-difference interval) hold the truth, on resampled real results (:mod:`arena.bench.intervals`).
 
     uno-arena bench intervals [--deals 4,8,16,32] [--replicates 2000] [--seed 23] [--no-duplicate] [--ratings]
-                              [--batch N] [--field BOT,BOT...]... [--sample PATH] [--exact]
+                              [--batch N] [--field BOT,BOT...]... [--sample PATH] [--by-entrant]
+                              [--exact]
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def cmd_bench_intervals(args: argparse.Namespace) -> int:
         return 0
     figures = run_intervals_bench(fields=fields, deals=args.deals or DEALS, replicates=args.replicates, seed=args.seed,
                                   sample=sample, duplicate=not args.no_duplicate, ratings=args.ratings,
-                                  batch=args.batch)
+                                  batch=args.batch, by_entrant=args.by_entrant)
     for line in figure_lines(figures, args.replicates, sample, duplicate=not args.no_duplicate):
         print(line)
     return 0
@@ -80,6 +81,8 @@ def register(commands: Any) -> None:
                         help="a field to play instead of the default ones (repeatable), e.g. weakened,weakened")
     parser.add_argument("--sample", type=Path, default=None, metavar="PATH",
                         help="recorded real results (default: the tier benchmark's sample in arena/bench/data)")
+    parser.add_argument("--by-entrant", action="store_true",
+                        help="also each entrant's win-rate and points coverage alone (a field's figure pools them)")
     parser.add_argument("--exact", action="store_true",
                         help="instead, the exact coverage of the win-rate interval of two copies of each bot that has "
                              "a copy in the fields, at every number of deal groups (no replicates; a second)")

@@ -144,3 +144,15 @@ def test_the_exact_table_is_printed_without_replicates(capsys: pytest.CaptureFix
     out = capsys.readouterr().out.splitlines()
     assert "random duplicate" in out[1] and "random single" in out[1] and "weakened" not in out[1]
     assert [line.split()[0] for line in out[2:]] == ["8", "9"]
+
+
+def test_each_entrant_is_measured_alone_on_request() -> None:
+    """The field's figure pools its entrants; ``by_entrant`` adds each one's, and together they are the field's."""
+    figures = measure(load_sample(), ("heuristic", "weakened", "random"), 8, 20, random.Random(5), by_entrant=True)
+    alone = {name: c for name, c in figures.coverage.items() if name.startswith("win rate: ")}
+    assert sorted(alone) == ["win rate: heuristic", "win rate: random", "win rate: weakened"]
+    assert sum(c.hits for c in alone.values()) == figures.coverage["win rate"].hits
+    assert sum(c.intervals for c in alone.values()) == figures.coverage["win rate"].intervals == 60
+    assert "points: random" in figures.coverage
+    assert not any(": " in name for name in measure(load_sample(), ("random", "random"), 8, 5,
+                                                    random.Random(5)).coverage if not name.startswith("batch"))
