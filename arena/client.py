@@ -485,8 +485,8 @@ BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on all the matches at 
               "groups. Leaderboards and ladders rank and tier by it.")
 # The 8 is arena.tournament.stats.MIN_INTERVAL_MATCHES, written out because the bot kit imports this module and must
 # not load the tournament maths (tests/tournament/test_leaderboard_intervals.py holds the two together).
-INTERVAL_NOTE = ("Win-rate intervals: 95%, deal groups as clusters; shown from 8 matches of the bot (fewer cannot "
-                 "hold 95%).")
+INTERVAL_NOTE = ("Win-rate intervals: 95%, deal groups as clusters within their tables; shown from 8 matches of the "
+                 "bot (fewer cannot hold 95%).")
 UNCLUSTERED_NOTE = ("*: win-rate interval with the deal groups as the sample size (some of the bot's results were "
                     "counted before the pool kept per-group sums).")
 """What each number is: the legend of every table that shows a rating or an interval (the CLI's and the web's)."""

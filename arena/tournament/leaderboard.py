@@ -19,10 +19,11 @@ Definitions (the same numbers every reader shows; nothing is recomputed elsewher
   starts afresh there too: :func:`arena.tournament.competition.current_results`).
 * **Counters**: the pool's :class:`~arena.tournament.ratings.Tally` of the bot (every tournament applied to the
   pool, each once); the win rate ``wins / matches`` with its interval, unset without matches: the standings'
-  interval, deal groups as clusters (:func:`arena.tournament.stats.rate_sums_interval` on the tally's running
-  sums), or, where the pool counted some of the bot's tournaments before it kept those sums, Wilson with the deal
-  groups as the sample size (:func:`arena.tournament.stats.win_rate_interval`; ``win_rate_clustered`` False says
-  so).
+  interval, deal groups as clusters in their tables (:func:`arena.tournament.stats.stratified_rate_interval` on the
+  tally's running sums per table); where the pool counted some of the bot's tournaments before it kept sums per
+  table (2026-12-03), the same without tables (:func:`arena.tournament.stats.rate_sums_interval` on the sums over
+  all tables, wider where the bot's opponents differ much); before it kept any sums, Wilson with the deal groups as
+  the sample size (:func:`arena.tournament.stats.win_rate_interval`; ``win_rate_clustered`` False says so).
 * **Batch rating**: computed by :func:`arena.tournament.plackett_luce.batch_ratings` over the pool's results (the
   service layer reads them and caches the ratings) and passed in.
 
@@ -39,8 +40,8 @@ from arena.engine import Rules
 from .plackett_luce import BatchRating
 from .ratings import Z95, RatingFact, RatingPool, Tally
 from .results import MatchResult
-from .standings import Standings, not_told_apart, ratings_p_value, tiers_of, told_apart, win_sums
-from .stats import RateSums, rate_sums_interval, win_rate_interval
+from .standings import Standings, not_told_apart, ratings_p_value, tiers_of, told_apart, win_strata
+from .stats import rate_sums_interval, stratified_rate_interval, win_rate_interval
 
 VARIANT_LABELS = {"flip": "UNO Flip", "classic": "UNO"}
 
@@ -82,8 +83,9 @@ def leaderboard(pool: RatingPool, z: float = Z95, confidence: float = 0.95,
     rows = []
     for rank, ((bot, fact), tier, others) in enumerate(zip(facts, tiers, same, strict=True), start=1):
         tally = pool.tallies.get(bot, Tally())
-        sums = tally.win_sums()
-        interval = (rate_sums_interval(sums, confidence) if sums is not None
+        sums, by_table = tally.win_sums(), tally.win_sums_by_table()
+        interval = (stratified_rate_interval(by_table, confidence) if by_table is not None
+                    else rate_sums_interval(sums, confidence) if sums is not None
                     else win_rate_interval(tally.wins, tally.matches, tally.groups, confidence))
         rows.append(LeaderRow(rank, bot, fact, tier, tuple(others), tally,
                               tally.wins / tally.matches if tally.matches else None, interval, sums is not None))
@@ -100,8 +102,8 @@ def tallies_of(table: Standings, timeouts: Mapping[str, int], refusals: Mapping[
     """A tournament's per-bot counters, as a rating pool adds them up: from its standings rows and their
     ``scored`` matches (the win rate's running sums over the deal groups) and its per-bot timeouts, refusals and
     decisions (every recorded match)."""
-    sums = win_sums(scored)
-    return {row.bot: Tally.summing(sums.get(row.bot, RateSums()), matches=row.matches, wins=row.wins,
+    strata = win_strata(scored)
+    return {row.bot: Tally.summing(strata.get(row.bot, {}), matches=row.matches, wins=row.wins,
                                    points=row.points, forfeits=row.forfeits, timeouts=int(timeouts.get(row.bot, 0)),
                                    refusals=int(refusals.get(row.bot, 0)), decisions=int(decisions.get(row.bot, 0)),
                                    groups=row.groups)

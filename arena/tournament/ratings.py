@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -88,9 +88,11 @@ class Rating:
 class Tally:
     """One bot's counters in a rating pool: matches, wins and points of its scored matches, the matches it
     forfeited, and the timeouts, refusals and decisions of its recorded matches; ``groups`` is the number of
-    independent deal groups it played. The win-rate interval takes its deal groups as clusters from their running
-    sums (:class:`arena.tournament.stats.RateSums`): ``summed_groups`` groups are in ``group_matches_sq``,
-    ``group_wins_sq`` and ``group_cross`` (tournaments counted before pools kept them are not)."""
+    independent deal groups it played. The win-rate interval takes its deal groups as clusters in strata (its
+    tables) from their running sums per table, ``win_strata`` (:class:`arena.tournament.stats.RateSums` by
+    :func:`arena.tournament.standings.table_key`); ``summed_groups`` groups are also in ``group_matches_sq``,
+    ``group_wins_sq`` and ``group_cross``, the sums over all its tables (tournaments counted before pools kept
+    them are not in either)."""
 
     matches: int = 0
     wins: int = 0
@@ -104,31 +106,54 @@ class Tally:
     group_matches_sq: int = 0
     group_wins_sq: int = 0
     group_cross: int = 0
+    win_strata: Mapping[str, RateSums] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "win_strata", dict(self.win_strata))
 
     @classmethod
-    def summing(cls, sums: RateSums, **counters: int) -> Tally:
-        """A tally with ``counters`` and the win rate's running sums ``sums``."""
+    def summing(cls, strata: Mapping[str, RateSums], **counters: int) -> Tally:
+        """A tally with ``counters`` and the win rate's running sums per table, ``strata``."""
+        sums = sum(strata.values(), RateSums())
         return cls(**counters, summed_groups=sums.clusters, group_matches_sq=sums.matches_sq,
-                   group_wins_sq=sums.total_sq, group_cross=sums.cross)
+                   group_wins_sq=sums.total_sq, group_cross=sums.cross, win_strata=strata)
 
     def win_sums(self) -> RateSums | None:
-        """The running sums of the win rate's clusters, ``None`` when some of the bot's groups are not in them
-        (counted before pools kept them)."""
+        """The running sums of the win rate's clusters over all tables, ``None`` when some of the bot's groups are
+        not in them (counted before pools kept them)."""
         if self.summed_groups != self.groups:
             return None
         return RateSums(self.groups, self.matches, self.wins, self.group_matches_sq, self.group_wins_sq,
                         self.group_cross)
 
+    def win_sums_by_table(self) -> list[RateSums] | None:
+        """The running sums per table, ``None`` when some of the bot's groups are not in them (counted before pools
+        kept them per table, 2026-12-03)."""
+        if sum(cell.clusters for cell in self.win_strata.values()) != self.groups:
+            return None
+        return list(self.win_strata.values())
+
     def plus(self, other: Tally) -> Tally:
         """The sum of two tallies."""
-        return Tally(**{name: getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__})
+        counts = {name: getattr(self, name) + getattr(other, name) for name in _COUNTERS}
+        strata = dict(self.win_strata)
+        for key, cell in other.win_strata.items():
+            strata[key] = strata.get(key, RateSums()) + cell
+        return Tally(**counts, win_strata=strata)
 
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        return {**{name: getattr(self, name) for name in _COUNTERS},
+                "win_strata": {key: list(self.win_strata[key].as_tuple()) for key in sorted(self.win_strata)}}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Tally:
-        return cls(**{name: int(data.get(name, 0) or 0) for name in cls.__dataclass_fields__})
+        strata = {str(key): RateSums(*(int(v) for v in values))
+                  for key, values in dict(data.get("win_strata") or {}).items()}
+        return cls(**{name: int(data.get(name, 0) or 0) for name in _COUNTERS}, win_strata=strata)
+
+
+_COUNTERS = tuple(name for name in Tally.__dataclass_fields__ if name != "win_strata")
+"""The whole-number counters of a :class:`Tally`."""
 
 
 def added(tallies: Mapping[str, Tally], more: Mapping[str, Tally]) -> dict[str, Tally]:

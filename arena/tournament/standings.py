@@ -11,9 +11,10 @@ Definitions (``c`` is the confidence, 0.95 by default):
   statistics.
 * **Win rate**: wins / matches. Interval: the deal groups as clusters
   (:func:`arena.tournament.stats.cluster_rate_interval`): a Wilson score interval with the effective sample size
-  of the clustered wins (their design effect, from the spread of the groups), the matches when the groups do not
-  spread, so it never collapses to a point the way a t-interval over few groups does; beside an end, the exact
-  Poisson bound (:func:`arena.tournament.stats.rate_interval`).
+  of the clustered wins (their design effect, from the spread of the groups within each table: who meets whom is
+  design, not chance), a table whose groups do not spread adding the binomial variance of its matches, so it never
+  collapses to a point the way a t-interval over few groups does; beside an end, the exact Poisson bound
+  (:func:`arena.tournament.stats.rate_interval`).
 * **Mean points**: points / matches (points = the bot's final match scores). Interval: the deal groups as clusters
   (:func:`arena.tournament.stats.cluster_mean_interval`): a Student-t interval, its variance from the spread of the
   groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (0.7 fewer where a table
@@ -491,13 +492,33 @@ def _tally(ordered: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, _Ta
     return tallies
 
 
-def win_sums(results: Iterable[MatchResult]) -> dict[str, RateSums]:
-    """Every bot's win-rate running sums over its deal groups (what a rating pool keeps of a tournament to make
-    the same cluster interval as the standings: :func:`arena.tournament.stats.rate_sums_interval`)."""
+def win_strata(results: Iterable[MatchResult]) -> dict[str, dict[str, RateSums]]:
+    """Every bot's win-rate running sums over its deal groups, per table (:func:`table_key`): what a rating pool
+    keeps of a tournament to make the standings' interval of every tournament together
+    (:func:`arena.tournament.stats.stratified_rate_interval`)."""
     ordered = dedupe(results)
     bots = sorted({b for r in ordered for b in r.seats})
-    return {bot: RateSums.of([Cluster(m, w) for m, w, _ in tally.groups.values()])
-            for bot, tally in _tally(ordered, bots).items()}
+    table_of = _tables(ordered)
+    out: dict[str, dict[str, RateSums]] = {}
+    for bot, tally in _tally(ordered, bots).items():
+        cells: dict[str, list[Cluster]] = defaultdict(list)
+        for group, (m, w, _) in tally.groups.items():
+            cells[table_key(table_of[group])].append(Cluster(m, w))
+        out[bot] = {key: RateSums.of(clusters) for key, clusters in cells.items()}
+    return out
+
+
+def table_key(table: Iterable[str]) -> str:
+    """A table's name in a rating pool's sums: its bots, sorted, joined by commas (no bot name holds one)."""
+    return ",".join(sorted(table))
+
+
+def _tables(ordered: Iterable[MatchResult]) -> dict[str, frozenset[str]]:
+    """Every deal group's table: the bots that sat in it."""
+    seated: dict[str, set[str]] = defaultdict(set)
+    for r in ordered:
+        seated[r.deal_group].update(r.seats)
+    return {group: frozenset(seats) for group, seats in seated.items()}
 
 
 GroupTally = tuple[int, int, int, Hashable]
@@ -633,10 +654,7 @@ def standings(
     prior = pool if pool is not None else RatingPool()
     rated = prior.updated(ordered) if ratings else prior
     tallies = _tally(ordered, bots)
-    seated: dict[str, set[str]] = defaultdict(set)
-    for r in ordered:
-        seated[r.deal_group].update(r.seats)
-    table_of = {group: frozenset(seats) for group, seats in seated.items()}
+    table_of = _tables(ordered)
     top_score = max((float(score) for r in ordered for score in r.scores), default=None)
     unranked = [_unranked_row(bot, tallies[bot], rated.rating(bot), confidence, z, table_of, top_score)
                 for bot in bots]

@@ -1,7 +1,7 @@
 """Small statistics for standings: Wilson score interval (and the published rate interval built on it,
 :func:`rate_interval`), Student-t interval, normal quantiles, the intervals of a rate and of a mean over deal groups
-taken as clusters (:func:`cluster_rate_interval`, also from running sums: :class:`RateSums`,
-:func:`rate_sums_interval`; :func:`cluster_mean_interval`),
+taken as clusters in strata (:func:`cluster_rate_interval`, also from running sums: :class:`RateSums`,
+:func:`stratified_rate_interval`, :func:`rate_sums_interval`; :func:`cluster_mean_interval`),
 a paired test of whether per-sample differences are centred away from 0 (:func:`differences_p_value`), and Holm's
 step-down control of a family of tests (:func:`holm`).
 
@@ -214,40 +214,95 @@ class RateSums:
     def plus(self, other: RateSums) -> RateSums:
         return RateSums(*(a + b for a, b in zip(self.as_tuple(), other.as_tuple(), strict=True)))
 
+    def __add__(self, other: RateSums) -> RateSums:
+        return self.plus(other)
+
     def as_tuple(self) -> tuple[int, int, int, int, int, int]:
         return (self.clusters, self.matches, self.total, self.matches_sq, self.total_sq, self.cross)
 
 
 def cluster_rate_interval(clusters: Sequence[Cluster], confidence: float = 0.95) -> tuple[float, float] | None:
-    """The interval of a rate (wins / matches) over clusters: a Wilson score interval with the *effective* sample
-    size of the clustered data (Kish's design effect, as Korn and Graubard 1998 use it): ``n = p (1 - p) / v`` with
-    ``v`` the variance of the rate estimated from the spread of the clusters (the linearised ratio estimator,
-    ``G / (G - 1) * sum(residual**2) / matches**2`` over ``G`` clusters); ``n`` = the matches when the clusters do
-    not spread (every group alike, or a rate of 0 or 1), so a rate of 1 keeps a lower end below 1; beside an end,
-    the exact Poisson bound (:func:`rate_interval`). ``None`` below :data:`MIN_INTERVAL_MATCHES` matches.
+    """The interval of a rate (wins / matches) over clusters in strata: :func:`stratified_rate_interval` of each
+    stratum's sums (clusters without a stratum are one stratum: :func:`rate_sums_interval`)."""
+    strata: dict[Hashable, list[Cluster]] = defaultdict(list)
+    for cluster in clusters:
+        strata[cluster.stratum].append(cluster)
+    return stratified_rate_interval([RateSums.of(cells) for cells in strata.values()], confidence)
+
+
+def rate_sums_interval(sums: RateSums, confidence: float = 0.95) -> tuple[float, float] | None:
+    """The interval of a rate over clusters of one stratum, from their running sums: a Wilson score interval with
+    the *effective* sample size of the clustered data (Kish's design effect, as Korn and Graubard 1998 use it):
+    ``n = p (1 - p) / v`` with ``v`` the variance of the rate estimated from the spread of the clusters (the
+    linearised ratio estimator, ``G / (G - 1) * sum(residual**2) / matches**2`` over ``G`` clusters); ``n`` = the
+    matches when the clusters do not spread (every group alike, or a rate of 0 or 1), so a rate of 1 keeps a lower
+    end below 1; beside an end, the exact Poisson bound (:func:`rate_interval`). ``None`` below
+    :data:`MIN_INTERVAL_MATCHES` matches.
 
     Why not a t interval over the clusters: with a rate near 0 or 1 (a bot that wins every group) it collapses to a
     point and missed 95 % of the time in ``uno-arena bench intervals``; why not Wilson with the groups as the
     sample size (the previous interval): duplicate matches of a group are positively correlated only a little in
-    UNO, so it covered 99.7-100 %. The clusters' variance ignores that the opponents are fixed by design (a round
-    robin), so in fields whose pairs differ much in strength it stays conservative (measured).
+    UNO, so it covered 99.7-100 %.
     """
-    return rate_sums_interval(RateSums.of(clusters), confidence)
-
-
-def rate_sums_interval(sums: RateSums, confidence: float = 0.95) -> tuple[float, float] | None:
-    """:func:`cluster_rate_interval` from the clusters' running sums (the one place it is computed). The residuals'
-    sum of squares times ``matches**2`` is ``M**2 S_tt - 2 M T S_mt + T**2 S_mm``, exact in whole numbers, so
-    clusters that do not spread give exactly 0."""
     _check_confidence(confidence)
     if sums.clusters <= 0 or sums.matches < MIN_INTERVAL_MATCHES:
         return None
     m, t, g = sums.matches, sums.total, sums.clusters
     rate = t / m
-    scaled = m * m * sums.total_sq - 2 * m * t * sums.cross + t * t * sums.matches_sq
-    variance = g / (g - 1) * max(0, scaled) / m**4 if g > 1 else 0.0
+    variance = g / (g - 1) * _residual_squares(sums) / m**2 if g > 1 else 0.0
     n = rate * (1.0 - rate) / variance if variance > 0.0 and 0.0 < rate < 1.0 else float(m)
     return rate_interval(rate, n, confidence)
+
+
+def stratified_rate_interval(strata: Sequence[RateSums], confidence: float = 0.95) -> tuple[float, float] | None:
+    """The interval of a rate over clusters in strata (a bot's deal groups by table: the bots that sat at it), from
+    each stratum's running sums: :func:`rate_sums_interval`'s effective sample size, but the variance from the clusters'
+    spread *within* their strata (each around its own rate), times ``G / (G - S)`` for ``G`` clusters in ``S``
+    strata (a rate estimated per stratum costs a degree of freedom each); a stratum whose clusters do not spread
+    (one cluster, or all alike: heuristic won every match against random) adds the binomial variance of its matches
+    at its rate moved half a win and half a loss towards 1/2, ``(wins + 1/2) / (matches + 1)``. Strata of a single
+    cluster are pooled into one first (tables that differ every group are then one stratum), and with one stratum
+    this is :func:`rate_sums_interval`.
+
+    Why: a round robin fixes who meets whom, so the spread of a bot's results between its opponents is design, not
+    chance; counting it (the interval before 2026-12-03) held entrants whose opponents differ much (weakened's 0.502
+    is 0.5 against its copy, 0.004 against heuristic, 1.0 against random) 99-100 % of the time in
+    ``uno-arena bench intervals --by-entrant``. Without the floor, a stratum that happened not to vary would add
+    nothing: heuristic's 0.831 beside its copy, weakened and random was held 9.5 % of the time; with ``G / (G - 1)``
+    in place of ``G / (G - S)`` four equal bots were held 91.5-94.3 % (docs/benchmarks.md).
+    """
+    _check_confidence(confidence)
+    kept = [cell for cell in strata if cell.clusters > 0]
+    total = sum(kept, RateSums())
+    if total.clusters <= 0 or total.matches < MIN_INTERVAL_MATCHES:
+        return None
+    lone = [cell for cell in kept if cell.clusters == 1]
+    cells = [cell for cell in kept if cell.clusters > 1] + ([sum(lone, RateSums())] if lone else [])
+    if len(cells) == 1:
+        return rate_sums_interval(total, confidence)
+    m, t, g = total.matches, total.total, total.clusters
+    rate = t / m
+    within = 0.0
+    floor = 0.0
+    for cell in cells:
+        squares = _residual_squares(cell)
+        if cell.clusters > 1 and squares > 0.0:
+            within += squares
+        else:
+            share = (cell.total + 0.5) / (cell.matches + 1.0)
+            floor += cell.matches * share * (1.0 - share)
+    variance = (g / (g - len(cells)) * within + floor) / m**2
+    n = rate * (1.0 - rate) / variance if variance > 0.0 and 0.0 < rate < 1.0 else float(m)
+    return rate_interval(rate, n, confidence)
+
+
+def _residual_squares(sums: RateSums) -> float:
+    """The clusters' squared residuals from their own rate, ``sum((total - rate * matches)**2)``: the numerator
+    ``M**2 S_tt - 2 M T S_mt + T**2 S_mm`` is exact in whole numbers, so clusters that do not spread give exactly
+    0."""
+    m, t = sums.matches, sums.total
+    scaled = m * m * sums.total_sq - 2 * m * t * sums.cross + t * t * sums.matches_sq
+    return max(0, scaled) / (m * m) if m > 0 else 0.0
 
 
 def rate_interval(rate: float, n: float, confidence: float = 0.95) -> tuple[float, float]:

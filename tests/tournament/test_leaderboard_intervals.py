@@ -1,6 +1,7 @@
-"""A pool leaderboard's win-rate interval is the standings' one (deal groups as clusters), made from the running sums
-a pool keeps of every tournament (arena.tournament.stats.RateSums); a pool that counted a tournament before it kept
-them falls back to Wilson with the groups as the sample size and says so. The texts the CLI prints name each
+"""A pool leaderboard's win-rate interval is the standings' one (deal groups as clusters in their tables), made from
+the running sums per table a pool keeps of every tournament (arena.tournament.stats.RateSums); a pool that counted a
+tournament before it kept them per table takes the sums over all tables, and before it kept any falls back to
+Wilson with the groups as the sample size and says so. The texts the CLI prints name each
 estimate, as the web's legend does."""
 
 from __future__ import annotations
@@ -42,13 +43,16 @@ def _tournament(tid: str, seed: int, groups: int = 6, ace_weight: int = 3) -> li
 
 
 def _clusters(results: list[MatchResult], bot: str) -> list[Cluster]:
+    """The bot's deal groups as clusters in their tables."""
     groups: dict[str, list[int]] = {}
+    tables: dict[str, frozenset[str]] = {}
     for r in results:
         if bot in r.seats:
             cell = groups.setdefault(r.deal_group, [0, 0])
             cell[0] += 1
             cell[1] += int(r.winner == r.seats.index(bot))
-    return [Cluster(m, w) for m, w in groups.values()]
+            tables[r.deal_group] = frozenset(r.seats)
+    return [Cluster(m, w, tables[group]) for group, (m, w) in groups.items()]
 
 
 def test_the_running_sums_give_the_cluster_interval_and_add_up() -> None:
@@ -84,9 +88,26 @@ def test_the_pool_interval_is_the_standings_interval_of_every_tournament_togethe
         assert shown.win_rate_ci == pytest.approx(cluster_rate_interval(_clusters(first + second, row.bot)), abs=1e-12)
 
 
+def test_a_tally_counted_before_pools_kept_sums_per_table_takes_the_sums_over_all_tables() -> None:
+    """Between the two formats: a pool that kept the sums over all tables only (before 2026-12-03) for one of the
+    tournaments gives the interval of those sums, without tables: still clustered, wider where opponents differ."""
+    first, second = _tournament("t1", 1), _tournament("t2", 2)
+    pool = _pool(first)
+    old = {bot: Tally.from_dict({k: v for k, v in tally.to_dict().items() if k != "win_strata"})
+           for bot, tally in pool.tallies.items()}
+    mixed = RatingPool.from_dict(dict(pool.to_dict(), tallies={b: t.to_dict() for b, t in old.items()}))
+    mixed = mixed.with_tournament("t2", second, tallies_of(standings(second), {}, {}, {}, second))
+    for row in leaderboard(mixed):
+        assert row.win_rate_clustered and row.tally.win_sums_by_table() is None
+        plain = [Cluster(c.matches, c.total) for c in _clusters(first + second, row.bot)]
+        assert row.win_rate_ci == pytest.approx(cluster_rate_interval(plain), abs=1e-12)
+    assert all(Tally.from_dict(t.to_dict()) == t for t in _pool(first, second).tallies.values())
+
+
 def test_a_tally_counted_before_pools_kept_the_sums_falls_back_and_says_so() -> None:
     pool = _pool(_tournament("t1", 1))
-    old = {bot: Tally.from_dict({k: v for k, v in tally.to_dict().items() if not k.startswith(("summed", "group_"))})
+    old = {bot: Tally.from_dict({k: v for k, v in tally.to_dict().items()
+                                 if not k.startswith(("summed", "group_", "win_strata"))})
            for bot, tally in pool.tallies.items()}
     mixed = RatingPool.from_dict(dict(pool.to_dict(), tallies={b: t.to_dict() for b, t in old.items()}))
     mixed = mixed.with_tournament("t2", _tournament("t2", 2), tallies_of(standings(_tournament("t2", 2)), {}, {}, {},

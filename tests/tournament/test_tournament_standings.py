@@ -20,7 +20,6 @@ from arena.tournament import (
     schedule,
     standings,
     t_quantile,
-    wilson_interval,
     z_quantile,
 )
 from arena.tournament.standings import HeadToHead, StandingRow, direct_differences, rates_p_value
@@ -44,12 +43,10 @@ def test_counts_points_and_plain_intervals() -> None:
         assert row.wins == wins
         assert row.points == sum(scores)
         assert row.win_rate == pytest.approx(wins / len(mine))
-        # one match per deal group: Wilson with the effective sample size of single-match clusters, n - 1 (and
-        # the exact Poisson bound beside an end 1 or 2 wins or losses leave: rate_interval)
-        n = len(mine)
-        assert row.win_rate_ci == pytest.approx(rate_interval(wins / n, n - 1))
-        if 3 <= wins * (n - 1) / n <= n - 4:
-            assert row.win_rate_ci == pytest.approx(wilson_interval(wins * (n - 1) / n, n - 1))
+        # one match per deal group, the groups in their tables: Wilson with the effective sample size of the
+        # spread within tables (the exact Poisson bound beside an end 1 or 2 wins or losses leave: rate_interval)
+        assert row.win_rate_ci == pytest.approx(_stratified_rate([(frozenset(r.seats), 1, int(r.winner == s))
+                                                                   for r, s in mine]))
         assert row.mean_points == pytest.approx(sum(scores) / len(scores))
         assert row.points_ci == pytest.approx(_stratified_t([(frozenset(r.seats), float(r.scores[s]))
                                                              for r, s in mine]))
@@ -59,6 +56,35 @@ def test_counts_points_and_plain_intervals() -> None:
         rating = table.pool.rating(row.bot)
         assert (row.mu, row.sigma, row.ordinal) == (rating.mu, rating.sigma, rating.ordinal)
     assert table.head_to_head is None  # 3 seats
+
+
+def _stratified_rate(groups: list[tuple[frozenset[str], int, int]]) -> tuple[float, float]:
+    """The win-rate interval of deal groups (table, matches, wins), computed here: the variance from each group's
+    residual from its table's own rate, times G / (G - S) for G groups in S tables; a table whose groups do not vary
+    adds the binomial variance at (wins + 1/2) / (matches + 1); tables of one group are pooled into one; one table:
+    the spread around the overall rate."""
+    by_table: dict[frozenset[str], list[tuple[int, int]]] = {}
+    for table, m, w in groups:
+        by_table.setdefault(table, []).append((m, w))
+    lone = [cells[0] for cells in by_table.values() if len(cells) == 1]
+    tables = [cells for cells in by_table.values() if len(cells) > 1] + ([lone] if lone else [])
+    matches, wins, g = sum(m for _, m, _ in groups), sum(w for _, _, w in groups), len(groups)
+    p = wins / matches
+    within = floor = 0.0
+    for cells in tables:
+        cm, cw = sum(m for m, _ in cells), sum(w for _, w in cells)
+        squares = sum((w - cw / cm * m) ** 2 for m, w in cells)
+        if len(cells) > 1 and squares > 1e-12:
+            within += squares
+        else:
+            share = (cw + 0.5) / (cm + 1)
+            floor += cm * share * (1 - share)
+    spent = len(tables)
+    if len(tables) == 1:
+        within, floor, spent = sum((w - p * m) ** 2 for _, m, w in groups), 0.0, 1
+    variance = (g / (g - spent) * within + floor) / matches**2
+    n = p * (1 - p) / variance if variance > 0 and 0 < p < 1 else float(matches)
+    return rate_interval(p, n)
 
 
 def _stratified_t(values: list[tuple[frozenset[str], float]]) -> tuple[float, float]:
@@ -183,16 +209,20 @@ def test_duplicate_groups_are_the_sampling_unit() -> None:
     table = standings(res)
     for row in table.rows:
         assert row.matches == 2 * row.groups == 30
-        # the groups are the clusters: Wilson with the effective sample size p (1 - p) / v, v from their spread
-        per_group = [g.wins.get(row.bot, 0) for g in deal_groups(res) if row.bot in g.bots]
+        # the groups are the clusters, in their tables (each pair of bots its own): Wilson with the effective
+        # sample size p (1 - p) / v, v from their spread within tables
+        mine = [(frozenset(g.bots), 2, g.wins.get(row.bot, 0)) for g in deal_groups(res) if row.bot in g.bots]
+        assert row.win_rate_ci == pytest.approx(_stratified_rate(mine))
+        one_table = [(frozenset(), m, w) for _, m, w in mine]  # one table: the spread around the overall rate
+        per_group = [w for _, _, w in mine]
         p = row.wins / row.matches
         v = len(per_group) / (len(per_group) - 1) * sum((w - 2 * p) ** 2 for w in per_group) / row.matches**2
         n = p * (1 - p) / v
         z2n = 1.959964**2 / n
         centre, half = (p + z2n / 2) / (1 + z2n), 1.959964 / (1 + z2n) * math.sqrt(p * (1 - p) / n + z2n / (4 * n))
-        assert row.win_rate_ci == pytest.approx(rate_interval(p, n))
+        assert _stratified_rate(one_table) == pytest.approx(rate_interval(p, n))
         if 3 <= p * n <= n - 3:  # away from the ends (rate_interval's exact Poisson bound): Wilson's
-            assert row.win_rate_ci == pytest.approx((centre - half, centre + half))
+            assert _stratified_rate(one_table) == pytest.approx((centre - half, centre + half))
     groups = deal_groups(res)
     assert len(groups) == 6 * 5
     assert all(g.matches == 2 and len(g.bots) == 2 for g in groups)

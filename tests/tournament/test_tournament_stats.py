@@ -115,6 +115,43 @@ def test_cluster_rate_interval_is_wilson_with_the_clusters_effective_size() -> N
     assert correlated == pytest.approx(wilson_interval(0.5 * 9, 9))
 
 
+def test_the_win_rate_takes_the_spread_within_tables() -> None:
+    """Weakened beside its copy, heuristic and random: 1 of 2 against the copy, 0 against heuristic, 2 against
+    random in every pair. Its opponents' difference is design, not chance: within tables only the copy's table
+    varies (times G / (G - S): a rate per table costs a degree of freedom each); a table that does not vary adds the
+    binomial variance at its rate moved half a win each way."""
+    from arena.tournament.stats import (
+        Cluster,
+        RateSums,
+        cluster_rate_interval,
+        rate_interval,
+        rate_sums_interval,
+        stratified_rate_interval,
+    )
+
+    copy = [Cluster(2, w, "copy") for w in (1, 2, 1, 0, 1, 1, 2, 0)]
+    heuristic = [Cluster(2, 0, "heuristic")] * 8
+    random_ = [Cluster(2, 2, "random")] * 8
+    clusters = copy + heuristic + random_
+    within = cluster_rate_interval(clusters)
+    across = rate_sums_interval(RateSums.of(clusters))  # the interval before: the spread between tables counted
+    assert within is not None and across is not None
+    assert within[1] - within[0] < (across[1] - across[0]) * 0.7
+    g, m, p = 24, 48, 24 / 48
+    squares = sum((c.total - 0.5 * c.matches) ** 2 for c in copy)  # the copy's table: rate 1/2, from 1 win a pair
+    floor = 16 * (0.5 / 17) * (16.5 / 17) * 2  # heuristic's 0 of 16 and random's 16 of 16, each moved half a win
+    variance = (g / (g - 3) * squares + floor) / m**2  # 24 groups in 3 tables
+    assert within == pytest.approx(rate_interval(p, p * (1 - p) / variance))
+    # by stratum sums, as a pool keeps them: the same; one table: the interval without tables
+    sums = [RateSums.of(cells) for cells in (copy, heuristic, random_)]
+    assert stratified_rate_interval(sums) == pytest.approx(within)
+    assert stratified_rate_interval([RateSums.of(copy)]) == rate_sums_interval(RateSums.of(copy))
+    # tables of one group each are pooled into one table: the interval without tables
+    lone = [Cluster(1, w, i) for i, w in enumerate((1, 0, 1, 1, 0, 1, 0, 1, 1, 0))]
+    assert cluster_rate_interval(lone) == rate_sums_interval(RateSums.of(lone))
+    assert cluster_rate_interval(clusters[:3]) is None  # 6 matches: none published
+
+
 def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
     from arena.tournament.stats import SMALL_STRATUM_DF, Cluster, cluster_mean_interval, t_quantile_between
 
