@@ -386,11 +386,7 @@ def cluster_mean_interval(clusters: Sequence[Cluster], confidence: float = 0.95,
     if len(clusters) < 2 or sum(c.matches for c in clusters) < MIN_INTERVAL_MATCHES:
         return None
     estimate, matches, residuals = _ratio(clusters)
-    strata: dict[Hashable, list[float]] = {}
-    for cluster, residual in zip(clusters, residuals, strict=True):
-        strata.setdefault(cluster.stratum, []).append(residual)
-    lone = [values[0] for values in strata.values() if len(values) == 1]
-    groups = [values for values in strata.values() if len(values) > 1] + ([lone] if len(lone) > 1 else [])
+    groups = _residuals_by_stratum(clusters, residuals)
     if not groups:
         return None
     parts: list[tuple[float, int]] = []
@@ -411,6 +407,16 @@ def cluster_mean_interval(clusters: Sequence[Cluster], confidence: float = 0.95,
     skew = third / variance**1.5
     error = math.sqrt(variance) / matches
     return (estimate - error * _hall_inverse(quantile, skew), estimate - error * _hall_inverse(-quantile, skew))
+
+
+def _residuals_by_stratum(clusters: Sequence[Cluster], residuals: Sequence[float]) -> list[list[float]]:
+    """The residuals grouped by their clusters' strata, strata of a single cluster pooled into one (dropped when
+    only one such cluster is left: it has no spread to give)."""
+    strata: dict[Hashable, list[float]] = {}
+    for cluster, residual in zip(clusters, residuals, strict=True):
+        strata.setdefault(cluster.stratum, []).append(residual)
+    lone = [values[0] for values in strata.values() if len(values) == 1]
+    return [values for values in strata.values() if len(values) > 1] + ([lone] if len(lone) > 1 else [])
 
 
 def _unspread_interval(estimate: float, clusters: int, bound: float | None,
