@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -78,18 +78,24 @@ def t_quantile(confidence: float, df: int) -> float:
             + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
             + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
         )
-    lo, hi = z, max(2.0 * z, 1.0)
+    hi = max(2.0 * z, 1.0)
     while t_two_sided_mass(hi, df) < confidence:
         hi *= 2.0
+    return _solve(lambda t: t_two_sided_mass(t, df), confidence, z, hi)
+
+
+def _solve(increasing: Callable[[float], float], target: float, low: float, high: float) -> float:
+    """The ``x`` between ``low`` and ``high`` at which the increasing function reaches ``target``, by bisection
+    (to 1e-12)."""
     for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if t_two_sided_mass(mid, df) < confidence:
-            lo = mid
+        mid = (low + high) / 2.0
+        if increasing(mid) < target:
+            low = mid
         else:
-            hi = mid
-        if hi - lo < 1e-12:
+            high = mid
+        if high - low < 1e-12:
             break
-    return (lo + hi) / 2.0
+    return (low + high) / 2.0
 
 
 @functools.lru_cache(maxsize=1024)
@@ -101,16 +107,8 @@ def t_quantile_between(confidence: float, df: float) -> float:
         raise ValueError("degrees of freedom must be at least 1")
     if df == math.floor(df):
         return t_quantile(confidence, int(df))
-    lo, hi = t_quantile(confidence, math.floor(df) + 1), t_quantile(confidence, math.floor(df))
-    for _ in range(100):
-        mid = (lo + hi) / 2.0
-        if 1.0 - _beta_regularized(df / (df + mid * mid), df / 2.0, 0.5) < confidence:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12:
-            break
-    return (lo + hi) / 2.0
+    return _solve(lambda t: 1.0 - _beta_regularized(df / (df + t * t), df / 2.0, 0.5), confidence,
+                  t_quantile(confidence, math.floor(df) + 1), t_quantile(confidence, math.floor(df)))
 
 
 def _beta_regularized(x: float, a: float, b: float) -> float:
@@ -338,15 +336,8 @@ def rate_interval(rate: float, n: float, confidence: float = 0.95) -> tuple[floa
 def _gamma_quantile(shape: int, q: float) -> float:
     """The ``q`` quantile of the Gamma distribution of whole ``shape`` and scale 1 (the Poisson mean below which
     ``shape`` or more events have chance ``q``), by bisection on ``P(Poisson(t) >= shape) = q``."""
-    low, high = 0.0, float(shape) + 40.0
-    for _ in range(200):
-        t = (low + high) / 2.0
-        below = math.fsum(math.exp(-t) * t**j / math.factorial(j) for j in range(shape))
-        if 1.0 - below < q:
-            low = t
-        else:
-            high = t
-    return (low + high) / 2.0
+    return _solve(lambda t: 1.0 - math.fsum(math.exp(-t) * t**j / math.factorial(j) for j in range(shape)), q,
+                  0.0, float(shape) + 40.0)
 
 
 SMALL_STRATUM = 8
