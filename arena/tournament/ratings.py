@@ -90,9 +90,9 @@ class Tally:
     forfeited, and the timeouts, refusals and decisions of its recorded matches; ``groups`` is the number of
     independent deal groups it played. The win-rate interval takes its deal groups as clusters in strata (its
     tables) from their running sums per table, ``win_strata`` (:class:`arena.tournament.stats.RateSums` by
-    :func:`arena.tournament.standings.table_key`); ``summed_groups`` groups are also in ``group_matches_sq``,
-    ``group_wins_sq`` and ``group_cross``, the sums over all its tables (tournaments counted before pools kept
-    them are not in either)."""
+    :func:`arena.tournament.standings.table_key`, up to :data:`MAX_TABLES` tables); ``summed_groups`` groups are also
+    in ``group_matches_sq``, ``group_wins_sq`` and ``group_cross``, the sums over all its tables (tournaments
+    counted before pools kept them are not in either)."""
 
     matches: int = 0
     wins: int = 0
@@ -134,12 +134,15 @@ class Tally:
         return list(self.win_strata.values())
 
     def plus(self, other: Tally) -> Tally:
-        """The sum of two tallies."""
+        """The sum of two tallies. The sums per table are kept while both cover all their groups and they hold at
+        most :data:`MAX_TABLES` tables; past that, none (the interval then takes the sums over all tables)."""
         counts = {name: getattr(self, name) + getattr(other, name) for name in _COUNTERS}
-        strata = dict(self.win_strata)
-        for key, cell in other.win_strata.items():
-            strata[key] = strata.get(key, RateSums()) + cell
-        return Tally(**counts, win_strata=strata)
+        strata: dict[str, RateSums] = {}
+        if self.win_sums_by_table() is not None and other.win_sums_by_table() is not None:
+            strata = dict(self.win_strata)
+            for key, cell in other.win_strata.items():
+                strata[key] = strata.get(key, RateSums()) + cell
+        return Tally(**counts, win_strata=strata if len(strata) <= MAX_TABLES else {})
 
     def to_dict(self) -> dict[str, Any]:
         return {**{name: getattr(self, name) for name in _COUNTERS},
@@ -151,6 +154,11 @@ class Tally:
                   for key, values in dict(data.get("win_strata") or {}).items()}
         return cls(**{name: int(data.get(name, 0) or 0) for name in _COUNTERS}, win_strata=strata)
 
+
+MAX_TABLES = 256
+"""The most tables a bot's :class:`Tally` keeps sums for. A pool's size grows with them: 2-seat round robins give
+a bot one table per opponent, but tournaments that seat 3 or 4 bots afresh every deal give it a new table nearly
+every group, whose sums (one group each) the interval pools into one anyway."""
 
 _COUNTERS = tuple(name for name in Tally.__dataclass_fields__ if name != "win_strata")
 """The whole-number counters of a :class:`Tally`."""

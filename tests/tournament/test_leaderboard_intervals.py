@@ -189,3 +189,24 @@ def test_batch_tiers_hold_copies_of_one_bot_together() -> None:
         tiers = {b.bot: b.tier for b in batch_ratings(out, bootstrap=40)}
         split += tiers["twin1"] != tiers["twin2"]
     assert split <= 0.15 * runs, split
+
+
+def test_a_pool_keeps_sums_per_table_up_to_a_bound_and_then_the_sums_over_all_tables() -> None:
+    """Tables seated afresh every deal give a bot a new table nearly every group: past MAX_TABLES the pool keeps
+    only the sums over all tables (so a pool's size does not grow with its groups), and once a bot's sums per table
+    miss some of its groups they stay dropped."""
+    from arena.tournament.ratings import MAX_TABLES
+
+    def one_table(key: str, wins: int) -> Tally:
+        return Tally.summing({key: RateSums.of([Cluster(2, wins)])}, matches=2, wins=wins, groups=1)
+
+    tally = Tally()
+    for i in range(MAX_TABLES):
+        tally = tally.plus(one_table(f"me,t{i}", i % 3))
+    assert tally.win_sums_by_table() is not None and len(tally.win_strata) == MAX_TABLES
+    over = tally.plus(one_table("me,last", 1))
+    assert over.win_strata == {} and over.win_sums_by_table() is None
+    before = tally.win_sums()
+    assert before is not None and over.win_sums() == before.plus(RateSums.of([Cluster(2, 1)]))
+    assert over.plus(one_table("me,t0", 2)).win_strata == {}  # stays dropped
+    assert Tally().plus(one_table("me,x", 1)).win_sums_by_table() == [RateSums.of([Cluster(2, 1)])]
