@@ -165,8 +165,11 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena",
-                                     allow_abbrev=False)
+    from arena.commands.parser import ArenaParser
+
+    # Every sub-command's parser is an ArenaParser too (add_subparsers makes them of the parser's class): a mistyped
+    # option is named in one line with the one it meant.
+    parser = ArenaParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=version_text())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _register_engine_commands(commands)
@@ -217,7 +220,8 @@ def _register_engine_commands(commands: Any) -> None:
                                                                   "seats left")
     play.add_argument("--bot", action="append", default=None, metavar="FILE.py:CLASS",
                       help="your bot, played in process through the Python kit (no gateway, Redis or token): "
-                           "FILE.py:CLASS or MODULE:CLASS (a bots.Bot subclass or a choose function); repeatable")
+                           "FILE.py:NAME or MODULE:NAME (a choose function, or a class with a choose(observation, "
+                           "legal) method); repeatable")
     play.add_argument("--matches", type=positive_int, default=None, metavar="N",
                       help="play N matches (seeds derived from --seed, seats rotated) and print a summary: wins, "
                            "win rate with its 95%% interval, mean points")

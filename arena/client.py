@@ -228,11 +228,14 @@ class ArenaClient:
                           require_connected: bool = False, connect_wait_s: float | None = None,
                           attempts: int = CREATE_ATTEMPTS,
                           on_retry: Callable[[grpc.StatusCode], None] | None = None,
+                          deals_of: str = "", seed_secret: str = "",
                           ) -> arena_pb2.CreateTournamentResponse:
         """Create a tournament; with an idempotency key (one is made when none is given) a lost answer is asked
-        again up to ``attempts`` times, and the tournament the first try created is returned, never a second."""
+        again up to ``attempts`` times, and the tournament the first try created is returned, never a second.
+        ``deals_of`` (an ended tournament) or ``seed_secret`` (with the spec's seed): replay known deals."""
         request = arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=idempotency_key or new_idempotency_key(),
-                                                    require_connected=require_connected)
+                                                    require_connected=require_connected, deals_of=deals_of,
+                                                    seed_secret=seed_secret)
         timeout = self.timeout
         if require_connected and connect_wait_s is not None:
             request.connect_wait_ms = round(connect_wait_s * 1000)
@@ -495,8 +498,9 @@ STANDINGS_HEADER = ("rank", "tier", "bot", "matches", "wins", "win%", "win% 95% 
                     "forfeits", "timeouts", "refusals", "PL", "PL 95% CI", "PL ranks", "OpenSkill")
 """The columns of :func:`standings_text`: this tournament's result first, the ratings last."""
 STANDINGS_NOTE = (
-    "rank and tier: this tournament's result (win rate, then mean points, then fewer forfeits; a tier holds the "
-    "bots not told apart).\n"
+    "rank and tier: this tournament's batch PL rating (adjusted for who met whom; in a 2-bot field the exact sign "
+    "test over the deal groups each won); a tier holds the bots not told apart (95%, Holm's control over all "
+    "pairs).\n"
     f"{BATCH_NOTE} Over this tournament's matches.\n"
     f"{OPENSKILL_NOTE} The pool's, carried over from earlier tournaments with this one's matches applied; it only "
     "breaks the ties left in the rank.\n"
@@ -539,6 +543,33 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else " " for c in text)
 
 
+VERDICT_PAIRS_SHOWN = 12
+"""The most pairs :func:`verdict_lines` names on each of its lines (the rest counted)."""
+
+
+def verdict_lines(verdicts: Any) -> list[str]:
+    """A ``Verdicts`` message as text: its summary sentence, the pairs told apart, and for the rest what more would
+    tell them apart (the closest first)."""
+    if not verdicts.pairs:
+        return [verdicts.summary] if verdicts.summary else []
+
+    def named(pairs: list[Any], text: Callable[[Any], str]) -> str:
+        shown = ", ".join(text(p) for p in pairs[:VERDICT_PAIRS_SHOWN])
+        return shown + (f" and {len(pairs) - VERDICT_PAIRS_SHOWN} more" if len(pairs) > VERDICT_PAIRS_SHOWN else "")
+
+    apart = [p for p in verdicts.pairs if p.told_apart]
+    waiting = sorted((p for p in verdicts.pairs if not p.told_apart),
+                     key=lambda p: p.more_matches if p.HasField("more_matches") else float("inf"))
+    lines = [verdicts.summary]
+    if apart:
+        lines.append("told apart (95%): " + named(apart, lambda p: f"{one_line(p.bot_a)} > {one_line(p.bot_b)}"))
+    if waiting:
+        lines.append("not yet told apart: " + named(waiting, lambda p: (
+            f"{one_line(p.bot_a)} = {one_line(p.bot_b)} ("
+            + (f"about {p.more_matches:,} more matches" if p.HasField("more_matches") else "even so far") + ")")))
+    return lines
+
+
 def standings_text(response: Any) -> str:
     """The standings table of a GetStandingsResponse: rank, tier, wins, win rate with its 95 % interval, points,
     counters, then the batch rating (interval, rank range) and the pool's OpenSkill rating; a line naming
@@ -558,13 +589,7 @@ def standings_text(response: Any) -> str:
             f"{row.rating:.2f}",
         ))
     lines = aligned(rows, frozenset({2}))
-    tiers: dict[int, list[str]] = {}
-    for row in response.standings:
-        tiers.setdefault(row.tier, []).append(one_line(row.bot_name))
-    shared = [names for tier, names in sorted(tiers.items()) if tier and len(names) > 1]
-    if shared:
-        lines.append("not yet told apart by this tournament's results (95%): "
-                     + "; ".join(" = ".join(names) for names in shared))
+    lines += verdict_lines(response.verdicts) if response.HasField("verdicts") else []
     if response.head_to_head:
         lines += ["", "head to head (row's wins-losses against column):"]
         names = [one_line(row.bot_name) for row in response.standings]

@@ -218,8 +218,8 @@ def run_demo(options: DemoOptions, out: TextIO) -> int:
             tournament_id = created.tournament.tournament_id
             total = created.tournament.matches_total
             print(f"tournament   {tournament_id}: {len(spec.participants)} bots, {options.seats} seats per table, "
-                  f"{options.deals} deals, duplicate {'on' if options.duplicate else 'off'}: {total} matches",
-                  file=out)
+                  f"{options.deals} deals, {duplicate_words(options.duplicate, created.tournament.spec)}: {total} "
+                  "matches", file=out)
             print(f"follow it    {web_url}/tournaments/{tournament_id}", file=out, flush=True)
             begun = time.monotonic()
             status = watch(client, tournament_id, out)
@@ -291,6 +291,15 @@ def hosted_bot(arena: LocalArena, options: DemoOptions, spec: Any, missing: str,
     arena.start_remote_bot(name, brain)
     arena.wait_for_bots([name])
     return checked_spec(replace(options, web_port=None), hosted=False)  # the web front has its port by now
+
+
+def duplicate_words(asked: bool, spec: Any) -> str:
+    """Whether the tournament plays duplicate deals, as its record says (the arena drops them where no deal can be
+    shared: :func:`arena.service.tournaments.duplicate_unplayed`)."""
+    if spec.duplicate_deals:
+        return "duplicate on"
+    return "duplicate off (every table shares a bot with every other: no deal can be shared)" if asked else \
+        "duplicate off"
 
 
 def environment_line(arena: LocalArena) -> str:

@@ -38,7 +38,7 @@ from arena.service.incidents import CodeError, code_error
 from arena.terminal import Narrator, Painter
 from arena.tournament.stats import wilson_interval
 from bots import make_bot
-from bots.kit import Chooser, InProcessSession
+from bots.kit import InProcessSession, Playable
 
 DEADLINE_S = 1.0
 """The time limit each request tells the bot (``time_limit_ms``), as the arena's default; in process nothing waits."""
@@ -60,7 +60,7 @@ class KitBot:
                                           report.traceback)
 
 
-def kit_bot(name: str, bot: Bot | type[Bot] | Chooser) -> KitBot:
+def kit_bot(name: str, bot: Playable) -> KitBot:
     """An author's bot (what :func:`bots.kit.play` takes) behind an in-process kit session."""
     return KitBot(name, InProcessSession(bot))
 
@@ -227,20 +227,21 @@ def _errors_lines(entrant: Entrant) -> list[str]:
 def print_match(record: MatchRecord, painter: Painter, out: TextIO) -> None:
     """A played match move by move, the whole table's log (from its replay), and the final scores."""
     match = Match.from_replay(record.replay)
-    for line in Narrator(painter).lines(match.events):
+    for line in Narrator(painter, names=record.seats).lines(match.events):
         print(line, file=out)
     winner = record.winner
     who = f"seat {winner} ({record.seats[winner]}) wins" if winner is not None else record.detail
     print(f"final scores: {', '.join(map(str, record.scores))}; {who}", file=out)
 
 
-def play_local(bot: Bot | type[Bot] | Chooser, opponents: Sequence[str] = ("heuristic", "random"), *,
+def play_local(bot: Playable, opponents: Sequence[str] = ("heuristic", "random"), *,
                matches: int = 20, players: int | None = None, seed: int = 1, rules: Rules | None = None,
                name: str | None = None, out: TextIO | None = None) -> Series:
-    """Play ``bot`` (what :func:`bots.kit.play` takes: a Bot subclass, a Bot, or a function ``(observation, legal)
-    -> index``) in process against the built-in ``opponents`` (cycled over ``players`` seats, default one each),
-    ``matches`` times, and print the summary to ``out`` (default stdout); returns the series. ``name``: what the
-    bot is called in the summary (default its class's ``name``, else its class or function name)."""
+    """Play ``bot`` (what :func:`bots.kit.play` takes: a Bot subclass, a Bot, any class or object with a
+    ``choose(observation, legal)`` method, or a function ``(observation, legal) -> index``) in process against the
+    built-in ``opponents`` (cycled over ``players`` seats, default one each), ``matches`` times, and print the
+    summary to ``out`` (default stdout); returns the series. ``name``: what the bot is called in the summary
+    (default its class's ``name``, else its class or function name)."""
     seats = players if players is not None else len(opponents) + 1
     kit = kit_bot(name or _default_name(bot), bot)
     series = play_series(entrants([kit], opponents, seats), matches=matches, seed=seed, rules=rules or Rules())

@@ -4,7 +4,10 @@ Among bots the whole table's log is printed, every card as it went. With a perso
 that seat's view is printed: the events as ``Match.observation`` gives them to the seat, the very view a remote
 bot gets (another seat's draw shows only the faces the table saw, V4), and every hand at a round's end, when the
 engine reveals them for scoring (V5). The person is asked only when there is a choice, gets a pause and a score
-table at each round's end, and leaves with ``q``, Ctrl-D (:class:`PlayerLeft`) or Ctrl-C.
+table at each round's end, and leaves with ``q`` or Ctrl-D (:class:`PlayerLeft`, exit status 1: the match is
+abandoned, not played to its end) or Ctrl-C (130). The other players are told by their bots' names (a second bot of
+one name is ``name#2``, :func:`table_names`), cards by the face of the side in play only, and a classic match never
+mentions sides.
 """
 
 from __future__ import annotations
@@ -27,16 +30,18 @@ _DECISION_TITLES = {
 
 
 class PlayerLeft(Exception):
-    """The person at the terminal left the match: a quit word at a prompt (exit code 0) or the end of the input,
-    Ctrl-D (exit code 1)."""
+    """The person at the terminal left the match: a quit word at a prompt or the end of the input (Ctrl-D); either
+    way the match is abandoned unfinished, exit code 1 (as an interrupted one is 130, never the 0 of a match played
+    to its end)."""
 
     def __init__(self, why: str, exit_code: int) -> None:
         super().__init__(why)
         self.exit_code = exit_code
 
 
-def action_words(action: Action, painter: Painter, side: str = "light") -> str:
-    """An action in plain words: ``draw a card``, ``play wild/pink-4, naming blue, calling UNO``."""
+def action_words(action: Action, painter: Painter, side: str = "light", names: Sequence[str] = ()) -> str:
+    """An action in plain words: ``draw a card``, ``play wild, naming blue, calling UNO``, ``catch random (seat
+    2)``; ``names``: the players by seat."""
     kind = action.kind
     if kind == "play" and action.card is not None:
         text = f"play {painter.card(action.card, side)}"
@@ -46,20 +51,39 @@ def action_words(action: Action, painter: Painter, side: str = "light") -> str:
     if kind == "choose_color":
         return f"name {action.color}"
     if kind == "catch":
-        return f"catch seat {action.target} (draws 2 for not calling UNO)"
+        return f"catch {_seat_name(action.target, names)} (draws 2 for not calling UNO)"
     return {"draw": "draw a card", "pass": "pass (keep the card)", "accept": "accept the wild draw",
             "challenge": "challenge the wild draw"}.get(kind, str(action))
 
 
+def _seat_name(seat: int | None, names: Sequence[str]) -> str:
+    """A seat by its player's name and number (``random#2 (seat 3)``), or its number when names are unknown."""
+    if seat is not None and 0 <= seat < len(names):
+        return f"{names[seat]} (seat {seat})"
+    return f"seat {seat}"
+
+
+def table_names(bots: Sequence[Bot]) -> list[str]:
+    """The players' names by seat, as they are told: each bot's name, a second of one name ``name#2``."""
+    seen: dict[str, int] = {}
+    names = []
+    for bot in bots:
+        seen[bot.name] = seen.get(bot.name, 0) + 1
+        names.append(bot.name if seen[bot.name] == 1 else f"{bot.name}#{seen[bot.name]}")
+    return names
+
+
 class HumanSeat(Bot):
     """A person at the terminal: the table as the seat sees it, the legal actions numbered, a number read (bad
-    input is asked again). A single legal action is taken without asking."""
+    input is asked again). A single legal action is taken without asking. ``names``: the players by seat (set by
+    :func:`play_match`), so opponents are told by name."""
 
     name = "human"
 
     def __init__(self, painter: Painter, read: Callable[[str], str], out: TextIO) -> None:
         super().__init__(0)
         self.painter, self.read, self.out = painter, read, out
+        self.names: Sequence[str] = ()
 
     def ask(self, prompt: str) -> str:
         """One line of input; :class:`PlayerLeft` on a quit word or at the end of the input (Ctrl-D)."""
@@ -68,7 +92,7 @@ class HumanSeat(Bot):
         except EOFError:
             raise PlayerLeft("end of input (Ctrl-D): you left the match", 1) from None
         if text.lower() in QUIT_WORDS:
-            raise PlayerLeft("you left the match", 0)
+            raise PlayerLeft("you left the match (q)", 1)
         return text
 
     def pause(self) -> None:
@@ -81,16 +105,18 @@ class HumanSeat(Bot):
         print(f"Your hand (seat {obs.seat}): " + "  ".join(paint.card(card, obs.side) for card in obs.hand),
               file=out)
         pile = f"draw pile: {obs.draw_size}" + (f" (top shows {paint.face(obs.draw_top)})" if obs.draw_top else "")
-        print(f"Top: {paint.face(obs.top)}  colour in force: {obs.color}  side: {obs.side}  "
+        side = f"side: {obs.side}  " if obs.variant != "classic" else ""
+        print(f"Top: {paint.face(obs.top)}  colour in force: {obs.color}  {side}"
               f"direction: {'clockwise' if obs.direction == 'cw' else 'counter-clockwise'}  {pile}", file=out)
         for opp in obs.opponents:
             showing = f", showing {' '.join(paint.face(face) for face in opp.visible)}" if opp.visible else ""
-            print(f"  seat {opp.seat}: {opp.count} card{'s' if opp.count != 1 else ''}{showing}", file=out)
+            print(f"  {_seat_name(opp.seat, self.names)}: {opp.count} card{'s' if opp.count != 1 else ''}{showing}",
+                  file=out)
         if len(legal) == 1:
-            print(f"your only choice: {action_words(legal[0], paint, obs.side)}", file=out)
+            print(f"your only choice: {action_words(legal[0], paint, obs.side, self.names)}", file=out)
             return 0
         for index, action in enumerate(legal):
-            print(f"  [{index}] {action_words(action, paint, obs.side)}", file=out)
+            print(f"  [{index}] {action_words(action, paint, obs.side, self.names)}", file=out)
         while True:
             text = self.ask(f"your choice (0-{len(legal) - 1}, q to quit): ")
             if text.isdigit() and int(text) < len(legal):
@@ -114,8 +140,11 @@ def play_match(
         raise ValueError(f"{len(bots)} bots for a {match.players}-player match")
     if viewer is not None and not 0 <= viewer < match.players:
         raise ValueError(f"seat {viewer} is not a seat of a {match.players}-player match")
-    names = [bot.name for bot in bots]
-    narrator = Narrator(painter, viewer)
+    names = table_names(bots)
+    for bot in bots:
+        if isinstance(bot, HumanSeat):
+            bot.names = names
+    narrator = Narrator(painter, viewer, names)
     seen = [0] * match.players  # how many events each seat has been shown
     told = 0  # how many events have been printed
     round_start_scores = list(match.scores)
@@ -161,12 +190,13 @@ def _print_round_end(match: Match, names: Sequence[str], viewer: int | None, bef
         hands = {opp.seat: opp.revealed for opp in view.opponents}
         hands[viewer] = view.hand
     variant = match.variant
-    print(f"hands at the end of the round ({side} side up):", file=out)
+    print(f"hands at the end of the round{f' ({side} side up)' if variant != 'classic' else ''}:", file=out)
+    width = max(len(name) for name in names)
     for seat in range(match.players):
-        who = "you" if seat == viewer else f"seat {seat}"
+        who = "you" if seat == viewer else names[seat]
         hand = hands[seat]
         cards = "  ".join(painter.card(card, side) for card in hand) if hand else "no cards"
-        print(f"  {who:<7} {cards}  ({hand_value(hand, side, variant)} points)", file=out)
+        print(f"  {who:<{width}} {cards}  ({hand_value(hand, side, variant)} points)", file=out)
     gained = [score - old for score, old in zip(match.scores, before, strict=True)]
     print(f"scores after round {match.round_number} (target {match.rules.target}):", file=out)
     for line in score_table(match.scores, names, viewer, gained):

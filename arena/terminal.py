@@ -33,14 +33,9 @@ class Painter:
         return f"\x1b[{_ANSI[face.color]}m{text}\x1b[0m"
 
     def card(self, card: Card, side: str = "light") -> str:
-        """The card with its active face first-class and its other face dimmed (flip), or its one face."""
-        if card.dark is None:
-            return self.face(card.light)
-        if not self.color:
-            return str(card)
-        active, other = (card.dark, card.light) if side == "dark" else (card.light, card.dark)
-        return f"{self.face(active)}\x1b[2m/{other}\x1b[0m" if side == "light" else \
-            f"\x1b[2m{other}/\x1b[0m{self.face(active)}"
+        """The card by its face on ``side``, the side in play: a player sees only that face of a card in hand (the
+        other one faces the table), so a flip card is never shown as both its faces."""
+        return self.face(active_face(card, side))
 
 
 _DRAWN_BECAUSE = {
@@ -95,6 +90,9 @@ class Narrator:
         self.viewer = viewer
         self.names = tuple(names)
         self.side = "light"
+        self._challenge_lost: int | None = None
+        """The seat whose challenge of a legal wild draw was just told: its first draw is the wild draw's, the
+        second the challenge's penalty (X3/X4)."""
 
     def who(self, seat: int | None) -> str:
         return "you" if seat is not None and seat == self.viewer else self.named(seat)
@@ -129,6 +127,10 @@ class Narrator:
                 index += 2
                 continue
             out.append(self.line(event))
+            if event.type == "challenge":
+                self._challenge_lost = event.seat if event.detail == "legal" else None
+            elif event.type == "draw" and event.seat == self._challenge_lost:
+                self._challenge_lost = None
             if event.type == "flip":
                 self.side = event.detail
             elif event.type == "round_started":
@@ -145,6 +147,8 @@ class Narrator:
         rule = event.detail
         if not reason or not rule or rule == "T1":
             why = ""
+        elif rule in ("X3", "X4") and event.seat == self._challenge_lost:
+            why = " for the wild draw, the challenge lost"  # the penalty's own draw follows
         elif rule in _DRAWN_BECAUSE:
             why = f" {_DRAWN_BECAUSE[rule]}"
         else:

@@ -5,15 +5,20 @@
     def choose(observation, legal):          # arena.engine Observation, list of arena.engine Action
         return 0                             # the index of the chosen action in `legal`
 
-    play(choose, target="arena.example.org:50051", token="mybot.XXXX")
+    if __name__ == "__main__":
+        play(choose, target="arena.example.org:50051", token="mybot.XXXX")
 
-The token may also come from a file (``token_file="~/.config/mybot.token"``) or, when neither is given, from
-``$UNO_ARENA_BOT_TOKEN`` or the file ``$UNO_ARENA_BOT_TOKEN_FILE`` names (:func:`bot_token`): a token in a
-command line (``--token``) is visible to every user of the machine (``ps``), a file (mode 0600) or an
-environment variable is not.
+Without ``target``, the arena is ``$UNO_ARENA_TARGET`` (what ``uno-arena demo --keep-running`` prints to export),
+else ``localhost:50051``. A bot that has not reached its arena :data:`UNREACHABLE_NOTICE_S` after it started says so
+in one line naming the address and the fix, and keeps trying. The token may also come from a file
+(``token_file="~/.config/mybot.token"``) or, when neither is given, from ``$UNO_ARENA_BOT_TOKEN`` or the file
+``$UNO_ARENA_BOT_TOKEN_FILE`` names (:func:`bot_token`): a token in a command line (``--token``) is visible to every
+user of the machine (``ps``), a file (mode 0600) or an environment variable is not.
 
 ``play`` also takes a :class:`bots.Bot` instance (shared by every match), a ``Bot`` subclass (one fresh
-instance per match and seat, seeded from the match id) or ``factory=`` a callable ``(match_id, seat) -> Bot``.
+instance per match and seat, seeded from the match id), any other class with a ``choose(observation, legal)`` method
+(one fresh instance per match and seat, made with no arguments), any object with such a method (shared), or
+``factory=`` a callable ``(match_id, seat) -> Bot``.
 A per-match bot is made afresh for every attempt of a match (``MatchStarted.attempt``: a match the arena aborted,
 e.g. a worker that died, is played again from the same seed), so a replayed match plays out as a clean run.
 Observations arrive as protobuf and are converted back to engine types, so ``bots.Bot`` subclasses work
@@ -61,6 +66,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import logging
 import os
@@ -69,14 +75,14 @@ import signal
 import sys
 import traceback
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 import grpc
 import grpc.aio
 
-from arena.client import read_token_file, tls_credentials
+from arena.client import TARGET_ENV, default_target, read_token_file, tls_credentials
 from arena.engine import Action, Observation
 from arena.players import Bot, fallback_action
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, game_pb2
@@ -92,6 +98,16 @@ Chooser = Callable[[Observation, Sequence[Action]], int]
 RawChooser = Callable[[bot_pb2.DecisionRequest], int]
 BotFactory = Callable[[str, int], Bot]
 
+
+class ChoosingBot(Protocol):
+    """Any object with a ``choose(observation, legal) -> index`` method: a bot by duck typing (no ``bots.Bot``)."""
+
+    def choose(self, observation: Observation, legal: Sequence[Action], /) -> int: ...
+
+
+Playable = Bot | type[Bot] | Chooser | ChoosingBot | type[ChoosingBot]
+"""What :func:`play` takes (see :func:`bot_factory`)."""
+
 CONNECT_METHOD = "/uno_arena.v1.BotService/Connect"
 # Retrying cannot help: a bad token, an unsupported protocol version, or ABORTED (another process of the same
 # bot connected and took over: the newest session wins, the older process stops instead of fighting back).
@@ -105,6 +121,10 @@ MOVE_BACKOFF_S = 1.0
 """After a Goodbye (the gateway drains), reconnection attempts back off to at most this for ``MOVE_WINDOW_S``:
 the gateway that takes over may still be starting."""
 MOVE_WINDOW_S = 30.0
+UNREACHABLE_NOTICE_S = 5.0
+"""A bot that has not reached its arena this long after it started says so in one WARNING line naming the address
+and the fix, once, and keeps trying (an arena started after its bots is found as soon as it listens). A bot that was
+connected and lost its arena reconnects as before, logged at INFO."""
 
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.keepalive_time_ms", 20_000),
@@ -188,13 +208,23 @@ class _ChooserBot(Bot):
         return self._choose(observation, legal)
 
 
+def has_choose(thing: object) -> bool:
+    """Whether ``thing`` (a class or an object) has a callable ``choose``: a bot by duck typing, no ``bots.Bot``
+    needed (``choose(observation, legal) -> index``)."""
+    return callable(getattr(thing, "choose", None))
+
+
 def match_seed(match_id: str, seat: int) -> int:
     """A stable seed for a per-match bot instance."""
     return int.from_bytes(hashlib.blake2b(f"{match_id}:{seat}".encode(), digest_size=8).digest(), "big")
 
 
-def bot_factory(bot: Bot | type[Bot] | Chooser | None = None, factory: BotFactory | None = None) -> BotFactory:
-    """How the kit gets the bot of a (match, seat) from what ``play`` was given."""
+def bot_factory(bot: Playable | None = None,
+                factory: BotFactory | None = None) -> BotFactory:
+    """How the kit gets the bot of a (match, seat) from what ``play`` was given: a ``bots.Bot`` (shared), a ``Bot``
+    subclass (a fresh one per match and seat, seeded from the match id), any other class with a ``choose(observation,
+    legal)`` method (a fresh one per match and seat, made with no arguments), any other object with such a method
+    (shared), or a function ``(observation, legal) -> index``."""
     if factory is not None:
         return factory
     if isinstance(bot, Bot):
@@ -203,10 +233,17 @@ def bot_factory(bot: Bot | type[Bot] | Chooser | None = None, factory: BotFactor
     if isinstance(bot, type) and issubclass(bot, Bot):
         cls = bot
         return lambda match_id, seat: cls(seed=match_seed(match_id, seat))
-    if callable(bot):
-        wrapped = _ChooserBot(bot)  # type: ignore[arg-type]
+    if isinstance(bot, type) and has_choose(bot):
+        plain: type[ChoosingBot] = bot
+        return lambda _match_id, _seat: _ChooserBot(plain().choose)
+    if has_choose(bot):
+        shared_choose = _ChooserBot(cast(ChoosingBot, bot).choose)
+        return lambda _match_id, _seat: shared_choose
+    if callable(bot) and not isinstance(bot, type):
+        wrapped = _ChooserBot(cast(Chooser, bot))
         return lambda _match_id, _seat: wrapped
-    raise TypeError("play() needs a function (observation, legal) -> index, a bots.Bot, a Bot subclass or factory=")
+    raise TypeError("play() needs a function (observation, legal) -> index, an object or class with a "
+                    "choose(observation, legal) method, a bots.Bot subclass or factory=")
 
 
 @dataclass
@@ -264,11 +301,13 @@ class BotClient:
         self._call: Any = None
         self._goodbye: bot_pb2.Goodbye | None = None
         self._moving_until = 0.0
+        self._told_unreachable = False
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Play until ``stop`` is set (or, with ``reconnect=False``, until the stream ends)."""
         stop = stop or asyncio.Event()
         attempt = 0
+        started = asyncio.get_running_loop().time()
         while not stop.is_set():
             welcomed = False
             pushback = 0.0
@@ -281,7 +320,9 @@ class BotClient:
                 if error.code() in FATAL_CODES:
                     raise KitError(error.code(), error.details() or "") from None
                 pushback = _pushback_s(error)
-                log.info("disconnected from %s: %s", self.target, self.stats.last_status)
+                # Before the first connection each failed try is DEBUG: the one line of _tell_unreachable says it.
+                log.log(logging.INFO if self.stats.sessions else logging.DEBUG, "disconnected from %s: %s",
+                        self.target, self.stats.last_status)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -294,20 +335,37 @@ class BotClient:
             self.connected.clear()
             if not self.reconnect or stop.is_set():
                 return
-            goodbye, self._goodbye = self._goodbye, None
-            loop_time = asyncio.get_running_loop().time()
-            if goodbye is not None:  # the gateway drains: reconnect at once, another one takes over
-                attempt, delay = 0, goodbye.reconnect_after_ms / 1000.0
-                self._moving_until = loop_time + MOVE_WINDOW_S
-            else:
-                attempt = 0 if welcomed else attempt + 1
-                cap = min(self.max_backoff_s, MOVE_BACKOFF_S) if loop_time < self._moving_until else self.max_backoff_s
-                delay = min(cap, 0.1 * 2 ** min(attempt, 10)) * (0.5 + random.random() / 2)
+            attempt, delay = self._next_try(attempt, welcomed)
             delay = max(delay, pushback)  # the arena asked for a pause (too many new streams of this token)
-            log.info("reconnecting to %s in %.1f s", self.target, delay)
+            if not self.stats.sessions and asyncio.get_running_loop().time() - started >= UNREACHABLE_NOTICE_S:
+                self._tell_unreachable()
+            log.log(logging.INFO if self.stats.sessions else logging.DEBUG, "reconnecting to %s in %.1f s",
+                    self.target, delay)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await stop.wait()
+
+    def _next_try(self, attempt: int, welcomed: bool) -> tuple[int, float]:
+        """The attempt number and the pause before the next stream: at once after a Goodbye (a draining gateway;
+        another one takes over), else jittered exponential backoff, capped lower for a while after a Goodbye."""
+        goodbye, self._goodbye = self._goodbye, None
+        loop_time = asyncio.get_running_loop().time()
+        if goodbye is not None:
+            self._moving_until = loop_time + MOVE_WINDOW_S
+            return 0, goodbye.reconnect_after_ms / 1000.0
+        attempt = 0 if welcomed else attempt + 1
+        cap = min(self.max_backoff_s, MOVE_BACKOFF_S) if loop_time < self._moving_until else self.max_backoff_s
+        return attempt, min(cap, 0.1 * 2 ** min(attempt, 10)) * (0.5 + random.random() / 2)
+
+    def _tell_unreachable(self) -> None:
+        """Once: the arena has not been reached since the start; where the kit dials and how to get an arena there."""
+        if self._told_unreachable:
+            return
+        self._told_unreachable = True
+        code = self.stats.last_status.partition(":")[0] or "no answer"
+        log.warning("cannot reach an arena at %s (%s) after %.0f s: start one (`uno-arena demo --keep-running` "
+                    "prints the `export UNO_ARENA_TARGET=...` line to paste, or `uno-arena serve`) or set "
+                    "$%s to its HOST:PORT; still trying", self.target, code, UNREACHABLE_NOTICE_S, TARGET_ENV)
 
     async def _session_until_stopped(self, stop: asyncio.Event) -> bool:
         """:meth:`_session`, but once ``stop`` is set its teardown gets :data:`STOP_GRACE_S`, not forever: a
@@ -671,7 +729,7 @@ class InProcessSession:
     write, through the same handling as on a stream (a bot per match and seat, seeded from the match id; the safe
     legal action, and the report, when the bot's code fails). Call :meth:`exchange` on a running event loop."""
 
-    def __init__(self, bot: Bot | type[Bot] | Chooser | None = None, factory: BotFactory | None = None) -> None:
+    def __init__(self, bot: Playable | None = None, factory: BotFactory | None = None) -> None:
         self.client = BotClient("in-process", "", bot_factory(bot, factory), reconnect=False)
         self._lock = asyncio.Lock()
 
@@ -686,30 +744,41 @@ class InProcessSession:
         return [reply.SerializeToString() for reply in replies]
 
 
-async def play_async(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str | None = None,
+async def play_async(bot: Playable | None = None, *, target: str | None = None,
+                     token: str | None = None,
                      token_file: str | os.PathLike[str] | None = None, factory: BotFactory | None = None,
                      stop: asyncio.Event | None = None, bot_version: str = "python-kit",
                      max_concurrent_matches: int = 16, reconnect: bool = True,
                      max_backoff_s: float = 10.0, threaded: bool = False, tls: bool = False,
                      tls_ca: str | None = None, human_games: bool = False) -> KitStats:
-    """Play on ``target`` until ``stop`` is set; returns what happened. Raises KitError when refused for good,
+    """Play on ``target`` (None: ``$UNO_ARENA_TARGET``, else ``localhost:50051``) until ``stop`` is set; returns what
+    happened. Raises KitError when refused for good,
     ValueError when there is no token (:func:`bot_token`: ``token``, ``token_file`` or the environment).
     ``tls``/``tls_ca``: an arena served with TLS (:func:`tls_credentials`). ``human_games``: offer to play against
     people on the web front (``Hello.accepts_human_games``)."""
-    client = BotClient(target, bot_token(token, token_file), bot_factory(bot, factory), bot_version=bot_version,
-                       max_concurrent_matches=max_concurrent_matches, reconnect=reconnect,
+    if _skipped_at_local_import("play_async()"):
+        return KitStats()
+    client = BotClient(target or default_target(), bot_token(token, token_file), bot_factory(bot, factory),
+                       bot_version=bot_version, max_concurrent_matches=max_concurrent_matches, reconnect=reconnect,
                        max_backoff_s=max_backoff_s, threaded=threaded, tls=tls, tls_ca=tls_ca,
                        human_games=human_games)
     await client.run(stop)
     return client.stats
 
 
-def play(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: str | None = None,
-         exit_on_refusal: bool = True, **options: Any) -> KitStats:
-    """Play on ``target`` until SIGINT/SIGTERM (clean shutdown), reconnecting as needed; see ``play_async``.
+def play(bot: Playable | None = None, *, target: str | None = None,
+         token: str | None = None, exit_on_refusal: bool = True, **options: Any) -> KitStats:
+    """Play on ``target`` (None: ``$UNO_ARENA_TARGET``, else ``localhost:50051``) until SIGINT/SIGTERM (clean
+    shutdown), reconnecting as needed; see ``play_async``.
     When the arena refuses the bot for good (a wrong token, an unsupported protocol version, another process
     took the bot over) or there is no token: one line on stderr and ``SystemExit(1)``, no traceback
-    (``exit_on_refusal=False``: :class:`KitError` / ``ValueError`` as ``play_async`` raises them)."""
+    (``exit_on_refusal=False``: :class:`KitError` / ``ValueError`` as ``play_async`` raises them).
+
+    Called while ``uno-arena play --bot FILE.py:NAME`` imports the file (a call not guarded by
+    ``if __name__ == "__main__":``), it dials nothing: one line on stderr says the call is skipped, and the file's
+    bot plays in process (:func:`importing_for_local_play`)."""
+    if _skipped_at_local_import("play()"):
+        return KitStats()
     _log_to_stderr()
     if not exit_on_refusal:
         return _play(bot, target=target, token=token, **options)
@@ -720,6 +789,32 @@ def play(bot: Bot | type[Bot] | Chooser | None = None, *, target: str, token: st
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr, flush=True)
     raise SystemExit(1)
+
+
+_LOCAL_PLAY_IMPORT: contextvars.ContextVar[str | None] = contextvars.ContextVar("uno_arena_local_play_import",
+                                                                                 default=None)
+
+
+@contextlib.contextmanager
+def importing_for_local_play(what: str) -> Iterator[None]:
+    """While ``uno-arena play --bot`` imports an author's file (``what``: its name for the note), :func:`play` called
+    at import dials nothing and returns at once, so the import ends and the bot it defines plays in process."""
+    reset = _LOCAL_PLAY_IMPORT.set(what)
+    try:
+        yield
+    finally:
+        _LOCAL_PLAY_IMPORT.reset(reset)
+
+
+def _skipped_at_local_import(call: str) -> bool:
+    """Whether ``call`` is made while ``uno-arena play --bot`` imports the file (:func:`importing_for_local_play`):
+    then it dials nothing, and one line on stderr says so."""
+    importer = _LOCAL_PLAY_IMPORT.get()
+    if importer is None:
+        return False
+    print(f"note: {importer} calls {call} when imported; `uno-arena play --bot` plays the bot in process, so that "
+          "call dials nothing (guard it with `if __name__ == \"__main__\":`)", file=sys.stderr, flush=True)
+    return True
 
 
 def _log_to_stderr() -> None:
@@ -733,7 +828,8 @@ def _log_to_stderr() -> None:
     log.setLevel(logging.INFO)
 
 
-def _play(bot: Bot | type[Bot] | Chooser | None, *, target: str, token: str | None, **options: Any) -> KitStats:
+def _play(bot: Playable | None, *, target: str | None, token: str | None,
+          **options: Any) -> KitStats:
 
     async def main() -> KitStats:
         stop = asyncio.Event()

@@ -3,8 +3,13 @@
 A spec is ``FILE.py:NAME`` (a file, imported from its path; its folder goes first on ``sys.path`` so its own
 imports work) or ``MODULE:NAME`` (an importable module, e.g. ``mypackage.bots:MyBot``, looked up from the current
 folder too). ``NAME`` is what the kit plays (:func:`bots.kit.bot_factory`): a :class:`bots.Bot` subclass (a fresh
-instance per match and seat), a Bot instance, or a function ``(observation, legal) -> index``. A class is built once
-here (``NAME(seed=0)``) so a bot that cannot even be constructed is named before any match starts.
+instance per match and seat), a Bot instance, any other class with a ``choose(observation, legal)`` method (a fresh
+instance per match and seat, made with no arguments), any object with such a method, or a function ``(observation,
+legal) -> index``. A class is built once here (``NAME(seed=0)``, or ``NAME()`` for a plain class) so a bot that
+cannot even be constructed is named before any match starts.
+
+The file is imported with :func:`bots.kit.importing_for_local_play` on: a ``play(...)`` call it makes at import (not
+guarded by ``if __name__ == "__main__":``) dials nothing, says so in one line, and the import goes on.
 
 Every problem is a :class:`BotLoadError` with one line saying what is wrong and what to give instead.
 """
@@ -19,10 +24,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import cast
 
 from arena.players import Bot
 
-from .kit import Chooser
+from .kit import Playable, has_choose, importing_for_local_play
 
 
 class BotLoadError(ValueError):
@@ -35,7 +41,7 @@ class LoadedBot:
 
     spec: str
     name: str
-    bot: Bot | type[Bot] | Chooser
+    bot: Playable
 
 
 def load_bot(spec: str) -> LoadedBot:
@@ -47,8 +53,10 @@ def load_bot(spec: str) -> LoadedBot:
     found = getattr(module, attribute, None)
     if found is None:
         classes = sorted(name for name, value in vars(module).items()
-                         if inspect.isclass(value) and issubclass(value, Bot) and value is not Bot)
-        known = f" (bot classes there: {', '.join(classes)})" if classes else " (it defines no bots.Bot subclass)"
+                         if inspect.isclass(value) and value is not Bot and getattr(value, "__module__", "") ==
+                         module.__name__ and (issubclass(value, Bot) or has_choose(value)))
+        known = (f" (bot classes there: {', '.join(classes)})" if classes
+                 else " (it defines no class with a choose(observation, legal) method)")
         raise BotLoadError(f"--bot {spec!r}: {where} has no {attribute!r}{known}")
     return LoadedBot(spec, _name_of(found, attribute), _checked(spec, attribute, found))
 
@@ -66,8 +74,9 @@ def _import_file(spec: str, path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:
-        module_spec.loader.exec_module(module)
-    except Exception as error:
+        with importing_for_local_play(str(path)):
+            module_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:
         sys.modules.pop(name, None)
         raise BotLoadError(f"--bot {spec!r}: importing {str(path)!r} failed: {_one_line(error)}") from None
     return module
@@ -77,33 +86,41 @@ def _import(spec: str, name: str) -> ModuleType:
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        return importlib.import_module(name)
+        with importing_for_local_play(name):
+            return importlib.import_module(name)
     except ModuleNotFoundError as error:
         if error.name and (name == error.name or name.startswith(error.name + ".")):
             raise BotLoadError(f"--bot {spec!r}: no module named {name!r} (for a file, give its path ending in "
                                ".py)") from None
         raise BotLoadError(f"--bot {spec!r}: importing {name!r} failed: {_one_line(error)}") from None
-    except Exception as error:
+    except (Exception, SystemExit) as error:
         raise BotLoadError(f"--bot {spec!r}: importing {name!r} failed: {_one_line(error)}") from None
 
 
-def _checked(spec: str, attribute: str, found: object) -> Bot | type[Bot] | Chooser:
-    """``found`` if the kit can play it; a class is built once (``seed=0``) to find a constructor that fails."""
+def _checked(spec: str, attribute: str, found: object) -> Playable:
+    """``found`` if the kit can play it; a class is built once (``seed=0`` for a ``bots.Bot`` subclass, no arguments
+    for another class) to find a constructor that fails."""
     if isinstance(found, Bot):
         return found
     if inspect.isclass(found):
-        if not issubclass(found, Bot):
-            raise BotLoadError(f"--bot {spec!r}: {attribute} is not a bot: a bot class subclasses bots.Bot "
-                               "(arena.players.Bot) and defines choose(observation, legal) -> index")
+        subclass = issubclass(found, Bot)
+        if not subclass and not has_choose(found):
+            raise BotLoadError(f"--bot {spec!r}: {attribute} is not a bot: a bot class defines "
+                               "choose(self, observation, legal) -> index (a bots.Bot subclass or any class)")
+        made = f"{attribute}(seed=0)" if subclass else f"{attribute}()"
         try:
-            found(seed=0)
+            if subclass:
+                cast(type[Bot], found)(seed=0)
+            else:
+                found()
         except Exception as error:
-            raise BotLoadError(f"--bot {spec!r}: {attribute}(seed=0) raised {_one_line(error)}") from None
-        return found
-    if inspect.isfunction(found):
-        return found  # the kit calls it as choose(observation, legal)
-    raise BotLoadError(f"--bot {spec!r}: {attribute} is a {type(found).__name__}, not a bot: give a bots.Bot "
-                       "subclass or a function (observation, legal) -> index")
+            raise BotLoadError(f"--bot {spec!r}: {made} raised {_one_line(error)}"
+                               f"{'' if subclass else ' (a bot class is made with no arguments)'}") from None
+        return cast(Playable, found)
+    if has_choose(found) or inspect.isfunction(found):
+        return cast(Playable, found)  # the kit calls choose(observation, legal)
+    raise BotLoadError(f"--bot {spec!r}: {attribute} is a {type(found).__name__}, not a bot: give a function "
+                       "(observation, legal) -> index or a class with a choose(observation, legal) method")
 
 
 def _name_of(found: object, attribute: str) -> str:

@@ -45,6 +45,7 @@ from typing import Any, TextIO
 import grpc
 import grpc.aio
 
+from arena.bench.procfs import machine_busy, tree_cpu
 from arena.engine import Rules
 from arena.metrics import create_metrics
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2
@@ -150,11 +151,15 @@ class MatchLoop:
 
 async def measure(samples: Samples, seconds: float, cpu_seconds: Callable[[], float]) -> dict[str, Any]:
     """The well-behaved bot's figures over the next ``seconds``, with the gateway's CPU share (``cpu_seconds``: the
-    CPU time its process used so far)."""
-    t0, cpu0 = time.perf_counter(), cpu_seconds()
+    CPU time its process used so far), the machine's busy cores, and how many of them were busy with work that is not
+    the benchmark's (processes that are not this one or below it: the machine's neighbours)."""
+    t0, cpu0, busy0, ours0 = time.perf_counter(), cpu_seconds(), machine_busy(), tree_cpu(os.getpid())
     await asyncio.sleep(seconds)
     figures = samples.window(t0, time.perf_counter())
-    figures["gateway_cpu"] = (cpu_seconds() - cpu0) / (time.perf_counter() - t0)
+    elapsed = time.perf_counter() - t0
+    figures["gateway_cpu"] = (cpu_seconds() - cpu0) / elapsed
+    figures["machine_cores"] = (machine_busy() - busy0) / elapsed
+    figures["other_cores"] = max(0.0, figures["machine_cores"] - (tree_cpu(os.getpid()) - ours0) / elapsed)
     return figures
 
 
@@ -175,6 +180,8 @@ def keep_best(results: dict[str, Any], attack: str, without: dict[str, Any], wit
         best["p50_ms"] = min(best["p50_ms"], new["p50_ms"])
         best["timeouts"] += new["timeouts"]
         best["gateway_cpu"] = min(best["gateway_cpu"], new["gateway_cpu"])
+        best["machine_cores"] = min(best["machine_cores"], new["machine_cores"])
+        best["other_cores"] = min(best["other_cores"], new["other_cores"])
         best["decisions"] += new["decisions"]
 
 
@@ -265,14 +272,17 @@ MIN_RATIO = 0.8
 def table(results: dict[str, Any], titles: Mapping[str, str] = TITLES, attacker: str = "attacker",
           heading: str = "") -> str:
     """The figures as a table: one row per attack, ``attacker`` the last column's name (what the attacker said, or
-    what the arena recorded of it); ``heading`` replaces the first line's description of the well-behaved bot."""
+    what the arena recorded of it); ``heading`` replaces the first line's description of the well-behaved bot.
+    ``busy cores``: the whole machine's, alone and beside the attack; ``others``: those of them busy with work that is
+    not the benchmark's (the machine's neighbours: a row they crowded is not the attack's doing)."""
     s = results.get("settings", {})
     lines = [
         heading or f"well-behaved bot: {s.get('matches')} matches at once against an opponent thinking "
         f"{s.get('think_ms')} ms; {s.get('seconds')} s measured without, then with each attack, {s.get('rounds')} "
         f"rounds interleaved, the best of each side kept; timeouts summed ({s.get('cpus')} CPUs)",
         f"{'attack':<28} {'decisions/s':>11} {'with':>8} {'ratio':>6}   {'p99 ms':>7} {'with':>7} {'ratio':>6}"
-        f"  {'timeouts':>8}  {'gateway CPU':>11}  {f'>={MIN_RATIO}':>6}  {attacker}",
+        f"  {'timeouts':>8}  {'gateway CPU':>11}  {'busy cores':>10}  {'others':>9}  {f'>={MIN_RATIO}':>6}  "
+        f"{attacker}",
     ]
     for attack, figures in results["attacks"].items():
         without, with_attack = figures["without"], figures["with"]
@@ -283,9 +293,16 @@ def table(results: dict[str, Any], titles: Mapping[str, str] = TITLES, attacker:
                      f"{with_attack['per_second']:>8.0f} {rate:>6.2f}   {without['p99_ms']:>7.1f} "
                      f"{with_attack['p99_ms']:>7.1f} {p99:>6.2f}"
                      f"  {with_attack['timeouts']:>8}  {without['gateway_cpu']:>4.0%} "
-                     f"{with_attack['gateway_cpu']:>5.0%}  {'PASS' if rate >= MIN_RATIO else 'FAIL':>6}  {said}")
+                     f"{with_attack['gateway_cpu']:>5.0%}  {_cores(without, 'machine_cores'):>4} "
+                     f"{_cores(with_attack, 'machine_cores'):>5}  {_cores(without, 'other_cores'):>3} "
+                     f"{_cores(with_attack, 'other_cores'):>5}  {'PASS' if rate >= MIN_RATIO else 'FAIL':>6}  {said}")
     lines.append(f"target: decisions/s ratio >= {MIN_RATIO} and p99 ratio < 2 for every attack")
     return "\n".join(lines)
+
+
+def _cores(side: Mapping[str, Any], key: str) -> str:
+    """A figure of cores (``machine_cores``, ``other_cores``) of one side, '-' for figures taken without it."""
+    return f"{side[key]:.1f}" if key in side else "-"
 
 
 # ------------------------------------------------------------------------------------------------

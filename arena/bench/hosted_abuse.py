@@ -9,14 +9,25 @@ matches going at once between it and an opponent thinking ``think_ms`` per move,
 :class:`arena.relay.RelaySeat` (Redis, the gateway holding its stream, the sandboxed process): what a worker does.
 Its decisions are timed on the arena's side, as in :mod:`arena.bench.abuse` (whose measuring and table this uses).
 
-For each attack: ``seconds`` alone, then the hostile bot (:data:`arena.bench.hostile_bots.BENCH_ATTACKS`) is
-stored as an admitted submission of a bot of its own (it would not pass the check: the host is to run it all the
-same), the host starts it, ``warmup`` seconds pass, and ``seconds`` beside it; then what the host recorded of it
-(its state, restarts and detail, as ``bot submissions`` shows them) and its last line of output are kept, the bot
-is revoked and the bench waits until the host stopped it. The one-off attacks are repeated every 0.1 s while the
-hostile bot plays (:func:`arena.bench.hostile_bots.sustained`), so each lasts the window. The host runs with its
-default limits but for the time a process has to connect (:data:`CONNECT_TIMEOUT_S`, so that the bot that never
-connects is killed within the window).
+For each attack: ``seconds`` alone, then the attacker starts (:mod:`arena.bench.hosted_attackers`), ``warmup``
+seconds pass, and ``seconds`` beside it; then what the arena recorded of it is kept and it is finished. Three kinds:
+
+- a hostile bot (:data:`arena.bench.hostile_bots.BENCH_ATTACKS`) stored as an admitted submission of a bot of its
+  own (it would not pass the check: the host is to run it all the same) and run by the host; its one-off attacks
+  are repeated every 0.1 s while it plays (:func:`arena.bench.hostile_bots.sustained`), so each lasts the window.
+  Among them issue 35's: a keyring counter, an API-tail counter (its own output, incident log and submissions read
+  with its host token), an inode flood of ``/tmp``, and an archive bomb submitted with its host token. Kept: the
+  host's state of it, how its last process ended, its version's state when the host stopped it, and its last line
+  about its attack; it is then revoked and the bench waits until the host stopped it.
+- a bot that attacks only outside the check (:data:`arena.bench.hostile_bots.CHECK_DODGER`), submitted through
+  the organizer API with its author's token: the window measures the well-behaved bot beside its check; kept: the
+  verdict (and, were it admitted, what the host recorded of the process it ran).
+- archive bombs of folder entries (tar, tar.gz, zip: :mod:`arena.bench.bombs`) submitted through the organizer
+  API's TCP port again and again by a client process (:mod:`arena.bench.bomb_client`) from six bots at once; kept:
+  the answers it got by gRPC status, the slowest, and how many versions the arena stored of those bots.
+
+The host runs with its default limits but for the time a process has to connect (:data:`CONNECT_TIMEOUT_S`, so
+that the bot that never connects is killed within the window).
 """
 
 from __future__ import annotations
@@ -37,8 +48,8 @@ from typing import Any, TextIO
 
 from arena.bench import hostile_bots
 from arena.bench.abuse import MatchLoop, Samples, keep_best, measure, table, timed_decision
+from arena.bench.hosted_attackers import BOMB_FORMATS, CHECKED, START_TIMEOUT_S, ArenaParts, start_attacker
 from arena.bench.procfs import process_cpu
-from arena.hosting.process import HOST_NOTE, OutputTail
 from arena.processes import Processes, cli_argv, free_port, wait_until
 from arena.relay import RelaySeat
 from arena.runner import SeatRequest
@@ -46,14 +57,17 @@ from arena.store import Store
 from arena.store.embedded import RedisServer
 from arena.store.submissions import SubmissionState
 
-ATTACKS = tuple(hostile_bots.BENCH_ATTACKS)
+ATTACKS = (*hostile_bots.BENCH_ATTACKS, *CHECKED, *BOMB_FORMATS)
 TITLES = {"tcp": "TCP to Redis, gateway, out", "snoop": "reads tokens, code, /proc",
           "fork-bomb": "fork bomb", "memory-bomb": "memory without end", "disk-fill": "fills the disk",
-          "spin": "spins every core", "stdout-flood": "100 MB to stdout", "never-connect": "never connects"}
+          "spin": "spins every core", "stdout-flood": "100 MB to stdout", "never-connect": "never connects",
+          "keyring-counter": "keyring counter (keyctl)", "api-tail-counter": "API-tail counter (its token)",
+          "inode-flood": "inode flood of /tmp", "bomb-inside": "bomb from inside (its token)",
+          "outside-check": "attacks outside the check", "bomb-tar": "bombs: tar of folders",
+          "bomb-tar.gz": "bombs: tar.gz of folders", "bomb-zip": "bombs: zip of folders"}
 CONNECT_TIMEOUT_S = 4
 """``uno-arena host --connect-timeout`` here (the default, 30 s, is longer than a window)."""
 HOST_OPTIONS = ["--connect-timeout", str(CONNECT_TIMEOUT_S), "--poll", "0.5"]
-START_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -127,44 +141,10 @@ class HostedArena:
         wait_until(lambda: self.store.sessions.online(self.good), "the well-behaved bot connected", self.processes,
                    START_TIMEOUT_S)
 
-    def start_hostile(self, attack: str, round_no: int) -> str:
-        """Admit ``attack``'s hostile bot under a name of its own and wait until the host runs it; the name."""
-        name = f"{attack}-{round_no}-{uuid.uuid4().hex[:4]}"
-        self.store.bots.register(name)
-        params = {"addresses": [["127.0.0.1", self.redis.port], ["127.0.0.1", self.port], ["1.1.1.1", 53]],
-                  "paths": [str(self.admin_token_file), str(self.work / "bots" / self.good / "bot.py"),
-                            str(self.work / "host" / "packages"), str(self.work / "host" / "specs")]}
-        folder = hostile_bots.write_package(self.work / "bots" / name, hostile_bots.BENCH_ATTACKS[attack], params)
-        hostile_bots.admit_directly(self.store, name, folder, "admitted by the bench (it would fail the check)")
-        wait_until(lambda: self.store.submissions.hosted(name) is not None, f"the host starting {name}",
-                   self.processes, START_TIMEOUT_S)
-        return name
-
-    def recorded(self, name: str, says: str) -> dict[str, str]:
-        """What the host recorded of ``name``: its state (as ``bot submissions`` shows it), how its last process
-        ended (the host's own line in ``bot output``) and what the bot said of its attack (its last line starting
-        with ``says``, else its last line)."""
-        hosted = self.store.submissions.hosted(name)
-        output = self.store.submissions.output(name)
-        tail = OutputTail()
-        tail.add(output)
-        lines = output.decode("utf-8", "replace").splitlines()
-        said = [line for line in lines if line.startswith(says)]
-        ends = [line.removeprefix(HOST_NOTE) for line in lines
-                if line.startswith(HOST_NOTE) and not line.startswith(f"{HOST_NOTE}starting")]
-        figures = {"host": "nothing" if hosted is None else f"{hosted.state}, {hosted.restarts} restarts"}
-        if hosted is not None and hosted.detail:
-            figures["detail"] = hosted.detail[:300]
-        elif ends:
-            figures["last end"] = ends[-1][:300]
-        figures["said"] = said[-1][:200] if said else tail.last_line()
-        return figures
-
-    def stop_hostile(self, name: str) -> None:
-        """Revoke ``name``: the host stops its process; wait until it did."""
-        self.store.bots.revoke(name)
-        wait_until(lambda: (self.store.submissions.hosted(name) or _NOT_HOSTED).state == "stopped",
-                   f"the host stopping {name}", self.processes, START_TIMEOUT_S)
+    def parts(self) -> ArenaParts:
+        assert self.gateway is not None, "the arena is not started"
+        return ArenaParts(self.store, self.processes, self.work, self.socket, f"127.0.0.1:{self.port}",
+                          self.redis.port, self.admin_token_file, self.good, self.gateway.pid)
 
     def gateway_cpu_seconds(self) -> float:
         return process_cpu([self.gateway.pid]) if self.gateway is not None else 0.0
@@ -175,14 +155,6 @@ class HostedArena:
             with contextlib.suppress(Exception):
                 store.close()
         self.redis.close()
-
-
-@dataclass(frozen=True)
-class _NotHosted:
-    state: str = ""
-
-
-_NOT_HOSTED = _NotHosted()
 
 
 async def _hosted_abuse(arena: HostedArena, options: HostedAbuseOptions) -> dict[str, Any]:
@@ -196,11 +168,10 @@ async def _hosted_abuse(arena: HostedArena, options: HostedAbuseOptions) -> dict
         await asyncio.sleep(options.warmup)
         for attack, round_no in [(a, r) for r in range(options.rounds) for a in options.attacks]:
             without = await measure(samples, options.seconds, arena.gateway_cpu_seconds)
-            name = await asyncio.to_thread(arena.start_hostile, attack, round_no)
+            attacker = await asyncio.to_thread(start_attacker, arena.parts(), attack, round_no)
             await asyncio.sleep(options.warmup)
             beside = await measure(samples, options.seconds, arena.gateway_cpu_seconds)
-            recorded = await asyncio.to_thread(arena.recorded, name, hostile_bots.SAYS[attack])
-            await asyncio.to_thread(arena.stop_hostile, name)
+            recorded = await asyncio.to_thread(attacker.finish)
             keep_best(results, attack, without, beside, recorded)
     finally:
         for task in loops:

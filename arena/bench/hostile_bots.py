@@ -7,11 +7,19 @@ to try (the addresses to connect to, the paths to read). The code is the submiss
 
 :data:`HOSTILE`: each attack once, then play (the tests read what each said). :data:`BENCH_ATTACKS`: what the
 benchmark runs beside a well-behaved hosted bot, the one-off attacks made :func:`sustained` (again and again
-while the bot plays) so that they last the measured window."""
+while the bot plays) so that they last the measured window; :data:`CHECK_DODGER`: the bot the benchmark submits
+for the check, which behaves only while it believes it is checked.
+
+The attacks of issue 35 (a bot without memory keeping a counter; a hosted bot using its host token against the
+organizer API; kernel objects nobody is charged for) are among them: :data:`KEYRING_ATTEMPT` (``add_key`` and
+``keyctl`` through ``ctypes``), :data:`API_TAIL_ATTEMPT` (its own output, incident log and submissions read back
+with its token), :data:`INODE_ATTEMPT` (empty files in ``/tmp`` until refused) and :data:`BOMB_INSIDE_ATTEMPT` (an
+archive bomb, shipped in its package as :data:`BOMB_FILE`, submitted with its token)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from arena.store import Store
@@ -151,22 +159,111 @@ threading.Thread(target=attack, daemon=True).start()
 ''' + PLAY
 
 
+KEYRING_ATTEMPT = '''
+import ctypes, platform
+add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+libc = ctypes.CDLL(None, use_errno=True)
+USER_KEYRING, SEARCH, READ = ctypes.c_long(-4), ctypes.c_long(10), ctypes.c_long(11)
+print("keyring: looking for the counter (keyctl)", flush=True)
+found = libc.syscall(ctypes.c_long(keyctl), SEARCH, USER_KEYRING, b"user", b"uno-counter", ctypes.c_long(0))
+count = 0
+if found >= 0:
+    value = ctypes.create_string_buffer(32)
+    size = libc.syscall(ctypes.c_long(keyctl), READ, ctypes.c_long(found), value, ctypes.c_long(32))
+    count = int(value.raw[:size] or b"0") if size > 0 else 0
+new = str(count + 1).encode()
+key = libc.syscall(ctypes.c_long(add_key), b"user", b"uno-counter", new, ctypes.c_long(len(new)), USER_KEYRING)
+print(f"keyring counter {count + 1} (add_key: {key}, errno {ctypes.get_errno()})", flush=True)
+'''
+
+API_TAIL_ATTEMPT = '''
+import os, re, grpc
+from arena.client import ArenaClient
+token = os.environ["UNO_ARENA_BOT_TOKEN"]
+name = token.rpartition(".")[0]
+answers, counter = [], 0
+with ArenaClient(os.environ["UNO_ARENA_TARGET"], token) as client:
+    for rpc, call in (("GetBotOutput", client.get_bot_output), ("GetBotLog", client.get_bot_log),
+                      ("ListSubmissions", client.list_submissions)):
+        try:
+            got = call(name)
+            answers.append(f"{rpc} read")
+            if rpc == "GetBotOutput":
+                counter = max([0, *(int(n) for n in re.findall(rb"api-tail counter (\\d+)", got))])
+        except grpc.RpcError as error:
+            answers.append(f"{rpc} {error.code().name}")
+print(f"api-tail counter {counter + 1}: {', '.join(answers)}", flush=True)
+'''
+
+INODE_ATTEMPT = '''
+import os
+made = 0
+try:
+    while made < 1_000_000:
+        os.close(os.open(f"/tmp/i{made}", os.O_CREAT | os.O_WRONLY, 0o600))
+        made += 1
+    print("inodes never refused: 1000000 files in /tmp", flush=True)
+except OSError as error:
+    print(f"inodes refused after {made} files in /tmp: {error.strerror}", flush=True)
+for i in range(made):
+    os.unlink(f"/tmp/i{i}")
+'''
+
+BOMB_FILE = "bomb.tar.gz"
+BOMB_INSIDE_ATTEMPT = f'''
+import os, grpc
+from arena.client import ArenaClient
+token = os.environ["UNO_ARENA_BOT_TOKEN"]
+archive = open("{BOMB_FILE}", "rb").read()
+with ArenaClient(os.environ["UNO_ARENA_TARGET"], token) as client:
+    try:
+        client.submit_bot(token.rpartition(".")[0], archive)
+        print(f"bomb inside: stored ({{len(archive)}} bytes)", flush=True)
+    except grpc.RpcError as error:
+        print(f"bomb inside: {{error.code().name}}: {{error.details()}}", flush=True)
+'''
+
+CHECK_DODGER = '''
+import os, threading, time
+name = os.environ["UNO_ARENA_BOT_TOKEN"].rpartition(".")[0]
+if name.startswith("check-"):
+    print(f"dodger: checked as {name}: behaving", flush=True)
+else:
+    print(f"dodger: playing as {name}, taken for a live match: attacking in 1 s", flush=True)
+    ATTACK = ''' + repr(KEYRING_ATTEMPT) + '''
+    def attack():
+        time.sleep(1.0)
+        exec(ATTACK, {"__name__": "attack"})
+    threading.Thread(target=attack, daemon=True).start()
+''' + PLAY
+"""A bot that attacks only outside the check, as the audit's did: it behaves while its token's name begins with
+``check-`` (what told the old check from a match) and otherwise tries the keyring (a system call the filter kills
+on) a second after it starts."""
+
 BENCH_ATTACKS = {"tcp": sustained(TCP_ATTEMPT), "snoop": sustained(SNOOP_ATTEMPT),
                  "fork-bomb": sustained(FORK_ATTEMPT), "memory-bomb": sustained(MEMORY_ATTEMPT),
-                 "disk-fill": sustained(DISK_ATTEMPT), "spin": SPIN, "stdout-flood": FLOOD, "never-connect": NEVER}
+                 "disk-fill": sustained(DISK_ATTEMPT), "spin": SPIN, "stdout-flood": FLOOD, "never-connect": NEVER,
+                 "keyring-counter": sustained(KEYRING_ATTEMPT), "api-tail-counter": sustained(API_TAIL_ATTEMPT),
+                 "inode-flood": sustained(INODE_ATTEMPT), "bomb-inside": sustained(BOMB_INSIDE_ATTEMPT)}
 """``bench abuse --hosted``'s hostile bots by attack, in the order they run."""
 SAYS = {"tcp": "tcp ", "snoop": "snoop found", "fork-bomb": "fork ", "memory-bomb": "memory ",
-        "disk-fill": "disk refused", "spin": "spin ", "stdout-flood": "flood done", "never-connect": "never connects"}
-"""How the line that says what each of :data:`BENCH_ATTACKS` tried and got starts."""
+        "disk-fill": "disk refused", "spin": "spin ", "stdout-flood": "flood done", "never-connect": "never connects",
+        "keyring-counter": "keyring counter", "api-tail-counter": "api-tail counter", "inode-flood": "inodes ",
+        "bomb-inside": "bomb inside", "outside-check": "dodger"}
+"""How the line that says what each of :data:`BENCH_ATTACKS` (and :data:`CHECK_DODGER`) tried and got starts."""
 
 
-def write_package(folder: Path, code: str, params: dict[str, object] | None = None) -> Path:
-    """A submission's folder: the manifest, ``code`` as ``bot.py`` and ``params`` as ``params.json``."""
+def write_package(folder: Path, code: str, params: dict[str, object] | None = None,
+                  files: Mapping[str, bytes] | None = None) -> Path:
+    """A submission's folder: the manifest, ``code`` as ``bot.py``, ``params`` as ``params.json`` and ``files``
+    (by name) as they are."""
     folder.mkdir(parents=True)
     (folder / "uno-bot.toml").write_text(MANIFEST)
     (folder / "bot.py").write_text(code)
     if params is not None:
         (folder / "params.json").write_text(json.dumps(params))
+    for name, data in (files or {}).items():
+        (folder / name).write_bytes(data)
     return folder
 
 

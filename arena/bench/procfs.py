@@ -36,6 +36,43 @@ def process_cpu(pids: Sequence[int]) -> float:
     return total
 
 
+def reaped_children_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of the children ``pid`` has waited for so far (0 when it is gone): what short-lived
+    helper processes of a server cost it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(stat[13]) + int(stat[14])) / TICK
+
+
+def tree_cpu(root: int) -> float:
+    """CPU seconds (user + system) used so far by ``root`` and every process below it, those still running and those
+    their parents have waited for: each live process's own time and what its reaped children used. The difference of
+    two readings is what the tree cost in between (a process that ends in between is counted in its parent's)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        pid = int(entry.name)
+        parents[pid] = int(stat[1])
+        times[pid] = sum(int(f) for f in stat[11:15]) / TICK
+    below: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        below.setdefault(parent, []).append(pid)
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0.0)
+        todo.extend(below.get(pid, []))
+    return total
+
+
 def process_tree(roots: Sequence[int]) -> list[int]:
     """``roots`` and their children (one level: prefork pool children)."""
     found = list(roots)

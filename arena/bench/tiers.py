@@ -3,17 +3,17 @@
 Each replicate is a 2-seat round robin with duplicate deals (or without: ``--no-duplicate``) of a field of
 built-in bots (two copies of one bot count as two entrants), ``deals`` deal groups per pair of entrants, made of real
 results: every group is drawn, with replacement, from the recorded deal groups of that pair of bots
-(:mod:`arena.bench.tiers_sample`, real matches of the engine in process). The standings of the replicate
-(:func:`arena.tournament.standings.standings`, the one place tiers are computed) give its tiers, and the benchmark
-counts, over ``replicates`` seeded replicates:
+(:mod:`arena.bench.tiers_sample`, real matches of the engine in process). The standings of the replicate, ranked
+and tiered by the batch model (:func:`arena.tournament.adjusted.fitted_standings`, the one place tournament tiers
+are computed) give its tiers, and the benchmark counts, over ``replicates`` seeded replicates:
 
 * **copies together**: every pair of copies of one bot shares a tier (wanted: at least 95 %);
 * **no split** (a field of copies only): the whole field is one tier;
 * **heuristic above weakened**: every heuristic entrant is in a higher tier than every weakened one (wanted: at
   least 90 % at 8 deals).
 
-The same replicates are tiered by the rule the arena used before (a tier took every bot that neither of the two
-tests at 5 % told apart from the tier's first bot, without multiplicity control) for comparison, and with
+The same replicates are tiered by the rule the arena used before (raw win rates and direct meetings under Holm's
+control, :func:`arena.tournament.standings.standings`) for comparison, and with
 ``--ratings`` by the arena's rule on the rating measure (OpenSkill ratings of the replicate from a fresh pool, as a
 rating pool's leaderboard tiers its bots). Each figure has its
 95 % Wilson interval over the replicates.
@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.tournament import MatchResult, standings
-from arena.tournament.standings import StandingRow, direct_differences, rates_p_value
-from arena.tournament.stats import t_two_sided_mass, wilson_interval
+from arena.tournament.adjusted import fitted_standings
+from arena.tournament.stats import wilson_interval
 
 from .tiers_sample import Sample, load_sample
 
@@ -113,40 +113,6 @@ def replicate(sample: Sample, field: Sequence[str], deals: int, rng: random.Rand
     return results
 
 
-def previous_t_test(differences: Sequence[float]) -> float:
-    """The direct test of the previous rule: a Student-t test over the per-group differences (a sign test when they
-    are all alike), now replaced by an exact sign-flip test (:func:`arena.tournament.stats.differences_p_value`)."""
-    n = len(differences)
-    m = sum(differences) / n if n else 0.0
-    if n < 2 or abs(m) < 1e-12:
-        return 1.0
-    var = sum((d - m) ** 2 for d in differences) / (n - 1)
-    if var <= 1e-12:
-        return 2.0 * 0.5**n
-    return 1.0 - t_two_sided_mass(abs(m) / (var / n) ** 0.5, n - 1)
-
-
-def previous_tiers(rows: Sequence[StandingRow], results: Sequence[MatchResult]) -> dict[str, int]:
-    """The rule the arena used before (for comparison only): rows in order, a tier opens with its first bot and
-    takes every following bot that neither the pooled rates test nor the t-test over direct meetings (each at 5 %,
-    no multiplicity control) tells apart from it."""
-    direct = direct_differences(results)
-
-    def apart(a: StandingRow, b: StandingRow) -> bool:
-        pair = (a.bot, b.bot) if a.bot < b.bot else (b.bot, a.bot)
-        return (rates_p_value(a.wins, a.matches, a.groups, b.wins, b.matches, b.groups) < 0.05
-                or previous_t_test(direct.get(pair, ())) < 0.05)
-
-    tiers: dict[str, int] = {}
-    leader: StandingRow | None = None
-    tier = 0
-    for row in rows:
-        if leader is None or apart(leader, row):
-            leader, tier = row, tier + 1
-        tiers[row.bot] = tier
-    return tiers
-
-
 def _figures(field: tuple[str, ...], deals: int, rule: str, tiered: Sequence[dict[str, int]]) -> TierFigures:
     names = entrants(field)
     copies = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kind(a) == kind(b)]
@@ -168,9 +134,11 @@ def _figures(field: tuple[str, ...], deals: int, rule: str, tiered: Sequence[dic
 def run_tiers_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: int = 8, replicates: int = 2000,
                     seed: int = 23, sample: Sample | None = None, duplicate: bool = True,
                     ratings: bool = False) -> list[TierFigures]:
-    """The figures of every field under the arena's tier rule (``"holm"``) and the previous one
-    (``"previous"``), over the same seeded replicates; with ``ratings``, also the same rule with the rating measure
-    (``"rating"``: OpenSkill from a fresh pool, as a rating pool's leaderboard tiers its bots)."""
+    """The figures of every field under the arena's tier rule (``"adjusted"``: the batch model,
+    :func:`arena.tournament.adjusted.fitted_standings`) and the one before it (``"win rate"``: raw win rates and
+    direct meetings under Holm's control, :func:`arena.tournament.standings.standings`), over the same seeded
+    replicates; with ``ratings``, also the same rule with the rating measure (``"rating"``: OpenSkill from a fresh
+    pool)."""
     if deals < 1 or replicates < 1:
         raise ValueError(f"deals and replicates must be at least 1, got {deals} and {replicates}")
     data = sample if sample is not None else load_sample()
@@ -183,12 +151,13 @@ def run_tiers_bench(fields: Sequence[tuple[str, ...]] = FIELDS, deals: int = 8, 
         for _ in range(replicates):
             results = replicate(data, field, deals, rng, duplicate)
             table = standings(results, ratings=False)
-            now.append({row.bot: row.tier for row in table.rows})
-            before.append(previous_tiers(table.rows, results))
+            before.append({row.bot: row.tier for row in table.rows})
+            adjusted, _ = fitted_standings(table, results)
+            now.append({row.bot: row.tier for row in adjusted.rows})
             if ratings:
                 rated.append({row.bot: row.tier for row in standings(results, order_by="rating").rows})
-        out.append(_figures(field, deals, "holm", now))
-        out.append(_figures(field, deals, "previous", before))
+        out.append(_figures(field, deals, "adjusted", now))
+        out.append(_figures(field, deals, "win rate", before))
         if ratings:
             out.append(_figures(field, deals, "rating", rated))
     return out
@@ -200,8 +169,8 @@ def figure_lines(figures: Sequence[TierFigures], replicates: int, deals: int, sa
     played = f"duplicate deals, {deals} deal groups" if duplicate else f"no duplicate deals, {deals} matches"
     lines = [f"{replicates} seeded replicates per field: 2-seat round robins with {played} per pair, resampled from "
              f"real results ({sample.rules}; {sample.made_by})",
-             "figures: share of replicates [95% Wilson interval]; holm = the arena's tier rule, previous = the rule "
-             "before it, rating = the arena's rule on OpenSkill ratings (pool leaderboards)"]
+             "figures: share of replicates [95% Wilson interval]; adjusted = the arena's tier rule (batch PL "
+             "model), win rate = the rule before it, rating = the rule on OpenSkill ratings"]
     for f in figures:
         parts = [f"{'field ' + ', '.join(f.field):48s} {f.rule:8s}"]
         if f.copies_together is not None:

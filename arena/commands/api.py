@@ -50,10 +50,40 @@ def server_address(server: str | None, old_target: str | None) -> str:
     return server or old_target or default_target()
 
 
-def run_client(args: argparse.Namespace, body: Body, token: str | None = None) -> int:
+def token_source(args: argparse.Namespace, token: str | None) -> str:
+    """Where the token a command sends comes from, for a refusal's line (empty: no token was sent)."""
+    import os
+
+    from arena.client import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV
+
+    token_file = getattr(args, "token_file", None)
+    if token_file:
+        return f"in {token_file}"
+    if token:
+        return "of $UNO_ARENA_BOT_TOKEN / $UNO_ARENA_BOT_TOKEN_FILE"
+    if os.environ.get(ADMIN_TOKEN_ENV):
+        return f"of ${ADMIN_TOKEN_ENV}"
+    if os.environ.get(ADMIN_TOKEN_FILE_ENV):
+        return f"in {os.environ[ADMIN_TOKEN_FILE_ENV]} (${ADMIN_TOKEN_FILE_ENV})"
+    return ""
+
+
+def refused_token_line(detail: str, source: str, bot: str | None) -> str:
+    """One line for a token the arena does not know (``UNAUTHENTICATED "invalid token"``) when one was sent: it is
+    neither the admin token nor a bot's (``bot``: the bot whose own token would do)."""
+    if bot:
+        whose = f"bot {bot!r}'s own token"
+        return (f"{detail}: the token {source} is neither the admin token nor {whose}: give {whose} (the file "
+                "`uno-arena bots register --output` wrote) or the admin token, with --token-file")
+    return (f"{detail}: the token {source} is neither the admin token nor any bot's: give the admin token with "
+            "--token-file (or $UNO_ARENA_ADMIN_TOKEN / $UNO_ARENA_ADMIN_TOKEN_FILE), or a bot's own for its own data")
+
+
+def run_client(args: argparse.Namespace, body: Body, token: str | None = None, *, bot: str | None = None) -> int:
     """Run ``body`` with a client of the arena the options name (sending ``token``, else the one
     :func:`arena.client.token_from` finds). A refused call prints one line naming the problem and the fix and
-    exits 1; bad options (an address, a token file) exit 2."""
+    exits 1; bad options (an address, a token file) exit 2. ``bot``: the bot the command is about, whose own token
+    a refused token is told to replace."""
     import grpc
 
     from arena.client import rpc_error_line, token_from
@@ -68,7 +98,13 @@ def run_client(args: argparse.Namespace, body: Body, token: str | None = None) -
     try:
         return body(client, args)
     except grpc.RpcError as error:
-        print(f"error: {rpc_error_line(error, args.target)}", file=sys.stderr)
+        source = token_source(args, token)
+        code = error.code() if isinstance(error, grpc.Call) else None
+        detail = (error.details() if isinstance(error, grpc.Call) else "") or ""
+        if code == grpc.StatusCode.UNAUTHENTICATED and source and detail.startswith("invalid token"):
+            print(f"error: {refused_token_line(detail, source, bot)}", file=sys.stderr)
+        else:
+            print(f"error: {rpc_error_line(error, args.target)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

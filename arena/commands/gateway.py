@@ -30,22 +30,28 @@
         every user of the machine in `ps`), else --token-file, else $UNO_ARENA_BOT_TOKEN, else the file
         $UNO_ARENA_BOT_TOKEN_FILE names.
     uno-arena bot check [--token T | --token-file FILE | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
-        Conformance: runs an arena in process (as `match` does, on --address, default a free port), waits for the
-        bot (started by --run, or by you) and runs the scripted checks of arena.server.conformance; exit status 0
-        when all pass, 1 when some fail, 2 for bad input (a token the registry refuses), 130 when interrupted. It
-        always ends with a verdict per check and a summary: the checks' time is bounded, a --run bot that exits
-        fails the check under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the
-        bot's process group. A given token is checked by the gateway's token path against the arena's one
-        registry (the bot is checked under its own name); without one, a bot (--name, else check-XXXXXXXX) is
-        registered through RegisterBot for the check and deleted at its end. A bot whose own code raised on a
-        decision (its kit says so with its answer, ``Decision.bot_error``) fails ``code-errors``, the first
-        traceback shown. An empty --run is refused at once; a --run program that cannot be started gets a verdict
-        per check, the summary and a line naming the command.
+                        [--time-cap S]
+        Conformance: runs an arena in process (a gateway on --address, default a free port, with a private store of
+        its own: an embedded redis-server on a Unix socket, gone at the end, so the check writes nothing, no bot
+        and no incident, into the arena of $REDIS_URL), waits for the bot (started by --run, or by you) and runs
+        the scripted checks of arena.server.conformance; exit status 0 when all pass, 1 when some fail, 2 for bad
+        input (a token the registry refuses), 130 when interrupted. It always ends with a verdict per check and a
+        summary: the checks' time is bounded (--time-cap past the wait), a --run bot that exits fails the check
+        under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the bot's process
+        group. A given token is checked against the arena's registry ($REDIS_URL, only read) and the bot's
+        identity (its salt and token hash, never a token) copied into the private store, so the bot is checked
+        under its own name with its own token; without one, a bot (--name, else check-XXXXXXXX) is registered in
+        the private store through RegisterBot. --hosted-version V (the bot host's) checks --name as the host runs
+        it: with a host token whose sessions carry version V. A bot whose own code raised on a decision (its kit
+        says so with its answer, ``Decision.bot_error``) fails ``code-errors``, the first traceback shown. An
+        empty --run is refused at once; a --run program that cannot be started gets a verdict per check, the
+        summary and a line naming the command.
     uno-arena bench gateway [--matches 64] [--seconds 10]
         Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
     uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2] [--hosted] [--json]
         A well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse); --hosted: a
-        hosted bot beside hostile hosted bots (arena.bench.hosted_abuse; needs bwrap).
+        hosted bot beside hostile hosted bots, a bot that attacks outside its check and archive bombs sent to
+        the organizer API (arena.bench.hosted_abuse; needs bwrap).
 
     TLS: `serve --tls-cert FILE --tls-key FILE` serves bots and the organizer API over TLS; `bot run --tls
     [--tls-ca FILE]` connects with it. Limits: `serve --message-rate/--message-burst/--max-new-streams`.
@@ -66,10 +72,11 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from arena.commands import add_rule_options, bench_parsers, rules_from_args, subparsers_of
+from arena.commands.archive_dir import ArchiveDirError, add_archive_dir_option, use_archive_dir
 from arena.commands.inprocess import InProcessArena, arena_store, inprocess_arena, organizer_services
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 
@@ -194,7 +201,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         try:
             store.check_reachable()  # one line naming the Redis, not "listening" and clients told nothing
+            use_archive_dir(store, args.archive_dir)
             metrics_server = start_metrics_server(port, metrics_address(args.metrics_address)) if port >= 0 else None
+        except ArchiveDirError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         except StoreConfigError as error:
             print(f"error: REDIS_URL: {error}", file=sys.stderr)
             return 2
@@ -430,6 +441,11 @@ class BotProcess:
             await asyncio.wait({self._reader}, timeout=1.0)
         return code
 
+    async def drained(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for its output to be read to the end (after a kill: what it wrote before)."""
+        if self._reader is not None:
+            await asyncio.wait({self._reader}, timeout=timeout)
+
     def kill_group(self, sig: int) -> None:
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -457,16 +473,24 @@ def _describe_exit(code: int) -> str:
 
 
 def cmd_bot_check(args: argparse.Namespace) -> int:
-    from arena.store import InvalidToken
     from bots.kit import BOT_TOKEN_ENV, BOT_TOKEN_FILE_ENV, bot_token
 
     given = ""
-    if args.token or args.token_file or os.environ.get(BOT_TOKEN_ENV) or os.environ.get(BOT_TOKEN_FILE_ENV):
+    if args.hosted_version is not None:
+        if not args.name:
+            print("error: --hosted-version checks the bot --name names, as the bot host runs it: give --name",
+                  file=sys.stderr)
+            return 2
+    elif args.token or args.token_file or os.environ.get(BOT_TOKEN_ENV) or os.environ.get(BOT_TOKEN_FILE_ENV):
         try:
             given = bot_token(args.token, args.token_file)
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
+    if args.time_cap is not None and not 0 < args.time_cap <= CHECK_BUDGET_S:
+        print(f"error: --time-cap must be more than 0 and at most {CHECK_BUDGET_S:g} seconds, got {args.time_cap:g}",
+              file=sys.stderr)
+        return 2
     argv: list[str] = []
     if args.run is not None:
         try:
@@ -485,15 +509,90 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
             print(f"error: --run: only {{target}}, {{token}} and {{name}} are filled in ({error!r}); "
                   "write a literal brace twice", file=sys.stderr)
             return 2
-    with arena_store() as store:
-        name = None
-        if given:  # the gateway's own token path, on the arena's one registry
-            try:
-                name = store.bots.verify_token(given).name
-            except (InvalidToken, ValueError) as error:
-                print(f"error: {error}", file=sys.stderr)
-                return 2
-        return _run_check(args, store, name, given, argv)
+        from pathlib import Path
+
+        from arena.commands.run_command import missing_script
+
+        missing = missing_script(argv, Path.cwd())
+        if missing:
+            print(f"error: {missing}", file=sys.stderr)
+            return 2
+    try:
+        with private_check_store() as store:
+            name: str | None = None
+            token = given
+            if given:  # the bot's own identity, read from the arena's registry, copied into the private one
+                name = _copy_identity(given, store)
+            elif args.hosted_version is not None:  # as the bot host runs it: a host token of its version
+                try:
+                    store.bots.register(args.name)
+                    token = store.bots.issue_host_token(args.name, args.hosted_version)
+                except ValueError as error:
+                    raise CheckRefused(f"--name/--hosted-version: {error}") from None
+                name = args.name
+            return _run_check(args, store, name, token, argv)
+    except CheckRefused as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+class CheckRefused(Exception):
+    """Bad input to `bot check`, said in one line (exit 2)."""
+
+
+@contextlib.contextmanager
+def private_check_store() -> Iterator[Any]:
+    """The check's own store: an embedded redis-server of its own on a Unix socket (no port), stopped and its
+    folder removed at the end, so nothing of a check is left anywhere."""
+    from arena.store import Store
+    from arena.store.embedded import RedisServer, RedisServerError
+
+    try:
+        server = RedisServer(unix_socket=True).start()
+    except RedisServerError as error:
+        raise CheckRefused(f"the check's private store could not start: {error}") from None
+    try:
+        store = Store.from_url(server.url)
+        try:
+            yield store
+        finally:
+            store.close()
+    finally:
+        server.close()
+
+
+def _copy_identity(token: str, into: Any) -> str:
+    """The name of the bot ``token`` belongs to in the arena of $REDIS_URL (only read), its identity copied into the
+    private store ``into``; :class:`CheckRefused` for a token that arena refuses, or no arena to ask."""
+    from arena.store import InvalidToken, Store, StoreConfigError
+    from arena.store.errors import UnknownBot
+
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        raise CheckRefused("invalid token: no arena to check it against ($REDIS_URL is not set): export the "
+                           "arena's REDIS_URL, or leave the token out (the check then registers a bot of its own)")
+    try:
+        arena = Store.from_url(url)
+    except (ValueError, StoreConfigError) as error:
+        raise CheckRefused(f"$REDIS_URL: {error}") from None
+    try:
+        arena.check_reachable()  # one line naming the Redis when it cannot be reached
+        name = arena.bots.verify_token(token).name
+        arena.bots.copy_identity(name, into.bots)
+        return str(name)
+    except (InvalidToken, ValueError, UnknownBot, StoreConfigError) as error:
+        raise CheckRefused(str(error)) from None
+    finally:
+        arena.close()
+
+
+async def _time_cap(progress: CheckProgress, wait_s: float, cap_s: float) -> None:
+    """Returns once the checks had ``cap_s`` seconds since the bot connected (or since the wait for it ended)."""
+    loop = asyncio.get_running_loop()
+    wait_ends = loop.time() + wait_s
+    while not progress.results and loop.time() < wait_ends:
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(cap_s)
 
 
 async def _check_verdicts(progress: CheckProgress, running: asyncio.Future[list[CheckResult]],
@@ -512,13 +611,15 @@ async def _check_verdicts(progress: CheckProgress, running: asyncio.Future[list[
         return progress.verdicts("interrupted (SIGINT/SIGTERM)"), 130
     if exited is not None and exited.done():
         return progress.verdicts(f"the bot {_describe_exit(exited.result())} during this check"), 1
-    return progress.verdicts(f"the checks did not end within {budget_s:.0f} s"), 1
+    return progress.verdicts(f"the checks did not end within {budget_s:g} s of the bot's connection (the check's "
+                             "time cap): a bot that answers well within its deadline ends them in well under a "
+                             "minute"), 1
 
 
 def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: str, argv: list[str]) -> int:
-    """The checks against bot ``name`` (None: one registered here through RegisterBot, deleted at the end) on an
-    arena started in this process, raced against the bot's exit, Ctrl-C/SIGTERM (the bot is stopped, every check
-    gets a verdict) and :data:`CHECK_BUDGET_S`."""
+    """The checks against bot ``name`` (None: one registered here through RegisterBot) on an arena started in this
+    process on the check's private ``store``, raced against the bot's exit, Ctrl-C/SIGTERM (the bot is stopped,
+    every check gets a verdict) and the time cap (``--time-cap``, else :data:`CHECK_BUDGET_S`, past the wait)."""
     import grpc
 
     from arena.client import rpc_error_line
@@ -544,11 +645,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
                 print(f"error: cannot register bot {new_name!r} for the check: {rpc_error_line(error, arena.address)}"
                       " (give the bot's own token with --token-file, or another --name)", file=sys.stderr)
                 return 2
-            try:
-                return await checks(arena, stop, new_name, new_token)
-            finally:  # the check's own bot: no token of it works any more
-                with contextlib.suppress(grpc.RpcError):
-                    await arena.call(arena.client.delete_bot, new_name)
+            return await checks(arena, stop, new_name, new_token)
 
     async def checks(arena: InProcessArena, stop: asyncio.Event, name: str, token: str) -> int:
         nonlocal bot
@@ -560,7 +657,7 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
                 command = [part.format(target=target, token=token, name=name) for part in argv]
                 # The token is in the child's environment too, so the command need not show it to `ps`.
                 bot = BotProcess(command, dict(os.environ, UNO_ARENA_BOT_TOKEN=token, UNO_ARENA_TOKEN=token,
-                                               PYTHONUNBUFFERED="1"))
+                                               UNO_ARENA_TARGET=target, PYTHONUNBUFFERED="1"))
                 try:
                     await bot.start()
                 except OSError as error:
@@ -581,15 +678,18 @@ def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: st
                       f"{args.wait:g} s", flush=True)
             from bots import make_bot
 
+            cap = args.time_cap if args.time_cap is not None else CHECK_BUDGET_S
             running = asyncio.ensure_future(run_checks(arena.gateway, name, make_bot=make_bot,
                                                        decision_deadline_s=args.decision_deadline_ms / 1000.0,
-                                                       wait_s=args.wait,
-                                                       progress=progress))
+                                                       wait_s=args.wait, progress=progress))
             stopped = asyncio.ensure_future(stop.wait())
             exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
-            waiting = {running, stopped, *([exited] if exited is not None else [])}
-            await asyncio.wait(waiting, timeout=args.wait + CHECK_BUDGET_S, return_when=asyncio.FIRST_COMPLETED)
-            results, code = await _check_verdicts(progress, running, stopped, exited, args.wait + CHECK_BUDGET_S)
+            capped = asyncio.ensure_future(_time_cap(progress, args.wait, cap))
+            waiting = {running, stopped, capped, *([exited] if exited is not None else [])}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            results, code = await _check_verdicts(progress, running, stopped, exited, cap)
+            if bot is not None and stopped.done():  # the signal killed it: its last lines are still in the pipe
+                await bot.drained(1.0)
             results = _with_code_errors(results, arena, name)
             for result in results:
                 print(result.line(), flush=True)
@@ -726,6 +826,7 @@ def register(commands: Any) -> None:
     serve.add_argument("--embedded-redis", action="store_true",
                        help="without $REDIS_URL: run a private redis-server (for trying things out; nothing else of "
                             "a deployment sees it). Without either, serve refuses to start")
+    add_archive_dir_option(serve)
     serve.add_argument("--unix-socket", default=None, metavar="PATH",
                        help="listen on this Unix socket too (plaintext, mode 0666: its directory decides who reaches "
                             "it); the bot host's sandboxed bots connect through it (docs/hosting.md)")
@@ -759,7 +860,8 @@ def register(commands: Any) -> None:
     bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
     run = bot.add_parser("run", help="run a built-in bot as a remote bot through the Python kit")
     run.add_argument("kind", choices=("random", "heuristic", "weakened", "ismctsfast", "ismcts", "ismctsstrong"))
-    run.add_argument("--target", default="127.0.0.1:50051", help="the gateway, HOST:PORT")
+    run.add_argument("--target", default=None, help="the gateway, HOST:PORT (default $UNO_ARENA_TARGET, else "
+                                                    "localhost:50051)")
     run.add_argument("--token", default=None, help="the bot's token; visible to every user of the machine (`ps`): "
                                                    "prefer --token-file or $UNO_ARENA_BOT_TOKEN")
     run.add_argument("--token-file", default=None, metavar="FILE",
@@ -790,6 +892,10 @@ def register(commands: Any) -> None:
                        help="the gateway listens on this Unix socket too, and {target} is unix:PATH (a sandboxed "
                             "bot without a network: docs/hosting.md)")
     check.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the bot to connect")
+    check.add_argument("--time-cap", type=float, default=None, metavar="S",
+                       help=f"seconds every check together may take past the wait (default {CHECK_BUDGET_S:g})")
+    check.add_argument("--hosted-version", default=None, metavar="VERSION",
+                       help="the bot host's: check --name as the host runs it, with a host token of this version")
     check.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=DEFAULT_DECISION_DEADLINE_MS)
     check.set_defaults(func=cmd_bot_check, long_running=True)
 
@@ -811,7 +917,8 @@ def register(commands: Any) -> None:
     abuse.add_argument("--attacks", default=None,
                        help="comma-separated: pong-flood, reconnect-storm, garbage, tcp-garbage, no-read "
                             "(default all); with --hosted: tcp, snoop, fork-bomb, memory-bomb, disk-fill, spin, "
-                            "stdout-flood, never-connect (default all)")
+                            "stdout-flood, never-connect, keyring-counter, api-tail-counter, inode-flood, "
+                            "bomb-inside, outside-check, bomb-tar, bomb-tar.gz, bomb-zip (default all)")
     abuse.add_argument("--hosted", action="store_true",
                        help="a well-behaved bot run by the bot host (Redis, `serve` and `host` with bwrap, each its "
                             "own process) beside hostile hosted bots (arena.bench.hosted_abuse)")

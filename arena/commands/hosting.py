@@ -6,7 +6,8 @@
         file $UNO_ARENA_BOT_TOKEN_FILE or --token-file names) or the admin's; prints the new version and its
         sha256. A refused submission: one line with the reason, exit 1.
     uno-arena bot submissions NAME [--json]
-        The bot's versions with their verdicts (checking, admitted, rejected and why) and its hosted process.
+        The bot's versions with their verdicts (checking with its place in the queue of checks, admitted,
+        rejected, stopped, and why) and its hosted process.
     uno-arena bot output NAME
         The last output (stdout and stderr, at most 64 KiB) of the bot's hosted process.
     uno-arena host [--gateway-socket PATH] [--work-dir DIR] [--metrics-port 9104] [limits] [--no-cgroups]
@@ -27,6 +28,7 @@ from typing import Any
 
 from arena.commands import positive_float, positive_int, subparsers_of
 from arena.commands.api import add_server_options, run_client
+from arena.commands.archive_dir import add_archive_dir_option
 
 DEFAULT_HOST_METRICS_PORT = 9104
 DEFAULT_GATEWAY_SOCKET = "/run/uno-arena/gateway.sock"
@@ -103,8 +105,9 @@ def cmd_bot_submissions(args: argparse.Namespace) -> int:
         if not reply.submissions:
             print(f"no submissions of bot {args.name!r}: submit one with `uno-arena bot submit {args.name} PATH`")
         for s in reply.submissions:
-            print(f"version {s.version} {submission_state(s.state)} ({s.runtime}: {' '.join(s.command)}) sha256 "
-                  f"{s.sha256[:16]} submitted {_when(s.submitted_at)}")
+            waiting = f", number {s.queue_position} in the queue of checks" if s.queue_position else ""
+            print(f"version {s.version} {submission_state(s.state)}{waiting} ({s.runtime}: {' '.join(s.command)}) "
+                  f"sha256 {s.sha256[:16]} submitted {_when(s.submitted_at)}")
             for line in s.reason.splitlines():
                 print(f"  | {line}")
         hosted = reply.hosted
@@ -136,16 +139,47 @@ def _limits(args: argparse.Namespace) -> Any:
     mib = 1024 * 1024
     return Limits(cpu_seconds=args.cpu_seconds, memory_bytes=args.memory_mib * mib, processes=args.processes,
                   open_files=args.open_files, file_size_bytes=args.file_size_mib * mib, tmp_bytes=args.tmp_mib * mib,
+                  tmp_inodes=args.tmp_inodes,
                   lifetime_s=float(args.lifetime), connect_s=float(args.connect_timeout),
                   bot_memory_bytes=args.bot_memory_mib * mib, bot_cpus=args.bot_cpus)
 
 
+def cmd_bot_prune(args: argparse.Namespace) -> int:
+    """Delete a bot's old versions, straight in the arena's store (an operator's command: it needs $REDIS_URL)."""
+    from arena.commands.archive_dir import ArchiveDirError, use_archive_dir
+    from arena.store import Store, StoreConfigError, UnknownBot
+
+    if not os.environ.get("REDIS_URL", "").strip():
+        print("error: no Redis: set REDIS_URL to the arena's Redis (bot prune is the admin's, on the store)",
+              file=sys.stderr)
+        return 2
+    if args.keep < 0:
+        print("error: --keep must be 0 or more", file=sys.stderr)
+        return 2
+    with Store.from_url() as store:
+        try:
+            store.check_reachable()
+            use_archive_dir(store, args.archive_dir)
+            name = store.bots.get(args.name).name
+        except (StoreConfigError, ArchiveDirError, UnknownBot) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        deleted = store.submissions.keep_newest(name, args.keep)
+        swept = store.submissions.sweep()
+    kept = ", ".join(str(v) for v in deleted) or "none"
+    print(f"{name}: deleted versions {kept}; {len(swept)} archive(s) no version refers to removed")
+    return 0
+
+
 def cmd_host(args: argparse.Namespace) -> int:
+    from arena.commands.archive_dir import ArchiveDirError, use_archive_dir
     from arena.commands.gateway import stop_on_signals
     from arena.hosting.host import BotHost, HostConfig, HostMetrics
+    from arena.hosting.identity import uid_range
     from arena.hosting.sandbox import sandbox_missing
     from arena.metrics import MetricsPortError, metrics_address, metrics_port, start_metrics_server
     from arena.store import Store, StoreConfigError
+    from arena.store.identities import UidRangeConflict
 
     try:
         missing = sandbox_missing()  # a real bwrap run: a container may forbid the namespaces (docs/hosting.md)
@@ -164,9 +198,12 @@ def cmd_host(args: argparse.Namespace) -> int:
     metrics = HostMetrics()
     try:
         store.check_reachable()
+        if os.geteuid() == 0:  # the sandboxes' uids: every host of this arena must agree on the range
+            uid_range(store)
+        archive_dir = use_archive_dir(store, args.archive_dir, writable=False)
         server = start_metrics_server(port, metrics_address(args.metrics_address), metrics.registry) \
             if port >= 0 else None
-    except (StoreConfigError, MetricsPortError) as error:
+    except (StoreConfigError, MetricsPortError, ArchiveDirError, UidRangeConflict) as error:
         print(f"error: {error}", file=sys.stderr)
         store.close()
         return 2
@@ -176,9 +213,11 @@ def cmd_host(args: argparse.Namespace) -> int:
         stop = asyncio.Event()
         stop_on_signals(stop, " while stopping the hosted bots: exiting now", 1)
         config = HostConfig(args.gateway_socket, work_dir, _limits(args), check_wait_s=float(args.check_wait),
+                            check_time_cap_s=float(args.check_time_cap), parallel_checks=args.parallel_checks,
                             cgroups=not args.no_cgroups)
         host = BotHost(store, config, metrics)
-        print(f"uno-arena host: gateway unix:{os.path.abspath(args.gateway_socket)}, packages in {work_dir}; "
+        print(f"uno-arena host: gateway unix:{os.path.abspath(args.gateway_socket)}, packages in {work_dir}, "
+              f"archives in {archive_dir}; "
               f"metrics on :{server.port if server else '-'}/metrics; {host.cgroups.support.describe()}",
               flush=True)
         await host.run(stop, args.poll)
@@ -209,6 +248,14 @@ def register(commands: Any) -> None:
     add_server_options(listing)
     listing.set_defaults(func=cmd_bot_submissions)
 
+    prune = bot.add_parser("prune", help="the admin: delete a bot's old submitted versions (all but the newest N "
+                                         "and the one running), freeing its quota; archives no version refers to "
+                                         "are removed. Works on the arena's Redis ($REDIS_URL) and archive folder")
+    prune.add_argument("name")
+    prune.add_argument("--keep", type=int, default=1, help="newest versions to keep (default 1)")
+    add_archive_dir_option(prune)
+    prune.set_defaults(func=cmd_bot_prune)
+
     output = bot.add_parser("output", help="the last output (stdout and stderr) of a bot's hosted process")
     output.add_argument("name")
     add_server_options(output)
@@ -218,6 +265,7 @@ def register(commands: Any) -> None:
     host.add_argument("--gateway-socket", default=DEFAULT_GATEWAY_SOCKET, metavar="PATH",
                       help="the gateway's Unix socket (`uno-arena serve --unix-socket PATH`; default "
                            f"{DEFAULT_GATEWAY_SOCKET})")
+    add_archive_dir_option(host)
     host.add_argument("--work-dir", default=None, metavar="DIR",
                       help="where unpacked packages and sandbox specs go (default ./uno-arena-host)")
     host.add_argument("--metrics-port", type=int, default=None,
@@ -232,6 +280,8 @@ def register(commands: Any) -> None:
     limits.add_argument("--open-files", type=positive_int, default=256, help="open files (RLIMIT_NOFILE)")
     limits.add_argument("--file-size-mib", type=positive_int, default=16, help="largest file (RLIMIT_FSIZE)")
     limits.add_argument("--tmp-mib", type=positive_int, default=16, help="size of its private /tmp")
+    limits.add_argument("--tmp-inodes", type=positive_int, default=4096,
+                        help="files and folders its private /tmp may hold (a root host: the tmpfs's nr_inodes)")
     limits.add_argument("--lifetime", type=positive_int, default=86400,
                         help="seconds of wall clock a process lives before it is started again")
     limits.add_argument("--connect-timeout", type=positive_int, default=30,
@@ -244,5 +294,9 @@ def register(commands: Any) -> None:
                         help="no cgroup per bot even where the machine allows one (per-process limits only)")
     host.add_argument("--check-wait", type=positive_int, default=20,
                       help="seconds the check of a new submission waits for its bot to connect")
+    host.add_argument("--check-time-cap", type=positive_int, default=90,
+                      help="seconds one check may take past that wait (its verdict says so when it ran out)")
+    host.add_argument("--parallel-checks", type=positive_int, default=2,
+                      help="checks run at once (taken in turn per author; a bot's newest waiting version only)")
     host.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)
     host.set_defaults(func=cmd_host, long_running=True)

@@ -27,6 +27,7 @@ from arena.client import (
     one_line,
     plain,
     ranked_by_text,
+    verdict_lines,
 )
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
@@ -56,7 +57,8 @@ def leaderboard_lines(response: arena_pb2.GetLeaderboardResponse) -> list[str]:
     if not response.entries:
         return [*lines, "no bot has played in this pool yet"]
     unclustered = any(e.HasField("win_rate_low") and not e.win_rate_clustered for e in response.entries)
-    return [*lines, *aligned(rows, frozenset({2})), ranked_by_text(response.ranked_by),
+    verdicts = verdict_lines(response.verdicts) if response.HasField("verdicts") else []
+    return [*lines, *aligned(rows, frozenset({2})), *verdicts, ranked_by_text(response.ranked_by),
             OPENSKILL_NOTE, f"{BATCH_NOTE} {batch_scope(pool.competition_id)}", INTERVAL_NOTE,
             *([UNCLUSTERED_NOTE] if unclustered else [])]
 

@@ -16,6 +16,7 @@ for what a bot may read), else ``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_
     uno-arena tournament create --bots random,heuristic,mybot [--seats 3] [--deals 4] [--duplicate]
                                 [--seed 7] [--deadline-ms 500] [--variant classic] [--target-score 200]
                                 [--name ID] [--idempotency-key KEY] [--watch]
+                                [--deals-of TOURNAMENT | --seed S --seed-secret HEX]  # replay known deals
                                 [--require-connected [--connect-wait SECONDS]]
     uno-arena tournament list [--status running,pending] [--json]
     uno-arena tournament schedule --cron "0 3 * * *" --bots ... (same spec options)
@@ -224,7 +225,7 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
             print(incident_line(incident))
         return 0
 
-    return run_client(args, body, token)
+    return run_client(args, body, token, bot=args.name)
 
 
 # -- tournaments ---------------------------------------------------------------------------------
@@ -332,7 +333,8 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         try:
             reply = client.create_tournament(spec, idempotency_key=key, require_connected=args.require_connected,
                                              connect_wait_s=args.connect_wait if args.require_connected else None,
-                                             on_retry=on_retry)
+                                             on_retry=on_retry, deals_of=args.deals_of,
+                                             seed_secret=args.seed_secret)
         except grpc.RpcError as error:
             if isinstance(error, grpc.Call) and error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED,
                                                                  grpc.StatusCode.UNAVAILABLE):
@@ -350,11 +352,31 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         if t.seed_commitment:
             print(f"seed commitment: {t.seed_commitment} (check with `uno-arena tournament verify {t.tournament_id}` "
                   "once it ended)")
+        if t.deals_known:
+            print(deals_known_line(t))
+        if spec.duplicate_deals and not t.spec.duplicate_deals:
+            from arena.service.tournaments import NO_SHARED_DEAL
+
+            print(f"note: --duplicate: {NO_SHARED_DEAL}", file=sys.stderr)
         if args.watch:
             return watch(client, t.tournament_id, sys.stdout)
         return 0
 
+    if args.seed_secret and args.deals_of:
+        print("error: give --deals-of or --seed-secret, not both", file=sys.stderr)
+        return 2
+    if args.seed_secret and not args.seed:
+        print("error: --seed-secret needs the seed it goes with: add --seed S", file=sys.stderr)
+        return 2
+    args.seed_secret = args.seed_secret.strip().lower()
     return _run_with_spec(args, body)
+
+
+def deals_known_line(t: Any) -> str:
+    """The line a tournament that replays known deals carries (create, standings, verify)."""
+    source = f"those of tournament {t.deals_of}" if t.deals_of else "a seed and secret given by the admin"
+    return (f"deals known in advance: this tournament replays {source}, so its commitment hides nothing; its results "
+            "compare bots on the same deals, not on deals nobody could know")
 
 
 def cmd_tournament_schedule(args: argparse.Namespace) -> int:
@@ -462,7 +484,13 @@ def cmd_tournament_watch(args: argparse.Namespace) -> int:
 def cmd_tournament_standings(args: argparse.Namespace) -> int:
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         reply = client.get_standings(args.tournament_id)
-        print(json.dumps(plain(reply), indent=2) if args.json else standings_text(reply))
+        if args.json:
+            print(json.dumps(plain(reply), indent=2))
+            return 0
+        print(standings_text(reply))
+        t = client.get_tournament(args.tournament_id)
+        if t.deals_known:
+            print(deals_known_line(t))
         return 0
 
     return run_client(args, body)
@@ -558,6 +586,12 @@ def register(commands: Any) -> None:
 
     create = tournament.add_parser("create", help="create a round-robin tournament and start it now")
     _add_spec_options(create)
+    create.add_argument("--deals-of", default="", metavar="TOURNAMENT",
+                        help="replay the deals of this ended tournament (its revealed seed and secret) with today's "
+                             "bots: give the same bots, seats, deals and rules to meet every deal again (admin)")
+    create.add_argument("--seed-secret", default="", metavar="HEX",
+                        help="with --seed S: replay the deals of that seed and this revealed secret (64 hex digits), "
+                             "e.g. a tournament's from another arena (admin)")
     create.add_argument("--watch", action="store_true", help="follow it to the end and print the standings")
     create.add_argument("--require-connected", action="store_true",
                         help="refuse when a registered participant is not connected after --connect-wait (default: "

@@ -84,7 +84,7 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
         print(f"{tournament_id}: the tournament's spec is invalid: {error}", file=out)
         return 1
     facts = TournamentFacts(tournament_id, state, spec, t.seed_commitment, t.revealed_seed, t.seed_salt,
-                            t.seed_secret)
+                            t.seed_secret, deals_known=t.deals_known)
     results = {m.match_id: recorded_match(m) for m in client.list_matches(tournament_id, page_size=1000)}
 
     def replay_of(match_id: str) -> Any:
@@ -103,6 +103,10 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
     print(f"tournament {tournament_id} ({state}): seed {t.revealed_seed}, commitment "
           f"{'ok' if found.committed else 'FAILED'}; {found.scheduled} scheduled matches re-derived, "
           f"{found.replayed} replayed, {found.unscored} not scored{unplayed}: {verdict}", file=out)
+    if found.deals_known:
+        from arena.commands.tournaments import deals_known_line
+
+        print(deals_known_line(t), file=out)
     return 0 if found.consistent else 1
 
 

@@ -10,11 +10,19 @@ token of the environment (``$UNO_ARENA_ADMIN_TOKEN`` or the file ``$UNO_ARENA_AD
 details stay with the bot's author), and reading each bot's description, version and whether it is connected now
 (arena.web.views.PublicBot; never a token, a seed or a hidden card). Prometheus metrics of the web front
 are at ``/metrics``.
+
+The listening socket is bound before anything is printed: a port in use (or an address that cannot be bound) is
+one line naming the fix and exit 2, never a URL followed by uvicorn's own error. Proxy headers
+(``X-Forwarded-For``) are trusted only from the proxies ``--trusted-proxies`` names (default: none, so every client
+is the address the connection comes from; uvicorn's own default would trust loopback).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+import ipaddress
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +41,40 @@ def public_client(target: str, *, tls: bool = False, tls_ca: str | None = None) 
     return ArenaClient(target, tls=tls, tls_ca=tls_ca, anonymous=True)
 
 
+def listening_socket(address: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``address:port`` and listening (``SO_REUSEADDR`` as uvicorn sets it); OSError with one
+    line naming the problem and the fix when the port is in use or the address cannot be bound."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((address, port))
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise OSError(f"--port {port} is in use on {address} (another web front or program listens there): "
+                          "stop it or give a free port with --port") from None
+        raise OSError(f"cannot listen on {address}:{port} ({error.strerror or error}): give an address of this "
+                      "machine with --address (e.g. 127.0.0.1 or 0.0.0.0) and a free --port") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def trusted_proxies(text: str) -> list[str]:
+    """The proxies ``--trusted-proxies`` names (comma-separated addresses or networks, e.g. ``10.0.0.5`` or
+    ``10.0.0.0/8``); ValueError naming a word that is neither. ``*`` (trust any peer) is refused: a visitor could
+    then name any address and escape the per-client limits."""
+    proxies = [word.strip() for word in text.split(",") if word.strip()]
+    for word in proxies:
+        try:
+            ipaddress.ip_network(word, strict=False)
+        except ValueError:
+            raise ValueError(f"--trusted-proxies: {word!r} is not an IP address or network (give e.g. 10.0.0.5 or "
+                             "10.0.0.0/8, comma-separated)") from None
+    return proxies
+
+
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -40,6 +82,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
     from arena.web.guard import NO_LIMITS
+    from arena.web.play import close_bot_processes
     from bots import make_bot
 
     if args.poll is None:
@@ -50,7 +93,11 @@ def cmd_web(args: argparse.Namespace) -> int:
     if args.poll <= 0:
         print(f"error: --poll {args.poll} must be a positive number of seconds", file=sys.stderr)
         return 2
+    if not 1 <= args.search_workers <= 64:
+        print(f"error: --search-workers {args.search_workers} must be 1 to 64 processes", file=sys.stderr)
+        return 2
     try:
+        proxies = trusted_proxies(args.trusted_proxies)
         target = server_address(args.server, None)
         admin_token = token_from(token_file=args.token_file)
         client = public_client(target, tls=args.tls, tls_ca=args.tls_ca)
@@ -58,13 +105,28 @@ def cmd_web(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    try:
+        sock = listening_socket(args.address, args.port)
+    except OSError as error:
+        client.close()
+        if admin is not None:
+            admin.close()
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        return 2
     limits = NO_LIMITS if args.no_client_limits else None
     app = create_app(client, make_bot=make_bot, admin_client=admin, poll_s=args.poll, grafana_url=args.grafana_url,
-                     limits=limits)
-    print(f"uno-arena web: http://{args.address}:{args.port}/ (organizer API {target})", flush=True)
+                     limits=limits, search_workers=args.search_workers)
+    port = sock.getsockname()[1]
+    host = f"[{args.address}]" if ":" in args.address else args.address
+    trust = f"; X-Forwarded-For trusted from {', '.join(proxies)}" if proxies else ""
+    print(f"uno-arena web: http://{host}:{port}/ (organizer API {target}{trust})", flush=True)
+    config = uvicorn.Config(app, host=args.address, port=port, log_level=args.log_level, access_log=False,
+                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
     try:
-        uvicorn.run(app, host=args.address, port=args.port, log_level=args.log_level, access_log=False)
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
+        close_bot_processes(app.state)
+        sock.close()
         client.close()
         if admin is not None:
             admin.close()
@@ -107,6 +169,12 @@ def register(commands: Any) -> None:
     web.add_argument("--no-client-limits", action="store_true",
                      help="turn off the per-client rate limits and caps (a benchmark whose viewers share one "
                           "address); CSRF checks and security headers stay")
+    web.add_argument("--trusted-proxies", default="", metavar="ADDRESSES",
+                     help="comma-separated addresses or networks of reverse proxies whose X-Forwarded-For names the "
+                          "client (default: none; every client is the address its connection comes from)")
+    web.add_argument("--search-workers", type=int, default=1, metavar="N",
+                     help="processes (at low CPU priority) that play the search bots (ismcts...) of people's games, "
+                          "outside the web process (default 1)")
     web.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     web.set_defaults(func=cmd_web, long_running=True)
 

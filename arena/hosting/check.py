@@ -1,11 +1,16 @@
-"""A new submission's admission: ``uno-arena bot check`` with the bot running in its sandbox.
+"""A new submission's admission: ``uno-arena bot check`` with the bot running in its sandbox, as in a live match.
 
-The check is the conformance check every author runs (:mod:`arena.server.conformance`), in a process of its own:
-its gateway listens on a Unix socket of its own as well, and its ``--run`` command is the sandbox's launcher
-(:mod:`arena.hosting.launch`) bound to that socket, so the bot is checked exactly as it will run: same sandbox,
-same limits, no network. The check registers a bot of its own for the run (``check-XXXXXXXX``, deleted at its end):
-it never disturbs the bot's live process. Exit 0 admits the submission; the verdict's reason is the check's
-failed lines and the bot's last output lines.
+The check is the conformance check every author runs (:mod:`arena.server.conformance`), in a process of its own
+with a gateway and a store of its own (an embedded Redis on a Unix socket, gone at its end: nothing of a check is
+written into the live arena, no bot record and no incident). Its ``--run`` command is the sandbox's launcher
+(:mod:`arena.hosting.launch`) bound to the check's socket, which the sandbox shows at the same path as the live
+gateway's. The bot is registered in the check's store under its own name and gets a host token of the version it
+runs (``--hosted-version``, :func:`arena.submissions.hosted_version`), exactly as the live process does
+(:meth:`arena.store.BotStore.issue_host_token`): same name, same token shape, same environment, same Welcome, and
+matches shaped as a tournament's. So a bot cannot behave for the check alone by anything it can read.
+
+The check takes at most ``time_cap_s`` past the wait for the bot (its verdict says so when it ran out); exit 0 admits
+the submission; the verdict's reason is the check's failed lines and the bot's last output lines.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass
 
@@ -24,9 +30,17 @@ from arena.hosting.sandbox import TOKEN_ENV
 
 CHECK_WAIT_S = 20.0
 """Seconds the check waits for the sandboxed bot to connect."""
-CHECK_TIMEOUT_S = 180.0
-"""The whole check ends within this (it is then killed and the submission rejected)."""
+CHECK_TIME_CAP_S = 90.0
+"""Seconds every check together may take past the wait: a bot that answers well within its deadline takes about
+10-30 s; one that answers each decision just before it ran 89-126 s and held a check slot that long."""
+CHECK_SLACK_S = 30.0
+"""Past the wait and the cap, the time the check's process has to start, give its verdict and stop its bot; then it
+is stopped (SIGTERM, then SIGKILL) and the submission rejected."""
+STOP_GRACE_S = 5.0
 MAX_REASON = 1900
+PRIVATE_ENV = ("REDIS_URL", "UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE", TOKEN_ENV,
+               "UNO_ARENA_BOT_TOKEN_FILE", "UNO_ARENA_TOKEN")
+"""What of the host's environment the check's process is not given: it needs no store but its own, no token."""
 
 
 @dataclass(frozen=True)
@@ -35,40 +49,75 @@ class Verdict:
     reason: str
 
 
-def reason_of(output: str, passed: bool) -> str:
+SIGSYS_EXIT = f"exited with code {128 + signal.SIGSYS}"
+"""How `bot check` says the sandbox ended its bot by SIGSYS (bwrap reports a signal as 128 + its number)."""
+
+
+def reason_of(output: str, passed: bool, seconds: float = 0.0, time_cap_s: float = CHECK_TIME_CAP_S,
+              host_paths: tuple[str, ...] = ()) -> str:
     """The verdict's reason from the check's output: the summary when it passed; else every line but the checks
-    that passed (the failed checks, the bot's last lines, the summary), the end kept when too long."""
-    lines = [line for line in output.splitlines() if line.strip()]
+    that passed and the host's own (the failed checks, the bot's last lines, the summary), the end kept when too
+    long. Both say how long the check took of the time it may take; no line names ``host_paths``."""
+    lines = [line for line in output.splitlines() if line.strip() and not line.startswith("started: ")]
+    lines = [line.replace(SIGSYS_EXIT, "was killed by SIGSYS: it made a system call the sandbox forbids")
+             for line in lines]
+    for path in host_paths:
+        lines = [line.replace(path, "...") for line in lines]
+    took = f" (in {seconds:.0f} s; a check may take {time_cap_s:g} s)" if seconds else ""
     if passed:
         summary = [line for line in lines if line.endswith("checks passed") and " of " in line]
-        return f"bot check in the sandbox: {summary[-1] if summary else 'all checks passed'}"
+        return f"bot check in the sandbox: {summary[-1] if summary else 'all checks passed'}{took}"
     kept = "\n".join(line for line in lines if not line.startswith("PASS "))
-    return ("bot check in the sandbox failed:\n" + kept[-MAX_REASON:]) if kept else "bot check in the sandbox failed"
+    head = f"bot check in the sandbox failed{took}"
+    return (f"{head}:\n" + kept[-MAX_REASON:]) if kept else head
 
 
-async def check_in_sandbox(spec_file: str, socket_dir: str, *, wait_s: float = CHECK_WAIT_S,
-                           timeout_s: float = CHECK_TIMEOUT_S) -> Verdict:
-    """Run ``uno-arena bot check`` on the sandboxed bot of ``spec_file`` (the arena's store: ``$REDIS_URL``)."""
-    socket_path = os.path.join(socket_dir, f"check-{uuid.uuid4().hex[:8]}.sock")
+def check_argv(spec_file: str, socket_path: str, bot: str, version: str, wait_s: float,
+               time_cap_s: float) -> list[str]:
+    """The check's command line: ``bot check`` of ``bot`` as the host runs it (a host token of ``version``), its bot
+    the sandbox's launcher on the check's own socket."""
     run = shlex.join([sys.executable, "-m", "arena.hosting.launch", spec_file, "--socket", socket_path])
-    argv = [sys.executable, "-m", "arena.cli", "bot", "check", "--unix-socket", socket_path, "--wait", f"{wait_s:g}",
-            "--run", run]
-    env = {k: v for k, v in os.environ.items() if k not in (TOKEN_ENV, "UNO_ARENA_BOT_TOKEN_FILE")}
+    return [sys.executable, "-m", "arena.cli", "bot", "check", "--name", bot, "--hosted-version", version,
+            "--unix-socket", socket_path, "--wait", f"{wait_s:g}", "--time-cap", f"{time_cap_s:g}", "--run", run]
+
+
+async def check_in_sandbox(spec_file: str, socket_dir: str, bot: str, version: str, *, wait_s: float = CHECK_WAIT_S,
+                           time_cap_s: float = CHECK_TIME_CAP_S) -> Verdict:
+    """Run ``uno-arena bot check`` on the sandboxed bot of ``spec_file``, bot ``bot`` running ``version``."""
+    socket_path = os.path.join(socket_dir, f"gw-{uuid.uuid4().hex[:8]}.sock")
+    argv = check_argv(spec_file, socket_path, bot, version, wait_s, time_cap_s)
+    env = {k: v for k, v in os.environ.items() if k not in PRIVATE_ENV}
+    started = time.monotonic()
     process = await asyncio.create_subprocess_exec(*argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                                    stderr=subprocess.STDOUT, start_new_session=True)
     out: bytes | None = None
     try:
-        out, _ = await asyncio.wait_for(process.communicate(), timeout_s)
+        out, _ = await asyncio.wait_for(process.communicate(), wait_s + time_cap_s + CHECK_SLACK_S)
     except TimeoutError:
         pass
-    finally:  # timed out, or the host is stopping: the check and its sandboxed bot go
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            await process.wait()
+    finally:  # timed out, or the host is stopping: the check (and with it its bot and its store) goes
+        await _stop(process)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(socket_path)
+    seconds = time.monotonic() - started
     if out is None:
-        return Verdict(False, f"bot check in the sandbox did not end within {timeout_s:g} s")
+        return Verdict(False, f"bot check in the sandbox did not end within {wait_s + time_cap_s:g} s (the time a "
+                              "check may take)")
     passed = process.returncode == 0
-    return Verdict(passed, reason_of(out.decode("utf-8", "replace"), passed))
+    return Verdict(passed, reason_of(out.decode("utf-8", "replace"), passed, seconds, time_cap_s,
+                                     (spec_file, socket_path, socket_dir)))
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM to the check's process group (it stops its bot and its private store), SIGKILL after
+    :data:`STOP_GRACE_S`."""
+    if process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), STOP_GRACE_S)
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()

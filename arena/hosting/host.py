@@ -1,9 +1,13 @@
 """The bot host (`uno-arena host`): every hosted bot's newest admitted version running in its sandbox.
 
 Every :data:`POLL_S` it reads the store: a submission still ``checking`` is checked in the sandbox
-(:mod:`arena.hosting.check`, two at a time) and admitted or rejected with the reason; each bot with an admitted
+(:mod:`arena.hosting.check`: played as a live match, on a store of the check's own; two at a time, taken in turn
+per author by :mod:`arena.hosting.queue`, each within a time cap; a bot's older waiting versions are superseded; the
+queue's places are in the store for the author) and admitted or rejected with the reason; each bot with an admitted
 version has one :class:`HostedBot` running it (a newer admitted version replaces the running one; a bot deleted or
-revoked is stopped). A hosted process connects to the gateway's Unix socket with a token of its own
+revoked is stopped). A process that breaks a rule of the sandbox (SIGSYS: a system call the filter forbids) is not
+started again: its version is marked ``stopped`` with the reason. Unpacked versions and spec files no longer of
+use are removed from the work folder. A hosted process connects to the gateway's Unix socket with a token of its own
 (:meth:`arena.store.BotStore.issue_host_token`, a new one at each start: the author's token is left alone). Its
 state and its last output go to the store for the author (``bot submissions``, ``bot output``). Each start of a
 process, and each check, has a cgroup of its own where the machine allows (:mod:`arena.hosting.cgroups`), removed
@@ -18,6 +22,7 @@ import functools
 import json
 import logging
 import os
+import shutil
 import stat
 import tempfile
 import time
@@ -27,8 +32,10 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from arena.hosting.cgroups import Cgroup, CgroupError, CgroupManager, CgroupMode, CgroupSupport, detect, oom_kills
-from arena.hosting.check import CHECK_WAIT_S, check_in_sandbox
+from arena.hosting.check import CHECK_TIME_CAP_S, CHECK_WAIT_S, check_in_sandbox
+from arena.hosting.identity import sandbox_uid
 from arena.hosting.process import STABLE_S, OutputTail, Run, SandboxedProcess, backoff_s, memory_limit_reached
+from arena.hosting.queue import Waiting, plan_checks
 from arena.hosting.sandbox import Limits, SandboxSpec, package_path
 from arena.relay.messages import drop_message
 from arena.service.competitions import bots_without_memory
@@ -73,26 +80,42 @@ class HostConfig:
     """Run each bot as a uid of its own (as root; ignored otherwise)."""
     check_wait_s: float = CHECK_WAIT_S
     """Seconds the check of a new submission waits for its bot to connect."""
+    check_time_cap_s: float = CHECK_TIME_CAP_S
+    """Seconds one check may take past that wait (its verdict says so when it ran out)."""
     parallel_checks: int = 2
     """Checks of new submissions run at once (each is a `bot check` process and a sandboxed bot)."""
     cgroups: bool = True
     """A cgroup per bot where the machine allows (False: rlimits only)."""
 
 
+UNPACKING = ".unpack-"
+"""How a package's folder being written is named (removed when the unpacking fails, and at the host's start)."""
+
+
 def unpack(archive: bytes, target: Path) -> None:
-    """Write a stored package's files under ``target`` (readable by every uid; once: a package never changes)."""
+    """Write a stored package's files under ``target`` (readable by every uid; once: a package never changes).
+    ValueError, naming the package's own path and never the host's, when it cannot be written; nothing is left."""
     if target.exists():
         return
     package = read_package(archive)
-    partial = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
-    for f in package.files:
-        path = partial / f.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(f.data)
-        path.chmod(0o755 if f.executable else 0o644)
-    for folder in [partial, *(p for p in partial.rglob("*") if p.is_dir())]:
-        folder.chmod(0o755)
-    os.replace(partial, target)
+    partial = Path(tempfile.mkdtemp(prefix=UNPACKING, dir=target.parent))
+    try:
+        for f in package.files:
+            path = partial / f.path
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(f.data)
+            except OSError as error:
+                raise ValueError(f"the package cannot be unpacked: {f.path!r}: "
+                                 f"{error.strerror or type(error).__name__} (a file and a folder of one name?)"
+                                 ) from None
+            path.chmod(0o755 if f.executable else 0o644)
+        for folder in [partial, *(p for p in partial.rglob("*") if p.is_dir())]:
+            folder.chmod(0o755)
+        os.replace(partial, target)
+    finally:
+        if partial.exists():
+            shutil.rmtree(partial, ignore_errors=True)
 
 
 class HostedBot:
@@ -108,6 +131,8 @@ class HostedBot:
         self.output = OutputTail()
         self.task: asyncio.Task[None] | None = None
         self.restarts = 0
+        self.stopped_for = ""
+        """Why the host stopped this version for good (a rule of the sandbox broken), if it did."""
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._loop(), name=f"hosted-{self.name}")
@@ -133,6 +158,9 @@ class HostedBot:
                 if run.match_played:
                     self.host.metrics.fresh_sandboxes.labels(self.name).inc()
                     continue
+                if run.breach:
+                    await self._stop_for_good(run.breach)
+                    return
                 quick_ends = 0 if run.seconds >= STABLE_S else quick_ends + 1
                 pause = backoff_s(quick_ends)
                 self.restarts += 1
@@ -147,13 +175,14 @@ class HostedBot:
             flusher.cancel()
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(store.submissions.set_output, self.name, bytes(self.output.data))
-                await self._record("stopped", "the bot host stopped it")
+                await self._record("stopped", self.stopped_for or "the bot host stopped it")
 
     async def _run_once(self) -> Run:
         """One life of the process, in a cgroup of its own (removed after it)."""
         group = await asyncio.to_thread(self.host.cgroups.create, self.name)
         try:
-            spec_file = await asyncio.to_thread(self.host.prepare, self.name, self.submission, group)
+            spec_file = await asyncio.to_thread(self.host.prepare, self.name, self.submission, group,
+                                                fresh=self.fresh_sandbox)
             store = self.host.store
             token = await asyncio.to_thread(store.bots.issue_host_token, self.name,
                                             hosted_version(self.submission.version), self.fresh_sandbox)
@@ -174,6 +203,17 @@ class HostedBot:
         finally:
             if group is not None:
                 await asyncio.to_thread(self.host.cgroups.remove, group)
+
+    async def _stop_for_good(self, why: str) -> None:
+        """The process broke a rule of the sandbox: its version is marked ``stopped`` (the author reads why in `bot
+        submissions`) and never run again; the loop ends without another start."""
+        log.warning("hosted bot %s version %d: %s", self.name, self.submission.version, why)
+        self.host.metrics.verdicts.labels(SubmissionState.STOPPED.value).inc()
+        with contextlib.suppress(KeyError):  # the version was deleted meanwhile: nothing left to mark
+            await asyncio.to_thread(self.host.store.submissions.set_verdict, self.name, self.submission.version,
+                                    SubmissionState.STOPPED, f"version {self.submission.version} {why}")
+        self.stopped_for = why
+        self.stop_event.set()
 
     async def _record(self, state: str, detail: str) -> None:
         hosted = HostedState(state, self.submission.version, self.restarts, detail, time.time())
@@ -202,13 +242,16 @@ class BotHost:
         self.bots: dict[str, HostedBot] = {}
         self.checks: dict[tuple[str, int], asyncio.Task[None]] = {}
         """Checks of new submissions under way, by bot (without case) and version."""
-        self.check_room = asyncio.Semaphore(max(1, config.parallel_checks))
+        self.under_check: dict[tuple[str, int], Waiting] = {}
+        """What each check under way is, for the queue's turns per author."""
         work = Path(config.work_dir)
         (work / "packages").mkdir(parents=True, exist_ok=True)
         (work / "specs").mkdir(parents=True, exist_ok=True)
         # Root's alone: a sandbox sees its package through its own mount (/bot), never through these folders.
         os.chmod(work / "specs", 0o700)
         os.chmod(work / "packages", 0o700)
+        for partial in (work / "packages").glob(f"{UNPACKING}*"):  # a host that died while unpacking left it
+            shutil.rmtree(partial, ignore_errors=True)
         self.socket_dir = tempfile.mkdtemp(prefix="uno-host-")  # short: a socket's path has at most 107 bytes
         os.chmod(self.socket_dir, stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH)
         support = detect() if config.cgroups else CgroupSupport(CgroupMode.NONE, "turned off (--no-cgroups)")
@@ -218,51 +261,79 @@ class BotHost:
             self.metrics.cgroups.labels(mode.value).set(1 if mode is self.cgroups.mode else 0)
         log.info("bot host: %s", self.cgroups.support.describe())
 
-    def prepare(self, name: str, submission: Submission, group: Cgroup | None = None) -> str:
-        """Unpack the submission (once) and write its sandbox spec (with ``group``, the cgroup the process joins);
-        the spec file's path."""
+    def prepare(self, name: str, submission: Submission, group: Cgroup | None = None, purpose: str = "run",
+                fresh: bool = False) -> str:
+        """Unpack the submission (once) and write its sandbox spec (with ``group``, the cgroup the process joins;
+        ``purpose`` in its file's name: ``run`` or ``check``; ``fresh``: a uid no sandbox had, else the bot's own);
+        the spec file's path (removed by the caller)."""
         target = package_path(self.config.work_dir, submission.sha256)
         archive = self.store.submissions.archive(submission.sha256)
         if archive is None:
             raise UnknownBot(f"{name}: the archive of version {submission.version} is missing from the store")
         unpack(archive, target)
         root = os.geteuid() == 0
-        uid = self.store.submissions.sandbox_uid(name) if root and self.config.uid_per_bot else None
+        uid = sandbox_uid(self.store, name, fresh) if root and self.config.uid_per_bot else None
         spec = SandboxSpec(str(target), Runtime(submission.runtime), submission.command,
                            os.path.abspath(self.config.gateway_socket), uid, self.config.limits,
                            group.folders if group is not None else ())
-        path = Path(self.config.work_dir) / "specs" / f"{name.casefold()}-{submission.version}.json"
+        path = Path(self.config.work_dir) / "specs" / f"{name.casefold()}-{submission.version}-{purpose}.json"
         path.write_text(json.dumps(spec.to_json()))
         return str(path)
 
     async def check_pending(self) -> None:
-        """Start a check of every submission still ``checking`` that is not under check already
-        (:attr:`HostConfig.parallel_checks` run at a time, the others wait their turn). It does not wait for them:
-        a check takes up to a minute, and the rounds meanwhile go on starting and stopping bots."""
-        pending = [submission for name in await asyncio.to_thread(self.store.submissions.hosted_bots)
-                   for submission in await asyncio.to_thread(self.store.submissions.all, name)
-                   if submission.state is SubmissionState.CHECKING]
-        for submission in pending:
-            key = (submission.bot.casefold(), submission.version)
-            if key not in self.checks:
-                task = asyncio.create_task(self._check_in_turn(submission), name=f"check-{submission.bot}")
-                self.checks[key] = task
-                task.add_done_callback(functools.partial(self._check_done, key))
+        """Start checks of the submissions still ``checking`` while a slot is free (:attr:`HostConfig.parallel_checks`
+        at a time), in the order of :func:`arena.hosting.queue.plan_checks` (in turn per author; a bot's older
+        waiting versions superseded), and keep the queue's places in the store for the authors. It does not wait
+        for the checks: each takes up to its time cap, and the rounds meanwhile go on starting and stopping bots."""
+        waiting: list[Waiting] = []
+        submissions: dict[tuple[str, int], Submission] = {}
+        for name in await asyncio.to_thread(self.store.submissions.hosted_bots):
+            pending = [s for s in await asyncio.to_thread(self.store.submissions.all, name)
+                       if s.state is SubmissionState.CHECKING]
+            if not pending:
+                continue
+            try:
+                record = await asyncio.to_thread(self.store.bots.get, name)
+            except UnknownBot:
+                continue
+            for submission in pending:
+                one = Waiting(record.name, submission.version, record.owner or f"bot:{record.name.casefold()}",
+                              submission.submitted_at)
+                submissions[one.key] = replace(submission, bot=record.name)
+                if one.key not in self.checks:
+                    waiting.append(one)
+        plan = plan_checks(waiting, self.under_check.values())
+        for old in plan.superseded:
+            newest = max(v for (bot, v) in submissions if bot == old.key[0])
+            await self._verdict(submissions[old.key], SubmissionState.REJECTED,
+                                f"superseded: version {newest} of the bot was submitted before this one was "
+                                "checked; only the newest waiting version is checked (this one never ran)")
+        free = max(0, self.config.parallel_checks - len(self.checks))
+        for one in plan.order[:free]:
+            task = asyncio.create_task(self._check(submissions[one.key]), name=f"check-{one.bot}")
+            self.checks[one.key] = task
+            self.under_check[one.key] = one
+            task.add_done_callback(functools.partial(self._check_done, one.key))
+        places = {(w.bot, w.version): place - free for place, w in enumerate(plan.order, start=1) if place > free}
+        await asyncio.to_thread(self.store.submissions.set_check_queue, places)
 
     def _check_done(self, key: tuple[str, int], _task: asyncio.Task[None]) -> None:
         self.checks.pop(key, None)
-
-    async def _check_in_turn(self, submission: Submission) -> None:
-        async with self.check_room:
-            await self._check(submission)
+        self.under_check.pop(key, None)
 
     async def _check(self, submission: Submission) -> None:
+        """Check ``submission`` (its ``bot``: the record's name) in the sandbox, as a live match plays it."""
         name = submission.bot
         group: Cgroup | None = None
+        spec_file = ""
         try:
-            group = await asyncio.to_thread(self.cgroups.create, f"check-{name}")
-            spec_file = await asyncio.to_thread(self.prepare, name, submission, group)
-            verdict = await check_in_sandbox(spec_file, self.socket_dir, wait_s=self.config.check_wait_s)
+            group = await asyncio.to_thread(self.cgroups.create, name)
+            # A bot without memory plays every live match under a uid no sandbox had: so does its check.
+            fresh = (await asyncio.to_thread(self.store.bots.get, name)).sandboxes_only
+            spec_file = await asyncio.to_thread(self.prepare, name, submission, group, "check", fresh)
+            verdict = await check_in_sandbox(spec_file, self.socket_dir, name, hosted_version(submission.version),
+                                             wait_s=self.config.check_wait_s,
+                                             time_cap_s=self.config.check_time_cap_s)
         except (UnknownBot, DeletedBot, ValueError, OSError) as error:
             state, reason = SubmissionState.REJECTED, f"cannot be checked: {error}"
         else:
@@ -273,12 +344,42 @@ class BotHost:
         finally:
             if group is not None:
                 await asyncio.to_thread(self.cgroups.remove, group)
+            if spec_file:
+                with contextlib.suppress(OSError):
+                    os.unlink(spec_file)
+        await self._verdict(submission, state, reason)
+
+    async def _verdict(self, submission: Submission, state: SubmissionState, reason: str) -> None:
+        """Record the verdict on a version still ``checking`` (one given meanwhile, an operator's, stands)."""
+        name = submission.bot
         now = {s.version: s.state for s in await asyncio.to_thread(self.store.submissions.all, name)}
         if now.get(submission.version) is not SubmissionState.CHECKING:
-            return  # given a verdict meanwhile (an operator's): it stands
+            return
         self.metrics.verdicts.labels(state.value).inc()
-        await asyncio.to_thread(self.store.submissions.set_verdict, name, submission.version, state, reason)
+        with contextlib.suppress(KeyError):  # deleted meanwhile
+            await asyncio.to_thread(self.store.submissions.set_verdict, name, submission.version, state, reason)
         log.info("submission %s v%d: %s", name, submission.version, state.value)
+
+    def clean_work_dir(self) -> None:
+        """Remove what no process needs any more: the unpacked versions (``packages/SHA``) that are not a running,
+        current (newest admitted) or waiting version's, and the spec files of no process under way."""
+        needed: set[str] = {bot.submission.sha256 for bot in self.bots.values()}
+        for name in self.store.submissions.hosted_bots():
+            versions = self.store.submissions.all(name)
+            needed.update(s.sha256 for s in versions if s.state is SubmissionState.CHECKING)
+            current = self.store.submissions.current(name)
+            if current is not None:
+                needed.add(current.sha256)
+        packages = Path(self.config.work_dir) / "packages"
+        for folder in packages.iterdir():
+            if not folder.name.startswith(UNPACKING) and folder.name not in needed:
+                shutil.rmtree(folder, ignore_errors=True)
+        in_use = {f"{key[0]}-{key[1]}-check.json" for key in self.checks}
+        in_use.update(f"{b.name.casefold()}-{b.submission.version}-run.json" for b in self.bots.values())
+        for spec in (Path(self.config.work_dir) / "specs").iterdir():
+            if spec.name not in in_use:
+                with contextlib.suppress(OSError):
+                    spec.unlink()
 
     async def reconcile(self) -> None:
         """Run each hosted bot's newest admitted version; stop what should not run any more."""
@@ -324,6 +425,7 @@ class BotHost:
         await self.reconcile()
         await self.check_pending()
         await self.reconcile()
+        await asyncio.to_thread(self.clean_work_dir)
 
     async def run(self, stop: asyncio.Event, poll_s: float = POLL_S) -> None:
         """Until ``stop``: check, reconcile, every ``poll_s``; then stop every process."""

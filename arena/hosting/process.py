@@ -1,7 +1,9 @@
 """One hosted bot's process, kept running: started through :mod:`arena.hosting.launch`, its stdout and stderr
 kept (the last :data:`OUTPUT_CAP` bytes, counted past that), killed when it outlives :attr:`Limits.lifetime_s` or
 has not connected within :attr:`Limits.connect_s`, and started again after a pause that doubles with each quick
-end (:func:`backoff_s`). Each end is described for its author (:func:`describe_end`)."""
+end (:func:`backoff_s`). Each end is described for its author (:func:`describe_end`); an end that shows the process
+broke a rule of the sandbox (:func:`sandbox_breach`: SIGSYS, the syscall filter's kill) is not followed by another
+start: the host stops that version for good."""
 
 from __future__ import annotations
 
@@ -30,6 +32,23 @@ STOP_GRACE_S = 3.0
 SPENT_POLL_S = 0.5
 """How often a fresh sandbox's token is looked at (spent: its one match is over)."""
 MATCH_PLAYED = "ended: it played its one match (bots without memory: a fresh sandbox plays the next)"
+SIGSYS_BREACH = ("stopped: it made a system call the sandbox forbids (SIGSYS); fix the bot and submit a new "
+                 "version")
+
+
+def signal_of(code: int) -> int:
+    """The signal that ended a process of exit status ``code`` (negative: the signal; past 128: bwrap's report of
+    its child's signal, 128 + signal), else 0."""
+    return -code if code < 0 else code - 128 if code > 128 else 0
+
+
+def sandbox_breach(code: int, killed_for: str = "") -> str:
+    """Why a process that ended with ``code`` broke a rule of the sandbox, for its author; '' when it did not.
+    Only the syscall filter's kill (SIGSYS) is a breach: the limits (CPU, memory, files, inodes, processes) are
+    limits, not rules, and the host's own kills are not the bot's doing."""
+    if killed_for or signal_of(code) != signal.SIGSYS:
+        return ""
+    return SIGSYS_BREACH
 
 
 def backoff_s(quick_ends: int) -> float:
@@ -50,7 +69,7 @@ def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory:
     process then ended, unless that was the kill), a limit's signal, or its exit code."""
     if killed_for:
         return killed_for
-    sig = -code if code < 0 else code - 128 if code > 128 else 0
+    sig = signal_of(code)
     if out_of_memory:
         reached = memory_limit_reached(limits)
         return reached if sig == signal.SIGKILL else f"{reached}; then {describe_end(code, limits)}"
@@ -104,6 +123,8 @@ class Run:
     seconds: float
     match_played: bool = False
     """A fresh sandbox ended by the host after its one match (a normal end: no backoff)."""
+    breach: str = ""
+    """Why the process broke a rule of the sandbox (:func:`sandbox_breach`), for its author; '' when it did not."""
 
 
 class SandboxedProcess:
@@ -141,14 +162,16 @@ class SandboxedProcess:
         seconds = time.monotonic() - started
         if killed_for == MATCH_PLAYED:
             return Run(code, MATCH_PLAYED, seconds, match_played=True)
-        detail = describe_end(code, self.limits, killed_for, self.group is not None and oom_kills(self.group) > 0)
+        breach = sandbox_breach(code, killed_for)
+        detail = breach or describe_end(code, self.limits, killed_for,
+                                        self.group is not None and oom_kills(self.group) > 0)
         written = self.output.total - written_before
         if written > self.output.cap:
             detail += f"; it wrote {written} bytes of output (the last {self.output.cap} kept)"
         last = self.output.last_line()
         if last and not killed_for.startswith("stopped"):
             detail += f"; its last line: {last}"
-        return Run(code, detail, seconds)
+        return Run(code, detail, seconds, breach=breach)
 
     async def _watch(self, stop: asyncio.Event, started: float) -> str:
         """Wait for the process's end; '' when it ended by itself, else why the host killed it."""

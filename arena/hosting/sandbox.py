@@ -2,18 +2,22 @@
 looking up where programs are).
 
 What the bot sees: a read-only ``/usr`` (and ``/lib*``, ``/bin`` links), its own package read-only at ``/bot`` (its
-working folder), a private ``/tmp`` (tmpfs of :attr:`Limits.tmp_bytes`), its own ``/proc`` (a new PID namespace: its
-own processes only), a minimal ``/dev``, the runtime it needs read-only (for ``python3.11-kit``: the arena's Python
-installation, its site-packages and the arena's own ``arena`` and ``bots`` packages), and the gateway's Unix socket
-at :data:`SOCKET_IN_SANDBOX`; nothing else of the machine: no other bot's files, no token file, no ``/etc``, no
-``/home``. New PID, network, IPC, UTS and cgroup namespaces: no network at all but that socket. Its environment is
-only :data:`TARGET_ENV` (``unix:`` + the socket), its own token (:data:`TOKEN_ENV`) and a few plain settings.
+working folder), a private ``/tmp`` (tmpfs of :attr:`Limits.tmp_bytes`; as root with :attr:`Limits.tmp_inodes`:
+:mod:`arena.hosting.private_mounts`), its own ``/proc`` (a new PID namespace: its own processes only), a minimal
+``/dev`` without ptys, the runtime it needs read-only at paths that name nothing of the host (:class:`RuntimeLayout`:
+for ``python3.11-kit`` the Python installation at ``/opt/python``, its site-packages and the arena's own ``arena``
+and ``bots`` packages under ``/opt``, on ``PYTHONPATH``), and the gateway's Unix socket at :data:`SOCKET_IN_SANDBOX`;
+nothing else of the machine: no other bot's files, no token file, no ``/etc``, no ``/home``. New PID, network, IPC,
+UTS and cgroup namespaces: no network at all but that socket. Its environment is only :data:`TARGET_ENV` (``unix:`` +
+the socket), its own token (:data:`TOKEN_ENV`) and a few plain settings. The launcher adds the syscall filter
+(:mod:`arena.hosting.seccomp`).
 
 As root (the usual host: a container), ``bwrap`` runs without a user namespace and the bot runs as a uid of its own
-(``setpriv``: no capabilities, no supplementary groups, no new privileges): a user namespace would map it to root
-outside, where ``RLIMIT_NPROC`` does not count, and a uid per bot makes the process limit the bot's alone. As
-another user, ``bwrap --unshare-user`` maps the bot to that user (the process limit is then shared with the host's
-user: docs/hosting.md).
+(``setpriv``: no capabilities, no supplementary groups, no new privileges; the uid from the arena's range,
+:mod:`arena.hosting.identity`): a user namespace would map it to root outside, where ``RLIMIT_NPROC`` does not count,
+and a uid of its own makes the process limit and the kernel's other per-user counters the bot's alone. As another
+user, ``bwrap --unshare-user --disable-userns`` maps the bot to that user (the process limit is then shared with the
+host's user: docs/hosting.md).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.hosting.private_mounts import PrivateMounts
+from arena.hosting.seccomp import program as seccomp_program
 from arena.submissions import Runtime
 
 SOCKET_IN_SANDBOX = "/run/uno-arena/gateway.sock"
@@ -54,6 +60,9 @@ class Limits:
     """The largest file it may write (RLIMIT_FSIZE)."""
     tmp_bytes: int = 16 * 1024 * 1024
     """Size of its private /tmp (tmpfs)."""
+    tmp_inodes: int = 4096
+    """Files, folders and links its private /tmp may hold (the tmpfs's ``nr_inodes``: each costs kernel memory
+    that the size does not count). As root only (the launcher mounts that tmpfs; bwrap's own has no such option)."""
     lifetime_s: float = 24 * 3600.0
     """Wall-clock life of one process: it is then killed and started again."""
     connect_s: float = 30.0
@@ -114,7 +123,8 @@ def find_setpriv() -> str:
 
 def sandbox_missing() -> str:
     """What this machine lacks to run the sandbox, as one line naming how to get it; '' when it can. A real
-    ``bwrap`` run with the namespaces the host asks for: installed is not enough (a container may forbid them)."""
+    ``bwrap`` run with the namespaces and the syscall filter the host asks for: installed is not enough (a container
+    may forbid them)."""
     import subprocess
 
     try:
@@ -123,80 +133,153 @@ def sandbox_missing() -> str:
             find_setpriv()
     except SandboxUnavailable as error:
         return str(error)
-    user = [] if os.geteuid() == 0 else ["--unshare-user"]
+    user = [] if os.geteuid() == 0 else ["--unshare-user", "--disable-userns"]
+    fd = os.memfd_create("seccomp", 0)  # the syscall filter too: a kernel without seccomp filters fails here
     try:
-        probe = subprocess.run([bwrap, *user, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc",
-                                "/proc", "--dev", "/dev", "true"], capture_output=True, text=True, timeout=30)
+        os.write(fd, seccomp_program())
+        os.lseek(fd, 0, os.SEEK_SET)
+        probe = subprocess.run([bwrap, *user, "--seccomp", str(fd), "--unshare-pid", "--unshare-net", "--ro-bind",
+                                "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], capture_output=True, text=True,
+                               timeout=30, pass_fds=(fd,))
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bwrap cannot run here: {error}"
+    finally:
+        os.close(fd)
     if probe.returncode != 0:
         return f"bwrap cannot make a sandbox here: {probe.stderr.strip()[:200]}"
     return ""
 
 
-def python_roots() -> list[str]:
-    """What the ``python3.11-kit`` runtime needs read-only: the Python installation, its environment (a venv's
-    site-packages) and the folders of the ``arena`` and ``bots`` packages (an editable install's sources)."""
+PYTHON_IN_SANDBOX = "/opt/python"
+"""Where the Python installation (its base prefix) is in the sandbox."""
+PYTHON_PACKAGES_IN_SANDBOX = "/opt/python-packages"
+"""Where the environment's site-packages (a venv's) is in the sandbox."""
+ARENA_IN_SANDBOX = "/opt/uno-arena"
+"""Where the ``arena`` and ``bots`` packages (the kit) are in the sandbox: ``/opt/uno-arena/arena`` ..."""
+NODE_IN_SANDBOX = "/opt/node"
+"""Where a Node.js installed outside ``/usr`` is in the sandbox."""
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host folder mounted read-only in the sandbox at a path that names nothing of the host."""
+
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class RuntimeLayout:
+    """What a runtime needs in the sandbox: its mounts, its program there, and its environment."""
+
+    mounts: tuple[Mount, ...] = ()
+    program: str = ""
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def python_layout() -> RuntimeLayout:
+    """The ``python3.11-kit`` runtime: the Python installation at :data:`PYTHON_IN_SANDBOX`, the environment's
+    site-packages at :data:`PYTHON_PACKAGES_IN_SANDBOX` and the ``arena`` and ``bots`` packages under
+    :data:`ARENA_IN_SANDBOX`, found through ``PYTHONPATH`` (not through the venv, whose files name host paths)."""
+    import sysconfig
+
     import arena
     import bots
 
-    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
+    base = os.path.realpath(sys.base_prefix)
+    executable = os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)
+    if not _inside(executable, base):
+        raise SandboxUnavailable("the bot host's Python program is not inside its installation (sys.base_prefix): "
+                                 "the python3.11-kit runtime needs a Python installed in one folder")
+    # A Python under /usr is in the sandbox already, at its own path (which names nothing of the host's).
+    in_usr = _inside(base, "/usr")
+    mounts = [] if in_usr else [Mount(base, PYTHON_IN_SANDBOX)]
+    path = [ARENA_IN_SANDBOX]
+    packages = sorted({os.path.realpath(sysconfig.get_paths()[kind]) for kind in ("purelib", "platlib")})
+    for n, folder in enumerate(p for p in packages if not _inside(p, base) and os.path.isdir(p)):
+        target = PYTHON_PACKAGES_IN_SANDBOX + (f"-{n + 1}" if n else "")
+        mounts.append(Mount(folder, target))
+        path.append(target)
     for package in (arena, bots):
-        roots.add(os.path.dirname(os.path.realpath(package.__file__ or "")))
-    return sorted(roots)
+        folder = os.path.dirname(os.path.realpath(package.__file__ or ""))
+        mounts.append(Mount(folder, f"{ARENA_IN_SANDBOX}/{os.path.basename(folder)}"))
+    env = [("PYTHONPATH", ":".join(path)), ("PYTHONNOUSERSITE", "1")]
+    if in_usr:
+        return RuntimeLayout(tuple(mounts), executable, tuple(env))
+    # Its libpython may be found by an absolute RUNPATH (the host's folder): found here instead.
+    env.append(("LD_LIBRARY_PATH", f"{PYTHON_IN_SANDBOX}/lib"))
+    return RuntimeLayout(tuple(mounts), PYTHON_IN_SANDBOX + executable[len(base):], tuple(env))
 
 
-def node_roots() -> list[str]:
+def node_layout() -> RuntimeLayout:
+    """The ``node20`` runtime: ``node`` from ``/usr`` as it is, or its installation at :data:`NODE_IN_SANDBOX`."""
     node = shutil.which("node")
     if not node:
         raise SandboxUnavailable("node is not installed: the node20 runtime needs Node.js 20 on the bot host")
-    return [os.path.dirname(os.path.dirname(os.path.realpath(node)))]
+    node = os.path.realpath(node)
+    prefix = os.path.dirname(os.path.dirname(node))
+    if _inside(prefix, "/usr"):
+        return RuntimeLayout((), node)
+    return RuntimeLayout((Mount(prefix, NODE_IN_SANDBOX),), NODE_IN_SANDBOX + node[len(prefix):])
 
 
-def program(spec: SandboxSpec) -> list[str]:
+def runtime_layout(runtime: Runtime) -> RuntimeLayout:
+    if runtime is Runtime.PYTHON_KIT:
+        return python_layout()
+    if runtime is Runtime.NODE20:
+        return node_layout()
+    return RuntimeLayout()
+
+
+def program(spec: SandboxSpec, layout: RuntimeLayout | None = None) -> list[str]:
     """The command inside the sandbox: its program replaced by the runtime's (or the package's binary)."""
     first, rest = spec.command[0], list(spec.command[1:])
-    if spec.runtime is Runtime.PYTHON_KIT:
-        return [sys.executable, *rest]
-    if spec.runtime is Runtime.NODE20:
-        return [os.path.realpath(shutil.which("node") or "node"), *rest]
+    if spec.runtime in (Runtime.PYTHON_KIT, Runtime.NODE20):
+        return [(layout or runtime_layout(spec.runtime)).program, *rest]
     return [f"{PACKAGE_IN_SANDBOX}/{os.path.normpath(first.removeprefix('./'))}", *rest]
 
 
-def bwrap_argv(spec: SandboxSpec, bwrap: str | None = None, *, as_root: bool | None = None) -> list[str]:
+def bwrap_argv(spec: SandboxSpec, bwrap: str | None = None, *, as_root: bool | None = None,
+               private: PrivateMounts | None = None, layout: RuntimeLayout | None = None) -> list[str]:
     """The whole command line: ``bwrap`` with its namespaces and mounts, then (as root) ``setpriv`` to the bot's
-    uid, then the bot's command."""
+    uid, then the bot's command. ``private``: the tmpfs mounts the launcher made (:mod:`arena.hosting.private_mounts`:
+    ``/tmp`` with its inode limit, the package's copy), else bwrap's own tmpfs (its size only) and the package's
+    folder. Every target path is neutral (``/bot``, ``/opt/...``)."""
     root = os.geteuid() == 0 if as_root is None else as_root
+    layout = layout or runtime_layout(spec.runtime)
     argv = [bwrap or find_bwrap(), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--hostname", "bot"]
     if not root:
-        argv += ["--unshare-user"]
-    argv += ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
+        argv += ["--unshare-user", "--disable-userns"]
+    # No pty: its devpts is the sandbox's own, but every pty counts against the machine's kernel.pty.max.
+    argv += ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/dev/null", "/dev/pts/ptmx"]
     for link in ("lib", "lib64", "bin", "sbin"):
         if os.path.islink(f"/{link}"):
             argv += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
         elif os.path.isdir(f"/{link}"):
             argv += ["--ro-bind", f"/{link}", f"/{link}"]
-    runtime_roots = [path for path in (python_roots() if spec.runtime is Runtime.PYTHON_KIT
-                                       else node_roots() if spec.runtime is Runtime.NODE20 else [])
-                     if path != "/usr" and not path.startswith("/usr/")]
-    # The private /tmp first: a runtime installed under /tmp (a checkout there, its venv) is mounted over it
-    # afterwards, not hidden by it.
-    argv += ["--perms", "1777", "--size", str(spec.limits.tmp_bytes), "--tmpfs", "/tmp"]
+    if private is not None:
+        argv += ["--bind", private.tmp, "/tmp"]
+    else:
+        argv += ["--perms", "1777", "--size", str(spec.limits.tmp_bytes), "--tmpfs", "/tmp"]
     # Folders bwrap would create on the way to a mount point are its own (mode 0700): the bot's uid could not
     # pass them. Made first, mode 0755 (they are empty but for what is mounted in them).
-    for folder in _ancestors([*runtime_roots, SOCKET_IN_SANDBOX]):
+    for folder in _ancestors([*(m.target for m in layout.mounts), SOCKET_IN_SANDBOX]):
         argv += ["--perms", "0755", "--dir", folder]
-    for path in runtime_roots:
-        argv += ["--ro-bind", path, path]
-    argv += ["--ro-bind", spec.package_dir, PACKAGE_IN_SANDBOX,
+    for mount in layout.mounts:
+        argv += ["--ro-bind", mount.source, mount.target]
+    argv += ["--ro-bind", private.package if private is not None else spec.package_dir, PACKAGE_IN_SANDBOX,
              "--bind", spec.socket_path, SOCKET_IN_SANDBOX,
              "--chdir", PACKAGE_IN_SANDBOX, "--"]
     if root:
         uid = spec.uid if spec.uid is not None else 65534
         argv += [find_setpriv(), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                  "--bounding-set=-all", "--no-new-privs", "--"]
-    return argv + program(spec)
+    return argv + program(spec, layout)
 
 
 def _ancestors(paths: list[str]) -> list[str]:
@@ -210,11 +293,11 @@ def _ancestors(paths: list[str]) -> list[str]:
     return sorted(found, key=lambda p: (p.count("/"), p))
 
 
-def sandbox_env(token: str) -> dict[str, str]:
-    """The bot's whole environment: where the gateway is, its own token, and plain settings."""
+def sandbox_env(token: str, layout: RuntimeLayout | None = None) -> dict[str, str]:
+    """The bot's whole environment: where the gateway is, its own token, plain settings and its runtime's."""
     return {TARGET_ENV: f"unix:{SOCKET_IN_SANDBOX}", TOKEN_ENV: token, "HOME": "/tmp", "TMPDIR": "/tmp",
             "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1",
-            "PYTHONDONTWRITEBYTECODE": "1"}
+            "PYTHONDONTWRITEBYTECODE": "1", **dict(layout.env if layout is not None else ())}
 
 
 CPU_HARD_EXTRA_S = 5

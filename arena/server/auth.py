@@ -11,6 +11,12 @@ The organizer API's callers (:class:`AdminAuth`): when an admin token is set, ea
 metadata), and each RPC needs a role (:data:`RPC_ROLES`, also stated in arena.proto): a token that is neither is
 ``UNAUTHENTICATED "invalid token"``; a call above the caller's role is ``UNAUTHENTICATED`` for an anonymous caller,
 ``PERMISSION_DENIED`` for a bot. Without an admin token everyone is the admin.
+
+A token the bot host issued to one of its sandboxes (:meth:`arena.store.BotStore.issue_host_token`) plays matches
+and nothing else: every organizer API call made with it is ``PERMISSION_DENIED`` (:data:`HOST_TOKEN_REFUSED`), with
+an admin token set or not, so a hosted bot can neither submit (an upload costs the arena, not its sandbox) nor read
+what an earlier sandbox of it left behind (its log, its output, its submissions: a memory for a bot without one).
+Its author reads those with the author's own token.
 """
 
 from __future__ import annotations
@@ -164,6 +170,10 @@ RPC_ROLES: dict[str, Role] = {
 """The least role each RPC of ArenaService needs (arena.proto states the same in each RPC's comment)."""
 
 
+HOST_TOKEN_REFUSED = ("this is a hosted bot's token, which plays matches only: the organizer API refuses it; call "
+                      "with the author's own token (or none, for public data)")
+
+
 class AdminAuth:
     """Identifies the callers of the organizer API and checks their role (see the module docstring)."""
 
@@ -175,6 +185,7 @@ class AdminAuth:
         """Who is calling: the admin (the admin token, or anyone when no admin token is set), a bot (its own
         token) or anonymous (no token). A token that is neither is refused, without telling which it is not."""
         if not self.admin_token:
+            self._refuse_host_token(metadata)
             return Caller(Role.ADMIN)
         try:
             token = bearer_token(metadata)
@@ -188,7 +199,18 @@ class AdminAuth:
             record = self.store.bots.verify_token(token)
         except InvalidToken:
             raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED, "invalid token") from None
+        if record.host_token_id:
+            raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED, HOST_TOKEN_REFUSED)
         return Caller(Role.BOT, record.name)
+
+    def _refuse_host_token(self, metadata: Any) -> None:
+        """Without an admin token anyone is the admin, except a hosted bot's token: refused as it is with one."""
+        try:
+            record = self.store.bots.verify_token(bearer_token(metadata))
+        except (AuthError, InvalidToken):
+            return
+        if record.host_token_id:
+            raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED, HOST_TOKEN_REFUSED)
 
     def authorize(self, metadata: Any, needs: Role = Role.ADMIN) -> Caller:
         """The caller, when its role may make a call that ``needs`` the given role; PERMISSION_DENIED (or

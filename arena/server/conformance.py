@@ -16,6 +16,11 @@ Scripted situations, each a real match on the gateway the bot is connected to, t
 
 Each check yields a :class:`CheckResult` with a one-line explanation; a bot passes when all pass.
 
+A check cannot be told from a tournament by what the bot sees (:class:`CheckMatches`): its matches carry a fresh
+tournament id and match ids of a tournament's shape, are dealt from fresh random seeds (never the same deals twice),
+and its opponents are built-in bots under their own names (``heuristic``, ``weakened``, ``random``); the stream the
+reconnect check drops ends as any session the arena closes does.
+
 Every check ends in bounded time, whatever the bot does: a bot forfeits a match after ``max_strikes`` strikes
 (timeouts, or being gone), so a silent or vanished bot costs a few deadlines per match, not one per decision; a
 match that still runs past ``match_budget_s`` is given up (the check fails, saying so); the scripted matches
@@ -27,6 +32,7 @@ check (:meth:`CheckProgress.verdicts`).
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -38,6 +44,8 @@ from arena.runner import DecisionOutcome, EndReason, LocalSeat, MatchConfig, Mat
 from arena.server.gateway import Gateway
 from arena.server.remote_seat import RemoteSeat
 from arena.service.seating import check_bot_seed, seat_for
+from arena.store.tournaments import new_tournament_id
+from arena.tournament.schedule import match_id
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
 CHECKS = ("connects", "answers-in-time", "legal-choices", "decision-kinds", "concurrent-matches", "reconnect",
@@ -52,6 +60,26 @@ PHASE_BUDGET_S = 150.0
 """The scripted matches (answers-in-time, legal-choices, decision-kinds) together get at most this."""
 ADMIT_TIMEOUT_S = 30.0
 """How long a match of a check waits for the bot to have a free match slot."""
+DROP_DETAILS = "the arena closed the session; reconnect"
+"""What the reconnect check's dropped stream ends with: the words of any session the arena closes."""
+
+
+@dataclass
+class CheckMatches:
+    """The ids and seeds of one check's matches, shaped as one tournament's: a fresh tournament id (as
+    :func:`arena.store.tournaments.new_tournament_id` makes them), match ids of
+    :func:`arena.tournament.schedule.match_id`, a deal per match and a table per concurrent match, and seeds drawn
+    at random for each check (``seed`` fixes them, for tests)."""
+
+    seed: int = field(default_factory=lambda: secrets.randbelow(2**31))
+    tournament_id: str = field(default_factory=new_tournament_id)
+    deals: int = 0
+
+    def next(self, tables: int = 1) -> list[tuple[str, int]]:
+        """The (match id, seed) of the next deal, at ``tables`` tables at once."""
+        deal, self.deals = self.deals, self.deals + 1
+        return [(match_id(self.tournament_id, deal, table, 0), (self.seed + 1009 * deal + table) % 2**31)
+                for table in range(tables)]
 
 
 @dataclass(frozen=True)
@@ -108,21 +136,21 @@ class _Watched(RemoteSeat):
     async def decide(self, request: SeatRequest) -> int:
         self.asked += 1
         if self.drop_before and self.asked == self.drop_before:
-            self.dropped = self.gateway.drop_session(self.name, details="conformance check: reconnect, please")
+            self.dropped = self.gateway.drop_session(self.name, details=DROP_DETAILS)
         index = await super().decide(request)
         self.kinds[request.observation.decision] += 1
         return index
 
 
 class _ForgetsUno(Bot):
-    """A local opponent that plays like the heuristic bot but leaves out the UNO call whenever it may (catch
-    mode), so that the bot under test gets catch offers."""
+    """A local opponent that plays like the built-in ``weakened`` bot (and under its name) but leaves out the UNO
+    call whenever it may (catch mode), so that the bot under test gets catch offers."""
 
-    name = "forgets-uno"
+    name = "weakened"
 
     def __init__(self, seed: int, make_bot: BotFactory) -> None:
         super().__init__(seed)
-        self.inner = make_bot("heuristic", seed)
+        self.inner = make_bot("weakened", seed)
 
     def choose(self, observation: Observation, legal: Sequence[Action]) -> int:
         index = self.inner.choose(observation, legal)
@@ -134,9 +162,10 @@ class _ForgetsUno(Bot):
 
 
 def _others(count: int, seed: int, make_bot: BotFactory) -> list[Seat]:
-    """Local opponents: heuristic and random bots (of ``make_bot``), and one that forgets its UNO calls."""
+    """Local opponents, each a different built-in bot (of ``make_bot``) as at a tournament's table: heuristic, a
+    weakened one that forgets its UNO calls, random."""
     return [LocalSeat(_ForgetsUno(check_bot_seed(seed, i), make_bot)) if i == 1
-            else seat_for("random" if i % 2 else "heuristic", seed=check_bot_seed(seed, i), make_bot=make_bot)
+            else seat_for("random" if i == 2 else "heuristic", seed=check_bot_seed(seed, i), make_bot=make_bot)
             for i in range(count)]
 
 
@@ -172,11 +201,14 @@ async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, decisi
                      wait_s: float = 30.0, concurrent: int = 4, reconnect_deadline_s: float = 10.0,
                      max_strikes: int = MAX_STRIKES,
                      match_budget_s: float = MATCH_BUDGET_S, phase_budget_s: float = PHASE_BUDGET_S,
-                     progress: CheckProgress | None = None) -> list[CheckResult]:
+                     progress: CheckProgress | None = None, matches: CheckMatches | None = None
+                     ) -> list[CheckResult]:
     """Run every check against ``bot`` (connected, or connecting within ``wait_s``) and return the results; the
     local opponents are built-in bots of ``make_bot``.
-    ``progress`` (when given) follows the run: the results so far and the checks under way."""
+    ``progress`` (when given) follows the run: the results so far and the checks under way. ``matches``: the ids
+    and seeds of the matches (default: a fresh tournament id and random seeds)."""
     progress = progress if progress is not None else CheckProgress()
+    matches = matches if matches is not None else CheckMatches()
     progress.running = ("connects",)
     try:
         await gateway.wait_for_bot(bot, wait_s)
@@ -186,13 +218,14 @@ async def run_checks(gateway: Gateway, bot: str, *, make_bot: BotFactory, decisi
     version = gateway.link(bot).version
     progress.add(CheckResult("connects", True, f"session open (bot_version {version!r})"))
 
-    await _scripted_checks(gateway, bot, progress, make_bot=make_bot, decision_deadline_s=decision_deadline_s,
+    await _scripted_checks(gateway, bot, progress, matches, make_bot=make_bot, decision_deadline_s=decision_deadline_s,
                            max_strikes=max_strikes, match_budget_s=match_budget_s, phase_budget_s=phase_budget_s)
-    await _concurrent_check(gateway, bot, progress, make_bot=make_bot, concurrent=concurrent,
+    await _concurrent_check(gateway, bot, progress, matches, make_bot=make_bot, concurrent=concurrent,
                             decision_deadline_s=decision_deadline_s, max_strikes=max_strikes,
                             match_budget_s=match_budget_s)
     if progress.passed("answers-in-time"):
-        await _reconnect_check(gateway, bot, progress, make_bot=make_bot, decision_deadline_s=reconnect_deadline_s,
+        await _reconnect_check(gateway, bot, progress, matches, make_bot=make_bot,
+                               decision_deadline_s=reconnect_deadline_s,
                                max_strikes=max_strikes, match_budget_s=match_budget_s)
     else:  # its long deadline (a reconnect's time) would only make a bot that does not answer wait longer
         progress.add(CheckResult("reconnect", False, "not run: the bot did not answer in time (see answers-in-time)"))
@@ -215,17 +248,25 @@ class _Scripted:
 _Planned = tuple[Rules, int, int]
 
 
+MAX_EXTRA_MATCHES = 10
+"""Scripted matches played after the two fixed ones, at most, until every decision kind came up (the deals are
+random: a bot that seldom plays a wild may need a few to be asked ``choose_color``)."""
+
+
 def _next_scripted(scripted: list[_Planned], found: _Scripted, extra: int) -> _Planned | None:
-    """The next scripted match (rules, players, the bot's seat): the two fixed ones, then up to six more until
-    every decision kind came up."""
+    """The next scripted match (rules, players, the bot's seat): the two fixed ones, then up to
+    :data:`MAX_EXTRA_MATCHES` more until every decision kind came up: 3 seats (one opponent forgets its UNO calls)
+    while no catch came up, else 2 seats of UNO Flip (a bot is asked to choose a colour there most often)."""
     if scripted:
         return scripted.pop(0)
-    if extra < 6 and any(found.kinds[k] == 0 for k in DECISION_KINDS):
-        return Rules(variant=Variant.FLIP, uno_penalty=UnoPenalty.CATCH), 3, extra % 3
-    return None
+    if extra >= MAX_EXTRA_MATCHES or all(found.kinds[k] for k in DECISION_KINDS):
+        return None
+    players = 3 if found.kinds["catch"] == 0 else 2
+    return Rules(variant=Variant.FLIP, uno_penalty=UnoPenalty.CATCH), players, extra % players
 
 
-async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
+async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, matches: CheckMatches, *,
+                           make_bot: BotFactory,
                            decision_deadline_s: float,
                            max_strikes: int, match_budget_s: float, phase_budget_s: float) -> None:
     """``answers-in-time``, ``legal-choices`` and ``decision-kinds``."""
@@ -236,20 +277,21 @@ async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, 
         (Rules(variant=Variant.CLASSIC, uno_penalty=UnoPenalty.CATCH, bluffing=False), 2, 1),
     ]
     fixed = len(scripted)
-    seed = 11
+    played = 0
     phase_ends = time.monotonic() + phase_budget_s
     while time.monotonic() < phase_ends:
-        planned = _next_scripted(scripted, found, max(0, seed - 11 - fixed))
+        planned = _next_scripted(scripted, found, max(0, played - fixed))
         if planned is None:
             break
         rules, players, seat = planned
+        ((match, seed),) = matches.next()
         seats: list[Seat] = _others(players - 1, seed, make_bot)
         watched = _Watched(gateway, bot, found.kinds)
         seats.insert(seat, watched)
-        config = MatchConfig(f"check-{bot}-{seed}", seed, rules, decision_deadline_s=decision_deadline_s,
-                             max_strikes=max_strikes)
+        config = MatchConfig(match, seed, rules, decision_deadline_s=decision_deadline_s,
+                             max_strikes=max_strikes, tournament_id=matches.tournament_id)
         record = await _play(config, seats, min(match_budget_s, phase_ends - time.monotonic()))
-        seed += 1
+        played += 1
         if isinstance(record, str):
             found.given_up.append(record)
             break
@@ -273,16 +315,17 @@ async def _scripted_checks(gateway: Gateway, bot: str, progress: CheckProgress, 
                              f"asked {seen}" + (f"; never came up: {', '.join(missing)}" if missing else "")))
 
 
-async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
+async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress, matches: CheckMatches, *,
+                            make_bot: BotFactory,
                             concurrent: int,
                             decision_deadline_s: float, max_strikes: int, match_budget_s: float) -> None:
     """``concurrent-matches``: never more matches at once than the bot's Hello offered (the gateway would make the
     others wait)."""
     progress.running = ("concurrent-matches",)
     concurrent = max(1, min(concurrent, gateway.link(bot).capacity or concurrent))
-    configs = [MatchConfig(f"check-{bot}-c{i}", 100 + i, Rules(), decision_deadline_s=decision_deadline_s,
-                           max_strikes=max_strikes)
-               for i in range(concurrent)]
+    configs = [MatchConfig(match, seed, Rules(), decision_deadline_s=decision_deadline_s,
+                           max_strikes=max_strikes, tournament_id=matches.tournament_id)
+               for match, seed in matches.next(tables=concurrent)]
 
     def remote(name: str) -> Seat:
         return RemoteSeat(gateway, name, admit_timeout_s=ADMIT_TIMEOUT_S)
@@ -296,15 +339,17 @@ async def _concurrent_check(gateway: Gateway, bot: str, progress: CheckProgress,
                              "; ".join(bad) or f"{concurrent} matches at once, all answered in time"))
 
 
-async def _reconnect_check(gateway: Gateway, bot: str, progress: CheckProgress, *, make_bot: BotFactory,
+async def _reconnect_check(gateway: Gateway, bot: str, progress: CheckProgress, matches: CheckMatches, *,
+                           make_bot: BotFactory,
                            decision_deadline_s: float,
                            max_strikes: int, match_budget_s: float) -> None:
     """``reconnect``: the stream is dropped before decision 5; the bot must come back and answer."""
     progress.running = ("reconnect",)
     watched = _Watched(gateway, bot, Counter(), drop_before=5)
-    config = MatchConfig(f"check-{bot}-reconnect", 7, Rules(), decision_deadline_s=decision_deadline_s,
-                         max_strikes=max_strikes)
-    played = await _play(config, [watched, *_others(2, 7, make_bot)], match_budget_s)
+    ((match, seed),) = matches.next()
+    config = MatchConfig(match, seed, Rules(), decision_deadline_s=decision_deadline_s,
+                         max_strikes=max_strikes, tournament_id=matches.tournament_id)
+    played = await _play(config, [watched, *_others(2, seed, make_bot)], match_budget_s)
     if isinstance(played, str):
         progress.add(CheckResult("reconnect", False, played))
     elif not watched.dropped:

@@ -82,7 +82,7 @@ class Ladders:
         except InvalidName as error:
             raise invalid(f"entrants: {error}") from None
         except UnknownBot as error:
-            raise not_found(f"entrants: {error}; register it first (or name a built-in bot)") from None
+            raise not_found(f"entrants: {error} (or name a built-in bot)") from None
         except DuplicateCompetition as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
         return arena_pb2.CreateCompetitionResponse(competition=competition_message(
@@ -113,7 +113,7 @@ class Ladders:
 
     def get_leaderboard(self, request: arena_pb2.GetLeaderboardRequest) -> arena_pb2.GetLeaderboardResponse:
         if not request.pool_id:
-            raise invalid("pool_id is required (ListRatingPools lists the pools)")
+            raise invalid("pool_id is required (`uno-arena pools` lists the pools)")
         try:
             check_id(request.pool_id, "pool id")
             return leaderboard_message(pool_leaderboard(self.store, request.pool_id))

@@ -33,6 +33,7 @@ from arena.tournament.leaderboard import LeaderRow
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.sprt import SprtState
 from arena.tournament.standings import HeadToHead, StandingRow
+from arena.tournament.verdicts import Verdicts
 
 
 def timestamp(seconds: float | str | None) -> Timestamp | None:
@@ -81,6 +82,8 @@ def tournament_message(record: TournamentRecord, progress: Progress, run: Mappin
         seed_salt=reveal.salt,
         seed_secret=reveal.secret,
         rating_pool=spec.rating_pool,
+        deals_known=record.extra.get("deals_known") == "1",
+        deals_of=record.extra.get("deals_of", ""),
     )
     if not secrets_shown:
         msg.spec.seed = 0
@@ -221,6 +224,17 @@ def standing_message(row: StandingRow, standings: TournamentStandings) -> arena_
     return msg
 
 
+def verdicts_message(verdicts: Verdicts) -> arena_pb2.Verdicts:
+    """Every pair's verdict and the summary sentence (:mod:`arena.tournament.verdicts`)."""
+    msg = arena_pb2.Verdicts(summary=verdicts.summary)
+    for pair in verdicts.pairs:
+        entry = msg.pairs.add(bot_a=pair.bot_a, bot_b=pair.bot_b, told_apart=pair.told_apart, p_value=pair.p_value,
+                              test=pair.test)
+        if pair.more_matches is not None:
+            entry.more_matches = pair.more_matches
+    return msg
+
+
 def batch_message(rating: BatchRating) -> arena_pb2.BatchRating:
     """A bot's batch rating as :func:`arena.tournament.plackett_luce.batch_ratings` made it."""
     return arena_pb2.BatchRating(rating=rating.rating, low=rating.low, high=rating.high, rank=rating.rank,
@@ -264,8 +278,11 @@ def leaderboard_entry(row: LeaderRow, connected: bool, version: str,
 def leaderboard_message(board: Leaderboard) -> arena_pb2.GetLeaderboardResponse:
     entries = [leaderboard_entry(row, board.presence[row.bot].connected, board.presence[row.bot].version,
                                  board.batch.get(row.bot)) for row in board.rows]
-    return arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries,
-                                            ranked_by=ranking_of(board.ranked_by_batch))
+    response = arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries,
+                                                ranked_by=ranking_of(board.ranked_by_batch))
+    if board.ranked_by_batch:
+        response.verdicts.CopyFrom(verdicts_message(board.verdicts))
+    return response
 
 
 def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtState,

@@ -73,6 +73,8 @@ from arena.service.exports import ExportFormat, export_results
 from arena.service.lifecycle import UnknownParticipants, check_participants
 from arena.service.matches import builtin_kind
 from arena.service.schedules import delete_schedule, spec_for_run
+from arena.service.tournaments import DealsStillSecret, KnownDeals, known_deals
+from arena.service.tournaments import deals_of as tournament_deals_of
 from arena.service.visibility import ADMIN, Caller, ReplayRefusal, Role, replay_refusal, sees_profile, sees_secrets
 from arena.store import (
     BotRecord,
@@ -96,6 +98,7 @@ from arena.store.schedules import Schedule
 from arena.tournament import TournamentSpec, count_matches, limits
 from arena.tournament.cron import CronError, parse_cron, time_zone, with_time_zone
 from arena.tournament.status import TournamentStatus
+from arena.tournament.verdicts import Verdicts
 
 from .auth import RPC_ROLES, AdminAuth
 from .gauntlets import Gauntlets
@@ -110,6 +113,7 @@ from .messages import (
     standing_message,
     summary_message,
     tournament_message,
+    verdicts_message,
 )
 from .refusals import OrganizerError, invalid, not_found
 
@@ -228,6 +232,7 @@ class Organizer:
 
     def delete_bot(self, request: arena_pb2.DeleteBotRequest) -> arena_pb2.DeleteBotResponse:
         record = self.store.bots.delete(request.name)
+        self.store.submissions.delete_all(record.name)  # its archives and quota go with it
         self._drop_streams(record.name, "invalid token: the bot was deleted")
         return arena_pb2.DeleteBotResponse(bot=self.bot_message(record))
 
@@ -345,17 +350,39 @@ class Organizer:
                 f"participants not connected: {', '.join(missing)}; they would forfeit every match. Start them "
                 "(`uno-arena bots list` shows who is connected) or create the tournament without requiring them "
                 "connected")
+        known = self._known_deals(request)
         try:
-            created = lifecycle.create_tournament(self.store, spec, idempotency_key=key, matches_total=total)
+            created = lifecycle.create_tournament(self.store, spec, idempotency_key=key, matches_total=total,
+                                                  known=known)
         except DuplicateTournament as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, f"{error}; choose another name") from None
         except IdempotencyConflict as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
+        except ValueError as error:  # a seed other than the replayed deals'
+            raise invalid(str(error)) from None
         if created.created or self.store.tournaments.status(created.tournament_id) is TournamentStatus.PENDING:
             # A retry of a request whose start message was lost sends it again (start is idempotent).
             self.enqueue.start(created.tournament_id)
         return arena_pb2.CreateTournamentResponse(tournament=self.tournament_message(created.tournament_id),
                                                   not_connected=missing)
+
+    def _known_deals(self, request: arena_pb2.CreateTournamentRequest) -> KnownDeals | None:
+        """The known deals a create request replays (``deals_of`` an ended tournament, or ``seed_secret`` with the
+        spec's seed), ``None`` for fresh ones; INVALID_ARGUMENT, NOT_FOUND or FAILED_PRECONDITION (still secret)."""
+        if request.deals_of and request.seed_secret:
+            raise invalid("give deals_of or seed_secret, not both")
+        try:
+            if request.deals_of:
+                return tournament_deals_of(self.store, self._known_tournament(request.deals_of))
+            if request.seed_secret:
+                return known_deals(request.spec.seed, request.seed_secret)
+        except UnknownTournament:
+            raise  # NOT_FOUND
+        except DealsStillSecret as error:
+            raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
+        except ValueError as error:
+            raise invalid(str(error)) from None
+        return None
 
     def list_tournaments(self, request: arena_pb2.ListTournamentsRequest,
                          caller: Caller = ADMIN) -> arena_pb2.ListTournamentsResponse:
@@ -398,6 +425,11 @@ class Organizer:
             raise invalid(str(error)) from None
         self.store.tournaments.get(tournament_id)
         return tournament_id
+
+    def check_tournament(self, tournament_id: str) -> None:
+        """What a live stream (``WatchTournament``) checks before it starts: the id names a tournament
+        (INVALID_ARGUMENT for no id or a malformed one, NOT_FOUND for an unknown one)."""
+        self._known_tournament(tournament_id)
 
     def get_tournament(self, request: arena_pb2.GetTournamentRequest,
                        caller: Caller = ADMIN) -> arena_pb2.GetTournamentResponse:
@@ -452,7 +484,8 @@ class Organizer:
             zoned = request.cron if request.time_zone in UTC_NAMES else with_time_zone(request.cron, request.time_zone)
             cron = parse_cron(zoned)
         except CronError as error:
-            raise invalid(f"cron: {error}") from None
+            message = str(error)  # most CronErrors name the cron expression themselves: name it once
+            raise invalid(message if "cron" in message.split(":")[0] else f"cron: {message}") from None
         key = request.idempotency_key
         try:
             # Schedule ids and keys are single key parts (no ':'): a schedule 'NAME:fired:DUE' or a key
@@ -563,6 +596,7 @@ class Organizer:
             tournament_id=tid, standings=[standing_message(row, standings) for row in standings.rows],
             final=standings.final, state=TOURNAMENT_STATE_OF[status],
             head_to_head=head_to_head_messages(standings.head_to_head),
+            verdicts=verdicts_message(Verdicts.from_dict(standings.table.get("verdicts"))),
         )
 
     # -- replays -------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from arena.store import InvalidName, Store, StoreUnavailable, UnknownBot, Unknow
 from .auth import RPC_ROLES
 from .organizer import Organizer
 from .refusals import OrganizerError, short
-from .submissions import Submissions, read_chunks
+from .submissions import Submissions
 
 T = TypeVar("T")
 WATCH_POLL_S = 0.25
@@ -114,10 +114,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
     ) -> arena_pb2.SubmitBotResponse:
         caller = await self._caller(context, "SubmitBot")
         try:
-            name, archive = await read_chunks(requests)
-        except OrganizerError as error:
+            return await self.submissions.submit(requests, caller, context.peer())
+        except _REFUSED as error:
             await self._abort(context, error)
-        return await self._run(context, self.submissions.submit, name, archive, caller)
+        raise AssertionError("unreachable")  # context.abort raises
 
     async def ListSubmissions(
         self, request: arena_pb2.ListSubmissionsRequest, context: grpc.aio.ServicerContext
@@ -247,6 +247,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
     ) -> AsyncIterator[arena_pb2.WatchTournamentResponse]:
         tid = request.tournament_id
         caller = await self._caller(context, "WatchTournament")
+        # An empty, malformed or unknown id ends the call (INVALID_ARGUMENT, NOT_FOUND) before the stream sends or
+        # polls anything.
+        await self._run(context, self.core.check_tournament, tid)
         current = await self._run(context, self.core.tournament_message, tid, caller=caller)
         yield arena_pb2.WatchTournamentResponse(tournament=current)
         offset = 0

@@ -1,34 +1,60 @@
 """The organizer API's side of submitted bots (``SubmitBot``, ``ListSubmissions``, ``GetBotOutput``): the archive
-checked (:mod:`arena.submissions`), stored as the bot's next version (:mod:`arena.store.submissions`), and read back
-for its author; the verdicts themselves are the bot host's (:mod:`arena.hosting`)."""
+checked off the serving path (:class:`arena.submissions.intake.IntakeRunner`: a child process with CPU, memory and
+time limits, a few at once), stored as the bot's next version (:mod:`arena.store.submissions`: the archive a file
+in the archive folder, the version in Redis, within the bot's quota), and read back for its author; the verdicts
+themselves are the bot host's (:mod:`arena.hosting`).
+
+Every submission counts against a rate limit per bot (in Redis, shared by every gateway) and per client (the
+caller's address, on this gateway) before anything is checked, refused ones too: past either it is
+``RESOURCE_EXHAUSTED`` naming when to try again. The bot host's tokens never reach these calls (the organizer API
+refuses them: :class:`arena.server.auth.AdminAuth`).
+"""
 
 from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
 
 import grpc
 
 from arena.protocol import arena_pb2
 from arena.service.visibility import Caller
 from arena.store import Store
-from arena.store.submissions import HostedState, Submission, SubmissionState
-from arena.submissions import DEFAULT_LIMITS, SubmissionRejected, read_package
+from arena.store.submissions import HostedState, QuotaExceeded, Submission, SubmissionState
+from arena.submissions import DEFAULT_LIMITS, SubmissionRejected
+from arena.submissions.intake import IntakeBusy, IntakeFailed, IntakeRunner
 
+from .gateway.limits import StreamLimiter
 from .messages import set_time
 from .refusals import OrganizerError
 
-MAX_VERSIONS = 200
-"""Versions one bot may submit (each is kept): past it, SubmitBot is refused (the admin may delete the bot)."""
 MAX_CHUNK_BYTES = 32 * 1024
 """The most bytes one SubmitBot message carries (under the gateway's 64 KiB per message)."""
 
+
+@dataclass(frozen=True)
+class SubmitRates:
+    """How often submissions may come, accepted or refused."""
+
+    per_bot: int = 10
+    per_bot_window_s: int = 600
+    per_client: int = 60
+    per_client_window_s: float = 60.0
+
+
+DEFAULT_RATES = SubmitRates()
+
 STATE_OF = {SubmissionState.CHECKING: arena_pb2.SUBMISSION_STATE_CHECKING,
             SubmissionState.ADMITTED: arena_pb2.SUBMISSION_STATE_ADMITTED,
-            SubmissionState.REJECTED: arena_pb2.SUBMISSION_STATE_REJECTED}
+            SubmissionState.REJECTED: arena_pb2.SUBMISSION_STATE_REJECTED,
+            SubmissionState.STOPPED: arena_pb2.SUBMISSION_STATE_STOPPED}
 
 
-def submission_message(submission: Submission) -> arena_pb2.Submission:
+def submission_message(submission: Submission, queue_position: int = 0) -> arena_pb2.Submission:
     msg = arena_pb2.Submission(version=submission.version, sha256=submission.sha256, size=submission.size,
                                runtime=submission.runtime, command=list(submission.command),
-                               state=STATE_OF[submission.state], reason=submission.reason)
+                               state=STATE_OF[submission.state], reason=submission.reason,
+                               queue_position=queue_position)
     set_time(msg.submitted_at, submission.submitted_at)
     set_time(msg.checked_at, submission.checked_at)
     return msg
@@ -49,28 +75,68 @@ def _own(caller: Caller, name: str) -> None:
                              "a bot may submit and read its own submissions only (the admin any)")
 
 
+def client_of(peer: str) -> str:
+    """The caller's address without its port (``ipv4:1.2.3.4:5`` is ``ipv4:1.2.3.4``; a unix socket is one)."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        return f"{kind}:{rest.rpartition(':')[0]}"
+    return kind
+
+
 class Submissions:
-    """The synchronous core of the three RPCs."""
+    """The three RPCs: :meth:`submit` on the event loop (its blocking parts in threads), the others blocking."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, intake: IntakeRunner | None = None, rates: SubmitRates = DEFAULT_RATES) -> None:
         self.store = store
+        self.intake = intake or IntakeRunner()
+        self.rates = rates
+        self._clients = StreamLimiter(rates.per_client, rates.per_client_window_s)
 
-    def submit(self, name: str, archive: bytes, caller: Caller) -> arena_pb2.SubmitBotResponse:
-        """Check ``archive`` and store it as bot ``name``'s next version (``checking``)."""
-        _own(caller, name)
-        record = self.store.bots.get(name)
-        if record.deleted:
-            raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION, f"bot {record.name!r} is deleted")
-        if len(self.store.submissions.all(record.name)) >= MAX_VERSIONS:
+    async def submit(self, requests: object, caller: Caller, peer: str) -> arena_pb2.SubmitBotResponse:
+        """Read a SubmitBot stream, count it, check its archive in a child process and store it as the bot's next
+        version (``checking``)."""
+        wait_s = self._clients.check(client_of(peer))
+        if wait_s > 0:
             raise OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                 f"bot {record.name!r} has submitted {MAX_VERSIONS} versions, the most the arena keeps")
+                                 f"too many submissions from this address: at most {self.rates.per_client} in "
+                                 f"{self.rates.per_client_window_s:g} s; try again in {max(1.0, wait_s):.0f} s")
+        name, archive = await read_chunks(requests)
+        _own(caller, name)
+        bot = await asyncio.to_thread(self._admit, name)
         try:
-            package = read_package(archive, DEFAULT_LIMITS)
+            checked = await self.intake.check(archive)
         except SubmissionRejected as error:
             raise OrganizerError(grpc.StatusCode.INVALID_ARGUMENT, f"submission refused: {error}") from None
-        stored = self.store.submissions.add(record.name, package.sha256, package.archive,
-                                            package.manifest.runtime.value, package.manifest.command)
+        except IntakeBusy as error:
+            raise OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error)) from None
+        except IntakeFailed as error:
+            raise OrganizerError(grpc.StatusCode.UNAVAILABLE, f"{error}; try again") from None
+        try:
+            stored = await asyncio.to_thread(self.store.submissions.add, bot, checked.sha256, checked.archive,
+                                             checked.runtime, checked.command)
+        except QuotaExceeded as error:
+            raise OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"submission refused: {error}") from None
+        except OSError as error:  # the archive folder (full, unmounted): the operator's to fix, its path not told
+            raise OrganizerError(grpc.StatusCode.UNAVAILABLE, "the arena cannot store archives now "
+                                 f"({error.strerror or 'storage error'}): try again later") from None
         return arena_pb2.SubmitBotResponse(submission=submission_message(stored))
+
+    def _admit(self, name: str) -> str:
+        """The bot's name as registered, once this submission is counted and the bot may take one more version."""
+        record = self.store.bots.get(name)
+        wait_s = self.store.submissions.count_attempt(record.name, self.rates.per_bot, self.rates.per_bot_window_s)
+        if wait_s > 0:
+            raise OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                 f"bot {record.name!r} has submitted {self.rates.per_bot} times in "
+                                 f"{self.rates.per_bot_window_s} s (refused submissions count too): try again in "
+                                 f"{wait_s:.0f} s")
+        if record.deleted:
+            raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION, f"bot {record.name!r} is deleted")
+        try:
+            self.store.submissions.check_quota(record.name)
+        except QuotaExceeded as error:
+            raise OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"submission refused: {error}") from None
+        return record.name
 
     def list(self, request: arena_pb2.ListSubmissionsRequest, caller: Caller) -> arena_pb2.ListSubmissionsResponse:
         _own(caller, request.name)

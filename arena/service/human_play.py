@@ -61,15 +61,18 @@ from arena.runner import (
 )
 from arena.store import Replay, Store
 
+from .bot_processes import BotProcesses, PooledSeat, pooled_kind
 from .replays import stored_record
 from .seating import builtin_kind, game_bot_seed, seat_for
 
 HUMAN_DEADLINE_S = 300.0
 """The person's time per decision: five minutes (a bot gets :data:`arena.runner.DEFAULT_DECISION_DEADLINE_S`)."""
-DEFAULT_MAX_SESSIONS = 32
-"""Live sessions at most: a new game past it is refused until one ends or expires."""
-DEFAULT_IDLE_S = 1800.0
-"""A session nobody has read from or answered for this long is dropped (its match cancelled)."""
+DEFAULT_MAX_SESSIONS = 64
+"""Live sessions at most: a new game past it is refused until one ends or expires (with the web front's 3 games per
+network prefix, :class:`arena.web.guard.ClientLimits`, it takes 22 prefixes to fill)."""
+DEFAULT_IDLE_S = 300.0
+"""A session nobody has read from or answered for this long is dropped (its match cancelled): a game nobody plays
+frees its place within minutes, not half an hour."""
 DEFAULT_RETAIN_S = 900.0
 """How long a finished session stays readable (its last messages, its in-memory replay without a store)."""
 MIN_SEATS, MAX_SEATS = 2, 4
@@ -407,14 +410,16 @@ class HumanPlayService:
     built-in bots only and keeps records in memory. ``make_bot``: the built-in bots (``bots.make_bot``, passed in
     by the web command). ``remote_bots``: the remote bots that accept human games
     (default: every registered bot that is connected now). ``new_seed``: the seed of each new match (default: 63
-    secret random bits; tests pass their own to replay a game), never sent to the person.
+    secret random bits; tests pass their own to replay a game), never sent to the person. ``bot_processes``: where
+    the search bots play (:class:`arena.service.bot_processes.BotProcesses`, processes of their own at low priority);
+    None plays every built-in bot in this process.
     """
 
     def __init__(self, store: Store | None = None, *, make_bot: BotFactory, human_deadline_s: float = HUMAN_DEADLINE_S,
                  bot_deadline_s: float = DEFAULT_DECISION_DEADLINE_S, max_strikes: int = DEFAULT_MAX_STRIKES,
                  max_sessions: int = DEFAULT_MAX_SESSIONS, idle_s: float = DEFAULT_IDLE_S,
                  retain_s: float = DEFAULT_RETAIN_S, remote_bots: Callable[[], Sequence[str]] | None = None,
-                 new_seed: Callable[[], int] | None = None) -> None:
+                 new_seed: Callable[[], int] | None = None, bot_processes: BotProcesses | None = None) -> None:
         if human_deadline_s <= 0 or bot_deadline_s <= 0:
             raise ValueError("deadlines must be positive")
         if max_sessions < 1:
@@ -428,6 +433,7 @@ class HumanPlayService:
         self.idle_s = idle_s
         self.retain_s = retain_s
         self._remote_bots = remote_bots
+        self.bot_processes = bot_processes
         self._new_seed = new_seed or (lambda: secrets.randbits(63))
         self._sessions: OrderedDict[str, HumanSession] = OrderedDict()
         self._by_match: dict[str, HumanSession] = {}
@@ -451,7 +457,8 @@ class HumanPlayService:
         remote = [Opponent(REMOTE_PREFIX + name, f"{name} (connected bot)", True) for name in self.remote_bots()]
         return builtin + remote
 
-    def _seat_for(self, opponent: str, seat: int, seed: int, remote: set[str] | None) -> Seat:
+    def _seat_for(self, opponent: str, seat: int, seed: int, remote: set[str] | None, match_id: str,
+                  lane: int) -> Seat:
         if opponent.startswith(REMOTE_PREFIX):
             name = opponent[len(REMOTE_PREFIX):]
             if self.store is None:
@@ -462,6 +469,9 @@ class HumanPlayService:
         if builtin_kind(opponent) != opponent:
             raise BadSetup(f"opponent {opponent!r}: unknown built-in bot {opponent!r} "
                            f"(known: {', '.join(sorted(BUILTIN_NAMES))})")
+        if self.bot_processes is not None and pooled_kind(opponent):
+            return PooledSeat(self.bot_processes, lane, self.make_bot, opponent, game_bot_seed(seed, seat),
+                              name=opponent, key=f"{match_id}/{seat}")
         return seat_for(opponent, seed=game_bot_seed(seed, seat), make_bot=self.make_bot)
 
     # -- sessions ---------------------------------------------------------------------------------------------------
@@ -475,8 +485,10 @@ class HumanPlayService:
             raise TooManyGames(f"{live} games are being played, the most this arena allows; try again later")
         seed = self._new_seed()
         remote = set(await asyncio.to_thread(self.remote_bots)) if setup.remote else None
-        opponents = [self._seat_for(name, seat, seed, remote) for seat, name in enumerate(setup.opponents, 1)]
         match_id = f"human-{uuid.uuid4().hex[:16]}"
+        lane = self.bot_processes.next_lane() if self.bot_processes is not None else 0
+        opponents = [self._seat_for(name, seat, seed, remote, match_id, lane)
+                     for seat, name in enumerate(setup.opponents, 1)]
         session = HumanSession(secrets.token_urlsafe(12), secrets.token_urlsafe(24), match_id, setup)
         person = HumanSeat(session, player_name, self.human_deadline_s)
         config = MatchConfig(match_id=match_id, seed=seed, rules=rules, decision_deadline_s=self.bot_deadline_s,
@@ -588,7 +600,7 @@ class HumanPlayService:
 
 __all__ = [
     "GROUP", "HUMAN_DEADLINE_S", "MAX_SEATS", "MAX_TARGET", "MIN_SEATS", "REMOTE_PREFIX", "BadAnswer", "BadSetup",
-    "BotBusy", "GameSetup", "GuestSeat", "HumanPlayService", "HumanSeat", "HumanSession", "Opponent", "PlayError",
-    "TooManyGames",
+    "BotBusy", "BotProcesses", "GameSetup", "GuestSeat", "HumanPlayService", "HumanSeat", "HumanSession", "Opponent",
+    "PlayError", "TooManyGames",
     "UnknownSession", "WrongToken", "action_json", "card_json", "event_json", "face_json", "observation_json",
 ]

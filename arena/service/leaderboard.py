@@ -19,7 +19,7 @@ connected now with the version of its latest Hello (a built-in bot: always, vers
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.engine import Rules, Variant
 from arena.store import Store, UnknownCompetition, UnknownTournament
@@ -29,10 +29,11 @@ from arena.tournament.competition import POOL_PREFIX, CompetitionSpec, competiti
 from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, ranks_by_batch, tallies_of
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.ratings import Tally
+from arena.tournament.verdicts import Verdicts
 
 from .lifecycle import tournament_table
 from .matches import builtin_kind
-from .pool_batch import pool_batch
+from .pool_batch import pool_fit
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,9 @@ class Leaderboard:
     batch: dict[str, BatchRating]
     ranked_by_batch: bool
     """Whether the rows' rank and tier follow the batch ratings (else OpenSkill's)."""
+    verdicts: Verdicts = field(default_factory=Verdicts)
+    """The batch fit's verdicts (which pairs it tells apart, what would tell the rest apart); empty unless
+    ``ranked_by_batch``."""
 
 
 def pool_ids(store: Store) -> list[str]:
@@ -92,7 +96,7 @@ def stored_pool(store: Store, pool_id: str) -> RatingPool:
     if pool is None:
         cid = competition_of(pool_id)
         if not cid or not _competition_exists(store, cid):
-            raise UnknownPool(f"no rating pool {pool_id!r} (ListRatingPools lists them)")
+            raise UnknownPool(f"no rating pool {pool_id!r} (`uno-arena pools` lists them)")
         return RatingPool(key=pool_id)
     return _with_backfill(store, pool_id, pool) if pool.uncounted else pool
 
@@ -184,7 +188,9 @@ def presence(store: Store, bot: str) -> Presence:
 def pool_leaderboard(store: Store, pool_id: str) -> Leaderboard:
     """One pool's leaderboard (:class:`UnknownPool` for an unknown pool)."""
     pool = stored_pool(store, pool_id)
-    batch = {rating.bot: rating for rating in pool_batch(store, pool_id, pool)}
+    fitted = pool_fit(store, pool_id, pool)
+    batch = {rating.bot: rating for rating in fitted.ratings}
     rows = leaderboard(pool, batch=batch)
+    by_batch = ranks_by_batch(pool, batch)
     return Leaderboard(pool_info(store, pool_id, pool), rows, {row.bot: presence(store, row.bot) for row in rows},
-                       batch, ranks_by_batch(pool, batch))
+                       batch, by_batch, fitted.verdicts if by_batch else Verdicts())

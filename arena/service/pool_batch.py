@@ -1,5 +1,6 @@
-"""A rating pool's batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.batch_ratings` over the scored
-results of every tournament the pool applied), computed once per version of the pool and cached beside it.
+"""A rating pool's batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.refit` over the scored results
+of every tournament the pool applied) and their verdicts, computed once per version of the pool and cached beside
+it.
 
 A tournament that finishes computes its rules pool's new batch ratings right away (:func:`warm_pool_batch`, called
 by :func:`arena.service.standings.finish_tournament` in the worker that finishes it), so no reader waits for them: a
@@ -22,7 +23,7 @@ from arena.store import Store, StoreFailure
 from arena.store.ratings import CachedBatch
 from arena.tournament import RatingPool
 from arena.tournament.competition import POOL_PREFIX, Entry, competition_of, current_results
-from arena.tournament.plackett_luce import BatchRating, batch_ratings
+from arena.tournament.plackett_luce import BatchRating, refit
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +33,9 @@ COMPETITION_REFIT_S = 30.0
 
 def pool_version(pool: RatingPool, entries: dict[str, Entry] | None = None) -> str:
     """What changes whenever a tournament is applied to the pool, or (a competition's pool, with its current
-    ``entries``) a bot starts a new entry: the key of its cached batch ratings (``t2``: the ratings carry their
-    tiers, so a cache written before them is computed again)."""
-    version = f"t2:{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
+    ``entries``) a bot starts a new entry: the key of its cached batch ratings (``t3``: the ratings carry their
+    tiers and verdicts, so a cache written before them is computed again)."""
+    version = f"t3:{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
     if entries is not None:
         firsts = ",".join(f"{bot}={entry.first_block}" for bot, entry in sorted(entries.items()))
         version += ":" + hashlib.sha256(firsts.encode("utf-8")).hexdigest()[:16]
@@ -45,21 +46,28 @@ def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating
     """The batch ratings over the scored results of every tournament the pool applied (a tournament whose results
     are gone adds nothing; a competition's pool: only its current entries' blocks), from the cache when the pool
     has not changed since (a competition's pool: or when the cache is recent, see the module docstring)."""
+    return pool_fit(store, pool_id, pool).ratings
+
+
+def pool_fit(store: Store, pool_id: str, pool: RatingPool) -> CachedBatch:
+    """:func:`pool_batch`'s ratings with the verdicts of the same fit (which pairs it tells apart, and what would
+    tell the rest apart: :meth:`arena.tournament.plackett_luce.BatchFit.verdicts`), cached together."""
     competition = competition_of(pool_id)
     entries = store.competitions.entries(competition) if competition else None
     version = pool_version(pool, entries)
     cached = store.ratings.cached_batch(pool_id)
     if cached is not None and (cached.version == version
                                or (entries is not None and _recent_enough(cached, version, pool))):
-        return cached.ratings
+        return cached
     blocks = [(tid, [stored.result for stored in store.results.all(tid).values() if stored.scored])
               for tid in pool.tournaments]
     if entries is None:
-        ratings = batch_ratings(result for _, results in blocks for result in results)
+        fit = refit(result for _, results in blocks for result in results)
     else:
-        ratings = batch_ratings(current_results(blocks, entries), participants=pool.ratings)
-    store.ratings.put_batch(pool_id, version, ratings, time.time())
-    return ratings
+        fit = refit(current_results(blocks, entries), participants=pool.ratings)
+    computed = CachedBatch(version, time.time(), fit.ratings(), fit.verdicts())
+    store.ratings.put_batch(pool_id, version, computed.ratings, computed.computed_at, computed.verdicts)
+    return computed
 
 
 def _recent_enough(cached: CachedBatch, version: str, pool: RatingPool) -> bool:

@@ -1,5 +1,6 @@
 """Standings of a tournament: computed from its scored results on top of the ratings its participants had when it
-started, with the batch Plackett-Luce ratings of those results (:func:`arena.tournament.plackett_luce.batch_ratings`),
+started, with the batch Plackett-Luce ratings of those results (:func:`arena.tournament.plackett_luce.refit`), which
+rank and tier the rows and say which pairs are told apart (:func:`arena.tournament.adjusted.adjusted_standings`),
 cached in the store (:class:`arena.store.TournamentStandings`), and made final with the ratings persisted when it
 finishes."""
 
@@ -12,8 +13,9 @@ from dataclasses import dataclass
 from arena.store import Store, StoredResult, TournamentStandings
 from arena.store.runstate import RunState
 from arena.tournament import MatchResult, RatingPool, Standings, TournamentSpec, standings
+from arena.tournament.adjusted import fitted_standings
 from arena.tournament.leaderboard import tallies_of
-from arena.tournament.plackett_luce import BatchRating, batch_ratings
+from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
 from .pool_batch import warm_pool_batch
@@ -85,8 +87,11 @@ def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True, 
     prior = pool_of(spec.rating_pool, RunState(store, tournament_id).prior())
     table = standings(scored, participants=spec.participants, pool=prior, ratings=ratings)
     counters = per_bot_counters(results, spec.participants)
+    rated: list[BatchRating] = []
+    if batch:
+        table, rated = fitted_standings(table, scored, spec.participants)
     return TournamentTable(table, counters["timeouts"], counters["refusals"], scored, results, counters["decisions"],
-                           batch_ratings(scored, spec.participants) if batch else [])
+                           rated)
 
 
 def standings_record(table: TournamentTable, final: bool) -> TournamentStandings:
@@ -103,7 +108,9 @@ def cached_standings(store: Store, tournament_id: str) -> TournamentStandings:
     cached = store.standings.get(tournament_id)
     final = status is TournamentStatus.FINISHED
     fresh = cached is not None and cached.as_of >= done and (cached.standings.final or not final)
-    if cached is not None and fresh and (cached.standings.batch or not cached.standings.rows):
+    computed_now = cached is not None and (not cached.standings.rows or (
+        bool(cached.standings.batch) and "verdicts" in cached.standings.table))  # else cached before batch verdicts
+    if cached is not None and fresh and computed_now:
         return cached.standings
     table = tournament_table(store, tournament_id)
     record = standings_record(table, final)

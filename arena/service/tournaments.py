@@ -1,5 +1,6 @@
 """Tournaments as the organizer creates and ends them: participants checked, the seed chosen and committed to,
-creation once per idempotency key, cancelling, and what may be known of the seed."""
+creation once per idempotency key, cancelling, and what may be known of the seed; and tournaments that replay
+known deals (an ended tournament's revealed seed and secret, or ones an admin gives), marked as such."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from dataclasses import dataclass, replace
 from arena.store import CreateResult, Store, TournamentRecord
 from arena.store.runstate import RunState
 from arena.tournament import TournamentSpec, count_matches
-from arena.tournament.commitment import SALT_BYTES, SECRET_BYTES, seed_commitment
+from arena.tournament.commitment import SALT_BYTES, SECRET_BYTES, check_secret, seed_commitment
 from arena.tournament.limits import quoted
+from arena.tournament.schedule import table_classes, tables
 from arena.tournament.spec import SAFE_DUPLICATE_ORDERS
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
@@ -41,6 +43,23 @@ def check_participants(store: Store, participants: Iterable[str]) -> None:
         raise UnknownParticipants(unknown)
 
 
+NO_SHARED_DEAL = ("no duplicate deals are played: with a remote bot in the field a deal is shared only by tables that "
+                  "seat none of the same bots, and every table here shares a bot with every other (two such tables "
+                  "need at least twice as many bots as seats)")
+"""Why a tournament asked for duplicate deals plays none (:func:`duplicate_unplayed`)."""
+
+
+def duplicate_unplayed(spec: TournamentSpec) -> str:
+    """Why ``spec``'s duplicate deals would not be played ('' when they are, or none were asked for): with
+    ``"across"`` duplicates a deal is shared only by tables of one class (tables that share no bot,
+    :func:`arena.tournament.schedule.table_classes`); when every class holds one table (3 bots at 3 seats make one
+    table), no deal is played twice."""
+    if not spec.shared_across_tables:
+        return ""
+    classes = table_classes(tables(spec))
+    return NO_SHARED_DEAL if len(set(classes)) == len(classes) else ""
+
+
 def duplicate_orders_for(participants: Sequence[str]) -> str:
     """How a tournament that leaves it unset plays duplicate deals: ``"across"`` (no bot sees a deal twice) when a
     participant is a remote bot, which may remember the hands it was dealt; ``"rotate"`` among built-in bots only
@@ -48,9 +67,50 @@ def duplicate_orders_for(participants: Sequence[str]) -> str:
     return SAFE_DUPLICATE_ORDERS if any(not is_builtin(name) for name in participants) else "rotate"
 
 
+@dataclass(frozen=True)
+class KnownDeals:
+    """Deals known before a tournament starts: the seed and secret of an ended tournament (``deals_of``, its id) or
+    the ones an admin gave (``deals_of`` empty). A tournament created with them replays those deals; its record
+    says so (``extra``: ``deals_known`` "1" and ``deals_of``, shown as ``Tournament.deals_known`` and ``deals_of``)."""
+
+    seed: int
+    secret: str
+    deals_of: str = ""
+
+
+class DealsStillSecret(ValueError):
+    """``--deals-of`` a tournament that has not ended: its seed and secret are still secret."""
+
+    def __init__(self, tournament_id: str, state: TournamentStatus) -> None:
+        super().__init__(f"tournament {quoted(tournament_id, 60)} is {state.value}: its seed and secret stay secret "
+                         "until it ends; replay its deals once it has ended")
+
+
+def deals_of(store: Store, tournament_id: str) -> KnownDeals:
+    """The revealed seed and secret of an ended tournament (:class:`DealsStillSecret` while it is pending or running;
+    ``UnknownTournament`` for no such tournament)."""
+    record = store.tournaments.get(tournament_id)
+    reveal = seed_reveal(record)
+    if not reveal.revealed:
+        raise DealsStillSecret(tournament_id, record.status)
+    return KnownDeals(reveal.seed, reveal.secret, tournament_id)
+
+
+def known_deals(seed: int, secret_hex: str) -> KnownDeals:
+    """A seed and secret an admin gave (``ValueError`` naming the fix for a zero seed or a malformed secret)."""
+    if not seed:
+        raise ValueError("a seed secret needs its seed: give the tournament's seed too (--seed S)")
+    try:
+        check_secret(secret_hex)
+    except ValueError:
+        raise ValueError(f"a seed secret must be {2 * SECRET_BYTES} lowercase hex digits (a tournament's revealed "
+                         f"seed_secret), got {quoted(secret_hex, 80)}") from None
+    return KnownDeals(seed, secret_hex)
+
+
 def create_tournament(
     store: Store, spec: TournamentSpec, *, idempotency_key: str | None = None, schedule_id: str = "",
-    matches_total: int | None = None,
+    matches_total: int | None = None, known: KnownDeals | None = None,
 ) -> CreateResult:
     """Validate the participants and create the tournament (status pending), once per key.
 
@@ -63,18 +123,37 @@ def create_tournament(
     ``matches_total``: the number of matches when the caller counted them (else counted here), stored so
     that reading the tournament never recomputes its design.
 
+    ``known``: replay known deals (an ended tournament's, or a seed and secret an admin gave): the seed and secret
+    are those, not fresh ones, and the record is marked ``deals_known`` (its commitment hides nothing: anyone who
+    knows the source knows every deal); ``ValueError`` when the spec names another non-zero seed.
+
+    Duplicate deals that would not be played (:func:`duplicate_unplayed`: "across" duplicates where every table
+    shares a bot with every other) are stored as what is played, ``duplicate=False``, the reason in the record's
+    ``duplicate_unplayed``.
+
     Nothing is written when validation fails. ``created`` is ``False`` when the idempotency key
     was used before (the first tournament's id is returned).
     """
     check_participants(store, spec.participants)
+    if known is not None and spec.seed not in (0, known.seed):
+        raise ValueError(f"seed {spec.seed} is not the seed of the deals replayed ({known.seed}): leave --seed out")
     requested = spec.to_dict()
-    secret = secrets.token_bytes(SECRET_BYTES)
-    spec = replace(spec, seed=choose_seed(spec.seed), seed_secret=secret.hex())
+    unplayed = duplicate_unplayed(spec)
+    if unplayed:  # the record tells what is played: no "duplicate deals" for a tournament that shares none
+        spec = replace(spec, duplicate=False)
+    if known is None:
+        secret = secrets.token_bytes(SECRET_BYTES)
+        spec = replace(spec, seed=choose_seed(spec.seed), seed_secret=secret.hex())
+    else:
+        secret = bytes.fromhex(known.secret)
+        spec = replace(spec, seed=known.seed, seed_secret=known.secret)
     salt = secrets.token_bytes(SALT_BYTES)
     extra = {
         "seed_salt": salt.hex(),
         "seed_commitment": seed_commitment(spec.seed, salt, secret),
         "matches_total": str(count_matches(spec) if matches_total is None else matches_total),
+        **({} if known is None else {"deals_known": "1", "deals_of": known.deals_of}),
+        **({"duplicate_unplayed": unplayed} if unplayed else {}),
     }
     created = store.tournaments.create(spec.tournament_id, spec.to_dict(), idempotency_key=idempotency_key,
                                        requested=requested, extra=extra)

@@ -37,6 +37,9 @@ class TournamentFacts:
     revealed_seed: int
     seed_salt: str
     seed_secret: str = ""
+    deals_known: bool = False
+    """It replays known deals (another tournament's, or a seed and secret the admin gave): its commitment is checked
+    as any other, but it hid nothing (:attr:`Verification.deals_known`)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class Verification:
     unscored: int = 0
     missing: int = 0
     committed: bool = False
+    deals_known: bool = False
+    """The deals were known before the tournament started: consistent or not, its commitment hid nothing."""
 
     @property
     def consistent(self) -> bool:
@@ -142,7 +147,7 @@ def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
     the revealed seed and secret (and,
     once finished, every scheduled match recorded), and every scored match's replay (``replay_of(match id)``).
     ``on_problem(where, what)`` hears each problem as it is found."""
-    out = Verification()
+    out = Verification(deals_known=t.deals_known)
 
     def problem(where: str, text: str) -> None:
         out.problems.append((where, text))

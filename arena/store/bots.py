@@ -364,6 +364,19 @@ class BotStore:
                        fresh_sandbox=fields.get("host_fresh_sandbox") == "1",
                        sandbox_match=fields.get("host_match", ""))
 
+    def copy_identity(self, name: str, into: BotStore) -> None:
+        """Register bot ``name`` in the store of ``into`` (another arena's registry, e.g. the private store of
+        ``bot check``) with this store's salt and token hash: the bot's own token opens sessions there too, and
+        nothing is written here. Its host token, if any, is not copied. Raises :class:`UnknownBot`."""
+        fields = self._fields(name)
+        if fields is None:
+            raise UnknownBot(name)
+        kept = {k: v for k, v in fields.items()
+                if k in ("name", "owner", "version", "salt", "token_hash", "created_at", "updated_at", "revoked_at",
+                         "deleted_at")}
+        into._r.hset(into._k.bot(name), mapping=kept)  # type: ignore[arg-type]
+        into._r.sadd(into._k.bots(), bot_key(name))
+
     def _fields(self, name: str) -> dict[str, str] | None:
         raw = self._r.hgetall(self._k.bot(name))
         return text_hash(raw) if raw else None

@@ -17,6 +17,7 @@ import redis.asyncio
 from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
+from .archives import archive_folder
 from .batching import TrafficMeter
 from .bots import BotStore
 from .canary import CanaryStore
@@ -118,12 +119,14 @@ class Store:
     ``ratings`` (:class:`RatingStore`), ``schedules`` (:class:`ScheduleStore`),
     ``canary`` (:class:`CanaryStore`), ``incidents`` (:class:`IncidentStore`), ``gauntlets``
     (:class:`GauntletStore`), ``competitions`` (:class:`CompetitionStore`), ``slots`` (:class:`SlotStore`), and
-    ``redis``/``keys`` underneath;
+    ``redis``/``keys`` underneath; ``archive_dir``: where submitted archives are kept (default
+    ``$UNO_ARENA_ARCHIVE_DIR``, else :func:`arena.store.archives.default_archive_dir`);
     :attr:`url` names the server (for a Celery app on the same Redis) and :meth:`relay` opens the relay's
     asyncio channel.
     """
 
-    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX, *, url: str | None = None) -> None:
+    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX, *, url: str | None = None,
+                 archive_dir: str | None = None) -> None:
         self.redis = client
         self.url = url or _url_of(client)
         self.keys = Keys(prefix)
@@ -140,7 +143,7 @@ class Store:
         self.gauntlets = GauntletStore(client, self.keys)
         self.competitions = CompetitionStore(client, self.keys)
         self.slots = SlotStore(client, self.keys)
-        self.submissions = SubmissionStore(client, self.keys)
+        self.submissions = SubmissionStore(client, self.keys, archive_folder(_url_of(client), prefix, archive_dir))
 
     @classmethod
     def from_url(cls, url: str | None = None, *, prefix: str = DEFAULT_PREFIX) -> Store:

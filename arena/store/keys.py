@@ -38,10 +38,18 @@ key                                    type         contents
                                                     version restarts detail since uid``)
 ``uno:bot:{bot}:output``               string       the last bytes (64 KiB at most) its hosted process wrote
                                                     to stdout and stderr
-``uno:submission:{sha}``               string       a submission's canonical archive (tar.gz), by the
-                                                    sha256 of its bytes (content-addressed: stored once)
+``uno:bot:{bot}:submit-attempts``      string, TTL  counter: the bot's submissions (accepted or refused) in
+                                                    the current rate window
+``uno:submission:{sha}``               string       an archive stored by an earlier version of the arena
+                                                    (now they are files: :mod:`arena.store.archives`)
+``uno:archives``                       hash         ``{sha}`` -> how many kept versions refer to that
+                                                    archive file (removed at 0)
 ``uno:hosted``                         set          every ``{bot}`` with a submission
-``uno:hosted:uid``                     string       counter: the last sandbox uid handed to a hosted bot
+``uno:identity:range``                 string       the first uid of the arena's range of sandbox uids, set
+                                                    once (:mod:`arena.store.identities`)
+``uno:identity:next``                  string       counter: sandbox uids handed out in that range
+``uno:identity:bots``                  hash         ``{bot}`` -> the uid of the bot's sandboxes (a bot with
+                                                    memory: one uid; fresh sandboxes take a new one each)
 ``uno:session:{session}``              string, TTL  JSON ``{bot, gateway, capacity, started_at}``; the
                                                     gateway's heartbeat refreshes the TTL, so a dead
                                                     gateway's sessions vanish by themselves
@@ -233,11 +241,30 @@ class Keys:
             raise InvalidName(f"invalid submission digest {quoted(sha256)}: expected 64 hex digits")
         return f"{self.prefix}submission:{sha256}"
 
+    def bot_submit_attempts(self, name: str) -> str:
+        """Counter of the bot's submissions in the current rate window (:meth:`SubmissionStore.count_attempt`)."""
+        return f"{self.prefix}bot:{bot_key(name)}:submit-attempts"
+
+    def archive_refs(self) -> str:
+        """Kept versions per archive digest (:mod:`arena.store.submissions`)."""
+        return f"{self.prefix}archives"
+
     def hosted(self) -> str:
         return f"{self.prefix}hosted"
 
-    def hosted_uid(self) -> str:
-        return f"{self.prefix}hosted:uid"
+    def uid_range(self) -> str:
+        """The first uid of the arena's sandbox uids (:mod:`arena.store.identities`)."""
+        return f"{self.prefix}identity:range"
+
+    def uid_counter(self) -> str:
+        return f"{self.prefix}identity:next"
+
+    def bot_uids(self) -> str:
+        return f"{self.prefix}identity:bots"
+
+    def check_queue(self) -> str:
+        """The bot host's queue of checks: ``bot:version`` -> its place (1: next)."""
+        return f"{self.prefix}hosted:queue"
 
     def session(self, session_id: str) -> str:
         return f"{self.prefix}session:{check_id(session_id, 'session id')}"

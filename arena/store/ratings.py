@@ -12,13 +12,14 @@ pool's version changes).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import redis
 
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.ratings import RatingPool
+from arena.tournament.verdicts import Verdicts
 
 from ._codec import dumps, loads
 from .keys import Keys
@@ -33,6 +34,8 @@ class CachedBatch:
     version: str
     computed_at: float
     ratings: list[BatchRating]
+    verdicts: Verdicts = field(default_factory=Verdicts)
+    """Which pairs the fit tells apart and what would tell the rest apart (empty in a cache written before them)."""
 
 
 class RatingStore:
@@ -62,11 +65,14 @@ class RatingStore:
             return None
         data = loads(raw)
         return CachedBatch(str(data.get("version")), float(data.get("computed_at") or 0.0),
-                           [BatchRating.from_dict(item) for item in data.get("ratings") or ()])
+                           [BatchRating.from_dict(item) for item in data.get("ratings") or ()],
+                           Verdicts.from_dict(data.get("verdicts")))
 
-    def put_batch(self, pool: str, version: str, ratings: list[BatchRating], computed_at: float) -> None:
+    def put_batch(self, pool: str, version: str, ratings: list[BatchRating], computed_at: float,
+                  verdicts: Verdicts | None = None) -> None:
         self._r.set(self._k.batch_ratings(pool), dumps({"version": version, "computed_at": computed_at,
-                                                        "ratings": [r.to_dict() for r in ratings]}))
+                                                        "ratings": [r.to_dict() for r in ratings],
+                                                        "verdicts": (verdicts or Verdicts()).to_dict()}))
 
     def pools(self) -> list[str]:
         """Every pool that has ratings."""

@@ -49,9 +49,11 @@ Definitions (``c`` is the confidence, 0.95 by default):
   Every row lists the bots it is not told apart from (this relation is not transitive).
 * **Tiers** (the leaderboard mark): rows in order; a new tier opens between two neighbouring rows only when
   every row above is told apart from every row below (:func:`tiers_of`). So two bots in different tiers have
-  been told apart, and two equal bots land in different tiers at most 5 % of the time, in any field (measured:
-  ``uno-arena bench tiers``). Bots of one tier are those the data cannot yet order with that confidence;
-  more deals split tiers.
+  been told apart. Bots of one tier are those the data cannot yet order with that confidence; more deals split
+  tiers. The win-rate tiers here compare raw win rates, which is fair only where every bot met the same field; a
+  tournament's published standings are ranked and tiered by the opponent-adjusted batch model instead
+  (:func:`arena.tournament.adjusted.fitted_standings`, with the same tier rule), and ``uno-arena bench tiers``
+  measures both.
 * **Head-to-head** (only when every result has exactly 2 seats): per ordered pair, matches,
   wins, losses, points for and against, and the same per deal group (a group is won by the bot
   that won more of its matches).
@@ -77,6 +79,7 @@ from .stats import (
     holm,
     z_quantile,
 )
+from .verdicts import Verdicts
 
 Interval = tuple[float, float]
 PSEUDO_GROUPS = 1
@@ -228,6 +231,9 @@ class Standings:
     matches: int
     confidence: float
     order_by: str = "win_rate"
+    verdicts: Verdicts = field(default_factory=Verdicts)
+    """Every pair told apart or not, and what would tell the rest apart (set by
+    :func:`arena.tournament.adjusted.adjusted_standings`; empty here)."""
 
     def row(self, bot: str) -> StandingRow:
         """The row of ``bot`` (``KeyError`` when absent)."""
@@ -252,6 +258,7 @@ class Standings:
             "tiers": [list(t) for t in self.tiers],
             "head_to_head": h2h,
             "pool": self.pool.to_dict(),
+            "verdicts": self.verdicts.to_dict(),
         }
 
 

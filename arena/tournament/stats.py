@@ -523,3 +523,68 @@ def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
             break
         rejected[i] = True
     return rejected
+
+
+def sign_test_p_value(wins_a: int, wins_b: int) -> float:
+    """The exact two-sided sign (binomial) test that two bots are equal, from the samples (deal groups) each won
+    (the ones neither won left out): twice the smaller tail of Binomial(``wins_a + wins_b``, 1/2), at most 1. 4 to 0
+    gives 0.125, 7 to 1 0.070, 8 to 1 0.039: a 2-bot field of single matches needs at least 6 to 0 to reach 5 %."""
+    n, low = wins_a + wins_b, min(wins_a, wins_b)
+    if n == 0 or wins_a == wins_b:
+        return 1.0
+    return min(1.0, 2.0 * math.fsum(math.exp(_log_binomial_half(n, k)) for k in range(low + 1)))
+
+
+def _log_binomial_half(n: int, k: int) -> float:
+    """``log(C(n, k) / 2**n)``."""
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0)
+
+
+MORE_CAP = 10**7
+"""The most further samples :func:`sign_test_more` and :func:`more_samples` report (beyond: ``None``, never)."""
+
+
+def sign_test_more(wins_a: int, wins_b: int, alpha: float) -> int | None:
+    """About how many more decided samples the sign test would need for ``p < alpha`` if the bots went on winning
+    them in the current proportion (the smallest ``m`` whose expected split of ``n + m`` samples is significant);
+    0 when it already is, ``None`` when the split is even (no number of samples would do) or needs over
+    :data:`MORE_CAP`."""
+    n = wins_a + wins_b
+    if n == 0 or wins_a == wins_b:
+        return None
+    share = max(wins_a, wins_b) / n
+
+    def significant(total: int) -> bool:
+        top = round(share * total)
+        return sign_test_p_value(top, total - top) < alpha
+
+    if significant(n):
+        return 0
+    low, high = 0, max(1, n)  # significant(n + high), not significant(n + low): doubling, then bisection
+    while not significant(n + high):
+        low, high = high, high * 2
+        if high > MORE_CAP:
+            return None
+    while low + 1 < high:
+        middle = (low + high) // 2
+        if significant(n + middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def more_samples(gap: float, error: float, samples: int, alpha: float) -> int | None:
+    """About how many more samples (groups like the ones so far) would make a difference ``gap`` with standard error
+    ``error`` over ``samples`` significant at two-sided level ``alpha`` under a normal, if the difference stayed and
+    the error shrank as ``1 / sqrt(samples)``: ``samples * ((z * error / gap)**2 - 1)``, rounded up. 0 when it is
+    already; ``None`` for no difference, no samples, or more than :data:`MORE_CAP`."""
+    if samples <= 0 or abs(gap) < 1e-12:
+        return None
+    if error <= 0.0:
+        return 0
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    needed = samples * (z * error / abs(gap)) ** 2
+    if needed > samples + MORE_CAP:
+        return None
+    return max(0, math.ceil(needed - samples))

@@ -26,7 +26,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from arena.client import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, batch_scope
 from arena.players import BotFactory
-from arena.web.guard import ClientLedger, ClientLimits, Guard, client_of, private_client
+from arena.web.guard import ClientLedger, ClientLimits, Guard, address_of, private_client
 from arena.web.metrics import WebMetrics
 from arena.web.reader import ArenaReader
 
@@ -74,7 +74,8 @@ def templates() -> Jinja2Templates:
 
 def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: ArenaClient | None = None,
                poll_s: float = DEFAULT_POLL_S, grafana_url: str = "", title: str = "UNO Arena",
-               metrics: WebMetrics | None = None, limits: ClientLimits | None = None) -> FastAPI:
+               metrics: WebMetrics | None = None, limits: ClientLimits | None = None,
+               search_workers: int | None = None) -> FastAPI:
     """The web front reading through ``client`` (an :class:`arena.client.ArenaClient`; give it no token: whatever
     it may read is shown to everyone): pages, ``/api/...`` JSON, live streams under ``/events/...``, ``/static``,
     ``/metrics`` (answered only to loopback and private-network clients: a Prometheus beside it, never the public).
@@ -82,7 +83,9 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     kind and to read the bots' description, version and connected state (arena.web.views.PublicBot);
     ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page; ``make_bot``
     makes the built-in bots of "play against the bots" (``bots.make_bot``, passed in by the web command);
-    ``limits`` what one client may do (:class:`arena.web.guard.ClientLimits`; the defaults when None). Every request
+    ``limits`` what one client may do (:class:`arena.web.guard.ClientLimits`; the defaults when None);
+    ``search_workers`` the processes that play the search bots of people's games (:mod:`arena.web.play`; None: they
+    play in this process, as a test's app does). Every request
     passes :class:`arena.web.guard.Guard` (CSRF, per-client limits, security headers). The API is described by
     ``/openapi.json`` and, for people, by the ``/docs`` page (rendered here: FastAPI's Swagger UI and ReDoc load
     their assets from a CDN, so they are off)."""
@@ -99,6 +102,7 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     app.state.templates = templates()
     app.state.metrics = metrics if metrics is not None else WebMetrics()
     app.state.ledger = ClientLedger(limits if limits is not None else ClientLimits())
+    app.state.search_workers = search_workers
     app.add_middleware(Guard, ledger=app.state.ledger)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(pages.router)
@@ -142,7 +146,7 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
 
     @app.get("/metrics", include_in_schema=False)
     def metrics_page(request: Request) -> Response:
-        if not private_client(client_of(request.scope)):
+        if not private_client(address_of(request.scope)):
             raise HTTPException(status_code=404, detail="Not Found")
         return Response(generate_latest(app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 

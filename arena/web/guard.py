@@ -5,14 +5,16 @@
   POST, and a client that is no browser sends neither and cannot be made to by a foreign page. A JSON API
   (``POST /api/...``) takes only ``Content-Type: application/json`` (415 otherwise): a foreign form or a
   ``text/plain`` fetch cannot produce it without a CORS preflight, which this site never grants.
-* **Per-client limits** (a client is its IP address as the server sees it): a token bucket for game starts, one
-  for opened live streams and one for exports, and caps on the games (and among them the games against connected
+* **Per-client limits** (a client is its network prefix as the server sees it: an IPv4 address's /24, an IPv6
+  address's /64, :func:`prefix_of`; one visitor holds a whole /64 or several neighbouring addresses as easily as one,
+  so the limits count prefixes, not addresses): a token bucket for game starts, one for opened live streams, one for
+  exports and one for the replay viewer's reads, and caps on the games (and among them the games against connected
   bots) and streams one client has at once (:class:`ClientLimits`); past them, 429 with a ``Retry-After`` and a line
-  saying which limit and when to retry. The forms of a bot's author (its token in the body: a new version's
-  upload, the incident details) have two buckets of their own, spent by their routes before the body is read so
-  that an error page can say it (:func:`arena.web.pages.admit_author_form`): one for their posts, a stricter one
-  for the tokens the API refused (a login throttle). At most :attr:`ClientLimits.max_clients` clients are
-  tracked: past it, the one seen least recently is forgotten.
+  saying which limit and when to retry. The forms of a bot's author (its token in the body: a new version's upload,
+  the incident details) have two buckets of their own, spent by their routes before the body is read so that an error
+  page can say it (:func:`arena.web.pages.admit_author_form`): one for their posts, a stricter one for the tokens the
+  API refused (a login throttle). At most :attr:`ClientLimits.max_clients` clients are tracked: past it, the one seen
+  least recently is forgotten.
 * **Headers** on every answer: a Content-Security-Policy without inline script (:data:`CSP`), no framing
   (``X-Frame-Options: DENY`` and ``frame-ancestors 'none'``), ``X-Content-Type-Options: nosniff`` and a
   ``Referrer-Policy``.
@@ -57,6 +59,7 @@ class Kind(Enum):
     GAME_START = "game start"
     STREAM = "live stream"
     EXPORT = "export"
+    REPLAY = "replay read"
     AUTHOR_FORM = "bot form post"
     REFUSED_TOKEN = "refused token"
     OTHER = "other"
@@ -64,6 +67,7 @@ class Kind(Enum):
 
 _PLAY_STREAM = re.compile(r"^/api/play/[^/]+/stream$")
 _EXPORT = re.compile(r"^/tournaments/[^/]+/results\.[a-z]+$")
+_REPLAY = re.compile(r"^(/matches/[^/]+(/frame)?|/api/matches/[^/]+/replay)$")
 
 
 def classify(method: str, path: str) -> Kind:
@@ -74,6 +78,8 @@ def classify(method: str, path: str) -> Kind:
         return Kind.STREAM
     if method == "GET" and _EXPORT.match(path):
         return Kind.EXPORT
+    if method == "GET" and _REPLAY.match(path):
+        return Kind.REPLAY
     return Kind.OTHER
 
 
@@ -142,16 +148,18 @@ class Rate:
 
 @dataclass(frozen=True)
 class ClientLimits:
-    """What one client (IP address) may do: ``game_starts``, ``streams`` (opened), ``exports``, ``author_forms``
-    (posts of a bot's forms that carry its token) and ``refused_tokens`` (of those posts, the ones whose token the
-    API refused) as rates; ``games``, ``remote_games`` (those of its games with a connected bot at the table: each
-    holds one of that bot's match slots) and ``streams_open`` at once. ``max_clients`` bounds the clients whose
-    buckets are kept. ``enabled=False`` (a benchmark's viewers, all on loopback) turns the limits off; the CSRF
-    checks and the headers stay."""
+    """What one client (network prefix, :func:`prefix_of`) may do: ``game_starts``, ``streams`` (opened),
+    ``exports``, ``replays`` (reads of the replay viewer's pages, frames and JSON: the viewer's fastest autoplay is
+    1000 a minute), ``author_forms`` (posts of a bot's forms that carry its token) and ``refused_tokens`` (of those
+    posts, the ones whose token the API refused) as rates; ``games``, ``remote_games`` (those of its games with a
+    connected bot at the table: each holds one of that bot's match slots) and ``streams_open`` at once.
+    ``max_clients`` bounds the clients whose buckets are kept. ``enabled=False`` (a benchmark's viewers, all on
+    loopback) turns the limits off; the CSRF checks and the headers stay."""
 
     game_starts: Rate = field(default_factory=lambda: Rate(burst=4, per_minute=6))
     streams: Rate = field(default_factory=lambda: Rate(burst=20, per_minute=120))
     exports: Rate = field(default_factory=lambda: Rate(burst=10, per_minute=30))
+    replays: Rate = field(default_factory=lambda: Rate(burst=120, per_minute=1200))
     author_forms: Rate = field(default_factory=lambda: Rate(burst=6, per_minute=6))
     refused_tokens: Rate = field(default_factory=lambda: Rate(burst=3, per_minute=1))
     games: int = 3
@@ -166,6 +174,7 @@ class ClientLimits:
 
     def rate(self, kind: Kind) -> Rate | None:
         return {Kind.GAME_START: self.game_starts, Kind.STREAM: self.streams, Kind.EXPORT: self.exports,
+                Kind.REPLAY: self.replays,
                 Kind.AUTHOR_FORM: self.author_forms, Kind.REFUSED_TOKEN: self.refused_tokens}.get(kind)
 
 
@@ -320,11 +329,33 @@ def client_ledger(request: Request) -> ClientLedger:
     return ledger
 
 
-def client_of(scope: Scope) -> str:
-    """A request's client: its IP address as the server sees it (uvicorn's ``--proxy-headers`` and
-    ``--forwarded-allow-ips`` make it the one a trusted proxy names)."""
+IPV4_PREFIX = 24
+IPV6_PREFIX = 64
+
+
+def prefix_of(address: str) -> str:
+    """The network prefix the limits count for ``address``: its IPv4 /24 or its IPv6 /64 (an IPv4-mapped IPv6
+    address as IPv4); anything that is no IP address (a Unix socket's peer) as it is."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        parsed = parsed.ipv4_mapped
+    bits = IPV4_PREFIX if parsed.version == 4 else IPV6_PREFIX
+    return str(ipaddress.ip_network(f"{parsed}/{bits}", strict=False))
+
+
+def address_of(scope: Scope) -> str:
+    """A request's IP address as the server sees it: the connection's peer, or the address a trusted proxy names
+    (``uno-arena web --trusted-proxies``; none is trusted by default)."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
+
+
+def client_of(scope: Scope) -> str:
+    """A request's client for the limits: the network prefix of its address (:func:`prefix_of`)."""
+    return prefix_of(address_of(scope))
 
 
 def private_client(client: str) -> bool:

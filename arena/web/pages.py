@@ -31,6 +31,7 @@ from arena.web import views
 from arena.web.guard import Kind, TooMany, client_ledger, client_of
 from arena.web.live import LiveFeed
 from arena.web.reader import ArenaReader
+from arena.web.replay_frames import PAGE_FRAMES, Frames
 
 router = APIRouter()
 P = ParamSpec("P")
@@ -195,8 +196,10 @@ async def leaderboard_events(request: Request, pool: str = "", page: int = Query
         html = templates.get_template("leaderboard_pools.html").render(data)
         return {"html": html, "hash": live_hash(html), "pools": len(data["pools"])}
 
-    return stream(feed(request, f"leaderboard:{pool}:{page}",
-                       lambda poll_s, idle: LiveFeed(read, poll_s, on_idle=idle)))
+    key = f"leaderboard:{pool}:{page}"
+    if key not in request.app.state.feeds:  # an unknown pool or page: 404 before any feed polls for it
+        await run_in_threadpool(leaderboard_data, arena, pool, page)
+    return stream(feed(request, key, lambda poll_s, idle: LiveFeed(read, poll_s, on_idle=idle)))
 
 
 # -- tournaments -------------------------------------------------------------------------------------------
@@ -352,43 +355,73 @@ async def tournament_events(request: Request, tournament_id: str) -> StreamingRe
     def ended(value: dict[str, Any]) -> bool:
         return value.get("state") in ENDED_STATE_NAMES
 
-    return stream(feed(request, f"tournament:{tournament_id}",
-                       lambda poll_s, idle: LiveFeed(read, poll_s, ended, on_idle=idle)))
+    key = f"tournament:{tournament_id}"
+    if key not in request.app.state.feeds:  # an unknown tournament: NOT_FOUND (404) before any feed polls for it
+        await run_in_threadpool(arena.tournament, tournament_id)
+    return stream(feed(request, key, lambda poll_s, idle: LiveFeed(read, poll_s, ended, on_idle=idle)))
 
 
 # -- replays -------------------------------------------------------------------------------------------------
 
 
-def _frames(arena: ArenaReader, match_id: str, seat: int | None) -> Any:
+MAX_REPLAY_FRAMES = 100
+"""The most frames one answer of ``/api/matches/{id}/replay`` holds (``count``); page on with ``next``."""
+MAX_REPLAY_BYTES = 2**20
+"""The most bytes of frames one answer of ``/api/matches/{id}/replay`` holds (at least one frame): fewer frames
+than ``count`` when they would pass it."""
+
+
+def _frames(arena: ArenaReader, match_id: str, seat: int | None) -> Frames:
     try:
         return arena.frames(match_id, seat)
     except ValueError as error:
         raise bad_request(str(error)) from None
 
 
-def _frame(frames: Any, step: int) -> dict[str, Any]:
+def _frame(arena: ArenaReader, frames: Frames, step: int) -> dict[str, Any]:
     try:
-        frame: dict[str, Any] = frames.frame(step)
+        return arena.frame(frames, step)
     except ValueError as error:
         raise bad_request(str(error)) from None
-    return frame
 
 
 @router.get("/api/matches/{match_id}/replay", tags=["replays"])
 def api_replay(request: Request, match_id: str,
-               seat: int | None = Query(None, description="as this seat saw it; unset: omniscient")) -> dict[str, Any]:
-    """Every frame of a match's replay (the table after each decision, with the decision: bot, action, latency,
-    legal actions, refusal, fallback; and the events as the viewer saw them). Open to everyone once the match's
-    tournament ended."""
-    frames = _frames(reader(request), match_id, seat)
+               seat: int | None = Query(None, description="as this seat saw it; unset: omniscient"),
+               start: int = Query(0, ge=0, description="the first frame (step) of this answer"),
+               count: int = Query(PAGE_FRAMES, ge=1, le=MAX_REPLAY_FRAMES,
+                                  description=f"frames wanted (at most {MAX_REPLAY_FRAMES})")) -> dict[str, Any]:
+    """A page of a match's replay frames (the table after each decision, with the decision: bot, action, latency,
+    legal actions, refusal, fallback; and the events as the viewer saw them), from frame ``start``: at most
+    ``count`` frames and about 1 MiB; ``next`` is the ``start`` of the next page (null after the last frame),
+    ``frames_total`` how many frames the match has. Open to everyone once the match's tournament ended."""
+    arena = reader(request)
+    frames = _frames(arena, match_id, seat)
+    try:
+        frames.check_step(start)
+    except ValueError as error:
+        raise bad_request(str(error)) from None
+    stop = min(start + count, frames.count)
+    shown: list[dict[str, Any]] = []
+    size = 0
+    number = start
+    while number < stop:
+        page = arena.frame_page(frames, number // PAGE_FRAMES)
+        frame_size = page.sizes[number - page.first]
+        if shown and size + frame_size > MAX_REPLAY_BYTES:
+            break
+        shown.append(page.frame(number))
+        size += frame_size
+        number += 1
     return {"match_id": frames.match_id, "tournament_id": frames.tournament_id, "viewer": frames.viewer,
             "seats": frames.seats, "variant": frames.variant, "result": frames.result, "reason": frames.reason,
-            "frames": frames.frames}
+            "frames_total": frames.count, "start": start, "next": number if number < frames.count else None,
+            "frames": shown}
 
 
-def replay_context(frames: Any, step: int, seat: int | None) -> dict[str, Any]:
-    frame = _frame(frames, step)
-    return {"frames": frames, "frame": frame, "step": step, "seat": seat, "last": len(frames.frames) - 1,
+def replay_context(arena: ArenaReader, frames: Frames, step: int, seat: int | None) -> dict[str, Any]:
+    frame = _frame(arena, frames, step)
+    return {"frames": frames, "frame": frame, "step": step, "seat": seat, "last": frames.last,
             "table": frame["table"]}
 
 
@@ -396,8 +429,10 @@ def replay_context(frames: Any, step: int, seat: int | None) -> dict[str, Any]:
 def replay_page(request: Request, match_id: str, step: int = 0, seat: int | None = None,
                 decision: int | None = None) -> Response:
     """The replay viewer at ``step``; ``?decision=N`` (an incident's link) lands on the step of decision N (a
-    redirect to its ``?step=`` address, which the viewer's script keeps)."""
-    frames = _frames(reader(request), match_id, seat)
+    redirect to its ``?step=`` address, which the viewer's script keeps). Only the page of frames around ``step``
+    is built (:mod:`arena.web.replay_frames`); the script fetches each further step."""
+    arena = reader(request)
+    frames = _frames(arena, match_id, seat)
     if decision is not None:
         try:
             found = frames.step_of(decision)
@@ -405,14 +440,16 @@ def replay_page(request: Request, match_id: str, step: int = 0, seat: int | None
             raise bad_request(str(error)) from None
         where = {"step": found} | ({"seat": seat} if seat is not None else {})
         return RedirectResponse(f"/matches/{quote(match_id, safe='')}?{urlencode(where)}", status_code=303)
-    return render(request, "replay.html", {"title": f"Match {match_id}", **replay_context(frames, step, seat)})
+    return render(request, "replay.html", {"title": f"Match {match_id}",
+                                           **replay_context(arena, frames, step, seat)})
 
 
 @router.get("/matches/{match_id}/frame", response_class=HTMLResponse, include_in_schema=False)
 def replay_frame(request: Request, match_id: str, step: int = 0, seat: int | None = None) -> HTMLResponse:
     """One frame of the viewer, rendered (what the page's script swaps in when stepping)."""
-    frames = _frames(reader(request), match_id, seat)
-    return render(request, "replay_frame.html", replay_context(frames, step, seat))
+    arena = reader(request)
+    frames = _frames(arena, match_id, seat)
+    return render(request, "replay_frame.html", replay_context(arena, frames, step, seat))
 
 
 # -- bots ----------------------------------------------------------------------------------------------------

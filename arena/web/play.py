@@ -13,8 +13,8 @@
   stored form), also when the web front has no store and so no replay page for it (409 before the end);
 - ``GET /play/{id}``: the game page (``templates/play.html``, ``static/play.js``).
 
-One client (IP address) runs at most a few games at once, and fewer with a connected bot at the table
-(:class:`arena.web.guard.ClientLimits`: 429 past them; the starts themselves are rate-limited by
+One client (network prefix: IPv4 /24, IPv6 /64) runs at most a few games at once, and fewer with a connected bot at
+the table (:class:`arena.web.guard.ClientLimits`: 429 past them; the starts themselves are rate-limited by
 :class:`arena.web.guard.Guard`). A connected bot plays people only with a slot free now and at most half of its
 slots, and leaves such a game when a tournament, ladder or gauntlet match needs the slot
 (:mod:`arena.service.human_play`): a game it cannot play now is refused with 503 naming the bot. Every game
@@ -52,6 +52,7 @@ from arena.service.human_play import (
     BadAnswer,
     BadSetup,
     BotBusy,
+    BotProcesses,
     GameSetup,
     HumanPlayService,
     HumanSession,
@@ -95,14 +96,24 @@ def card_values() -> dict[str, dict[str, int]]:
 
 def human_play_service(request: Request) -> HumanPlayService:
     """The app's :class:`HumanPlayService` (``app.state.human_play``), made on first use when the app set none
-    (with the app's built-in bots, ``app.state.make_bot``)."""
+    (with the app's built-in bots, ``app.state.make_bot``; the search bots in ``app.state.search_workers``
+    processes of their own, :mod:`arena.service.bot_processes`, when the app names some)."""
     state = request.app.state
     service: HumanPlayService | None = getattr(state, "human_play", None)
     if service is None:
         store = Store.from_url() if os.environ.get("REDIS_URL") else None
         make_bot: BotFactory = state.make_bot
-        service = state.human_play = HumanPlayService(store, make_bot=make_bot)
+        workers: int | None = getattr(state, "search_workers", None)
+        processes = state.bot_processes = BotProcesses(workers) if workers else None
+        service = state.human_play = HumanPlayService(store, make_bot=make_bot, bot_processes=processes)
     return service
+
+
+def close_bot_processes(state: Any) -> None:
+    """Stop the processes of the search bots the app started (the web command's shutdown)."""
+    processes: BotProcesses | None = getattr(state, "bot_processes", None)
+    if processes is not None:
+        processes.close()
 
 
 def _error(error: PlayError) -> JSONResponse:

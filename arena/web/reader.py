@@ -27,7 +27,7 @@ from arena.protocol import arena_pb2
 from arena.protocol.statuses import TOURNAMENT_STATE_OF
 from arena.tournament.status import TournamentStatus
 from arena.web import views
-from arena.web.replay_frames import Frames, replay_frames
+from arena.web.replay_frames import PAGE_FRAMES, FramePage, Frames, frame_page, replay_index, sized
 from arena.web.views import (
     CompetitionBoard,
     CompetitionRow,
@@ -62,6 +62,52 @@ class _Lru:
                 self._items.popitem(last=False)
         return value
 
+
+class _ByteLru:
+    """A thread-safe LRU cache bounded by bytes: ``size_of(value)`` of each kept value adds up to at most
+    ``budget`` (the least recently used go first; a value bigger than the whole budget is answered, not kept)."""
+
+    def __init__(self, budget: int, size_of: Callable[[Any], int]) -> None:
+        self._budget = budget
+        self._size_of = size_of
+        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._total = 0
+        self._lock = threading.Lock()
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    def get(self, key: Any, make: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                kept: T = self._items[key][0]
+                return kept
+        value = make()
+        self.put(key, value)
+        return value
+
+    def take(self, key: Any) -> Any:
+        """The value kept under ``key``, no longer kept (None when there is none): one user at a time."""
+        with self._lock:
+            found = self._items.pop(key, None)
+            if found is None:
+                return None
+            self._total -= found[1]
+            return found[0]
+
+    def put(self, key: Any, value: Any) -> None:
+        size = self._size_of(value)
+        if size > self._budget:
+            return
+        with self._lock:
+            if key in self._items:
+                self._total -= self._items.pop(key)[1]
+            self._items[key] = (value, size)
+            self._total += size
+            while self._total > self._budget:
+                self._total -= self._items.popitem(last=False)[1][1]
 
 
 class _Fresh:
@@ -114,6 +160,14 @@ FRESH_S = 1.0
 """After this long the leaderboards and the bot list are read again, in the background."""
 MAX_AGE_S = 30.0
 """A leaderboard or bot list older than this is never shown: the request reads it afresh."""
+REPLAY_CACHE_BYTES = 48 * 2**20
+"""The organizer's replay records the web front keeps (by their protobuf size), for the viewer's pages."""
+FRAME_CACHE_BYTES = 64 * 2**20
+"""The viewer's built frames the web front keeps (by their size as JSON): pages of :data:`PAGE_FRAMES` frames."""
+WALK_CACHE_BYTES = 32 * 2**20
+"""The walks part-way through a match the web front keeps to build a view's next page from (one per view), by an
+estimate of their size: :data:`WALK_EVENT_BYTES` per event of the rebuilt match."""
+WALK_EVENT_BYTES = 400
 MATCHES_PAGE = 1000
 OUTPUT_TAIL_LINES = 200
 """The lines of a hosted process's output the bot page shows its author (`uno-arena bot output`: all 64 KiB)."""
@@ -129,8 +183,11 @@ class ArenaReader:
         self.admin_client = admin_client
         self._standings = _Lru(4096)
         self._matches = _Lru(256)
-        self._frames = _Lru(64)
-        self._replays = _Lru(512)
+        self._replays = _ByteLru(REPLAY_CACHE_BYTES, lambda replay: replay.ByteSize())
+        self._indexes = _ByteLru(REPLAY_CACHE_BYTES, lambda frames: frames.omniscient.ByteSize() + (
+            frames.view.ByteSize() if frames.view is not None else 0))
+        self._pages = _ByteLru(FRAME_CACHE_BYTES, lambda page: page.bytes)
+        self._walks = _ByteLru(WALK_CACHE_BYTES, lambda walker: WALK_EVENT_BYTES * len(walker.match.events))
         self._fresh = _Fresh(fresh_s, max_age_s)
 
     # -- tournaments ---------------------------------------------------------------------------------------
@@ -281,11 +338,13 @@ class ArenaReader:
     # -- replays -------------------------------------------------------------------------------------------
 
     def replay(self, match_id: str) -> arena_pb2.Replay:
-        """The omniscient ``Replay`` of a match (open to everyone once its tournament ended; kept then)."""
+        """The omniscient ``Replay`` of a match (open to everyone once its tournament ended; kept then, within
+        :data:`REPLAY_CACHE_BYTES`)."""
         return self._replays.get(match_id, lambda: self.client.get_replay(match_id))
 
     def frames(self, match_id: str, seat: int | None) -> Frames:
-        """The replay viewer's frames of a match, omniscient (seat None) or as one seat saw it."""
+        """The replay viewer's index of a match (its header and how many frames, no frame built), omniscient (seat
+        None) or as one seat saw it; the records it is built from are kept (:data:`REPLAY_CACHE_BYTES`)."""
 
         def read() -> Frames:
             omniscient = self.replay(match_id)
@@ -295,6 +354,25 @@ class ArenaReader:
                     raise ValueError(f"seat {seat} is not a seat of match {match_id} "
                                      f"(0 to {len(omniscient.seats) - 1})")
                 view = self.client.get_replay(match_id, seat)
-            return replay_frames(omniscient, view)
+            return replay_index(omniscient, view)
 
-        return self._frames.get((match_id, seat), read)
+        return self._indexes.get((match_id, seat), read)
+
+    def frame_page(self, frames: Frames, page: int) -> FramePage:
+        """Page ``page`` of a match's frames (:func:`arena.web.replay_frames.frame_page`), kept
+        (:data:`FRAME_CACHE_BYTES`); built on from the walk that built the view's last page when it stands before
+        this one (a viewer stepping forward, a client paging on), kept too (:data:`WALK_CACHE_BYTES`)."""
+        view = (frames.match_id, frames.viewer)
+
+        def build() -> FramePage:
+            built, walker = frame_page(frames, page, self._walks.take(view))
+            if not walker.done:
+                self._walks.put(view, walker)
+            return sized(page * PAGE_FRAMES, built)
+
+        return self._pages.get((*view, page), build)
+
+    def frame(self, frames: Frames, step: int) -> dict[str, Any]:
+        """Frame ``step`` (ValueError naming the range for one that is no step of the match)."""
+        frames.check_step(step)
+        return self.frame_page(frames, step // PAGE_FRAMES).frame(step)

@@ -14,11 +14,17 @@ Frame ``0`` is the table after the deal (the replay's opening events); frame ``k
 with that decision: who decided, the action, its latency, the legal actions the seat had (omniscient, or the
 viewer's own decisions), and any refusal or fallback; and the events as the viewer saw them, in plain words (the
 terminal's narrator: :mod:`arena.web.narration`) and as the arena's log lines.
+
+Frames are built a page at a time (:func:`frame_page`: :data:`PAGE_FRAMES` frames, walking the match from its deal
+to the page's end), never the whole match at once: a frame repeats the whole table (every hand, the discard), so a
+long match's frames are tens of megabytes where its record (seed and actions) is a few; :class:`Frames` is only the
+match's header and its index (how many frames, which decision each shows), built without walking.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.client import plain
@@ -38,32 +44,70 @@ class ReplayMismatch(ValueError):
     """The engine's rebuild of a record does not give the recorded events."""
 
 
+PAGE_FRAMES = 50
+"""Frames per page: the unit the viewer's frames are built, kept and served in."""
+
+
+@dataclass(frozen=True)
+class FramePage:
+    """Built frames (``first`` the number of the first) with each one's size as JSON, in bytes (what the web front's
+    caches count and its JSON route bounds its answers by)."""
+
+    first: int
+    frames: list[dict[str, Any]]
+    sizes: list[int]
+
+    @property
+    def bytes(self) -> int:
+        return sum(self.sizes)
+
+    def frame(self, number: int) -> dict[str, Any]:
+        return self.frames[number - self.first]
+
+
+def sized(first: int, frames: list[dict[str, Any]]) -> FramePage:
+    """``frames`` as a :class:`FramePage`, each measured as compact JSON."""
+    return FramePage(first, frames, [len(json.dumps(frame, separators=(",", ":"))) for frame in frames])
+
+
 @dataclass(frozen=True)
 class Frames:
-    """Every frame of one view of one match, plus what the page header needs."""
+    """One view of one match as the viewer needs it before any frame: the page header and the index of its frames
+    (``count`` frames: the deal, then one per decision; ``decisions[k - 1]`` the decision number frame ``k`` shows).
+    The frames themselves come a page at a time from :func:`frame_page`."""
 
     match_id: str
     tournament_id: str
     viewer: int | None
     seats: list[dict[str, Any]]
     variant: str
-    frames: list[dict[str, Any]]
     result: dict[str, Any] | None
     reason: str
+    decisions: tuple[int, ...]
+    omniscient: Any = field(repr=False, compare=False)
+    view: Any = field(repr=False, compare=False)
 
-    def frame(self, number: int) -> dict[str, Any]:
-        """Frame ``number``; ValueError naming the range for one out of it."""
-        if not 0 <= number < len(self.frames):
-            raise ValueError(f"step {number} is not a step of match {self.match_id} (0 to {len(self.frames) - 1})")
-        return self.frames[number]
+    @property
+    def count(self) -> int:
+        return 1 + len(self.decisions)
+
+    @property
+    def last(self) -> int:
+        return len(self.decisions)
+
+    def check_step(self, number: int) -> int:
+        """``number``, or ValueError naming the range for one that is no step of the match."""
+        if not 0 <= number < self.count:
+            raise ValueError(f"step {number} is not a step of match {self.match_id} (0 to {self.last})")
+        return number
 
     def step_of(self, decision_number: int) -> int:
         """The step (frame) of the decision numbered ``decision_number`` (as a ``DecisionRequest``, an incident
         or a ``ReplayStep`` numbers it); ValueError naming the match for a number it does not have."""
-        for frame in self.frames:
-            if frame["decision"] is not None and frame["decision"]["number"] == decision_number:
-                return int(frame["number"])
-        raise ValueError(f"match {self.match_id} has no decision {decision_number}")
+        try:
+            return self.decisions.index(decision_number) + 1
+        except ValueError:
+            raise ValueError(f"match {self.match_id} has no decision {decision_number}") from None
 
 
 def _event_texts(events: Any) -> list[str]:
@@ -139,36 +183,86 @@ def _check_events(omniscient: Any, match: Match) -> None:
                              f"{recorded}")
 
 
-def replay_frames(omniscient: Any, view: Any = None) -> Frames:
-    """The frames of a match: ``omniscient`` is the omniscient ``Replay`` message (it carries the seed), ``view``
-    the ``Replay`` of one seat's view (its events are the ones listed) or None for the omniscient frames; the match
-    is rebuilt through the arena's one replay walk (:func:`arena.engine.walk.walk`). :class:`ReplayMismatch`
-    when the engine does not rebuild the record."""
+def replay_index(omniscient: Any, view: Any = None) -> Frames:
+    """The :class:`Frames` of a match (no frame built yet): ``omniscient`` is the omniscient ``Replay`` message (it
+    carries the seed), ``view`` the ``Replay`` of one seat's view (its events are the ones listed) or None for the
+    omniscient frames."""
     viewer = view.viewer if view is not None and view.HasField("viewer") else None
-    shown = view if view is not None else omniscient
-    rules = rules_from_proto(omniscient.rules)
     names = [seat.bot_name or seat.bot_id for seat in sorted(omniscient.seats, key=lambda s: s.seat)]
-    match = Match(players=len(names), seed=omniscient.seed, rules=rules)
-    if len(match.events) != len([e for e in omniscient.opening if e.type != "hand"]):
-        raise ReplayMismatch(f"match {omniscient.match_id}: the rebuilt deal does not give the recorded opening")
-    narrator = ReplayNarrator(names)
-    frames = [{"number": 0, "decision": None, **_told(narrator, shown.opening), "table": _table(match, viewer, names)}]
-    pairs = iter(zip(omniscient.steps, shown.steps, strict=True))
-    decisions = [(step.seat, action_from_proto(step.action)) for step in omniscient.steps]
-    try:
-        for walked in walk(match, decisions, legal_for=lambda seat: viewer is None or viewer == seat):
-            if walked.round_change:
-                continue
-            step, shown_step = next(pairs)
-            frames.append({"number": len(frames), "decision": _decision(step, walked, names),
-                           **_told(narrator, shown_step.events), "table": _table(match, viewer, names)})
-    except WalkError as error:  # the engine's refusal: the record does not replay
-        raise ReplayMismatch(f"match {omniscient.match_id}: decision {error.number} ({error.action}) does not "
-                             f"replay: {error.error}") from None
-    _check_events(omniscient, match)
     return Frames(
         match_id=omniscient.match_id, tournament_id=omniscient.tournament_id, viewer=viewer,
-        seats=[{"seat": n, "name": name} for n, name in enumerate(names)], variant=rules.variant, frames=frames,
+        seats=[{"seat": n, "name": name} for n, name in enumerate(names)],
+        variant=rules_from_proto(omniscient.rules).variant,
         result=plain(omniscient.result) if omniscient.HasField("result") else None,
-        reason=plain(omniscient)["reason"],
+        reason=plain(omniscient)["reason"], decisions=tuple(step.decision_number for step in omniscient.steps),
+        omniscient=omniscient, view=view,
     )
+
+
+class FrameWalk:
+    """A walk through one view of a match that builds its frames in order and can be resumed where it stopped (the
+    next page of a viewer stepping forward, or of a client paging the JSON, costs that page's decisions only). The
+    match is rebuilt through the arena's one replay walk (:func:`arena.engine.walk.walk`); every step is told (the
+    narrator carries the side up along), the table is built only for the frames asked for.
+    :class:`ReplayMismatch` when the engine does not rebuild the record (the whole record is checked when the walk
+    reaches its end)."""
+
+    def __init__(self, frames: Frames) -> None:
+        omniscient = frames.omniscient
+        self.frames = frames
+        self._names = [seat["name"] for seat in frames.seats]
+        self._shown = frames.view if frames.view is not None else omniscient
+        self.match = Match(players=len(self._names), seed=omniscient.seed, rules=rules_from_proto(omniscient.rules))
+        if len(self.match.events) != len([e for e in omniscient.opening if e.type != "hand"]):
+            raise ReplayMismatch(f"match {omniscient.match_id}: the rebuilt deal does not give the recorded opening")
+        self._narrator = ReplayNarrator(self._names)
+        self._pairs = iter(zip(omniscient.steps, self._shown.steps, strict=True))
+        viewer = frames.viewer
+        decisions = ((step.seat, action_from_proto(step.action)) for step in omniscient.steps)
+        self._walk = walk(self.match, decisions, legal_for=lambda seat: viewer is None or viewer == seat)
+        self.next_frame = 0
+        """The number of the next frame this walk builds."""
+
+    @property
+    def done(self) -> bool:
+        return self.next_frame >= self.frames.count
+
+    def build(self, first: int, stop: int) -> list[dict[str, Any]]:
+        """Frames ``first`` to ``stop - 1`` (``first`` at or after :attr:`next_frame`; ValueError otherwise)."""
+        if first < self.next_frame:
+            raise ValueError(f"this walk is at frame {self.next_frame}: it cannot build frame {first}")
+        stop = min(stop, self.frames.count)
+        match, viewer, names = self.match, self.frames.viewer, self._names
+        built: list[dict[str, Any]] = []
+        if self.next_frame == 0 and stop > 0:
+            told = _told(self._narrator, self._shown.opening)
+            if first == 0:
+                built.append({"number": 0, "decision": None, **told, "table": _table(match, viewer, names)})
+            self.next_frame = 1
+        try:
+            while self.next_frame < stop:
+                walked = next(self._walk)
+                if walked.round_change:
+                    continue
+                step, shown_step = next(self._pairs)
+                told = _told(self._narrator, shown_step.events)
+                if self.next_frame >= first:
+                    built.append({"number": self.next_frame, "decision": _decision(step, walked, names), **told,
+                                  "table": _table(match, viewer, names)})
+                self.next_frame += 1
+        except WalkError as error:  # the engine's refusal: the record does not replay
+            raise ReplayMismatch(f"match {self.frames.match_id}: decision {error.number} ({error.action}) does not "
+                                 f"replay: {error.error}") from None
+        if self.done:
+            _check_events(self.frames.omniscient, match)
+        return built
+
+
+def frame_page(frames: Frames, page: int, walk_from: FrameWalk | None = None) -> tuple[list[dict[str, Any]],
+                                                                                        FrameWalk]:
+    """Page ``page`` of the frames (frames ``page * PAGE_FRAMES`` up to the next page's first, fewer on the last
+    page), and the walk that built it, to resume for a later page: ``walk_from`` when it stands at or before the
+    page, else a walk from the deal."""
+    first = frames.check_step(page * PAGE_FRAMES)
+    walker = walk_from if walk_from is not None and walk_from.next_frame <= first else FrameWalk(frames)
+    return walker.build(first, first + PAGE_FRAMES), walker

@@ -80,20 +80,22 @@ class SubmissionRow:
 
     version: int
     state: str
-    """checking, admitted or rejected (:func:`arena.client.submission_state`)."""
+    """checking, admitted, rejected or stopped (:func:`arena.client.submission_state`)."""
     runtime: str
     command: str
     sha256: str
     size: int
     submitted_at: str | None
     reason: str
+    queue_position: int = 0
+    """Its place in the host's queue of checks (1: next), 0 when not waiting."""
 
 
 def submission_row(message: arena_pb2.Submission) -> SubmissionRow:
     return SubmissionRow(version=message.version, state=submission_state(message.state), runtime=message.runtime,
                          command=" ".join(message.command), sha256=message.sha256, size=message.size,
                          submitted_at=iso(message.submitted_at) if message.HasField("submitted_at") else None,
-                         reason=message.reason)
+                         reason=message.reason, queue_position=message.queue_position)
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,8 @@ class PoolBoard:
     ranked_by: str = "OpenSkill"
     """The rating the rank and tiers follow, as the page names it: ``PL`` or ``OpenSkill`` (the API's
     ``ranked_by``)."""
+    verdicts: dict[str, Any] | None = None
+    """The API's ``verdicts`` as plain data (which pairs are told apart, what would tell the rest apart)."""
 
 
 def _optional(message: Any, name: str) -> float | None:
@@ -206,7 +210,8 @@ def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, Pu
     return PoolBoard(key=pool.pool_id, label=pool.label or pool.pool_id, bots=len(rows), matches=pool.matches,
                      tiers=max((row.tier for row in rows), default=0), rows=rows,
                      competition=pool.competition_id or None,
-                     ranked_by=ranking_name(response.ranked_by))
+                     ranked_by=ranking_name(response.ranked_by),
+                     verdicts=plain(response.verdicts) if response.HasField("verdicts") else None)
 
 
 def iso(value: Any) -> str:

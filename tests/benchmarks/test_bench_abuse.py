@@ -1,6 +1,7 @@
 """`uno-arena bench abuse` runs end to end as a user runs it (tiny durations). Its figures are printed, not asserted:
 a loaded machine can bring any of them to zero in half a second; what is checked is that every attack ran and has
-its row and its figures."""
+its row and its figures, and, with --hosted, what the arena did to two of issue 35's attackers (the keyring counter
+stopped by the syscall filter, archive bombs sent from a client process stored as nothing)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,44 @@ def test_bench_abuse_hosted_without_bwrap_says_so_in_one_line() -> None:
     assert err.count("\n") == 1 and "needs the bot host's sandbox: bwrap (bubblewrap) is not installed" in err, err
     code, _, err = run_cli("bench", "abuse", "--hosted", "--attacks", "pong-flood", timeout=60)
     assert code == 2 and err.count("\n") == 1 and "unknown pong-flood (known with --hosted: tcp, snoop" in err, err
+
+
+def test_the_bombs_list_only_folders_and_fit_the_archive_cap() -> None:
+    import io
+    import tarfile
+    import zipfile
+
+    from arena.bench.bombs import MAX_ARCHIVE_BYTES, ZIP_MAX_ENTRIES, BombFormat, bomb
+    from arena.submissions import SubmissionRejected, read_package
+
+    small = bomb(BombFormat.TAR_GZ, 3000)
+    with tarfile.open(fileobj=io.BytesIO(small.data)) as tar:
+        members = tar.getmembers()
+    assert len(members) == small.entries == 3000 and all(m.isdir() for m in members)
+    tar_bomb, zip_bomb = bomb(BombFormat.TAR, 200_000), bomb(BombFormat.ZIP, 200_000)
+    assert len(tar_bomb.data) <= MAX_ARCHIVE_BYTES and len(zip_bomb.data) <= MAX_ARCHIVE_BYTES
+    assert zip_bomb.entries == ZIP_MAX_ENTRIES
+    assert len(zipfile.ZipFile(io.BytesIO(zip_bomb.data)).infolist()) == ZIP_MAX_ENTRIES
+    for built in (small, tar_bomb, zip_bomb):
+        with pytest.raises(SubmissionRejected, match="more than 1000 entries"):
+            read_package(built.data)
+
+
+@pytest.mark.slow
+def test_bench_abuse_hosted_runs_issue_35s_attacks_from_outside() -> None:
+    from arena.bench.hosted_abuse import TITLES as HOSTED_TITLES
+    from arena.hosting.sandbox import sandbox_missing
+
+    missing = sandbox_missing()
+    if missing:
+        pytest.skip(f"the bot host's sandbox (bwrap): {missing}")
+    code, out, err = run_cli("bench", "abuse", "--hosted", "--attacks", "keyring-counter,bomb-tar.gz", "--seconds",
+                             "0.5", "--warmup", "0.5", "--matches", "2", "--json", env_extra={"REDIS_URL": ""},
+                             timeout=600)
+    assert code == 0, err
+    figures = json.loads(out.strip().splitlines()[-1])["attacks"]
+    keyring = figures["keyring-counter"]["attacker"]
+    assert keyring["host"].startswith("stopped") and "SIGSYS" in keyring["version"], keyring
+    bombs = figures["bomb-tar.gz"]["attacker"]
+    assert bombs["stored"] == "0 versions" and "OK" not in bombs["answers"], bombs
+    assert any(line.startswith(HOSTED_TITLES["bomb-tar.gz"]) for line in err.splitlines()), err

@@ -171,7 +171,7 @@ def test_kustomize_builds(deploy_dir: Path, yaml_mod: Any) -> None:
     assert result.returncode == 0, result.stderr
     docs = [d for d in yaml_mod.safe_load_all(result.stdout) if d]
     assert all(d["metadata"].get("namespace") == "uno-arena" for d in docs if d["kind"] != "Namespace")
-    assert len(docs) == 13
+    assert len(docs) == 14
 
 
 def test_the_bot_host_runs_alone_with_its_own_gateway_on_a_socket(k8s_docs: list[Doc],
@@ -216,7 +216,10 @@ def test_the_bot_hosts_pod_is_locked_down(k8s_docs: list[Doc]) -> None:
     assert sandbox["procMount"] == "Unmasked"
     assert sandbox["seccompProfile"]["type"] in ("Unconfined", "Localhost")
     volumes = {v["name"]: v for v in pod["volumes"]}
-    assert all("emptyDir" in v and v["emptyDir"]["sizeLimit"] for v in volumes.values())
+    # Every volume is a bounded emptyDir but the archives, read-only in the host (written by the gateways).
+    assert volumes["archives"]["persistentVolumeClaim"]["claimName"] == "uno-arena-archives"
+    assert all(m.get("readOnly") for m in container(host)["volumeMounts"] if m["name"] == "archives")
+    assert all("emptyDir" in v and v["emptyDir"]["sizeLimit"] for n, v in volumes.items() if n != "archives")
 
 
 def test_the_bot_hosts_network_policy_lets_it_reach_redis_and_dns_only(k8s_docs: list[Doc]) -> None:

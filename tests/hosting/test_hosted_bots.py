@@ -44,6 +44,11 @@ class Arena:
     gateway_port: int
     tokens: dict[str, str]
 
+    @property
+    def address(self) -> str:
+        """The organizer API's address (the Unix socket serves the sandboxes' bot streams only)."""
+        return f"127.0.0.1:{self.gateway_port}"
+
     def cli(self, *args: str, token: str = "", timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
         env = dict(self.env, UNO_ARENA_ADMIN_TOKEN="", UNO_ARENA_BOT_TOKEN=token) if token else self.env
         return subprocess.run([sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
@@ -105,7 +110,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             host = _start(["host", "--gateway-socket", socket, "--work-dir", str(work), "--metrics-port", "-1",
                            *HOST_OPTIONS], env, tmp / "host.log")
             never = hostile.write_package(tmp / "bots" / "silent", hostile.NEVER)
-            silent = made.cli("bot", "submit", "silent", str(never), "--server", f"unix:{socket}",
+            silent = made.cli("bot", "submit", "silent", str(never), "--server", f"127.0.0.1:{port}",
                               token=tokens["silent"])
             assert silent.returncode == 0, silent.stderr
             yield made
@@ -131,7 +136,7 @@ def _line(arena: Arena, name: str, start: str, timeout: float = 40.0) -> str:
 
 def test_a_submitted_bot_is_checked_in_the_sandbox_admitted_and_plays(arena: Arena, tmp_path: Path) -> None:
     folder = hostile.write_package(tmp_path / "good", hostile.GOOD)
-    done = arena.cli("bot", "submit", "good", str(folder), "--server", f"unix:{arena.socket}",
+    done = arena.cli("bot", "submit", "good", str(folder), "--server", arena.address,
                      token=arena.tokens["good"])
     assert done.returncode == 0, done.stderr
     assert "submitted good version 1" in done.stdout
@@ -140,7 +145,7 @@ def test_a_submitted_bot_is_checked_in_the_sandbox_admitted_and_plays(arena: Are
     verdict = arena.store.submissions.all("good")[0]
     assert verdict.state is SubmissionState.ADMITTED, verdict.reason
     wait_until(lambda: arena.store.sessions.online("good"), timeout=30, what="the good bot connected")
-    listing = arena.cli("bot", "submissions", "good", "--server", f"unix:{arena.socket}", token=arena.tokens["good"])
+    listing = arena.cli("bot", "submissions", "good", "--server", arena.address, token=arena.tokens["good"])
     assert "version 1 admitted" in listing.stdout and "hosted process: running" in listing.stdout, listing.stdout
     match = arena.cli("match", "--relay", "--seats", "good,random", "--seed", "5", "--target-score", "50",
                       "--json", timeout=120)
@@ -149,7 +154,7 @@ def test_a_submitted_bot_is_checked_in_the_sandbox_admitted_and_plays(arena: Are
     assert record["seats"] == ["good", "random"] and record["end_reason"] != "aborted"
     assert record["timeouts"][0] == 0 and not record["forfeits"]
     # the host flushes a process's output every OUTPUT_FLUSH_S (2 s): a short match may end before the first flush
-    wait_until(lambda: "good bot starting" in arena.cli("bot", "output", "good", "--server", f"unix:{arena.socket}",
+    wait_until(lambda: "good bot starting" in arena.cli("bot", "output", "good", "--server", arena.address,
                                                         token=arena.tokens["good"]).stdout,
                timeout=20, what="the good bot's output")
 
@@ -229,7 +234,7 @@ def test_a_bot_that_never_connects_is_killed_and_said(arena: Arena) -> None:
                what="the never-connecting bot's kill recorded", details=lambda: _output(arena, "never")[-1500:])
 
     def listed() -> str:  # between a kill and the next start (the backoff), the listing says why it ended
-        return arena.cli("bot", "submissions", "never", "--server", f"unix:{arena.socket}",
+        return arena.cli("bot", "submissions", "never", "--server", arena.address,
                          token=arena.tokens["never"]).stdout
 
     wait_until(lambda: "did not connect to the gateway within 4 s" in listed(), timeout=60,
@@ -249,7 +254,7 @@ def test_the_good_bot_kept_playing_beside_them_all(arena: Arena) -> None:
 def test_a_submission_that_fails_the_check_is_rejected_and_says_why(arena: Arena) -> None:
     wait_until(lambda: arena.store.submissions.all("silent")[0].state is not SubmissionState.CHECKING, timeout=60,
                what="the host's verdict on the silent bot")
-    listing = arena.cli("bot", "submissions", "silent", "--server", f"unix:{arena.socket}",
+    listing = arena.cli("bot", "submissions", "silent", "--server", arena.address,
                         token=arena.tokens["silent"])
     assert "version 1 rejected" in listing.stdout, listing.stdout
     assert "FAIL connects" in listing.stdout and "never connects: sleeping" in listing.stdout, listing.stdout
@@ -270,8 +275,20 @@ def test_a_new_version_replaces_the_running_one_and_a_revoked_bot_stops(arena: A
                what="the revoked bot stopped")
 
 
+def test_the_sandboxes_socket_serves_bot_streams_only(arena: Arena) -> None:
+    """What a sandbox reaches (the gateway's Unix socket) has no organizer API, not even its public calls: nothing
+    to read state back from, nothing that tells a check from a match."""
+    for token in ("", arena.tokens["other"], ADMIN):
+        with ArenaClient(f"unix:{arena.socket}", token) as client:
+            with pytest.raises(grpc.RpcError) as refused:
+                list(client.list_bots())
+            assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED, refused.value
+    with ArenaClient(arena.address, "") as client:
+        assert list(client.list_bots())  # the TCP address serves it
+
+
 def test_the_api_refuses_bad_archives_and_other_bots(arena: Arena, tmp_path: Path) -> None:
-    with ArenaClient(f"unix:{arena.socket}", arena.tokens["other"]) as client:
+    with ArenaClient(arena.address, arena.tokens["other"]) as client:
         with pytest.raises(grpc.RpcError) as denied:
             client.submit_bot("good", b"whatever")
         assert denied.value.code() is grpc.StatusCode.PERMISSION_DENIED
@@ -283,7 +300,7 @@ def test_the_api_refuses_bad_archives_and_other_bots(arena: Arena, tmp_path: Pat
             client.submit_bot("other", b"\0" * (9 * 1024 * 1024))
         assert "more than the 8388608 bytes allowed" in str(large.value.details())
     assert arena.store.submissions.all("other") == []
-    missing = arena.cli("bot", "submit", "other", str(tmp_path / "nowhere"), "--server", f"unix:{arena.socket}",
+    missing = arena.cli("bot", "submit", "other", str(tmp_path / "nowhere"), "--server", arena.address,
                         token=arena.tokens["other"])
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no such folder" in missing.stderr
 

@@ -7,12 +7,14 @@ import json
 import tarfile
 import zipfile
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
 from arena.submissions import Limits, Runtime, SubmissionRejected, pack_folder, read_package
 
 MANIFEST = b'runtime = "python3.11-kit"\ncommand = ["python", "bot.py"]\n'
+TarMode = Literal["w", "w:gz", "w:bz2", "w:xz"]
 
 
 def tar_gz(members: list[tuple[str, bytes]], *, links: tuple[tuple[str, str], ...] = ()) -> bytes:
@@ -82,11 +84,11 @@ def test_each_refused_archive_gets_one_reason(archive: bytes, reason: str) -> No
 
 
 def test_the_limits_hold() -> None:
-    small = Limits(max_archive_bytes=2000, max_unpacked_bytes=5000, max_files=3)
+    small = Limits(max_archive_bytes=2000, max_unpacked_bytes=5000, max_entries=3)
     with pytest.raises(SubmissionRejected, match="more than the 2000 allowed"):
         read_package(b"x" * 2001, small)
     many = tar_gz([("uno-bot.toml", MANIFEST), *((f"f{i}", b"") for i in range(5))])
-    with pytest.raises(SubmissionRejected, match="more than 3 files"):
+    with pytest.raises(SubmissionRejected, match="more than 3 entries"):
         read_package(many, small)
     big = tar_gz([("uno-bot.toml", MANIFEST), ("bot.py", b"\0" * 6000)])
     with pytest.raises(SubmissionRejected, match="unpacks to more than 5000 bytes"):
@@ -98,3 +100,89 @@ def test_a_folder_with_a_symbolic_link_is_refused(tmp_path: Path) -> None:
     (tmp_path / "bot.py").symlink_to("/etc/hostname")
     with pytest.raises(SubmissionRejected, match="symbolic link"):
         pack_folder(tmp_path)
+
+
+def _folders_tar(count: int, mode: TarMode = "w:gz") -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode=mode) as tar:
+        for i in range(count):
+            info = tarfile.TarInfo(f"d{i}")
+            info.type = tarfile.DIRTYPE
+            tar.addfile(info)
+    return out.getvalue()
+
+
+def _device_tar() -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        info = tarfile.TarInfo("null")
+        info.type = tarfile.CHRTYPE
+        tar.addfile(info)
+    return out.getvalue()
+
+
+def test_every_entry_counts_folders_too_and_reading_stops_at_the_limit() -> None:
+    with pytest.raises(SubmissionRejected, match="more than 1000 entries"):
+        read_package(_folders_tar(5000))
+    with pytest.raises(SubmissionRejected, match="more than 1000 entries"):
+        read_package(_folders_tar(5000, "w"))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for i in range(1500):
+            z.writestr(zipfile.ZipInfo(f"d{i}/"), b"")
+    with pytest.raises(SubmissionRejected, match="more than 1000 entries"):
+        read_package(out.getvalue())
+
+
+def test_the_expansion_ratio_is_capped_while_reading() -> None:
+    zeros = tar_gz([("uno-bot.toml", MANIFEST), ("bot.py", b""), ("zeros", b"\0" * (20 * 1024 * 1024))])
+    with pytest.raises(SubmissionRejected, match="100 bytes per archive byte"):
+        read_package(zeros)
+    small = tar_gz([("uno-bot.toml", MANIFEST), ("bot.py", b""), ("zeros", b"\0" * (1024 * 1024))])
+    assert read_package(small).unpacked_bytes > 1024 * 1024  # under the floor: a table of zeros is fine
+
+
+@pytest.mark.parametrize("mode", ["w:bz2", "w:xz"])
+def test_only_the_named_formats_are_read(mode: TarMode) -> None:
+    with pytest.raises(SubmissionRejected, match=r"does not read: submit a folder or a \.tar\.gz, \.tgz"):
+        read_package(_folders_tar(1, mode))
+
+
+@pytest.mark.parametrize(("members", "reason"), [
+    ([("a", b"x"), ("a/b", b"y")], "'a' as a file and as a folder"),
+    ([("Bot.py", b"x"), ("bot.py", b"y")], "differ only in case"),
+], ids=["file-and-folder", "case"])
+def test_path_conflicts_are_refused(members: list[tuple[str, bytes]], reason: str) -> None:
+    with pytest.raises(SubmissionRejected, match=reason):
+        read_package(tar_gz([("uno-bot.toml", MANIFEST), *members]))
+
+
+def test_a_folder_entry_beside_a_file_of_its_name_is_refused() -> None:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, data in (("uno-bot.toml", MANIFEST), ("bot.py", b"")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        folder = tarfile.TarInfo("bot.py")
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
+    with pytest.raises(SubmissionRejected, match="as a file and as a folder"):
+        read_package(out.getvalue())
+
+
+def test_a_device_file_is_refused() -> None:
+    with pytest.raises(SubmissionRejected, match="not a regular file"):
+        read_package(_device_tar())
+
+
+@pytest.mark.parametrize(("name", "manifest", "reason"), [
+    ("uno-bot.toml", b"#" * (65 * 1024), "more than the 65536 allowed"),
+    ("uno-bot.json", b"[" * 30_000 + b"]" * 30_000, "nests too deep"),
+    ("uno-bot.toml", b"a = " + b"[" * 30_000 + b"]" * 30_000, "nests too deep|cannot be read"),
+    ("uno-bot.toml", b'runtime = "\xff"', "not UTF-8"),
+    ("uno-bot.json", b"1" * 5000, "cannot be read|must be a table"),
+], ids=["size", "json-nesting", "toml-nesting", "utf8", "long-number"])
+def test_every_manifest_problem_is_one_reason(name: str, manifest: bytes, reason: str) -> None:
+    with pytest.raises(SubmissionRejected, match=reason):
+        read_package(tar_gz([(name, manifest), ("bot.py", b"")]))

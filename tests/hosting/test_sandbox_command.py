@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import signal
 
-import pytest
-
 from arena.hosting import sandbox
+from arena.hosting.private_mounts import PrivateMounts
 from arena.hosting.process import OutputTail, backoff_s, describe_end
 from arena.hosting.sandbox import (
     PACKAGE_IN_SANDBOX,
@@ -43,27 +42,38 @@ def test_not_root_a_user_namespace_and_no_setpriv() -> None:
     assert not any("setpriv" in a for a in argv)
 
 
-def test_only_the_package_the_socket_and_the_runtime_are_mounted() -> None:
+def test_only_the_package_the_socket_and_the_runtime_are_mounted_at_neutral_paths() -> None:
     argv = bwrap_argv(SPEC, "/usr/bin/bwrap", as_root=True)
     read_only = _pairs(argv, "--ro-bind")
     assert ("/srv/pkg/abc", PACKAGE_IN_SANDBOX) in read_only
     assert _pairs(argv, "--bind") == [("/run/gw.sock", SOCKET_IN_SANDBOX)]  # the one writable mount: the socket
     sources = [source for source, _ in read_only]
     assert not any(source in ("/", "/etc", "/home", "/root", "/var", "/run") for source in sources)
-    assert all(source == target for source, target in read_only if target != PACKAGE_IN_SANDBOX)
+    neutral = {"/usr", "/lib", "/lib64", "/bin", "/sbin", PACKAGE_IN_SANDBOX, "/dev/pts/ptmx"}
+    assert all(target in neutral or target.startswith("/opt/") for _, target in read_only), read_only
+    assert ("/dev/null", "/dev/pts/ptmx") in read_only  # no pty
     assert "--tmpfs" in argv and argv[argv.index("--tmpfs") - 1] == str(Limits().tmp_bytes)
 
 
-def test_a_runtime_installed_under_tmp_is_mounted_over_the_private_tmp(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A checkout (and its venv) under /tmp, as CI clones: mounted after the private /tmp, not hidden by it."""
-    monkeypatch.setattr(sandbox, "python_roots", lambda: ["/tmp/ci/.venv", "/tmp/ci/arena"])
-    argv = bwrap_argv(SPEC, "/usr/bin/bwrap", as_root=True)
-    tmpfs = argv.index("--tmpfs")
-    for root in ("/tmp/ci/.venv", "/tmp/ci/arena"):
-        assert argv.index(root) > tmpfs and (root, root) in _pairs(argv, "--ro-bind")
-    folders = [argv[i + 1] for i, a in enumerate(argv) if a == "--dir"]
-    assert "/tmp/ci" in folders and "/tmp" not in folders  # passable by the bot's uid; /tmp is the tmpfs itself
-    assert all(argv.index(folder) > tmpfs for folder in folders if folder.startswith("/tmp/"))
+def test_the_python_kit_runs_from_neutral_paths() -> None:
+    layout = sandbox.python_layout()
+    assert layout.program.startswith(f"{sandbox.PYTHON_IN_SANDBOX}/bin/python")
+    targets = {mount.target for mount in layout.mounts}
+    kit = f"{sandbox.ARENA_IN_SANDBOX}/"
+    assert {sandbox.PYTHON_IN_SANDBOX, f"{kit}arena", f"{kit}bots"} <= targets
+    env = dict(layout.env)
+    assert env["PYTHONPATH"].split(":")[0] == sandbox.ARENA_IN_SANDBOX
+    assert all(not part.startswith(("/work", "/root", "/home")) for part in env["PYTHONPATH"].split(":"))
+    argv = bwrap_argv(SPEC, "/usr/bin/bwrap", as_root=True, layout=layout)
+    assert argv[argv.index("--") + 1:][-3:] == [layout.program, "bot.py", "--fast"]
+
+
+def test_the_launchers_tmpfs_replaces_bwraps_and_no_user_namespace_inside() -> None:
+    argv = bwrap_argv(SPEC, "/usr/bin/bwrap", as_root=True, private=PrivateMounts("/mnt/tmp", "/mnt/bot"))
+    assert ("/mnt/tmp", "/tmp") in _pairs(argv, "--bind") and "--tmpfs" not in argv
+    assert ("/mnt/bot", PACKAGE_IN_SANDBOX) in _pairs(argv, "--ro-bind")
+    rootless = bwrap_argv(SPEC, "/usr/bin/bwrap", as_root=False)
+    assert "--disable-userns" in rootless and rootless.index("--disable-userns") > rootless.index("--unshare-user")
 
 
 def test_the_environment_holds_its_token_and_the_socket_only() -> None:

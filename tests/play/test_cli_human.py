@@ -25,7 +25,7 @@ def test_a_whole_match_with_piped_answers_shows_only_the_seat_s_view() -> None:
     result = _play("--players", "3", "--human", "1", "--seed", "4", "--target-score", "100", stdin="0\n" * 3000)
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.splitlines()
-    other_draws = [line for line in lines if re.match(r"seat [02] draws", line)]
+    other_draws = [line for line in lines if re.match(r"(heuristic|random)(#\d)? draws", line)]
     assert other_draws and not [line for line in other_draws if ":" in line]  # only what the table saw
     assert any(line.startswith("you draw") and ": " in line for line in lines)
     assert "hands at the end of the round" in result.stdout
@@ -40,10 +40,22 @@ def test_end_of_input_quits_with_a_clear_line() -> None:
     assert "Traceback" not in result.stderr and "final scores" not in result.stdout
 
 
-def test_q_quits() -> None:
+def test_q_quits_with_exit_status_1_as_ctrl_d_does() -> None:
+    """Leaving the match unfinished, by ``q`` or by Ctrl-D, is exit status 1 (docs/getting-started.md)."""
     result = _play("--players", "2", "--human", "0", "--seed", "2", stdin="q\n")
-    assert result.returncode == 0 and "you left the match" in result.stderr
+    assert result.returncode == 1 and "you left the match (q); the match is abandoned" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_terminal_game_names_the_bots_and_a_classic_match_has_no_sides() -> None:
+    result = _play("--players", "3", "--human", "0", "--seed", "4", "--target-score", "60", "--variant", "classic",
+                   "--bots", "heuristic,random", stdin="0\n" * 3000)
+    assert result.returncode == 0, result.stderr[-2000:]
+    text = result.stdout
+    assert "side" not in text and "light" not in text, text[:2000]
+    assert re.search(r"^  random \(seat 1\): \d+ cards?", text, re.M)  # the opponents, by name
+    assert re.search(r"^(heuristic|random) (plays|draws) ", text, re.M)
+    assert not re.search(r"^seat \d (plays|draws) ", text, re.M)
 
 
 def test_ctrl_c_at_the_prompt_exits_130_without_a_traceback() -> None:

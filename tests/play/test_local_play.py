@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -48,6 +49,28 @@ BOT_FILE = textwrap.dedent('''
 
     class NotABot:
         pass
+
+
+    class Plain:
+        """No bots.Bot: a plain class with a choose method, made with no arguments."""
+
+        def __init__(self):
+            self.asked = 0
+
+        def choose(self, observation, legal):
+            self.asked += 1
+            return len(legal) - 1
+
+
+    plain_object = Plain()
+
+
+    class NeedsArguments:
+        def __init__(self, model):
+            self.model = model
+
+        def choose(self, observation, legal):
+            return 0
 
 
     class NeedsAModel(Bot):
@@ -124,9 +147,19 @@ def test_one_match_without_matches_is_told_move_by_move_then_summed_up(folder: P
     done = _play(folder, "--bot", "mybot.py:first", "--players", "3", "--target-score", "50", "--seed", "2")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("seat ") and "deals first" in lines[0]
+    assert re.match(r"(first|heuristic|random) deals first", lines[0]), lines[0]  # the players by their names
     assert any(line.startswith("final scores: ") for line in lines)
     assert "1 match, 3 players" in done.stdout and list(_rows(done.stdout)) == ["first", "heuristic", "random"]
+
+
+@pytest.mark.parametrize("name", ["Plain", "plain_object"])
+def test_a_plain_class_or_object_with_a_choose_method_is_a_bot(folder: Path, name: str) -> None:
+    """No bots.Bot needed: a class with ``choose(observation, legal)`` (made with no arguments) or such an object."""
+    done = _play(folder, "--bot", f"mybot.py:{name}", "--bots", "random", "--players", "2", "--matches", "2",
+                 "--target-score", "60")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list(_rows(done.stdout)) == [name, "random"]
+    assert "raised" not in done.stdout and done.stderr == ""
 
 
 def test_a_module_spec_and_several_bots(folder: Path) -> None:
@@ -139,9 +172,11 @@ def test_a_module_spec_and_several_bots(folder: Path) -> None:
 @pytest.mark.parametrize(("args", "expected"), [
     (["--bot", "nothere.py:X"], "error: --bot 'nothere.py:X': no such file 'nothere.py'"),
     (["--bot", "mybot.py:Missing"], "error: --bot 'mybot.py:Missing': mybot.py has no 'Missing' (bot classes "
-                                    "there: Buggy, Careful, NeedsAModel)"),
-    (["--bot", "mybot.py:NotABot"], "error: --bot 'mybot.py:NotABot': NotABot is not a bot: a bot class subclasses "
-                                    "bots.Bot"),
+                                    "there: Buggy, Careful, NeedsAModel, NeedsArguments, Plain)"),
+    (["--bot", "mybot.py:NotABot"], "error: --bot 'mybot.py:NotABot': NotABot is not a bot: a bot class defines "
+                                    "choose(self, observation, legal) -> index"),
+    (["--bot", "mybot.py:NeedsArguments"], "error: --bot 'mybot.py:NeedsArguments': NeedsArguments() raised "
+                                           "TypeError: "),
     (["--bot", "mybot.py:NeedsAModel"], "error: --bot 'mybot.py:NeedsAModel': NeedsAModel(seed=0) raised "
                                         "FileNotFoundError: model.bin"),
     (["--bot", "no_such_module:X"], "error: --bot 'no_such_module:X': no module named 'no_such_module'"),
@@ -161,7 +196,7 @@ def test_a_bad_bot_is_named_in_one_line_with_exit_status_2(folder: Path, args: l
 
 def test_options_are_never_abbreviated_so_bot_is_not_bots(folder: Path) -> None:
     done = _play(folder, "--bo", "random")
-    assert done.returncode == 2 and "unrecognized arguments: --bo" in done.stderr
+    assert done.returncode == 2 and "unknown option --bo: did you mean --bot?" in done.stderr
     done = _play(folder, "--matches", "0")
     assert done.returncode == 2 and "--matches: must be at least 1, got 0" in done.stderr
 

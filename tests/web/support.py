@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 
@@ -94,6 +95,20 @@ def web_arena(tmp: Path) -> Iterator[WebArena]:
                 yield WebArena(arena, url, app, finished, token)
         finally:
             client.close()
+
+
+def all_frames(url: str, match_id: str, **params: Any) -> list[dict[str, Any]]:
+    """Every frame of a match's replay through the paged ``/api/matches/ID/replay`` (following ``next``)."""
+    frames: list[dict[str, Any]] = []
+    start: int | None = 0
+    while start is not None:
+        answer = httpx.get(f"{url}/api/matches/{match_id}/replay", params={**params, "start": start, "count": 100},
+                           timeout=60)
+        answer.raise_for_status()
+        page = answer.json()
+        frames += page["frames"]
+        start = page["next"]
+    return frames
 
 
 def _first(paths: tuple[str, ...], program: str) -> str | None:

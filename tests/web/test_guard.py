@@ -20,6 +20,7 @@ from arena.web.guard import (
     classify,
     foreign_origin,
     json_body_refused,
+    prefix_of,
     private_client,
 )
 
@@ -29,6 +30,17 @@ def test_requests_are_classified_by_the_limit_they_count_against() -> None:
     assert classify("GET", "/events/leaderboard") is classify("GET", "/api/play/abc/stream") is Kind.STREAM
     assert classify("GET", "/tournaments/t1/results.csv") is Kind.EXPORT
     assert classify("GET", "/play") is classify("POST", "/api/play/abc/action") is Kind.OTHER
+    assert classify("GET", "/matches/m1") is classify("GET", "/matches/m1/frame") is Kind.REPLAY
+    assert classify("GET", "/api/matches/m1/replay") is Kind.REPLAY
+
+
+def test_a_client_is_its_network_prefix() -> None:
+    assert prefix_of("203.0.113.7") == prefix_of("203.0.113.200") == "203.0.113.0/24"
+    assert prefix_of("203.0.114.7") == "203.0.114.0/24"
+    assert prefix_of("2001:db8:1:2:aaaa::1") == prefix_of("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert prefix_of("2001:db8:1:3::1") == "2001:db8:1:3::/64"
+    assert prefix_of("::ffff:198.51.100.9") == "198.51.100.0/24"  # an IPv4-mapped address counts as IPv4
+    assert prefix_of("unknown") == "unknown"
 
 
 def test_foreign_origins_and_referers() -> None:
@@ -175,13 +187,14 @@ def test_the_upload_form_past_its_limit_is_told_429_before_its_body_is_read() ->
             assert [a.status_code for a in answers] == [400, 400, 429]
             assert int(answers[2].headers["retry-after"]) >= 1
             line = re.search(r'<p class="error">([^<]*)</p>', answers[2].text)
-            assert line and line[1].startswith("too many bot form posts from 127.0.0.1: at most 2 at once and 1 a "
+            assert line and line[1].startswith("too many bot form posts from 127.0.0.0/24: at most 2 at once and 1 a "
                                                "minute; try again in ")
-            # Another client (uvicorn takes the address a proxy on loopback names): its own bucket.
+            # Another client (this test's server trusts a proxy on loopback, as `uno-arena web --trusted-proxies
+            # 127.0.0.1` does): its own bucket.
             other = post(url, **{"X-Forwarded-For": "203.0.113.7"})
             assert other.status_code == 400 and "token to submit code" in other.text
             oversized = httpx.post(f"{url}/bots/b/incidents", data={"token": "x" * 5000},
-                                   headers={"X-Forwarded-For": "203.0.113.8"})  # the incidents form: 4 KiB at most
+                                   headers={"X-Forwarded-For": "198.51.100.8"})  # the incidents form: 4 KiB at most
             assert oversized.status_code == 413 and "the form is too large (5006 bytes)" in oversized.text
             where = urlsplit(url)
             with socket.create_connection((where.hostname, where.port), timeout=30) as raw:  # headers only

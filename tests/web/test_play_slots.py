@@ -25,6 +25,7 @@ from arena.processes import Processes, cli_argv, free_port
 from arena.service.lifecycle import create_tournament
 from arena.store import Store
 from arena.tournament import TournamentSpec
+from arena.web.guard import prefix_of
 from tests.support import wait_until
 from tests.support.redis_server import PrivateRedis
 from workers.celery_app import make_celery
@@ -32,8 +33,9 @@ from workers.enqueue import START_TASK
 
 pytestmark = pytest.mark.integration
 
-VISITORS = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
-"""Three visitors, each on its own loopback address (not the trusted proxy 127.0.0.1: each is its own client)."""
+VISITORS = ("127.0.1.2", "127.0.2.2", "127.0.3.2")
+"""Three visitors, each on a loopback address of its own /24 (the web front counts a client by its network prefix:
+an IPv4 /24, an IPv6 /64)."""
 
 
 def visitor(web: str, address: str) -> httpx.Client:
@@ -138,7 +140,7 @@ def test_games_against_people_never_hold_a_slot_a_tournament_needs(redis_server:
         codes = {address: [answer.status_code for answer in got] for address, got in answers.items()}
         assert codes == {VISITORS[0]: [201, 201, 429], VISITORS[1]: [503, 503, 503], VISITORS[2]: [503, 503]}, codes
         assert answers[VISITORS[0]][2].json()["detail"].startswith(
-            f"{VISITORS[0]} already plays 2 games against connected bots: at most 2 at once")
+            f"{prefix_of(VISITORS[0])} already plays 2 games against connected bots: at most 2 at once")
         for refused in (*answers[VISITORS[1]], *answers[VISITORS[2]]):
             assert refused.json()["detail"].startswith("wide has no slot free for a game against people now"), \
                 refused.text

@@ -22,7 +22,7 @@ from arena.web.guard import CSP, ClientLimits, Rate
 from arena.web.views import IncidentRow
 from bots import make_bot
 from tests.support.waiting import wait_until
-from tests.web.support import WebArena, browser, screenshot, serve, web_arena
+from tests.web.support import WebArena, all_frames, browser, screenshot, serve, web_arena
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -148,7 +148,7 @@ def test_tokens_the_api_refuses_are_throttled_like_a_login(web: WebArena, limite
     assert all(status in (401, 403) for status in wrong), wrong
     locked = incidents(web.xss_bot_token)  # even the right token waits: the API is not asked
     assert locked.status_code == 429 and int(locked.headers["retry-after"]) >= 1
-    assert "too many refused tokens from 127.0.0.1: at most 2 at once and 1 a minute; try again in" in locked.text
+    assert "too many refused tokens from 127.0.0.0/24: at most 2 at once and 1 a minute; try again in" in locked.text
     other = incidents(web.xss_bot_token, **{"X-Forwarded-For": "203.0.113.9"})  # another client: not locked
     assert other.status_code == 200 and "Incident log" in other.text
 
@@ -208,7 +208,7 @@ def test_the_competitions_pages_and_the_blocks_grouped_under_their_competition(w
 
 def test_replay_events_are_told_in_plain_words(web: WebArena) -> None:
     match_id = first_match(web)
-    frames = httpx.get(f"{web.url}/api/matches/{match_id}/replay").json()["frames"]
+    frames = all_frames(web.url, match_id)
     names = [seat.bot_name for seat in web.arena.client.get_replay(match_id).seats]
     told = [line for frame in frames for line in frame["events"]]
     logged = [line for frame in frames for line in frame["log"]]

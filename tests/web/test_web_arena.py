@@ -15,7 +15,7 @@ import pytest
 
 from arena.web.reader import PUBLIC_BOT_FIELDS
 from tests.support.waiting import wait_until
-from tests.web.support import XSS, WebArena, browser, create, finished_spec, screenshot, web_arena
+from tests.web.support import XSS, WebArena, all_frames, browser, create, finished_spec, screenshot, web_arena
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -272,7 +272,7 @@ def test_the_per_seat_view_shows_no_hidden_card(web: WebArena, driver: Any, shot
     for card in dealt[0]:
         assert card.text not in driver.page_source  # no whole card of the opponent anywhere on the page
     screenshot(driver, shots, "replay-seat-view")
-    frames = httpx.get(f"{web.url}/api/matches/{match_id}/replay", params={"seat": 1}).json()["frames"]
+    frames = all_frames(web.url, match_id, seat=1)
     for frame in frames:
         other = frame["table"]["seats"][0]
         assert other["hand"] is None

@@ -84,8 +84,12 @@ def stored_spec(store: Store, spec: TournamentSpec) -> TournamentSpec:
 
 
 def clean_standings(spec: TournamentSpec, seat_factory: Callable[[Any, str], Seat] | None = None) -> dict[str, Any]:
+    from arena.tournament.adjusted import fitted_standings
+
     pool = RatingPool(key=spec.rating_pool)
-    return standings(clean_results(spec, seat_factory), participants=spec.participants, pool=pool).to_dict()
+    results = clean_results(spec, seat_factory)
+    table = standings(results, participants=spec.participants, pool=pool)
+    return fitted_standings(table, results, spec.participants)[0].to_dict()
 
 
 def worker_standings(store: Store, tid: str) -> dict[str, Any]:

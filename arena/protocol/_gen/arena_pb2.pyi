@@ -61,6 +61,7 @@ class SubmissionState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SUBMISSION_STATE_CHECKING: _ClassVar[SubmissionState]
     SUBMISSION_STATE_ADMITTED: _ClassVar[SubmissionState]
     SUBMISSION_STATE_REJECTED: _ClassVar[SubmissionState]
+    SUBMISSION_STATE_STOPPED: _ClassVar[SubmissionState]
 COMPETITION_STATE_UNSPECIFIED: CompetitionState
 COMPETITION_STATE_ACTIVE: CompetitionState
 COMPETITION_STATE_PAUSED: CompetitionState
@@ -90,6 +91,7 @@ SUBMISSION_STATE_UNSPECIFIED: SubmissionState
 SUBMISSION_STATE_CHECKING: SubmissionState
 SUBMISSION_STATE_ADMITTED: SubmissionState
 SUBMISSION_STATE_REJECTED: SubmissionState
+SUBMISSION_STATE_STOPPED: SubmissionState
 
 class Competition(_message.Message):
     __slots__ = ("competition_id", "state", "rules", "seats_per_table", "entrants", "blocks", "created_at", "matches_per_minute", "rating_pool", "bots_without_memory")
@@ -360,7 +362,7 @@ class TournamentSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., participants: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[_game_pb2.Rules, _Mapping]] = ..., seats_per_table: _Optional[int] = ..., deals_per_table: _Optional[int] = ..., duplicate_deals: _Optional[bool] = ..., seed: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., lag_compensation_cap_ms: _Optional[int] = ..., duplicate_orders: _Optional[str] = ..., seating: _Optional[_Union[Seating, str]] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt", "seed_secret", "rating_pool")
+    __slots__ = ("tournament_id", "spec", "state", "matches_total", "matches_done", "matches_failed", "created_at", "started_at", "finished_at", "schedule_id", "detail", "seed_commitment", "revealed_seed", "seed_salt", "seed_secret", "rating_pool", "deals_known", "deals_of")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -377,6 +379,8 @@ class Tournament(_message.Message):
     SEED_SALT_FIELD_NUMBER: _ClassVar[int]
     SEED_SECRET_FIELD_NUMBER: _ClassVar[int]
     RATING_POOL_FIELD_NUMBER: _ClassVar[int]
+    DEALS_KNOWN_FIELD_NUMBER: _ClassVar[int]
+    DEALS_OF_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     spec: TournamentSpec
     state: TournamentState
@@ -393,19 +397,25 @@ class Tournament(_message.Message):
     seed_salt: str
     seed_secret: str
     rating_pool: str
-    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., seed_secret: _Optional[str] = ..., rating_pool: _Optional[str] = ...) -> None: ...
+    deals_known: bool
+    deals_of: str
+    def __init__(self, tournament_id: _Optional[str] = ..., spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., state: _Optional[_Union[TournamentState, str]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., matches_failed: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schedule_id: _Optional[str] = ..., detail: _Optional[str] = ..., seed_commitment: _Optional[str] = ..., revealed_seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., seed_secret: _Optional[str] = ..., rating_pool: _Optional[str] = ..., deals_known: _Optional[bool] = ..., deals_of: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("spec", "idempotency_key", "require_connected", "connect_wait_ms")
+    __slots__ = ("spec", "idempotency_key", "require_connected", "connect_wait_ms", "deals_of", "seed_secret")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     REQUIRE_CONNECTED_FIELD_NUMBER: _ClassVar[int]
     CONNECT_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    DEALS_OF_FIELD_NUMBER: _ClassVar[int]
+    SEED_SECRET_FIELD_NUMBER: _ClassVar[int]
     spec: TournamentSpec
     idempotency_key: str
     require_connected: bool
     connect_wait_ms: int
-    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., require_connected: _Optional[bool] = ..., connect_wait_ms: _Optional[int] = ...) -> None: ...
+    deals_of: str
+    seed_secret: str
+    def __init__(self, spec: _Optional[_Union[TournamentSpec, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., require_connected: _Optional[bool] = ..., connect_wait_ms: _Optional[int] = ..., deals_of: _Optional[str] = ..., seed_secret: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentResponse(_message.Message):
     __slots__ = ("tournament", "not_connected")
@@ -624,18 +634,44 @@ class HeadToHead(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., opponent: _Optional[str] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
-    __slots__ = ("tournament_id", "standings", "final", "state", "head_to_head")
+    __slots__ = ("tournament_id", "standings", "final", "state", "head_to_head", "verdicts")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     FINAL_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     HEAD_TO_HEAD_FIELD_NUMBER: _ClassVar[int]
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     standings: _containers.RepeatedCompositeFieldContainer[Standing]
     final: bool
     state: TournamentState
     head_to_head: _containers.RepeatedCompositeFieldContainer[HeadToHead]
-    def __init__(self, tournament_id: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., final: _Optional[bool] = ..., state: _Optional[_Union[TournamentState, str]] = ..., head_to_head: _Optional[_Iterable[_Union[HeadToHead, _Mapping]]] = ...) -> None: ...
+    verdicts: Verdicts
+    def __init__(self, tournament_id: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., final: _Optional[bool] = ..., state: _Optional[_Union[TournamentState, str]] = ..., head_to_head: _Optional[_Iterable[_Union[HeadToHead, _Mapping]]] = ..., verdicts: _Optional[_Union[Verdicts, _Mapping]] = ...) -> None: ...
+
+class PairVerdict(_message.Message):
+    __slots__ = ("bot_a", "bot_b", "told_apart", "p_value", "more_matches", "test")
+    BOT_A_FIELD_NUMBER: _ClassVar[int]
+    BOT_B_FIELD_NUMBER: _ClassVar[int]
+    TOLD_APART_FIELD_NUMBER: _ClassVar[int]
+    P_VALUE_FIELD_NUMBER: _ClassVar[int]
+    MORE_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    TEST_FIELD_NUMBER: _ClassVar[int]
+    bot_a: str
+    bot_b: str
+    told_apart: bool
+    p_value: float
+    more_matches: int
+    test: str
+    def __init__(self, bot_a: _Optional[str] = ..., bot_b: _Optional[str] = ..., told_apart: _Optional[bool] = ..., p_value: _Optional[float] = ..., more_matches: _Optional[int] = ..., test: _Optional[str] = ...) -> None: ...
+
+class Verdicts(_message.Message):
+    __slots__ = ("pairs", "summary")
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    pairs: _containers.RepeatedCompositeFieldContainer[PairVerdict]
+    summary: str
+    def __init__(self, pairs: _Optional[_Iterable[_Union[PairVerdict, _Mapping]]] = ..., summary: _Optional[str] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id", "seat")
@@ -830,14 +866,16 @@ class LeaderboardEntry(_message.Message):
     def __init__(self, rank: _Optional[int] = ..., bot_name: _Optional[str] = ..., rating: _Optional[float] = ..., rating_sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., tier: _Optional[int] = ..., indistinguishable: _Optional[_Iterable[str]] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., points: _Optional[int] = ..., win_rate: _Optional[float] = ..., win_rate_low: _Optional[float] = ..., win_rate_high: _Optional[float] = ..., forfeits: _Optional[int] = ..., timeouts: _Optional[int] = ..., refusals: _Optional[int] = ..., decisions: _Optional[int] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ..., batch: _Optional[_Union[BatchRating, _Mapping]] = ..., win_rate_clustered: _Optional[bool] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
-    __slots__ = ("pool", "entries", "ranked_by")
+    __slots__ = ("pool", "entries", "ranked_by", "verdicts")
     POOL_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     RANKED_BY_FIELD_NUMBER: _ClassVar[int]
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
     pool: RatingPool
     entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
     ranked_by: LeaderboardRanking
-    def __init__(self, pool: _Optional[_Union[RatingPool, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., ranked_by: _Optional[_Union[LeaderboardRanking, str]] = ...) -> None: ...
+    verdicts: Verdicts
+    def __init__(self, pool: _Optional[_Union[RatingPool, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., ranked_by: _Optional[_Union[LeaderboardRanking, str]] = ..., verdicts: _Optional[_Union[Verdicts, _Mapping]] = ...) -> None: ...
 
 class CreateCompetitionRequest(_message.Message):
     __slots__ = ("competition_id", "rules", "seats_per_table", "entrants", "matches_per_minute", "max_blocks", "decision_deadline_ms", "blocks_per_bot", "seed", "bots_without_memory")
@@ -1012,7 +1050,7 @@ class SubmitBotRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., chunk: _Optional[bytes] = ...) -> None: ...
 
 class Submission(_message.Message):
-    __slots__ = ("version", "sha256", "size", "runtime", "command", "state", "reason", "submitted_at", "checked_at")
+    __slots__ = ("version", "sha256", "size", "runtime", "command", "state", "reason", "submitted_at", "checked_at", "queue_position")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SHA256_FIELD_NUMBER: _ClassVar[int]
     SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -1022,6 +1060,7 @@ class Submission(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     SUBMITTED_AT_FIELD_NUMBER: _ClassVar[int]
     CHECKED_AT_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_POSITION_FIELD_NUMBER: _ClassVar[int]
     version: int
     sha256: str
     size: int
@@ -1031,7 +1070,8 @@ class Submission(_message.Message):
     reason: str
     submitted_at: _timestamp_pb2.Timestamp
     checked_at: _timestamp_pb2.Timestamp
-    def __init__(self, version: _Optional[int] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., runtime: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., state: _Optional[_Union[SubmissionState, str]] = ..., reason: _Optional[str] = ..., submitted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    queue_position: int
+    def __init__(self, version: _Optional[int] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., runtime: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., state: _Optional[_Union[SubmissionState, str]] = ..., reason: _Optional[str] = ..., submitted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., checked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., queue_position: _Optional[int] = ...) -> None: ...
 
 class SubmitBotResponse(_message.Message):
     __slots__ = ("submission",)

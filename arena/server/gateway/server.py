@@ -29,6 +29,7 @@ from arena.server.auth import BotAuthInterceptor
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.drain import hand_over
 from arena.server.gateway.service import Gateway
+from arena.server.malformed import MalformedRequests
 from arena.server.relay_consumer import RelayConsumer
 from arena.store import Store
 
@@ -135,17 +136,26 @@ class GatewayServer:
         self.services = list(services)
         self.port = 0
         self.server: grpc.aio.Server | None = None
+        self.sandbox_server: grpc.aio.Server | None = None
+        """The Unix socket's server (``unix_socket``): BotService and health only."""
         self.health = HealthServicer()
         self._tasks: list[asyncio.Task[None]] = []
         self._relay: RelayConsumer | None = None
 
-    async def start(self) -> None:
+    def _grpc_server(self) -> grpc.aio.Server:
+        """A server with BotService behind the token check and health (no other service yet)."""
         server = grpc.aio.server(
-            interceptors=[BotAuthInterceptor(self.store, self.gateway.connect, self.gateway.stream_limiter)],
+            # Malformed request bytes: INVALID_ARGUMENT naming the method on every RPC (arena.server.malformed).
+            interceptors=[MalformedRequests(),
+                          BotAuthInterceptor(self.store, self.gateway.connect, self.gateway.stream_limiter)],
             options=server_options(self.config),
         )
         server.add_generic_rpc_handlers((_bot_service_handler(),))
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        return server
+
+    async def start(self) -> None:
+        server = self._grpc_server()
         for add in self.services:
             add(server)
         reflection.enable_server_reflection((*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"]
@@ -164,12 +174,17 @@ class GatewayServer:
             raise OSError(f"cannot listen on {self.config.address}: give another --address (a port shared with "
                           "another gateway needs --reuse-port on both)")
         self.port = self.gateway.registry.port = port
-        if self.config.unix_socket:
-            add_unix_port(server, self.config.unix_socket)
         await server.start()
-        if self.config.unix_socket:
-            os.chmod(self.config.unix_socket, 0o666)  # sandboxed bots run as other users; the directory guards it
         self.server = server
+        if self.config.unix_socket:
+            # The sandboxes' socket: a server of its own with BotService and health only. A hosted bot plays and
+            # nothing else: no organizer API to read back state with (docs/hosting.md, bots without memory), and
+            # nothing there to tell its admission check from a live match.
+            sandboxes = self._grpc_server()
+            add_unix_port(sandboxes, self.config.unix_socket)
+            await sandboxes.start()
+            os.chmod(self.config.unix_socket, 0o666)  # sandboxed bots run as other users; the directory guards it
+            self.sandbox_server = sandboxes
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._tasks.append(asyncio.create_task(self.gateway.heartbeat_loop()))
@@ -192,6 +207,8 @@ class GatewayServer:
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=STOP_TASKS_TIMEOUT_S)
         self._tasks.clear()
+        if self.sandbox_server is not None:
+            await self.sandbox_server.stop(grace)
         if self.server is not None:
             await self.server.stop(grace)
 
@@ -217,9 +234,10 @@ class GatewayServer:
         with contextlib.suppress(Exception):
             async with asyncio.timeout(1.0):
                 await self.health.enter_graceful_shutdown()
-        stopping: asyncio.Task[None] | None = None
-        if self.server is not None:  # stop listening now; running streams get `grace` to end
-            stopping = asyncio.create_task(self.server.stop(grace))
+        stopping: asyncio.Future[Any] | None = None
+        servers = [s for s in (self.server, self.sandbox_server) if s is not None]
+        if servers:  # stop listening now; running streams get `grace` to end
+            stopping = asyncio.gather(*(s.stop(grace) for s in servers))
         for task in self._tasks[:1]:  # the heartbeat: it must not re-create the sessions deleted next
             task.cancel()
         await self.gateway.drain(reason)
