@@ -1,7 +1,10 @@
 """Child processes of the arena's own commands (gateway, workers, bots), for `demo`, benchmarks and tests.
 
 Each child runs in its own process group with its output in a log file, so stopping it stops its children
-too (a Celery worker's prefork pool) and a failure can show the tail of its log.
+too (a Celery worker's prefork pool) and a failure can show the tail of its log. Each also dies with the process
+that started it when that one ends without stopping it (``kill -9``, a crash): a watchdog
+(:func:`watch_child`: the script ``arena/store/starter_watch.py``, the one an embedded Redis has) holds a pipe only
+the starter writes to and stops the child's whole process group when the pipe closes.
 """
 
 from __future__ import annotations
@@ -42,6 +45,48 @@ def child_pids(pid: int) -> list[int]:
     return sorted(kids)
 
 
+WATCHDOG_SCRIPT = Path(__file__).parent / "store" / "starter_watch.py"
+"""The watchdog (:mod:`arena.store.starter_watch`), run by path: it imports nothing, so it starts in milliseconds."""
+
+
+@dataclass
+class Watchdog:
+    """A running watchdog of one child and the write end of its pipe (held by this process only)."""
+
+    process: subprocess.Popen[bytes]
+    pipe: int | None
+
+    def release(self, timeout_s: float = 10.0) -> None:
+        """The child ended (stopped by us): close our end of the pipe and reap the watchdog, which exits by itself
+        once its child is gone."""
+        if self.pipe is not None:
+            os.close(self.pipe)
+            self.pipe = None
+        try:
+            self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def watch_child(pid: int, *, group: bool = True, folder: str | None = None) -> Watchdog:
+    """Start the watchdog that stops ``pid`` (with ``group``: the process group it leads) and removes ``folder``
+    when this process ends in any way, ``kill -9`` included (:mod:`arena.store.starter_watch`)."""
+    read_end, write_end = os.pipe()  # both close on exec: no other program started from here holds them
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(WATCHDOG_SCRIPT), *(["--group"] if group else []), str(pid),
+             *([folder] if folder else [])],
+            stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)  # a Ctrl-C in the terminal is ours to handle, not the watchdog's
+    except OSError:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
+    return Watchdog(process, write_end)
+
+
 def cli_argv() -> list[str]:
     """The `uno-arena` command as this interpreter runs it."""
     return [sys.executable, "-m", "arena.cli"]
@@ -49,16 +94,23 @@ def cli_argv() -> list[str]:
 
 @dataclass
 class Processes:
-    """Child processes in their own process groups, stopped in reverse order of start."""
+    """Child processes in their own process groups, stopped in reverse order of start; each watched
+    (:func:`watch_child`), so that it dies with this process however this one ends."""
 
     log_dir: Path
     children: list[tuple[str, subprocess.Popen[bytes]]] = field(default_factory=list)
+    watchdogs: list[Watchdog] = field(default_factory=list)
 
     def start(self, name: str, argv: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-        log = (self.log_dir / f"{name}.log").open("wb")
-        process = subprocess.Popen(list(argv), env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        with (self.log_dir / f"{name}.log").open("wb") as log:
+            process = subprocess.Popen(list(argv), env=env, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
         self.children.append((name, process))
+        try:
+            self.watchdogs.append(watch_child(process.pid))
+        except OSError:
+            stop_process_groups([process])
+            raise
         return process
 
     def check_alive(self) -> None:
@@ -69,6 +121,9 @@ class Processes:
 
     def stop_all(self, grace_s: float = 10.0) -> None:
         stop_process_groups([process for _, process in reversed(self.children)], grace_s)
+        for watchdog in self.watchdogs:
+            watchdog.release()
+        self.watchdogs.clear()
 
 
 def stop_process_groups(processes: Sequence[subprocess.Popen[bytes]], grace_s: float = 10.0) -> None:

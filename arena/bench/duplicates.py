@@ -15,7 +15,7 @@ margin (``a``'s final score minus ``b``'s). A percentile bootstrap over the grou
 
 The groups are recorded once with the engine in process (:func:`record`, ``uno-arena bench duplicates --record
 PATH``) and kept in :data:`DATA_PATH` (both variants, :data:`PAIRS`); :func:`deal_luck` turns the reduction of
-equal bots into the deal luck of the ladder benchmark's latent model (:mod:`arena.bench.ladder`).
+equal bots into the deal luck of the ladder's latent model (:func:`arena.bench.ladder.latent_player`).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def reductions(data: Sequence[Recorded], *, resamples: int = 2000, seed: int = 1
 
 def latent_reduction(luck: float) -> float:
     """The share of the win's variance that duplicates cancel in the ladder's latent model of two equal bots
-    (:func:`arena.tournament.matchmaking.latent_player`): seat luck ``luck`` standard deviations per seat, so the
+    (:func:`arena.bench.ladder.latent_player`): seat luck ``luck`` standard deviations per seat, so the
     luck of the deal between the seats is ``L ~ N(0, 2 luck^2)``, and Gumbel noise, so seat 0 wins with
     probability ``sigmoid(L)``. The two seat orders of one deal are won with ``sigmoid(L)`` and
     ``1 - sigmoid(L)``: the reduction is ``4 var(sigmoid(L))`` (a midpoint sum over ``L``)."""
@@ -252,5 +252,5 @@ def report(found: Sequence[Reduction], share: float, interval: tuple[float, floa
     low, high = interval
     lines.append(f"equal bots, win, pooled: reduction {share:.1%} (95% interval {low:.1%} to {high:.1%}) -> the "
                  f"ladder's latent deal luck {deal_luck(share):.2f} sd per seat ({deal_luck(low):.2f} to "
-                 f"{deal_luck(high):.2f}; uno-arena bench ladder --deal-luck SD)")
+                 f"{deal_luck(high):.2f}; arena.bench.ladder.latent_player's deal_luck)")
     return lines

@@ -1,12 +1,13 @@
 """``uno-arena bench abuse --hosted``: a well-behaved *hosted* bot's decisions per second and p99 latency, alone and
-beside each hostile hosted bot in turn, in one run.
+beside each attacker in turn, in one run.
 
-Every part is its own process, as the arena runs them: a private Redis, the gateway (``uno-arena serve`` with a
-Unix socket) and the bot host (``uno-arena host``, its sandbox ``bwrap``: the bench refuses to run without it). A
-well-behaved kit bot (:data:`arena.bench.hostile_bots.GOOD`) is submitted through the organizer API with its own
-token, checked in the sandbox and admitted like any submission; the host runs it. This process keeps ``matches``
-matches going at once between it and an opponent thinking ``think_ms`` per move, every seat of the bot a
-:class:`arena.relay.RelaySeat` (Redis, the gateway holding its stream, the sandboxed process): what a worker does.
+Every part is its own process, as the arena runs them: a private Redis, the gateway (``uno-arena serve`` on TCP,
+every address of the machine, and the sandboxes' Unix socket) and the bot host (``uno-arena host``, its sandbox
+``bwrap``: the bench refuses to run without it). A well-behaved kit bot (:data:`arena.bench.hostile_bots.GOOD`) is
+submitted through the organizer API with its own token, checked in the sandbox and admitted like any submission;
+the host runs it. This process keeps ``matches`` matches going at once between it and an opponent thinking
+``think_ms`` per move, every seat of the bot a :class:`arena.relay.RelaySeat` (Redis, the gateway holding its
+stream, the sandboxed process): what a worker does.
 Its decisions are timed on the arena's side, as in :mod:`arena.bench.abuse` (whose measuring and table this uses).
 
 For each attack: ``seconds`` alone, then the attacker starts (:mod:`arena.bench.hosted_attackers`), ``warmup``
@@ -45,6 +46,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
+
+import grpc
 
 from arena.bench import hostile_bots
 from arena.bench.abuse import MatchLoop, Samples, keep_best, measure, table, timed_decision
@@ -124,14 +127,14 @@ class HostedArena:
         from arena.submissions import pack_folder
 
         self.gateway = self.processes.start("serve", [
-            *cli_argv(), "serve", "--address", f"127.0.0.1:{self.port}", "--unix-socket", self.socket,
+            *cli_argv(), "serve", "--address", f"[::]:{self.port}", "--unix-socket", self.socket,
             "--metrics-port", "-1"], self.env)
         wait_until(lambda: os.path.exists(self.socket), "the gateway's Unix socket", self.processes)
         self.processes.start("host", [*cli_argv(), "host", "--gateway-socket", self.socket, "--work-dir",
                                       str(self.work / "host"), "--metrics-port", "-1", *HOST_OPTIONS], self.env)
         token = self.store.bots.register(self.good)[1]
         folder = hostile_bots.write_package(self.work / "bots" / self.good, hostile_bots.GOOD)
-        with ArenaClient(f"unix:{self.socket}", token) as client:
+        with ArenaClient(self.parts().own_address, token) as client:
             client.submit_bot(self.good, pack_folder(folder))
         wait_until(lambda: self.store.submissions.all(self.good)[0].state is not SubmissionState.CHECKING,
                    "the host's verdict on the well-behaved bot", self.processes, START_TIMEOUT_S)
@@ -142,9 +145,10 @@ class HostedArena:
                    START_TIMEOUT_S)
 
     def parts(self) -> ArenaParts:
-        assert self.gateway is not None, "the arena is not started"
-        return ArenaParts(self.store, self.processes, self.work, self.socket, f"127.0.0.1:{self.port}",
-                          self.redis.port, self.admin_token_file, self.good, self.gateway.pid)
+        if self.gateway is None:
+            raise RuntimeError("the arena is not started")
+        return ArenaParts(self.store, self.processes, self.work, self.port, self.redis.port, self.admin_token_file,
+                          self.good, self.gateway.pid)
 
     def gateway_cpu_seconds(self) -> float:
         return process_cpu([self.gateway.pid]) if self.gateway is not None else 0.0
@@ -188,6 +192,8 @@ def _hosted_arena() -> Iterator[HostedArena]:
         try:
             arena.start()
             yield arena
+        except grpc.RpcError as error:  # a submission of the bench's own refused: the gateway's answer says why
+            raise RuntimeError(f"the gateway answered a submission {error.code().name}: {error.details()}") from None
         except RuntimeError as error:  # what the host said is the clue: its log goes with the folder
             host_log = (Path(folder) / "host.log").read_text(errors="replace")[-3000:]
             raise RuntimeError(f"{error}\nthe end of the host's log:\n{host_log}") from None

@@ -7,7 +7,8 @@ running arena (:class:`ArenaParts`) and finished with what the arena recorded of
 - :class:`CheckedAttacker`: :data:`arena.bench.hostile_bots.CHECK_DODGER` submitted through the organizer API with
   its author's token, as ``bot submit`` does: the host checks it (and runs it if admitted).
 - :class:`OutsideBomber`: a client process (:mod:`arena.bench.bomb_client`) submitting an archive bomb through the
-  organizer API's TCP port from :data:`BOMBERS` bots at once, at ``nice 10`` (a real attacker is on another machine).
+  organizer API's TCP port from :data:`BOMBERS` bots at once, from an address of its own (``::1``, the bench's own
+  calls come from ``127.0.0.1``), at ``nice 10`` (a real attacker is on another machine).
 
 ``finish`` returns the row's last column: short labelled strings, read by a person.
 """
@@ -51,15 +52,24 @@ class ArenaParts:
     store: Store
     processes: Processes
     work: Path
-    socket: str
-    """The gateway's Unix socket (the host's, and the bench's own calls)."""
-    address: str
-    """The gateway's TCP address (an outside client's)."""
+    port: int
+    """The gateway's TCP port, on every address of the machine (``[::]``)."""
     redis_port: int
     admin_token_file: Path
     good: str
     """The well-behaved bot's name."""
     gateway_pid: int
+
+    @property
+    def own_address(self) -> str:
+        """Where the bench makes its own calls (its authors' submissions)."""
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def outside_address(self) -> str:
+        """Where the outside attacker calls from and to: another address than the bench's own (the per-address
+        submission limit is the attacker's alone, as it would be from another machine)."""
+        return f"[::1]:{self.port}"
 
 
 def _unique(attack: str, round_no: int) -> str:
@@ -111,8 +121,7 @@ class HostedAttacker:
         self.name = _unique(attack, round_no)
         store = arena.store
         store.bots.register(self.name)
-        params = {"addresses": [["127.0.0.1", arena.redis_port], ["127.0.0.1", int(arena.address.rpartition(":")[2])],
-                                ["1.1.1.1", 53]],
+        params = {"addresses": [["127.0.0.1", arena.redis_port], ["127.0.0.1", arena.port], ["1.1.1.1", 53]],
                   "paths": [str(arena.admin_token_file), str(arena.work / "bots" / arena.good / "bot.py"),
                             str(arena.work / "host" / "packages"), str(arena.work / "host" / "specs")]}
         files = ({hostile_bots.BOMB_FILE: bomb(BombFormat.TAR_GZ, BOMB_ENTRIES).data}
@@ -150,7 +159,7 @@ class CheckedAttacker:
         self.name = _unique(attack, round_no)
         token = arena.store.bots.register(self.name)[1]
         folder = hostile_bots.write_package(arena.work / "bots" / self.name, hostile_bots.CHECK_DODGER)
-        with ArenaClient(f"unix:{arena.socket}", token) as client:
+        with ArenaClient(arena.own_address, token) as client:
             client.submit_bot(self.name, pack_folder(folder))
 
     def finish(self) -> dict[str, str]:
@@ -163,6 +172,9 @@ class CheckedAttacker:
         reason = submission.reason.splitlines()
         said = [line.strip(" |") for line in reason if hostile_bots.SAYS[self.attack] in line]
         figures = {"verdict": f"{submission.state.value}: {reason[0][:200] if reason else ''}"}
+        failed = [line.strip() for line in reason[1:] if line.lstrip().startswith("FAIL") or "SIGSYS" in line]
+        if failed:
+            figures["failed"] = failed[0][:200]
         if submission.state is SubmissionState.ADMITTED:  # the check was fooled: is the live process stopped?
             try:
                 wait_until(lambda: not _running(store, self.name), f"the host stopping {self.name}",
@@ -193,7 +205,7 @@ class OutsideBomber:
         self.bots = [(name, arena.store.bots.register(name)[1]) for name in names]
         self.process = subprocess.Popen(
             [sys.executable, "-m", "arena.bench.bomb_client", BOMB_FORMATS[attack].value, str(BOMB_ENTRIES),
-             arena.address, "--nice", "10"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+             arena.outside_address, "--nice", "10"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.write((json.dumps(self.bots) + "\n").encode())
         self.process.stdin.flush()

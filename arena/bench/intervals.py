@@ -61,6 +61,16 @@ FIELDS: tuple[tuple[str, ...], ...] = (
     ("random",) * 4,
 )
 """The fields the benchmark plays by default: head-to-head pairs, then the tier benchmark's 4-bot fields."""
+VALIDATION_FIELDS: tuple[tuple[str, ...], ...] = (
+    *FIELDS[:3],
+    ("ismctsfast", "heuristic"),
+    ("ismctsfast", "random"),
+    *FIELDS[3:6],
+    ("ismctsfast", "heuristic", "weakened", "random"),
+    *FIELDS[6:],
+)
+"""The fields played on the validation recording (:mod:`arena.bench.validation_sample`, ``--validation``): the
+default ones and the search bot's (it has no copy there)."""
 DEALS = (4, 8, 16, 32)
 MEASURES = ("win rate", "win rate (previous)", "points", "points (previous)", "rating difference",
             "batch rating", "batch difference", "batch rank range", "batch tier: copies together",
@@ -210,7 +220,8 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
             by_entrant: bool = False) -> IntervalFigures:
     """The coverage of every interval in ``replicates`` round robins of ``field`` (see the module docstring); with
     ``by_entrant``, also the arena's win-rate and points intervals of each entrant alone (``"win rate: NAME"``;
-    ``NAME`` as :func:`arena.bench.tiers.entrants` names them)."""
+    ``NAME`` as :func:`arena.bench.tiers.entrants` names them) and, with ``batch``, each entrant's rating and each
+    pair's difference alone (``"batch rating: NAME"``, ``"batch difference: NAME-NAME"``)."""
     truth = truths(sample, field)
     hits: dict[str, int] = defaultdict(int)
     counts: dict[str, int] = defaultdict(int)
@@ -222,7 +233,7 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
             results = replicate(sample, field, deals, rng, duplicate)
             _ratings(results, copies, ratings, hits, counts)
             if batch:
-                _batch(results, target, batch, hits, counts)
+                _batch(results, target, batch, hits, counts, by_entrant)
             continue
         drawn = draw(sample, field, deals, rng, duplicate)
         # the scale standings() takes (its largest match score; a duplicate group's mean here: never a wider interval)
@@ -244,27 +255,36 @@ def measure(sample: Sample, field: tuple[str, ...], deals: int, replicates: int,
                         counts[f"{name}: {bot}"] += 1
                         hits[f"{name}: {bot}"] += held
     groups_per_bot = deals * (len(field) - 1)
-    entrant_lines = sorted(name for name in counts if name.startswith(("win rate: ", "points: ")))
+    entrant_lines = sorted(name for name in counts if ": " in name and not name.startswith("batch tier"))
     return IntervalFigures(field, deals, groups_per_bot,
                            {name: Coverage(hits[name], counts[name], replicates) for name in (*MEASURES, *entrant_lines)
                             if counts[name] or name in seen})
 
 
 def _batch(results: Sequence[MatchResult], truth: dict[str, float], bootstrap: int, hits: dict[str, int],
-           counts: dict[str, int]) -> None:
-    """Count whether each entrant's batch rating interval, and each pair's difference interval, hold the truth."""
+           counts: dict[str, int], by_entrant: bool = False) -> None:
+    """Count whether each entrant's batch rating interval, and each pair's difference interval, hold the truth
+    (with ``by_entrant``, also under each entrant's and each pair's own name)."""
     fitted = refit(results, truth, bootstrap)
     for rating in fitted.ratings():
+        held = _holds((rating.low, rating.high), truth[rating.bot])
         counts["batch rating"] += 1
-        hits["batch rating"] += _holds((rating.low, rating.high), truth[rating.bot])
+        hits["batch rating"] += held
+        if by_entrant:
+            counts[f"batch rating: {rating.bot}"] += 1
+            hits[f"batch rating: {rating.bot}"] += held
         counts["batch rank range"] += 1
         hits["batch rank range"] += _rank_held(rating.best_rank, rating.worst_rank, truth, rating.bot)
     tiers = {rating.bot: rating.tier for rating in fitted.ratings()}
     names = sorted(truth)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
+            held = _holds(fitted.difference(a, b), truth[a] - truth[b])
             counts["batch difference"] += 1
-            hits["batch difference"] += _holds(fitted.difference(a, b), truth[a] - truth[b])
+            hits["batch difference"] += held
+            if by_entrant:
+                counts[f"batch difference: {a}-{b}"] += 1
+                hits[f"batch difference: {a}-{b}"] += held
             # the tiers a rules pool's leaderboard shows: copies should share one, bots of unequal kinds part
             measure = "batch tier: copies together" if kind(a) == kind(b) else "batch tier: unequal apart"
             counts[measure] += 1
@@ -318,13 +338,24 @@ def copies_win_rate_coverage(sample: Sample, bot: str, groups: int, duplicate: b
     weighted by its multinomial chance, each group's wins drawn as :func:`draw` draws them (a duplicate pair's 0, 1
     or 2 wins at the recorded pairs' frequencies, either copy in either seat; a single match a win or a loss, 1/2
     each). No resampling noise: what the interval's discreteness alone does to its coverage."""
+    if not duplicate:
+        return coverage_of_wins({0: 0.5, 1: 0.5}, 1, groups)
     pool = sample.of(bot, bot)
-    if duplicate:
-        wins = Counter(group.wins()[side] for group in pool for side in (0, 1))
-        chances = {won: count / (2 * len(pool)) for won, count in sorted(wins.items())}
-    else:
-        chances = {0: 0.5, 1: 0.5}
-    matches = 2 if duplicate else 1
+    wins = Counter(group.wins()[side] for group in pool for side in (0, 1))
+    return coverage_of_wins({won: count / (2 * len(pool)) for won, count in sorted(wins.items())}, 2, groups)
+
+
+def coverage_at_share(share: float, groups: int) -> float | None:
+    """:func:`copies_win_rate_coverage` of duplicate pairs whose share of 1-1 splits is ``share`` (2-0 and 0-2 the
+    rest, alike): the exact coverage is a function of that share, not of the bot."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"a share of 1-1 pairs is between 0 and 1, got {share}")
+    return coverage_of_wins({0: (1.0 - share) / 2.0, 1: share, 2: (1.0 - share) / 2.0}, 2, groups)
+
+
+def coverage_of_wins(chances: dict[int, float], matches: int, groups: int) -> float | None:
+    """The exact coverage of 1/2 by the win-rate interval of ``groups`` groups of ``matches`` matches, a group's wins
+    drawn from ``chances`` (``None`` where no interval is published)."""
     held = 0.0
     published = False
     for counts in _compositions(groups, len(chances)):
@@ -336,6 +367,27 @@ def copies_win_rate_coverage(sample: Sample, bot: str, groups: int, duplicate: b
         published = published or interval is not None
         held += chance * _holds(interval, 0.5)
     return held if published else None
+
+
+SHARES = (0.35, 0.40, 0.45, 0.50, 0.55, 0.60)
+"""The shares of 1-1 duplicate pairs :func:`share_lines` tabulates (the recordings' copies: 0.40-0.55)."""
+
+
+def split_share(sample: Sample, bot: str) -> float:
+    """The share of ``bot``'s recorded duplicate pairs with its copy that split 1-1."""
+    pool = sample.of(bot, bot)
+    return sum(group.wins() == (1, 1) for group in pool) / len(pool)
+
+
+def share_lines(groups: Sequence[int], shares: Sequence[float] = SHARES) -> list[str]:
+    """The report of :func:`coverage_at_share`: a row per number of groups, a column per share of 1-1 pairs."""
+    lines = ["exact coverage of the published 95% win-rate interval of one of two copies (true win rate 1/2), by "
+             "duplicate pairs between them (rows) and the share of pairs split 1-1 (columns; 2-0 and 0-2 alike)",
+             f"{'groups':>6s}  " + "  ".join(f"{share:>7.2f}" for share in shares)]
+    for count in groups:
+        cells = [coverage_at_share(share, count) for share in shares]
+        lines.append(f"{count:6d}  " + "  ".join(f"{'-' if c is None else format(c, '.1%'):>7s}" for c in cells))
+    return lines
 
 
 def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:

@@ -1,125 +1,321 @@
-"""`uno-arena bench ladder`: how many matches the ladder's informative matchmaking needs to order bots of known
-strength, against uniform random pairing, like with like.
+"""`uno-arena bench ladder`: does the ladder's matchmaking buy the ranking it publishes, against uniform pairing?
 
-Every contender of :data:`arena.tournament.matchmaking.LADDER_CONTENDERS` (informative or uniform tables, with
-duplicate blocks or one match per table) plays the same seeded ladders on the latent model
-(:func:`arena.tournament.matchmaking.latent_player`). The model's deal luck is the one measured on real UNO
-matches (:func:`arena.bench.duplicates.deal_luck` of the recorded duplicate sample), not a guess. The stopping
-criterion is fixed before the run: a ladder is *ordered* at the match count after which the order by rating is
-right at every check for the next ``hold`` matches (:func:`arena.tournament.matchmaking.simulate_ladder`); a
-ladder still unordered at ``max_matches`` is counted at ``max_matches`` and reported.
+Ladders are played on **recorded real UNO games** (:mod:`arena.bench.tiers_sample`: 160 duplicate deal groups of
+every pair of the built-in heuristic, weakened and random bots, a bot with itself included, 2 seats, default
+rules): a table of two entrants plays one recorded deal group of their two kinds, drawn with replacement (both
+seat orders of one deal: the duplicate block a 2-seat ladder plays). A field holds copies (by default two
+heuristic bots, one weakened, two random), whose true order is a tie; every other pair's true order is that of
+their kinds (heuristic, weakened, random).
 
-The comparisons are informative over uniform **with duplicate blocks on both sides** and **with one match per
-table on both sides** (and, for scale, uniform with duplicates over uniform without): the ratio of the mean
-matches, with a 95% percentile bootstrap interval over the seeds (the seeds resampled jointly: each seed is one
-ladder of every contender).
+Each replicate plays a ladder of ``blocks`` blocks, one table a round as a ladder that has one slot free at a
+time would: the informative matchmaking (:func:`arena.tournament.matchmaking.choose_tables` on the evidence of
+the batch fit over the results so far, :func:`arena.tournament.matchmaking.evidence_of`) and uniform random
+tables, both with duplicate blocks, on the same seeds (so the same recorded deals are drawn in the same order
+where their tables agree). At the end the published ranking is computed as a ladder publishes it
+(:func:`arena.tournament.plackett_luce.batch_ratings`: rank, tiers with Holm's control) and checked:
+
+- **order right**: every pair of different kinds ranked in its true order;
+- **apart right**: every pair of different kinds in different tiers, the stronger above;
+- **copies tied**: every pair of copies in one tier;
+- **all right**: apart right and copies tied (every verdict the ranking publishes is right).
+
+Each figure is a fraction of the replicates with its 95% Wilson interval; the difference between the policies
+has a 95% interval from the replicates paired by seed. The blocks each policy spent on pairs of copies are
+reported beside them.
+
+The latent-strength model of earlier versions (:func:`latent_player`) and :func:`simulate_ladder` remain for
+quick checks of the policy on any ``play_table``.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from arena.tournament.matchmaking import LADDER_CONTENDERS, PolicyFigures, compare_matchmaking
+from arena.bench.tiers_sample import BOTS, Sample, load_sample
+from arena.tournament._rng import SeededStream
+from arena.tournament.matchmaking import (
+    DEFAULT_MIN_MEETINGS,
+    Entrant,
+    MatchmakingConfig,
+    Policy,
+    Table,
+    choose_tables,
+    evidence_of,
+)
+from arena.tournament.plackett_luce import batch_ratings, refit
+from arena.tournament.results import MatchResult
+from arena.tournament.stats import wilson_interval
 
-COMPARISONS: tuple[tuple[int, int], ...] = ((0, 1), (2, 3), (1, 3))
-"""Which contenders are compared (indexes in LADDER_CONTENDERS): numerator, denominator."""
+PlayTable = Callable[[Table, str], list[MatchResult]]
+"""Plays one table and returns its results; the second argument is a unique id prefix for the match ids."""
+
+DEFAULT_FIELD = ("heuristic", "heuristic", "weakened", "random", "random")
+POLICIES: tuple[Policy, ...] = ("informative", "uniform")
+
+
+# --- playing tables ---------------------------------------------------------------------------------------------
+
+
+def recorded_player(sample: Sample, kinds: Mapping[str, str], seed: int) -> PlayTable:
+    """A ``play_table`` for 2-seat duplicate tables on recorded games: each table plays one deal group of its two
+    entrants' kinds (``kinds``: entrant -> built-in bot), drawn with replacement from ``sample`` by a stream keyed by
+    ``seed`` and the table's id prefix."""
+
+    def play(table: Table, prefix: str) -> list[MatchResult]:
+        if len(table.bots) != 2:
+            raise ValueError(f"the recorded sample has 2-seat games only, got a table of {len(table.bots)}")
+        a, b = table.bots
+        groups = sample.of(kinds[a], kinds[b])
+        group = groups[SeededStream("uno-arena/bench-ladder/draw", seed, prefix).below(len(groups))]
+        first, second = (a, b) if group.bots == (kinds[a], kinds[b]) else (b, a)
+        return [MatchResult(f"{prefix}-0", (first, second), group.first.scores, group.first.winner, group=prefix),
+                MatchResult(f"{prefix}-1", (second, first), group.second.scores, group.second.winner, group=prefix)]
+
+    return play
+
+
+def latent_player(strengths: Mapping[str, float], seed: int, *, deal_luck: float = 1.0) -> PlayTable:
+    """A ``play_table`` on a latent-strength model: in each match every bot draws ``strength + luck of its seat
+    on this deal + Gumbel noise`` and the bots finish in the order of their draws (a Plackett-Luce order with
+    weights ``exp(strength)``, shifted by the deal's seat luck, ``deal_luck`` standard deviations). The seat
+    luck is the same for every match of a block, so seat rotation cancels it."""
+    noise = SeededStream("uno-arena/latent-noise", seed)
+
+    def play(table: Table, prefix: str) -> list[MatchResult]:
+        k = len(table.bots)
+        deal = SeededStream("uno-arena/latent-deal", table.deal_seed)
+        luck = [deal_luck * _gauss(deal) for _ in range(k)]
+        results = []
+        for index, (seats, _seed) in enumerate(table.matches()):
+            draws = [strengths[bot] + luck[seat] - math.log(-math.log(_uniform(noise)))
+                     for seat, bot in enumerate(seats)]
+            order = sorted(range(k), key=lambda s: -draws[s])
+            scores = [0] * k
+            for place, seat in enumerate(order):
+                scores[seat] = k - place
+            results.append(MatchResult(f"{prefix}-{index}", seats, tuple(scores), order[0],
+                                       group=prefix if table.duplicate else ""))
+        return results
+
+    return play
+
+
+def _uniform(stream: SeededStream) -> float:
+    """A number in ``(0, 1)``."""
+    return (stream.next64() + 0.5) / 2.0**64
+
+
+def _gauss(stream: SeededStream) -> float:
+    """A standard normal number (Box-Muller)."""
+    return math.sqrt(-2.0 * math.log(_uniform(stream))) * math.cos(2.0 * math.pi * _uniform(stream))
+
+
+# --- one ladder -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LadderTrace:
+    """What :func:`simulate_ladder` saw: the results, and after how many matches the order by batch rating became
+    right for good (``None``: not right at the end), and the blocks each pair of bots played (pair in name
+    order)."""
+
+    results: tuple[MatchResult, ...]
+    ordered_after: int | None
+    blocks: Mapping[tuple[str, str], int]
+
+    @property
+    def matches(self) -> int:
+        return len(self.results)
+
+
+def order_is_correct(results: Sequence[MatchResult], true_order: Sequence[str]) -> bool:
+    """Whether ranking by the batch rating (its fit without the bootstrap, highest first) gives ``true_order``
+    (strongest first)."""
+    fit = refit(results, true_order, bootstrap=0)
+    rating = dict(zip(fit.bots, fit.estimate, strict=True))
+    return sorted(true_order, key=lambda bot: -rating[bot]) == list(true_order)
+
+
+def simulate_ladder(bots: Sequence[str], play_table: PlayTable, config: MatchmakingConfig, *, max_matches: int,
+                    seed: int, true_order: Sequence[str] | None = None, hold: int | None = None) -> LadderTrace:
+    """Run a ladder among ``bots`` (all connected, one free slot each): each round one table chosen on the evidence
+    of the results so far, played, until ``max_matches``. With ``true_order`` (strongest first) the order by batch
+    rating is checked after each table; with ``hold`` (fixed before the run) the ladder stops once the order has
+    been right for ``hold`` matches, ``ordered_after`` the count at which it became right that last time."""
+    results: list[MatchResult] = []
+    games = dict.fromkeys(bots, 0)
+    blocks: dict[tuple[str, str], int] = {}
+    ordered_since: int | None = None
+    round_number = 0
+    while len(results) < max_matches:
+        evidence = evidence_of(results, bots, config.matches_per_table)
+        tables = choose_tables(evidence, [Entrant(bot, 1, games[bot]) for bot in bots], config, max_tables=1,
+                               seed=seed, round_number=round_number)
+        if not tables:
+            raise ValueError(f"no table possible: {len(bots)} bots for {config.seats} seats")
+        (table,) = tables
+        played = play_table(table, f"r{round_number:06d}")
+        results.extend(played)
+        for result in played:
+            for bot in result.seats:
+                games[bot] += 1
+        for i, a in enumerate(sorted(table.bots)):
+            for b in sorted(table.bots)[i + 1:]:
+                blocks[(a, b)] = blocks.get((a, b), 0) + 1
+        round_number += 1
+        if true_order is None:
+            continue
+        if order_is_correct(results, true_order):
+            ordered_since = len(results) if ordered_since is None else ordered_since
+            if hold is not None and len(results) - ordered_since >= hold:
+                break
+        else:
+            ordered_since = None
+    done = ordered_since if hold is None or (ordered_since is not None and len(results) - ordered_since >= hold) \
+        else None
+    return LadderTrace(tuple(results), done, blocks)
+
+
+# --- the benchmark on recorded games ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class LadderSetup:
-    """The simulated field and the criterion, all fixed before the run."""
+    """The field (built-in bot kinds, repeated for copies), the blocks a ladder plays and the floor of direct
+    meetings, all fixed before the run."""
 
-    bots: int = 8
-    seats: int = 2
-    gap: float = 0.6
-    deal_luck: float = 0.5
-    hold: int = 500
-    max_matches: int = 20_000
+    field: tuple[str, ...] = DEFAULT_FIELD
+    blocks: int = 30
+    min_meetings: int = DEFAULT_MIN_MEETINGS
 
     def __post_init__(self) -> None:
-        if self.bots < self.seats or self.seats < 2:
-            raise ValueError(f"--bots ({self.bots}) must be at least --seats ({self.seats}), which is at least 2")
-        if self.gap <= 0 or self.deal_luck < 0:
-            raise ValueError(f"--gap must be positive and --deal-luck not negative, got {self.gap}, {self.deal_luck}")
-        if self.hold < 1 or self.max_matches <= self.hold:
-            raise ValueError(f"--hold must be at least 1 and below --max-matches, got {self.hold}, "
-                             f"{self.max_matches}")
+        unknown = sorted(set(self.field) - set(BOTS))
+        if unknown:
+            raise ValueError(f"--field: {', '.join(unknown)} not recorded (the sample has {', '.join(BOTS)})")
+        if len(self.field) < 2:
+            raise ValueError(f"--field needs at least 2 bots, got {len(self.field)}")
+        if not 1 <= self.blocks <= 10_000:
+            raise ValueError(f"--blocks must be 1 to 10000, got {self.blocks}")
+        if not 0 <= self.min_meetings <= 100:
+            raise ValueError(f"--min-meetings must be 0 to 100, got {self.min_meetings}")
+
+    def entrants(self) -> dict[str, str]:
+        """Entrant name -> kind (``heuristic-1``, ``heuristic-2``... where a kind repeats)."""
+        named: dict[str, str] = {}
+        for index, kind in enumerate(self.field):
+            repeats = self.field.count(kind)
+            named[f"{kind}-{self.field[:index + 1].count(kind)}" if repeats > 1 else kind] = kind
+        return named
 
 
 @dataclass(frozen=True)
-class Comparison:
-    """Mean matches of ``numerator`` over those of ``denominator``, with its 95% bootstrap interval."""
+class Replicate:
+    """One ladder's published ranking, checked (see the module docstring)."""
 
-    numerator: str
-    denominator: str
-    ratio: float
-    low: float
-    high: float
+    order_right: bool
+    apart_right: bool
+    copies_tied: bool
+    copy_blocks: int
 
-
-def _one(job: tuple[LadderSetup, int, int]) -> int:
-    setup, contender, seed = job
-    figures = compare_matchmaking(setup.bots, setup.seats, gap=setup.gap, max_matches=setup.max_matches,
-                                  seeds=[seed], deal_luck=setup.deal_luck, hold=setup.hold,
-                                  contenders=[LADDER_CONTENDERS[contender]])
-    (count,) = figures[0].matches
-    return count if not figures[0].unordered else -count
+    @property
+    def all_right(self) -> bool:
+        return self.apart_right and self.copies_tied
 
 
-def run(setup: LadderSetup, seeds: int, jobs: int = 2) -> list[PolicyFigures]:
-    """Every contender's ladders, seeds ``0 .. seeds - 1``."""
-    work = [(setup, contender, seed) for contender in range(len(LADDER_CONTENDERS)) for seed in range(seeds)]
+def replicate(setup: LadderSetup, policy: Policy, seed: int, sample: Sample) -> Replicate:
+    """One ladder of ``setup.blocks`` blocks under ``policy`` (duplicate blocks), its published ranking checked."""
+    kinds = setup.entrants()
+    bots = sorted(kinds)
+    config = MatchmakingConfig(seats=2, duplicate=True, policy=policy, min_meetings=setup.min_meetings)
+    trace = simulate_ladder(bots, recorded_player(sample, kinds, seed), config, max_matches=2 * setup.blocks,
+                            seed=seed)
+    published = {rating.bot: rating for rating in batch_ratings(trace.results, bots)}
+    strength = {kind: len(BOTS) - i for i, kind in enumerate(BOTS)}
+    order = apart = tied = True
+    copy_blocks = 0
+    for i, a in enumerate(bots):
+        for b in bots[i + 1:]:
+            ra, rb = published[a], published[b]
+            if kinds[a] == kinds[b]:
+                tied &= ra.tier == rb.tier
+                copy_blocks += trace.blocks.get((a, b), 0)
+                continue
+            strong, weak = (ra, rb) if strength[kinds[a]] > strength[kinds[b]] else (rb, ra)
+            order &= strong.rank < weak.rank
+            apart &= strong.tier < weak.tier
+    return Replicate(order, apart, tied, copy_blocks)
+
+
+def _one(job: tuple[LadderSetup, Policy, int]) -> Replicate:
+    setup, policy, seed = job
+    return replicate(setup, policy, seed, _sample())
+
+
+_SAMPLE: list[Sample] = []
+
+
+def _sample() -> Sample:
+    """The recorded sample, read once per process."""
+    if not _SAMPLE:
+        _SAMPLE.append(load_sample())
+    return _SAMPLE[0]
+
+
+def run(setup: LadderSetup, replicates: int, jobs: int = 2) -> dict[Policy, list[Replicate]]:
+    """Every policy's ladders, seeds ``0 .. replicates - 1``."""
+    work = [(setup, policy, seed) for policy in POLICIES for seed in range(replicates)]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
-            counts = list(pool.map(_one, work, chunksize=4))
+            found = list(pool.map(_one, work, chunksize=8))
     else:
-        counts = [_one(job) for job in work]
-    figures = []
-    for contender, (label, _policy, _duplicate) in enumerate(LADDER_CONTENDERS):
-        mine = counts[contender * seeds:(contender + 1) * seeds]
-        figures.append(PolicyFigures(label, tuple(abs(c) for c in mine), sum(1 for c in mine if c < 0)))
-    return figures
+        found = [_one(job) for job in work]
+    return {policy: found[k * replicates:(k + 1) * replicates] for k, policy in enumerate(POLICIES)}
 
 
-def ratio_interval(numerator: Sequence[int], denominator: Sequence[int], *, resamples: int = 4000,
-                   seed: int = 1) -> tuple[float, float, float]:
-    """``mean(numerator) / mean(denominator)`` and its 95% percentile bootstrap interval over the seeds (index
-    ``i`` of both is one seed, resampled together)."""
-    n = len(numerator)
-    ratio = sum(numerator) / sum(denominator)
-    rng = random.Random(seed)
-    boot = []
-    for _ in range(resamples):
-        picks = [rng.randrange(n) for _ in range(n)]
-        boot.append(sum(numerator[i] for i in picks) / max(1, sum(denominator[i] for i in picks)))
-    boot.sort()
-    return ratio, boot[int(0.025 * (resamples - 1))], boot[int(0.975 * (resamples - 1))]
+CHECKS: tuple[tuple[str, Callable[[Replicate], bool]], ...] = (
+    ("order right", lambda r: r.order_right),
+    ("apart right", lambda r: r.apart_right),
+    ("copies tied", lambda r: r.copies_tied),
+    ("all right", lambda r: r.all_right),
+)
 
 
-def comparisons(figures: Sequence[PolicyFigures]) -> list[Comparison]:
-    """The :data:`COMPARISONS` of ``figures`` (as :func:`run` returns them)."""
-    found = []
-    for top, bottom in COMPARISONS:
-        ratio, low, high = ratio_interval(figures[top].matches, figures[bottom].matches)
-        found.append(Comparison(figures[top].label, figures[bottom].label, ratio, low, high))
-    return found
+def paired_difference(first: Sequence[bool], second: Sequence[bool]) -> tuple[float, float, float]:
+    """``mean(first) - mean(second)`` over replicates paired by seed, with its 95% normal interval."""
+    n = len(first)
+    diffs = [float(a) - float(b) for a, b in zip(first, second, strict=True)]
+    mean = math.fsum(diffs) / n
+    spread = math.sqrt(math.fsum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * spread / math.sqrt(n)
+    return mean, max(-1.0, mean - half), min(1.0, mean + half)
 
 
-def report(setup: LadderSetup, seeds: int, figures: Sequence[PolicyFigures], share: float | None) -> list[str]:
-    """The figures as printed lines (``share``: the measured reduction the deal luck came from, if it did)."""
-    source = (f" (measured: duplicates cancel {share:.1%} of a match's variance between equal bots, "
-              "uno-arena bench duplicates)" if share is not None else " (given)")
-    lines = [f"{setup.bots} bots {setup.gap:g} apart in latent strength, {setup.seats} seats, deal luck "
-             f"{setup.deal_luck:.2f} sd per seat{source}",
-             f"ordered = the order by rating is right and stays right for the next {setup.hold} matches (fixed "
-             f"before the run); {seeds} seeded ladders per contender, at most {setup.max_matches} matches each",
-             f"  {'contender':42s} {'mean':>7s} {'median':>7s}  never ordered"]
-    for figure in figures:
-        lines.append(f"  {figure.label:42s} {figure.mean:7.0f} {figure.median:7.0f}  {figure.unordered}")
-    for c in comparisons(figures):
-        lines.append(f"  {c.numerator} / {c.denominator}: {c.ratio:.0%} of the matches "
-                     f"(95% interval {c.low:.0%}-{c.high:.0%})")
+def report(setup: LadderSetup, replicates: int, found: Mapping[Policy, Sequence[Replicate]]) -> list[str]:
+    """The figures as printed lines."""
+    kinds = setup.entrants()
+    copies = sum(1 for i, a in enumerate(sorted(kinds)) for b in sorted(kinds)[i + 1:] if kinds[a] == kinds[b])
+    pairs = len(kinds) * (len(kinds) - 1) // 2
+    lines = [f"field {', '.join(sorted(kinds))} ({pairs} pairs, {copies} of copies); {setup.blocks} duplicate "
+             f"blocks a ladder ({2 * setup.blocks} matches) on recorded UNO games (arena/bench/data/"
+             f"tiers_sample.json); floor {setup.min_meetings} direct meetings a pair; {replicates} replicates per "
+             f"policy, the same seeds",
+             f"  {'policy':12s} " + " ".join(f"{name:>21s}" for name, _ in CHECKS) + "  blocks on copies"]
+    for policy, reps in found.items():
+        cells = []
+        for _name, check in CHECKS:
+            hits = sum(1 for r in reps if check(r))
+            low, high = wilson_interval(hits, len(reps)) or (0.0, 1.0)
+            cells.append(f"{hits / len(reps):6.1%} [{low:5.1%}-{high:5.1%}]")
+        spent = sum(r.copy_blocks for r in reps) / len(reps)
+        lines.append(f"  {policy:12s} " + " ".join(f"{c:>21s}" for c in cells)
+                     + f"  {spent:.1f} of {setup.blocks} ({spent / setup.blocks:.0%})")
+    if len(found) == 2:
+        (top, first), (bottom, second) = found.items()
+        for name, check in CHECKS:
+            mean, low, high = paired_difference([check(r) for r in first], [check(r) for r in second])
+            lines.append(f"  {name}: {top} - {bottom} = {mean:+.1%} (95% interval {low:+.1%} to {high:+.1%}, "
+                         "paired by seed)")
     return lines

@@ -6,10 +6,10 @@
     uno-arena gauntlet list [--limit N] [--json]
     uno-arena gauntlet show ID [--json]
     uno-arena gauntlet verify ID [--deals]
-    uno-arena bench ladder [--bots 8] [--seats 2] [--gap 0.6] [--deal-luck SD] [--hold 500] [--max-matches 20000]
-                           [--seeds 200] [--jobs 2]
-    uno-arena bench sprt [--runs 2000] [--mu0 0] [--mu1 0.05] [--alpha 0.05] [--beta 0.05] [--max-blocks 1000]
-                         [--seed 1] [--jobs 2]
+    uno-arena bench ladder [--field heuristic,heuristic,weakened,random,random] [--blocks 60] [--min-meetings 2]
+                           [--replicates 300] [--jobs 2]
+    uno-arena bench sprt [--runs 2000] [--mu0 0] [--mu1 0.05] [--alpha 0.05] [--beta 0.05] [--max-blocks 0]
+                         [--table both] [--old] [--seed 1] [--jobs 2]
 
 A gauntlet is started in the arena at ``--server`` (StartGauntlet, with the admin token as every organizer command
 takes it: :mod:`arena.commands.api`) and played there by the workers: built-in bots in the worker, registered bots
@@ -17,8 +17,9 @@ through the relay and the gateway holding their stream. The command follows it (
 its bounds after every new block until it ends at a decision or at ``--max-blocks``; Ctrl-C stops following, not
 the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet); `gauntlet
 verify` checks an ended one's revealed seed, salt and secret against its commitment and re-derives its deals. `bench
-ladder` is a pure simulation (:mod:`arena.bench.ladder`); `bench sprt` calibrates the sequential test on resampled
-real and synthetic block scores (:mod:`arena.bench.sprt`), in this process and ``--jobs`` children.
+ladder` plays ladders on recorded games in process (:mod:`arena.bench.ladder`); `bench sprt` calibrates the
+sequential test on resampled real and synthetic block scores (:mod:`arena.bench.sprt`), in this process and
+``--jobs`` children.
 
 Exit status of a gauntlet: 0 when it decided (accepted or rejected), 3 when the cap came first, 1 when it
 failed (a bot missing or of the wrong version, matches aborted) or the arena refused a call, 2 for bad
@@ -40,7 +41,8 @@ from arena.protocol import arena_pb2
 from arena.protocol.statuses import gauntlet_status
 
 EXIT_INCONCLUSIVE = 3
-DEFAULT_MAX_BLOCKS = 1000
+DEFAULT_MAX_BLOCKS = 0
+"""0: the automatic cap (:attr:`arena.tournament.sprt.SprtState.needed_blocks`)."""
 POLL_S = 1.0
 """How often a followed gauntlet is asked for its new blocks."""
 EXIT_BY_STATE = {arena_pb2.GAUNTLET_STATE_ACCEPTED: 0, arena_pb2.GAUNTLET_STATE_REJECTED: 0,
@@ -58,12 +60,10 @@ def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
     """The GauntletSpec of the options; ValueError naming a bad one (the sequential test's numbers are checked
     here, by the same rules as the arena's, so a mistyped ``--alpha`` needs no arena to be told)."""
     from arena.protocol.convert import rules_to_proto
-    from arena.tournament.sprt import SprtConfig
 
     if not args.candidate or not args.baseline:
         raise ValueError("a gauntlet needs --candidate BOT[@VERSION] and --baseline BOT[@VERSION]")
-    SprtConfig(mu0=args.mu0, mu1=args.mu1, alpha=args.alpha, beta=args.beta, min_blocks=args.min_blocks,
-               max_blocks=args.max_blocks)
+    sprt_config(args.mu0, args.mu1, args.alpha, args.beta, args.max_blocks, args.min_blocks)
     for flag, value in (("--seats", args.seats), ("--seed", args.seed or 0), ("--deadline-ms",
                                                                               args.decision_deadline_ms or 0)):
         if value < 0:
@@ -76,12 +76,23 @@ def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
         decision_deadline_ms=args.decision_deadline_ms or 0)
 
 
+BIAS_AFTER_ACCEPTANCE = (0.0, 0.03)
+"""How high the mean printed after an acceptance read in `uno-arena bench sprt` (its ``bias|H1`` column at true
+gains of 1-3 x ``mu1``, every case; docs/benchmarks.md, Sequential test)."""
+
+
+def _cap_text(g: arena_pb2.Gauntlet) -> str:
+    if g.spec.max_blocks:
+        return f"at most {g.spec.max_blocks} blocks"
+    return "cap: automatic (where at most 2% of such tests are undecided at the current estimate)"
+
+
 def _header(g: arena_pb2.Gauntlet) -> list[str]:
     spec = g.spec
     return [f"gauntlet {g.gauntlet_id}: {spec.candidate} vs {spec.baseline}, {spec.seats_per_table} seats, opponents "
             f"{', '.join(spec.opponents)}",
             f"H0: gain <= {spec.mu0:g}  H1: gain >= {spec.mu1:g} finishing points per match  alpha {spec.alpha:g}  "
-            f"beta {spec.beta:g}  bounds [{g.llr_lower:.3f}, {g.llr_upper:.3f}]  at most {spec.max_blocks} blocks"]
+            f"beta {spec.beta:g}  bounds [{g.llr_lower:.3f}, {g.llr_upper:.3f}]  {_cap_text(g)}"]
 
 
 def block_line(block: arena_pb2.GauntletBlock, g: arena_pb2.Gauntlet) -> str:
@@ -90,31 +101,71 @@ def block_line(block: arena_pb2.GauntletBlock, g: arena_pb2.Gauntlet) -> str:
             f"[{g.llr_lower:.3f}, {g.llr_upper:.3f}]")
 
 
+def progress_line(g: arena_pb2.Gauntlet) -> str:
+    """How far a running gauntlet has to go: the blocks it expects at the current estimate, and the cap."""
+    if g.HasField("expected_blocks_left"):
+        towards = "H1" if g.llr > 0 else "H0"
+        left = f"about {g.expected_blocks_left} more blocks expected (towards {towards}, at the current estimate)"
+    else:
+        left = "no direction yet"
+    cap = f"cap {g.cap_blocks}" + ("" if g.spec.max_blocks else " (automatic, re-estimated as blocks come)")
+    return f"after {g.blocks} blocks: {left}; {cap}"
+
+
+def cap_advice(g: arena_pb2.Gauntlet) -> str | None:
+    """The warning for an author whose cap is short of what the test needs at the current estimate (None when it
+    is not, or not known yet)."""
+    if not g.spec.max_blocks or not g.needed_blocks or g.needed_blocks <= g.spec.max_blocks:
+        return None
+    return (f"note: at the current estimate this test needs about {g.needed_blocks} blocks to be undecided at most "
+            f"2% of the time where H0 or H1 holds; the cap of {g.spec.max_blocks} leaves about "
+            f"{100 * g.undecided_at_cap:.0f}% undecided (--max-blocks 0: the automatic cap)")
+
+
 def verdict_line(g: arena_pb2.Gauntlet) -> str:
+    cap = g.spec.max_blocks or g.cap_blocks or g.blocks
     verdict = {arena_pb2.GAUNTLET_STATE_ACCEPTED: "accepted: the candidate is better (H1)",
                arena_pb2.GAUNTLET_STATE_REJECTED: "rejected: the candidate is not better (H0)",
-               arena_pb2.GAUNTLET_STATE_INCONCLUSIVE: f"inconclusive: no decision within {g.spec.max_blocks} blocks",
+               arena_pb2.GAUNTLET_STATE_INCONCLUSIVE: f"inconclusive: no decision within {cap} blocks"
+                                                      + ("" if g.spec.max_blocks else " (the automatic cap)"),
                }.get(g.state, f"{state_name(g.state)}: {g.detail}")
+    low, high = BIAS_AFTER_ACCEPTANCE
+    bias = (f"; after an acceptance it reads {low:+.2f} to {high:+.2f} high (bench sprt)"
+            if g.state == arena_pb2.GAUNTLET_STATE_ACCEPTED else "")
     return (f"{g.gauntlet_id}: {verdict}  (blocks {g.blocks}, mean {g.mean_score:+.4f} not corrected for the early "
-            f"stop, LLR {g.llr:+.3f} in [{g.llr_lower:.3f}, {g.llr_upper:.3f}])")
+            f"stop{bias}; LLR {g.llr:+.3f} in [{g.llr_lower:.3f}, {g.llr_upper:.3f}])")
 
 
 def follow(client: ArenaClient, gauntlet_id: str, as_json: bool, poll_s: float = POLL_S) -> arena_pb2.Gauntlet:
     """Print each new block of a gauntlet (polling GetGauntlet) until it ends; returns it as it ended."""
     last = 0  # blocks are numbered from 1
+    advised = False
     while True:
         answer = client.get_gauntlet(gauntlet_id, after_block=last)
         g = answer.gauntlet
-        for block in answer.blocks:
-            if block.block <= last:
-                continue
+        fresh = [block for block in answer.blocks if block.block > last]
+        for block in fresh:
             last = block.block
             if as_json:
                 print(json.dumps({"event": "block", **plain(block), "bounds": [g.llr_lower, g.llr_upper]}),
                       flush=True)
             else:
                 print(block_line(block, g), flush=True)
-        if g.state != arena_pb2.GAUNTLET_STATE_RUNNING and last >= g.blocks:
+        running = g.state == arena_pb2.GAUNTLET_STATE_RUNNING
+        if fresh and running and last == g.blocks:
+            if as_json:
+                print(json.dumps({"event": "progress", "blocks": g.blocks,
+                                  "expected_blocks_left": g.expected_blocks_left
+                                  if g.HasField("expected_blocks_left") else None,
+                                  "needed_blocks": g.needed_blocks, "cap_blocks": g.cap_blocks,
+                                  "undecided_at_cap": g.undecided_at_cap}), flush=True)
+            else:
+                print(progress_line(g), flush=True)
+                advice = cap_advice(g)
+                if advice is not None and not advised and g.blocks >= g.spec.min_blocks:
+                    print(advice, flush=True)
+                    advised = True
+        if not running and last >= g.blocks:
             return g
         time.sleep(poll_s)
 
@@ -159,10 +210,12 @@ def _when(ts: Any) -> str:
 
 
 def gauntlet_rows(gauntlets: list[arena_pb2.Gauntlet]) -> list[str]:
-    """The lines of `gauntlet list`: id, status, candidate vs baseline, blocks, LLR, created."""
-    rows = [("ID", "STATUS", "CANDIDATE", "BASELINE", "SEATS", "BLOCKS", "LLR", "CREATED")]
+    """The lines of `gauntlet list`: id, status, candidate vs baseline, blocks, blocks expected still (``-`` once
+    ended or without a direction), LLR, created."""
+    rows = [("ID", "STATUS", "CANDIDATE", "BASELINE", "SEATS", "BLOCKS", "LEFT", "LLR", "CREATED")]
     rows += [(g.gauntlet_id, state_name(g.state), g.spec.candidate, g.spec.baseline, str(g.spec.seats_per_table),
-              str(g.blocks), f"{g.llr:+.3f}", _when(g.created_at)) for g in gauntlets]
+              str(g.blocks), f"~{g.expected_blocks_left}" if g.HasField("expected_blocks_left") else "-",
+              f"{g.llr:+.3f}", _when(g.created_at)) for g in gauntlets]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
 
@@ -221,6 +274,13 @@ def cmd_gauntlet_show(args: argparse.Namespace) -> int:
         print("\n".join(gauntlet_rows([g])))
         for block in answer.blocks:
             print(block_line(block, g))
+        if g.state == arena_pb2.GAUNTLET_STATE_RUNNING:
+            print(progress_line(g))
+            advice = cap_advice(g)
+            if advice is not None:
+                print(advice)
+        else:
+            print(verdict_line(g))
         if g.detail:
             print(f"detail: {g.detail}")
         return 0
@@ -229,44 +289,51 @@ def cmd_gauntlet_show(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_ladder(args: argparse.Namespace) -> int:
-    from arena.bench import duplicates
     from arena.bench.ladder import LadderSetup, report, run
 
     try:
-        share = None
-        luck = args.deal_luck
-        if luck is None:
-            share = duplicates.equal_bots_share(duplicates.load())
-            luck = duplicates.deal_luck(share)
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-        setup = LadderSetup(bots=args.bots, seats=args.seats, gap=args.gap, deal_luck=luck, hold=args.hold,
-                            max_matches=args.max_matches)
-        figures = run(setup, args.seeds, args.jobs)
+        field = tuple(name.strip() for name in args.field.split(",") if name.strip())
+        setup = LadderSetup(field=field, blocks=args.blocks, min_meetings=args.min_meetings)
+        found = run(setup, args.replicates, args.jobs)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for line in report(setup, args.seeds, figures, share):
+    for line in report(setup, args.replicates, found):
         print(line)
     return 0
 
 
 def cmd_bench_sprt(args: argparse.Namespace) -> int:
-    from arena.bench.sprt import calibrate_all, report
-    from arena.tournament.sprt import SprtConfig
+    from arena.bench.sprt import calibrate_all, efficiency_all, efficiency_report, report
 
     try:
         if args.runs < 1 or args.jobs < 1:
             raise ValueError(f"--runs and --jobs must be at least 1, got {args.runs} and {args.jobs}")
-        config = SprtConfig(mu0=args.mu0, mu1=args.mu1, alpha=args.alpha, beta=args.beta,
-                            max_blocks=args.max_blocks)
-        results = calibrate_all(config, args.runs, args.seed, jobs=args.jobs)
+        config = sprt_config(args.mu0, args.mu1, args.alpha, args.beta, args.max_blocks)
+        if args.table in ("rates", "both"):
+            for line in report(calibrate_all(config, args.runs, args.seed, jobs=args.jobs, old=args.old), config):
+                print(line, flush=True)
+        if args.table in ("blocks", "both"):
+            for line in efficiency_report(efficiency_all(config, args.runs, args.seed, jobs=args.jobs,
+                                                         previous=args.old), config):
+                print(line, flush=True)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for line in report(results, config):
-        print(line)
     return 0
+
+
+def sprt_config(mu0: float, mu1: float, alpha: float, beta: float, max_blocks: int, min_blocks: int | None = None
+                ) -> Any:
+    """The test of these options: a cap of 0 is the automatic one (ValueError naming a bad option)."""
+    from arena.tournament.sprt import AUTO_CAP_CEILING, DEFAULT_MIN_BLOCKS, SprtConfig
+
+    if max_blocks < 0:
+        raise ValueError(f"--max-blocks must not be negative, got {max_blocks}")
+    return SprtConfig(mu0=mu0, mu1=mu1, alpha=alpha, beta=beta, min_blocks=min_blocks or DEFAULT_MIN_BLOCKS,
+                      max_blocks=max_blocks or AUTO_CAP_CEILING, auto_cap=not max_blocks)
 
 
 def _number(text: str) -> float:
@@ -303,7 +370,8 @@ def register(commands: Any) -> None:
                           help="the other seats' bots, cycled (default: heuristic)")
     gauntlet.add_argument("--seats", type=_whole, default=2, metavar="K", help="seats per table, 2-10 (default 2)")
     gauntlet.add_argument("--max-blocks", type=_whole, default=DEFAULT_MAX_BLOCKS, metavar="N",
-                          help=f"stop undecided after N blocks (default {DEFAULT_MAX_BLOCKS})")
+                          help="stop undecided after N blocks (default 0: automatic, where at most 2%% of tests "
+                               "are still undecided at the current estimate)")
     gauntlet.add_argument("--min-blocks", type=_whole, default=DEFAULT_MIN_BLOCKS, metavar="N",
                           help=f"no decision before N blocks (default {DEFAULT_MIN_BLOCKS}; nor before "
                                f"{DEFAULT_MIN_NONZERO} blocks that did not score 0)")
@@ -345,18 +413,16 @@ def register(commands: Any) -> None:
     verify.set_defaults(func=cmd_gauntlet_verify)
 
     ladder = bench_parsers(commands).add_parser(
-        "ladder", help="matchmaking simulation: matches until a ladder orders bots of known strength")
-    ladder.add_argument("--bots", type=_whole, default=8, help="bots on the ladder (default 8)")
-    ladder.add_argument("--seats", type=_whole, default=2, help="seats per table (default 2)")
-    ladder.add_argument("--gap", type=_number, default=0.6, help="latent strength between neighbours (default 0.6)")
-    ladder.add_argument("--deal-luck", type=_number, default=None, metavar="SD",
-                        help="seat luck of a deal in the latent model, in standard deviations (default: the one "
-                             "measured on real UNO matches, see `bench duplicates`)")
-    ladder.add_argument("--hold", type=positive_int, default=500,
-                        help="a ladder is ordered once its order stays right for this many matches (default 500)")
-    ladder.add_argument("--max-matches", type=positive_int, default=20000,
-                        help="cap of a ladder; one still unordered is counted at the cap (default 20000)")
-    ladder.add_argument("--seeds", type=positive_int, default=200, help="seeded ladders per contender (default 200)")
+        "ladder", help="matchmaking on recorded UNO games: the published ranking's accuracy for the blocks spent, "
+                       "informative against uniform pairing")
+    ladder.add_argument("--field", default="heuristic,heuristic,weakened,random,random",
+                        help="the entrants' built-in bots, comma-separated, a repeat is a copy (default "
+                             "heuristic,heuristic,weakened,random,random)")
+    ladder.add_argument("--blocks", type=positive_int, default=60, help="duplicate blocks a ladder (default 60)")
+    ladder.add_argument("--min-meetings", type=_whole, default=2,
+                        help="the floor of direct meetings a pair (default 2)")
+    ladder.add_argument("--replicates", type=positive_int, default=300,
+                        help="seeded ladders per policy (default 300)")
     ladder.add_argument("--jobs", type=positive_int, default=2, help="processes (default 2)")
     ladder.set_defaults(func=cmd_bench_ladder, long_running=True)
 
@@ -370,7 +436,11 @@ def register(commands: Any) -> None:
     sprt.add_argument("--alpha", type=_number, default=DEFAULT_ALPHA, help=f"(default {DEFAULT_ALPHA:g})")
     sprt.add_argument("--beta", type=_number, default=DEFAULT_BETA, help=f"(default {DEFAULT_BETA:g})")
     sprt.add_argument("--max-blocks", type=_whole, default=DEFAULT_MAX_BLOCKS,
-                      help=f"the cap of a run (default {DEFAULT_MAX_BLOCKS}, as `gauntlet`)")
+                      help="the cap of a run (default 0: the automatic cap, as `gauntlet`)")
+    sprt.add_argument("--table", choices=("rates", "blocks", "both"), default="both",
+                      help="error rates at mu0 and mu1, blocks at gains of 0-3 x mu1 against Wald's ASN, or both")
+    sprt.add_argument("--old", action="store_true",
+                      help="also run the old tests on the same streams (normal; the previous LLR for blocks)")
     sprt.add_argument("--seed", type=_whole, default=1, help="seed of the runs (default 1)")
     sprt.add_argument("--jobs", type=_whole, default=2, help="processes (default 2)")
     sprt.set_defaults(func=cmd_bench_sprt, long_running=True)

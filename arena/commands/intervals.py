@@ -3,7 +3,8 @@ OpenSkill's rating-difference interval) hold the truth, on resampled real result
 
     uno-arena bench intervals [--deals 4,8,16,32] [--replicates 2000] [--seed 23] [--no-duplicate] [--ratings]
                               [--batch N] [--field BOT,BOT...]... [--sample PATH] [--by-entrant]
-                              [--exact]
+                              [--exact] [--validation] [--share-table]
+    uno-arena bench intervals --record-validation PATH [--seed 910000] [--groups 100] [--search-groups 8]
 """
 
 from __future__ import annotations
@@ -24,6 +25,17 @@ def deal_counts(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f"{error} (give whole numbers separated by commas, e.g. 4,8,16)") from None
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
 def bot_list(text: str) -> tuple[str, ...]:
     """An argparse type: a field, bot names separated by commas (at least 2)."""
     bots = tuple(part.strip() for part in text.split(",") if part.strip())
@@ -32,28 +44,69 @@ def bot_list(text: str) -> tuple[str, ...]:
     return bots
 
 
-def cmd_bench_intervals(args: argparse.Namespace) -> int:
-    from arena.bench.intervals import DEALS, FIELDS, exact_lines, figure_lines, run_intervals_bench
-    from arena.bench.tiers_sample import BOTS, SAMPLE_PATH, load_sample
+def _record_validation(args: argparse.Namespace) -> int:
+    """`--record-validation PATH`: play the validation recording and write it."""
+    from arena.bench.tiers_sample import save_sample
+    from arena.bench.validation_sample import VALIDATION_SEED, record_validation
 
+    seed = VALIDATION_SEED if args.seed is None else args.seed
+    if seed < 0:
+        print(f"error: --seed must be at least 0 to record, got {seed}", file=sys.stderr)
+        return 2
+    sample = record_validation(seed, args.groups, args.search_groups, lambda line: print(line, flush=True))
     try:
-        sample = load_sample(args.sample or SAMPLE_PATH)
+        save_sample(sample, args.record_validation)
+    except OSError as error:
+        print(f"error: cannot write {args.record_validation} ({error.strerror}); give --record-validation a "
+              f"writable path", file=sys.stderr)
+        return 2
+    print(f"wrote {args.record_validation}")
+    return 0
+
+
+def cmd_bench_intervals(args: argparse.Namespace) -> int:
+    from arena.bench.intervals import (
+        DEALS,
+        FIELDS,
+        VALIDATION_FIELDS,
+        exact_lines,
+        figure_lines,
+        run_intervals_bench,
+        share_lines,
+    )
+    from arena.bench.tiers_sample import SAMPLE_PATH, load_sample
+    from arena.bench.validation_sample import VALIDATION_PATH
+
+    if args.record_validation is not None:
+        return _record_validation(args)
+    if args.validation and args.sample is not None:
+        print("error: give --validation or --sample PATH, not both", file=sys.stderr)
+        return 2
+    try:
+        sample = load_sample(VALIDATION_PATH if args.validation else args.sample or SAMPLE_PATH)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    fields = tuple(args.field) if args.field else FIELDS
-    unknown = sorted({bot for field in fields for bot in field} - set(BOTS))
-    if unknown:
-        print(f"error: --field names {', '.join(unknown)}, which the sample does not hold; use {', '.join(BOTS)}",
-              file=sys.stderr)
+    fields = tuple(args.field) if args.field else VALIDATION_FIELDS if args.validation else FIELDS
+    held = sorted({bot for pair in sample.groups for bot in pair})
+    missing = sorted({(a, b) for field in fields for i, a in enumerate(field) for b in field[i + 1:]
+                      if (a, b) not in sample.groups and (b, a) not in sample.groups})
+    if missing:
+        print(f"error: --field needs {', '.join(f'{a} vs {b}' for a, b in missing)}, which the sample does not "
+              f"hold (its bots: {', '.join(held)})", file=sys.stderr)
         return 2
+    if args.share_table:
+        for line in share_lines(range(4, 33) if args.deals is None else args.deals):
+            print(line)
+        return 0
     if args.exact:
-        copies = [bot for bot in BOTS if any(field.count(bot) > 1 for field in fields)]
+        copies = [bot for bot in held if any(field.count(bot) > 1 for field in fields)]
         groups = range(min(args.deals), max(args.deals) + 1) if args.deals else range(4, 33)
         for line in exact_lines(sample, copies, groups):
             print(line)
         return 0
-    figures = run_intervals_bench(fields=fields, deals=args.deals or DEALS, replicates=args.replicates, seed=args.seed,
+    seed = 23 if args.seed is None else args.seed
+    figures = run_intervals_bench(fields=fields, deals=args.deals or DEALS, replicates=args.replicates, seed=seed,
                                   sample=sample, duplicate=not args.no_duplicate, ratings=args.ratings,
                                   batch=args.batch, by_entrant=args.by_entrant)
     for line in figure_lines(figures, args.replicates, sample, duplicate=not args.no_duplicate):
@@ -70,7 +123,9 @@ def register(commands: Any) -> None:
                              "every number from the smallest to the largest given, default 4 to 32)")
     parser.add_argument("--replicates", type=positive_int, default=2000,
                         help="seeded round robins per field and number of deals (default 2000)")
-    parser.add_argument("--seed", type=int, default=23, help="seed of the resampling (default 23)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the resampling (default 23); with --record-validation, the first deal seed "
+                             "(default 910000)")
     parser.add_argument("--no-duplicate", action="store_true", help="one match per deal instead of a duplicate pair")
     parser.add_argument("--ratings", action="store_true",
                         help="also OpenSkill's rating-difference interval of two copies of one bot (slower)")
@@ -86,4 +141,18 @@ def register(commands: Any) -> None:
     parser.add_argument("--exact", action="store_true",
                         help="instead, the exact coverage of the win-rate interval of two copies of each bot that has "
                              "a copy in the fields, at every number of deal groups (no replicates; a second)")
+    parser.add_argument("--validation", action="store_true",
+                        help="play on the validation recording (arena/bench/data/intervals_validation.json, made apart "
+                             "from the calibration sample, ismctsfast among its bots) and its fields")
+    parser.add_argument("--share-table", action="store_true",
+                        help="instead, the exact coverage of the duplicate win-rate interval of two copies as the "
+                             "share of 1-1 pairs moves (no sample needed; --deals: the numbers of groups)")
+    parser.add_argument("--record-validation", type=Path, default=None, metavar="PATH",
+                        help="instead, play a new validation recording into PATH (about 10 minutes on a loaded "
+                             "2-core machine at the defaults)")
+    parser.add_argument("--groups", type=positive_int, default=100,
+                        help="with --record-validation: deal groups per pair of heuristic, weakened, random "
+                             "(default 100)")
+    parser.add_argument("--search-groups", type=whole_number, default=8,
+                        help="with --record-validation: deal groups of ismctsfast against each (default 8)")
     parser.set_defaults(func=cmd_bench_intervals, long_running=True)

@@ -31,15 +31,13 @@ from arena.store import InvalidName, Store
 from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, UnknownGauntlet
 from arena.store.keys import check_name
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
-from arena.tournament.sprt import DEFAULT_MIN_BLOCKS, DEFAULT_MU1, SprtConfig
+from arena.tournament.sprt import AUTO_CAP_CEILING, DEFAULT_MIN_BLOCKS, DEFAULT_MU1, SprtConfig, SprtState
 
 from .messages import gauntlet_blocks, gauntlet_message
 from .refusals import OrganizerError, invalid, not_found
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
-DEFAULT_MAX_BLOCKS = 1000
-"""The block cap of a gauntlet that names none (as ``uno-arena gauntlet``)."""
 MAX_NAME_LENGTH = 100
 
 
@@ -48,7 +46,8 @@ def gauntlet_spec(msg: arena_pb2.GauntletSpec, gauntlet_id: str) -> GauntletSpec
     try:
         sprt = SprtConfig(mu0=msg.mu0, mu1=msg.mu1 or DEFAULT_MU1, alpha=msg.alpha or 0.05, beta=msg.beta or 0.05,
                           min_blocks=msg.min_blocks or DEFAULT_MIN_BLOCKS,
-                          max_blocks=msg.max_blocks or max(DEFAULT_MAX_BLOCKS, msg.min_blocks))
+                          max_blocks=msg.max_blocks or max(AUTO_CAP_CEILING, msg.min_blocks),
+                          auto_cap=not msg.max_blocks)
         return build_spec(candidate=msg.candidate, baseline=msg.baseline, seats=msg.seats_per_table or 2,
                           opponents=list(msg.opponents), rules=rules_from_proto(msg.rules), sprt=sprt,
                           seed=msg.seed or None, decision_deadline_ms=msg.decision_deadline_ms or
@@ -56,6 +55,27 @@ def gauntlet_spec(msg: arena_pb2.GauntletSpec, gauntlet_id: str) -> GauntletSpec
                           gauntlet_id=gauntlet_id)
     except (ValueError, GauntletError) as error:
         raise invalid(str(error).replace("--", "")) from None
+
+
+def with_progress(msg: arena_pb2.Gauntlet, state: SprtState, running: bool) -> arena_pb2.Gauntlet:
+    """``msg`` with how far its test has to go: the blocks it expects at the current estimate (while running), the
+    blocks it needs to be undecided at most 2% of the time, the share undecided at the cap, and the cap in force (an
+    automatic cap shows as ``spec.max_blocks`` 0)."""
+    config = state.config
+    if config.auto_cap:
+        msg.spec.max_blocks = 0
+    left = state.expected_blocks_left if running else None
+    if left is not None:
+        msg.expected_blocks_left = left
+    need = state.needed_blocks
+    if need is not None:
+        msg.needed_blocks = need
+    cap = min(need, config.max_blocks or need) if config.auto_cap and need is not None else config.max_blocks
+    if cap:
+        msg.cap_blocks = cap
+        share = state.undecided_at(cap)
+        msg.undecided_at_cap = share or 0.0
+    return msg
 
 
 class Gauntlets:
@@ -68,8 +88,9 @@ class Gauntlets:
     def _message(self, record: GauntletRecord, caller: Caller) -> arena_pb2.Gauntlet:
         spec = stored_spec(self.store, record.id)
         state = stored_state(spec, self.store.gauntlets.blocks(record.id))
-        return gauntlet_message(record, spec, state, sees_secrets(caller, record.ended),
-                                self.store.gauntlets.seed_material(record.id).salt)
+        message = gauntlet_message(record, spec, state, sees_secrets(caller, record.ended),
+                                   self.store.gauntlets.seed_material(record.id).salt)
+        return with_progress(message, state, not record.ended)
 
     def _check_bots(self, spec: GauntletSpec) -> None:
         names = [c.name for c in (spec.candidate, spec.baseline) if not c.builtin]
@@ -133,6 +154,8 @@ class Gauntlets:
             raise not_found(f"{error} (ListGauntlets lists them)") from None
         blocks = self.store.gauntlets.blocks(record.id)
         spec = stored_spec(self.store, record.id)
-        message = gauntlet_message(record, spec, stored_state(spec, blocks), sees_secrets(caller, record.ended),
-                                   self.store.gauntlets.seed_material(record.id).salt)
+        state = stored_state(spec, blocks)
+        message = with_progress(gauntlet_message(record, spec, state, sees_secrets(caller, record.ended),
+                                                 self.store.gauntlets.seed_material(record.id).salt),
+                                state, not record.ended)
         return arena_pb2.GetGauntletResponse(gauntlet=message, blocks=gauntlet_blocks(blocks, request.after_block))

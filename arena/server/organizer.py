@@ -204,7 +204,7 @@ class Organizer:
         msg = self.bot_message(record, caller)
         if caller.is_admin or caller.is_bot(record.name):
             for seen in self.store.bots.versions(record.name):
-                version = msg.versions.add(version=seen.version)
+                version = msg.versions.add(version=seen.version, matches=seen.matches)
                 set_time(version.first_seen, seen.first_seen)
                 set_time(version.last_seen, seen.last_seen)
         return arena_pb2.GetBotResponse(bot=msg)

@@ -13,6 +13,7 @@ refuses them: :class:`arena.server.auth.AdminAuth`).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
 import grpc
@@ -92,7 +93,8 @@ class Submissions:
         self.rates = rates
         self._clients = StreamLimiter(rates.per_client, rates.per_client_window_s)
 
-    async def submit(self, requests: object, caller: Caller, peer: str) -> arena_pb2.SubmitBotResponse:
+    async def submit(self, requests: AsyncIterable[arena_pb2.SubmitBotRequest], caller: Caller,
+                     peer: str) -> arena_pb2.SubmitBotResponse:
         """Read a SubmitBot stream, count it, check its archive in a child process and store it as the bot's next
         version (``checking``)."""
         wait_s = self._clients.check(client_of(peer))
@@ -100,11 +102,18 @@ class Submissions:
             raise OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                  f"too many submissions from this address: at most {self.rates.per_client} in "
                                  f"{self.rates.per_client_window_s:g} s; try again in {max(1.0, wait_s):.0f} s")
-        name, archive = await read_chunks(requests)
-        _own(caller, name)
-        bot = await asyncio.to_thread(self._admit, name)
+        # Who, whether it may, and a free check, all before the archive is read: a refused upload costs its reading.
+        stream = aiter(requests)
+        first = await anext(stream, None)
+        if first is None or not first.name:
+            raise OrganizerError(grpc.StatusCode.INVALID_ARGUMENT, "the first SubmitBot message must name the bot"
+                                 if first is not None else "an empty SubmitBot stream: send the archive")
+        _own(caller, first.name)
+        bot = await asyncio.to_thread(self._admit, first.name)
         try:
-            checked = await self.intake.check(archive)
+            with self.intake.slot():
+                archive = await read_chunks(first, stream)
+                checked = await self.intake.check_in_slot(archive)
         except SubmissionRejected as error:
             raise OrganizerError(grpc.StatusCode.INVALID_ARGUMENT, f"submission refused: {error}") from None
         except IntakeBusy as error:
@@ -151,18 +160,14 @@ class Submissions:
         return arena_pb2.GetBotOutputResponse(output=self.store.submissions.output(record.name))
 
 
-async def read_chunks(requests: object, limit: int = DEFAULT_LIMITS.max_archive_bytes) -> tuple[str, bytes]:
-    """The bot's name and the archive of a SubmitBot stream; OrganizerError past ``limit`` bytes (read no
-    further) or for a message without a name first."""
-    name = ""
+async def read_chunks(first: arena_pb2.SubmitBotRequest, rest: AsyncIterator[arena_pb2.SubmitBotRequest],
+                      limit: int = DEFAULT_LIMITS.max_archive_bytes) -> bytes:
+    """The archive of a SubmitBot stream (its ``first`` message, read already, then the ``rest``); OrganizerError
+    past ``limit`` bytes (read no further) or for a message past :data:`MAX_CHUNK_BYTES`."""
     parts: list[bytes] = []
     total = 0
-    async for message in requests:  # type: ignore[attr-defined]
-        if not name:
-            name = message.name
-            if not name:
-                raise OrganizerError(grpc.StatusCode.INVALID_ARGUMENT,
-                                     "the first SubmitBot message must name the bot")
+    message = first
+    while True:
         if len(message.chunk) > MAX_CHUNK_BYTES:
             raise OrganizerError(grpc.StatusCode.INVALID_ARGUMENT,
                                  f"a SubmitBot message carries at most {MAX_CHUNK_BYTES} bytes")
@@ -172,6 +177,7 @@ async def read_chunks(requests: object, limit: int = DEFAULT_LIMITS.max_archive_
                                  f"submission refused: the archive is more than the {limit} bytes allowed: leave "
                                  "out what the bot does not need to run")
         parts.append(message.chunk)
-    if not name:
-        raise OrganizerError(grpc.StatusCode.INVALID_ARGUMENT, "an empty SubmitBot stream: send the archive")
-    return name, b"".join(parts)
+        following = await anext(rest, None)
+        if following is None:
+            return b"".join(parts)
+        message = following

@@ -25,10 +25,11 @@ from arena.tournament.competition import (
     Connected,
     Entry,
     block_spec,
+    current_results,
     new_rate_limit,
     plan_round,
 )
-from arena.tournament.matchmaking import RateLimit
+from arena.tournament.matchmaking import Evidence, RateLimit, evidence_of
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.status import ACTIVE_TOURNAMENT, CompetitionStatus
 
@@ -114,9 +115,10 @@ def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: f
         current = store.competitions.entries(competition_id)
         pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
         rate = RateLimit(**record.rate) if record.rate else new_rate_limit(spec)
+        evidence = _evidence(store, spec, pool, current) if in_flight < spec.max_blocks and connected else None
         planned = plan_round(spec, pool, current, connected, in_flight, rate, now=now,
                              round_number=store.competitions.next_round(competition_id),
-                             next_block=store.competitions.get(competition_id).blocks + 1)
+                             next_block=store.competitions.get(competition_id).blocks + 1, evidence=evidence)
         if planned.retired:
             gone = {entry.bot for entry in planned.retired}
             store.ratings.update(spec.pool, lambda pool: (pool or RatingPool(key=spec.pool)).without(gone))
@@ -139,6 +141,15 @@ def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: f
                             [e.bot for e in planned.retired], in_flight + len(started))
     finally:
         store.competitions.unlock(competition_id, token)
+
+
+def _evidence(store: Store, spec: CompetitionSpec, pool: RatingPool, current: dict[str, Entry]) -> Evidence:
+    """What the ladder's published ranking knows of each pair of current entries, for its matchmaking: the batch
+    fit over the current entries' blocks (:func:`arena.tournament.competition.current_results`, as the ladder's
+    leaderboard fits them) without its bootstrap."""
+    blocks = [(tid, [stored.result for stored in store.results.all(tid).values() if stored.scored])
+              for tid in pool.tournaments]
+    return evidence_of(current_results(blocks, current), current, spec.seats)
 
 
 def _blocks_in_flight(store: Store, competition_id: str) -> tuple[dict[str, int], int]:

@@ -340,8 +340,9 @@ def score_block(spec: GauntletSpec, plan: Sequence[PlannedMatch], records: Seque
 def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *, make_bot: BotFactory,
                  on_block: Callable[[BlockOutcome], None] | None = None,
                  play: PlayMatch | None = None) -> GauntletOutcome:
-    """Play blocks until the test decides or reaches its cap (``spec.sprt.max_blocks``; with no cap, the test
-    goes on until it decides). ``on_block`` hears of every scored block; ``play`` plays one match (default: a
+    """Play blocks until the test decides or reaches its cap (``spec.sprt.max_blocks``, or the automatic one of
+    ``spec.sprt.auto_cap``: :attr:`arena.tournament.sprt.SprtState.needed_blocks`; with no cap, the test goes on
+    until it decides). ``on_block`` hears of every scored block; ``play`` plays one match (default: a
     :class:`MatchPlayerForGauntlet` on ``store`` with the built-in bots of ``make_bot``)."""
     check_bots(spec, store)
     gauntlets = store.gauntlets if store is not None else None

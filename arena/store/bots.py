@@ -133,11 +133,13 @@ class BotRecord:
 
 @dataclass(frozen=True)
 class BotVersion:
-    """One version a bot connected with (the ``bot_version`` of its Hello): when it was first and last seen."""
+    """One version a bot connected with (the ``bot_version`` of its Hello): when it was first and last seen, and the
+    matches recorded with it in a seat under that version (:meth:`arena.store.results.ResultStore.record`)."""
 
     version: str
     first_seen: float
     last_seen: float
+    matches: int = 0
 
 
 def hash_token(token: str, salt: bytes) -> str:
@@ -306,9 +308,13 @@ class BotStore:
     def versions(self, name: str) -> list[BotVersion]:
         """The versions the bot connected with, the first seen first."""
         out = []
-        for version, value in self._r.hgetall(self._k.bot_versions(name)).items():
+        with self._r.pipeline(transaction=False) as pipe:
+            pipe.hgetall(self._k.bot_versions(name))
+            pipe.hgetall(self._k.bot_version_matches(name))
+            seen, matches = pipe.execute()
+        for version, value in seen.items():
             first, _, last = value.decode("utf-8").partition(":")
-            out.append(BotVersion(version.decode("utf-8"), float(first), float(last)))
+            out.append(BotVersion(version.decode("utf-8"), float(first), float(last), int(matches.get(version, 0))))
         return sorted(out, key=lambda v: (v.first_seen, v.version))
 
     def get(self, name: str) -> BotRecord:

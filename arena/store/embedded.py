@@ -27,7 +27,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import MutableMapping, Sequence
@@ -35,6 +34,8 @@ from pathlib import Path
 from types import TracebackType
 
 import redis
+
+from arena.processes import Watchdog, watch_child
 
 BINARY_ENV = "UNO_ARENA_REDIS_SERVER"
 HOST = "127.0.0.1"
@@ -112,9 +113,7 @@ class RedisServer:
         self._fixed_port = port is not None
         self.port: int = 0 if unix_socket else (port if port is not None else free_port())
         self._proc: subprocess.Popen[bytes] | None = None
-        self._watchdog: subprocess.Popen[bytes] | None = None
-        self._watch_fd: int | None = None
-        """The write end of the watchdog's pipe: held by this process only, closed by its end (see the module)."""
+        self._watchdog: Watchdog | None = None
         self._closed = False
 
     # addresses
@@ -228,33 +227,13 @@ class RedisServer:
 
     def _watch(self, pid: int) -> None:
         """Start the watchdog that stops server ``pid`` when this process ends (:mod:`arena.store.starter_watch`)."""
-        read_end, write_end = os.pipe()  # both close on exec: no other program started from here holds them
-        try:
-            self._watchdog = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(Path(__file__).with_name("starter_watch.py")), str(pid),
-                 *([str(self.data_dir)] if self._owns_dir else [])],
-                stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True,  # a Ctrl-C in the terminal is ours to handle, not the watchdog's
-            )
-        except OSError:
-            os.close(write_end)
-            raise
-        finally:
-            os.close(read_end)
-        self._watch_fd = write_end
+        self._watchdog = watch_child(pid, group=False, folder=str(self.data_dir) if self._owns_dir else None)
 
     def _unwatch(self) -> None:
         """The server ended: its watchdog exits by itself; close our end of its pipe and reap it."""
-        if self._watch_fd is not None:
-            os.close(self._watch_fd)
-            self._watch_fd = None
         watchdog, self._watchdog = self._watchdog, None
         if watchdog is not None:
-            try:
-                watchdog.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                watchdog.kill()
-                watchdog.wait()
+            watchdog.release()
 
     def _diagnostics(self) -> str:
         lines: list[str] = []

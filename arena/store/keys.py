@@ -209,6 +209,10 @@ class Keys:
     def bot_versions(self, name: str) -> str:
         return f"{self.prefix}bot:{bot_key(name)}:versions"
 
+    def bot_version_matches(self, name: str) -> str:
+        """A hash: version -> matches recorded with the bot in a seat under it (:meth:`ResultStore.record`)."""
+        return f"{self.prefix}bot:{bot_key(name)}:version-matches"
+
     def bot_lost(self, name: str) -> str:
         return f"{self.prefix}bot:{bot_key(name)}:lost"
 

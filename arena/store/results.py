@@ -3,7 +3,8 @@
 :meth:`ResultStore.record` is one Lua script: ``HSETNX`` of the result under the match id, and
 only if that write was the first, ``done += 1`` on the progress hash and the replay written (with
 ``SET NX``). However many times a match is re-run (retries, redelivered tasks, duplicates), its
-first result is the one kept and it is counted once.
+first result is the one kept and it is counted once; so is the match in the count of each seated bot's version
+(:meth:`~arena.store.keys.Keys.bot_version_matches`, built-in bots left out).
 
 The return value says whether *this call* wrote the result. Each call carries a random attempt id
 stored with the result, so if redis-py retries the script after a lost reply, the retry still
@@ -29,10 +30,12 @@ from arena.tournament import EndReason, MatchResult
 
 from ._codec import dumps, loads, text
 from .errors import StoreError, UnknownTournament
-from .keys import Keys, check_id
+from .keys import InvalidName, Keys, check_id
 from .replays import Replay, compress
 
 RESERVED_COUNTERS = ("scheduled", "done")
+BUILTIN_VERSION = "builtin"
+"""The version of a built-in bot's seat (:class:`arena.runner.seat.LocalSeat`): not counted per version."""
 
 _RECORD = """
 if ARGV[6] == '1' and redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then
@@ -42,6 +45,9 @@ end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
   redis.call('HINCRBY', KEYS[2], 'done', 1)
   redis.call('RPUSH', KEYS[6], ARGV[1])
+  for i = 7, #KEYS do
+    redis.call('HINCRBY', KEYS[i], ARGV[i], 1)
+  end
   if ARGV[4] ~= '' then
     if tonumber(ARGV[5]) > 0 then
       redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[5])
@@ -196,6 +202,7 @@ class ResultStore:
         envelope = dumps({"result": result.to_dict(), "attempt": attempt, "recorded_at": time.time()})
         blob = compress(replay) if replay is not None else b""
         ttl_ms = 0 if replay_ttl is None else max(1, int(replay_ttl * 1000))
+        versions = self._version_counts(result)
         code = int(
             self._record(
                 keys=[
@@ -205,8 +212,10 @@ class ResultStore:
                     self._k.matches(tournament_id),
                     self._k.tournament(tournament_id),
                     self._k.tournament_run(tournament_id, "feed"),
+                    *versions,
                 ],
-                args=[match_id, envelope, attempt, blob, ttl_ms, "1" if require_scheduled else "0"],
+                args=[match_id, envelope, attempt, blob, ttl_ms, "1" if require_scheduled else "0",
+                      *versions.values()],
             )
         )
         if code == -2:
@@ -214,6 +223,20 @@ class ResultStore:
         if code == -1:
             raise UnscheduledMatch(f"match {match_id!r} is not scheduled in tournament {tournament_id!r}")
         return code == 1
+
+    def _version_counts(self, result: StoredResult) -> dict[str, str]:
+        """The version counters a first recording of ``result`` adds one to: key -> version, one per registered bot
+        seated (a bot in two seats counts the match once; built-in bots, whose version is ``builtin``, and seats
+        without a version are left out)."""
+        counts: dict[str, str] = {}
+        for name, version in zip(result.seats, result.bot_versions, strict=False):
+            if not version or version == BUILTIN_VERSION:
+                continue
+            try:
+                counts.setdefault(self._k.bot_version_matches(name), version)
+            except InvalidName:  # not a registered bot's name
+                continue
+        return counts
 
     def get(self, tournament_id: str, match_id: str) -> StoredResult | None:
         """The match's result, or ``None`` if it has none yet."""

@@ -1,11 +1,15 @@
-"""The watchdog that makes an embedded ``redis-server`` die with the process that started it.
+"""The watchdog that makes a child process die with the process that started it: an embedded ``redis-server``,
+and every child of :class:`arena.processes.Processes` (the demo's gateway, worker, scheduler, host, web, bots).
 
-Run as a script, by path, by :class:`arena.store.embedded.RedisServer` (``python -I -S starter_watch.py PID
-[DIR]``): it imports nothing of the arena, so it starts in milliseconds. Its standard input is the read end of a
-pipe whose write end only the starter holds; when the starter ends in any way (``kill -9`` included), the kernel
-closes that end and the watchdog reads end-of-file. It then stops the server PID (SIGTERM, SIGKILL after
-:data:`GRACE_S`), removes DIR (the server's temporary data folder, when the starter owned one) and exits. When the
-server ends first (a clean stop, or a test that kills it), the watchdog exits at once.
+Run as a script, by path (``python -I -S starter_watch.py [--group] PID [DIR]``), by
+:class:`arena.store.embedded.RedisServer` and :func:`arena.processes.watch_child`: it imports nothing of the arena,
+so it starts in milliseconds. Its standard input is the read end of a pipe whose write end only the starter holds;
+when the starter ends in any way (``kill -9`` included), the kernel closes that end and the watchdog reads
+end-of-file. It then stops PID (SIGTERM, SIGKILL after :data:`GRACE_S`), removes DIR (the server's temporary data
+folder, when the starter owned one) and exits. With ``--group`` PID leads a process group of its own (started with
+``start_new_session``) and the whole group is stopped: its children too (a Celery worker's prefork pool, the bot
+host's sandboxes), SIGKILL for whatever is left once the leader ended or its grace ran out. When PID ends first
+(a clean stop, or a test that kills it), the watchdog exits at once.
 
 A watchdog rather than ``PR_SET_PDEATHSIG``: that signal follows the *thread* that started the child, so a server
 started from a thread that ends would be killed with it.
@@ -69,8 +73,23 @@ def _stop(pid: int, pidfd: int | None) -> None:
             return
 
 
-def watch(pid: int, folder: str | None) -> None:
-    """Block until the starter ends (end-of-file on stdin) or the server does; in the first case stop the server."""
+def _stop_group(pid: int, pidfd: int | None) -> None:
+    """SIGTERM the process group PID leads, wait for the leader (at most :data:`GRACE_S`), then SIGKILL whatever of
+    the group is left (children the leader did not take down with it, or a leader that ignored SIGTERM)."""
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    _wait_gone(pid, pidfd, GRACE_S)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return
+
+
+def watch(pid: int, folder: str | None, group: bool = False) -> None:
+    """Block until the starter ends (end-of-file on stdin) or PID does; in the first case stop PID (with ``group``:
+    its whole process group)."""
     try:
         pidfd: int | None = os.pidfd_open(pid)
     except ProcessLookupError:
@@ -86,11 +105,18 @@ def watch(pid: int, folder: str | None) -> None:
             return
         if sys.stdin.fileno() in ready and not os.read(sys.stdin.fileno(), 4096):
             break  # end of file: the starter is gone
-    _stop(pid, pidfd)
+    if group:
+        _stop_group(pid, pidfd)
+    else:
+        _stop(pid, pidfd)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C of the terminal is the starter's to handle
-    watch(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else None)
+    arguments = sys.argv[1:]
+    whole_group = arguments[:1] == ["--group"]
+    if whole_group:
+        arguments = arguments[1:]
+    watch(int(arguments[0]), arguments[1] if len(arguments) > 1 else None, whole_group)

@@ -16,7 +16,7 @@ same files always give the same bytes and the same sha256, its content address.
 The modules: :mod:`.package` (the types, limits and path checks), :mod:`.assemble` (a package from its files),
 :mod:`.archives` (the readers),
 :mod:`.manifest` (the manifest), :mod:`.intake` (the whole check run in a child process with CPU, memory and time
-limits, as the gateway runs it).
+limits, as the gateway runs it) and :mod:`.intake_child` (that child).
 """
 
 from .archives import read_package

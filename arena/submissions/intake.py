@@ -1,14 +1,11 @@
 """The submission check run off the serving path: a child process of its own, with CPU, memory and time limits.
 
-``python -m arena.submissions.intake`` reads one archive on stdin, limits itself first (address space
-``RLIMIT_AS``, CPU time ``RLIMIT_CPU``, no file written: ``RLIMIT_FSIZE`` 0), runs
-:func:`arena.submissions.read_package` and writes one header line (JSON: the verdict, and for an accepted
-package its runtime, command and sha256) followed by the canonical archive.
-
-:class:`IntakeRunner` is the parent's side, on an asyncio loop: it starts the child (no thread is held while it
-runs), kills it past its wall time, checks the reply (the archive's sha256 again) and bounds how many checks run
-at once (:class:`IntakeBusy` past it). A bomb costs the child its limits and the gateway nothing: the child's
-death or overrun is a :class:`SubmissionRejected` naming the limit.
+The child is :mod:`arena.submissions.intake_child` (it imports only the archive readers). :class:`IntakeRunner` is
+the parent's side, on an asyncio loop: it starts the child (no thread is held while it runs), kills it past its wall
+time, checks the reply (the archive's sha256 again) and bounds how many checks run at once: a caller takes a slot
+(:meth:`IntakeRunner.slot`, :class:`IntakeBusy` when none is free) *before* it reads the archive, so a refused
+upload is not read at all. A bomb costs the child its limits and the gateway nothing: the child's death or overrun
+is a :class:`SubmissionRejected` naming the limit.
 """
 
 from __future__ import annotations
@@ -17,12 +14,11 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import resource
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .archives import read_package
 from .package import DEFAULT_LIMITS, Limits, SubmissionRejected
 
 
@@ -72,21 +68,32 @@ class IntakeRunner:
         self.package_limits = package_limits
         self.running = 0
 
-    async def check(self, archive: bytes) -> CheckedPackage:
-        """The checked package; SubmissionRejected (with the one reason, or the limit the check overran),
-        IntakeBusy, or IntakeFailed."""
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[None]:
+        """One of the ``max_running`` checks, held while the archive is read and checked; :class:`IntakeBusy` at
+        once when none is free."""
         if self.running >= self.limits.max_running:
             raise IntakeBusy(self.running, max(1.0, self.limits.wall_seconds / 4))
         self.running += 1
         try:
-            return await self._run(archive)
+            yield
         finally:
             self.running -= 1
+
+    async def check(self, archive: bytes) -> CheckedPackage:
+        """The checked package (in a slot of its own: :meth:`slot`); SubmissionRejected (with the one reason, or the
+        limit the check overran), IntakeBusy, or IntakeFailed."""
+        with self.slot():
+            return await self.check_in_slot(archive)
+
+    async def check_in_slot(self, archive: bytes) -> CheckedPackage:
+        """:meth:`check` for a caller that holds a :meth:`slot` already."""
+        return await self._run(archive)
 
     async def _run(self, archive: bytes) -> CheckedPackage:
         try:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "arena.submissions.intake", str(self.limits.cpu_seconds),
+                sys.executable, "-m", "arena.submissions.intake_child", str(self.limits.cpu_seconds),
                 str(self.limits.memory_bytes), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL, start_new_session=True)
         except OSError as error:
@@ -127,37 +134,3 @@ class IntakeRunner:
         if verdict != "accepted" or hashlib.sha256(body).hexdigest() != sha256:
             raise IntakeFailed("the submission check's archive does not match its sha256")
         return CheckedPackage(str(reply["runtime"]), tuple(str(w) for w in reply["command"]), sha256, body)
-
-
-def _limit_self(cpu_seconds: int, memory_bytes: int) -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
-def _write(header: dict[str, object], body: bytes = b"") -> None:
-    sys.stdout.buffer.write(json.dumps(header, separators=(",", ":")).encode() + b"\n" + body)
-    sys.stdout.buffer.flush()
-
-
-def main(argv: list[str]) -> int:
-    """The child: ``CPU_SECONDS MEMORY_BYTES``, the archive on stdin, the verdict on stdout."""
-    cpu_seconds, memory_bytes = (int(argv[0]), int(argv[1])) if len(argv) == 2 else (10, 512 << 20)
-    _limit_self(cpu_seconds, memory_bytes)
-    data = sys.stdin.buffer.read(DEFAULT_LIMITS.max_archive_bytes + 1)
-    try:
-        package = read_package(data, DEFAULT_LIMITS)
-    except SubmissionRejected as error:
-        _write({"verdict": "rejected", "reason": str(error)})
-        return 0
-    except MemoryError:
-        _write({"verdict": "memory"})
-        return 0
-    _write({"verdict": "accepted", "runtime": package.manifest.runtime.value, "command": list(package.manifest.command),
-            "sha256": package.sha256}, package.archive)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

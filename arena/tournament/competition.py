@@ -7,8 +7,10 @@ A competition (:class:`CompetitionSpec`) never ends by itself: while it is ``act
   another version than its entry's starts a new entry (:class:`Entry`): its own rating, seeded from nothing
   (the pool forgets the old one, which the retired entry keeps, with its matches). The switch waits until the
   bot has no block in flight, so no result of the old version ever lands on the new entry;
-- **tables**: :func:`arena.tournament.matchmaking.choose_tables` picks the tables whose outcome is most
-  uncertain under the current ratings, with a fairness floor, among the entrants with a free slot (a bot plays
+- **tables**: :func:`arena.tournament.matchmaking.choose_tables` picks the tables that add the most to the ranking
+  the ladder publishes (the batch ratings over the current entries, as the caller's
+  :class:`~arena.tournament.matchmaking.Evidence` gives them: connection first, then a floor of direct meetings
+  per pair, then information), with a fairness floor, among the entrants with a free slot (a bot plays
   at most ``blocks_per_bot`` blocks at once, and never more than its Hello's ``max_concurrent_matches``), at most
   as many as the rate limit allows
   (:class:`arena.tournament.matchmaking.RateLimit`, ``matches_per_minute``) and ``max_blocks`` in flight;
@@ -32,7 +34,7 @@ from typing import Any
 
 from ._rng import derive_seed
 from .limits import MAX_DECISION_DEADLINE_MS, MIN_DECISION_DEADLINE_MS
-from .matchmaking import Entrant, MatchmakingConfig, RateLimit, Table, choose_tables
+from .matchmaking import Entrant, Evidence, MatchmakingConfig, RateLimit, Table, choose_tables
 from .ratings import RatingPool
 from .results import MatchResult
 from .spec import DEFAULT_DECISION_DEADLINE_MS, TournamentSpec, normalize_rules
@@ -186,10 +188,13 @@ class Round:
 
 
 def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, Entry], connected: Sequence[Connected],
-               blocks_in_flight: int, rate: RateLimit, *, now: float, round_number: int, next_block: int = 0) -> Round:
+               blocks_in_flight: int, rate: RateLimit, *, now: float, round_number: int, next_block: int = 0,
+               evidence: Evidence | None = None) -> Round:
     """One ladder round of an active competition (see the module docstring). ``current``: the current entry of
     each bot (by bot name); ``now``: wall-clock seconds (entries) and the rate limit's clock; ``next_block``: the
-    number the round's first block will take (the first block of the entries it starts)."""
+    number the round's first block will take (the first block of the entries it starts); ``evidence``: the
+    published ranking's evidence over the current entries' blocks
+    (:func:`arena.tournament.matchmaking.evidence_of` on :func:`current_results`; none: no pair has met)."""
     retired: list[Entry] = []
     started: list[Entry] = []
     entrants: list[Entrant] = []
@@ -214,7 +219,7 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
     config = MatchmakingConfig(seats=spec.seats, fairness_floor=spec.fairness_floor, duplicate=True)
     allowed = min(rate.tables_allowed(now, config.matches_per_table), max(0, spec.max_blocks - blocks_in_flight))
     tables = [replace(table, remembering=not may_remember.isdisjoint(table.bots))
-              for table in choose_tables(pool, entrants, config, max_tables=allowed, seed=spec.seed,
+              for table in choose_tables(evidence or Evidence(), entrants, config, max_tables=allowed, seed=spec.seed,
                                          round_number=round_number)]
     if tables:
         rate = rate.spent(now, len(tables) * config.matches_per_table)

@@ -1,19 +1,30 @@
-"""Matchmaking for a continuous ladder: spend the games where they tell the most about the order of the bots.
+"""Matchmaking for a continuous ladder: spend the blocks where they add to the ranking the ladder publishes.
 
-:func:`choose_tables` picks the next tables among the entrants that are connected and have a free match slot:
+The ladder publishes the batch Plackett-Luce ranking of its current entries (:mod:`arena.tournament.plackett_luce`:
+rank, interval, tiers). :func:`choose_tables` picks the next tables among the entrants that are connected and have
+a free match slot, from :class:`Evidence` about that ranking (:func:`evidence_of`: for every pair of entrants, the
+batch fit's rating difference, its standard error and the blocks in which the pair met directly). A candidate table
+is ranked by, in this order:
 
-- **Where the ratings are least sure.** Each candidate table is scored by how likely the current ratings are
-  to order its pairs wrongly (:func:`table_information`, the sum over its pairs of :func:`pair_information`):
-  for bots ``a`` and ``b``, the posterior probability that their true skills are in the other order than
-  their ``mu``, ``Phi(-|mu_a - mu_b| / sqrt(sigma_a**2 + sigma_b**2))``. It is largest for bots with wide
-  intervals (a new bot: sigma 8.3, every pair with it is a coin toss) and for pairs whose order is unclear
-  (close ``mu``); a pair whose order is settled brings next to nothing. Up to :data:`EXHAUSTIVE_TABLES`
-  possible tables every one is scored; beyond, a table is built around the entrant with the widest interval
-  and filled seat by seat with the entrant that adds the most. A pair already planned in the same call counts
-  less each time, so one call spreads its tables.
+1. **Connection.** How many separate components of the meetings graph (entrants joined by a direct meeting) it
+   joins: a ranking over two components that never met, directly or through others, orders nothing across them.
+2. **A floor of direct meetings.** How many meetings its pairs still lack below ``min_meetings`` blocks each
+   (:attr:`MatchmakingConfig.min_meetings`): every pair of current entrants meets at least that often before
+   information takes over, so no pair is ranked on indirect evidence alone.
+3. **Information.** The sum over its pairs of :func:`meeting_value`: the expected reduction, by one more block,
+   of the probability that the published order of the pair is wrong. It reads the pair's difference ``d`` and
+   standard error ``s`` under a prior that gives a pair even odds of being equal (:data:`PRIOR_EQUAL`: ladders
+   hold versions and copies of one bot) and otherwise a difference of scale :data:`GAP_SCALE`. Only a pair that
+   truly differs can be ordered wrongly, and the chance that one whose ``d`` is within noise of 0 differs at all
+   shrinks like ``s``: two copies of one bot, after many meetings, are worth next to nothing, while a pair whose
+   order is still open keeps its value until its order is settled. A pair already planned in the same call counts
+   less each time (``1 / (1 + planned)``), so one call spreads its tables.
+4. **Fewest meetings**, then names: where nothing is left to learn the ladder spreads its blocks evenly.
+
+The fairness floor, the duplicate blocks, capacity and the rate limit stand apart from the choice:
+
 - **A fairness floor.** An entrant whose games (played plus planned) fall below ``fairness_floor`` times the
-  mean of the connected entrants is anchored first, whatever its sigma: every connected bot keeps getting
-  games, even one whose place is already clear.
+  mean of the connected entrants is anchored first: every connected bot keeps getting games.
 - **Duplicate deals and seat rotation.** A table plays a *block*: one deal (:attr:`Table.deal_seed`) in
   every rotation of its seats (:meth:`Table.matches`), so each bot holds each seat of the same cards once and
   the luck of the deal cancels out. With ``duplicate=False`` a table is one match on a fresh deal. A table where
@@ -23,29 +34,41 @@
   played one after another); ``max_tables`` caps the tables of one call, and :class:`RateLimit`, a token
   bucket of matches per second the operator sets, tells the caller how many tables it may start now.
 
-Everything is pure and deterministic: same ratings, entrants and seed, same tables (ties are broken by name;
-deal seeds come from SHA-256). :func:`simulate_ladder` plays a whole ladder on a latent-strength model of the
-bots (or on any ``play_table`` callable, such as the real engine) and counts the matches until the ladder
-orders the bots correctly, for the informative matchmaking and for uniform random tables.
+Up to :data:`EXHAUSTIVE_TABLES` possible tables every one is ranked; beyond, a table is built around the entrant
+with the fewest meetings and filled seat by seat with the entrant that ranks it highest. Everything is pure and
+deterministic: same evidence, entrants and seed, same tables (ties are broken by name; deal seeds come from
+SHA-256). ``uno-arena bench ladder`` (:mod:`arena.bench.ladder`) measures the policy against uniform pairing on
+recorded UNO games.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ._rng import SeededStream, derive_seed
-from .ratings import Rating, RatingPool
+from .plackett_luce import refit
 from .results import MatchResult
+from .stats import t_quantile
 
 Policy = Literal["informative", "uniform"]
 POLICIES: tuple[Policy, ...] = ("informative", "uniform")
 DEFAULT_FAIRNESS_FLOOR = 0.5
+DEFAULT_MIN_MEETINGS = 2
+"""Blocks every pair of current entrants plays directly before information chooses the tables."""
 EXHAUSTIVE_TABLES = 5000
-"""Up to this many possible tables, every one is scored; beyond, tables are built seat by seat."""
+"""Up to this many possible tables, every one is ranked; beyond, tables are built seat by seat."""
+PRIOR_EQUAL = 0.5
+"""The prior probability that two entrants are equal (copies, versions that changed nothing)."""
+GAP_SCALE = 3.0
+"""The prior standard deviation of a difference between unequal entrants, in batch rating (log-strength) units: a
+gap of 1 is odds of e to 1 between the two."""
+_GRID = tuple(-6.0 + 0.1 * i for i in range(121))
+_GRID_WEIGHTS = tuple(math.exp(-t * t / 2.0) for t in _GRID)
+_GRID_TOTAL = math.fsum(_GRID_WEIGHTS)
 
 
 @dataclass(frozen=True)
@@ -93,19 +116,23 @@ class Table:
 
 @dataclass(frozen=True)
 class MatchmakingConfig:
-    """``seats`` per table; ``fairness_floor`` (0 turns it off); ``duplicate`` blocks; ``policy``:
-    ``"informative"`` (this module's) or ``"uniform"`` (random tables, the baseline of the simulation)."""
+    """``seats`` per table; ``fairness_floor`` (0 turns it off); ``duplicate`` blocks; ``min_meetings``: the
+    blocks every pair meets directly before information chooses (0 turns it off); ``policy``: ``"informative"``
+    (this module's) or ``"uniform"`` (random tables, the baseline ``uno-arena bench ladder`` measures against)."""
 
     seats: int = 2
     fairness_floor: float = DEFAULT_FAIRNESS_FLOOR
     duplicate: bool = True
     policy: Policy = "informative"
+    min_meetings: int = DEFAULT_MIN_MEETINGS
 
     def __post_init__(self) -> None:
         if self.seats < 2:
             raise ValueError(f"a table needs at least 2 seats, got {self.seats}")
         if not 0.0 <= self.fairness_floor <= 1.0:
             raise ValueError(f"fairness_floor must be between 0 and 1, got {self.fairness_floor}")
+        if not 0 <= self.min_meetings <= 100:
+            raise ValueError(f"min_meetings must be 0 to 100, got {self.min_meetings}")
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; expected one of {', '.join(POLICIES)}")
 
@@ -148,27 +175,101 @@ class RateLimit:
         return replace(bucket, tokens=bucket.tokens - matches)
 
 
-def win_probability(a: Rating, b: Rating, beta: float) -> float:
-    """The probability that ``a`` finishes ahead of ``b`` in one match under their ratings."""
-    c = math.sqrt(2 * beta**2 + a.sigma**2 + b.sigma**2)
-    return 0.5 * (1.0 + math.erf((a.mu - b.mu) / (c * math.sqrt(2.0))))
+
+@dataclass(frozen=True)
+class PairEvidence:
+    """What the published ranking knows of one pair: ``gap`` (the first bot's batch rating less the second's), its
+    standard error, and the blocks in which the two met directly."""
+
+    gap: float = 0.0
+    error: float = GAP_SCALE
+    meetings: float = 0.0
+
+    def reversed(self) -> PairEvidence:
+        return replace(self, gap=-self.gap)
 
 
-def pair_information(a: Rating, b: Rating) -> float:
-    """The probability that the ratings order ``a`` and ``b`` wrongly (see the module docstring): what a game
-    between them can still settle."""
-    spread = math.sqrt(a.sigma**2 + b.sigma**2)
-    return 0.5 * math.erfc(abs(a.mu - b.mu) / (spread * math.sqrt(2.0)))
+@dataclass(frozen=True)
+class Evidence:
+    """:class:`PairEvidence` by pair of bots (the key in name order); a pair not listed never met and is as
+    uncertain as the prior (:data:`GAP_SCALE`)."""
+
+    pairs: Mapping[tuple[str, str], PairEvidence] = field(default_factory=dict)
+
+    def of(self, a: str, b: str) -> PairEvidence:
+        """The evidence of ``a`` against ``b`` (``gap`` is ``a``'s rating less ``b``'s)."""
+        if a <= b:
+            return self.pairs.get((a, b), PairEvidence())
+        return self.pairs.get((b, a), PairEvidence()).reversed()
+
+    def meetings(self, a: str, b: str) -> float:
+        return self.of(a, b).meetings
 
 
-def table_information(pool: RatingPool, bots: Sequence[str]) -> float:
-    """The information of a table: the sum of :func:`pair_information` over its pairs."""
-    ratings = [pool.rating(bot) for bot in bots]
-    return sum(pair_information(ratings[i], ratings[j])
-               for i in range(len(ratings)) for j in range(i + 1, len(ratings)))
+def evidence_of(results: Iterable[MatchResult], bots: Iterable[str], matches_per_block: int) -> Evidence:
+    """The evidence of the batch ranking over ``results`` (a ladder's current results) for every pair of ``bots``:
+    the Plackett-Luce fit's differences with their posterior standard errors (Laplace's approximation: the fit
+    without its bootstrap, cheap enough for every round), and the direct meetings, in blocks of
+    ``matches_per_block`` matches."""
+    kept = list(results)
+    names = sorted(set(bots))
+    shared: dict[tuple[str, str], int] = {}
+    for result in kept:
+        seated = sorted(set(result.seats))
+        for a, b in itertools.combinations(seated, 2):
+            shared[(a, b)] = shared.get((a, b), 0) + 1
+    fit = refit(kept, names, bootstrap=0)
+    index = {bot: i for i, bot in enumerate(fit.bots)}
+    cov = fit.covariance
+    pairs = {}
+    for a, b in itertools.combinations(names, 2):
+        i, j = index[a], index[b]
+        error = math.sqrt(max(1e-12, cov[i][i] + cov[j][j] - 2.0 * cov[i][j]))
+        pairs[(a, b)] = PairEvidence(fit.estimate[i] - fit.estimate[j], error,
+                                     shared.get((a, b), 0) / max(1, matches_per_block))
+    return Evidence(pairs)
 
 
-def choose_tables(pool: RatingPool, entrants: Iterable[Entrant], config: MatchmakingConfig, *,
+def meeting_value(pair: PairEvidence, confidence: float = 0.95) -> float:
+    """The expected reduction, by one more block between the two, of the probability that the published verdict on
+    the pair is wrong (see the module docstring). Two bots whose true difference is ``delta != 0`` should be told
+    apart in the right order: the ranking does so when ``|gap| / error`` passes Student's t at ``confidence`` with
+    the direct meetings less one as degrees of freedom (the tiers' test, without Holm's correction), so it misses
+    with probability ``P(Z > |delta| / error - t)``. One more block takes the error to ``error * sqrt(n / (n + 1))``
+    with ``n`` the direct meetings (at least 1: what tells two bots apart is mostly their direct meetings) and the
+    degrees of freedom up by one. The reduction is averaged over what ``delta`` may be given the evidence (its
+    posterior under the prior :data:`GAP_SCALE`) and weighted by the probability that the two differ at all
+    (against :data:`PRIOR_EQUAL`): for two equal bots the verdict "not told apart" is right already, and no block
+    makes it more so."""
+    n = max(int(pair.meetings), 1)
+    s2 = max(pair.error, 1e-9) ** 2
+    t2 = GAP_SCALE**2
+    gap = abs(pair.gap)  # the value of a pair does not depend on which of the two is named first
+    differ = (1.0 - PRIOR_EQUAL) * _normal_density(gap, s2 + t2)
+    equal = PRIOR_EQUAL * _normal_density(gap, s2)
+    p_differ = differ / (differ + equal) if differ + equal > 0 else 1.0
+    if p_differ < 1e-12:
+        return 0.0
+    mean = gap * t2 / (s2 + t2)
+    spread = math.sqrt(s2 * t2 / (s2 + t2))
+    now, after = math.sqrt(s2), math.sqrt(s2 * n / (n + 1.0))
+    crit_now, crit_after = t_quantile(confidence, max(1, n - 1)), t_quantile(confidence, n)
+    reduction = math.fsum(w * (_upper(abs(mean + spread * t) / now - crit_now)
+                               - _upper(abs(mean + spread * t) / after - crit_after))
+                          for t, w in zip(_GRID, _GRID_WEIGHTS, strict=True)) / _GRID_TOTAL
+    return p_differ * max(0.0, reduction)
+
+
+def _normal_density(x: float, variance: float) -> float:
+    return math.exp(-x * x / (2.0 * variance)) / math.sqrt(2.0 * math.pi * variance)
+
+
+def _upper(z: float) -> float:
+    """``P(Z > z)`` for a standard normal ``Z``."""
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def choose_tables(evidence: Evidence, entrants: Iterable[Entrant], config: MatchmakingConfig, *,
                   max_tables: int, seed: int, round_number: int = 0) -> list[Table]:
     """The next tables (at most ``max_tables``) among ``entrants`` (see the module docstring). ``seed`` and
     ``round_number`` (a counter the caller keeps, one per call) make the deal seeds and, for the uniform
@@ -183,7 +284,7 @@ def choose_tables(pool: RatingPool, entrants: Iterable[Entrant], config: Matchma
     games = {e.name: float(e.games) for e in pool_entrants}
     mean_games = sum(games.values()) / len(games) if games else 0.0
     stream = SeededStream("uno-arena/matchmaking", seed, round_number)
-    planned_pairs: dict[tuple[str, str], int] = {}
+    ledger = _Ledger(evidence, sorted(names), config.min_meetings)
     planned_anchor: dict[str, int] = {}
     tables: list[Table] = []
     while len(tables) < max_tables:
@@ -199,219 +300,120 @@ def choose_tables(pool: RatingPool, entrants: Iterable[Entrant], config: Matchma
             if hungry:
                 starved = True
                 anchor = min(hungry, key=lambda n: (games[n], n))
-                bots = _filled(pool, [anchor], free, config.seats, planned_pairs)
+                bots = ledger.filled([anchor], free, config.seats)
             elif math.comb(len(free), config.seats) <= EXHAUSTIVE_TABLES:
-                bots = _best_table(pool, free, config.seats, planned_pairs)
+                bots = ledger.best(free, config.seats)
             else:
-                anchor = max(free, key=lambda n: (pool.rating(n).sigma ** 2 / (1 + planned_anchor.get(n, 0)),
-                                                  _reverse(n)))
+                anchor = min(free, key=lambda n: (ledger.met(n) + planned_anchor.get(n, 0), n))
                 planned_anchor[anchor] = planned_anchor.get(anchor, 0) + 1
-                bots = _filled(pool, [anchor], free, config.seats, planned_pairs)
+                bots = ledger.filled([anchor], free, config.seats)
             stream.shuffle(bots)
-        for i, a in enumerate(bots):
+        value = ledger.value(bots)
+        ledger.plan(bots)
+        for a in bots:
             capacity[a] -= 1
             games[a] += config.matches_per_table
-            for b in bots[i + 1:]:
-                key = (min(a, b), max(a, b))
-                planned_pairs[key] = planned_pairs.get(key, 0) + 1
         deal_seed = derive_seed("uno-arena/ladder-deal", seed, round_number, len(tables))
-        tables.append(Table(tuple(bots), deal_seed, table_information(pool, bots), config.duplicate, starved))
+        tables.append(Table(tuple(bots), deal_seed, value, config.duplicate, starved))
     return tables
 
 
-def _gain(pool: RatingPool, seated: Sequence[str], newcomer: str, planned: Mapping[tuple[str, str], int]) -> float:
-    """The information ``newcomer`` adds to a table, each pair discounted by the tables already planned for it
-    in this call (so one call spreads its tables)."""
-    rating = pool.rating(newcomer)
-    total = 0.0
-    for bot in seated:
-        times = planned.get((min(bot, newcomer), max(bot, newcomer)), 0)
-        total += pair_information(pool.rating(bot), rating) / (1 + times)
-    return total
+class _Ledger:
+    """The evidence of one :func:`choose_tables` call with the tables it has planned so far: the meetings graph's
+    components, each pair's meetings and planned tables, and each pair's :func:`meeting_value` (computed once)."""
+
+    def __init__(self, evidence: Evidence, names: Sequence[str], min_meetings: int) -> None:
+        self.evidence = evidence
+        self.min_meetings = min_meetings
+        self.planned: dict[tuple[str, str], int] = {}
+        self.values: dict[tuple[str, str], float] = {}
+        self.parent = {name: name for name in names}
+        self.total = dict.fromkeys(names, 0.0)
+        for (a, b), pair in evidence.pairs.items():
+            if a in self.parent and b in self.parent and pair.meetings > 0:
+                self._join(a, b)
+                self.total[a] += pair.meetings
+                self.total[b] += pair.meetings
+
+    def _root(self, name: str) -> str:
+        while self.parent[name] != name:
+            self.parent[name] = self.parent[self.parent[name]]
+            name = self.parent[name]
+        return name
+
+    def _join(self, a: str, b: str) -> None:
+        ra, rb = self._root(a), self._root(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+    def met(self, name: str) -> float:
+        """The blocks ``name`` played against the field (each pair's meetings, planned tables included)."""
+        return self.total[name]
+
+    def _pair_value(self, a: str, b: str) -> float:
+        key = (min(a, b), max(a, b))
+        if key not in self.values:
+            self.values[key] = meeting_value(self.evidence.of(*key))
+        return self.values[key] / (1 + self.planned.get(key, 0))
+
+    def value(self, bots: Sequence[str]) -> float:
+        """The information of a table: the sum of its pairs' :func:`meeting_value` (discounted by planned tables)."""
+        return math.fsum(self._pair_value(a, b) for a, b in itertools.combinations(bots, 2))
+
+    def key(self, bots: Sequence[str]) -> tuple[int, float, float, float]:
+        """How a table ranks (see the module docstring): components joined, floor meetings it supplies, its
+        information, fewest meetings; larger is better."""
+        joined = len({self._root(bot) for bot in bots}) - 1
+        lacking = 0.0
+        met = 0.0
+        for a, b in itertools.combinations(bots, 2):
+            key = (min(a, b), max(a, b))
+            meetings = self.evidence.meetings(*key) + self.planned.get(key, 0)
+            lacking += max(0.0, self.min_meetings - meetings)
+            met += meetings
+        return joined, lacking, self.value(bots), -met
+
+    def plan(self, bots: Sequence[str]) -> None:
+        for a, b in itertools.combinations(bots, 2):
+            key = (min(a, b), max(a, b))
+            self.planned[key] = self.planned.get(key, 0) + 1
+            self.total[a] += 1
+            self.total[b] += 1
+            self._join(a, b)
+
+    def best(self, free: Sequence[str], seats: int) -> list[str]:
+        """The highest ranked table among every choice of ``seats`` of the ``free`` entrants (the first in name
+        order on ties)."""
+        best: tuple[str, ...] = ()
+        best_key: tuple[int, float, float, float] | None = None
+        for table in itertools.combinations(free, seats):
+            key = self.key(table)
+            if best_key is None or _above(key, best_key):
+                best, best_key = table, key
+        return list(best)
+
+    def filled(self, seated: list[str], free: Sequence[str], seats: int) -> list[str]:
+        """``seated`` filled seat by seat with the free entrant that ranks the table highest."""
+        bots = list(seated)
+        while len(bots) < seats:
+            choice: str | None = None
+            choice_key: tuple[int, float, float, float] | None = None
+            for name in free:
+                if name in bots:
+                    continue
+                key = self.key([*bots, name])
+                if choice_key is None or _above(key, choice_key):
+                    choice, choice_key = name, key
+            assert choice is not None
+            bots.append(choice)
+        return bots
 
 
-def _filled(pool: RatingPool, seated: list[str], free: Sequence[str], seats: int,
-            planned: Mapping[tuple[str, str], int]) -> list[str]:
-    """``seated`` filled seat by seat with the free entrant that adds the most information."""
-    bots = list(seated)
-    while len(bots) < seats:
-        rest = [n for n in free if n not in bots]
-        bots.append(max(rest, key=lambda n: (_gain(pool, bots, n, planned), _reverse(n))))
-    return bots
-
-
-def _best_table(pool: RatingPool, free: Sequence[str], seats: int,
-                planned: Mapping[tuple[str, str], int]) -> list[str]:
-    """The table of the most information among every choice of ``seats`` of the ``free`` entrants (the first
-    in name order on ties)."""
-    best: tuple[str, ...] = ()
-    best_gain = -1.0
-    for table in itertools.combinations(free, seats):
-        gain = _table_gain(pool, table, planned)
-        if gain > best_gain + 1e-12:
-            best, best_gain = table, gain
-    return list(best)
-
-
-def _table_gain(pool: RatingPool, bots: Sequence[str], planned: Mapping[tuple[str, str], int]) -> float:
-    return sum(_gain(pool, bots[:i], bot, planned) for i, bot in enumerate(bots))
-
-
-def _reverse(name: str) -> tuple[int, ...]:
-    """A key that makes ``max`` prefer the alphabetically first name on ties."""
-    return tuple(-ord(ch) for ch in name)
-
-
-# --- simulation -------------------------------------------------------------------------------------------
-
-
-PlayTable = Callable[[Table, str], list[MatchResult]]
-"""Plays one table and returns its results; the second argument is a unique id prefix for the match ids."""
-
-
-def latent_player(strengths: Mapping[str, float], seed: int, *, deal_luck: float = 1.0) -> PlayTable:
-    """A ``play_table`` on a latent-strength model: in each match every bot draws ``strength + luck of its seat
-    on this deal + Gumbel noise`` and the bots finish in the order of their draws (a Plackett-Luce order with
-    weights ``exp(strength)``, shifted by the deal's seat luck, ``deal_luck`` standard deviations). The seat
-    luck is the same for every match of a block, so seat rotation cancels it."""
-    noise = SeededStream("uno-arena/latent-noise", seed)
-
-    def play(table: Table, prefix: str) -> list[MatchResult]:
-        k = len(table.bots)
-        deal = SeededStream("uno-arena/latent-deal", table.deal_seed)
-        luck = [deal_luck * _gauss(deal) for _ in range(k)]
-        results = []
-        for index, (seats, _seed) in enumerate(table.matches()):
-            draws = [strengths[bot] + luck[seat] - math.log(-math.log(_uniform(noise)))
-                     for seat, bot in enumerate(seats)]
-            order = sorted(range(k), key=lambda s: -draws[s])
-            scores = [0] * k
-            for place, seat in enumerate(order):
-                scores[seat] = k - place
-            results.append(MatchResult(f"{prefix}-{index}", seats, tuple(scores), order[0],
-                                       group=prefix if table.duplicate else ""))
-        return results
-
-    return play
-
-
-def _uniform(stream: SeededStream) -> float:
-    """A number in ``(0, 1)``."""
-    return (stream.next64() + 0.5) / 2.0**64
-
-
-def _gauss(stream: SeededStream) -> float:
-    """A standard normal number (Box-Muller)."""
-    return math.sqrt(-2.0 * math.log(_uniform(stream))) * math.cos(2.0 * math.pi * _uniform(stream))
-
-
-@dataclass(frozen=True)
-class LadderTrace:
-    """What :func:`simulate_ladder` saw: matches played, and after how many the order by ``mu`` became correct
-    for good (``None``: not correct at the end)."""
-
-    matches: int
-    ordered_after: int | None
-    pool: RatingPool = field(compare=False)
-    games: Mapping[str, int] = field(default_factory=dict, compare=False)
-
-
-def order_is_correct(pool: RatingPool, true_order: Sequence[str]) -> bool:
-    """Whether ranking by ``mu`` (highest first) gives ``true_order`` (strongest first)."""
-    ranked = sorted(true_order, key=lambda bot: -pool.rating(bot).mu)
-    return ranked == list(true_order)
-
-
-def simulate_ladder(true_order: Sequence[str], play_table: PlayTable, config: MatchmakingConfig, *,
-                    max_matches: int, seed: int, tables_per_round: int = 1, capacity: int = 1,
-                    hold: int | None = None) -> LadderTrace:
-    """Run a ladder among ``true_order`` (strongest first, all connected with ``capacity`` slots): choose tables,
-    play them, update the ratings, repeat. The order by ``mu`` is checked each time the matches played reach a
-    multiple of ``config.seats`` (a duplicate block's size, so blocks and single matches are checked alike).
-
-    With ``hold`` (the criterion fixed before the run), the ladder stops as soon as the order has been right at
-    every check for ``hold`` matches: ``ordered_after`` is the match count at which it became right that last
-    time, ``None`` when ``max_matches`` came first. Without ``hold`` it plays ``max_matches`` and
-    ``ordered_after`` is when the order became right and stayed right up to the end."""
-    pool = RatingPool().with_bots(true_order)
-    games = {bot: 0 for bot in true_order}
-    played = 0
-    ordered_since: int | None = None
-    round_number = 0
-    while played < max_matches:
-        entrants = [Entrant(bot, capacity, games[bot]) for bot in true_order]
-        tables = choose_tables(pool, entrants, config, max_tables=tables_per_round, seed=seed,
-                               round_number=round_number)
-        if not tables:
-            raise ValueError(f"no table possible: {len(true_order)} bots for {config.seats} seats")
-        results: list[MatchResult] = []
-        for index, table in enumerate(tables):
-            results.extend(play_table(table, f"r{round_number:06d}-t{index}"))
-        pool = pool.updated(results)
-        for result in results:
-            for bot in result.seats:
-                games[bot] += 1
-        played += len(results)
-        round_number += 1
-        if played % config.seats:
-            continue
-        if order_is_correct(pool, true_order):
-            ordered_since = played if ordered_since is None else ordered_since
-            if hold is not None and played - ordered_since >= hold:
-                return LadderTrace(played, ordered_since, pool, games)
-        else:
-            ordered_since = None
-    return LadderTrace(played, None if hold is not None else ordered_since, pool, games)
-
-
-@dataclass(frozen=True)
-class PolicyFigures:
-    """How fast one matchmaking ordered the bots over several seeded ladders: matches until the order was
-    correct for good, per seed (``max_matches`` for a ladder never ordered), and their mean and median."""
-
-    label: str
-    matches: tuple[int, ...]
-    unordered: int
-
-    @property
-    def mean(self) -> float:
-        return sum(self.matches) / len(self.matches)
-
-    @property
-    def median(self) -> float:
-        ordered = sorted(self.matches)
-        mid = len(ordered) // 2
-        return float(ordered[mid]) if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2.0
-
-
-LADDER_CONTENDERS: tuple[tuple[str, Policy, bool], ...] = (
-    ("informative, duplicate blocks", "informative", True),
-    ("uniform random tables, duplicate blocks", "uniform", True),
-    ("informative, one match per table", "informative", False),
-    ("uniform random tables, one match each", "uniform", False),
-)
-"""What :func:`compare_matchmaking` runs: label, policy, duplicate."""
-
-
-def compare_matchmaking(bots: int, seats: int, *, gap: float, max_matches: int, seeds: Iterable[int],
-                        fairness_floor: float = DEFAULT_FAIRNESS_FLOOR, deal_luck: float = 1.0,
-                        hold: int | None = None,
-                        contenders: Sequence[tuple[str, Policy, bool]] = LADDER_CONTENDERS) -> list[PolicyFigures]:
-    """Ladders of ``bots`` bots with latent strengths ``0, -gap, -2*gap, ...`` (:func:`latent_player` with
-    ``deal_luck``), one per seed and per entry of ``contenders`` (label, policy, duplicate): the matches each
-    needed to order the bots (for ``hold`` matches, see :func:`simulate_ladder`; without, for good)."""
-    names = [f"bot{i:02d}" for i in range(bots)]
-    strengths = {name: -i * gap for i, name in enumerate(names)}
-    seed_list = list(seeds)
-    figures = []
-    for label, policy, duplicate in contenders:
-        config = MatchmakingConfig(seats=seats, fairness_floor=fairness_floor, duplicate=duplicate, policy=policy)
-        counts = []
-        unordered = 0
-        for seed in seed_list:
-            trace = simulate_ladder(names, latent_player(strengths, seed, deal_luck=deal_luck), config,
-                                    max_matches=max_matches, seed=seed, hold=hold)
-            unordered += trace.ordered_after is None
-            counts.append(trace.matches if trace.ordered_after is None else trace.ordered_after)
-        figures.append(PolicyFigures(label, tuple(counts), unordered))
-    return figures
+def _above(key: tuple[int, float, float, float], other: tuple[int, float, float, float]) -> bool:
+    """Whether ``key`` ranks strictly above ``other`` (the information compared with a tolerance, so rounding
+    never decides)."""
+    if key[:2] != other[:2]:
+        return key[:2] > other[:2]
+    if abs(key[2] - other[2]) > 1e-12:
+        return key[2] > other[2]
+    return key[3] > other[3]

@@ -29,6 +29,7 @@ from arena.players import BotFactory
 from arena.web.guard import ClientLedger, ClientLimits, Guard, address_of, private_client
 from arena.web.metrics import WebMetrics
 from arena.web.reader import ArenaReader
+from arena.web.views import counted, plural
 
 if TYPE_CHECKING:
     from arena.client import ArenaClient
@@ -65,10 +66,12 @@ class WebSettings:
 
 def templates() -> Jinja2Templates:
     """The Jinja2 environment of the pages (autoescaping on for .html, as Starlette sets it), with the legend of
-    the ratings and intervals the CLI prints (:data:`arena.client.OPENSKILL_NOTE` and its neighbours)."""
+    the ratings and intervals the CLI prints (:data:`arena.client.OPENSKILL_NOTE` and its neighbours) and the
+    nouns that follow a count (``plural(n, "match", "matches")``, ``counted(n, "tournament")``)."""
     found = Jinja2Templates(directory=str(TEMPLATES_DIR))
     found.env.globals.update(openskill_note=OPENSKILL_NOTE, batch_note=BATCH_NOTE, interval_note=INTERVAL_NOTE,
-                             unclustered_note=UNCLUSTERED_NOTE, batch_scope=batch_scope)
+                             unclustered_note=UNCLUSTERED_NOTE, batch_scope=batch_scope, plural=plural,
+                             counted=counted)
     return found
 
 
@@ -89,7 +92,7 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     passes :class:`arena.web.guard.Guard` (CSRF, per-client limits, security headers). The API is described by
     ``/openapi.json`` and, for people, by the ``/docs`` page (rendered here: FastAPI's Swagger UI and ReDoc load
     their assets from a CDN, so they are off)."""
-    from arena.web import api_docs, card_sheet, competitions, pages, play, submissions
+    from arena.web import api_docs, card_sheet, competitions, gauntlets, pages, play, submissions
 
     app = FastAPI(title=f"{title} web front", version="1", docs_url=None, redoc_url=None,
                   description="The arena's pages and their JSON twins, read through the organizer API.")
@@ -108,6 +111,7 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     app.include_router(pages.router)
     app.include_router(play.router)
     app.include_router(competitions.router)
+    app.include_router(gauntlets.router)
     app.include_router(submissions.router)
     app.include_router(api_docs.router)
     app.include_router(card_sheet.router)

@@ -1,6 +1,7 @@
-"""A bot's page: who it is, the versions its Hellos named (GetBot), its rating history per pool (the pool rating
-each tournament's standings gave it: an inline SVG chart), its recent matches (ListMatches) and its incident
-counts; all read through the organizer API.
+"""A bot's page: who it is, the versions its Hellos named (GetBot), its rating history per pool (an inline SVG chart
+of the rating the leaderboards rank by, the batch Plackett-Luce rating: each tournament's, as its standings give it,
+with its 95% interval, and the pool's now, as its leaderboard gives it), its recent matches (ListMatches) and its
+incident counts; all read through the organizer API, which computes every rating (no rating is computed here).
 
 Built-in bots (``random``, ``heuristic``, ...) are not registered: their page shows what the results hold.
 """
@@ -60,8 +61,9 @@ def _registered(arena: ArenaReader, name: str) -> PublicBot | None:
 
 
 def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[MatchRow], list[dict[str, Any]]]:
-    """Over the newest :data:`MAX_TOURNAMENTS` tournaments the bot played in: its rating history per pool (the
-    pool rating each tournament's standings gave it, oldest first), its matches, and a line per match."""
+    """Over the newest :data:`MAX_TOURNAMENTS` tournaments the bot played in: its rating history per pool (the batch
+    PL rating each tournament's standings gave it, oldest first, and the pool's now), its matches, and a line per
+    match."""
     history: dict[str, dict[str, Any]] = {}
     played: list[MatchRow] = []
     recent: list[dict[str, Any]] = []
@@ -75,10 +77,12 @@ def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[M
         tournaments += 1
         line = history.setdefault(tournament.rating_pool, {"key": tournament.rating_pool, "points": [],
                                                            "label": arena.pool_label(tournament),
-                                                           "competition": views.competition_of(tournament.rating_pool)})
-        line["points"].append({"tournament_id": tournament.tournament_id,
-                               "at": views.iso(tournament.created_at), "rating": row.rating,
-                               "low": row.rating - row.rating_sigma, "high": row.rating + row.rating_sigma})
+                                                           "competition": views.competition_of(tournament.rating_pool),
+                                                           "now": _pool_rating(arena, tournament.rating_pool, name)})
+        if row.HasField("batch"):  # the tournament's batch PL rating (unset before the bot has one)
+            line["points"].append({"tournament_id": tournament.tournament_id,
+                                   "at": views.iso(tournament.created_at), "rating": row.batch.rating,
+                                   "low": row.batch.low, "high": row.batch.high, "matches": row.batch.matches})
         for match in arena.matches(tournament, bot=name):
             if name in match.seats:
                 played.append(match)
@@ -86,13 +90,23 @@ def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[M
                               | {"ended": views.ended(tournament)})
     for line in history.values():
         line["points"].sort(key=lambda p: views.timestamp(p["at"]) or 0.0)
-    return list(history.values()), played, recent
+    return [line for line in history.values() if line["points"]], played, recent
+
+
+def _pool_rating(arena: ArenaReader, pool: str, name: str) -> dict[str, Any] | None:
+    """The bot's batch PL rating over every match of the pool as its leaderboard gives it now (GetLeaderboard:
+    rating, 95% interval, rank and rank range), None when the pool's leaderboard has none for it."""
+    board = next((b for b in arena.leaderboards() if b.key == pool), None)
+    row = next((r for r in board.rows if r.bot == name), None) if board is not None else None
+    if row is None or row.batch is None:
+        return None
+    return asdict(row.batch) | {"ranked_by": board.ranked_by if board is not None else ""}
 
 
 def versions_seen(arena: ArenaReader, name: str) -> list[dict[str, Any]]:
     """A registered bot's versions as the API lists them (GetBot: every bot_version its Hellos named, with when
-    each was first and last seen); the matches of each are not counted by the API (None)."""
-    return [{"version": v.version or "(none)", "matches": None,
+    each was first and last seen and the matches recorded under it)."""
+    return [{"version": v.version or "(none)", "matches": v.matches,
              "first_seen": _utc(v.first_seen.seconds if v.HasField("first_seen") else 0.0),
              "last_seen": _utc(v.last_seen.seconds if v.HasField("last_seen") else 0.0)}
             for v in arena.bot_versions(name)]
@@ -146,14 +160,15 @@ def _match_line(match: MatchRow, seat: int, tournament_id: str) -> dict[str, Any
 
 
 def rating_chart(line: dict[str, Any], color: str = CHART_COLORS[0]) -> dict[str, Any] | None:
-    """An SVG-ready chart of one pool's rating history: a polyline through the rating after each tournament, the
-    rating -/+ its sigma as a vertical bar (OpenSkill's uncertainty, not a 95% interval), scaled into
-    :data:`CHART_W` x :data:`CHART_H`; None without points."""
+    """An SVG-ready chart of one pool's rating history: a polyline through each tournament's batch PL rating, its 95%
+    interval as a vertical bar, and the pool's rating now (``line["now"]``, the leaderboard's) as a dashed line,
+    scaled into :data:`CHART_W` x :data:`CHART_H`; None without points."""
     points = line["points"]
     if not points:
         return None
-    low = min(p["low"] for p in points)
-    high = max(p["high"] for p in points)
+    now = line.get("now")
+    low = min([p["low"] for p in points] + ([now["low"]] if now else []))
+    high = max([p["high"] for p in points] + ([now["high"]] if now else []))
     if high - low < 1e-9:
         low, high = low - 1, high + 1
     inner_w, inner_h = CHART_W - 2 * CHART_PAD, CHART_H - 2 * CHART_PAD
@@ -165,8 +180,9 @@ def rating_chart(line: dict[str, Any], color: str = CHART_COLORS[0]) -> dict[str
         return round(CHART_PAD + inner_h * (high - value) / (high - low), 1)
 
     dots = [{"x": x(i), "y": y(p["rating"]), "y_low": y(p["low"]), "y_high": y(p["high"]),
-             "label": f"{p['tournament_id']}: {p['rating']:.1f} (sigma {(p['high'] - p['low']) / 2:.1f})"}
+             "label": f"{p['tournament_id']}: PL {p['rating']:+.2f} [{p['low']:+.2f}, {p['high']:+.2f}]"}
             for i, p in enumerate(points)]
-    ticks = [{"y": y(v), "label": f"{v:.0f}"} for v in (low, (low + high) / 2, high)]
+    ticks = [{"y": y(v), "label": f"{v:+.1f}"} for v in (low, (low + high) / 2, high)]
     return {"width": CHART_W, "height": CHART_H, "pad": CHART_PAD, "label": line["label"], "color": color,
-            "dots": dots, "polyline": " ".join(f"{d['x']},{d['y']}" for d in dots), "ticks": ticks}
+            "dots": dots, "polyline": " ".join(f"{d['x']},{d['y']}" for d in dots), "ticks": ticks,
+            "now_y": y(now["rating"]) if now else None}

@@ -40,6 +40,8 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.web.views import counted
+
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 """Only this site's own files: no inline script or style (the JSON a page carries for its script is a
@@ -293,11 +295,11 @@ class ClientLedger:
             running = [game for game in self._games.get(client, []) if not game.over()]
             self._games[client] = running
             if len(running) >= self.limits.games:
-                raise TooMany(f"{client} already plays {len(running)} games: at most {self.limits.games} at once; "
-                              "finish one first", 30.0)
+                raise TooMany(f"{client} already plays {counted(len(running), 'game')}: at most {self.limits.games} at "
+                              "once; finish one first", 30.0)
             with_bots = sum(1 for game in running if game.remote)
             if remote and with_bots >= self.limits.remote_games:
-                raise TooMany(f"{client} already plays {with_bots} games against connected bots: at most "
+                raise TooMany(f"{client} already plays {counted(with_bots, 'game')} against connected bots: at most "
                               f"{self.limits.remote_games} at once (each holds one of a bot's match slots); finish "
                               "one first", 30.0)
 

@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from arena.client import plain, state_name
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
-from arena.tournament.status import TournamentStatus
+from arena.tournament.status import GauntletStatus, TournamentStatus
 from arena.web import views
 from arena.web.guard import Kind, TooMany, client_ledger, client_of
 from arena.web.live import LiveFeed
@@ -517,6 +517,7 @@ def status_data(request: Request) -> dict[str, Any]:
     pending = list(arena.tournaments_page([TournamentStatus.PENDING], 1000, "").tournaments)
     now = time.time()
     progress = [views.tournament_progress(t, now) for t in running]
+    gauntlets = [g for g in arena.gauntlets() if g.state == GauntletStatus.RUNNING.value]
     return {
         "connected_bots": sorted(bot.name for bot in bots if bot.connected),
         "registered_bots": len(bots),
@@ -524,6 +525,9 @@ def status_data(request: Request) -> dict[str, Any]:
         "pending": len(pending),
         "matches_left": sum(p.total - p.done for p in progress) + sum(t.matches_total for t in pending),
         "matches_per_s": round(sum(p.matches_per_s or 0.0 for p in progress), 2),
+        "gauntlets": [{"gauntlet_id": g.gauntlet_id, "candidate": g.candidate, "baseline": g.baseline,
+                       "blocks": g.blocks, "cap_blocks": g.cap_blocks, "llr": g.llr, "llr_lower": g.llr_lower,
+                       "llr_upper": g.llr_upper} for g in gauntlets],
         "grafana_url": request.app.state.settings.grafana_url,
     }
 
@@ -531,7 +535,8 @@ def status_data(request: Request) -> dict[str, Any]:
 @router.get("/api/status", tags=["status"])
 def api_status(request: Request) -> dict[str, Any]:
     """Arena status: connected bots, running tournaments with their pace, matches waiting to be played (the
-    queue), total matches/s, and the Grafana link when configured."""
+    queue), total matches/s, running gauntlets (among the newest 100) with their blocks and LLR, and the Grafana
+    link when configured."""
     return status_data(request)
 
 

@@ -5,7 +5,8 @@ Everything a page shows comes from here, through the public client (no token: wh
 leaderboards are the API's (``ListRatingPools`` and ``GetLeaderboard``: ranks, tiers, ratings and intervals computed
 once, by the arena); a tournament is ``GetTournament``, its matches ``ListMatches``. The standings, matches and
 replays of an ended tournament never change, so they are kept (bounded LRU caches); those of a running tournament
-are read afresh. Competitions are ``ListCompetitions`` and ``GetCompetitionStandings``. The admin client, when
+are read afresh. Competitions are ``ListCompetitions`` and ``GetCompetitionStandings``; gauntlets ``ListGauntlets``
+and ``GetGauntlet``. The admin client, when
 given, is used only to count a bot's incidents by kind
 (:meth:`ArenaReader.incident_counts`) and to read the bots' :data:`PUBLIC_BOT_FIELDS`.
 """
@@ -27,6 +28,7 @@ from arena.protocol import arena_pb2
 from arena.protocol.statuses import TOURNAMENT_STATE_OF
 from arena.tournament.status import TournamentStatus
 from arena.web import views
+from arena.web.gauntlet_views import GauntletPage, GauntletRow, gauntlet_page, gauntlet_row
 from arena.web.replay_frames import PAGE_FRAMES, FramePage, Frames, frame_page, replay_index, sized
 from arena.web.views import (
     CompetitionBoard,
@@ -169,9 +171,11 @@ WALK_CACHE_BYTES = 32 * 2**20
 estimate of their size: :data:`WALK_EVENT_BYTES` per event of the rebuilt match."""
 WALK_EVENT_BYTES = 400
 MATCHES_PAGE = 1000
+"""Matches asked for per ``ListMatches`` page."""
+GAUNTLETS_LISTED = 100
+"""The gauntlets the list and the status page read (ListGauntlets, newest first)."""
 OUTPUT_TAIL_LINES = 200
 """The lines of a hosted process's output the bot page shows its author (`uno-arena bot output`: all 64 KiB)."""
-"""Matches asked for per ``ListMatches`` page."""
 
 
 class ArenaReader:
@@ -276,6 +280,18 @@ class ArenaReader:
         """A competition (GetCompetitionStandings): the competition, its ladder's current entries ranked, its
         retired versions newest first (NOT_FOUND for an unknown one)."""
         return views.competition_board(self.client.get_competition_standings(competition_id))
+
+    # -- gauntlets -----------------------------------------------------------------------------------------
+
+    def gauntlets(self, limit: int = GAUNTLETS_LISTED) -> list[GauntletRow]:
+        """The newest ``limit`` gauntlets (ListGauntlets), newest first, read again in the background once
+        :data:`FRESH_S` old."""
+        return self._fresh.get(("gauntlets", limit), lambda: [gauntlet_row(g)
+                                                             for g in self.client.list_gauntlets(limit)])
+
+    def gauntlet(self, gauntlet_id: str) -> GauntletPage:
+        """One gauntlet and every block it played (GetGauntlet; NOT_FOUND for an unknown id)."""
+        return gauntlet_page(self.client.get_gauntlet(gauntlet_id))
 
     # -- bots ----------------------------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ small dataclasses for the templates and the JSON twins, and a few things for peo
 * :func:`match_row`: a ``MatchSummary`` as a row;
 * :func:`tournament_progress`: done/total, matches/s and time left of a tournament;
 * :func:`tables_of`: a tournament's tables as its recorded matches show them;
-* :func:`page_of`, :func:`duration_text`, :func:`timestamp`.
+* :func:`page_of`, :func:`duration_text`, :func:`timestamp`, :func:`plural` and :func:`counted` (``1 tournament``,
+  ``2 tournaments``: the templates' ``plural`` and ``counted``).
 """
 
 from __future__ import annotations
@@ -303,6 +304,17 @@ def tournament_progress(tournament: arena_pb2.Tournament, now: float) -> Progres
                     seconds_left=round(left) if left is not None else None,
                     elapsed_s=round(elapsed, 1) if elapsed is not None else None,
                     state=state_name(tournament.state) if tournament.state else "")
+
+
+def plural(count: float, word: str, words: str = "") -> str:
+    """``word`` for a count of 1, else ``words`` (``word`` + ``s`` when not given): ``plural(n, "match",
+    "matches")``."""
+    return word if count == 1 else (words or f"{word}s")
+
+
+def counted(count: float, word: str, words: str = "") -> str:
+    """The count and its noun: ``1 tournament``, ``2 tournaments`` (:func:`plural`)."""
+    return f"{count} {plural(count, word, words)}"
 
 
 def duration_text(seconds: float | None) -> str:

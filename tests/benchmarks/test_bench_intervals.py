@@ -6,6 +6,7 @@ rating: the fit on the field's expected results)."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -108,7 +109,9 @@ def test_bad_deals_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--deals: must be a whole number, got 'x'" in capsys.readouterr().err
     assert main(["bench", "intervals", "--field", "random,robot", "--replicates", "1"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "robot" in err and "heuristic, weakened, random" in err
+    assert len(err.splitlines()) == 1 and "random vs robot" in err and "heuristic, random, weakened" in err
+    assert main(["bench", "intervals", "--validation", "--sample", "x.json"]) == 2
+    assert "not both" in capsys.readouterr().err
 
 
 def test_the_exact_coverage_of_copies_weighs_every_outcome_of_the_groups() -> None:
@@ -156,3 +159,53 @@ def test_each_entrant_is_measured_alone_on_request() -> None:
     assert "points: random" in figures.coverage
     assert not any(": " in name for name in measure(load_sample(), ("random", "random"), 8, 5,
                                                     random.Random(5)).coverage if not name.startswith("batch"))
+
+
+def test_the_exact_coverage_of_copies_is_a_function_of_their_share_of_split_pairs() -> None:
+    """The figures of issue 36: at 4 duplicate pairs the exact coverage moves 89.7-94.5 % as the share of 1-1 pairs
+    moves 0.40-0.55; a bot's exact coverage is the one at its recorded shares."""
+    from arena.bench.intervals import copies_win_rate_coverage, coverage_at_share, share_lines, split_share
+
+    assert coverage_at_share(0.40, 4) == pytest.approx(0.897, abs=5e-4)
+    assert coverage_at_share(0.55, 4) == pytest.approx(0.945, abs=5e-4)
+    assert coverage_at_share(1.0, 6) == pytest.approx(1.0)  # every pair split: the rate is 1/2 every time
+    assert coverage_at_share(0.5, 3) is None  # 6 matches: not published
+    sample = load_sample()
+    share = split_share(sample, "random")
+    wins = [group.wins() for group in sample.of("random", "random")]
+    if sum(w == (2, 0) for w in wins) == sum(w == (0, 2) for w in wins):  # 2-0 and 0-2 alike: the same chances
+        assert copies_win_rate_coverage(sample, "random", 8) == pytest.approx(coverage_at_share(share, 8))
+    assert share_lines([4], (0.4, 0.55))[-1].split() == ["4", "89.7%", "94.5%"]
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        coverage_at_share(1.5, 4)
+
+
+def test_the_validation_recording_is_apart_from_the_calibration_sample() -> None:
+    """Other deal seeds, the search bot among its bots, every field of --validation held."""
+    from arena.bench.intervals import VALIDATION_FIELDS
+    from arena.bench.validation_sample import SEARCH_BOT, VALIDATION_PATH
+
+    validation, calibration = load_sample(VALIDATION_PATH), load_sample()
+    seeds = {g.seed for groups in validation.groups.values() for g in groups}
+    assert not seeds & {g.seed for groups in calibration.groups.values() for g in groups}
+    assert any(SEARCH_BOT in pair for pair in validation.groups)
+    for field in VALIDATION_FIELDS:
+        assert measure(validation, field, 4, 2, random.Random(3)).coverage["points"].replicates == 2
+
+
+def test_a_validation_recording_is_played_by_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tiny recording (1 group a pair, no search bot) through the documented command, then played on."""
+    from arena.bench.validation_sample import record_validation
+
+    out = tmp_path / "v.json"
+    assert main(["bench", "intervals", "--record-validation", str(out), "--seed", "5", "--groups", "1",
+                 "--search-groups", "0"]) == 0
+    sample = load_sample(out)
+    assert {len(groups) for groups in sample.groups.values()} == {1} and len(sample.groups) == 6
+    assert min(g.seed for groups in sample.groups.values() for g in groups) == 5
+    assert sample == record_validation(5, 1, 0)  # the same seed plays the same deals
+    assert main(["bench", "intervals", "--sample", str(out), "--field", "random,random", "--deals", "4",
+                 "--replicates", "3"]) == 0
+    assert "random, random" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="at least"):
+        record_validation(-1, 1, 0)

@@ -1,7 +1,6 @@
-"""`uno-arena bench duplicates`, `bench control-variate` and `bench ladder`, smaller and seeded: the variance
-ratio of duplicate deals, the latent model's deal luck calibrated from it, the control variate's cross-fitted
-reduction, and the ladder's ratio with its bootstrap interval (arena.bench.duplicates, arena.bench.control_variate,
-arena.bench.ladder)."""
+"""`uno-arena bench duplicates` and `bench control-variate`, smaller and seeded: the variance ratio of duplicate
+deals, the latent model's deal luck calibrated from it, and the control variate's cross-fitted reduction
+(arena.bench.duplicates, arena.bench.control_variate). `bench ladder` is tests/benchmarks/test_bench_ladder.py."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import pytest
 
 from arena.bench import duplicates
 from arena.bench.control_variate import cross_fitted_reduction, features, in_sample_reduction
-from arena.bench.ladder import LadderSetup, ratio_interval
 from arena.bench.tiers_sample import DealGroup, PlayedMatch
 from arena.cli import main
 
@@ -97,17 +95,3 @@ def test_the_covariates_of_a_block_come_from_its_seats_deals() -> None:
     assert first[2] >= 0 and first[3] >= 0 and 0 <= first[5] <= 1  # squares; the share of seats acting first
     assert features(3, "classic", 1) != features(3, "classic", 2)
     assert features(2, "flip", 0) != features(2, "flip", 0, secret="another secret")  # the deals come from it
-
-
-def test_the_ladder_ratio_has_a_bootstrap_interval() -> None:
-    ratio, low, high = ratio_interval([100, 200, 300, 400], [200, 400, 600, 800], resamples=200)
-    assert ratio == low == high == 0.5
-    ratio, low, high = ratio_interval([100, 250, 300, 500], [300, 400, 500, 600], resamples=500)
-    assert low < ratio < high
-
-
-@pytest.mark.parametrize("options", [{"hold": 0}, {"hold": 500, "max_matches": 400}, {"bots": 1},
-                                     {"gap": 0.0}, {"deal_luck": -1.0}])
-def test_a_bad_ladder_setup_is_refused(options: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
-        LadderSetup(**options)  # type: ignore[arg-type]

@@ -219,3 +219,37 @@ def test_submissions_from_one_address_are_limited_before_the_archive_is_read(sto
         asyncio.run(core.submit(stream("alpha"), admin, "ipv6:[::1]:4001"))
     assert limited.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED and read == ["alpha"]
     assert api.client_of("ipv4:10.0.0.1:5555") == "ipv4:10.0.0.1" and api.client_of("unix:/x.sock") == "unix"
+
+
+def test_a_bot_past_its_limit_or_a_busy_intake_is_refused_after_the_first_message(store: Store) -> None:
+    """Only the first message (the bot's name) is read before the caller, the bot's rate and a free check are
+    known: a refused upload costs the gateway one message, not 8 MiB."""
+    import asyncio
+    from collections.abc import AsyncIterator
+
+    import grpc
+
+    from arena.protocol import arena_pb2
+    from arena.server import submissions as api
+    from arena.server.refusals import OrganizerError
+    from arena.service.visibility import Caller, Role
+    from arena.submissions.intake import IntakeLimits, IntakeRunner
+
+    pulled: list[int] = []
+
+    async def stream(name: str) -> AsyncIterator[arena_pb2.SubmitBotRequest]:
+        for n in range(256):  # 8 MiB in 32 KiB messages
+            pulled.append(n)
+            yield arena_pb2.SubmitBotRequest(name=name if n == 0 else "", chunk=b"\0" * (32 * 1024))
+
+    store.bots.register("alpha")
+    admin = Caller(Role.ADMIN)
+    busy = api.Submissions(store, IntakeRunner(IntakeLimits(max_running=0)))
+    with pytest.raises(OrganizerError, match="being checked on this gateway") as refused:
+        asyncio.run(busy.submit(stream("alpha"), admin, "ipv4:127.0.0.1:1"))
+    assert refused.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED and pulled == [0]
+    pulled.clear()
+    limited = api.Submissions(store, rates=api.SubmitRates(per_bot=1))
+    with pytest.raises(OrganizerError, match="has submitted 1 times"):
+        asyncio.run(limited.submit(stream("alpha"), admin, "ipv4:127.0.0.1:2"))  # the busy one counted
+    assert pulled == [0]

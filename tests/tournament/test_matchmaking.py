@@ -1,99 +1,180 @@
-"""Ladder matchmaking (arena.tournament.matchmaking): tables where the ratings are least sure, duplicate blocks
-with seat rotation, the fairness floor, capacity and the rate limit, and the simulation against uniform random
-pairing (a latent-strength model, plus one small ladder of real matches)."""
+"""Ladder matchmaking (arena.tournament.matchmaking): tables chosen for the ranking the ladder publishes (meetings
+graph joined first, a floor of direct meetings per pair, then the expected reduction of wrong verdicts, so copies get
+few blocks), duplicate blocks with seat rotation, the fairness floor, capacity and the rate limit. The policy against
+uniform pairing on recorded games is tests/benchmarks/test_bench_ladder.py."""
 
 from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
 
 import pytest
 
 from arena.engine import Rules
 from arena.runner import LocalSeat, MatchConfig, run_match_sync
-from arena.tournament import MatchResult, Rating, RatingPool
+from arena.tournament import MatchResult
 from arena.tournament.matchmaking import (
-    LADDER_CONTENDERS,
     Entrant,
+    Evidence,
     MatchmakingConfig,
+    PairEvidence,
     RateLimit,
     Table,
     choose_tables,
-    compare_matchmaking,
-    latent_player,
-    order_is_correct,
-    pair_information,
-    simulate_ladder,
+    evidence_of,
+    meeting_value,
 )
 from bots import WeakenedHeuristicBot, make_bot
-
-
-def settled(**mus: float) -> RatingPool:
-    """A pool where every named bot has a settled rating (sigma 1) at the given mu."""
-    return RatingPool(ratings={bot: Rating(mu, 1.0, 50) for bot, mu in mus.items()})
 
 
 def entrants(*names: str, capacity: int = 1, games: int = 10) -> list[Entrant]:
     return [Entrant(name, capacity, games) for name in names]
 
 
-def test_pairs_whose_order_is_unclear_bring_the_most() -> None:
-    pool = settled(a=30.0, b=29.5, c=20.0)
-    close = pair_information(pool.rating("a"), pool.rating("b"))
-    far = pair_information(pool.rating("a"), pool.rating("c"))
-    assert 0.3 < close <= 0.5 and far < 1e-6
-    wide = pair_information(Rating(30.0, 8.0), pool.rating("c"))
-    assert wide > 100 * far  # a wide interval makes even a distant pair uncertain
+def evidence(**pairs: tuple[float, float, float]) -> Evidence:
+    """Evidence from ``a_b=(gap, error, meetings)`` keywords (the pair's names in order, joined by ``_``)."""
+    found = {}
+    for key, (gap, error, meetings) in pairs.items():
+        a, b = key.split("_")
+        assert a < b
+        found[(a, b)] = PairEvidence(gap, error, meetings)
+    return Evidence(found)
 
 
-def test_the_closest_pair_is_chosen_among_settled_bots() -> None:
-    pool = settled(a=30.0, b=25.0, c=24.5, d=15.0)
-    tables = choose_tables(pool, entrants("a", "b", "c", "d"), MatchmakingConfig(seats=2), max_tables=1, seed=1)
-    assert len(tables) == 1 and sorted(tables[0].bots) == ["b", "c"]
+def met_everywhere(names: Sequence[str], meetings: float = 20.0, **pairs: tuple[float, float, float]) -> Evidence:
+    """Every pair of ``names`` met ``meetings`` times with a settled order (gap 3, error 0.3), except ``pairs``."""
+    base = {f"{a}_{b}": (3.0, 0.3, meetings) for a, b in itertools.combinations(sorted(names), 2)}
+    return evidence(**{**base, **pairs})
 
 
-def test_a_new_bot_with_a_wide_interval_is_seated_first() -> None:
-    pool = settled(a=30.0, b=25.0, c=24.5, d=15.0)
-    field = [*entrants("a", "b", "c", "d"), Entrant("newcomer", 1, 10)]
-    tables = choose_tables(pool, field, MatchmakingConfig(seats=2), max_tables=1, seed=1)
-    assert "newcomer" in tables[0].bots
+def pair_of(table: Table) -> tuple[str, ...]:
+    return tuple(sorted(table.bots))
+
+
+def test_copies_are_worth_next_to_nothing_once_they_met_often() -> None:
+    copies_early = meeting_value(PairEvidence(0.0, 0.6, 3))
+    copies_late = meeting_value(PairEvidence(0.02, 0.1, 150))
+    open_pair = meeting_value(PairEvidence(0.4, 0.2, 20))
+    settled = meeting_value(PairEvidence(3.0, 0.2, 20))
+    assert copies_late < copies_early
+    assert copies_late < open_pair / 50
+    assert settled < open_pair / 50
+    assert meeting_value(PairEvidence(0.4, 0.2, 20)) == meeting_value(PairEvidence(-0.4, 0.2, 20))  # symmetric
+
+
+def test_past_the_floor_the_open_pair_gets_the_blocks_not_the_copies() -> None:
+    """Two copies (a1, a2) that met 30 times at a difference within noise, an unequal pair (b, c) whose order is
+    still open, every other pair settled: the tables go to b and c, none to the copies."""
+    known = met_everywhere(("a1", "a2", "b", "c"), a1_a2=(0.05, 0.2, 30.0), b_c=(0.4, 0.25, 6.0))
+    field = entrants("a1", "a2", "b", "c", capacity=3)
+    tables = choose_tables(known, field, MatchmakingConfig(seats=2), max_tables=3, seed=1)
+    pairs = [pair_of(t) for t in tables]
+    assert pairs[0] == ("b", "c")
+    assert ("a1", "a2") not in pairs
+
+
+def test_the_floor_of_direct_meetings_comes_before_information() -> None:
+    """Every pair has met often except d with a (once): d-a is seated first, whatever the information elsewhere; with
+    the floor off the open pair b-c is."""
+    names = ("a", "b", "c", "d")
+    known = met_everywhere(names, a_d=(3.0, 1.0, 1.0), b_c=(0.4, 0.25, 6.0))
+    field = entrants(*names)
+    assert pair_of(choose_tables(known, field, MatchmakingConfig(seats=2), max_tables=1, seed=1)[0]) == ("a", "d")
+    no_floor = MatchmakingConfig(seats=2, min_meetings=0)
+    assert pair_of(choose_tables(known, field, no_floor, max_tables=1, seed=1)[0]) == ("b", "c")
+
+
+def test_the_floor_holds_for_every_pair_in_a_fresh_ladder() -> None:
+    """A fresh ladder of 5 (no evidence yet), one table a call, each call's evidence counting the tables before: the
+    first 2 x 10 tables give every pair exactly its 2 meetings."""
+    names = ("a", "b", "c", "d", "e")
+    met: dict[tuple[str, str], int] = {}
+    for round_number in range(20):
+        known = Evidence({pair: PairEvidence(0.0, 1.0, count) for pair, count in met.items()})
+        (table,) = choose_tables(known, entrants(*names), MatchmakingConfig(seats=2, fairness_floor=0.0),
+                                 max_tables=1, seed=3, round_number=round_number)
+        a, b = pair_of(table)
+        met[(a, b)] = met.get((a, b), 0) + 1
+    assert sorted(met.values()) == [2] * 10
+
+
+def test_a_table_that_joins_two_components_of_the_meetings_graph_comes_first() -> None:
+    """{a, b} and {c, d} met only within themselves (past the floor, the floor off) and b-a is wide open: the first
+    table still joins the two groups."""
+    known = evidence(a_b=(0.3, 0.3, 5.0), c_d=(3.0, 0.3, 20.0))
+    field = entrants("a", "b", "c", "d")
+    table = choose_tables(known, field, MatchmakingConfig(seats=2, min_meetings=0), max_tables=1, seed=2)[0]
+    assert len({"a", "b"} & set(table.bots)) == 1 and len({"c", "d"} & set(table.bots)) == 1
+
+
+def test_with_nothing_left_to_learn_the_least_met_pair_plays() -> None:
+    known = met_everywhere(("a", "b", "c"), a_c=(3.0, 0.3, 25.0), a_b=(3.0, 0.3, 30.0))
+    table = choose_tables(known, entrants("a", "b", "c"), MatchmakingConfig(seats=2), max_tables=1, seed=1)[0]
+    assert pair_of(table) == ("b", "c")
 
 
 def test_the_fairness_floor_seats_a_bot_whose_place_is_clear() -> None:
-    pool = settled(a=30.0, b=25.0, c=24.5, d=5.0)
+    names = ("a", "b", "c", "d")
+    known = met_everywhere(names, b_c=(0.4, 0.25, 6.0))
     field = [Entrant("a", 1, 40), Entrant("b", 1, 40), Entrant("c", 1, 40), Entrant("d", 1, 4)]
-    first = choose_tables(pool, field, MatchmakingConfig(seats=2), max_tables=1, seed=1)[0]
+    first = choose_tables(known, field, MatchmakingConfig(seats=2), max_tables=1, seed=1)[0]
     assert "d" in first.bots and first.starved
-    no_floor = choose_tables(pool, field, MatchmakingConfig(seats=2, fairness_floor=0.0), max_tables=1, seed=1)[0]
-    assert sorted(no_floor.bots) == ["b", "c"] and not no_floor.starved
+    no_floor = choose_tables(known, field, MatchmakingConfig(seats=2, fairness_floor=0.0), max_tables=1, seed=1)[0]
+    assert pair_of(no_floor) == ("b", "c") and not no_floor.starved
 
 
 def test_capacity_and_max_tables_bound_what_is_chosen() -> None:
-    pool = settled(a=30.0, b=29.0, c=28.0, d=27.0, e=26.0)
     field = [Entrant("a", 2), Entrant("b", 0), Entrant("c", 1), Entrant("d", 1), Entrant("e", 3)]
-    tables = choose_tables(pool, field, MatchmakingConfig(seats=2), max_tables=10, seed=3)
+    tables = choose_tables(Evidence(), field, MatchmakingConfig(seats=2), max_tables=10, seed=3)
     seated = [bot for table in tables for bot in table.bots]
     assert "b" not in seated
     assert seated.count("a") <= 2 and seated.count("c") <= 1 and seated.count("d") <= 1 and seated.count("e") <= 3
     assert all(len(set(t.bots)) == 2 for t in tables)
-    assert len(choose_tables(pool, field, MatchmakingConfig(seats=2), max_tables=1, seed=3)) == 1
-    assert choose_tables(pool, entrants("a", "b"), MatchmakingConfig(seats=3), max_tables=5, seed=3) == []
+    assert len(choose_tables(Evidence(), field, MatchmakingConfig(seats=2), max_tables=1, seed=3)) == 1
+    assert choose_tables(Evidence(), entrants("a", "b"), MatchmakingConfig(seats=3), max_tables=5, seed=3) == []
 
 
 def test_one_call_spreads_its_tables_over_pairs() -> None:
-    pool = settled(a=30.0, b=29.9, c=20.0, d=19.9)
-    field = entrants("a", "b", "c", "d", capacity=4)
-    tables = choose_tables(pool, field, MatchmakingConfig(seats=2), max_tables=4, seed=2)
-    pairs = [tuple(sorted(t.bots)) for t in tables]
+    names = ("a", "b", "c", "d")
+    known = met_everywhere(names, a_b=(0.4, 0.25, 6.0), c_d=(0.4, 0.25, 6.0))
+    tables = choose_tables(known, entrants(*names, capacity=4), MatchmakingConfig(seats=2), max_tables=4, seed=2)
+    pairs = [pair_of(t) for t in tables]
     assert pairs.count(("a", "b")) == 2 and pairs.count(("c", "d")) == 2
 
 
 def test_tables_are_deterministic_and_deals_differ() -> None:
-    pool = RatingPool().with_bots(["a", "b", "c", "d", "e", "f"])
     field = entrants("a", "b", "c", "d", "e", "f")
+    known = evidence(a_b=(0.4, 0.25, 6.0), c_d=(0.1, 0.5, 2.0))
     config = MatchmakingConfig(seats=3)
-    one = choose_tables(pool, field, config, max_tables=2, seed=9, round_number=4)
-    assert one == choose_tables(pool, field, config, max_tables=2, seed=9, round_number=4)
+    one = choose_tables(known, field, config, max_tables=2, seed=9, round_number=4)
+    assert one == choose_tables(known, field, config, max_tables=2, seed=9, round_number=4)
+    assert one == choose_tables(known, list(reversed(field)), config, max_tables=2, seed=9, round_number=4)
     assert len({t.deal_seed for t in one}) == 2
-    assert {t.deal_seed for t in one} != {t.deal_seed for t in choose_tables(pool, field, config, max_tables=2,
+    assert {t.deal_seed for t in one} != {t.deal_seed for t in choose_tables(known, field, config, max_tables=2,
                                                                              seed=9, round_number=5)}
+
+
+def test_a_large_field_is_filled_seat_by_seat_and_keeps_the_floor() -> None:
+    """Past EXHAUSTIVE_TABLES possible tables (40 entrants at 4 seats) the tables are built around the least-met
+    entrant: a fresh field's first tables seat 40 different entrants."""
+    names = [f"bot{i:02d}" for i in range(40)]
+    tables = choose_tables(Evidence(), entrants(*names), MatchmakingConfig(seats=4), max_tables=10, seed=1)
+    assert len(tables) == 10 and len({bot for t in tables for bot in t.bots}) == 40
+
+
+def test_evidence_comes_from_the_batch_fit_and_counts_blocks() -> None:
+    def block(a: str, b: str, index: int, a_wins: int) -> list[MatchResult]:
+        return [MatchResult(f"{index}-0", (a, b), (500, 100) if a_wins > 0 else (100, 500), 0 if a_wins > 0 else 1,
+                            group=str(index)),
+                MatchResult(f"{index}-1", (b, a), (100, 500) if a_wins > 1 else (500, 100), 1 if a_wins > 1 else 0,
+                            group=str(index))]
+
+    results = [r for i in range(6) for r in block("strong", "weak", i, 2)] + block("strong", "new", 9, 1)
+    found = evidence_of(results, ["new", "strong", "weak", "absent"], matches_per_block=2)
+    assert found.meetings("strong", "weak") == 6.0 and found.meetings("weak", "strong") == 6.0
+    assert found.meetings("new", "strong") == 1.0 and found.meetings("absent", "weak") == 0.0
+    assert found.of("strong", "weak").gap > 1.0 and found.of("weak", "strong").gap < -1.0
+    assert found.of("strong", "weak").error > 0
 
 
 def test_a_duplicate_block_rotates_every_bot_through_every_seat() -> None:
@@ -124,69 +205,16 @@ def test_the_rate_limit_is_a_token_bucket() -> None:
     [
         (lambda: MatchmakingConfig(seats=1), "at least 2 seats"),
         (lambda: MatchmakingConfig(fairness_floor=1.5), "fairness_floor"),
+        (lambda: MatchmakingConfig(min_meetings=-1), "min_meetings"),
         (lambda: MatchmakingConfig(policy="best"), "unknown policy"),  # type: ignore[arg-type]
         (lambda: Entrant("a", capacity=-1), "must not be negative"),
-        (lambda: choose_tables(RatingPool(), entrants("a", "a"), MatchmakingConfig(), max_tables=1, seed=0),
+        (lambda: choose_tables(Evidence(), entrants("a", "a"), MatchmakingConfig(), max_tables=1, seed=0),
          "listed twice"),
     ],
 )
 def test_bad_input_is_refused(make: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()  # type: ignore[operator]
-
-
-def test_the_latent_model_orders_bots_by_strength() -> None:
-    play = latent_player({"strong": 2.0, "weak": 0.0}, seed=1)
-    results = [r for i in range(300) for r in play(Table(("strong", "weak"), i), f"m{i}")]
-    wins = sum(1 for r in results if r.seats[r.winner or 0] == "strong")
-    assert 0.75 < wins / len(results) < 0.95
-    assert all(r.group for r in results)
-
-
-def test_informative_matchmaking_orders_the_ladder_in_fewer_matches_than_uniform_pairing() -> None:
-    """8 bots of evenly spaced latent strength (1.0 apart), 2 seats, duplicate blocks on both sides, a deal luck
-    at the upper end of UNO's measured one (0.3 sd), 6 seeded ladders each: the matches until the order by mu is
-    right and stays right for 300 more are at most three quarters of uniform random pairing's in the mean (the
-    median of 6 is too noisy to bound; `uno-arena bench ladder` measures the ratio with an interval over 200
-    seeds, see docs/benchmarks.md)."""
-    informative, uniform = compare_matchmaking(8, 2, gap=1.0, max_matches=3000, seeds=range(6), deal_luck=0.3,
-                                               hold=300, contenders=LADDER_CONTENDERS[:2])
-    assert [c[2] for c in LADDER_CONTENDERS[:2]] == [True, True]
-    assert informative.unordered == uniform.unordered == 0
-    assert informative.mean <= 0.75 * uniform.mean
-
-
-def test_a_ladder_with_a_hold_stops_once_its_order_held() -> None:
-    """The criterion fixed before the run: ordered at n once the order stayed right through n + hold matches."""
-    names = ["bot00", "bot01", "bot02"]
-    play = latent_player({"bot00": 0.0, "bot01": -2.0, "bot02": -4.0}, seed=2, deal_luck=0.5)
-    trace = simulate_ladder(names, play, MatchmakingConfig(seats=2), max_matches=2000, seed=2, hold=40)
-    assert trace.ordered_after is not None
-    assert trace.matches == trace.ordered_after + 40
-    assert order_is_correct(trace.pool, names)
-    capped = simulate_ladder(names, play, MatchmakingConfig(seats=2), max_matches=10, seed=2, hold=40)
-    assert capped.ordered_after is None and capped.matches == 10
-
-
-def test_a_small_ladder_of_real_matches_finds_the_order() -> None:
-    """random < weakened < heuristic, played by the engine in duplicate blocks: the ladder orders them."""
-    rules = Rules(target=100)
-
-    def play(table: Table, prefix: str) -> list[MatchResult]:
-        results = []
-        for index, (seats, seed) in enumerate(table.matches()):
-            match_id = f"{prefix}-{index}"
-            players = [LocalSeat(make_bot(name, seed + 31 * position), name=name)
-                       for position, name in enumerate(seats)]
-            record = run_match_sync(MatchConfig(match_id, seed % (2**31), rules), players)
-            results.append(MatchResult.from_dict({**record.to_result().to_dict(), "group": prefix}))
-        return results
-
-    order = ["heuristic", "weakened", "random"]
-    trace = simulate_ladder(order, play, MatchmakingConfig(seats=2), max_matches=60, seed=4)
-    assert order_is_correct(trace.pool, order)
-    assert trace.ordered_after is not None and trace.matches == 60
-    assert min(trace.games.values()) >= 10  # the fairness floor: nobody is left out
 
 
 def test_the_weakened_bot_is_the_heuristic_one_with_slips() -> None:

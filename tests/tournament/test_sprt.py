@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from arena.bench.sprt import calibrate, cases
+from arena.bench.sprt import calibrate, cases, simulate, simulated_block_score
 from arena.tournament import EndReason, MatchResult
 from arena.tournament.sprt import (
     SprtConfig,
@@ -18,11 +18,11 @@ from arena.tournament.sprt import (
     SprtState,
     block_score,
     constrained_lambda,
+    empirical_likelihood_llr,
     finish_points,
     multinomial_llr,
     regularised,
-    simulate,
-    simulated_block_score,
+    support,
 )
 
 
@@ -65,7 +65,7 @@ def test_bad_configs_name_the_problem(options: dict[str, float], message: str) -
 
 def test_the_constrained_fit_has_the_mean_asked_and_is_the_closest() -> None:
     values, probs = regularised([(-0.5, 3), (0.0, 10), (0.5, 6), (1.0, 1)], prior=1.0)
-    assert values == [-1.0, -0.5, 0.0, 0.5, 1.0] and sum(probs) == pytest.approx(1.0)
+    assert values == [-1.0, -0.5, 0.0, 0.5, 1.0] and sum(probs) == pytest.approx(1.0)  # -1: one step below -0.5
     for mu in (-0.3, 0.0, 0.05, 0.4):
         lam = constrained_lambda(values, probs, mu)
         fitted = [p / (1 + lam * (x - mu)) for x, p in zip(values, probs, strict=True)]
@@ -80,21 +80,52 @@ def test_the_constrained_fit_has_the_mean_asked_and_is_the_closest() -> None:
             assert sum(p * math.log(f) for p, f in zip(probs, other, strict=True)) < best
 
 
-def test_llr_is_n_times_the_expected_log_ratio_of_the_two_fits() -> None:
+def _tilt(values: list[float], probs: list[float], mu: float) -> list[float]:
+    """An independent exponential tilt to mean ``mu`` (plain bisection on the tilt parameter)."""
+    low, high = -50.0, 50.0
+    for _ in range(200):
+        t = (low + high) / 2
+        weights = [p * math.exp(t * x) for x, p in zip(values, probs, strict=True)]
+        if sum(w * x for w, x in zip(weights, values, strict=True)) / sum(weights) < mu:
+            low = t
+        else:
+            high = t
+    return [w / sum(weights) for w in weights]
+
+
+def test_llr_is_n_times_the_expected_log_ratio_of_the_two_tilts() -> None:
     scores = [0.5, -0.5, 1.0, 0.0, 0.0, 0.5, -1.0, 0.0, 0.5]
     config = SprtConfig(mu0=0.0, mu1=0.2, prior=0.5)
     state = SprtState(config).extended(scores)
     counts = sorted(Counter(scores).items())
-    values, probs = regularised(counts, 0.5)
-    fits = []
-    for mu in (0.0, 0.2):
-        lam = constrained_lambda(values, probs, mu)
-        fits.append([p / (1 + lam * (x - mu)) for x, p in zip(values, probs, strict=True)])
-    expected = len(scores) * sum(p * math.log(f1 / f0) for p, f0, f1 in zip(probs, *fits, strict=True))
+    values, probs = regularised(counts, 0.5, 0.0, 0.2)
+    q0, q1 = _tilt(values, probs, 0.0), _tilt(values, probs, 0.2)
+    expected = len(scores) * sum(p * math.log(b / a) for p, a, b in zip(probs, q0, q1, strict=True))
     assert state.n == len(scores) and state.nonzero == 6
     assert state.mean == pytest.approx(statistics.fmean(scores))
     assert state.variance == pytest.approx(statistics.variance(scores))
     assert state.llr == pytest.approx(expected) == pytest.approx(multinomial_llr(counts, 0.0, 0.2, 0.5))
+
+
+def test_the_previous_llr_is_the_empirical_likelihood_of_the_two_fits() -> None:
+    counts = [(-1.0, 1), (-0.5, 1), (0.0, 3), (0.5, 3), (1.0, 1)]
+    values, probs = regularised(counts, 0.5, 0.0, 0.2)
+    fits = []
+    for mu in (0.0, 0.2):
+        lam = constrained_lambda(values, probs, mu)
+        fits.append([p / (1 + lam * (x - mu)) for x, p in zip(values, probs, strict=True)])
+    expected = 9 * sum(p * math.log(f1 / f0) for p, f0, f1 in zip(probs, *fits, strict=True))
+    assert empirical_likelihood_llr(counts, 0.0, 0.2, 0.5) == pytest.approx(expected)
+
+
+def test_the_support_is_the_values_seen_and_one_step_beyond() -> None:
+    """A pseudo-block at an extreme never seen (here -1) would let H0's fit reach 0 cheaply: only one grid step
+    beyond the values seen is added, and -1 and 1 only when the hypotheses are otherwise out of reach."""
+    assert support([-1 / 6, 0.0, 1 / 12, 0.5], 0.0, 0.05) == pytest.approx([-0.25, -1 / 6, 0.0, 1 / 12, 0.5,
+                                                                            7 / 12])
+    assert support([0.0, 0.5, 1.0], 0.0, 0.05) == [-0.5, 0.0, 0.5, 1.0]
+    assert support([0.5], 0.0, 0.05) == [-0.5, 0.5, 1.0]  # the step is taken from 0 too: 0 stays inside
+    assert support([0.0], 0.0, 0.05) == [-1.0, 0.0, 1.0]
 
 
 def test_llr_is_zero_before_any_block_and_points_the_right_way() -> None:
@@ -230,5 +261,6 @@ def test_the_harness_keeps_the_error_rates_on_real_and_synthetic_scores(name: st
 def test_the_harness_sees_the_old_tests_failure_on_sparse_scores() -> None:
     """The normal-approximation test rejects a sparse candidate truly at mu1 far more often than beta."""
     sparse = next(c for c in cases(recorded=False) if c.name == "synthetic/sparse")
-    result = calibrate(sparse, SprtConfig(mu0=0.0, mu1=0.05, max_blocks=2000), 200, seed=3)
+    result = calibrate(sparse, SprtConfig(mu0=0.0, mu1=0.05, max_blocks=2000), 200, seed=3, old=True)
+    assert result.old_h1 is not None
     assert result.old_h1.rejected / 200 > 0.2 > result.new_h1.rejected / 200

@@ -78,7 +78,7 @@ def test_a_bucket_refills_and_the_ledger_names_the_limit() -> None:
     ledger.open_stream("10.0.0.1")
     over = [False]
     ledger.games("10.0.0.1", lambda: over[0])
-    with pytest.raises(TooMany, match="already plays 1 games"):
+    with pytest.raises(TooMany, match="already plays 1 game:"):
         ledger.check_games("10.0.0.1")
     over[0] = True
     ledger.check_games("10.0.0.1")

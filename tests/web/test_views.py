@@ -176,18 +176,68 @@ def test_a_kept_value_is_answered_while_the_background_read_replaces_it() -> Non
     assert [too_old.get("k", read) for _ in range(2)] == [len(reads) - 1, len(reads)]
 
 
-def test_a_rating_chart_keeps_every_point_and_its_sigma_bar_inside_the_picture() -> None:
+def test_a_rating_chart_keeps_every_point_its_interval_and_the_pool_line_inside_the_picture() -> None:
     from arena.web.bot_pages import CHART_H, CHART_PAD, CHART_W, rating_chart
 
-    line = {"label": "UNO Flip", "points": [
-        {"tournament_id": "t1", "rating": 25.0, "low": 10.0, "high": 40.0},
-        {"tournament_id": "t2", "rating": 30.0, "low": 24.0, "high": 36.0}]}  # -/+ sigma (not a 95% interval)
+    line = {"label": "UNO Flip", "now": {"rating": 2.5, "low": 2.0, "high": 3.5}, "points": [
+        {"tournament_id": "t1", "rating": 0.5, "low": -1.0, "high": 2.0},
+        {"tournament_id": "t2", "rating": 1.0, "low": 0.4, "high": 1.6}]}  # each tournament's PL, 95% interval
     chart = rating_chart(line)
     assert chart is not None and [d["x"] for d in chart["dots"]] == [CHART_PAD, CHART_W - CHART_PAD]
     for dot in chart["dots"]:
         assert CHART_PAD <= dot["y_high"] < dot["y"] < dot["y_low"] <= CHART_H - CHART_PAD  # higher is up
-    assert chart["dots"][1]["label"] == "t2: 30.0 (sigma 6.0)"
+    assert CHART_PAD <= chart["now_y"] < chart["dots"][1]["y"]  # the pool's rating now: above t2's, inside
+    assert chart["dots"][1]["label"] == "t2: PL +1.00 [+0.40, +1.60]"
+    without_pool = rating_chart({"label": "no pool line", "points": line["points"]})
+    assert without_pool is not None and without_pool["now_y"] is None
     assert rating_chart({"label": "none", "points": []}) is None
+
+
+def test_counts_take_the_noun_their_number_asks_for() -> None:
+    from arena.web.views import counted, plural
+
+    assert [counted(n, "tournament") for n in (0, 1, 2)] == ["0 tournaments", "1 tournament", "2 tournaments"]
+    assert (plural(1, "match", "matches"), plural(3, "match", "matches")) == ("match", "matches")
+    assert (plural(1, "entry", "entries"), plural(0, "entry", "entries")) == ("entry", "entries")
+
+
+def test_a_gauntlet_is_shaped_as_the_api_gives_it() -> None:
+    from arena.web.gauntlet_views import gauntlet_page, llr_chart
+
+    g = arena_pb2.Gauntlet(gauntlet_id="g1", state=arena_pb2.GAUNTLET_STATE_INCONCLUSIVE, blocks=2, llr=0.5,
+                           llr_lower=-2.0, llr_upper=3.0, mean_score=0.25,
+                           spec=arena_pb2.GauntletSpec(candidate=XSS, baseline="random", seats_per_table=3,
+                                                       max_blocks=2, alpha=0.05, beta=0.05, mu1=0.05))
+    page = gauntlet_page(arena_pb2.GetGauntletResponse(gauntlet=g, blocks=[
+        arena_pb2.GauntletBlock(block=2, score=0.5, llr=0.5), arena_pb2.GauntletBlock(block=1, score=0.0, llr=0.1)]))
+    row = page.gauntlet
+    assert (row.state, row.verdict) == ("inconclusive", "inconclusive: no decision within 2 blocks")
+    assert (row.candidate, row.seats, row.blocks, row.mean_score) == (XSS, 3, 2, 0.25)  # as given, not escaped here
+    assert row.llr_position == 0.5 and row.expected_blocks_left is None and row.cap_blocks == 2
+    assert [b.block for b in page.blocks] == [1, 2]
+    chart = llr_chart(row, page.blocks)
+    assert chart is not None and chart.upper_y < chart.zero_y < chart.lower_y  # higher is up, both bounds shown
+    assert llr_chart(row, []) is None
+
+
+def test_a_running_gauntlet_shows_the_blocks_it_expects_and_escapes_its_names() -> None:
+    from arena.web.gauntlet_views import ESTIMATE_NOTE, LLR_NOTE, gauntlet_page, llr_chart
+
+    g = arena_pb2.Gauntlet(gauntlet_id="g2", state=arena_pb2.GAUNTLET_STATE_RUNNING, blocks=1, llr=0.4,
+                           llr_lower=-2.9, llr_upper=2.9, mean_score=0.5, expected_blocks_left=12, needed_blocks=80,
+                           undecided_at_cap=0.031, cap_blocks=80,
+                           spec=arena_pb2.GauntletSpec(candidate=XSS, baseline="random", seats_per_table=2))
+    page = gauntlet_page(arena_pb2.GetGauntletResponse(gauntlet=g, blocks=[
+        arena_pb2.GauntletBlock(block=1, score=0.5, llr=0.4)]))
+    row = page.gauntlet
+    assert (row.expected_blocks_left, row.needed_blocks, row.cap_blocks) == (12, 80, 80)
+    html = templates().get_template("gauntlet.html").render(
+        g=row, chart=llr_chart(row, page.blocks), blocks=page.blocks, blocks_count=1, estimate_note=ESTIMATE_NOTE,
+        llr_note=LLR_NOTE, reload_s=5, title="t")
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+    assert "data-expected-blocks-left>12</b><span>more blocks expected to a decision" in html
+    assert "at most 80 (the automatic cap, as estimated now)" in html and "at the cap of 80, 3.1% would be" in html
+    assert 'http-equiv="refresh"' in html  # a running gauntlet's page reloads itself
 
 
 def test_tables_are_read_from_the_match_ids() -> None:

@@ -202,14 +202,16 @@ class Bot(_message.Message):
     def __init__(self, bot_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connected: _Optional[bool] = ..., bot_version: _Optional[str] = ..., revoked: _Optional[bool] = ..., deleted: _Optional[bool] = ..., versions: _Optional[_Iterable[_Union[BotVersion, _Mapping]]] = ...) -> None: ...
 
 class BotVersion(_message.Message):
-    __slots__ = ("version", "first_seen", "last_seen")
+    __slots__ = ("version", "first_seen", "last_seen", "matches")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     FIRST_SEEN_FIELD_NUMBER: _ClassVar[int]
     LAST_SEEN_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
     version: str
     first_seen: _timestamp_pb2.Timestamp
     last_seen: _timestamp_pb2.Timestamp
-    def __init__(self, version: _Optional[str] = ..., first_seen: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seen: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    matches: int
+    def __init__(self, version: _Optional[str] = ..., first_seen: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_seen: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., matches: _Optional[int] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "description")
@@ -966,7 +968,7 @@ class GauntletBlock(_message.Message):
     def __init__(self, block: _Optional[int] = ..., score: _Optional[float] = ..., llr: _Optional[float] = ..., attempts: _Optional[int] = ...) -> None: ...
 
 class Gauntlet(_message.Message):
-    __slots__ = ("gauntlet_id", "spec", "state", "detail", "blocks", "llr", "llr_lower", "llr_upper", "mean_score", "created_at", "updated_at", "seed_commitment", "seed_salt", "seed_secret")
+    __slots__ = ("gauntlet_id", "spec", "state", "detail", "blocks", "llr", "llr_lower", "llr_upper", "mean_score", "created_at", "updated_at", "seed_commitment", "seed_salt", "seed_secret", "expected_blocks_left", "needed_blocks", "undecided_at_cap", "cap_blocks")
     GAUNTLET_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -981,6 +983,10 @@ class Gauntlet(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     SEED_SALT_FIELD_NUMBER: _ClassVar[int]
     SEED_SECRET_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_BLOCKS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    NEEDED_BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    UNDECIDED_AT_CAP_FIELD_NUMBER: _ClassVar[int]
+    CAP_BLOCKS_FIELD_NUMBER: _ClassVar[int]
     gauntlet_id: str
     spec: GauntletSpec
     state: GauntletState
@@ -995,7 +1001,11 @@ class Gauntlet(_message.Message):
     seed_commitment: str
     seed_salt: str
     seed_secret: str
-    def __init__(self, gauntlet_id: _Optional[str] = ..., spec: _Optional[_Union[GauntletSpec, _Mapping]] = ..., state: _Optional[_Union[GauntletState, str]] = ..., detail: _Optional[str] = ..., blocks: _Optional[int] = ..., llr: _Optional[float] = ..., llr_lower: _Optional[float] = ..., llr_upper: _Optional[float] = ..., mean_score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_salt: _Optional[str] = ..., seed_secret: _Optional[str] = ...) -> None: ...
+    expected_blocks_left: int
+    needed_blocks: int
+    undecided_at_cap: float
+    cap_blocks: int
+    def __init__(self, gauntlet_id: _Optional[str] = ..., spec: _Optional[_Union[GauntletSpec, _Mapping]] = ..., state: _Optional[_Union[GauntletState, str]] = ..., detail: _Optional[str] = ..., blocks: _Optional[int] = ..., llr: _Optional[float] = ..., llr_lower: _Optional[float] = ..., llr_upper: _Optional[float] = ..., mean_score: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed_salt: _Optional[str] = ..., seed_secret: _Optional[str] = ..., expected_blocks_left: _Optional[int] = ..., needed_blocks: _Optional[int] = ..., undecided_at_cap: _Optional[float] = ..., cap_blocks: _Optional[int] = ...) -> None: ...
 
 class StartGauntletRequest(_message.Message):
     __slots__ = ("spec", "gauntlet_id", "idempotency_key")
