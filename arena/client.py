@@ -480,7 +480,7 @@ def progress_line(tournament: Any, width: int = 30) -> str:
     )
 
 
-OPENSKILL_NOTE = ("OpenSkill: the online rating used for matchmaking, updated match by match (so it depends on "
+OPENSKILL_NOTE = ("OpenSkill: the online rating, updated match by match (so it depends on "
                   "the order of the matches); shown without an interval (its own uncertainty was measured wider "
                   "than a 95% interval).")
 BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on all the matches at once (order-independent; 0 is a "

@@ -253,6 +253,7 @@ def reference_standings(spec: Any) -> dict[str, Any]:
     from arena.runner import LocalSeat, run_match
     from arena.service.matches import make_seat, match_config, result_of
     from arena.tournament import RatingPool, schedule, standings
+    from arena.tournament.adjusted import fitted_standings
     from bots import make_bot
     from bots.kit import match_seed
 
@@ -268,7 +269,8 @@ def reference_standings(spec: Any) -> dict[str, Any]:
             results.append(result_of(record, match).result)
     finally:
         loop.close()
-    return standings(results, participants=spec.participants, pool=RatingPool(key=spec.rating_pool)).to_dict()
+    table = standings(results, participants=spec.participants, pool=RatingPool(key=spec.rating_pool))
+    return fitted_standings(table, results, spec.participants)[0].to_dict()  # as the arena ranks and tiers them
 
 
 def run_fault(fault: str, options: FaultOptions = FaultOptions()) -> FaultReport:

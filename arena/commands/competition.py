@@ -32,6 +32,7 @@ from arena.client import (
     one_line,
     plain,
     ranked_by_text,
+    verdict_lines,
 )
 from arena.commands import add_rule_options, not_negative, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
@@ -118,6 +119,7 @@ def standings_lines(response: arena_pb2.GetCompetitionStandingsResponse, retired
                      *batch_cells(e.batch if e.HasField("batch") else None), f"{e.rating:.2f}", str(e.matches),
                      "yes" if e.connected else "no"))
     lines = [*aligned(rows, frozenset({2, 3})), ranked_by_text(response.ranked_by),
+             *(verdict_lines(response.verdicts) if response.HasField("verdicts") else []),
              "Each version of a bot is its own entry, rated from nothing; entries not rated yet come last.",
              f"{BATCH_NOTE} {batch_scope(response.competition.competition_id)}", OPENSKILL_NOTE]
     if retired and response.retired:

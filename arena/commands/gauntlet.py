@@ -84,7 +84,7 @@ gains of 1-3 x ``mu1``, every case; docs/benchmarks.md, Sequential test)."""
 def _cap_text(g: arena_pb2.Gauntlet) -> str:
     if g.spec.max_blocks:
         return f"at most {g.spec.max_blocks} blocks"
-    return "cap: automatic (where at most 2% of such tests are undecided at the current estimate)"
+    return "cap: automatic (where about 1% of such tests are undecided at the current estimate)"
 
 
 def _header(g: arena_pb2.Gauntlet) -> list[str]:
@@ -117,8 +117,8 @@ def cap_advice(g: arena_pb2.Gauntlet) -> str | None:
     is not, or not known yet)."""
     if not g.spec.max_blocks or not g.needed_blocks or g.needed_blocks <= g.spec.max_blocks:
         return None
-    return (f"note: at the current estimate this test needs about {g.needed_blocks} blocks to be undecided at most "
-            f"2% of the time where H0 or H1 holds; the cap of {g.spec.max_blocks} leaves about "
+    return (f"note: at the current estimate this test needs about {g.needed_blocks} blocks to be undecided only 1% "
+            f"of the time where H0 or H1 holds; the cap of {g.spec.max_blocks} leaves about "
             f"{100 * g.undecided_at_cap:.0f}% undecided (--max-blocks 0: the automatic cap)")
 
 
@@ -370,7 +370,7 @@ def register(commands: Any) -> None:
                           help="the other seats' bots, cycled (default: heuristic)")
     gauntlet.add_argument("--seats", type=_whole, default=2, metavar="K", help="seats per table, 2-10 (default 2)")
     gauntlet.add_argument("--max-blocks", type=_whole, default=DEFAULT_MAX_BLOCKS, metavar="N",
-                          help="stop undecided after N blocks (default 0: automatic, where at most 2%% of tests "
+                          help="stop undecided after N blocks (default 0: automatic, where about 1%% of such tests "
                                "are still undecided at the current estimate)")
     gauntlet.add_argument("--min-blocks", type=_whole, default=DEFAULT_MIN_BLOCKS, metavar="N",
                           help=f"no decision before N blocks (default {DEFAULT_MIN_BLOCKS}; nor before "

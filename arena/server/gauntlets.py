@@ -59,7 +59,7 @@ def gauntlet_spec(msg: arena_pb2.GauntletSpec, gauntlet_id: str) -> GauntletSpec
 
 def with_progress(msg: arena_pb2.Gauntlet, state: SprtState, running: bool) -> arena_pb2.Gauntlet:
     """``msg`` with how far its test has to go: the blocks it expects at the current estimate (while running), the
-    blocks it needs to be undecided at most 2% of the time, the share undecided at the cap, and the cap in force (an
+    blocks it needs to be undecided only 1% of the time, the share undecided at the cap, and the cap in force (an
     automatic cap shows as ``spec.max_blocks`` 0)."""
     config = state.config
     if config.auto_cap:

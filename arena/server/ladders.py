@@ -28,6 +28,7 @@ from .messages import (
     leaderboard_message,
     pool_message,
     ranking_of,
+    verdicts_message,
 )
 from .refusals import OrganizerError, invalid, not_found
 
@@ -72,6 +73,8 @@ class Ladders:
             ladder_entry(response.entries.add(), row)
         for row in board.retired:
             ladder_entry(response.retired.add(), row)
+        if board.ranked_by_batch:
+            response.verdicts.CopyFrom(verdicts_message(board.verdicts))
         return response
 
     def create_competition(self, request: arena_pb2.CreateCompetitionRequest) -> arena_pb2.CreateCompetitionResponse:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 
 from arena.store import Store, UnknownTournament
 from arena.store.competitions import UnknownCompetition
@@ -32,6 +32,7 @@ from arena.tournament.competition import (
 from arena.tournament.matchmaking import Evidence, RateLimit, evidence_of
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.status import ACTIVE_TOURNAMENT, CompetitionStatus
+from arena.tournament.verdicts import Verdicts
 
 from .leaderboard import pool_leaderboard
 from .lifecycle import Enqueuer, create_tournament, spec_of
@@ -227,6 +228,8 @@ class Ladder:
     retired: list[LadderRow]
     ranked_by_batch: bool
     """Whether the entries' rank and tier follow the batch ratings (else OpenSkill's), as the pool's leaderboard."""
+    verdicts: Verdicts = field(default_factory=Verdicts)
+    """The pool leaderboard's verdicts (which entries are told apart, what would tell the rest apart)."""
 
 
 def ladder(store: Store, competition_id: str) -> Ladder:
@@ -255,7 +258,7 @@ def ladder(store: Store, competition_id: str) -> Ladder:
     for old in store.competitions.retired(competition_id):
         rating = Rating(old.mu or 0.0, old.sigma or 0.0, old.matches)
         retired.append(_row(0, old.bot, old.version, rating, False, old.started_at, old.retired_at or 0.0))
-    return Ladder(ranked, retired, board.ranked_by_batch)
+    return Ladder(ranked, retired, board.ranked_by_batch, board.verdicts)
 
 
 def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[Entry]]:

@@ -30,7 +30,8 @@ def competitions_data(arena: ArenaReader) -> dict[str, Any]:
 def competition_data(arena: ArenaReader, competition_id: str) -> dict[str, Any]:
     board = arena.competition(competition_id)
     return {"competition": asdict(board.competition), "entries": [asdict(row) for row in board.entries],
-            "retired": [asdict(row) for row in board.retired], "ranked_by": board.ranked_by}
+            "retired": [asdict(row) for row in board.retired], "ranked_by": board.ranked_by,
+            "verdicts": board.verdicts}
 
 
 @router.get("/api/competitions", tags=["competitions"])

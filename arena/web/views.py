@@ -433,11 +433,14 @@ class CompetitionBoard:
     entries: list[LadderRow]
     retired: list[LadderRow]
     ranked_by: str
+    verdicts: dict[str, Any] | None = None
+    """The API's ``verdicts`` as plain data, as :class:`PoolBoard` has them."""
 
 
 def competition_board(response: arena_pb2.GetCompetitionStandingsResponse) -> CompetitionBoard:
     return CompetitionBoard(competition_row(response.competition), [ladder_row(e) for e in response.entries],
-                            [ladder_row(e) for e in response.retired], ranking_name(response.ranked_by))
+                            [ladder_row(e) for e in response.retired], ranking_name(response.ranked_by),
+                            plain(response.verdicts) if response.HasField("verdicts") else None)
 
 
 def ranking_name(ranked_by: int) -> str:

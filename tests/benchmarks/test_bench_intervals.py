@@ -209,3 +209,14 @@ def test_a_validation_recording_is_played_by_the_command(tmp_path: Path, capsys:
     assert "random, random" in capsys.readouterr().out
     with pytest.raises(ValueError, match="at least"):
         record_validation(-1, 1, 0)
+
+
+def test_each_pair_of_the_batch_fit_is_measured_alone_on_request() -> None:
+    """Issue 36: the difference interval's coverage per pair, never only pooled."""
+    figures = measure(load_sample(), ("random", "random", "weakened"), 4, 2, random.Random(5), batch=5,
+                      by_entrant=True)
+    pairs = {name: c for name, c in figures.coverage.items() if name.startswith("batch difference: ")}
+    assert sorted(pairs) == ["batch difference: random#2-weakened", "batch difference: random-random#2",
+                             "batch difference: random-weakened"]
+    assert sum(c.hits for c in pairs.values()) == figures.coverage["batch difference"].hits
+    assert "batch rating: random#2" in figures.coverage

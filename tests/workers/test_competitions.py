@@ -75,6 +75,7 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
     assert [(e.rank, e.tier, e.bot_name, e.batch) for e in board.entries] == [
         (e.rank, e.tier, e.bot, e.batch) for e in answer.entries]
     assert all(e.HasField("batch") and e.batch.matches == e.matches for e in answer.entries)
+    assert answer.verdicts == board.verdicts and answer.verdicts.summary  # which entries are told apart, and why
     tournaments = organizer.stub.ListTournaments(arena_pb2.ListTournamentsRequest(page_size=100)).tournaments
     assert tournaments and {t.rating_pool for t in tournaments} == {spec.pool}  # the web's leaderboard reads it
     block = organizer.stub.GetStandings(arena_pb2.GetStandingsRequest(tournament_id=tournaments[0].tournament_id))

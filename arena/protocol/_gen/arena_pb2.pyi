@@ -168,16 +168,18 @@ class LadderEntry(_message.Message):
     def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., version: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., rating_low: _Optional[float] = ..., rating_high: _Optional[float] = ..., matches: _Optional[int] = ..., connected: _Optional[bool] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., batch: _Optional[_Union[BatchRating, _Mapping]] = ..., tier: _Optional[int] = ..., indistinguishable: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetCompetitionStandingsResponse(_message.Message):
-    __slots__ = ("competition", "entries", "retired", "ranked_by")
+    __slots__ = ("competition", "entries", "retired", "ranked_by", "verdicts")
     COMPETITION_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     RETIRED_FIELD_NUMBER: _ClassVar[int]
     RANKED_BY_FIELD_NUMBER: _ClassVar[int]
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
     competition: Competition
     entries: _containers.RepeatedCompositeFieldContainer[LadderEntry]
     retired: _containers.RepeatedCompositeFieldContainer[LadderEntry]
     ranked_by: LeaderboardRanking
-    def __init__(self, competition: _Optional[_Union[Competition, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., retired: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., ranked_by: _Optional[_Union[LeaderboardRanking, str]] = ...) -> None: ...
+    verdicts: Verdicts
+    def __init__(self, competition: _Optional[_Union[Competition, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., retired: _Optional[_Iterable[_Union[LadderEntry, _Mapping]]] = ..., ranked_by: _Optional[_Union[LeaderboardRanking, str]] = ..., verdicts: _Optional[_Union[Verdicts, _Mapping]] = ...) -> None: ...
 
 class Bot(_message.Message):
     __slots__ = ("bot_id", "name", "description", "created_at", "connected", "bot_version", "revoked", "deleted", "versions")
