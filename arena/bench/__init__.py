@@ -11,7 +11,8 @@
 - :mod:`arena.bench.load`: ``bench load``, many remote bots (swarm processes) and one tournament against a local
   arena: decisions/s, latency, timeouts, RSS, every match recorded once;
 - :mod:`arena.bench.sprt`: ``bench sprt``, the gauntlet's sequential test on resampled real block scores (recorded by
-  :mod:`arena.bench.sprt_blocks`) and synthetic ones: type I, type II and blocks against the old normal test;
+  :mod:`arena.bench.sprt_blocks`) and synthetic ones, tilted to each mean: blocks to a decision against Wald's expected
+  sample number, type I and type II on skewed nulls, the bias of the estimate after acceptance;
 - :mod:`arena.bench.remote`: ``bench remote``, remote matches in flight at once against the bound the bots allow,
   and their cost (worker CPU and RSS, Redis per decision), the run against one match per worker process.
 

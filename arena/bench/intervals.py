@@ -29,8 +29,15 @@ and points intervals; the benchmark counts how often they hold the truth, over `
 A figure pools the entrants of a field; its 95 % Wilson interval takes the replicates (not the entrants, which are
 correlated within a replicate) as the sample size.
 
+With ``by_entrant``, every figure is also given for each entrant alone and (with ``batch``) for each pair alone: a
+field's figure pools them and can hide one that misses (issue 36: two copies beside unequal bots).
+
 With ``exact``, no replicates: :func:`copies_win_rate_coverage` gives the exact coverage of the win-rate interval of
-two copies of one bot at every number of deal groups (what the interval's discreteness does, free of noise).
+two copies of one bot at every number of deal groups (what the interval's discreteness does, free of noise), and
+:func:`share_lines` the same as a function of the share of duplicate pairs the copies split 1-1.
+
+The intervals' small-sample rules were fitted on the tier benchmark's sample; ``uno-arena bench intervals
+--validation`` plays :data:`VALIDATION_FIELDS` on a recording made apart from it (:mod:`arena.bench.validation_sample`).
 """
 
 from __future__ import annotations

@@ -12,14 +12,8 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -28,7 +22,7 @@ from arena.bench import hostile_bots as hostile
 from arena.hosting.sandbox import sandbox_missing
 from arena.store import Store
 from arena.store.submissions import Submission, SubmissionState
-from tests.support.redis_server import private_redis
+from tests.support.hosted_arena import HostedArena, hosted_arena
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -98,20 +92,8 @@ play(choose, target=os.environ["UNO_ARENA_TARGET"])
 '''.replace("PAUSE_S_MINUS_2", str(PAUSE_S - 2))
 
 
-@dataclass
-class Arena:
-    store: Store
-    env: dict[str, str]
-    socket: str
-    tokens: dict[str, str]
-    work_dir: Path
-    address: str
-    """The organizer API's TCP address (the Unix socket serves the sandboxes' bot streams only)."""
-
-    def cli(self, *args: str, token: str = "", timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-        env = dict(self.env, UNO_ARENA_ADMIN_TOKEN="", UNO_ARENA_BOT_TOKEN=token) if token else self.env
-        return subprocess.run([sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
-                              timeout=timeout)
+class Arena(HostedArena):
+    """The hosted arena with this file's reading helpers."""
 
     def submit(self, name: str, folder: Path) -> None:
         done = self.cli("bot", "submit", name, str(folder), "--server", self.address, token=self.tokens[name])
@@ -133,57 +115,18 @@ class Arena:
         return self.store.submissions.output(name).decode("utf-8", "replace")
 
 
-def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with open(log, "wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "arena.cli", *argv], env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> int:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            return process.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return -9
-    return process.returncode
-
-
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     missing = sandbox_missing()
     if missing:
         pytest.skip(f"the bot host's sandbox (bwrap): {missing}")
-    tmp = tmp_path_factory.mktemp("checkhost")
-    socket_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"uac-{os.getpid()}"
-    socket_dir.mkdir(exist_ok=True)
-    with private_redis(persistence=False) as redis:
-        env = dict(os.environ, REDIS_URL=redis.url, UNO_ARENA_ADMIN_TOKEN=ADMIN, UNO_ARENA_BOT_TOKEN="")
-        socket = str(socket_dir / "gw.sock")
-        serve = _start(["serve", "--address", "127.0.0.1:0", "--unix-socket", socket, "--metrics-port", "-1"], env,
-                       tmp / "serve.log")
-        host: subprocess.Popen[bytes] | None = None
-        store = Store.from_url(redis.url)
-        try:
-            wait_until(lambda: "listening on" in (tmp / "serve.log").read_text() and os.path.exists(socket),
-                       timeout=30, what="the gateway listening on its Unix socket",
-                       details=lambda: (tmp / "serve.log").read_text())
-            tokens = {name: store.bots.register(name, owner=f"author-of-{name}")[1]
-                      for name in ("digest", "clean", "breaker")}
-            host = _start(["host", "--gateway-socket", socket, "--work-dir", str(tmp / "work"), "--metrics-port",
-                           "-1", *HOST_OPTIONS], env, tmp / "host.log")
-            port = int((tmp / "serve.log").read_text().split("(port ")[1].split(",")[0])
-            yield Arena(store, env, socket, tokens, tmp / "work", f"127.0.0.1:{port}")
-        finally:
-            host_code = _stop(host) if host is not None else 0
-            serve_code = _stop(serve)
-            store.close()
-            shutil.rmtree(socket_dir, ignore_errors=True)
-            print((tmp / "host.log").read_text()[-3000:] if (tmp / "host.log").exists() else "")
-        assert host_code == 0, "the host did not stop cleanly on SIGTERM"
-        assert serve_code == 0
+
+    def register(store: Store) -> dict[str, str]:
+        return {name: store.bots.register(name, owner=f"author-of-{name}")[1]
+                for name in ("digest", "clean", "breaker")}
+
+    with hosted_arena(tmp_path_factory.mktemp("checkhost"), ADMIN, HOST_OPTIONS, register) as made:
+        yield Arena(**vars(made))
 
 
 def _seen(text: str) -> tuple[str, str]:

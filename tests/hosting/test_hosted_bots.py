@@ -5,15 +5,8 @@ hostile bots beside it are each contained and recorded with a reason, and the go
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import grpc
 import pytest
@@ -23,7 +16,7 @@ from arena.client import ArenaClient
 from arena.hosting.sandbox import sandbox_missing
 from arena.store import Store
 from arena.store.submissions import SubmissionState
-from tests.support.redis_server import private_redis
+from tests.support.hosted_arena import HostedArena, hosted_arena
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
@@ -34,43 +27,7 @@ HOST_OPTIONS = ["--cpu-seconds", "60", "--memory-mib", "384", "--processes", "48
                 "--tmp-mib", "4", "--connect-timeout", "4", "--check-wait", "6", "--poll", "0.5"]
 
 
-@dataclass
-class Arena:
-    store: Store
-    env: dict[str, str]
-    socket: str
-    work_dir: Path
-    redis_port: int
-    gateway_port: int
-    tokens: dict[str, str]
-
-    @property
-    def address(self) -> str:
-        """The organizer API's address (the Unix socket serves the sandboxes' bot streams only)."""
-        return f"127.0.0.1:{self.gateway_port}"
-
-    def cli(self, *args: str, token: str = "", timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
-        env = dict(self.env, UNO_ARENA_ADMIN_TOKEN="", UNO_ARENA_BOT_TOKEN=token) if token else self.env
-        return subprocess.run([sys.executable, "-m", "arena.cli", *args], env=env, capture_output=True, text=True,
-                              timeout=timeout)
-
-
-def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with open(log, "wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "arena.cli", *argv], env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> int:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            return process.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return -9
-    return process.returncode
+Arena = HostedArena
 
 
 @pytest.fixture(scope="module")
@@ -79,49 +36,29 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     if missing:
         pytest.skip(f"the bot host's sandbox: {missing}")
     tmp = tmp_path_factory.mktemp("host")
-    socket_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"uah-{os.getpid()}"
-    socket_dir.mkdir(exist_ok=True)
-    with private_redis(persistence=False) as redis:
-        env = dict(os.environ, REDIS_URL=redis.url, UNO_ARENA_ADMIN_TOKEN=ADMIN, UNO_ARENA_BOT_TOKEN="")
-        socket = str(socket_dir / "gw.sock")
-        serve = _start(["serve", "--address", "127.0.0.1:0", "--unix-socket", socket, "--metrics-port", "-1"], env,
-                       tmp / "serve.log")
-        host: subprocess.Popen[bytes] | None = None
-        store = Store.from_url(redis.url)
-        try:
-            wait_until(lambda: "listening on" in (tmp / "serve.log").read_text() and os.path.exists(socket),
-                       timeout=30, what="the gateway listening on its Unix socket",
-                       details=lambda: (tmp / "serve.log").read_text())
-            port = int((tmp / "serve.log").read_text().split("(port ")[1].split(",")[0])
-            tokens = {name: store.bots.register(name)[1] for name in ("good", "other", "silent", *hostile.HOSTILE)}
-            work = tmp / "work"
-            made = Arena(store, env, socket, work, int(urlsplit(redis.url).port or 0), port, tokens)
-            secret = tmp / "admin.token"
-            secret.write_text(ADMIN)
-            secret.chmod(0o600)
-            params: dict[str, dict[str, object]] = {
-                "tcp": {"addresses": [["127.0.0.1", made.redis_port], ["127.0.0.1", port], ["1.1.1.1", 53]]},
-                "snoop": {"paths": [str(secret), str(work / "packages"), str(tmp / "bots" / "tcp" / "bot.py"),
-                                    str(work / "specs")]},
-            }
-            for name, code in hostile.HOSTILE.items():
-                folder = hostile.write_package(tmp / "bots" / name, code, params.get(name))
-                hostile.admit_directly(store, name, folder, ADMITTED)
-            host = _start(["host", "--gateway-socket", socket, "--work-dir", str(work), "--metrics-port", "-1",
-                           *HOST_OPTIONS], env, tmp / "host.log")
-            never = hostile.write_package(tmp / "bots" / "silent", hostile.NEVER)
-            silent = made.cli("bot", "submit", "silent", str(never), "--server", f"127.0.0.1:{port}",
-                              token=tokens["silent"])
-            assert silent.returncode == 0, silent.stderr
-            yield made
-        finally:
-            host_code = _stop(host) if host is not None else 0
-            serve_code = _stop(serve)
-            store.close()
-            shutil.rmtree(socket_dir, ignore_errors=True)
-            print((tmp / "host.log").read_text()[-3000:] if (tmp / "host.log").exists() else "")
-        assert host_code == 0, "the host did not stop cleanly on SIGTERM"
-        assert serve_code == 0
+    secret = tmp / "admin.token"
+    secret.write_text(ADMIN)
+    secret.chmod(0o600)
+
+    def register(store: Store) -> dict[str, str]:
+        return {name: store.bots.register(name)[1] for name in ("good", "other", "silent", *hostile.HOSTILE)}
+
+    def admit_the_hostile_bots(made: Arena) -> None:
+        params: dict[str, dict[str, object]] = {
+            "tcp": {"addresses": [["127.0.0.1", made.redis_port], ["127.0.0.1", made.gateway_port],
+                                  ["1.1.1.1", 53]]},
+            "snoop": {"paths": [str(secret), str(made.work_dir / "packages"), str(tmp / "bots" / "tcp" / "bot.py"),
+                                str(made.work_dir / "specs")]},
+        }
+        for name, code in hostile.HOSTILE.items():
+            folder = hostile.write_package(tmp / "bots" / name, code, params.get(name))
+            hostile.admit_directly(made.store, name, folder, ADMITTED)
+
+    with hosted_arena(tmp, ADMIN, HOST_OPTIONS, register, admit_the_hostile_bots) as made:
+        never = hostile.write_package(tmp / "bots" / "silent", hostile.NEVER)
+        silent = made.cli("bot", "submit", "silent", str(never), "--server", made.address, token=made.tokens["silent"])
+        assert silent.returncode == 0, silent.stderr
+        yield made
 
 
 def _output(arena: Arena, name: str) -> str:
