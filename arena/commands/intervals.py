@@ -64,52 +64,52 @@ def _record_validation(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench_intervals(args: argparse.Namespace) -> int:
-    from arena.bench.intervals import (
-        DEALS,
-        FIELDS,
-        VALIDATION_FIELDS,
-        exact_lines,
-        figure_lines,
-        run_intervals_bench,
-        share_lines,
-    )
+def _sample_and_fields(args: argparse.Namespace) -> tuple[Any, tuple[tuple[str, ...], ...]]:
+    """The recorded sample and the fields to play on it; ValueError naming the problem and the fix."""
+    from arena.bench.intervals import FIELDS, VALIDATION_FIELDS
     from arena.bench.tiers_sample import SAMPLE_PATH, load_sample
     from arena.bench.validation_sample import VALIDATION_PATH
 
-    if args.record_validation is not None:
-        return _record_validation(args)
     if args.validation and args.sample is not None:
-        print("error: give --validation or --sample PATH, not both", file=sys.stderr)
-        return 2
-    try:
-        sample = load_sample(VALIDATION_PATH if args.validation else args.sample or SAMPLE_PATH)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        raise ValueError("give --validation or --sample PATH, not both")
+    sample = load_sample(VALIDATION_PATH if args.validation else args.sample or SAMPLE_PATH)
     fields = tuple(args.field) if args.field else VALIDATION_FIELDS if args.validation else FIELDS
     held = sorted({bot for pair in sample.groups for bot in pair})
     missing = sorted({(a, b) for field in fields for i, a in enumerate(field) for b in field[i + 1:]
                       if (a, b) not in sample.groups and (b, a) not in sample.groups})
     if missing:
-        print(f"error: --field needs {', '.join(f'{a} vs {b}' for a, b in missing)}, which the sample does not "
-              f"hold (its bots: {', '.join(held)})", file=sys.stderr)
-        return 2
+        raise ValueError(f"--field needs {', '.join(f'{a} vs {b}' for a, b in missing)}, which the sample does not "
+                         f"hold (its bots: {', '.join(held)})")
+    return sample, fields
+
+
+def _table_lines(args: argparse.Namespace, sample: Any, fields: tuple[tuple[str, ...], ...]) -> list[str]:
+    """The lines the arguments ask for: the share table, the exact coverage, or the replicated figures."""
+    from arena.bench.intervals import DEALS, exact_lines, figure_lines, run_intervals_bench, share_lines
+
     if args.share_table:
-        for line in share_lines(range(4, 33) if args.deals is None else args.deals):
-            print(line)
-        return 0
+        return list(share_lines(range(4, 33) if args.deals is None else args.deals))
     if args.exact:
+        held = sorted({bot for pair in sample.groups for bot in pair})
         copies = [bot for bot in held if any(field.count(bot) > 1 for field in fields)]
         groups = range(min(args.deals), max(args.deals) + 1) if args.deals else range(4, 33)
-        for line in exact_lines(sample, copies, groups):
-            print(line)
-        return 0
+        return list(exact_lines(sample, copies, groups))
     seed = 23 if args.seed is None else args.seed
     figures = run_intervals_bench(fields=fields, deals=args.deals or DEALS, replicates=args.replicates, seed=seed,
                                   sample=sample, duplicate=not args.no_duplicate, ratings=args.ratings,
                                   batch=args.batch, by_entrant=args.by_entrant)
-    for line in figure_lines(figures, args.replicates, sample, duplicate=not args.no_duplicate):
+    return list(figure_lines(figures, args.replicates, sample, duplicate=not args.no_duplicate))
+
+
+def cmd_bench_intervals(args: argparse.Namespace) -> int:
+    if args.record_validation is not None:
+        return _record_validation(args)
+    try:
+        sample, fields = _sample_and_fields(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for line in _table_lines(args, sample, fields):
         print(line)
     return 0
 

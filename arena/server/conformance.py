@@ -248,9 +248,11 @@ class _Scripted:
 _Planned = tuple[Rules, int, int]
 
 
-MAX_EXTRA_MATCHES = 10
+MAX_EXTRA_MATCHES = 24
 """Scripted matches played after the two fixed ones, at most, until every decision kind came up (the deals are
-random: a bot that seldom plays a wild may need a few to be asked ``choose_color``)."""
+random: a bot that seldom plays a wild may need a few to be asked ``choose_color``; 10 left one run in a few hundred
+of a bot that plays the first legal action without one kind). Each is short, and only a bot still missing a kind
+plays them."""
 
 
 def _next_scripted(scripted: list[_Planned], found: _Scripted, extra: int) -> _Planned | None:
