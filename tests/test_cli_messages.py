@@ -23,20 +23,11 @@ import pytest
 
 from arena.cli import build_parser
 from tests.support import free_port, wait_until
-from tests.support.cli import REPO, cli_environment, run_cli, spawn_cli, subcommands
+from tests.support.cli import REPO, cli_environment, one_line_error, run_cli, spawn_cli, subcommands
 from tests.support.lines import Lines
 from tests.support.redis_server import PrivateRedis
 
 pytestmark = pytest.mark.integration  # starts processes (tests/support/tiers.py)
-
-
-def one_line_error(code: int, err: str) -> str:
-    """The one line of a refused command: a non-zero status, no traceback, one line on stderr."""
-    assert code != 0, err
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 # ------------------------------------------------------------------------------------------------

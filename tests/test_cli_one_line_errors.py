@@ -23,20 +23,11 @@ from contextlib import contextmanager
 import pytest
 
 from tests.support import free_port, wait_until
-from tests.support.cli import run_cli, spawn_cli
+from tests.support.cli import one_line_error, run_cli, spawn_cli
 from tests.support.lines import Lines
 from tests.support.redis_server import PrivateRedis
 
 pytestmark = pytest.mark.integration  # starts processes (tests/support/tiers.py)
-
-
-def one_line_error(code: int, err: str) -> str:
-    """The one line of a refused command, checked: a non-zero status, no traceback, one line on stderr."""
-    assert code != 0, err
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @contextmanager

@@ -15,10 +15,8 @@ import sys
 import tarfile
 import threading
 import time
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
 
 import grpc
 import pytest
@@ -28,6 +26,7 @@ from arena.engine import Rules, Variant
 from arena.protocol import arena_pb2
 from arena.protocol.convert import rules_to_proto
 from arena.submissions import pack_folder
+from tests.support.archives import folders_tar, folders_zip
 from tests.support.bots import RawBot, process_bot, stop_process
 from tests.support.serve_process import ADMIN, ServeProcess, serve_process
 from tests.support.waiting import wait_until
@@ -37,27 +36,6 @@ pytestmark = pytest.mark.integration
 ANSWER_WITHIN_S = 5.0
 """A generous bound on a cheap RPC while bombs are checked (the gateway's own work is not waiting on them)."""
 MANIFEST = b'runtime = "python3.11-kit"\ncommand = ["python", "bot.py"]\n'
-
-TarMode = Literal["w", "w:gz", "w:bz2", "w:xz"]
-
-
-def folders_tar(count: int, mode: TarMode) -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode=mode) as tar:
-        for i in range(count):
-            info = tarfile.TarInfo(f"d{i}")
-            info.type = tarfile.DIRTYPE
-            tar.addfile(info)
-    return out.getvalue()
-
-
-def folders_zip(count: int) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        for i in range(count):
-            z.writestr(zipfile.ZipInfo(f"d{i}/"), b"")
-    return out.getvalue()
-
 
 def tar_gz(members: list[tuple[str, bytes]]) -> bytes:
     out = io.BytesIO()

@@ -7,14 +7,13 @@ import json
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Literal
 
 import pytest
 
 from arena.submissions import Limits, Runtime, SubmissionRejected, pack_folder, read_package
+from tests.support.archives import TarMode, folders_tar
 
 MANIFEST = b'runtime = "python3.11-kit"\ncommand = ["python", "bot.py"]\n'
-TarMode = Literal["w", "w:gz", "w:bz2", "w:xz"]
 
 
 def tar_gz(members: list[tuple[str, bytes]], *, links: tuple[tuple[str, str], ...] = ()) -> bytes:
@@ -102,16 +101,6 @@ def test_a_folder_with_a_symbolic_link_is_refused(tmp_path: Path) -> None:
         pack_folder(tmp_path)
 
 
-def _folders_tar(count: int, mode: TarMode = "w:gz") -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode=mode) as tar:
-        for i in range(count):
-            info = tarfile.TarInfo(f"d{i}")
-            info.type = tarfile.DIRTYPE
-            tar.addfile(info)
-    return out.getvalue()
-
-
 def _device_tar() -> bytes:
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w") as tar:
@@ -123,9 +112,9 @@ def _device_tar() -> bytes:
 
 def test_every_entry_counts_folders_too_and_reading_stops_at_the_limit() -> None:
     with pytest.raises(SubmissionRejected, match="more than 1000 entries"):
-        read_package(_folders_tar(5000))
+        read_package(folders_tar(5000))
     with pytest.raises(SubmissionRejected, match="more than 1000 entries"):
-        read_package(_folders_tar(5000, "w"))
+        read_package(folders_tar(5000, "w"))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
         for i in range(1500):
@@ -145,7 +134,7 @@ def test_the_expansion_ratio_is_capped_while_reading() -> None:
 @pytest.mark.parametrize("mode", ["w:bz2", "w:xz"])
 def test_only_the_named_formats_are_read(mode: TarMode) -> None:
     with pytest.raises(SubmissionRejected, match=r"does not read: submit a folder or a \.tar\.gz, \.tgz"):
-        read_package(_folders_tar(1, mode))
+        read_package(folders_tar(1, mode))
 
 
 @pytest.mark.parametrize(("members", "reason"), [

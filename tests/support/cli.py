@@ -79,3 +79,12 @@ def run_cli(*args: str, env_extra: dict[str, str] | None = None, timeout: float 
             process.kill()
             process.communicate()
     return process.returncode, out, err
+
+
+def one_line_error(code: int, err: str) -> str:
+    """The one line of a refused command: a non-zero status, no traceback, one line on stderr."""
+    assert code != 0, err
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
