@@ -117,13 +117,6 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def cmd_bench_engine(args: argparse.Namespace) -> int:
-    from arena.bench.engine import run_engine_bench
-
-    run_engine_bench(seconds=args.seconds, out=sys.stdout, rlcard=not args.no_rlcard, repeats=args.repeats)
-    return 0
-
-
 def cmd_engine_compile(args: argparse.Namespace) -> int:
     from arena.engine.build import run
 
@@ -138,32 +131,6 @@ def version_text() -> str:
     return f"uno-arena {__version__} (engine: {'compiled with mypyc' if COMPILED else 'pure Python'})"
 
 
-def cmd_bench_search(args: argparse.Namespace) -> int:
-    from arena.bench.search import run_search_bench
-    from bots import make_bot
-
-    levels = [level.strip() for level in args.levels.split(",") if level.strip()]
-    try:
-        rules = rules_from_args(args)
-        if args.gauntlet:
-            from arena.bench.search_gauntlet import run_search_gauntlet
-
-            try:
-                for level in levels:
-                    run_search_gauntlet(level, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
-                                        max_blocks=args.max_blocks, deadline_ms=args.deadline_ms,
-                                        time_cap=not args.no_time_cap)
-            except KeyboardInterrupt:  # the figures so far are printed
-                return 130
-            return 0
-        run_search_bench(levels, matches=args.matches, rules=rules, seed=args.seed, make=make_bot, out=sys.stdout,
-                         time_cap=not args.no_time_cap)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     from arena.commands.parser import ArenaParser
 
@@ -175,28 +142,20 @@ def build_parser() -> argparse.ArgumentParser:
     _register_engine_commands(commands)
     # Modules under arena/commands/ that add their own sub-commands: each has `register(commands)`.
     from arena.commands import (
-        batch_fit,
         competition,
         demo,
+        doctor,
         gateway,
         gauntlet,
         hosting,
-        intervals,
-        load,
         operations,
         pools,
-        relay,
-        remote,
-        seating,
-        tiers,
         tournaments,
-        variance,
         verify,
         web,
     )
 
-    for module in (gateway, tournaments, verify, operations, demo, load, relay, remote, web, gauntlet, competition,
-                   pools, tiers, seating, variance, intervals, batch_fit, hosting):
+    for module in (gateway, tournaments, verify, operations, demo, web, gauntlet, competition, pools, hosting, doctor):
         module.register(commands)
     _no_abbreviations(parser)
     return parser
@@ -236,31 +195,6 @@ def _register_engine_commands(commands: Any) -> None:
     run = scenario_commands.add_parser("run", help="run scenario files or folders")
     run.add_argument("paths", nargs="+", metavar="PATH")
     run.set_defaults(func=cmd_scenario_run)
-
-    bench = commands.add_parser("bench", help="benchmarks that print their figures")
-    bench_commands = bench.add_subparsers(dest="bench_command", required=True, metavar="WHAT")
-    engine = bench_commands.add_parser("engine", help="random legal play: rounds/s and decisions/s")
-    engine.add_argument("--seconds", type=float, default=2.0, help="CPU time per measurement")
-    engine.add_argument("--repeats", type=int, default=3, help="interleaved measurements per configuration; "
-                                                                "the best is kept")
-    engine.add_argument("--no-rlcard", action="store_true", help="skip RLCard even when installed")
-    engine.set_defaults(func=cmd_bench_engine, long_running=True)
-    search = bench_commands.add_parser("search", help="the search bot's levels against the heuristic bot: win rates, "
-                                                      "time per decision")
-    search.add_argument("--levels", default="ismctsfast,ismcts,ismctsstrong",
-                        help="comma-separated search bots (ismctsfast, ismcts, ismctsstrong, ismcts:N)")
-    search.add_argument("--matches", type=positive_int, default=20, help="matches per level")
-    search.add_argument("--seed", type=int, default=1)
-    search.add_argument("--no-time-cap", action="store_true", help="run every level's simulations however long they "
-                                                                   "take (strength by simulations on a busy machine)")
-    search.add_argument("--gauntlet", action="store_true",
-                        help="the gauntlet's verdict on each level (built-in names) against the heuristic, in process")
-    search.add_argument("--max-blocks", type=positive_int, default=None,
-                        help="--gauntlet: stop undecided after this many blocks (default: until the test decides)")
-    search.add_argument("--deadline-ms", type=positive_int, default=1000,
-                        help="--gauntlet: the decision deadline the times are held against")
-    add_rule_options(search)
-    search.set_defaults(func=cmd_bench_search, long_running=True)
 
     engine_build = commands.add_parser("engine", help="the engine's optional compiled build (mypyc)")
     engine_commands = engine_build.add_subparsers(dest="engine_command", required=True, metavar="ACTION")
@@ -322,14 +256,21 @@ def _discard_stdout() -> None:
         os.close(null)
 
 
+BENCH_MOVED = "the benchmarks live in the source checkout: run `python -m benchmarks NAME` there (docs/benchmarks.md)"
+"""What `uno-arena bench ...`, the benchmarks' command before they left the installed package, prints now."""
+
+
 def _run_command(argv: Sequence[str] | None) -> int:
+    if list(sys.argv[1:] if argv is None else argv)[:1] == ["bench"]:
+        print(f"error: {BENCH_MOVED}", file=sys.stderr)
+        return 2
     try:
         parser = build_parser()  # loads the engine: UNO_ARENA_ENGINE may name no build (arena/engine/__init__.py)
     except ImportError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     args = parser.parse_args(argv)
-    if getattr(args, "long_running", False):  # servers, workers, benchmarks: see arena.gc_tuning
+    if getattr(args, "long_running", False):  # servers and workers: see arena.gc_tuning
         from arena.gc_tuning import configure_gc
 
         try:

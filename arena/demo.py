@@ -29,6 +29,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -176,10 +177,12 @@ def output_folder(path: Path | None) -> Path:
     return path
 
 
-def run_demo(options: DemoOptions, out: TextIO) -> int:
+def run_demo(options: DemoOptions, out: TextIO, watch: Callable[[ArenaClient, str, TextIO], int]) -> int:
+    """Run the demo, following its tournament with ``watch(client, tournament_id, out)`` (the CLI's
+    :func:`arena.commands.tables.watch`: its progress, then its standings; 0 when it finished)."""
     import grpc
 
-    from arena.client import rpc_error_line, watch
+    from arena.client import rpc_error_line
     from arena.hosting.sandbox import sandbox_missing
 
     try:  # the options first: a typo stops the demo before anything starts (the sandbox probe is a process)

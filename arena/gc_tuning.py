@@ -4,7 +4,7 @@ CPython's default thresholds (700, 10, 10) suit short scripts. A process that pl
 every match's event log and actions alive for the match's whole life (hundreds of thousands of objects), and
 each of CPython's *full* collections walks all of them, while a young collection walks only what is new. With
 the defaults a full collection comes about whenever a quarter of the heap has been replaced; measured with 64
-matches in flight in one process (``uno-arena bench gateway``): 23 full collections in 22 s took 8.9 s of the
+matches in flight in one process (docs/benchmarks.md, gateway): 23 full collections in 22 s took 8.9 s of the
 event loop, up to 0.84 s each, a pause that every bot's decision deadline pays as well as a third of the
 throughput. :data:`THRESHOLDS` keep the young collections short (a few milliseconds) and let a full collection
 come only after 200 collections of the middle generation (in the same bench: once in 40 s, still a 0.35 s pause
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import gc
 import os
-import time
 from collections.abc import Mapping
 
 GC_ENV = "UNO_ARENA_GC"
@@ -51,35 +50,3 @@ def configure_gc(environ: Mapping[str, str] | None = None) -> tuple[int, int, in
         gc.set_threshold(*wanted)
     current: tuple[int, int, int] = gc.get_threshold()
     return current
-
-
-class CollectorPauses:
-    """While entered, counts the collections of each generation and their time (total and longest), from
-    ``gc.callbacks``: what the collector cost a measurement, for the benchmarks to print."""
-
-    def __init__(self) -> None:
-        self.counts = [0, 0, 0]
-        self.total_s = [0.0, 0.0, 0.0]
-        self.longest_s = [0.0, 0.0, 0.0]
-        self._started = 0.0
-
-    def _callback(self, phase: str, info: Mapping[str, int]) -> None:
-        if phase == "start":
-            self._started = time.perf_counter()
-            return
-        took, generation = time.perf_counter() - self._started, info["generation"]
-        self.counts[generation] += 1
-        self.total_s[generation] += took
-        self.longest_s[generation] = max(self.longest_s[generation], took)
-
-    def __enter__(self) -> CollectorPauses:
-        gc.callbacks.append(self._callback)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        gc.callbacks.remove(self._callback)
-
-    def summary(self) -> str:
-        young = "/".join(str(count) for count in self.counts[:2])
-        return (f"garbage collector {sum(self.total_s):.2f} s: {self.counts[2]} full collections (longest "
-                f"{self.longest_s[2] * 1000:.0f} ms), {young} young (longest {max(self.longest_s[:2]) * 1000:.0f} ms)")

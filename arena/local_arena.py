@@ -10,22 +10,38 @@ The organizer API is locked as in a deployment: a fresh admin token (``secrets``
 ``WORK_DIR/admin-token`` (mode 0600) and given to the gateway, the client and the child processes in their
 environment (``$UNO_ARENA_ADMIN_TOKEN``), never in a command line; bots get their own token the same way
 (``$UNO_ARENA_BOT_TOKEN``).
+
+:func:`inprocess_arena` is the same arena in this process, for `uno-arena match`, `uno-arena bot check` and
+:func:`arena.conformance.check_bot`: a gateway serving bots and the organizer API on the arena's store
+(:func:`arena_store`: ``$REDIS_URL``, else an embedded Redis of its own) with an admin token of its own, its relay
+consumer on, so matches seat remote bots as production does (:class:`arena.relay.RelaySeat`, through Redis and the
+gateway). Bots are registered through ``RegisterBot`` and authenticated against the store's one registry, exactly as
+with `uno-arena serve`. Its client is a blocking one while the gateway runs on this event loop: call it through
+:meth:`InProcessArena.call`, which runs it in a thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from arena.client import ArenaClient
 from arena.processes import Processes, cli_argv, free_port, wait_until
+
+if TYPE_CHECKING:
+    from arena.server.gateway import Gateway, GatewayServer
+    from arena.store import Store
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -113,7 +129,7 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
 
     SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
     """
-    from arena.client import write_secret_file
+    from arena.client.connection import write_secret_file
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
@@ -150,3 +166,93 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
             if client is not None:
                 client.close()
             processes.stop_all()
+
+
+@contextlib.contextmanager
+def arena_store() -> Iterator[Store]:
+    """The arena's Store on $REDIS_URL, or on an embedded redis-server (stopped on exit)."""
+    from arena.store import Store
+    from arena.store.embedded import ensure_redis_url
+
+    url, embedded = ensure_redis_url()
+    store = Store.from_url(url)
+    try:
+        yield store
+    finally:
+        store.close()
+        if embedded is not None:
+            embedded.close()
+
+
+def organizer_services(store: Store, admin_token: str | None = None) -> list[Callable[[Any], None]]:
+    """The organizer API as a service of a gateway on ``store``, its tasks sent to the workers of that store."""
+    from arena.server.servicer import add_organizer
+
+    def add(server: Any) -> None:
+        from workers.celery_app import make_celery  # the Celery app only where tasks are sent
+        from workers.enqueue import CeleryEnqueuer
+
+        add_organizer(server, store, enqueuer=CeleryEnqueuer(make_celery(store.url)), admin_token=admin_token)
+
+    return [add]
+
+
+@dataclass
+class InProcessArena:
+    """A running in-process arena: its gateway server and an admin client of its organizer API."""
+
+    server: GatewayServer
+    client: ArenaClient
+
+    @property
+    def gateway(self) -> Gateway:
+        return self.server.gateway
+
+    @property
+    def address(self) -> str:
+        """Where bots connect (the loopback address of the port it listens on)."""
+        return f"127.0.0.1:{self.server.port}"
+
+    @property
+    def bot_address(self) -> str:
+        """Where the bots under check connect: the Unix socket when it listens on one, else :attr:`address`."""
+        path = self.server.config.unix_socket
+        return f"unix:{path}" if path else self.address
+
+    async def call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``method(*args, **kwargs)`` of :attr:`client`, in a thread (the server answers on this loop)."""
+        return await asyncio.to_thread(method, *args, **kwargs)
+
+    async def register(self, name: str) -> str:
+        """Register bot ``name`` through RegisterBot; its token."""
+        return (await self.call(self.client.register_bot, name)).token
+
+    async def is_registered(self, name: str) -> bool:
+        """Whether ``name`` is a registered bot (GetBot; a deleted one counts as not registered)."""
+        import grpc
+
+        try:
+            bot = await self.call(self.client.get_bot, name)
+        except grpc.RpcError as error:
+            if isinstance(error, grpc.Call) and error.code() == grpc.StatusCode.NOT_FOUND:
+                return False
+            raise
+        return not bot.deleted
+
+
+@contextlib.asynccontextmanager
+async def inprocess_arena(store: Store, address: str, unix_socket: str = "") -> AsyncIterator[InProcessArena]:
+    """Start a gateway with the organizer API and the relay consumer on ``address`` (port 0: a free one) of
+    ``store``, and on the Unix socket ``unix_socket`` too when given; stopped on exit."""
+    from arena.server.gateway import GatewayConfig, GatewayServer
+
+    admin_token = secrets.token_urlsafe(32)
+    server = GatewayServer(store, GatewayConfig(address=address, unix_socket=unix_socket),
+                           services=organizer_services(store, admin_token))
+    await server.start()
+    client = ArenaClient(f"127.0.0.1:{server.port}", admin_token)
+    try:
+        yield InProcessArena(server, client)
+    finally:
+        client.close()
+        await server.stop(1.0)

@@ -73,6 +73,7 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
 from arena import __version__
+from arena.players import DecisionOutcome
 
 NAMESPACE: Final = "uno_arena"
 
@@ -84,14 +85,10 @@ DEFAULT_METRICS_ADDRESS: Final = "127.0.0.1"
 DEFAULT_GATEWAY_METRICS_PORT: Final = 9100
 DEFAULT_WORKER_METRICS_PORT: Final = 9101
 
-#: Every decision request ends with exactly one of these outcomes.
-#: answered: a legal answer in time; refused: an answer that was refused (illegal, malformed,
-#: late or duplicate; also counted in uno_arena_refused_actions_total with its reason);
-#: timeout: no answer before the deadline; error: an in-process bot raised or answered out of range;
-#: fallback: the arena played the fallback action without asking (bot disconnected or forfeited);
-#: unreachable: answered after the arena could not reach the bot at first (its gateway gone, Redis
-#: unreachable): an infrastructure fault, no strike.
-DECISION_OUTCOMES: Final = ("answered", "refused", "timeout", "error", "fallback", "unreachable")
+#: Every decision request ends with exactly one of these outcomes, the values of
+#: :class:`arena.players.DecisionOutcome` (``refused``: a timeout after refused answers; the refusals are also
+#: counted in uno_arena_refused_actions_total with their reasons; a forfeited seat's decisions count as ``fallback``).
+DECISION_OUTCOMES: Final = tuple(outcome.value for outcome in DecisionOutcome)
 
 #: Decision latency: from 1 ms (local bots land in the first bucket) to 2 s (past any deadline).
 DECISION_LATENCY_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
@@ -214,7 +211,8 @@ class ArenaMetrics:
     build_info: Gauge
 
     # -- match runner ----------------------------------------------------------------------
-    def record_decision(self, bot: str, outcome: str, latency_seconds: float | None = None, *, count: int = 1) -> None:
+    def record_decision(self, bot: str, outcome: DecisionOutcome, latency_seconds: float | None = None, *,
+                        count: int = 1) -> None:
         """Count ``count`` decision requests of ``bot`` by outcome (the match runner flushes a match's counts
         at its end); observe one latency if given."""
         if outcome not in DECISION_OUTCOMES:

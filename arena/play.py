@@ -1,4 +1,5 @@
-"""`uno-arena play`: a whole match on this machine among built-in bots and, if asked, a person at a seat.
+"""`uno-arena play`: a whole match on this machine among built-in bots and, if asked, a person at a seat, played by
+the arena's match runner (:class:`arena.runner.MatchRunner`, the one match loop), the table printed as it goes.
 
 Among bots the whole table's log is printed, every card as it went. With a person at a seat (``viewer``) only
 that seat's view is printed: the events as ``Match.observation`` gives them to the seat, the very view a remote
@@ -12,11 +13,13 @@ mentions sides.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from arena.engine import Action, Match, Observation, Rules
-from arena.players import Bot, BotFactory
+from arena.players import Bot, BotFactory, EndReason
+from arena.runner import MatchConfig, MatchRunner, Seat, SeatRequest
 from arena.terminal import Narrator, Painter, hand_value, score_table
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
@@ -124,15 +127,81 @@ class HumanSeat(Bot):
             print(f"{text!r} is not a number from 0 to {len(legal) - 1}; try again", file=out)
 
 
+class _Table:
+    """What the terminal shows of the match the runner plays: the events since the last print (the whole table's, or
+    the viewer's view), each round's end once (with the pause), and what stopped the match (the person left, the
+    output closed), raised again once the runner is done."""
+
+    def __init__(self, match: Match, names: Sequence[str], viewer: int | None, painter: Painter, out: TextIO,
+                 quiet: bool, pause: Callable[[], None] | None) -> None:
+        self.match, self.names, self.viewer, self.painter, self.out = match, names, viewer, painter, out
+        self.quiet, self.pause = quiet, pause
+        self.narrator = Narrator(painter, viewer, names)
+        self.told = 0  # how many events have been printed
+        self.round_start_scores = list(match.scores)
+        self.ended_round = 0
+        self.stopped: Exception | None = None
+
+    def show(self) -> None:
+        """Print what happened since the last print."""
+        match = self.match
+        events = match.events[self.told:] if self.viewer is None else match.observation(self.viewer,
+                                                                                         since=self.told).events
+        self.told = len(match.events)
+        if not self.quiet:
+            for line in self.narrator.lines(events):
+                print(line, file=self.out)
+
+    def round_end(self, last: bool = False) -> None:
+        """The round is over: the rest of its events, every hand and the scores (once), then the pause."""
+        if self.ended_round == self.match.round_number:
+            return
+        self.ended_round = self.match.round_number
+        self.show()
+        if not self.quiet:
+            _print_round_end(self.match, self.names, self.viewer, self.round_start_scores, self.painter, self.out)
+        self.round_start_scores = list(self.match.scores)
+        if self.pause is not None and not last:
+            self.pause()
+
+
+class _TableSeat(Seat):
+    """A player at the table: the table is shown before it is asked, and at each round's end."""
+
+    wants_events = True
+
+    def __init__(self, bot: Bot, name: str, table: _Table) -> None:
+        self.bot, self.name, self.table = bot, name, table
+
+    async def decide(self, request: SeatRequest) -> int:
+        table = self.table
+        if table.stopped is not None:  # at a round's end (the person left at the pause)
+            raise table.stopped
+        try:
+            table.show()
+            return self.bot.choose(request.observation, request.legal)
+        except Exception as error:
+            table.stopped = error
+            raise
+
+    async def events(self, match_id: str, observation: Observation) -> None:
+        try:
+            self.table.round_end()
+        except Exception as error:
+            self.table.stopped = error
+
+
 def play_match(
     bots: Sequence[Bot], seed: int, rules: Rules, out: TextIO, painter: Painter, quiet: bool = False, *,
     viewer: int | None = None, pause: Callable[[], None] | None = None, match: Match | None = None,
 ) -> Match:
-    """Play one match to the end and return it, printing it move by move unless ``quiet``.
+    """Play one match to the end through the arena's runner (:class:`arena.runner.MatchRunner`: catch offers out of
+    turn, as in the arena) and return it, printing it move by move unless ``quiet``.
 
     ``viewer``: print only what that seat may see (its observation's events, and every hand at a round's end),
     else the whole table's log. ``pause`` is called at each round's end before the next deal. ``match``: play
-    on this match (dealt already) instead of a new one from ``seed`` and ``rules``.
+    on this match (dealt already from ``seed`` and ``rules``) instead of a new one. :class:`PlayerLeft` when the
+    person left; what a bot or the output raised, as it was raised.
     """
     if match is None:
         match = Match(players=len(bots), seed=seed, rules=rules)
@@ -144,33 +213,20 @@ def play_match(
     for bot in bots:
         if isinstance(bot, HumanSeat):
             bot.names = names
-    narrator = Narrator(painter, viewer, names)
-    seen = [0] * match.players  # how many events each seat has been shown
-    told = 0  # how many events have been printed
-    round_start_scores = list(match.scores)
-    while True:
-        events = match.events[told:] if viewer is None else match.observation(viewer, since=told).events
-        told = len(match.events)
-        if not quiet:
-            for line in narrator.lines(events):
-                print(line, file=out)
-        if match.decision in ("round_over", "match_over"):
-            if not quiet:
-                _print_round_end(match, names, viewer, round_start_scores, painter, out)
-            if match.decision == "match_over":
-                break
-            if pause is not None:
-                pause()
-            match.next_round()
-            round_start_scores = list(match.scores)
-            continue
-        seat = match.current
-        assert seat is not None
-        legal = match.legal_actions()
-        observation = match.observation(seat, since=seen[seat])
-        seen[seat] = len(match.events)
-        index = bots[seat].choose(observation, legal)
-        match.apply(seat, legal[index])
+    table = _Table(match, names, viewer, painter, out, quiet, pause)
+    seats = [_TableSeat(bot, name, table) for bot, name in zip(bots, names, strict=True)]
+    runner = MatchRunner(MatchConfig(f"play-{seed}", seed, match.rules), seats, match=match)
+    # A loop of its own without asyncio.run's SIGINT handler: Ctrl-C at a prompt interrupts at once.
+    loop = asyncio.new_event_loop()
+    try:
+        record = loop.run_until_complete(runner.run())
+    finally:
+        loop.close()
+    if table.stopped is not None:
+        raise table.stopped
+    if record.end_reason is EndReason.ABORTED:
+        raise RuntimeError(record.detail)
+    table.round_end(last=True)
     if not quiet:
         winner = match.match_winner
         who = "you win" if winner is not None and winner == viewer else f"seat {winner} ({names[winner or 0]}) wins"

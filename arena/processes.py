@@ -28,23 +28,6 @@ def free_port() -> int:
         return port
 
 
-def child_pids(pid: int) -> list[int]:
-    """The ids of the processes whose parent is ``pid`` (from ``/proc``; empty where there is none)."""
-    kids = []
-    with contextlib.suppress(OSError):
-        entries = os.listdir("/proc")
-        for entry in entries:
-            if not entry.isdigit():
-                continue
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(entry))
-    return sorted(kids)
-
-
 WATCHDOG_SCRIPT = Path(__file__).parent / "store" / "starter_watch.py"
 """The watchdog (:mod:`arena.store.starter_watch`), run by path: it imports nothing, so it starts in milliseconds."""
 

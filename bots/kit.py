@@ -42,7 +42,7 @@ work from the protobuf fields.
 Batches: the kit's Hello sets ``accepts_batches`` (``BotClient(..., batches=False)`` turns it off), so the arena
 may send several waiting messages in one ArenaBatch; the kit handles them in order and sends the answers to
 one stream message back in one BotBatch. With many matches in flight this halves the per-decision cost on
-both sides (``uno-arena bench gateway``).
+both sides (the gateway benchmark, docs/benchmarks.md).
 
 Your bug costs one decision, not the stream: when ``choose`` raises (or returns something that is not the index
 of a legal action), the kit logs it at ERROR with the traceback, the match id, the decision number and the
@@ -82,7 +82,7 @@ from typing import Any, Protocol, cast
 import grpc
 import grpc.aio
 
-from arena.client import TARGET_ENV, default_target, read_token_file, tls_credentials
+from arena.client.connection import TARGET_ENV, default_target, read_token_file, tls_credentials
 from arena.engine import Action, Observation
 from arena.players import Bot, fallback_action
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, game_pb2
@@ -275,7 +275,7 @@ class BotClient:
         self.target = target
         self.think_s = think_s
         """Seconds to wait before each answer, asynchronously (the other matches go on meanwhile): a simulated
-        think time, for benchmarks (``python -m arena.bench.swarm --think-ms``) and tests; 0: answer at once."""
+        think time, for benchmarks and tests; 0: answer at once."""
         self.human_games = human_games
         """Hello.accepts_human_games: the web front may seat the bot against people."""
         self.credentials = tls_credentials(tls, tls_ca)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
@@ -10,7 +9,7 @@ import sys
 import pytest
 
 from arena.cli import build_parser
-from arena.gc_tuning import GC_ENV, THRESHOLDS, CollectorPauses, gc_thresholds
+from arena.gc_tuning import GC_ENV, THRESHOLDS, gc_thresholds
 from tests.support.cli import run_cli
 
 
@@ -56,7 +55,6 @@ def test_default_keeps_cpythons_own_settings() -> None:
 @pytest.mark.parametrize("argv", [
     ["serve"], ["worker"], ["scheduler"], ["demo"], ["match", "--seats", "random,random"],
     ["bot", "run", "random", "--target", "x:1", "--token", "t"], ["bot", "check"],
-    ["bench", "engine"], ["bench", "gateway"], ["bench", "tournament"], ["bench", "load"],
 ])
 def test_long_running_commands_configure_the_collector(argv: list[str]) -> None:
     assert build_parser().parse_args(argv).long_running is True
@@ -69,7 +67,7 @@ def test_short_commands_leave_it_alone(argv: list[str]) -> None:
 
 @pytest.mark.integration
 def test_a_bad_setting_stops_a_long_running_command_with_a_clear_error() -> None:
-    code, _out, err = run_cli("bench", "engine", "--seconds", "0.01", env_extra={GC_ENV: "lots"})
+    code, _out, err = run_cli("worker", env_extra={GC_ENV: "lots"})
     assert code == 2
     assert f"error: {GC_ENV}='lots': expected 'default' or three whole numbers" in err
 
@@ -82,14 +80,3 @@ def test_each_worker_child_configures_the_collector_after_the_fork() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PATH": "/usr/bin:/bin", "REDIS_URL": "redis://127.0.0.1:1/0"})
     assert json.loads(out.stdout.strip().splitlines()[-1]) == list(THRESHOLDS)
-
-
-def test_collector_pauses_counts_each_generation_while_entered() -> None:
-    with CollectorPauses() as pauses:
-        gc.collect(0)
-        gc.collect(2)
-        gc.collect(2)
-    gc.collect(2)  # after leaving: not counted
-    assert pauses.counts[0] >= 1 and pauses.counts[2] == 2
-    assert 0 < pauses.longest_s[2] <= pauses.total_s[2]
-    assert pauses.summary().startswith(f"garbage collector {sum(pauses.total_s):.2f} s: 2 full collections")

@@ -91,7 +91,8 @@ def test_every_child_and_grandchild_dies_with_a_starter_killed_hard(tmp_path: Pa
 
 
 def test_a_clean_stop_leaves_no_watchdog_behind(tmp_path: Path) -> None:
-    from arena.processes import Processes, child_pids
+    from arena.processes import Processes
+    from benchmarks.procfs import child_pids
 
     before = set(child_pids(os.getpid()))
     processes = Processes(tmp_path)

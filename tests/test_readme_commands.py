@@ -16,7 +16,15 @@ import pytest
 
 from arena.cli import build_parser, main
 from tests.support.cli import subcommands
-from tests.support.doc_commands import PROGRAM, ROOT, command_lines, documentation_pages, invocations, page_invocations
+from tests.support.doc_commands import (
+    BENCHMARKS,
+    PROGRAM,
+    ROOT,
+    command_lines,
+    documentation_pages,
+    invocations,
+    page_invocations,
+)
 
 DOCUMENTATION = documentation_pages()
 
@@ -50,7 +58,7 @@ def test_the_documentation_shows_commands_of_every_kind() -> None:
     """The reading above finds the documented commands (a broken reading would pass every check below)."""
     assert len(PATHS) >= 15, PATHS
     for expected in [("demo",), ("serve",), ("worker",), ("scheduler",), ("play",), ("replay",), ("bot", "run"),
-                     ("bots", "register"), ("tournament", "create"), ("scenario", "run"), ("bench", "engine")]:
+                     ("bots", "register"), ("tournament", "create"), ("scenario", "run"), ("doctor",)]:
         assert expected in PATHS, f"`{PROGRAM} {' '.join(expected)}` not found in README.md or docs/: {PATHS}"
 
 
@@ -75,7 +83,7 @@ def test_a_readme_command_exists(path: tuple[str, ...], capsys: pytest.CaptureFi
 
 def test_reading_commands_from_markdown() -> None:
     markdown = "\n".join([
-        "Run `uno-arena bench load --bots 200` or `UNO_ARENA_GC=default uno-arena bench engine`; not `pip`.",
+        "Run `uno-arena play --players 3` or `UNO_ARENA_GC=default uno-arena doctor`; not `pip`.",
         "```",
         "python3 -m venv .venv && .venv/bin/uno-arena demo --seats 3",
         "uno-arena tournament schedule --cron \"0 3 * * *\" --bots a,b   # at 03:00",
@@ -90,11 +98,17 @@ def test_reading_commands_from_markdown() -> None:
     assert calls == [
         ["demo", "--seats", "3"],
         ["tournament", "schedule", "--cron", "0 3 * * *", "--bots", "a,b"],
-        ["bench", "load", "--bots", "200"],
-        ["bench", "engine"],
+        ["play", "--players", "3"],
+        ["doctor"],
     ]
     parser = build_parser()
     assert [command_path(parser, args) for args in calls] == [
-        ("demo",), ("tournament", "schedule"), ("bench", "load"), ("bench", "engine")]
+        ("demo",), ("tournament", "schedule"), ("play",), ("doctor",)]
     assert command_path(parser, ["tournament", "no-such-thing", "x"]) == ("tournament", "no-such-thing")
     assert command_path(parser, ["bot", "run", "heuristic", "--target", "h:1"]) == ("bot", "run")
+
+
+def test_reading_benchmark_commands_from_markdown() -> None:
+    line = "cd checkout && .venv/bin/python -m benchmarks load --bots 200; python3 -m benchmarks engine | tee x"
+    assert invocations(line, BENCHMARKS) == [["load", "--bots", "200"], ["engine"]]
+    assert invocations(line) == [] and invocations("python -m arena.cli play", BENCHMARKS) == []

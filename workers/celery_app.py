@@ -119,7 +119,7 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         # the outage and records its matches (once; the copy that comes back skips them, and waits on
         # the claim of a match in flight). Cancelling it (Celery's other choice) would kill the match in
         # flight and leave the batch to the completeness check: a Redis restart would cost a re-sent
-        # batch and a replayed match instead of a few seconds (`uno-arena bench faults`).
+        # batch and a replayed match instead of a few seconds (the faults benchmark, docs/benchmarks.md).
         worker_cancel_long_running_tasks_on_connection_loss=False,
         # Retry result-backend reads/writes across a Redis reconnect instead of failing the task.
         result_backend_always_retry=True,

@@ -1,11 +1,9 @@
-"""Sending follow-up work as Celery messages by task name: :class:`CeleryEnqueuer`, the Celery side of
-:class:`arena.service.lifecycle.Enqueuer` and :class:`arena.service.enqueuer.ArenaEnqueuer` (no task module is
+"""Sending work as Celery messages by task name: :class:`CeleryEnqueuer`, the Celery side of
+:class:`arena.service.enqueuer.Enqueuer` (no task module is
 imported, so the organizer and the scheduler can send tasks without loading them). What waits in the queue is read
 through the store of the app (:meth:`arena.store.Store.queued_task_ids`): only the store talks to Redis."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from celery import Celery
 
@@ -36,8 +34,8 @@ class CeleryEnqueuer:
     def gauntlet(self, gauntlet_id: str) -> None:
         self.app.send_task(GAUNTLET_TASK, args=[gauntlet_id], ignore_result=True)
 
-    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
-        self.app.send_task(BATCH_TASK, args=[tournament_id, batch_id, matches],
+    def batch(self, tournament_id: str, batch_id: str, match_ids: list[str]) -> None:
+        self.app.send_task(BATCH_TASK, args=[tournament_id, batch_id, match_ids],
                            task_id=batch_task_id(tournament_id, batch_id), ignore_result=True)
 
     def queued_batches(self, tournament_id: str) -> set[str] | None:

@@ -70,8 +70,9 @@ def start_tournament(self: Task, tournament_id: str) -> str:
 
 
 @shared_task(name=BATCH_TASK, bind=True, ignore_result=True)
-def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> dict[str, Any]:
-    """Play the batch's matches that have no result yet; each result is written once."""
+def run_batch(self: Task, tournament_id: str, batch_id: str, match_ids: list[str]) -> dict[str, Any]:
+    """Play the batch's matches (ids of the tournament's schedule) that have no result yet; each result is written
+    once."""
     store = get_store(self.app)
     settings = Settings.from_conf(self.app.conf)
     metrics = _metrics()
@@ -81,7 +82,7 @@ def run_batch(self: Task, tournament_id: str, batch_id: str, matches: list[list[
             store,
             tournament_id,
             batch_id,
-            matches,
+            match_ids,
             player,
             settings,
             metrics=metrics,

@@ -1,15 +1,10 @@
-"""Sub-commands of `uno-arena` beyond the engine's, one module per area, each with `register(commands)`.
-
-`commands` is the argparse sub-parsers object; a `bench` sub-command adds itself under the existing
-`bench` parser via `bench_parsers(commands)`.
-"""
+"""Sub-commands of `uno-arena` beyond the engine's, one module per area, each with `register(commands)`
+(`commands`: the argparse sub-parsers object)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
-from typing import Any, Protocol, TextIO, TypeVar
+from typing import Any
 
 
 def subparsers_of(commands: Any, name: str, help_text: str, dest: str) -> Any:
@@ -22,48 +17,6 @@ def subparsers_of(commands: Any, name: str, help_text: str, dest: str) -> Any:
         if isinstance(action, argparse._SubParsersAction):
             return action
     return existing.add_subparsers(dest=dest, required=True, metavar="ACTION")
-
-
-def bench_parsers(commands: Any) -> Any:
-    """The sub-parsers of `uno-arena bench`, so other areas can add `bench gateway`, `bench tournament`."""
-    return subparsers_of(commands, "bench", "benchmarks that print their figures", "bench_command")
-
-
-class BenchReport(Protocol):
-    """What a benchmark that runs an arena of processes returns: whether every check held."""
-
-    @property
-    def ok(self) -> bool: ...
-
-
-ReportT = TypeVar("ReportT", bound=BenchReport)
-
-
-def run_arena_bench(name: str, run: Callable[[TextIO], ReportT], to_json: Callable[[ReportT], str], *,
-                    as_json: bool) -> int:
-    """Run a benchmark of arena processes (`bench load`, `bench remote`): progress on stdout (stderr with
-    ``as_json``, the figures then JSON on stdout); a bad option is exit 2, an arena that failed exit 1, each one
-    line."""
-    import grpc
-
-    out = sys.stderr if as_json else sys.stdout
-    try:
-        report = run(out)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except RuntimeError as error:  # a process of the arena died or never came up
-        print(f"bench {name} failed: {error}", file=sys.stderr)
-        return 1
-    except grpc.RpcError as error:
-        code = error.code() if hasattr(error, "code") else None
-        details = error.details() if hasattr(error, "details") else str(error)
-        print(f"bench {name} failed: the arena answered {getattr(code, 'name', 'an error')}: {details}",
-              file=sys.stderr)
-        return 1
-    if as_json:
-        print(to_json(report), flush=True)
-    return 0 if report.ok else 1
 
 
 RULE_FLAGS = ("variant", "no_bluffing", "uno_penalty", "target_score", "scoring", "start_flip", "pairing")

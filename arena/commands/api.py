@@ -13,7 +13,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from arena.client import DEFAULT_TARGET, TARGET_ENV, ArenaClient, default_target
+from arena.client import ArenaClient
+from arena.client.connection import DEFAULT_TARGET, TARGET_ENV, default_target
 
 Body = Callable[[ArenaClient, argparse.Namespace], int]
 
@@ -54,7 +55,7 @@ def token_source(args: argparse.Namespace, token: str | None) -> str:
     """Where the token a command sends comes from, for a refusal's line (empty: no token was sent)."""
     import os
 
-    from arena.client import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV
+    from arena.client.connection import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV
 
     token_file = getattr(args, "token_file", None)
     if token_file:
@@ -86,7 +87,8 @@ def run_client(args: argparse.Namespace, body: Body, token: str | None = None, *
     a refused token is told to replace."""
     import grpc
 
-    from arena.client import rpc_error_line, token_from
+    from arena.client import rpc_error_line
+    from arena.client.connection import token_from
 
     try:
         args.target = server_address(getattr(args, "server", None), getattr(args, "target_address", None))

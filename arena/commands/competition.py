@@ -22,20 +22,11 @@ import json
 import sys
 from typing import Any
 
-from arena.client import (
-    BATCH_NOTE,
-    OPENSKILL_NOTE,
-    ArenaClient,
-    aligned,
-    batch_cells,
-    batch_scope,
-    one_line,
-    plain,
-    ranked_by_text,
-    verdict_lines,
-)
+from arena.client import ArenaClient, one_line, plain
+from arena.client.legends import BATCH_NOTE, OPENSKILL_NOTE, batch_scope
 from arena.commands import add_rule_options, not_negative, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
+from arena.commands.tables import aligned, batch_cells, ranked_by_text, verdict_lines
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
 from arena.tournament.status import CompetitionStatus

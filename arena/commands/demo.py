@@ -11,13 +11,14 @@ from arena.commands import add_rule_options
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from arena.commands.tables import watch
     from arena.demo import DemoOptions, run_demo
 
     options = DemoOptions(seats=args.seats, deals=args.deals, duplicate=not args.no_duplicate,
                           target_score=args.target_score, variant=args.variant, seed=args.seed,
                           out_dir=Path(args.out) if args.out else None, keep_running=args.keep_running,
                           web_port=args.web_port)
-    return run_demo(options, sys.stdout)
+    return run_demo(options, sys.stdout, watch)
 
 
 def register(commands: Any) -> None:

@@ -1,4 +1,4 @@
-"""`uno-arena serve`, `match`, `bot run|check|register` and `bench gateway`: the gateway's commands.
+"""`uno-arena serve`, `match`, `bot run|check|register`: the gateway's commands.
 
     uno-arena serve [--address 127.0.0.1:50051] [--metrics-port 9100] [--reuse-port]
                     [--admin-token-file FILE | --generate-admin-token FILE | --insecure-no-admin-token]
@@ -20,11 +20,12 @@
         --drain-timeout + 5 s, 10 s at the latest (a watchdog ends it with code 1 past that).
     uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed N] [--json]
         One match between built-in bots (played in process) and registered bots. It runs an arena in process
-        (arena.commands.inprocess: a gateway with the organizer API on $REDIS_URL, else an embedded Redis) on
-        --address (default 127.0.0.1:50051) and waits --wait seconds for the named bots to connect to it; with
-        --relay the bots are reached through Redis and whichever gateway already holds them (`uno-arena serve` on
-        the same $REDIS_URL). The named bots must be registered in the arena's registry; --register registers the
-        unknown ones through RegisterBot and prints their tokens (handy with the embedded Redis).
+        (arena.local_arena.inprocess_arena: a gateway with the organizer API on $REDIS_URL, else an embedded Redis)
+        on --address (default 127.0.0.1:50051) and waits --wait seconds for the named bots to connect to it; their
+        seats reach them as a tournament's do, through Redis and the gateway holding them (with --relay, whichever
+        gateway already holds them: `uno-arena serve` on the same $REDIS_URL). The named bots must be registered in
+        the arena's registry; --register registers the unknown ones through RegisterBot and prints their tokens
+        (handy with the embedded Redis).
     uno-arena bot run random|heuristic --target HOST:PORT [--token-file FILE | --token TOKEN]
         A built-in bot as a remote bot, through the Python kit (bots/kit.py). The token: --token (visible to
         every user of the machine in `ps`), else --token-file, else $UNO_ARENA_BOT_TOKEN, else the file
@@ -34,7 +35,7 @@
         Conformance: runs an arena in process (a gateway on --address, default a free port, with a private store of
         its own: an embedded redis-server on a Unix socket, gone at the end, so the check writes nothing, no bot
         and no incident, into the arena of $REDIS_URL), waits for the bot (started by --run, or by you) and runs
-        the scripted checks of arena.server.conformance; exit status 0 when all pass, 1 when some fail, 2 for bad
+        the scripted checks of arena.conformance; exit status 0 when all pass, 1 when some fail, 2 for bad
         input (a token the registry refuses), 130 when interrupted. It always ends with a verdict per check and a
         summary: the checks' time is bounded (--time-cap past the wait), a --run bot that exits fails the check
         under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the bot's process
@@ -46,13 +47,6 @@
         says so with its answer, ``Decision.bot_error``) fails ``code-errors``, the first traceback shown. An
         empty --run is refused at once; a --run program that cannot be started gets a verdict per check, the
         summary and a line naming the command.
-    uno-arena bench gateway [--matches 64] [--seconds 10]
-        Remote random bots over loopback vs a bare grpc.aio echo (arena.bench.gateway).
-    uno-arena bench abuse [--attacks pong-flood,...] [--seconds 5] [--rounds 2] [--hosted] [--json]
-        A well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse); --hosted: a
-        hosted bot beside hostile hosted bots, a bot that attacks outside its check and archive bombs sent to
-        the organizer API (arena.bench.hosted_abuse; needs bwrap).
-
     TLS: `serve --tls-cert FILE --tls-key FILE` serves bots and the organizer API over TLS; `bot run --tls
     [--tls-ca FILE]` connects with it. Limits: `serve --message-rate/--message-burst/--max-new-streams`.
 """
@@ -61,27 +55,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import contextlib
 import json
 import os
 import secrets
-import shlex
 import signal
-import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from arena.commands import add_rule_options, bench_parsers, rules_from_args, subparsers_of
+from arena.commands import add_rule_options, rules_from_args, subparsers_of
 from arena.commands.archive_dir import ArchiveDirError, add_archive_dir_option, use_archive_dir
-from arena.commands.inprocess import InProcessArena, arena_store, inprocess_arena, organizer_services
+from arena.commands.run_command import missing_script
+from arena.hosting.check import CHECK_BUDGET_S
+from arena.local_arena import InProcessArena, arena_store, inprocess_arena, organizer_services
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
-
-if TYPE_CHECKING:
-    from arena.server.conformance import CheckProgress, CheckResult
 
 EXIT_WITHIN_S = 10.0
 """A stopping `serve` (SIGTERM) exits within this, whatever happens: past it, it exits at once (code 1)."""
@@ -144,7 +135,7 @@ def serve_admin_token(args: argparse.Namespace) -> tuple[str, str]:
     none and neither --generate-admin-token nor --insecure-no-admin-token was given, or they conflict."""
     import secrets
 
-    from arena.client import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV, token_from, write_secret_file
+    from arena.client.connection import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV, token_from, write_secret_file
 
     token = token_from(token_file=args.admin_token_file)
     if token:
@@ -327,21 +318,19 @@ async def _admit(arena: InProcessArena, remote: list[str], register: bool, share
 
 async def _play_match(arena: InProcessArena, store: Any, config: Any, names: list[str], remote: list[str],
                       args: argparse.Namespace, stop: asyncio.Event) -> int:
-    import functools
-
+    """The match, its registered bots seated as in production (through Redis and the gateway holding them: this
+    one, or with --relay the arena's own)."""
     from arena.runner import EndReason, Seat, run_match
-    from arena.server.remote_seat import RemoteSeat
     from arena.service.seating import local_bot_seed, seat_for
     from bots import make_bot
 
-    remote_seat = None if args.relay else functools.partial(RemoteSeat, arena.gateway)
-    seats: list[Seat] = [seat_for(name, seed=local_bot_seed(args.seed, index), make_bot=make_bot, relay=store,
-                                  remote=remote_seat) for index, name in enumerate(names)]
+    seats: list[Seat] = [seat_for(name, seed=local_bot_seed(args.seed, index), make_bot=make_bot, relay=store)
+                         for index, name in enumerate(names)]
     if remote and not args.relay:
         print(f"gateway on port {arena.server.port}: waiting up to {args.wait:g} s for {', '.join(remote)}",
               file=sys.stderr, flush=True)
         try:
-            await asyncio.gather(*(arena.gateway.wait_for_bot(n, args.wait) for n in remote))
+            await asyncio.gather(*(arena.gateway.registry.wait_for_bot(n, args.wait) for n in remote))
         except TimeoutError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
@@ -398,81 +387,17 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     return 0
 
 
-CHECK_BUDGET_S = 420.0
-"""Past the wait for the bot, every check together ends within this (a safety net over the per-check budgets)."""
-BOT_STOP_GRACE_S = 3.0
-"""A bot under check gets this long to exit after SIGTERM; then its process group is killed."""
-OUTPUT_TAIL_LINES = 20
-
-
-class BotProcess:
-    """The bot command of `bot check --run`: its own process group (so a bot that starts children, a shell or
-    node, is stopped whole), its output kept (the last lines, shown when it exits or a check fails), its exit
-    noticed at once."""
-
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self.argv = argv
-        self.env = env
-        self.process: asyncio.subprocess.Process | None = None
-        self.tail: collections.deque[str] = collections.deque(maxlen=OUTPUT_TAIL_LINES)
-        self.tracebacks = 0
-        self._reader: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        """Start it; OSError (a program that does not exist or cannot run) as is."""
-        self.process = await asyncio.create_subprocess_exec(
-            *self.argv, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        self._reader = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        while line := await self.process.stdout.readline():
-            text = line.decode("utf-8", "replace").rstrip()
-            if text.startswith("Traceback (most recent call last)"):
-                self.tracebacks += 1
-            self.tail.append(text)
-
-    async def exited(self) -> int:
-        """Its exit status, once it has exited (its output read to the end)."""
-        assert self.process is not None
-        code = await self.process.wait()
-        if self._reader is not None:
-            await asyncio.wait({self._reader}, timeout=1.0)
-        return code
-
-    async def drained(self, timeout: float) -> None:
-        """Wait up to ``timeout`` for its output to be read to the end (after a kill: what it wrote before)."""
-        if self._reader is not None:
-            await asyncio.wait({self._reader}, timeout=timeout)
-
-    def kill_group(self, sig: int) -> None:
-        if self.process is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, sig)
-
-    async def stop(self) -> None:
-        """SIGTERM to its process group, SIGKILL after :data:`BOT_STOP_GRACE_S`; reaped either way."""
-        if self.process is None:
-            return
-        self.kill_group(signal.SIGTERM)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.process.wait(), BOT_STOP_GRACE_S)
-        self.kill_group(signal.SIGKILL)  # also whatever it left behind in its group
-        await self.process.wait()
-        if self._reader is not None:
-            self._reader.cancel()
-
-
-def _describe_exit(code: int) -> str:
-    if code < 0:
-        with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(-code).name}"
-        return f"killed by signal {-code}"
-    return f"exited with code {code}"
-
-
 def cmd_bot_check(args: argparse.Namespace) -> int:
+    from arena.conformance.run import (
+        CheckOptions,
+        CheckRefused,
+        CheckRun,
+        copy_identity,
+        host_identity,
+        private_check_store,
+        run_argv,
+    )
+    from arena.server.gateway.server import AddressInUse
     from bots.kit import BOT_TOKEN_ENV, BOT_TOKEN_FILE_ENV, bot_token
 
     given = ""
@@ -491,300 +416,43 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
         print(f"error: --time-cap must be more than 0 and at most {CHECK_BUDGET_S:g} seconds, got {args.time_cap:g}",
               file=sys.stderr)
         return 2
-    argv: list[str] = []
-    if args.run is not None:
-        try:
-            argv = shlex.split(args.run)
-        except ValueError as error:
-            print(f"error: --run: {error}", file=sys.stderr)
-            return 2
-        if not argv:
-            print("error: --run is empty: give the command that starts the bot (e.g. --run \"python mybot.py "
-                  "--target {target}\"), or leave --run out and start the bot yourself", file=sys.stderr)
-            return 2
-        try:
-            for part in argv:
-                part.format(target="", token="", name="")
-        except (KeyError, IndexError, ValueError) as error:
-            print(f"error: --run: only {{target}}, {{token}} and {{name}} are filled in ({error!r}); "
-                  "write a literal brace twice", file=sys.stderr)
-            return 2
-        from pathlib import Path
-
-        from arena.commands.run_command import missing_script
-
-        missing = missing_script(argv, Path.cwd())
-        if missing:
-            print(f"error: {missing}", file=sys.stderr)
-            return 2
+    options = CheckOptions(args.address, args.unix_socket or "", args.wait,
+                           CHECK_BUDGET_S if args.time_cap is None else args.time_cap,
+                           args.decision_deadline_ms / 1000.0)
     try:
+        argv = run_argv(args.run) if args.run is not None else []
+        missing = missing_script(argv, Path.cwd()) if argv else ""
+        if missing:
+            raise CheckRefused(missing)
         with private_check_store() as store:
             name: str | None = None
             token = given
             if given:  # the bot's own identity, read from the arena's registry, copied into the private one
-                name = _copy_identity(given, store)
+                name = copy_identity(given, store)
             elif args.hosted_version is not None:  # as the bot host runs it: a host token of its version
-                try:
-                    store.bots.register(args.name)
-                    token = store.bots.issue_host_token(args.name, args.hosted_version)
-                except ValueError as error:
-                    raise CheckRefused(f"--name/--hosted-version: {error}") from None
-                name = args.name
-            return _run_check(args, store, name, token, argv)
-    except CheckRefused as error:
+                name, token = args.name, host_identity(store, args.name, args.hosted_version)
+            run = CheckRun(store, options, name=name, token=token, new_name=args.name or "", argv=argv,
+                           command=args.run or "", say=_say)
+
+            async def check() -> int:
+                stop = asyncio.Event()
+                stop_on_signals(stop, ": stopping the bot and exiting now", 130, run.kill_bot)
+                report = await run.run(stop)
+                for line in report.lines():
+                    print(line, flush=True)
+                if report.error:
+                    print(f"error: {report.error}", file=sys.stderr, flush=True)
+                return report.code
+
+            return asyncio.run(check())
+    except (CheckRefused, AddressInUse) as error:  # AddressInUse: the check's gateway shares no port
         print(f"error: {error}", file=sys.stderr)
         return 2
 
 
-class CheckRefused(Exception):
-    """Bad input to `bot check`, said in one line (exit 2)."""
-
-
-@contextlib.contextmanager
-def private_check_store() -> Iterator[Any]:
-    """The check's own store: an embedded redis-server of its own on a Unix socket (no port), stopped and its
-    folder removed at the end, so nothing of a check is left anywhere."""
-    from arena.store import Store
-    from arena.store.embedded import RedisServer, RedisServerError
-
-    try:
-        server = RedisServer(unix_socket=True).start()
-    except RedisServerError as error:
-        raise CheckRefused(f"the check's private store could not start: {error}") from None
-    try:
-        store = Store.from_url(server.url)
-        try:
-            yield store
-        finally:
-            store.close()
-    finally:
-        server.close()
-
-
-def _copy_identity(token: str, into: Any) -> str:
-    """The name of the bot ``token`` belongs to in the arena of $REDIS_URL (only read), its identity copied into the
-    private store ``into``; :class:`CheckRefused` for a token that arena refuses, or no arena to ask."""
-    from arena.store import InvalidToken, Store, StoreConfigError
-    from arena.store.errors import UnknownBot
-
-    url = os.environ.get("REDIS_URL", "")
-    if not url:
-        raise CheckRefused("invalid token: no arena to check it against ($REDIS_URL is not set): export the "
-                           "arena's REDIS_URL, or leave the token out (the check then registers a bot of its own)")
-    try:
-        arena = Store.from_url(url)
-    except (ValueError, StoreConfigError) as error:
-        raise CheckRefused(f"$REDIS_URL: {error}") from None
-    try:
-        arena.check_reachable()  # one line naming the Redis when it cannot be reached
-        name = arena.bots.verify_token(token).name
-        arena.bots.copy_identity(name, into.bots)
-        return str(name)
-    except (InvalidToken, ValueError, UnknownBot, StoreConfigError) as error:
-        raise CheckRefused(str(error)) from None
-    finally:
-        arena.close()
-
-
-async def _time_cap(progress: CheckProgress, wait_s: float, cap_s: float) -> None:
-    """Returns once the checks had ``cap_s`` seconds since the bot connected (or since the wait for it ended)."""
-    loop = asyncio.get_running_loop()
-    wait_ends = loop.time() + wait_s
-    while not progress.results and loop.time() < wait_ends:
-        await asyncio.sleep(0.1)
-    await asyncio.sleep(cap_s)
-
-
-async def _check_verdicts(progress: CheckProgress, running: asyncio.Future[list[CheckResult]],
-                          stopped: asyncio.Future[Any], exited: asyncio.Future[int] | None,
-                          budget_s: float) -> tuple[list[CheckResult], int]:
-    """`bot-check`'s verdicts once the checks ended, a signal stopped them, the bot exited or ``budget_s`` ran out
-    (the checks are then cancelled), and the exit code if any failed: 130 when interrupted, else 1."""
-    if running.done() and not running.cancelled() and running.exception() is not None:
-        failure = running.exception()
-        return progress.verdicts(f"the arena's check itself failed: {type(failure).__name__}: {failure}"), 1
-    if running.done():
-        return running.result(), 1
-    running.cancel()
-    await asyncio.wait({running}, timeout=5.0)
-    if stopped.done():
-        return progress.verdicts("interrupted (SIGINT/SIGTERM)"), 130
-    if exited is not None and exited.done():
-        return progress.verdicts(f"the bot {_describe_exit(exited.result())} during this check"), 1
-    return progress.verdicts(f"the checks did not end within {budget_s:g} s of the bot's connection (the check's "
-                             "time cap): a bot that answers well within its deadline ends them in well under a "
-                             "minute"), 1
-
-
-def _run_check(args: argparse.Namespace, store: Any, name: str | None, token: str, argv: list[str]) -> int:
-    """The checks against bot ``name`` (None: one registered here through RegisterBot) on an arena started in this
-    process on the check's private ``store``, raced against the bot's exit, Ctrl-C/SIGTERM (the bot is stopped,
-    every check gets a verdict) and the time cap (``--time-cap``, else :data:`CHECK_BUDGET_S`, past the wait)."""
-    import grpc
-
-    from arena.client import rpc_error_line
-    from arena.server.conformance import CheckProgress, all_passed, code_errors_check, run_checks
-
-    bot: BotProcess | None = None
-
-    async def check() -> int:
-        stop = asyncio.Event()
-
-        def kill_bot() -> None:
-            if bot is not None:
-                bot.kill_group(signal.SIGKILL)
-
-        stop_on_signals(stop, ": stopping the bot and exiting now", 130, kill_bot)
-        async with inprocess_arena(store, args.address, args.unix_socket or "") as arena:
-            if name is not None:
-                return await checks(arena, stop, name, token)
-            new_name = args.name or f"check-{uuid.uuid4().hex[:8]}"
-            try:
-                new_token = await arena.register(new_name)
-            except grpc.RpcError as error:
-                print(f"error: cannot register bot {new_name!r} for the check: {rpc_error_line(error, arena.address)}"
-                      " (give the bot's own token with --token-file, or another --name)", file=sys.stderr)
-                return 2
-            return await checks(arena, stop, new_name, new_token)
-
-    async def checks(arena: InProcessArena, stop: asyncio.Event, name: str, token: str) -> int:
-        nonlocal bot
-        target = arena.bot_address
-        progress = CheckProgress()
-        waiting: set[asyncio.Future[Any]] = set()
-        try:
-            if argv:
-                command = [part.format(target=target, token=token, name=name) for part in argv]
-                # The token is in the child's environment too, so the command need not show it to `ps`.
-                bot = BotProcess(command, dict(os.environ, UNO_ARENA_BOT_TOKEN=token, UNO_ARENA_TOKEN=token,
-                                               UNO_ARENA_TARGET=target, PYTHONUNBUFFERED="1"))
-                try:
-                    await bot.start()
-                except OSError as error:
-                    bot = None
-                    failed = progress.verdicts(f"the bot could not be started: {error}")
-                    for result in failed:
-                        print(result.line(), flush=True)
-                    print(f"0 of {len(failed)} checks passed", flush=True)
-                    print("some checks failed", flush=True)
-                    print(f"error: --run: cannot start {command[0]!r}: {error.strerror or error}; check the "
-                          "command's spelling and that the program is on PATH (or give its path)", file=sys.stderr,
-                          flush=True)
-                    return 1
-                print(f"started: {args.run} (pid {bot.process.pid if bot.process else '?'})", file=sys.stderr,
-                      flush=True)
-            else:
-                print(f"start your bot with target {target} and token {token} (bot {name}); waiting "
-                      f"{args.wait:g} s", flush=True)
-            from bots import make_bot
-
-            cap = args.time_cap if args.time_cap is not None else CHECK_BUDGET_S
-            running = asyncio.ensure_future(run_checks(arena.gateway, name, make_bot=make_bot,
-                                                       decision_deadline_s=args.decision_deadline_ms / 1000.0,
-                                                       wait_s=args.wait, progress=progress))
-            stopped = asyncio.ensure_future(stop.wait())
-            exited = asyncio.ensure_future(bot.exited()) if bot is not None else None
-            capped = asyncio.ensure_future(_time_cap(progress, args.wait, cap))
-            waiting = {running, stopped, capped, *([exited] if exited is not None else [])}
-            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            results, code = await _check_verdicts(progress, running, stopped, exited, cap)
-            if bot is not None and stopped.done():  # the signal killed it: its last lines are still in the pipe
-                await bot.drained(1.0)
-            results = _with_code_errors(results, arena, name)
-            for result in results:
-                print(result.line(), flush=True)
-            if bot is not None:
-                _print_bot_output(bot, exited, results)
-            ok = all_passed(results)
-            passed = sum(r.passed for r in results)
-            print(f"{passed} of {len(results)} checks passed", flush=True)
-            print("all checks passed" if ok else "some checks failed", flush=True)
-            return 0 if ok else code
-        finally:
-            for future in waiting:
-                future.cancel()
-            if bot is not None:
-                await bot.stop()
-
-    def _with_code_errors(results: list[CheckResult], arena: InProcessArena, name: str) -> list[CheckResult]:
-        """A run stopped early still shows the bot's own code errors reported so far (the ``code-errors`` check)."""
-        if arena.gateway.code_errors(name).first is None:
-            return results
-        return [code_errors_check(arena.gateway, name) if r.name == "code-errors" else r for r in results]
-
-    def _print_bot_output(bot: BotProcess, exited: asyncio.Future[int] | None,
-                          results: list[CheckResult]) -> None:
-        if exited is not None and exited.done():
-            print(f"the bot {_describe_exit(exited.result())}", flush=True)
-        if bot.tracebacks:
-            print(f"warning: the bot wrote {bot.tracebacks} Python traceback(s) to its output", flush=True)
-        if bot.tail and ((exited is not None and exited.done()) or bot.tracebacks or not all_passed(results)):
-            print(f"last {len(bot.tail)} lines of the bot's output (stdout and stderr):", flush=True)
-            for line in bot.tail:
-                print(f"  | {line}", flush=True)
-
-    from arena.server.gateway.server import AddressInUse
-
-    try:
-        return asyncio.run(check())
-    except AddressInUse as error:  # another arena listens at --address: the check's gateway shares no port
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-
-
-# ------------------------------------------------------------------------------------------------
-# bench gateway
-# ------------------------------------------------------------------------------------------------
-
-
-def cmd_bench_abuse(args: argparse.Namespace) -> int:
-    from arena.bench import abuse, hosted_abuse
-
-    known = hosted_abuse.ATTACKS if args.hosted else abuse.ATTACKS
-    attacks = [a.strip() for a in (args.attacks or ",".join(known)).split(",") if a.strip()]
-    unknown = [a for a in attacks if a not in known]
-    if unknown or not attacks:
-        mode = " with --hosted" if args.hosted else ""
-        print(f"--attacks: unknown {', '.join(unknown) or 'none given'} (known{mode}: {', '.join(known)})",
-              file=sys.stderr)
-        return 2
-    if args.hosted:
-        return _bench_hosted_abuse(args, attacks)
-    figures = abuse.run_abuse_bench(attacks=attacks, seconds=args.seconds, warmup=args.warmup, matches=args.matches,
-                              think_ms=args.think_ms, rounds=args.rounds or 2)
-    if args.json:
-        print(json.dumps(figures))
-    return 0
-
-
-def _bench_hosted_abuse(args: argparse.Namespace, attacks: list[str]) -> int:
-    from arena.bench.hosted_abuse import HostedAbuseOptions, run_hosted_abuse_bench
-    from arena.hosting.sandbox import sandbox_missing
-
-    missing = sandbox_missing()
-    if missing:
-        print(f"bench abuse --hosted needs the bot host's sandbox: {missing}", file=sys.stderr)
-        return 2
-    options = HostedAbuseOptions(attacks=tuple(attacks), seconds=args.seconds, warmup=args.warmup,
-                                 matches=args.matches, think_ms=args.think_ms, rounds=args.rounds or 1)
-    try:
-        figures = run_hosted_abuse_bench(options, sys.stderr if args.json else sys.stdout)
-    except RuntimeError as error:
-        print(f"bench abuse --hosted failed: {error}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(figures))
-    return 0
-
-
-def cmd_bench_gateway(args: argparse.Namespace) -> int:
-    from arena.bench.gateway import run_gateway_bench
-
-    figures = run_gateway_bench(matches=args.matches, seconds=args.seconds, warmup=args.warmup,
-                                players=args.players, bots=args.bots, kit=args.kit, rounds=args.rounds)
-    if args.json:
-        print(json.dumps(figures))
-    return 0
+def _say(line: str) -> None:
+    """`bot check`'s progress: how to start the bot on stdout, the started bot's pid on stderr."""
+    print(line, file=sys.stderr if line.startswith("started: ") else sys.stdout, flush=True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -793,7 +461,7 @@ def cmd_bench_gateway(args: argparse.Namespace) -> int:
 
 
 def register(commands: Any) -> None:
-    """Add `serve`, `match`, `bot run|check` and `bench gateway` (`bots register` is the organizer API's)."""
+    """Add `serve`, `match` and `bot run|check` (`bots register` is the organizer API's)."""
     serve = commands.add_parser("serve", help="run the bot gateway (gRPC, health, reflection, relay, /metrics)")
     serve.add_argument("--address", default=None, help="listen address (default $UNO_ARENA_GRPC_ADDR or "
                                                        "127.0.0.1:50051: give 0.0.0.0:50051 to be reached "
@@ -898,36 +566,3 @@ def register(commands: Any) -> None:
                        help="the bot host's: check --name as the host runs it, with a host token of this version")
     check.add_argument("--deadline-ms", dest="decision_deadline_ms", type=int, default=DEFAULT_DECISION_DEADLINE_MS)
     check.set_defaults(func=cmd_bot_check, long_running=True)
-
-    gateway = bench_parsers(commands).add_parser("gateway", help="remote random bots over loopback vs a grpc echo")
-    gateway.add_argument("--matches", type=int, default=64, help="concurrent matches")
-    gateway.add_argument("--seconds", type=float, default=10.0, help="measuring time of each part")
-    gateway.add_argument("--warmup", type=float, default=2.0)
-    gateway.add_argument("--rounds", type=int, default=2,
-                         help="interleaved rounds of the three measurements; the best of each is kept")
-    gateway.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="N")
-    gateway.add_argument("--bots", type=int, default=4, help="bot connections (streams)")
-    gateway.add_argument("--kit", action="store_true",
-                         help="bots decide through the full Python kit (engine types) instead of from the message")
-    gateway.add_argument("--json", action="store_true")
-    gateway.set_defaults(func=cmd_bench_gateway, long_running=True)
-
-    abuse = bench_parsers(commands).add_parser(
-        "abuse", help="a well-behaved bot's decisions/s and p99 without and with each attack (arena.bench.abuse)")
-    abuse.add_argument("--attacks", default=None,
-                       help="comma-separated: pong-flood, reconnect-storm, garbage, tcp-garbage, no-read "
-                            "(default all); with --hosted: tcp, snoop, fork-bomb, memory-bomb, disk-fill, spin, "
-                            "stdout-flood, never-connect, keyring-counter, api-tail-counter, inode-flood, "
-                            "bomb-inside, outside-check, bomb-tar, bomb-tar.gz, bomb-zip (default all)")
-    abuse.add_argument("--hosted", action="store_true",
-                       help="a well-behaved bot run by the bot host (Redis, `serve` and `host` with bwrap, each its "
-                            "own process) beside hostile hosted bots (arena.bench.hosted_abuse)")
-    abuse.add_argument("--seconds", type=float, default=5.0, help="measuring time without and with each attack")
-    abuse.add_argument("--warmup", type=float, default=1.0, help="seconds after an attack starts before measuring")
-    abuse.add_argument("--matches", type=int, default=8, help="the well-behaved bot's matches at once")
-    abuse.add_argument("--think-ms", type=float, default=10.0, help="its opponent's time per move (paces the load)")
-    abuse.add_argument("--rounds", type=int, default=None,
-                       help="interleaved rounds of every measurement; the best of each side is kept (default 2; "
-                            "1 with --hosted)")
-    abuse.add_argument("--json", action="store_true")
-    abuse.set_defaults(func=cmd_bench_abuse, long_running=True)

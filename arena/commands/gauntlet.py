@@ -1,4 +1,4 @@
-"""`uno-arena gauntlet ...`: is my new version better? And `uno-arena bench ladder`: the matchmaking simulation.
+"""`uno-arena gauntlet ...`: is my new version better?
 
     uno-arena gauntlet --candidate BOT[@VERSION] --baseline BOT[@VERSION] [--opponents A,B] --seats K
                        [--max-blocks N] [--alpha 0.05] [--beta 0.05] [--mu0 0] [--mu1 0.05] [--min-blocks 16]
@@ -6,20 +6,13 @@
     uno-arena gauntlet list [--limit N] [--json]
     uno-arena gauntlet show ID [--json]
     uno-arena gauntlet verify ID [--deals]
-    uno-arena bench ladder [--field heuristic,heuristic,weakened,random,random] [--blocks 60] [--min-meetings 2]
-                           [--replicates 300] [--jobs 2]
-    uno-arena bench sprt [--runs 2000] [--mu0 0] [--mu1 0.05] [--alpha 0.05] [--beta 0.05] [--max-blocks 0]
-                         [--table both] [--old] [--seed 1] [--jobs 2]
 
 A gauntlet is started in the arena at ``--server`` (StartGauntlet, with the admin token as every organizer command
 takes it: :mod:`arena.commands.api`) and played there by the workers: built-in bots in the worker, registered bots
 through the relay and the gateway holding their stream. The command follows it (GetGauntlet) and prints the LLR and
 its bounds after every new block until it ends at a decision or at ``--max-blocks``; Ctrl-C stops following, not
 the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet); `gauntlet
-verify` checks an ended one's revealed seed, salt and secret against its commitment and re-derives its deals. `bench
-ladder` plays ladders on recorded games in process (:mod:`arena.bench.ladder`); `bench sprt` calibrates the
-sequential test on resampled real and synthetic block scores (:mod:`arena.bench.sprt`), in this process and
-``--jobs`` children.
+verify` checks an ended one's revealed seed, salt and secret against its commitment and re-derives its deals.
 
 Exit status of a gauntlet: 0 when it decided (accepted or rejected), 3 when the cap came first, 1 when it
 failed (a bot missing or of the wrong version, matches aborted) or the arena refused a call, 2 for bad
@@ -35,7 +28,7 @@ import time
 from typing import Any
 
 from arena.client import ArenaClient, plain
-from arena.commands import add_rule_options, bench_parsers, positive_int, rules_from_args
+from arena.commands import add_rule_options, rules_from_args
 from arena.commands.api import add_server_options, run_client
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import gauntlet_status
@@ -77,8 +70,8 @@ def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
 
 
 BIAS_AFTER_ACCEPTANCE = (0.0, 0.03)
-"""How high the mean printed after an acceptance read in `uno-arena bench sprt` (its ``bias|H1`` column at true
-gains of 1-3 x ``mu1``, every case; docs/benchmarks.md, Sequential test)."""
+"""How high the mean printed after an acceptance read in the sequential test's benchmark (its ``bias|H1``
+column at true gains of 1-3 x ``mu1``, every case; docs/benchmarks.md, Sequential test)."""
 
 
 def _cap_text(g: arena_pb2.Gauntlet) -> str:
@@ -130,7 +123,7 @@ def verdict_line(g: arena_pb2.Gauntlet) -> str:
                                                       + ("" if g.spec.max_blocks else " (the automatic cap)"),
                }.get(g.state, f"{state_name(g.state)}: {g.detail}")
     low, high = BIAS_AFTER_ACCEPTANCE
-    bias = (f"; after an acceptance it reads {low:+.2f} to {high:+.2f} high (bench sprt)"
+    bias = (f"; after an acceptance it reads {low:+.2f} to {high:+.2f} high (docs/benchmarks.md)"
             if g.state == arena_pb2.GAUNTLET_STATE_ACCEPTED else "")
     return (f"{g.gauntlet_id}: {verdict}  (blocks {g.blocks}, mean {g.mean_score:+.4f} not corrected for the early "
             f"stop{bias}; LLR {g.llr:+.3f} in [{g.llr_lower:.3f}, {g.llr_upper:.3f}])")
@@ -247,10 +240,6 @@ def cmd_gauntlet_verify(args: argparse.Namespace) -> int:
             print(f"gauntlet {g.gauntlet_id} is running: its seed and secret are revealed when it ends; verify it "
                   "then", file=sys.stderr)
             return 1
-        if not g.seed_commitment:
-            print(f"gauntlet {g.gauntlet_id} was created before seed commitments: nothing to check (its deals follow "
-                  f"its seed {g.spec.seed} alone)", file=sys.stderr)
-            return 1
         found = verify_gauntlet_seed(g.seed_commitment, g.spec.seed, g.seed_salt, g.seed_secret, g.blocks,
                                      g.spec.seats_per_table)
         if args.deals:
@@ -288,43 +277,6 @@ def cmd_gauntlet_show(args: argparse.Namespace) -> int:
     return run_client(args, body)
 
 
-def cmd_bench_ladder(args: argparse.Namespace) -> int:
-    from arena.bench.ladder import LadderSetup, report, run
-
-    try:
-        if args.jobs < 1:
-            raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
-        field = tuple(name.strip() for name in args.field.split(",") if name.strip())
-        setup = LadderSetup(field=field, blocks=args.blocks, min_meetings=args.min_meetings)
-        found = run(setup, args.replicates, args.jobs)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    for line in report(setup, args.replicates, found):
-        print(line)
-    return 0
-
-
-def cmd_bench_sprt(args: argparse.Namespace) -> int:
-    from arena.bench.sprt import calibrate_all, efficiency_all, efficiency_report, report
-
-    try:
-        if args.runs < 1 or args.jobs < 1:
-            raise ValueError(f"--runs and --jobs must be at least 1, got {args.runs} and {args.jobs}")
-        config = sprt_config(args.mu0, args.mu1, args.alpha, args.beta, args.max_blocks)
-        if args.table in ("rates", "both"):
-            for line in report(calibrate_all(config, args.runs, args.seed, jobs=args.jobs, old=args.old), config):
-                print(line, flush=True)
-        if args.table in ("blocks", "both"):
-            for line in efficiency_report(efficiency_all(config, args.runs, args.seed, jobs=args.jobs,
-                                                         previous=args.old), config):
-                print(line, flush=True)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def sprt_config(mu0: float, mu1: float, alpha: float, beta: float, max_blocks: int, min_blocks: int | None = None
                 ) -> Any:
     """The test of these options: a cap of 0 is the automatic one (ValueError naming a bad option)."""
@@ -352,7 +304,7 @@ def _whole(text: str) -> int:
 
 
 def register(commands: Any) -> None:
-    """Add `gauntlet` (run, list, show) and `bench ladder`."""
+    """Add `gauntlet` (run, list, show, verify)."""
     from arena.tournament.sprt import (
         DEFAULT_ALPHA,
         DEFAULT_BETA,
@@ -411,36 +363,3 @@ def register(commands: Any) -> None:
     verify.add_argument("--deals", action="store_true", help="print the deal seed of every seat of every block")
     add_server_options(verify)
     verify.set_defaults(func=cmd_gauntlet_verify)
-
-    ladder = bench_parsers(commands).add_parser(
-        "ladder", help="matchmaking on recorded UNO games: the published ranking's accuracy for the blocks spent, "
-                       "informative against uniform pairing")
-    ladder.add_argument("--field", default="heuristic,heuristic,weakened,random,random",
-                        help="the entrants' built-in bots, comma-separated, a repeat is a copy (default "
-                             "heuristic,heuristic,weakened,random,random)")
-    ladder.add_argument("--blocks", type=positive_int, default=60, help="duplicate blocks a ladder (default 60)")
-    ladder.add_argument("--min-meetings", type=_whole, default=2,
-                        help="the floor of direct meetings a pair (default 2)")
-    ladder.add_argument("--replicates", type=positive_int, default=300,
-                        help="seeded ladders per policy (default 300)")
-    ladder.add_argument("--jobs", type=positive_int, default=2, help="processes (default 2)")
-    ladder.set_defaults(func=cmd_bench_ladder, long_running=True)
-
-    sprt = bench_parsers(commands).add_parser(
-        "sprt", help="the gauntlet's sequential test on resampled real and synthetic block scores: type I, "
-                     "type II, blocks, against the old normal test")
-    sprt.add_argument("--runs", type=_whole, default=2000, help="seeded runs per case and mean (default 2000)")
-    sprt.add_argument("--mu0", type=_number, default=DEFAULT_MU0, help=f"H0 (default {DEFAULT_MU0:g})")
-    sprt.add_argument("--mu1", type=_number, default=DEFAULT_MU1,
-                      help=f"H1, finishing points per match over the baseline (default {DEFAULT_MU1:g})")
-    sprt.add_argument("--alpha", type=_number, default=DEFAULT_ALPHA, help=f"(default {DEFAULT_ALPHA:g})")
-    sprt.add_argument("--beta", type=_number, default=DEFAULT_BETA, help=f"(default {DEFAULT_BETA:g})")
-    sprt.add_argument("--max-blocks", type=_whole, default=DEFAULT_MAX_BLOCKS,
-                      help="the cap of a run (default 0: the automatic cap, as `gauntlet`)")
-    sprt.add_argument("--table", choices=("rates", "blocks", "both"), default="both",
-                      help="error rates at mu0 and mu1, blocks at gains of 0-3 x mu1 against Wald's ASN, or both")
-    sprt.add_argument("--old", action="store_true",
-                      help="also run the old tests on the same streams (normal; the previous LLR for blocks)")
-    sprt.add_argument("--seed", type=_whole, default=1, help="seed of the runs (default 1)")
-    sprt.add_argument("--jobs", type=_whole, default=2, help="processes (default 2)")
-    sprt.set_defaults(func=cmd_bench_sprt, long_running=True)

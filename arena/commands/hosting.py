@@ -36,7 +36,7 @@ DEFAULT_GATEWAY_SOCKET = "/run/uno-arena/gateway.sock"
 
 def _author_token(args: argparse.Namespace) -> str | None:
     """The admin's token when configured (``--token-file`` or the environment), else the bot's own."""
-    from arena.client import token_from
+    from arena.client.connection import token_from
 
     if args.token_file or token_from():
         return None

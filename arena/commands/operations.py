@@ -1,8 +1,7 @@
-"""`uno-arena worker`, `uno-arena scheduler` and `uno-arena bench tournament`.
+"""`uno-arena worker` and `uno-arena scheduler`.
 
     uno-arena worker [--concurrency N] [--metrics-port P] [--loglevel INFO]
     uno-arena scheduler [--tick SECONDS]
-    uno-arena bench tournament [--matches N] [--rounds R] [--target-score P] [--variant flip|classic]
 
 Both processes need ``$REDIS_URL`` (the arena's Redis, the one its gateways use) and check at start that it
 answers: without it, or with a Redis they cannot reach, they exit at once (status 2) with one line naming it (the
@@ -32,7 +31,7 @@ import tempfile
 import threading
 from typing import Any
 
-from arena.commands import add_rule_options, bench_parsers, positive_int
+from arena.commands import positive_int
 from arena.tournament.spec import DEFAULT_MATCHES_PER_PROCESS
 
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -186,33 +185,8 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench_tournament(args: argparse.Namespace) -> int:
-    from arena.bench.tournament import run_tournament_bench
-
-    run_tournament_bench(
-        sys.stdout, matches=args.matches, target=args.target_score, variant=args.variant, rounds=args.rounds
-    )
-    return 0
-
-
-def cmd_bench_faults(args: argparse.Namespace) -> int:
-    from arena.bench.faults import FAULTS, FaultOptions, run_fault_bench
-
-    faults = [f.strip() for f in args.faults.split(",") if f.strip()] if args.faults else list(FAULTS)
-    unknown = [f for f in faults if f not in FAULTS]
-    if unknown:
-        print(f"error: --faults: unknown fault(s) {', '.join(unknown)}; choose from {', '.join(FAULTS)}",
-              file=sys.stderr)
-        return 2
-    if args.deals < 1:
-        print(f"error: --deals must be at least 1, got {args.deals}", file=sys.stderr)
-        return 2
-    options = FaultOptions(deals=args.deals, target=args.target_score, seed=args.seed)
-    return run_fault_bench(sys.stdout, faults, options)
-
-
 def register(commands: Any) -> None:
-    """Add `worker`, `scheduler`, `bench tournament` and `bench faults`."""
+    """Add `worker` and `scheduler`."""
     worker = commands.add_parser("worker", help="run a Celery worker (prefork) that plays tournaments")
     worker.add_argument("--concurrency", type=int, default=None, metavar="N", help="child processes (default: CPUs)")
     worker.add_argument("--metrics-port", type=int, default=None, metavar="P",
@@ -230,22 +204,3 @@ def register(commands: Any) -> None:
     scheduler.add_argument("--tick", type=float, default=10.0, metavar="SECONDS")
     scheduler.add_argument("--loglevel", default="INFO")
     scheduler.set_defaults(func=cmd_scheduler, long_running=True)
-
-    bench = bench_parsers(commands).add_parser(
-        "tournament", help="matches/s of built-in bots: in process vs Celery with 1 and 2 workers"
-    )
-    bench.add_argument("--matches", type=int, default=240, help="matches in the tournament (default 240)")
-    bench.add_argument("--rounds", type=int, default=3, help="repeat the three runs, keep the best (default 3)")
-    add_rule_options(bench, which=("variant", "target_score"))
-    bench.set_defaults(func=cmd_bench_tournament, long_running=True)
-
-    faults = bench_parsers(commands).add_parser(
-        "faults", help="each infrastructure fault against a tournament with remote kit bots, production settings"
-    )
-    faults.add_argument("--faults", default="", metavar="LIST",
-                        help="comma-separated faults to run (default: all: none, gateway-sigterm, gateway-kill, "
-                             "redis-restart, worker-child-kill, redis-refuses-writes)")
-    faults.add_argument("--deals", type=int, default=2, help="deals per table (default 2: 24 matches)")
-    add_rule_options(faults, target_score=150, which=("target_score",))
-    faults.add_argument("--seed", type=int, default=2026)
-    faults.set_defaults(func=cmd_bench_faults, long_running=True)

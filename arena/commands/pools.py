@@ -15,21 +15,10 @@ import argparse
 import json
 from typing import Any
 
-from arena.client import (
-    BATCH_NOTE,
-    INTERVAL_NOTE,
-    OPENSKILL_NOTE,
-    UNCLUSTERED_NOTE,
-    ArenaClient,
-    aligned,
-    batch_cells,
-    batch_scope,
-    one_line,
-    plain,
-    ranked_by_text,
-    verdict_lines,
-)
+from arena.client import ArenaClient, one_line, plain
+from arena.client.legends import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, batch_scope
 from arena.commands.api import add_server_options, run_client
+from arena.commands.tables import aligned, batch_cells, ranked_by_text, verdict_lines
 from arena.protocol import arena_pb2
 
 LEADERBOARD_HEADER = ("rank", "tier", "bot", "PL", "PL 95% CI", "PL ranks", "OpenSkill", "matches", "wins", "win%",

@@ -42,9 +42,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from arena.client import ArenaClient, plain, standings_text, state_name, watch
+from arena.client import ArenaClient, plain, state_name
 from arena.commands import add_rule_options, not_negative, positive_int, rules_from_args, subparsers_of
 from arena.commands.api import add_server_options, run_client
+from arena.commands.tables import standings_text, watch
 from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS, DUPLICATE_ORDERS, SAFE_DUPLICATE_ORDERS
 from arena.tournament.status import TournamentStatus
 
@@ -145,7 +146,7 @@ def _one_line(text: str) -> str:
 
 
 def _print_token(token: str, output: str | None) -> None:
-    from arena.client import write_secret_file
+    from arena.client.connection import write_secret_file
 
     if output:
         write_secret_file(output, token + "\n")
@@ -197,7 +198,7 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
     """`bot log NAME`: the bot's incident log; ``--follow`` keeps printing new incidents until Ctrl-C. The token:
     ``--token-file``, else the admin token of the environment, else the bot's ($UNO_ARENA_BOT_TOKEN, or the file
     $UNO_ARENA_BOT_TOKEN_FILE names)."""
-    from arena.client import follow_bot_log, incident_line, token_from
+    from arena.client.connection import token_from
     from arena.protocol import arena_pb2
 
     if args.limit < 0 or args.limit > 1000:
@@ -213,7 +214,7 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
 
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         if args.follow:
-            follow_bot_log(client, args.name, sys.stdout, limit=args.limit, poll_s=args.poll)
+            _follow_bot_log(client, args.name, args.limit, args.poll)
             return 0
         reply = client.get_bot_log(args.name, limit=args.limit)
         if args.json:
@@ -222,10 +223,35 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
         if not reply.incidents:
             print(f"no incidents logged for bot {args.name!r}")
         for incident in reply.incidents:
-            print(incident_line(incident))
+            print(_incident_line(incident))
         return 0
 
     return run_client(args, body, token, bot=args.name)
+
+
+def _incident_line(incident: Any) -> str:
+    """One line of a bot's incident log (a ``BotIncident`` message) for people: number, time, kind, where, what."""
+    from arena.store.incidents import incident_line
+
+    at = float(incident.at.seconds) if incident.HasField("at") else 0.0
+    return incident_line(incident.seq, at, incident.kind, incident.match_id, incident.decision_number,
+                         incident.request_id, incident.strike, incident.detail)
+
+
+def _follow_bot_log(client: ArenaClient, name: str, limit: int, poll_s: float) -> None:
+    """Print the newest incidents of bot ``name``, then each new one as it comes (polling every ``poll_s``), until
+    Ctrl-C."""
+    import time
+
+    response = client.get_bot_log(name, limit=limit)
+    last = response.last_seq
+    while True:
+        for incident in response.incidents:
+            print(_incident_line(incident), flush=True)
+            last = max(last, incident.seq)
+        if not response.incidents or last >= response.last_seq:  # caught up: wait for more
+            time.sleep(poll_s)
+        response = client.get_bot_log(name, after_seq=last)
 
 
 # -- tournaments ---------------------------------------------------------------------------------

@@ -5,8 +5,7 @@ read what it needs, and the seed is not revealed yet):
 
 1. the tournament (``GetTournament``): ``seed_commitment``, ``revealed_seed``, ``seed_salt``, ``seed_secret``;
    the commitment must be ``hex(SHA-256(salt || seed as 8-byte big-endian || secret))``
-   (:func:`arena.tournament.commitment.check_commitment`; no secret for a tournament created before secrets
-   existed);
+   (:func:`arena.tournament.commitment.check_commitment`);
 2. the spec (the tournament's, read by :func:`arena.protocol.specs.tournament_spec_from_proto`) and the
    recorded matches (``ListMatches``): the spec's seed must be the revealed one;
    the schedule is re-derived from the spec (:func:`arena.tournament.schedule`: tables, seats and each

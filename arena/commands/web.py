@@ -1,7 +1,6 @@
 """`uno-arena web`: serve the web front (arena/web) with uvicorn.
 
     uno-arena web [--address 127.0.0.1] [--port 8080] [--server HOST:PORT] [--grafana-url URL]
-    uno-arena bench web [--bots 1000] [--matches 100000] [--viewers 200]   # see arena/bench/web.py
 
 The pages read the organizer API at ``--server`` (default ``$UNO_ARENA_TARGET``, else ``localhost:50051``) as an
 anonymous caller: they show what the API shows everyone (no seed or replay of a running tournament). The admin
@@ -78,7 +77,8 @@ def trusted_proxies(text: str) -> list[str]:
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from arena.client import ArenaClient, token_from
+    from arena.client import ArenaClient
+    from arena.client.connection import token_from
     from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
     from arena.web.guard import NO_LIMITS
@@ -133,24 +133,8 @@ def cmd_web(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench_web(args: argparse.Namespace) -> int:
-    from arena.bench.web import WebBenchOptions, run_web_bench
-    from arena.web.app import DEFAULT_POLL_S
-
-    try:
-        options = WebBenchOptions(bots=args.bots, matches=args.matches, field=args.field, requests=args.requests,
-                                  viewers=args.viewers, live_matches=args.live_matches,
-                                  poll_s=DEFAULT_POLL_S if args.poll is None else args.poll)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    run_web_bench(options, sys.stdout)
-    return 0
-
-
 def register(commands: Any) -> None:
-    from arena.client import DEFAULT_TARGET, TARGET_ENV
-    from arena.commands import bench_parsers
+    from arena.client.connection import DEFAULT_TARGET, TARGET_ENV
 
     web = commands.add_parser("web", help="serve the web front: leaderboard, tournaments, replays, bots, status")
     web.add_argument("--address", default=DEFAULT_ADDRESS, help=f"address to listen on (default {DEFAULT_ADDRESS})")
@@ -177,16 +161,3 @@ def register(commands: Any) -> None:
                           "outside the web process (default 1)")
     web.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     web.set_defaults(func=cmd_web, long_running=True)
-
-    bench = bench_parsers(commands).add_parser(
-        "web", help="the web front with a big history (page p99) and 200 live viewers of a running tournament")
-    bench.add_argument("--bots", type=int, default=1000, help="registered bots (default 1000)")
-    bench.add_argument("--matches", type=int, default=100_000, help="recorded matches (default 100000)")
-    bench.add_argument("--field", type=int, default=45, help="bots per recorded tournament (default 45)")
-    bench.add_argument("--requests", type=int, default=100, help="timed requests per page (default 100)")
-    bench.add_argument("--viewers", type=int, default=200, help="live viewers of the running tournament (default 200)")
-    bench.add_argument("--live-matches", type=int, default=300,
-                       help="matches of the running tournament (default 300)")
-    bench.add_argument("--poll", type=float, default=None, metavar="SECONDS",
-                       help="the web front's live poll interval (default 0.5, as `uno-arena web`)")
-    bench.set_defaults(func=cmd_bench_web, long_running=True)

@@ -2,7 +2,7 @@
 
 The same source may run compiled (mypyc, :mod:`arena.engine.build`): :data:`COMPILED` says which engine this process
 loaded, and ``UNO_ARENA_ENGINE=pure`` in the environment loads the Python sources even where a compiled engine is
-built (the reference, and how `uno-arena bench engine` measures both).
+built (the reference, and how the engine benchmark measures both: docs/benchmarks.md).
 """
 
 import os as _os

@@ -22,7 +22,6 @@ ALL_COLORS = LIGHT_COLORS + DARK_COLORS
 
 NUMBER_KINDS = tuple(str(n) for n in range(10))
 WILD_KINDS = ("wild", "wild-draw2", "wild-draw4", "wild-draw-color")
-WILD_DRAW_KINDS = ("wild-draw2", "wild-draw4", "wild-draw-color")
 LIGHT_ACTION_KINDS = ("draw1", "reverse", "skip", "flip")
 DARK_ACTION_KINDS = ("draw5", "reverse", "skip-all", "flip")
 CLASSIC_ACTION_KINDS = ("draw2", "reverse", "skip")
@@ -149,10 +148,6 @@ def parse_card(text: str, variant: str = "flip") -> Card:
     _check_flip_face(light, LIGHT, text)
     _check_flip_face(dark, DARK, text)
     return Card(light, dark)
-
-
-def format_cards(cards: list[Card] | tuple[Card, ...]) -> str:
-    return " ".join(str(card) for card in cards)
 
 
 def flip_light_faces() -> list[Face]:

@@ -1095,7 +1095,3 @@ class Match:
             tuple(self.scores), self.round_number, self.dealer, self.round_winner, self.round_points,
             self.match_winner, len(self.events), len(self.actions), self._rng.getstate(),
         )
-
-    def count_cards(self) -> int:
-        """Cards in hands, draw pile and discard pile together (D5 conservation)."""
-        return sum(len(hand) for hand in self.hands) + len(self.draw) + len(self.discard)

@@ -15,7 +15,7 @@ offered a catch (``"play"``), the run of P2 passes, and whether a wild draw bein
 from the sampled hand of its player. The dealing is sequential and uniform among the cards that fit each hidden
 place, not an exact posterior over hands (what a seat could infer from an opponent's draws is not used).
 
-:func:`copy_match` copies a match cheaply (for trying actions on), and :func:`rollout` plays a round to its end
+:meth:`Match.copy` copies a match cheaply (for trying actions on), and :func:`rollout` plays a round to its end
 with a fast default policy; :func:`round_rewards` scores the ended round for each seat.
 """
 
@@ -310,16 +310,6 @@ def _walk_events(obs: Observation, state: _State) -> tuple[Event | None, Event |
             state.decisions += 1
             last_action = event
     return last_play, last_action
-
-
-def determinize(observation: Observation, rng: random.Random, rules: Rules | None = None) -> Match:
-    """One match consistent with ``observation`` (:class:`Determinizer`; make one of those to sample many)."""
-    return Determinizer(observation, rules).sample(rng)
-
-
-def copy_match(match: Match) -> Match:
-    """An independent copy of ``match`` to play on (its logs are copied too; see :meth:`Match.copy`)."""
-    return match.copy()
 
 
 def rollout(match: Match, rng: random.Random, max_decisions: int = 2000) -> int:

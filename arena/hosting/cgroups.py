@@ -266,22 +266,6 @@ def oom_kills(group: Cgroup) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class CpuStat:
-    """A group's CPU throttling: the quota periods it ran in, those it was held back in, and for how long."""
-
-    periods: int
-    throttled: int
-    throttled_s: float
-
-
-def cpu_stat(group: Cgroup) -> CpuStat:
-    stat = read_keyed(Path(group.cpu) / "cpu.stat")
-    throttled_s = stat.get("throttled_usec", 0) / 1e6 if group.mode is CgroupMode.V2 \
-        else stat.get("throttled_time", 0) / 1e9
-    return CpuStat(stat.get("nr_periods", 0), stat.get("nr_throttled", 0), throttled_s)
-
-
 def _processes(folder: Path) -> list[int]:
     with contextlib.suppress(OSError):
         return [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]

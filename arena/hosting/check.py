@@ -1,6 +1,6 @@
 """A new submission's admission: ``uno-arena bot check`` with the bot running in its sandbox, as in a live match.
 
-The check is the conformance check every author runs (:mod:`arena.server.conformance`), in a process of its own
+The check is the conformance check every author runs (:mod:`arena.conformance`), in a process of its own
 with a gateway and a store of its own (an embedded Redis on a Unix socket, gone at its end: nothing of a check is
 written into the live arena, no bot record and no incident). Its ``--run`` command is the sandbox's launcher
 (:mod:`arena.hosting.launch`) bound to the check's socket, which the sandbox shows at the same path as the live
@@ -33,6 +33,9 @@ CHECK_WAIT_S = 20.0
 CHECK_TIME_CAP_S = 90.0
 """Seconds every check together may take past the wait: a bot that answers well within its deadline takes about
 10-30 s; one that answers each decision just before it ran 89-126 s and held a check slot that long."""
+CHECK_BUDGET_S = 420.0
+"""The most ``bot check --time-cap`` takes: past the wait for the bot, every check together ends within this (a
+safety net over the per-check budgets)."""
 CHECK_SLACK_S = 30.0
 """Past the wait and the cap, the time the check's process has to start, give its verdict and stop its bot; then it
 is stopped (SIGTERM, then SIGKILL) and the submission rejected."""

@@ -37,7 +37,7 @@ from arena.hosting.identity import sandbox_uid
 from arena.hosting.process import STABLE_S, OutputTail, Run, SandboxedProcess, backoff_s, memory_limit_reached
 from arena.hosting.queue import Waiting, plan_checks
 from arena.hosting.sandbox import Limits, SandboxSpec, package_path
-from arena.relay.messages import drop_message
+from arena.relay.envelope import drop_message
 from arena.service.competitions import bots_without_memory
 from arena.store import Store
 from arena.store.errors import DeletedBot, UnknownBot

@@ -206,14 +206,3 @@ def program() -> bytes:
     if len(out) > 4096:  # BPF_MAXINSNS
         raise ValueError(f"the seccomp program has {len(out)} instructions, more than the kernel's 4096")
     return b"".join(out)
-
-
-def refused_table() -> list[tuple[str, str, str]]:
-    """(syscall, what happens, why), one row per rule of :data:`RULES` (for the docs)."""
-    rows = []
-    for rule in RULES:
-        outcome = "killed (SIGSYS)" if rule.outcome is Outcome.KILL else errno.errorcode[rule.errno]
-        if rule.only is not None:
-            outcome += f" ({rule.only.refused.value} {', '.join(hex(v) for v in rule.only.values)})"
-        rows.append((rule.syscall, outcome, rule.why))
-    return rows

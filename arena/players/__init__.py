@@ -5,14 +5,16 @@
   participant names reserved for them (the bots themselves live in the ``bots`` package, above the arena's core);
 - :mod:`arena.players.fallback`: :func:`fallback_action`, the safest legal action, played for a seat that gave no
   valid answer (by the runner, and by the Python kit when a bot's own code fails);
-- :mod:`arena.players.outcome`: why a match ended (:class:`EndReason`) and what a seat is told when its match
-  starts (:class:`SeatStart`) and ends (:class:`MatchSummary`).
+- :mod:`arena.players.outcome`: why a match ended (:class:`EndReason`), what a seat is told when its match
+  starts (:class:`SeatStart`) and ends (:class:`MatchSummary`), and the vocabularies of a remote decision
+  (:class:`DecideStatus`, :class:`DecisionOutcome`, :class:`Admission`).
 
 Imports nothing of the arena but the engine.
 """
 
 from .bot import BUILTIN_NAMES, Bot, BotFactory
 from .fallback import fallback_action
-from .outcome import EndReason, MatchSummary, SeatStart
+from .outcome import Admission, DecideStatus, DecisionOutcome, EndReason, MatchSummary, SeatStart
 
-__all__ = ["BUILTIN_NAMES", "Bot", "BotFactory", "EndReason", "MatchSummary", "SeatStart", "fallback_action"]
+__all__ = ["BUILTIN_NAMES", "Admission", "Bot", "BotFactory", "DecideStatus", "DecisionOutcome", "EndReason",
+           "MatchSummary", "SeatStart", "fallback_action"]

@@ -2,6 +2,8 @@
 
     from arena.protocol import bot_pb2, bot_pb2_grpc, arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2
 
+and the internal relay between workers and gateways (proto/uno_arena/relay/v1): `relay_pb2`.
+
 The modules are generated into `arena/protocol/_gen/` by `python -m arena.protocol.generate` and
 committed; `python -m arena.protocol.generate --check` fails when they are stale. Conversions between
 engine objects and messages live in `arena.protocol.convert`; the organizer API's state enums and the arena's
@@ -17,6 +19,7 @@ from arena.protocol._gen import (
     bot_pb2_grpc,
     cards_pb2,
     game_pb2,
+    relay_pb2,
 )
 
 # The protocol version of this package (uno_arena.v1), as sent in Hello and Welcome.
@@ -48,4 +51,5 @@ __all__ = [
     "bot_pb2_grpc",
     "cards_pb2",
     "game_pb2",
+    "relay_pb2",
 ]

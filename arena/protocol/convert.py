@@ -137,10 +137,6 @@ def action_to_proto(action: Action) -> cards_pb2.Action:
     return msg
 
 
-def actions_to_proto(actions: Iterable[Action]) -> list[cards_pb2.Action]:
-    return [action_to_proto(action) for action in actions]
-
-
 def action_from_proto(msg: cards_pb2.Action) -> Action:
     """The engine Action a message describes. Its legality is the engine's business, not checked here."""
     kind = _from_enum(ACTION_KIND_FROM_PROTO, msg.kind, "action kind")
@@ -339,12 +335,4 @@ def error_message(code: int, message: str, *, match_id: str = "", request_id: st
     INVALID_ARGUMENT) and `message` says clearly what was wrong."""
     return bot_pb2.Error(status=status_pb2.Status(code=code, message=message), match_id=match_id,
                          request_id=request_id)
-
-
-def chosen_action(request: bot_pb2.DecisionRequest, action_index: int) -> cards_pb2.Action:
-    """The legal action a Decision's `action_index` names; IndexError with a clear message if out of range."""
-    count = len(request.legal_actions)
-    if not 0 <= action_index < count:
-        raise IndexError(f"action_index {action_index} is out of range ({count} legal actions)")
-    return request.legal_actions[action_index]
 

@@ -1,4 +1,5 @@
-"""Regenerate the Python code of the protobuf contract (proto/uno_arena/v1/*.proto).
+"""Regenerate the Python code of the protobuf contract (proto/uno_arena/v1/*.proto) and of the internal relay
+(proto/uno_arena/relay/v1/*.proto, between workers and gateways; not in the protocol reference).
 
     python -m arena.protocol.generate          # rewrite arena/protocol/_gen/ from proto/
     python -m arena.protocol.generate --check  # exit 1 when the committed code is stale
@@ -28,24 +29,26 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent.parent
 PROTO_ROOT = REPO_ROOT / "proto"
 PROTO_PACKAGE_DIR = Path("uno_arena") / "v1"
+RELAY_PACKAGE_DIR = Path("uno_arena") / "relay" / "v1"
 GEN_DIR = PACKAGE_DIR / "_gen"
 GEN_PACKAGE = "arena.protocol._gen"
 COMMAND = "python -m arena.protocol.generate"
 
-_INIT_TEXT = f'''"""Generated Python code of proto/uno_arena/v1 (do not edit: run `{COMMAND}`).
+_INIT_TEXT = f'''"""Generated Python code of proto/uno_arena/v1 and proto/uno_arena/relay/v1 (do not edit: run
+`{COMMAND}`).
 
 Import it through `arena.protocol` (e.g. `from arena.protocol import bot_pb2, bot_pb2_grpc`).
 """
 '''
 
 _IMPORT_RE = re.compile(r"^from uno_arena\.v1 import ", re.MULTILINE)
-_MODULE_NAME_RE = re.compile(r"'uno_arena\.v1\.(\w+_pb2)'")
+_MODULE_NAME_RE = re.compile(r"'uno_arena\.(?:relay\.)?v1\.(\w+_pb2)'")
 _LEFTOVER_RE = re.compile(r"^\s*(from|import) uno_arena\b", re.MULTILINE)
 
 
-def proto_files() -> list[Path]:
-    """The contract's .proto files, relative to `proto/`, in a stable order."""
-    return sorted(p.relative_to(PROTO_ROOT) for p in (PROTO_ROOT / PROTO_PACKAGE_DIR).glob("*.proto"))
+def proto_files(package_dir: Path = PROTO_PACKAGE_DIR) -> list[Path]:
+    """The .proto files of one package (the public contract by default), relative to `proto/`, in a stable order."""
+    return sorted(p.relative_to(PROTO_ROOT) for p in (PROTO_ROOT / package_dir).glob("*.proto"))
 
 
 def run_protoc(args: list[str]) -> None:
@@ -60,15 +63,16 @@ def run_protoc(args: list[str]) -> None:
 
 def render() -> dict[str, str]:
     """Generate the code in memory: {file name in _gen/: text}."""
-    files = proto_files()
+    files = proto_files() + proto_files(RELAY_PACKAGE_DIR)
     if not files:
         raise RuntimeError(f"no .proto files found under {PROTO_ROOT / PROTO_PACKAGE_DIR}")
     out: dict[str, str] = {"__init__.py": _INIT_TEXT}
     with tempfile.TemporaryDirectory(prefix="uno-arena-protoc-") as tmp:
         run_protoc([f"--python_out={tmp}", f"--pyi_out={tmp}", f"--grpc_python_out={tmp}",
                     *(str(f) for f in files)])
-        produced = Path(tmp) / PROTO_PACKAGE_DIR
-        for path in sorted(produced.iterdir()):
+        produced = [path for package in (PROTO_PACKAGE_DIR, RELAY_PACKAGE_DIR)
+                    for path in (Path(tmp) / package).iterdir() if path.is_file()]
+        for path in sorted(produced, key=lambda path: path.name):
             text = path.read_text(encoding="utf-8")
             if path.name.endswith("_pb2_grpc.py") and "\nclass " not in text:
                 continue  # a .proto without services: its gRPC module would be empty

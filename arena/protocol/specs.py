@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.engine import Rules
 from arena.protocol._gen import arena_pb2
 from arena.protocol.convert import rules_from_proto, rules_to_proto
 from arena.tournament.spec import (
     DEFAULT_DECISION_DEADLINE_MS,
     DEFAULT_LAG_COMPENSATION_CAP_MS,
-    SEATING_BALANCED,
     SEATING_CIRCULAR,
     TournamentSpec,
 )
@@ -49,6 +47,9 @@ def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str
     arena's choice for the participants, :func:`arena.service.tournaments.duplicate_orders_for`); ValueError naming
     the problem (TournamentSpec's own checks; the organizer bounds the numbers first). The one mapping: the
     organizer reads requests with it, and ``tournament verify`` re-derives a schedule from it."""
+    if msg.seating == arena_pb2.SEATING_CIRCULAR:
+        raise ValueError("seating: circular is no longer offered (it was the seating of pre-release tournaments): "
+                         "leave seating unset (balanced)")
     rules = rules_from_proto(msg.rules)
     numbers = spec_numbers(msg)
     return TournamentSpec(
@@ -65,7 +66,6 @@ def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str
         time_bank_ms=int(msg.time_bank_ms),
         lag_compensation_cap_ms=(int(msg.lag_compensation_cap_ms) if msg.HasField("lag_compensation_cap_ms")
                                  else DEFAULT_LAG_COMPENSATION_CAP_MS),
-        seating=SEATING_CIRCULAR if msg.seating == arena_pb2.SEATING_CIRCULAR else SEATING_BALANCED,
     )
 
 
@@ -74,7 +74,7 @@ def tournament_spec_to_proto(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
     return arena_pb2.TournamentSpec(
         name=spec.tournament_id,
         participants=list(spec.participants),
-        rules=rules_to_proto(Rules.from_dict(spec.rules)),
+        rules=rules_to_proto(spec.rules),
         seats_per_table=spec.seats,
         deals_per_table=spec.deals,
         duplicate_deals=spec.duplicate,

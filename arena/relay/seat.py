@@ -5,11 +5,11 @@ holds its stream (see :mod:`arena.relay`). Every seat of one event loop shares t
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from typing import Any
 
 from arena.engine import Observation
+from arena.players import Admission, DecideStatus
+from arena.protocol import relay_pb2
 from arena.protocol.encoding import request_body
 from arena.protocol.messages import match_ended, match_events, match_started
 from arena.runner import (
@@ -25,12 +25,14 @@ from arena.runner import (
 )
 from arena.store import PendingEnd, RelayChannel, RelayHub, Replies, Store, StoreFailure
 
+from .envelope import decide_status, read_admission, reply_to
 from .hub import relay_hub
-from .messages import encode, reply_fields
 
 DEFAULT_MARGIN_S = 2.0
 COMEBACK_POLL_S = 0.1
 """How often a decision whose bot is away looks for its new session (:meth:`RelaySeat.decide`)."""
+_UNSEATED = (None, Admission.DRAINING)
+"""A start's answers that leave the bot unseated by the arena's doing (no answer, a draining gateway)."""
 
 
 class BotAway(SeatGone):
@@ -54,7 +56,9 @@ class RelaySeat(Seat):
         self.admit_timeout_s = admit_timeout_s
         self._gateway: str | None = None
         self._started_on: str | None = None
-        self._start: bytes = b""
+        self._start: relay_pb2.Start | None = None
+        self._ref = relay_pb2.SeatRef(bot=bot_name)
+        """The seat every message names (:meth:`start` fills it in)."""
         self._match_id = ""
         self._seat = -1
         self._attempt = 0
@@ -75,66 +79,65 @@ class RelaySeat(Seat):
         return (await self._relay_hub()).channel
 
     async def _expect(self) -> Replies:
-        """Wait for the answers to a message about to be sent (its header gets :func:`reply_fields`)."""
+        """Wait for the answers to a message about to be sent (its ``reply_to`` is :attr:`Replies.address`)."""
         return (await self._relay_hub()).expect()
 
-    def _header(self, op: str, **more: Any) -> dict[str, Any]:
-        if op == "start" and self.casual:
-            more["casual"] = True
-        return {"op": op, "bot": self.name, "match_id": self._match_id, "seat": self._seat, "attempt": self._attempt,
-                **more}
-
-    async def _push(self, gateway: str, header: dict[str, Any], body: bytes) -> None:
+    async def _push(self, gateway: str, request: relay_pb2.RelayRequest) -> None:
         relay = await self._relay()
-        await relay.push(gateway, encode(header, body))
+        await relay.push(gateway, request.SerializeToString())
 
-    async def _publish(self, gateway: str, header: dict[str, Any], body: bytes) -> bool:
+    async def _publish(self, gateway: str, request: relay_pb2.RelayRequest) -> bool:
         relay = await self._relay()
-        return await relay.publish(gateway, encode(header, body))
+        return await relay.publish(gateway, request.SerializeToString())
 
     async def _ensure_started(self) -> str | None:
         if self._gateway is None:
             relay = await self._relay()
             self._gateway, self._lost = await relay.find_gateway(self.name)
         gateway = self._gateway
-        if gateway is None or self._started_on == gateway or not self._start:
+        if gateway is None or self._started_on == gateway or self._start is None:
             return gateway
         if self._started_on is not None:  # seated on another gateway, the bot moved here: seat it at once
-            await self._push(gateway, self._header("start"), self._start)
+            await self._push(gateway, relay_pb2.RelayRequest(start=self._start))
             self._started_on = gateway
             return gateway
         # Not connected when the match started (its fault): seated now only if it has a free slot at once.
         state = await self._seat_on(gateway, 0.0)
-        if state == "":  # its gateway did not answer (died, or Redis lost the message): the arena's fault
+        if state in _UNSEATED:  # its gateway did not answer (died, drains, or Redis lost the message): our fault
             self._gateway, self._lost = None, True
             return None
-        if state != "admitted":
+        if state != Admission.ADMITTED:
             raise SeatGone(f"bot {self.name!r} was not connected when match {self._match_id} started and now plays "
                            "as many matches as its Hello offered")
         self._started_on = gateway
         return gateway
 
-    async def _seat_on(self, gateway: str, wait_s: float) -> str:
-        """Ask ``gateway`` to seat the bot within ``wait_s``: ``"admitted"``, ``"refused"``, or ``""`` when the
-        gateway did not answer (gone). SeatNotAdmitted when it queued the start and then went silent."""
+    async def _seat_on(self, gateway: str, wait_s: float) -> Admission | None:
+        """Ask ``gateway`` to seat the bot within ``wait_s``: its final answer, or None when it did not answer
+        (gone). SeatNotAdmitted when it queued the start and then went silent."""
+        assert self._start is not None
+        start = relay_pb2.Start()
+        start.CopyFrom(self._start)
+        start.wait_s = wait_s
         with await self._expect() as replies:
-            await self._push(gateway, self._header("start", wait_s=wait_s, **reply_fields(replies.address)),
-                             self._start)
+            start.reply_to.CopyFrom(reply_to(replies.address))
+            await self._push(gateway, relay_pb2.RelayRequest(start=start))
             raw = await replies.next(self.margin_s)
-            if raw is not None and json.loads(raw).get("state") == "queued":
+            if raw is not None and read_admission(raw) == Admission.QUEUED:
                 raw = await replies.next(wait_s + self.margin_s)
                 if raw is None:  # the gateway went away meanwhile: release what it may have given
-                    await self._push(gateway, self._header("release"), b"")
+                    await self._push(gateway, relay_pb2.RelayRequest(release=relay_pb2.Release(seat=self._ref)))
                     raise SeatNotAdmitted(f"gateway {gateway} did not seat bot {self.name!r} within "
                                           f"{wait_s + self.margin_s:g} s")
-        return "" if raw is None else str(json.loads(raw).get("state", ""))
+        return None if raw is None else read_admission(raw)
 
     async def start(self, info: SeatStart) -> None:
         """Ask the gateway holding the bot to seat it (it waits until the bot plays fewer matches than its Hello
         offered: first a ``queued`` reply, then ``admitted``). No live session or no answer from the gateway:
         nothing happens here (the first decision finds out, as before); no slot in time: SeatNotAdmitted."""
         self._match_id, self._seat, self._attempt = info.match_id, info.seat, info.attempt
-        self._start = match_started(info).SerializeToString()
+        self._ref = relay_pb2.SeatRef(bot=self.name, match_id=info.match_id, seat=info.seat, attempt=info.attempt)
+        self._start = relay_pb2.Start(seat=self._ref, casual=self.casual, started=match_started(info))
         try:
             relay = await self._relay()
             gateway = self._gateway = await relay.live_gateway(self.name)
@@ -143,10 +146,10 @@ class RelaySeat(Seat):
             state = await self._seat_on(gateway, self.admit_timeout_s)
         except StoreFailure:
             return
-        if state == "":  # its gateway did not answer: the first decision looks again (the arena's fault till then)
+        if state in _UNSEATED:  # its gateway did not answer: the first decision looks again (our fault till then)
             self._gateway, self._lost = None, True
             return
-        if state != "admitted":
+        if state != Admission.ADMITTED:
             raise SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
                                   f"ended within {self.admit_timeout_s:g} s")
         self._started_on = gateway
@@ -192,10 +195,11 @@ class RelaySeat(Seat):
                             self._attempt)
         try:
             with await self._expect() as replies:
-                header = self._header("decide", legal=len(request.legal), deadline_s=deadline_s, sent=time.time(),
-                                      number=request.decision_number, lag_cap=request.lag_compensation_cap_s,
-                                      **reply_fields(replies.address))
-                heard = await self._publish(gateway, header, body)
+                decide = relay_pb2.Decide(seat=self._ref, reply_to=reply_to(replies.address),
+                                          decision_number=request.decision_number, legal_count=len(request.legal),
+                                          deadline_s=deadline_s, lag_cap_s=request.lag_compensation_cap_s,
+                                          sent_at=time.time(), request=body)
+                heard = await self._publish(gateway, relay_pb2.RelayRequest(decide=decide))
                 wait_s = deadline_s + request.lag_compensation_cap_s + self.margin_s
                 raw = await replies.next(wait_s) if heard else None
         except StoreFailure as error:
@@ -206,29 +210,30 @@ class RelaySeat(Seat):
         if raw is None:
             self._gateway = None
             raise SeatUnreachable(f"gateway {gateway} did not answer within {deadline_s + self.margin_s:g} s")
-        reply = json.loads(raw)
-        if reply.get("undelivered"):
+        reply = relay_pb2.DecideReply.FromString(raw)
+        if reply.undelivered:
             raise SeatUnreachable(f"the request reached gateway {gateway} after its deadline (Redis was slow)")
-        self._late = int(reply.get("late", 0))
-        request.lag_s = float(reply.get("lag_s") or 0.0)
-        if reply.get("version"):
-            self.version = str(reply["version"])
-        if reply["status"] == "gone":
+        self._late = reply.late_refusals
+        request.lag_s = reply.lag_s
+        if reply.version:
+            self.version = reply.version
+        status = decide_status(reply.status)
+        wire_s = reply.wire_s if reply.HasField("wire_s") else None
+        if status == DecideStatus.GONE:
             self._gateway = None
-            if reply.get("moved"):  # its gateway drains and the bot is on no other one yet: the arena's doing
+            if reply.moved:  # its gateway drains and the bot is on no other one yet: the arena's doing
                 raise SeatUnreachable(f"gateway {gateway} is draining and bot {self.name!r} has not moved yet")
-            request.refusals, request.refusal_reasons = int(reply.get("refusals", 0)), list(reply.get("reasons", []))
-            request.wire_s = reply.get("wire_s")
+            request.refusals, request.refusal_reasons, request.wire_s = reply.refusals, list(reply.reasons), wire_s
             raise BotAway(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
-        elif reply.get("gateway"):  # handed over by a draining gateway: the bot is on this one now
-            self._gateway = str(reply["gateway"])
-        return settle(request, reply["status"], reply.get("index"), int(reply.get("refusals", 0)),
-                      reply.get("reasons", []), reply.get("wire_s"))
+        if reply.gateway:  # handed over by a draining gateway: the bot is on this one now
+            self._gateway = reply.gateway
+        return settle(request, status, reply.index if reply.HasField("index") else None, reply.refusals,
+                      reply.reasons, wire_s)
 
     async def events(self, match_id: str, observation: Observation) -> None:
         if self._gateway is not None:  # lost with a gateway: the next request's observation is complete anyway
-            await self._publish(self._gateway, self._header("events"),
-                                match_events(match_id, observation).SerializeToString())
+            events = relay_pb2.Events(seat=self._ref, events=match_events(match_id, observation))
+            await self._publish(self._gateway, relay_pb2.RelayRequest(events=events))
 
     async def close_answers(self, match_id: str) -> int:
         """Ask the gateway to close the match to late answers and for the final late refusals."""
@@ -236,10 +241,11 @@ class RelaySeat(Seat):
         if gateway is None or self._gateway != gateway:
             return self._late
         with await self._expect() as replies:
-            await self._push(gateway, self._header("close", **reply_fields(replies.address)), b"")
+            close = relay_pb2.Close(seat=self._ref, reply_to=reply_to(replies.address))
+            await self._push(gateway, relay_pb2.RelayRequest(close=close))
             raw = await replies.next(self.margin_s)
         if raw is not None:
-            self._late = int(json.loads(raw).get("late", self._late))
+            self._late = relay_pb2.CloseReply.FromString(raw).late_refusals
         return self._late
 
     async def end(self, match_id: str, summary: MatchSummary) -> None:
@@ -248,14 +254,15 @@ class RelaySeat(Seat):
         opens), then pushed to the gateway found now, if any (a session opened meanwhile saw one or the other)."""
         if self._started_on is None:  # never seated: nothing to end
             return
-        ended = match_ended(match_id, summary).SerializeToString()
+        ended = match_ended(match_id, summary)
         gateway = self._gateway
         if gateway is None:
             relay = await self._relay()
-            await relay.note_ended(self.name, PendingEnd(self._match_id, self._seat, self._attempt, ended))
+            await relay.note_ended(self.name, PendingEnd(self._match_id, self._seat, self._attempt,
+                                                         ended.SerializeToString()))
             gateway = await relay.live_gateway(self.name)
         if gateway is not None:
-            await self._push(gateway, self._header("end"), ended)
+            await self._push(gateway, relay_pb2.RelayRequest(end=relay_pb2.End(seat=self._ref, ended=ended)))
 
     def late_refusals(self) -> int:
         return self._late

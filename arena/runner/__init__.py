@@ -7,14 +7,13 @@ Redis relay), with deadlines, fallbacks, strikes, forfeits and a record.
   leaves behind);
 - :mod:`arena.runner.loop`: :class:`MatchRunner`, the match loop with its named steps.
 
-The transports live beside the end they serve: :class:`arena.server.remote_seat.RemoteSeat` with the
-gateway, :class:`arena.relay.RelaySeat` with the relay.
+A remote bot is seated through the relay (:class:`arena.relay.RelaySeat`, the one remote seat).
 """
 
-from arena.players import EndReason, MatchSummary, SeatStart, fallback_action
+from arena.players import DecisionOutcome, EndReason, MatchSummary, SeatStart, fallback_action
 
 from .loop import LET_GO, MatchRunner, TimingProbe, run_match, run_match_sync
-from .record import DecisionLog, DecisionOutcome, MatchConfig, MatchRecord
+from .record import DecisionLog, MatchConfig, MatchRecord
 from .seat import (
     DEFAULT_ADMIT_TIMEOUT_S,
     DEFAULT_DECISION_DEADLINE_S,

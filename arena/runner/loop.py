@@ -40,9 +40,9 @@ from arena.engine import Action, Match, Observation
 from arena.engine.actions import PASS
 from arena.engine.hands import RoundHands, current_hands, dealt_hands
 from arena.metrics import ArenaMetrics, get_metrics
-from arena.players import EndReason, SeatStart, fallback_action
+from arena.players import DecisionOutcome, EndReason, SeatStart, fallback_action
 
-from .record import DecisionOutcome, MatchConfig, MatchRecord, hands_to_json, new_decision_log
+from .record import MatchConfig, MatchRecord, hands_to_json, new_decision_log
 from .seat import (
     Seat,
     SeatEvicted,
@@ -56,10 +56,9 @@ from .seat import (
 LET_GO = PASS
 """The answer that declines a catch offer (decision ``catch``); the runner never applies it to the engine."""
 
-_ANSWERED, _TIMEOUT, _ERROR = DecisionOutcome.ANSWERED.value, DecisionOutcome.TIMEOUT.value, DecisionOutcome.ERROR.value
-_FALLBACK, _FORFEITED = DecisionOutcome.FALLBACK.value, DecisionOutcome.FORFEITED.value
-_UNREACHABLE = DecisionOutcome.UNREACHABLE.value
-_REFUSED = "refused"  # the metrics' outcome of a timeout after refused answers (not a DecisionOutcome)
+_ANSWERED, _TIMEOUT, _ERROR = DecisionOutcome.ANSWERED, DecisionOutcome.TIMEOUT, DecisionOutcome.ERROR
+_FALLBACK, _FORFEITED = DecisionOutcome.FALLBACK, DecisionOutcome.FORFEITED
+_UNREACHABLE, _REFUSED = DecisionOutcome.UNREACHABLE, DecisionOutcome.REFUSED
 
 YIELD_EVERY = 32
 """In-process answers between two yields to the event loop: a match of built-in bots never waits for anything, so
@@ -70,7 +69,7 @@ INFRA_RETRY_S = 0.5
 
 
 class TimingProbe:
-    """Optional benchmark timing (``uno-arena bench gateway``): one ``(own, wall)`` pair per answered remote
+    """Optional benchmark timing (the gateway benchmark): one ``(own, wall)`` pair per answered remote
     decision, in seconds, while :attr:`open`. ``own`` is the time the arena's code ran for the decision
     (runner, engine, observation, encoding, the gateway's bookkeeping and reading of the answer; not gRPC's
     own send and receive, which a bare echo pays as well); ``wall`` is the wall time from the previous
@@ -96,7 +95,7 @@ class _Tally:
         self.timeouts = [0] * n
         self.refusals = [0] * n
         self.reasons: list[list[str]] = [[] for _ in range(n)]
-        self.outcomes: list[dict[str, int]] = [{} for _ in range(n)]
+        self.outcomes: list[dict[DecisionOutcome, int]] = [{} for _ in range(n)]
         self.latency: list[list[float]] = [[] for _ in range(n)]
         self.strike_why: list[dict[str, int]] = [{} for _ in range(n)]
         self.forfeited = [False] * n
@@ -107,17 +106,18 @@ class MatchRunner:
     """One match between ``seats``: :meth:`run` plays it to the end and returns its :class:`MatchRecord`.
 
     ``metrics``: where to count (default: the process-wide :func:`arena.metrics.get_metrics`).
-    ``probe``: optional :class:`TimingProbe` for the gateway benchmark.
+    ``probe``: optional :class:`TimingProbe` for the gateway benchmark. ``match``: play this one (dealt from the
+    config's seed and rules) instead of a new one, for a caller that watches it (`uno-arena play`).
     """
 
     def __init__(self, config: MatchConfig, seats: Sequence[Seat], *, metrics: ArenaMetrics | None = None,
-                 probe: TimingProbe | None = None) -> None:
+                 probe: TimingProbe | None = None, match: Match | None = None) -> None:
         self.config = config
         self.seats = list(seats)
         self.names = [seat.name for seat in seats]
         self.metrics = metrics
         self.probe = probe
-        self.match = Match(players=len(seats), seed=config.seed, rules=config.rules)
+        self.match = match or Match(players=len(seats), seed=config.seed, rules=config.rules)
         self.tally = _Tally(len(seats))
         self.number = 0
         self.end_reason = EndReason.TARGET
@@ -251,7 +251,7 @@ class MatchRunner:
         self._step_start = now
 
     async def _ask_remote(self, seat_no: int, seat: Seat, observation: Observation, legal: list[Action]
-                          ) -> tuple[int, str, float, int, Sequence[str], float, float]:
+                          ) -> tuple[int, DecisionOutcome, float, int, Sequence[str], float, float]:
         """Ask a remote seat (deadline, refusals, lag compensation, time bank) and count its answer; the index to
         play, the outcome, the latency, the refusals and their reasons, the lag and the time drawn from the bank."""
         t0 = time.perf_counter()
@@ -295,7 +295,7 @@ class MatchRunner:
         return fallback_action(legal)
 
     def _local_failed(self, seat_no: int, legal: Sequence[Action], error: Exception
-                      ) -> tuple[int, str, int, list[str]]:
+                      ) -> tuple[int, DecisionOutcome, int, list[str]]:
         """An in-process bot raised or answered out of range: the fallback, a refusal and a strike."""
         reasons = [f"error: {error}"]
         self.tally.refusals[seat_no] += 1
@@ -304,7 +304,8 @@ class MatchRunner:
         self.strike(seat_no, "errors")
         return index, _ERROR, 1, reasons
 
-    def _remote_failed(self, seat_no: int, legal: Sequence[Action], error: SeatTimeout | SeatGone) -> tuple[int, str]:
+    def _remote_failed(self, seat_no: int, legal: Sequence[Action], error: SeatTimeout | SeatGone
+                       ) -> tuple[int, DecisionOutcome]:
         """A remote seat timed out (or answered out of range) or is gone: the fallback and a strike."""
         index = fallback_action(legal)
         if isinstance(error, SeatTimeout):
@@ -321,7 +322,7 @@ class MatchRunner:
             self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
 
     async def _ask_again(self, seat_no: int, seat: Seat, request: SeatRequest, error: SeatUnreachable
-                         ) -> tuple[int, str]:
+                         ) -> tuple[int, DecisionOutcome]:
         """The arena could not get the decision to the bot (:class:`SeatUnreachable`, its fault, not the bot's): ask the
         same decision again until the bot is back, for at most ``infra_grace_s``; then SeatUnreachable ends the match
         (aborted, no strike). While waiting, a seat found without a session (:class:`SeatGone`) has not reconnected

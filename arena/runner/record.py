@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from enum import StrEnum
 from functools import partial
 from typing import Any, NamedTuple, cast
 
 from arena.engine import Rules, parse_card
 from arena.engine.hands import Hands, RoundHands, round_hands
-from arena.players import EndReason, MatchSummary
+from arena.players import DecisionOutcome, EndReason, MatchSummary
 from arena.tournament import MatchResult
 
 from .seat import (
@@ -27,25 +26,6 @@ from .seat import (
     DEFAULT_LAG_COMPENSATION_CAP_S,
     DEFAULT_MAX_STRIKES,
 )
-
-
-class DecisionOutcome(StrEnum):
-    """What became of one decision asked of a seat (stored in :class:`DecisionLog`)."""
-
-    ANSWERED = "answered"
-    """The seat answered in time with a legal index."""
-    TIMEOUT = "timeout"
-    """No valid answer before the deadline (a strike)."""
-    ERROR = "error"
-    """An in-process bot raised or answered out of range (a strike)."""
-    FALLBACK = "fallback"
-    """The seat was gone (no connection): the fallback was played (a strike)."""
-    FORFEITED = "forfeited"
-    """The seat had forfeited: the fallback was played without asking."""
-    UNREACHABLE = "unreachable"
-    """The arena could not reach the seat at first (an infrastructure fault: gateway gone, Redis unreachable, relay
-    lost); the runner waited for the bot to be back and asked again, and it answered in time: the action is the
-    bot's, no strike. (A seat still unreachable after ``infra_grace_s`` aborts the match instead.)"""
 
 
 @dataclass(frozen=True)
@@ -95,8 +75,7 @@ class DecisionLog(NamedTuple):
     decision_number: int
     action: str
     latency_ms: float
-    outcome: str
-    """A :class:`DecisionOutcome` value."""
+    outcome: DecisionOutcome
     refusals: int = 0
     reasons: tuple[str, ...] = ()
     applied: bool = True
@@ -163,19 +142,11 @@ class MatchRecord:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchRecord:
         values = dict(data)
-        decisions = []
-        for item in values.get("decisions", []):
-            if isinstance(item, dict):
-                decisions.append(DecisionLog(**{**item, "reasons": tuple(item.get("reasons", ()))}))
-            else:
-                seat, number, action, latency, outcome, refusals, *rest = item
-                reasons = tuple(rest[0]) if rest else ()
-                applied = bool(rest[1]) if len(rest) > 1 else True
-                lag_ms = float(rest[2]) if len(rest) > 2 else 0.0
-                bank_ms = float(rest[3]) if len(rest) > 3 else 0.0
-                decisions.append(DecisionLog(int(seat), int(number), str(action), float(latency), str(outcome),
-                                             int(refusals), reasons, applied, lag_ms, bank_ms))
-        values["decisions"] = decisions
+        values["decisions"] = [
+            DecisionLog(int(seat), int(number), str(action), float(latency), DecisionOutcome(outcome), int(refusals),
+                        tuple(reasons), bool(applied), float(lag), float(bank))
+            for seat, number, action, latency, outcome, refusals, reasons, applied, lag, bank in values["decisions"]
+        ]
         values["end_reason"] = EndReason.parse(values["end_reason"])
         values.setdefault("detail", "")
         values.setdefault("hands", None)

@@ -1,11 +1,11 @@
 """The seat interface of the match runner: what a seat is told, what it is asked, how it fails.
 
 A seat (:class:`Seat`) is whoever plays one chair of one match: a local bot in this process
-(:class:`LocalSeat`, an :class:`arena.players.Bot`, no deadline cost, no protobuf), a bot behind the gateway on the same
-event loop (:class:`arena.server.remote_seat.RemoteSeat`) or a bot reached through Redis and whichever
-gateway holds its stream (:class:`arena.relay.RelaySeat`, for Celery workers). The runner sees only this
-interface; each transport lives beside the end it serves. What a seat is told at the start and the end of its
-match (:class:`SeatStart`, :class:`MatchSummary`) and the fallback rule live below, in :mod:`arena.players`.
+(:class:`LocalSeat`, an :class:`arena.players.Bot`, no deadline cost, no protobuf) or a bot reached through Redis and
+whichever gateway holds its stream (:class:`arena.relay.RelaySeat`: the workers', `match`'s and `bot check`'s). The
+runner sees only this interface; each transport lives beside the end it serves. What a seat is told at the start
+and the end of its match (:class:`SeatStart`, :class:`MatchSummary`) and the fallback rule live below, in
+:mod:`arena.players`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine import Action, Observation
-from arena.players import Bot, MatchSummary, SeatStart
+from arena.players import Bot, DecideStatus, MatchSummary, SeatStart
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS
 
 DEFAULT_DECISION_DEADLINE_S = DEFAULT_DECISION_DEADLINE_MS / 1000.0
@@ -85,8 +85,7 @@ class SeatRequest:
 
 
 class Seat(ABC):
-    """One chair of one match. Subclasses: LocalSeat, arena.server.remote_seat.RemoteSeat,
-    arena.relay.RelaySeat.
+    """One chair of one match. Subclasses: LocalSeat, arena.relay.RelaySeat.
 
     ``synchronous`` seats (in-process bots) are asked through :meth:`choose_now` without a coroutine,
     a request object or a clock; ``wants_events`` seats are told about round ends (:meth:`events`).
@@ -144,18 +143,18 @@ class LocalSeat(Seat):
         return self.bot.choose(request.observation, request.legal)
 
 
-def settle(request: SeatRequest, status: str, index: int | None, refusals: int, reasons: Sequence[str],
+def settle(request: SeatRequest, status: DecideStatus, index: int | None, refusals: int, reasons: Sequence[str],
            wire_s: float | None) -> int:
-    """Copy a transport's outcome (``"answered"``, ``"timeout"``, ``"gone"`` or ``"evicted"``) into the request; the
-    index, or :class:`SeatTimeout` / :class:`SeatGone` / :class:`SeatEvicted`. Shared by every remote transport."""
+    """Copy a transport's outcome into the request; the index, or :class:`SeatTimeout` / :class:`SeatGone` /
+    :class:`SeatEvicted`. Shared by every remote transport."""
     request.refusals = refusals
     request.refusal_reasons = list(reasons)
     request.wire_s = wire_s
-    if status == "answered" and index is not None:
+    if status == DecideStatus.ANSWERED and index is not None:
         return index
-    if status == "gone":
+    if status == DecideStatus.GONE:
         raise SeatGone(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
-    if status == "evicted":
+    if status == DecideStatus.EVICTED:
         raise SeatEvicted(EVICTED_TEXT)
     raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no valid answer in "
                       f"{request.decision_deadline_s:g} s")

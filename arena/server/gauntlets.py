@@ -2,7 +2,7 @@
 
 ``StartGauntlet`` checks the spec (:func:`arena.service.gauntlet.build_spec`), the registered bots it names
 (NOT_FOUND for an unknown one, FAILED_PRECONDITION for one not connected), stores the gauntlet and sends it to a
-worker (:meth:`arena.service.enqueuer.ArenaEnqueuer.gauntlet`). With an idempotency key and no id, the id is
+worker (:meth:`arena.service.enqueuer.Enqueuer.gauntlet`). With an idempotency key and no id, the id is
 derived from the key, so a retry finds the first gauntlet and sends it again (the worker resumes it from its stored
 blocks, or leaves it as it is once ended). A gauntlet's seed, secret and commitment salt go to the admin, and to
 everyone once it ended; its commitment to everyone.
@@ -16,7 +16,7 @@ import grpc
 
 from arena.protocol import arena_pb2
 from arena.protocol.convert import rules_from_proto
-from arena.service.enqueuer import ArenaEnqueuer
+from arena.service.enqueuer import Enqueuer
 from arena.service.gauntlet import (
     GauntletError,
     GauntletSpec,
@@ -81,7 +81,7 @@ def with_progress(msg: arena_pb2.Gauntlet, state: SprtState, running: bool) -> a
 class Gauntlets:
     """Gauntlets over one store, played by the workers the enqueuer reaches."""
 
-    def __init__(self, store: Store, enqueue: ArenaEnqueuer) -> None:
+    def __init__(self, store: Store, enqueue: Enqueuer) -> None:
         self.store = store
         self.enqueue = enqueue
 

@@ -1,10 +1,9 @@
 """The gateway's match-side API as its callers see it: :class:`MatchApi` and what one decision request gives back
 (:class:`DecideOutcome`).
 
-The callers are the in-process seat (:class:`arena.server.remote_seat.RemoteSeat`) and the gateway's side of the
-Redis relay (:class:`arena.server.relay_consumer.RelayConsumer`); :class:`arena.server.gateway.Gateway` is the one
-implementation. They depend on this module, not on the gateway, which starts the relay consumer: so no import goes
-both ways between the gateway and its callers.
+The caller is the gateway's side of the Redis relay (:class:`arena.server.relay_consumer.RelayConsumer`);
+:class:`arena.server.gateway.Gateway` and its parts are the one implementation. The relay depends on this module, not
+on the gateway, which starts the relay consumer: so no import goes both ways between them.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import Protocol
 
 import grpc
 
+from arena.players import DecideStatus
 from arena.protocol import bot_pb2
 
 
@@ -21,7 +21,7 @@ from arena.protocol import bot_pb2
 class DecideOutcome:
     """How one decision request ended on the gateway."""
 
-    status: str  # "answered" | "timeout" | "gone" | "evicted"
+    status: DecideStatus
     index: int | None
     refusals: int
     reasons: list[str]
@@ -37,19 +37,17 @@ class DecideOutcome:
     the caller's cap."""
 
 
-class MatchApi(Protocol):
-    """What a match (its seat, or the relay for a seat on a worker) asks of the gateway holding its bot; see
-    :class:`arena.server.gateway.Gateway` for what each does."""
-
-    @property
-    def gateway_id(self) -> str: ...
+class SessionsApi(Protocol):
+    """The gateway's sessions (:class:`arena.server.gateway.sessions.SessionRegistry`), as the relay sees them."""
 
     @property
     def draining(self) -> bool: ...
 
-    def bot_version(self, bot: str) -> str: ...
-
     def end_session(self, session_id: str, code: grpc.StatusCode, details: str) -> bool: ...
+
+
+class AdmissionsApi(Protocol):
+    """Who plays which match (:class:`arena.server.gateway.admission.Admissions`)."""
 
     async def admit(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
                     timeout_s: float, casual: bool = False) -> bool: ...
@@ -71,6 +69,27 @@ class MatchApi(Protocol):
 
     def late_refusals(self, bot: str, match_id: str, seat: int) -> int: ...
 
+
+class DecisionsApi(Protocol):
+    """Decision requests and their answers (:class:`arena.server.gateway.decisions.Decisions`)."""
+
     async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
                      decision_deadline_s: float, attempt: int = 0,
                      lag_compensation_cap_s: float = 0.0) -> DecideOutcome: ...
+
+
+class MatchApi(Protocol):
+    """What the relay, for a seat on a worker, asks of the gateway holding its bot: its parts, each called directly
+    (see :class:`arena.server.gateway.Gateway`)."""
+
+    @property
+    def gateway_id(self) -> str: ...
+
+    @property
+    def registry(self) -> SessionsApi: ...
+
+    @property
+    def admissions(self) -> AdmissionsApi: ...
+
+    @property
+    def decisions(self) -> DecisionsApi: ...

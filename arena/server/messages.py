@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from arena.engine import Rules
 from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import action_to_proto, end_reason_to_proto, events_to_proto, rules_to_proto
 from arena.protocol.specs import tournament_spec_to_proto
@@ -109,7 +108,7 @@ def competition_message(record: CompetitionRecord) -> arena_pb2.Competition:
     msg = arena_pb2.Competition(
         competition_id=record.competition_id,
         state=COMPETITION_STATE_OF[record.status],
-        rules=rules_to_proto(Rules.from_dict(spec.rules)), seats_per_table=spec.seats,
+        rules=rules_to_proto(spec.rules), seats_per_table=spec.seats,
         entrants=list(spec.entrants), blocks=record.blocks, matches_per_minute=spec.matches_per_minute,
         rating_pool=spec.pool, bots_without_memory=spec.bots_without_memory)
     set_time(msg.created_at, record.created_at)
@@ -295,7 +294,7 @@ def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtStat
         gauntlet_id=record.id,
         spec=arena_pb2.GauntletSpec(
             candidate=str(spec.candidate), baseline=str(spec.baseline), opponents=list(spec.opponents),
-            seats_per_table=spec.seats, rules=rules_to_proto(Rules.from_dict(dict(spec.rules))), alpha=sprt.alpha,
+            seats_per_table=spec.seats, rules=rules_to_proto(spec.rules), alpha=sprt.alpha,
             beta=sprt.beta, mu0=sprt.mu0, mu1=sprt.mu1, max_blocks=sprt.max_blocks or 0, min_blocks=sprt.min_blocks,
             seed=spec.seed if seed_shown else 0, decision_deadline_ms=spec.decision_deadline_ms),
         state=GAUNTLET_STATE_OF[record.status],

@@ -19,7 +19,7 @@ Add it to a ``grpc.aio`` server with::
     from arena.server.servicer import add_organizer
     add_organizer(server, store, enqueuer=CeleryEnqueuer(app))      # before server.start()
 
-Work is sent to the workers through an :class:`arena.service.enqueuer.ArenaEnqueuer` given by whoever builds the
+Work is sent to the workers through an :class:`arena.service.enqueuer.Enqueuer` given by whoever builds the
 API (``uno-arena serve``: :class:`workers.enqueue.CeleryEnqueuer`); the API imports neither Celery nor the
 workers. A retried ``CreateTournament`` or ``StartGauntlet`` with the same idempotency key returns the first one.
 
@@ -55,7 +55,7 @@ import logging
 import os
 import uuid
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,9 +66,9 @@ from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import end_reason_to_proto, rules_from_proto
 from arena.protocol.specs import spec_numbers, tournament_spec_from_proto
 from arena.protocol.statuses import TOURNAMENT_STATE_OF, tournament_status
-from arena.relay.messages import drop_message
+from arena.relay.envelope import drop_message
 from arena.service import lifecycle
-from arena.service.enqueuer import ArenaEnqueuer, NoWorkers
+from arena.service.enqueuer import Enqueuer, NoWorkers
 from arena.service.exports import ExportFormat, export_results
 from arena.service.lifecycle import UnknownParticipants, check_participants
 from arena.service.matches import builtin_kind
@@ -157,12 +157,23 @@ def after_match(tournament_id: str, token: str) -> str:
     return match_id
 
 
+@dataclass(frozen=True)
+class CheckedCreate:
+    """A create request as :meth:`Organizer.check_create` validated it, carried to its creation."""
+
+    request: arena_pb2.CreateTournamentRequest
+    spec: TournamentSpec
+    matches: int
+    wait_s: float
+    """How long the call may wait for the registered participants to connect."""
+
+
 class Organizer:
     """The synchronous core of the API: validates requests, talks to the store and sends work to the workers."""
 
-    def __init__(self, store: Store, enqueuer: ArenaEnqueuer | None = None, *, admin_token: str | None = None) -> None:
+    def __init__(self, store: Store, enqueuer: Enqueuer | None = None, *, admin_token: str | None = None) -> None:
         self.store = store
-        self.enqueue: ArenaEnqueuer = enqueuer if enqueuer is not None else NoWorkers()
+        self.enqueue: Enqueuer = enqueuer if enqueuer is not None else NoWorkers()
         self.admin_token = admin_token if admin_token is not None else os.environ.get(ADMIN_TOKEN_ENV, "")
         self.auth = AdminAuth(store, self.admin_token)
         self.ladders = Ladders(store)
@@ -302,8 +313,10 @@ class Organizer:
             raise invalid(str(error)) from None
         return spec, total
 
-    def _checked_create(self, request: arena_pb2.CreateTournamentRequest) -> tuple[TournamentSpec, int]:
-        """The validated spec of a create request and its number of matches (INVALID_ARGUMENT otherwise)."""
+    def check_create(self, request: arena_pb2.CreateTournamentRequest) -> CheckedCreate:
+        """A create request validated, once (INVALID_ARGUMENT otherwise): its spec, its number of matches, and how
+        long it may wait for its participants to connect (0 unless it requires them connected and is no retry of a
+        tournament already created)."""
         if not request.HasField("spec"):
             raise invalid("spec is required")
         key = request.idempotency_key or None
@@ -316,34 +329,25 @@ class Organizer:
             raise invalid(str(error)) from None
         if request.HasField("connect_wait_ms") and request.connect_wait_ms > MAX_CONNECT_WAIT_MS:
             raise invalid(f"connect_wait_ms: at most {MAX_CONNECT_WAIT_MS}, got {request.connect_wait_ms}")
-        return self.spec_from_request(request.spec, request.spec.name or new_tournament_id())
+        spec, total = self.spec_from_request(request.spec, request.spec.name or new_tournament_id())
+        retry = key is not None and self.store.tournaments.idempotent_id(key) is not None
+        wait_ms = request.connect_wait_ms if request.HasField("connect_wait_ms") else DEFAULT_CONNECT_WAIT_MS
+        wait_s = wait_ms / 1000.0 if request.require_connected and not retry else 0.0
+        return CheckedCreate(request, spec, total, wait_s)
 
     def not_connected(self, participants: Iterable[str]) -> list[str]:
         """The registered participants (not the built-in bots) without a live session, sorted."""
         online = self.store.sessions.online
         return sorted(name for name in participants if builtin_kind(name) is None and not online(name))
 
-    def connect_wait_s(self, request: arena_pb2.CreateTournamentRequest) -> float:
-        """Seconds a create request may wait for its participants to connect: 0 unless it requires them
-        connected (and is no retry of a tournament already created). Validates the request first."""
-        self._checked_create(request)
-        if not request.require_connected:
-            return 0.0
-        if request.idempotency_key and self.store.tournaments.idempotent_id(request.idempotency_key):
-            return 0.0
-        wait_ms = request.connect_wait_ms if request.HasField("connect_wait_ms") else DEFAULT_CONNECT_WAIT_MS
-        return wait_ms / 1000.0
-
-    def participants_not_connected(self, request: arena_pb2.CreateTournamentRequest) -> list[str]:
-        return self.not_connected(p.strip() for p in request.spec.participants)
-
-    def create_tournament(self, request: arena_pb2.CreateTournamentRequest) -> arena_pb2.CreateTournamentResponse:
-        """Validate and create a tournament, and send its start. See the module docstring for connected
-        participants (the wait itself is the servicer's: :meth:`ArenaServicer.CreateTournament`)."""
-        spec, total = self._checked_create(request)
+    def create_tournament(self, checked: CheckedCreate) -> arena_pb2.CreateTournamentResponse:
+        """Create a tournament (its request validated by :meth:`check_create`), and send its start. See the module
+        docstring for connected participants (the wait itself is the servicer's:
+        :meth:`ArenaServicer.CreateTournament`)."""
+        request, spec = checked.request, checked.spec
         key = request.idempotency_key or None
         missing = self.not_connected(spec.participants)
-        retry = key is not None and self.store.tournaments.idempotent_id(key) is not None
+        retry = key is not None and self.store.tournaments.idempotent_id(key) is not None  # (perhaps while we waited)
         if missing and request.require_connected and not retry:
             raise OrganizerError(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -352,13 +356,13 @@ class Organizer:
                 "connected")
         known = self._known_deals(request)
         try:
-            created = lifecycle.create_tournament(self.store, spec, idempotency_key=key, matches_total=total,
-                                                  known=known)
+            created = lifecycle.create_tournament(self.store, spec, idempotency_key=key,
+                                                  matches_total=checked.matches, known=known)
         except DuplicateTournament as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, f"{error}; choose another name") from None
         except IdempotencyConflict as error:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
-        except ValueError as error:  # a seed other than the replayed deals'
+        except (UnknownParticipants, ValueError) as error:  # deleted while waiting; a seed not the replayed deals'
             raise invalid(str(error)) from None
         if created.created or self.store.tournaments.status(created.tournament_id) is TournamentStatus.PENDING:
             # A retry of a request whose start message was lost sends it again (start is idempotent).

@@ -1,20 +1,21 @@
 """The gateway's side of the Redis relay (:mod:`arena.relay`): :class:`RelayConsumer` pops the gateway's queue
 and drives the gateway (its match side, :class:`~arena.server.match_api.MatchApi`) for the Celery workers'
-:class:`arena.relay.RelaySeat`\\ s, calling the same gateway methods as an in-process
-:class:`arena.server.remote_seat.RemoteSeat`.
+:class:`arena.relay.RelaySeat`\\ s (every remote seat: the workers', `match`'s and `bot check`'s), calling the
+gateway's parts (its registry, admissions and decisions).
 
 While the gateway drains (:meth:`arena.server.gateway.GatewayServer.drain`), a decision it cannot send any
 more (the bot was told to move) is handed over: the consumer waits, within the decision's time, for the bot's
 session on another gateway, seats the bot there in the match (``start`` without reply) and relays the
-``decide`` to it with the time left, then passes the answer back to the waiting seat with ``"gateway"`` naming
-the new gateway. A bot that did not reconnect in time is answered ``gone`` with ``"moved"`` (the drain's
+``decide`` to it with the time left, then passes the answer back to the waiting seat with ``gateway`` naming
+the new gateway. A bot that did not reconnect in time is answered ``GONE`` with ``moved`` (the drain's
 doing, not the bot's). A new match start is passed on the same way.
 
 The consumer refreshes the expiry of its own queue while it runs (:meth:`arena.store.RelayChannel.keep_queue`),
 so the queue of a gateway that died goes away by itself.
 
-Answers go where the message said (``reply``, framed with ``rid`` when given: a worker process's shared list,
-:mod:`arena.relay`); the answers of one loop tick are one pipeline (one ``RPUSH`` per list), through the channel's
+Messages and answers are those of the relay's envelope (``proto/uno_arena/relay/v1``, :mod:`arena.relay.envelope`),
+decoded once here and encoded once; answers go where the message said (``reply_to``: a list, each answer framed with
+the message's ``rid``); the answers of one loop tick are one pipeline (one ``RPUSH`` per list), through the channel's
 batcher (:mod:`arena.store.batching`), and a frame of several published messages is split before dispatch. Its
 Redis traffic is counted on the ``gateway`` side of ``uno_arena_relay_redis_*``.
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Coroutine
@@ -35,9 +35,10 @@ from typing import Any
 import grpc
 
 from arena.metrics import ArenaMetrics, get_metrics
-from arena.protocol import bot_pb2
-from arena.relay.messages import decide_reply, decode, encode, readdressed, reply_address
-from arena.server.match_api import MatchApi
+from arena.players import Admission, DecideStatus
+from arena.protocol import bot_pb2, relay_pb2
+from arena.relay.envelope import admission_reply, read_admission, reply_address, reply_to, wire_status
+from arena.server.match_api import DecideOutcome, MatchApi
 from arena.store import RelayChannel, ReplyAddress, Store, StoreFailure, failure_kind
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,8 @@ HANDOVER_MARGIN_S = 1.0
 """How long past a handed-over decision's time the draining gateway waits for the new gateway's answer."""
 HANDOVER_START_S = 3.0
 """How long a draining gateway waits, at most, for a bot to move before it answers a new match start ``""``."""
+HANDOVER_RID = "0"
+"""The id the answer to a handed-over message is framed with (on a list of its own: one answer)."""
 BURST_QUIET_S = 10.0
 """Failures of Redis less than this apart are one burst: logged once (each is counted)."""
 
@@ -149,40 +152,42 @@ class RelayConsumer:
                 await asyncio.sleep(0.5)
 
     def _dispatch(self, relay: RelayChannel, raw: bytes) -> None:
-        header, body = decode(raw)
-        op = header["op"]
-        if op == "drop":  # the bot's token was rotated or revoked, or the bot deleted: its streams end now
-            for session_id in header.get("sessions") or ():
-                self.gateway.end_session(str(session_id), grpc.StatusCode.UNAUTHENTICATED,
-                                         str(header.get("reason") or "invalid token"))
-            return
-        bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
-        attempt = int(header.get("attempt") or 0)
-        if op == "start":
-            self._start(relay, header, body)
+        request = relay_pb2.RelayRequest.FromString(raw)
+        op = request.WhichOneof("op")
+        if op == "decide":
+            self._spawn(self._decide(relay, request.decide), "answering a decision")
         elif op == "events":
-            self.gateway.send_events(bot, match_id, seat, bot_pb2.MatchEvents.FromString(body), attempt)
+            ref = request.events.seat
+            self.gateway.admissions.send_events(ref.bot, ref.match_id, ref.seat, request.events.events, ref.attempt)
+        elif op == "start":
+            self._start(relay, request.start)
         elif op == "end":
-            self.gateway.end_match(bot, match_id, seat, bot_pb2.MatchEnded.FromString(body), attempt)
+            ref = request.end.seat
+            self.gateway.admissions.end_match(ref.bot, ref.match_id, ref.seat, request.end.ended, ref.attempt)
         elif op == "release":
-            self.gateway.end_match(bot, match_id, seat, None, attempt)
+            ref = request.release.seat
+            self.gateway.admissions.end_match(ref.bot, ref.match_id, ref.seat, None, ref.attempt)
         elif op == "close":
-            late = self.gateway.close_match(bot, match_id, seat, attempt)
-            self._spawn(relay.reply(reply_address(header), json.dumps({"late": late})), "answering a match close")
-        elif op == "decide":
-            self._spawn(self._decide(relay, header, body), "answering a decision")
+            ref = request.close.seat
+            late = self.gateway.admissions.close_match(ref.bot, ref.match_id, ref.seat, ref.attempt)
+            self._spawn(relay.reply(reply_address(request.close.reply_to),
+                                    relay_pb2.CloseReply(late_refusals=late).SerializeToString()),
+                        "answering a match close")
+        elif op == "drop":  # the bot's token was rotated or revoked, or the bot deleted: its streams end now
+            for session_id in request.drop.sessions:
+                self.gateway.registry.end_session(session_id, grpc.StatusCode.UNAUTHENTICATED,
+                                                  request.drop.reason or "invalid token")
 
-    def _start(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
-        """A match start: a new match (with ``reply``) is seated when the bot has a free slot, or passed on by a
+    def _start(self, relay: RelayChannel, start: relay_pb2.Start) -> None:
+        """A match start: a new match (with ``reply_to``) is seated when the bot has a free slot, or passed on by a
         draining gateway; one without is a match already seated on another gateway, whose bot moved here."""
-        started = bot_pb2.MatchStarted.FromString(body)
-        if "reply" in header and self.gateway.draining:
-            self._spawn(self._hand_over_start(relay, header, body), "handing a match start over")
-        elif "reply" in header:
-            self._spawn(self._admit(relay, header, started), "answering a match start")
-        elif not self.gateway.draining:
-            self.gateway.start_match(str(header["bot"]), str(header["match_id"]), int(header["seat"]), started,
-                                     bool(header.get("casual")))
+        if start.HasField("reply_to") and self.gateway.registry.draining:
+            self._spawn(self._hand_over_start(relay, start), "handing a match start over")
+        elif start.HasField("reply_to"):
+            self._spawn(self._admit(relay, start), "answering a match start")
+        elif not self.gateway.registry.draining:
+            ref = start.seat
+            self.gateway.admissions.start_match(ref.bot, ref.match_id, ref.seat, start.started, start.casual)
 
     def _spawn(self, coro: Coroutine[Any, Any, None], what: str) -> None:
         task = asyncio.create_task(self._guarded(coro, what))
@@ -196,64 +201,69 @@ class RelayConsumer:
         except StoreFailure as exc:
             self.failures.failed(exc, what)
 
-    async def _admit(self, relay: RelayChannel, header: dict[str, Any], started: bot_pb2.MatchStarted) -> None:
-        bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
-        reply, wait_s = reply_address(header), float(header.get("wait_s", 0.0))
+    async def _admit(self, relay: RelayChannel, start: relay_pb2.Start) -> None:
+        ref, reply = start.seat, reply_address(start.reply_to)
         gateway = self.gateway
-        admission = asyncio.ensure_future(gateway.admit(bot, match_id, seat, started, wait_s,
-                                                        bool(header.get("casual"))))
+        admission = asyncio.ensure_future(gateway.admissions.admit(ref.bot, ref.match_id, ref.seat, start.started,
+                                                                   start.wait_s, start.casual))
         await asyncio.sleep(0)
         if not admission.done():
-            await relay.reply(reply, json.dumps({"state": "queued"}))
-        admitted = await admission
-        state = "admitted" if admitted else "" if gateway.draining else "refused"
-        await relay.reply(reply, json.dumps({"state": state}))
+            await relay.reply(reply, admission_reply(Admission.QUEUED))
+        if await admission:
+            state = Admission.ADMITTED
+        else:
+            state = Admission.DRAINING if gateway.registry.draining else Admission.REFUSED
+        await relay.reply(reply, admission_reply(state))
 
-    async def _decide(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
-        decision_deadline_s = float(header["deadline_s"])
-        bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
-        if time.time() - float(header.get("sent", time.time())) > decision_deadline_s:
+    async def _decide(self, relay: RelayChannel, decide: relay_pb2.Decide) -> None:
+        ref = decide.seat
+        if time.time() - decide.sent_at > decide.deadline_s:
             # It reached this gateway past its deadline (Redis slow or restarting): never sent to the bot, the
             # arena's fault. "undelivered" tells the seat so (no strike: it asks again).
-            reply = json.dumps({**json.loads(decide_reply("gone", None, 0, [], None, self.gateway.late_refusals(
-                bot, match_id, seat), "")), "undelivered": True})
+            late = self.gateway.admissions.late_refusals(ref.bot, ref.match_id, ref.seat)
+            reply = relay_pb2.DecideReply(status=wire_status(DecideStatus.GONE), undelivered=True, late_refusals=late)
         else:
-            outcome = await self.gateway.decide(bot, match_id, seat, int(header.get("number", 0)), body,
-                                                int(header["legal"]), decision_deadline_s, int(header.get("attempt")
-                                                or 0),
-                                                float(header.get("lag_cap") or 0.0))
-            reply = decide_reply(outcome.status, outcome.index, outcome.refusals, list(outcome.reasons),
-                                 outcome.wire_s, outcome.late_refusals, outcome.version, outcome.lag_s)
-            if outcome.moved:  # not handed over: "moved" tells the seat it is the drain's doing (no strike)
-                reply = await self._hand_over(relay, header, body) or json.dumps({**json.loads(reply), "moved": True})
-        await relay.reply(reply_address(header), reply)
+            outcome = await self.gateway.decisions.decide(ref.bot, ref.match_id, ref.seat, decide.decision_number,
+                                                decide.request, decide.legal_count, decide.deadline_s, ref.attempt,
+                                                decide.lag_cap_s)
+            reply = decide_reply(outcome)
+            if outcome.moved:  # handed over, or "moved": the seat knows it is the drain's doing (no strike)
+                handed = await self._hand_over(relay, decide)
+                if handed is None:
+                    reply.moved = True
+                else:
+                    reply = handed
+        await relay.reply(reply_address(decide.reply_to), reply.SerializeToString())
 
-    async def _hand_over(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> str | None:
+    async def _hand_over(self, relay: RelayChannel, decide: relay_pb2.Decide) -> relay_pb2.DecideReply | None:
         """Relay a decision this draining gateway cannot send to the gateway the bot moved to, within the time
-        the decision has left; its answer (with ``"gateway"``: the new one), or None (the bot did not reconnect in
+        the decision has left; its answer (with ``gateway``: the new one), or None (the bot did not reconnect in
         time, or the new gateway did not answer)."""
-        bot, match_id, seat = str(header["bot"]), str(header["match_id"]), int(header["seat"])
-        end = float(header.get("sent", time.time())) + float(header["deadline_s"])
-        target = await self._moved_to(relay, bot, end)
+        ref = decide.seat
+        end = decide.sent_at + decide.deadline_s
+        target = await self._moved_to(relay, ref.bot, end)
         if target is None:
             return None
-        started = self.gateway.started_body(bot, match_id, seat)
+        admissions = self.gateway.admissions
+        started = admissions.started_body(ref.bot, ref.match_id, ref.seat)
         if started is not None:  # seat the bot there at once: the match was admitted here
-            start = {"op": "start", "bot": bot, "match_id": match_id, "seat": seat}
-            if self.gateway.is_casual(bot, match_id, seat):
-                start["casual"] = True
-            await relay.push(target, encode(start, started))
+            start = relay_pb2.Start(seat=ref, started=bot_pb2.MatchStarted.FromString(started),
+                                    casual=admissions.is_casual(ref.bot, ref.match_id, ref.seat))
+            await relay.push(target, relay_pb2.RelayRequest(start=start).SerializeToString())
         key = relay.new_reply_key()
         left = max(0.001, end - time.time())
-        passed_on = {**readdressed(header, ReplyAddress(key)), "deadline_s": left, "sent": time.time()}
-        if not await relay.publish(target, encode(passed_on, body)):
+        passed_on = relay_pb2.Decide()
+        passed_on.CopyFrom(decide)
+        passed_on.reply_to.CopyFrom(reply_to(ReplyAddress(key, HANDOVER_RID)))
+        passed_on.deadline_s, passed_on.sent_at = left, time.time()
+        if not await relay.publish(target, relay_pb2.RelayRequest(decide=passed_on).SerializeToString()):
             return None
         raw = await relay.wait_reply(key, left + HANDOVER_MARGIN_S)
         if raw is None:
             return None
-        answer = json.loads(raw)
-        answer["gateway"] = target
-        return json.dumps(answer)
+        answer = relay_pb2.DecideReply.FromString(raw)
+        answer.gateway = target
+        return answer
 
     async def _moved_to(self, relay: RelayChannel, bot: str, end: float) -> str | None:
         """The gateway holding the bot's newest session once it is not this one, waiting until the wall-clock
@@ -266,20 +276,35 @@ class RelayConsumer:
             await asyncio.sleep(HANDOVER_POLL_S)
         return None
 
-    async def _hand_over_start(self, relay: RelayChannel, header: dict[str, Any], body: bytes) -> None:
+    async def _hand_over_start(self, relay: RelayChannel, start: relay_pb2.Start) -> None:
         """A new match start reached this draining gateway: pass it on to the gateway the bot moves to, and its
-        answer back (``queued`` at once, so the seat waits; then the new gateway's; ``""`` when the bot did not
-        move in time: the seat then looks for it again at its first decision)."""
-        reply, wait_s = reply_address(header), float(header.get("wait_s", 0.0))
-        await relay.reply(reply, json.dumps({"state": "queued"}))
-        state = ""
-        target = await self._moved_to(relay, str(header["bot"]), time.time() + min(wait_s + 0.5, HANDOVER_START_S))
+        answer back (``QUEUED`` at once, so the seat waits; then the new gateway's; ``DRAINING`` when the bot did
+        not move in time: the seat then looks for it again at its first decision)."""
+        reply = reply_address(start.reply_to)
+        await relay.reply(reply, admission_reply(Admission.QUEUED))
+        state = Admission.DRAINING
+        target = await self._moved_to(relay, start.seat.bot, time.time() + min(start.wait_s + 0.5, HANDOVER_START_S))
         if target is not None:
             key = relay.new_reply_key()
-            await relay.push(target, encode(readdressed(header, ReplyAddress(key)), body))
-            raw = await relay.wait_reply(key, min(HANDOVER_MARGIN_S, wait_s + 0.5))
-            if raw is not None and json.loads(raw).get("state") == "queued":
-                raw = await relay.wait_reply(key, wait_s + HANDOVER_MARGIN_S)
+            passed_on = relay_pb2.Start()
+            passed_on.CopyFrom(start)
+            passed_on.reply_to.CopyFrom(reply_to(ReplyAddress(key, HANDOVER_RID)))
+            await relay.push(target, relay_pb2.RelayRequest(start=passed_on).SerializeToString())
+            raw = await relay.wait_reply(key, min(HANDOVER_MARGIN_S, start.wait_s + 0.5))
+            if raw is not None and read_admission(raw) == Admission.QUEUED:
+                raw = await relay.wait_reply(key, start.wait_s + HANDOVER_MARGIN_S)
             if raw is not None:
-                state = str(json.loads(raw).get("state", ""))
-        await relay.reply(reply, json.dumps({"state": state}))
+                state = read_admission(raw)
+        await relay.reply(reply, admission_reply(state))
+
+
+def decide_reply(outcome: DecideOutcome) -> relay_pb2.DecideReply:
+    """The ``DecideReply`` of a decision request's outcome on this gateway."""
+    reply = relay_pb2.DecideReply(status=wire_status(outcome.status), refusals=outcome.refusals,
+                                  reasons=outcome.reasons, late_refusals=outcome.late_refusals,
+                                  version=outcome.version, lag_s=outcome.lag_s)
+    if outcome.index is not None:
+        reply.index = outcome.index
+    if outcome.wire_s is not None:
+        reply.wire_s = outcome.wire_s
+    return reply

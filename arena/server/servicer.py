@@ -18,7 +18,7 @@ import grpc.aio
 
 from arena.protocol import arena_pb2, arena_pb2_grpc
 from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
-from arena.service.enqueuer import ArenaEnqueuer, WorkersUnavailable
+from arena.service.enqueuer import Enqueuer, WorkersUnavailable
 from arena.service.visibility import Caller
 from arena.store import InvalidName, Store, StoreUnavailable, UnknownBot, UnknownTournament
 
@@ -135,15 +135,14 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
         """Create a tournament; with ``require_connected``, first wait (on the event loop, no thread held) up to
         the request's wait for its registered participants to connect."""
         await self._caller(context, "CreateTournament")
-        wait_s = await self._run(context, self.core.connect_wait_s, request)
+        checked = await self._run(context, self.core.check_create, request)
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait_s
-        while wait_s > 0 and loop.time() < deadline:
-            missing = await self._run(context, self.core.participants_not_connected, request)
-            if not missing:
+        deadline = loop.time() + checked.wait_s
+        while checked.wait_s > 0 and loop.time() < deadline:
+            if not await self._run(context, self.core.not_connected, checked.spec.participants):
                 break
             await asyncio.sleep(min(CONNECT_POLL_S, max(0.0, deadline - loop.time())))
-        return await self._run(context, self.core.create_tournament, request)
+        return await self._run(context, self.core.create_tournament, checked)
 
     async def ListTournaments(
         self, request: arena_pb2.ListTournamentsRequest, context: grpc.aio.ServicerContext
@@ -273,7 +272,7 @@ def add_organizer(
     server: grpc.aio.Server,
     store: Store,
     *,
-    enqueuer: ArenaEnqueuer | None = None,
+    enqueuer: Enqueuer | None = None,
     admin_token: str | None = None,
 ) -> ArenaServicer:
     """Serve ``ArenaService`` on ``server`` (a ``grpc.aio`` server, before ``start()``).

@@ -151,7 +151,8 @@ class Submissions:
         _own(caller, request.name)
         record = self.store.bots.get(request.name)
         return arena_pb2.ListSubmissionsResponse(
-            submissions=[submission_message(s) for s in self.store.submissions.all(record.name)],
+            submissions=[submission_message(s, self.store.submissions.check_queue_place(record.name, s.version))
+                         for s in self.store.submissions.all(record.name)],
             hosted=hosted_message(self.store.submissions.hosted(record.name)))
 
     def output(self, request: arena_pb2.GetBotOutputRequest, caller: Caller) -> arena_pb2.GetBotOutputResponse:

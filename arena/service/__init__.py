@@ -15,5 +15,5 @@
 - :mod:`arena.service.schedules`: firing cron schedules once per due time, and what each run is.
 
 Everything is pure or store-backed: Redis only through :mod:`arena.store`, Celery only through the
-``Enqueuer`` protocol (:class:`workers.enqueue.CeleryEnqueuer` in production).
+``Enqueuer`` protocol (:mod:`arena.service.enqueuer`; :class:`workers.enqueue.CeleryEnqueuer` in production).
 """

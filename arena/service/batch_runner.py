@@ -32,9 +32,10 @@ from arena.tournament import MatchSpec, TournamentSpec, schedule
 from arena.tournament.dispatch import WaitingMatch, matches_to_start
 from arena.tournament.status import ENDED_TOURNAMENT, BatchStatus, TournamentStatus
 
-from .matches import aborted_result, is_builtin, spec_from_wire
+from .enqueuer import Enqueuer
+from .matches import aborted_result, is_builtin
 from .recovery import check_tournament
-from .runtime import Enqueuer, MatchCancelled, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
+from .runtime import MatchCancelled, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
 from .tournaments import spec_of
 
 log = logging.getLogger("arena.service.lifecycle")
@@ -119,19 +120,18 @@ class Heartbeat:
             self._beat()
 
 
-_SPECS: dict[tuple[str, str], tuple[TournamentSpec, dict[str, Any]]] = {}
+_SPECS: dict[tuple[str, str], TournamentSpec] = {}
 
 
-def _cached_spec(store: Store, tournament_id: str, created_at: str) -> tuple[TournamentSpec, dict[str, Any]]:
-    """A tournament's spec and rules, parsed once per process (keyed by id and creation time:
-    a spec never changes, but a test may flush Redis and reuse an id)."""
+def _cached_spec(store: Store, tournament_id: str, created_at: str) -> TournamentSpec:
+    """A tournament's spec, parsed once per process (keyed by id and creation time: a spec never changes, but a test
+    may flush Redis and reuse an id)."""
     key = (tournament_id, created_at)
     found = _SPECS.get(key)
     if found is None:
-        spec = spec_of(store, tournament_id)
         if len(_SPECS) >= 64:
             _SPECS.clear()
-        found = _SPECS[key] = (spec, spec.rules)
+        found = _SPECS[key] = spec_of(store, tournament_id)
     return found
 
 
@@ -156,7 +156,7 @@ def run_batch(
     store: Store,
     tournament_id: str,
     batch_id: str,
-    wire: Sequence[Sequence[Any]],
+    match_ids: Sequence[str],
     play: PlayFn,
     settings: Settings,
     *,
@@ -165,7 +165,8 @@ def run_batch(
     stop_on: tuple[type[BaseException], ...] = (),
     cancel: Callable[[], None] | None = None,
 ) -> BatchOutcome:
-    """Play every match of the batch that has no result yet, recording each once (see the module docstring).
+    """Play every match of the batch (``match_ids``, found in the tournament's schedule) that has no result yet,
+    recording each once (see the module docstring).
 
     ``play`` may be called from several threads at once (up to ``settings.matches_per_process``). ``stop_on``:
     exceptions (the soft time limit) after which the batch starts no further match, stops the ones in flight
@@ -187,9 +188,12 @@ def run_batch(
         log.info("batch %s of %s is played by another worker child (adopted): its message is dropped", batch_id,
                  tournament_id)
         return outcome
-    spec, rules = _cached_spec(store, tournament_id, repr(created))
-    matches = [spec_from_wire(item, tournament_id, rules, spec.decision_deadline_ms, spec.time_bank_ms,
-                              spec.lag_compensation_cap_ms) for item in wire]
+    spec = _cached_spec(store, tournament_id, repr(created))
+    scheduled = _scheduled(spec, repr(created))
+    matches = [scheduled[mid] for mid in match_ids if mid in scheduled]
+    if len(matches) < len(match_ids):
+        log.warning("batch %s of %s names %d matches its tournament does not schedule: they are skipped", batch_id,
+                    tournament_id, len(match_ids) - len(matches))
     batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, stop_on)
     with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
                    claim_ttl=settings.heartbeat_timeout) as batch.beat:

@@ -14,8 +14,9 @@ from arena.tournament import MatchSpec, TournamentSpec, schedule
 from arena.tournament import batches as split_batches
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
-from .matches import is_builtin, spec_to_wire
-from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings
+from .enqueuer import Enqueuer
+from .matches import is_builtin
+from .runtime import MetricsSink, NoMetrics, Settings
 from .standings import prior_pool
 
 
@@ -75,10 +76,11 @@ def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = Fa
 
 def release_batches(run: RunState, enqueue: Enqueuer, named: Mapping[str, Sequence[MatchSpec]],
                     now: float | None = None) -> None:
-    """Record the batches (id -> matches) as queued, then send one message per batch."""
-    run.add_batches({bid: [m.match_id for m in group] for bid, group in named.items()}, now=now)
-    for bid, group in named.items():
-        enqueue.batch(run.tid, bid, [spec_to_wire(m) for m in group])
+    """Record the batches (id -> matches) as queued, then send one message per batch (its match ids)."""
+    match_ids = {bid: [m.match_id for m in group] for bid, group in named.items()}
+    run.add_batches(match_ids, now=now)
+    for bid, ids in match_ids.items():
+        enqueue.batch(run.tid, bid, ids)
 
 
 def start_tournament(

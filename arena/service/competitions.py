@@ -29,7 +29,7 @@ from arena.tournament.competition import (
     new_rate_limit,
     plan_round,
 )
-from arena.tournament.matchmaking import Evidence, RateLimit, evidence_of
+from arena.tournament.matchmaking import Evidence, EvidenceTally, RateLimit
 from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.status import ACTIVE_TOURNAMENT, CompetitionStatus
 from arena.tournament.verdicts import Verdicts
@@ -116,7 +116,8 @@ def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: f
         current = store.competitions.entries(competition_id)
         pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
         rate = RateLimit(**record.rate) if record.rate else new_rate_limit(spec)
-        evidence = _evidence(store, spec, pool, current) if in_flight < spec.max_blocks and connected else None
+        evidence = (_evidence(store, spec, pool, current, record.created_at)
+                    if in_flight < spec.max_blocks and connected else None)
         planned = plan_round(spec, pool, current, connected, in_flight, rate, now=now,
                              round_number=store.competitions.next_round(competition_id),
                              next_block=store.competitions.get(competition_id).blocks + 1, evidence=evidence)
@@ -144,13 +145,39 @@ def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: f
         store.competitions.unlock(competition_id, token)
 
 
-def _evidence(store: Store, spec: CompetitionSpec, pool: RatingPool, current: dict[str, Entry]) -> Evidence:
+@dataclass
+class _LadderTally:
+    """The blocks of one competition (created at ``created_at``) already added to its evidence, for the entries
+    they were added under."""
+
+    created_at: float
+    entries: tuple[tuple[str, int], ...]
+    added: set[str] = field(default_factory=set)
+    tally: EvidenceTally = field(default_factory=EvidenceTally)
+
+
+_TALLIES: dict[str, _LadderTally] = {}
+"""Per competition, in this process: a ladder round reads only the blocks finished since its last round."""
+
+
+def _evidence(store: Store, spec: CompetitionSpec, pool: RatingPool, current: dict[str, Entry],
+              created_at: float) -> Evidence:
     """What the ladder's published ranking knows of each pair of current entries, for its matchmaking: the batch
     fit over the current entries' blocks (:func:`arena.tournament.competition.current_results`, as the ladder's
-    leaderboard fits them) without its bootstrap."""
-    blocks = [(tid, [stored.result for stored in store.results.all(tid).values() if stored.scored])
-              for tid in pool.tournaments]
-    return evidence_of(current_results(blocks, current), current, spec.seats)
+    leaderboard fits them) without its bootstrap. A block in the pool is finished, so its results are read once and
+    kept as running sums (:class:`arena.tournament.matchmaking.EvidenceTally`); a new entry, or a block gone from
+    the pool, or a competition created again under its id, starts the sums again."""
+    entries = tuple(sorted((bot, entry.first_block) for bot, entry in current.items()))
+    kept = _TALLIES.get(spec.competition_id)
+    if (kept is None or (kept.created_at, kept.entries) != (created_at, entries)
+            or not kept.added <= set(pool.tournaments)):
+        kept = _TALLIES[spec.competition_id] = _LadderTally(created_at, entries)
+    for tid in pool.tournaments:
+        if tid not in kept.added:
+            results = [stored.result for stored in store.results.all(tid).values() if stored.scored]
+            kept.tally.add(current_results([(tid, results)], current))
+            kept.added.add(tid)
+    return kept.tally.evidence(current, spec.seats)
 
 
 def _blocks_in_flight(store: Store, competition_id: str) -> tuple[dict[str, int], int]:
@@ -259,11 +286,6 @@ def ladder(store: Store, competition_id: str) -> Ladder:
         rating = Rating(old.mu or 0.0, old.sigma or 0.0, old.matches)
         retired.append(_row(0, old.bot, old.version, rating, False, old.started_at, old.retired_at or 0.0))
     return Ladder(ranked, retired, board.ranked_by_batch, board.verdicts)
-
-
-def competition_standings(store: Store, competition_id: str) -> tuple[list[LadderRow], list[Entry]]:
-    """The current entries ranked (:func:`ladder`), and the retired entries as stored."""
-    return ladder(store, competition_id).entries, store.competitions.retired(competition_id)
 
 
 def set_competition_status(store: Store, competition_id: str, status: CompetitionStatus) -> CompetitionStatus:

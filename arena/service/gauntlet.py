@@ -6,12 +6,11 @@ the baseline in seat ``s``, the opponents in the other seats in the same order (
 random streams in both matches (a built-in opponent is seeded from the block, seat and attempt, not from the
 match), so the two matches differ only in the bot tested. Each seat has its own deal so that no tested bot ever
 plays a deal twice: a remote candidate that remembers the hands it was dealt learns nothing about a later match
-(with one deal for every seat, as gauntlets created before secrets have, from its second seat on it has held its
-opponents' hands). Which of the two plays a seat's deal first alternates (:func:`block_plan`), so an opponent
-that remembers a deal favours neither. The block's score is the mean over its seats of the candidate's
-finishing points minus the baseline's (:func:`arena.tournament.sprt.finish_points`), and the sequential test
-(:mod:`arena.tournament.sprt`) takes the scores one by one until it accepts H1 ("better"), accepts H0 ("not
-better") or reaches the block cap.
+(with one deal for every seat, from its second seat on it would have held its opponents' hands). Which of the two
+plays a seat's deal first alternates (:func:`block_plan`), so an opponent that remembers a deal favours neither.
+The block's score is the mean over its seats of the candidate's finishing points minus the baseline's
+(:func:`arena.tournament.sprt.finish_points`), and the sequential test (:mod:`arena.tournament.sprt`) takes the
+scores one by one until it accepts H1 ("better"), accepts H0 ("not better") or reaches the block cap.
 
 Bots are named as in tournaments: built-in bots (``random``, ``weakened``, ``heuristic``, played in process
 through :func:`arena.service.matches.make_seat`) or registered bots (played through the relay and the gateway
@@ -107,14 +106,14 @@ class Contender:
 class GauntletSpec:
     """What a gauntlet tests: candidate and baseline, the opponents (``seats - 1`` of them, cycled from the list
     given), the rules, the sequential test, the decision deadline, and the seed and secret of the deals (``seed_secret``
-    64 hex digits; empty for a gauntlet created before secrets existed)."""
+    64 hex digits; empty only in process: one deal per block, the baseline the remembering benchmark measures)."""
 
     gauntlet_id: str
     candidate: Contender
     baseline: Contender
     opponents: tuple[str, ...]
     seats: int
-    rules: Mapping[str, Any]
+    rules: Rules
     sprt: SprtConfig
     seed: int
     decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
@@ -123,7 +122,7 @@ class GauntletSpec:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, without the seed and the secret (they would let anyone replay the deals ahead)."""
         return {"id": self.gauntlet_id, "candidate": str(self.candidate), "baseline": str(self.baseline),
-                "opponents": list(self.opponents), "seats": self.seats, "rules": dict(self.rules),
+                "opponents": list(self.opponents), "seats": self.seats, "rules": self.rules.to_dict(),
                 "sprt": self.sprt.to_dict(), "deadline_ms": self.decision_deadline_ms}
 
     @classmethod
@@ -131,7 +130,8 @@ class GauntletSpec:
         """Inverse of :meth:`to_dict`, given the seed and the secret kept apart."""
         return cls(str(data["id"]), Contender.parse(str(data["candidate"]), "candidate"),
                    Contender.parse(str(data["baseline"]), "baseline"), tuple(str(o) for o in data["opponents"]),
-                   int(data["seats"]), dict(data["rules"]), SprtConfig.from_dict(data["sprt"]), int(seed),
+                   int(data["seats"]), Rules.from_dict(dict(data["rules"])), SprtConfig.from_dict(data["sprt"]),
+                   int(seed),
                    int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)), seed_secret)
 
 
@@ -178,7 +178,7 @@ def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence
         check_name(gid, "gauntlet name", max_length=100)
     except ValueError as error:
         raise GauntletError(str(error)) from None
-    return GauntletSpec(gid, cand, base, tuple(seated), seats, (rules or Rules()).to_dict(),
+    return GauntletSpec(gid, cand, base, tuple(seated), seats, rules or Rules(),
                         sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, decision_deadline_ms,
                         _checked_secret(seed_secret))
 
@@ -208,8 +208,8 @@ class PlannedMatch:
 
 def deal_seed(seed: int, block: int, secret: str = "", seat: int = 0) -> int:
     """The deal of seat ``seat`` of block ``block`` (every attempt of the block plays it) of a gauntlet with seed
-    ``seed`` and secret ``secret``. Without a secret (a gauntlet created before secrets existed): one deal for the
-    whole block, from the seed alone."""
+    ``seed`` and secret ``secret``. Without a secret (only in process, as the remembering benchmark's baseline): one
+    deal for the whole block, from the seed alone."""
     if secret:
         return derive_seed("uno-arena/gauntlet-deal", seed, secret, block, seat)
     digest = hashlib.sha256(f"uno-arena/gauntlet-deal/{seed}/{block}".encode()).digest()
@@ -286,7 +286,7 @@ class MatchPlayerForGauntlet:
     def __call__(self, planned: PlannedMatch, spec: GauntletSpec) -> MatchRecord:
         seats = [self.seat(name, planned.match_id if index == planned.tested_seat else planned.opponents_seed_id)
                  for index, name in enumerate(planned.seats)]
-        config = MatchConfig(match_id=planned.match_id, seed=planned.seed, rules=Rules.from_dict(dict(spec.rules)),
+        config = MatchConfig(match_id=planned.match_id, seed=planned.seed, rules=spec.rules,
                              decision_deadline_s=spec.decision_deadline_ms / 1000.0, tournament_id=spec.gauntlet_id,
                              group=planned.opponents_seed_id)
         return self._loop.run_until_complete(run_match(config, seats))
@@ -348,7 +348,7 @@ def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *, make_bot: Bo
     gauntlets = store.gauntlets if store is not None else None
     state = SprtState(spec.sprt)
     if gauntlets is not None:
-        gauntlets.create(spec.gauntlet_id, spec.to_dict(), state.to_dict(), seed=committed_seed(spec))
+        gauntlets.create(spec.gauntlet_id, spec.to_dict(), seed=committed_seed(spec))
     return _play_on(spec, store, state, [], make_bot=make_bot, on_block=on_block, play=play)
 
 
@@ -365,7 +365,7 @@ def start_gauntlet(store: Store, spec: GauntletSpec, idempotency_key: str = "") 
     retry finds the gauntlet the first call stored (same id and key): ``created`` is then False.
     :class:`arena.store.gauntlets.DuplicateGauntlet` for an id taken otherwise."""
     try:
-        record = store.gauntlets.create(spec.gauntlet_id, spec.to_dict(), SprtState(spec.sprt).to_dict(),
+        record = store.gauntlets.create(spec.gauntlet_id, spec.to_dict(),
                                         seed=committed_seed(spec), idempotency_key=idempotency_key)
         return StartedGauntlet(record, True)
     except DuplicateGauntlet:
@@ -430,7 +430,7 @@ def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: 
                 return _ended(spec, gauntlets, GauntletStatus.FAILED, state, blocks,
                               f"block {number}: matches aborted by the arena {MAX_BLOCK_ATTEMPTS} times")
             written = gauntlets is None or gauntlets.add_block(
-                spec.gauntlet_id, number, outcome.stored(), outcome.state.to_dict(),
+                spec.gauntlet_id, number, outcome.stored(),
                 STATUS_OF_OUTCOME.get(outcome.state.outcome, GauntletStatus.RUNNING))
             if not written and gauntlets is not None:  # another runner stored it first: go on from the store
                 state = stored_state(spec, gauntlets.blocks(spec.gauntlet_id))

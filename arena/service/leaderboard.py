@@ -138,12 +138,12 @@ def _rules_and_seats(store: Store, pool: RatingPool, competition_id: str) -> tup
     if competition_id:
         try:
             spec = CompetitionSpec.from_dict(store.competitions.get(competition_id).spec)
-            return Rules.from_dict(spec.rules), seats or (spec.seats if not pool.seat_counts else 0)
+            return spec.rules, seats or (spec.seats if not pool.seat_counts else 0)
         except (UnknownCompetition, ValueError, TypeError):
             pass
     for tid in reversed(pool.tournaments):
         try:
-            return Rules.from_dict(TournamentSpec.from_dict(store.tournaments.get(tid).spec).rules), seats
+            return TournamentSpec.from_dict(store.tournaments.get(tid).spec).rules, seats
         except (UnknownTournament, ValueError, TypeError):
             continue
     variant = pool.key.split(":", 1)[0]

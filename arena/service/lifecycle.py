@@ -48,8 +48,9 @@ from .batches import (
     start_check_chain,
     start_tournament,
 )
+from .enqueuer import Enqueuer
 from .recovery import CheckOutcome, LostBatches, check_tournament, find_lost, sweep
-from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings
+from .runtime import MetricsSink, NoMetrics, Settings
 from .standings import (
     TournamentTable,
     cached_standings,

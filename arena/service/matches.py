@@ -1,5 +1,5 @@
-"""Playing one scheduled match in a worker: its seats (:mod:`arena.service.seating`), its runner configuration,
-its stored result (:class:`arena.store.StoredResult`) and its compact form in a batch message.
+"""Playing one scheduled match in a worker: its seats (:mod:`arena.service.seating`), its runner configuration
+and its stored result (:class:`arena.store.StoredResult`).
 
 Participants are either *built-in* bots, played in the worker process, or *registered* bots, reached through the
 gateway that holds their stream with :class:`arena.relay.RelaySeat`.
@@ -8,21 +8,17 @@ gateway that holds their stream with :class:`arena.relay.RelaySeat`.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
-from arena.engine import Rules
 from arena.players import BotFactory
 from arena.runner import DEFAULT_INFRA_GRACE_S, MatchConfig, MatchRecord, Seat
 from arena.store import Store, StoredResult
 from arena.tournament import EndReason, MatchResult, MatchSpec
-from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS
 
 from .seating import bot_seed, builtin_kind, is_builtin, match_seat
 
 __all__ = ["StoredResult", "aborted_result", "bot_seed", "builtin_kind", "is_builtin", "make_seat", "match_config",
-           "result_of", "seats_for", "spec_from_wire", "spec_to_wire"]
+           "result_of", "seats_for"]
 
 
 def make_seat(store: Store, name: str, match_id: str, make_bot: BotFactory) -> Seat:
@@ -35,7 +31,7 @@ def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_
     return MatchConfig(
         match_id=spec.match_id,
         seed=spec.seed,
-        rules=Rules.from_dict(dict(spec.rules)),
+        rules=spec.rules,
         decision_deadline_s=spec.decision_deadline_ms / 1000.0,
         tournament_id=spec.tournament_id,
         group=spec.group,
@@ -67,29 +63,5 @@ def aborted_result(spec: MatchSpec, reason: str) -> StoredResult:
     k = len(spec.seats)
     result = MatchResult(match_id=spec.match_id, seats=tuple(spec.seats), scores=(0,) * k, winner=None, rounds=0,
                          end_reason=EndReason.ABORTED, group=spec.group,
-                         scoring=str(dict(spec.rules).get("scoring", "winner")))
+                         scoring=spec.rules.scoring)
     return StoredResult(result, spec.tournament_id, spec.seed, (0,) * k, (0,) * k, (), 0.0, time.time(), reason[:500])
-
-
-def spec_to_wire(spec: MatchSpec) -> list[Any]:
-    """The compact form of a match in a batch message: ``[id, table, deal, rotation, seats, seed]``."""
-    return [spec.match_id, spec.table, spec.deal, spec.rotation, list(spec.seats), spec.seed]
-
-
-def spec_from_wire(wire: Sequence[Any], tournament_id: str, rules: dict[str, Any], decision_deadline_ms: int,
-                   time_bank_ms: int = 0,
-                   lag_compensation_cap_ms: int = DEFAULT_LAG_COMPENSATION_CAP_MS) -> MatchSpec:
-    mid, table, deal, rotation, seats, seed = wire
-    return MatchSpec(
-        match_id=str(mid),
-        tournament_id=tournament_id,
-        table=int(table),
-        deal=int(deal),
-        rotation=int(rotation),
-        seats=tuple(str(s) for s in seats),
-        seed=int(seed),
-        rules=rules,
-        decision_deadline_ms=decision_deadline_ms,
-        time_bank_ms=time_bank_ms,
-        lag_compensation_cap_ms=lag_compensation_cap_ms,
-    )

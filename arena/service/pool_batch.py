@@ -4,7 +4,7 @@ it.
 
 A tournament that finishes computes its rules pool's new batch ratings right away (:func:`warm_pool_batch`, called
 by :func:`arena.service.standings.finish_tournament` in the worker that finishes it), so no reader waits for them: a
-pool of 7,000 four-seat matches refits in about 4 s (``uno-arena bench batch``). So does a reader that finds no
+pool of 7,000 four-seat matches refits in about 4 s (docs/benchmarks.md). So does a reader that finds no
 ratings for the current version of a rules pool (the warm-up failed, or the pool predates it).
 
 A competition's pool is rated on its current entries only (:func:`arena.tournament.competition.current_results`:

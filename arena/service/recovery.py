@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from arena.store import Store, UnknownTournament
@@ -27,7 +27,8 @@ from arena.tournament import schedule
 from arena.tournament.status import ACTIVE_TOURNAMENT, BatchStatus, TournamentStatus
 
 from .batches import auto_batch_size, release_batches, split_guided, start_check_chain
-from .runtime import Enqueuer, MetricsSink, NoMetrics, Settings
+from .enqueuer import Enqueuer
+from .runtime import MetricsSink, NoMetrics, Settings
 from .standings import finish_tournament
 from .tournaments import spec_of
 
@@ -138,10 +139,9 @@ def _last_progress(fields: Mapping[str, str]) -> float:
 
 def _waiting(enqueue: Enqueuer, tournament_id: str, states: Mapping[str, BatchState]) -> set[str] | None:
     """The tournament's batches whose messages wait in the queue, when the enqueuer can tell and it matters."""
-    inspect: Callable[[str], set[str] | None] | None = getattr(enqueue, "queued_batches", None)
-    if inspect is None or not any(state.state is BatchStatus.QUEUED for state in states.values()):
+    if not any(state.state is BatchStatus.QUEUED for state in states.values()):
         return None
-    return inspect(tournament_id)
+    return enqueue.queued_batches(tournament_id)
 
 
 def _resend_lost(

@@ -31,8 +31,6 @@ from arena.runner.record import hands_to_json
 from arena.store import Replay
 from arena.store.replays import OUTCOME_LETTERS, EngineReplay
 
-RECORD_FORMAT = 1
-
 
 def stored_record(record: MatchRecord) -> Replay:
     """The stored replay of a played match."""
@@ -58,12 +56,6 @@ def decision_columns(replay: Replay) -> list[tuple[float, str, list[str], bool]]
     """``(latency_ms, outcome, refusal reasons, applied)`` per decision; ``applied`` is False for a declined catch
     offer (a decision that is no action of the replay)."""
     return [(d.latency_ms, d.outcome, list(d.reasons), d.applied) for d in replay.decisions()]
-
-
-def decision_clock(replay: Replay) -> dict[int, tuple[float, float]]:
-    """``{decision index: (lag compensation ms, time bank used ms)}`` for the decisions that had either
-    (``MatchConfig.lag_compensation_cap_s``, ``MatchConfig.time_bank_s``)."""
-    return {i: (d.lag_ms, d.bank_ms) for i, d in enumerate(replay.decisions()) if d.lag_ms or d.bank_ms}
 
 
 def engine_actions(engine: EngineReplay) -> list[tuple[int | None, Action]]:

@@ -1,5 +1,6 @@
-"""What the tournament machinery runs with: its timing :class:`Settings`, the :class:`Enqueuer` that sends follow-up
-work, the :class:`MetricsSink` and the retry of a Redis command that failed."""
+"""What the tournament machinery runs with: its timing :class:`Settings`, the :class:`MetricsSink` and the retry of a
+Redis command that failed (the :class:`~arena.service.enqueuer.Enqueuer` that sends follow-up work has a module of
+its own)."""
 
 from __future__ import annotations
 
@@ -63,20 +64,6 @@ class Settings:
 
 class MatchCancelled(Exception):
     """A match was stopped before its end because its batch stops (the soft time limit); it has no result."""
-
-
-class Enqueuer(Protocol):
-    """How follow-up work is sent (Celery in production: :class:`workers.enqueue.CeleryEnqueuer`).
-
-    An enqueuer that can see its queue may also offer ``queued_batches(tournament_id) -> set[str] | None``: the
-    ids of the tournament's batches whose messages wait in the queue (None: cannot tell). The completeness check
-    then knows a queued batch whose message left the queue without starting was lost (``queued_grace``)."""
-
-    def start(self, tournament_id: str) -> None: ...
-
-    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None: ...
-
-    def check(self, tournament_id: str, token: str | None, countdown: float) -> None: ...
 
 
 class MetricsSink(Protocol):

@@ -89,13 +89,6 @@ class Firing:
         return self.error is None
 
 
-def add_schedule(
-    store: Store, schedule_id: str, cron: str, spec: Mapping[str, Any], *, enabled: bool = True
-) -> Schedule:
-    """Validate ``cron`` (raises :class:`~arena.tournament.cron.CronError`) and store the schedule."""
-    return store.schedules.add(schedule_id, parse_cron(cron).expr, spec, enabled=enabled)
-
-
 def delete_schedule(store: Store, schedule_id: str) -> Schedule:
     """Remove a schedule: it fires no further tournament (those it started go on; a scheduler that listed it
     just before finds it gone when it claims). Returns the schedule as it was; raises

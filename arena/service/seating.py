@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
 
 from arena.players import BUILTIN_NAMES, BotFactory
 from arena.relay import RelaySeat
@@ -68,16 +67,13 @@ def check_bot_seed(seed: int, seat: int) -> int:
 
 
 def seat_for(participant: str, *, seed: int, make_bot: BotFactory, relay: Store | None = None,
-             remote: Callable[[str], Seat] | None = None, casual: bool = False) -> Seat:
+             casual: bool = False) -> Seat:
     """The seat of ``participant``: a built-in bot made by ``make_bot`` seeded with ``seed``, else the registered
-    bot through ``remote`` (the gateway's own seat) or the relay of ``relay``; :class:`UnreachableParticipant` with
-    neither. ``casual``: the relay seat of a game against a person (``RelaySeat(..., casual=True)``: it gives way to
-    rated matches, :mod:`arena.relay`); a ``remote`` seat is the caller's to make casual."""
+    bot through the relay of ``relay``; :class:`UnreachableParticipant` without one. ``casual``: the relay seat of a
+    game against a person (``RelaySeat(..., casual=True)``: it gives way to rated matches, :mod:`arena.relay`)."""
     kind = builtin_kind(participant)
     if kind is not None:
         return LocalSeat(make_bot(kind, seed), name=participant)
-    if remote is not None:
-        return remote(participant)
     if relay is not None:
         return RelaySeat(relay, participant, casual=casual)
     raise UnreachableParticipant(f"{participant!r} is no built-in bot ({', '.join(sorted(BUILTIN_NAMES))}); a "

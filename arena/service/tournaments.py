@@ -172,8 +172,7 @@ def choose_seed(seed: int) -> int:
 
 @dataclass(frozen=True)
 class SeedReveal:
-    """A tournament's seed commitment, and once it ended its seed, salt and secret (0 and empty before; the
-    secret empty too for a tournament created before secrets existed)."""
+    """A tournament's seed commitment, and once it ended its seed, salt and secret (0 and empty before)."""
 
     commitment: str
     revealed: bool

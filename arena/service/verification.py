@@ -27,8 +27,7 @@ class ReplayUnavailable(Exception):
 @dataclass(frozen=True)
 class TournamentFacts:
     """What verification reads of a tournament: its state, its spec (as published: without its secret), its seed
-    commitment and, once it ended, the revealed seed, salt and secret (empty for a tournament created before
-    secrets existed)."""
+    commitment and, once it ended, the revealed seed, salt and secret."""
 
     tournament_id: str
     state: TournamentStatus
@@ -90,7 +89,7 @@ def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: RecordedMatch
     """What is wrong with one match's omniscient replay against its scheduled match and its stored result; empty
     when it replays to the stored result."""
     problems: list[str] = []
-    rules = Rules.from_dict(dict(match.rules))
+    rules = match.rules
     if replay.seed != match.seed:
         problems.append(f"the replay's seed {replay.seed} is not the derived deal seed {match.seed}")
     if replay.rules is None:
@@ -128,11 +127,8 @@ def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: RecordedMatch
 
 def _check_seed(t: TournamentFacts, problem: Callable[[str, str], None]) -> bool:
     """Whether the revealed seed, salt and secret match the commitment; the problems to ``problem``."""
-    committed = bool(t.seed_commitment) and check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt,
-                                                             t.seed_secret)
-    if not t.seed_commitment:
-        problem(t.tournament_id, "no seed commitment was published (created before commitments existed)")
-    elif not committed:
+    committed = check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt, t.seed_secret)
+    if not committed:
         problem(t.tournament_id, f"the revealed seed {t.revealed_seed}, salt {t.seed_salt!r} and secret "
                                  f"{t.seed_secret!r} do not match the commitment {t.seed_commitment}")
     if t.spec.seed != t.revealed_seed:
@@ -197,17 +193,15 @@ class GauntletSeedCheck:
     the deal seed of every seat of every block (``deals[b][s]``, blocks from 0) they reproduce."""
 
     committed: bool
-    secret: bool
     deals: tuple[tuple[int, ...], ...]
 
 
 def verify_gauntlet_seed(commitment: str, seed: int, salt: str, secret: str, blocks: int,
                          seats: int) -> GauntletSeedCheck:
     """Check an ended gauntlet's revealed seed, salt and secret against its commitment and re-derive its deals
-    (:func:`arena.service.gauntlet.deal_seed`); ``secret`` False for a gauntlet without one (made before secrets
-    existed: its deals follow the seed alone, and it has no commitment)."""
+    (:func:`arena.service.gauntlet.deal_seed`)."""
     from .gauntlet import deal_seed
 
-    committed = bool(commitment) and check_commitment(commitment, seed, salt, secret)
+    committed = check_commitment(commitment, seed, salt, secret)
     deals = tuple(tuple(deal_seed(seed, block, secret, seat) for seat in range(seats)) for block in range(blocks))
-    return GauntletSeedCheck(committed, bool(secret), deals)
+    return GauntletSeedCheck(committed, deals)

@@ -40,7 +40,6 @@ from .schedules import Schedule, ScheduleStore
 from .sessions import PendingEnd, Session, SessionStore
 from .standings import CachedStandings, StandingsStore, TournamentStandings
 from .tournaments import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
-from .traffic import ServerTraffic
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -82,7 +81,6 @@ __all__ = [
     "ResultStore",
     "Schedule",
     "ScheduleStore",
-    "ServerTraffic",
     "Session",
     "SessionStore",
     "StandingsStore",

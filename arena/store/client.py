@@ -36,7 +36,6 @@ from .slots import SlotStore
 from .standings import StandingsStore
 from .submissions import SubmissionStore
 from .tournaments import TournamentStore
-from .traffic import ServerTraffic, server_traffic
 
 ENV_VAR = "REDIS_URL"
 
@@ -181,21 +180,6 @@ class Store:
     def ping(self) -> bool:
         return bool(self.redis.ping())
 
-    def traffic(self) -> ServerTraffic:
-        """The server's commands and bytes so far (:mod:`arena.store.traffic`; for benchmarks)."""
-        return server_traffic(self.redis)
-
-    def check_config(self) -> None:
-        """Raise :class:`StoreConfigError`, with a message for people, when Redis refuses this URL's settings
-        (a database index the server does not have, a wrong password): retrying cannot help. Connection errors
-        (Redis not up yet) are left to the callers' retries."""
-        try:
-            self.redis.ping()
-        except (redis.AuthenticationError, redis.ResponseError) as error:
-            raise self._refused(error) from None
-        except (redis.ConnectionError, redis.TimeoutError):
-            return
-
     def _refused(self, error: redis.AuthenticationError | redis.ResponseError) -> StoreConfigError:
         if isinstance(error, redis.AuthenticationError) or "AUTH" in str(error):  # also a password it has none for
             return StoreConfigError(f"Redis at {_redacted(self.url)} refused the credentials: {error}")
@@ -207,7 +191,8 @@ class Store:
     def check_reachable(self) -> None:
         """Raise :class:`StoreConfigError` naming the server (without its password) when Redis cannot be reached,
         after the client's retries (a few seconds: a Redis still starting is waited for), or refuses this URL's
-        settings (:meth:`check_config`). For a process's start, so it fails at once with one line."""
+        settings (a database index the server does not have, a wrong password). For a process's start, so it fails
+        at once with one line."""
         try:
             self.redis.ping()
         except (redis.AuthenticationError, redis.ResponseError) as error:  # (the first is a ConnectionError)

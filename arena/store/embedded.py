@@ -251,11 +251,6 @@ class RedisServer:
         """Kill the server hard (SIGKILL), as a crash would; the data directory stays."""
         self._terminate(hard=True)
 
-    def restart(self) -> RedisServer:
-        """Stop cleanly and start again on the same port and data directory."""
-        self.stop()
-        return self.start()
-
     def _terminate(self, *, hard: bool, timeout: float = 10.0) -> None:
         proc, self._proc = self._proc, None
         if proc is None:

@@ -1,16 +1,15 @@
-"""Gauntlets in Redis: one record per gauntlet (what it tests, the sequential test's state, its status) and
-the list of its blocks, so a gauntlet can be listed, shown and followed while it runs.
+"""Gauntlets in Redis: one record per gauntlet (what it tests, its status) and the list of its blocks (the sequential
+test's state is the one their scores give), so a gauntlet can be listed, shown and followed while it runs.
 
 A gauntlet's record is a hash (``uno:gauntlet:{gid}``), its blocks a list (``uno:gauntlet:{gid}:blocks``, one
 JSON object per block, in order), and ``uno:gauntlets`` a sorted set of the ids by creation time. A block and
-the test state after it are written in one transaction, and a block is written only when its number is the
-next one (a repeated write of the same block, say after a retried command, is a no-op), so the list and the
-state never disagree. The gauntlet's seed (from which every deal derives) is kept in the hash's ``seed`` field so
-that a worker can resume the gauntlet, but it stays out of :class:`GauntletRecord`: :meth:`GauntletStore.seed`
-reads it, for the runner and for whoever may see it (the admin, and everyone once the gauntlet ended); the secret
-the deals also derive from and the salt of the commitment to both are kept beside it (``secret``, ``salt``:
-:meth:`GauntletStore.seed_material`), the commitment in the record (``seed_commitment``). A
-gauntlet created with an idempotency key keeps it (``idempotency_key``), so that a retried start finds it.
+the status after it are written in one transaction, and a block is written only when its number is the next one
+(a repeated write of the same block, say after a retried command, is a no-op). The gauntlet's seed and secret (from
+which every deal derives) and the salt of the commitment to both are kept in the hash (``seed``, ``secret``,
+``salt``) so that a worker can resume the gauntlet, but they stay out of :class:`GauntletRecord`:
+:meth:`GauntletStore.seed_material` reads them, for the runner and for whoever may see them (the admin, and everyone
+once the gauntlet ended); the commitment is in the record (``seed_commitment``). A gauntlet created with an
+idempotency key keeps it (``idempotency_key``), so that a retried start finds it.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ _ADD_BLOCK = """
 local n = redis.call('LLEN', KEYS[2])
 if n ~= tonumber(ARGV[1]) then return n end
 redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[1], 'state', ARGV[3], 'status', ARGV[4], 'updated_at', ARGV[5])
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'updated_at', ARGV[4])
 return n + 1
 """
 
@@ -61,13 +60,12 @@ class StoredBlock:
 @dataclass(frozen=True)
 class GauntletSeed:
     """What the deals of a gauntlet derive from, kept secret until it ends: the seed, the secret (64 hex digits), the
-    salt of the commitment (64 hex digits) and the commitment (published; empty, like the secret and the salt, for a
-    gauntlet stored before they existed)."""
+    salt of the commitment (64 hex digits) and the commitment (published)."""
 
     seed: int
-    salt: str = ""
-    secret: str = ""
-    commitment: str = ""
+    salt: str
+    secret: str
+    commitment: str
 
 
 class UnknownGauntlet(StoreError):
@@ -80,13 +78,11 @@ class DuplicateGauntlet(StoreError):
 
 @dataclass(frozen=True)
 class GauntletRecord:
-    """A stored gauntlet: ``spec`` (what it tests: candidate, baseline, opponents, seats, rules, test config),
-    ``state`` (the sequential test's state, :meth:`arena.tournament.sprt.SprtState.to_dict`), ``status`` (a
-    :class:`~arena.tournament.status.GauntletStatus`), ``detail`` (why it failed), and times."""
+    """A stored gauntlet: ``spec`` (what it tests, as :meth:`arena.service.gauntlet.GauntletSpec.to_dict` wrote it,
+    which alone reads it back), ``status``, ``detail`` (why it failed), and times."""
 
     id: str
     spec: Mapping[str, Any]
-    state: Mapping[str, Any]
     status: GauntletStatus
     created_at: float
     updated_at: float
@@ -101,7 +97,7 @@ class GauntletRecord:
         return self.status is not GauntletStatus.RUNNING
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "spec": dict(self.spec), "state": dict(self.state), "status": self.status,
+        return {"id": self.id, "spec": dict(self.spec), "status": self.status,
                 "created_at": self.created_at, "updated_at": self.updated_at, "detail": self.detail,
                 "blocks": self.blocks}
 
@@ -114,17 +110,15 @@ class GauntletStore:
         self._k = keys
         self._add_block = client.register_script(_ADD_BLOCK)
 
-    def create(self, gauntlet_id: str, spec: Mapping[str, Any], state: Mapping[str, Any], *,
-               seed: GauntletSeed | int = 0, idempotency_key: str = "") -> GauntletRecord:
-        """Store a new running gauntlet (with its secret ``seed``: a bare integer stores no secret nor commitment);
-        :class:`DuplicateGauntlet` when the id is taken."""
+    def create(self, gauntlet_id: str, spec: Mapping[str, Any], *, seed: GauntletSeed,
+               idempotency_key: str = "") -> GauntletRecord:
+        """Store a new running gauntlet with its secret ``seed``; :class:`DuplicateGauntlet` when the id is taken."""
         key = self._k.gauntlet(gauntlet_id)
         now = time.time()
-        kept = seed if isinstance(seed, GauntletSeed) else GauntletSeed(int(seed))
         fields: dict[str | bytes, bytes | float | int | str] = {
-            "id": gauntlet_id, "spec": dumps(dict(spec)), "state": dumps(dict(state)),
+            "id": gauntlet_id, "spec": dumps(dict(spec)),
             "status": GauntletStatus.RUNNING.value, "created_at": repr(now), "updated_at": repr(now), "detail": "",
-            "seed": str(kept.seed), "salt": kept.salt, "secret": kept.secret, "seed_commitment": kept.commitment,
+            "seed": str(seed.seed), "salt": seed.salt, "secret": seed.secret, "seed_commitment": seed.commitment,
             "idempotency_key": idempotency_key}
         if not self._r.hsetnx(key, "id", gauntlet_id):
             raise DuplicateGauntlet(f"gauntlet {gauntlet_id!r} exists already: choose another name")
@@ -132,16 +126,8 @@ class GauntletStore:
             pipe.hset(key, mapping=fields)
             pipe.zadd(self._k.gauntlets(), {gauntlet_id: now})
             pipe.execute()
-        return GauntletRecord(gauntlet_id, dict(spec), dict(state), GauntletStatus.RUNNING, now, now,
-                              idempotency_key=idempotency_key, seed_commitment=kept.commitment)
-
-    def seed(self, gauntlet_id: str) -> int:
-        """The gauntlet's secret seed (0 when it was stored without one); :class:`UnknownGauntlet` when there is
-        no such gauntlet."""
-        raw = self._r.hget(self._k.gauntlet(gauntlet_id), "seed")
-        if raw is None and not self._r.exists(self._k.gauntlet(gauntlet_id)):
-            raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
-        return int(raw or 0)
+        return GauntletRecord(gauntlet_id, dict(spec), GauntletStatus.RUNNING, now, now,
+                              idempotency_key=idempotency_key, seed_commitment=seed.commitment)
 
     def seed_material(self, gauntlet_id: str) -> GauntletSeed:
         """The gauntlet's seed, secret, salt and commitment (for the runner, and for whoever may see them: the admin,
@@ -152,16 +138,15 @@ class GauntletStore:
         return GauntletSeed(int(raw.get("seed") or 0), raw.get("salt", ""), raw.get("secret", ""),
                             raw.get("seed_commitment", ""))
 
-    def add_block(self, gauntlet_id: str, number: int, block: StoredBlock, state: Mapping[str, Any],
-                  status: GauntletStatus) -> bool:
-        """Append block ``number`` (counted from 0) and the test state and status after it; ``False`` when that
-        block was written already (nothing changes)."""
+    def add_block(self, gauntlet_id: str, number: int, block: StoredBlock, status: GauntletStatus) -> bool:
+        """Append block ``number`` (counted from 0) and the status after it; ``False`` when that block was written
+        already (nothing changes)."""
         word = _checked(status)
         if not self._r.exists(self._k.gauntlet(gauntlet_id)):
             raise UnknownGauntlet(f"no gauntlet {gauntlet_id!r}")
         written = int(self._add_block(
             keys=[self._k.gauntlet(gauntlet_id), self._k.gauntlet_blocks(gauntlet_id)],
-            args=[int(number), dumps(block.to_dict()), dumps(dict(state)), word, repr(time.time())]))
+            args=[int(number), dumps(block.to_dict()), word, repr(time.time())]))
         return written == number + 1
 
     def finish(self, gauntlet_id: str, status: GauntletStatus, detail: str = "") -> None:
@@ -211,7 +196,6 @@ def _checked(status: str) -> str:
 
 def _record(fields: Mapping[str, str], blocks: int) -> GauntletRecord:
     return GauntletRecord(id=fields["id"], spec=loads(fields.get("spec", "{}")),
-                          state=loads(fields.get("state", "{}")),
                           status=GauntletStatus(fields.get("status", GauntletStatus.RUNNING)),
                           created_at=float(fields.get("created_at", 0.0)),
                           updated_at=float(fields.get("updated_at", 0.0)), detail=fields.get("detail", ""),

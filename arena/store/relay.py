@@ -13,7 +13,7 @@ carries the bulk, decision requests and events, which Redis never writes to its 
 is about 3 KB, the whole observation: through a list, a remote match wrote about 1.5 MB to the file). A
 message on the channel that no gateway heard is not queued: :meth:`RelayChannel.publish` says so at once and
 its sender tries again (a decision the arena could not deliver is no strike). The message format is the
-relay's own business (:mod:`arena.relay.messages`); this module moves bytes.
+relay's own business (:mod:`arena.relay.envelope`); this module moves bytes.
 
 Every command that does not block goes through the channel's :class:`~arena.store.batching.CommandBatcher`:
 what the tasks of one event loop ask for in the same tick is one pipeline, several publishes to one gateway one
@@ -56,23 +56,25 @@ return 1
 
 @dataclass(frozen=True)
 class ReplyAddress:
-    """Where the answer to one relayed message goes: the list ``key``. With ``rid`` the list is shared (one
-    worker process's, read by its :class:`arena.store.RelayHub`) and the answer is framed with ``rid``
-    (:func:`reply_frame`); without, the list is the answer's own."""
+    """Where the answers to one relayed message go: the list ``key`` (one worker process's, read by its
+    :class:`arena.store.RelayHub`, or one of its own for a draining gateway's hand-over), each answer framed with
+    ``rid`` (:func:`reply_frame`), the message's id in that list."""
 
     key: str
-    rid: str = ""
+    rid: str
 
 
 def reply_frame(rid: str, answer: bytes) -> bytes:
-    """An answer on a shared list: its id, a space, the answer."""
+    """An answer on a list: its id, a space, the answer."""
     return rid.encode() + b" " + answer
 
 
 def parse_reply_frame(raw: bytes) -> tuple[str, bytes]:
-    """``(rid, answer)`` of :func:`reply_frame` (``("", raw)`` for a frame without a space)."""
+    """``(rid, answer)`` of :func:`reply_frame`; ValueError for an item that is not one."""
     rid, space, answer = raw.partition(b" ")
-    return (rid.decode(errors="replace"), answer) if space else ("", raw)
+    if not space:
+        raise ValueError("a relay answer without its id")
+    return rid.decode(errors="replace"), answer
 
 
 class RelayChannel:
@@ -150,8 +152,9 @@ class RelayChannel:
         return self._k.relay_replies(hub_id)
 
     async def wait_reply(self, reply_key: str, timeout_s: float) -> bytes | None:
-        """The answer written to the list ``reply_key`` of its own, waiting up to ``timeout_s``; ``None`` when none
-        came. A long wait is made of blocking pops of at most :data:`WAIT_CHUNK_S`."""
+        """The next answer written to the list ``reply_key`` of its own (without its frame), waiting up to
+        ``timeout_s``; ``None`` when none came. A long wait is made of blocking pops of at most
+        :data:`WAIT_CHUNK_S`."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout_s
         task = asyncio.current_task()
@@ -165,7 +168,7 @@ class RelayChannel:
             item = await self._r.blpop([reply_key], timeout=chunk)
             self._counted(("BLPOP", reply_key, chunk), item)
             if item is not None:
-                return bytes(item[1])
+                return parse_reply_frame(bytes(item[1]))[1]
 
     async def pop_replies(self, key: str, timeout_s: float, expected: int = 1) -> list[bytes]:
         """The answers waiting on the shared list ``key`` (:func:`reply_frame` each), waiting up to ``timeout_s``
@@ -203,10 +206,9 @@ class RelayChannel:
             self._count_pop, rest = False, None
         return ([] if first is None else [bytes(first[1])]) + [bytes(item) for item in rest or ()]
 
-    async def reply(self, to: ReplyAddress, answer: str) -> None:
+    async def reply(self, to: ReplyAddress, answer: bytes) -> None:
         """Answer a relayed message (an answer nobody reads expires after :data:`REPLY_TTL_S`)."""
-        payload = answer.encode()
-        await self._batch.append(to.key, reply_frame(to.rid, payload) if to.rid else payload, REPLY_TTL_S)
+        await self._batch.append(to.key, reply_frame(to.rid, answer), REPLY_TTL_S)
 
     async def live_gateway(self, bot: str) -> str | None:
         """The gateway holding the bot's newest live session, or ``None`` (the lookup of

@@ -185,7 +185,10 @@ class RelayHub:
             self._mark_closed()
 
     def _route(self, raw: bytes) -> None:
-        rid, answer = parse_reply_frame(raw)
+        try:
+            rid, answer = parse_reply_frame(raw)
+        except ValueError:
+            rid, answer = "", raw
         replies = self._waiting.get(rid)
         if replies is None:
             self.dropped += 1

@@ -3,8 +3,7 @@ written once.
 
 A replay is a match record in its stored form: the result fields, the engine replay (``Match.replay()``: rules,
 players, seed, actions), the per-decision log as columns and every round's hands (see :class:`Replay`).
-:meth:`Replay.to_dict` and :meth:`Replay.from_dict` are the one place its JSON is written and read; ``from_dict``
-also reads the older form that stored the whole record with a ``decisions`` list.
+:meth:`Replay.to_dict` and :meth:`Replay.from_dict` are the one place its JSON is written and read.
 
 The JSON is encoded with sorted keys, ASCII only (non-ASCII text as ``\\u`` escapes: the encoder's fast path, twice
 as fast on a replay as ``ensure_ascii=False``) and compressed with zlib level 3 (measured on 2-seat flip replays of
@@ -23,6 +22,7 @@ from typing import Any, NamedTuple
 
 import redis
 
+from arena.players import DecisionOutcome
 from arena.tournament import EndReason
 
 from ._codec import loads
@@ -32,8 +32,8 @@ LEVEL = 3
 FORMAT = 1
 """The ``format`` of the stored form written since the per-decision log became columns."""
 
-OUTCOME_LETTERS = {"answered": "a", "timeout": "t", "error": "e", "fallback": "f", "forfeited": "F",
-                   "unreachable": "u"}
+OUTCOME_LETTERS = {DecisionOutcome.ANSWERED: "a", DecisionOutcome.TIMEOUT: "t", DecisionOutcome.ERROR: "e",
+                   DecisionOutcome.FALLBACK: "f", DecisionOutcome.FORFEITED: "F", DecisionOutcome.UNREACHABLE: "u"}
 """The letter of each decision outcome in :attr:`Replay.outcomes`."""
 _LETTER_OUTCOMES = {v: k for k, v in OUTCOME_LETTERS.items()}
 
@@ -63,7 +63,7 @@ class DecisionNote(NamedTuple):
     answered, but no action of the replay)."""
 
     latency_ms: float
-    outcome: str
+    outcome: DecisionOutcome
     reasons: tuple[str, ...]
     applied: bool
     lag_ms: float = 0.0
@@ -114,7 +114,7 @@ class Replay:
         for i, (latency, letter) in enumerate(zip(self.latency_us, self.outcomes, strict=False)):
             lag, bank = self.clock_us.get(i, (0, 0))
             reasons = self.refused[i][1] if i in self.refused else ()
-            out.append(DecisionNote(latency / 1000.0, _LETTER_OUTCOMES.get(letter, "answered"), reasons,
+            out.append(DecisionNote(latency / 1000.0, _LETTER_OUTCOMES.get(letter, DecisionOutcome.ANSWERED), reasons,
                                     i not in declined, lag / 1000.0, bank / 1000.0))
         return out
 
@@ -136,10 +136,10 @@ class Replay:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Replay:
-        """Read either stored form back; ``ValueError`` naming what is missing or malformed."""
+        """Read the stored form back; ``ValueError`` naming what is missing or malformed."""
         try:
             engine = EngineReplay.from_dict(data["replay"])
-            columns = _columns(data) if "outcomes" in data else _legacy_columns(data.get("decisions") or ())
+            columns = _columns(data)
             winner = data.get("winner")
             return cls(
                 match_id=str(data.get("match_id", "")), tournament_id=str(data.get("tournament_id", "")),
@@ -175,32 +175,6 @@ def _columns(data: Mapping[str, Any]) -> dict[str, Any]:
         "clock_us": {int(i): (int(lag), int(bank)) for i, (lag, bank) in dict(data.get("clock_us") or {}).items()},
     }
 
-
-def _legacy_columns(decisions: Sequence[Any]) -> dict[str, Any]:
-    """The columns of the older form's ``decisions`` (``MatchRecord.to_dict``: a list per decision, or an object
-    per decision in the oldest records)."""
-    latency, letters, declined = [], [], []
-    refused: dict[int, tuple[int, tuple[str, ...]]] = {}
-    clock: dict[int, tuple[int, int]] = {}
-    for i, item in enumerate(decisions):
-        if isinstance(item, Mapping):
-            values = [item.get(k, d) for k, d in (("latency_ms", 0.0), ("outcome", "answered"), ("refusals", 0),
-                                                  ("reasons", ()), ("applied", True), ("lag_ms", 0.0),
-                                                  ("bank_ms", 0.0))]
-        else:
-            _seat, _number, _action, *rest = item
-            values = [*rest, *((), True, 0.0, 0.0)[len(rest) - 3:]]
-        ms, outcome, count, reasons, applied, lag, bank = values[:7]
-        latency.append(round(float(ms) * 1000))
-        letters.append(OUTCOME_LETTERS.get(str(outcome), "a"))
-        if int(count):
-            refused[i] = (int(count), _strs(reasons))
-        if not applied:
-            declined.append(i)
-        if lag or bank:
-            clock[i] = (round(float(lag) * 1000), round(float(bank) * 1000))
-    return {"latency_us": tuple(latency), "outcomes": "".join(letters), "refused": refused,
-            "declined": tuple(declined), "clock_us": clock}
 
 
 def compress(replay: Replay) -> bytes:

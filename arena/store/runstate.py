@@ -224,9 +224,6 @@ class RunState:
         raws = self.r.hmget(self.batches_key, wanted)
         return {bid: list(json.loads(raw)) for bid, raw in zip(wanted, raws, strict=True) if raw is not None}
 
-    def batch_count(self) -> int:
-        return int(self.r.hlen(self.batches_key))
-
     # -- attempts and feed ----------------------------------------------------------------------
     def attempt(self, match_id: str) -> int:
         """Count one more start of ``match_id``; returns the count including this one."""

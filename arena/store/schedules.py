@@ -61,13 +61,6 @@ end
 return 1
 """
 
-_SET_ENABLED = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'enabled', ARGV[1])
-return 1
-"""
-
-
 @dataclass(frozen=True)
 class Schedule:
     """A stored schedule. ``last_due``: the latest due time (epoch seconds) claimed, if any."""
@@ -89,7 +82,6 @@ class ScheduleStore:
         self._add = client.register_script(_ADD)
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
-        self._set_enabled = client.register_script(_SET_ENABLED)
 
     def add(
         self,
@@ -138,10 +130,6 @@ class ScheduleStore:
         pipe.srem(self._k.schedules(), schedule_id)
         return bool(pipe.execute()[0])
 
-    def set_enabled(self, schedule_id: str, enabled: bool) -> None:
-        if not self._set_enabled(keys=[self._k.schedule(schedule_id)], args=["1" if enabled else "0"]):
-            raise UnknownSchedule(schedule_id)
-
     def claim(self, schedule_id: str, due: int, *, holder: str, ttl: float = DEFAULT_LOCK_TTL) -> bool:
         """Claim the firing of ``due`` (epoch seconds); ``True`` for exactly one caller.
 
@@ -164,11 +152,6 @@ class ScheduleStore:
                 args=[int(due), holder],
             )
         )
-
-    def claim_info(self, schedule_id: str, due: int) -> dict[str, Any] | None:
-        """The lock of a due time (``holder``, ``at``, ``prev``), or ``None``."""
-        raw = self._r.get(self._k.schedule_fired(schedule_id, due))
-        return None if raw is None else dict(loads(raw))
 
 
 def _schedule(f: dict[str, str]) -> Schedule:

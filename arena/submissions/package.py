@@ -92,10 +92,6 @@ class Package:
     archive: bytes
     sha256: str
 
-    @property
-    def unpacked_bytes(self) -> int:
-        return sum(len(f.data) for f in self.files)
-
 
 def check_paths(files: list[str], folders: tuple[str, ...] = ()) -> None:
     """SubmissionRejected for a path given twice, a path that differs from another only in case, or a path that

@@ -12,19 +12,11 @@ Typical use::
     for batch in batches(matches, 50): ...   # hand to workers
     results: list[MatchResult] = ...         # one per match id
     table = standings(results, participants=spec.participants, pool=prior_pool)
-    print(standings_to_text(table)); new_pool = table.pool   # persist under spec.rating_pool
+    new_pool = table.pool                    # persist under spec.rating_pool
 """
 
 from .design import pair_spread
-from .export import (
-    head_to_head_to_csv,
-    results_from_json,
-    results_to_csv,
-    results_to_json,
-    standings_to_csv,
-    standings_to_json,
-    standings_to_text,
-)
+from .export import results_to_csv
 from .matchmaking import (
     Entrant,
     Evidence,
@@ -40,13 +32,11 @@ from .ratings import Rating, RatingPool
 from .results import EndReason, MatchResult, dedupe
 from .schedule import (
     MatchSpec,
-    ScheduleStats,
     batches,
     count_matches,
     deal_group_id,
     match_id,
     schedule,
-    schedule_stats,
     tables,
 )
 from .spec import TournamentSpec, normalize_rules, rating_pool_key
@@ -58,7 +48,6 @@ from .standings import (
     Standings,
     deal_groups,
     indistinguishable,
-    rates_apart,
     standings,
 )
 from .stats import mean_interval, t_quantile, wilson_interval, z_quantile
@@ -76,7 +65,6 @@ __all__ = [
     "RateLimit",
     "Rating",
     "RatingPool",
-    "ScheduleStats",
     "SprtConfig",
     "SprtFinished",
     "SprtState",
@@ -93,24 +81,16 @@ __all__ = [
     "dedupe",
     "evidence_of",
     "finish_points",
-    "head_to_head_to_csv",
     "indistinguishable",
     "match_id",
     "mean_interval",
     "meeting_value",
     "normalize_rules",
     "pair_spread",
-    "rates_apart",
     "rating_pool_key",
-    "results_from_json",
     "results_to_csv",
-    "results_to_json",
     "schedule",
-    "schedule_stats",
     "standings",
-    "standings_to_csv",
-    "standings_to_json",
-    "standings_to_text",
     "t_quantile",
     "tables",
     "wilson_interval",

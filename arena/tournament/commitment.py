@@ -7,9 +7,6 @@ operator passes, however small, lets a bot predict a deal from its first hand. T
 While the tournament is pending or running the seed, the salt and the secret are kept secret (only an admin
 may read them); when it ends all three are revealed and anyone can recompute the commitment
 (:func:`check_commitment`) and, from the seed and the secret, every match's deal seed.
-
-Tournaments created before secrets existed have no secret: their commitment is ``hex(SHA-256(salt || seed))``
-and their deals derive from the seed alone (``secret`` empty below).
 """
 
 from __future__ import annotations
@@ -31,21 +28,20 @@ def check_secret(secret_hex: str) -> None:
         raise ValueError(f"a seed secret must be {2 * SECRET_BYTES} lowercase hex digits or empty, got {secret_hex!r}")
 
 
-def seed_commitment(seed: int, salt: bytes, secret: bytes = b"") -> str:
-    """``hex(SHA-256(salt || seed as 8-byte big-endian || secret))``: 64 lowercase hex digits (``secret`` empty
-    for a tournament without one)."""
+def seed_commitment(seed: int, salt: bytes, secret: bytes) -> str:
+    """``hex(SHA-256(salt || seed as 8-byte big-endian || secret))``: 64 lowercase hex digits."""
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"a seed must be an integer between 0 and {MAX_SEED}")
     if len(salt) != SALT_BYTES:
         raise ValueError(f"a salt must be {SALT_BYTES} bytes, got {len(salt)}")
-    if len(secret) not in (0, SECRET_BYTES):
+    if len(secret) != SECRET_BYTES:
         raise ValueError(f"a seed secret must be {SECRET_BYTES} bytes, got {len(secret)}")
     return hashlib.sha256(bytes(salt) + seed.to_bytes(SEED_BYTES, "big") + bytes(secret)).hexdigest()
 
 
-def check_commitment(commitment: str, seed: int, salt_hex: str, secret_hex: str = "") -> bool:
+def check_commitment(commitment: str, seed: int, salt_hex: str, secret_hex: str) -> bool:
     """Whether ``commitment`` is the commitment of ``seed`` with the salt ``salt_hex`` and the secret
-    ``secret_hex`` (64 hex digits each; the secret empty for a tournament without one)."""
+    ``secret_hex`` (64 hex digits each)."""
     try:
         salt = bytes.fromhex(salt_hex)
         secret = bytes.fromhex(secret_hex)

@@ -32,6 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from arena.engine.rules import Rules
+
 from ._rng import derive_seed
 from .limits import MAX_DECISION_DEADLINE_MS, MIN_DECISION_DEADLINE_MS
 from .matchmaking import Entrant, Evidence, MatchmakingConfig, RateLimit, Table, choose_tables
@@ -107,8 +109,8 @@ class CompetitionSpec:
         return f"{POOL_PREFIX}{self.competition_id}"
 
     @property
-    def rules(self) -> dict[str, Any]:
-        return normalize_rules(self.variant, self.options)
+    def rules(self) -> Rules:
+        return Rules.from_dict(normalize_rules(self.variant, self.options))
 
     def admits(self, bot: str) -> bool:
         return not self.entrants or bot.casefold() in {name.casefold() for name in self.entrants}

@@ -263,8 +263,3 @@ def _zone(name: str) -> tzinfo:
         return time_zone(name)
     except CronError as error:
         raise CronError(f"{error} (in CRON_TZ)") from None
-
-
-def validate_cron(expr: str) -> str:
-    """``expr`` stripped, if it parses; raises :class:`CronError` otherwise."""
-    return parse_cron(expr).expr

@@ -13,7 +13,7 @@ Definitions (the same numbers every reader shows; nothing is recomputed elsewher
   descending, then by name (without case, then exactly), with the same tier rule
   (:func:`arena.tournament.standings.told_apart`, :func:`arena.tournament.standings.tiers_of`) on the rating
   measure (:func:`arena.tournament.standings.ratings_p_value`). OpenSkill's own difference test holds two copies of
-  one bot together 98.8-99.5% of the time instead of 95% (``uno-arena bench intervals --ratings``): it ranks only
+  one bot together 98.8-99.5% of the time instead of 95% (docs/benchmarks.md): it ranks only
   where no batch rating is given (a pool whose results are gone); it stays the matchmaking's estimate, and no page
   shows its interval (a competition's pool is fitted on its current entries only, so a new version of a bot
   starts afresh there too: :func:`arena.tournament.competition.current_results`).

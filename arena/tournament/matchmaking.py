@@ -38,7 +38,7 @@ The fairness floor, the duplicate blocks, capacity and the rate limit stand apar
 Up to :data:`EXHAUSTIVE_TABLES` possible tables every one is ranked; beyond, a table is built around the entrant
 with the fewest meetings and filled seat by seat with the entrant that ranks it highest. Everything is pure and
 deterministic: same evidence, entrants and seed, same tables (ties are broken by name; deal seeds come from
-SHA-256). ``uno-arena bench ladder`` (:mod:`arena.bench.ladder`) measures the policy against uniform pairing on
+SHA-256). The ladder benchmark (docs/benchmarks.md) measures the policy against uniform pairing on
 recorded UNO games.
 """
 
@@ -51,8 +51,8 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ._rng import SeededStream, derive_seed
-from .plackett_luce import refit
-from .results import MatchResult
+from .plackett_luce import posterior, stages_of
+from .results import MatchResult, dedupe
 from .stats import t_quantile
 
 Policy = Literal["informative", "uniform"]
@@ -68,7 +68,7 @@ GAP_SCALE = 3.0
 """The prior standard deviation of a difference between unequal entrants, in batch rating (log-strength) units: a
 gap of 1 is odds of e to 1 between the two. UNO's built-in bots span about 5 units at 500 points; with a scale of 1
 the prior shrank heuristic against random so far that their settled order still looked open, and the ladder kept
-playing them (``uno-arena bench ladder``)."""
+playing them (the ladder benchmark, docs/benchmarks.md)."""
 _GRID = tuple(-6.0 + 0.1 * i for i in range(121))
 _GRID_WEIGHTS = tuple(math.exp(-t * t / 2.0) for t in _GRID)
 _GRID_TOTAL = math.fsum(_GRID_WEIGHTS)
@@ -121,7 +121,7 @@ class Table:
 class MatchmakingConfig:
     """``seats`` per table; ``fairness_floor`` (0 turns it off); ``duplicate`` blocks; ``min_meetings``: the
     blocks every pair meets directly before information chooses (0 turns it off); ``policy``: ``"informative"``
-    (this module's) or ``"uniform"`` (random tables, the baseline ``uno-arena bench ladder`` measures against)."""
+    (this module's) or ``"uniform"`` (random tables, the ladder benchmark's baseline)."""
 
     seats: int = 2
     fairness_floor: float = DEFAULT_FAIRNESS_FLOOR
@@ -209,28 +209,48 @@ class Evidence:
         return self.of(a, b).meetings
 
 
+@dataclass
+class EvidenceTally:
+    """The running sums behind :func:`evidence_of`: the stages of every result added (by bot name) and the matches
+    each pair shared. Both only grow as results come, so a ladder adds each finished block once
+    (:func:`arena.service.competitions.ladder_round`) instead of reading every block's results on every round."""
+
+    stages: dict[tuple[str, tuple[str, ...]], float] = field(default_factory=dict)
+    shared: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def add(self, results: Iterable[MatchResult]) -> EvidenceTally:
+        """Add ``results`` (each once: a match added twice counts twice) and return the tally."""
+        for result in results:
+            seated = sorted(set(result.seats))
+            for a, b in itertools.combinations(seated, 2):
+                self.shared[(a, b)] = self.shared.get((a, b), 0) + 1
+            for winner, among in stages_of(result, {bot: i for i, bot in enumerate(seated)}):
+                key = (seated[winner], tuple(seated[i] for i in among))
+                self.stages[key] = self.stages.get(key, 0.0) + 1.0
+        return self
+
+    def evidence(self, bots: Iterable[str], matches_per_block: int) -> Evidence:
+        """:func:`evidence_of` over the results added, for every pair of ``bots``."""
+        names = sorted(set(bots))
+        fitted = sorted(set(names) | {name for _, among in self.stages for name in among})
+        index = {bot: i for i, bot in enumerate(fitted)}
+        estimate, cov = posterior({(index[winner], tuple(index[b] for b in among)): count
+                                   for (winner, among), count in self.stages.items()}, len(fitted))
+        pairs = {}
+        for a, b in itertools.combinations(names, 2):
+            i, j = index[a], index[b]
+            error = math.sqrt(max(1e-12, cov[i][i] + cov[j][j] - 2.0 * cov[i][j]))
+            pairs[(a, b)] = PairEvidence(estimate[i] - estimate[j], error,
+                                         self.shared.get((a, b), 0) / max(1, matches_per_block))
+        return Evidence(pairs)
+
+
 def evidence_of(results: Iterable[MatchResult], bots: Iterable[str], matches_per_block: int) -> Evidence:
-    """The evidence of the batch ranking over ``results`` (a ladder's current results) for every pair of ``bots``:
-    the Plackett-Luce fit's differences with their posterior standard errors (Laplace's approximation: the fit
-    without its bootstrap, cheap enough for every round), and the direct meetings, in blocks of
-    ``matches_per_block`` matches."""
-    kept = list(results)
-    names = sorted(set(bots))
-    shared: dict[tuple[str, str], int] = {}
-    for result in kept:
-        seated = sorted(set(result.seats))
-        for a, b in itertools.combinations(seated, 2):
-            shared[(a, b)] = shared.get((a, b), 0) + 1
-    fit = refit(kept, names, bootstrap=0)
-    index = {bot: i for i, bot in enumerate(fit.bots)}
-    cov = fit.covariance
-    pairs = {}
-    for a, b in itertools.combinations(names, 2):
-        i, j = index[a], index[b]
-        error = math.sqrt(max(1e-12, cov[i][i] + cov[j][j] - 2.0 * cov[i][j]))
-        pairs[(a, b)] = PairEvidence(fit.estimate[i] - fit.estimate[j], error,
-                                     shared.get((a, b), 0) / max(1, matches_per_block))
-    return Evidence(pairs)
+    """The evidence of the batch ranking over ``results`` (a ladder's current results, each match once) for every
+    pair of ``bots``: the Plackett-Luce fit's differences with their posterior standard errors (Laplace's
+    approximation: the fit without its bootstrap, cheap enough for every round), and the direct meetings, in blocks
+    of ``matches_per_block`` matches."""
+    return EvidenceTally().add(dedupe(results)).evidence(bots, matches_per_block)
 
 
 def meeting_value(pair: PairEvidence, confidence: float = 0.95) -> float:

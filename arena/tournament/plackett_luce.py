@@ -21,8 +21,8 @@ Definitions:
 * **Interval and rank range**: :data:`BOOTSTRAP` refits on the deal groups resampled with replacement (a group's
   matches stay together: they share a deal), drawn from a stream keyed by the set of group ids. The interval is the
   rating plus or minus ``1.96 * sqrt(G / (G - 1))`` times the refits' standard deviation over ``G`` groups (the
-  bootstrap standard error with the small-sample correction of the plug-in variance: in ``uno-arena bench
-  intervals`` the plain percentile interval covered 90-92 % with 8-16 groups, and ``t(G - 1)`` in place of 1.96
+  bootstrap standard error with the small-sample correction of the plug-in variance: in the intervals
+  benchmark the plain percentile interval covered 90-92 % with 8-16 groups, and ``t(G - 1)`` in place of 1.96
   96.7-99.2 %); the rank range is the 2.5 % and 97.5 %
   quantiles of each bot's rank over the refits. Where the refits do not spread at all (one bot won every match:
   every resample is the same), the interval takes the posterior's own standard error instead (Laplace's
@@ -62,8 +62,8 @@ PRIOR_GAMES = 1.0
 TOLERANCE = 1e-7
 MAX_ITERATIONS = 100
 BOOTSTRAP = 100
-"""Refits on resampled deal groups behind each interval and rank range (the number ``uno-arena bench intervals
---batch`` measured the coverage with; a leaderboard of 6 bots and 480 groups refits in about a second)."""
+"""Refits on resampled deal groups behind each interval and rank range (the number the intervals benchmark
+measured the coverage with; a leaderboard of 6 bots and 480 groups refits in about a second)."""
 
 Stage = tuple[int, tuple[int, ...]]
 """One stage of a finishing order: the bot (index) that finished, among the bots (indexes) still in play."""
@@ -339,7 +339,7 @@ class BatchFit:
 
         Why not the interval's 1.96: two copies of one bot should share a tier at least 95 % of the time, and with
         1.96 two copies of weakened beside heuristic and random, 8 deal groups a pair, shared one in 92.5 % of
-        replicates (``uno-arena bench intervals --batch``): what tells two bots apart is mostly their direct
+        replicates (docs/benchmarks.md): what tells two bots apart is mostly their direct
         meetings, few in a round robin, so their difference's bootstrap error is itself uncertain."""
 
         apart = told_apart(ordered, lambda a, b: self.p_value(a.bot, b.bot), confidence)
@@ -390,7 +390,7 @@ class BatchFit:
         seats, 4 deals a table: told apart in 14 % of replicates at 5 %, their difference heavy-tailed); the
         posterior's alone overstates it between clearly unequal bots (heuristic and weakened at 2 seats, 8 duplicate
         deals: 1.01 where the difference's spread over replicates was 0.19, never told apart); the geometric mean
-        keeps copies together and unequal bots apart (``uno-arena bench tiers --designs``)."""
+        keeps copies together and unequal bots apart (docs/benchmarks.md, tiers)."""
         gap, error, _ = self._gap(a, b)
         i, j = self.bots.index(a), self.bots.index(b)
         pair = [1.0 if k == i else -1.0 if k == j else 0.0 for k in range(len(self.bots))]
@@ -424,8 +424,15 @@ class BatchFit:
                 not _still(draws))
 
     def difference(self, a: str, b: str, confidence: float = 0.95) -> tuple[float, float]:
-        """The interval of ``rating(a) - rating(b)``: the refits' standard deviation of the difference."""
-        gap, error, _ = self._gap(a, b)
+        """The interval of ``rating(a) - rating(b)``: ``z`` times the refits' standard deviation of the difference,
+        widened as the tier test widens it (:meth:`_tested_gap`) where the pair met in only some of the deal groups.
+        Why: what measures a difference is mostly the pair's direct meetings, and where those are a few of the groups
+        resampled the refits' spread is itself uncertain: two copies of weakened beside heuristic and random, 8
+        duplicate deals a pair (8 of 24 groups), were held 92.0-92.6 % of the time without the widening, 94.6-96.0 %
+        with it; where the pair met in every group (a field of 2) the refits' own held 93.6-97.0 % and the widening
+        took it to 97.0-98.4 % (docs/benchmarks.md)."""
+        i, j = self.bots.index(a), self.bots.index(b)
+        gap, error = self._tested_gap(a, b) if self.shared[i][j] < self.groups else self._gap(a, b)[:2]
         half = z_quantile(confidence) * error
         return (gap - half, gap + half)
 
@@ -473,10 +480,7 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
                 shared[i][j] += 1
     ahead = _groups_ahead(ordered, index)
     groups = sorted(by_group)
-    total = _summed(by_group[g] for g in groups)
-    estimate = fit_counts(total, len(bots))
-    _, curvature = _derivatives(_Fields.of(total, len(bots)), estimate, PRIOR_GAMES)
-    covariance = [_solve(curvature, [1.0 if k == i else 0.0 for k in range(len(bots))]) for i in range(len(bots))]
+    estimate, covariance = posterior(_summed(by_group[g] for g in groups), len(bots))
     resampled = []
     for drawn in _resamples(groups, bootstrap):
         picked: dict[int, int] = {}
@@ -486,6 +490,14 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
         resampled.append(fit_counts(_summed((by_group[groups[g]] for g in chosen), [picked[g] for g in chosen]),
                                     len(bots), start=estimate))
     return BatchFit(bots, estimate, resampled, len(groups), matches, covariance, shared, ahead, len(ordered))
+
+
+def posterior(counts: Mapping[Stage, float], bots: int) -> tuple[list[float], list[list[float]]]:
+    """The fit on stage counts (:func:`fit_counts`) and the posterior's covariance at it (Laplace's approximation: the
+    inverse of the negated Hessian)."""
+    estimate = fit_counts(counts, bots)
+    _, curvature = _derivatives(_Fields.of(counts, bots), estimate, PRIOR_GAMES)
+    return estimate, [_solve(curvature, [1.0 if k == i else 0.0 for k in range(bots)]) for i in range(bots)]
 
 
 def _summed(parts: Iterable[Mapping[Stage, float]], weights: Sequence[float] | None = None) -> dict[Stage, float]:
@@ -506,6 +518,5 @@ def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = 
 
 def difference_interval(results: Iterable[MatchResult], a: str, b: str, *, bootstrap: int = BOOTSTRAP,
                         confidence: float = 0.95) -> tuple[float, float]:
-    """The interval of ``rating(a) - rating(b)``, made as :func:`batch_ratings` makes each rating's (the refits'
-    standard deviation of the difference, deal groups resampled)."""
+    """The interval of ``rating(a) - rating(b)`` (:meth:`BatchFit.difference`)."""
     return refit(results, (a, b), bootstrap).difference(a, b, confidence)

@@ -78,10 +78,6 @@ class MatchResult:
         """Strikes of one seat (0 when not reported)."""
         return self.strikes[seat] if self.strikes else 0
 
-    def seat_of(self, bot: str) -> int:
-        """The seat of ``bot`` (``ValueError`` when it did not play)."""
-        return self.seats.index(bot)
-
     def ranks(self) -> tuple[int, ...]:
         """Finishing rank per seat, 0 = first; ties share a rank (competition ranking).
 

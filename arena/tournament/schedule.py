@@ -33,7 +33,7 @@ direction), so it takes seat ``i``'s skips and draws. Rotations keep that order,
     or in the cyclic design, k deals in the complete design (an incomplete last round is never reversed).
     Exact (every pair equally often in both orders) when the reversed rounds cancel the others: an even
     number of deals with rotated duplicate deals or in the cyclic design, a multiple of 2k deals in the complete
-    design. Otherwise a pair is off by at most what the design leaves (measured, ``uno-arena bench seating``:
+    design. Otherwise a pair is off by at most what the design leaves (docs/benchmarks.md, seating:
     1 table per unreversed deal in the cyclic design for k >= 4, 2 for k = 3; in the complete design 3 for
     k = 3, 2 for k = 4, 1 for k = 5, 6 when the deals fill rounds, up to 6 when the seat balance of an incomplete
     last round constrains the orders).
@@ -47,7 +47,7 @@ What is guaranteed (checked by the tests):
   * balanced design: every pair shares at least ``pair_meetings`` tables; the counts differ by at most 1
     when the search finds such a design, else by at most 2 (the fallback of
     :func:`arena.tournament.design.balanced_base_blocks`; tested on seeds for n up to 30, k 3..6); measured
-    at n = 30, k = 6: a spread of 1 for 207 of 207 seeds (``uno-arena bench seating --spread 30 6 --seeds 207``);
+    at n = 30, k = 6: a spread of 1 for 207 of 207 seeds (docs/benchmarks.md);
   * seats: exactly balanced (every bot in every seat equally often) with rotated duplicate deals, when
     d is a multiple of k, in the balanced design, and when ``gcd(n, k) == 1``; otherwise within
     2 matches (a bot's match count need not even be a multiple of k).
@@ -56,10 +56,10 @@ Seeds: the match seed is ``derive_seed("deal", seed, secret, table, deal)`` (wit
 ``derive_seed("deal-across", seed, secret, class, deal)``, the class of the table) (SHA-256 of canonical
 JSON, a 63-bit integer; the same in every process), identical for all rotations of one deal, where
 ``secret`` is the tournament's ``seed_secret`` (:mod:`arena.tournament.commitment`): without it a bot
-could try every small seed against its first hand. A spec without a secret (created before secrets
-existed, or a local run) keeps the older ``derive_seed("deal", seed, table, deal)``. The engine derives
-every round's deal from (match seed, round number). The tables and seat orders follow from the seed
-alone (every bot sees its matches' seats anyway, and the number of tables is known before creation).
+could try every small seed against its first hand. A spec without a secret (a local run) derives
+``derive_seed("deal", seed, table, deal)``. The engine derives every round's deal from (match seed, round
+number). The tables and seat orders follow from the seed alone (every bot sees its matches' seats anyway, and the
+number of tables is known before creation).
 
 Match ids are ``"{tournament_id}:d{deal:04d}:t{table:06d}:r{rotation:02d}"`` and the deal group
 of a match is the id without ``":r.."``. The list is in schedule order (deal, table, rotation),
@@ -71,10 +71,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from arena.engine.rules import Rules
 
 from ._rng import SeededStream, derive_seed
 from .design import (
@@ -105,8 +106,7 @@ class MatchSpec:
     ``seats[0]`` is seat 0. ``rotation`` names the seat order: without duplicate deals it is
     ``deal mod k`` (the rotation applied to the table's base order); with duplicate deals it is
     the cyclic rotation ``0..k-1`` or, with ``duplicate_orders="all"``, the index ``0..k!-1`` of
-    the permutation. ``rules`` is the complete ``Rules.to_dict()`` (variant included); the
-    matches of one schedule share one rules dict, so treat it as read-only.
+    the permutation.
     """
 
     match_id: str
@@ -116,7 +116,7 @@ class MatchSpec:
     rotation: int
     seats: tuple[str, ...]
     seed: int
-    rules: Mapping[str, Any] = field(hash=False)
+    rules: Rules
     decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS
     """Stored as ``deadline_ms`` in :meth:`to_dict`."""
     time_bank_ms: int = field(default=0, compare=False)
@@ -147,7 +147,7 @@ class MatchSpec:
             "rotation": self.rotation,
             "seats": list(self.seats),
             "seed": self.seed,
-            "rules": dict(self.rules),
+            "rules": self.rules.to_dict(),
             "deadline_ms": self.decision_deadline_ms,
         }
 
@@ -162,7 +162,7 @@ class MatchSpec:
             rotation=int(data["rotation"]),
             seats=tuple(str(s) for s in data["seats"]),
             seed=int(data["seed"]),
-            rules=dict(data["rules"]),
+            rules=Rules.from_dict(dict(data["rules"])),
             decision_deadline_ms=int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)),
         )
 
@@ -285,65 +285,3 @@ def batches(matches: Sequence[MatchSpec], size: int) -> list[list[MatchSpec]]:
     if not isinstance(size, int) or isinstance(size, bool) or size < 1:
         raise ValueError(f"batch size must be a positive integer, got {size!r}")
     return [list(matches[i : i + size]) for i in range(0, len(matches), size)]
-
-
-@dataclass(frozen=True)
-class ScheduleStats:
-    """Fairness figures of a schedule (counted over matches).
-
-    ``pair_matches``: (min, max) over all pairs of participants of the matches they share.
-    ``seat_spread``: max over bots of (most - fewest matches in one seat).
-    ``matches_per_bot``: (min, max) matches played by a bot.
-    ``next_seat_imbalance``: max over pairs ``a, b`` of |matches where b sits right after a (b plays next in the
-    initial direction, so takes a's skips and draws) - matches where a sits right after b|; 0 with 2 seats.
-    ``one_way_pairs``: pairs that sit next to each other in one of the two orders only (3 seats or more).
-    """
-
-    matches: int
-    tables: int
-    pair_matches: tuple[int, int]
-    seat_spread: int
-    matches_per_bot: tuple[int, int]
-    next_seat_imbalance: int = 0
-    one_way_pairs: int = 0
-
-
-def schedule_stats(matches: Iterable[MatchSpec], participants: Sequence[str] | None = None) -> ScheduleStats:
-    """Count pair meetings, seat use and matches per bot in a list of matches."""
-    pair: Counter[tuple[str, str]] = Counter()
-    after: Counter[tuple[str, str]] = Counter()  # (a, b): b sits right after a
-    seat: Counter[tuple[str, int]] = Counter()
-    played: Counter[str] = Counter()
-    tables_seen: set[tuple[str, int]] = set()
-    total = 0
-    k = 0
-    for m in matches:
-        total += 1
-        k = max(k, len(m.seats))
-        tables_seen.add((m.tournament_id, m.table))
-        for i, bot in enumerate(m.seats):
-            seat[(bot, i)] += 1
-            played[bot] += 1
-        for a, b in itertools.combinations(sorted(m.seats), 2):
-            pair[(a, b)] += 1
-        if len(m.seats) > 2:
-            for i, bot in enumerate(m.seats):
-                after[(bot, m.seats[(i + 1) % len(m.seats)])] += 1
-    bots = sorted(participants) if participants is not None else sorted(played)
-    pairs = [pair[(a, b)] for a, b in itertools.combinations(bots, 2)]
-    spreads = (
-        [max(seat[(b, i)] for i in range(k)) - min(seat[(b, i)] for i in range(k)) for b in bots]
-        if k
-        else [0]
-    )
-    per_bot = [played[b] for b in bots] or [0]
-    turns = [(after[(a, b)], after[(b, a)]) for a, b in itertools.combinations(bots, 2)]
-    return ScheduleStats(
-        matches=total,
-        tables=len(tables_seen),
-        pair_matches=(min(pairs), max(pairs)) if pairs else (0, 0),
-        seat_spread=max(spreads),
-        matches_per_bot=(min(per_bot), max(per_bot)),
-        next_seat_imbalance=max((abs(x - y) for x, y in turns), default=0),
-        one_way_pairs=sum(1 for x, y in turns if (x == 0) != (y == 0)),
-    )

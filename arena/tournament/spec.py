@@ -146,7 +146,7 @@ class TournamentSpec:
       seed: the tournament seed (an integer >= 0); every deal and table is derived from it.
       seed_secret: 64 hex digits the arena draws at creation and keeps secret until the tournament ends; every
         deal seed derives from the seed and it (:mod:`arena.tournament.commitment`). Empty: deals from the seed
-        alone (tournaments created before secrets existed, and local runs).
+        alone (local runs).
       decision_deadline_ms: decision deadline for bots, in milliseconds (>= 1).
       time_bank_ms: each seat's time bank per match (time over the deadline comes out of it), ms (0: none).
       lag_compensation_cap_ms: the most lag compensation per decision (a remote bot's TCP round trip as the gateway's
@@ -157,10 +157,10 @@ class TournamentSpec:
         are at most this many k-subsets; otherwise a balanced design is used.
       pair_meetings: balanced design only: how many tables every pair of bots should share
         (at least; see :mod:`arena.tournament.design`).
-      seating: how seat orders are chosen (:mod:`arena.tournament.schedule`): ``"balanced"`` (the default:
-        every pair sits in both next-seat orders as equally as the design allows) or ``"circular"`` (the
-        seating of tournaments created before it existed; a stored spec without the field reads as it, so
-        their schedules re-derive unchanged).
+      seating: how seat orders are chosen (:mod:`arena.tournament.schedule`): ``"balanced"`` (every pair sits in
+        both next-seat orders as equally as the design allows); ``"circular"`` (the tables in the design's own
+        order) only in process, as the baseline the seating benchmark measures against: the organizer API
+        refuses it.
     """
 
     tournament_id: str
@@ -219,9 +219,9 @@ class TournamentSpec:
             )
 
     @property
-    def rules(self) -> dict[str, Any]:
-        """The complete rules dict of every match (``Rules.to_dict()`` form, variant included)."""
-        return normalize_rules(self.variant, self.options)
+    def rules(self) -> Rules:
+        """The rules of every match (variant and options)."""
+        return Rules.from_dict(normalize_rules(self.variant, self.options))
 
     @property
     def rating_pool(self) -> str:
@@ -258,18 +258,14 @@ class TournamentSpec:
             "duplicate": self.duplicate,
             "duplicate_orders": self.duplicate_orders,
             "seed": self.seed,
-            # The secret only when set: a spec stored before secrets existed keeps its digest.
-            **({"seed_secret": self.seed_secret} if self.seed_secret else {}),
+            "seed_secret": self.seed_secret,
             "deadline_ms": self.decision_deadline_ms,
             "max_tables": self.max_tables,
             "pair_meetings": self.pair_meetings,
-            # The clocks only when set otherwise: a spec stored before they existed keeps its digest.
-            **({"time_bank_ms": self.time_bank_ms} if self.time_bank_ms else {}),
-            **({"lag_cap_ms": self.lag_compensation_cap_ms}
-               if self.lag_compensation_cap_ms != DEFAULT_LAG_COMPENSATION_CAP_MS else {}),
+            "time_bank_ms": self.time_bank_ms,
+            "lag_cap_ms": self.lag_compensation_cap_ms,
             **({"pool": self.pool} if self.pool else {}),
-            # Absent means circular: a spec stored before seatings existed keeps its digest and its schedule.
-            **({"seating": self.seating} if self.seating != SEATING_CIRCULAR else {}),
+            "seating": self.seating,
         }
 
     @classmethod
@@ -284,7 +280,6 @@ class TournamentSpec:
         if missing:
             raise ValueError(f"missing tournament field(s): {', '.join(missing)}")
         values = {_ATTRIBUTES.get(key, key): value for key, value in data.items()}
-        values.setdefault("seating", SEATING_CIRCULAR)
         if isinstance(values.get("participants"), list):
             values["participants"] = tuple(values["participants"])
         return cls(**values)

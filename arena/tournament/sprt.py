@@ -21,11 +21,11 @@ distribution of the distinct scores seen (regularised, below) and ``q0``, ``q1``
 that is, the log-likelihood ratio of the blocks under the two tilts. Where the true distribution is ``T``, the LLR
 grows by ``E_T[log(q1/q0)]`` per block, as Wald's SPRT between the tilts of ``T`` does: no test of these means
 needs fewer blocks on average (Wald-Wolfowitz). Until 2026-12-06 the fits were the empirical-likelihood ones (the
-maximum-likelihood distributions with means exactly ``mu0`` and ``mu1``, fishtest's form on its pentanomial pairs,
-:func:`empirical_likelihood_llr`): they agree near the hypotheses, but at true gains of 2-3 times ``mu1`` the LLR
-grew at half to two thirds of Wald's rate, and the pseudo-blocks it put at -1 and 1 let its H0 fit reach ``mu0``
-by moving a little mass to an extreme never seen (on a three-seat classic field, whose blocks score within +-0.5,
-it took 3-12 times Wald's blocks). `uno-arena bench sprt` measures both.
+maximum-likelihood distributions with means exactly ``mu0`` and ``mu1``, fishtest's form on its pentanomial pairs):
+they agree near the hypotheses, but at true gains of 2-3 times ``mu1`` the LLR grew at half to two thirds of
+Wald's rate, and the pseudo-blocks it put at -1 and 1 let its H0 fit reach ``mu0`` by moving a little mass to an
+extreme never seen (on a three-seat classic field, whose blocks score within +-0.5, it took 3-12 times Wald's
+blocks). The sequential test's benchmark (docs/benchmarks.md) measures both.
 
 Regularisation, so that a run of identical blocks decides nothing early: ``p_hat`` adds a pseudo-count of
 :attr:`SprtConfig.prior` blocks spread evenly over the values of :func:`support` (the values seen, and one grid
@@ -42,11 +42,11 @@ re-estimated every :data:`AUTO_CAP_EVERY` blocks: the blocks after which, at the
 :data:`CAP_SHARE` of such tests are still undecided where H0 or H1 holds. While the test runs,
 :attr:`SprtState.expected_blocks_left` says how many more blocks it expects (:func:`blocks_to_decision`). The
 error rates, the blocks against Wald's and the share undecided are measured, on real block scores tilted to each
-mean and on sparse and skewed synthetic ones, by `uno-arena bench sprt` (:mod:`arena.bench.sprt`).
+mean and on sparse and skewed synthetic ones, by its benchmark (docs/benchmarks.md).
 
 The estimate: :attr:`SprtState.mean` is the plain mean of the block scores. After a sequential stop it is
 **biased** (a test that stops early for H1 stopped on a lucky streak, so the mean overstates the gain; early H0
-understates it); `bench sprt` prints the bias after an acceptance (``bias|H1``), and `uno-arena gauntlet` prints
+understates it); the benchmark prints the bias after an acceptance (``bias|H1``), and `uno-arena gauntlet` prints
 that range beside the mean of an accepted gauntlet. Read it as a description of the blocks played, not as the
 candidate's true gain.
 
@@ -82,7 +82,7 @@ MIN_STEP = 1.0 / 24
 CAP_SHARE = 0.01
 """An automatic cap leaves about this share of tests undecided where H0 or H1 holds (at the current estimate, by
 Wald's approximations): 1%, so that the share measured on real blocks stays under 2% (at 2% it measured up to
-2.5% on the narrow classic field, whose cap is estimated from few blocks; `bench sprt`)."""
+2.5% on the narrow classic field, whose cap is estimated from few blocks; docs/benchmarks.md)."""
 AUTO_CAP_CEILING = 20_000
 """An automatic cap never exceeds this many blocks."""
 AUTO_CAP_EVERY = 16
@@ -159,7 +159,7 @@ def support(seen: Sequence[float], mu0: float, mu1: float) -> list[float]:
 
     Not -1 and 1 always: a pseudo-block at an extreme never seen lets the H0 fit reach ``mu0`` by moving a little
     mass there, so on a narrow distribution (a three-seat classic field scores within +-0.5) the LLR grew several
-    times slower than Wald's SPRT between the distribution's tilts (`bench sprt`)."""
+    times slower than Wald's SPRT between the distribution's tilts (docs/benchmarks.md)."""
     values = sorted(set(seen) | {0.0})
     gaps = [b - a for a, b in itertools.pairwise(values)]
     step = max(min(gaps, default=1.0), MIN_STEP)
@@ -182,31 +182,6 @@ def regularised(counts: Sequence[tuple[float, int]], prior: float, mu0: float = 
     return values, [w / total for w in weights]
 
 
-def constrained_lambda(values: Sequence[float], probs: Sequence[float], mu: float) -> float:
-    """The multiplier ``lam`` of the distribution closest to ``probs`` (maximum likelihood) with mean ``mu``:
-    the root of ``sum p_i d_i / (1 + lam d_i)`` with ``d_i = x_i - mu``, inside ``1 + lam d_i > 0``. Needs
-    ``min(values) < mu < max(values)``."""
-    d = [x - mu for x in values]
-    low, high = -1.0 / max(d), -1.0 / min(d)  # the open interval where every 1 + lam d_i > 0
-    lam = 0.0
-    for _ in range(200):
-        f = 0.0
-        df = 0.0
-        for p, di in zip(probs, d, strict=True):
-            q = di / (1.0 + lam * di)
-            f += p * q
-            df -= p * q * q
-        if abs(f) < 1e-13:
-            break
-        if f > 0:  # f decreases in lam: the root is above
-            low = lam
-        else:
-            high = lam
-        step = lam - f / df
-        lam = step if low < step < high else (low + high) / 2.0
-    return lam
-
-
 def multinomial_llr(counts: Sequence[tuple[float, int]], mu0: float, mu1: float, prior: float) -> float:
     """The log-likelihood ratio of mean ``mu1`` against ``mu0`` for ``counts`` (value, blocks) pairs: ``n`` times
     the expected log ratio, under the regularised empirical distribution, of its exponential tilts to ``mu1`` and
@@ -216,21 +191,6 @@ def multinomial_llr(counts: Sequence[tuple[float, int]], mu0: float, mu1: float,
         return 0.0
     values, probs = regularised(counts, prior, mu0, mu1)
     return n * sum(p * z for p, z in zip(probs, tilt_log_ratio(values, probs, mu0, mu1), strict=True))
-
-
-def empirical_likelihood_llr(counts: Sequence[tuple[float, int]], mu0: float, mu1: float, prior: float) -> float:
-    """The LLR the test used before 2026-12-06 (kept for `bench sprt`'s comparison): the empirical-likelihood
-    GSPRT, the regularised distribution's maximum-likelihood fits with mean exactly ``mu0`` and ``mu1``."""
-    n = sum(c for _, c in counts)
-    if n == 0:
-        return 0.0
-    values, probs = regularised(counts, prior, mu0, mu1)
-    lam0 = constrained_lambda(values, probs, mu0)
-    lam1 = constrained_lambda(values, probs, mu1)
-    total = 0.0
-    for x, p in zip(values, probs, strict=True):
-        total += p * (math.log1p(lam0 * (x - mu0)) - math.log1p(lam1 * (x - mu1)))
-    return n * total
 
 
 @dataclass(frozen=True)

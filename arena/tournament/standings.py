@@ -18,9 +18,9 @@ Definitions (``c`` is the confidence, 0.95 by default):
 * **Mean points**: points / matches (points = the bot's final match scores). Interval: the deal groups as clusters
   (:func:`arena.tournament.stats.cluster_mean_interval`): a Student-t interval, its variance from the spread of the
   groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (0.7 fewer where a table
-  holds fewer than 8 groups; ``None`` with fewer than 2 groups), corrected for skew; where the groups do not
-  spread (all 0), bounded with the tournament's largest match score as the scale. Both intervals' coverage is
-  measured by ``uno-arena bench intervals`` on resampled real results.
+  holds fewer than 8 groups; ``None`` with fewer than 2 groups or a table of fewer than 6 single matches), corrected
+  for skew; where the groups do not spread (all 0), bounded with the tournament's largest match score as the
+  scale. Both intervals' coverage is measured on resampled real results (docs/benchmarks.md).
 * **Rating**: OpenSkill Plackett-Luce ``mu`` and ``sigma`` (prior pool + these results in
   ``match_id`` order), ``ordinal = mu - 3 sigma``, interval ``mu -/+ z_c sigma``.
 * **Row order** (``order_by``): ``"win_rate"`` (default): win rate descending, then mean
@@ -52,7 +52,7 @@ Definitions (``c`` is the confidence, 0.95 by default):
   been told apart. Bots of one tier are those the data cannot yet order with that confidence; more deals split
   tiers. The win-rate tiers here compare raw win rates, which is fair only where every bot met the same field; a
   tournament's published standings are ranked and tiered by the opponent-adjusted batch model instead
-  (:func:`arena.tournament.adjusted.fitted_standings`, with the same tier rule), and ``uno-arena bench tiers``
+  (:func:`arena.tournament.adjusted.fitted_standings`, with the same tier rule); docs/benchmarks.md
   measures both.
 * **Head-to-head** (only when every result has exactly 2 seats): per ordered pair, matches,
   wins, losses, points for and against, and the same per deal group (a group is won by the bot
@@ -339,30 +339,6 @@ def not_told_apart(apart: Sequence[Sequence[bool]]) -> list[list[int]]:
     return [[j for j in range(len(apart)) if j != i and not apart[i][j]] for i in range(len(apart))]
 
 
-def rates_p_value(wins_a: int, matches_a: int, groups_a: int, wins_b: int, matches_b: int, groups_b: int) -> float:
-    """The pooled rates test of the previous tier rule (``uno-arena bench tiers`` compares with it; tiers now use
-    :func:`rate_difference_p_value`, which accounts for two bots meeting at one table).
-
-    Two-proportion z-test on win rates, with deal groups as the sample sizes and Yates' continuity correction:
-    the two-sided p-value of ``(|p_a - p_b| - (1/g_a + 1/g_b) / 2) / sqrt(p (1 - p) (1/g_a + 1/g_b))`` with ``p``
-    the pooled rate. The correction keeps the normal approximation honest with few samples, close to Fisher's exact
-    test: without it, 2 wins of 2 against 0 of 2 counted as told apart at 95 % (an exact test gives p = 0.33). A bot
-    without matches is never told apart from anyone (1).
-    """
-    if not (matches_a and matches_b and groups_a and groups_b):
-        return 1.0
-    p_a, p_b = wins_a / matches_a, wins_b / matches_b
-    pooled = (p_a * groups_a + p_b * groups_b) / (groups_a + groups_b)
-    spread = 1.0 / groups_a + 1.0 / groups_b
-    se = math.sqrt(max(0.0, pooled * (1.0 - pooled)) * spread)
-    gap = abs(p_a - p_b) - spread / 2.0
-    if gap <= 0.0:
-        return 1.0
-    if se <= 0.0:
-        return 0.0
-    return min(1.0, 2.0 * (1.0 - NormalDist().cdf(gap / se)))
-
-
 def rate_difference_p_value(groups_a: Mapping[str, Sequence[int]], groups_b: Mapping[str, Sequence[int]],
                             table_of: Mapping[str, Hashable]) -> float:
     """The two-sided p-value that two bots have the same win rate, from their deal groups as clusters.
@@ -376,7 +352,7 @@ def rate_difference_p_value(groups_a: Mapping[str, Sequence[int]], groups_b: Map
     an Agresti-Coull interval adds pseudo-observations: a table whose few groups all ended alike is not taken as
     certain. Normal approximation; 1 when either bot has no match. Alone it is somewhat optimistic on few groups
     (7 meetings won of 8 give p = 0.03, an exact sign test 0.07); the tier rule doubles it (two tests per pair) and
-    holds it under Holm's control, and ``uno-arena bench tiers`` measures the result. Two pseudo-groups a side
+    holds it under Holm's control (the result is measured in docs/benchmarks.md). Two pseudo-groups a side
     (p = 0.05 there) cost power: heuristic above weakened at 8 deals fell from 100 % to 91 % in one field.
     """
     matches_a = sum(g[0] for g in groups_a.values())
@@ -403,19 +379,6 @@ def rate_difference_p_value(groups_a: Mapping[str, Sequence[int]], groups_b: Map
     if variance <= 0.0:
         return 1.0 if difference == 0.0 else 0.0
     return min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(difference) / math.sqrt(variance))))
-
-
-def rates_apart(
-    wins_a: int, matches_a: int, groups_a: int, wins_b: int, matches_b: int, groups_b: int, z: float
-) -> bool:
-    """The rates test of one pair alone at critical value ``z`` (:func:`rates_p_value`)."""
-    if not (matches_a and matches_b and groups_a and groups_b):
-        return False
-    p_a, p_b = wins_a / matches_a, wins_b / matches_b
-    pooled = (p_a * groups_a + p_b * groups_b) / (groups_a + groups_b)
-    spread = 1.0 / groups_a + 1.0 / groups_b
-    se = math.sqrt(max(0.0, pooled * (1.0 - pooled)) * spread)
-    return abs(p_a - p_b) - spread / 2.0 > z * se
 
 
 def direct_differences(results: Iterable[MatchResult]) -> dict[tuple[str, str], list[float]]:
@@ -535,7 +498,7 @@ GroupTally = tuple[int, int, int, Hashable]
 def group_intervals(groups: Sequence[GroupTally], confidence: float = 0.95,
                     top_score: float | None = None) -> tuple[Interval | None, Interval | None]:
     """A bot's win-rate and mean-points intervals from its deal groups as clusters (the one place they are made;
-    ``uno-arena bench intervals`` measures them through here). ``top_score``: the largest match score of the
+    the intervals benchmark measures them through here). ``top_score``: the largest match score of the
     tournament, the scale of the points interval of a bot whose groups came out alike (all 0, say)."""
     return (cluster_rate_interval([Cluster(m, w, t) for m, w, _, t in groups], confidence),
             cluster_mean_interval([Cluster(m, p, t) for m, _, p, t in groups], confidence, top_score))

@@ -23,7 +23,7 @@ _T_SERIES_MAX_DF = 200
 
 MIN_INTERVAL_MATCHES = 8
 """A win-rate or points interval is published from this many matches of the bot (``None`` below). Measured in
-``uno-arena bench intervals``: at 4 single matches no interval of a rate can hold 95 % (between equal bots the
+the intervals benchmark: at 4 single matches no interval of a rate can hold 95 % (between equal bots the
 attainable coverages are 87.5 % and 100 %; Wilson's held 85.7-87.4 %, the points interval 89-92 %); from 8 matches
 (8 single matches, or 4 duplicate pairs) both hold 92-97 % wherever the results vary (docs/benchmarks.md)."""
 
@@ -238,7 +238,7 @@ def rate_sums_interval(sums: RateSums, confidence: float = 0.95) -> tuple[float,
     :data:`MIN_INTERVAL_MATCHES` matches.
 
     Why not a t interval over the clusters: with a rate near 0 or 1 (a bot that wins every group) it collapses to a
-    point and missed 95 % of the time in ``uno-arena bench intervals``; why not Wilson with the groups as the
+    point and missed 95 % of the time in the intervals benchmark; why not Wilson with the groups as the
     sample size (the previous interval): duplicate matches of a group are positively correlated only a little in
     UNO, so it covered 99.7-100 %.
     """
@@ -265,7 +265,7 @@ def stratified_rate_interval(strata: Sequence[RateSums], confidence: float = 0.9
     Why: a round robin fixes who meets whom, so the spread of a bot's results between its opponents is design, not
     chance; counting it (the interval before 2026-12-03) held entrants whose opponents differ much (weakened's 0.502
     is 0.5 against its copy, 0.004 against heuristic, 1.0 against random) 99-100 % of the time in
-    ``uno-arena bench intervals --by-entrant``. Without the floor, a stratum that happened not to vary would add
+    the intervals benchmark (docs/benchmarks.md). Without the floor, a stratum that happened not to vary would add
     nothing: heuristic's 0.831 beside its copy, weakened and random was held 9.5 % of the time; with ``G / (G - 1)``
     in place of ``G / (G - S)`` four equal bots were held 91.5-94.3 % (docs/benchmarks.md).
     """
@@ -312,7 +312,7 @@ def rate_interval(rate: float, n: float, confidence: float = 0.95) -> tuple[floa
 
     Why: Wilson's interval dips far below its level just inside the ends. Heuristic beats weakened in 99.4 % of
     matches; of 16, it loses 1 about 9 % of the time, and Wilson's 15 of 16 ends at 0.989: the interval held the
-    truth in 90.3 % of ``uno-arena bench intervals`` replicates (8 duplicate deals). With the Poisson bound, 15 of 16
+    truth in 90.3 % of the intervals benchmark's replicates (8 duplicate deals). With the Poisson bound, 15 of 16
     ends at 0.998."""
     z = z_quantile(confidence)
     z2n = z * z / n
@@ -348,11 +348,19 @@ SMALL_STRATUM_DF = 0.7
 """How many degrees of freedom fewer (:data:`SMALL_STRATUM`). Why: Hall's skew correction needs the skew of the
 groups, and a few groups of a skewed measure seldom hold the rare high scores that show it (the sample skewness of
 4 values cannot exceed 1.15; UNO's groups between unequal bots have 1.1-1.9, random's against heuristic 4.8).
-Heuristic against weakened with 4 to 6 duplicate pairs held 92.0-93.7 % in ``uno-arena bench intervals``, with the
+Heuristic against weakened with 4 to 6 duplicate pairs held 92.0-93.7 % in the intervals benchmark, with the
 true skew of the recorded results in place of the estimate 95.5 %. Calibrated on the harness (seed 23 of the
 experiment, not the benchmark's): 1 fewer brought those lines to 93.3-95.7 % but copies of weakened at 4 duplicate
 pairs to 97.2-97.5 %; 0.5 fewer left a line at 92.8 %; 0.7 held 93.2-96.8 % at 4 to 7 groups a table in every
 field. From 8 groups a table the figures were already within 2 points of 95 % (docs/benchmarks.md)."""
+
+
+MIN_SINGLE_MATCH_STRATUM = 6
+"""A points interval is published only where every table of the bot's single matches (deal groups of one match)
+holds at least this many of them (``None`` below). Why: Hall's correction cannot see a skew that a few single values
+do not show; random beside its copy, heuristic and weakened, 4 single matches a table, was held 88.8-92.2 % of the
+time, 92.2-93.2 % at 5, 93.8-96.0 % from 6, on both recordings of the intervals benchmark, and
+no fixed loss of degrees of freedom fixed 4 without over-covering copies (docs/benchmarks.md)."""
 
 
 def cluster_mean_interval(clusters: Sequence[Cluster], confidence: float = 0.95,
@@ -363,22 +371,24 @@ def cluster_mean_interval(clusters: Sequence[Cluster], confidence: float = 0.95,
     spread (:data:`SMALL_STRATUM_DF` fewer where a stratum holds fewer than :data:`SMALL_STRATUM` clusters),
     corrected for the skew of the clusters by Hall's transformation (:func:`_hall_inverse`). Strata of a single
     cluster are pooled into one (a tournament whose tables differ every group is then a plain cluster t
-    interval). ``None`` with fewer than 2 clusters, below :data:`MIN_INTERVAL_MATCHES` matches or with no stratum
-    of 2. Where the clusters do not spread within their strata (a bot that scored 0 in every match), there is no
-    spread to measure and :func:`_unspread_interval` bounds the mean instead, with ``bound`` as the largest value a
-    match may take (without it, the interval is the estimate alone).
+    interval). ``None`` with fewer than 2 clusters, below :data:`MIN_INTERVAL_MATCHES` matches, with no stratum
+    of 2, or with a stratum of fewer than :data:`MIN_SINGLE_MATCH_STRATUM` single matches. Where the clusters do
+    not spread within their strata (a bot that scored 0 in every match), there is no spread to measure and
+    :func:`_unspread_interval` bounds the mean instead, with ``bound`` as the largest value a match may take
+    (without it, the interval is the estimate alone).
 
     Why the skew correction: UNO's final scores are skewed (a bot that loses most matches scores near 0 and now and
     then 500 or more), and where the few groups hold none of the rare high scores the plain t interval is both too
-    low and too narrow: it covered 87.5-93.6 % from 8 to 32 single matches between unequal bots in ``uno-arena bench
-    intervals``; with Hall's transformation 93.3-96.0 % (docs/benchmarks.md).
+    low and too narrow: it covered 87.5-93.6 % from 8 to 32 single matches between unequal bots in the intervals
+    benchmark; with Hall's transformation 93.3-96.0 % (docs/benchmarks.md).
     """
     _check_confidence(confidence)
     if len(clusters) < 2 or sum(c.matches for c in clusters) < MIN_INTERVAL_MATCHES:
         return None
     estimate, matches, residuals = _ratio(clusters)
     groups = _residuals_by_stratum(clusters, residuals)
-    if not groups:
+    if not groups or any(len(sizes) < MIN_SINGLE_MATCH_STRATUM and max(sizes) == 1
+                         for sizes in _residuals_by_stratum(clusters, [c.matches for c in clusters])):
         return None
     parts: list[tuple[float, int]] = []
     third = 0.0
@@ -418,7 +428,7 @@ def _unspread_interval(estimate: float, clusters: int, bound: float | None,
     chance, ``((bound - m) / (bound - estimate)) ** clusters``; likewise below, towards 0.
 
     Why: the t interval of identical values is a point, and with few groups that is common: random scored 0 in all
-    12 of its single matches against heuristic, heuristic and weakened in 10 % of ``uno-arena bench intervals``
+    12 of its single matches against heuristic, heuristic and weakened in 10 % of the intervals benchmark's
     replicates, so its points interval held the truth 85.5 % of the time; with this bound 95.9 % (the arena passes
     the largest match score of the tournament as the bound: docs/benchmarks.md)."""
     if bound is None or clusters < 1:

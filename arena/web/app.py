@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from arena.client import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, batch_scope
+from arena.client.legends import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, batch_scope
 from arena.players import BotFactory
 from arena.web.guard import ClientLedger, ClientLimits, Guard, address_of, private_client
 from arena.web.metrics import WebMetrics
@@ -51,7 +51,7 @@ _HTTP_STATUS = {
 
 DEFAULT_POLL_S = 0.5
 """How often a live page looks for changes (``uno-arena web --poll``): a match recorded reaches 200 viewers within
-about 0.6 s (p99) without slowing the tournament (``uno-arena bench web``)."""
+about 0.6 s (p99) without slowing the tournament (the web benchmark, docs/benchmarks.md)."""
 
 class WebSettings:
     """What the pages need besides the client: live poll interval, Grafana link, page title."""
@@ -66,7 +66,7 @@ class WebSettings:
 
 def templates() -> Jinja2Templates:
     """The Jinja2 environment of the pages (autoescaping on for .html, as Starlette sets it), with the legend of
-    the ratings and intervals the CLI prints (:data:`arena.client.OPENSKILL_NOTE` and its neighbours) and the
+    the ratings and intervals the CLI prints (:data:`arena.client.legends.OPENSKILL_NOTE` and its neighbours) and the
     nouns that follow a count (``plural(n, "match", "matches")``, ``counted(n, "tournament")``)."""
     found = Jinja2Templates(directory=str(TEMPLATES_DIR))
     found.env.globals.update(openskill_note=OPENSKILL_NOTE, batch_note=BATCH_NOTE, interval_note=INTERVAL_NOTE,

@@ -13,7 +13,7 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qs, quote, urlencode
@@ -129,6 +129,11 @@ def stream(live: LiveFeed) -> StreamingResponse:
     return StreamingResponse(live.follow(), media_type="text/event-stream", headers=SSE_HEADERS)
 
 
+def _fields(answer: Any) -> dict[str, Any]:
+    """A JSON route's dataclass answer as a template's context (its fields, the objects themselves)."""
+    return {f.name: getattr(answer, f.name) for f in fields(answer)}
+
+
 @router.get("/", include_in_schema=False)
 def index() -> RedirectResponse:
     return RedirectResponse("/leaderboard")
@@ -140,7 +145,21 @@ def index() -> RedirectResponse:
 LEADERBOARD_ROWS = 100
 
 
-def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Leaderboards:
+    """The leaderboards of /api/leaderboard and the leaderboard page: a page of one pool, or every pool's first, and
+    the notes that explain their columns."""
+
+    pools: list[views.PoolBoard]
+    pool: str
+    page: int
+    tier_note: str = views.TIER_NOTE
+    order_note: str = views.ORDER_NOTE
+    reliability_note: str = views.RELIABILITY_NOTE
+
+
+
+def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> Leaderboards:
     """The leaderboards as the API gives them (ListRatingPools, GetLeaderboard), :data:`LEADERBOARD_ROWS` rows a
     page: page ``page`` of pool ``pool``, or (no pool) the first page of every pool."""
     boards = arena.leaderboards()
@@ -155,19 +174,17 @@ def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> dict[
         except ValueError as error:
             raise bad_request(str(error)) from None
         shown.append(replace(board, rows=rows, page=page if pool else 1, pages=pages))
-    return {"pools": shown, "pool": pool, "page": page, "tier_note": views.TIER_NOTE, "order_note": views.ORDER_NOTE,
-            "reliability_note": views.RELIABILITY_NOTE}
+    return Leaderboards(shown, pool, page)
 
 
 @router.get("/api/leaderboard", tags=["leaderboard"])
 def api_leaderboard(request: Request, pool: str = Query("", description="one rating pool's key; unset: every pool"),
                     page: int = Query(1, ge=1, description=f"with pool: the page ({LEADERBOARD_ROWS} rows each)")
-                    ) -> dict[str, Any]:
+                    ) -> Leaderboards:
     """One leaderboard per rating pool (variant and rule options, or a competition), as the organizer API's
     GetLeaderboard gives it: rank, tier, bot, rating with its 95% interval, matches, win rate with its 95% interval,
     reliability counters; and the bot's connected state and version now; paginated."""
-    data = leaderboard_data(reader(request), pool, page)
-    return dict(data, pools=[asdict(board) for board in data["pools"]])
+    return leaderboard_data(reader(request), pool, page)
 
 
 def live_hash(html: str) -> str:
@@ -177,7 +194,7 @@ def live_hash(html: str) -> str:
 
 @router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
 def leaderboard_page(request: Request, pool: str = "", page: int = Query(1, ge=1)) -> HTMLResponse:
-    data = leaderboard_data(reader(request), pool, page)
+    data = _fields(leaderboard_data(reader(request), pool, page))
     pools_html = request.app.state.templates.get_template("leaderboard_pools.html").render(data)
     live = "/events/leaderboard" + (f"?{urlencode({'pool': pool, 'page': page})}" if pool else "")
     return render(request, "leaderboard.html", {"title": "Leaderboard", **data, "pools_html": pools_html,
@@ -193,8 +210,8 @@ async def leaderboard_events(request: Request, pool: str = "", page: int = Query
 
     def read() -> dict[str, Any]:
         data = leaderboard_data(arena, pool, page)
-        html = templates.get_template("leaderboard_pools.html").render(data)
-        return {"html": html, "hash": live_hash(html), "pools": len(data["pools"])}
+        html = templates.get_template("leaderboard_pools.html").render(_fields(data))
+        return {"html": html, "hash": live_hash(html), "pools": len(data.pools)}
 
     key = f"leaderboard:{pool}:{page}"
     if key not in request.app.state.feeds:  # an unknown pool or page: 404 before any feed polls for it
@@ -213,13 +230,31 @@ def _statuses(status: str) -> list[TournamentStatus]:
     return [TournamentStatus(name) for name in names]
 
 
+@dataclass(frozen=True)
+class BlockCount:
+    """How many blocks of a competition a list of tournaments left out."""
+
+    competition: str
+    count: int
+
+
+@dataclass(frozen=True)
+class TournamentList:
+    """A page of tournaments (each the API's ``Tournament`` as plain data, with its pool and progress), the token
+    of the next page, and the competition blocks left out."""
+
+    tournaments: list[dict[str, Any]]
+    next_page_token: str
+    blocks: list[BlockCount]
+
+
 @router.get("/api/tournaments", tags=["tournaments"])
 def api_tournaments(request: Request,
                     status: str = Query("", description="comma-separated: " + ", ".join(STATE_FILTERS)),
                     page_size: int = Query(TOURNAMENTS_PER_PAGE, ge=1, le=1000),
                     page_token: str = Query("", description="next_page_token of the previous page"),
                     competition: str = Query("", description="only the blocks of this competition")
-                    ) -> dict[str, Any]:
+                    ) -> TournamentList:
     """Tournaments, newest first, optionally only some statuses or only one competition's blocks; paginated by
     ``next_page_token``. Each names its rating pool by the API's label (``pool.label``) and, for a competition's
     block, the competition (``pool.competition``)."""
@@ -244,7 +279,7 @@ def _block_shown(tournament: arena_pb2.Tournament, shown: BlockFilter, competiti
 
 
 def tournaments_data(arena: ArenaReader, states: list[TournamentStatus], page_size: int, page_token: str,
-                     shown: BlockFilter = BlockFilter.ALL, competition: str = "") -> dict[str, Any]:
+                     shown: BlockFilter = BlockFilter.ALL, competition: str = "") -> TournamentList:
     """A page of tournaments (ListTournaments), each with its pool's label and its progress. Unless every
     tournament is shown, pages of the API are read (at most :data:`SCAN_PAGES`) until ``page_size`` are found;
     ``blocks`` counts the competition blocks left out, by competition."""
@@ -264,8 +299,7 @@ def tournaments_data(arena: ArenaReader, states: list[TournamentStatus], page_si
             break
     rows = [views.tournament_data(t, arena.pool_label(t)) | {"progress": asdict(views.tournament_progress(t, now))}
             for t in found]
-    return {"tournaments": rows, "next_page_token": token,
-            "blocks": [{"competition": name, "count": count} for name, count in sorted(blocks.items())]}
+    return TournamentList(rows, token, [BlockCount(name, count) for name, count in sorted(blocks.items())])
 
 
 @router.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
@@ -282,10 +316,27 @@ def tournaments_page(request: Request, status: str = "", page_token: str = "", c
     page = tournaments_data(reader(request), _statuses(status), TOURNAMENTS_PER_PAGE, page_token, shown, competition)
     return render(request, "tournaments.html", {"title": "Tournaments", "status": status, "filters": STATE_FILTERS,
                                                 "page_token": page_token, "competition": competition,
-                                                "all_blocks": shown is BlockFilter.ALL, **page})
+                                                "all_blocks": shown is BlockFilter.ALL, **_fields(page)})
 
 
-def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TournamentPage:
+    """A tournament (``tournament``, ``standings``: the API's messages as plain data), its progress, a page of its
+    matches and the first of its tables as the recorded matches show them."""
+
+    tournament: dict[str, Any]
+    progress: views.Progress
+    standings: dict[str, Any]
+    matches: list[views.MatchRow]
+    matches_count: int
+    page: int
+    pages: int
+    ended: bool
+    tables: list[views.TableRow]
+    tables_count: int
+
+
+def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> TournamentPage:
     """A tournament (GetTournament), its standings (GetStandings) and its matches (ListMatches)."""
     tournament = arena.tournament(tournament_id)
     standings = arena.standings(tournament)
@@ -295,15 +346,13 @@ def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> di
     except ValueError as error:
         raise bad_request(str(error)) from None
     tables = views.tables_of(matches)
-    return {"tournament": views.tournament_data(tournament, arena.pool_label(tournament)),
-            "progress": asdict(views.tournament_progress(tournament, time.time())), "standings": plain(standings),
-            "matches": [asdict(match) for match in shown], "matches_count": len(matches), "page": page,
-            "pages": pages, "ended": views.ended(tournament), "tables": tables[:TABLES_SHOWN],
-            "tables_count": len(tables)}
+    return TournamentPage(views.tournament_data(tournament, arena.pool_label(tournament)),
+                          views.tournament_progress(tournament, time.time()), plain(standings), shown, len(matches),
+                          page, pages, views.ended(tournament), tables[:TABLES_SHOWN], len(tables))
 
 
 @router.get("/api/tournaments/{tournament_id}", tags=["tournaments"])
-def api_tournament(request: Request, tournament_id: str, page: int = Query(1, ge=1)) -> dict[str, Any]:
+def api_tournament(request: Request, tournament_id: str, page: int = Query(1, ge=1)) -> TournamentPage:
     """A tournament: its state, progress (done/total, matches/s, time left), standings (provisional while it runs;
     head-to-head for 2-seat fields), seed commitment and revealed seed, its tables as the recorded matches show them
     (the first 100), and a page of its matches."""
@@ -313,7 +362,7 @@ def api_tournament(request: Request, tournament_id: str, page: int = Query(1, ge
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse, include_in_schema=False)
 def tournament_page(request: Request, tournament_id: str, page: int = 1) -> HTMLResponse:
     data = tournament_data(reader(request), tournament_id, page)
-    return render(request, "tournament.html", {"title": f"Tournament {tournament_id}", **data,
+    return render(request, "tournament.html", {"title": f"Tournament {tournament_id}", **_fields(data),
                                                "duration": views.duration_text})
 
 
@@ -455,10 +504,17 @@ def replay_frame(request: Request, match_id: str, step: int = 0, seat: int | Non
 # -- bots ----------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class BotList:
+    """The registered bots."""
+
+    bots: list[views.PublicBot]
+
+
 @router.get("/api/bots", tags=["bots"])
-def api_bots(request: Request) -> dict[str, Any]:
+def api_bots(request: Request) -> BotList:
     """The registered bots (public fields) and whether each is connected now."""
-    return {"bots": [asdict(bot) for bot in reader(request).bots()]}
+    return BotList(reader(request).bots())
 
 
 @router.get("/bots", response_class=HTMLResponse, include_in_schema=False)
@@ -510,7 +566,43 @@ async def bot_incidents(request: Request, name: str) -> HTMLResponse:
 # -- status --------------------------------------------------------------------------------------------------
 
 
-def status_data(request: Request) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RunningTournament(views.Progress):
+    """A running tournament's progress (:class:`arena.web.views.Progress`) and its id."""
+
+    tournament_id: str = ""
+
+
+@dataclass(frozen=True)
+class RunningGauntlet:
+    """A running gauntlet: what it tests, its blocks (and cap) and its LLR between its bounds."""
+
+    gauntlet_id: str
+    candidate: str
+    baseline: str
+    blocks: int
+    cap_blocks: int
+    llr: float
+    llr_lower: float
+    llr_upper: float
+
+
+@dataclass(frozen=True)
+class Status:
+    """The arena's status: connected bots, running tournaments with their pace, matches waiting to be played, total
+    matches/s, running gauntlets, and the Grafana link when configured."""
+
+    connected_bots: list[str]
+    registered_bots: int
+    running: list[RunningTournament]
+    pending: int
+    matches_left: int
+    matches_per_s: float
+    gauntlets: list[RunningGauntlet]
+    grafana_url: str
+
+
+def status_data(request: Request) -> Status:
     arena = reader(request)
     bots = arena.bots()
     running = list(arena.tournaments_page([TournamentStatus.RUNNING], 1000, "").tournaments)
@@ -518,22 +610,22 @@ def status_data(request: Request) -> dict[str, Any]:
     now = time.time()
     progress = [views.tournament_progress(t, now) for t in running]
     gauntlets = [g for g in arena.gauntlets() if g.state == GauntletStatus.RUNNING.value]
-    return {
-        "connected_bots": sorted(bot.name for bot in bots if bot.connected),
-        "registered_bots": len(bots),
-        "running": [{"tournament_id": t.tournament_id, **asdict(p)} for t, p in zip(running, progress, strict=True)],
-        "pending": len(pending),
-        "matches_left": sum(p.total - p.done for p in progress) + sum(t.matches_total for t in pending),
-        "matches_per_s": round(sum(p.matches_per_s or 0.0 for p in progress), 2),
-        "gauntlets": [{"gauntlet_id": g.gauntlet_id, "candidate": g.candidate, "baseline": g.baseline,
-                       "blocks": g.blocks, "cap_blocks": g.cap_blocks, "llr": g.llr, "llr_lower": g.llr_lower,
-                       "llr_upper": g.llr_upper} for g in gauntlets],
-        "grafana_url": request.app.state.settings.grafana_url,
-    }
+    return Status(
+        connected_bots=sorted(bot.name for bot in bots if bot.connected),
+        registered_bots=len(bots),
+        running=[RunningTournament(**asdict(p), tournament_id=t.tournament_id)
+                 for t, p in zip(running, progress, strict=True)],
+        pending=len(pending),
+        matches_left=sum(p.total - p.done for p in progress) + sum(t.matches_total for t in pending),
+        matches_per_s=round(sum(p.matches_per_s or 0.0 for p in progress), 2),
+        gauntlets=[RunningGauntlet(g.gauntlet_id, g.candidate, g.baseline, g.blocks, g.cap_blocks, g.llr,
+                                   g.llr_lower, g.llr_upper) for g in gauntlets],
+        grafana_url=request.app.state.settings.grafana_url,
+    )
 
 
 @router.get("/api/status", tags=["status"])
-def api_status(request: Request) -> dict[str, Any]:
+def api_status(request: Request) -> Status:
     """Arena status: connected bots, running tournaments with their pace, matches waiting to be played (the
     queue), total matches/s, running gauntlets (among the newest 100) with their blocks and LLR, and the Grafana
     link when configured."""
@@ -542,7 +634,8 @@ def api_status(request: Request) -> dict[str, Any]:
 
 @router.get("/status", response_class=HTMLResponse, include_in_schema=False)
 def status_page(request: Request) -> HTMLResponse:
-    return render(request, "status.html", {"title": "Arena status", **status_data(request)})
+    status = status_data(request)
+    return render(request, "status.html", {"title": "Arena status", **_fields(status)})
 
 
 @router.get("/healthz", include_in_schema=False)

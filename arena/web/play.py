@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -56,6 +57,7 @@ from arena.service.human_play import (
     GameSetup,
     HumanPlayService,
     HumanSession,
+    Opponent,
     PlayError,
     TooManyGames,
     UnknownSession,
@@ -189,15 +191,46 @@ async def start_from_form(request: Request) -> Response:
     return _with_cookie(RedirectResponse(f"/play/{session.id}", status_code=303), session)
 
 
+@dataclass(frozen=True)
+class PlayOptions:
+    """What a game may be set up with: the variants, the seats, the opponents to pick now, the UNO penalties, the
+    highest target score and the person's time per decision."""
+
+    variants: list[str]
+    min_seats: int
+    max_seats: int
+    opponents: list[Opponent]
+    uno_penalty: list[str]
+    max_target: int
+    human_deadline_s: float
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """A game started: its session id, the token that answers for the person's seat, its match and its page."""
+
+    id: str
+    token: str
+    match_id: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The person's answer, accepted: the action it named."""
+
+    ok: bool
+    action: str
+
+
 @router.get("/api/play", summary="What a game may be set up with")
-def play_options(request: Request) -> dict[str, Any]:
+def play_options(request: Request) -> PlayOptions:
     service = human_play_service(request)
-    return {"variants": ["flip", "classic"], "min_seats": MIN_SEATS, "max_seats": MAX_SEATS,
-            "opponents": [{"id": o.id, "label": o.label, "remote": o.remote} for o in service.opponents()],
-            "uno_penalty": ["auto", "catch"], "max_target": MAX_TARGET, "human_deadline_s": service.human_deadline_s}
+    return PlayOptions(["flip", "classic"], MIN_SEATS, MAX_SEATS, service.opponents(), ["auto", "catch"], MAX_TARGET,
+                       service.human_deadline_s)
 
 
-@router.post("/api/play", summary="Start a game against the bots")
+@router.post("/api/play", summary="Start a game against the bots", response_model=GameStarted, status_code=201)
 async def start_game(request: Request) -> Response:
     try:
         data = await request.json()
@@ -209,8 +242,8 @@ async def start_game(request: Request) -> Response:
         return _error(error)
     except TooMany as error:
         return _too_many(error)
-    body = {"id": session.id, "token": session.token, "match_id": session.match_id, "url": f"/play/{session.id}"}
-    return _with_cookie(JSONResponse(body, status_code=201), session)
+    started = GameStarted(session.id, session.token, session.match_id, f"/play/{session.id}")
+    return _with_cookie(JSONResponse(asdict(started), status_code=201), session)
 
 
 @router.get("/api/play/{session_id}/messages", summary="The seat's messages from number `after` on")
@@ -252,7 +285,8 @@ async def stream(request: Request, session_id: str, after: int = 0) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-@router.post("/api/play/{session_id}/action", summary="Answer the waiting decision with a legal action's index")
+@router.post("/api/play/{session_id}/action", summary="Answer the waiting decision with a legal action's index",
+             response_model=Answered)
 async def action(request: Request, session_id: str) -> Response:
     try:
         session = _session(request, session_id)
@@ -270,7 +304,7 @@ async def action(request: Request, session_id: str) -> Response:
         chosen = session.answer(data["index"], data.get("decision"))
     except PlayError as error:
         return _error(error)
-    return JSONResponse({"ok": True, "action": chosen.text})
+    return JSONResponse(asdict(Answered(True, chosen.text)))
 
 
 @router.get("/api/play/{session_id}/record", summary="The finished match's record (its stored replay form)")

@@ -167,6 +167,36 @@ class LeaderboardRow:
 
 
 @dataclass(frozen=True)
+class PairVerdict:
+    """One pair of a ``Verdicts`` message as the API gives it: told apart or not, the p-value, and about how many
+    more matches would tell it apart (None: even so far)."""
+
+    bot_a: str
+    bot_b: str
+    told_apart: bool
+    p_value: float
+    more_matches: int | None
+    test: str
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """The API's ``Verdicts`` (which pairs are told apart, what would tell the rest apart, in one sentence)."""
+
+    pairs: list[PairVerdict]
+    summary: str
+
+
+def verdicts_of(message: Any) -> Verdicts | None:
+    """The ``verdicts`` field of a leaderboard or a ladder (None when unset)."""
+    if not message.HasField("verdicts"):
+        return None
+    pairs = [PairVerdict(p.bot_a, p.bot_b, p.told_apart, p.p_value, p.more_matches if p.HasField("more_matches")
+                         else None, p.test) for p in message.verdicts.pairs]
+    return Verdicts(pairs, message.verdicts.summary)
+
+
+@dataclass(frozen=True)
 class PoolBoard:
     """One rating pool's leaderboard, a page of its rows."""
 
@@ -182,8 +212,7 @@ class PoolBoard:
     ranked_by: str = "OpenSkill"
     """The rating the rank and tiers follow, as the page names it: ``PL`` or ``OpenSkill`` (the API's
     ``ranked_by``)."""
-    verdicts: dict[str, Any] | None = None
-    """The API's ``verdicts`` as plain data (which pairs are told apart, what would tell the rest apart)."""
+    verdicts: Verdicts | None = None
 
 
 def _optional(message: Any, name: str) -> float | None:
@@ -212,7 +241,7 @@ def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, Pu
                      tiers=max((row.tier for row in rows), default=0), rows=rows,
                      competition=pool.competition_id or None,
                      ranked_by=ranking_name(response.ranked_by),
-                     verdicts=plain(response.verdicts) if response.HasField("verdicts") else None)
+                     verdicts=verdicts_of(response))
 
 
 def iso(value: Any) -> str:
@@ -332,7 +361,19 @@ def duration_text(seconds: float | None) -> str:
 _TABLE_RE = re.compile(r":d(\d+):t(\d+):r(\d+)$")
 
 
-def tables_of(matches: Iterable[MatchRow]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class TableRow:
+    """One table of a tournament as its recorded matches show it: its bots, the deals and matches recorded, and each
+    bot's wins there (in the bots' order)."""
+
+    table: int
+    bots: list[str]
+    deals: int
+    matches: int
+    wins: list[tuple[str, int]]
+
+
+def tables_of(matches: Iterable[MatchRow]) -> list[TableRow]:
     """The tables of a tournament as its recorded matches show them (match ids ``...:dDEAL:tTABLE:rROTATION``):
     per table, its bots, the deals and matches recorded, and each bot's wins there; by table number. (The tables
     still to play are not known before the end: the schedule derives from the secret seed.)"""
@@ -348,8 +389,8 @@ def tables_of(matches: Iterable[MatchRow]) -> list[dict[str, Any]]:
         if match.winner is not None:
             name = match.seats[match.winner]
             table["wins"][name] = table["wins"].get(name, 0) + 1
-    return [dict(t, deals=len(t["deals"]), wins=[(b, t["wins"].get(b, 0)) for b in t["bots"]])
-            for _, t in sorted(found.items())]
+    return [TableRow(t["table"], t["bots"], len(t["deals"]), t["matches"],
+                     [(b, t["wins"].get(b, 0)) for b in t["bots"]]) for _, t in sorted(found.items())]
 
 
 def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int]:
@@ -361,10 +402,6 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int]
     if not 1 <= page <= pages:
         raise ValueError(f"page {page} does not exist (1 to {pages})")
     return list(items[(page - 1) * size: page * size]), pages
-
-
-def now_utc() -> float:
-    return datetime.now(UTC).timestamp()
 
 
 # -- competitions -----------------------------------------------------------------------------------------------
@@ -433,14 +470,13 @@ class CompetitionBoard:
     entries: list[LadderRow]
     retired: list[LadderRow]
     ranked_by: str
-    verdicts: dict[str, Any] | None = None
-    """The API's ``verdicts`` as plain data, as :class:`PoolBoard` has them."""
+    verdicts: Verdicts | None = None
 
 
 def competition_board(response: arena_pb2.GetCompetitionStandingsResponse) -> CompetitionBoard:
     return CompetitionBoard(competition_row(response.competition), [ladder_row(e) for e in response.entries],
                             [ladder_row(e) for e in response.retired], ranking_name(response.ranked_by),
-                            plain(response.verdicts) if response.HasField("verdicts") else None)
+                            verdicts_of(response))
 
 
 def ranking_name(ranked_by: int) -> str:

@@ -7,7 +7,7 @@ import asyncio
 
 from arena.engine import Match
 from arena.protocol import bot_pb2
-from arena.protocol.convert import actions_to_proto, observation_to_proto
+from arena.protocol.convert import action_to_proto, observation_to_proto
 from bots import Bot
 from bots.kit import BotClient
 
@@ -31,7 +31,7 @@ def request(match_id: str) -> bot_pb2.DecisionRequest:
     match = Match(2, seed=5)
     return bot_pb2.DecisionRequest(match_id=match_id, request_id=f"r-{match_id}", decision_number=1,
                                    observation=observation_to_proto(match.observation(match.current or 0)),
-                                   legal_actions=actions_to_proto(match.legal_actions()))
+                                   legal_actions=[action_to_proto(a) for a in match.legal_actions()])
 
 
 def test_a_thinking_bot_answers_each_decision_on_its_own() -> None:

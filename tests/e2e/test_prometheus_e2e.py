@@ -98,7 +98,7 @@ def start_prometheus(arena: LocalArena, exe: str) -> str:
 
 def run_tournament(arena: LocalArena) -> int:
     """A small tournament of two built-in bots and the remote one; its match count, once it finished."""
-    from arena.client import watch
+    from arena.commands.tables import watch
     from arena.engine import Rules
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto

@@ -8,6 +8,11 @@ from typing import Any
 from arena.engine import Match
 
 
+def card_count(match: Match) -> int:
+    """Cards in hands, draw pile and discard pile together (D5 conservation)."""
+    return sum(len(hand) for hand in match.hands) + len(match.draw) + len(match.discard)
+
+
 def snapshot(match: Match) -> tuple[Any, ...]:
     return match.snapshot()
 

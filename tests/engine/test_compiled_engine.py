@@ -3,8 +3,8 @@ tests, every rule scenario, the property tests) passes against it.
 
 A copy of the checkout gets a compiled engine (what `uno-arena engine compile` builds in place), and the suite runs
 there in a child process whose engine is checked to be the compiled one; `UNO_ARENA_ENGINE=pure` loads the sources
-again, and `bench engine` reports both builds in one run. Skips, naming what is missing, where no engine can be
-compiled (mypy's mypyc, a C compiler, the Python headers).
+again, and `python -m benchmarks engine` reports both builds in one run. Skips, naming what is missing, where no
+engine can be compiled (mypy's mypyc, a C compiler, the Python headers).
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ def run(args: list[str], cwd: Path, timeout: float, pure: bool = False) -> subpr
 
 @pytest.fixture(scope="module")
 def compiled_checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the checkout (the packages and the tests) with its engine compiled."""
+    """A copy of the checkout (the packages, the tests and the benchmarks) with its engine compiled."""
     problem = build_problem()
     if problem is not None:
         pytest.skip(f"the compiled engine cannot be built here: {problem}")
     root = tmp_path_factory.mktemp("compiled-engine")
     ignore = shutil.ignore_patterns("__pycache__", "*.so", "node_modules", ".hypothesis")
-    for name in ("arena", "bots", "workers", "tests"):
+    for name in ("arena", "bots", "workers", "tests", "benchmarks"):
         shutil.copytree(REPO / name, root / name, ignore=ignore)
     shutil.copy(REPO / "pyproject.toml", root)
     built = run(["-m", "arena.engine.build"], root, timeout=600)
@@ -87,7 +87,7 @@ def test_the_engine_suite_passes_against_the_compiled_engine(compiled_checkout: 
 
 
 def test_bench_engine_reports_both_builds(compiled_checkout: Path) -> None:
-    bench = run(["-m", "arena.cli", "bench", "engine", "--seconds", "0.05", "--repeats", "1", "--no-rlcard"],
+    bench = run(["-m", "benchmarks", "engine", "--seconds", "0.05", "--repeats", "1", "--no-rlcard"],
                 compiled_checkout, timeout=120)
     assert bench.returncode == 0, bench.stderr
     for name in ("uno-arena classic 2p ", "uno-arena classic 2p mypyc ", "uno-arena flip 4p mypyc "):

@@ -8,7 +8,7 @@ import pytest
 
 from arena.engine import DECISIONS, Action, IllegalAction, Match, Rules, parse_action, parse_card
 
-from .helpers import play_random, snapshot
+from .helpers import card_count, play_random, snapshot
 
 
 def test_match_deals_the_first_round_at_once() -> None:
@@ -25,7 +25,7 @@ def test_match_deals_the_first_round_at_once() -> None:
 def test_classic_deals_108_and_starts_on_a_number() -> None:
     for seed in range(30):
         match = Match(players=3, seed=seed, rules=Rules(variant="classic"))
-        assert match.count_cards() == 108
+        assert card_count(match) == 108
         assert match.top.is_number  # C4
 
 
@@ -60,7 +60,7 @@ def test_dealer_passes_left_in_later_rounds() -> None:
         match.next_round()
         assert match.dealer == (first + 1) % 3
         assert match.round_number == 2
-        assert match.count_cards() == 112
+        assert card_count(match) == 112
         assert match.side_name == "light"
 
 
@@ -261,7 +261,7 @@ def test_a_position_holding_a_whole_deck_deals_the_next_round() -> None:
         deck.remove(card)
     match = _won_by_seat_0([["red-1"], ["blue-2"]], deck, ["red-5"], "classic")
     match.next_round()
-    assert match.round_number == 2 and match.count_cards() == 108
+    assert match.round_number == 2 and card_count(match) == 108
     assert [len(hand) for hand in match.hands] == [7, 7] and match.top.is_number
 
 

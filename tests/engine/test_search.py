@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.engine import Match, Rules
-from arena.engine.search import Determinizer, copy_match, determinize, discard_cards, rollout, round_rewards
+from arena.engine.search import Determinizer, discard_cards, rollout, round_rewards
 
 options = st.fixed_dictionaries({
     "variant": st.sampled_from(["flip", "classic"]),
@@ -82,7 +82,7 @@ def test_in_flip_each_hidden_card_shows_the_back_the_seat_saw() -> None:
     seat = match.current
     assert seat is not None
     other = 1 - seat
-    sampled = determinize(match.observation(seat), random.Random(2), match.rules)
+    sampled = Determinizer(match.observation(seat), match.rules).sample(random.Random(2))
     back = 1 - match.side
     assert [c.face(back) for c in sampled.hand(other)] == [c.face(back) for c in match.hand(other)]
     assert sampled.draw_pile()[0].face(back) == match.draw_pile()[0].face(back)
@@ -97,15 +97,15 @@ def test_the_discard_pile_is_read_whole_from_the_plays() -> None:
 def test_sampling_is_deterministic_under_a_seed() -> None:
     match = played_to(Rules(), 4, 3, 40)
     seen = match.observation(0)
-    first = determinize(seen, random.Random(5), match.rules)
-    again = determinize(seen, random.Random(5), match.rules)
+    first = Determinizer(seen, match.rules).sample(random.Random(5))
+    again = Determinizer(seen, match.rules).sample(random.Random(5))
     assert first.position() == again.position()
 
 
 def test_a_copy_plays_on_separately() -> None:
     match = played_to(Rules(), 2, 1, 20)
     before = match.snapshot()
-    twin = copy_match(match)
+    twin = match.copy()
     rollout(twin, random.Random(0))
     assert twin.decision in ("round_over", "match_over")
     assert match.snapshot() == before

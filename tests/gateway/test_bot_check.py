@@ -9,7 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
-from arena.server.conformance import CHECKS
+from arena.conformance.checks import CHECKS
 from arena.store import Store
 from tests.gateway.test_gateway_cli import cli
 from tests.support import wait_until

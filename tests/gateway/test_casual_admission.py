@@ -10,11 +10,8 @@ from typing import Any, cast
 
 import pytest
 
-from arena.engine import Rules
-from arena.players import SeatStart
 from arena.protocol import bot_pb2, game_pb2
-from arena.runner import EVICTED_TEXT, SeatNotAdmitted
-from arena.server.gateway import Gateway
+from arena.runner import EVICTED_TEXT
 from arena.server.gateway.admission import Admissions, casual_cap
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.decisions import Decisions
@@ -22,7 +19,6 @@ from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import FreshSandbox
 from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession
-from arena.server.remote_seat import RemoteSeat
 from arena.store import Store
 
 BOT = "guest"
@@ -212,21 +208,3 @@ def test_a_handed_over_start_keeps_whether_the_match_is_casual(casual: bool) -> 
     admissions, _decisions, _link, _session = gateway_parts(capacity=2)
     admissions.start_match(BOT, "moved", 1, started("moved"), casual)
     assert admissions.is_casual(BOT, "moved", 1) is casual
-
-
-def test_the_in_process_seat_of_a_game_against_a_person_is_casual_too() -> None:
-    """:class:`RemoteSeat` (the gateway's own seat, no relay) passes ``casual`` to the same admission."""
-
-    async def scenario() -> None:
-        gateway = Gateway(cast(Store, None), GatewayConfig(gateway_id="gw-test"))  # the store is never used here
-        gateway.link(BOT).capacity = 2
-        info = SeatStart("human-1", 1, ("you", BOT), Rules(), 5.0)
-        await RemoteSeat(gateway, BOT, casual=True).start(info)
-        assert gateway.is_casual(BOT, "human-1", 1)
-        with pytest.raises(SeatNotAdmitted, match="no slot free for a game against people now"):
-            await RemoteSeat(gateway, BOT, casual=True).start(SeatStart("human-2", 1, ("you", BOT), Rules(), 5.0))
-        await RemoteSeat(gateway, BOT, admit_timeout_s=0.0).start(SeatStart("rated-1", 0, (BOT, "x"), Rules(), 5.0))
-        await RemoteSeat(gateway, BOT, admit_timeout_s=0.0).start(SeatStart("rated-2", 0, (BOT, "x"), Rules(), 5.0))
-        assert gateway.link(BOT).open_matches() == {"rated-1", "rated-2"}  # the person's game gave way
-
-    asyncio.run(asyncio.wait_for(scenario(), 10))

@@ -299,7 +299,7 @@ def test_bot_killed_mid_match_forfeits_and_the_match_finishes(gateway: GatewayHa
     proc = process_bot(gateway.address, token)
     try:
         gateway.wait_for_bot("doomed", 30)
-        link = gateway.server.gateway.link("doomed")
+        link = gateway.server.gateway.registry.link("doomed")
         bad = _start(gateway, MatchConfig("killed-1", 13, Rules(), decision_deadline_s=FAST), ["doomed", "random"])
         ctl_config, ctl_names = control_config()
         ctl = _start(gateway, ctl_config, ctl_names)
@@ -322,7 +322,7 @@ def test_bot_that_reconnects_picks_up_its_pending_decision(gateway: GatewayHarne
     token = gateway.register_bot("phoenix")
     with ThreadBot(gateway.address, token) as bot:
         gateway.wait_for_bot("phoenix")
-        link = gateway.server.gateway.link("phoenix")
+        link = gateway.server.gateway.registry.link("phoenix")
         bad = _start(gateway, MatchConfig("phoenix-1", 17, Rules(), decision_deadline_s=10.0), ["phoenix", "random"])
         ctl_config, ctl_names = control_config()
         ctl = _start(gateway, ctl_config, ctl_names)
@@ -341,7 +341,7 @@ def test_arena_side_drop_is_survived_by_the_kit(gateway: GatewayHarness) -> None
     token = gateway.register_bot("dropped")
     with ThreadBot(gateway.address, token) as bot:
         gateway.wait_for_bot("dropped")
-        link = gateway.server.gateway.link("dropped")
+        link = gateway.server.gateway.registry.link("dropped")
         fut = _start(gateway, MatchConfig("drop-1", 19, Rules(), decision_deadline_s=10.0), ["dropped", "heuristic"])
         wait_until(lambda: len(link.retired) >= 3, what="three answered decisions")
         assert gateway.run(_drop(gateway, "dropped"))
@@ -353,7 +353,7 @@ def test_arena_side_drop_is_survived_by_the_kit(gateway: GatewayHarness) -> None
 
 
 async def _drop(gateway: GatewayHarness, name: str) -> bool:
-    return gateway.server.gateway.drop_session(name)
+    return gateway.server.gateway.registry.drop_session(name)
 
 
 def test_bot_that_stops_reading_is_cleaned_up_after_its_session_ends(redis_server: PrivateRedis) -> None:
@@ -374,13 +374,13 @@ def test_bot_that_stops_reading_is_cleaned_up_after_its_session_ends(redis_serve
             filler = bot_pb2.ArenaMessage(error=bot_pb2.Error(match_id="x" * 8000)).SerializeToString()
 
             async def fill() -> None:  # 40 MB: far more than flow control lets through to a reader that is idle
-                session = harness.server.gateway.link("deaf").session
+                session = harness.server.gateway.registry.link("deaf").session
                 assert session is not None
                 for _ in range(5000):
                     session.send(filler)
 
             harness.run(fill())
-            session = harness.server.gateway.link("deaf").session
+            session = harness.server.gateway.registry.link("deaf").session
             assert session is not None
 
             def stuck() -> bool:  # messages still waiting, and none taken for half a second
@@ -389,7 +389,7 @@ def test_bot_that_stops_reading_is_cleaned_up_after_its_session_ends(redis_serve
                 return 0 < session.queue.qsize() == before
 
             wait_until(stuck, what="the writer to wait on the bot")
-            assert harness.server.gateway.drop_session("deaf")
+            assert harness.server.gateway.registry.drop_session("deaf")
             wait_until(lambda: not harness.is_connected("deaf"), what="the stuck session to be cleaned up")
             wait_until(lambda: not harness.store.sessions.for_bot("deaf"), what="the session to leave Redis")
         finally:

@@ -27,7 +27,7 @@ def send_requests(gateway: GatewayHarness, bot: str, count: int) -> concurrent.f
 
     async def requests() -> list[DecideOutcome]:
         return await asyncio.gather(*(
-            gw.decide(bot, f"m{i}", 0, 1, request_body(f"m{i}", 1, observation, legal), len(legal), 20.0)
+            gw.decisions.decide(bot, f"m{i}", 0, 1, request_body(f"m{i}", 1, observation, legal), len(legal), 20.0)
             for i in range(count)))
 
     return gateway.submit(requests())

@@ -1,5 +1,5 @@
-"""The gateway's commands as a user runs them: serve, bots register, bot run, match, bot check (`bench gateway`:
-tests/benchmarks/test_bench_gateway.py)."""
+"""The gateway's commands as a user runs them: serve, bots register, bot run, match, bot check (the gateway's
+benchmark: benchmarks/tests/test_bench_gateway.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ def test_commands_parse() -> None:
     assert (args.kind, args.target, args.token) == ("heuristic", "h:1", "t")
     assert parser.parse_args(["bots", "register", "x"]).name == "x"
     assert parser.parse_args(["bot", "check", "--run", "cmd {target} {token}"]).run
-    assert parser.parse_args(["bench", "gateway", "--matches", "8"]).matches == 8
 
 
 def test_register_then_serve_then_run_then_match_over_the_relay(redis_server: PrivateRedis, tmp_path: Path) -> None:

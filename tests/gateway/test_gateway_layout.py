@@ -1,5 +1,5 @@
-"""The gateway's layout: its callers on the match side (the relay consumer, the in-process seat) see only its match
-API, and its modules import one another in one direction only, imports under ``if TYPE_CHECKING:`` included."""
+"""The gateway's layout: its caller on the match side (the relay consumer) sees only its match API (the gateway's
+parts), and its modules import one another in one direction only, imports under ``if TYPE_CHECKING:`` included."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _graph() -> grimp.ImportGraph:
 
 def test_the_match_side_callers_import_nothing_of_the_gateway() -> None:
     graph = _graph()
-    for caller in ("arena.server.relay_consumer", "arena.server.remote_seat", "arena.server.match_api"):
+    for caller in ("arena.server.relay_consumer", "arena.server.match_api"):
         imported = graph.find_modules_directly_imported_by(caller)
         assert sorted(m for m in imported if m == PACKAGE or m.startswith(f"{PACKAGE}.")) == [], caller
         assert "arena.server.match_api" in imported or caller == "arena.server.match_api"
@@ -36,8 +36,9 @@ def test_no_two_gateway_modules_import_each_other_even_through_others() -> None:
 
 def test_the_gateway_is_what_its_callers_ask_for(store: Store) -> None:
     gateway: MatchApi = Gateway(store, GatewayConfig(gateway_id="gw-layout"))
-    assert gateway.gateway_id == "gw-layout" and not gateway.draining
-    assert gateway.bot_version("nobody") == ""
-    assert gateway.late_refusals("nobody", "m-1", 0) == 0
-    assert gateway.started_body("nobody", "m-1", 0) is None
-    assert gateway.end_session("no-such-session", grpc.StatusCode.UNAUTHENTICATED, "revoked") is False
+    assert gateway.gateway_id == "gw-layout" and not gateway.registry.draining
+    assert gateway.admissions.late_refusals("nobody", "m-1", 0) == 0
+    assert gateway.admissions.started_body("nobody", "m-1", 0) is None
+    assert gateway.registry.end_session("no-such-session", grpc.StatusCode.UNAUTHENTICATED, "revoked") is False
+    # An explicit object: its parts are called directly, none of their methods is copied onto it.
+    assert not any(hasattr(gateway, name) for name in ("decide", "admit", "end_match", "link", "wait_for_bot", "drain"))

@@ -222,7 +222,7 @@ def test_a_heartbeat_running_while_a_session_closes_does_not_bring_it_back(
                     # The refresh has taken the session as live; now it ends: the arena closes its stream
                     # and its record leaves Redis before the refresh goes on (the kit reconnects later,
                     # with a new session id).
-                    harness.loop_thread.call_soon(harness.server.gateway.drop_session, "ghost")
+                    harness.loop_thread.call_soon(harness.server.gateway.registry.drop_session, "ghost")
                     wait_until(lambda: store.sessions.get(ghost_session) is None, 10, "the ghost session to close")
                     closed_during_refresh.set()
                 return refresh(session_ids, ttl)

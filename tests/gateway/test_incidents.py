@@ -190,7 +190,7 @@ def test_the_gateway_logs_why_a_stream_ended(gateway: GatewayHarness) -> None:
 
 
 async def _drop(gateway: GatewayHarness, bot: str) -> None:
-    assert gateway.server.gateway.drop_session(bot, details="checked by the test")
+    assert gateway.server.gateway.registry.drop_session(bot, details="checked by the test")
 
 
 def test_a_reported_code_error_is_made_printable_and_bounded() -> None:

@@ -198,9 +198,9 @@ def test_reconnects_after_the_session_drops(node_bot: Path, gateway: GatewayHarn
 
         async def drop_while_deciding() -> None:
             """Wait until the bot has a decision pending, then close its session under it."""
-            link = gateway.server.gateway.link("jsbot")
+            link = gateway.server.gateway.registry.link("jsbot")
             await wait_until_async(lambda: link.pending, 60, "a decision pending at the bot")
-            assert gateway.server.gateway.drop_session("jsbot")
+            assert gateway.server.gateway.registry.drop_session("jsbot")
 
         with ThreadPoolExecutor(1) as pool:
             # A long match (target 2000), so it is still running when the session drops.

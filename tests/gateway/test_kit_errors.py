@@ -102,7 +102,7 @@ def test_connects_disconnects_and_reconnects_are_logged(gateway: GatewayHarness,
 
 
 async def _drop(gateway: GatewayHarness, bot: str) -> None:
-    assert gateway.server.gateway.drop_session(bot, details="dropped by the test")
+    assert gateway.server.gateway.registry.drop_session(bot, details="dropped by the test")
 
 
 def test_a_wrong_token_ends_the_python_kit_with_one_line(gateway: GatewayHarness) -> None:

@@ -10,6 +10,7 @@ from prometheus_client import CollectorRegistry
 
 from arena.engine import Action, Match, Observation, Rules, parse_action
 from arena.metrics import create_metrics
+from arena.players import DecideStatus
 from arena.runner import (
     EVICTED_TEXT,
     LocalSeat,
@@ -95,7 +96,7 @@ def test_a_seat_evicted_for_a_rated_match_aborts_the_match_without_a_strike() ->
     class CalledAway(Scripted):
         async def decide(self, request: SeatRequest) -> int:
             if self.asked >= 2:
-                settle(request, "evicted", None, 0, [], None)
+                settle(request, DecideStatus.EVICTED, None, 0, [], None)
             return await super().decide(request)
 
     guest = CalledAway("guest")
@@ -104,8 +105,8 @@ def test_a_seat_evicted_for_a_rated_match_aborts_the_match_without_a_strike() ->
     assert record.strikes == [0, 0] and record.timeouts == [0, 0] and not record.forfeits
     assert record.detail.endswith(EVICTED_TEXT) and guest.asked == 2
     with pytest.raises(SeatEvicted, match="called to a tournament match"):
-        settle(SeatRequest("m", 0, 1, Match(players=2, seed=1).observation(0), [], 1.0), "evicted", None, 0, [],
-               None)
+        settle(SeatRequest("m", 0, 1, Match(players=2, seed=1).observation(0), [], 1.0), DecideStatus.EVICTED, None,
+               0, [], None)
 
 
 def test_a_strike_below_the_limit_is_no_forfeit() -> None:

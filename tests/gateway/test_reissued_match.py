@@ -17,9 +17,8 @@ import pytest
 
 from arena.engine import Match, Rules
 from arena.protocol import bot_pb2, game_pb2
-from arena.protocol.convert import actions_to_proto, observation_to_proto
+from arena.protocol.convert import action_to_proto, observation_to_proto
 from arena.protocol.messages import match_ended, match_started
-from arena.relay import RelaySeat
 from arena.relay.hub import close_relay_hubs
 from arena.runner import EndReason, MatchConfig, MatchRecord, MatchSummary, Seat, SeatRequest, SeatStart, run_match
 from arena.service.matches import match_config
@@ -87,17 +86,14 @@ def _config(attempt: int) -> MatchConfig:
     return MatchConfig(MATCH_ID, SEED, Rules(target=150), decision_deadline_s=5.0, attempt=attempt)
 
 
-def _seats(gw: GatewayHarness, transport: str) -> list[Seat]:
-    """The kit bot through the gateway on this loop (RemoteSeat) or through Redis as a worker reaches it
-    (RelaySeat), and a built-in bot seeded the same way every time."""
-    seats = gw.seats(["kitbot", "random"], SEED)
-    if transport == "relay":
-        seats[0] = RelaySeat(gw.store, "kitbot")
-    return seats
+def _seats(gw: GatewayHarness) -> list[Seat]:
+    """The kit bot through Redis and the gateway (as a worker reaches it), and a built-in bot seeded the same way
+    every time."""
+    return gw.seats(["kitbot", "random"], SEED)
 
 
-def _play(gw: GatewayHarness, attempt: int, transport: str) -> MatchRecord:
-    return gw.run(run_match(_config(attempt), _seats(gw, transport)), 60)
+def _play(gw: GatewayHarness, attempt: int) -> MatchRecord:
+    return gw.run(run_match(_config(attempt), _seats(gw)), 60)
 
 
 def _same_play(a: MatchRecord, b: MatchRecord) -> None:
@@ -108,27 +104,25 @@ def _same_play(a: MatchRecord, b: MatchRecord) -> None:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize(("transport", "mode"), [("gateway", "kill"), ("gateway", "abort"), ("relay", "kill")])
-def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: GatewayHarness, transport: str,
-                                                                         mode: str) -> None:
+@pytest.mark.parametrize("mode", ["kill", "abort"])
+def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: GatewayHarness, mode: str) -> None:
     factory = CountingFactory()
     bot = ThreadBot(gw.address, gw.register_bot("kitbot"))
     bot.client.factory = factory  # before any match starts
     try:
         gw.wait_for_bot("kitbot", 10)
-        clean = _play(gw, 1, transport)
+        clean = _play(gw, 1)
         assert clean.end_reason is not EndReason.ABORTED and clean.strikes == [0, 0]
         wait_until(lambda: bot.stats.matches_ended == 1, timeout=10)
 
         # Attempt 1, interrupted a few decisions of the kit bot in: its bot has moved on from the clean start.
-        seats = _seats(gw, transport)
+        seats = _seats(gw)
         interrupted = Interrupting(seats[0], at=12, mode=mode)
         future = gw.submit(run_match(_config(1), [interrupted, seats[1]]))
         assert interrupted.reached.wait(30)
         if mode == "kill":
             future.cancel()  # the worker child is gone: no MatchEnded reaches the bot
-            if transport == "relay":  # the child's relay hub (its connections, its reader) dies with it
-                gw.run(close_relay_hubs())
+            gw.run(close_relay_hubs())  # the child's relay hub (its connections, its reader) dies with it
         else:
             aborted = future.result(30)
             assert aborted.end_reason is EndReason.ABORTED and aborted.strikes == [0, 0]
@@ -136,7 +130,7 @@ def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: Gat
             wait_until(lambda: bot.stats.matches_ended == 2, timeout=10)
             assert not bot.client._bots
 
-        replayed = _play(gw, 2, transport)
+        replayed = _play(gw, 2)
         _same_play(replayed, clean)
         assert factory.made[(MATCH_ID, 0)] == 3  # clean run, the interrupted attempt, the reissued one
     finally:
@@ -191,20 +185,21 @@ def test_a_newer_attempt_drops_the_pending_requests_of_the_older_one_on_the_gate
     gateway = gw.server.gateway
 
     async def scenario() -> list[Any]:
-        gateway.start_match("kitbot", "m-s", 0, _started(1))
-        old = asyncio.ensure_future(gateway.decide("kitbot", "m-s", 0, 1, b"", 2, 30.0, attempt=1))
-        await wait_until_async(lambda: gateway.link("kitbot").pending, 5, "the old attempt's request to be pending")
-        pending_before = len(gateway.link("kitbot").pending)
-        gateway.start_match("kitbot", "m-s", 0, _started(2))
+        gateway.admissions.start_match("kitbot", "m-s", 0, _started(1))
+        old = asyncio.ensure_future(gateway.decisions.decide("kitbot", "m-s", 0, 1, b"", 2, 30.0, attempt=1))
+        link = gateway.registry.link("kitbot")
+        await wait_until_async(lambda: link.pending, 5, "the old attempt's request to be pending")
+        pending_before = len(link.pending)
+        gateway.admissions.start_match("kitbot", "m-s", 0, _started(2))
         old_outcome = await asyncio.wait_for(old, 5.0)
-        late = await gateway.decide("kitbot", "m-s", 0, 2, b"", 2, 30.0, attempt=1)
-        readmitted = await gateway.admit("kitbot", "m-s", 0, _started(1), 0.1)
-        gateway.end_match("kitbot", "m-s", 0, _ended(1))
-        slot_after_old_end = gateway.link("kitbot").matches.get(("m-s", 0))
-        gateway.end_match("kitbot", "m-s", 0, _ended(2))
-        return [pending_before, old_outcome.status, dict(gateway.link("kitbot").pending), late.status, readmitted,
+        late = await gateway.decisions.decide("kitbot", "m-s", 0, 2, b"", 2, 30.0, attempt=1)
+        readmitted = await gateway.admissions.admit("kitbot", "m-s", 0, _started(1), 0.1)
+        gateway.admissions.end_match("kitbot", "m-s", 0, _ended(1))
+        slot_after_old_end = gateway.registry.link("kitbot").matches.get(("m-s", 0))
+        gateway.admissions.end_match("kitbot", "m-s", 0, _ended(2))
+        return [pending_before, old_outcome.status, dict(link.pending), late.status, readmitted,
                 slot_after_old_end.attempt if slot_after_old_end else None,
-                ("m-s", 0) in gateway.link("kitbot").matches]
+                ("m-s", 0) in link.matches]
 
     pending_before, old_status, pending_after, late_status, readmitted, kept_attempt, still_open = gw.run(scenario())
     assert pending_before == 1 and old_status == "gone" and pending_after == {}
@@ -248,7 +243,7 @@ def test_the_kit_answers_a_decision_asked_again_as_before_without_asking_the_bot
     client = BotClient("127.0.0.1:1", "t", lambda match_id, seat: Counting())
     match = Match(2, seed=5)
     observation = observation_to_proto(match.observation(match.current or 0))
-    legal = actions_to_proto(match.legal_actions())
+    legal = [action_to_proto(a) for a in match.legal_actions()]
     replies: list[bot_pb2.BotMessage] = []
 
     async def scenario() -> None:

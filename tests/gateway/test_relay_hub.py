@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
 from arena.engine import Match, Rules
+from arena.players import DecideStatus
+from arena.protocol import relay_pb2
+from arena.protocol.encoding import request_body
 from arena.relay import RelaySeat
 from arena.relay import hub as hub_module
+from arena.relay.envelope import reply_address, wire_status
 from arena.relay.hub import HUB_CLIENT_NAME, loop_hubs, relay_hub
-from arena.relay.messages import decide_reply, decode, reply_address
 from arena.runner import (
     DecisionOutcome,
     EndReason,
@@ -94,7 +96,8 @@ class FakeGateway:
     def __init__(self, store: Store, gateway_id: str) -> None:
         self.store, self.gateway_id = store, gateway_id
         self.answering = False
-        self.decisions: list[dict[str, Any]] = []
+        self.decisions: list[relay_pb2.Decide] = []
+        self.raw: list[bytes] = []
         self.relay: RelayChannel | None = None
 
     @contextlib.asynccontextmanager
@@ -106,12 +109,13 @@ class FakeGateway:
             async with relay.listen(self.gateway_id) as messages:
                 listening.set()
                 async for raw in messages:
-                    header, _body = decode(raw)
-                    if header["op"] != "decide":
+                    request = relay_pb2.RelayRequest.FromString(raw)
+                    if request.WhichOneof("op") != "decide":
                         continue
-                    self.decisions.append(header)
+                    self.raw.append(raw)
+                    self.decisions.append(request.decide)
                     if self.answering:
-                        await relay.reply(reply_address(header), decide_reply("answered", 0, 0, [], 0.001, 0, "1"))
+                        await relay.reply(reply_address(request.decide.reply_to), ANSWER)
 
         task = asyncio.create_task(serve())
         await asyncio.wait_for(listening.wait(), 10)
@@ -122,6 +126,10 @@ class FakeGateway:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
             await relay.close()
+
+
+ANSWER = relay_pb2.DecideReply(status=wire_status(DecideStatus.ANSWERED), index=0, wire_s=0.001,
+                                version="1").SerializeToString()
 
 
 def first_request(match_id: str = "lost-1") -> SeatRequest:
@@ -144,10 +152,10 @@ def test_an_answer_nobody_waits_for_is_dropped_and_a_lost_one_is_the_arenas_faul
             # Late, it comes after all, with two more for ids nobody ever asked for, and one unframed.
             assert fake.relay is not None
             late = fake.decisions[-1]
-            await fake.relay.reply(reply_address(late), decide_reply("answered", 0, 0, [], 0.001, 0, "1"))
-            await fake.relay.reply(ReplyAddress(hub.key, "no-such-id"), "{}")
-            await fake.relay.reply(ReplyAddress(hub.key, "zz"), "not json at all")
-            await fake.relay.reply(ReplyAddress(hub.key), "unframed")
+            await fake.relay.reply(reply_address(late.reply_to), ANSWER)
+            await fake.relay.reply(ReplyAddress(hub.key, "no-such-id"), ANSWER)
+            await fake.relay.reply(ReplyAddress(hub.key, "zz"), b"not a reply at all")
+            fake.store.redis.rpush(hub.key, b"unframed")  # not even framed with an id
             await wait_until_async(lambda: hub.dropped == 4, 10, "the four answers to be dropped")
             # The hub goes on: the next decision is answered.
             fake.answering = True
@@ -155,6 +163,29 @@ def test_an_answer_nobody_waits_for_is_dropped_and_a_lost_one_is_the_arenas_faul
             assert loop_hubs() == [hub] and hub.dropped == 4
 
     asyncio.run(scenario())
+
+
+def test_a_decision_is_encoded_once_each_way(store: Store) -> None:
+    """The seat's request is one RelayRequest, the observation inside it the very bytes protocol/encoding made
+    (never re-encoded); the answer is one DecideReply behind its id, read once by the seat."""
+    store.bots.register("once")
+    store.sessions.open("once", "gw-once")
+    request = first_request("once-1")
+
+    async def scenario() -> int:
+        async with FakeGateway(store, "gw-once").running() as fake:
+            fake.answering = True
+            index = await RelaySeat(store, "once").decide(request)
+            (raw,) = fake.raw
+            body = request_body(request.match_id, request.decision_number, request.observation, request.legal, 0)
+            (decide,) = fake.decisions
+            assert decide.request == body and body in raw  # the observation rides inside as it was encoded
+            assert relay_pb2.RelayRequest(decide=decide).SerializeToString() == raw  # one protobuf, no header
+            assert decide.legal_count == len(request.legal) and decide.seat.bot == "once"
+            assert decide.reply_to.key == loop_hubs()[0].key and decide.reply_to.rid
+            return index
+
+    assert asyncio.run(scenario()) == 0
 
 
 def test_a_match_whose_answers_are_lost_is_aborted_without_a_strike(store: Store) -> None:

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.bench import hostile_bots as hostile
 from arena.hosting.sandbox import sandbox_missing
 from arena.store import Store
 from arena.store.submissions import Submission, SubmissionState
+from benchmarks import hostile_bots as hostile
 from tests.support.hosted_arena import HostedArena, hosted_arena
 from tests.support.waiting import wait_until
 

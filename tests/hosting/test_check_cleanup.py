@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bench import hostile_bots as hostile
 from arena.hosting.host import BotHost, HostConfig, unpack
 from arena.store import Store
 from arena.store.submissions import SubmissionState
 from arena.submissions import pack_folder, read_package
+from benchmarks import hostile_bots as hostile
 
 
 def _tar(entries: dict[str, bytes]) -> bytes:

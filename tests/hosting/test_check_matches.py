@@ -1,12 +1,12 @@
-"""What a bot under check sees of its matches (arena.server.conformance.CheckMatches): a tournament's ids, fresh
+"""What a bot under check sees of its matches (arena.conformance.checks.CheckMatches): a tournament's ids, fresh
 random deals each check, built-in opponents under their own names; and the check's verdict names no host path."""
 
 from __future__ import annotations
 
 import re
 
+from arena.conformance.checks import CheckMatches, _others
 from arena.hosting.check import reason_of
-from arena.server.conformance import CheckMatches, _others
 from arena.store.tournaments import new_tournament_id
 from arena.tournament.schedule import match_id
 from bots import BUILTIN_BOTS, make_bot

@@ -21,7 +21,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.client import ArenaClient, watch
+from arena.client import ArenaClient
+from arena.commands.tables import watch
 from arena.engine import Rules, Variant
 from arena.protocol import arena_pb2
 from arena.protocol.convert import rules_to_proto

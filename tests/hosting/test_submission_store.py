@@ -191,6 +191,9 @@ def test_the_api_core_stores_versions_of_its_own_bot_only_and_caps_them(store: S
     assert capped.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED
     listed = core.list(api.arena_pb2.ListSubmissionsRequest(name="alpha"), alpha)
     assert [s.version for s in listed.submissions] == [1, 2] and listed.hosted.state == ""
+    store.submissions.set_check_queue({("alpha", 2): 1})  # the bot host's queue, as the author reads it
+    listed = core.list(api.arena_pb2.ListSubmissionsRequest(name="alpha"), alpha)
+    assert [s.queue_position for s in listed.submissions] == [0, 1]
 
 
 def test_submissions_from_one_address_are_limited_before_the_archive_is_read(store: Store) -> None:

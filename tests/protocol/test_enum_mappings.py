@@ -69,8 +69,7 @@ def test_a_tournament_spec_goes_to_the_wire_and_back_unchanged() -> None:
     back = tournament_spec_from_proto(tournament_spec_to_proto(spec), "t-wire")
     assert back.rules == spec.rules and back.rating_pool == spec.rating_pool  # every option spelled out on the way back
     assert replace(back, options=spec.options) == spec
-    # a tournament created before balanced seating keeps its circular seating on the wire (verify re-derives it)
-    circular = replace(spec, seating="circular")
-    assert replace(tournament_spec_from_proto(tournament_spec_to_proto(circular), "t-wire"),
-                   options=spec.options) == circular
+    with pytest.raises(ValueError, match="circular is no longer offered"):  # the pre-release seating
+        tournament_spec_from_proto(arena_pb2.TournamentSpec(participants=["a", "b"],
+                                                            seating=arena_pb2.SEATING_CIRCULAR), "t")
     assert tournament_spec_from_proto(arena_pb2.TournamentSpec(participants=["a", "b"]), "t").seating == "balanced"

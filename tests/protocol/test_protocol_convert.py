@@ -186,10 +186,7 @@ def test_decision_request_error_and_choice() -> None:
     decoded = bot_pb2.ArenaMessage.FromString(envelope.SerializeToString())
     assert decoded.WhichOneof("payload") == "decision_request"
     assert [a.text for a in decoded.decision_request.legal_actions] == [str(a) for a in legal]
-    last = convert.chosen_action(decoded.decision_request, len(legal) - 1)
-    assert convert.action_from_proto(last) == legal[-1]
-    with pytest.raises(IndexError, match="out of range"):
-        convert.chosen_action(request, len(legal))
+    assert convert.action_from_proto(decoded.decision_request.legal_actions[-1]) == legal[-1]
     error = convert.error_message(3, "match m-1, decision 1: action_index 9 is out of range", match_id="m-1",
                                   request_id="r-1")
     assert error.status.code == 3 and "decision 1" in error.status.message and error.request_id == "r-1"

@@ -21,11 +21,10 @@ import grpc
 import pytest
 
 from arena.engine import Rules
-from arena.protocol import bot_pb2
+from arena.protocol import bot_pb2, relay_pb2
 from arena.relay import RelaySeat
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, SeatGone, run_match
 from arena.server.auth import RETRY_PUSHBACK_KEY
-from arena.server.remote_seat import RemoteSeat
 from arena.store import Store
 from bots import make_bot
 from tests.support import wait_until
@@ -54,7 +53,7 @@ class _Peak:
 
         async def sample() -> None:
             while not self._stop:
-                self.peak = max(self.peak, gateway.server.gateway.open_matches(bot))
+                self.peak = max(self.peak, gateway.server.gateway.admissions.open_matches(bot))
                 await asyncio.sleep(0.0005)
 
         self._future = gateway.submit(sample())
@@ -112,14 +111,15 @@ def test_a_relayed_bot_absent_at_the_start_is_seated_later_only_within_its_capac
         wait_until(lambda: gateway.store.sessions.online("latecomer"), 10, "latecomer's session in Redis")
         gw = gateway.server.gateway
         started = bot_pb2.MatchStarted(match_id="first", seat=0, decision_time_limit_ms=1000)
-        assert gateway.run(gw.admit("latecomer", "first", 0, started, 1.0))
+        assert gateway.run(gw.admissions.admit("latecomer", "first", 0, started, 1.0))
         worker_store = Store.from_url(gateway.redis_url)
 
         async def seat_later(match_id: str) -> str:
             seat = RelaySeat(worker_store, "latecomer")
             # What start() leaves behind when the bot had no session then: nothing seated anywhere.
             seat._match_id, seat._seat = match_id, 0
-            seat._start = bot_pb2.MatchStarted(match_id=match_id, seat=0).SerializeToString()
+            seat._ref = relay_pb2.SeatRef(bot="latecomer", match_id=match_id, seat=0)
+            seat._start = relay_pb2.Start(seat=seat._ref, started=bot_pb2.MatchStarted(match_id=match_id, seat=0))
             try:
                 return str(await seat._ensure_started())
             except SeatGone as error:
@@ -127,11 +127,11 @@ def test_a_relayed_bot_absent_at_the_start_is_seated_later_only_within_its_capac
 
         try:
             assert "now plays as many matches as its Hello offered" in gateway.run(seat_later("second"), timeout=30)
-            assert gw.open_matches("latecomer") == 1
-            gateway.loop_thread.call_soon(gw.end_match, "latecomer", "first", 0, None)
-            wait_until(lambda: gw.open_matches("latecomer") == 0, 5, "the slot freed")
+            assert gw.admissions.open_matches("latecomer") == 1
+            gateway.loop_thread.call_soon(gw.admissions.end_match, "latecomer", "first", 0, None)
+            wait_until(lambda: gw.admissions.open_matches("latecomer") == 0, 5, "the slot freed")
             assert gateway.run(seat_later("third"), timeout=30) == gw.gateway_id
-            assert gw.open_matches("latecomer") == 1
+            assert gw.admissions.open_matches("latecomer") == 1
         finally:
             worker_store.close()
 
@@ -150,24 +150,24 @@ def test_no_slot_in_time_aborts_the_match_without_a_strike(gateway: GatewayHarne
         gateway.wait_for_bot("busy")
         gw = gateway.server.gateway
         started = bot_pb2.MatchStarted(match_id="held", seat=0, decision_time_limit_ms=1000)
-        assert gateway.run(gw.admit("busy", "held", 0, started, 1.0))  # the bot's one slot, held
+        assert gateway.run(gw.admissions.admit("busy", "held", 0, started, 1.0))  # the bot's one slot, held
 
         async def refused() -> MatchRecord:
-            seats = [RemoteSeat(gw, "busy", admit_timeout_s=0.2), LocalSeat(make_bot("random", 1))]
+            seats = [RelaySeat(gateway.store, "busy", admit_timeout_s=0.2), LocalSeat(make_bot("random", 1))]
             return await run_match(MatchConfig("waits", 3, Rules(), decision_deadline_s=1.0), seats)
 
         record = gateway.run(refused(), timeout=30)
         assert record.end_reason == "aborted" and "as many matches as its Hello offered" in record.detail
         assert record.strikes == [0, 0] and record.timeouts == [0, 0] and not record.decisions
-        assert gw.open_matches("busy") == 1
+        assert gw.admissions.open_matches("busy") == 1
 
         # A start waiting for the slot gets it as soon as the held match ends.
-        waiting = gateway.submit(gw.admit("busy", "next", 0, started, 10.0))
+        waiting = gateway.submit(gw.admissions.admit("busy", "next", 0, started, 10.0))
         gateway.run(asyncio.sleep(0.05))  # behaviour under test: the start keeps waiting while the slot is held
         assert not waiting.done()
-        gateway.loop_thread.call_soon(gw.end_match, "busy", "held", 0, None)
+        gateway.loop_thread.call_soon(gw.admissions.end_match, "busy", "held", 0, None)
         assert waiting.result(5) is True
-        assert gw.open_matches("busy") == 1
+        assert gw.admissions.open_matches("busy") == 1
 
 
 # -- message rate ------------------------------------------------------------------------------------------
@@ -281,7 +281,8 @@ def test_the_kit_waits_as_long_as_the_arena_asks_before_reconnecting(redis_serve
             gateway.wait_for_bot("patient", 30)
             assert len(allowed) == 1
             assert gateway.loop_thread.run(_drop(gateway, "patient"))
-            wait_until(lambda: len(allowed) == 2 and gateway.server.gateway.link("patient").session is not None,
+            registry = gateway.server.gateway.registry
+            wait_until(lambda: len(allowed) == 2 and registry.link("patient").session is not None,
                        20, "the kit's second session", details=lambda: f"refused {refused}, allowed {allowed}")
         finally:
             stop_process(proc)
@@ -290,7 +291,7 @@ def test_the_kit_waits_as_long_as_the_arena_asks_before_reconnecting(redis_serve
 
 
 async def _drop(gateway: GatewayHarness, bot: str) -> bool:
-    return gateway.server.gateway.drop_session(bot)
+    return gateway.server.gateway.registry.drop_session(bot)
 
 
 # -- pong nonces -------------------------------------------------------------------------------------------

@@ -65,8 +65,5 @@ def test_a_seat_for_each_kind_of_participant() -> None:
     legal = observed.legal_actions(observed.current or 0)
     view = observed.observation(observed.current or 0, 0)
     assert [seat.bot.choose(view, legal) for _ in range(5)] == [same.choose(view, legal) for _ in range(5)]
-    remote = seat_for("alpha", seed=0, make_bot=make_bot,
-                      remote=lambda name: LocalSeat(make_bot("heuristic"), name=name))
-    assert remote.name == "alpha"
     with pytest.raises(UnreachableParticipant, match="set REDIS_URL"):
         seat_for("alpha", seed=0, make_bot=make_bot)

@@ -106,7 +106,8 @@ def test_fixed_port_restart_and_close(tmp_path: Path) -> None:
         client = server.client()
         client.set("k", "v")
         client.close()
-        server.restart()
+        server.stop()
+        server.start()
         assert server.port == port
         client = server.client()
         assert client.get("k") == b"v"

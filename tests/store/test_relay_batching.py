@@ -59,8 +59,9 @@ def test_reply_sizes_follow_resp2(value: Any, wire: bytes) -> None:
 
 
 def test_a_reply_frame_carries_its_id() -> None:
-    assert parse_reply_frame(reply_frame("1f", b'{"status": "answered"}')) == ("1f", b'{"status": "answered"}')
-    assert parse_reply_frame(b"garbage") == ("", b"garbage")
+    assert parse_reply_frame(reply_frame("1f", b"an answer")) == ("1f", b"an answer")
+    with pytest.raises(ValueError, match="without its id"):
+        parse_reply_frame(b"garbage")
 
 
 def _ops(*specs: tuple[str, str, bytes]) -> list[_Op]:

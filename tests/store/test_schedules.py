@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from datetime import UTC, datetime
@@ -10,13 +11,12 @@ from typing import Any
 import pytest
 
 from arena.service.schedules import (
-    add_schedule,
     fire_due_schedules,
     tournament_id_for,
     tournament_idempotency_key,
 )
 from arena.store import DuplicateSchedule, Schedule, Store, UnknownSchedule
-from arena.tournament.cron import CronError
+from arena.tournament.cron import CronError, parse_cron
 
 CREATED = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
 SPEC = {"participants": ["a", "b"], "variant": "flip"}
@@ -28,6 +28,11 @@ def at(day: int, hour: int, minute: int = 0) -> datetime:
 
 def make(store: Store, sid: str, cron: str, **kw: Any) -> None:
     store.schedules.add(sid, cron, SPEC, created_at=CREATED, **kw)
+
+
+def set_enabled(store: Store, sid: str, enabled: bool) -> None:
+    """Switch a stored schedule on or off (no command does: a schedule is made enabled)."""
+    store.redis.hset(store.keys.schedule(sid), "enabled", "1" if enabled else "0")
 
 
 def test_two_concurrent_schedulers_fire_each_due_time_once(redis_server: Any, store: Store) -> None:
@@ -70,8 +75,8 @@ def test_not_due_before_creation_and_catch_up_once(store: Store) -> None:
     assert fired == [at(5, 3)] and [f.ok for f in done] == [True]
     assert fire_due_schedules(store, at(5, 23), lambda s, due: fired.append(due)) == []
     assert store.schedules.get("nightly").last_due == int(at(5, 3).timestamp())
-    info = store.schedules.claim_info("nightly", int(at(5, 3).timestamp()))
-    assert info is not None and info["holder"]
+    claim = store.redis.get(store.keys.schedule_fired("nightly", int(at(5, 3).timestamp())))
+    assert claim is not None and json.loads(claim)["holder"]
 
 
 def test_missed_firings_are_logged_and_the_policy_decides_the_late_one(
@@ -88,8 +93,8 @@ def test_missed_firings_are_logged_and_the_policy_decides_the_late_one(
         fire_due_schedules(store, at(1, 2), fire)  # nothing due yet (created Jan 1st, 00:00)
         assert not caplog.records
         for sid, policy in (("late", "fire-once-late"), ("skipped", "skip")):
-            store.schedules.set_enabled("skipped" if sid == "late" else "late", False)
-            store.schedules.set_enabled(sid, True)
+            set_enabled(store, "skipped" if sid == "late" else "late", False)
+            set_enabled(store, sid, True)
             fire_due_schedules(store, at(5, 12), fire, missed=policy)  # down: 5 due times, 1st to 5th
     assert fired == [("late", at(5, 3))]  # fired once, late; nothing of "skipped"
     text = [r.getMessage() for r in caplog.records]
@@ -132,18 +137,18 @@ def test_disabled_and_bad_schedules_do_not_fire(store: Store) -> None:
     store.schedules.add("broken", "not a cron", SPEC, created_at=CREATED)  # bypassing validation
     fired: list[str] = []
     assert fire_due_schedules(store, at(3, 3), lambda s, d: fired.append(s.schedule_id)) == []
-    store.schedules.set_enabled("off", True)
+    set_enabled(store, "off", True)
     fire_due_schedules(store, at(3, 3), lambda s, d: fired.append(s.schedule_id))
     assert fired == ["off"]
 
 
-def test_add_schedule_validates(store: Store) -> None:
+def test_a_schedule_is_stored_once_with_its_cron_checked(store: Store) -> None:
     with pytest.raises(CronError, match="minute: 61 is out of range"):
-        add_schedule(store, "bad", "61 * * * *", SPEC)
-    s = add_schedule(store, "good", " 0 3 * * * ", SPEC)
+        parse_cron("61 * * * *")
+    s = store.schedules.add("good", parse_cron(" 0 3 * * * ").expr, SPEC)
     assert s.cron == "0 3 * * *" and store.schedules.get("good").spec == SPEC
     with pytest.raises(DuplicateSchedule, match="'good' already exists"):
-        add_schedule(store, "good", "0 3 * * *", SPEC)
+        store.schedules.add("good", "0 3 * * *", SPEC)
     assert [x.schedule_id for x in store.schedules.all()] == ["good"]
     assert store.schedules.remove("good")
     with pytest.raises(UnknownSchedule):

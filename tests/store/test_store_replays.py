@@ -42,20 +42,6 @@ def test_the_stored_json_is_the_replays_own_form(store: Store) -> None:
     assert notes[3].reasons == ("illegal index 9",) and not notes[5].applied and notes[7].lag_ms == 1.5
 
 
-def test_the_older_form_with_a_decision_list_still_reads() -> None:
-    old = {k: v for k, v in sample_replay(3).to_dict().items()
-           if k not in ("format", "latency_us", "outcomes", "refused", "declined", "clock_us")}
-    old["decisions"] = [[0, 1, "play red-9/teal-6", 12.5, "answered", 0, [], True, 0.0, 0.0],
-                        [1, 2, "draw", 800.0, "timeout", 1, ["late"], True],
-                        {"seat": 0, "decision_number": 3, "action": "pass", "latency_ms": 3.0, "outcome": "fallback",
-                         "applied": False, "lag_ms": 2.0}]
-    replay = Replay.from_dict(old)
-    assert [(n.latency_ms, n.outcome, n.reasons, n.applied, n.lag_ms) for n in replay.decisions()] == [
-        (12.5, "answered", (), True, 0.0), (800.0, "timeout", ("late",), True, 0.0),
-        (3.0, "fallback", (), False, 2.0)]
-    assert replay.seats == ("alpha", "beta", "γάμμα", "delta") and replay.engine.actions[1] == (1, "draw")
-
-
 def test_written_once_and_missing(store: Store) -> None:
     assert store.replays.load("nothing") is None
     assert store.replays.size("nothing") == 0

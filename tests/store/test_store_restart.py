@@ -37,7 +37,8 @@ def test_clean_restart_keeps_data_and_the_client_reconnects(fresh_redis_server: 
     token = fill(store)
     old_pid = fresh_redis_server.pid
     port = fresh_redis_server.port
-    fresh_redis_server.restart()
+    fresh_redis_server.stop()
+    fresh_redis_server.start()
     assert fresh_redis_server.pid != old_pid and fresh_redis_server.port == port
     check(store, token)  # the same Store object, its connections broken by the restart
     store.close()
@@ -70,6 +71,7 @@ def test_without_persistence_a_restart_starts_empty() -> None:
     with private_redis(persistence=False) as server:
         store = Store.from_url(server.url)
         store.bots.register("alpha")
-        server.restart()
+        server.stop()
+        server.start()
         assert store.bots.all() == []
         store.close()

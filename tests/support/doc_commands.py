@@ -1,4 +1,5 @@
-"""The `uno-arena` commands a markdown page shows: read from its fenced code blocks and inline code spans.
+"""The `uno-arena` commands (and the `python -m benchmarks` ones) a markdown page shows: read from its fenced code
+blocks and inline code spans.
 
 Shell lines are split at ``&&``, ``||``, ``;``, ``|`` and ``&``; an environment prefix (``NAME=value``) and a path
 before the program (``.venv/bin/uno-arena``) are taken off; benchmark output rows (a command name followed by
@@ -13,6 +14,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = "uno-arena"
+BENCHMARKS = "python -m benchmarks"
+"""The benchmarks' command, run from the checkout (``python``, ``python3`` or a path to either, then
+``-m benchmarks``)."""
 FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
 INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 FIGURES = re.compile(r"\s{2,}\d[\d,.]*(\s|$)")  # a column of numbers: a benchmark table row, not a command
@@ -35,8 +39,9 @@ def command_lines(markdown: str) -> list[str]:
     return lines
 
 
-def invocations(line: str) -> list[list[str]]:
-    """The argument lists of each `uno-arena` call on a shell line (after `&&`, `;`, `|`, an env prefix)."""
+def invocations(line: str, program: str = PROGRAM) -> list[list[str]]:
+    """The argument lists of each call of ``program`` (:data:`PROGRAM` or :data:`BENCHMARKS`) on a shell line (after
+    `&&`, `;`, `|`, an env prefix)."""
     if FIGURES.search(line.split(" #", 1)[0]):
         return []
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
@@ -52,7 +57,9 @@ def invocations(line: str) -> list[list[str]]:
         if word in SEPARATORS:
             while current and ASSIGNMENT.match(current[0]):
                 current.pop(0)
-            if current and (current[0] == PROGRAM or current[0].endswith(f"/{PROGRAM}")):
+            if program == BENCHMARKS and _is_python(current[:1]) and current[1:3] == ["-m", "benchmarks"]:
+                calls.append(current[3:])
+            elif program == PROGRAM and current and (current[0] == PROGRAM or current[0].endswith(f"/{PROGRAM}")):
                 calls.append(current[1:])
             current = []
         else:
@@ -60,6 +67,10 @@ def invocations(line: str) -> list[list[str]]:
     return calls
 
 
-def page_invocations(page: Path) -> list[list[str]]:
-    """Every `uno-arena` call shown on the markdown file ``page``."""
-    return [args for line in command_lines(page.read_text(encoding="utf-8")) for args in invocations(line)]
+def _is_python(words: list[str]) -> bool:
+    return bool(words) and words[0].rsplit("/", 1)[-1] in ("python", "python3")
+
+
+def page_invocations(page: Path, program: str = PROGRAM) -> list[list[str]]:
+    """Every call of ``program`` shown on the markdown file ``page``."""
+    return [args for line in command_lines(page.read_text(encoding="utf-8")) for args in invocations(line, program)]

@@ -45,9 +45,9 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from arena.engine import Rules
+from arena.relay import RelaySeat
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.server.gateway import GatewayConfig, GatewayServer
-from arena.server.remote_seat import RemoteSeat
 from arena.store import Store
 from arena.store.embedded import RedisServer
 from bots import BUILTIN_BOTS, make_bot
@@ -103,23 +103,24 @@ class GatewayHarness:
 
     def wait_for_bot(self, name: str, timeout: float = 10.0) -> None:
         """Block until `name` has an open session on this gateway; TimeoutError otherwise."""
-        self.run(self.server.gateway.wait_for_bot(name, timeout))
+        self.run(self.server.gateway.registry.wait_for_bot(name, timeout))
 
     def is_connected(self, name: str) -> bool:
-        return self.server.gateway.is_connected(name)
+        return self.server.gateway.registry.is_connected(name)
 
     def connected_bots(self) -> list[str]:
-        return self.server.gateway.connected_bots()
+        return self.server.gateway.registry.connected_bots()
 
     # -- matches ---------------------------------------------------------------------------------
     def seats(self, names: Sequence[str], seed: int = 1) -> list[Seat]:
-        """Seats for `names`: built-in bot names play in process, other names over gRPC."""
+        """Seats for `names`: built-in bot names play in process, other names as in production (through Redis and
+        the gateway holding them: :class:`arena.relay.RelaySeat`)."""
         seats: list[Seat] = []
         for index, name in enumerate(names):
             if name in BUILTIN_BOTS:
                 seats.append(LocalSeat(make_bot(name, seed=seed * 1000 + index)))
             else:
-                seats.append(RemoteSeat(self.server.gateway, name))
+                seats.append(RelaySeat(self.store, name))
         return seats
 
     def run_match(

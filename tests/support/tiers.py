@@ -1,11 +1,12 @@
-"""The two test tiers, unit and integration, kept apart in one place (a pytest plugin imported by
-``tests/conftest.py``).
+"""The test tiers, unit, integration and bench, kept apart in one place (a pytest plugin imported by
+``tests/conftest.py`` and ``benchmarks/tests/conftest.py``).
 
 - **Marking.** A test is ``integration`` when it uses a fixture that starts a service (:data:`SERVICE_FIXTURES`,
   directly or through another fixture: pytest's fixture closure is used, so a new fixture built on one of them is
   covered), or when its module says ``pytestmark = pytest.mark.integration`` (tests that start a process, a
-  gateway, a gRPC server, a web server or a browser themselves). Everything else is a unit test:
-  ``pytest -m "not integration"`` runs those alone.
+  gateway, a gRPC server, a web server or a browser themselves). Every test under ``benchmarks/tests`` is also
+  ``bench`` (:data:`BENCH_TESTS`): the benchmarks' own tests, outside the unit tier. Everything else is a unit test:
+  ``pytest -m "not integration and not bench"`` runs those alone.
 - **Order.** Files with integration tests run first (:func:`pytest_collection_modifyitems`).
 - **The guard.** In every run (unless :data:`GUARD_VARIABLE` is ``0``), a unit test fails when it starts a
   process, binds a socket (any server does) or creates a gRPC server from the thread that runs it: that is how an
@@ -22,6 +23,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Generator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -30,6 +32,12 @@ import pytest
 
 INTEGRATION = "integration"
 """The marker of the tests that start services (see the module's docstring)."""
+
+BENCH = "bench"
+"""The marker of the benchmarks' tests."""
+
+BENCH_TESTS = Path(__file__).resolve().parents[2] / "benchmarks" / "tests"
+"""The folder of the benchmarks' tests: each test in it is marked :data:`BENCH`."""
 
 GUARD_VARIABLE = "UNO_ARENA_UNIT_GUARD"
 """Set to ``0``: the guard is off (a unit test that starts a service is not failed; see :func:`install_guard`)."""
@@ -55,12 +63,14 @@ def starts_services(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``integration`` every test that uses a service fixture; then put the files with integration tests first
-    (each file's tests in their order): the README's command hands whole files to two processes in this order, and
-    the long files first let the many short unit ones even out the end."""
+    """Mark ``integration`` every test that uses a service fixture and ``bench`` every test of the benchmarks; then
+    put the files with integration tests first (each file's tests in their order): the README's command hands whole
+    files to two processes in this order, and the long files first let the many short unit ones even out the end."""
     for item in items:
         if starts_services(item) and item.get_closest_marker(INTEGRATION) is None:
             item.add_marker(INTEGRATION)
+        if item.path.is_relative_to(BENCH_TESTS) and item.get_closest_marker(BENCH) is None:
+            item.add_marker(BENCH)
     integration_files = {item.path for item in items if item.get_closest_marker(INTEGRATION) is not None}
     items.sort(key=lambda item: item.path not in integration_files)
 

@@ -10,8 +10,9 @@ import random
 
 import pytest
 
-from arena.client import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, standings_text
+from arena.client.legends import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE
 from arena.commands.pools import leaderboard_lines
+from arena.commands.tables import standings_text
 from arena.protocol import arena_pb2
 from arena.tournament import MatchResult, RatingPool, standings
 from arena.tournament.leaderboard import leaderboard, tallies_of

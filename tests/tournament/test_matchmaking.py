@@ -1,7 +1,7 @@
 """Ladder matchmaking (arena.tournament.matchmaking): tables chosen for the ranking the ladder publishes (meetings
 graph joined first, a floor of direct meetings per pair, then the expected reduction of wrong verdicts, so copies get
 few blocks), duplicate blocks with seat rotation, the fairness floor, capacity and the rate limit. The policy against
-uniform pairing on recorded games is tests/benchmarks/test_bench_ladder.py."""
+uniform pairing on recorded games is benchmarks/tests/test_bench_ladder.py."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from arena.tournament import MatchResult
 from arena.tournament.matchmaking import (
     Entrant,
     Evidence,
+    EvidenceTally,
     MatchmakingConfig,
     PairEvidence,
     RateLimit,
@@ -175,6 +176,15 @@ def test_evidence_comes_from_the_batch_fit_and_counts_blocks() -> None:
     assert found.meetings("new", "strong") == 1.0 and found.meetings("absent", "weak") == 0.0
     assert found.of("strong", "weak").gap > 1.0 and found.of("weak", "strong").gap < -1.0
     assert found.of("strong", "weak").error > 0
+    # the same evidence from running sums, the results added block by block (a ladder adds each block once)
+    tally = EvidenceTally()
+    for start in range(0, len(results), 2):
+        tally.add(results[start:start + 2])
+    summed = tally.evidence(["new", "strong", "weak", "absent"], matches_per_block=2)
+    assert summed.pairs.keys() == found.pairs.keys()
+    for pair, evidence in found.pairs.items():
+        assert (summed.pairs[pair].gap, summed.pairs[pair].error, summed.pairs[pair].meetings) == pytest.approx(
+            (evidence.gap, evidence.error, evidence.meetings))
 
 
 def test_a_duplicate_block_rotates_every_bot_through_every_seat() -> None:

@@ -100,8 +100,8 @@ def test_separated_results_keep_an_interval() -> None:
 def test_the_fit_maximises_the_likelihood_written_stage_by_stage() -> None:
     """The fit groups the stages by their set of bots (one softmax per field); it must still be the maximum of the
     posterior written here stage by stage, on 4-seat tables whose stages list their bots in finishing order."""
-    from arena.bench.batch_fit import synthetic_pool
     from arena.tournament.plackett_luce import PRIOR_GAMES
+    from benchmarks.batch_fit import synthetic_pool
 
     results = synthetic_pool(6, 4, 300, seed=3)
     index = {f"bot{i:02d}": i for i in range(6)}
@@ -118,3 +118,29 @@ def test_the_fit_maximises_the_likelihood_written_stage_by_stage() -> None:
         for step in (-1e-3, 1e-3):
             moved = [t + (step if k == i else 0.0) for k, t in enumerate(theta)]
             assert log_posterior(moved) < best
+
+
+def test_the_difference_interval_takes_the_tier_tests_error_where_the_pair_met_in_some_groups() -> None:
+    # a 2-seat round robin of 4 bots: each pair met in 6 of the 36 groups, so the interval of a difference is 1.96
+    # times the tier test's widened error; in a field of 2 (every group a meeting) the refits' own error
+    rng = random.Random(36)
+    gamma = {"ace": 4.0, "bee": 1.5, "cat": 1.0, "dog": 1.0}
+    results: list[MatchResult] = []
+    for g in range(48):
+        a, b = list(gamma)[g % 4], list(gamma)[(g // 4 + g % 4 + 1) % 4]
+        if a == b:
+            continue
+        for seats in ((a, b), (b, a)):
+            first = rng.random() < gamma[seats[0]] / (gamma[a] + gamma[b])
+            results.append(MatchResult(f"m{len(results):03d}", seats, (500, 0) if first else (0, 500),
+                                       0 if first else 1, group=f"g{g}"))
+    fitted = refit(results, bootstrap=60)
+    widened = 0
+    for a, b in (("ace", "bee"), ("bee", "cat"), ("cat", "dog"), ("ace", "dog")):
+        gap, error = fitted._tested_gap(a, b)
+        assert fitted.difference(a, b) == pytest.approx((gap - 1.959964 * error, gap + 1.959964 * error))
+        widened += error > fitted._gap(a, b)[1] + 1e-9
+    assert widened  # the widening acts somewhere in this field
+    pair = refit([r for r in results if set(r.seats) == {"ace", "bee"}], bootstrap=60)
+    gap, error, _ = pair._gap("ace", "bee")
+    assert pair.difference("ace", "bee") == pytest.approx((gap - 1.959964 * error, gap + 1.959964 * error))

@@ -1,5 +1,5 @@
 """The sequential test of the gauntlet (arena.tournament.sprt): bounds, the multinomial LLR, decisions, caps, the
-regularisation, and its error rates over seeded runs of the calibration harness (arena.bench.sprt), smaller."""
+regularisation, and its error rates over seeded runs of the calibration harness (benchmarks.sprt), smaller."""
 
 from __future__ import annotations
 
@@ -10,19 +10,24 @@ from collections import Counter
 
 import pytest
 
-from arena.bench.sprt import calibrate, cases, simulate, simulated_block_score
 from arena.tournament import EndReason, MatchResult
 from arena.tournament.sprt import (
     SprtConfig,
     SprtFinished,
     SprtState,
     block_score,
-    constrained_lambda,
-    empirical_likelihood_llr,
     finish_points,
     multinomial_llr,
     regularised,
     support,
+)
+from benchmarks.sprt import (
+    calibrate,
+    cases,
+    constrained_lambda,
+    empirical_likelihood_llr,
+    simulate,
+    simulated_block_score,
 )
 
 
@@ -247,7 +252,7 @@ HARNESS_RUNS = 300
 
 @pytest.mark.parametrize("name", [c.name for c in cases()])
 def test_the_harness_keeps_the_error_rates_on_real_and_synthetic_scores(name: str) -> None:
-    """`bench sprt`, smaller and seeded: at the edges of the hypotheses (true mean mu0, then mu1) the share of
+    """The sprt benchmark, smaller and seeded: at the edges of the hypotheses (true mean mu0, then mu1) the share of
     wrong answers is not significantly above alpha (beta), a one-sided binomial test at 1%. A wider
     indifference zone than the CLI's keeps the runs short."""
     case = next(c for c in cases() if c.name == name)

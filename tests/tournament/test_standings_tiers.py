@@ -10,12 +10,11 @@ from arena.tournament.ratings import Rating
 from arena.tournament.standings import (
     direct_differences,
     rate_difference_p_value,
-    rates_apart,
-    rates_p_value,
     ratings_p_value,
     tiers_of,
 )
 from arena.tournament.stats import differences_apart, differences_p_value, holm, z_quantile
+from tests.tournament.previous_tier_rule import rates_apart, rates_p_value
 
 
 def _results(spec: TournamentSpec, winners: list[str]) -> list[MatchResult]:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import pytest
 
-from arena.engine import Match, Rules
+from arena.engine import Match
 from arena.tournament import MatchSpec, TournamentSpec, schedule
 
 
@@ -23,7 +23,7 @@ def test_every_bot_holds_every_hand_of_a_deal(variant: str, seats: int) -> None:
         held: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         hands_per_seat = None
         for m in members:
-            match = Match(players=m.players, seed=m.seed, rules=Rules.from_dict(dict(m.rules)))
+            match = Match(players=m.players, seed=m.seed, rules=m.rules)
             hands = [tuple(sorted(str(c) for c in match.hand(s))) for s in range(m.players)]
             if hands_per_seat is None:
                 hands_per_seat = hands

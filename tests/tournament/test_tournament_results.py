@@ -60,6 +60,6 @@ def test_round_trip_and_helpers() -> None:
     again = MatchResult.from_dict(json.loads(json.dumps(r.to_dict())))
     assert again == r
     assert r.deal_group == "t:d0000:t000001"
-    assert r.seat_of("c") == 2 and r.strikes_of(2) == 9
+    assert r.seats.index("c") == 2 and r.strikes_of(2) == 9
     bare = MatchResult("x", ("a", "b"), (1, 500), winner=1)
     assert bare.deal_group == "x" and bare.strikes_of(0) == 0

@@ -23,9 +23,9 @@ from arena.tournament import (
     batches,
     count_matches,
     schedule,
-    schedule_stats,
     tables,
 )
+from benchmarks.seating import schedule_stats
 
 
 def bots(n: int) -> tuple[str, ...]:
@@ -298,7 +298,7 @@ def test_match_spec_carries_rules_and_deadline_and_round_trips() -> None:
     matches = schedule(spec)
     assert matches
     for m in matches:
-        assert m.rules == spec.rules and m.rules["variant"] == "classic" and m.rules["target"] == 200
+        assert m.rules == spec.rules and m.rules.variant == "classic" and m.rules.target == 200
         assert m.decision_deadline_ms == 300
         again = MatchSpec.from_dict(json.loads(json.dumps(m.to_dict())))
         assert again == m

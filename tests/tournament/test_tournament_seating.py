@@ -1,17 +1,15 @@
 """Seating: every pair sits in both next-seat orders (who takes whose skips and draws) as equally as the design
-allows; the circular seating of older tournaments re-derives unchanged."""
+allows."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 import pytest
 
-from arena.tournament import TournamentSpec, schedule, schedule_stats, tables
+from arena.tournament import TournamentSpec, schedule, tables
 from arena.tournament.design import complete_tables, next_seat_imbalance, orient_developed, pair_spread
 from arena.tournament.schedule import reversed_round, uses_cyclic_design
 from arena.tournament.spec import SEATING_BALANCED, SEATING_CIRCULAR
+from benchmarks.seating import schedule_stats
 
 
 def bots(n: int) -> tuple[str, ...]:
@@ -47,7 +45,7 @@ def test_balanced_seating_bounds(n: int, k: int, deals: int, duplicate: bool, ma
         if net == 0:
             assert stats.next_seat_imbalance == 0 and stats.one_way_pairs == 0
         # otherwise a pair is off by at most 1 table (cyclic) / 3 tables (complete design) per unreversed deal,
-        # whatever the seed: the figures the docs give (uno-arena bench seating measures more)
+        # whatever the seed: the figures the docs give (python -m benchmarks seating measures more)
         bound = 1 if uses_cyclic_design(spec) and k != 3 else 3
         assert stats.next_seat_imbalance <= bound * net
         # what the seat balance already guaranteed still holds
@@ -57,7 +55,7 @@ def test_balanced_seating_bounds(n: int, k: int, deals: int, duplicate: bool, ma
 
 def test_circular_seating_had_one_way_pairs() -> None:
     # the issue's case: 12 bots at 6 seats: a pair sat in one order at all its 210 shared tables (with 6 deals, in
-    # all its 1,260 shared matches: uno-arena bench seating)
+    # all its 1,260 shared matches: python -m benchmarks seating)
     old = complete_tables(12, 6, 0, None)
     new = complete_tables(12, 6, 0, None, balance_direction=True)
     assert max(max(row) for row in next_seat_imbalance(12, old)) == 210
@@ -85,30 +83,12 @@ def test_reversed_deals_keep_duplicates_whole() -> None:
                 for seat, bot in enumerate(m.seats)}) == 9  # every bot holds every hand of the reversed deal
 
 
-def test_stored_specs_keep_their_seating() -> None:
+def test_a_spec_is_stored_with_its_seating() -> None:
     new = TournamentSpec("n", bots(5), seats=3)
-    assert new.seating == SEATING_BALANCED
+    assert new.seating == SEATING_BALANCED and new.to_dict()["seating"] == SEATING_BALANCED
     assert TournamentSpec.from_dict(new.to_dict()) == new
-    stored = {k: v for k, v in new.to_dict().items() if k != "seating"}  # a spec stored before seatings existed
-    assert TournamentSpec.from_dict(stored).seating == SEATING_CIRCULAR
-    old = TournamentSpec("n", bots(5), seats=3, seating=SEATING_CIRCULAR)
-    assert "seating" not in old.to_dict()
     with pytest.raises(ValueError, match="seating must be one of balanced, circular"):
         TournamentSpec("n", bots(5), seats=3, seating="round")
-
-
-def test_circular_seating_is_the_schedule_of_before() -> None:
-    # pinned: the digest the code before balanced seating gave for these specs (tournaments stored then
-    # re-derive, verify and recover with exactly these seats)
-    specs = [
-        TournamentSpec("old", bots(n), seats=k, deals=d, duplicate=dup, seed=seed, max_tables=mt,
-                       seating=SEATING_CIRCULAR)
-        for n, k, d, dup, seed, mt in [(6, 3, 2, False, 1, 2000), (9, 3, 4, True, 2, 2000), (8, 4, 3, False, 3, 2000),
-                                       (12, 4, 1, False, 4, 100), (5, 2, 3, False, 5, 2000)]
-    ]
-    text = json.dumps([[m.to_dict() for m in schedule(s)] for s in specs], sort_keys=True)
-    assert hashlib.sha256(text.encode()).hexdigest() == (
-        "63be3a79c5241e8be3a5f5241d11a387a59fc6f65c6b401d6e39597db0f0bead")
 
 
 def test_two_seats_are_unchanged() -> None:

@@ -13,8 +13,8 @@ BOTS = ("a", "b", "c", "d")
 def test_defaults_are_valid() -> None:
     spec = TournamentSpec("t1", BOTS)
     assert spec.seats == 2 and spec.deals == 1 and not spec.duplicate
-    assert spec.rules["variant"] == "flip"
-    assert spec.rules["target"] == 500
+    assert spec.rules.variant == "flip"
+    assert spec.rules.target == 500
 
 
 @pytest.mark.parametrize(

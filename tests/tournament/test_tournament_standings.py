@@ -16,14 +16,14 @@ from arena.tournament import (
     Standings,
     TournamentSpec,
     deal_groups,
-    rates_apart,
     schedule,
     standings,
     t_quantile,
     z_quantile,
 )
-from arena.tournament.standings import HeadToHead, StandingRow, direct_differences, rates_p_value
+from arena.tournament.standings import HeadToHead, StandingRow, direct_differences
 from arena.tournament.stats import differences_p_value, rate_interval
+from tests.tournament.previous_tier_rule import rates_apart, rates_p_value
 
 from .tournament_helpers import play
 
@@ -36,7 +36,7 @@ def test_counts_points_and_plain_intervals() -> None:
     table = standings(res, participants=spec.participants)
     assert table.matches == len(res)
     for row in table.rows:
-        mine = [(r, r.seat_of(row.bot)) for r in res if row.bot in r.seats]
+        mine = [(r, r.seats.index(row.bot)) for r in res if row.bot in r.seats]
         wins = sum(1 for r, s in mine if r.winner == s)
         scores = [r.scores[s] for r, s in mine]
         assert row.matches == len(mine) == row.groups

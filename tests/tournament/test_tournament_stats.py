@@ -160,9 +160,9 @@ def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
     plain = cluster_mean_interval([Cluster(1, v) for v in values])
     assert plain == pytest.approx(mean_interval(values))  # one stratum, no skew: the t interval
     # two strata far apart, each tight: the spread between them is design, not chance
-    strata = ([Cluster(1, v, "weak") for v in (1.0, 2.0, 3.0, 4.0)]
-              + [Cluster(1, v, "strong") for v in (101.0, 102.0, 103.0, 104.0)])
-    pooled = cluster_mean_interval([Cluster(1, c.total) for c in strata])
+    strata = ([Cluster(2, 2 * v, "weak") for v in (1.0, 2.0, 3.0, 4.0)]  # duplicate pairs of v points a match
+              + [Cluster(2, 2 * v, "strong") for v in (101.0, 102.0, 103.0, 104.0)])
+    pooled = cluster_mean_interval([Cluster(2, c.total) for c in strata])
     within = cluster_mean_interval(strata)
     assert pooled is not None and within is not None
     assert within[1] - within[0] < (pooled[1] - pooled[0]) / 10
@@ -176,6 +176,21 @@ def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
     # single-cluster strata are pooled into one
     lone = cluster_mean_interval([Cluster(1, v, i) for i, v in enumerate(values)])
     assert lone == pytest.approx(plain)
+
+
+def test_no_points_interval_from_a_table_of_few_single_matches() -> None:
+    """Below MIN_SINGLE_MATCH_STRATUM single matches at one of its tables, a bot gets no points interval (4 a table
+    held 89-92 %); as many duplicate pairs, or that many single matches, get one."""
+    from arena.tournament.stats import MIN_SINGLE_MATCH_STRATUM, Cluster, cluster_mean_interval
+
+    def table(size: int, matches: int, stratum: str) -> list[Cluster]:
+        return [Cluster(matches, matches * (10.0 + 7 * i % 5), stratum) for i in range(size)]
+
+    thin = MIN_SINGLE_MATCH_STRATUM - 1
+    assert cluster_mean_interval(table(8, 1, "a") + table(thin, 1, "b")) is None
+    assert cluster_mean_interval(table(8, 1, "a") + table(MIN_SINGLE_MATCH_STRATUM, 1, "b")) is not None
+    assert cluster_mean_interval(table(thin, 2, "a") + table(thin, 2, "b")) is not None
+    assert cluster_mean_interval([Cluster(1, 10.0 + i % 3, i) for i in range(8)]) is not None  # tables of one
 
 
 def test_a_points_interval_of_groups_alike_is_bounded_by_the_scale() -> None:

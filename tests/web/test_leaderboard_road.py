@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 import httpx
 import pytest
 
-from arena.client import BATCH_NOTE, OPENSKILL_NOTE
+from arena.client.legends import BATCH_NOTE, OPENSKILL_NOTE
 from arena.protocol import arena_pb2
 from tests.support.cli import run_cli
 from tests.web.support import WebArena, create, finished_spec, wait_ended, web_arena

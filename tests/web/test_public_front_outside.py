@@ -28,9 +28,10 @@ import httpx
 import pytest
 
 from arena.local_arena import LocalArena, local_arena
-from arena.processes import Processes, child_pids, cli_argv, free_port
+from arena.processes import Processes, cli_argv, free_port
 from arena.protocol import arena_pb2, arena_pb2_grpc
 from arena.web.pages import MAX_REPLAY_BYTES
+from benchmarks.procfs import child_pids
 from tests.support.waiting import wait_until
 from tests.web.support import browser, create, finished_spec, screenshot, wait_ended
 

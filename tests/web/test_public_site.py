@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from arena.client import BATCH_NOTE, OPENSKILL_NOTE
+from arena.client.legends import BATCH_NOTE, OPENSKILL_NOTE
 from arena.protocol import arena_pb2, game_pb2
 from arena.store import Store
 from arena.web.app import create_app

@@ -7,7 +7,7 @@ from __future__ import annotations
 from arena.client import plain
 from arena.protocol import arena_pb2
 from arena.web.app import templates
-from arena.web.views import PoolBoard
+from arena.web.views import PoolBoard, verdicts_of
 
 
 def verdicts() -> arena_pb2.Verdicts:
@@ -31,6 +31,7 @@ def test_the_standings_page_says_what_is_told_apart_and_what_would_tell_the_rest
 
 
 def test_the_leaderboard_shows_its_pools_verdicts() -> None:
-    board = PoolBoard(key="flip", label="UNO Flip", bots=3, matches=10, tiers=1, verdicts=plain(verdicts()))
+    response = arena_pb2.GetLeaderboardResponse(verdicts=verdicts())
+    board = PoolBoard(key="flip", label="UNO Flip", bots=3, matches=10, tiers=1, verdicts=verdicts_of(response))
     html = templates().get_template("leaderboard_pools.html").render(pools=[board])
     assert "heuristic vs weakened needs about 40 more matches" in html and "heuristic = weakened" in html

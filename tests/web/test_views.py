@@ -19,6 +19,7 @@ from arena.web.views import (
     MatchRow,
     PoolBoard,
     PublicBot,
+    TableRow,
     duration_text,
     match_row,
     page_of,
@@ -252,8 +253,8 @@ def test_tables_are_read_from_the_match_ids() -> None:
         row("t:d0000:t000000:r00", ["c", "a"], 1),
     ]
     assert tables_of(matches) == [
-        {"table": 0, "bots": ["a", "c"], "deals": 1, "matches": 1, "wins": [("a", 1), ("c", 0)]},
-        {"table": 1, "bots": ["a", "b"], "deals": 2, "matches": 3, "wins": [("a", 1), ("b", 1)]},
+        TableRow(table=0, bots=["a", "c"], deals=1, matches=1, wins=[("a", 1), ("c", 0)]),
+        TableRow(table=1, bots=["a", "b"], deals=2, matches=3, wins=[("a", 1), ("b", 1)]),
     ]
 
 

@@ -65,9 +65,9 @@ def test_a_duplicated_batch_never_plays_a_match_concurrently(store: Store) -> No
                 in_flight[m.match_id] -= 1
 
     metrics = CountingMetrics()
-    batch_id, wire = enqueue.batches[0]
+    batch_id, ids = enqueue.batches[0]
     threads = [
-        threading.Thread(target=run_batch, args=(store, spec.tournament_id, batch_id, wire, play, settings),
+        threading.Thread(target=run_batch, args=(store, spec.tournament_id, batch_id, ids, play, settings),
                          kwargs={"metrics": metrics})
         for _ in range(2)  # the message and its duplicate
     ]
@@ -77,7 +77,6 @@ def test_a_duplicated_batch_never_plays_a_match_concurrently(store: Store) -> No
         t.join(timeout=60)
     player.close()
     assert not overlaps
-    ids = [item[0] for item in wire]
     assert set(played) == set(ids) and all(n == 1 for n in played.values()), played
     assert metrics.completed == len(ids)
     assert not store.redis.keys(f"{store.keys.tournament(spec.tournament_id)}:claim:*")  # all released
@@ -107,8 +106,8 @@ def test_refused_writes_while_recording_are_retried_and_counted_once(store: Stor
         return out
 
     try:
-        for batch_id, wire in list(enqueue.batches):
-            run_batch(store, spec.tournament_id, batch_id, wire, play, settings, metrics=metrics, enqueue=enqueue)
+        for batch_id, ids in list(enqueue.batches):
+            run_batch(store, spec.tournament_id, batch_id, ids, play, settings, metrics=metrics, enqueue=enqueue)
     finally:
         _refuse_writes(store, False)
         for t in timer:

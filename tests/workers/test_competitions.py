@@ -10,11 +10,11 @@ import grpc
 import pytest
 from celery import Celery
 
-from arena.client import BATCH_NOTE, OPENSKILL_NOTE, batch_scope
+from arena.client.legends import BATCH_NOTE, OPENSKILL_NOTE, batch_scope
 from arena.protocol import arena_pb2
 from arena.service.competitions import (
-    competition_standings,
     create_competition,
+    ladder,
     ladder_tick,
     set_competition_status,
 )
@@ -53,10 +53,11 @@ def test_the_ladder_plays_rated_blocks_until_it_orders_the_bots(app: Celery, wor
     set_competition_status(store, spec.competition_id, "closed")
     wait_until(lambda: all(store.tournaments.status(t) == "finished"
                            for t in store.competitions.blocks(spec.competition_id)), 60, "the blocks in flight to end")
-    rows, retired = competition_standings(store, spec.competition_id)
+    board = ladder(store, spec.competition_id)
+    rows = board.entries
     ranks = {row.bot: row.rank for row in rows}
     assert ranks["heuristic"] < ranks["random"], rows  # the strongest above the weakest after a few blocks
-    assert retired == [] and {row.version for row in rows} == {"builtin"}
+    assert board.retired == [] and {row.version for row in rows} == {"builtin"}
     pool = store.ratings.get(spec.pool) or RatingPool(key=spec.pool)
     blocks = [tid for tid in pool.tournaments]
     assert len(blocks) == len(set(blocks))  # each block rated once
@@ -188,11 +189,17 @@ class _Recorder:
     def start(self, tournament_id: str) -> None:
         pass
 
-    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
+    def gauntlet(self, gauntlet_id: str) -> None:
+        pass
+
+    def batch(self, tournament_id: str, batch_id: str, match_ids: list[str]) -> None:
         pass
 
     def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
         pass
+
+    def queued_batches(self, tournament_id: str) -> set[str] | None:
+        return None
 
 
 def test_the_api_shows_retired_versions(store: Store, organizer: Any) -> None:
@@ -346,3 +353,51 @@ def test_the_ladder_ranks_a_new_version_on_its_own_blocks(store: Store, organize
     board = organizer.stub.GetLeaderboard(arena_pb2.GetLeaderboardRequest(pool_id="competition:c-split"))
     assert [(e.bot_name, e.rank, e.tier, e.batch) for e in board.entries] == [
         (e.bot, e.rank, e.tier, e.batch) for e in answer.entries]
+
+
+def test_the_ladder_reads_each_finished_block_once_for_its_matchmaking(store: Store) -> None:
+    """The ladder's evidence keeps running sums of the blocks it has read: a result written later into a block
+    already read changes nothing, a new block is added, and a new entry starts the sums again."""
+    from arena.service.competitions import _evidence
+    from arena.tournament.matchmaking import evidence_of
+
+    spec = CompetitionSpec("c-tally", seats=2, entrants=("alice", "bob", "carol"))
+    entries = {bot: Entry(bot, "1", 0.0, first_block=1) for bot in spec.entrants}
+
+    def played(number: int, winner: str, loser: str) -> str:
+        """A block the winner won in both seat orders."""
+        tid = block_id("c-tally", number)
+        store.tournaments.create(tid, {"tournament_id": tid, "participants": [winner, loser], "seed": number})
+        store.tournaments.add_matches(tid, [f"{tid}.m0", f"{tid}.m1", f"{tid}.stray"])
+        for m, seats in enumerate(((winner, loser), (loser, winner))):
+            first = seats.index(winner) == 0
+            assert store.results.record(tid, f"{tid}.m{m}", stored_result(
+                f"{tid}.m{m}", seats=seats, winner=seats.index(winner), scores=(60, 0) if first else (0, 60),
+                tournament_id=tid))
+        return tid
+
+    def expected(pool: RatingPool, current: dict[str, Entry]) -> list[float]:
+        blocks = [(tid, [s.result for s in store.results.all(tid).values()]) for tid in pool.tournaments]
+        found = evidence_of(current_results(blocks, current), current, 2)
+        return [x for _, p in sorted(found.pairs.items()) for x in (p.gap, p.error, p.meetings)]
+
+    def evidence(pool: RatingPool, current: dict[str, Entry]) -> list[float]:
+        found = _evidence(store, spec, pool, current, 1.0)
+        return [x for _, p in sorted(found.pairs.items()) for x in (p.gap, p.error, p.meetings)]
+
+    pool = RatingPool(key=spec.pool)
+    for number, (winner, loser) in enumerate((("alice", "bob"), ("bob", "carol"), ("alice", "carol")), start=1):
+        pool = pool.with_tournament(played(number, winner, loser), [])
+    first = evidence(pool, entries)
+    assert first == pytest.approx(expected(pool, entries)) and first[0] > 0  # alice above bob
+    # a stray result written into a block already read is not read again
+    stray = f"{block_id('c-tally', 1)}.stray"
+    assert store.results.record(block_id("c-tally", 1), stray, stored_result(stray, seats=("bob", "alice"), winner=0,
+                                                                             tournament_id=block_id("c-tally", 1)))
+    assert evidence(pool, entries) == first != pytest.approx(expected(pool, entries))
+    # a new block is added to the sums
+    pool = pool.with_tournament(played(4, "alice", "bob"), [])
+    assert evidence(pool, entries)[2] == 2.0  # alice and bob met in blocks 1 and 4 (the stray match unread)
+    # a new entry (carol 2 from block 4) starts again, on the results as they stand
+    renewed = {**entries, "carol": Entry("carol", "2", 0.0, first_block=4)}
+    assert evidence(pool, renewed) == pytest.approx(expected(pool, renewed))

@@ -65,7 +65,7 @@ def test_one_child_plays_several_remote_matches_within_every_bots_offer(redis_se
                                     "--gateway-id", "gw1", "--insecure-no-admin-token"], env)
         processes.start("worker", [*cli_argv(), "worker", "--concurrency", "1", "--metrics-port", "-1",
                                    "--matches-per-process", str(limit), "--hostname", "w1@%h"], env)
-        processes.start("bots", [sys.executable, "-m", "arena.bench.swarm", "--target", address,
+        processes.start("bots", [sys.executable, "-m", "benchmarks.swarm", "--target", address,
                                  "--tokens-file", str(tokens), "--brain", "heuristic",
                                  "--max-concurrent", str(OFFER)], env)
 

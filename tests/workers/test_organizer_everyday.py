@@ -13,7 +13,8 @@ import grpc
 import pytest
 from celery import Celery
 
-from arena.client import BATCH_NOTE, OPENSKILL_NOTE, plain
+from arena.client import plain
+from arena.client.legends import BATCH_NOTE, OPENSKILL_NOTE
 from arena.commands.api import server_address
 from arena.protocol import arena_pb2
 from arena.service.schedules import fire_due_schedules

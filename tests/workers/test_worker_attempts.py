@@ -33,8 +33,8 @@ def test_a_match_played_again_is_the_next_attempt(store: Store) -> None:
 
     try:
         for _ in range(2):  # the first delivery, then the re-send of what is missing
-            for batch_id, wire in list(enqueue.batches):
-                run_batch(store, spec.tournament_id, batch_id, wire, play, settings, enqueue=enqueue)
+            for batch_id, ids in list(enqueue.batches):
+                run_batch(store, spec.tournament_id, batch_id, ids, play, settings, enqueue=enqueue)
             enqueue.batches.clear()
             check_tournament(store, spec.tournament_id, enqueue, settings)
     finally:

@@ -20,10 +20,10 @@ from typing import Any
 
 from celery.contrib.testing.worker import start_worker
 
-from arena.processes import child_pids
 from arena.service.lifecycle import create_tournament
 from arena.store import Store
 from arena.tournament import schedule
+from benchmarks.procfs import child_pids
 from tests.support import free_port, wait_until
 from tests.support.cli import spawn_cli
 from workers.enqueue import START_TASK
@@ -164,7 +164,8 @@ def test_restart_redis_mid_tournament(fresh_redis_server: Any) -> None:
             create_tournament(store, spec)
             app.send_task(START_TASK, args=[spec.tournament_id])
             wait_until(lambda: store.results.progress(spec.tournament_id).done >= 2, 60, "some matches")
-            server.restart()  # persistence on: queues, results and run state survive
+            server.stop()
+            server.start()  # persistence on: queues, results and run state survive
             wait_finished(store, spec.tournament_id, timeout=120)
         assert_exactly_once(store, spec)
         assert worker_standings(store, spec.tournament_id) == clean_standings(stored_spec(store, spec))

@@ -14,7 +14,6 @@ from arena.service.lifecycle import (
     start_tournament,
     tournament_table,
 )
-from arena.service.matches import spec_to_wire
 from arena.store import Store
 from arena.store.runstate import RunState
 from arena.tournament import schedule
@@ -58,9 +57,9 @@ def test_tournament_runs_to_the_end_on_a_real_worker(app: Celery, worker: Any, s
 class TwiceEnqueuer(CeleryEnqueuer):
     """Delivers every batch message twice, as a redelivery after a lost acknowledgement would."""
 
-    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
-        super().batch(tournament_id, batch_id, matches)
-        super().batch(tournament_id, batch_id, matches)
+    def batch(self, tournament_id: str, batch_id: str, match_ids: list[str]) -> None:
+        super().batch(tournament_id, batch_id, match_ids)
+        super().batch(tournament_id, batch_id, match_ids)
 
 
 def test_a_batch_delivered_twice_scores_nothing_twice(app: Celery, worker: Any, store: Store) -> None:
@@ -69,7 +68,7 @@ def test_a_batch_delivered_twice_scores_nothing_twice(app: Celery, worker: Any, 
     start_tournament(store, spec.tournament_id, TwiceEnqueuer(app), Settings.from_conf(app.conf))
     wait_finished(store, spec.tournament_id)
     # One more copy of a whole batch after the end: still nothing counted twice.
-    app.send_task(BATCH_TASK, args=[spec.tournament_id, "b00000", [spec_to_wire(m) for m in schedule(spec)]])
+    app.send_task(BATCH_TASK, args=[spec.tournament_id, "b00000", [m.match_id for m in schedule(spec)]])
     app.send_task(START_TASK, args=[spec.tournament_id])
     wait_finished(store, spec.tournament_id)
 
@@ -86,12 +85,12 @@ class LosingEnqueuer(CeleryEnqueuer):
         super().__init__(app)
         self.dropped: list[str] = []
 
-    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
+    def batch(self, tournament_id: str, batch_id: str, match_ids: list[str]) -> None:
         if len(self.dropped) < 2 and batch_id.startswith("b"):
             self.dropped.append(batch_id)
             _mark_dead(self.app, tournament_id, batch_id)
             return
-        super().batch(tournament_id, batch_id, matches)
+        super().batch(tournament_id, batch_id, match_ids)
 
 
 def _mark_dead(app: Celery, tournament_id: str, batch_id: str) -> None:

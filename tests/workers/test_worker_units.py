@@ -26,8 +26,6 @@ from arena.service.matches import (
     is_builtin,
     match_config,
     seats_for,
-    spec_from_wire,
-    spec_to_wire,
 )
 from arena.service.replays import decision_columns, stored_record
 from arena.store import Replay, Store, StoredResult
@@ -84,15 +82,6 @@ def test_batch_sizes() -> None:
     assert {len(g) for g in split_guided(matches, 7, fixed=True)} == {7, 2}
 
 
-def test_wire_form_round_trips() -> None:
-    spec = small_spec()
-    matches = schedule(spec)
-    assert matches
-    for m in matches:
-        back = spec_from_wire(spec_to_wire(m), spec.tournament_id, dict(spec.rules), spec.decision_deadline_ms)
-        assert back == m and isinstance(back, MatchSpec)
-
-
 def test_stored_record_keeps_the_decision_log() -> None:
     m = schedule(small_spec())[0]
     record = asyncio.run(run_match(match_config(m), seats_for(None, m, make_bot)))  # type: ignore[arg-type]
@@ -108,16 +97,22 @@ class Inline:
     """Collects what would be sent (to drive the run logic without a broker)."""
 
     def __init__(self) -> None:
-        self.batches: list[tuple[str, list[list[Any]]]] = []
+        self.batches: list[tuple[str, list[str]]] = []
 
     def start(self, tournament_id: str) -> None:
         pass
 
-    def batch(self, tournament_id: str, batch_id: str, matches: list[list[Any]]) -> None:
-        self.batches.append((batch_id, matches))
+    def gauntlet(self, gauntlet_id: str) -> None:
+        pass
+
+    def batch(self, tournament_id: str, batch_id: str, match_ids: list[str]) -> None:
+        self.batches.append((batch_id, match_ids))
 
     def check(self, tournament_id: str, token: str | None, countdown: float) -> None:
         pass
+
+    def queued_batches(self, tournament_id: str) -> set[str] | None:
+        return None
 
 
 def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: Store) -> None:
@@ -137,8 +132,8 @@ def test_a_match_that_keeps_failing_is_recorded_aborted_and_not_scored(store: St
         return player(m)
 
     for _ in range(3):  # the first delivery, then two re-sends of what is missing
-        for batch_id, wire in list(enqueue.batches):
-            run_batch(store, spec.tournament_id, batch_id, wire, play, settings, enqueue=enqueue)
+        for batch_id, ids in list(enqueue.batches):
+            run_batch(store, spec.tournament_id, batch_id, ids, play, settings, enqueue=enqueue)
         enqueue.batches.clear()
         from arena.service.lifecycle import check_tournament
 

@@ -38,7 +38,7 @@ The conversation (see ``proto/uno_arena/v1/bot.proto``):
    ``ArenaBatch`` (``Welcome.batches`` says so); any bot may answer with a ``BotBatch``, whose messages are
    handled one by one as if each had come alone (a refused one is refused alone; a nested batch, a Hello or an
    empty message inside is refused). With many matches in flight on a stream this saves most of gRPC's and the
-   event loop's per-message work on both sides (``uno-arena bench gateway`` measures with and without).
+   event loop's per-message work on both sides (measured with and without in docs/benchmarks.md).
 
 One session per bot and gateway: a new Hello of the same bot takes over (the older stream ends with
 ``ABORTED``; the kit then stops that older process). ``Hello.max_concurrent_matches`` is honoured

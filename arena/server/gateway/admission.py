@@ -1,9 +1,9 @@
 """Who may play now (:class:`Admissions`): the match slots of each bot on this gateway and its capacity.
 
 ``Hello.max_concurrent_matches`` is recorded in the session (``capacity``, capped by the gateway's
-``max_concurrent_matches``) and honoured: a match start (:meth:`Admissions.admit`, from a RemoteSeat or a relayed
-``start``) waits, first come first served, until the bot sits in fewer matches than that (a second seat of a match
-it already plays needs no slot); a start that waited too long is given up and its match aborted, with no strike. A
+``max_concurrent_matches``) and honoured: a match start (:meth:`Admissions.admit`, from a relayed ``start``) waits,
+first come first served, until the bot sits in fewer matches than that (a second seat of a match it already plays
+needs no slot); a start that waited too long is given up and its match aborted, with no strike. A
 slot holds the newest attempt of its match: whatever comes for an older attempt is stale. A slot is released at the
 match's end, or dropped by the heartbeat once unused for long (its runner is gone). At match end the runner first
 closes the match to late answers (:meth:`Admissions.close_match`) and collects its late refusals, so MatchEnded tells

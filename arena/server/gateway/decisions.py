@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import grpc
 
+from arena.players import DecideStatus
 from arena.protocol import bot_pb2
 from arena.protocol.encoding import request_bytes
 from arena.server.deadlines import Deadlines
@@ -72,12 +73,12 @@ class Decisions:
         t_start = time.perf_counter()
         link = self._link(bot)
         if self.registry.draining:
-            return DecideOutcome("gone", None, 0, [], None, self.admissions.late_refusals(bot, match_id, seat),
-                                 link.version, moved=True)
+            return DecideOutcome(DecideStatus.GONE, None, 0, [], None,
+                                 self.admissions.late_refusals(bot, match_id, seat), link.version, moved=True)
         if self._stale(link, match_id, seat, attempt):
-            return DecideOutcome("gone", None, 0, [], None, 0, link.version)
+            return DecideOutcome(DecideStatus.GONE, None, 0, [], None, 0, link.version)
         if (match_id, seat) in link.evicted:
-            return DecideOutcome("evicted", None, 0, [], None, 0, link.version)
+            return DecideOutcome(DecideStatus.EVICTED, None, 0, [], None, 0, link.version)
         request_id = self.new_request_id()
         limit_ms = max(1, int(decision_deadline_s * 1000))
         session = link.session
@@ -93,19 +94,19 @@ class Decisions:
             session.send(request_bytes(body, request_id, limit_ms, int(time.time() * 1000) + limit_ms), pending)
         pending.arena_s += time.perf_counter() - t_start
         index: int | None = None
-        status = "cancelled"
+        status: DecideStatus | None = None  # None: this coroutine was cancelled
         moved = False
         try:
             index = await future
-            status = "answered"
+            status = DecideStatus.ANSWERED
         except Drained:
-            status, moved = "gone", True
+            status, moved = DecideStatus.GONE, True
         except Superseded:
-            status = "gone"
+            status = DecideStatus.GONE
         except Evicted:
-            status = "evicted"
+            status = DecideStatus.EVICTED
         except TimeoutError:
-            status = "timeout" if link.session is not None else "gone"
+            status = DecideStatus.TIMEOUT if link.session is not None else DecideStatus.GONE
             if link.session is not None:
                 link.session.send(error_bytes(
                     grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -119,6 +120,7 @@ class Decisions:
         wire = None
         if pending.t_answer is not None and pending.t_written is not None:
             wire = pending.t_answer - pending.t_written
+        assert status is not None  # a cancellation propagates
         return DecideOutcome(status, index, pending.refusals, pending.reasons, wire,
                              slot.late_refusals if slot is not None else 0, link.version, pending.arena_s, moved, lag)
 
@@ -164,10 +166,10 @@ class Decisions:
                            decision.match_id, request_id)
             return
         match_id, seat, status = retired
-        if status == "evicted":  # its match gave way and the bot was told so: an answer on its way is no fault
+        if status == DecideStatus.EVICTED:  # its match gave way and the bot was told so: an answer is no fault
             return
         slot = link.matches.get((match_id, seat))
-        if status == "answered":
+        if status == DecideStatus.ANSWERED:
             code, reason = grpc.StatusCode.ALREADY_EXISTS, "duplicate"
             text = f"match {match_id}, request {request_id}: already answered; a duplicate answer is refused"
         else:

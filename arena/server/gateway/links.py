@@ -10,6 +10,7 @@ from collections import OrderedDict, deque
 
 import grpc
 
+from arena.players import DecideStatus
 from arena.protocol.encoding import request_bytes
 from arena.server.gateway.records import MatchSlot, PendingDecision, WaitingStart
 from arena.server.gateway.stream import BotSession
@@ -26,7 +27,7 @@ class BotLink:
         self.session: BotSession | None = None
         self.version = ""
         self.pending: dict[str, PendingDecision] = {}
-        self.retired: OrderedDict[str, tuple[str, int, str]] = OrderedDict()
+        self.retired: OrderedDict[str, tuple[str, int, DecideStatus | None]] = OrderedDict()
         """Request ids that are no longer pending (newest last, at most ``RETIRED_MAX``), with their match, seat
         and how they ended: what an answer to one is refused as (a duplicate or late)."""
         self.matches: dict[tuple[str, int], MatchSlot] = {}
@@ -50,7 +51,7 @@ class BotLink:
         if len(self.evicted) > self.EVICTED_MAX:
             self.evicted.popitem(last=False)
 
-    def retire(self, request_id: str, match_id: str, seat: int, status: str) -> None:
+    def retire(self, request_id: str, match_id: str, seat: int, status: DecideStatus | None) -> None:
         self.retired[request_id] = (match_id, seat, status)
         if len(self.retired) > self.RETIRED_MAX:
             self.retired.popitem(last=False)

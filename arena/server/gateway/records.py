@@ -66,7 +66,7 @@ class MatchSlot:
 
 @dataclass(eq=False)
 class WaitingStart:
-    """A match start waiting for the bot to have a free match slot (Gateway.admit)."""
+    """A match start waiting for the bot to have a free match slot (Admissions.admit)."""
 
     match_id: str
     seat: int

@@ -199,7 +199,7 @@ class GatewayServer:
         self.metrics.set_gateway_up(False)
         with contextlib.suppress(Exception):
             await self.health.enter_graceful_shutdown()
-        self.gateway.close_all()
+        self.gateway.registry.close_all()
         if self._relay is not None:
             self._relay.stop()  # its loop ends at its next pop even if redis-py swallows the cancellation
         for task in self._tasks:
@@ -240,9 +240,9 @@ class GatewayServer:
             stopping = asyncio.gather(*(s.stop(grace) for s in servers))
         for task in self._tasks[:1]:  # the heartbeat: it must not re-create the sessions deleted next
             task.cancel()
-        await self.gateway.drain(reason)
+        await self.gateway.drainer.start(reason)
         await hand_over(self.gateway.drainer, self._relay, until)
-        self.gateway.close_all(reason)
+        self.gateway.registry.close_all(reason)
         for task in self._tasks:
             task.cancel()
         if self._tasks:  # the relay consumer ends at its next pop (POP_TIMEOUT_S)

@@ -6,8 +6,8 @@ code failed on a decision (``Decision.bot_error``) becomes an ``error`` incident
 The parts, each in its module: the sessions in memory and in Redis (:mod:`~arena.server.gateway.sessions`), who may
 play now (:mod:`~arena.server.gateway.admission`), decision requests and their answers
 (:mod:`~arena.server.gateway.decisions`), reading the streams (:mod:`~arena.server.gateway.inbound`) and the drain
-(:mod:`~arena.server.gateway.drain`). The match-side API (:class:`arena.server.match_api.MatchApi`) is bound straight
-to the part that does each call: a decision costs no extra call through this class.
+(:mod:`~arena.server.gateway.drain`). Callers use each part directly (the relay consumer through
+:class:`arena.server.match_api.MatchApi`): a decision costs no extra call through this class.
 """
 
 from __future__ import annotations
@@ -80,7 +80,10 @@ class CodeErrors:
 
 
 class Gateway:
-    """The BotService logic and the match-side API (used by RemoteSeat in process and by the relay consumer)."""
+    """The BotService logic and its parts, which callers use directly: :attr:`registry` (sessions and links: who is
+    connected, waiting for a bot, dropping a session), :attr:`admissions` (match slots, starts, events, ends),
+    :attr:`decisions` (requests and answers) and :attr:`drainer` (the drain); the relay consumer sees them through
+    :class:`arena.server.match_api.MatchApi`."""
 
     def __init__(self, store: Store, config: GatewayConfig | None = None, metrics: ArenaMetrics | None = None) -> None:
         self.store = store
@@ -102,49 +105,11 @@ class Gateway:
         self.drainer = Drain(store, self.registry, self.config)
         self.sessions = self.registry.sessions
         """Open sessions by id."""
-        # The registry.
-        self.link = self.registry.link
-        self.is_connected = self.registry.is_connected
-        self.connected_bots = self.registry.connected_bots
-        self.wait_for_bot = self.registry.wait_for_bot
-        self.drop_session = self.registry.drop_session
-        self.end_session = self.registry.end_session
-        self.close_all = self.registry.close_all
-        # The match side.
-        self.start_match = self.admissions.start_match
-        self.started_body = self.admissions.started_body
-        self.is_casual = self.admissions.is_casual
-        self.admit = self.admissions.admit
-        self.open_matches = self.admissions.open_matches
-        self.send_events = self.admissions.send_events
-        self.end_match = self.admissions.end_match
-        self.close_match = self.admissions.close_match
-        self.late_refusals = self.admissions.late_refusals
-        self.new_request_id = self.decisions.new_request_id
-        self.decide = self.decisions.decide
-        # The drain.
-        self.drain = self.drainer.start
-        self.release_drained = self.drainer.release
-        self.release_everything_now = self.drainer.release_everything_now
-
-    @property
-    def draining(self) -> bool:
-        """Set by :meth:`drain`: no new session, no new decision; pending ones are handed over (``moved``)."""
-        return self.registry.draining
-
-    @property
-    def drained(self) -> dict[str, str]:
-        """Sessions ended by :meth:`drain` still in Redis (id -> bot), until :meth:`release_drained`."""
-        return self.drainer.drained
-
-    def bot_version(self, bot: str) -> str:
-        """The version the bot's latest Hello here gave ("" before its first)."""
-        return self.link(bot).version
 
     # -- the stream -------------------------------------------------------------------------------
     async def connect(self, requests: Any, context: grpc.aio.ServicerContext, bot: BotRecord) -> None:
         """The body of BotService/Connect for an authenticated bot."""
-        if self.draining:
+        if self.registry.draining:
             await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
             return
         if bot.sandboxes_only and not bot.fresh_sandbox:
@@ -161,7 +126,7 @@ class Gateway:
         # Before the session exists anywhere: its first decision's lag compensation needs it.
         kernel_rtt_s = await self.registry.round_trip(peer_address(context.peer()))
         session_id = uuid.uuid4().hex
-        if self.draining:  # it began during the Hello
+        if self.registry.draining:  # it began during the Hello
             await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
             return
         try:
@@ -170,14 +135,14 @@ class Gateway:
         except Exception as error:
             await end_call(context, grpc.StatusCode.UNAVAILABLE, f"cannot open the session now: {error}")
             return
-        link = self.link(bot.name)
+        link = self.registry.link(bot.name)
         for end in ended:  # matches that ended while it was away: their slots are freed, never seated again
             self.admissions.end_match(bot.name, end.match_id, end.seat, None, end.attempt)
         if self._spent_while_away(bot.name, sandbox, [end.match_id for end in ended]):
             await self.registry.delete_record(session_id)
             await end_call(context, grpc.StatusCode.FAILED_PRECONDITION, SANDBOX_SPENT)
             return
-        if self.draining:  # the drain began while the record was written: it never saw this session, so its
+        if self.registry.draining:  # the drain began while the record was written: it never saw this session, so its
             await self.registry.delete_record(session_id)  # record goes now (else it outlives the gateway)
             await end_call(context, grpc.StatusCode.UNAVAILABLE, DRAINING_REFUSAL)
             return
@@ -206,7 +171,7 @@ class Gateway:
             self.registry.forget(link, session)
             self.metrics.bot_disconnected()
             self._log_disconnect(link, session)
-            if not self.draining:  # a draining gateway deletes it once the bot has a newer one (release_drained)
+            if not self.registry.draining:  # a draining gateway deletes it once the bot has a newer one (Drain.release)
                 await self.registry.delete_record(session_id)
         if session.kill_code is not None:
             await end_call(context, session.kill_code, session.kill_details)
@@ -323,7 +288,7 @@ class Gateway:
         if session.kill_code is not None:
             why = f"{session.kill_code.name}: {session.kill_details}"
         else:
-            why = "the gateway is draining" if self.draining else "the stream ended from the bot's side"
+            why = "the gateway is draining" if self.registry.draining else "the stream ended from the bot's side"
         pending = list(link.pending.values())
         incident = Incident("disconnect", pending[0].match_id if pending else "",
                             pending[0].decision_number if len(pending) == 1 else 0,

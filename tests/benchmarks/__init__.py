@@ -1,2 +1,0 @@
-"""Tests of the benchmarks (arena/bench/: engine, gateway, tournament, load, swarm): each runs small and
-prints its figures; no speed is asserted (benchmarks report speed, tests do not)."""
