@@ -38,6 +38,8 @@ from arena.client import ArenaClient
 from arena.processes import Processes, cli_argv, free_port, wait_until
 
 if TYPE_CHECKING:
+    from arena.players import BotFactory
+    from arena.runner import MatchConfig, MatchRecord
     from arena.server.gateway import Gateway, GatewayServer
     from arena.store import Store
 
@@ -238,6 +240,23 @@ class InProcessArena:
                 return False
             raise
         return not bot.deleted
+
+    async def play_match(self, config: MatchConfig, names: Sequence[str], make_bot: BotFactory, *,
+                         wait_s: float | None) -> MatchRecord:
+        """Play one match of ``names`` (built-in bots made by ``make_bot``, registered ones seated as in production,
+        through the store's relay and the gateway holding them), waiting up to ``wait_s`` for the registered ones to
+        connect to this gateway first (None: they are held by other gateways of the store); TimeoutError naming who
+        did not come."""
+        from arena.runner import run_match
+        from arena.service.seating import is_builtin, local_bot_seed, seat_for
+
+        store = self.gateway.store
+        seats = [seat_for(name, seed=local_bot_seed(config.seed, index), make_bot=make_bot, relay=store)
+                 for index, name in enumerate(names)]
+        if wait_s is not None:
+            remote = dict.fromkeys(name for name in names if not is_builtin(name))
+            await asyncio.gather(*(self.gateway.registry.wait_for_bot(name, wait_s) for name in remote))
+        return await run_match(config, seats)
 
 
 @contextlib.asynccontextmanager

@@ -61,7 +61,7 @@ import re
 import threading
 import time
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -611,35 +611,3 @@ def metrics_address(flag: str | None = None) -> str:
     if flag:
         return flag
     return os.environ.get(METRICS_ADDRESS_ENV, "").strip() or DEFAULT_METRICS_ADDRESS
-
-
-def metric_types(metrics: ArenaMetrics) -> dict[str, str]:
-    """Exposed family name (``_total`` on counters) -> type, for every metric in ``metrics``."""
-    types: dict[str, str] = {}
-    for obj in _metric_objects(metrics):
-        for family in obj.describe():
-            name = family.name + "_total" if family.type == "counter" else family.name
-            types[name] = family.type
-    return types
-
-
-def metric_names(metrics: ArenaMetrics) -> list[str]:
-    """The family names (as exposed, with ``_total`` on counters) of every metric in ``metrics``."""
-    return list(metric_types(metrics))
-
-
-def series_names(metrics: ArenaMetrics) -> set[str]:
-    """Every series name a scrape can show (histograms as ``_bucket``, ``_sum``, ``_count``)."""
-    names: set[str] = set()
-    for name, kind in metric_types(metrics).items():
-        if kind == "histogram":
-            names.update({name + "_bucket", name + "_sum", name + "_count"})
-        else:
-            names.add(name)
-    return names
-
-
-def _metric_objects(metrics: ArenaMetrics) -> Iterable[Counter | Gauge | Histogram]:
-    for value in vars(metrics).values():
-        if isinstance(value, Counter | Gauge | Histogram):
-            yield value

@@ -1,14 +1,9 @@
 """`uno-arena play`: a whole match on this machine among built-in bots and, if asked, a person at a seat, played by
-the arena's match runner (:class:`arena.runner.MatchRunner`, the one match loop), the table printed as it goes.
+the arena's match runner (:class:`arena.runner.MatchRunner`), the table printed as it goes.
 
-Among bots the whole table's log is printed, every card as it went. With a person at a seat (``viewer``) only
-that seat's view is printed: the events as ``Match.observation`` gives them to the seat, the very view a remote
-bot gets (another seat's draw shows only the faces the table saw, V4), and every hand at a round's end, when the
-engine reveals them for scoring (V5). The person is asked only when there is a choice, gets a pause and a score
-table at each round's end, and leaves with ``q`` or Ctrl-D (:class:`PlayerLeft`, exit status 1: the match is
-abandoned, not played to its end) or Ctrl-C (130). The other players are told by their bots' names (a second bot of
-one name is ``name#2``, :func:`table_names`), cards by the face of the side in play only, and a classic match never
-mentions sides.
+With a person at a seat (``viewer``) only that seat's view is printed, the very view a remote bot gets (V4), and
+every hand at a round's end (V5); the person leaves with ``q`` or Ctrl-D (:class:`PlayerLeft`, exit status 1) or
+Ctrl-C (130). Players are told by their bots' names (a second bot of one name is ``name#2``).
 """
 
 from __future__ import annotations
@@ -33,9 +28,7 @@ _DECISION_TITLES = {
 
 
 class PlayerLeft(Exception):
-    """The person at the terminal left the match: a quit word at a prompt or the end of the input (Ctrl-D); either
-    way the match is abandoned unfinished, exit code 1 (as an interrupted one is 130, never the 0 of a match played
-    to its end)."""
+    """The person at the terminal left the match (a quit word, or Ctrl-D): abandoned unfinished, exit code 1."""
 
     def __init__(self, why: str, exit_code: int) -> None:
         super().__init__(why)
@@ -128,9 +121,8 @@ class HumanSeat(Bot):
 
 
 class _Table:
-    """What the terminal shows of the match the runner plays: the events since the last print (the whole table's, or
-    the viewer's view), each round's end once (with the pause), and what stopped the match (the person left, the
-    output closed), raised again once the runner is done."""
+    """What the terminal shows of the match the runner plays, and what stopped it (the person left, the output
+    closed: the runner would take it for a bot's fault), raised again once the runner is done."""
 
     def __init__(self, match: Match, names: Sequence[str], viewer: int | None, painter: Painter, out: TextIO,
                  quiet: bool, pause: Callable[[], None] | None) -> None:
@@ -143,7 +135,6 @@ class _Table:
         self.stopped: Exception | None = None
 
     def show(self) -> None:
-        """Print what happened since the last print."""
         match = self.match
         events = match.events[self.told:] if self.viewer is None else match.observation(self.viewer,
                                                                                          since=self.told).events
@@ -159,10 +150,34 @@ class _Table:
         self.ended_round = self.match.round_number
         self.show()
         if not self.quiet:
-            _print_round_end(self.match, self.names, self.viewer, self.round_start_scores, self.painter, self.out)
+            self._print_hands_and_scores()
         self.round_start_scores = list(self.match.scores)
         if self.pause is not None and not last:
             self.pause()
+
+
+    def _print_hands_and_scores(self) -> None:
+        """Every hand as the round ended (from the viewer's own view, which reveals them now, V5) and the scores."""
+        match, names, viewer, out = self.match, self.names, self.viewer, self.out
+        if viewer is None:
+            side = match.side_name
+            hands = {seat: tuple(match.hand(seat)) for seat in range(match.players)}
+        else:
+            view = match.observation(viewer, since=len(match.events))
+            side = view.side
+            hands = {opp.seat: opp.revealed for opp in view.opponents}
+            hands[viewer] = view.hand
+        print(f"hands at the end of the round{f' ({side} side up)' if match.variant != 'classic' else ''}:", file=out)
+        width = max(len(name) for name in names)
+        for seat in range(match.players):
+            hand = hands[seat]
+            cards = "  ".join(self.painter.card(card, side) for card in hand) if hand else "no cards"
+            who = "you" if seat == viewer else names[seat]
+            print(f"  {who:<{width}} {cards}  ({hand_value(hand, side, match.variant)} points)", file=out)
+        gained = [score - old for score, old in zip(match.scores, self.round_start_scores, strict=True)]
+        print(f"scores after round {match.round_number} (target {match.rules.target}):", file=out)
+        for line in score_table(match.scores, names, viewer, gained):
+            print(line, file=out)
 
 
 class _TableSeat(Seat):
@@ -195,14 +210,10 @@ def play_match(
     bots: Sequence[Bot], seed: int, rules: Rules, out: TextIO, painter: Painter, quiet: bool = False, *,
     viewer: int | None = None, pause: Callable[[], None] | None = None, match: Match | None = None,
 ) -> Match:
-    """Play one match to the end through the arena's runner (:class:`arena.runner.MatchRunner`: catch offers out of
-    turn, as in the arena) and return it, printing it move by move unless ``quiet``.
-
-    ``viewer``: print only what that seat may see (its observation's events, and every hand at a round's end),
-    else the whole table's log. ``pause`` is called at each round's end before the next deal. ``match``: play
-    on this match (dealt already from ``seed`` and ``rules``) instead of a new one. :class:`PlayerLeft` when the
-    person left; what a bot or the output raised, as it was raised.
-    """
+    """Play one match to the end through the arena's runner and return it, printing it move by move unless ``quiet``:
+    the whole table's log, or only what seat ``viewer`` may see. ``pause`` is called at each round's end before the
+    next deal; ``match``: play on this match (dealt from ``seed`` and ``rules``). :class:`PlayerLeft` when the person
+    left; what a bot or the output raised, as it was raised."""
     if match is None:
         match = Match(players=len(bots), seed=seed, rules=rules)
     if len(bots) != match.players:
@@ -232,31 +243,6 @@ def play_match(
         who = "you win" if winner is not None and winner == viewer else f"seat {winner} ({names[winner or 0]}) wins"
         print(f"final scores: {', '.join(map(str, match.scores))}; {who}", file=out)
     return match
-
-
-def _print_round_end(match: Match, names: Sequence[str], viewer: int | None, before: Sequence[int],
-                     painter: Painter, out: TextIO) -> None:
-    """Every hand as the round ended (from the viewer's own view, which reveals them now, V5) and the scores."""
-    if viewer is None:
-        side = match.side_name
-        hands = {seat: tuple(match.hand(seat)) for seat in range(match.players)}
-    else:
-        view = match.observation(viewer, since=len(match.events))
-        side = view.side
-        hands = {opp.seat: opp.revealed for opp in view.opponents}
-        hands[viewer] = view.hand
-    variant = match.variant
-    print(f"hands at the end of the round{f' ({side} side up)' if variant != 'classic' else ''}:", file=out)
-    width = max(len(name) for name in names)
-    for seat in range(match.players):
-        who = "you" if seat == viewer else names[seat]
-        hand = hands[seat]
-        cards = "  ".join(painter.card(card, side) for card in hand) if hand else "no cards"
-        print(f"  {who:<{width}} {cards}  ({hand_value(hand, side, variant)} points)", file=out)
-    gained = [score - old for score, old in zip(match.scores, before, strict=True)]
-    print(f"scores after round {match.round_number} (target {match.rules.target}):", file=out)
-    for line in score_table(match.scores, names, viewer, gained):
-        print(line, file=out)
 
 
 def build_bots(names: Sequence[str], seed: int, human: int | None, painter: Painter,

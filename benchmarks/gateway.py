@@ -10,18 +10,22 @@ times interleaved (the best of each is kept: other processes on the machine only
 2. **arena**: a real gateway (auth, Hello, sessions in a private Redis) in this process and ``matches``
    concurrent matches of ``players`` remote random bots; the bots are ``bots`` connections in one client
    process, each multiplexing its matches over its stream. The matches' remote seats are the production ones
-   (:class:`arena.relay.RelaySeat`: each decision goes through Redis to the gateway, as a worker's do). By default
-   a bot picks a random legal index straight from the message (the Python kit's ``raw`` mode), so the client
-   process is not what limits the figure; ``--kit`` makes them ``bots.RandomBot`` behind the full kit
-   (observation converted to engine types).
+   (:class:`arena.relay.RelaySeat`: each decision goes through Redis to the gateway, as a worker's do), so this
+   process runs both ends of the relay (the seats and their hub, the gateway's relay consumer) and their Redis
+   clients; the Redis server is a process of its own. By default a bot picks a random legal index straight from
+   the message (the Python kit's ``raw`` mode), so the client process is not what limits the figure; ``--kit``
+   makes them ``bots.RandomBot`` behind the full kit (observation converted to engine types).
    Measured twice: with batches (the kit's default: Hello sets ``accepts_batches``, so the gateway sends every
    message waiting on a stream in one ArenaBatch and the kit answers a batch in one BotBatch) and without (one
    stream message per request and per answer, as for a bot that does not ask for batches). Reported for
-   each: remote decisions per second, the server process's CPU time per decision, and the arena's own
-   overhead per decision (p50, p99): the time the arena's code runs for one decision (runner, engine,
-   observation, encoding, the gateway's bookkeeping and reading of the answer; not gRPC's own send and
-   receive, which the echo pays too). The wall time per decision outside the bot is printed as well: in this
-   closed loop the server is saturated, so it is dominated by waiting in line (``matches`` / throughput).
+   each: remote decisions per second; the server process's CPU time per decision, of it the relay's share
+   (:class:`RelayShare`: the main thread's stack sampled every 5 ms), and the Redis server's CPU per decision
+   beside it (the server CPU without the relay is what compares with the echo's); and the arena's own overhead per
+   decision (p50, p99): the time the match's code runs for one decision (runner, engine, observation, encoding,
+   the seat's envelope and reading of the answer; not the gateway's share, which the relay does not report back,
+   nor gRPC's own send and receive, which the echo pays too). The wall time per decision outside the bot is
+   printed as well: in this closed loop the server is saturated, so it is dominated by waiting in line
+   (``matches`` / throughput).
 
 The client processes are started with this module (``python -m benchmarks.gateway echo-client|bots``),
 so the server side has this process's core to itself, as a gateway would.
@@ -37,6 +41,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -54,6 +59,7 @@ from arena.runner import MatchConfig, TimingProbe, run_match
 from arena.server.gateway import GatewayConfig, GatewayServer
 from arena.store import Store
 from arena.store.embedded import RedisServer
+from benchmarks.procfs import process_cpu
 
 
 class CollectorPauses:
@@ -86,6 +92,53 @@ class CollectorPauses:
         young = "/".join(str(count) for count in self.counts[:2])
         return (f"garbage collector {sum(self.total_s):.2f} s: {self.counts[2]} full collections (longest "
                 f"{self.longest_s[2] * 1000:.0f} ms), {young} young (longest {max(self.longest_s[:2]) * 1000:.0f} ms)")
+
+
+RELAY_CODE = ("/arena/relay/", "/arena/server/relay_consumer.py", "/arena/store/relay.py", "/arena/store/relay_hub.py",
+              "/arena/store/batching.py", "/site-packages/redis/")
+"""The relay's code and its Redis client: a sample whose innermost frame of the project or of redis-py is here is the
+relay's (so the observation the seat encodes, the runner and the gateway's parts it calls are not)."""
+PROJECT_CODE = ("/arena/", "/site-packages/redis/")
+IDLE_CODE = "/selectors.py"
+
+
+class RelayShare:
+    """While entered, samples the main thread's stack every ``interval_s`` from a thread of its own: the share of
+    the busy samples (not waiting in the event loop's ``select``) that ran the relay (:data:`RELAY_CODE`): what
+    the relay's two ends and their Redis clients cost of the process's CPU, give or take a few per cent."""
+
+    def __init__(self, interval_s: float = 0.005) -> None:
+        self.interval_s = interval_s
+        self.busy = 0
+        self.relay = 0
+        self._main = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="relay-share", daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            frame = sys._current_frames().get(self._main or 0)
+            if frame is None or frame.f_code.co_filename.endswith(IDLE_CODE):
+                continue
+            self.busy += 1
+            while frame is not None:
+                name = frame.f_code.co_filename
+                if any(part in name for part in PROJECT_CODE):
+                    self.relay += any(part in name for part in RELAY_CODE)
+                    break
+                frame = frame.f_back
+
+    def __enter__(self) -> RelayShare:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def share(self) -> float:
+        return self.relay / self.busy if self.busy else float("nan")
 
 
 ECHO_METHOD = "/bench.Echo/Stream"
@@ -217,7 +270,7 @@ async def bots_client(target: str, tokens: Sequence[str], kit: bool, batches: bo
 
 
 async def _arena(matches: int, seconds: float, warmup: float, players: int, bots: int, decision_deadline_s: float,
-                 store: Store, kit: bool = False, batches: bool = True) -> dict[str, Any]:
+                 store: Store, redis_pids: Sequence[int], kit: bool = False, batches: bool = True) -> dict[str, Any]:
     server = GatewayServer(store, GatewayConfig(address="127.0.0.1:0",
                                                 max_concurrent_matches=1024, max_outgoing=100_000),
                            metrics=create_metrics(None))
@@ -253,11 +306,12 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
         tasks = [asyncio.create_task(loop(slot)) for slot in range(matches)]
         await asyncio.sleep(warmup)
         window.open = True
-        start, cpu0 = time.perf_counter(), time.process_time()
-        with CollectorPauses() as collector:
+        start, cpu0, redis0 = time.perf_counter(), time.process_time(), process_cpu(redis_pids)
+        with CollectorPauses() as collector, RelayShare() as relay:
             await asyncio.sleep(seconds)
         window.open = False
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu0
+        redis_cpu = process_cpu(redis_pids) - redis0
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -277,6 +331,8 @@ async def _arena(matches: int, seconds: float, warmup: float, players: int, bots
         "seconds": elapsed,
         "per_second": len(own) / elapsed if elapsed else 0.0,
         "cpu_ms_per_op": cpu / len(own) * 1000 if own else float("nan"),
+        "relay_share": relay.share,
+        "redis_cpu_ms_per_op": redis_cpu / len(own) * 1000 if own else float("nan"),
         "timeouts": totals["timeouts"],
         "refusals": totals["refusals"],
         "overhead_p50_ms": _percentile(own, 0.50) * 1000,
@@ -315,14 +371,15 @@ def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float
     size = typical_request_size(players)
     redis_server = RedisServer().start()
     store = Store.from_url(redis_server.url)
+    redis_pids = [redis_server.pid] if redis_server.pid else []
     runs: list[list[dict[str, Any]]] = [[], [], []]
     try:
         for round_no in range(1, max(1, rounds) + 1):
             runs[0].append(asyncio.run(_echo(matches, seconds, warmup, bots, size)))
             runs[1].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, decision_deadline_s, store,
-                                              kit)))
-            runs[2].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, decision_deadline_s, store, kit,
-                                              batches=False)))
+                                              redis_pids, kit)))
+            runs[2].append(asyncio.run(_arena(matches, seconds, warmup, players, bots, decision_deadline_s, store,
+                                              redis_pids, kit, batches=False)))
             print(f"  round {round_no}: echo {runs[0][-1]['per_second']:7.0f} round trips/s, arena with batches "
                   f"{runs[1][-1]['per_second']:7.0f} decisions/s, without {runs[2][-1]['per_second']:7.0f}",
                   file=out, flush=True)
@@ -333,6 +390,9 @@ def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float
     for figures in (arena, single):
         figures["ratio"] = figures["per_second"] / echo["per_second"] if echo["per_second"] else float("nan")
         figures["cpu_ratio"] = echo["cpu_ms_per_op"] / figures["cpu_ms_per_op"]
+        figures["relay_cpu_ms_per_op"] = figures["cpu_ms_per_op"] * figures["relay_share"]
+        without_relay = figures["cpu_ms_per_op"] - figures["relay_cpu_ms_per_op"]
+        figures["cpu_ratio_without_relay"] = echo["cpu_ms_per_op"] / without_relay if without_relay else float("nan")
     result = {"matches": matches, "players": players, "bots": bots, "request_bytes": size, "echo": echo,
               "arena": arena, "arena_without_batches": single, "ratio": arena["ratio"],
               "cpu_ratio": arena["cpu_ratio"], "cpus": os.cpu_count()}
@@ -345,15 +405,22 @@ def run_gateway_bench(*, matches: int = 64, seconds: float = 10.0, warmup: float
         print(f"  {label + ':':<46} {figures['per_second']:7.0f} decisions/s, server CPU "
               f"{figures['cpu_ms_per_op']:.3f} ms per decision ({figures['matches']} matches, {figures['decisions']} "
               f"decisions, {figures['timeouts']} timeouts, {figures['refusals']} refusals)", file=out)
+        print(f"    of which the relay (both ends and their Redis client, sampled) ~ "
+              f"{figures['relay_cpu_ms_per_op']:.3f} ms ({figures['relay_share']:.0%}); and the Redis server's own "
+              f"process {figures['redis_cpu_ms_per_op']:.3f} ms per decision", file=out)
         print(f"    / echo: {figures['ratio']:.2f} in throughput, {figures['cpu_ratio']:.2f} in server CPU per "
-              f"operation; own overhead per decision (runner, engine, encoding, gateway; not gRPC's send and "
-              f"receive): p50 {figures['overhead_p50_ms']:.3f} ms, p99 {figures['overhead_p99_ms']:.3f} ms, mean "
+              f"operation ({figures['cpu_ratio_without_relay']:.2f} without the relay); own overhead per decision "
+              f"(runner, engine, encoding, the seat's envelope; not the gateway's, not gRPC's send and receive): p50 "
+              f"{figures['overhead_p50_ms']:.3f} ms, p99 {figures['overhead_p99_ms']:.3f} ms, mean "
               f"{figures['overhead_mean_ms']:.3f} ms; wall time per decision outside the bot p50 "
               f"{figures['wall_p50_ms']:.1f} ms, p99 {figures['wall_p99_ms']:.1f} ms", file=out)
         print(f"    server {figures['gc']}", file=out)
-    print(f"  arena (kit default) / echo: {arena['ratio']:.2f} (target >= 0.5); own overhead p99 "
-          f"{arena['overhead_p99_ms']:.3f} ms (target < 10 ms). The wall time outside the bot is mostly waiting in "
-          f"line: the server is saturated, ~ {matches} in flight / throughput (Little's law)", file=out)
+    print(f"  arena (kit default) / echo: {arena['ratio']:.2f} in throughput (target >= 0.5, set when the matches "
+          f"called the gateway in process: this process now runs both ends of the relay too, which a deployment "
+          f"splits between its workers and the gateway), {arena['cpu_ratio_without_relay']:.2f} in server CPU per "
+          f"operation without the relay; own overhead p99 {arena['overhead_p99_ms']:.3f} ms (target < 10 ms). The "
+          f"wall time outside the bot is mostly waiting in line: the server is saturated, ~ {matches} in flight / "
+          f"throughput (Little's law)", file=out)
     return result
 
 

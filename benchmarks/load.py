@@ -345,8 +345,6 @@ def _play(arena: LocalArena, options: LoadOptions, report: LoadReport, names: Se
 
 def _check_records(arena: LocalArena, report: LoadReport) -> None:
     """Every scheduled match recorded once; decisions, latencies, timeouts and refusals from the records."""
-    from arena.service.replays import decision_columns
-
     problems: list[str] = []
     exported = [result.match_id for result in exported_results(arena.client, report.tournament_id)]
     repeated = [mid for mid, count in Counter(exported).items() if count > 1]
@@ -380,13 +378,13 @@ def _check_records(arena: LocalArena, report: LoadReport) -> None:
                 if result.scored:
                     problems.append(f"match {match_id} has no stored record")
                 continue
-            for number, (latency_ms, outcome, reasons, _applied) in enumerate(decision_columns(stored), 1):
-                outcomes[outcome] += 1
-                in_time += len(reasons)
-                if outcome in ("answered", "timeout"):
-                    latencies.append(latency_ms)
-                    if latency_ms >= SLOW_MS:
-                        slow.append((latency_ms, match_id, number))
+            for number, decision in enumerate(stored.decisions(), 1):
+                outcomes[decision.outcome] += 1
+                in_time += len(decision.reasons)
+                if decision.outcome in ("answered", "timeout"):
+                    latencies.append(decision.latency_ms)
+                    if decision.latency_ms >= SLOW_MS:
+                        slow.append((decision.latency_ms, match_id, number))
             report.refusals += in_time
             report.late_answers += max(0, refused - in_time)
     finally:

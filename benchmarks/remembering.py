@@ -26,6 +26,7 @@ matches), and the share of matches in which the memory linked a round to one it 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import statistics
 from collections import Counter
@@ -139,9 +140,14 @@ def bot_matches(fmt: str, deals: int, seed: int) -> list[tuple[int, int]]:
     if fmt == "ladder":
         return _ladder_matches(deals, seed)
     gauntlet = build_spec(candidate=BOT, baseline="weakened", seats=2, seed=seed, gauntlet_id="remember",
-                          seed_secret="" if fmt == "gauntlet-shared" else secret)
-    return [(m.seed, m.tested_seat) for block in range(deals) for m in block_plan(gauntlet, block)
-            if m.role == "candidate"]
+                          seed_secret=secret)
+    return [(_shared_deal(seed, block) if fmt == "gauntlet-shared" else m.seed, m.tested_seat)
+            for block in range(deals) for m in block_plan(gauntlet, block) if m.role == "candidate"]
+
+
+def _shared_deal(seed: int, block: int) -> int:
+    """The one deal of every seat of a block of the gauntlets created before secrets, from the seed alone."""
+    return int.from_bytes(hashlib.sha256(f"uno-arena/gauntlet-deal/{seed}/{block}".encode()).digest()[:8], "big") >> 1
 
 
 def _ladder_matches(blocks: int, seed: int) -> list[tuple[int, int]]:

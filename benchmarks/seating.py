@@ -1,9 +1,9 @@
 """`python -m benchmarks seating`: who sits right after whom, and how evenly pairs meet, over seeded schedules.
 
 For every case (field size ``n``, seats ``k``, deals, duplicate or not) and every seed ``0..seeds-1`` the
-schedule is built twice, with the balanced seating and with the circular one tournaments used before
-(:mod:`arena.tournament.schedule`), and :func:`schedule_stats` (the one place these figures are counted; the tests
-of the schedules count with it too) gives:
+schedule is built twice, with the arena's balanced seating (:mod:`arena.tournament.schedule`) and with the circular
+one tournaments used before (:func:`circular_schedule`), and :func:`schedule_stats` (the one place these figures
+are counted; the tests of the schedules count with it too) gives:
 
 * **next-seat imbalance**: max over pairs of |matches where b sits right after a - matches where a sits right
   after b| (b takes a's skips and draws in the initial direction);
@@ -20,10 +20,40 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena.tournament import MatchSpec, TournamentSpec, schedule
-from arena.tournament.spec import DEFAULT_MAX_TABLES, SEATING_BALANCED, SEATING_CIRCULAR
+from arena.tournament._rng import SeededStream
+from arena.tournament.design import balanced_base_blocks, complete_tables, cyclic_tables, rotate
+from arena.tournament.schedule import uses_cyclic_design
+from arena.tournament.spec import DEFAULT_MAX_TABLES
+
+SEATING_BALANCED = "balanced"
+SEATING_CIRCULAR = "circular"
+
+
+def circular_tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
+    """The tables of :func:`arena.tournament.tables` with each in its design's own (circular) order: the same bots
+    and the same shuffles, without the orientation that balances who sits right after whom."""
+    n, k = len(spec.participants), spec.seats
+    stream = SeededStream("schedule", spec.seed, n, k)
+    order = sorted(spec.participants)
+    stream.shuffle(order)
+    if uses_cyclic_design(spec):
+        numbered = cyclic_tables(n, balanced_base_blocks(n, k, spec.pair_meetings, stream))
+    else:
+        numbered = complete_tables(n, k, 0 if spec.rotated else spec.deals % k, stream)
+        stream.shuffle(numbered)
+    return [tuple(order[i] for i in t) for t in numbered]
+
+
+def circular_schedule(spec: TournamentSpec) -> list[MatchSpec]:
+    """:func:`arena.tournament.schedule` seated in the circular order, with no round reversed (rotated seat orders;
+    ``duplicate_orders="all"`` plays every order either way)."""
+    if spec.rotated and spec.duplicate_orders == "all":
+        return schedule(spec)
+    bases = circular_tables(spec)
+    return [replace(m, seats=rotate(bases[m.table], m.rotation)) for m in schedule(spec)]
 
 
 @dataclass(frozen=True)
@@ -143,9 +173,9 @@ class CaseFigures:
                 f"pair spread (seeds) {spreads}")
 
 
-def _spec(case: Case, seed: int, seating: str) -> TournamentSpec:
+def _spec(case: Case, seed: int) -> TournamentSpec:
     return TournamentSpec("bench-seating", tuple(f"b{i:03d}" for i in range(case.n)), seats=case.k,
-                          deals=case.deals, duplicate=case.duplicate, seed=seed, seating=seating)
+                          deals=case.deals, duplicate=case.duplicate, seed=seed)
 
 
 def _per_table(case: Case) -> int:
@@ -155,8 +185,8 @@ def _per_table(case: Case) -> int:
 
 def measure(case: Case, seating: str, seeds: int) -> CaseFigures:
     """The figures of one case over seeds ``0..seeds-1``."""
-    stats = [schedule_stats(schedule(spec), spec.participants)
-             for spec in (_spec(case, seed, seating) for seed in range(seeds))]
+    build = schedule if seating == SEATING_BALANCED else circular_schedule
+    stats = [schedule_stats(build(spec), spec.participants) for spec in (_spec(case, seed) for seed in range(seeds))]
     return CaseFigures(
         case=case, seating=seating, seeds=seeds,
         worst_imbalance=max(s.next_seat_imbalance for s in stats),

@@ -12,9 +12,11 @@ with their mirror image (``x -> -x``) as before and labelled so in every table.
 ``runs`` at mean ``mu1`` the type II rate (runs that accept H0), with the blocks, the share undecided at the cap, and
 the bias of the printed mean after an acceptance. :func:`efficiency`: the median blocks to a decision at true gains
 of 0, 1, 2 and 3 times ``mu1`` against Wald's expected sample number for the same hypotheses
-(:func:`arena.tournament.sprt_design.wald_figures`), and the share undecided at the cap. The test runs as the
-gauntlet runs it (:class:`MultinomialTest`: :class:`arena.tournament.sprt.SprtState`); :class:`NormalTest` (the
-test before 2026-12-01) and :class:`EmpiricalLikelihoodTest` (the LLR before 2026-12-06) are kept for comparisons.
+(:func:`arena.tournament.sprt_design.wald_figures`), and the share undecided at the cap. :func:`guards_all`: the
+same per :class:`Guard` (the no-decision guards and the prior), for the trade-off between blocks and error rates.
+The test runs as the gauntlet runs it (:class:`MultinomialTest`: :class:`arena.tournament.sprt.SprtState`);
+:class:`NormalTest` (the test before 2026-12-01) and :class:`EmpiricalLikelihoodTest` (the LLR before 2026-12-06)
+are kept for comparisons.
 
 The simulation model of the unit tests (:func:`simulated_block_score`, :func:`simulate`) lives here too: the
 product module keeps no simulation code.
@@ -485,6 +487,61 @@ def efficiency_report(results: Sequence[Sequence[Efficiency]], config: SprtConfi
         if per_case and per_case[0].case.degenerate:
             lines.append(f"  {per_case[0].case.name}: degenerate ({per_case[0].case.degenerate}): mixed with its "
                          "mirror image at mean 0")
+    return lines
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One setting of the test's no-decision guards and prior, spelt ``min_blocks/min_nonzero/prior`` (`--guards`)."""
+
+    min_blocks: int
+    min_nonzero: int
+    prior: float
+
+    @classmethod
+    def parse(cls, text: str) -> Guard:
+        parts = text.split("/")
+        try:
+            if len(parts) != 3:
+                raise ValueError
+            return cls(int(parts[0]), int(parts[1]), float(parts[2]))
+        except ValueError:
+            raise ValueError(f"--guards: {text!r} is not min_blocks/min_nonzero/prior, e.g. 16/16/1") from None
+
+    def applied(self, config: SprtConfig) -> SprtConfig:
+        return replace(config, min_blocks=self.min_blocks, min_nonzero=self.min_nonzero, prior=self.prior)
+
+    @property
+    def label(self) -> str:
+        return f"{self.min_blocks}/{self.min_nonzero}/{self.prior:g}"
+
+
+def guards_all(config: SprtConfig, guards: Sequence[Guard], runs: int, seed: int, jobs: int = 1,
+               names: Sequence[str] = ()) -> list[tuple[Guard, list[Efficiency]]]:
+    """:func:`efficiency` of every guard on every case whose name holds one of ``names`` (all when empty), on the
+    same streams per case and gain: the trade-off between the blocks to a decision and the error rates."""
+    chosen = [case for case in cases() if not names or any(name in case.name for name in names)]
+    if not chosen:
+        raise ValueError(f"--cases: no case matches {', '.join(names)}")
+    work = [(g, case) for case in chosen for g in guards]
+    found = _pool_map([("efficiency", case, g.applied(config), runs, seed, False) for g, case in work], jobs)
+    return [(g, effs) for (g, _), effs in zip(work, found, strict=True)]
+
+
+def guards_report(rows: Sequence[tuple[Guard, Sequence[Efficiency]]], config: SprtConfig) -> list[str]:
+    """Per case and guard: type I (H1 at gain 0, the case tilted to ``mu0``), type II (H0 at 1x), the largest share
+    undecided, and the median blocks over Wald's ASN at each gain."""
+    runs = rows[0][1][0].rates.runs if rows and rows[0][1] else 0
+    lines = [f"guards min_blocks/min_nonzero/prior against median blocks / Wald's ASN at gains of 0-3 x mu1 "
+             f"({config.mu1:g}) and the error rates; {runs} runs per case, guard and gain, the same streams",
+             f"{'case':54} {'guard':>9} {'type I':>7} {'type II':>7} {'undecided':>9} "
+             + " ".join(f"{f'{g}x':>6}" for g in GAINS)]
+    for guard, effs in rows:
+        at = {e.gain: e for e in effs}
+        ratios = " ".join(f"{at[g].rates.median_blocks / at[g].wald_blocks:6.2f}" for g in GAINS)
+        undecided = max(e.rates.inconclusive / e.rates.runs for e in effs)
+        lines.append(f"{effs[0].case.name:54} {guard.label:>9} {_pct(at[0].rates.accepted, runs):>7} "
+                     f"{_pct(at[1].rates.rejected, runs):>7} {100 * undecided:8.1f}% {ratios}")
     return lines
 
 

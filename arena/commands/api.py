@@ -12,11 +12,24 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from arena.client import ArenaClient
 from arena.client.connection import DEFAULT_TARGET, TARGET_ENV, default_target
 
 Body = Callable[[ArenaClient, argparse.Namespace], int]
+
+
+def api_command(parsers: Any, command: str, func: Callable[[argparse.Namespace], int], *positional: str,
+                **options: Any) -> argparse.ArgumentParser:
+    """A command of the organizer API in ``parsers`` (``options``: those of ``add_parser``): its positional
+    arguments, the server options and its handler."""
+    parser: argparse.ArgumentParser = parsers.add_parser(command, **options)
+    for name in positional:
+        parser.add_argument(name)
+    add_server_options(parser)
+    parser.set_defaults(func=func)
+    return parser
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 from arena.client import ArenaClient, one_line, plain
 from arena.client.legends import BATCH_NOTE, OPENSKILL_NOTE, batch_scope
 from arena.commands import add_rule_options, not_negative, rules_from_args, subparsers_of
-from arena.commands.api import add_server_options, run_client
+from arena.commands.api import add_server_options, api_command, run_client
 from arena.commands.tables import aligned, batch_cells, ranked_by_text, verdict_lines
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
@@ -144,8 +144,7 @@ def register(commands: Any) -> None:
     """Add `competition create|list|standings|pause|resume|close`."""
     sub = subparsers_of(commands, "competition", "continuous competitions: a rating pool and a ladder that runs "
                         "itself", "competition_command")
-    create = sub.add_parser("create", help="a new competition (active at once; admin)")
-    create.add_argument("name")
+    create = api_command(sub, "create", cmd_create, "name", help="a new competition (active at once; admin)")
     create.add_argument("--entrants", default="", help="comma-separated bots (default: every registered bot)")
     create.add_argument("--seats", type=not_negative(int), default=None, help="seats per table (default 2)")
     create.add_argument("--deadline-ms", dest="decision_deadline_ms", type=not_negative(int), default=None,
@@ -163,18 +162,11 @@ def register(commands: Any) -> None:
                         help="only built-in and hosted bots play, the hosted ones each match in a fresh sandbox "
                              "of the bot host (docs/hosting.md)")
     add_rule_options(create)
-    add_server_options(create)
-    create.set_defaults(func=cmd_create)
-    listing = sub.add_parser("list", help="every competition")
+    listing = api_command(sub, "list", cmd_list, help="every competition")
     listing.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    add_server_options(listing)
-    listing.set_defaults(func=cmd_list)
-    standings = sub.add_parser("standings", help="the ladder's entries by rating")
-    standings.add_argument("name")
+    standings = api_command(sub, "standings", cmd_standings, "name", help="the ladder's entries by rating")
     standings.add_argument("--retired", action="store_true", help="also the retired versions")
     standings.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    add_server_options(standings)
-    standings.set_defaults(func=cmd_standings)
     for action, text in (("pause", "no new blocks until resumed (admin)"), ("resume", "start blocks again (admin)"),
                          ("close", "no new blocks, for good (blocks in flight still count; admin)")):
         parser = sub.add_parser(action, help=text)

@@ -282,20 +282,35 @@ def cmd_match(args: argparse.Namespace) -> int:
                          decision_deadline_s=args.decision_deadline_ms / 1000.0, max_strikes=args.max_strikes)
     with arena_store() as store:
         async def play(stop: asyncio.Event) -> int:
+            from arena.runner import EndReason
             from arena.server.gateway import grpc_address
+            from arena.server.gateway.server import AddressInUse
+            from bots import make_bot
 
             # With --relay the bots are held by the arena's own gateways: this one only answers the organizer API.
             address = "127.0.0.1:0" if args.relay else grpc_address(args.address)
-            from arena.server.gateway.server import AddressInUse
-
             try:
                 async with inprocess_arena(store, address) as arena:
                     if not await _admit(arena, remote, args.register, bool(os.environ.get("REDIS_URL"))):
                         return 2
-                    return await _play_match(arena, store, config, names, remote, args, stop)
-            except AddressInUse as error:  # another arena listens there: this match's gateway shares no port
+                    if remote and not args.relay:
+                        print(f"gateway on port {arena.server.port}: waiting up to {args.wait:g} s for "
+                              f"{', '.join(remote)}", file=sys.stderr, flush=True)
+                    task = asyncio.create_task(arena.play_match(config, names, make_bot,
+                                                                wait_s=None if args.relay else args.wait))
+                    stopper = asyncio.create_task(stop.wait())
+                    await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                    stopper.cancel()
+                    if not task.done():
+                        task.cancel()
+                        print("interrupted", file=sys.stderr)
+                        return 130
+                    record = task.result()
+            except (AddressInUse, TimeoutError) as error:  # another arena listens there; a bot did not come
                 print(f"error: {error}", file=sys.stderr)
-                return 2
+                return 2 if isinstance(error, AddressInUse) else 1
+            _print_record(record, args.json)
+            return 0 if record.end_reason is not EndReason.ABORTED else 1
 
         return _serve_forever(play)
 
@@ -314,37 +329,6 @@ async def _admit(arena: InProcessArena, remote: list[str], register: bool, share
             return False
         print(f"registered {name}: token {await arena.register(name)}", flush=True)
     return True
-
-
-async def _play_match(arena: InProcessArena, store: Any, config: Any, names: list[str], remote: list[str],
-                      args: argparse.Namespace, stop: asyncio.Event) -> int:
-    """The match, its registered bots seated as in production (through Redis and the gateway holding them: this
-    one, or with --relay the arena's own)."""
-    from arena.runner import EndReason, Seat, run_match
-    from arena.service.seating import local_bot_seed, seat_for
-    from bots import make_bot
-
-    seats: list[Seat] = [seat_for(name, seed=local_bot_seed(args.seed, index), make_bot=make_bot, relay=store)
-                         for index, name in enumerate(names)]
-    if remote and not args.relay:
-        print(f"gateway on port {arena.server.port}: waiting up to {args.wait:g} s for {', '.join(remote)}",
-              file=sys.stderr, flush=True)
-        try:
-            await asyncio.gather(*(arena.gateway.registry.wait_for_bot(n, args.wait) for n in remote))
-        except TimeoutError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 1
-    task = asyncio.create_task(run_match(config, seats))
-    stopper = asyncio.create_task(stop.wait())
-    await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
-    stopper.cancel()
-    if not task.done():
-        task.cancel()
-        print("interrupted", file=sys.stderr)
-        return 130
-    record = task.result()
-    _print_record(record, args.json)
-    return 0 if record.end_reason is not EndReason.ABORTED else 1
 
 
 # ------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import Any
 
 from arena.client import ArenaClient, plain
 from arena.commands import add_rule_options, rules_from_args
-from arena.commands.api import add_server_options, run_client
+from arena.commands.api import api_command, run_client
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import gauntlet_status
 
@@ -314,8 +314,9 @@ def register(commands: Any) -> None:
         DEFAULT_MU1,
     )
 
-    gauntlet = commands.add_parser("gauntlet", help="is the candidate better than the baseline? duplicate blocks "
-                                                    "under a sequential test (list, show: stored gauntlets)")
+    gauntlet = api_command(commands, "gauntlet", cmd_gauntlet,
+                           help="is the candidate better than the baseline? duplicate blocks "
+                                "under a sequential test (list, show: stored gauntlets)")
     gauntlet.add_argument("--candidate", default="", metavar="BOT[@VERSION]", help="the bot under test")
     gauntlet.add_argument("--baseline", default="", metavar="BOT[@VERSION]", help="the bot it must beat")
     gauntlet.add_argument("--opponents", default="", metavar="A,B",
@@ -344,22 +345,15 @@ def register(commands: Any) -> None:
     gauntlet.add_argument("--json", action="store_true", help="one JSON object per block, then the end")
     gauntlet.add_argument("--poll", type=float, default=POLL_S, help=argparse.SUPPRESS)
     add_rule_options(gauntlet)
-    add_server_options(gauntlet)
-    gauntlet.set_defaults(func=cmd_gauntlet)
     actions = gauntlet.add_subparsers(dest="gauntlet_command", required=False, metavar="ACTION")
-    listing = actions.add_parser("list", help="the arena's gauntlets, newest first")
+    listing = api_command(actions, "list", cmd_gauntlet_list, help="the arena's gauntlets, newest first")
     listing.add_argument("--limit", type=_whole, default=0, help="at most N (default: the arena's, 50)")
     listing.add_argument("--json", action="store_true")
-    add_server_options(listing)
-    listing.set_defaults(func=cmd_gauntlet_list)
-    show = actions.add_parser("show", help="one gauntlet and its blocks")
+    show = api_command(actions, "show", cmd_gauntlet_show, help="one gauntlet and its blocks")
     show.add_argument("id", metavar="ID")
     show.add_argument("--json", action="store_true")
-    add_server_options(show)
-    show.set_defaults(func=cmd_gauntlet_show)
-    verify = actions.add_parser("verify", help="check an ended gauntlet's revealed seed and secret against its "
-                                               "commitment; --deals prints every block's deal seeds")
+    verify = api_command(actions, "verify", cmd_gauntlet_verify,
+                         help="check an ended gauntlet's revealed seed and secret against its "
+                              "commitment; --deals prints every block's deal seeds")
     verify.add_argument("id", metavar="ID")
     verify.add_argument("--deals", action="store_true", help="print the deal seed of every seat of every block")
-    add_server_options(verify)
-    verify.set_defaults(func=cmd_gauntlet_verify)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.commands import positive_float, positive_int, subparsers_of
-from arena.commands.api import add_server_options, run_client
+from arena.commands.api import api_command, run_client
 from arena.commands.archive_dir import add_archive_dir_option
 
 DEFAULT_HOST_METRICS_PORT = 9104
@@ -234,19 +234,14 @@ def cmd_host(args: argparse.Namespace) -> int:
 
 def register(commands: Any) -> None:
     bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
-    submit = bot.add_parser("submit", help="submit a bot's code (a folder or an archive with uno-bot.toml) for the "
-                                           "bot host to run in its sandbox (docs/hosting.md)")
-    submit.add_argument("name")
+    submit = api_command(bot, "submit", cmd_bot_submit, "name",
+                         help="submit a bot's code (a folder or an archive with uno-bot.toml) for the "
+                              "bot host to run in its sandbox (docs/hosting.md)")
     submit.add_argument("path", help="a folder, or a .tar.gz/.tgz/.tar/.zip archive, with uno-bot.toml at its top")
-    add_server_options(submit)
-    submit.set_defaults(func=cmd_bot_submit)
 
-    listing = bot.add_parser("submissions", help="a bot's submitted versions, their verdicts (and why), its hosted "
-                                                 "process")
-    listing.add_argument("name")
+    listing = api_command(bot, "submissions", cmd_bot_submissions, "name",
+                          help="a bot's submitted versions, their verdicts (and why), its hosted process")
     listing.add_argument("--json", action="store_true")
-    add_server_options(listing)
-    listing.set_defaults(func=cmd_bot_submissions)
 
     prune = bot.add_parser("prune", help="the admin: delete a bot's old submitted versions (all but the newest N "
                                          "and the one running), freeing its quota; archives no version refers to "
@@ -256,10 +251,8 @@ def register(commands: Any) -> None:
     add_archive_dir_option(prune)
     prune.set_defaults(func=cmd_bot_prune)
 
-    output = bot.add_parser("output", help="the last output (stdout and stderr) of a bot's hosted process")
-    output.add_argument("name")
-    add_server_options(output)
-    output.set_defaults(func=cmd_bot_output)
+    api_command(bot, "output", cmd_bot_output, "name",
+                help="the last output (stdout and stderr) of a bot's hosted process")
 
     host = commands.add_parser("host", help="the bot host: runs submitted bots in a bubblewrap sandbox")
     host.add_argument("--gateway-socket", default=DEFAULT_GATEWAY_SOCKET, metavar="PATH",

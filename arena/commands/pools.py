@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.client import ArenaClient, one_line, plain
 from arena.client.legends import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, batch_scope
-from arena.commands.api import add_server_options, run_client
+from arena.commands.api import api_command, run_client
 from arena.commands.tables import aligned, batch_cells, ranked_by_text, verdict_lines
 from arena.protocol import arena_pb2
 
@@ -81,13 +81,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def register(commands: Any) -> None:
     """Add `pools` and `leaderboard`."""
-    pools = commands.add_parser("pools", help="the rating pools (one per variant and rule options, one per "
-                                              "competition)")
+    pools = api_command(commands, "pools", cmd_pools,
+                        help="the rating pools (one per variant and rule options, one per competition)")
     pools.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    add_server_options(pools)
-    pools.set_defaults(func=cmd_pools)
-    board = commands.add_parser("leaderboard", help="one rating pool's leaderboard, as the web shows it")
+    board = api_command(commands, "leaderboard", cmd_leaderboard,
+                        help="one rating pool's leaderboard, as the web shows it")
     board.add_argument("pool", metavar="POOL", help="a pool id, as `uno-arena pools` lists them")
     board.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    add_server_options(board)
-    board.set_defaults(func=cmd_leaderboard)

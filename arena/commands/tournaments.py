@@ -44,7 +44,7 @@ from typing import Any
 
 from arena.client import ArenaClient, plain, state_name
 from arena.commands import add_rule_options, not_negative, positive_int, rules_from_args, subparsers_of
-from arena.commands.api import add_server_options, run_client
+from arena.commands.api import add_server_options, api_command, run_client
 from arena.commands.tables import standings_text, watch
 from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS, DUPLICATE_ORDERS, SAFE_DUPLICATE_ORDERS
 from arena.tournament.status import TournamentStatus
@@ -610,7 +610,8 @@ def register(commands: Any) -> None:
     """Add `tournament`, `replay` and `bots` (list, register) to the `uno-arena` sub-commands."""
     tournament = subparsers_of(commands, "tournament", "create, schedule, watch and read tournaments", "tournament_cmd")
 
-    create = tournament.add_parser("create", help="create a round-robin tournament and start it now")
+    create = api_command(tournament, "create", cmd_tournament_create,
+                         help="create a round-robin tournament and start it now")
     _add_spec_options(create)
     create.add_argument("--deals-of", default="", metavar="TOURNAMENT",
                         help="replay the deals of this ended tournament (its revealed seed and secret) with today's "
@@ -625,103 +626,78 @@ def register(commands: Any) -> None:
     create.add_argument("--connect-wait", type=not_negative(float), default=DEFAULT_CONNECT_WAIT_S, metavar="SECONDS",
                         help=f"with --require-connected: how long the arena waits for them to connect (default "
                              f"{DEFAULT_CONNECT_WAIT_S:g})")
-    add_server_options(create)
-    create.set_defaults(func=cmd_tournament_create)
 
-    ls = tournament.add_parser("list", help="tournaments, newest first (anyone; seeds only once they ended)")
+    ls = api_command(tournament, "list", cmd_tournament_list,
+                     help="tournaments, newest first (anyone; seeds only once they ended)")
     ls.add_argument("--status", type=statuses_of, action="extend", default=None, metavar="STATE[,STATE]",
                     help=f"only tournaments in these states ({', '.join(TournamentStatus)})")
     ls.add_argument("--limit", type=positive_int, default=None, metavar="N", help="at most N tournaments")
     ls.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    add_server_options(ls)
-    ls.set_defaults(func=cmd_tournament_list)
 
     schedules = subparsers_of(commands, "schedule", "list and delete cron schedules (create them with `tournament "
                               "schedule`)", "schedule_cmd")
-    sl = schedules.add_parser("list", help="every schedule with its next run (admin)")
+    sl = api_command(schedules, "list", cmd_schedule_list, help="every schedule with its next run (admin)")
     sl.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    add_server_options(sl)
-    sl.set_defaults(func=cmd_schedule_list)
-    sd = schedules.add_parser("delete", help="delete a schedule: no further tournament starts from it (admin)")
-    sd.add_argument("schedule_id")
-    add_server_options(sd)
-    sd.set_defaults(func=cmd_schedule_delete)
+    api_command(schedules, "delete", cmd_schedule_delete, "schedule_id",
+                help="delete a schedule: no further tournament starts from it (admin)")
 
-    sched = tournament.add_parser("schedule", help="start a tournament on every tick of a cron expression")
+    sched = api_command(tournament, "schedule", cmd_tournament_schedule,
+                        help="start a tournament on every tick of a cron expression")
     _add_spec_options(sched)
     sched.add_argument("--cron", required=True, help="five fields, UTC: minute hour day month weekday")
     sched.add_argument("--time-zone", default="", type=time_zone_option,
                        help="IANA time zone of the cron fields, e.g. Europe/Helsinki "
                                                         "(default UTC)")
-    add_server_options(sched)
-    sched.set_defaults(func=cmd_tournament_schedule)
 
-    w = tournament.add_parser("watch", help="follow a tournament's progress until it ends")
-    w.add_argument("tournament_id")
+    w = api_command(tournament, "watch", cmd_tournament_watch, "tournament_id",
+                    help="follow a tournament's progress until it ends")
     w.add_argument("--quiet", action="store_true", help="print only the final standings")
-    add_server_options(w)
-    w.set_defaults(func=cmd_tournament_watch)
 
-    st = tournament.add_parser("standings", help="standings (provisional while running)")
-    st.add_argument("tournament_id")
+    st = api_command(tournament, "standings", cmd_tournament_standings, "tournament_id",
+                     help="standings (provisional while running)")
     st.add_argument("--json", action="store_true", help="every field, numbers as numbers (null when unknown)")
-    add_server_options(st)
-    st.set_defaults(func=cmd_tournament_standings)
 
-    cancel = tournament.add_parser("cancel", help="cancel a pending or running tournament (no further match starts)")
-    cancel.add_argument("tournament_id")
+    cancel = api_command(tournament, "cancel", cmd_tournament_cancel, "tournament_id",
+                         help="cancel a pending or running tournament (no further match starts)")
     cancel.add_argument("--reason", default="", help="kept as the tournament's detail")
-    add_server_options(cancel)
-    cancel.set_defaults(func=cmd_tournament_cancel)
 
-    ex = tournament.add_parser("export", help="export results as CSV (one line per match and seat) or JSON")
-    ex.add_argument("tournament_id")
+    ex = api_command(tournament, "export", cmd_tournament_export, "tournament_id",
+                     help="export results as CSV (one line per match and seat) or JSON")
     ex.add_argument("--format", choices=("csv", "json"), default="csv")
     ex.add_argument("--output", "-o", default=None, help="file to write (default: standard output)")
-    add_server_options(ex)
-    ex.set_defaults(func=cmd_tournament_export)
 
     if "replay" not in commands.choices:
-        rp = commands.add_parser("replay", help="a match's replay, omniscient or as one seat saw it")
-        rp.add_argument("match_id")
+        rp = api_command(commands, "replay", cmd_replay, "match_id",
+                         help="a match's replay, omniscient or as one seat saw it")
         rp.add_argument("--seat", type=int, default=None, help="the seat whose view to show")
         rp.add_argument("--json", action="store_true")
-        add_server_options(rp)
-        rp.set_defaults(func=cmd_replay)
 
     bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
     if "log" not in bot.choices:
-        log = bot.add_parser("log", help="a bot's incident log: refusals, timeouts, fallbacks, forfeits, disconnects "
-                                         "(the bot's own token, or the admin's)")
-        log.add_argument("name")
+        log = api_command(bot, "log", cmd_bot_log, "name",
+                          help="a bot's incident log: refusals, timeouts, fallbacks, forfeits, disconnects "
+                               "(the bot's own token, or the admin's)")
         log.add_argument("--follow", "-f", action="store_true", help="keep printing new incidents until Ctrl-C")
         log.add_argument("--limit", type=int, default=0, help="the newest N incidents (default 100, at most 1000)")
         log.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)
         log.add_argument("--json", action="store_true")
-        add_server_options(log)
-        log.set_defaults(func=cmd_bot_log)
 
     bots = subparsers_of(commands, "bots", "register and list bots", "bots_cmd")
     if "list" not in bots.choices:
-        ls = bots.add_parser("list", help="registered bots, with their version and whether they are connected")
+        ls = api_command(bots, "list", cmd_bots_list,
+                         help="registered bots, with their version and whether they are connected")
         ls.add_argument("--json", action="store_true")
         ls.add_argument("--include-deleted", action="store_true", help="deleted bots too (admin only)")
-        add_server_options(ls)
-        ls.set_defaults(func=cmd_bots_list)
     if "show" not in bots.choices:
-        show = bots.add_parser("show", help="one bot: its state and every version it connected with")
-        show.add_argument("name")
+        show = api_command(bots, "show", cmd_bots_show, "name",
+                           help="one bot: its state and every version it connected with")
         show.add_argument("--json", action="store_true")
-        add_server_options(show)
-        show.set_defaults(func=cmd_bots_show)
     if "register" not in bots.choices:
-        reg = bots.add_parser("register", help="register a bot; prints its token (shown once)")
-        reg.add_argument("name")
+        reg = api_command(bots, "register", cmd_bots_register, "name",
+                          help="register a bot; prints its token (shown once)")
         reg.add_argument("--description", default="")
         reg.add_argument("--output", "-o", default=None, metavar="FILE",
                          help="write the token to FILE (mode 0600) instead of printing it")
-        add_server_options(reg)
-        reg.set_defaults(func=cmd_bots_register)
     for name, func, text in (
         ("rotate-token", cmd_bots_rotate, "a new token for a bot; the old one stops working at once (admin)"),
         ("revoke", cmd_bots_revoke, "no token of the bot works until rotate-token (admin)"),

@@ -14,7 +14,6 @@ from arena.protocol.convert import rules_from_proto, rules_to_proto
 from arena.tournament.spec import (
     DEFAULT_DECISION_DEADLINE_MS,
     DEFAULT_LAG_COMPENSATION_CAP_MS,
-    SEATING_CIRCULAR,
     TournamentSpec,
 )
 
@@ -83,5 +82,5 @@ def tournament_spec_to_proto(spec: TournamentSpec) -> arena_pb2.TournamentSpec:
         decision_deadline_ms=spec.decision_deadline_ms,
         time_bank_ms=spec.time_bank_ms,
         lag_compensation_cap_ms=spec.lag_compensation_cap_ms,
-        seating=arena_pb2.SEATING_CIRCULAR if spec.seating == SEATING_CIRCULAR else arena_pb2.SEATING_BALANCED,
+        seating=arena_pb2.SEATING_BALANCED,
     )

@@ -52,8 +52,3 @@ def loop_hubs() -> list[RelayHub]:
     """The open hubs of the running loop."""
     return [hub for hub in _hubs.get(asyncio.get_running_loop(), {}).values() if not hub.closed]
 
-
-async def close_relay_hubs() -> None:
-    """Close the hubs of the running loop (the loop's shutdown does it by itself: ``loop.shutdown_asyncgens()``)."""
-    for hub in loop_hubs():
-        await hub.close()

@@ -191,6 +191,7 @@ class RelaySeat(Seat):
                                   "reconnected yet")
         if gateway is None:
             raise BotAway(f"bot {self.name!r} has no live session on any gateway")
+        t_start = time.perf_counter()
         body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
                             self._attempt)
         try:
@@ -199,7 +200,9 @@ class RelaySeat(Seat):
                                           decision_number=request.decision_number, legal_count=len(request.legal),
                                           deadline_s=deadline_s, lag_cap_s=request.lag_compensation_cap_s,
                                           sent_at=time.time(), request=body)
-                heard = await self._publish(gateway, relay_pb2.RelayRequest(decide=decide))
+                payload = relay_pb2.RelayRequest(decide=decide).SerializeToString()
+                built_s = time.perf_counter() - t_start
+                heard = await (await self._relay()).publish(gateway, payload)
                 wait_s = deadline_s + request.lag_compensation_cap_s + self.margin_s
                 raw = await replies.next(wait_s) if heard else None
         except StoreFailure as error:
@@ -210,6 +213,7 @@ class RelaySeat(Seat):
         if raw is None:
             self._gateway = None
             raise SeatUnreachable(f"gateway {gateway} did not answer within {deadline_s + self.margin_s:g} s")
+        t_read = time.perf_counter()
         reply = relay_pb2.DecideReply.FromString(raw)
         if reply.undelivered:
             raise SeatUnreachable(f"the request reached gateway {gateway} after its deadline (Redis was slow)")
@@ -227,6 +231,7 @@ class RelaySeat(Seat):
             raise BotAway(f"match {request.match_id}, decision {request.decision_number}: the bot is not connected")
         if reply.gateway:  # handed over by a draining gateway: the bot is on this one now
             self._gateway = reply.gateway
+        request.arena_s = built_s + time.perf_counter() - t_read
         return settle(request, status, reply.index if reply.HasField("index") else None, reply.refusals,
                       reply.reasons, wire_s)
 

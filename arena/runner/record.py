@@ -5,8 +5,7 @@ replay shows who did what, with what in hand, and why).
 
 The hands' JSON form (:func:`hands_to_json`, read back by :func:`hands_from_json`) is one object per round:
 ``{"round": 1, "dealer": 2, "side": "dark", "dealt": [[card, ...] per seat], "shown": [[card, ...] per seat]}``,
-cards in the engine's notation, ``shown`` null for a round that never ended; records stored before hands were kept
-have none, and their hands are worked out from the replay when asked (:meth:`MatchRecord.round_hands`)."""
+cards in the engine's notation, ``shown`` null for a round that never ended."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from functools import partial
 from typing import Any, NamedTuple, cast
 
 from arena.engine import Rules, parse_card
-from arena.engine.hands import Hands, RoundHands, round_hands
+from arena.engine.hands import Hands, RoundHands
 from arena.players import DecisionOutcome, EndReason, MatchSummary
 from arena.tournament import MatchResult
 
@@ -113,24 +112,19 @@ class MatchRecord:
     decisions: list[DecisionLog]
     replay: dict[str, Any]
     duration_s: float
+    hands: list[dict[str, Any]]
+    """Every round's hands in their JSON form (:func:`hands_to_json`), taken by the runner at each deal and round
+    end."""
     detail: str = ""
     """Why the match ended as it did, e.g. `seat 2 (mybot) forfeited: 3 strikes (3 timeouts)`."""
-    hands: list[dict[str, Any]] | None = None
-    """Every round's hands in their JSON form (:func:`hands_to_json`), taken by the runner at each deal and round
-    end; None in records stored before hands were kept (then worked out from the replay when asked)."""
 
     def round_hands(self) -> list[RoundHands]:
-        """Every round's hands, dealt and shown at its end: read from ``hands``, else worked out from the replay
-        (one walk through the engine)."""
-        if self.hands is None:
-            return round_hands(self.replay)
+        """Every round's hands, dealt and shown at its end."""
         return hands_from_json(self.hands, str(self.rules.get("variant", "flip")))
 
     def to_dict(self) -> dict[str, Any]:
         # Field by field: dataclasses.asdict would deep-copy thousands of DecisionLogs one by one.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
-        if self.hands is None:
-            data["hands"] = hands_to_json(round_hands(self.replay))
         data["rules"], data["replay"] = dict(self.rules), dict(self.replay)
         data["decisions"] = [
             [d.seat, d.decision_number, d.action, round(d.latency_ms, 3), d.outcome, d.refusals, d.reasons,
@@ -149,7 +143,6 @@ class MatchRecord:
         ]
         values["end_reason"] = EndReason.parse(values["end_reason"])
         values.setdefault("detail", "")
-        values.setdefault("hands", None)
         return cls(**values)
 
     def to_result(self) -> MatchResult:

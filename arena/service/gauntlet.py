@@ -36,7 +36,6 @@ twice and two runners of one gauntlet agree block by block (the blocks are deter
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import re
 import secrets
 import time
@@ -105,8 +104,8 @@ class Contender:
 @dataclass(frozen=True)
 class GauntletSpec:
     """What a gauntlet tests: candidate and baseline, the opponents (``seats - 1`` of them, cycled from the list
-    given), the rules, the sequential test, the decision deadline, and the seed and secret of the deals (``seed_secret``
-    64 hex digits; empty only in process: one deal per block, the baseline the remembering benchmark measures)."""
+    given), the rules, the sequential test, the decision deadline, and the seed and secret (64 hex digits) of the
+    deals."""
 
     gauntlet_id: str
     candidate: Contender
@@ -206,14 +205,10 @@ class PlannedMatch:
     opponents_seed_id: str
 
 
-def deal_seed(seed: int, block: int, secret: str = "", seat: int = 0) -> int:
+def deal_seed(seed: int, block: int, secret: str, seat: int) -> int:
     """The deal of seat ``seat`` of block ``block`` (every attempt of the block plays it) of a gauntlet with seed
-    ``seed`` and secret ``secret``. Without a secret (only in process, as the remembering benchmark's baseline): one
-    deal for the whole block, from the seed alone."""
-    if secret:
-        return derive_seed("uno-arena/gauntlet-deal", seed, secret, block, seat)
-    digest = hashlib.sha256(f"uno-arena/gauntlet-deal/{seed}/{block}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    ``seed`` and secret ``secret``."""
+    return derive_seed("uno-arena/gauntlet-deal", seed, secret, block, seat)
 
 
 def block_plan(spec: GauntletSpec, block: int, attempt: int = 1) -> list[PlannedMatch]:

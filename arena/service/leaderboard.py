@@ -3,10 +3,7 @@
 A pool is a rules pool (``VARIANT:DIGEST``, every tournament played under those rules) or a competition's own
 pool (``competition:NAME``). Its stored document (:mod:`arena.store.ratings`) holds the ratings and, since pools
 keep them, the per-bot counters of every tournament applied (added in the same transaction as the ratings, once
-per tournament: :meth:`arena.tournament.ratings.RatingPool.with_tournament`). A pool whose tournaments were
-applied before it kept counters is filled in once, on first read (:func:`stored_pool`): each uncounted
-tournament's counters are recomputed from its stored results and added under the same once-per-tournament rule
-(a tournament whose results are gone adds nothing).
+per tournament: :meth:`arena.tournament.ratings.RatingPool.with_tournament`).
 
 The numbers of an entry are those of :func:`arena.tournament.leaderboard.leaderboard`, and its batch rating that of
 :func:`arena.tournament.plackett_luce.batch_ratings` over the scored results of every tournament the pool applied
@@ -18,7 +15,6 @@ connected now with the version of its latest Hello (a built-in bot: always, vers
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 
 from arena.engine import Rules, Variant
@@ -26,16 +22,12 @@ from arena.store import Store, UnknownCompetition, UnknownTournament
 from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
 from arena.tournament.competition import POOL_PREFIX, CompetitionSpec, competition_of
-from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, ranks_by_batch, tallies_of
+from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, ranks_by_batch
 from arena.tournament.plackett_luce import BatchRating
-from arena.tournament.ratings import Tally
 from arena.tournament.verdicts import Verdicts
 
-from .lifecycle import tournament_table
 from .matches import builtin_kind
 from .pool_batch import pool_fit
-
-log = logging.getLogger(__name__)
 
 BUILTIN_VERSION = "builtin"
 
@@ -90,15 +82,15 @@ def pool_ids(store: Store) -> list[str]:
 
 
 def stored_pool(store: Store, pool_id: str) -> RatingPool:
-    """The pool's stored ratings and counters (counters filled in first where missing); :class:`UnknownPool`
-    for a pool that has no ratings and is no competition's."""
+    """The pool's stored ratings and counters; :class:`UnknownPool` for a pool that has no ratings and is no
+    competition's."""
     pool = store.ratings.get(pool_id)
     if pool is None:
         cid = competition_of(pool_id)
         if not cid or not _competition_exists(store, cid):
             raise UnknownPool(f"no rating pool {pool_id!r} (`uno-arena pools` lists them)")
         return RatingPool(key=pool_id)
-    return _with_backfill(store, pool_id, pool) if pool.uncounted else pool
+    return pool
 
 
 def _competition_exists(store: Store, competition_id: str) -> bool:
@@ -107,28 +99,6 @@ def _competition_exists(store: Store, competition_id: str) -> bool:
     except (UnknownCompetition, ValueError):
         return False
     return True
-
-
-def _with_backfill(store: Store, pool_id: str, pool: RatingPool) -> RatingPool:
-    """The pool with the counters of its uncounted tournaments added (recomputed from their stored results)."""
-    found: dict[str, tuple[dict[str, Tally], list[int]]] = {}
-    for tid in pool.uncounted:
-        try:
-            table = tournament_table(store, tid, ratings=False, batch=False)
-        except UnknownTournament:
-            log.warning("rating pool %s: tournament %s is gone; its counters are not shown", pool_id, tid)
-            found[tid] = ({}, [])
-            continue
-        found[tid] = (tallies_of(table.standings, table.timeouts, table.refusals, table.decisions, table.scored),
-                      [len(result.seats) for result in table.scored])
-
-    def fill(current: RatingPool | None) -> RatingPool:
-        base = current or pool
-        for tid, (tallies, seats) in found.items():
-            base = base.with_tallies(tid, tallies, seats)
-        return base
-
-    return store.ratings.update(pool_id, fill)
 
 
 def _rules_and_seats(store: Store, pool: RatingPool, competition_id: str) -> tuple[Rules, int]:

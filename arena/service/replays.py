@@ -3,9 +3,8 @@
 :func:`stored_record` turns a :class:`arena.runner.MatchRecord` into its stored :class:`arena.store.Replay`: every
 field of the record but the per-decision log, which is kept as columns (latency, outcome letter, refusals, declined
 catch offers, clock), and ``hands``, every round's hands as dealt and as shown at its end
-(:func:`arena.runner.record.hands_to_json`, taken by the runner while the match ran; records stored before it have
-none, and a walk of the replay through the engine works them out). Serialising the record's dataclasses one by one
-costs about half a match; this form costs a few per cent.
+(:func:`arena.runner.record.hands_to_json`, taken by the runner while the match ran). Serialising the record's
+dataclasses one by one costs about half a match; this form costs a few per cent.
 
 :func:`walk` is the one replay walk of the arena: it applies a match's decisions to the engine in order, with the
 round changes (the arena's ``next_round``, re-inserted where the engine waits for one when the source leaves them
@@ -24,10 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.engine import Action, Event, Match, Rules, parse_action
-from arena.engine.hands import Hands, current_hands, dealt_hands, round_hands
+from arena.engine.hands import Hands, current_hands, dealt_hands
 from arena.engine.walk import walk
 from arena.runner import DecisionOutcome, MatchRecord
-from arena.runner.record import hands_to_json
 from arena.store import Replay
 from arena.store.replays import OUTCOME_LETTERS, EngineReplay
 
@@ -48,14 +46,8 @@ def stored_record(record: MatchRecord) -> Replay:
         declined=tuple(i for i, d in enumerate(decisions) if not d.applied),
         clock_us={i: (int(d.lag_ms * 1000), int(d.bank_ms * 1000)) for i, d in enumerate(decisions)
                   if d.lag_ms or d.bank_ms},
-        hands=record.hands if record.hands is not None else hands_to_json(round_hands(record.replay)),
+        hands=record.hands,
     )
-
-
-def decision_columns(replay: Replay) -> list[tuple[float, str, list[str], bool]]:
-    """``(latency_ms, outcome, refusal reasons, applied)`` per decision; ``applied`` is False for a declined catch
-    offer (a decision that is no action of the replay)."""
-    return [(d.latency_ms, d.outcome, list(d.reasons), d.applied) for d in replay.decisions()]
 
 
 def engine_actions(engine: EngineReplay) -> list[tuple[int | None, Action]]:

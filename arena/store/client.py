@@ -65,28 +65,23 @@ def _socket_parts(url: str) -> tuple[str, str]:
 
 def redis_py_url(url: str) -> str:
     """The URL in the form redis-py accepts (``redis+socket://PATH`` becomes ``unix://PATH?db=N``)."""
-    scheme = urlsplit(url).scheme
-    if scheme in ("redis", "rediss"):
-        return url
-    if scheme in _SOCKET_SCHEMES:
-        path, db = _socket_parts(url)
-        return f"unix://{path}?{urlencode({'db': db})}"
-    raise StoreConfigError(
-        f"unsupported Redis URL scheme {scheme!r} in {url!r}: use redis://, rediss:// or unix://"
-    )
+    return _socket_url(url, "unix", "db")
 
 
 def kombu_url(url: str) -> str:
     """The URL in the form Celery/kombu accepts (``unix://PATH`` becomes ``redis+socket://PATH``)."""
-    scheme = urlsplit(url).scheme
-    if scheme in ("redis", "rediss"):
+    return _socket_url(url, "redis+socket", "virtual_host")
+
+
+def _socket_url(url: str, scheme: str, db_key: str) -> str:
+    """``url`` as is over TCP; a socket URL in ``scheme``, its database as ``db_key``."""
+    given = urlsplit(url).scheme
+    if given in ("redis", "rediss"):
         return url
-    if scheme in _SOCKET_SCHEMES:
-        path, db = _socket_parts(url)
-        return f"redis+socket://{path}?{urlencode({'virtual_host': db})}"
-    raise StoreConfigError(
-        f"unsupported Redis URL scheme {scheme!r} in {url!r}: use redis://, rediss:// or unix://"
-    )
+    if given not in _SOCKET_SCHEMES:
+        raise StoreConfigError(f"unsupported Redis URL scheme {given!r} in {url!r}: use redis://, rediss:// or unix://")
+    path, db = _socket_parts(url)
+    return f"{scheme}://{path}?{urlencode({db_key: db})}"
 
 
 def connect(url: str | None = None) -> redis.Redis:

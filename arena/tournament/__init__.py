@@ -15,7 +15,6 @@ Typical use::
     new_pool = table.pool                    # persist under spec.rating_pool
 """
 
-from .design import pair_spread
 from .export import results_to_csv
 from .matchmaking import (
     Entrant,
@@ -42,18 +41,15 @@ from .schedule import (
 from .spec import TournamentSpec, normalize_rules, rating_pool_key
 from .sprt import SprtConfig, SprtFinished, SprtState, block_score, finish_points
 from .standings import (
-    DealGroupSummary,
     HeadToHead,
     StandingRow,
     Standings,
-    deal_groups,
     indistinguishable,
     standings,
 )
 from .stats import mean_interval, t_quantile, wilson_interval, z_quantile
 
 __all__ = [
-    "DealGroupSummary",
     "EndReason",
     "Entrant",
     "Evidence",
@@ -77,7 +73,6 @@ __all__ = [
     "choose_tables",
     "count_matches",
     "deal_group_id",
-    "deal_groups",
     "dedupe",
     "evidence_of",
     "finish_points",
@@ -86,7 +81,6 @@ __all__ = [
     "mean_interval",
     "meeting_value",
     "normalize_rules",
-    "pair_spread",
     "rating_pool_key",
     "results_to_csv",
     "schedule",

@@ -26,8 +26,7 @@ Two designs, both pure functions of (field size ``n``, table size ``k``, a seede
   and adding a few blocks when that is too tight (:func:`balanced_base_blocks`). A spread of
   0 is a cyclic difference family and exists only for some ``(n, k)``; the search reaches a
   spread of at most 1 in the cases the tests cover (and then every pair shares at least
-  ``pair_meetings`` tables), but a spread of 1 is a target, not a theorem: :func:`pair_spread`
-  reports what was reached.
+  ``pair_meetings`` tables), but a spread of 1 is a target, not a theorem.
 
 :func:`balance_seats` orients the short-orbit tables of the complete design when the number of
 deals is not a multiple of the table size (then cyclic rotations alone cannot balance seats): a greedy
@@ -329,16 +328,6 @@ def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStrea
 def cyclic_tables(n: int, blocks: Sequence[Sequence[int]]) -> list[Table]:
     """Develop the base blocks through every shift mod ``n`` (block-major, then shift)."""
     return [tuple((x + s) % n for x in block) for block in blocks for s in range(n)]
-
-
-def pair_spread(n: int, tables: Sequence[Sequence[int]]) -> tuple[int, int]:
-    """(min, max) number of tables shared by a pair of ``range(n)`` over ``tables``."""
-    counts: dict[tuple[int, int], int] = dict.fromkeys(itertools.combinations(range(n), 2), 0)
-    for table in tables:
-        for a, b in itertools.combinations(sorted(table), 2):
-            counts[(a, b)] += 1
-    values = list(counts.values())
-    return min(values), max(values)
 
 
 def assignment(cost: Sequence[Sequence[int]]) -> list[int]:

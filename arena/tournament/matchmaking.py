@@ -11,15 +11,15 @@ is ranked by, in this order:
 2. **A floor of direct meetings.** How many meetings its pairs still lack below ``min_meetings`` blocks each
    (:attr:`MatchmakingConfig.min_meetings`): every pair of current entrants meets at least that often before
    information takes over, so no pair is ranked on indirect evidence alone.
-3. **Information.** The sum over its pairs of :func:`meeting_value`: the expected reduction, by one more block,
-   of the probability that the published verdict on the pair is wrong (two bots that differ not told apart, or
-   told apart in the wrong order). It reads the pair's difference ``d`` and standard error ``s`` under a prior
-   that gives a pair even odds of being equal (:data:`PRIOR_EQUAL`: ladders hold versions and copies of one bot)
-   and otherwise a difference of scale :data:`GAP_SCALE`. Only a pair that truly differs can get its verdict
-   wrong this way, and the chance that one whose ``d`` is within noise of 0 differs at all shrinks like ``s``:
-   two copies of one bot, after many meetings, are worth next to nothing, while a pair whose verdict is still
-   open keeps its value until it is settled. A pair already planned in the same call counts
-   less each time (``1 / (1 + planned)``), so one call spreads its tables.
+3. **Information.** The sum over its pairs of :func:`meeting_value`: the expected reduction, per block over the
+   best of a few horizons, of the probability that the published verdict on the pair is wrong (two bots that
+   differ not told apart, or told apart in the wrong order). It reads the pair's difference ``d`` and standard
+   error ``s`` under a prior that gives a pair even odds of being equal (:data:`PRIOR_EQUAL`: ladders hold versions
+   and copies of one bot) and otherwise a difference of scale :data:`GAP_SCALE`. Only a pair that truly differs can
+   get its verdict wrong this way, and the chance that one whose ``d`` is within noise of 0 differs at all shrinks
+   like ``s``: two copies of one bot, after many meetings, are worth next to nothing, while a pair whose verdict is
+   still open keeps its value until it is settled. A pair already planned in the same call counts less each time
+   (``1 / (1 + planned)``), so one call spreads its tables.
 4. **Fewest meetings**, then names: where nothing is left to learn the ladder spreads its blocks evenly.
 
 The fairness floor, the duplicate blocks, capacity and the rate limit stand apart from the choice:
@@ -69,6 +69,8 @@ GAP_SCALE = 3.0
 gap of 1 is odds of e to 1 between the two. UNO's built-in bots span about 5 units at 500 points; with a scale of 1
 the prior shrank heuristic against random so far that their settled order still looked open, and the ladder kept
 playing them (the ladder benchmark, docs/benchmarks.md)."""
+LOOKAHEAD = (1, 2, 4, 8, 16, 32)
+"""The horizons, in blocks, over which :func:`meeting_value` takes the best reduction per block."""
 _GRID = tuple(-6.0 + 0.1 * i for i in range(121))
 _GRID_WEIGHTS = tuple(math.exp(-t * t / 2.0) for t in _GRID)
 _GRID_TOTAL = math.fsum(_GRID_WEIGHTS)
@@ -254,16 +256,18 @@ def evidence_of(results: Iterable[MatchResult], bots: Iterable[str], matches_per
 
 
 def meeting_value(pair: PairEvidence, confidence: float = 0.95) -> float:
-    """The expected reduction, by one more block between the two, of the probability that the published verdict on
+    """The expected reduction, per block between the two, of the probability that the published verdict on
     the pair is wrong (see the module docstring). Two bots whose true difference is ``delta != 0`` should be told
     apart in the right order: the ranking does so when ``|gap| / error`` passes Student's t at ``confidence`` with
     the direct meetings less one as degrees of freedom (the tiers' test, without Holm's correction), so it misses
-    with probability ``P(Z > |delta| / error - t)``. One more block takes the error to ``error * sqrt(n / (n + 1))``
+    with probability ``P(Z > |delta| / error - t)``. ``k`` more blocks take the error to ``error * sqrt(n / (n + k))``
     with ``n`` the direct meetings (at least 1: what tells two bots apart is mostly their direct meetings) and the
-    degrees of freedom up by one. The reduction is averaged over what ``delta`` may be given the evidence (its
+    degrees of freedom up by ``k``. The reduction is averaged over what ``delta`` may be given the evidence (its
     posterior under the prior :data:`GAP_SCALE`) and weighted by the probability that the two differ at all
     (against :data:`PRIOR_EQUAL`): for two equal bots the verdict "not told apart" is right already, and no block
-    makes it more so."""
+    makes it more so. The value is the best reduction *per block* over the horizons :data:`LOOKAHEAD` (Frazier and
+    Powell's KG(*)): a close pair that one block cannot settle but ten can would be worth next to nothing one block
+    ahead, and was starved at its floor (docs/benchmarks.md, the ladder)."""
     n = max(int(pair.meetings), 1)
     s2 = max(pair.error, 1e-9) ** 2
     t2 = GAP_SCALE**2
@@ -275,12 +279,14 @@ def meeting_value(pair: PairEvidence, confidence: float = 0.95) -> float:
         return 0.0
     mean = gap * t2 / (s2 + t2)
     spread = math.sqrt(s2 * t2 / (s2 + t2))
-    now, after = math.sqrt(s2), math.sqrt(s2 * n / (n + 1.0))
-    crit_now, crit_after = t_quantile(confidence, max(1, n - 1)), t_quantile(confidence, n)
-    reduction = math.fsum(w * (_upper(abs(mean + spread * t) / now - crit_now)
-                               - _upper(abs(mean + spread * t) / after - crit_after))
-                          for t, w in zip(_GRID, _GRID_WEIGHTS, strict=True)) / _GRID_TOTAL
-    return p_differ * max(0.0, reduction)
+
+    def miss(error: float, crit: float) -> float:
+        return math.fsum(w * _upper(abs(mean + spread * t) / error - crit)
+                         for t, w in zip(_GRID, _GRID_WEIGHTS, strict=True)) / _GRID_TOTAL
+
+    now = miss(math.sqrt(s2), t_quantile(confidence, max(1, n - 1)))
+    return p_differ * max(max(0.0, now - miss(math.sqrt(s2 * n / (n + k)), t_quantile(confidence, n - 1 + k))) / k
+                          for k in LOOKAHEAD)
 
 
 def _normal_density(x: float, variance: float) -> float:

@@ -284,7 +284,7 @@ def _resamples(groups: Sequence[str], bootstrap: int) -> Iterator[list[int]]:
 @dataclass(frozen=True)
 class BatchFit:
     """The fit on every result and its refits on resampled deal groups (:func:`refit`): what
-    :func:`batch_ratings` and :func:`difference_interval` read, one set of refits for both."""
+    :func:`batch_ratings` and the tier tests read, one set of refits for both."""
 
     bots: list[str]
     estimate: list[float]
@@ -514,9 +514,3 @@ def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = 
     """Every bot's batch rating with its bootstrap interval and rank range, best first (ties by name). The same
     set of results gives the same numbers in any order (a match id counted once)."""
     return refit(results, participants, bootstrap).ratings(confidence)
-
-
-def difference_interval(results: Iterable[MatchResult], a: str, b: str, *, bootstrap: int = BOOTSTRAP,
-                        confidence: float = 0.95) -> tuple[float, float]:
-    """The interval of ``rating(a) - rating(b)`` (:meth:`BatchFit.difference`)."""
-    return refit(results, (a, b), bootstrap).difference(a, b, confidence)

@@ -242,35 +242,15 @@ class RatingPool:
             return self
         pool = self.updated(results)
         pool = replace(pool, tournaments=(*self.tournaments, tournament_id))
-        return pool if tallies is None else pool.with_tallies(tournament_id, tallies)
-
-    def with_tallies(self, tournament_id: str, tallies: Mapping[str, Tally],
-                     seat_counts: Iterable[int] = ()) -> RatingPool:
-        """Add a tournament's per-bot counters once (a tournament already counted is a no-op): how counters are
-        filled in for the tournaments applied before pools kept them."""
-        if tournament_id in self.counted:
-            return self
-        return replace(self, tallies=added(self.tallies, tallies), counted=(*self.counted, tournament_id),
-                       seat_counts=(*self.seat_counts, *seat_counts))
-
-    @property
-    def uncounted(self) -> tuple[str, ...]:
-        """The tournaments applied to the ratings whose counters are not in ``tallies`` yet."""
-        counted = set(self.counted)
-        return tuple(tid for tid in self.tournaments if tid not in counted)
+        if tallies is None:
+            return pool
+        return replace(pool, tallies=added(self.tallies, tallies), counted=(*self.counted, tournament_id))
 
     def without(self, bots: Iterable[str]) -> RatingPool:
         """The pool with ``bots`` forgotten (ratings and counters): a new version of them starts from nothing."""
         gone = set(bots)
         return replace(self, ratings={b: r for b, r in self.ratings.items() if b not in gone},
                        tallies={b: t for b, t in self.tallies.items() if b not in gone})
-
-    def with_bots(self, bots: Iterable[str]) -> RatingPool:
-        """A pool in which every bot of ``bots`` has an entry (the prior for new ones)."""
-        ratings = dict(self.ratings)
-        for bot in bots:
-            ratings.setdefault(bot, Rating(self.mu, self.sigma, 0))
-        return replace(self, ratings=ratings)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (bots sorted); :meth:`from_dict` gives back an equal pool."""

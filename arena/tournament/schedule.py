@@ -24,22 +24,18 @@ Deals and seat orders (k = seats, d = deals per table):
     twice (its tables are in different classes), so there is nothing to remember; the comparison the
     duplicate gives is between different bots in the same seat, as in the gauntlet.
 
-Who sits right after whom (``spec.seating``, k > 2): seat ``i+1`` plays after seat ``i`` (the initial
-direction), so it takes seat ``i``'s skips and draws. Rotations keep that order, so it is the base order's.
-  * ``"balanced"`` (the default): the base orders are chosen so that every pair sits in both orders
-    (b right after a, a right after b) as equally as the design allows
-    (:func:`arena.tournament.design.orient_developed`, :func:`~arena.tournament.design.orient_tables`), and
-    odd rounds play the base order reversed (:func:`reversed_round`): a round is one deal with rotated duplicate deals
-    or in the cyclic design, k deals in the complete design (an incomplete last round is never reversed).
-    Exact (every pair equally often in both orders) when the reversed rounds cancel the others: an even
-    number of deals with rotated duplicate deals or in the cyclic design, a multiple of 2k deals in the complete
-    design. Otherwise a pair is off by at most what the design leaves (docs/benchmarks.md, seating:
-    1 table per unreversed deal in the cyclic design for k >= 4, 2 for k = 3; in the complete design 3 for
-    k = 3, 2 for k = 4, 1 for k = 5, 6 when the deals fill rounds, up to 6 when the seat balance of an incomplete
-    last round constrains the orders).
-  * ``"circular"``: tournaments created before: every table seats its bots in the circular order of their
-    numbers, and deals are never reversed (in the complete design some pair then sits in one order in all its
-    shared matches).
+Who sits right after whom (k > 2): seat ``i+1`` plays after seat ``i`` (the initial direction), so it takes seat
+``i``'s skips and draws. Rotations keep that order, so it is the base order's. The base orders are chosen so that
+every pair sits in both orders (b right after a, a right after b) as equally as the design allows
+(:func:`arena.tournament.design.orient_developed`, :func:`~arena.tournament.design.orient_tables`), and odd rounds
+play the base order reversed (:func:`reversed_round`): a round is one deal with rotated duplicate deals or in the
+cyclic design, k deals in the complete design (an incomplete last round is never reversed). Exact (every pair
+equally often in both orders) when the reversed rounds cancel the others: an even number of deals with rotated
+duplicate deals or in the cyclic design, a multiple of 2k deals in the complete design. Otherwise a pair is off by
+at most what the design leaves (docs/benchmarks.md, seating: 1 table per unreversed deal in the cyclic design for
+k >= 4, 2 for k = 3; in the complete design 3 for k = 3, 2 for k = 4, 1 for k = 5, 6 when the deals fill rounds, up
+to 6 when the seat balance of an incomplete last round constrains the orders). Tables in the design's own (circular)
+order, never reversed, left some pair sitting one way round in all its shared matches.
 
 What is guaranteed (checked by the tests):
   * every bot plays the same number of matches; every pair shares the same number of matches
@@ -86,7 +82,7 @@ from .design import (
     orient_developed,
     rotate,
 )
-from .spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, SEATING_BALANCED, TournamentSpec
+from .spec import DEFAULT_DECISION_DEADLINE_MS, DEFAULT_LAG_COMPENSATION_CAP_MS, TournamentSpec
 
 
 def match_id(tournament_id: str, deal: int, table: int, rotation: int) -> str:
@@ -204,19 +200,18 @@ def tables(spec: TournamentSpec) -> list[tuple[str, ...]]:
     stream = SeededStream("schedule", spec.seed, n, k)
     order = list(bots)
     stream.shuffle(order)
-    balanced = spec.seating == SEATING_BALANCED
     if uses_cyclic_design(spec):
-        blocks = balanced_base_blocks(n, k, spec.pair_meetings, stream, PERSIST_ROUNDS if balanced else 0)
-        numbered = cyclic_tables(n, orient_developed(blocks, n) if balanced else blocks)
+        blocks = balanced_base_blocks(n, k, spec.pair_meetings, stream, PERSIST_ROUNDS)
+        numbered = cyclic_tables(n, orient_developed(blocks, n))
     else:
         leftover = 0 if spec.rotated else spec.deals % k
-        numbered = complete_tables(n, k, leftover, stream, balance_direction=balanced)
+        numbered = complete_tables(n, k, leftover, stream, balance_direction=True)
         stream.shuffle(numbered)
     return [tuple(order[i] for i in t) for t in numbered]
 
 
 def reversed_round(spec: TournamentSpec, deal: int) -> bool:
-    """Whether ``deal`` plays the reversed base order (balanced seating, more than 2 seats; see the module doc).
+    """Whether ``deal`` plays the reversed base order (more than 2 seats; see the module doc).
 
     A round is one deal with rotated duplicate deals (every rotation is played) or in the cyclic design (every bot holds
     every base position equally often, so any seat order of a deal keeps seats exact), otherwise ``k`` deals (the
@@ -224,7 +219,7 @@ def reversed_round(spec: TournamentSpec, deal: int) -> bool:
     of ``k``) never is, so the rotations the complete design's seat balancing planned for it are the ones played.
     """
     k = spec.seats
-    if spec.seating != SEATING_BALANCED or k <= 2 or (spec.duplicate and spec.duplicate_orders == "all"):
+    if k <= 2 or (spec.duplicate and spec.duplicate_orders == "all"):
         return False
     if spec.rotated or uses_cyclic_design(spec):
         return deal % 2 == 1

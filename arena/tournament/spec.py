@@ -34,9 +34,6 @@ STORED_KEYS = {"decision_deadline_ms": "deadline_ms", "lag_compensation_cap_ms":
 """The attributes whose key in the stored JSON (:meth:`TournamentSpec.to_dict`) is another (older) name: the data
 on disk, and the digests of stored specs, stay as they were."""
 _ATTRIBUTES = {key: name for name, key in STORED_KEYS.items()}
-SEATING_BALANCED = "balanced"
-SEATING_CIRCULAR = "circular"
-SEATINGS = (SEATING_BALANCED, SEATING_CIRCULAR)
 MAX_ALL_ORDERS_SEATS = 4
 DUPLICATE_ORDERS = ("rotate", "all", "across")
 """How duplicate deals are played (:attr:`TournamentSpec.duplicate_orders`): the first two show one bot several hands
@@ -157,10 +154,6 @@ class TournamentSpec:
         are at most this many k-subsets; otherwise a balanced design is used.
       pair_meetings: balanced design only: how many tables every pair of bots should share
         (at least; see :mod:`arena.tournament.design`).
-      seating: how seat orders are chosen (:mod:`arena.tournament.schedule`): ``"balanced"`` (every pair sits in
-        both next-seat orders as equally as the design allows); ``"circular"`` (the tables in the design's own
-        order) only in process, as the baseline the seating benchmark measures against: the organizer API
-        refuses it.
     """
 
     tournament_id: str
@@ -179,7 +172,6 @@ class TournamentSpec:
     pool: str = ""
     max_tables: int = DEFAULT_MAX_TABLES
     pair_meetings: int = 1
-    seating: str = SEATING_BALANCED
 
     def __post_init__(self) -> None:
         # One field after the other, in this order: a spec with several faults names the first.
@@ -195,8 +187,6 @@ class TournamentSpec:
             raise ValueError(f"pool must be 1-100 letters, digits, ':', '_', '.' or '-', got {self.pool!r}")
         _check_int("max_tables", self.max_tables, 1)
         _check_int("pair_meetings", self.pair_meetings, 1)
-        if self.seating not in SEATINGS:
-            raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, got {self.seating!r}")
         _check_rules(self.variant, self.options)
         object.__setattr__(self, "options", dict(self.options))
 
@@ -265,7 +255,6 @@ class TournamentSpec:
             "time_bank_ms": self.time_bank_ms,
             "lag_cap_ms": self.lag_compensation_cap_ms,
             **({"pool": self.pool} if self.pool else {}),
-            "seating": self.seating,
         }
 
     @classmethod

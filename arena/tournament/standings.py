@@ -197,26 +197,6 @@ class HeadToHead:
 
 
 @dataclass(frozen=True)
-class DealGroupSummary:
-    """The matches of one deal group added up per bot."""
-
-    group: str
-    matches: int
-    bots: tuple[str, ...]
-    wins: Mapping[str, int] = field(hash=False)
-    points: Mapping[str, int] = field(hash=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "group": self.group,
-            "matches": self.matches,
-            "bots": list(self.bots),
-            "wins": {b: self.wins[b] for b in self.bots},
-            "points": {b: self.points[b] for b in self.bots},
-        }
-
-
-@dataclass(frozen=True)
 class Standings:
     """The leaderboard plus what it was computed from.
 
@@ -260,26 +240,6 @@ class Standings:
             "pool": self.pool.to_dict(),
             "verdicts": self.verdicts.to_dict(),
         }
-
-
-def deal_groups(results: Iterable[MatchResult]) -> list[DealGroupSummary]:
-    """Results added up per deal group (sorted by group id)."""
-    acc: dict[str, list[MatchResult]] = defaultdict(list)
-    for r in dedupe(results):
-        acc[r.deal_group].append(r)
-    out: list[DealGroupSummary] = []
-    for group in sorted(acc):
-        items = acc[group]
-        bots = sorted({b for r in items for b in r.seats})
-        wins = dict.fromkeys(bots, 0)
-        points = dict.fromkeys(bots, 0)
-        for r in items:
-            for seat, bot in enumerate(r.seats):
-                points[bot] += r.scores[seat]
-                if r.winner == seat:
-                    wins[bot] += 1
-        out.append(DealGroupSummary(group, len(items), tuple(bots), wins, points))
-    return out
 
 
 def indistinguishable(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, z: float) -> bool:

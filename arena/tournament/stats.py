@@ -514,13 +514,6 @@ def _sign_flip_p_value(differences: Sequence[float]) -> float:
     return min(1.0, extreme / 2.0 ** len(steps))
 
 
-def differences_apart(differences: Sequence[float], confidence: float = 0.95) -> bool:
-    """Whether paired differences show at level ``confidence``, alone, that their mean is not 0
-    (:func:`differences_p_value` below ``1 - confidence``)."""
-    _check_confidence(confidence)
-    return differences_p_value(differences) < 1.0 - confidence
-
-
 def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
     """Holm's step-down procedure: which of the hypotheses behind ``p_values`` are rejected so that the chance of
     rejecting any true one stays at most ``alpha`` (whatever their dependence). The smallest p-value is held to

@@ -8,7 +8,7 @@ Built-in bots (``random``, ``heuristic``, ...) are not registered: their page sh
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,22 +32,36 @@ class UnknownBot(LookupError):
     """Neither registered nor seen in any result."""
 
 
-def bot_summary(arena: ArenaReader, name: str) -> dict[str, Any]:
-    """Everything the bot page shows, as JSON-ready data; :class:`UnknownBot` for a name the arena never saw."""
+@dataclass(frozen=True)
+class BotSummary:
+    """Everything the bot page shows (``/api/bots/{name}``): the registered bot (None for a built-in one), its decision
+    latency over its recent matches, the versions seen, the rating history per pool with its charts, its recent
+    matches and its incident counts by kind (None without the admin token)."""
+
+    name: str
+    bot: PublicBot | None
+    builtin: bool
+    latency: dict[str, Any] | None
+    versions: list[dict[str, Any]]
+    history: list[dict[str, Any]]
+    charts: list[dict[str, Any] | None]
+    recent: list[dict[str, Any]]
+    incident_counts: dict[str, int] | None
+
+
+def bot_summary(arena: ArenaReader, name: str) -> BotSummary:
+    """Everything the bot page shows; :class:`UnknownBot` for a name the arena never saw."""
     bot = _registered(arena, name)
     history, played, recent = _played(arena, name)
     if bot is None and not played:
         raise UnknownBot(f"no bot named {name!r}: not registered and in no result")
     recent.sort(key=lambda m: (-(m["finished_at"] or 0.0), m["match_id"]))
     recent = recent[:RECENT_MATCHES]
-    return {
-        "name": name, "bot": asdict(bot) if bot is not None else None, "builtin": bot is None,
-        "latency": decision_latency(arena, recent),
-        "versions": versions_seen(arena, name) if bot is not None else builtin_versions(played),
-        "history": history,
-        "charts": [rating_chart(line, CHART_COLORS[n % len(CHART_COLORS)]) for n, line in enumerate(history)],
-        "recent": recent, "incident_counts": arena.incident_counts(name) if bot else None,
-    }
+    return BotSummary(
+        name=name, bot=bot, builtin=bot is None, latency=decision_latency(arena, recent),
+        versions=versions_seen(arena, name) if bot is not None else builtin_versions(played), history=history,
+        charts=[rating_chart(line, CHART_COLORS[n % len(CHART_COLORS)]) for n, line in enumerate(history)],
+        recent=recent, incident_counts=arena.incident_counts(name) if bot else None)
 
 
 def _registered(arena: ArenaReader, name: str) -> PublicBot | None:

@@ -233,11 +233,6 @@ class ClientLedger:
         refused: the next :meth:`check` tells)."""
         self._use(client, kind, TokenBucket.take, refuse=False)
 
-    def tracked(self) -> int:
-        """How many clients have buckets kept."""
-        with self._lock:
-            return len(self._buckets)
-
     def _use(self, client: str, kind: Kind, use: Callable[[TokenBucket, float], float], *, refuse: bool) -> None:
         rate = self.limits.rate(kind)
         if not self.limits.enabled or rate is None:

@@ -45,10 +45,6 @@ class LiveFeed:
         self._latest: tuple[Any, bool] | None = None
         self._task: asyncio.Task[None] | None = None
 
-    @property
-    def viewers(self) -> int:
-        return len(self._viewers)
-
     async def _poll(self) -> None:
         try:
             while self._viewers:

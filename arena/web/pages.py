@@ -28,6 +28,7 @@ from arena.protocol import arena_pb2
 from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
 from arena.tournament.status import GauntletStatus, TournamentStatus
 from arena.web import views
+from arena.web.bot_pages import BotSummary, UnknownBot, bot_summary
 from arena.web.guard import Kind, TooMany, client_ledger, client_of
 from arena.web.live import LiveFeed
 from arena.web.reader import ArenaReader
@@ -434,12 +435,30 @@ def _frame(arena: ArenaReader, frames: Frames, step: int) -> dict[str, Any]:
         raise bad_request(str(error)) from None
 
 
+@dataclass(frozen=True)
+class ReplayPage:
+    """A page of a match's replay frames: the match's header (:class:`arena.web.replay_frames.Frames`), how many
+    frames it has, the first frame of this page and the one of the next (None after the last), the frames."""
+
+    match_id: str
+    tournament_id: str
+    viewer: int | None
+    seats: list[dict[str, Any]]
+    variant: str
+    result: dict[str, Any] | None
+    reason: str
+    frames_total: int
+    start: int
+    next: int | None
+    frames: list[dict[str, Any]]
+
+
 @router.get("/api/matches/{match_id}/replay", tags=["replays"])
 def api_replay(request: Request, match_id: str,
                seat: int | None = Query(None, description="as this seat saw it; unset: omniscient"),
                start: int = Query(0, ge=0, description="the first frame (step) of this answer"),
                count: int = Query(PAGE_FRAMES, ge=1, le=MAX_REPLAY_FRAMES,
-                                  description=f"frames wanted (at most {MAX_REPLAY_FRAMES})")) -> dict[str, Any]:
+                                  description=f"frames wanted (at most {MAX_REPLAY_FRAMES})")) -> ReplayPage:
     """A page of a match's replay frames (the table after each decision, with the decision: bot, action, latency,
     legal actions, refusal, fallback; and the events as the viewer saw them), from frame ``start``: at most
     ``count`` frames and about 1 MiB; ``next`` is the ``start`` of the next page (null after the last frame),
@@ -462,10 +481,9 @@ def api_replay(request: Request, match_id: str,
         shown.append(page.frame(number))
         size += frame_size
         number += 1
-    return {"match_id": frames.match_id, "tournament_id": frames.tournament_id, "viewer": frames.viewer,
-            "seats": frames.seats, "variant": frames.variant, "result": frames.result, "reason": frames.reason,
-            "frames_total": frames.count, "start": start, "next": number if number < frames.count else None,
-            "frames": shown}
+    return ReplayPage(frames.match_id, frames.tournament_id, frames.viewer, frames.seats, frames.variant,
+                      frames.result, frames.reason, frames.count, start, number if number < frames.count else None,
+                      shown)
 
 
 def replay_context(arena: ArenaReader, frames: Frames, step: int, seat: int | None) -> dict[str, Any]:
@@ -527,9 +545,7 @@ def bots_page(request: Request, page: int = 1) -> HTMLResponse:
     return render(request, "bots.html", {"title": "Bots", "bots": shown, "page": page, "pages": pages})
 
 
-def bot_data(arena: ArenaReader, name: str) -> dict[str, Any]:
-    from arena.web.bot_pages import UnknownBot, bot_summary
-
+def bot_data(arena: ArenaReader, name: str) -> BotSummary:
     try:
         return bot_summary(arena, name)
     except UnknownBot as error:
@@ -537,7 +553,7 @@ def bot_data(arena: ArenaReader, name: str) -> dict[str, Any]:
 
 
 @router.get("/api/bots/{name}", tags=["bots"])
-def api_bot(request: Request, name: str) -> dict[str, Any]:
+def api_bot(request: Request, name: str) -> BotSummary:
     """A bot: description, versions seen (first and last), rating history per pool, recent matches, incident
     counts by kind (when the web front has the admin token)."""
     return bot_data(reader(request), name)
@@ -545,7 +561,7 @@ def api_bot(request: Request, name: str) -> dict[str, Any]:
 
 @router.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
 def bot_page(request: Request, name: str) -> HTMLResponse:
-    return render(request, "bot.html", {"title": f"Bot {name}", **bot_data(reader(request), name)})
+    return render(request, "bot.html", {"title": f"Bot {name}", **vars(bot_data(reader(request), name))})
 
 
 @router.post("/bots/{name}/incidents", response_class=HTMLResponse, include_in_schema=False)
@@ -560,7 +576,7 @@ async def bot_incidents(request: Request, name: str) -> HTMLResponse:
     arena = reader(request)
     incidents = await as_author(request, arena.incidents, name, token)
     data = await run_in_threadpool(bot_data, arena, name)
-    return render(request, "bot.html", {"title": f"Bot {name}", **data, "incidents": incidents})
+    return render(request, "bot.html", {"title": f"Bot {name}", **vars(data), "incidents": incidents})
 
 
 # -- status --------------------------------------------------------------------------------------------------

@@ -121,5 +121,5 @@ async def bot_submissions(request: Request, name: str) -> HTMLResponse:
     submissions, hosted, output = await as_author(request, arena.submissions, name, token)
     data = await run_in_threadpool(bot_data, arena, name)
     return render(request, "bot.html", {
-        "title": f"Bot {name}", **data, "upload": upload, "submissions": [asdict(s) for s in submissions],
+        "title": f"Bot {name}", **vars(data), "upload": upload, "submissions": [asdict(s) for s in submissions],
         "hosted": asdict(hosted) if hosted is not None else None, "output": output})

@@ -28,6 +28,7 @@ from arena.protocol.convert import rules_from_proto
 from arena.protocol.statuses import COMPETITION_STATUS_OF, ENDED_TOURNAMENT_STATES
 from arena.tournament.competition import POOL_PREFIX
 from arena.tournament.leaderboard import pool_label
+from arena.tournament.verdicts import PairVerdict, Verdicts
 
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
              "intervals once, and every reader shows them as they are. More matches split tiers.")
@@ -166,34 +167,13 @@ class LeaderboardRow:
     batch: BatchCells | None = None
 
 
-@dataclass(frozen=True)
-class PairVerdict:
-    """One pair of a ``Verdicts`` message as the API gives it: told apart or not, the p-value, and about how many
-    more matches would tell it apart (None: even so far)."""
-
-    bot_a: str
-    bot_b: str
-    told_apart: bool
-    p_value: float
-    more_matches: int | None
-    test: str
-
-
-@dataclass(frozen=True)
-class Verdicts:
-    """The API's ``Verdicts`` (which pairs are told apart, what would tell the rest apart, in one sentence)."""
-
-    pairs: list[PairVerdict]
-    summary: str
-
-
 def verdicts_of(message: Any) -> Verdicts | None:
-    """The ``verdicts`` field of a leaderboard or a ladder (None when unset)."""
+    """The ``verdicts`` field of a leaderboard or a ladder (None when unset), as the tournament maths' own type."""
     if not message.HasField("verdicts"):
         return None
     pairs = [PairVerdict(p.bot_a, p.bot_b, p.told_apart, p.p_value, p.more_matches if p.HasField("more_matches")
                          else None, p.test) for p in message.verdicts.pairs]
-    return Verdicts(pairs, message.verdicts.summary)
+    return Verdicts(tuple(pairs), message.verdicts.summary)
 
 
 @dataclass(frozen=True)

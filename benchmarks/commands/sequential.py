@@ -3,7 +3,7 @@
     python -m benchmarks ladder [--field heuristic,heuristic,weakened,random,random] [--blocks 60] [--min-meetings 2]
                                 [--replicates 300] [--jobs 2]
     python -m benchmarks sprt [--runs 2000] [--mu0 0] [--mu1 0.05] [--alpha 0.05] [--beta 0.05] [--max-blocks 0]
-                              [--table both] [--old] [--seed 1] [--jobs 2]
+                              [--table both] [--guards 16/16/1,8/8/1 [--cases classic]] [--old] [--seed 1] [--jobs 2]
 
 `ladder` plays ladders on recorded games (:mod:`benchmarks.ladder`); `sprt` calibrates the sequential test on
 resampled real and synthetic block scores (:mod:`benchmarks.sprt`), in this process and ``--jobs`` children.
@@ -45,6 +45,16 @@ def cmd_bench_sprt(args: argparse.Namespace) -> int:
         if args.runs < 1 or args.jobs < 1:
             raise ValueError(f"--runs and --jobs must be at least 1, got {args.runs} and {args.jobs}")
         config = sprt_config(args.mu0, args.mu1, args.alpha, args.beta, args.max_blocks)
+        if args.guards:
+            from benchmarks.sprt import Guard, guards_all, guards_report
+
+            guards = [Guard.parse(text) for text in args.guards.split(",")]
+            for guard in guards:
+                guard.applied(config)  # ValueError naming a bad guard before any run
+            names = [name for name in args.cases.split(",") if name]
+            for line in guards_report(guards_all(config, guards, args.runs, args.seed, args.jobs, names), config):
+                print(line, flush=True)
+            return 0
         if args.table in ("rates", "both"):
             for line in report(calibrate_all(config, args.runs, args.seed, jobs=args.jobs, old=args.old), config):
                 print(line, flush=True)
@@ -92,6 +102,11 @@ def register(commands: Any) -> None:
                       help="the cap of a run (default 0: the automatic cap, as `gauntlet`)")
     sprt.add_argument("--table", choices=("rates", "blocks", "both"), default="both",
                       help="error rates at mu0 and mu1, blocks at gains of 0-3 x mu1 against Wald's ASN, or both")
+    sprt.add_argument("--guards", default="",
+                      help="compare guards instead: min_blocks/min_nonzero/prior, comma-separated (e.g. "
+                           "16/16/1,8/8/1): per case, type I, type II and median blocks / Wald's ASN at 0-3 x mu1")
+    sprt.add_argument("--cases", default="",
+                      help="with --guards: only the cases whose name holds one of these, comma-separated")
     sprt.add_argument("--old", action="store_true",
                       help="also run the old tests on the same streams (normal; the previous LLR for blocks)")
     sprt.add_argument("--seed", type=whole, default=1, help="seed of the runs (default 1)")

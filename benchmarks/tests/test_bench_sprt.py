@@ -27,6 +27,27 @@ def test_bench_sprt_refuses_bad_hypotheses(capsys: pytest.CaptureFixture[str]) -
     assert err.startswith("error: the test needs -1 < mu0 < mu1 < 1") and "Traceback" not in err
 
 
+def test_bench_sprt_compares_guards_on_the_chosen_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sprt", "--guards", "16/16/1,8/8/2", "--cases", "classic", "--runs", "2", "--jobs", "1",
+                 "--max-blocks", "300"]) == 0
+    out = capsys.readouterr().out
+    chosen = [c.name for c in cases() if "classic" in c.name]
+    assert chosen and all(out.count(f"{name} ") == 2 for name in chosen)
+    assert "16/16/1" in out and "8/8/2" in out and "type I" in out and "3x" in out
+    assert "synthetic" not in out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--guards", "16/16"], "error: --guards: '16/16' is not min_blocks/min_nonzero/prior"),
+    (["--guards", "16/0/1"], "error: min_nonzero must be at least 1"),
+    (["--guards", "16/16/1", "--cases", "nothing-like-this"], "error: --cases: no case matches"),
+])
+def test_bench_sprt_refuses_bad_guards(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    assert main(["sprt", *args, "--runs", "1", "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and "Traceback" not in err
+
+
 def test_the_recorded_sample_has_every_field() -> None:
     recorded = load()
     assert [r.field for r in recorded] == list(FIELDS)

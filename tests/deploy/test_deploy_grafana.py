@@ -13,6 +13,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from arena import metrics as am
+from tests.support.metrics import series_names
 
 Promtool = Callable[..., subprocess.CompletedProcess[str]]
 BUILTIN_SERIES = {"up", "ALERTS"}
@@ -82,7 +83,7 @@ def test_dashboard_covers_what_operators_watch(dashboard: dict[str, Any]) -> Non
 
 
 def test_dashboard_uses_only_defined_metrics(dashboard: dict[str, Any]) -> None:
-    known = am.series_names(am.create_metrics(CollectorRegistry()))
+    known = series_names(am.create_metrics(CollectorRegistry()))
     exprs = expressions(dashboard)
     assert exprs, "the dashboard has no queries"
     for expr in exprs:

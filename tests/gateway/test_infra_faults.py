@@ -24,7 +24,7 @@ from arena.runner import (
     SeatUnreachable,
     run_match,
 )
-from arena.service.replays import decision_columns, stored_record
+from arena.service.replays import stored_record
 from arena.store import Store
 from bots import HeuristicBot, RandomBot
 from tests.support import free_port
@@ -74,8 +74,7 @@ def test_a_seat_unreachable_for_a_while_is_asked_again_no_strike_same_result() -
     assert outcomes.count(DecisionOutcome.UNREACHABLE) == 4 and set(outcomes) == {"answered", "unreachable"}
     assert max(flaky.asked.values()) == 6  # three unreachable, two not reconnected yet, then the answer
     # The record says which happened, in the stored replay too.
-    stored = decision_columns(stored_record(record))
-    assert [o for _l, o, _r, _a in stored].count("unreachable") == 4
+    assert [d.outcome for d in stored_record(record).decisions()].count("unreachable") == 4
     assert "unreachable" in DECISION_OUTCOMES
 
 

@@ -13,7 +13,7 @@ from arena.metrics import create_metrics
 from arena.protocol import bot_pb2, cards_pb2, game_pb2
 from arena.protocol.encoding import request_body, request_bytes
 from arena.runner import LET_GO, DecisionLog, LocalSeat, MatchConfig, MatchRecord, run_match_sync
-from arena.service.replays import decision_columns, stored_record
+from arena.service.replays import stored_record
 from bots import Bot
 
 CATCH_RULES = Rules(variant="flip", uno_penalty="catch", target=150)
@@ -80,8 +80,7 @@ def test_the_runner_asks_other_seats_and_records_their_catches() -> None:
         assert all(d.action == "pass" for d in record.decisions if not d.applied)
         played = sum(1 for seat, _ in record.replay["actions"] if seat >= 0)
         assert len(record.decisions) == played + declined
-        columns = decision_columns(stored_record(record))
-        assert [c[3] for c in columns] == [d.applied for d in record.decisions]
+        assert [d.applied for d in stored_record(record).decisions()] == [d.applied for d in record.decisions]
         def key(d: DecisionLog) -> tuple[int, str, bool]:
             return d.seat, d.action, d.applied
 

@@ -19,7 +19,7 @@ from arena.engine import Match, Rules
 from arena.protocol import bot_pb2, game_pb2
 from arena.protocol.convert import action_to_proto, observation_to_proto
 from arena.protocol.messages import match_ended, match_started
-from arena.relay.hub import close_relay_hubs
+from arena.relay.hub import loop_hubs
 from arena.runner import EndReason, MatchConfig, MatchRecord, MatchSummary, Seat, SeatRequest, SeatStart, run_match
 from arena.service.matches import match_config
 from arena.tournament import MatchSpec
@@ -122,7 +122,7 @@ def test_a_reissued_match_of_a_deterministic_kit_bot_ends_as_a_clean_run(gw: Gat
         assert interrupted.reached.wait(30)
         if mode == "kill":
             future.cancel()  # the worker child is gone: no MatchEnded reaches the bot
-            gw.run(close_relay_hubs())  # the child's relay hub (its connections, its reader) dies with it
+            gw.run(_close_relay_hubs())  # the child's relay hub (its connections, its reader) dies with it
         else:
             aborted = future.result(30)
             assert aborted.end_reason is EndReason.ABORTED and aborted.strikes == [0, 0]
@@ -162,10 +162,10 @@ def test_kit_keeps_the_bot_of_the_same_attempt_and_replaces_it_for_a_new_one() -
 
 
 def test_the_attempt_reaches_the_match_config_and_match_started() -> None:
-    spec = MatchSpec("m-2", "t-1", 0, 0, 0, ("a", "b"), 5, Rules().to_dict(), 1000, attempt=3)
+    spec = MatchSpec("m-2", "t-1", 0, 0, 0, ("a", "b"), 5, Rules(), 1000, attempt=3)
     config = match_config(spec)
     assert config.attempt == 3
-    assert spec == MatchSpec("m-2", "t-1", 0, 0, 0, ("a", "b"), 5, Rules().to_dict(), 1000)  # run state, not schedule
+    assert spec == MatchSpec("m-2", "t-1", 0, 0, 0, ("a", "b"), 5, Rules(), 1000)  # run state, not schedule
     started = match_started(SeatStart("m-2", 1, ("a", "b"), config.rules, 1.0, "t-1", config.attempt))
     assert started.attempt == 3
 
@@ -264,3 +264,8 @@ def test_the_kit_answers_a_decision_asked_again_as_before_without_asking_the_bot
     assert [r.decision.request_id for r in replies] == ["r-1", "r-2", "r-3"]
     assert replies[0].decision.action_index == replies[1].decision.action_index == 1
     assert replies[2].decision.action_index == 0
+
+
+async def _close_relay_hubs() -> None:
+    for hub in loop_hubs():
+        await hub.close()

@@ -14,6 +14,7 @@ from bots import RandomBot
 from bots.kit import actions_from_request, bot_factory, match_seed, observation_from_message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "players", "uno_penalty"),
                          [("flip", 4, "auto"), ("classic", 3, "catch"), ("flip", 10, "catch"), ("flip", 2, "auto")])
 def test_wire_matches_convert_for_every_decision_of_a_match(variant: str, players: int, uno_penalty: str) -> None:

@@ -54,6 +54,7 @@ def _play(players: int, seed: int, rules: Rules, decisions: int) -> Match:
     return match
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("players", "seed", "rules"),
     [

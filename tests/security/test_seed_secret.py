@@ -8,6 +8,8 @@ import secrets
 from collections import Counter
 from dataclasses import replace
 
+import pytest
+
 from arena.engine import Match, Rules
 from arena.service.verification import RecordedMatch, TournamentFacts, verify_tournament
 from arena.tournament import MatchSpec, TournamentSpec, schedule
@@ -32,6 +34,7 @@ def brute_force(match: MatchSpec, seat: int, seeds: range = SMALL_SEEDS) -> list
             if first_hand(derive_seed("deal", s, match.table, match.deal), seat, rules) == seen]
 
 
+@pytest.mark.slow
 def test_a_small_seed_is_found_from_a_first_hand_without_a_secret_and_not_with_one() -> None:
     spec = TournamentSpec("t-small", ("alpha", "beta"), deals=2, seed=7)
     plain = schedule(spec)[0]

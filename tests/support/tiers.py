@@ -5,8 +5,9 @@
   directly or through another fixture: pytest's fixture closure is used, so a new fixture built on one of them is
   covered), or when its module says ``pytestmark = pytest.mark.integration`` (tests that start a process, a
   gateway, a gRPC server, a web server or a browser themselves). Every test under ``benchmarks/tests`` is also
-  ``bench`` (:data:`BENCH_TESTS`): the benchmarks' own tests, outside the unit tier. Everything else is a unit test:
-  ``pytest -m "not integration and not bench"`` runs those alone.
+  ``bench`` (:data:`BENCH_TESTS`): the benchmarks' own tests, outside the unit tier. A test of several seconds of
+  CPU carries ``slow`` on itself. Everything else is a unit test: ``pytest -m "not integration and not bench and
+  not slow"`` runs those alone.
 - **Order.** Files with integration tests run first (:func:`pytest_collection_modifyitems`).
 - **The guard.** In every run (unless :data:`GUARD_VARIABLE` is ``0``), a unit test fails when it starts a
   process, binds a socket (any server does) or creates a gRPC server from the thread that runs it: that is how an

@@ -75,14 +75,25 @@ def test_past_the_floor_the_open_pair_gets_the_blocks_not_the_copies() -> None:
 
 
 def test_the_floor_of_direct_meetings_comes_before_information() -> None:
-    """Every pair has met often except d with a (once): d-a is seated first, whatever the information elsewhere; with
-    the floor off the open pair b-c is."""
+    """Every pair has met often except d with a (once, at a difference within noise): d-a is seated first, whatever
+    the information elsewhere; with the floor off the open pair b-c is."""
     names = ("a", "b", "c", "d")
-    known = met_everywhere(names, a_d=(3.0, 1.0, 1.0), b_c=(0.4, 0.25, 6.0))
+    known = met_everywhere(names, a_d=(0.0, 0.3, 1.0), b_c=(0.4, 0.25, 6.0))
     field = entrants(*names)
     assert pair_of(choose_tables(known, field, MatchmakingConfig(seats=2), max_tables=1, seed=1)[0]) == ("a", "d")
     no_floor = MatchmakingConfig(seats=2, min_meetings=0)
     assert pair_of(choose_tables(known, field, no_floor, max_tables=1, seed=1)[0]) == ("b", "c")
+
+
+def test_a_close_pair_whose_first_meetings_split_is_not_taken_for_copies() -> None:
+    """A pair 0.6 apart with an error of 0.7 after its 2 floor meetings: one block cannot settle it, a dozen can, so
+    it is worth far more than copies that met 30 times, and more than a far pair nearly settled (4 apart, error 0.8,
+    8 meetings), which the one-block value preferred, starving the close pair at its floor."""
+    close = PairEvidence(0.6, 0.7, 2.0)
+    assert meeting_value(close) > 50 * meeting_value(PairEvidence(0.05, 0.2, 30.0))
+    known = met_everywhere(("a", "b", "c", "d"), a_b=(4.0, 0.8, 8.0), c_d=(0.6, 0.7, 2.0))
+    tables = choose_tables(known, entrants("a", "b", "c", "d"), MatchmakingConfig(seats=2), max_tables=1, seed=1)
+    assert pair_of(tables[0]) == ("c", "d")
 
 
 def test_the_floor_holds_for_every_pair_in_a_fresh_ladder() -> None:

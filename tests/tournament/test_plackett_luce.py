@@ -10,7 +10,7 @@ import random
 import pytest
 
 from arena.tournament import MatchResult
-from arena.tournament.plackett_luce import batch_ratings, difference_interval, fit, refit, stages_of
+from arena.tournament.plackett_luce import batch_ratings, fit, refit, stages_of
 
 
 def _duel(match_id: str, winner: str, loser: str, group: str = "") -> MatchResult:
@@ -59,8 +59,8 @@ def test_the_same_results_in_any_order_give_the_same_numbers() -> None:
     shuffled = list(results)
     random.Random(9).shuffle(shuffled)
     assert batch_ratings(shuffled, bootstrap=30) == batch_ratings(results, bootstrap=30)
-    assert difference_interval(shuffled, "ace", "cat", bootstrap=30) == difference_interval(results, "ace", "cat",
-                                                                                          bootstrap=30)
+    assert (refit(shuffled, ("ace", "cat"), 30).difference("ace", "cat", 0.95)
+            == refit(results, ("ace", "cat"), 30).difference("ace", "cat", 0.95))
 
 
 def test_an_undefeated_bot_stays_finite_and_a_bot_without_matches_sits_at_the_reference() -> None:

@@ -13,7 +13,7 @@ from arena.tournament.standings import (
     ratings_p_value,
     tiers_of,
 )
-from arena.tournament.stats import differences_apart, differences_p_value, holm, z_quantile
+from arena.tournament.stats import differences_p_value, holm, z_quantile
 from tests.tournament.previous_tier_rule import rates_apart, rates_p_value
 
 
@@ -47,7 +47,7 @@ def test_four_deal_groups_at_one_three_seat_table_cannot_tell_anyone_apart() -> 
     differences = direct_differences(results)[("mybot", "random")]
     assert sorted(differences) == pytest.approx([1 / 3, 2 / 3, 2 / 3, 2 / 3])
     assert differences_p_value(differences) == pytest.approx(0.125)
-    assert not differences_apart(differences)
+    assert not differences_p_value(differences) < 0.05
     assert [r.bot for r in table.rows] == ["mybot", "heuristic", "random"]
     assert table.tiers == (("mybot", "heuristic", "random"),)
 
@@ -100,7 +100,7 @@ def test_an_even_record_ties() -> None:
     ],
 )
 def test_differences_apart(differences: list[float], apart: bool) -> None:
-    assert differences_apart(differences, 0.95) is apart
+    assert (differences_p_value(differences) < 0.05) is apart
 
 
 def test_rates_apart_with_continuity_correction() -> None:
@@ -109,11 +109,6 @@ def test_rates_apart_with_continuity_correction() -> None:
     assert rates_apart(12, 12, 12, 0, 12, 12, z)
     assert rates_apart(7, 12, 12, 0, 12, 12, z)  # without duplicate deals every match is a sample
     assert not rates_apart(7, 12, 4, 0, 12, 4, z)  # with 4 duplicate groups the rates alone are not enough
-
-
-def test_differences_apart_refuses_a_bad_confidence() -> None:
-    with pytest.raises(ValueError, match="confidence"):
-        differences_apart([1.0, 0.5], 1.5)
 
 
 def test_a_bot_that_forfeited_everything_ranks_below_one_that_played_whatever_its_pool_rating() -> None:
@@ -162,8 +157,6 @@ def test_p_values_agree_with_the_single_tests() -> None:
     z = z_quantile(0.95)
     for args in [(7, 12, 4, 0, 12, 4), (7, 12, 12, 0, 12, 12), (2, 2, 2, 0, 2, 2), (5, 10, 10, 6, 10, 10)]:
         assert (rates_p_value(*args) < 0.05) == rates_apart(*args, z)
-    for differences in ([1.0] * 6, [1.0] * 5, [1.0, -1.0] * 6, [1.0] * 10 + [-1.0] * 2, [0.5, 1.0, 0.75]):
-        assert (differences_p_value(differences) < 0.05) == differences_apart(differences, 0.95)
     assert ratings_p_value(25.0, 1.0, 25.0, 1.0) == 1.0
     assert ratings_p_value(27.0, 1.0, 25.0, 0.0) == pytest.approx(0.0455, abs=1e-4)
 

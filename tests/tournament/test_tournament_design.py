@@ -17,9 +17,10 @@ from arena.tournament.design import (
     complete_tables,
     cyclic_tables,
     difference_counts,
-    pair_spread,
     rotate,
 )
+
+from .tournament_helpers import pair_spread
 
 
 @given(

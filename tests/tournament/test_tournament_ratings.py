@@ -108,4 +108,4 @@ def test_rating_helpers() -> None:
     assert r.ordinal == pytest.approx(24.0)
     lo, hi = r.interval()
     assert lo == pytest.approx(30 - 1.96 * 2, abs=1e-3) and hi == pytest.approx(30 + 1.96 * 2, abs=1e-3)
-    assert RatingPool().with_bots(["x"]).ratings["x"] == Rating(25.0, 25.0 / 3.0, 0)
+    assert RatingPool().rating("x") == Rating(25.0, 25.0 / 3.0, 0)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from arena.tournament import TournamentSpec, schedule, tables
-from arena.tournament.design import complete_tables, next_seat_imbalance, orient_developed, pair_spread
+from arena.tournament.design import complete_tables, next_seat_imbalance, orient_developed
 from arena.tournament.schedule import reversed_round, uses_cyclic_design
-from arena.tournament.spec import SEATING_BALANCED, SEATING_CIRCULAR
-from benchmarks.seating import schedule_stats
+from benchmarks.seating import circular_schedule, schedule_stats
+
+from .tournament_helpers import pair_spread
 
 
 def bots(n: int) -> tuple[str, ...]:
@@ -83,19 +84,19 @@ def test_reversed_deals_keep_duplicates_whole() -> None:
                 for seat, bot in enumerate(m.seats)}) == 9  # every bot holds every hand of the reversed deal
 
 
-def test_a_spec_is_stored_with_its_seating() -> None:
-    new = TournamentSpec("n", bots(5), seats=3)
-    assert new.seating == SEATING_BALANCED and new.to_dict()["seating"] == SEATING_BALANCED
-    assert TournamentSpec.from_dict(new.to_dict()) == new
-    with pytest.raises(ValueError, match="seating must be one of balanced, circular"):
-        TournamentSpec("n", bots(5), seats=3, seating="round")
-
-
 def test_two_seats_are_unchanged() -> None:
     for deals in (1, 4, 5):
-        new = TournamentSpec("two", bots(6), seats=2, deals=deals, seed=9)
-        old = TournamentSpec("two", bots(6), seats=2, deals=deals, seed=9, seating=SEATING_CIRCULAR)
-        assert schedule(new) == schedule(old)
+        spec = TournamentSpec("two", bots(6), seats=2, deals=deals, seed=9)
+        assert schedule(spec) == circular_schedule(spec)
+
+
+def test_the_circular_seating_is_the_same_tables_in_another_order() -> None:
+    for spec in (TournamentSpec("c", bots(7), seats=3, deals=3, seed=2),
+                 TournamentSpec("d", bots(13), seats=3, deals=2, seed=5, max_tables=1)):
+        balanced, circular = schedule(spec), circular_schedule(spec)
+        assert [sorted(m.seats) for m in balanced] == [sorted(m.seats) for m in circular]
+        assert schedule_stats(circular, spec.participants).one_way_pairs > 0
+        assert schedule_stats(balanced, spec.participants).one_way_pairs == 0
 
 
 def test_longer_search_closes_the_pair_spread_gap() -> None:

@@ -15,7 +15,6 @@ from arena.tournament import (
     RatingPool,
     Standings,
     TournamentSpec,
-    deal_groups,
     schedule,
     standings,
     t_quantile,
@@ -25,7 +24,7 @@ from arena.tournament.standings import HeadToHead, StandingRow, direct_differenc
 from arena.tournament.stats import differences_p_value, rate_interval
 from tests.tournament.previous_tier_rule import rates_apart, rates_p_value
 
-from .tournament_helpers import play
+from .tournament_helpers import deal_groups, play
 
 STRENGTH = {"ace": 10.0, "bee": 3.0, "cat": 1.0, "cow": 1.0}
 

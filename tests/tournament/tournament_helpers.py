@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from arena.tournament import MatchResult, MatchSpec
+from arena.tournament import MatchResult, MatchSpec, dedupe
 
 
 def play(matches: Sequence[MatchSpec], strength: Mapping[str, float], seed: int = 0) -> list[MatchResult]:
@@ -28,3 +31,39 @@ def play(matches: Sequence[MatchSpec], strength: Mapping[str, float], seed: int 
             )
         )
     return results
+
+
+def pair_spread(n: int, tables: Sequence[Sequence[int]]) -> tuple[int, int]:
+    """(min, max) number of tables shared by a pair of ``range(n)`` over ``tables``."""
+    counts: dict[tuple[int, int], int] = dict.fromkeys(itertools.combinations(range(n), 2), 0)
+    for table in tables:
+        for a, b in itertools.combinations(sorted(table), 2):
+            counts[(a, b)] += 1
+    return min(counts.values()), max(counts.values())
+
+
+@dataclass(frozen=True)
+class DealGroup:
+    """The matches of one deal group added up per bot."""
+
+    group: str
+    matches: int
+    bots: tuple[str, ...]
+    wins: Mapping[str, int]
+
+
+def deal_groups(results: Iterable[MatchResult]) -> list[DealGroup]:
+    """Results added up per deal group (sorted by group id)."""
+    acc: dict[str, list[MatchResult]] = defaultdict(list)
+    for r in dedupe(results):
+        acc[r.deal_group].append(r)
+    out: list[DealGroup] = []
+    for group in sorted(acc):
+        items = acc[group]
+        bots = sorted({b for r in items for b in r.seats})
+        wins = dict.fromkeys(bots, 0)
+        for r in items:
+            if r.winner is not None:
+                wins[r.seats[r.winner]] += 1
+        out.append(DealGroup(group, len(items), tuple(bots), wins))
+    return out

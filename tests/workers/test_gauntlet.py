@@ -86,8 +86,7 @@ def test_deals_follow_the_seed_and_the_secret() -> None:
     assert [p.seed for p in block_plan(again, 2)] == [p.seed for p in block_plan(spec, 2)]  # reproducible
     small = [p.seed for p in block_plan(replace(spec, seed=7), 0)]
     assert small != [p.seed for p in block_plan(replace(spec, seed=7, seed_secret="00" * 32), 0)]
-    # A gauntlet stored before secrets keeps its one deal per block, from its seed alone.
-    assert len({p.seed for p in block_plan(replace(spec, seed_secret=""), 2)}) == 1
+    assert len(set(small)) == len(small) // 2  # one deal per seat, played by the candidate and the baseline
 
 
 @pytest.mark.parametrize(
@@ -126,6 +125,7 @@ def test_a_clearly_stronger_candidate_is_accepted_with_real_matches() -> None:
     assert not outcome.stored
 
 
+@pytest.mark.slow
 def test_an_identical_candidate_is_rejected_with_real_matches() -> None:
     """random against random (each seeded from its own matches), against random opponents so that the results
     do vary: the test accepts H0 within the cap (against a gain of 0.3 points per match: a third fewer blocks than

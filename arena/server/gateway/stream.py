@@ -25,7 +25,7 @@ from arena.server.gateway.transport import Peer, lag_s, peer_address
 PINGS_REMEMBERED = 8
 """Unanswered Ping nonces kept per stream: a Pong echoing an older one is refused."""
 RTT_SAMPLES = 5
-"""Ping -> Pong round trips kept per stream (:attr:`BotSession.rtt_s` is their least)."""
+"""Ping -> Pong round trips kept per stream (:func:`arena.server.gateway.transport.lag_s` reads their least)."""
 
 _CODE = {code: code.value[0] for code in grpc.StatusCode}
 
@@ -79,12 +79,6 @@ class BotSession:
         self.transport_rtt_s: float | None = None
         """The least round trip the kernel measured on the stream's TCP connection, in seconds (see
         :mod:`arena.server.gateway.transport`); None until measured, or where it cannot be."""
-
-    @property
-    def rtt_s(self) -> float:
-        """The least of the last few Ping -> Pong times (a bot busy deciding answers a Ping late; the least is the
-        network's share). 0 before the first Pong. The bot times its Pongs itself: never trusted alone."""
-        return min(self.round_trips, default=0.0)
 
     @property
     def lag_s(self) -> float:
