@@ -12,7 +12,8 @@ arena.
 
 :func:`play_series` plays N matches (seeds derived from one, the seats rotated so every bot sits at every seat) and
 :func:`summary_lines` tells them: per bot its wins, its win rate with a 95% Wilson interval
-(:func:`arena.tournament.stats.wilson_interval`) and its mean points, and for an author's bot how often its code
+(:func:`arena.tournament.stats.intervals.wilson_interval`) and its mean points, and for an author's bot how often its
+code
 raised, with the first traceback.
 """
 
@@ -36,7 +37,7 @@ from arena.protocol.messages import match_ended, match_events, match_started
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, SeatTimeout, run_match
 from arena.service.incidents import CodeError, code_error
 from arena.terminal import Narrator, Painter
-from arena.tournament.stats import wilson_interval
+from arena.tournament.stats.intervals import wilson_interval
 from bots import make_bot
 from bots.kit import InProcessSession, Playable
 

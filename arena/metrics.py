@@ -96,7 +96,7 @@ DECISION_LATENCY_BUCKETS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 #: Match duration: from fast local matches (tenths of a second) to long remote ones (half an hour).
 MATCH_DURATION_BUCKETS: Final = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 
-#: The kinds of a bot's incidents (arena.store.incidents keeps the log; the same values, checked by the tests):
+#: The kinds of a bot's incidents (arena.store.incident_store keeps the log; the same values, checked by the tests):
 #: refusal, timeout, fallback (not connected when asked), error (an in-process bot raised), forfeit, disconnect.
 INCIDENT_KINDS: Final = ("refusal", "timeout", "fallback", "error", "forfeit", "disconnect")
 

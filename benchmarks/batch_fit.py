@@ -1,5 +1,5 @@
 """`python -m benchmarks batch`: how long the batch Plackett-Luce ratings of a rating pool take to compute
-(:func:`arena.tournament.plackett_luce.batch_ratings`: the fit and its 100 refits on resampled deal groups), on
+(:func:`arena.tournament.stats.plackett_luce.batch_ratings`: the fit and its 100 refits on resampled deal groups), on
 seeded synthetic pools of a given number of bots, seats per table and matches.
 
 The finishing orders are drawn from the Plackett-Luce model itself (bot ``i`` of strength ``1 + i``; each match
@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from arena.tournament import MatchResult
-from arena.tournament.plackett_luce import BOOTSTRAP, batch_ratings
+from arena.tournament.stats.plackett_luce import BOOTSTRAP, batch_ratings
 
 POOLS = ((6, 2, 960), (8, 4, 7000), (16, 2, 12000))
 """The default pools: bots, seats per table, matches."""

@@ -1,7 +1,7 @@
 """Would a control variate cut the gauntlet's blocks? Measured on the recorded real block scores.
 
 A gauntlet block gives every seat its own deal and plays it twice, once with the candidate and once with the
-baseline in that seat (:func:`arena.service.gauntlet.block_plan`); its score is the mean over the seats of the
+baseline in that seat (:func:`arena.service.gauntlet_runs.block_plan`); its score is the mean over the seats of the
 candidate's finishing points minus the baseline's. Both tested bots get the same hand in each seat, so the luck
 of the hand they are dealt cancels in each difference already. What could still explain a block score is how the
 deal shapes the game both play: how good the tested seat's hand is against the others' (a hopeless or a winning
@@ -38,7 +38,7 @@ def features(seats: int, variant: str, block: int, seed: int = RECORD_SEED,
     first deal of each seat's own deal."""
     from arena.engine import Match, Rules
     from arena.engine.rules import Variant
-    from arena.service.gauntlet import deal_seed
+    from arena.service.gauntlet_runs import deal_seed
 
     per_seat = []
     for seat in range(seats):  # the tested bot sits in ``seat`` of that seat's deal

@@ -54,7 +54,7 @@ from arena.relay import RelaySeat
 from arena.runner import SeatRequest
 from arena.store import Store
 from arena.store.embedded import RedisServer
-from arena.store.submissions import SubmissionState
+from arena.store.submission_store import SubmissionState
 from benchmarks import hostile_bots
 from benchmarks.abuse import MatchLoop, Samples, keep_best, measure, table, timed_decision
 from benchmarks.hosted_attackers import BOMB_FORMATS, CHECKED, START_TIMEOUT_S, ArenaParts, start_attacker

@@ -28,7 +28,7 @@ from arena.hosting.check import CHECK_SLACK_S, CHECK_TIME_CAP_S, CHECK_WAIT_S
 from arena.hosting.process import HOST_NOTE, OutputTail
 from arena.processes import Processes, wait_until
 from arena.store import Store
-from arena.store.submissions import SubmissionState
+from arena.store.submission_store import SubmissionState
 from benchmarks import hostile_bots
 from benchmarks.bomb_client import BombStats
 from benchmarks.bombs import BombFormat, bomb

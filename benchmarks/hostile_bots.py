@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from arena.store import Store
-from arena.store.submissions import SubmissionState
+from arena.store.submission_store import SubmissionState
 from arena.submissions import pack_folder, read_package
 
 PLAY = '''

@@ -16,11 +16,12 @@ and points intervals; the benchmark counts how often they hold the truth, over `
   difference of the copies' ratings, ``mu_a - mu_b -/+ 1.96 sqrt(sigma_a**2 + sigma_b**2)`` (the test behind a
   pool leaderboard's tiers), holds 0;
 * with ``batch``, **batch tier**: how often two copies of one bot share a tier of the batch ratings (what a rules
-  pool's leaderboard shows: :meth:`arena.tournament.plackett_luce.BatchFit.ratings`), and how often two bots of
+  pool's leaderboard shows: :meth:`arena.tournament.stats.plackett_luce.BatchFit.ratings`), and how often two bots of
   unequal kinds are in different tiers (a "hit" is the right verdict);
 * with ``batch``, **batch rating** and **batch difference**: whether each entrant's published batch Plackett-Luce
-  interval (:meth:`arena.tournament.plackett_luce.BatchFit.ratings`, ``batch`` resamples of the deal groups) and
-  the interval of the difference of every pair's ratings (:meth:`~arena.tournament.plackett_luce.BatchFit.difference`,
+  interval (:meth:`arena.tournament.stats.plackett_luce.BatchFit.ratings`, ``batch`` resamples of the deal groups) and
+  the interval of the difference of every pair's ratings
+  (:meth:`~arena.tournament.stats.plackett_luce.BatchFit.difference`,
   the same refits) hold the truth: the fit, with the same prior, on the field's *expected* results at that size
   (:func:`batch_truth`: every recorded group of a pair weighted alike; the value the estimate targets, since
   without the prior a bot that never loses has no finite rating). For two copies of one bot the difference's truth
@@ -49,10 +50,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from arena.tournament import MatchResult, standings
-from arena.tournament.plackett_luce import PRIOR_GAMES, Stage, fit_counts, refit, stages_of
-from arena.tournament.ratings import Z95
 from arena.tournament.standings import group_intervals
-from arena.tournament.stats import MIN_INTERVAL_MATCHES, MIN_SINGLE_MATCH_STRATUM, mean_interval, wilson_interval
+from arena.tournament.stats.intervals import (
+    MIN_INTERVAL_MATCHES,
+    MIN_SINGLE_MATCH_STRATUM,
+    mean_interval,
+    wilson_interval,
+)
+from arena.tournament.stats.plackett_luce import PRIOR_GAMES, Stage, fit_counts, refit, stages_of
+from arena.tournament.stats.ratings import Z95
 
 from .tiers import entrants, kind, replicate
 from .tiers_sample import Sample, load_sample

@@ -12,7 +12,7 @@ time would: the informative matchmaking (:func:`arena.tournament.matchmaking.cho
 the batch fit over the results so far, :func:`arena.tournament.matchmaking.evidence_of`) and uniform random
 tables, both with duplicate blocks, on the same seeds (so the same recorded deals are drawn in the same order
 where their tables agree). At the end the published ranking is computed as a ladder publishes it
-(:func:`arena.tournament.plackett_luce.batch_ratings`: rank, tiers with Holm's control) and checked:
+(:func:`arena.tournament.stats.plackett_luce.batch_ratings`: rank, tiers with Holm's control) and checked:
 
 - **order right**: every pair of different kinds ranked in its true order;
 - **apart right**: every pair of different kinds in different tiers, the stronger above;
@@ -44,9 +44,9 @@ from arena.tournament.matchmaking import (
     choose_tables,
     evidence_of,
 )
-from arena.tournament.plackett_luce import batch_ratings, refit
 from arena.tournament.results import MatchResult
-from arena.tournament.stats import wilson_interval
+from arena.tournament.stats.intervals import wilson_interval
+from arena.tournament.stats.plackett_luce import batch_ratings, refit
 from benchmarks.tiers_sample import BOTS, SAMPLE_PATH, Sample, load_sample
 from benchmarks.validation_sample import SEARCH_BOT, VALIDATION_PATH
 

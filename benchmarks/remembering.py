@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from arena.engine import Action, Card, Observation, Rules
 from arena.runner import LocalSeat, MatchConfig
 from arena.runner.loop import run_match_sync
-from arena.service.gauntlet import block_plan, build_spec
+from arena.service.gauntlet_runs import block_plan, build_spec
 from arena.tournament import RatingPool, TournamentSpec, schedule
 from arena.tournament._rng import derive_seed
 from arena.tournament.competition import CompetitionSpec, Connected, block_spec, new_rate_limit, plan_round

@@ -3,7 +3,8 @@
 For each level, ``matches`` 2-player matches against the heuristic bot, in process through the engine (no deadline,
 as ``uno-arena play`` plays built-in bots), seats alternating; every decision of the search bot is timed (wall clock
 and this process's CPU time). Printed per level: wins, the win rate with its 95% Wilson interval
-(:func:`arena.tournament.stats.wilson_interval`), simulations a decision, the search bot's decisions per second, and
+(:func:`arena.tournament.stats.intervals.wilson_interval`), simulations a decision, the search bot's decisions per
+second, and
 the time per decision (mean, median, 99th percentile, most) of the decisions it searched (a decision with one legal
 action, or a catch, is answered without searching and not counted in the times).
 """
@@ -19,7 +20,7 @@ from typing import TextIO
 
 from arena.engine import Match, Rules
 from arena.players import BotFactory
-from arena.tournament.stats import wilson_interval
+from arena.tournament.stats.intervals import wilson_interval
 from bots.ismcts import IsmctsBot
 
 

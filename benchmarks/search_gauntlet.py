@@ -1,12 +1,14 @@
 """`python -m benchmarks search --gauntlet`: the arena's gauntlet verdict on a search bot level against the heuristic
 bot.
 
-The gauntlet itself (:func:`arena.service.gauntlet.run_gauntlet`, in process, no store): the level as candidate, the
+The gauntlet itself (:func:`arena.service.gauntlet_runs.run_gauntlet`, in process, no store): the level as candidate,
+the
 heuristic as baseline, 2 seats, the heuristic as the opponent, the sequential test's default hypotheses (H1: a gain
 of at least 0.05 finishing points per match) unless a cap on the blocks is given, duplicate blocks of 4 matches. What
 it prints: each block as it is scored (its score, the LLR within Wald's bounds, the wall time so far), the verdict,
 the mean block score with its 95% Student-t interval over the blocks (not corrected for the sequential stop:
-:mod:`arena.tournament.sprt`), and the search bot's decisions timed as `bench search` times them (wall clock and this
+:mod:`arena.tournament.stats.sprt`), and the search bot's decisions timed as `bench search` times them (wall clock and
+this
 process's CPU time, against the decision deadline; built-in bots play in process, so the arena does not enforce it:
 the level's own time cap does).
 """
@@ -21,10 +23,10 @@ from typing import TextIO
 
 from arena.engine import COMPILED, Action, Observation, Rules
 from arena.players import Bot, BotFactory
-from arena.service.gauntlet import BlockOutcome, GauntletOutcome, build_spec, run_gauntlet
+from arena.service.gauntlet_runs import BlockOutcome, GauntletOutcome, build_spec, run_gauntlet
 from arena.tournament.commitment import SECRET_BYTES
-from arena.tournament.sprt import SprtConfig, SprtState
-from arena.tournament.stats import mean_interval
+from arena.tournament.stats.intervals import mean_interval
+from arena.tournament.stats.sprt import SprtConfig, SprtState
 from bots.ismcts import IsmctsBot
 
 from .search import LevelFigures, timing_lines

@@ -3,7 +3,7 @@
 Each *case* is a distribution of block scores: the scores recorded from real gauntlet blocks
 (:mod:`benchmarks.sprt_blocks`, one case per recorded field) and two synthetic ones (*sparse*: 5% of the blocks
 non-zero, all +-1; *skewed*: frequent small losses against rare large gains). A case is moved to a wanted mean by
-*exponential tilting* (:func:`arena.tournament.sprt_design.tilted`: the distribution of that mean closest to the
+*exponential tilting* (:func:`arena.tournament.stats.sprt_design.tilted`: the distribution of that mean closest to the
 recorded one, so a skewed field stays skewed at mean 0). Two recorded fields cannot be tilted to both means (one
 has 2 non-zero blocks in 300, both positive; one has no positive block): they are *degenerate*, moved by mixing
 with their mirror image (``x -> -x``) as before and labelled so in every table.
@@ -12,9 +12,9 @@ with their mirror image (``x -> -x``) as before and labelled so in every table.
 ``runs`` at mean ``mu1`` the type II rate (runs that accept H0), with the blocks, the share undecided at the cap, and
 the bias of the printed mean after an acceptance. :func:`efficiency`: the median blocks to a decision at true gains
 of 0, 1, 2 and 3 times ``mu1`` against Wald's expected sample number for the same hypotheses
-(:func:`arena.tournament.sprt_design.wald_figures`), and the share undecided at the cap. :func:`guards_all`: the
+(:func:`arena.tournament.stats.sprt_design.wald_figures`), and the share undecided at the cap. :func:`guards_all`: the
 same per :class:`Guard` (the no-decision guards and the prior), for the trade-off between blocks and error rates.
-The test runs as the gauntlet runs it (:class:`MultinomialTest`: :class:`arena.tournament.sprt.SprtState`);
+The test runs as the gauntlet runs it (:class:`MultinomialTest`: :class:`arena.tournament.stats.sprt.SprtState`);
 :class:`NormalTest` (the test before 2026-12-01) and :class:`EmpiricalLikelihoodTest` (the LLR before 2026-12-06)
 are kept for comparisons.
 
@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from arena.tournament._rng import SeededStream
-from arena.tournament.sprt import Decision, SprtConfig, SprtState, regularised
-from arena.tournament.sprt_design import tilted, wald_figures
+from arena.tournament.stats.sprt import Decision, SprtConfig, SprtState, regularised
+from arena.tournament.stats.sprt_design import tilted, wald_figures
 
 SPARSE_SHARE = 0.05
 """The share of non-zero blocks of the sparse case at mean 0."""
@@ -125,7 +125,7 @@ class SequentialTest(Protocol):
 
 
 class MultinomialTest:
-    """Today's test (:class:`arena.tournament.sprt.SprtState`)."""
+    """Today's test (:class:`arena.tournament.stats.sprt.SprtState`)."""
 
     def __init__(self, config: SprtConfig) -> None:
         self.state = SprtState(config)

@@ -2,7 +2,8 @@
 
 A *field* is one gauntlet set-up (candidate, baseline, opponents, seats, variant); :func:`record_field` plays
 ``blocks`` of its duplicate blocks with the built-in bots in this process (the gauntlet's own plan and scoring:
-:func:`arena.service.gauntlet.block_plan`, :func:`~arena.service.gauntlet.score_block`) and returns the scores.
+:func:`arena.service.gauntlet_runs.block_plan`, :func:`~arena.service.gauntlet_runs.score_block`) and returns the
+scores.
 :data:`DATA_FILE` keeps a small recorded sample (made by ``python -m benchmarks.sprt_blocks``), so the harness
 resamples real scores without playing a match.
 """
@@ -59,7 +60,7 @@ def record_field(spec_field: Field, blocks: int, seed: int = RECORD_SEED) -> Rec
     replayed, as the gauntlet does)."""
     from arena.engine import Rules
     from arena.engine.rules import Variant
-    from arena.service.gauntlet import MatchPlayerForGauntlet, block_plan, build_spec, score_block
+    from arena.service.gauntlet_runs import MatchPlayerForGauntlet, block_plan, build_spec, score_block
     from bots import make_bot
 
     spec = build_spec(candidate=spec_field.candidate, baseline=spec_field.baseline, seats=spec_field.seats,
@@ -93,7 +94,8 @@ def save(recorded: Sequence[RecordedField], blocks: int, path: Path = DATA_FILE)
                "opponents": list(r.field.opponents), "seats": r.field.seats, "variant": r.field.variant,
                "mean": sum(r.scores) / len(r.scores), "scores": list(r.scores)} for r in recorded]
     made = (f"python -m benchmarks.sprt_blocks {blocks}: {blocks} duplicate blocks per field played in process with "
-            f"the built-in bots (arena.service.gauntlet's block plan and scoring: each seat of a block its own deal, "
+            "the built-in bots (arena.service.gauntlet_runs's block plan and scoring: each seat of a block its own "
+            f"deal, "
             f"from seed {RECORD_SEED} and the secret {RECORD_SEED:064x}); a block score is the mean over the seats "
             "of the candidate's finishing points minus the baseline's on that seat's deal")
     path.write_text(json.dumps({"made_by": made, "fields": fields}, indent=1) + "\n")

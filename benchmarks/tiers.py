@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from arena.tournament import MatchResult, standings
 from arena.tournament.adjusted import fitted_standings
-from arena.tournament.stats import wilson_interval
+from arena.tournament.stats.intervals import wilson_interval
 
 from .tiers_sample import Sample, load_sample
 

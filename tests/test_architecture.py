@@ -124,10 +124,10 @@ def test_no_package_imports_another_in_a_cycle() -> None:
 
 def test_the_package_cycle_finder_finds_a_cycle_through_modules() -> None:
     graph = grimp.ImportGraph()
-    for name in ("arena.runner.seat", "bots.kit", "arena.engine.match"):
+    for name in ("arena.runner.seats", "bots.kit", "arena.engine.match"):
         graph.add_module(name)
-    graph.add_import(importer="arena.runner.seat", imported="bots.kit")
-    graph.add_import(importer="bots.kit", imported="arena.runner.seat")
+    graph.add_import(importer="arena.runner.seats", imported="bots.kit")
+    graph.add_import(importer="bots.kit", imported="arena.runner.seats")
     graph.add_import(importer="bots.kit", imported="arena.engine.match")
     packages = _package_graph(graph, set(graph.modules))
     assert _cycles(packages, set(packages.modules)) == [["arena.runner", "bots"]]

@@ -32,7 +32,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from arena.metrics import ArenaMetrics, get_metrics
 from arena.service import competitions, lifecycle
-from arena.service.gauntlet import resume_gauntlet
+from arena.service.gauntlet_runs import resume_gauntlet
 from arena.service.lifecycle import Settings
 from arena.service.match_player import MatchPlayer
 from arena.service.schedules import fire_due

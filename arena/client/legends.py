@@ -3,7 +3,7 @@ scope, said alike by the CLI and the web front."""
 
 from __future__ import annotations
 
-from arena.tournament.stats import MIN_INTERVAL_MATCHES
+from arena.tournament.stats.intervals import MIN_INTERVAL_MATCHES
 
 OPENSKILL_NOTE = ("OpenSkill: the online rating, updated match by match (so it depends on "
                   "the order of the matches); shown without an interval (its own uncertainty was measured wider "

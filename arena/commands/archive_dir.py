@@ -1,5 +1,5 @@
 """The archive folder option of ``serve`` and ``host`` (``--archive-dir``, ``$UNO_ARENA_ARCHIVE_DIR``): where
-submitted archives are kept (:mod:`arena.store.archives`), checked writable before the process starts."""
+submitted archives are kept (:mod:`arena.store.archive_store`), checked writable before the process starts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import tempfile
 from typing import Any
 
-from arena.store.archives import ARCHIVE_DIR_ENV
+from arena.store.archive_store import ARCHIVE_DIR_ENV
 
 
 class ArchiveDirError(Exception):

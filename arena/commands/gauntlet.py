@@ -35,7 +35,7 @@ from arena.protocol.statuses import gauntlet_status
 
 EXIT_INCONCLUSIVE = 3
 DEFAULT_MAX_BLOCKS = 0
-"""0: the automatic cap (:attr:`arena.tournament.sprt.SprtState.needed_blocks`)."""
+"""0: the automatic cap (:attr:`arena.tournament.stats.sprt.SprtState.needed_blocks`)."""
 POLL_S = 1.0
 """How often a followed gauntlet is asked for its new blocks."""
 EXIT_BY_STATE = {arena_pb2.GAUNTLET_STATE_ACCEPTED: 0, arena_pb2.GAUNTLET_STATE_REJECTED: 0,
@@ -280,7 +280,7 @@ def cmd_gauntlet_show(args: argparse.Namespace) -> int:
 def sprt_config(mu0: float, mu1: float, alpha: float, beta: float, max_blocks: int, min_blocks: int | None = None
                 ) -> Any:
     """The test of these options: a cap of 0 is the automatic one (ValueError naming a bad option)."""
-    from arena.tournament.sprt import AUTO_CAP_CEILING, DEFAULT_MIN_BLOCKS, SprtConfig
+    from arena.tournament.stats.sprt import AUTO_CAP_CEILING, DEFAULT_MIN_BLOCKS, SprtConfig
 
     if max_blocks < 0:
         raise ValueError(f"--max-blocks must not be negative, got {max_blocks}")
@@ -305,7 +305,7 @@ def _whole(text: str) -> int:
 
 def register(commands: Any) -> None:
     """Add `gauntlet` (run, list, show, verify)."""
-    from arena.tournament.sprt import (
+    from arena.tournament.stats.sprt import (
         DEFAULT_ALPHA,
         DEFAULT_BETA,
         DEFAULT_MIN_BLOCKS,

@@ -231,7 +231,7 @@ def cmd_bot_log(args: argparse.Namespace) -> int:
 
 def _incident_line(incident: Any) -> str:
     """One line of a bot's incident log (a ``BotIncident`` message) for people: number, time, kind, where, what."""
-    from arena.store.incidents import incident_line
+    from arena.store.incident_store import incident_line
 
     at = float(incident.at.seconds) if incident.HasField("at") else 0.0
     return incident_line(incident.seq, at, incident.kind, incident.match_id, incident.decision_number,

@@ -82,7 +82,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
     from arena.web.guard import NO_LIMITS
-    from arena.web.play import close_bot_processes
+    from arena.web.play_routes import close_bot_processes
     from bots import make_bot
 
     if args.poll is None:

@@ -46,7 +46,7 @@ from arena.relay import RelaySeat
 from arena.runner import DecisionOutcome, EndReason, LocalSeat, MatchConfig, MatchRecord, Seat, SeatRequest, run_match
 from arena.server.gateway import Gateway
 from arena.service.seating import check_bot_seed, seat_for
-from arena.store.tournaments import new_tournament_id
+from arena.store.tournament_store import new_tournament_id
 from arena.tournament.schedule import match_id
 
 DECISION_KINDS = ("play", "after_draw", "respond", "choose_color", "catch")
@@ -69,7 +69,7 @@ DROP_DETAILS = "the arena closed the session; reconnect"
 @dataclass
 class CheckMatches:
     """The ids and seeds of one check's matches, shaped as one tournament's: a fresh tournament id (as
-    :func:`arena.store.tournaments.new_tournament_id` makes them), match ids of
+    :func:`arena.store.tournament_store.new_tournament_id` makes them), match ids of
     :func:`arena.tournament.schedule.match_id`, a deal per match and a table per concurrent match, and seeds drawn
     at random for each check (``seed`` fixes them, for tests)."""
 

@@ -366,7 +366,7 @@ def copy_identity(token: str, into: Store) -> str:
     """The name of the bot ``token`` belongs to in the arena of $REDIS_URL (only read), its identity copied into the
     private store ``into``; :class:`CheckRefused` for a token that arena refuses, or no arena to ask."""
     from arena.store import InvalidToken, StoreConfigError
-    from arena.store.errors import UnknownBot
+    from arena.store.store_errors import UnknownBot
 
     url = os.environ.get("REDIS_URL", "")
     if not url:

@@ -40,8 +40,8 @@ from arena.hosting.sandbox import Limits, SandboxSpec, package_path
 from arena.relay.envelope import drop_message
 from arena.service.competitions import bots_without_memory
 from arena.store import Store
-from arena.store.errors import DeletedBot, UnknownBot
-from arena.store.submissions import HostedState, Submission, SubmissionState
+from arena.store.store_errors import DeletedBot, UnknownBot
+from arena.store.submission_store import HostedState, Submission, SubmissionState
 from arena.submissions import Runtime, hosted_version, read_package
 
 log = logging.getLogger(__name__)

@@ -41,7 +41,7 @@ class EndReason(StrEnum):
 
 class DecideStatus(StrEnum):
     """How one decision request ended on the gateway holding the bot (``DecideOutcome.status``, the relay's
-    ``DecideReply``, :func:`arena.runner.seat.settle`)."""
+    ``DecideReply``, :func:`arena.runner.seats.settle`)."""
 
     ANSWERED = "answered"
     """The bot answered in time with an index in range."""

@@ -14,7 +14,7 @@ Keys (under the store prefix, ``uno:`` by default; built by :class:`arena.store.
 
 =================================  ======  =================================================================
 ``uno:relay:{gateway}``            list    messages for the gateway ``{gateway}`` (the ``gateway`` field of
-                                           the bot's session, :mod:`arena.store.sessions`); RPUSH / BLPOP,
+                                           the bot's session, :mod:`arena.store.session_store`); RPUSH / BLPOP,
                                            the messages waiting behind the first in the same round trip
 ``uno:relay:replies:{hub}``        list    the answers to the messages of one worker process's hub, each
                                            ``"{rid} {answer}"``; read by the hub's one reader, which hands each

@@ -1,7 +1,7 @@
 """The match runner: one match of the engine between seats (local bots, remote bots through a gateway or the
 Redis relay), with deadlines, fallbacks, strikes, forfeits and a record.
 
-- :mod:`arena.runner.seat`: the :class:`Seat` interface, what a seat is asked and how it fails (what it is told at
+- :mod:`arena.runner.seats`: the :class:`Seat` interface, what a seat is asked and how it fails (what it is told at
   the start and the end, the fallback rule and the end reasons come from :mod:`arena.players`, re-exported here);
 - :mod:`arena.runner.record`: :class:`MatchConfig` (what to play) and :class:`MatchRecord` (what a match
   leaves behind);
@@ -14,7 +14,7 @@ from arena.players import DecisionOutcome, EndReason, MatchSummary, SeatStart, f
 
 from .loop import LET_GO, MatchRunner, TimingProbe, run_match, run_match_sync
 from .record import DecisionLog, MatchConfig, MatchRecord
-from .seat import (
+from .seats import (
     DEFAULT_ADMIT_TIMEOUT_S,
     DEFAULT_DECISION_DEADLINE_S,
     DEFAULT_INFRA_GRACE_S,

@@ -6,14 +6,14 @@ and the legal actions, and asks the seat for an index into them (:meth:`MatchRun
 - a seat answers with an index (its refused answers, if any, are counted on the request: a remote seat
   refuses an unknown request id, an index out of range or a malformed message in-band and lets the bot
   answer again until the deadline);
-- :class:`~arena.runner.seat.SeatTimeout` (no valid answer in time), :class:`~arena.runner.seat.SeatGone`
+- :class:`~arena.runner.seats.SeatTimeout` (no valid answer in time), :class:`~arena.runner.seats.SeatGone`
   (no connection) or an in-process bot that raises or answers out of range: the runner plays
-  :func:`~arena.runner.seat.fallback_action` for the seat and charges it a *strike* (:meth:`MatchRunner.strike`);
-- :class:`~arena.runner.seat.SeatUnreachable`: the *arena* could not get the decision to the bot (its gateway gone
+  :func:`~arena.runner.seats.fallback_action` for the seat and charges it a *strike* (:meth:`MatchRunner.strike`);
+- :class:`~arena.runner.seats.SeatUnreachable`: the *arena* could not get the decision to the bot (its gateway gone
   or not answering, Redis unreachable, the relay lost): no strike, no timeout; the runner asks the same decision
   again until the bot is back (logged ``unreachable``), for at most ``MatchConfig.infra_grace_s``, then aborts the
   match as an infrastructure fault (``EndReason.ABORTED``: not scored, played again as a new attempt);
-- :class:`~arena.runner.seat.SeatEvicted`: the bot left a casual match (a game against a person) for a tournament,
+- :class:`~arena.runner.seats.SeatEvicted`: the bot left a casual match (a game against a person) for a tournament,
   ladder or gauntlet match that needed its slot: the match ends ``EndReason.ABORTED``, no strike;
 - once a seat has ``max_strikes`` strikes it *forfeits*: it keeps its chair, the runner plays the fallback
   for it without asking any more, and the record says so (``EndReason.FORFEIT``, ``forfeits``, ``detail``).
@@ -43,7 +43,7 @@ from arena.metrics import ArenaMetrics, get_metrics
 from arena.players import DecisionOutcome, EndReason, SeatStart, fallback_action
 
 from .record import MatchConfig, MatchRecord, hands_to_json, new_decision_log
-from .seat import (
+from .seats import (
     Seat,
     SeatEvicted,
     SeatGone,

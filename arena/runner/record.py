@@ -19,7 +19,7 @@ from arena.engine.hands import Hands, RoundHands
 from arena.players import DecisionOutcome, EndReason, MatchSummary
 from arena.tournament import MatchResult
 
-from .seat import (
+from .seats import (
     DEFAULT_DECISION_DEADLINE_S,
     DEFAULT_INFRA_GRACE_S,
     DEFAULT_LAG_COMPENSATION_CAP_S,
@@ -42,7 +42,7 @@ class MatchConfig:
     """Which attempt of the match this is (from 1; told to the bots in ``MatchStarted``): a match aborted by the
     arena is played again, from the same seed, as the next attempt."""
     infra_grace_s: float = DEFAULT_INFRA_GRACE_S
-    """How long a decision the arena could not get to the bot (:class:`~arena.runner.seat.SeatUnreachable`) is asked
+    """How long a decision the arena could not get to the bot (:class:`~arena.runner.seats.SeatUnreachable`) is asked
     again before the match is aborted as an infrastructure fault (no strike either way)."""
     time_bank_s: float = 0.0
     """Each seat's time bank for the whole match (Kaggle's overage): time a decision takes over

@@ -163,7 +163,7 @@ RPC_ROLES: dict[str, Role] = {
     "StartGauntlet": Role.ADMIN,
     "ListGauntlets": Role.ANONYMOUS,  # seeds of gauntlets still running only to the admin
     "GetGauntlet": Role.ANONYMOUS,
-    "SubmitBot": Role.BOT,  # its own bot only (arena.server.submissions)
+    "SubmitBot": Role.BOT,  # its own bot only (arena.server.submission_servicer)
     "ListSubmissions": Role.BOT,
     "GetBotOutput": Role.BOT,
 }

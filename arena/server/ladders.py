@@ -1,7 +1,7 @@
 """The organizer API's competitions and rating pools: list, create, pause/resume/close, ladders, leaderboards.
 
-Thin over :mod:`arena.service.competitions` and :mod:`arena.service.leaderboard`: a request is checked and
-mapped to the service's typed inputs, the answer built by :mod:`arena.server.messages`.
+Thin over :mod:`arena.service.competitions` and :mod:`arena.service.leaderboards`: a request is checked and
+mapped to the service's typed inputs, the answer built by :mod:`arena.server.api_messages`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from arena.protocol import arena_pb2
 from arena.protocol.convert import rules_from_proto
 from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
 from arena.service.competitions import create_competition, ladder, set_competition_status
-from arena.service.leaderboard import UnknownPool, pool_ids, pool_leaderboard, rating_pools
+from arena.service.leaderboards import UnknownPool, pool_ids, pool_leaderboard, rating_pools
 from arena.store import CompetitionRecord, DuplicateCompetition, InvalidName, Store, UnknownBot, UnknownCompetition
 from arena.store.keys import check_id, check_name
 from arena.tournament import limits
@@ -22,7 +22,7 @@ from arena.tournament.competition import CompetitionSpec
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.status import CompetitionStatus
 
-from .messages import (
+from .api_messages import (
     competition_message,
     ladder_entry,
     leaderboard_message,

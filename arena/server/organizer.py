@@ -7,10 +7,10 @@ The API is split by job:
   (:data:`arena.server.auth.RPC_ROLES`, also stated in arena.proto);
 * :mod:`arena.service.visibility` says who sees what (seeds of running tournaments and gauntlets only to the
   admin; replay views), :mod:`arena.service.exports` builds the export files;
-* :mod:`arena.server.messages` maps typed records to the protocol's messages;
+* :mod:`arena.server.api_messages` maps typed records to the protocol's messages;
 * this module's :class:`Organizer` is the synchronous core (requests checked, the store and the services asked),
   with :class:`arena.server.ladders.Ladders` (competitions, rating pools, leaderboards) and
-  :class:`arena.server.gauntlets.Gauntlets`;
+  :class:`arena.server.gauntlet_servicer.Gauntlets`;
 * :mod:`arena.server.servicer` is the thin gRPC glue (every blocking call in a thread, refusals as statuses) and
   :func:`arena.server.servicer.add_organizer` serves it.
 
@@ -91,19 +91,16 @@ from arena.store import (
     new_tournament_id,
 )
 from arena.store.bots import MAX_OWNER
-from arena.store.incidents import MAX_READ
+from arena.store.incident_store import MAX_READ
 from arena.store.keys import BOT_NAME_RE, check_id, check_name
 from arena.store.runstate import RunState
-from arena.store.schedules import Schedule
+from arena.store.schedule_store import Schedule
 from arena.tournament import TournamentSpec, count_matches, limits
 from arena.tournament.cron import CronError, parse_cron, time_zone, with_time_zone
+from arena.tournament.stats.verdicts import Verdicts
 from arena.tournament.status import TournamentStatus
-from arena.tournament.verdicts import Verdicts
 
-from .auth import RPC_ROLES, AdminAuth
-from .gauntlets import Gauntlets
-from .ladders import Ladders
-from .messages import (
+from .api_messages import (
     bot_message,
     head_to_head_messages,
     incident_message,
@@ -115,6 +112,9 @@ from .messages import (
     tournament_message,
     verdicts_message,
 )
+from .auth import RPC_ROLES, AdminAuth
+from .gauntlet_servicer import Gauntlets
+from .ladders import Ladders
 from .refusals import OrganizerError, invalid, not_found
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,7 @@ ADMIN_TOKEN_ENV = "UNO_ARENA_ADMIN_TOKEN"
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 DEFAULT_BOT_LOG_LIMIT = 100
-"""Incidents GetBotLog returns when the request gives no limit (at most ``arena.store.incidents.MAX_READ``)."""
+"""Incidents GetBotLog returns when the request gives no limit (at most ``arena.store.incident_store.MAX_READ``)."""
 MAX_MATCHES = limits.MAX_MATCHES
 """A tournament larger than this is refused (INVALID_ARGUMENT); every bound is in :mod:`arena.tournament.limits`."""
 MAX_NAME_LENGTH = 100
@@ -264,7 +264,7 @@ class Organizer:
         )
 
     def get_bot_log(self, request: arena_pb2.GetBotLogRequest, caller: Caller = ADMIN) -> arena_pb2.GetBotLogResponse:
-        """The bot's incident log (:mod:`arena.store.incidents`), to the bot itself or the admin."""
+        """The bot's incident log (:mod:`arena.store.incident_store`), to the bot itself or the admin."""
         if not (caller.is_admin or caller.is_bot(request.name)):
             raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED,
                                  "a bot may read its own incident log only (the admin may read any)")

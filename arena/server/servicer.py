@@ -25,7 +25,7 @@ from arena.store import InvalidName, Store, StoreUnavailable, UnknownBot, Unknow
 from .auth import RPC_ROLES
 from .organizer import Organizer
 from .refusals import OrganizerError, short
-from .submissions import Submissions
+from .submission_servicer import Submissions
 
 T = TypeVar("T")
 WATCH_POLL_S = 0.25

@@ -4,7 +4,7 @@
   :mod:`~arena.service.runtime` (settings, enqueuer, metrics, store retries), :mod:`~arena.service.tournaments`
   (create, cancel, seeds), :mod:`~arena.service.batches` (batches, start), :mod:`~arena.service.batch_runner`
   (one batch task), :mod:`~arena.service.recovery` (completeness check, lost batches, sweep) and
-  :mod:`~arena.service.standings` (standings, their cache, ratings, finishing);
+  :mod:`~arena.service.standings_cache` (standings, their cache, ratings, finishing);
 - :mod:`arena.service.seating`: a participant as a seat (built-in or registered, naming, bot seeds);
 - :mod:`arena.service.matches`: one scheduled match as the runner plays it (seats, config) and its stored
   result;

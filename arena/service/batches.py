@@ -17,7 +17,7 @@ from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 from .enqueuer import Enqueuer
 from .matches import is_builtin
 from .runtime import MetricsSink, NoMetrics, Settings
-from .standings import prior_pool
+from .standings_cache import prior_pool
 
 
 def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 
 from arena.store import Store, UnknownTournament
-from arena.store.competitions import UnknownCompetition
+from arena.store.competition_store import UnknownCompetition
 from arena.store.keys import bot_key
 from arena.tournament import Rating, RatingPool
 from arena.tournament.competition import (
@@ -30,11 +30,11 @@ from arena.tournament.competition import (
     plan_round,
 )
 from arena.tournament.matchmaking import Evidence, EvidenceTally, RateLimit
-from arena.tournament.plackett_luce import BatchRating
+from arena.tournament.stats.plackett_luce import BatchRating
+from arena.tournament.stats.verdicts import Verdicts
 from arena.tournament.status import ACTIVE_TOURNAMENT, CompetitionStatus
-from arena.tournament.verdicts import Verdicts
 
-from .leaderboard import pool_leaderboard
+from .leaderboards import pool_leaderboard
 from .lifecycle import Enqueuer, create_tournament, spec_of
 from .matches import builtin_kind
 
@@ -219,8 +219,8 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
 @dataclass(frozen=True)
 class LadderRow:
     """One entry of a competition's ladder: its rank, tier and batch rating as its pool's leaderboard gives them
-    (:func:`arena.service.leaderboard.pool_leaderboard`: one computation for both), and its OpenSkill rating as
-    :meth:`arena.tournament.ratings.Rating.fact` gives it (``rating`` = ``mu``, ``[low, high]`` = ``mu -/+ 1.96
+    (:func:`arena.service.leaderboards.pool_leaderboard`: one computation for both), and its OpenSkill rating as
+    :meth:`arena.tournament.stats.ratings.Rating.fact` gives it (``rating`` = ``mu``, ``[low, high]`` = ``mu -/+ 1.96
     sigma``: what matchmaking reads). A retired entry has rank 0, no batch rating and its ``retired_at``."""
 
     rank: int

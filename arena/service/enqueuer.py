@@ -14,7 +14,7 @@ class Enqueuer(Protocol):
         """Start a created tournament (:func:`arena.service.lifecycle.start_tournament`)."""
 
     def gauntlet(self, gauntlet_id: str) -> None:
-        """Play a stored gauntlet on from its stored blocks (:func:`arena.service.gauntlet.resume_gauntlet`)."""
+        """Play a stored gauntlet on from its stored blocks (:func:`arena.service.gauntlet_runs.resume_gauntlet`)."""
 
     def batch(self, tournament_id: str, batch_id: str, match_ids: list[str]) -> None:
         """Play these matches of the tournament's schedule (:func:`arena.service.batch_runner.run_batch`)."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from arena.store.results import Progress, StoredResult
-from arena.store.tournaments import TournamentRecord
+from arena.store.result_store import Progress, StoredResult
+from arena.store.tournament_store import TournamentRecord
 from arena.tournament import results_to_csv
 
 from .lifecycle import SeedReveal

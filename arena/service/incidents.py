@@ -1,4 +1,4 @@
-"""The incidents of a played match, for the incident logs of its registered bots (:mod:`arena.store.incidents`).
+"""The incidents of a played match, for the incident logs of its registered bots (:mod:`arena.store.incident_store`).
 
 :func:`match_incidents` reads them off the :class:`~arena.runner.MatchRecord` alone (pure): every refused answer
 with its reasons, every timeout, every decision asked while the bot was not connected (the fallback was played)

@@ -9,7 +9,7 @@ without Celery. Each job lives in its own module, re-exported here:
 - :mod:`arena.service.batches`: cutting the schedule into batches and releasing them (starting a tournament);
 - :mod:`arena.service.batch_runner`: running one batch (heartbeat, claims, recording each match once);
 - :mod:`arena.service.recovery`: the completeness check, the pure lost-batch finder, the sweep;
-- :mod:`arena.service.standings`: standings, their cache, finishing with the ratings.
+- :mod:`arena.service.standings_cache`: standings, their cache, finishing with the ratings.
 
 Life of a tournament::
 
@@ -51,7 +51,7 @@ from .batches import (
 from .enqueuer import Enqueuer
 from .recovery import CheckOutcome, LostBatches, check_tournament, find_lost, sweep
 from .runtime import MetricsSink, NoMetrics, Settings
-from .standings import (
+from .standings_cache import (
     TournamentTable,
     cached_standings,
     finish_tournament,

@@ -1,9 +1,11 @@
-"""A rating pool's batch Plackett-Luce ratings (:func:`arena.tournament.plackett_luce.refit` over the scored results
+"""A rating pool's batch Plackett-Luce ratings (:func:`arena.tournament.stats.plackett_luce.refit` over the scored
+results
 of every tournament the pool applied) and their verdicts, computed once per version of the pool and cached beside
 it.
 
 A tournament that finishes computes its rules pool's new batch ratings right away (:func:`warm_pool_batch`, called
-by :func:`arena.service.standings.finish_tournament` in the worker that finishes it), so no reader waits for them: a
+by :func:`arena.service.standings_cache.finish_tournament` in the worker that finishes it), so no reader waits for
+them: a
 pool of 7,000 four-seat matches refits in about 4 s (docs/benchmarks.md). So does a reader that finds no
 ratings for the current version of a rules pool (the warm-up failed, or the pool predates it).
 
@@ -20,10 +22,10 @@ import logging
 import time
 
 from arena.store import Store, StoreFailure
-from arena.store.ratings import CachedBatch
+from arena.store.rating_store import CachedBatch
 from arena.tournament import RatingPool
 from arena.tournament.competition import POOL_PREFIX, Entry, competition_of, current_results
-from arena.tournament.plackett_luce import BatchRating, refit
+from arena.tournament.stats.plackett_luce import BatchRating, refit
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +53,7 @@ def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating
 
 def pool_fit(store: Store, pool_id: str, pool: RatingPool) -> CachedBatch:
     """:func:`pool_batch`'s ratings with the verdicts of the same fit (which pairs it tells apart, and what would
-    tell the rest apart: :meth:`arena.tournament.plackett_luce.BatchFit.verdicts`), cached together."""
+    tell the rest apart: :meth:`arena.tournament.stats.plackett_luce.BatchFit.verdicts`), cached together."""
     competition = competition_of(pool_id)
     entries = store.competitions.entries(competition) if competition else None
     version = pool_version(pool, entries)

@@ -29,7 +29,7 @@ from arena.tournament.status import ACTIVE_TOURNAMENT, BatchStatus, TournamentSt
 from .batches import auto_batch_size, release_batches, split_guided, start_check_chain
 from .enqueuer import Enqueuer
 from .runtime import MetricsSink, NoMetrics, Settings
-from .standings import finish_tournament
+from .standings_cache import finish_tournament
 from .tournaments import spec_of
 
 log = logging.getLogger("arena.service.lifecycle")

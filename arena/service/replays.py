@@ -27,7 +27,7 @@ from arena.engine.hands import Hands, current_hands, dealt_hands
 from arena.engine.walk import walk
 from arena.runner import DecisionOutcome, MatchRecord
 from arena.store import Replay
-from arena.store.replays import OUTCOME_LETTERS, EngineReplay
+from arena.store.replay_store import OUTCOME_LETTERS, EngineReplay
 
 
 def stored_record(record: MatchRecord) -> Replay:

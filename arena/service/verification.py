@@ -199,8 +199,8 @@ class GauntletSeedCheck:
 def verify_gauntlet_seed(commitment: str, seed: int, salt: str, secret: str, blocks: int,
                          seats: int) -> GauntletSeedCheck:
     """Check an ended gauntlet's revealed seed, salt and secret against its commitment and re-derive its deals
-    (:func:`arena.service.gauntlet.deal_seed`)."""
-    from .gauntlet import deal_seed
+    (:func:`arena.service.gauntlet_runs.deal_seed`)."""
+    from .gauntlet_runs import deal_seed
 
     committed = check_commitment(commitment, seed, salt, secret)
     deals = tuple(tuple(deal_seed(seed, block, secret, seat) for seat in range(seats)) for block in range(blocks))

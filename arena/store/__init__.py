@@ -10,8 +10,19 @@ from .batching import TrafficMeter
 from .bots import BotRecord, BotStore
 from .canary import CanaryBeat, CanaryStore
 from .client import Store, connect, kombu_url, redis_py_url, redis_url_from_env
-from .competitions import CompetitionRecord, CompetitionStore, DuplicateCompetition, UnknownCompetition
-from .errors import (
+from .competition_store import CompetitionRecord, CompetitionStore, DuplicateCompetition, UnknownCompetition
+from .gauntlet_store import DuplicateGauntlet, GauntletRecord, GauntletStore, UnknownGauntlet
+from .incident_store import INCIDENT_KINDS, Incident, IncidentStore
+from .keys import DEFAULT_PREFIX, Keys
+from .rating_store import RatingStore
+from .relay import RelayChannel, ReplyAddress
+from .relay_hub import RelayHub, Replies
+from .replay_store import DecisionNote, EngineReplay, Replay, ReplayStore
+from .result_store import Progress, ResultRecord, ResultStore, StoredResult, UnscheduledMatch
+from .schedule_store import Schedule, ScheduleStore
+from .session_store import PendingEnd, Session, SessionStore
+from .standings_store import CachedStandings, StandingsStore, TournamentStandings
+from .store_errors import (
     DeletedBot,
     DuplicateBotName,
     DuplicateSchedule,
@@ -28,18 +39,7 @@ from .errors import (
     UnknownTournament,
     failure_kind,
 )
-from .gauntlets import DuplicateGauntlet, GauntletRecord, GauntletStore, UnknownGauntlet
-from .incidents import INCIDENT_KINDS, Incident, IncidentStore
-from .keys import DEFAULT_PREFIX, Keys
-from .ratings import RatingStore
-from .relay import RelayChannel, ReplyAddress
-from .relay_hub import RelayHub, Replies
-from .replays import DecisionNote, EngineReplay, Replay, ReplayStore
-from .results import Progress, ResultRecord, ResultStore, StoredResult, UnscheduledMatch
-from .schedules import Schedule, ScheduleStore
-from .sessions import PendingEnd, Session, SessionStore
-from .standings import CachedStandings, StandingsStore, TournamentStandings
-from .tournaments import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
+from .tournament_store import CreateResult, TournamentRecord, TournamentStore, new_tournament_id
 
 __all__ = [
     "DEFAULT_PREFIX",

@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 import redis
 
 from ._codec import text_hash
-from .errors import DeletedBot, DuplicateBotName, InvalidToken, UnknownBot
 from .keys import BOT_NAME_RE, InvalidName, Keys, bot_key
+from .store_errors import DeletedBot, DuplicateBotName, InvalidToken, UnknownBot
 
 MAX_OWNER = 200
 INVALID_TOKEN = "invalid token"
@@ -134,7 +134,7 @@ class BotRecord:
 @dataclass(frozen=True)
 class BotVersion:
     """One version a bot connected with (the ``bot_version`` of its Hello): when it was first and last seen, and the
-    matches recorded with it in a seat under that version (:meth:`arena.store.results.ResultStore.record`)."""
+    matches recorded with it in a seat under that version (:meth:`arena.store.result_store.ResultStore.record`)."""
 
     version: str
     first_seen: float

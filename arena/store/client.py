@@ -17,25 +17,25 @@ import redis.asyncio
 from redis.backoff import EqualJitterBackoff
 from redis.retry import Retry
 
-from .archives import archive_folder
+from .archive_store import archive_folder
 from .batching import TrafficMeter
 from .bots import BotStore
 from .canary import CanaryStore
-from .competitions import CompetitionStore
-from .errors import StoreConfigError
-from .gauntlets import GauntletStore
-from .incidents import IncidentStore
+from .competition_store import CompetitionStore
+from .gauntlet_store import GauntletStore
+from .incident_store import IncidentStore
 from .keys import DEFAULT_PREFIX, Keys
-from .ratings import RatingStore
+from .rating_store import RatingStore
 from .relay import RelayChannel
-from .replays import ReplayStore
-from .results import ResultStore
-from .schedules import ScheduleStore
-from .sessions import SessionStore
+from .replay_store import ReplayStore
+from .result_store import ResultStore
+from .schedule_store import ScheduleStore
+from .session_store import SessionStore
 from .slots import SlotStore
-from .standings import StandingsStore
-from .submissions import SubmissionStore
-from .tournaments import TournamentStore
+from .standings_store import StandingsStore
+from .store_errors import StoreConfigError
+from .submission_store import SubmissionStore
+from .tournament_store import TournamentStore
 
 ENV_VAR = "REDIS_URL"
 
@@ -114,7 +114,7 @@ class Store:
     ``canary`` (:class:`CanaryStore`), ``incidents`` (:class:`IncidentStore`), ``gauntlets``
     (:class:`GauntletStore`), ``competitions`` (:class:`CompetitionStore`), ``slots`` (:class:`SlotStore`), and
     ``redis``/``keys`` underneath; ``archive_dir``: where submitted archives are kept (default
-    ``$UNO_ARENA_ARCHIVE_DIR``, else :func:`arena.store.archives.default_archive_dir`);
+    ``$UNO_ARENA_ARCHIVE_DIR``, else :func:`arena.store.archive_store.default_archive_dir`);
     :attr:`url` names the server (for a Celery app on the same Redis) and :meth:`relay` opens the relay's
     asyncio channel.
     """

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import redis
 
-from .errors import StoreError
 from .keys import Keys, bot_key
+from .store_errors import StoreError
 
 UID_RANGE_SIZE = 1 << 20
 """Uids of one arena's range."""

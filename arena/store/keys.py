@@ -28,12 +28,12 @@ key                                    type         contents
                                                     without a session is the arena's fault (no strike)
 ``uno:bot:{bot}:slots``                 zset         match id -> lease expiry (ms, Redis' clock): the matches
                                                     workers reserved the bot for (:mod:`arena.store.slots`)
-``uno:bot:{bot}:incidents``            list         the bot's incident log (:mod:`arena.store.incidents`):
+``uno:bot:{bot}:incidents``            list         the bot's incident log (:mod:`arena.store.incident_store`):
                                                     ``"{seq} {json}"`` per incident, oldest first,
                                                     capped (``RPUSH`` + ``LTRIM``) at ``MAX_INCIDENTS``
 ``uno:bot:{bot}:incidents:seq``        string       counter: the number of the bot's newest incident
 ``uno:bot:{bot}:submissions``         list         the bot's submitted versions, oldest first: one JSON
-                                                    object each (:mod:`arena.store.submissions`)
+                                                    object each (:mod:`arena.store.submission_store`)
 ``uno:bot:{bot}:hosted``               hash         the bot host's state of the bot's process (``state
                                                     version restarts detail since uid``)
 ``uno:bot:{bot}:output``               string       the last bytes (64 KiB at most) its hosted process wrote
@@ -41,7 +41,7 @@ key                                    type         contents
 ``uno:bot:{bot}:submit-attempts``      string, TTL  counter: the bot's submissions (accepted or refused) in
                                                     the current rate window
 ``uno:submission:{sha}``               string       an archive stored by an earlier version of the arena
-                                                    (now they are files: :mod:`arena.store.archives`)
+                                                    (now they are files: :mod:`arena.store.archive_store`)
 ``uno:archives``                       hash         ``{sha}`` -> how many kept versions refer to that
                                                     archive file (removed at 0)
 ``uno:hosted``                         set          every ``{bot}`` with a submission
@@ -83,7 +83,7 @@ key                                    type         contents
 ``uno:gauntlets``                      zset         gauntlet ids scored by creation time
 ``uno:gauntlet:{gid}``                 hash         ``id spec state status detail created_at updated_at
                                                     seed idempotency_key``
-                                                    (:mod:`arena.store.gauntlets`; ``spec`` and ``state``,
+                                                    (:mod:`arena.store.gauntlet_store`; ``spec`` and ``state``,
                                                     the sequential test's, are JSON; ``seed``
                                                     is secret: only the runner and the API read it)
 ``uno:gauntlet:{gid}:blocks``          list         one JSON object per duplicate block, in order
@@ -91,7 +91,7 @@ key                                    type         contents
 ``uno:competitions``                   zset         competition ids scored by creation time
 ``uno:competition:{cid}``              hash         a competition's spec, status, counters and rate bucket;
                                                     ``:entries`` (hash), ``:retired`` (list), ``:blocks``
-                                                    (set), ``:lock`` (string): :mod:`arena.store.competitions`
+                                                    (set), ``:lock`` (string): :mod:`arena.store.competition_store`
 =====================================  ===========  =====================================================
 
 The workers' run bookkeeping of a tournament (advisory: losing it never loses or double-counts a result;
@@ -231,7 +231,7 @@ class Keys:
         return f"{self.prefix}bot:{bot_key(name)}:incidents:seq"
 
     def bot_submissions(self, name: str) -> str:
-        """The bot's submitted versions (:mod:`arena.store.submissions`)."""
+        """The bot's submitted versions (:mod:`arena.store.submission_store`)."""
         return f"{self.prefix}bot:{bot_key(name)}:submissions"
 
     def bot_hosted(self, name: str) -> str:
@@ -250,7 +250,7 @@ class Keys:
         return f"{self.prefix}bot:{bot_key(name)}:submit-attempts"
 
     def archive_refs(self) -> str:
-        """Kept versions per archive digest (:mod:`arena.store.submissions`)."""
+        """Kept versions per archive digest (:mod:`arena.store.submission_store`)."""
         return f"{self.prefix}archives"
 
     def hosted(self) -> str:

@@ -35,7 +35,7 @@ import redis.asyncio
 
 from .batching import CommandBatcher, Script, TrafficMeter, command_size, reply_size, unpack_messages
 from .keys import Keys
-from .sessions import ENDED_TTL_S, RELAY_QUEUE_TTL_S, PendingEnd, parse_session
+from .session_store import ENDED_TTL_S, RELAY_QUEUE_TTL_S, PendingEnd, parse_session
 
 REPLY_TTL_S = 60
 """An answer nobody read expires after this long (a list of answers: after its latest one)."""

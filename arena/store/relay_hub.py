@@ -31,8 +31,8 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from types import TracebackType
 
-from .errors import StoreFailure
 from .relay import WAIT_CHUNK_S, RelayChannel, ReplyAddress, parse_reply_frame
+from .store_errors import StoreFailure
 
 log = logging.getLogger(__name__)
 

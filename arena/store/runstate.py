@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import redis
 
 from arena.store import Store
-from arena.tournament.ratings import RatingPool
+from arena.tournament.stats.ratings import RatingPool
 from arena.tournament.status import BatchStatus, TournamentStatus
 
 # Write a batch's state unless the tournament's bookkeeping was cleaned up (``cleaned_at`` in the run hash): a

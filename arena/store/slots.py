@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import redis
 
 from .keys import Keys
-from .sessions import parse_session
+from .session_store import parse_session
 
 ABSENT_CAPACITY = 1
 """The slots of a bot with no live session (see the module docstring)."""

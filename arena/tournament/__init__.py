@@ -1,6 +1,6 @@
 """Pure tournament logic: schedules (round robin, balanced designs, duplicate deals), results,
 standings with confidence intervals, persistent multiplayer ratings, ladder matchmaking
-(:mod:`~arena.tournament.matchmaking`) and the gauntlet's sequential test (:mod:`~arena.tournament.sprt`).
+(:mod:`~arena.tournament.matchmaking`) and the gauntlet's sequential test (:mod:`~arena.tournament.stats.sprt`).
 
 No I/O, no global state, no clock: every function takes data and returns data, and the same
 inputs give the same outputs in every process (seeds and ids come from SHA-256, never ``hash()``).
@@ -27,7 +27,6 @@ from .matchmaking import (
     evidence_of,
     meeting_value,
 )
-from .ratings import Rating, RatingPool
 from .results import EndReason, MatchResult, dedupe
 from .schedule import (
     MatchSpec,
@@ -39,15 +38,16 @@ from .schedule import (
     tables,
 )
 from .spec import TournamentSpec, normalize_rules, rating_pool_key
-from .sprt import SprtConfig, SprtFinished, SprtState, block_score, finish_points
 from .standings import (
     HeadToHead,
     StandingRow,
     Standings,
-    indistinguishable,
     standings,
 )
-from .stats import mean_interval, t_quantile, wilson_interval, z_quantile
+from .stats.intervals import mean_interval, t_quantile, wilson_interval, z_quantile
+from .stats.ratings import Rating, RatingPool
+from .stats.sprt import SprtConfig, SprtFinished, SprtState, block_score, finish_points
+from .stats.tiers import indistinguishable
 
 __all__ = [
     "EndReason",

@@ -1,7 +1,8 @@
 """A tournament's standings ranked and tiered by the opponent-adjusted batch model (pure).
 
 The standings (:func:`arena.tournament.standings.standings`) count what each bot did; who is better than whom is the
-batch Plackett-Luce model's verdict (:class:`arena.tournament.plackett_luce.BatchFit`), which compares bots on their
+batch Plackett-Luce model's verdict (:class:`arena.tournament.stats.plackett_luce.BatchFit`), which compares bots on
+their
 strengths whoever they met, where raw win rates compare bots that met different fields (the cyclic design at many
 bots, a ladder). :func:`adjusted_standings` puts the rows in the batch ratings' order and takes each row's tier and
 the bots it is not told apart from, with every pair's verdict, from the fit: one place computes them, every reader
@@ -13,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from .plackett_luce import BatchRating, refit
 from .results import MatchResult
 from .standings import StandingRow, Standings
-from .verdicts import Verdicts
+from .stats.plackett_luce import BatchRating, refit
+from .stats.verdicts import Verdicts
 
 
 def adjusted_standings(table: Standings, batch: Sequence[BatchRating], verdicts: Verdicts) -> Standings:

@@ -37,9 +37,9 @@ from arena.engine.rules import Rules
 from ._rng import derive_seed
 from .limits import MAX_DECISION_DEADLINE_MS, MIN_DECISION_DEADLINE_MS
 from .matchmaking import Entrant, Evidence, MatchmakingConfig, RateLimit, Table, choose_tables
-from .ratings import RatingPool
 from .results import MatchResult
 from .spec import DEFAULT_DECISION_DEADLINE_MS, TournamentSpec, normalize_rules
+from .stats.ratings import RatingPool
 
 STORED_KEYS = {"decision_deadline_ms": "deadline_ms"}
 """The attributes stored under another (older) key by :meth:`CompetitionSpec.to_dict` (the data on disk stays)."""

@@ -2,11 +2,11 @@
 
 Definitions (the same numbers every reader shows; nothing is recomputed elsewhere):
 
-* **Rating**: the pool's stored OpenSkill estimate, as :meth:`arena.tournament.ratings.Rating.fact` gives it:
+* **Rating**: the pool's stored OpenSkill estimate, as :meth:`arena.tournament.stats.ratings.Rating.fact` gives it:
   value ``mu``, ``sigma``, and ``mu -/+ 1.96 sigma`` (the API's deprecated ``rating_low``/``rating_high``: wider
   than a 95% interval where measured, so no page shows it).
 * **Rank**, **tiers** and **not told apart**: by the pool's *batch* ratings when they are given (every bot of the
-  pool has one: :func:`arena.tournament.plackett_luce.batch_ratings` over the pool's results, order-independent,
+  pool has one: :func:`arena.tournament.stats.plackett_luce.batch_ratings` over the pool's results, order-independent,
   its intervals measured to cover): the batch rank, then the rating, matches and name; the tiers and the bots not
   told apart are the batch ratings' own (their differences tested with Holm's control over all the pairs, the
   standings' tier rule). Without them (a pool with no results kept): by rating descending, then by matches
@@ -17,14 +17,16 @@ Definitions (the same numbers every reader shows; nothing is recomputed elsewher
   where no batch rating is given (a pool whose results are gone); it stays the matchmaking's estimate, and no page
   shows its interval (a competition's pool is fitted on its current entries only, so a new version of a bot
   starts afresh there too: :func:`arena.tournament.competition.current_results`).
-* **Counters**: the pool's :class:`~arena.tournament.ratings.Tally` of the bot (every tournament applied to the
+* **Counters**: the pool's :class:`~arena.tournament.stats.ratings.Tally` of the bot (every tournament applied to the
   pool, each once); the win rate ``wins / matches`` with its interval, unset without matches: the standings'
-  interval, deal groups as clusters in their tables (:func:`arena.tournament.stats.stratified_rate_interval` on the
+  interval, deal groups as clusters in their tables (:func:`arena.tournament.stats.intervals.stratified_rate_interval`
+  on the
   tally's running sums per table); where the pool counted some of the bot's tournaments before it kept sums per
-  table (2026-12-03), the same without tables (:func:`arena.tournament.stats.rate_sums_interval` on the sums over
+  table (2026-12-03), the same without tables (:func:`arena.tournament.stats.intervals.rate_sums_interval` on the sums
+  over
   all tables, wider where the bot's opponents differ much); before it kept any sums, Wilson with the deal groups as
-  the sample size (:func:`arena.tournament.stats.win_rate_interval`; ``win_rate_clustered`` False says so).
-* **Batch rating**: computed by :func:`arena.tournament.plackett_luce.batch_ratings` over the pool's results (the
+  the sample size (:func:`arena.tournament.stats.intervals.win_rate_interval`; ``win_rate_clustered`` False says so).
+* **Batch rating**: computed by :func:`arena.tournament.stats.plackett_luce.batch_ratings` over the pool's results (the
   service layer reads them and caches the ratings) and passed in.
 
 :func:`tallies_of` turns a tournament's standings and per-bot counters into the tallies a pool adds up.
@@ -37,11 +39,12 @@ from dataclasses import dataclass
 
 from arena.engine import Rules
 
-from .plackett_luce import BatchRating
-from .ratings import Z95, RatingFact, RatingPool, Tally
 from .results import MatchResult
-from .standings import Standings, not_told_apart, ratings_p_value, tiers_of, told_apart, win_strata
-from .stats import rate_sums_interval, stratified_rate_interval, win_rate_interval
+from .standings import Standings, win_strata
+from .stats.intervals import rate_sums_interval, stratified_rate_interval, win_rate_interval
+from .stats.plackett_luce import BatchRating
+from .stats.ratings import Z95, RatingFact, RatingPool, Tally
+from .stats.tiers import not_told_apart, ratings_p_value, tiers_of, told_apart
 
 VARIANT_LABELS = {"flip": "UNO Flip", "classic": "UNO"}
 

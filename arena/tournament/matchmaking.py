@@ -1,6 +1,7 @@
 """Matchmaking for a continuous ladder: spend the blocks where they add to the ranking the ladder publishes.
 
-The ladder publishes the batch Plackett-Luce ranking of its current entries (:mod:`arena.tournament.plackett_luce`:
+The ladder publishes the batch Plackett-Luce ranking of its current entries
+(:mod:`arena.tournament.stats.plackett_luce`:
 rank, interval, tiers). :func:`choose_tables` picks the next tables among the entrants that are connected and have
 a free match slot, from :class:`Evidence` about that ranking (:func:`evidence_of`: for every pair of entrants, the
 batch fit's rating difference, its standard error and the blocks in which the pair met directly). A candidate table
@@ -51,9 +52,9 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ._rng import SeededStream, derive_seed
-from .plackett_luce import posterior, stages_of
 from .results import MatchResult, dedupe
-from .stats import t_quantile
+from .stats.intervals import t_quantile
+from .stats.plackett_luce import posterior, stages_of
 
 Policy = Literal["informative", "uniform"]
 POLICIES: tuple[Policy, ...] = ("informative", "uniform")

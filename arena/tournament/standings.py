@@ -10,13 +10,15 @@ Definitions (``c`` is the confidence, 0.95 by default):
   the intervals are computed over per-group values, as fishtest and fastchess report pair
   statistics.
 * **Win rate**: wins / matches. Interval: the deal groups as clusters
-  (:func:`arena.tournament.stats.cluster_rate_interval`): a Wilson score interval with the effective sample size
+  (:func:`arena.tournament.stats.intervals.cluster_rate_interval`): a Wilson score interval with the effective sample
+  size
   of the clustered wins (their design effect, from the spread of the groups within each table: who meets whom is
   design, not chance), a table whose groups do not spread adding the binomial variance of its matches, so it never
   collapses to a point the way a t-interval over few groups does; beside an end, the exact Poisson bound
-  (:func:`arena.tournament.stats.rate_interval`).
+  (:func:`arena.tournament.stats.intervals.rate_interval`).
 * **Mean points**: points / matches (points = the bot's final match scores). Interval: the deal groups as clusters
-  (:func:`arena.tournament.stats.cluster_mean_interval`): a Student-t interval, its variance from the spread of the
+  (:func:`arena.tournament.stats.intervals.cluster_mean_interval`): a Student-t interval, its variance from the spread
+  of the
   groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (0.7 fewer where a table
   holds fewer than 8 groups; ``None`` with fewer than 2 groups or a table of fewer than 6 single matches), corrected
   for skew; where the groups do not spread (all 0), bounded with the tournament's largest match score as the
@@ -32,7 +34,8 @@ Definitions (``c`` is the confidence, 0.95 by default):
   ``sigma`` (measured on synthetic data), so it is shown with its interval and is what carries
   over between tournaments, but it does not order the table by default.
 * **Told apart**, by the measure of the row order, for every pair of rows at once: each pair gets one
-  p-value, and Holm's step-down procedure (:func:`arena.tournament.stats.holm`) over all the pairs of the table
+  p-value, and Holm's step-down procedure (:func:`arena.tournament.stats.intervals.holm`) over all the pairs of the
+  table
   decides which pairs are told apart, so that the chance of telling apart *any* two bots that are truly equal is
   at most ``1 - c`` (5 %), however many bots the table holds (:func:`told_apart`).
   - win rate: the smaller of two p-values, doubled (Bonferroni over the two tests of one pair).
@@ -41,7 +44,8 @@ Definitions (``c`` is the confidence, 0.95 by default):
     sat counts once, so their negative correlation is accounted for; two pseudo-groups at the extremes per table
     keep a few identical groups from looking certain). Their direct meetings (:func:`direct_differences`): per
     deal group where both sat, the difference of their wins divided by the matches they shared, tested by
-    :func:`arena.tournament.stats.differences_p_value` (an exact sign-flip test; Student-t beyond 64 groups with
+    :func:`arena.tournament.stats.intervals.differences_p_value` (an exact sign-flip test; Student-t beyond 64 groups
+    with
     a difference). Exact means honest, not strong: 4 deal groups all won by one bot happen by chance once in 8, so
     at one 3-seat table of 4 duplicate deals nobody is told apart; with 8 deals a bot that never won is.
   - rating: the normal test of ``mu_A - mu_B`` with standard error ``sqrt(sigma_A**2 + sigma_B**2)``
@@ -65,27 +69,29 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from statistics import NormalDist
-from typing import Any, TypeVar
+from typing import Any
 
-from .ratings import Rating, RatingPool
 from .results import MatchResult, dedupe
-from .stats import (
+from .stats.intervals import (
     Cluster,
     RateSums,
     cluster_mean_interval,
     cluster_rate_interval,
     differences_p_value,
-    holm,
     z_quantile,
 )
-from .verdicts import Verdicts
+from .stats.ratings import Rating, RatingPool
+from .stats.tiers import (
+    not_told_apart,
+    rate_difference_p_value,
+    ratings_p_value,
+    tiers_of,
+    told_apart,
+)
+from .stats.verdicts import Verdicts
 
 Interval = tuple[float, float]
-PSEUDO_GROUPS = 1
-"""Pseudo-groups at each extreme a table's groups could reach, in :func:`rate_difference_p_value`'s spread."""
 ORDERS = ("win_rate", "rating")
-_Row = TypeVar("_Row")
 
 
 @dataclass(frozen=True)
@@ -242,105 +248,6 @@ class Standings:
         }
 
 
-def indistinguishable(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, z: float) -> bool:
-    """True when the c-level interval of the skill difference (critical value ``z``) contains 0: the test of one
-    pair alone, without the control over the whole table that tiers use (:func:`told_apart`)."""
-    return abs(mu_a - mu_b) <= z * math.sqrt(sigma_a * sigma_a + sigma_b * sigma_b)
-
-
-def ratings_p_value(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
-    """The rating measure's two-sided p-value that two skills are equal: ``mu_a - mu_b`` against a normal with
-    standard error ``sqrt(sigma_a**2 + sigma_b**2)``."""
-    return normal_p_value(mu_a - mu_b, math.sqrt(sigma_a * sigma_a + sigma_b * sigma_b))
-
-
-def normal_p_value(gap: float, se: float) -> float:
-    """The two-sided p-value of a difference ``gap`` with standard error ``se`` under a normal (1 for no gap and no
-    error, 0 for a gap without error)."""
-    if se <= 0.0:
-        return 1.0 if gap == 0.0 else 0.0
-    return min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(gap) / se)))
-
-
-def told_apart(rows: Sequence[_Row], p_value: Callable[[_Row, _Row], float],
-               confidence: float) -> list[list[bool]]:
-    """Which pairs of ``rows`` the data tells apart: ``p_value`` of every pair, under Holm's step-down control at
-    ``1 - confidence`` over all the pairs (the chance of telling apart any two equal rows stays below it).
-    Returns a symmetric matrix (``False`` on its diagonal)."""
-    pairs = [(i, j) for i in range(len(rows)) for j in range(i + 1, len(rows))]
-    rejected = holm([p_value(rows[i], rows[j]) for i, j in pairs], 1.0 - confidence)
-    apart = [[False] * len(rows) for _ in rows]
-    for (i, j), told in zip(pairs, rejected, strict=True):
-        apart[i][j] = apart[j][i] = told
-    return apart
-
-
-def tiers_of(apart: Sequence[Sequence[bool]]) -> list[int]:
-    """The tier rule (the leaderboard mark), for rows in order and the matrix of :func:`told_apart`: a new tier
-    opens between two neighbouring rows only when every row above is told apart from every row below. Returns each
-    row's tier, from 1."""
-    n = len(apart)
-    # first_tie[b]: the first row above b not told apart from b (n when none). A cut before row i needs
-    # first_tie[b] >= i for every row b from i down.
-    first_tie = [next((a for a in range(b) if not apart[a][b]), n) for b in range(n)]
-    opens = [False] * n
-    reach = n
-    for i in range(n - 1, 0, -1):
-        reach = min(reach, first_tie[i])
-        opens[i] = reach >= i
-    tiers: list[int] = []
-    for i in range(n):
-        tiers.append(1 if i == 0 else tiers[-1] + opens[i])
-    return tiers
-
-
-def not_told_apart(apart: Sequence[Sequence[bool]]) -> list[list[int]]:
-    """For each row, the indexes of the other rows it is not told apart from (in row order)."""
-    return [[j for j in range(len(apart)) if j != i and not apart[i][j]] for i in range(len(apart))]
-
-
-def rate_difference_p_value(groups_a: Mapping[str, Sequence[int]], groups_b: Mapping[str, Sequence[int]],
-                            table_of: Mapping[str, Hashable]) -> float:
-    """The two-sided p-value that two bots have the same win rate, from their deal groups as clusters.
-
-    ``groups_x`` maps each deal group of bot x to ``(matches, wins, ...)``; ``table_of`` maps a group to its table
-    (the bots that sat in it). The difference ``wins_a / matches_a - wins_b / matches_b`` is a sum over the deal
-    groups of either bot, which are independent; groups of one table are alike, so its variance is the sum, table
-    by table, of the groups' spread around their table's mean. A group where both sat counts once, so the negative
-    correlation of two bots at one table is in the spread, not assumed away. Each table's spread also counts
-    :data:`PSEUDO_GROUPS` pseudo-group at each extreme a group could reach (a won all, b none; and the reverse), as
-    an Agresti-Coull interval adds pseudo-observations: a table whose few groups all ended alike is not taken as
-    certain. Normal approximation; 1 when either bot has no match. Alone it is somewhat optimistic on few groups
-    (7 meetings won of 8 give p = 0.03, an exact sign test 0.07); the tier rule doubles it (two tests per pair) and
-    holds it under Holm's control (the result is measured in docs/benchmarks.md). Two pseudo-groups a side
-    (p = 0.05 there) cost power: heuristic above weakened at 8 deals fell from 100 % to 91 % in one field.
-    """
-    matches_a = sum(g[0] for g in groups_a.values())
-    matches_b = sum(g[0] for g in groups_b.values())
-    if not (matches_a and matches_b):
-        return 1.0
-    by_table: dict[Hashable, list[float]] = defaultdict(list)
-    extremes: dict[Hashable, tuple[float, float]] = {}
-    difference = 0.0
-    for group in sorted(set(groups_a) | set(groups_b)):
-        a, b = groups_a.get(group), groups_b.get(group)
-        share_a = a[1] / matches_a if a else 0.0
-        share_b = b[1] / matches_b if b else 0.0
-        contribution = share_a - share_b
-        difference += contribution
-        table = table_of.get(group, group)
-        by_table[table].append(contribution)
-        extremes.setdefault(table, ((a[0] / matches_a) if a else 0.0, -(b[0] / matches_b) if b else 0.0))
-    variance = 0.0
-    for table, values in by_table.items():
-        padded = [*values, *extremes[table] * PSEUDO_GROUPS]
-        centre = math.fsum(padded) / len(padded)
-        variance += len(values) * math.fsum((v - centre) ** 2 for v in padded) / (len(padded) - 1)
-    if variance <= 0.0:
-        return 1.0 if difference == 0.0 else 0.0
-    return min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(difference) / math.sqrt(variance))))
-
-
 def direct_differences(results: Iterable[MatchResult]) -> dict[tuple[str, str], list[float]]:
     """For every pair of bots ``(a, b)`` (``a < b``) that shared a table: per deal group where both sat (sorted
     by group), ``(wins of a - wins of b) / matches both sat in``, from -1 (b won all) to 1 (a won all)."""
@@ -425,7 +332,7 @@ def _tally(ordered: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, _Ta
 def win_strata(results: Iterable[MatchResult]) -> dict[str, dict[str, RateSums]]:
     """Every bot's win-rate running sums over its deal groups, per table (:func:`table_key`): what a rating pool
     keeps of a tournament to make the standings' interval of every tournament together
-    (:func:`arena.tournament.stats.stratified_rate_interval`)."""
+    (:func:`arena.tournament.stats.intervals.stratified_rate_interval`)."""
     ordered = dedupe(results)
     bots = sorted({b for r in ordered for b in r.seats})
     table_of = _tables(ordered)

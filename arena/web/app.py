@@ -5,7 +5,7 @@ Every page reads through the organizer API (the same road as the CLI: :mod:`aren
 methods only); the shaping of its answers into what a page shows lives in :mod:`arena.web.views` (the API's facts
 as they are, turned into small dataclasses), the HTML in
 ``arena/web/templates`` (Jinja2, autoescaped: a bot name is always text), the styles and the small scripts in
-``arena/web/static`` (no CDN, no external font, no build step). The play pages of :mod:`arena.web.play` are
+``arena/web/static`` (no CDN, no external font, no build step). The play pages of :mod:`arena.web.play_routes` are
 included when that module exists: they are the one part that runs a service on the store directly (people's own
 games, not a reading of the arena's facts); no other module of the web front imports the store or the services.
 """
@@ -27,7 +27,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from arena.client.legends import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE, batch_scope
 from arena.players import BotFactory
 from arena.web.guard import ClientLedger, ClientLimits, Guard, address_of, private_client
-from arena.web.metrics import WebMetrics
+from arena.web.metrics_routes import WebMetrics
 from arena.web.reader import ArenaReader
 from arena.web.views import counted, plural
 
@@ -87,12 +87,21 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     ``poll_s`` is how often live streams look for changes, ``grafana_url`` a link on the status page; ``make_bot``
     makes the built-in bots of "play against the bots" (``bots.make_bot``, passed in by the web command);
     ``limits`` what one client may do (:class:`arena.web.guard.ClientLimits`; the defaults when None);
-    ``search_workers`` the processes that play the search bots of people's games (:mod:`arena.web.play`; None: they
+    ``search_workers`` the processes that play the search bots of people's games (:mod:`arena.web.play_routes`; None:
+    they
     play in this process, as a test's app does). Every request
     passes :class:`arena.web.guard.Guard` (CSRF, per-client limits, security headers). The API is described by
     ``/openapi.json`` and, for people, by the ``/docs`` page (rendered here: FastAPI's Swagger UI and ReDoc load
     their assets from a CDN, so they are off)."""
-    from arena.web import api_docs, card_sheet, competitions, gauntlets, pages, play, submissions
+    from arena.web import (
+        api_docs,
+        card_sheet,
+        competition_routes,
+        gauntlet_routes,
+        pages,
+        play_routes,
+        submission_routes,
+    )
 
     app = FastAPI(title=f"{title} web front", version="1", docs_url=None, redoc_url=None,
                   description="The arena's pages and their JSON twins, read through the organizer API.")
@@ -109,10 +118,10 @@ def create_app(client: ArenaClient, *, make_bot: BotFactory, admin_client: Arena
     app.add_middleware(Guard, ledger=app.state.ledger)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(pages.router)
-    app.include_router(play.router)
-    app.include_router(competitions.router)
-    app.include_router(gauntlets.router)
-    app.include_router(submissions.router)
+    app.include_router(play_routes.router)
+    app.include_router(competition_routes.router)
+    app.include_router(gauntlet_routes.router)
+    app.include_router(submission_routes.router)
     app.include_router(api_docs.router)
     app.include_router(card_sheet.router)
 

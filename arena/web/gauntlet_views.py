@@ -2,7 +2,8 @@
 functions: no I/O).
 
 A gauntlet asks whether a candidate is better than a baseline by a sequential test over duplicate blocks
-(:mod:`arena.tournament.sprt`). Every number here is the API's as it is: the blocks played, the test's log likelihood
+(:mod:`arena.tournament.stats.sprt`). Every number here is the API's as it is: the blocks played, the test's log
+likelihood
 ratio (LLR) and its two bounds, the state and the mean block score; here they only become small typed dataclasses
 (the JSON twins' response models too) and a few words for people: the verdict (:func:`verdict_text`), where the LLR
 stands between its bounds, and a chart of the LLR block by block (:func:`llr_chart`).

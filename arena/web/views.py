@@ -28,7 +28,7 @@ from arena.protocol.convert import rules_from_proto
 from arena.protocol.statuses import COMPETITION_STATUS_OF, ENDED_TOURNAMENT_STATES
 from arena.tournament.competition import POOL_PREFIX
 from arena.tournament.leaderboard import pool_label
-from arena.tournament.verdicts import PairVerdict, Verdicts
+from arena.tournament.stats.verdicts import PairVerdict, Verdicts
 
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
              "intervals once, and every reader shows them as they are. More matches split tiers.")

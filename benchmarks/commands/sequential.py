@@ -70,7 +70,7 @@ def cmd_bench_sprt(args: argparse.Namespace) -> int:
 
 def register(commands: Any) -> None:
     """Add `ladder` and `sprt`."""
-    from arena.tournament.sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_MU0, DEFAULT_MU1
+    from arena.tournament.stats.sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_MU0, DEFAULT_MU1
 
     ladder = commands.add_parser(
         "ladder", help="matchmaking on recorded UNO games: the published ranking's accuracy for the blocks spent, "

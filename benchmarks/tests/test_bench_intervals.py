@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.tournament import standings
-from arena.tournament.plackett_luce import refit
 from arena.tournament.standings import group_intervals
+from arena.tournament.stats.plackett_luce import refit
 from benchmarks.cli import main
 from benchmarks.intervals import batch_truth, draw, measure, run_intervals_bench, truths
 from benchmarks.tiers import replicate
@@ -120,7 +120,7 @@ def test_the_exact_coverage_of_copies_weighs_every_outcome_of_the_groups() -> No
     so its interval always holds; below 8 matches nothing is published."""
     import math
 
-    from arena.tournament.stats import Cluster, cluster_rate_interval
+    from arena.tournament.stats.intervals import Cluster, cluster_rate_interval
     from benchmarks.intervals import _compositions, copies_win_rate_coverage, exact_lines
 
     sample = load_sample()

@@ -28,7 +28,7 @@ def test_an_unknown_level_is_named_before_any_match() -> None:
 
 
 def test_the_gauntlet_gives_its_verdict_and_times_the_search_bot() -> None:
-    from arena.tournament.sprt import SprtConfig
+    from arena.tournament.stats.sprt import SprtConfig
     from arena.tournament.status import GauntletStatus
     from benchmarks.search_gauntlet import run_search_gauntlet
     from bots.ismcts import IsmctsFastBot

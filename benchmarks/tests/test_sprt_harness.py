@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from arena.tournament.sprt import SprtConfig, regularised
+from arena.tournament.stats.sprt import SprtConfig, regularised
 from benchmarks.sprt import (
     calibrate,
     cases,

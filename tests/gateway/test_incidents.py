@@ -24,7 +24,7 @@ from arena.service.incidents import (
     match_incidents,
 )
 from arena.store import INCIDENT_KINDS, Incident, InvalidName, Store
-from arena.store.incidents import MAX_DETAIL, IncidentStore
+from arena.store.incident_store import MAX_DETAIL, IncidentStore
 from bots import Bot, make_bot
 from tests.support import wait_until
 from tests.support.bots import ThreadBot

@@ -20,7 +20,7 @@ import pytest
 
 from arena.hosting.sandbox import sandbox_missing
 from arena.store import Store
-from arena.store.submissions import Submission, SubmissionState
+from arena.store.submission_store import Submission, SubmissionState
 from benchmarks import hostile_bots as hostile
 from tests.support.hosted_arena import HostedArena, hosted_arena
 from tests.support.waiting import wait_until

@@ -11,7 +11,7 @@ import pytest
 
 from arena.hosting.host import BotHost, HostConfig, unpack
 from arena.store import Store
-from arena.store.submissions import SubmissionState
+from arena.store.submission_store import SubmissionState
 from arena.submissions import pack_folder, read_package
 from benchmarks import hostile_bots as hostile
 

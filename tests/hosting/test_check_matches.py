@@ -7,7 +7,7 @@ import re
 
 from arena.conformance.checks import CheckMatches, _others
 from arena.hosting.check import reason_of
-from arena.store.tournaments import new_tournament_id
+from arena.store.tournament_store import new_tournament_id
 from arena.tournament.schedule import match_id
 from bots import BUILTIN_BOTS, make_bot
 

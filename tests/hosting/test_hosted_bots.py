@@ -14,7 +14,7 @@ import pytest
 from arena.client import ArenaClient
 from arena.hosting.sandbox import sandbox_missing
 from arena.store import Store
-from arena.store.submissions import SubmissionState
+from arena.store.submission_store import SubmissionState
 from benchmarks import hostile_bots as hostile
 from tests.support.hosted_arena import HostedArena, hosted_arena
 from tests.support.waiting import wait_until
@@ -101,8 +101,8 @@ def test_a_hosted_bot_enters_ladders_and_gauntlets_with_its_submission_as_versio
     competition's ladder keeps apart, and what ``BOT@VERSION`` asks for), and a gauntlet plays it through the relay
     as it plays a connected one."""
     from arena.engine import Rules
-    from arena.service.gauntlet import build_spec, run_gauntlet
-    from arena.tournament.sprt import SprtConfig
+    from arena.service.gauntlet_runs import build_spec, run_gauntlet
+    from arena.tournament.stats.sprt import SprtConfig
     from arena.tournament.status import GauntletStatus
     from bots import make_bot
 

@@ -1,4 +1,5 @@
-"""Submissions (arena.store.submissions: versions in Redis, archives as files in the archive folder, quotas) and the
+"""Submissions (arena.store.submission_store: versions in Redis, archives as files in the archive folder, quotas) and
+the
 host's token of a bot (BotStore.issue_host_token)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import InvalidToken, Store
-from arena.store.submissions import MAX_OUTPUT, HostedState, Quota, QuotaExceeded, SubmissionState
+from arena.store.submission_store import MAX_OUTPUT, HostedState, Quota, QuotaExceeded, SubmissionState
 
 
 def sha(data: bytes) -> str:
@@ -160,7 +161,7 @@ def test_the_api_core_stores_versions_of_its_own_bot_only_and_caps_them(store: S
     import grpc
 
     from arena.protocol import arena_pb2
-    from arena.server import submissions as api
+    from arena.server import submission_servicer as api
     from arena.server.refusals import OrganizerError
     from arena.service.visibility import Caller, Role
     from arena.submissions import PackedFile, canonical_archive
@@ -203,7 +204,7 @@ def test_submissions_from_one_address_are_limited_before_the_archive_is_read(sto
     import grpc
 
     from arena.protocol import arena_pb2
-    from arena.server import submissions as api
+    from arena.server import submission_servicer as api
     from arena.server.refusals import OrganizerError
     from arena.service.visibility import Caller, Role
 
@@ -233,7 +234,7 @@ def test_a_bot_past_its_limit_or_a_busy_intake_is_refused_after_the_first_messag
     import grpc
 
     from arena.protocol import arena_pb2
-    from arena.server import submissions as api
+    from arena.server import submission_servicer as api
     from arena.server.refusals import OrganizerError
     from arena.service.visibility import Caller, Role
     from arena.submissions.intake import IntakeLimits, IntakeRunner

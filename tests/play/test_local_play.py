@@ -17,7 +17,7 @@ import pytest
 
 from arena.engine import Action, Observation, Rules
 from arena.local_play import play_local
-from arena.tournament.stats import wilson_interval
+from arena.tournament.stats.intervals import wilson_interval
 from bots import Bot
 
 pytestmark = pytest.mark.integration  # starts processes (tests/support/tiers.py)

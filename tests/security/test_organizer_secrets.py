@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from arena.protocol import arena_pb2
-from arena.service.gauntlet import build_spec, start_gauntlet
+from arena.service.gauntlet_runs import build_spec, start_gauntlet
 from arena.store import Store
-from arena.tournament.sprt import SprtConfig
+from arena.tournament.stats.sprt import SprtConfig
 from tests.support.gateway import GatewayHarness
 from tests.support.organizer import OrganizerServer
 

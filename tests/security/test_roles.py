@@ -13,12 +13,12 @@ import pytest
 
 from arena.protocol import arena_pb2
 from arena.server.organizer import RPC_ROLES, Role
-from arena.service.gauntlet import build_spec, start_gauntlet
+from arena.service.gauntlet_runs import build_spec, start_gauntlet
 from arena.service.lifecycle import create_tournament
 from arena.store import Store
 from arena.submissions import PackedFile, canonical_archive
 from arena.tournament import TournamentSpec
-from arena.tournament.sprt import SprtConfig
+from arena.tournament.stats.sprt import SprtConfig
 from tests.support.gateway import GatewayHarness
 from tests.support.organizer import OrganizerServer
 

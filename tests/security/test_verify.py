@@ -11,7 +11,7 @@ import pytest
 from arena.cli import main
 from arena.protocol import arena_pb2, game_pb2
 from arena.store import Replay, Store
-from arena.store.replays import compress
+from arena.store.replay_store import compress
 from tests.support.organizer import OrganizerServer
 from tests.workers.helpers import wait_finished
 

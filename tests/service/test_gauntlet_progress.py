@@ -1,12 +1,12 @@
-"""What the organizer API says of a gauntlet's way to go (arena.server.gauntlets.with_progress): the blocks it
+"""What the organizer API says of a gauntlet's way to go (arena.server.gauntlet_servicer.with_progress): the blocks it
 expects while running, the blocks it needs, the cap in force (an automatic one shows as max_blocks 0) and what a
 short cap costs."""
 
 from __future__ import annotations
 
 from arena.protocol import arena_pb2
-from arena.server.gauntlets import gauntlet_spec, with_progress
-from arena.tournament.sprt import AUTO_CAP_CEILING, SprtConfig, SprtState
+from arena.server.gauntlet_servicer import gauntlet_spec, with_progress
+from arena.tournament.stats.sprt import AUTO_CAP_CEILING, SprtConfig, SprtState
 
 SCORES = [0.5, 0.0, 0.5, -0.5, 1.0, 0.5, 0.0, 0.5, -0.5, 0.0] * 3
 

@@ -10,7 +10,7 @@ import pytest
 import arena.store.keys as keys_module
 from arena.store import Keys, Store
 from arena.store.keys import InvalidName, bot_key, check_id, check_name
-from arena.tournament.ratings import Rating, RatingPool
+from arena.tournament.stats.ratings import Rating, RatingPool
 from tests.support.records import standings_of, stored_replay, stored_result
 
 

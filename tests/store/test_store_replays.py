@@ -8,7 +8,7 @@ import zlib
 import pytest
 
 from arena.store import Replay, Store
-from arena.store.replays import compress, decompress
+from arena.store.replay_store import compress, decompress
 from tests.support.records import stored_replay
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from arena.store import Store
-from arena.tournament.ratings import Rating, RatingPool
+from arena.tournament.stats.ratings import Rating, RatingPool
 from tests.support.records import standings_of
 
 

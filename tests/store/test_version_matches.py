@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from arena.store import Store
-from arena.store.results import StoredResult
+from arena.store.result_store import StoredResult
 from tests.support.records import stored_result
 
 

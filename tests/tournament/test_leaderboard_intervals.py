@@ -1,5 +1,6 @@
 """A pool leaderboard's win-rate interval is the standings' one (deal groups as clusters in their tables), made from
-the running sums per table a pool keeps of every tournament (arena.tournament.stats.RateSums); a pool that counted a
+the running sums per table a pool keeps of every tournament (arena.tournament.stats.intervals.RateSums); a pool that
+counted a
 tournament before it kept them per table takes the sums over all tables, and before it kept any falls back to
 Wilson with the groups as the sample size and says so. The texts the CLI prints name each
 estimate, as the web's legend does."""
@@ -16,9 +17,7 @@ from arena.commands.tables import standings_text
 from arena.protocol import arena_pb2
 from arena.tournament import MatchResult, RatingPool, standings
 from arena.tournament.leaderboard import leaderboard, tallies_of
-from arena.tournament.plackett_luce import BatchRating, batch_ratings
-from arena.tournament.ratings import Tally
-from arena.tournament.stats import (
+from arena.tournament.stats.intervals import (
     MIN_INTERVAL_MATCHES,
     Cluster,
     RateSums,
@@ -26,6 +25,8 @@ from arena.tournament.stats import (
     rate_sums_interval,
     win_rate_interval,
 )
+from arena.tournament.stats.plackett_luce import BatchRating, batch_ratings
+from arena.tournament.stats.ratings import Tally
 
 
 def _tournament(tid: str, seed: int, groups: int = 6, ace_weight: int = 3) -> list[MatchResult]:
@@ -196,7 +197,7 @@ def test_a_pool_keeps_sums_per_table_up_to_a_bound_and_then_the_sums_over_all_ta
     """Tables seated afresh every deal give a bot a new table nearly every group: past MAX_TABLES the pool keeps
     only the sums over all tables (so a pool's size does not grow with its groups), and once a bot's sums per table
     miss some of its groups they stay dropped."""
-    from arena.tournament.ratings import MAX_TABLES
+    from arena.tournament.stats.ratings import MAX_TABLES
 
     def one_table(key: str, wins: int) -> Tally:
         return Tally.summing({key: RateSums.of([Cluster(2, wins)])}, matches=2, wins=wins, groups=1)

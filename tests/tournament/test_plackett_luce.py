@@ -1,4 +1,5 @@
-"""The batch Plackett-Luce estimate (arena.tournament.plackett_luce): the fit is the posterior's maximum, any order
+"""The batch Plackett-Luce estimate (arena.tournament.stats.plackett_luce): the fit is the posterior's maximum, any
+order
 of the same results gives the same numbers, an undefeated bot keeps a finite rating, and the intervals and rank
 ranges come from deal groups resampled together."""
 
@@ -10,7 +11,7 @@ import random
 import pytest
 
 from arena.tournament import MatchResult
-from arena.tournament.plackett_luce import batch_ratings, fit, refit, stages_of
+from arena.tournament.stats.plackett_luce import batch_ratings, fit, refit, stages_of
 
 
 def _duel(match_id: str, winner: str, loser: str, group: str = "") -> MatchResult:
@@ -100,7 +101,7 @@ def test_separated_results_keep_an_interval() -> None:
 def test_the_fit_maximises_the_likelihood_written_stage_by_stage() -> None:
     """The fit groups the stages by their set of bots (one softmax per field); it must still be the maximum of the
     posterior written here stage by stage, on 4-seat tables whose stages list their bots in finishing order."""
-    from arena.tournament.plackett_luce import PRIOR_GAMES
+    from arena.tournament.stats.plackett_luce import PRIOR_GAMES
     from benchmarks.batch_fit import synthetic_pool
 
     results = synthetic_pool(6, 4, 300, seed=3)

@@ -1,4 +1,4 @@
-"""The sequential test of the gauntlet (arena.tournament.sprt): bounds, the multinomial LLR, decisions, caps, the
+"""The sequential test of the gauntlet (arena.tournament.stats.sprt): bounds, the multinomial LLR, decisions, caps, the
 regularisation, and its error rates over seeded runs of the calibration harness (benchmarks.sprt), smaller."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from arena.tournament import EndReason, MatchResult
-from arena.tournament.sprt import (
+from arena.tournament.stats.sprt import (
     SprtConfig,
     SprtFinished,
     SprtState,

@@ -1,4 +1,4 @@
-"""How long the gauntlet's test runs (arena.tournament.sprt_design, and the state's expected blocks and caps):
+"""How long the gauntlet's test runs (arena.tournament.stats.sprt_design, and the state's expected blocks and caps):
 Wald's ASN against the binomial SPRT's closed form, the expected blocks left, the undecided share and the cap."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from arena.tournament.sprt import (
+from arena.tournament.stats.sprt import (
     AUTO_CAP_EVERY,
     CAP_SHARE,
     SprtConfig,
     SprtState,
     blocks_to_decision,
 )
-from arena.tournament.sprt_design import (
+from arena.tournament.stats.sprt_design import (
     WaldFigures,
     blocks_for_share,
     tilted,

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from arena.tournament import MatchResult, RatingPool, TournamentSpec, schedule, standings
-from arena.tournament.ratings import Rating
 from arena.tournament.standings import (
     direct_differences,
     rate_difference_p_value,
     ratings_p_value,
     tiers_of,
 )
-from arena.tournament.stats import differences_p_value, holm, z_quantile
+from arena.tournament.stats.intervals import differences_p_value, holm, z_quantile
+from arena.tournament.stats.ratings import Rating
 from tests.tournament.previous_tier_rule import rates_apart, rates_p_value
 
 

@@ -21,7 +21,7 @@ from arena.tournament import (
     z_quantile,
 )
 from arena.tournament.standings import HeadToHead, StandingRow, direct_differences
-from arena.tournament.stats import differences_p_value, rate_interval
+from arena.tournament.stats.intervals import differences_p_value, rate_interval
 from tests.tournament.previous_tier_rule import rates_apart, rates_p_value
 
 from .tournament_helpers import deal_groups, play

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.tournament import mean_interval, t_quantile, wilson_interval, z_quantile
-from arena.tournament.stats import t_two_sided_mass, win_rate_interval
+from arena.tournament.stats.intervals import t_two_sided_mass, win_rate_interval
 
 # two-sided 95% and 99% Student-t critical values (standard tables)
 T95 = {
@@ -50,7 +50,7 @@ def _t_mass(t: float, df: float) -> float:
 
 @pytest.mark.parametrize("df", [1.3, 1.5, 2.3, 3.3, 5.3, 12.5])
 def test_t_quantile_between_whole_degrees_of_freedom(df: float) -> None:
-    from arena.tournament.stats import _beta_regularized, t_quantile_between
+    from arena.tournament.stats.intervals import _beta_regularized, t_quantile_between
 
     value = t_quantile_between(0.95, df)
     assert t_quantile(0.95, math.floor(df) + 1) < value < t_quantile(0.95, math.floor(df))
@@ -97,7 +97,7 @@ def test_bad_confidence() -> None:
 
 
 def test_cluster_rate_interval_is_wilson_with_the_clusters_effective_size() -> None:
-    from arena.tournament.stats import Cluster, cluster_rate_interval
+    from arena.tournament.stats.intervals import Cluster, cluster_rate_interval
 
     assert cluster_rate_interval([]) is None
     # every group won: no spread, so the matches are the sample size (Wilson of 8 of 8), never a point
@@ -120,7 +120,7 @@ def test_the_win_rate_takes_the_spread_within_tables() -> None:
     random in every pair. Its opponents' difference is design, not chance: within tables only the copy's table
     varies (times G / (G - S): a rate per table costs a degree of freedom each); a table that does not vary adds the
     binomial variance at its rate moved half a win each way."""
-    from arena.tournament.stats import (
+    from arena.tournament.stats.intervals import (
         Cluster,
         RateSums,
         cluster_rate_interval,
@@ -153,7 +153,7 @@ def test_the_win_rate_takes_the_spread_within_tables() -> None:
 
 
 def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
-    from arena.tournament.stats import SMALL_STRATUM_DF, Cluster, cluster_mean_interval, t_quantile_between
+    from arena.tournament.stats.intervals import SMALL_STRATUM_DF, Cluster, cluster_mean_interval, t_quantile_between
 
     assert cluster_mean_interval([Cluster(1, 5.0)]) is None
     values = [float(v) for v in range(1, 9)]
@@ -181,7 +181,7 @@ def test_cluster_mean_interval_uses_the_spread_within_strata() -> None:
 def test_no_points_interval_from_a_table_of_few_single_matches() -> None:
     """Below MIN_SINGLE_MATCH_STRATUM single matches at one of its tables, a bot gets no points interval (4 a table
     held 89-92 %); as many duplicate pairs, or that many single matches, get one."""
-    from arena.tournament.stats import MIN_SINGLE_MATCH_STRATUM, Cluster, cluster_mean_interval
+    from arena.tournament.stats.intervals import MIN_SINGLE_MATCH_STRATUM, Cluster, cluster_mean_interval
 
     def table(size: int, matches: int, stratum: str) -> list[Cluster]:
         return [Cluster(matches, matches * (10.0 + 7 * i % 5), stratum) for i in range(size)]
@@ -197,7 +197,7 @@ def test_a_points_interval_of_groups_alike_is_bounded_by_the_scale() -> None:
     """A bot that scored 0 in all its 12 groups: no spread to measure, so not the point [0, 0] (it missed random's
     true mean in 10 % of replicates) but every mean whose most favourable distribution on [0, 500] could still give
     12 zeros with 2.5 % chance."""
-    from arena.tournament.stats import Cluster, cluster_mean_interval
+    from arena.tournament.stats.intervals import Cluster, cluster_mean_interval
 
     zeros = [Cluster(1, 0.0, "t") for _ in range(12)]
     assert cluster_mean_interval(zeros) == (0.0, 0.0)  # no scale given: the estimate alone
@@ -213,7 +213,7 @@ def test_a_points_interval_of_groups_alike_is_bounded_by_the_scale() -> None:
 def test_the_points_interval_follows_the_skew_of_the_scores() -> None:
     """UNO's scores of a bot that mostly loses: many near 0, now and then a win's 500. Hall's transformation moves
     the interval up and widens its upper side, where the rare high scores the few groups missed would be."""
-    from arena.tournament.stats import Cluster, _hall_inverse, cluster_mean_interval
+    from arena.tournament.stats.intervals import Cluster, _hall_inverse, cluster_mean_interval
 
     scores = [0.0, 0.0, 10.0, 20.0, 35.0, 60.0, 80.0, 520.0]
     interval = cluster_mean_interval([Cluster(1, v) for v in scores])
@@ -232,7 +232,7 @@ def test_the_points_interval_follows_the_skew_of_the_scores() -> None:
 
 
 def test_intervals_need_eight_matches() -> None:
-    from arena.tournament.stats import (
+    from arena.tournament.stats.intervals import (
         MIN_INTERVAL_MATCHES,
         Cluster,
         RateSums,
@@ -258,7 +258,7 @@ def test_a_win_rate_beside_an_end_takes_the_exact_poisson_bound() -> None:
     """Wilson's interval dips below its level just inside 0 and 1: 15 wins of 16 ends at 0.989, below heuristic's
     0.994 against weakened. Beside an end 1 or 2 results leave (3 above 50 samples), that side is the exact Poisson
     bound (Brown, Cai and DasGupta's modified Wilson interval); elsewhere the interval is Wilson's."""
-    from arena.tournament.stats import _gamma_quantile, rate_interval
+    from arena.tournament.stats.intervals import _gamma_quantile, rate_interval
 
     assert _gamma_quantile(1, 0.025) == pytest.approx(-math.log(0.975))
     assert _gamma_quantile(2, 0.025) == pytest.approx(0.2422, abs=1e-4)  # 1 - e^-t (1 + t) = 0.025

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from arena.tournament import MatchResult, standings
 from arena.tournament.adjusted import fitted_standings
-from arena.tournament.plackett_luce import refit
-from arena.tournament.stats import more_samples, sign_test_more, sign_test_p_value
-from arena.tournament.verdicts import SIGN_TEST, PairVerdict, Verdicts, summary
+from arena.tournament.stats.intervals import more_samples, sign_test_more, sign_test_p_value
+from arena.tournament.stats.plackett_luce import refit
+from arena.tournament.stats.verdicts import SIGN_TEST, PairVerdict, Verdicts, summary
 
 
 def duel(wins_a: int, wins_b: int, a: str = "heuristic", b: str = "random") -> list[MatchResult]:

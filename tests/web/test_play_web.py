@@ -1,4 +1,4 @@
-"""The HTTP side of "Play against the bots" (arena.web.play): the form, the JSON API, the stream of the seat's
+"""The HTTP side of "Play against the bots" (arena.web.play_routes): the form, the JSON API, the stream of the seat's
 messages, the answers and their errors, played through a real ASGI app with FastAPI's test client."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from arena.service.human_play import HumanPlayService
 from arena.store import Store
-from arena.web import play
+from arena.web import play_routes as play
 from arena.web.app import STATIC_DIR, templates
 from bots import make_bot
 from tests.web.play_checks import check_messages, stored_json

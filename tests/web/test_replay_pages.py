@@ -11,7 +11,7 @@ import pytest
 
 from arena.engine import Rules
 from arena.runner import LocalSeat, MatchConfig, MatchRunner
-from arena.server.messages import replay_message
+from arena.server.api_messages import replay_message
 from arena.service.replays import stored_record
 from arena.web.reader import _ByteLru
 from arena.web.replay_frames import PAGE_FRAMES, FrameWalk, frame_page, replay_index

@@ -8,7 +8,7 @@ import random
 import httpx
 import pytest
 
-from arena.web.submissions import BadForm, parse_form
+from arena.web.submission_routes import BadForm, parse_form
 
 
 def _encoded(token: str, archive: bytes, filename: str = "bot.tar.gz") -> tuple[str, bytes]:

@@ -260,7 +260,7 @@ def test_tables_are_read_from_the_match_ids() -> None:
 
 def test_the_game_page_carries_the_engines_card_values() -> None:
     from arena.engine.cards import CLASSIC_VALUES, FLIP_VALUES
-    from arena.web.play import card_values
+    from arena.web.play_routes import card_values
 
     values = card_values()
     assert {kind: values["flip"][kind] for kind in FLIP_VALUES} == FLIP_VALUES

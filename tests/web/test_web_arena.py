@@ -333,7 +333,7 @@ def _upload(web: WebArena, bot: str, token: str, archive: bytes | None, **header
 
 def test_the_author_submits_code_on_the_bots_page_and_sees_each_verdict(web: WebArena) -> None:
     from arena.store import Store
-    from arena.store.submissions import SubmissionState
+    from arena.store.submission_store import SubmissionState
 
     token = web.arena.client.register_bot("coder").token
     page = httpx.get(f"{web.url}/bots/coder")
@@ -373,7 +373,7 @@ def test_an_upload_too_large_is_refused_before_its_body_is_read(web: WebArena) -
     import socket
     from urllib.parse import urlsplit
 
-    from arena.web.submissions import MAX_UPLOAD_BYTES
+    from arena.web.submission_routes import MAX_UPLOAD_BYTES
 
     where = urlsplit(web.url)
     with socket.create_connection((where.hostname, where.port), timeout=30) as raw:  # headers only: no body sent
@@ -399,7 +399,7 @@ def test_the_upload_form_works_in_a_browser(web: WebArena, driver: Any, shots: P
     from selenium.webdriver.common.by import By
 
     from arena.store import Store
-    from arena.store.submissions import HostedState, SubmissionState
+    from arena.store.submission_store import HostedState, SubmissionState
 
     token = web.arena.client.register_bot("browser_coder").token
     archive = tmp_path / "bot.tar.gz"

@@ -1,4 +1,5 @@
-"""The gauntlet (arena.service.gauntlet, arena.store.gauntlets, `uno-arena gauntlet`): duplicate blocks of real
+"""The gauntlet (arena.service.gauntlet_runs, arena.store.gauntlet_store, `uno-arena gauntlet`): duplicate blocks of
+real
 matches, the sequential test deciding on bots of known order, the record in Redis, the command line."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 from arena.cli import main
 from arena.engine import Rules
 from arena.runner import MatchRecord
-from arena.service.gauntlet import (
+from arena.service.gauntlet_runs import (
     Contender,
     GauntletError,
     GauntletSpec,
@@ -30,10 +31,10 @@ from arena.service.gauntlet import (
 )
 from arena.service.verification import verify_gauntlet_seed
 from arena.store import Store, UnknownGauntlet
-from arena.store.gauntlets import StoredBlock
+from arena.store.gauntlet_store import StoredBlock
 from arena.tournament import EndReason
 from arena.tournament.commitment import check_commitment
-from arena.tournament.sprt import SprtConfig
+from arena.tournament.stats.sprt import SprtConfig
 from arena.tournament.status import GauntletStatus
 from bots import HeuristicBot, make_bot
 from bots.kit import play_async

@@ -14,7 +14,7 @@ from arena.protocol import arena_pb2, game_pb2
 from arena.service.pool_batch import pool_version
 from arena.store import Store
 from arena.tournament import RatingPool
-from arena.tournament.plackett_luce import batch_ratings
+from arena.tournament.stats.plackett_luce import batch_ratings
 from tests.support.organizer import OrganizerServer
 from tests.support.waiting import wait_until
 

@@ -8,7 +8,7 @@ import socket
 import uuid
 from dataclasses import dataclass
 
-from arena.store.sessions import DEFAULT_TTL as DEFAULT_SESSION_TTL
+from arena.store.session_store import DEFAULT_TTL as DEFAULT_SESSION_TTL
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 """Loopback unless told otherwise (``--address`` or ``$UNO_ARENA_GRPC_ADDR``): the deploy files give 0.0.0.0."""

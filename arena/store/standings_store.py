@@ -14,8 +14,8 @@ from typing import Any
 
 import redis
 
-from arena.tournament.plackett_luce import BatchRating
 from arena.tournament.standings import HeadToHead, StandingRow
+from arena.tournament.stats.plackett_luce import BatchRating
 
 from ._codec import dumps, loads
 from .keys import Keys

@@ -19,8 +19,8 @@ from typing import Any
 import redis
 
 from ._codec import dumps, loads, text_hash
-from .errors import DuplicateSchedule, UnknownSchedule
 from .keys import Keys, check_id
+from .store_errors import DuplicateSchedule, UnknownSchedule
 
 DEFAULT_LOCK_TTL = 7 * 24 * 3600.0
 """Seconds a fire-once lock is kept (``last_due`` keeps refusing older due times after that)."""

@@ -1,6 +1,6 @@
 """The organizer API's gauntlets: start one (stored, then played by the workers), list them, follow one.
 
-``StartGauntlet`` checks the spec (:func:`arena.service.gauntlet.build_spec`), the registered bots it names
+``StartGauntlet`` checks the spec (:func:`arena.service.gauntlet_runs.build_spec`), the registered bots it names
 (NOT_FOUND for an unknown one, FAILED_PRECONDITION for one not connected), stores the gauntlet and sends it to a
 worker (:meth:`arena.service.enqueuer.Enqueuer.gauntlet`). With an idempotency key and no id, the id is
 derived from the key, so a retry finds the first gauntlet and sends it again (the worker resumes it from its stored
@@ -17,7 +17,7 @@ import grpc
 from arena.protocol import arena_pb2
 from arena.protocol.convert import rules_from_proto
 from arena.service.enqueuer import Enqueuer
-from arena.service.gauntlet import (
+from arena.service.gauntlet_runs import (
     GauntletError,
     GauntletSpec,
     build_spec,
@@ -28,12 +28,12 @@ from arena.service.gauntlet import (
 from arena.service.matches import builtin_kind
 from arena.service.visibility import ADMIN, Caller, sees_secrets
 from arena.store import InvalidName, Store
-from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, UnknownGauntlet
+from arena.store.gauntlet_store import DuplicateGauntlet, GauntletRecord, UnknownGauntlet
 from arena.store.keys import check_name
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
-from arena.tournament.sprt import AUTO_CAP_CEILING, DEFAULT_MIN_BLOCKS, DEFAULT_MU1, SprtConfig, SprtState
+from arena.tournament.stats.sprt import AUTO_CAP_CEILING, DEFAULT_MIN_BLOCKS, DEFAULT_MU1, SprtConfig, SprtState
 
-from .messages import gauntlet_blocks, gauntlet_message
+from .api_messages import gauntlet_blocks, gauntlet_message
 from .refusals import OrganizerError, invalid, not_found
 
 DEFAULT_LIMIT = 50

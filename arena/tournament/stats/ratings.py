@@ -28,8 +28,8 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from .results import MatchResult, dedupe
-from .stats import RateSums
+from ..results import MatchResult, dedupe
+from .intervals import RateSums
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
@@ -89,7 +89,7 @@ class Tally:
     """One bot's counters in a rating pool: matches, wins and points of its scored matches, the matches it
     forfeited, and the timeouts, refusals and decisions of its recorded matches; ``groups`` is the number of
     independent deal groups it played. The win-rate interval takes its deal groups as clusters in strata (its
-    tables) from their running sums per table, ``win_strata`` (:class:`arena.tournament.stats.RateSums` by
+    tables) from their running sums per table, ``win_strata`` (:class:`arena.tournament.stats.intervals.RateSums` by
     :func:`arena.tournament.standings.table_key`, up to :data:`MAX_TABLES` tables); ``summed_groups`` groups are also
     in ``group_matches_sq``, ``group_wins_sq`` and ``group_cross``, the sums over all its tables (tournaments
     counted before pools kept them are not in either)."""

@@ -1,6 +1,6 @@
 """A batch estimate of strength: the Plackett-Luce model fitted on a whole set of results at once (pure).
 
-OpenSkill (:mod:`arena.tournament.ratings`) is an *online* estimate: it applies matches one by one, so the same
+OpenSkill (:mod:`arena.tournament.stats.ratings`) is an *online* estimate: it applies matches one by one, so the same
 matches in another order give other ratings, and its intervals come from its own approximate posterior. This module
 fits the same model, Plackett-Luce, to every result together, so the estimate depends on the set of results only
 (any order gives the same numbers), and takes its intervals from the data (a bootstrap over deal groups).
@@ -52,9 +52,9 @@ from dataclasses import asdict, dataclass, replace
 from dataclasses import field as dataclass_field
 from typing import Any
 
-from .results import MatchResult, dedupe
-from .standings import normal_p_value, not_told_apart, tiers_of, told_apart
-from .stats import more_samples, sign_test_more, sign_test_p_value, t_two_sided_mass, z_quantile
+from ..results import MatchResult, dedupe
+from .intervals import more_samples, sign_test_more, sign_test_p_value, t_two_sided_mass, z_quantile
+from .tiers import normal_p_value, not_told_apart, tiers_of, told_apart
 from .verdicts import BATCH_TEST, SIGN_TEST, PairVerdict, Verdicts, verdicts_of
 
 PRIOR_GAMES = 1.0
@@ -353,7 +353,7 @@ class BatchFit:
 
     def p_value(self, a: str, b: str) -> float:
         """The two-sided p-value that bots ``a`` and ``b`` are equal. In a field of 2 bots, the exact sign test over
-        the deal groups each won (:func:`arena.tournament.stats.sign_test_p_value`: 4 to 0 is 0.125); else the
+        the deal groups each won (:func:`arena.tournament.stats.intervals.sign_test_p_value`: 4 to 0 is 0.125); else the
         batch ratings' difference against the standard error behind its interval, Student's t with the pair's
         direct meetings less one as degrees of freedom (all the groups where they met fewer than twice; the normal
         where the refits do not move and the error is the posterior's)."""
@@ -370,7 +370,7 @@ class BatchFit:
         """About how many more matches would tell ``a`` and ``b`` apart at level ``alpha`` if their difference stayed
         as it is: with the sign test, the decided groups it needs at the current split, in matches (a group's
         matches); else more groups of this field played as so far (the error shrinking as one over the root of
-        the groups; :func:`arena.tournament.stats.more_samples`), in matches. ``None``: no difference."""
+        the groups; :func:`arena.tournament.stats.intervals.more_samples`), in matches. ``None``: no difference."""
         per_group = self.match_count / self.groups if self.groups else 1.0
         i, j = self.bots.index(a), self.bots.index(b)
         if self.test == SIGN_TEST:

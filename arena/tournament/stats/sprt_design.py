@@ -1,6 +1,6 @@
 """How many blocks a sequential test of a block-score mean needs: Wald's approximations on exponential tilts.
 
-The gauntlet's test (:mod:`arena.tournament.sprt`) asks whether the mean block score is at most ``mu0`` (H0) or at
+The gauntlet's test (:mod:`arena.tournament.stats.sprt`) asks whether the mean block score is at most ``mu0`` (H0) or at
 least ``mu1`` (H1). For a block-score distribution ``T`` (values ``x_i``, probabilities ``p_i``), its *exponential
 tilt* to a mean ``m`` is ``p_i e^(t x_i) / Z(t)`` with ``t`` chosen so that the mean is ``m``: the distribution of
 mean ``m`` closest to ``T`` (least Kullback-Leibler information). The reference test is Wald's SPRT between the

@@ -24,8 +24,8 @@ import redis
 from arena.tournament.status import GauntletStatus
 
 from ._codec import dumps, loads, text_hash
-from .errors import StoreError
 from .keys import Keys
+from .store_errors import StoreError
 
 _ADD_BLOCK = """
 local n = redis.call('LLEN', KEYS[2])
@@ -78,7 +78,7 @@ class DuplicateGauntlet(StoreError):
 
 @dataclass(frozen=True)
 class GauntletRecord:
-    """A stored gauntlet: ``spec`` (what it tests, as :meth:`arena.service.gauntlet.GauntletSpec.to_dict` wrote it,
+    """A stored gauntlet: ``spec`` (what it tests, as :meth:`arena.service.gauntlet_runs.GauntletSpec.to_dict` wrote it,
     which alone reads it back), ``status``, ``detail`` (why it failed), and times."""
 
     id: str

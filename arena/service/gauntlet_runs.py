@@ -9,7 +9,8 @@ plays a deal twice: a remote candidate that remembers the hands it was dealt lea
 (with one deal for every seat, from its second seat on it would have held its opponents' hands). Which of the two
 plays a seat's deal first alternates (:func:`block_plan`), so an opponent that remembers a deal favours neither.
 The block's score is the mean over its seats of the candidate's finishing points minus the baseline's
-(:func:`arena.tournament.sprt.finish_points`), and the sequential test (:mod:`arena.tournament.sprt`) takes the
+(:func:`arena.tournament.stats.sprt.finish_points`), and the sequential test (:mod:`arena.tournament.stats.sprt`) takes
+the
 scores one by one until it accepts H1 ("better"), accepts H0 ("not better") or reaches the block cap.
 
 Bots are named as in tournaments: built-in bots (``random``, ``weakened``, ``heuristic``, played in process
@@ -24,7 +25,7 @@ ends; its commitment (:func:`arena.tournament.commitment.seed_commitment`, with 
 creation, and after the end anyone can check the revealed seed, salt and secret against it and recompute every
 deal (``uno-arena gauntlet verify``).
 
-With a store, the gauntlet, each block and the test state after it are kept (:mod:`arena.store.gauntlets`);
+With a store, the gauntlet, each block and the test state after it are kept (:mod:`arena.store.gauntlet_store`);
 without one, built-in bots still play and nothing is kept.
 
 The arena runs a gauntlet in its workers: :func:`start_gauntlet` stores it (once per idempotency key) and the
@@ -47,12 +48,12 @@ from arena.engine import Rules
 from arena.players import BUILTIN_NAMES, BotFactory
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
 from arena.store import GauntletStore, Store
-from arena.store.gauntlets import DuplicateGauntlet, GauntletRecord, GauntletSeed, StoredBlock
+from arena.store.gauntlet_store import DuplicateGauntlet, GauntletRecord, GauntletSeed, StoredBlock
 from arena.store.keys import BOT_NAME_RE, check_name
 from arena.tournament._rng import derive_seed
 from arena.tournament.commitment import SALT_BYTES, SECRET_BYTES, check_secret, seed_commitment
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
-from arena.tournament.sprt import SprtConfig, SprtState, block_score, finish_points
+from arena.tournament.stats.sprt import SprtConfig, SprtState, block_score, finish_points
 from arena.tournament.status import GauntletStatus
 
 from .matches import bot_seed, builtin_kind, make_seat
@@ -336,7 +337,7 @@ def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *, make_bot: Bo
                  on_block: Callable[[BlockOutcome], None] | None = None,
                  play: PlayMatch | None = None) -> GauntletOutcome:
     """Play blocks until the test decides or reaches its cap (``spec.sprt.max_blocks``, or the automatic one of
-    ``spec.sprt.auto_cap``: :attr:`arena.tournament.sprt.SprtState.needed_blocks`; with no cap, the test goes on
+    ``spec.sprt.auto_cap``: :attr:`arena.tournament.stats.sprt.SprtState.needed_blocks`; with no cap, the test goes on
     until it decides). ``on_block`` hears of every scored block; ``play`` plays one match (default: a
     :class:`MatchPlayerForGauntlet` on ``store`` with the built-in bots of ``make_bot``)."""
     check_bots(spec, store)
@@ -358,7 +359,7 @@ class StartedGauntlet:
 def start_gauntlet(store: Store, spec: GauntletSpec, idempotency_key: str = "") -> StartedGauntlet:
     """Store a new running gauntlet for a worker to play (:func:`resume_gauntlet`). With an idempotency key, a
     retry finds the gauntlet the first call stored (same id and key): ``created`` is then False.
-    :class:`arena.store.gauntlets.DuplicateGauntlet` for an id taken otherwise."""
+    :class:`arena.store.gauntlet_store.DuplicateGauntlet` for an id taken otherwise."""
     try:
         record = store.gauntlets.create(spec.gauntlet_id, spec.to_dict(),
                                         seed=committed_seed(spec), idempotency_key=idempotency_key)

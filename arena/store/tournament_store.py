@@ -25,8 +25,8 @@ import redis
 from arena.tournament.status import TournamentStatus
 
 from ._codec import digest, dumps, loads, text_hash
-from .errors import DuplicateTournament, IdempotencyConflict, UnknownTournament
 from .keys import Keys, check_id
+from .store_errors import DuplicateTournament, IdempotencyConflict, UnknownTournament
 
 _CREATE = """
 local has_key = #KEYS >= 3

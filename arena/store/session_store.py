@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import redis
 
 from ._codec import dumps, loads, text
-from .errors import UnknownBot
 from .keys import Keys, bot_key, check_id
+from .store_errors import UnknownBot
 
 DEFAULT_TTL = 6.0
 """Seconds a session lives without a heartbeat: the sessions of a gateway that died (``kill -9``, its machine gone)

@@ -1,6 +1,6 @@
 """The organizer API's side of submitted bots (``SubmitBot``, ``ListSubmissions``, ``GetBotOutput``): the archive
 checked off the serving path (:class:`arena.submissions.intake.IntakeRunner`: a child process with CPU, memory and
-time limits, a few at once), stored as the bot's next version (:mod:`arena.store.submissions`: the archive a file
+time limits, a few at once), stored as the bot's next version (:mod:`arena.store.submission_store`: the archive a file
 in the archive folder, the version in Redis, within the bot's quota), and read back for its author; the verdicts
 themselves are the bot host's (:mod:`arena.hosting`).
 
@@ -21,12 +21,12 @@ import grpc
 from arena.protocol import arena_pb2
 from arena.service.visibility import Caller
 from arena.store import Store
-from arena.store.submissions import HostedState, QuotaExceeded, Submission, SubmissionState
+from arena.store.submission_store import HostedState, QuotaExceeded, Submission, SubmissionState
 from arena.submissions import DEFAULT_LIMITS, SubmissionRejected
 from arena.submissions.intake import IntakeBusy, IntakeFailed, IntakeRunner
 
+from .api_messages import set_time
 from .gateway.limits import StreamLimiter
-from .messages import set_time
 from .refusals import OrganizerError
 
 MAX_CHUNK_BYTES = 32 * 1024

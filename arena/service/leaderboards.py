@@ -1,12 +1,12 @@
 """Rating pools and their leaderboards, from the pools' stored ratings and counters (the one source of truth).
 
 A pool is a rules pool (``VARIANT:DIGEST``, every tournament played under those rules) or a competition's own
-pool (``competition:NAME``). Its stored document (:mod:`arena.store.ratings`) holds the ratings and, since pools
+pool (``competition:NAME``). Its stored document (:mod:`arena.store.rating_store`) holds the ratings and, since pools
 keep them, the per-bot counters of every tournament applied (added in the same transaction as the ratings, once
-per tournament: :meth:`arena.tournament.ratings.RatingPool.with_tournament`).
+per tournament: :meth:`arena.tournament.stats.ratings.RatingPool.with_tournament`).
 
 The numbers of an entry are those of :func:`arena.tournament.leaderboard.leaderboard`, and its batch rating that of
-:func:`arena.tournament.plackett_luce.batch_ratings` over the scored results of every tournament the pool applied
+:func:`arena.tournament.stats.plackett_luce.batch_ratings` over the scored results of every tournament the pool applied
 (:func:`arena.service.pool_batch.pool_batch`: computed once per version of the pool, when a tournament finishes,
 and cached beside it); this module adds what the
 store knows: the pool's rules and label, its seats per table, when it last changed, and whether each bot is
@@ -23,8 +23,8 @@ from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
 from arena.tournament.competition import POOL_PREFIX, CompetitionSpec, competition_of
 from arena.tournament.leaderboard import LeaderRow, leaderboard, pool_label, ranks_by_batch
-from arena.tournament.plackett_luce import BatchRating
-from arena.tournament.verdicts import Verdicts
+from arena.tournament.stats.plackett_luce import BatchRating
+from arena.tournament.stats.verdicts import Verdicts
 
 from .matches import builtin_kind
 from .pool_batch import pool_fit

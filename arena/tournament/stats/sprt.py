@@ -1,6 +1,6 @@
 """A sequential test on duplicate-block scores: is the candidate better than the baseline?
 
-The gauntlet (:mod:`arena.service.gauntlet`) plays *duplicate blocks*: on one deal, the candidate and the
+The gauntlet (:mod:`arena.service.gauntlet_runs`) plays *duplicate blocks*: on one deal, the candidate and the
 baseline each take every seat in turn against the same opponents, and the block's score is the mean, over
 the seats, of the candidate's finishing points minus the baseline's on the same seat of the same deal
 (:func:`finish_points`: 1 for first, 0 for last, shared ranks averaged; so a block score lies in ``[-1, 1]``).
@@ -14,7 +14,7 @@ normal: with a strong common opponent most blocks score exactly 0 (both bots los
 the rest are rare and lopsided. The test is a *generalized* SPRT over these outcomes: with ``p_hat`` the empirical
 distribution of the distinct scores seen (regularised, below) and ``q0``, ``q1`` its *exponential tilts* to mean
 ``mu0`` and ``mu1`` (``q_i`` proportional to ``p_hat_i e^(t x_i)``: the distributions of those means closest to it,
-:mod:`arena.tournament.sprt_design`),
+:mod:`arena.tournament.stats.sprt_design`),
 
     LLR = n * sum_i p_hat_i * log(q1_i / q0_i)
 
@@ -62,7 +62,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
-from .results import MatchResult
+from ..results import MatchResult
 from .sprt_design import WaldFigures, blocks_for_share, design_figures, tilt_log_ratio, undecided_share
 
 Decision = Literal["H1", "H0"]
@@ -185,7 +185,7 @@ def regularised(counts: Sequence[tuple[float, int]], prior: float, mu0: float = 
 def multinomial_llr(counts: Sequence[tuple[float, int]], mu0: float, mu1: float, prior: float) -> float:
     """The log-likelihood ratio of mean ``mu1`` against ``mu0`` for ``counts`` (value, blocks) pairs: ``n`` times
     the expected log ratio, under the regularised empirical distribution, of its exponential tilts to ``mu1`` and
-    ``mu0`` (:func:`arena.tournament.sprt_design.tilt_log_ratio`)."""
+    ``mu0`` (:func:`arena.tournament.stats.sprt_design.tilt_log_ratio`)."""
     n = sum(c for _, c in counts)
     if n == 0:
         return 0.0

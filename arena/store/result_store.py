@@ -12,7 +12,7 @@ answers ``True`` for the call that wrote it. Even so, derived data (standings, r
 recomputed from :meth:`ResultStore.all` rather than incremented on ``True``.
 
 Progress counters live in one hash per tournament: ``scheduled`` (kept by
-:meth:`~arena.store.tournaments.TournamentStore.add_matches`), ``done`` (kept by
+:meth:`~arena.store.tournament_store.TournamentStore.add_matches`), ``done`` (kept by
 :meth:`ResultStore.record`) and any free-form counter bumped with :meth:`ResultStore.incr`.
 """
 
@@ -29,13 +29,13 @@ import redis
 from arena.tournament import EndReason, MatchResult
 
 from ._codec import dumps, loads, text
-from .errors import StoreError, UnknownTournament
 from .keys import InvalidName, Keys, check_id
-from .replays import Replay, compress
+from .replay_store import Replay, compress
+from .store_errors import StoreError, UnknownTournament
 
 RESERVED_COUNTERS = ("scheduled", "done")
 BUILTIN_VERSION = "builtin"
-"""The version of a built-in bot's seat (:class:`arena.runner.seat.LocalSeat`): not counted per version."""
+"""The version of a built-in bot's seat (:class:`arena.runner.seats.LocalSeat`): not counted per version."""
 
 _RECORD = """
 if ARGV[6] == '1' and redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then

@@ -1,5 +1,5 @@
 """Submitted bots (:mod:`arena.submissions`): each bot's versions and the host's state in Redis, their archives on
-disk (:mod:`arena.store.archives`).
+disk (:mod:`arena.store.archive_store`).
 
 A submission's canonical archive is kept once per content, as a file named by the sha256 of its bytes in the
 arena's archive folder (never in Redis); Redis counts the versions that refer to each archive (``uno:archives``),
@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 import redis
 
 from ._codec import text_hash
-from .archives import ArchiveFolder
+from .archive_store import ArchiveFolder
 from .keys import Keys
 
 MAX_OUTPUT = 64 * 1024

@@ -17,9 +17,9 @@ from typing import cast
 
 import redis
 
-from arena.tournament.plackett_luce import BatchRating
-from arena.tournament.ratings import RatingPool
-from arena.tournament.verdicts import Verdicts
+from arena.tournament.stats.plackett_luce import BatchRating
+from arena.tournament.stats.ratings import RatingPool
+from arena.tournament.stats.verdicts import Verdicts
 
 from ._codec import dumps, loads
 from .keys import Keys

@@ -9,7 +9,7 @@ The JSON is encoded with sorted keys, ASCII only (non-ASCII text as ``\\u`` esca
 as fast on a replay as ``ensure_ascii=False``) and compressed with zlib level 3 (measured on 2-seat flip replays of
 ~50 kB: level 6 is 2.4x slower for 20% smaller blobs, and both run once per match on the worker's match thread).
 Writes use ``SET NX``: the first replay of a match id is the one kept, like its result (see
-:meth:`arena.store.results.ResultStore.record`, which writes both together).
+:meth:`arena.store.result_store.ResultStore.record`, which writes both together).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 the pairs they do not, about how many more matches would; and one sentence a new reader understands.
 
 Pure data and wording: the tests themselves, and the numbers, are the batch model's
-(:meth:`arena.tournament.plackett_luce.BatchFit.verdicts`) and the statistics module's
-(:func:`arena.tournament.stats.sign_test_more`, :func:`arena.tournament.stats.more_samples`); every reader (the
+(:meth:`arena.tournament.stats.plackett_luce.BatchFit.verdicts`) and the statistics module's
+(:func:`arena.tournament.stats.intervals.sign_test_more`, :func:`arena.tournament.stats.intervals.more_samples`); every
+reader (the
 CLI, the web) shows what the organizer API sends (``Verdicts``), computed once.
 """
 

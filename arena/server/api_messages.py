@@ -16,23 +16,23 @@ from arena.protocol.convert import action_to_proto, end_reason_to_proto, events_
 from arena.protocol.specs import tournament_spec_to_proto
 from arena.protocol.statuses import COMPETITION_STATE_OF, GAUNTLET_STATE_OF, TOURNAMENT_STATE_OF
 from arena.service.competitions import LadderRow
-from arena.service.gauntlet import GauntletSpec
-from arena.service.leaderboard import Leaderboard, PoolInfo
+from arena.service.gauntlet_runs import GauntletSpec
+from arena.service.leaderboards import Leaderboard, PoolInfo
 from arena.service.lifecycle import SeedReveal
 from arena.service.replays import replay_steps
 from arena.store import BotRecord, CompetitionRecord, Incident, Replay, StoredResult, TournamentStandings
-from arena.store.gauntlets import GauntletRecord, StoredBlock
-from arena.store.results import Progress
-from arena.store.schedules import Schedule
-from arena.store.tournaments import TournamentRecord
+from arena.store.gauntlet_store import GauntletRecord, StoredBlock
+from arena.store.result_store import Progress
+from arena.store.schedule_store import Schedule
+from arena.store.tournament_store import TournamentRecord
 from arena.tournament import TournamentSpec
 from arena.tournament.competition import CompetitionSpec
 from arena.tournament.cron import parse_cron
 from arena.tournament.leaderboard import LeaderRow
-from arena.tournament.plackett_luce import BatchRating
-from arena.tournament.sprt import SprtState
 from arena.tournament.standings import HeadToHead, StandingRow
-from arena.tournament.verdicts import Verdicts
+from arena.tournament.stats.plackett_luce import BatchRating
+from arena.tournament.stats.sprt import SprtState
+from arena.tournament.stats.verdicts import Verdicts
 
 
 def timestamp(seconds: float | str | None) -> Timestamp | None:
@@ -224,7 +224,7 @@ def standing_message(row: StandingRow, standings: TournamentStandings) -> arena_
 
 
 def verdicts_message(verdicts: Verdicts) -> arena_pb2.Verdicts:
-    """Every pair's verdict and the summary sentence (:mod:`arena.tournament.verdicts`)."""
+    """Every pair's verdict and the summary sentence (:mod:`arena.tournament.stats.verdicts`)."""
     msg = arena_pb2.Verdicts(summary=verdicts.summary)
     for pair in verdicts.pairs:
         entry = msg.pairs.add(bot_a=pair.bot_a, bot_b=pair.bot_b, told_apart=pair.told_apart, p_value=pair.p_value,
@@ -235,7 +235,7 @@ def verdicts_message(verdicts: Verdicts) -> arena_pb2.Verdicts:
 
 
 def batch_message(rating: BatchRating) -> arena_pb2.BatchRating:
-    """A bot's batch rating as :func:`arena.tournament.plackett_luce.batch_ratings` made it."""
+    """A bot's batch rating as :func:`arena.tournament.stats.plackett_luce.batch_ratings` made it."""
     return arena_pb2.BatchRating(rating=rating.rating, low=rating.low, high=rating.high, rank=rating.rank,
                                  best_rank=rating.best_rank, worst_rank=rating.worst_rank, matches=rating.matches)
 

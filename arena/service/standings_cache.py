@@ -1,5 +1,6 @@
 """Standings of a tournament: computed from its scored results on top of the ratings its participants had when it
-started, with the batch Plackett-Luce ratings of those results (:func:`arena.tournament.plackett_luce.refit`), which
+started, with the batch Plackett-Luce ratings of those results (:func:`arena.tournament.stats.plackett_luce.refit`),
+which
 rank and tier the rows and say which pairs are told apart (:func:`arena.tournament.adjusted.adjusted_standings`),
 cached in the store (:class:`arena.store.TournamentStandings`), and made final with the ratings persisted when it
 finishes."""
@@ -15,7 +16,7 @@ from arena.store.runstate import RunState
 from arena.tournament import MatchResult, RatingPool, Standings, TournamentSpec, standings
 from arena.tournament.adjusted import fitted_standings
 from arena.tournament.leaderboard import tallies_of
-from arena.tournament.plackett_luce import BatchRating
+from arena.tournament.stats.plackett_luce import BatchRating
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
 from .pool_batch import warm_pool_batch
