@@ -28,8 +28,8 @@ import redis.asyncio
 from redis.exceptions import NoScriptError, RedisError
 
 BATCH_MARK = b"\x1e"
-"""First byte of a frame of several published messages (ASCII record separator; a relay message starts with
-``{``)."""
+"""First byte of a frame of several published messages (ASCII record separator; no relay message starts with it: as a
+protobuf tag it would be field 3 of wire type 6, which does not exist)."""
 MAX_COMMANDS = 512
 """At most this many commands per round trip (more wait for the next)."""
 MAX_FRAME_BYTES = 256 * 1024

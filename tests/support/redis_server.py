@@ -55,6 +55,11 @@ class PrivateRedis(RedisServer):
             port=port,
         )
 
+    def restart(self) -> RedisServer:
+        """Stop cleanly and start again on the same port and data directory (a Redis restart mid-match)."""
+        self.stop()
+        return self.start()
+
     def flush(self) -> None:
         """Remove every key of every database."""
         client = self.client()
