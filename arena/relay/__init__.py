@@ -6,7 +6,7 @@ the relay is there: the seat has the runner's interface, the consumer calls the 
 remote seat: `uno-arena match` and `bot check` seat bots through it too, on their in-process gateway.
 
 The package: :mod:`arena.relay.envelope` (the messages: ``proto/uno_arena/relay/v1/relay.proto``, described in
-docs/architecture.md, "The relay envelope"), :mod:`arena.relay.seat` (:class:`RelaySeat`, the workers' side) and
+docs/architecture.md, "The relay envelope"), :mod:`arena.relay.relay_seat` (:class:`RelaySeat`, the workers' side) and
 :mod:`arena.relay.hub` (the one :class:`arena.store.RelayHub` per event loop and process that every seat of the loop
 shares: one Redis client, one reader of the answers).
 
@@ -59,6 +59,6 @@ Redis clients are made in the running event loop (never at import, never before 
 loop (``loop.shutdown_asyncgens()``).
 """
 
-from .seat import DEFAULT_MARGIN_S, RelaySeat
+from .relay_seat import DEFAULT_MARGIN_S, RelaySeat
 
 __all__ = ["DEFAULT_MARGIN_S", "RelaySeat"]

@@ -38,7 +38,7 @@ class DecideOutcome:
 
 
 class SessionsApi(Protocol):
-    """The gateway's sessions (:class:`arena.server.gateway.sessions.SessionRegistry`), as the relay sees them."""
+    """The gateway's sessions (:class:`arena.server.gateway.bot_sessions.SessionRegistry`), as the relay sees them."""
 
     @property
     def draining(self) -> bool: ...

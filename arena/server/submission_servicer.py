@@ -26,7 +26,7 @@ from arena.submissions import DEFAULT_LIMITS, SubmissionRejected
 from arena.submissions.intake import IntakeBusy, IntakeFailed, IntakeRunner
 
 from .api_messages import set_time
-from .gateway.limits import StreamLimiter
+from .gateway.stream_limits import StreamLimiter
 from .refusals import OrganizerError
 
 MAX_CHUNK_BYTES = 32 * 1024

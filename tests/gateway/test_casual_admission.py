@@ -13,11 +13,11 @@ import pytest
 from arena.protocol import bot_pb2, game_pb2
 from arena.runner import EVICTED_TEXT
 from arena.server.gateway.admission import Admissions, casual_cap
+from arena.server.gateway.bot_sessions import SessionRegistry
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.decisions import Decisions
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import FreshSandbox
-from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession
 from arena.store import Store
 

@@ -51,11 +51,11 @@ Per-decision deadlines are the application's: a gRPC deadline would cover the wh
 the event loop on Redis (sessions are written from a thread), and a slow or hostile bot only ever delays its own
 decisions: every match waits on its own futures, bounded by its own deadline.
 
-The modules, lowest first: :mod:`~arena.server.gateway.config` (settings), :mod:`~arena.server.gateway.limits`
+The modules, lowest first: :mod:`~arena.server.gateway.config` (settings), :mod:`~arena.server.gateway.stream_limits`
 (token bucket, new streams per token, flood window), :mod:`~arena.server.gateway.records` (pending decisions,
 match slots, waiting starts), :mod:`~arena.server.gateway.transport` (the kernel's round trips),
 :mod:`~arena.server.gateway.stream` (one stream: queue, writer, refusals),
-:mod:`~arena.server.gateway.links` (one bot), :mod:`~arena.server.gateway.sessions` (the session registry, in
+:mod:`~arena.server.gateway.links` (one bot), :mod:`~arena.server.gateway.bot_sessions` (the session registry, in
 memory and in Redis), :mod:`~arena.server.gateway.admission` (capacity and match slots),
 :mod:`~arena.server.gateway.decisions` (requests and answers), :mod:`~arena.server.gateway.inbound` (reading a
 stream), :mod:`~arena.server.gateway.drain` (Goodbye and hand-over), :mod:`~arena.server.gateway.service` (the
@@ -76,12 +76,12 @@ from arena.server.gateway.config import (
     grpc_address,
     new_gateway_id,
 )
-from arena.server.gateway.limits import RETRIES_PER_REQUEST, FloodWindow, StreamLimiter, TokenBucket
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import Drained, MatchSlot, PendingDecision, Superseded, WaitingStart
 from arena.server.gateway.server import GatewayServer, server_credentials, server_options
 from arena.server.gateway.service import Gateway
 from arena.server.gateway.stream import BotSession
+from arena.server.gateway.stream_limits import RETRIES_PER_REQUEST, FloodWindow, StreamLimiter, TokenBucket
 from arena.server.match_api import DecideOutcome, MatchApi
 
 __all__ = [

@@ -38,10 +38,10 @@ from arena.players import EndReason
 from arena.protocol import bot_pb2
 from arena.protocol.convert import end_reason_to_proto
 from arena.runner import EVICTED_TEXT
+from arena.server.gateway.bot_sessions import SessionRegistry
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import Drained, Evicted, FreshSandbox, MatchSlot, Superseded, WaitingStart
-from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import envelope
 
 log = logging.getLogger(__name__)

@@ -29,11 +29,11 @@ from arena.protocol import bot_pb2
 from arena.protocol.encoding import request_bytes
 from arena.server.deadlines import Deadlines
 from arena.server.gateway.admission import Admissions
-from arena.server.gateway.limits import RETRIES_PER_REQUEST
+from arena.server.gateway.bot_sessions import SessionRegistry
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import Drained, Evicted, PendingDecision, Superseded
-from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, error_bytes
+from arena.server.gateway.stream_limits import RETRIES_PER_REQUEST
 from arena.server.match_api import DecideOutcome
 
 MAX_ANSWER_ID = 200

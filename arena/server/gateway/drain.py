@@ -14,9 +14,9 @@ import time
 import grpc
 
 from arena.protocol import bot_pb2
+from arena.server.gateway.bot_sessions import SessionRegistry
 from arena.server.gateway.config import GatewayConfig
 from arena.server.gateway.records import Drained
-from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import envelope
 from arena.server.relay_consumer import RelayConsumer
 from arena.store import Store

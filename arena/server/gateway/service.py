@@ -3,7 +3,7 @@ stream (Hello, Welcome, the session's life until its stream ends) and the heartb
 code failed on a decision (``Decision.bot_error``) becomes an ``error`` incident in its log, and is kept per bot
 (:meth:`Gateway.code_errors`, which ``bot check`` reads).
 
-The parts, each in its module: the sessions in memory and in Redis (:mod:`~arena.server.gateway.sessions`), who may
+The parts, each in its module: the sessions in memory and in Redis (:mod:`~arena.server.gateway.bot_sessions`), who may
 play now (:mod:`~arena.server.gateway.admission`), decision requests and their answers
 (:mod:`~arena.server.gateway.decisions`), reading the streams (:mod:`~arena.server.gateway.inbound`) and the drain
 (:mod:`~arena.server.gateway.drain`). Callers use each part directly (the relay consumer through
@@ -28,15 +28,15 @@ from google.protobuf.message import DecodeError
 from arena.metrics import ArenaMetrics, get_metrics
 from arena.protocol import PROTOCOL_VERSION, bot_pb2
 from arena.server.gateway.admission import Admissions
+from arena.server.gateway.bot_sessions import SessionRegistry
 from arena.server.gateway.config import GatewayConfig, new_gateway_id
 from arena.server.gateway.decisions import Decisions
 from arena.server.gateway.drain import Drain
 from arena.server.gateway.inbound import Inbound
-from arena.server.gateway.limits import StreamLimiter
 from arena.server.gateway.links import BotLink
 from arena.server.gateway.records import FreshSandbox, PendingDecision
-from arena.server.gateway.sessions import SessionRegistry
 from arena.server.gateway.stream import BotSession, envelope, error_bytes
+from arena.server.gateway.stream_limits import StreamLimiter
 from arena.server.gateway.transport import peer_address
 from arena.service.incidents import MAX_PER_MATCH, CodeError, code_error, log_incidents
 from arena.store import BotRecord, Incident, Store

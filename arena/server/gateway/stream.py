@@ -18,8 +18,8 @@ from arena.protocol import bot_pb2
 from arena.protocol.convert import error_message
 from arena.protocol.encoding import MAX_BATCH_BYTES, MAX_BATCH_MESSAGES, batch_bytes
 from arena.server.gateway.config import GatewayConfig
-from arena.server.gateway.limits import FloodWindow, TokenBucket
 from arena.server.gateway.records import FreshSandbox, PendingDecision
+from arena.server.gateway.stream_limits import FloodWindow, TokenBucket
 from arena.server.gateway.transport import Peer, lag_s, peer_address
 
 PINGS_REMEMBERED = 8
@@ -61,7 +61,7 @@ class BotSession:
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.handler = asyncio.current_task()
         """The RPC's own task: cancelled when the session ended but a write to a bot that stopped reading
-        keeps it from finishing (see :meth:`arena.server.gateway.sessions.SessionRegistry.sweep`)."""
+        keeps it from finishing (see :meth:`arena.server.gateway.bot_sessions.SessionRegistry.sweep`)."""
         self.ended_at: float | None = None
         self.kill_code: grpc.StatusCode | None = None
         self.kill_details = ""
