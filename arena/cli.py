@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.commands import add_rule_options, positive_int, rules_from_args
+from arena.commands import add_rule_options, positive_int, rules_from_args, run_parsed
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -270,16 +270,7 @@ def _run_command(argv: Sequence[str] | None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     args = parser.parse_args(argv)
-    if getattr(args, "long_running", False):  # servers and workers: see arena.gc_tuning
-        from arena.gc_tuning import configure_gc
-
-        try:
-            configure_gc()
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-    result: int = args.func(args)
-    return result
+    return run_parsed(args)
 
 
 if __name__ == "__main__":

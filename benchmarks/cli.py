@@ -3,9 +3,9 @@ source checkout: the benchmarks are not installed with the arena)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
+from arena.commands import run_parsed
 from arena.commands.parser import ArenaParser
 from benchmarks.commands import (
     batch_fit,
@@ -41,13 +41,4 @@ def build_parser() -> ArenaParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "long_running", False):
-        from arena.gc_tuning import configure_gc
-
-        try:
-            configure_gc()
-        except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-    result: int = args.func(args)
-    return result
+    return run_parsed(args)

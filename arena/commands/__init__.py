@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 
@@ -96,3 +97,18 @@ def not_negative(kind: type[int] | type[float]) -> Any:
         return value
 
     return parse
+
+
+def run_parsed(args: argparse.Namespace) -> int:
+    """Run a parsed command: a long-running one (servers, workers, benchmarks) first sets the garbage collector up
+    (:mod:`arena.gc_tuning`; a bad setting is one line and exit status 2)."""
+    if getattr(args, "long_running", False):
+        from arena.gc_tuning import configure_gc
+
+        try:
+            configure_gc()
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    result: int = args.func(args)
+    return result

@@ -82,12 +82,12 @@ def _far_bot(gw: GatewayHarness, name: str, **options: float) -> DelayedBot:
 
 def _kernel_says(monkeypatch: pytest.MonkeyPatch, rtt_s: float) -> None:
     """Every connection's kernel round trip reads ``rtt_s`` (as over a network ``rtt_s`` long: loopback has none)."""
-    from arena.server.gateway import sessions, transport
+    from arena.server.gateway import bot_sessions, transport
 
     def measured(port: int) -> dict[transport.Peer, float]:
         return {peer: rtt_s for peer in transport.tcp_round_trips(port)}
 
-    monkeypatch.setattr(sessions, "tcp_round_trips", measured)
+    monkeypatch.setattr(bot_sessions, "tcp_round_trips", measured)
 
 
 @pytest.mark.integration
