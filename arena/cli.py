@@ -8,33 +8,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.commands import add_rule_options, positive_int, rules_from_args, run_parsed
+from arena.commands import add_rule_options, fail, positive_int, rules_from_args, run_parsed
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from arena.play import HumanSeat, PlayerLeft, build_bots, play_match
-    from arena.terminal import Painter
     from bots import make_bot
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     if not names and not args.bot:
-        print("--bots needs at least one bot name", file=sys.stderr)
-        return 2
+        return fail("--bots needs at least one bot name")
     if args.bot or args.matches is not None:
         return _play_series(args, names)
     players = args.players
     if args.human is not None and not 0 <= args.human < players:
-        print(f"--human {args.human} is not a seat of a {players}-player match", file=sys.stderr)
-        return 2
+        return fail(f"--human {args.human} is not a seat of a {players}-player match")
     names = [names[seat % len(names)] for seat in range(players)]
-    color = sys.stdout.isatty() if args.color == "auto" else args.color == "always"
-    painter = Painter(color)
+    painter = _painter(args)
     try:
         rules = rules_from_args(args)
         bots = build_bots(names, args.seed, args.human, painter, input, sys.stdout, make_bot)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     human = bots[args.human] if args.human is not None else None
     try:
         play_match(bots, args.seed, rules, sys.stdout, painter, viewer=args.human,
@@ -50,16 +45,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _painter(args: argparse.Namespace) -> Any:
+    from arena.terminal import Painter
+
+    return Painter(sys.stdout.isatty() if args.color == "auto" else args.color == "always")
+
+
 def _play_series(args: argparse.Namespace, names: list[str]) -> int:
     """`play --bot SPEC` (an author's bot through the kit, in process) and/or `--matches N`: the summary."""
     from arena.local_play import entrants, kit_bot, play_series, print_match, summary_lines
-    from arena.terminal import Painter
     from bots import make_bot
     from bots.load import BotLoadError, load_bot
 
     if args.human is not None:
-        print("error: --human plays one match among built-in bots: leave out --bot and --matches", file=sys.stderr)
-        return 2
+        return fail("--human plays one match among built-in bots: leave out --bot and --matches")
     try:
         for name in names:
             make_bot(name, 0)
@@ -67,20 +66,17 @@ def _play_series(args: argparse.Namespace, names: list[str]) -> int:
         table = entrants(kits, names, args.players)
         rules = rules_from_args(args)
     except (BotLoadError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     matches = args.matches if args.matches is not None else 1
     try:
         series = play_series(table, matches=matches, seed=args.seed, rules=rules, make=make_bot)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     except KeyboardInterrupt:
         print("\ninterrupted (Ctrl-C): the matches are abandoned", file=sys.stderr)
         return 130
     if args.matches is None:
-        color = sys.stdout.isatty() if args.color == "auto" else args.color == "always"
-        print_match(series.records[0], Painter(color), sys.stdout)
+        print_match(series.records[0], _painter(args), sys.stdout)
     for line in summary_lines(series):
         print(line)
     return 0
@@ -112,9 +108,7 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
             failed += 1
             print(f"FAIL {result.name}: {result.message}")
     print(f"{passed} passed, {failed} failed")
-    if invalid:
-        return 2
-    return 1 if failed else 0
+    return 2 if invalid else 1 if failed else 0
 
 
 def cmd_engine_compile(args: argparse.Namespace) -> int:
@@ -134,9 +128,7 @@ def version_text() -> str:
 def build_parser() -> argparse.ArgumentParser:
     from arena.commands.parser import ArenaParser
 
-    # Every sub-command's parser is an ArenaParser too (add_subparsers makes them of the parser's class): a mistyped
-    # option is named in one line with the one it meant.
-    parser = ArenaParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena", allow_abbrev=False)
+    parser = ArenaParser(prog="uno-arena", description="UNO Flip and classic UNO bot arena")
     parser.add_argument("--version", action="version", version=version_text())
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _register_engine_commands(commands)
@@ -157,22 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in (gateway, tournaments, verify, operations, demo, web, gauntlet, competition, pools, hosting, doctor):
         module.register(commands)
-    _no_abbreviations(parser)
     return parser
 
 
-def _no_abbreviations(parser: argparse.ArgumentParser) -> None:
-    """Options are taken only as spelled out, in every sub-command: options share prefixes (``--target`` and
-    ``--target-score``, ``--token`` and ``--token-file``), so an abbreviation could silently mean another."""
-    parser.allow_abbrev = False
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in dict.fromkeys(action.choices.values()):
-                _no_abbreviations(sub)
-
-
 def _register_engine_commands(commands: Any) -> None:
-
     play = commands.add_parser("play", help="play locally: built-in bots, you (--human) or your own bot (--bot)")
     play.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="N")
     play.add_argument("--bots", default="heuristic,random", help="comma-separated built-in bots, cycled over the "
@@ -226,11 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _stdout_reader_gone() -> bool:
-    """Whether standard output is a pipe or socket no one reads any more (so a BrokenPipeError came from it).
-
-    ``poll`` reports an error (or hang-up) on the write end of a pipe without readers, so a BrokenPipeError of
-    some other pipe or socket still shows; where ``poll`` is missing, the error is taken to be standard output's,
-    the usual cause."""
+    """Whether standard output is a pipe or socket no one reads any more (so a BrokenPipeError came from it, not from
+    another pipe, which still shows): ``poll`` reports an error on the write end of a pipe without readers."""
     import select
 
     try:
@@ -257,19 +234,19 @@ def _discard_stdout() -> None:
 
 
 BENCH_MOVED = "the benchmarks live in the source checkout: run `python -m benchmarks NAME` there (docs/benchmarks.md)"
-"""What `uno-arena bench ...`, the benchmarks' command before they left the installed package, prints now."""
+"""What `uno-arena bench ...`, the benchmarks' command before they left the package, prints now."""
 
 
 def _run_command(argv: Sequence[str] | None) -> int:
-    if list(sys.argv[1:] if argv is None else argv)[:1] == ["bench"]:
-        print(f"error: {BENCH_MOVED}", file=sys.stderr)
-        return 2
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["bench"]:
+        return fail(BENCH_MOVED)
     try:
         parser = build_parser()  # loads the engine: UNO_ARENA_ENGINE may name no build (arena/engine/__init__.py)
     except ImportError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    args = parser.parse_args(argv)
+        return fail(error)
+    args = parser.parse_args(words)
+    args.argv = words  # what a command that starts itself again (`worker`) runs with
     return run_parsed(args)
 
 

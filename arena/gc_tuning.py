@@ -1,18 +1,7 @@
-"""Garbage-collector settings of the arena's long-running processes (gateway, workers, benchmarks, bots).
-
-CPython's default thresholds (700, 10, 10) suit short scripts. A process that plays many matches at once keeps
-every match's event log and actions alive for the match's whole life (hundreds of thousands of objects), and
-each of CPython's *full* collections walks all of them, while a young collection walks only what is new. With
-the defaults a full collection comes about whenever a quarter of the heap has been replaced; measured with 64
-matches in flight in one process (docs/benchmarks.md, gateway): 23 full collections in 22 s took 8.9 s of the
-event loop, up to 0.84 s each, a pause that every bot's decision deadline pays as well as a third of the
-throughput. :data:`THRESHOLDS` keep the young collections short (a few milliseconds) and let a full collection
-come only after 200 collections of the middle generation (in the same bench: once in 40 s, still a 0.35 s pause
-there, against 35 with the defaults); :func:`configure_gc` also freezes what start-up made (modules, classes),
-which no collection need ever walk again. Cycles are still collected; objects without cycles, nearly all of a
-match, are freed by reference counting as always.
-
-``$UNO_ARENA_GC`` overrides: ``default`` keeps CPython's settings, three integers ``G0,G1,G2`` set others.
+"""Garbage-collector settings of the arena's long-running processes: a process with many matches in flight holds
+hundreds of thousands of long-lived objects, which every *full* collection walks, a pause each bot's deadline pays
+(docs/architecture.md, Garbage collector). ``$UNO_ARENA_GC``: ``default`` keeps CPython's settings, ``G0,G1,G2``
+sets others.
 """
 
 from __future__ import annotations
@@ -48,5 +37,4 @@ def configure_gc(environ: Mapping[str, str] | None = None) -> tuple[int, int, in
     if wanted is not None:
         gc.freeze()
         gc.set_threshold(*wanted)
-    current: tuple[int, int, int] = gc.get_threshold()
-    return current
+    return gc.get_threshold()

@@ -1,23 +1,11 @@
-"""A whole arena on this machine as child processes: Redis (embedded unless REDIS_URL), the gateway with
-the organizer API, a Celery worker with N prefork processes, the scheduler when asked (cron schedules, the
-competitions' ladder), remote bots in their own processes and, when asked, the bot host (`uno-arena host`: submitted
-bots in their bubblewrap sandbox, reaching the gateway through its Unix socket).
+"""A whole arena on this machine as child processes (:func:`local_arena`: Redis, embedded unless REDIS_URL, the
+gateway, a worker, the scheduler and the bot host when asked, remote bots), the one way `demo`, the end-to-end tests
+and the load benchmark wire the pieces together; or in this process (:func:`inprocess_arena`: a gateway with the
+organizer API and its relay consumer on :func:`arena_store`, for `match`, `bot check` and
+:func:`arena.conformance.check_bot`).
 
-`uno-arena demo`, the end-to-end tests and the load benchmark all start the arena through `local_arena`,
-so there is one way the pieces are wired together on one machine (the same commands deploy/ runs).
-
-The organizer API is locked as in a deployment: a fresh admin token (``secrets``) is written to
-``WORK_DIR/admin-token`` (mode 0600) and given to the gateway, the client and the child processes in their
-environment (``$UNO_ARENA_ADMIN_TOKEN``), never in a command line; bots get their own token the same way
-(``$UNO_ARENA_BOT_TOKEN``).
-
-:func:`inprocess_arena` is the same arena in this process, for `uno-arena match`, `uno-arena bot check` and
-:func:`arena.conformance.check_bot`: a gateway serving bots and the organizer API on the arena's store
-(:func:`arena_store`: ``$REDIS_URL``, else an embedded Redis of its own) with an admin token of its own, its relay
-consumer on, so matches seat remote bots as production does (:class:`arena.relay.RelaySeat`, through Redis and the
-gateway). Bots are registered through ``RegisterBot`` and authenticated against the store's one registry, exactly as
-with `uno-arena serve`. Its client is a blocking one while the gateway runs on this event loop: call it through
-:meth:`InProcessArena.call`, which runs it in a thread.
+The organizer API is locked as in a deployment: a fresh admin token goes to the children in their environment (and
+to ``WORK_DIR/admin-token``, mode 0600), never in a command line; so does a bot's token.
 """
 
 from __future__ import annotations
@@ -30,9 +18,9 @@ import signal
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from arena.client import ArenaClient
 from arena.processes import Processes, cli_argv, free_port, wait_until
@@ -42,9 +30,6 @@ if TYPE_CHECKING:
     from arena.runner import MatchConfig, MatchRecord
     from arena.server.gateway import Gateway, GatewayServer
     from arena.store import Store
-
-T = TypeVar("T")
-
 
 @dataclass
 class LocalArena:
@@ -60,14 +45,10 @@ class LocalArena:
     client: ArenaClient
     env: dict[str, str]
     admin_token_file: Path
-    gateway_socket: str = ""
-    """The gateway's Unix socket (``local_arena(unix_socket=True)``), else ''."""
-    tokens: dict[str, str] = field(default_factory=dict)
+    gateway_socket: str = ""  # with local_arena(unix_socket=True)
 
     def register(self, name: str) -> str:
-        token = self.client.register_bot(name).token
-        self.tokens[name] = token
-        return token
+        return str(self.client.register_bot(name).token)
 
     def connected(self) -> set[str]:
         return {bot.name for bot in self.client.list_bots() if bot.connected}
@@ -123,14 +104,10 @@ def _answers(client: ArenaClient) -> bool:
 def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
                 scheduler_tick_s: float | None = None,
                 worker_env: Mapping[str, str] | None = None, unix_socket: bool = False) -> Iterator[LocalArena]:
-    """Start Redis, the gateway, a worker and, with ``scheduler_tick_s``, the scheduler ticking that often (what
-    fires cron schedules and runs the competitions' ladder; the demo's arena has one); stop everything (and the
-    embedded Redis) on exit. ``worker_env``: settings for the worker alone, added to its environment (e.g.
-    ``UNO_ARENA_MATCHES_PER_PROCESS``, read by :mod:`workers.celery_app`). ``unix_socket``: the gateway listens on
-    ``WORK_DIR/gateway.sock`` as well (what the bot host needs: :meth:`LocalArena.start_host`).
-
-    SIGTERM becomes SystemExit here, so a terminated demo or benchmark still stops its children.
-    """
+    """Start Redis, the gateway, a worker and, with ``scheduler_tick_s``, the scheduler ticking that often; stop
+    everything on exit (SIGTERM becomes SystemExit, so a terminated demo or benchmark still stops its children).
+    ``worker_env``: added to the worker's environment alone. ``unix_socket``: the gateway listens on
+    ``WORK_DIR/gateway.sock`` as well (what the bot host needs: :meth:`LocalArena.start_host`)."""
     from arena.client.connection import write_secret_file
 
     if threading.current_thread() is threading.main_thread():
@@ -168,6 +145,26 @@ def local_arena(worker_concurrency: int = 2, work_dir: Path | None = None,
             if client is not None:
                 client.close()
             processes.stop_all()
+
+
+NO_REDIS = ("no Redis: set REDIS_URL to the arena's Redis (the one its gateways use), e.g. "
+            "redis://127.0.0.1:6379/0")
+
+
+def redis_problem() -> str | None:
+    """Why this process cannot use the arena's Redis (``$REDIS_URL`` unset, unusable, or its server unreachable
+    after a few seconds of retries), as one line for people; None when it answers."""
+    from arena.store import Store, StoreConfigError
+
+    url = os.environ.get("REDIS_URL", "").strip()
+    if not url:
+        return NO_REDIS
+    try:
+        with Store.from_url(url) as store:
+            store.check_reachable()
+    except StoreConfigError as error:
+        return f"REDIS_URL: {error}"
+    return None
 
 
 @contextlib.contextmanager
@@ -221,20 +218,16 @@ class InProcessArena:
         path = self.server.config.unix_socket
         return f"unix:{path}" if path else self.address
 
-    async def call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``method(*args, **kwargs)`` of :attr:`client`, in a thread (the server answers on this loop)."""
-        return await asyncio.to_thread(method, *args, **kwargs)
-
+    # The blocking client's calls run in a thread: the server answers on this loop.
     async def register(self, name: str) -> str:
-        """Register bot ``name`` through RegisterBot; its token."""
-        return (await self.call(self.client.register_bot, name)).token
+        return (await asyncio.to_thread(self.client.register_bot, name)).token
 
     async def is_registered(self, name: str) -> bool:
         """Whether ``name`` is a registered bot (GetBot; a deleted one counts as not registered)."""
         import grpc
 
         try:
-            bot = await self.call(self.client.get_bot, name)
+            bot = await asyncio.to_thread(self.client.get_bot, name)
         except grpc.RpcError as error:
             if isinstance(error, grpc.Call) and error.code() == grpc.StatusCode.NOT_FOUND:
                 return False
@@ -243,10 +236,9 @@ class InProcessArena:
 
     async def play_match(self, config: MatchConfig, names: Sequence[str], make_bot: BotFactory, *,
                          wait_s: float | None) -> MatchRecord:
-        """Play one match of ``names`` (built-in bots made by ``make_bot``, registered ones seated as in production,
-        through the store's relay and the gateway holding them), waiting up to ``wait_s`` for the registered ones to
-        connect to this gateway first (None: they are held by other gateways of the store); TimeoutError naming who
-        did not come."""
+        """Play one match of ``names`` (registered bots seated as in production, through the store's relay), waiting
+        up to ``wait_s`` for them to connect to this gateway first (None: other gateways hold them); TimeoutError
+        naming who did not come."""
         from arena.runner import run_match
         from arena.service.seating import is_builtin, local_bot_seed, seat_for
 

@@ -1,20 +1,7 @@
-"""Your bot in process: play it against the built-in bots with no gateway, Redis or token (``uno-arena play --bot``,
-:func:`play_local`).
-
-An author's bot plays through the Python kit exactly as it does remotely. Each of its seats is a :class:`KitSeat`:
-the runner's requests become the very bytes a gateway sends (:func:`arena.protocol.encoding.request_body` and
-:func:`~arena.protocol.encoding.request_bytes`; MatchStarted, MatchEvents and MatchEnded as the gateway builds them),
-:class:`bots.kit.InProcessSession` parses them as a stream's messages and decides through the kit (a bot per match
-and seat, seeded from the match id; the safe legal action, and a report, when the bot's code fails), and the answer
-is read back from the bytes the kit would write. Built-in bots sit in :class:`~arena.runner.LocalSeat`. The arena's
-runner plays the matches (:func:`arena.runner.run_match`): catch offers out of turn, strikes and records as in the
-arena.
-
-:func:`play_series` plays N matches (seeds derived from one, the seats rotated so every bot sits at every seat) and
-:func:`summary_lines` tells them: per bot its wins, its win rate with a 95% Wilson interval
-(:func:`arena.tournament.stats.intervals.wilson_interval`) and its mean points, and for an author's bot how often its
-code
-raised, with the first traceback.
+"""Your bot in process against the built-in bots, with no gateway, Redis or token (``uno-arena play --bot``,
+:func:`play_local`; docs/kit-api.md). An author's bot plays through the Python kit exactly as it does remotely: its
+seat (:class:`KitSeat`) turns the runner's requests into the very bytes a gateway sends and reads the kit's answer
+back from the bytes it writes; the arena's runner plays the matches.
 """
 
 from __future__ import annotations
@@ -30,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from arena.engine import Match, Observation, Rules
+from arena.play import numbered
 from arena.players import Bot, BotFactory, EndReason, MatchSummary, SeatStart
 from arena.protocol import bot_pb2
 from arena.protocol.encoding import request_body, request_bytes
@@ -131,13 +119,8 @@ def entrants(kits: Sequence[KitBot], builtins: Sequence[str], players: int) -> l
         raise ValueError("--bots needs at least one built-in bot for the other seats")
     table: list[Entrant] = [Entrant(kit.name, kit=kit) for kit in kits]
     table += [Entrant(name, kind=name) for name in itertools.islice(itertools.cycle(builtins), players - len(kits))]
-    seen: dict[str, int] = {}
-    out = []
-    for entrant in table:
-        seen[entrant.name] = seen.get(entrant.name, 0) + 1
-        count = seen[entrant.name]
-        out.append(entrant if count == 1 else Entrant(f"{entrant.name}#{count}", entrant.kind, entrant.kit))
-    return out
+    names = numbered([entrant.name for entrant in table])
+    return [Entrant(name, entrant.kind, entrant.kit) for name, entrant in zip(names, table, strict=True)]
 
 
 def match_seed(seed: int, index: int) -> int:
@@ -168,8 +151,8 @@ async def _play_all(series: Series, matches: int, make: BotFactory) -> None:
 
 def play_series(table: Sequence[Entrant], *, matches: int, seed: int, rules: Rules,
                 make: BotFactory = make_bot) -> Series:
-    """Play ``matches`` matches among ``table`` (module docstring). The kit's per-decision log of a bot's errors is
-    held back while they play: :func:`summary_lines` shows how many there were and the first traceback."""
+    """Play ``matches`` matches among ``table``, the seats rotated. The kit's per-decision log of a bot's errors is
+    held back meanwhile: :func:`summary_lines` shows how many there were and the first traceback."""
     if matches < 1:
         raise ValueError(f"--matches must be at least 1, not {matches}")
     series = Series(list(table), rules, seed)
@@ -206,14 +189,11 @@ def summary_lines(series: Series) -> list[str]:
         mean = sum(points[name]) / len(points[name]) if points[name] else 0.0
         lines.append(f"{name:<20} {wins[name]:>5} {rate:>26} {mean:>12.1f}")
     if aborted:
-        lines.append(f"{aborted} matches were aborted (no winner): {_first_abort(series.records)}")
+        first = next(record for record in series.records if record.end_reason is EndReason.ABORTED)
+        lines.append(f"{aborted} matches were aborted (no winner): {first.match_id}: {first.detail}")
     for entrant in series.table:
         lines.extend(_errors_lines(entrant))
     return lines
-
-
-def _first_abort(records: Sequence[MatchRecord]) -> str:
-    return next(f"{r.match_id}: {r.detail}" for r in records if r.end_reason is EndReason.ABORTED)
 
 
 def _errors_lines(entrant: Entrant) -> list[str]:
@@ -238,11 +218,8 @@ def print_match(record: MatchRecord, painter: Painter, out: TextIO) -> None:
 def play_local(bot: Playable, opponents: Sequence[str] = ("heuristic", "random"), *,
                matches: int = 20, players: int | None = None, seed: int = 1, rules: Rules | None = None,
                name: str | None = None, out: TextIO | None = None) -> Series:
-    """Play ``bot`` (what :func:`bots.kit.play` takes: a Bot subclass, a Bot, any class or object with a
-    ``choose(observation, legal)`` method, or a function ``(observation, legal) -> index``) in process against the
-    built-in ``opponents`` (cycled over ``players`` seats, default one each), ``matches`` times, and print the
-    summary to ``out`` (default stdout); returns the series. ``name``: what the bot is called in the summary
-    (default its class's ``name``, else its class or function name)."""
+    """Play ``bot`` (what :func:`bots.kit.play` takes) in process against the built-in ``opponents``, ``matches``
+    times, and print the summary to ``out`` (default stdout); the series (docs/kit-api.md)."""
     seats = players if players is not None else len(opponents) + 1
     kit = kit_bot(name or _default_name(bot), bot)
     series = play_series(entrants([kit], opponents, seats), matches=matches, seed=seed, rules=rules or Rules())

@@ -1,56 +1,15 @@
-"""Prometheus metrics of the whole arena: every metric is defined here, once.
+"""Prometheus metrics of the whole arena: every metric is defined here, once (:class:`ArenaMetrics`; what they mean for
+operators: docs/operations.md, Metrics).
 
-Metric families (all prefixed ``uno_arena_``; base units, ``_total`` counters, histograms only):
+Label values are bounded: ``outcome`` one of :data:`DECISION_OUTCOMES` and ``kind`` one of :data:`INCIDENT_KINDS`
+(anything else raises), ``reason`` a RULES.md id or a fixed word (anything else counts as ``other``), ``side`` one
+of :data:`RELAY_SIDES`; ``tournament`` only on ``uno_arena_matches_remaining``, removed when the tournament ends.
 
-===============================================  =========  ======================  ==================
-name                                             type       labels                  set by
-===============================================  =========  ======================  ==================
-uno_arena_decisions_total                        counter    bot, outcome            match runner
-uno_arena_decision_latency_seconds               histogram  bot                     match runner
-uno_arena_refused_actions_total                  counter    bot, reason             match runner
-uno_arena_strikes_total                          counter    bot                     match runner
-uno_arena_forfeits_total                         counter    bot                     match runner
-uno_arena_bot_incidents_total                    counter    bot, kind               workers, gateway
-uno_arena_matches_total                          counter    variant, reason         match runner
-uno_arena_match_duration_seconds                 histogram  variant                 match runner
-uno_arena_matches_completed_total                counter    (none)                  workers
-uno_arena_store_errors_total                     counter    kind, where             workers, gateway
-uno_arena_relay_redis_commands_total             counter    side                    workers, gateway
-uno_arena_relay_redis_bytes_total                counter    side, direction         workers, gateway
-uno_arena_matches_remaining                      gauge      tournament              workers/scheduler
-uno_arena_queue_depth                            gauge      queue                   whoever measures
-uno_arena_queue_oldest_age_seconds               gauge      queue                   whoever measures
-uno_arena_canary_last_success_timestamp_seconds  gauge      (none)                  workers
-uno_arena_connected_bots                         gauge      (none)                  gateway
-uno_arena_gateway_up                             gauge      (none)                  gateway
-uno_arena_insecure_no_admin_token                gauge      (none)                  gateway
-uno_arena_build_info                             gauge      version, component      every process
-===============================================  =========  ======================  ==================
-
-Label values are bounded: ``outcome`` is one of :data:`DECISION_OUTCOMES` (anything else is a
-programming error and raises), ``reason`` is a short identifier (a RULES.md id such as ``F1`` or a
-fixed word such as ``late``; anything that does not look like one is counted as ``other``),
-``bot`` is a registered bot name, ``kind`` (of ``uno_arena_bot_incidents_total``) one of
-:data:`INCIDENT_KINDS` (anything else raises), ``variant`` is ``flip`` or ``classic``, ``queue`` a Celery queue
-name. ``tournament`` is used by ``uno_arena_matches_remaining`` only, and its series is removed
-when the tournament finishes (:meth:`ArenaMetrics.finish_tournament`). ``side`` (of the relay's counters) is
-``worker`` or ``gateway`` (:data:`RELAY_SIDES`), ``direction`` ``sent`` (to Redis) or ``received`` (from it): the
-relay's Redis commands and their RESP bytes (:class:`RelayMeter`), so that ``rate(..._commands_total)`` over
-``rate(uno_arena_decisions_total)`` is the relay's commands per decision.
-
-Usage: processes take the process-wide set with :func:`get_metrics` (created lazily on the default
-registry, so importing this module registers nothing); tests build their own set on a fresh
-registry with ``create_metrics(CollectorRegistry())``.
-
-Multiprocess mode (Celery prefork workers): set ``PROMETHEUS_MULTIPROC_DIR`` in the environment
-*before* ``prometheus_client`` is first imported (prometheus-client picks its value store at
-import), call :func:`reset_multiprocess_dir` once in the parent process before any metric value is
-created and before children fork, serve with :func:`start_metrics_server` (it then exposes a
-:class:`~prometheus_client.multiprocess.MultiProcessCollector` registry, never the default one) and
-call :func:`mark_process_dead` when a child exits. Gauges carry an explicit ``multiprocess_mode``.
-Removing a labelled series is not supported by prometheus-client in multiprocess mode, so a
-finished tournament's series is overwritten with NaN, and the exporter built here drops NaN
-samples of :data:`REMOVABLE_GAUGES`.
+Multiprocess mode (Celery prefork workers): ``PROMETHEUS_MULTIPROC_DIR`` must be set before ``prometheus_client``
+is first imported; the parent calls :func:`reset_multiprocess_dir` before any value exists and children fork, serves
+with :func:`start_metrics_server` and calls :func:`mark_process_dead` for an exited child. prometheus-client cannot
+remove a labelled series there, so a finished tournament's series is overwritten with NaN, which the exporter
+built here drops (:data:`REMOVABLE_GAUGES`).
 """
 
 from __future__ import annotations
@@ -62,9 +21,9 @@ import threading
 import time
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, get_type_hints
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
@@ -118,13 +77,8 @@ def multiprocess_enabled() -> bool:
 
 
 def reset_multiprocess_dir(path: str | os.PathLike[str] | None = None) -> Path | None:
-    """Create the multiprocess directory or wipe the ``*.db`` files left in it by a previous run.
-
-    ``path`` defaults to ``$PROMETHEUS_MULTIPROC_DIR``; returns the directory, or None when
-    multiprocess mode is off and no path is given. Only ``*.db`` files directly inside the
-    directory are removed. Call it once, in the parent process, before any metric value exists
-    in this process and before worker children are forked.
-    """
+    """Create the multiprocess directory (``path``, else ``$PROMETHEUS_MULTIPROC_DIR``) or wipe the ``*.db`` files a
+    previous run left directly in it; the directory, or None when multiprocess mode is off and no path is given."""
     raw = path if path is not None else os.environ.get(MULTIPROC_DIR_ENV)
     if not raw:
         return None
@@ -136,14 +90,12 @@ def reset_multiprocess_dir(path: str | os.PathLike[str] | None = None) -> Path |
     return directory
 
 
-def mark_process_dead(pid: int, path: str | os.PathLike[str] | None = None) -> None:
-    """Drop the live-gauge files of an exited child process (no-op outside multiprocess mode).
-
-    Celery: call it from ``worker_process_shutdown`` with the child's pid.
-    """
-    raw = path if path is not None else os.environ.get(MULTIPROC_DIR_ENV)
+def mark_process_dead(pid: int) -> None:
+    """Drop the live-gauge files of an exited child process (Celery's ``worker_process_shutdown``; no-op outside
+    multiprocess mode)."""
+    raw = os.environ.get(MULTIPROC_DIR_ENV)
     if raw:
-        _multiprocess.mark_process_dead(pid, os.fspath(raw))
+        _multiprocess.mark_process_dead(pid, raw)
 
 
 def _reason(reason: str) -> str:
@@ -152,19 +104,21 @@ def _reason(reason: str) -> str:
 
 
 def _name(value: str) -> str:
-    text = str(value)
-    if not text:
+    if not value:
         raise ValueError("empty label value")
-    return text
+    return str(value)
+
+
+def _count(count: int) -> int:
+    if count < 0:
+        raise ValueError("count must not be negative")
+    return count
 
 
 def observe_many(histogram: Histogram, values: Sequence[float]) -> None:
-    """``histogram.observe(value)`` for every value, with each bucket and the sum added to once.
-
-    A match flushes a thousand latencies at its end; in multiprocess mode (workers) every add is a
-    locked write to a memory-mapped file, so adding per bucket instead of per value saves most of
-    that. Uses prometheus_client's Histogram internals (``_upper_bounds``, ``_buckets``, ``_sum``),
-    falling back to plain ``observe`` where they are not as expected.
+    """``histogram.observe(value)`` for every value, with each bucket and the sum added to once: in multiprocess
+    mode every add is a locked write to a memory-mapped file, and a match flushes a thousand latencies at its end.
+    Uses prometheus_client's Histogram internals, falling back to plain ``observe`` where they are not as expected.
     """
     if not values:
         return
@@ -184,31 +138,67 @@ def observe_many(histogram: Histogram, values: Sequence[float]) -> None:
             bucket.inc(count)
 
 
+def _metric(name: str, help_text: str, labels: tuple[str, ...] = (), **options: Any) -> dict[str, Any]:
+    """The metadata of a field of :class:`ArenaMetrics`: the metric :func:`create_metrics` makes for it, of the field's
+    type (``name`` without the namespace; a counter's gets ``_total`` from prometheus-client; ``options``: the kind's
+    own)."""
+    return {"metric": (name, help_text, labels, options)}
+
+
 @dataclass(frozen=True, eq=False)
 class ArenaMetrics:
-    """The arena's metric objects plus small helpers that keep label values bounded."""
+    """Every metric of the arena (made by :func:`create_metrics`) plus small helpers that keep label values bounded."""
 
     registry: CollectorRegistry | None
-    decisions: Counter
-    decision_latency: Histogram
-    refused_actions: Counter
-    strikes: Counter
-    forfeits: Counter
-    bot_incidents: Counter
-    matches: Counter
-    match_duration: Histogram
-    matches_completed: Counter
-    store_errors: Counter
-    relay_redis_commands: Counter
-    relay_redis_bytes: Counter
-    matches_remaining: Gauge
-    queue_depth: Gauge
-    queue_oldest_age: Gauge
-    canary_last_success: Gauge
-    connected_bots: Gauge
-    gateway_up: Gauge
-    insecure_no_admin_token: Gauge
-    build_info: Gauge
+    decisions: Counter = field(metadata=_metric(
+        "decisions", "Decision requests sent to bots, by final outcome.", ("bot", "outcome")))
+    decision_latency: Histogram = field(metadata=_metric(
+        "decision_latency_seconds", "Time from decision request to the bot's answer.", ("bot",),
+        buckets=DECISION_LATENCY_BUCKETS))
+    refused_actions: Counter = field(metadata=_metric(
+        "refused_actions", "Actions refused by the arena, by bot and reason (RULES.md id or word).", ("bot", "reason")))
+    strikes: Counter = field(metadata=_metric(
+        "strikes", "Strikes charged to bots (timeouts, refusals, disconnects).", ("bot",)))
+    forfeits: Counter = field(metadata=_metric("forfeits", "Matches forfeited by bots that kept failing.", ("bot",)))
+    bot_incidents: Counter = field(metadata=_metric(
+        "bot_incidents", "Incidents written to bots' incident logs, by bot and kind (refusal, timeout, fallback, ...).",
+        ("bot", "kind")))
+    matches: Counter = field(metadata=_metric(
+        "matches", "Matches finished, by variant and end reason.", ("variant", "reason")))
+    match_duration: Histogram = field(metadata=_metric(
+        "match_duration_seconds", "Wall-clock duration of a match.", ("variant",), buckets=MATCH_DURATION_BUCKETS))
+    matches_completed: Counter = field(metadata=_metric(
+        "matches_completed", "Matches recorded by workers (each match id counted once)."))
+    store_errors: Counter = field(metadata=_metric(
+        "store_errors", "Redis commands of workers and gateways that failed (a refused write: misconf, readonly, oom, "
+        "noreplicas; or connection), each retried (after a back-off, or asked again by the worker).",
+        ("kind", "where")))
+    relay_redis_commands: Counter = field(metadata=_metric(
+        "relay_redis_commands", "Redis commands of the relay between workers and gateways, by side (worker, gateway).",
+        ("side",)))
+    relay_redis_bytes: Counter = field(metadata=_metric(
+        "relay_redis_bytes", "Bytes of the relay's Redis commands (sent) and of their replies and Pub/Sub messages "
+        "(received), in RESP, by side.", ("side", "direction")))
+    matches_remaining: Gauge = field(metadata=_metric(
+        "matches_remaining", "Matches of a running tournament still to be played.", ("tournament",),
+        multiprocess_mode="mostrecent"))
+    queue_depth: Gauge = field(metadata=_metric(
+        "queue_depth", "Items waiting in a work queue.", ("queue",), multiprocess_mode="livemostrecent"))
+    queue_oldest_age: Gauge = field(metadata=_metric(
+        "queue_oldest_age_seconds", "Age of the oldest item waiting in a work queue.", ("queue",),
+        multiprocess_mode="livemostrecent"))
+    canary_last_success: Gauge = field(metadata=_metric(
+        "canary_last_success_timestamp_seconds", "Unix time the worker canary task last ran.", multiprocess_mode="max"))
+    connected_bots: Gauge = field(metadata=_metric(
+        "connected_bots", "Bot streams open on this gateway.", multiprocess_mode="livesum"))
+    gateway_up: Gauge = field(metadata=_metric(
+        "gateway_up", "1 while this gateway serves bot streams.", multiprocess_mode="livemax"))
+    insecure_no_admin_token: Gauge = field(metadata=_metric(
+        "insecure_no_admin_token", "1 while this gateway serves the organizer API without an admin token (anyone is "
+        "the admin).", multiprocess_mode="livemax"))
+    build_info: Gauge = field(metadata=_metric(
+        "build_info", "Version of the running uno-arena component; the value is always 1.", ("version", "component"),
+        multiprocess_mode="max"))
 
     # -- match runner ----------------------------------------------------------------------
     def record_decision(self, bot: str, outcome: DecisionOutcome, latency_seconds: float | None = None, *,
@@ -217,10 +207,8 @@ class ArenaMetrics:
         at its end); observe one latency if given."""
         if outcome not in DECISION_OUTCOMES:
             raise ValueError(f"unknown decision outcome {outcome!r}; expected one of {DECISION_OUTCOMES}")
-        if count < 0:
-            raise ValueError("count must not be negative")
         bot = _name(bot)
-        self.decisions.labels(bot, outcome).inc(count)
+        self.decisions.labels(bot, outcome).inc(_count(count))
         if latency_seconds is not None:
             self.decision_latency.labels(bot).observe(max(0.0, float(latency_seconds)))
 
@@ -234,21 +222,16 @@ class ArenaMetrics:
 
     def record_strike(self, bot: str, count: int = 1) -> None:
         """Count strikes (a timeout, error or disconnect charged to the bot)."""
-        if count < 0:
-            raise ValueError("count must not be negative")
-        self.strikes.labels(_name(bot)).inc(count)
+        self.strikes.labels(_name(bot)).inc(_count(count))
 
     def record_forfeit(self, bot: str) -> None:
-        """Count one forfeit (the bot kept failing and lost the match by forfeit)."""
         self.forfeits.labels(_name(bot)).inc()
 
     def record_incidents(self, bot: str, kind: str, count: int = 1) -> None:
         """Count ``count`` incidents of ``bot`` written to its incident log (``kind``: :data:`INCIDENT_KINDS`)."""
         if kind not in INCIDENT_KINDS:
             raise ValueError(f"unknown incident kind {kind!r}; expected one of {INCIDENT_KINDS}")
-        if count < 0:
-            raise ValueError("count must not be negative")
-        if count:
+        if _count(count):
             self.bot_incidents.labels(_name(bot), kind).inc(count)
 
     def record_match(self, variant: str, reason: str, duration_seconds: float | None = None) -> None:
@@ -261,9 +244,7 @@ class ArenaMetrics:
     # -- workers ---------------------------------------------------------------------------
     def record_matches_completed(self, count: int = 1) -> None:
         """Count matches recorded by a worker (each match id once)."""
-        if count < 0:
-            raise ValueError("count must not be negative")
-        if count:
+        if _count(count):
             self.matches_completed.inc(count)
 
     def record_store_error(self, kind: str, where: str) -> None:
@@ -280,7 +261,6 @@ class ArenaMetrics:
                           self.relay_redis_bytes.labels(side, "received"))
 
     def set_matches_remaining(self, tournament: str, remaining: int) -> None:
-        """Publish how many matches of ``tournament`` are still to be played."""
         self.matches_remaining.labels(_name(tournament)).set(max(0, int(remaining)))
 
     def finish_tournament(self, tournament: str) -> None:
@@ -305,11 +285,9 @@ class ArenaMetrics:
 
     # -- gateway ---------------------------------------------------------------------------
     def bot_connected(self) -> None:
-        """One more bot stream open on this gateway."""
         self.connected_bots.inc()
 
     def bot_disconnected(self) -> None:
-        """One bot stream fewer on this gateway."""
         self.connected_bots.dec()
 
     def set_gateway_up(self, up: bool) -> None:
@@ -317,8 +295,7 @@ class ArenaMetrics:
         self.gateway_up.set(1 if up else 0)
 
     def set_insecure_no_admin_token(self, insecure: bool) -> None:
-        """1 while this gateway serves the organizer API without an admin token (``serve
-        --insecure-no-admin-token``: anyone who reaches the port is the admin), else 0."""
+        """1 while this gateway serves the organizer API without an admin token (``--insecure-no-admin-token``)."""
         self.insecure_no_admin_token.set(1 if insecure else 0)
 
     def set_build_info(self, component: str, version: str = __version__) -> None:
@@ -344,162 +321,16 @@ class RelayMeter:
 
 
 def create_metrics(registry: CollectorRegistry | None = REGISTRY) -> ArenaMetrics:
-    """Create every arena metric on ``registry`` (the default registry unless told otherwise).
-
-    Each registry can hold one set: creating a second set on the same registry raises
-    ``ValueError`` (duplicated timeseries). Pass ``None`` for unregistered metrics.
-    """
-    ns = NAMESPACE
-    return ArenaMetrics(
-        registry=registry,
-        decisions=Counter(
-            "decisions",
-            "Decision requests sent to bots, by final outcome.",
-            ["bot", "outcome"],
-            namespace=ns,
-            registry=registry,
-        ),
-        decision_latency=Histogram(
-            "decision_latency_seconds",
-            "Time from decision request to the bot's answer.",
-            ["bot"],
-            namespace=ns,
-            registry=registry,
-            buckets=DECISION_LATENCY_BUCKETS,
-        ),
-        refused_actions=Counter(
-            "refused_actions",
-            "Actions refused by the arena, by bot and reason (RULES.md id or word).",
-            ["bot", "reason"],
-            namespace=ns,
-            registry=registry,
-        ),
-        strikes=Counter(
-            "strikes",
-            "Strikes charged to bots (timeouts, refusals, disconnects).",
-            ["bot"],
-            namespace=ns,
-            registry=registry,
-        ),
-        forfeits=Counter(
-            "forfeits",
-            "Matches forfeited by bots that kept failing.",
-            ["bot"],
-            namespace=ns,
-            registry=registry,
-        ),
-        bot_incidents=Counter(
-            "bot_incidents",
-            "Incidents written to bots' incident logs, by bot and kind (refusal, timeout, fallback, ...).",
-            ["bot", "kind"],
-            namespace=ns,
-            registry=registry,
-        ),
-        matches=Counter(
-            "matches",
-            "Matches finished, by variant and end reason.",
-            ["variant", "reason"],
-            namespace=ns,
-            registry=registry,
-        ),
-        match_duration=Histogram(
-            "match_duration_seconds",
-            "Wall-clock duration of a match.",
-            ["variant"],
-            namespace=ns,
-            registry=registry,
-            buckets=MATCH_DURATION_BUCKETS,
-        ),
-        matches_completed=Counter(
-            "matches_completed",
-            "Matches recorded by workers (each match id counted once).",
-            namespace=ns,
-            registry=registry,
-        ),
-        store_errors=Counter(
-            "store_errors",
-            "Redis commands of workers and gateways that failed (a refused write: misconf, readonly, oom, "
-            "noreplicas; or connection), each retried (after a back-off, or asked again by the worker).",
-            ["kind", "where"],
-            namespace=ns,
-            registry=registry,
-        ),
-        relay_redis_commands=Counter(
-            "relay_redis_commands",
-            "Redis commands of the relay between workers and gateways, by side (worker, gateway).",
-            ["side"],
-            namespace=ns,
-            registry=registry,
-        ),
-        relay_redis_bytes=Counter(
-            "relay_redis_bytes",
-            "Bytes of the relay's Redis commands (sent) and of their replies and Pub/Sub messages (received), "
-            "in RESP, by side.",
-            ["side", "direction"],
-            namespace=ns,
-            registry=registry,
-        ),
-        matches_remaining=Gauge(
-            "matches_remaining",
-            "Matches of a running tournament still to be played.",
-            ["tournament"],
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="mostrecent",
-        ),
-        queue_depth=Gauge(
-            "queue_depth",
-            "Items waiting in a work queue.",
-            ["queue"],
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="livemostrecent",
-        ),
-        queue_oldest_age=Gauge(
-            "queue_oldest_age_seconds",
-            "Age of the oldest item waiting in a work queue.",
-            ["queue"],
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="livemostrecent",
-        ),
-        canary_last_success=Gauge(
-            "canary_last_success_timestamp_seconds",
-            "Unix time the worker canary task last ran.",
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="max",
-        ),
-        connected_bots=Gauge(
-            "connected_bots",
-            "Bot streams open on this gateway.",
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="livesum",
-        ),
-        gateway_up=Gauge(
-            "gateway_up",
-            "1 while this gateway serves bot streams.",
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="livemax",
-        ),
-        insecure_no_admin_token=Gauge(
-            "insecure_no_admin_token",
-            "1 while this gateway serves the organizer API without an admin token (anyone is the admin).",
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="livemax",
-        ),
-        build_info=Gauge(
-            "build_info",
-            "Version of the running uno-arena component; the value is always 1.",
-            ["version", "component"],
-            namespace=ns,
-            registry=registry,
-            multiprocess_mode="max",
-        ),
-    )
+    """Create every arena metric on ``registry`` (None: unregistered metrics); a registry holds one set (a second
+    raises ValueError, duplicated timeseries)."""
+    kinds = get_type_hints(ArenaMetrics)
+    made = {}
+    for spec in fields(ArenaMetrics):
+        if "metric" in spec.metadata:
+            name, help_text, labels, options = spec.metadata["metric"]
+            made[spec.name] = kinds[spec.name](name, help_text, labels, namespace=NAMESPACE, registry=registry,
+                                               **options)
+    return ArenaMetrics(registry=registry, **made)
 
 
 _default: ArenaMetrics | None = None
@@ -530,21 +361,6 @@ class _TombstoneFilter(Collector):
             yield metric
 
 
-def multiprocess_registry(path: str | os.PathLike[str] | None = None) -> CollectorRegistry:
-    """A fresh registry that merges the values of every process in the multiprocess directory."""
-    raw = path if path is not None else os.environ.get(MULTIPROC_DIR_ENV)
-    if not raw:
-        raise ValueError(f"{MULTIPROC_DIR_ENV} is not set and no path was given")
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(_TombstoneFilter(_multiprocess.MultiProcessCollector(None, os.fspath(raw))))
-    return registry
-
-
-def exposition_registry() -> CollectorRegistry:
-    """The registry to serve: the multiprocess one in multiprocess mode, else the default one."""
-    return multiprocess_registry() if multiprocess_enabled() else REGISTRY
-
-
 @dataclass
 class MetricsServer:
     """A running ``/metrics`` HTTP exporter (daemon thread)."""
@@ -554,30 +370,36 @@ class MetricsServer:
 
     @property
     def port(self) -> int:
-        """The bound port (useful when started on port 0)."""
         return int(self.server.server_port)
 
     def close(self) -> None:
-        """Stop serving and release the port."""
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
 
 
-def start_metrics_server(
-    port: int, addr: str = "127.0.0.1", registry: CollectorRegistry | None = None
-) -> MetricsServer:
-    """Serve Prometheus metrics over HTTP on ``addr:port`` (``port=0`` picks a free one; loopback by default);
-    :class:`MetricsPortError` when it cannot listen there.
-
-    Without ``registry`` it serves :func:`exposition_registry` (multiprocess-aware).
-    """
-    served = registry if registry is not None else exposition_registry()
+def start_metrics_server(port: int, addr: str = "127.0.0.1",
+                         registry: CollectorRegistry | None = None) -> MetricsServer:
+    """Serve ``registry`` over HTTP on ``addr:port`` (``port=0`` picks a free one; default registry: in multiprocess
+    mode a fresh one merging every process's values, else the default); :class:`MetricsPortError` when it cannot
+    listen there."""
+    raw = os.environ.get(MULTIPROC_DIR_ENV)
+    if registry is None and raw:
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(_TombstoneFilter(_multiprocess.MultiProcessCollector(None, raw)))
     try:
-        server, thread = start_http_server(port, addr=addr, registry=served)
+        server, thread = start_http_server(port, addr=addr, registry=registry or REGISTRY)
     except OSError as error:
         raise MetricsPortError(port, addr, error) from None
     return MetricsServer(server=server, thread=thread)
+
+
+def start_exporter(default_port: int, port: int | None, address: str | None,
+                   registry: CollectorRegistry | None = None) -> MetricsServer | None:
+    """The exporter a long-running command's ``--metrics-port`` and ``--metrics-address`` ask for (None for port -1;
+    :func:`metrics_port`, :func:`metrics_address`, :func:`start_metrics_server` and their errors)."""
+    chosen = metrics_port(default_port, port)
+    return start_metrics_server(chosen, metrics_address(address), registry) if chosen >= 0 else None
 
 
 class MetricsPortError(OSError):
@@ -588,7 +410,6 @@ class MetricsPortError(OSError):
         reason = error.strerror or str(error)
         super().__init__(error.errno, f"cannot serve /metrics on {addr}:{port}: {reason}; give a free port with "
                                       f"--metrics-port PORT (or ${METRICS_PORT_ENV}), or --metrics-port -1 for none")
-        self.port = port
 
     def __str__(self) -> str:
         return str(self.strerror)

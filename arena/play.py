@@ -1,9 +1,7 @@
 """`uno-arena play`: a whole match on this machine among built-in bots and, if asked, a person at a seat, played by
-the arena's match runner (:class:`arena.runner.MatchRunner`), the table printed as it goes.
-
-With a person at a seat (``viewer``) only that seat's view is printed, the very view a remote bot gets (V4), and
-every hand at a round's end (V5); the person leaves with ``q`` or Ctrl-D (:class:`PlayerLeft`, exit status 1) or
-Ctrl-C (130). Players are told by their bots' names (a second bot of one name is ``name#2``).
+the arena's match runner, the table printed as it goes (docs/getting-started.md, Playing in the terminal). With a
+person at a seat only that seat's view is printed, the very view a remote bot gets (V4), and every hand at a round's
+end (V5).
 """
 
 from __future__ import annotations
@@ -28,11 +26,9 @@ _DECISION_TITLES = {
 
 
 class PlayerLeft(Exception):
-    """The person at the terminal left the match (a quit word, or Ctrl-D): abandoned unfinished, exit code 1."""
+    """The person at the terminal left the match (a quit word, or Ctrl-D): abandoned unfinished."""
 
-    def __init__(self, why: str, exit_code: int) -> None:
-        super().__init__(why)
-        self.exit_code = exit_code
+    exit_code = 1
 
 
 def action_words(action: Action, painter: Painter, side: str = "light", names: Sequence[str] = ()) -> str:
@@ -40,10 +36,8 @@ def action_words(action: Action, painter: Painter, side: str = "light", names: S
     2)``; ``names``: the players by seat."""
     kind = action.kind
     if kind == "play" and action.card is not None:
-        text = f"play {painter.card(action.card, side)}"
-        if action.color:
-            text += f", naming {action.color}"
-        return text + ", calling UNO" if action.uno else text
+        naming = f", naming {action.color}" if action.color else ""
+        return f"play {painter.card(action.card, side)}{naming}" + (", calling UNO" if action.uno else "")
     if kind == "choose_color":
         return f"name {action.color}"
     if kind == "catch":
@@ -59,14 +53,14 @@ def _seat_name(seat: int | None, names: Sequence[str]) -> str:
     return f"seat {seat}"
 
 
-def table_names(bots: Sequence[Bot]) -> list[str]:
-    """The players' names by seat, as they are told: each bot's name, a second of one name ``name#2``."""
+def numbered(names: Sequence[str]) -> list[str]:
+    """The players' names by seat, as they are told: a second of one name is ``name#2``."""
     seen: dict[str, int] = {}
-    names = []
-    for bot in bots:
-        seen[bot.name] = seen.get(bot.name, 0) + 1
-        names.append(bot.name if seen[bot.name] == 1 else f"{bot.name}#{seen[bot.name]}")
-    return names
+    told = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        told.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return told
 
 
 class HumanSeat(Bot):
@@ -86,9 +80,9 @@ class HumanSeat(Bot):
         try:
             text = self.read(prompt).strip()
         except EOFError:
-            raise PlayerLeft("end of input (Ctrl-D): you left the match", 1) from None
+            raise PlayerLeft("end of input (Ctrl-D): you left the match") from None
         if text.lower() in QUIT_WORDS:
-            raise PlayerLeft("you left the match (q)", 1)
+            raise PlayerLeft("you left the match (q)")
         return text
 
     def pause(self) -> None:
@@ -155,7 +149,6 @@ class _Table:
         if self.pause is not None and not last:
             self.pause()
 
-
     def _print_hands_and_scores(self) -> None:
         """Every hand as the round ended (from the viewer's own view, which reveals them now, V5) and the scores."""
         match, names, viewer, out = self.match, self.names, self.viewer, self.out
@@ -220,7 +213,7 @@ def play_match(
         raise ValueError(f"{len(bots)} bots for a {match.players}-player match")
     if viewer is not None and not 0 <= viewer < match.players:
         raise ValueError(f"seat {viewer} is not a seat of a {match.players}-player match")
-    names = table_names(bots)
+    names = numbered([bot.name for bot in bots])
     for bot in bots:
         if isinstance(bot, HumanSeat):
             bot.names = names
@@ -249,10 +242,5 @@ def build_bots(names: Sequence[str], seed: int, human: int | None, painter: Pain
                read: Callable[[str], str], out: TextIO, make_bot: BotFactory) -> list[Bot]:
     """The bots of a local match: built-in bots by name (made by ``make_bot``, the CLI passes ``bots.make_bot``),
     cycled over the seats, and a person at seat ``human``."""
-    bots: list[Bot] = []
-    for seat, name in enumerate(names):
-        if seat == human:
-            bots.append(HumanSeat(painter, read, out))
-        else:
-            bots.append(make_bot(name, seed * 1000 + seat))
-    return bots
+    return [HumanSeat(painter, read, out) if seat == human else make_bot(name, seed * 1000 + seat)
+            for seat, name in enumerate(names)]

@@ -1,10 +1,7 @@
-"""Child processes of the arena's own commands (gateway, workers, bots), for `demo`, benchmarks and tests.
-
-Each child runs in its own process group with its output in a log file, so stopping it stops its children
-too (a Celery worker's prefork pool) and a failure can show the tail of its log. Each also dies with the process
-that started it when that one ends without stopping it (``kill -9``, a crash): a watchdog
-(:func:`watch_child`: the script ``arena/store/starter_watch.py``, the one an embedded Redis has) holds a pipe only
-the starter writes to and stops the child's whole process group when the pipe closes.
+"""Child processes of the arena's own commands (gateway, workers, bots), for `demo`, benchmarks and tests: each in
+its own process group (stopping it stops its children too) with its output in a log file, and each dies with the
+process that started it however that one ends (``kill -9`` included): a watchdog (:func:`watch_child`) holds a pipe
+only the starter writes to and stops the child's process group when the pipe closes.
 """
 
 from __future__ import annotations
@@ -24,8 +21,7 @@ from pathlib import Path
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        return int(sock.getsockname()[1])
 
 
 WATCHDOG_SCRIPT = Path(__file__).parent / "store" / "starter_watch.py"

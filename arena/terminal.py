@@ -1,9 +1,6 @@
-"""Readable text for people: cards in colour on a terminal (ANSI), plain notation when piped.
-
-:class:`Painter` formats faces and cards; :class:`Narrator` tells a run of events in plain words, as one seat saw
-them or as the whole table did; :func:`score_table` and :func:`hand_value` serve a round's end. They print only
-what the events and views they are given hold: which cards a reader may see is decided before, by the engine's
-per-seat view.
+"""Readable text for people: cards in colour on a terminal (ANSI), plain notation when piped; events told in plain
+words (:class:`Narrator`). Only what the events and views given hold is printed: which cards a reader may see is
+decided before, by the engine's per-seat view.
 """
 
 from __future__ import annotations
@@ -25,12 +22,10 @@ class Painter:
         self.color = color
 
     def face(self, face: Face) -> str:
-        text = str(face)
         if not self.color:
-            return text
-        if face.color is None:
-            return f"\x1b[1m{text}\x1b[0m"
-        return f"\x1b[{_ANSI[face.color]}m{text}\x1b[0m"
+            return str(face)
+        code = "1" if face.color is None else _ANSI[face.color]  # bold for a face without a colour (wilds)
+        return f"\x1b[{code}m{face}\x1b[0m"
 
     def card(self, card: Card, side: str = "light") -> str:
         """The card by its face on ``side``, the side in play: a player sees only that face of a card in hand (the
@@ -76,13 +71,10 @@ def score_table(scores: Sequence[int], names: Sequence[str], you: int | None = N
 
 
 class Narrator:
-    """Tells events in plain words, e.g. ``seat 1 accepts the wild draw and draws 2``.
-
-    ``viewer``: the seat whose view the events are (it is "you"), or None for the whole table's log; ``names``:
-    the players by seat (``Bob plays red-7``; unset: ``seat 2 plays red-7``). The narrator shows exactly the cards
-    the events carry (another seat's draw in a seat's view carries only the faces the table saw, V4) and follows
-    the side up through the flips it is told about. The terminal (``uno-arena play``) and the web's replay viewer
-    tell events with it.
+    """Tells events in plain words, e.g. ``seat 1 accepts the wild draw and draws 2``, for the terminal and the web's
+    replay viewer. ``viewer``: the seat whose view the events are ("you"), or None for the whole table's log;
+    ``names``: the players by seat. It shows exactly the cards the events carry (V4) and follows the side up through
+    the flips it is told about.
     """
 
     def __init__(self, painter: Painter, viewer: int | None = None, names: Sequence[str] = ()) -> None:

@@ -29,13 +29,10 @@ MODULES = (play, gateway, tournament, load, relay, remote, web, sequential, tier
 
 
 def build_parser() -> ArenaParser:
-    parser = ArenaParser(prog="python -m benchmarks", description="benchmarks that print their figures",
-                         allow_abbrev=False)
+    parser = ArenaParser(prog="python -m benchmarks", description="benchmarks that print their figures")
     commands = parser.add_subparsers(dest="command", required=True, metavar="NAME")
     for module in MODULES:
         module.register(commands)
-    for sub in commands.choices.values():  # options share prefixes: an abbreviation could silently mean another
-        sub.allow_abbrev = False
     return parser
 
 

@@ -265,7 +265,7 @@ def reference_standings(spec: Any) -> dict[str, Any]:
     try:
         for match in schedule(spec):
             seats = [LocalSeat(make_bot(brains[name], seed=match_seed(match.match_id, seat)), name=name)
-                     if name in brains else make_seat(None, name, match.match_id, make_bot)  # type: ignore[arg-type]
+                     if name in brains else make_seat(None, name, match.match_id, make_bot)
                      for seat, name in enumerate(match.seats)]
             record = loop.run_until_complete(run_match(match_config(match), seats))
             results.append(result_of(record, match).result)

@@ -1,8 +1,5 @@
-"""The built-in bots (random, heuristic, weakened, and the search bot's levels ismctsfast, ismcts, ismctsstrong)
-and :func:`make_bot`, the :data:`arena.players.BotFactory` the arena's outer layers (its commands, the workers'
-tasks, the demo) pass in to seat one by name. The bot interface itself (:class:`arena.players.Bot`) lives in the
-arena, below its runner: this package depends on the arena, never the reverse. The Python kit for remote bots is
-:mod:`bots.kit`."""
+"""The built-in bots and :func:`make_bot`, the :data:`arena.players.BotFactory` the arena's outer layers pass in to
+seat one by name (this package depends on the arena, never the reverse). The Python kit is :mod:`bots.kit`."""
 
 from arena.players import Bot
 
@@ -13,12 +10,10 @@ from .weakened import WeakenedHeuristicBot
 
 BUILTIN_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "heuristic": HeuristicBot,
                                       "weakened": WeakenedHeuristicBot, **LEVELS}
-"""The built-in bot of each name of :data:`arena.players.BUILTIN_NAMES`."""
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
-    """A built-in bot by name (`random`, `heuristic`, `weakened`, `ismcts`...; also `ismcts:N`, the search bot with
-    N simulations a decision); ValueError names the known ones."""
+    """A built-in bot by name (also ``ismcts:N``); ValueError names the known ones."""
     search = ismcts_spec(name, seed)
     if search is not None:
         return search

@@ -12,20 +12,16 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from arena.engine import Action, Card, Face, Observation
+from arena.engine.cards import DARK, LIGHT
 from arena.players import Bot
 
 _ATTACKS = {"draw1", "draw2", "draw5", "skip", "skip-all", "wild-draw2", "wild-draw4", "wild-draw-color"}
 _WILD_DRAWS = {"wild-draw2", "wild-draw4", "wild-draw-color"}
 
 
-def _active(card: Card, side: str) -> Face:
-    return card.dark if side == "dark" and card.dark is not None else card.light
-
-
-def _other(card: Card, side: str) -> Face:
-    if card.dark is None:
-        return card.light
-    return card.light if side == "dark" else card.dark
+def _active(card: Card, side: str, flipped: bool = False) -> Face:
+    """The face ``card`` shows with ``side`` up (``flipped``: with the other side up)."""
+    return card.face(DARK if (side == "dark") != flipped else LIGHT)
 
 
 class HeuristicBot(Bot):
@@ -69,7 +65,7 @@ class HeuristicBot(Bot):
         if action.card in rest:
             rest.remove(action.card)
         score = float(face.value(obs.variant))
-        next_seat = self._next_seat(obs)
+        next_seat = (obs.seat + (1 if obs.direction == "cw" else -1)) % obs.players
         next_count = next((o.count for o in obs.opponents if o.seat == next_seat), 7)
         if face.kind in _ATTACKS and next_count <= 3:
             score += 40
@@ -89,15 +85,10 @@ class HeuristicBot(Bot):
         return score
 
     @staticmethod
-    def _next_seat(obs: Observation) -> int:
-        step = 1 if obs.direction == "cw" else -1
-        return (obs.seat + step) % obs.players
-
-    @staticmethod
     def _flip_gain(obs: Observation, rest: Sequence[Card], next_seat: int) -> float:
         """Flipping is good when my hand is cheaper on the other side and the next player's is dearer."""
         mine_now = sum(_active(c, obs.side).value(obs.variant) for c in rest)
-        mine_then = sum(_other(c, obs.side).value(obs.variant) for c in rest)
+        mine_then = sum(_active(c, obs.side, flipped=True).value(obs.variant) for c in rest)
         theirs = next((o for o in obs.opponents if o.seat == next_seat), None)
         their_then = sum(face.value(obs.variant) for face in theirs.visible) if theirs else 0
         their_wilds = sum(1 for face in theirs.visible if face.color is None) if theirs else 0

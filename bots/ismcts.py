@@ -1,18 +1,11 @@
 """The information-set search bot (``ismcts``): single-observer information-set Monte Carlo tree search.
 
-Each simulation samples a match consistent with the seat's observation (:class:`arena.engine.search.Determinizer`:
-the hidden hands and draw pile dealt at random among the unseen cards, each showing the back the seat saw), walks
-one tree of actions shared by every sample (UCT, each action's chances counted only in the samples where it was
-legal), adds one node, plays the round out with the engine's fast default policy
-(:func:`arena.engine.search.rollout`) and scores it (:func:`arena.engine.search.round_rewards`). The answer is the
-most visited of the seat's legal actions.
-
-Levels (built-in names; the participant names of tournaments are letters only): ``ismctsfast`` (50 simulations a
-decision), ``ismcts`` (200) and ``ismctsstrong`` (800); in ``play --bots`` also ``ismcts:N`` (N simulations) and
-``ismcts:Nms`` (as many simulations as N milliseconds allow: a bot does not see the arena's deadline, so it is told).
-Every level also stops at :data:`TIME_CAP_S` of thinking, so it answers inside the arena's default 1 s deadline on
-a slow machine; below the cap a bot's choices depend only on its seed and what it was shown. With the physical deck
-unknown to the seat (``pairing: "shuffled"``) it plays as the heuristic bot.
+Each simulation samples a match consistent with the seat's observation (:class:`arena.engine.search.Determinizer`),
+walks one tree of actions shared by every sample (UCT, each action's chances counted only in the samples where it was
+legal), adds one node, plays the round out (:func:`arena.engine.search.rollout`) and scores it. The answer is the most
+visited legal action. Levels: ``ismctsfast`` (50 simulations), ``ismcts`` (200), ``ismctsstrong`` (800), and
+``ismcts:N`` / ``ismcts:Nms`` in ``play --bots``; every level stops at :data:`TIME_CAP_S`. With a deck whose pairs the
+seat cannot know (``pairing: "shuffled"``) it plays as the heuristic bot.
 """
 
 from __future__ import annotations
@@ -28,10 +21,8 @@ from arena.players import Bot
 
 from .heuristic import HeuristicBot
 
-TIME_CAP_S = 0.8
-"""The most a decision thinks, whatever its level: the arena's default decision deadline is 1 s."""
-EXPLORATION = 0.7
-"""UCT's exploration constant, for rewards in [0, 1]."""
+TIME_CAP_S = 0.8  # the most a decision thinks, whatever its level: the arena's default deadline is 1 s
+EXPLORATION = 0.7  # UCT's exploration constant, for rewards in [0, 1]
 _OVER = ("round_over", "match_over")
 
 
@@ -52,8 +43,7 @@ class _Node:
 
 
 class IsmctsBot(Bot):
-    """The search bot; ``simulations`` a decision, at most ``time_s`` of thinking (``rules``: the match's rules
-    when the bot knows them, else what the observation tells, :func:`arena.engine.search.infer_rules`)."""
+    """The search bot: ``simulations`` a decision, at most ``time_s``; ``rules`` default to what the view tells."""
 
     name = "ismcts"
     simulations = 200
@@ -71,14 +61,12 @@ class IsmctsBot(Bot):
         self.rules = rules
         self._rng = random.Random(seed)
         self._fallback = HeuristicBot(seed)
-        self.last_simulations = 0
-        """How many simulations the last decision ran (0 when it needed none)."""
+        self.last_simulations = 0  # how many simulations the last decision ran (0 when it needed none)
         self._history: list[Event] = []
 
     def _whole(self, observation: Observation) -> Observation:
-        """The observation with every event of its match: the arena sends only the events since the seat's previous
-        decision, and the sampler reads the plays since the round started (a match's first events start with its
-        ``dealer`` event, which starts the log afresh)."""
+        """The observation with every event of its match (the arena sends only those since the seat's previous
+        decision; a match's first events start with its ``dealer`` event, which starts the log afresh)."""
         events = observation.events
         if events and events[0].type == "dealer":
             self._history = list(events)
@@ -165,13 +153,11 @@ class IsmctsStrongBot(IsmctsBot):
 
 LEVELS: dict[str, type[IsmctsBot]] = {"ismctsfast": IsmctsFastBot, "ismcts": IsmctsBot,
                                       "ismctsstrong": IsmctsStrongBot}
-"""The search bot's levels by built-in name."""
 
 
 def ismcts_spec(name: str, seed: int) -> IsmctsBot | None:
-    """The search bot of ``ismcts:N`` (N simulations a decision, at most :data:`TIME_CAP_S`) or ``ismcts:Nms`` (as
-    many simulations as N milliseconds allow), or None for any other name; ValueError for anything else after the
-    colon."""
+    """The search bot of ``ismcts:N`` (N simulations a decision) or ``ismcts:Nms`` (as many as N milliseconds allow),
+    or None for any other name; ValueError for anything else after the colon."""
     base, colon, budget = name.partition(":")
     if not colon or base != "ismcts":
         return None

@@ -6,60 +6,11 @@
         return 0                             # the index of the chosen action in `legal`
 
     if __name__ == "__main__":
-        play(choose, target="arena.example.org:50051", token="mybot.XXXX")
+        play(choose, target="arena.example.org:50051", token_file="mybot.token")
 
-Without ``target``, the arena is ``$UNO_ARENA_TARGET`` (what ``uno-arena demo --keep-running`` prints to export),
-else ``localhost:50051``. A bot that has not reached its arena :data:`UNREACHABLE_NOTICE_S` after it started says so
-in one line naming the address and the fix, and keeps trying. The token may also come from a file
-(``token_file="~/.config/mybot.token"``) or, when neither is given, from ``$UNO_ARENA_BOT_TOKEN`` or the file
-``$UNO_ARENA_BOT_TOKEN_FILE`` names (:func:`bot_token`): a token in a command line (``--token``) is visible to every
-user of the machine (``ps``), a file (mode 0600) or an environment variable is not.
-
-``play`` also takes a :class:`bots.Bot` instance (shared by every match), a ``Bot`` subclass (one fresh
-instance per match and seat, seeded from the match id), any other class with a ``choose(observation, legal)`` method
-(one fresh instance per match and seat, made with no arguments), any object with such a method (shared), or
-``factory=`` a callable ``(match_id, seat) -> Bot``.
-A per-match bot is made afresh for every attempt of a match (``MatchStarted.attempt``: a match the arena aborted,
-e.g. a worker that died, is played again from the same seed), so a replayed match plays out as a clean run.
-Observations arrive as protobuf and are converted back to engine types, so ``bots.Bot`` subclasses work
-unchanged, remote or local.
-
-What the kit does for you: the token in the call metadata; Hello / Welcome; many matches at once over the
-one stream (each decision request names its match); Pong for every Ping; reconnects with jittered
-exponential backoff when the stream drops (the arena re-sends the decisions still pending, so none is lost
-to a short outage), and at once, without backoff, to the same target when a draining gateway says Goodbye
-(another gateway behind the address takes over; the following attempts back off to at most
-``MOVE_BACKOFF_S``); gives up at once on errors that a retry cannot fix (``UNAUTHENTICATED``, unsupported
-protocol version, ``ABORTED`` when a newer process of the same bot took the session over); a clean
-shutdown on SIGINT/SIGTERM (``play``) or when ``stop`` is set (``play_async``).
-
-TLS: ``play(..., tls=True)`` for an arena served with TLS (the system's roots), or ``tls_ca="ca.pem"`` to trust
-a private CA or the arena's self-signed certificate (:func:`tls_credentials`); plaintext otherwise.
-
-``BotClient(..., raw=fn)`` hands ``fn`` the DecisionRequest message itself (no conversion), for bots that
-work from the protobuf fields.
-
-Batches: the kit's Hello sets ``accepts_batches`` (``BotClient(..., batches=False)`` turns it off), so the arena
-may send several waiting messages in one ArenaBatch; the kit handles them in order and sends the answers to
-one stream message back in one BotBatch. With many matches in flight this halves the per-decision cost on
-both sides (the gateway benchmark, docs/benchmarks.md).
-
-Your bug costs one decision, not the stream: when ``choose`` raises (or returns something that is not the index
-of a legal action), the kit logs it at ERROR with the traceback, the match id, the decision number and the
-observation's short form, and answers that one decision with the *safe legal action*, the same one the arena's
-fallback would play (:func:`arena.players.fallback_action`: draw or pass, accept, the first colour offered, never a
-catch or a challenge), in time and without a strike; the other matches go on, and ``KitStats.choose_errors``
-counts them. The answer tells the arena what happened (``Decision.bot_error``: the exception's type, message and
-traceback): the arena records an ``error`` incident in the bot's log (``uno-arena bot log``, the web's bot page)
-and ``uno-arena bot check`` fails the bot, so the bug is not hidden by the safe answer. (The kit answers rather
-than staying silent: a silent bot waits out the deadline and collects a strike, and three strikes forfeit the
-match.) Connecting, disconnecting and reconnecting are logged at INFO on the ``uno_arena.kit`` logger. ``play``
-ends a bot the arena refuses for good (a wrong token) with one line on stderr and exit status 1 (``SystemExit``),
-no traceback; ``play_async`` raises :class:`KitError` instead.
-
-``choose`` runs on the kit's event loop: keep it fast, or pass ``threaded=True`` to run each decision in a
-worker thread (then several matches are decided at the same time). The gRPC channel is created inside
-``play``/``play_async``, never at import, so forking before playing is safe.
+What the kit does (reconnects, batches, the safe legal action when ``choose`` fails, tokens, TLS) is in
+docs/writing-a-bot.md and docs/kit-api.md. ``choose`` runs on the kit's event loop unless ``threaded=True``; the
+gRPC channel is created inside ``play``/``play_async``, never at import, so forking before playing is safe.
 """
 
 from __future__ import annotations
@@ -87,10 +38,7 @@ from arena.engine import Action, Observation
 from arena.players import Bot, fallback_action
 from arena.protocol import AUTH_METADATA_KEY, AUTH_SCHEME, PROTOCOL_VERSION, bot_pb2, game_pb2
 from arena.protocol.card_cache import CARDS
-from arena.protocol.convert import (
-    action_from_proto,
-    observation_from_proto,
-)
+from arena.protocol.convert import action_from_proto, observation_from_proto
 
 log = logging.getLogger("uno_arena.kit")
 
@@ -114,17 +62,13 @@ CONNECT_METHOD = "/uno_arena.v1.BotService/Connect"
 FATAL_CODES = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
                          grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNIMPLEMENTED,
                          grpc.StatusCode.ABORTED})
+_CODES = {code.value[0]: code for code in grpc.StatusCode}  # an in-band Error's status code by number
 
-STOP_GRACE_S = 2.0
-"""How long a stopping client waits for its stream to close before it cancels it."""
-MOVE_BACKOFF_S = 1.0
-"""After a Goodbye (the gateway drains), reconnection attempts back off to at most this for ``MOVE_WINDOW_S``:
-the gateway that takes over may still be starting."""
+STOP_GRACE_S = 2.0  # how long a stopping client waits for its stream to close before it cancels it
+MOVE_BACKOFF_S = 1.0  # after a Goodbye, reconnections back off to at most this for MOVE_WINDOW_S
 MOVE_WINDOW_S = 30.0
 UNREACHABLE_NOTICE_S = 5.0
-"""A bot that has not reached its arena this long after it started says so in one WARNING line naming the address
-and the fix, once, and keeps trying (an arena started after its bots is found as soon as it listens). A bot that was
-connected and lost its arena reconnects as before, logged at INFO."""
+"""A bot that has not reached its arena this long after it started says so once, in one WARNING line."""
 
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.keepalive_time_ms", 20_000),
@@ -140,28 +84,22 @@ BOT_TOKEN_FILE_ENV = "UNO_ARENA_BOT_TOKEN_FILE"
 
 
 def bot_token(token: str | None = None, token_file: str | os.PathLike[str] | None = None) -> str:
-    """The bot's token: ``token``, else the contents of ``token_file``, else ``$UNO_ARENA_BOT_TOKEN``, else the
-    contents of the file ``$UNO_ARENA_BOT_TOKEN_FILE`` names. ValueError when there is none, or a token file
-    cannot be read or holds no single token, or the token has characters no token has (gRPC could not send it)."""
-    found = _given_token(token, token_file)
+    """The bot's token: ``token``, else ``token_file``'s, else ``$UNO_ARENA_BOT_TOKEN``, else the file
+    ``$UNO_ARENA_BOT_TOKEN_FILE`` names. ValueError when there is none or it is not printable ASCII."""
+    if token:
+        found = token.strip()
+    elif not token_file and os.environ.get(BOT_TOKEN_ENV, "").strip():
+        found = os.environ[BOT_TOKEN_ENV].strip()
+    else:
+        path = token_file or os.environ.get(BOT_TOKEN_FILE_ENV)
+        if not path:
+            raise ValueError(f"no token: pass --token-file FILE (or --token TOKEN, visible in `ps`), or set "
+                             f"${BOT_TOKEN_ENV} or ${BOT_TOKEN_FILE_ENV}")
+        found = read_token_file(os.path.expanduser(path))
     if not (found.isascii() and found.isprintable()):
         raise ValueError("the token has characters no token has (not printable ASCII): copy it again from what "
                          "`uno-arena bots register` printed")
     return found
-
-
-def _given_token(token: str | None, token_file: str | os.PathLike[str] | None) -> str:
-    if token:
-        return token.strip()
-    path = token_file or None
-    if path is None and os.environ.get(BOT_TOKEN_ENV, "").strip():
-        return os.environ[BOT_TOKEN_ENV].strip()
-    if path is None:
-        path = os.environ.get(BOT_TOKEN_FILE_ENV) or None
-    if path is None:
-        raise ValueError(f"no token: pass --token-file FILE (or --token TOKEN, visible in `ps`), or set "
-                         f"${BOT_TOKEN_ENV} or ${BOT_TOKEN_FILE_ENV}")
-    return read_token_file(os.path.expanduser(path))
 
 
 def _pushback_s(error: grpc.aio.AioRpcError) -> float:
@@ -174,19 +112,16 @@ def _pushback_s(error: grpc.aio.AioRpcError) -> float:
 
 
 class _StatusLost(Exception):
-    """The arena ended the stream while the kit's Hello was on its way (a refused token is refused as the stream
-    opens): gRPC then fails the write with its own ``INTERNAL: Internal error from Core`` and the arena's status is
-    lost for this stream. The next stream, opened at once, gets it (:meth:`BotClient._session_with_status`)."""
+    """The stream ended while the Hello was on its way: gRPC fails the write with its own INTERNAL and the arena's
+    status (e.g. a refused token) is lost; the next stream, opened at once, gets it."""
 
     def __init__(self, error: grpc.aio.AioRpcError) -> None:
         super().__init__(str(error))
         self.error = error
 
 
-CORE_INTERNAL = "Internal error from Core"
-"""The details of gRPC's own INTERNAL status for a write the transport refused (the stream had ended)."""
+CORE_INTERNAL = "Internal error from Core"  # gRPC's INTERNAL details for a write to a stream that had ended
 STATUS_LOST_RETRIES = 3
-"""Streams opened again at once, quietly, when one ended before its Hello got there (:class:`_StatusLost`)."""
 
 
 class KitError(RuntimeError):
@@ -209,8 +144,7 @@ class _ChooserBot(Bot):
 
 
 def has_choose(thing: object) -> bool:
-    """Whether ``thing`` (a class or an object) has a callable ``choose``: a bot by duck typing, no ``bots.Bot``
-    needed (``choose(observation, legal) -> index``)."""
+    """Whether ``thing`` (a class or an object) is a bot by duck typing: it has a callable ``choose``."""
     return callable(getattr(thing, "choose", None))
 
 
@@ -221,10 +155,8 @@ def match_seed(match_id: str, seat: int) -> int:
 
 def bot_factory(bot: Playable | None = None,
                 factory: BotFactory | None = None) -> BotFactory:
-    """How the kit gets the bot of a (match, seat) from what ``play`` was given: a ``bots.Bot`` (shared), a ``Bot``
-    subclass (a fresh one per match and seat, seeded from the match id), any other class with a ``choose(observation,
-    legal)`` method (a fresh one per match and seat, made with no arguments), any other object with such a method
-    (shared), or a function ``(observation, legal) -> index``."""
+    """The bot of a (match, seat) from what ``play`` was given: a ``Bot`` or an object with ``choose`` (shared), a
+    class (a fresh instance per match and seat; a ``Bot`` subclass seeded from the match id), or a function."""
     if factory is not None:
         return factory
     if isinstance(bot, Bot):
@@ -236,11 +168,8 @@ def bot_factory(bot: Playable | None = None,
     if isinstance(bot, type) and has_choose(bot):
         plain: type[ChoosingBot] = bot
         return lambda _match_id, _seat: _ChooserBot(plain().choose)
-    if has_choose(bot):
-        shared_choose = _ChooserBot(cast(ChoosingBot, bot).choose)
-        return lambda _match_id, _seat: shared_choose
-    if callable(bot) and not isinstance(bot, type):
-        wrapped = _ChooserBot(cast(Chooser, bot))
+    if has_choose(bot) or (callable(bot) and not isinstance(bot, type)):
+        wrapped = _ChooserBot(cast(ChoosingBot, bot).choose if has_choose(bot) else cast(Chooser, bot))
         return lambda _match_id, _seat: wrapped
     raise TypeError("play() needs a function (observation, legal) -> index, an object or class with a "
                     "choose(observation, legal) method, a bots.Bot subclass or factory=")
@@ -255,14 +184,12 @@ class KitStats:
     matches_started: int = 0
     matches_ended: int = 0
     batches: int = 0
-    """ArenaBatch messages received (several arena messages in one)."""
     errors: deque[str] = field(default_factory=lambda: deque(maxlen=100))
     welcome: bot_pb2.Welcome | None = None
     last_status: str = ""
     goodbyes: int = 0
-    """Goodbye messages received (a draining gateway told the bot to reconnect)."""
     choose_errors: int = 0
-    """Decisions where the bot's ``choose`` raised or gave no legal index: answered with the safe legal action."""
+    """Decisions where ``choose`` raised or gave no legal index: answered with the safe legal action."""
 
 
 class BotClient:
@@ -274,12 +201,9 @@ class BotClient:
                  tls_ca: str | None = None, human_games: bool = False, think_s: float = 0.0) -> None:
         self.target = target
         self.think_s = think_s
-        """Seconds to wait before each answer, asynchronously (the other matches go on meanwhile): a simulated
-        think time, for benchmarks and tests; 0: answer at once."""
+        """A simulated think time before each answer, in seconds, for benchmarks and tests (0: answer at once)."""
         self.human_games = human_games
-        """Hello.accepts_human_games: the web front may seat the bot against people."""
-        self.credentials = tls_credentials(tls, tls_ca)
-        """TLS (``tls``, or a CA file ``tls_ca`` to trust): :func:`tls_credentials`; None: plaintext."""
+        self.credentials = tls_credentials(tls, tls_ca)  # None: plaintext
         self.batches = batches
         self.raw = raw
         self.token = token
@@ -296,8 +220,7 @@ class BotClient:
         """The attempt (``MatchStarted.attempt``) each match's bots belong to: a new attempt gets fresh bots."""
         self._answers: dict[str, tuple[int, int, asyncio.Future[Choice]]] = {}
         """Per match, the last decision asked (attempt, decision number) and its answer: the same decision asked
-        again (its first request was lost with a gateway) gets the same answer without asking the bot twice, so
-        the bot's state (its random numbers) is as in a run without the fault."""
+        again (lost with a gateway) gets the same answer without asking the bot twice, which would change its state."""
         self._call: Any = None
         self._goodbye: bot_pb2.Goodbye | None = None
         self._moving_until = 0.0
@@ -323,8 +246,6 @@ class BotClient:
                 # Before the first connection each failed try is DEBUG: the one line of _tell_unreachable says it.
                 log.log(logging.INFO if self.stats.sessions else logging.DEBUG, "disconnected from %s: %s",
                         self.target, self.stats.last_status)
-            except asyncio.CancelledError:
-                raise
             except Exception as error:
                 self.stats.last_status = f"{type(error).__name__}: {error}"
                 log.error("disconnected from %s: the kit failed: %s", self.target, self.stats.last_status,
@@ -346,8 +267,8 @@ class BotClient:
                     await stop.wait()
 
     def _next_try(self, attempt: int, welcomed: bool) -> tuple[int, float]:
-        """The attempt number and the pause before the next stream: at once after a Goodbye (a draining gateway;
-        another one takes over), else jittered exponential backoff, capped lower for a while after a Goodbye."""
+        """The attempt number and the pause before the next stream: at once after a Goodbye, else jittered
+        exponential backoff (capped lower for a while after a Goodbye: the next gateway may still be starting)."""
         goodbye, self._goodbye = self._goodbye, None
         loop_time = asyncio.get_running_loop().time()
         if goodbye is not None:
@@ -368,8 +289,8 @@ class BotClient:
                     "$%s to its HOST:PORT; still trying", self.target, code, UNREACHABLE_NOTICE_S, TARGET_ENV)
 
     async def _session_until_stopped(self, stop: asyncio.Event) -> bool:
-        """:meth:`_session`, but once ``stop`` is set its teardown gets :data:`STOP_GRACE_S`, not forever: a
-        grpc.aio call cancelled while it is still being set up can leave a write waiting for good."""
+        """:meth:`_session`, whose teardown after ``stop`` gets :data:`STOP_GRACE_S`: a grpc.aio call cancelled while
+        it is being set up can leave a write waiting for good."""
         session = asyncio.ensure_future(self._session(stop))
         stopping = asyncio.ensure_future(stop.wait())
         try:
@@ -396,10 +317,8 @@ class BotClient:
 
     async def _session(self, stop: asyncio.Event) -> bool:
         welcomed = False
-        if self.credentials is None:
-            channel = grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS)
-        else:
-            channel = grpc.aio.secure_channel(self.target, self.credentials, options=CHANNEL_OPTIONS)
+        channel = (grpc.aio.insecure_channel(self.target, options=CHANNEL_OPTIONS) if self.credentials is None
+                   else grpc.aio.secure_channel(self.target, self.credentials, options=CHANNEL_OPTIONS))
         async with channel:
             connect = channel.stream_stream(CONNECT_METHOD, request_serializer=bot_pb2.BotMessage.SerializeToString,
                                             response_deserializer=bot_pb2.ArenaMessage.FromString)
@@ -416,12 +335,10 @@ class BotClient:
                     if message is grpc.aio.EOF:
                         break
                     replies: list[bot_pb2.BotMessage] = []
-                    if message.WhichOneof("payload") == "batch":
-                        self.stats.batches += 1
-                        for inner in message.batch.messages:
-                            welcomed = self._handle(call, inner, replies, lock, tasks) or welcomed
-                    else:
-                        welcomed = self._handle(call, message, replies, lock, tasks) or welcomed
+                    batched = message.WhichOneof("payload") == "batch"
+                    self.stats.batches += batched
+                    for inner in message.batch.messages if batched else (message,):
+                        welcomed = self._handle(call, inner, replies, lock, tasks) or welcomed
                     if self._goodbye is not None:  # the gateway drains: leave now, reconnect at once
                         log.info("goodbye from the arena: %s; reconnecting", self._goodbye.reason)
                         self.stats.last_status = f"GOODBYE: {self._goodbye.reason}"
@@ -466,20 +383,18 @@ class BotClient:
             raise
 
     async def _session_with_status(self, stop: asyncio.Event) -> bool:
-        """:meth:`_session_until_stopped`, opened again at once (at most :data:`STATUS_LOST_RETRIES` times) when a
-        stream ended before its Hello got there, so what is reported is the arena's reason (``UNAUTHENTICATED:
-        ...``), never gRPC's own INTERNAL in its place."""
-        for _ in range(STATUS_LOST_RETRIES):
+        """:meth:`_session_until_stopped`, opened again at once when a stream ended before its Hello got there, so
+        the arena's reason (``UNAUTHENTICATED: ...``) is reported, never gRPC's own INTERNAL."""
+        for retries_left in range(STATUS_LOST_RETRIES, -1, -1):
             try:
                 return await self._session_until_stopped(stop)
-            except _StatusLost:
+            except _StatusLost as lost:
+                if not retries_left:
+                    raise lost.error from None
                 log.debug("the stream to %s ended before the Hello got there; opening another", self.target)
                 if stop.is_set():
                     return False
-        try:
-            return await self._session_until_stopped(stop)
-        except _StatusLost as lost:
-            raise lost.error from None
+        return False
 
     def _handle(self, call: Any, message: bot_pb2.ArenaMessage, replies: list[bot_pb2.BotMessage],
                 lock: asyncio.Lock, tasks: set[asyncio.Task[None]]) -> bool:
@@ -525,15 +440,14 @@ class BotClient:
                 self._forget(ended.match_id)
         elif kind == "error":
             status = message.error.status
-            text = f"{_code(status.code).name}: {status.message}"
+            text = f"{_CODES.get(status.code, grpc.StatusCode.UNKNOWN).name}: {status.message}"
             self.stats.errors.append(text)
             log.warning("arena refused: %s", text)
         return False
 
     def _on_started(self, match_id: str, seat: int, attempt: int) -> None:
-        """A match starts: a fresh bot for a new attempt of the match (every bot of an older attempt is dropped, so a
-        match the arena plays again after aborting it plays out as a clean run); the same attempt again (sent after
-        a reconnect, or when the bot moved to another gateway) keeps the bot it has."""
+        """A fresh bot for a new attempt of the match (a replayed match plays out as a clean run); the same attempt
+        again (after a reconnect or a move to another gateway) keeps the bot it has."""
         known = self._attempts.get(match_id)
         if known is not None and known != attempt:
             self._forget(match_id)
@@ -543,7 +457,6 @@ class BotClient:
             self._bots[key] = self.factory(match_id, seat)
 
     def _forget(self, match_id: str) -> None:
-        """Drop the bots of a match (ended, or replaced by a new attempt)."""
         self._attempts.pop(match_id, None)
         self._answers.pop(match_id, None)
         for key in [k for k in self._bots if k[0] == match_id]:
@@ -551,25 +464,12 @@ class BotClient:
 
     @property
     def _answers_apart(self) -> bool:
-        """Whether each decision is answered by a task of its own (in a thread, or after the think time), its answer
-        written on its own (under the lock), rather than at once in the reply to the arena's message."""
+        """Whether each decision is answered by a task of its own (threaded, or after a think time)."""
         return self.threaded or self.think_s > 0
 
     async def _write(self, call: Any, message: bot_pb2.BotMessage, lock: asyncio.Lock | None) -> None:
-        if lock is None or not self._answers_apart:
+        async with lock if lock is not None and self._answers_apart else contextlib.nullcontext():
             await call.write(message)
-            return
-        async with lock:
-            await call.write(message)
-
-    def _bot_and_inputs(self, request: bot_pb2.DecisionRequest) -> tuple[Bot, Observation, list[Action]]:
-        observation = observation_from_message(request.observation)
-        legal = actions_from_request(request)
-        key = (request.match_id, observation.seat)
-        bot = self._bots.get(key)
-        if bot is None:
-            bot = self._bots[key] = self.factory(request.match_id, observation.seat)
-        return bot, observation, legal
 
     def _asked_before(self, request: bot_pb2.DecisionRequest) -> asyncio.Future[Choice] | None:
         """The answer (maybe still being decided) to the same decision of the same attempt, asked again."""
@@ -582,12 +482,16 @@ class BotClient:
         self._answers[request.match_id] = (request.attempt, request.decision_number, answer)
 
     def _chooser(self, request: bot_pb2.DecisionRequest) -> Callable[[], Any]:
-        """The bot's choice for ``request``, to call: the raw function on the message, or the match's bot on the
-        observation and legal actions converted to engine types."""
+        """The bot's choice for ``request``, to call: the raw function on the message, or the match's bot."""
         if self.raw is not None:
             raw = self.raw
             return lambda: raw(request)
-        bot, observation, legal = self._bot_and_inputs(request)
+        observation = observation_from_message(request.observation)
+        legal = actions_from_request(request)
+        key = (request.match_id, observation.seat)
+        bot = self._bots.get(key)
+        if bot is None:
+            bot = self._bots[key] = self.factory(request.match_id, observation.seat)
         return lambda: bot.choose(observation, legal)
 
     def _decide(self, request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
@@ -603,9 +507,8 @@ class BotClient:
         return _answer(request, choice)
 
     async def _decide_apart(self, call: Any, request: bot_pb2.DecisionRequest, lock: asyncio.Lock) -> None:
-        """Decide ``request`` in a task of its own (in a worker thread with ``threaded=True``, after ``think_s``)
-        and send the answer on its own. The work outlives this task (a stream that ends cancels it): the same
-        decision asked again on the next stream waits for that work instead of asking the bot twice."""
+        """Decide ``request`` in a task of its own and send the answer. The work outlives this task (cancelled with
+        its stream): the same decision asked again on the next stream waits for it instead of asking twice."""
         answer = self._asked_before(request)
         if answer is None or answer.cancelled() or (answer.done() and answer.exception() is not None):
             answer = asyncio.ensure_future(self._think_and_choose(request, self._chooser(request)))
@@ -622,10 +525,8 @@ class BotClient:
         return self._choose_safely(request, choose)
 
     def _choose_safely(self, request: bot_pb2.DecisionRequest, choose: Callable[[], Any]) -> Choice:
-        """``choose()`` when it gives the index of a legal action; else (it raised, or gave something else) the
-        safe legal action's index, logged at ERROR with the traceback, the match, the decision and the
-        observation's short form, and reported to the arena with the answer (``Decision.bot_error``): the
-        author's bug costs this one decision, not the stream, and the arena still sees it."""
+        """``choose()`` when it gives a legal index; else the safe legal action's, logged at ERROR and reported to
+        the arena with the answer (``Decision.bot_error``): the author's bug costs one decision, not the stream."""
         try:
             index = choose()
             if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(request.legal_actions):
@@ -645,8 +546,7 @@ class BotClient:
 
 
 def short_form(request: bot_pb2.DecisionRequest) -> str:
-    """One line about a decision request for a log: the bot's own view only (its seat, the decision, the top card,
-    its hand size, the legal actions), never anything another seat hides."""
+    """One line about a decision request for a log: the bot's own view only, never anything another seat hides."""
     legal = len(request.legal_actions)
     try:
         o = observation_from_message(request.observation)
@@ -658,20 +558,17 @@ def short_form(request: bot_pb2.DecisionRequest) -> str:
 
 @dataclass(frozen=True)
 class Choice:
-    """The kit's answer to one decision: the index sent, and what the bot's code raised when it is the safe legal
-    action played instead (None: the bot's code chose it)."""
+    """The kit's answer to one decision, and what the bot's code raised when the safe legal action replaced it."""
 
     index: int
     error: bot_pb2.BotError | None = None
 
 
-MAX_TRACEBACK_CHARS = 4000
-"""The kit sends at most the last this many characters of a traceback (``BotError.traceback``)."""
+MAX_TRACEBACK_CHARS = 4000  # the kit sends at most the end of a traceback (``BotError.traceback``)
 
 
 def bot_error(error: BaseException) -> bot_pb2.BotError:
-    """What the bot's code raised, as the kit reports it with its answer (``Decision.bot_error``): the exception's
-    type and message and the end of its traceback."""
+    """What the bot's code raised, as reported with the answer (``Decision.bot_error``)."""
     frames = error.__traceback__
     while frames is not None and frames.tb_next is not None and frames.tb_frame.f_code.co_filename == __file__:
         frames = frames.tb_next  # the kit's own frames first: the bot's code is what its author needs to see
@@ -687,11 +584,8 @@ def _answer(request: bot_pb2.DecisionRequest, choice: Choice) -> bot_pb2.BotMess
     return bot_pb2.BotMessage(decision=decision)
 
 
-# ------------------------------------------------------------------------------------------------
-# Messages -> engine types, fast: faces, cards and actions are few, so each distinct one is built once
-# (faces and cards in the one card cache, arena.protocol.card_cache).
-# (Same results as arena.protocol.convert.observation_from_proto / action_from_proto, which the tests check.)
-# ------------------------------------------------------------------------------------------------
+# Messages -> engine types, fast: each distinct face, card and action is built once (the tests check the results
+# equal arena.protocol.convert's).
 
 _ACTIONS: dict[bytes, Action] = {}
 _ACTION_LIMIT = 20_000
@@ -716,26 +610,13 @@ def observation_from_message(msg: game_pb2.Observation) -> Observation:
     return observation_from_proto(msg, face_of=CARDS.face_of, card_of=CARDS.card_of)
 
 
-def _code(number: int) -> Any:
-    for code in grpc.StatusCode:
-        if code.value[0] == number:
-            return code
-    return grpc.StatusCode.UNKNOWN
-
-
 class InProcessSession:
-    """The kit without a network, for playing in process (``uno-arena play --bot``, :mod:`arena.local_play`): the
-    arena's messages go in as the bytes a gateway would send, the kit's answers come out as the bytes it would
-    write, through the same handling as on a stream (a bot per match and seat, seeded from the match id; the safe
-    legal action, and the report, when the bot's code fails). Call :meth:`exchange` on a running event loop."""
+    """The kit without a network (``uno-arena play --bot``): the arena's messages in as bytes, the kit's answers out
+    as bytes, through the same handling as on a stream. Call :meth:`exchange` on a running event loop."""
 
-    def __init__(self, bot: Playable | None = None, factory: BotFactory | None = None) -> None:
-        self.client = BotClient("in-process", "", bot_factory(bot, factory), reconnect=False)
+    def __init__(self, bot: Playable) -> None:
+        self.client = BotClient("in-process", "", bot_factory(bot), reconnect=False)
         self._lock = asyncio.Lock()
-
-    @property
-    def stats(self) -> KitStats:
-        return self.client.stats
 
     def exchange(self, data: bytes) -> list[bytes]:
         """Handle one serialized ArenaMessage; the serialized BotMessages the kit answers with (maybe none)."""
@@ -751,11 +632,7 @@ async def play_async(bot: Playable | None = None, *, target: str | None = None,
                      max_concurrent_matches: int = 16, reconnect: bool = True,
                      max_backoff_s: float = 10.0, threaded: bool = False, tls: bool = False,
                      tls_ca: str | None = None, human_games: bool = False) -> KitStats:
-    """Play on ``target`` (None: ``$UNO_ARENA_TARGET``, else ``localhost:50051``) until ``stop`` is set; returns what
-    happened. Raises KitError when refused for good,
-    ValueError when there is no token (:func:`bot_token`: ``token``, ``token_file`` or the environment).
-    ``tls``/``tls_ca``: an arena served with TLS (:func:`tls_credentials`). ``human_games``: offer to play against
-    people on the web front (``Hello.accepts_human_games``)."""
+    """Play on ``target`` until ``stop`` is set; KitError when refused for good, ValueError without a token."""
     if _skipped_at_local_import("play_async()"):
         return KitStats()
     client = BotClient(target or default_target(), bot_token(token, token_file), bot_factory(bot, factory),
@@ -768,26 +645,28 @@ async def play_async(bot: Playable | None = None, *, target: str | None = None,
 
 def play(bot: Playable | None = None, *, target: str | None = None,
          token: str | None = None, exit_on_refusal: bool = True, **options: Any) -> KitStats:
-    """Play on ``target`` (None: ``$UNO_ARENA_TARGET``, else ``localhost:50051``) until SIGINT/SIGTERM (clean
-    shutdown), reconnecting as needed; see ``play_async``.
-    When the arena refuses the bot for good (a wrong token, an unsupported protocol version, another process
-    took the bot over) or there is no token: one line on stderr and ``SystemExit(1)``, no traceback
-    (``exit_on_refusal=False``: :class:`KitError` / ``ValueError`` as ``play_async`` raises them).
-
-    Called while ``uno-arena play --bot FILE.py:NAME`` imports the file (a call not guarded by
-    ``if __name__ == "__main__":``), it dials nothing: one line on stderr says the call is skipped, and the file's
-    bot plays in process (:func:`importing_for_local_play`)."""
+    """:func:`play_async` until SIGINT/SIGTERM. Refused for good, or without a token: one line on stderr and
+    ``SystemExit(1)`` (``exit_on_refusal=False``: the exception). Called while ``uno-arena play --bot`` imports the
+    file, it dials nothing (:func:`importing_for_local_play`)."""
     if _skipped_at_local_import("play()"):
         return KitStats()
     _log_to_stderr()
-    if not exit_on_refusal:
-        return _play(bot, target=target, token=token, **options)
+
+    async def until_signalled() -> KitStats:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, stop.set)
+        return await play_async(bot, target=target, token=token, stop=stop, **options)
+
     try:
-        return _play(bot, target=target, token=token, **options)
-    except KitError as error:
-        print(f"error: the arena refused the bot: {error}", file=sys.stderr, flush=True)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr, flush=True)
+        return asyncio.run(until_signalled())
+    except (KitError, ValueError) as error:
+        if not exit_on_refusal:
+            raise
+        refused = "the arena refused the bot: " if isinstance(error, KitError) else ""
+        print(f"error: {refused}{error}", file=sys.stderr, flush=True)
     raise SystemExit(1)
 
 
@@ -797,8 +676,7 @@ _LOCAL_PLAY_IMPORT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def importing_for_local_play(what: str) -> Iterator[None]:
-    """While ``uno-arena play --bot`` imports an author's file (``what``: its name for the note), :func:`play` called
-    at import dials nothing and returns at once, so the import ends and the bot it defines plays in process."""
+    """While ``uno-arena play --bot`` imports an author's file, :func:`play` called at import dials nothing."""
     reset = _LOCAL_PLAY_IMPORT.set(what)
     try:
         yield
@@ -807,8 +685,7 @@ def importing_for_local_play(what: str) -> Iterator[None]:
 
 
 def _skipped_at_local_import(call: str) -> bool:
-    """Whether ``call`` is made while ``uno-arena play --bot`` imports the file (:func:`importing_for_local_play`):
-    then it dials nothing, and one line on stderr says so."""
+    """Whether ``call`` is made while ``uno-arena play --bot`` imports the file; if so, one line on stderr says so."""
     importer = _LOCAL_PLAY_IMPORT.get()
     if importer is None:
         return False
@@ -818,25 +695,10 @@ def _skipped_at_local_import(call: str) -> bool:
 
 
 def _log_to_stderr() -> None:
-    """When the program configured no logging, the kit's log (INFO and up) goes to stderr, so a bot author sees
-    connects, disconnects and the tracebacks of ``choose`` without setting anything up."""
+    """When the program configured no logging, the kit's log (INFO and up) goes to stderr."""
     if logging.getLogger().handlers or log.handlers:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
-
-
-def _play(bot: Playable | None, *, target: str | None, token: str | None,
-          **options: Any) -> KitStats:
-
-    async def main() -> KitStats:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, stop.set)
-        return await play_async(bot, target=target, token=token, stop=stop, **options)
-
-    return asyncio.run(main())

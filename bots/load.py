@@ -1,17 +1,9 @@
 """Finding an author's bot by name, for playing it in process (``uno-arena play --bot mybot.py:MyBot``).
 
-A spec is ``FILE.py:NAME`` (a file, imported from its path; its folder goes first on ``sys.path`` so its own
-imports work) or ``MODULE:NAME`` (an importable module, e.g. ``mypackage.bots:MyBot``, looked up from the current
-folder too). ``NAME`` is what the kit plays (:func:`bots.kit.bot_factory`): a :class:`bots.Bot` subclass (a fresh
-instance per match and seat), a Bot instance, any other class with a ``choose(observation, legal)`` method (a fresh
-instance per match and seat, made with no arguments), any object with such a method, or a function ``(observation,
-legal) -> index``. A class is built once here (``NAME(seed=0)``, or ``NAME()`` for a plain class) so a bot that
-cannot even be constructed is named before any match starts.
-
-The file is imported with :func:`bots.kit.importing_for_local_play` on: a ``play(...)`` call it makes at import (not
-guarded by ``if __name__ == "__main__":``) dials nothing, says so in one line, and the import goes on.
-
-Every problem is a :class:`BotLoadError` with one line saying what is wrong and what to give instead.
+A spec is ``FILE.py:NAME`` (its folder goes first on ``sys.path`` so its own imports work) or ``MODULE:NAME``.
+``NAME`` is anything the kit plays (:func:`bots.kit.bot_factory`); a class is built once here so a bot that cannot
+be constructed is named before any match starts. A ``play(...)`` call the file makes at import dials nothing
+(:func:`bots.kit.importing_for_local_play`). Every problem is a :class:`BotLoadError` of one line.
 """
 
 from __future__ import annotations
@@ -88,18 +80,16 @@ def _import(spec: str, name: str) -> ModuleType:
     try:
         with importing_for_local_play(name):
             return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name and (name == error.name or name.startswith(error.name + ".")):
+    except (Exception, SystemExit) as error:
+        missing = error.name if isinstance(error, ModuleNotFoundError) else None
+        if missing and (name == missing or name.startswith(missing + ".")):
             raise BotLoadError(f"--bot {spec!r}: no module named {name!r} (for a file, give its path ending in "
                                ".py)") from None
-        raise BotLoadError(f"--bot {spec!r}: importing {name!r} failed: {_one_line(error)}") from None
-    except (Exception, SystemExit) as error:
         raise BotLoadError(f"--bot {spec!r}: importing {name!r} failed: {_one_line(error)}") from None
 
 
 def _checked(spec: str, attribute: str, found: object) -> Playable:
-    """``found`` if the kit can play it; a class is built once (``seed=0`` for a ``bots.Bot`` subclass, no arguments
-    for another class) to find a constructor that fails."""
+    """``found`` if the kit can play it; a class is built once to find a constructor that fails."""
     if isinstance(found, Bot):
         return found
     if inspect.isclass(found):
@@ -127,9 +117,7 @@ def _name_of(found: object, attribute: str) -> str:
     """The name the bot plays under: its class's own ``name`` when it sets one, else the name in the spec."""
     cls = found if inspect.isclass(found) else type(found)
     own = getattr(cls, "name", None) if isinstance(found, Bot) or inspect.isclass(found) else None
-    if isinstance(own, str) and own and own != Bot.name:
-        return own
-    return attribute
+    return own if isinstance(own, str) and own and own != Bot.name else attribute
 
 
 def _one_line(error: BaseException) -> str:

@@ -10,7 +10,7 @@ from radon.complexity import cc_visit
 from radon.visitors import Function
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = ("arena", "workers", "bots", "benchmarks")
+PACKAGES = ("arena", "workers", "bots", "benchmarks", "tools")
 SKIPPED = ("arena/protocol/_gen",)
 """Generated code (protoc's output), not written here."""
 LIMIT = 20

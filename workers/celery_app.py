@@ -1,14 +1,8 @@
 """The Celery application: Redis as broker, result backend and state store, configured on purpose.
 
-``celery -A workers.celery_app worker`` uses the module-level :data:`app`, built from
-``$REDIS_URL`` (``redis://``, ``rediss://``, ``unix://`` or ``redis+socket://``; the default
-``redis://127.0.0.1:6379/0`` only if it is unset). :func:`make_celery` builds another app for a
-given URL (tests, the demo). Tasks are shared tasks in :mod:`workers.tasks`, so every app built
-here runs them. :func:`get_store` gives a task the :class:`arena.store.Store` of its app, created
-lazily in the process that uses it (never inherited across a fork).
-
-Every setting below is chosen for "nothing lost, nothing counted twice"; see the comments, and
-``PRACTICE.md`` in the design notes for the Celery/Redis issues behind them.
+``celery -A workers.celery_app worker`` uses the module-level :data:`app`, built from ``$REDIS_URL``;
+:func:`make_celery` builds another for a given URL. Every setting is chosen for "nothing lost, nothing counted
+twice" (see the comments). :func:`get_store` gives a task its app's store, made in the process that uses it.
 """
 
 from __future__ import annotations
@@ -26,11 +20,11 @@ from arena.tournament.spec import DEFAULT_MATCHES_PER_PROCESS
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
+
 def quiet_cancel_on_connection_loss_warning() -> None:
-    """Celery warns on every broker connection loss that cancelling running late-ack tasks will become its default;
-    this app sets ``worker_cancel_long_running_tasks_on_connection_loss=False`` on purpose (see :func:`make_celery`),
-    so it is no news. A worker's logging set-up puts Celery's own "always" filter first: the worker calls this
-    again once it is ready (:mod:`workers.signals`)."""
+    """Silence Celery's warning, at every broker connection loss, that cancelling running late-ack tasks will become
+    its default: this app chose not to (see :func:`make_celery`). Called again once a worker is ready, as its
+    logging set-up puts Celery's "always" filter first."""
     warnings.filterwarnings("ignore", message=r"\s*In Celery 5\.1 we introduced an optional breaking change",
                             category=CPendingDeprecationWarning)
 
@@ -38,34 +32,40 @@ def quiet_cancel_on_connection_loss_warning() -> None:
 quiet_cancel_on_connection_loss_warning()
 
 TASK_SOFT_TIME_LIMIT = 55 * 60
-"""Seconds before a task gets ``SoftTimeLimitExceeded``: a batch stops starting new matches and
-returns what it recorded (its results are already stored one by one)."""
-
+"""Seconds before a batch stops starting new matches and returns (its results are stored one by one)."""
 TASK_TIME_LIMIT = 60 * 60
-"""Hard limit: the child process running the task is killed. A batch must be sized to finish
-well within this (batches of matches, not a tournament per task)."""
-
+"""Hard limit: the child process running the task is killed."""
 VISIBILITY_TIMEOUT = 2 * TASK_TIME_LIMIT
-"""Seconds an unacknowledged message stays invisible before Redis hands it to another worker.
-It must exceed the longest task (the hard limit) plus its wait in the worker's prefetch buffer,
-or a long task runs twice (kombu#337, celery#3270, #5306, #7651). Results are idempotent anyway,
-so a redelivery after a real crash only costs time."""
-
+"""Seconds an unacknowledged message stays invisible before Redis hands it to another worker: more than the
+longest task and its wait in the prefetch buffer, or a long task runs twice (kombu#337, celery#3270, #5306)."""
 RESULT_EXPIRES = 24 * 3600
 """Task results (not match results, which live in the store) are dropped after a day."""
 
+# Seconds between two of each periodic task of `celery beat` (the scheduler loop has its own tick): the canary,
+# the cron schedules (minute resolution), a ladder round of the competitions, and the sweep of every active
+# tournament, which restarts a check chain whose message was lost.
 CANARY_INTERVAL = 60.0
-"""Seconds between canary tasks sent by ``celery beat``."""
-
 SCHEDULE_INTERVAL = 20.0
-"""Seconds between two looks at the cron schedules (they have minute resolution)."""
-
 LADDER_INTERVAL = 5.0
-"""Seconds between two ladder rounds of the competitions (beat's ``ladder``; the scheduler does one per tick)."""
-
 SWEEP_INTERVAL = 15.0
-"""Seconds between two sweeps of every active tournament (beat's ``sweep-tournaments``): it restarts a check chain
-whose message was lost. Each running tournament also checks itself every ``arena_check_interval``."""
+
+# Timing of the tournament machinery (arena.service.lifecycle.Settings), each settable from the environment as
+# UNO_ARENA_<NAME> (e.g. UNO_ARENA_HEARTBEAT_TIMEOUT=20). In seconds: a batch whose worker died is re-sent within
+# about heartbeat_timeout + check_interval (15 s), a queued message lost with a dead worker within queued_grace +
+# check_interval (13 s); the stall timeout is only the last resort.
+ARENA_SETTINGS: dict[str, float] = {
+    "arena_check_interval": 3.0,
+    "arena_heartbeat_interval": 2.0,
+    "arena_heartbeat_timeout": 12.0,
+    "arena_queued_grace": 10.0,
+    "arena_stall_timeout": 600.0,
+    "arena_batch_size": 0,
+    "arena_max_attempts": 5,
+    "arena_pending_timeout": 60.0,
+    "arena_store_retry_timeout": 300.0,
+    "arena_infra_grace_s": 30.0,
+    "arena_matches_per_process": DEFAULT_MATCHES_PER_PROCESS,
+}
 
 
 def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **overrides: Any) -> Celery:
@@ -86,11 +86,9 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         accept_content=["json"],
         timezone="UTC",
         enable_utc=True,
-        # Late ack: a message is acknowledged after its task finished, so a worker killed
-        # mid-task leaves the message to be redelivered (the default early ack would lose it).
+        # Late ack: a worker killed mid-task leaves the message to be redelivered (early ack would lose it), and
+        # a child that dies (OOM, SIGKILL) rejects it back to the queue instead of acknowledging it as failed.
         task_acks_late=True,
-        # ... and a child process that dies (OOM, SIGKILL) rejects the message back to the queue
-        # instead of acknowledging it as failed.
         task_reject_on_worker_lost=True,
         # One message reserved per child at a time: a long batch does not sit on further
         # messages other workers could run, and fewer messages wait out the visibility timeout.
@@ -108,18 +106,13 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         broker_connection_retry=True,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,
-        # A write Redis refuses (MISCONF: the append-only file's disk full; READONLY, OOM,
-        # NOREPLICAS) is a kombu *channel* error: raised from a late ack or the queue's BRPOP it
-        # ended the worker ("Unrecoverable error: ResponseError"). Retry the consumer on channel
-        # errors too, after a logged and counted back-off (workers.consumer.ResilientConsumer).
+        # A write Redis refuses (MISCONF, READONLY, OOM) is a kombu channel error that ended the worker: retry
+        # the consumer on it too, after a logged and counted back-off (workers.consumer).
         broker_channel_error_retry=True,
         worker_consumer="workers.consumer:ResilientConsumer",
-        # When the broker connection drops, a batch running under late ack cannot be acknowledged any
-        # more and its message comes back. Let it finish anyway: it retries its Redis commands through
-        # the outage and records its matches (once; the copy that comes back skips them, and waits on
-        # the claim of a match in flight). Cancelling it (Celery's other choice) would kill the match in
-        # flight and leave the batch to the completeness check: a Redis restart would cost a re-sent
-        # batch and a replayed match instead of a few seconds (the faults benchmark, docs/benchmarks.md).
+        # When the broker connection drops, a running batch's message comes back; let the batch finish anyway (it
+        # retries Redis through the outage and records its matches once; the copy skips them). Cancelling it would
+        # cost a re-sent batch and a replayed match per Redis restart (the faults benchmark, docs/benchmarks.md).
         worker_cancel_long_running_tasks_on_connection_loss=False,
         # Retry result-backend reads/writes across a Redis reconnect instead of failing the task.
         result_backend_always_retry=True,
@@ -130,65 +123,26 @@ def make_celery(redis_url: str | None = None, *, main: str = "uno-arena", **over
         # No worker_max_tasks_per_child: recycled children leave dead-process files behind in
         # prometheus multiprocess mode (client_python#204, #367), and nothing here leaks.
         worker_max_tasks_per_child=None,
-        # The canary: a tiny task every minute; its timestamp in Redis (uno:canary) is watched.
-        # For `celery beat` users: due cron schedules (fired once per due time whatever the number
-        # of beats, see arena.service.schedules) and the sweep of active tournaments. `uno-arena
-        # scheduler` does the same three things without beat.
+        # For `celery beat` users (`uno-arena scheduler` does the same without beat): the canary, due cron
+        # schedules (each due time fired once whatever the number of beats), the sweep, the ladder.
         beat_schedule={
             "canary": {"task": "workers.tasks.canary", "schedule": CANARY_INTERVAL},
             "fire-schedules": {"task": "workers.tasks.fire_schedules", "schedule": SCHEDULE_INTERVAL},
             "sweep-tournaments": {"task": "workers.tasks.sweep_tournaments", "schedule": SWEEP_INTERVAL},
             "ladder": {"task": "workers.tasks.ladder_tick", "schedule": LADDER_INTERVAL},
         },
-        # Timing of the tournament machinery (arena.service.lifecycle.Settings reads arena_*).
-        # Recovery in seconds (arena.service.lifecycle.Settings): a batch whose worker died is re-sent within
-        # about heartbeat_timeout + check_interval (15 s), a queued message lost with a dead worker within
-        # queued_grace + check_interval (13 s); the stall timeout is only the last resort.
-        arena_check_interval=3.0,
-        arena_heartbeat_interval=2.0,
-        arena_heartbeat_timeout=12.0,
-        arena_queued_grace=10.0,
-        arena_stall_timeout=600.0,
-        arena_batch_size=0,
-        arena_max_attempts=5,
-        arena_pending_timeout=60.0,
-        arena_store_retry_timeout=300.0,
-        arena_infra_grace_s=30.0,
-        arena_matches_per_process=DEFAULT_MATCHES_PER_PROCESS,
+        **ARENA_SETTINGS,
         # What a scheduler does with a cron due time it finds late (it was down): "fire-once-late" or
         # "skip" (arena.service.schedules; every missed firing is logged either way).
         arena_missed_firings=missed_policy(),
     )
-    env_settings = {
-        name: float(os.environ[f"UNO_ARENA_{name.removeprefix('arena_').upper()}"])
-        for name in ARENA_SETTINGS
-        if os.environ.get(f"UNO_ARENA_{name.removeprefix('arena_').upper()}")
-    }
-    if env_settings:
-        app.conf.update(**env_settings)
-    if overrides:
-        app.conf.update(**overrides)
+    env_settings = {name: float(value) for name in ARENA_SETTINGS
+                    if (value := os.environ.get(f"UNO_ARENA_{name.removeprefix('arena_').upper()}"))}
+    app.conf.update({**env_settings, **overrides})
     return app
 
 
-ARENA_SETTINGS = (
-    "arena_check_interval",
-    "arena_heartbeat_interval",
-    "arena_heartbeat_timeout",
-    "arena_queued_grace",
-    "arena_stall_timeout",
-    "arena_batch_size",
-    "arena_max_attempts",
-    "arena_pending_timeout",
-    "arena_store_retry_timeout",
-    "arena_infra_grace_s",
-    "arena_matches_per_process",
-)
-"""Timing of the tournament machinery (see :class:`arena.service.lifecycle.Settings`); each can be set
-from the environment as ``UNO_ARENA_<NAME>`` (e.g. ``UNO_ARENA_HEARTBEAT_TIMEOUT=20``)."""
-
-
-_stores: dict[tuple[int, str], Store] = {}
+_stores: dict[str, Store] = {}
 _stores_lock = threading.Lock()
 
 
@@ -202,16 +156,14 @@ def _forget_stores_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_stores_after_fork)
 
 
-def get_store(celery_app: Celery | None = None) -> Store:
-    """The store of ``celery_app`` (default :data:`app`), one per process and URL."""
-    conf = (celery_app or app).conf
+def get_store(celery_app: Celery) -> Store:
+    """The store of ``celery_app``, one per process (see :func:`_forget_stores_after_fork`) and URL."""
+    conf = celery_app.conf
     url = str(conf.get("arena_redis_url") or redis_py_url(str(conf.broker_url)))
-    key = (os.getpid(), url)
     with _stores_lock:
-        store = _stores.get(key)
-        if store is None:
-            store = _stores[key] = Store.from_url(url)
-        return store
+        if url not in _stores:
+            _stores[url] = Store.from_url(url)
+        return _stores[url]
 
 
 app = make_celery()

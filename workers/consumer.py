@@ -1,19 +1,10 @@
 """The worker's broker consumer: a Redis that refuses writes or drops the connection is waited out, never fatal.
 
-Celery restarts its consumer on a *connection* error, but a ``ResponseError`` (Redis refusing a write:
-``MISCONF`` when the append-only file's disk is full or a save failed, ``READONLY``, ``OOM``,
-``NOREPLICAS``) is a kombu *channel* error: raised from the acknowledgement of a message (late ack) or
-the queue's ``BRPOP`` in the worker's main process, it ended the worker (``CRITICAL Unrecoverable error:
-ResponseError``). The app sets ``broker_channel_error_retry`` (channel errors restart the consumer like
-connection errors) and ``worker_consumer`` to :class:`ResilientConsumer`, which before each restart logs
-one warning with the kind of failure, counts it (``uno_arena_store_errors_total{where="broker"}``) and
-backs off (exponentially, :data:`BACKOFF_FIRST` to :data:`BACKOFF_MAX` seconds; reset after
-:data:`BACKOFF_RESET` quiet seconds), so a Redis that refuses writes for minutes costs a log line every
-few seconds, not a restart loop, and consumption resumes by itself once Redis accepts writes again.
-
-A message whose acknowledgement was refused stays unacknowledged: it is restored to the queue when the
-consumer's channel closes, or redelivered after the visibility timeout; running it again only skips its
-recorded matches (results are written once).
+A ``ResponseError`` (Redis refusing a write: ``MISCONF`` when the append-only file's disk is full, ``READONLY``,
+``OOM``, ``NOREPLICAS``) is a kombu *channel* error: raised from a late ack or the queue's ``BRPOP`` it ended the
+worker. The app retries the consumer on channel errors too, and :class:`ResilientConsumer` logs, counts
+(``uno_arena_store_errors_total{where="broker"}``) and backs off exponentially before each restart. A message whose
+acknowledgement was refused comes back; running it again only skips its recorded matches.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Sending work as Celery messages by task name: :class:`CeleryEnqueuer`, the Celery side of
-:class:`arena.service.enqueuer.Enqueuer` (no task module is
-imported, so the organizer and the scheduler can send tasks without loading them). What waits in the queue is read
-through the store of the app (:meth:`arena.store.Store.queued_task_ids`): only the store talks to Redis."""
+:class:`arena.service.enqueuer.Enqueuer` (no task module imported, so the organizer and the scheduler send tasks
+without loading them)."""
 
 from __future__ import annotations
 
@@ -21,9 +20,8 @@ def batch_task_id(tournament_id: str, batch_id: str) -> str:
 
 
 class CeleryEnqueuer:
-    """Sends follow-up work as Celery messages by task name (no task import needed). Nothing waits for their
-    results, so no send subscribes to one (``ignore_result``): with Redis away, a send fails at once instead of
-    retrying the result channel for 20 s and ending in a traceback of Celery's."""
+    """Sends follow-up work as Celery messages by task name. No send subscribes to a result (``ignore_result``): with
+    Redis away, it fails at once instead of retrying the result channel for 20 s and ending in a traceback."""
 
     def __init__(self, app: Celery) -> None:
         self.app = app

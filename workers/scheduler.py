@@ -1,21 +1,8 @@
-"""The scheduler: fires cron schedules, sweeps active tournaments, sends the canary.
-
-``uno-arena scheduler`` runs :class:`Scheduler` in a loop. Every tick it
-
-* fires the schedules that are due (:func:`arena.service.schedules.fire_due`: each due time
-  of each schedule is claimed in Redis, so two schedulers never fire it twice),
-* every ``sweep_interval`` seconds (the workers' check interval, between ticks too) runs the completeness check
-  of every active tournament (:func:`arena.service.lifecycle.sweep`), which revives tournaments whose check or
-  batch messages were lost with a killed worker. The check chain's Celery messages wait behind the batches in
-  the workers' queue and cannot run while every worker child plays a batch: the scheduler's sweep, in its own
-  process, is what checks a busy arena on time,
-* every tick runs one ladder round of every active competition (:func:`arena.service.competitions.ladder_tick`:
-  the ladder starts the blocks the matchmaking chooses among the connected entrants),
-* every ``canary_interval`` seconds sends the canary task (there is no separate ``celery beat``
-  in the deployment; ``beat_schedule`` in :mod:`workers.celery_app` has the same entries for
-  those who prefer beat).
-
-What a firing creates (its id, idempotency key and seed) is :mod:`arena.service.schedules`' business.
+"""The loop of ``uno-arena scheduler``: every tick it fires the cron schedules that are due (each due time once,
+however many schedulers), runs a ladder round of every active competition and sends the canary when its time
+has come; every ``arena_check_interval`` (between ticks too) it runs the completeness check of every active tournament.
+The check chain's own messages wait behind the batches in the workers' queue, so this sweep, in a process of its
+own, is what checks a busy arena on time. ``beat_schedule`` in :mod:`workers.celery_app` has the same entries.
 """
 
 from __future__ import annotations
@@ -31,7 +18,7 @@ from kombu.exceptions import OperationalError
 from arena.service.competitions import ladder_tick
 from arena.service.lifecycle import Settings, sweep
 from arena.service.schedules import Firing, fire_due
-from arena.store import Store, StoreFailure
+from arena.store import StoreFailure
 
 from .celery_app import CANARY_INTERVAL, get_store
 from .enqueue import CeleryEnqueuer
@@ -43,24 +30,20 @@ DEFAULT_TICK = 10.0
 
 
 class Scheduler:
-    """The loop of ``uno-arena scheduler`` (see the module docstring)."""
-
     def __init__(
         self,
         app: Celery,
         *,
-        store: Store | None = None,
         tick: float = DEFAULT_TICK,
-        sweep_interval: float | None = None,
         canary_interval: float = CANARY_INTERVAL,
         holder: str | None = None,
     ) -> None:
         self.app = app
-        self.store = store or get_store(app)
+        self.store = get_store(app)
         self.settings = Settings.from_conf(app.conf)
         self.enqueue = CeleryEnqueuer(app)
         self.tick_seconds = tick
-        self.sweep_interval = self.settings.check_interval if sweep_interval is None else sweep_interval
+        self.sweep_interval = self.settings.check_interval
         self.canary_interval = canary_interval
         self.holder = holder
         self._last_sweep = 0.0

@@ -1,23 +1,8 @@
 """Celery tasks of uno-arena (shared tasks: they run on every app built by ``make_celery``).
 
-=====================================  =========================================================
-task                                   what it does
-=====================================  =========================================================
-``workers.tasks.canary``               writes a timestamp (``uno:canary``) and the canary metric
-``workers.tasks.start_tournament``     expands a tournament into batches and sends them
-``workers.tasks.run_batch``            plays the batch's matches that have no result yet
-``workers.tasks.check_tournament``     completeness check (self-rescheduling while its token
-                                       is current): finish, or re-send lost matches
-``workers.tasks.sweep_tournaments``    checks every active tournament (beat entry; the
-                                       ``uno-arena scheduler`` loop does the same in process)
-``workers.tasks.fire_schedules``       fires due cron schedules, each due time once
-``workers.tasks.run_gauntlet``         plays a stored gauntlet on from its stored blocks (sends
-                                       itself again when its time limit comes first)
-=====================================  =========================================================
-
-The logic lives in :mod:`arena.service.lifecycle` and :mod:`arena.service.schedules`; these wrappers bind
-it to the app's store, configuration (``arena_*`` keys, see :class:`arena.service.lifecycle.Settings`)
-and metrics. Every task is idempotent, as late acknowledgement and redelivery demand.
+The logic lives in :mod:`arena.service`; these wrappers bind it to the app's store, configuration (``arena_*``
+keys, :class:`arena.service.lifecycle.Settings`) and metrics. Every task is idempotent, as late acknowledgement
+and redelivery demand.
 """
 
 from __future__ import annotations
@@ -30,7 +15,7 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from arena.metrics import ArenaMetrics, get_metrics
+from arena.metrics import get_metrics
 from arena.service import competitions, lifecycle
 from arena.service.gauntlet_runs import resume_gauntlet
 from arena.service.lifecycle import Settings
@@ -43,39 +28,29 @@ from .celery_app import get_store
 from .enqueue import BATCH_TASK, CHECK_TASK, GAUNTLET_TASK, START_TASK, CeleryEnqueuer
 
 
-def _metrics() -> ArenaMetrics:
-    return get_metrics()
-
-
 @shared_task(name="workers.tasks.canary", bind=True, ignore_result=False)
 def canary(self: Task) -> float:
-    """Write the current time and this worker's name into Redis (``uno:canary``); return the time.
-
-    Sent every minute by ``celery beat`` or ``uno-arena scheduler``; if its timestamp grows old
-    while workers look alive, they have stopped consuming (alert on it).
-    """
+    """Write the current time and this worker's name into Redis: if it grows old while workers look alive, they
+    have stopped consuming (alert on it)."""
     ts = time.time()
     worker = str(getattr(self.request, "hostname", None) or socket.gethostname())
     get_store(self.app).canary.beat(ts, worker)
-    _metrics().mark_canary_success(ts)
+    get_metrics().mark_canary_success(ts)
     return ts
 
 
 @shared_task(name=START_TASK, bind=True, ignore_result=True)
 def start_tournament(self: Task, tournament_id: str) -> str:
-    """Expand a tournament into batches and send them (idempotent)."""
-    settings = Settings.from_conf(self.app.conf)
-    store = get_store(self.app)
-    return lifecycle.start_tournament(store, tournament_id, CeleryEnqueuer(self.app), settings, _metrics())
+    return lifecycle.start_tournament(get_store(self.app), tournament_id, CeleryEnqueuer(self.app),
+                                      Settings.from_conf(self.app.conf), get_metrics())
 
 
 @shared_task(name=BATCH_TASK, bind=True, ignore_result=True)
 def run_batch(self: Task, tournament_id: str, batch_id: str, match_ids: list[str]) -> dict[str, Any]:
-    """Play the batch's matches (ids of the tournament's schedule) that have no result yet; each result is written
-    once."""
+    """Play the batch's matches that have no result yet; each result is written once."""
     store = get_store(self.app)
     settings = Settings.from_conf(self.app.conf)
-    metrics = _metrics()
+    metrics = get_metrics()
     player = MatchPlayer(store, metrics, make_bot=make_bot, infra_grace_s=settings.infra_grace_s)
     try:
         outcome = lifecycle.run_batch(
@@ -99,22 +74,18 @@ def run_batch(self: Task, tournament_id: str, batch_id: str, match_ids: list[str
 def check_tournament(self: Task, tournament_id: str, token: str | None = None) -> dict[str, Any]:
     """The completeness check of one tournament (see :func:`arena.service.lifecycle.check_tournament`)."""
     settings = Settings.from_conf(self.app.conf)
-    outcome = lifecycle.check_tournament(
-        get_store(self.app), tournament_id, CeleryEnqueuer(self.app), settings, token=token, metrics=_metrics()
-    )
-    return vars(outcome)
+    return vars(lifecycle.check_tournament(get_store(self.app), tournament_id, CeleryEnqueuer(self.app), settings,
+                                           token=token, metrics=get_metrics()))
 
 
 @shared_task(name="workers.tasks.sweep_tournaments", bind=True, ignore_result=True)
 def sweep_tournaments(self: Task) -> int:
-    """Check every active tournament once; returns how many were looked at."""
     settings = Settings.from_conf(self.app.conf)
-    return len(lifecycle.sweep(get_store(self.app), CeleryEnqueuer(self.app), settings, metrics=_metrics()))
+    return len(lifecycle.sweep(get_store(self.app), CeleryEnqueuer(self.app), settings, metrics=get_metrics()))
 
 
 @shared_task(name="workers.tasks.ladder_tick", bind=True, ignore_result=True)
 def ladder_tick(self: Task) -> int:
-    """One ladder round of every active competition; returns how many blocks it started."""
     return sum(len(r.started) for r in competitions.ladder_tick(get_store(self.app), CeleryEnqueuer(self.app)))
 
 
@@ -127,8 +98,8 @@ def fire_schedules(self: Task) -> int:
 
 @shared_task(name=GAUNTLET_TASK, bind=True, ignore_result=True, acks_late=True)
 def run_gauntlet(self: Task, gauntlet_id: str) -> str:
-    """Play a gauntlet on from the blocks already stored, to its end (idempotent: a block is stored once, an ended
-    gauntlet is left as it is). Stopped by its soft time limit, it sends itself again to go on."""
+    """Play a gauntlet on from the blocks already stored, to its end (a block is stored once); stopped by its soft
+    time limit, it sends itself again to go on."""
     outcome = resume_gauntlet(get_store(self.app), gauntlet_id, make_bot=make_bot,
                               stop_on=(SoftTimeLimitExceeded,))
     if outcome is None:

@@ -1,13 +1,7 @@
 """The client of the organizer API (``uno_arena.v1.ArenaService``): :class:`ArenaClient`, one typed method per RPC;
 :func:`plain` (a message as JSON-ready data: numbers as numbers, every field present), the words of the API's
-states (:func:`state_name`, :func:`submission_state`) and :func:`rpc_error_line` (a failed call in one line).
-
-The target and the token come from :mod:`arena.client.connection`: ``$UNO_ARENA_TARGET`` (else ``localhost:50051``);
-``authorization: Bearer TOKEN`` is sent with the token given (the admin token, or a bot's own token for what a bot
-may read), else ``$UNO_ARENA_ADMIN_TOKEN``, else the contents of the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` (e.g. the
-one ``uno-arena serve --generate-admin-token FILE`` wrote); with none of them the calls are anonymous. What the
-commands print of the answers lives with the commands (:mod:`arena.commands`), the legends the CLI and the web share
-in :mod:`arena.client.legends`.
+states (:func:`state_name`, :func:`submission_state`) and :func:`rpc_error_line` (a failed call in one line). The
+target and the token come from :mod:`arena.client.connection` (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -19,7 +13,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from arena.protocol import arena_pb2, arena_pb2_grpc, game_pb2
+from arena.protocol import arena_pb2, arena_pb2_grpc
 from arena.protocol.convert import enum_maps
 
 from .connection import (
@@ -34,26 +28,22 @@ from .connection import (
 RPC_TIMEOUT_S = 30.0
 
 
-def _metadata(token: str | None = None) -> list[tuple[str, str]]:
-    token = token or token_from()
-    return [("authorization", f"Bearer {token}")] if token else []
-
-
 CREATE_ATTEMPTS = 3
 """How often an idempotent create is tried when its answer does not come (DEADLINE_EXCEEDED, UNAVAILABLE)."""
 RETRIED_CODES = frozenset({grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE})
+SUBMIT_CHUNK_BYTES = 32 * 1024
 
 T = TypeVar("T")
+M = TypeVar("M")
 
 
 class ArenaClient:
     """The typed client of the organizer API: one method per RPC of ``uno_arena.v1.ArenaService``, paging
     iterators for the listed reads, and the idempotent creates retried with their key when the answer does not come.
 
-    ``target`` defaults to :func:`default_target`; ``token`` to the admin token of the environment
-    (:func:`token_from`; none: anonymous calls); ``tls``/``tls_ca``: see :func:`channel_credentials`. Failures are
-    ``grpc.RpcError`` with the server's status code and message (:func:`rpc_error_line` makes one line of one).
-    ``anonymous``: send no token at all, whatever the environment holds (a public reader such as the web front).
+    ``token`` defaults to the admin token of the environment (:func:`token_from`; none: anonymous calls);
+    ``anonymous`` sends no token whatever the environment holds (a public reader such as the web front). Failures
+    are ``grpc.RpcError`` with the server's status code and message.
     """
 
     def __init__(self, target: str | None = None, token: str | None = None, *, tls: bool = False,
@@ -65,7 +55,8 @@ class ArenaClient:
         self.channel = (grpc.insecure_channel(self.target, options=options) if credentials is None
                         else grpc.secure_channel(self.target, credentials, options=options))
         self.stub = arena_pb2_grpc.ArenaServiceStub(self.channel)
-        self.metadata = [] if anonymous else _metadata(token)
+        token = None if anonymous else token or token_from()
+        self.metadata = [("authorization", f"Bearer {token}")] if token else []
         self.timeout = timeout
 
     def __enter__(self) -> ArenaClient:
@@ -77,19 +68,21 @@ class ArenaClient:
     def close(self) -> None:
         self.channel.close()
 
-    def _unary(self, method: str, request: Any, timeout: float | None = None) -> Any:
-        return getattr(self.stub, method)(request, metadata=self.metadata,
-                                          timeout=self.timeout if timeout is None else timeout)
+    def _unary(self, request: Any, answer: type[M], timeout: float | None = None) -> M:
+        """Call the RPC its request names (``GetBotRequest``: ``GetBot``); ``answer`` is its response's type."""
+        method = getattr(self.stub, type(request).__name__.removesuffix("Request"))
+        response: M = method(request, metadata=self.metadata, timeout=self.timeout if timeout is None else timeout)
+        return response
 
-    def _retried(self, method: str, request: Any, timeout: float, attempts: int,
-                 on_retry: Callable[[grpc.StatusCode], None] | None) -> Any:
+    def _retried(self, request: Any, answer: type[M], timeout: float,
+                 on_retry: Callable[[grpc.StatusCode], None] | None = None) -> M:
         """An idempotent create (its request carries an idempotency key): tried again when no answer came."""
-        for attempt in range(1, attempts + 1):
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                return self._unary(method, request, timeout)
+                return self._unary(request, answer, timeout)
             except grpc.RpcError as error:
                 code = error.code() if isinstance(error, grpc.Call) else None
-                if code not in RETRIED_CODES or attempt == attempts:
+                if code not in RETRIED_CODES or attempt == CREATE_ATTEMPTS:
                     raise
                 if on_retry is not None and code is not None:
                     on_retry(code)
@@ -97,49 +90,42 @@ class ArenaClient:
 
     # Bots.
     def register_bot(self, name: str, description: str = "") -> arena_pb2.RegisterBotResponse:
-        response: arena_pb2.RegisterBotResponse = self._unary(
-            "RegisterBot", arena_pb2.RegisterBotRequest(name=name, description=description))
-        return response
+        return self._unary(arena_pb2.RegisterBotRequest(name=name, description=description),
+                           arena_pb2.RegisterBotResponse)
 
     def list_bots(self, *, include_deleted: bool = False, page_size: int = 500) -> Iterator[arena_pb2.Bot]:
         def page(token: str) -> tuple[Sequence[arena_pb2.Bot], str]:
-            response: arena_pb2.ListBotsResponse = self._unary("ListBots", arena_pb2.ListBotsRequest(
-                page_size=page_size, page_token=token, include_deleted=include_deleted))
+            request = arena_pb2.ListBotsRequest(page_size=page_size, page_token=token, include_deleted=include_deleted)
+            response = self._unary(request, arena_pb2.ListBotsResponse)
             return response.bots, response.next_page_token
         return _paged(page)
 
     def get_bot(self, name: str) -> arena_pb2.Bot:
-        response: arena_pb2.GetBotResponse = self._unary("GetBot", arena_pb2.GetBotRequest(name=name))
-        return response.bot
+        return self._unary(arena_pb2.GetBotRequest(name=name), arena_pb2.GetBotResponse).bot
 
     def rotate_bot_token(self, name: str) -> arena_pb2.RotateBotTokenResponse:
-        response: arena_pb2.RotateBotTokenResponse = self._unary(
-            "RotateBotToken", arena_pb2.RotateBotTokenRequest(name=name))
-        return response
+        return self._unary(arena_pb2.RotateBotTokenRequest(name=name), arena_pb2.RotateBotTokenResponse)
 
     def revoke_bot(self, name: str) -> arena_pb2.Bot:
-        response: arena_pb2.RevokeBotResponse = self._unary("RevokeBot", arena_pb2.RevokeBotRequest(name=name))
-        return response.bot
+        return self._unary(arena_pb2.RevokeBotRequest(name=name), arena_pb2.RevokeBotResponse).bot
 
     def delete_bot(self, name: str) -> arena_pb2.Bot:
-        response: arena_pb2.DeleteBotResponse = self._unary("DeleteBot", arena_pb2.DeleteBotRequest(name=name))
-        return response.bot
+        return self._unary(arena_pb2.DeleteBotRequest(name=name), arena_pb2.DeleteBotResponse).bot
 
     def get_bot_log(self, name: str, *, limit: int = 0, after_seq: int = 0) -> arena_pb2.GetBotLogResponse:
         """The incident log of bot ``name`` (the bot's own token, or the admin's): the newest ``limit`` incidents
         (0: the server's default), or those numbered after ``after_seq``, oldest first."""
         request = arena_pb2.GetBotLogRequest(name=name, limit=max(0, limit), after_seq=max(0, after_seq))
-        response: arena_pb2.GetBotLogResponse = self._unary("GetBotLog", request)
-        return response
+        return self._unary(request, arena_pb2.GetBotLogResponse)
 
     # Tournaments.
-    def submit_bot(self, name: str, archive: bytes, *, chunk_bytes: int = 32 * 1024) -> arena_pb2.Submission:
+    def submit_bot(self, name: str, archive: bytes) -> arena_pb2.Submission:
         """Submit ``archive`` (tar.gz, tar or zip with a manifest) as bot ``name``'s next version; the stored
         submission (``checking`` until the bot host's verdict)."""
         def requests() -> Iterator[arena_pb2.SubmitBotRequest]:
-            yield arena_pb2.SubmitBotRequest(name=name, chunk=archive[:chunk_bytes])
-            for start in range(chunk_bytes, len(archive), chunk_bytes):
-                yield arena_pb2.SubmitBotRequest(chunk=archive[start:start + chunk_bytes])
+            yield arena_pb2.SubmitBotRequest(name=name, chunk=archive[:SUBMIT_CHUNK_BYTES])
+            for start in range(SUBMIT_CHUNK_BYTES, len(archive), SUBMIT_CHUNK_BYTES):
+                yield arena_pb2.SubmitBotRequest(chunk=archive[start:start + SUBMIT_CHUNK_BYTES])
 
         response: arena_pb2.SubmitBotResponse = self.stub.SubmitBot(requests(), metadata=self.metadata,
                                                                      timeout=max(self.timeout, 60.0))
@@ -147,24 +133,18 @@ class ArenaClient:
 
     def list_submissions(self, name: str) -> arena_pb2.ListSubmissionsResponse:
         """Bot ``name``'s submitted versions with their verdicts, and its hosted process's state."""
-        response: arena_pb2.ListSubmissionsResponse = self._unary(
-            "ListSubmissions", arena_pb2.ListSubmissionsRequest(name=name))
-        return response
+        return self._unary(arena_pb2.ListSubmissionsRequest(name=name), arena_pb2.ListSubmissionsResponse)
 
     def get_bot_output(self, name: str) -> bytes:
         """The last output (stdout and stderr, at most 64 KiB) of bot ``name``'s hosted process."""
-        response: arena_pb2.GetBotOutputResponse = self._unary(
-            "GetBotOutput", arena_pb2.GetBotOutputRequest(name=name))
-        return response.output
+        return self._unary(arena_pb2.GetBotOutputRequest(name=name), arena_pb2.GetBotOutputResponse).output
 
     def create_tournament(self, spec: arena_pb2.TournamentSpec, *, idempotency_key: str = "",
                           require_connected: bool = False, connect_wait_s: float | None = None,
-                          attempts: int = CREATE_ATTEMPTS,
-                          on_retry: Callable[[grpc.StatusCode], None] | None = None,
-                          deals_of: str = "", seed_secret: str = "",
-                          ) -> arena_pb2.CreateTournamentResponse:
+                          on_retry: Callable[[grpc.StatusCode], None] | None = None, deals_of: str = "",
+                          seed_secret: str = "") -> arena_pb2.CreateTournamentResponse:
         """Create a tournament; with an idempotency key (one is made when none is given) a lost answer is asked
-        again up to ``attempts`` times, and the tournament the first try created is returned, never a second.
+        again up to :data:`CREATE_ATTEMPTS` times, and the tournament the first try created is returned, never a second.
         ``deals_of`` (an ended tournament) or ``seed_secret`` (with the spec's seed): replay known deals."""
         request = arena_pb2.CreateTournamentRequest(spec=spec, idempotency_key=idempotency_key or new_idempotency_key(),
                                                     require_connected=require_connected, deals_of=deals_of,
@@ -173,9 +153,7 @@ class ArenaClient:
         if require_connected and connect_wait_s is not None:
             request.connect_wait_ms = round(connect_wait_s * 1000)
             timeout += connect_wait_s
-        response: arena_pb2.CreateTournamentResponse = self._retried(
-            "CreateTournament", request, timeout, attempts, on_retry)
-        return response
+        return self._retried(request, arena_pb2.CreateTournamentResponse, timeout, on_retry)
 
     def list_tournaments(self, states: Iterable[arena_pb2.TournamentState] = (), *,
                          page_size: int = 100) -> Iterator[arena_pb2.Tournament]:
@@ -190,14 +168,12 @@ class ArenaClient:
     def tournaments_page(self, states: Iterable[arena_pb2.TournamentState] = (), *, page_size: int = 0,
                          page_token: str = "") -> arena_pb2.ListTournamentsResponse:
         """One page of :meth:`list_tournaments` (for readers that page themselves, e.g. the web)."""
-        response: arena_pb2.ListTournamentsResponse = self._unary("ListTournaments", arena_pb2.ListTournamentsRequest(
-            states=list(states), page_size=page_size, page_token=page_token))
-        return response
+        return self._unary(arena_pb2.ListTournamentsRequest(states=list(states), page_size=page_size,
+                                                            page_token=page_token), arena_pb2.ListTournamentsResponse)
 
     def get_tournament(self, tournament_id: str) -> arena_pb2.Tournament:
-        response: arena_pb2.GetTournamentResponse = self._unary(
-            "GetTournament", arena_pb2.GetTournamentRequest(tournament_id=tournament_id))
-        return response.tournament
+        return self._unary(arena_pb2.GetTournamentRequest(tournament_id=tournament_id),
+                           arena_pb2.GetTournamentResponse).tournament
 
     def watch_tournament(self, tournament_id: str, *,
                          timeout: float | None = None) -> Iterator[arena_pb2.WatchTournamentResponse]:
@@ -207,114 +183,83 @@ class ArenaClient:
         yield from self.stub.WatchTournament(request, metadata=self.metadata, timeout=timeout)
 
     def get_standings(self, tournament_id: str) -> arena_pb2.GetStandingsResponse:
-        response: arena_pb2.GetStandingsResponse = self._unary(
-            "GetStandings", arena_pb2.GetStandingsRequest(tournament_id=tournament_id))
-        return response
+        return self._unary(arena_pb2.GetStandingsRequest(tournament_id=tournament_id), arena_pb2.GetStandingsResponse)
 
-    def list_matches(self, tournament_id: str, *, bot: str = "", reasons: Iterable[game_pb2.EndReason] = (),
+    def list_matches(self, tournament_id: str, *, bot: str = "",
                      page_size: int = 0) -> Iterator[arena_pb2.MatchSummary]:
-        """A tournament's recorded matches in match id order (optionally one bot's, or some end reasons)."""
-        wanted = list(reasons)
+        """A tournament's recorded matches in match id order (optionally one bot's)."""
 
         def page(token: str) -> tuple[Sequence[arena_pb2.MatchSummary], str]:
-            response: arena_pb2.ListMatchesResponse = self._unary("ListMatches", arena_pb2.ListMatchesRequest(
-                tournament_id=tournament_id, bot=bot, reasons=wanted, page_size=page_size, page_token=token))
+            response = self._unary(arena_pb2.ListMatchesRequest(tournament_id=tournament_id, bot=bot,
+                                                                page_size=page_size, page_token=token),
+                                   arena_pb2.ListMatchesResponse)
             return response.matches, response.next_page_token
         return _paged(page)
 
     def get_replay(self, match_id: str, seat: int | None = None) -> arena_pb2.Replay:
         """A match's replay: omniscient (``seat`` None) or as one seat saw it."""
-        request = arena_pb2.GetReplayRequest(match_id=match_id)
-        if seat is not None:
-            request.seat = seat
-        response: arena_pb2.GetReplayResponse = self._unary("GetReplay", request)
-        return response.replay
+        return self._unary(arena_pb2.GetReplayRequest(match_id=match_id, seat=seat), arena_pb2.GetReplayResponse).replay
 
     def export_results(self, tournament_id: str, export_format: arena_pb2.ExportFormat, *,
                        timeout: float | None = None) -> arena_pb2.ExportResultsResponse:
         """A tournament's results as CSV or JSON (``timeout``: for a large one, longer than the client's)."""
-        response: arena_pb2.ExportResultsResponse = self._unary("ExportResults", arena_pb2.ExportResultsRequest(
-            tournament_id=tournament_id, format=export_format), timeout)
-        return response
+        return self._unary(arena_pb2.ExportResultsRequest(tournament_id=tournament_id, format=export_format),
+                           arena_pb2.ExportResultsResponse, timeout)
 
     def cancel_tournament(self, tournament_id: str, reason: str = "") -> arena_pb2.Tournament:
-        response: arena_pb2.CancelTournamentResponse = self._unary(
-            "CancelTournament", arena_pb2.CancelTournamentRequest(tournament_id=tournament_id, reason=reason))
-        return response.tournament
+        return self._unary(arena_pb2.CancelTournamentRequest(tournament_id=tournament_id, reason=reason),
+                           arena_pb2.CancelTournamentResponse).tournament
 
     # Schedules.
     def schedule_tournament(self, spec: arena_pb2.TournamentSpec, cron: str, *, time_zone: str = "",
-                            idempotency_key: str = "", attempts: int = CREATE_ATTEMPTS,
-                            on_retry: Callable[[grpc.StatusCode], None] | None = None) -> arena_pb2.Schedule:
+                            idempotency_key: str = "") -> arena_pb2.Schedule:
         request = arena_pb2.ScheduleTournamentRequest(spec=spec, cron=cron, time_zone=time_zone,
                                                       idempotency_key=idempotency_key or new_idempotency_key())
-        response: arena_pb2.ScheduleTournamentResponse = self._retried(
-            "ScheduleTournament", request, self.timeout, attempts, on_retry)
-        return response.schedule
+        return self._retried(request, arena_pb2.ScheduleTournamentResponse, self.timeout).schedule
 
     def list_schedules(self) -> list[arena_pb2.Schedule]:
-        response: arena_pb2.ListSchedulesResponse = self._unary("ListSchedules", arena_pb2.ListSchedulesRequest())
-        return list(response.schedules)
+        return list(self._unary(arena_pb2.ListSchedulesRequest(), arena_pb2.ListSchedulesResponse).schedules)
 
     def delete_schedule(self, schedule_id: str) -> arena_pb2.Schedule:
-        response: arena_pb2.DeleteScheduleResponse = self._unary(
-            "DeleteSchedule", arena_pb2.DeleteScheduleRequest(schedule_id=schedule_id))
-        return response.schedule
+        return self._unary(arena_pb2.DeleteScheduleRequest(schedule_id=schedule_id),
+                           arena_pb2.DeleteScheduleResponse).schedule
 
     # Rating pools.
     def list_rating_pools(self) -> list[arena_pb2.RatingPool]:
-        response: arena_pb2.ListRatingPoolsResponse = self._unary("ListRatingPools",
-                                                                  arena_pb2.ListRatingPoolsRequest())
-        return list(response.pools)
+        return list(self._unary(arena_pb2.ListRatingPoolsRequest(), arena_pb2.ListRatingPoolsResponse).pools)
 
     def get_leaderboard(self, pool_id: str) -> arena_pb2.GetLeaderboardResponse:
-        response: arena_pb2.GetLeaderboardResponse = self._unary(
-            "GetLeaderboard", arena_pb2.GetLeaderboardRequest(pool_id=pool_id))
-        return response
+        return self._unary(arena_pb2.GetLeaderboardRequest(pool_id=pool_id), arena_pb2.GetLeaderboardResponse)
 
     # Competitions.
     def create_competition(self, request: arena_pb2.CreateCompetitionRequest) -> arena_pb2.Competition:
-        response: arena_pb2.CreateCompetitionResponse = self._unary("CreateCompetition", request)
-        return response.competition
+        return self._unary(request, arena_pb2.CreateCompetitionResponse).competition
 
     def list_competitions(self) -> list[arena_pb2.Competition]:
-        response: arena_pb2.ListCompetitionsResponse = self._unary("ListCompetitions",
-                                                                   arena_pb2.ListCompetitionsRequest())
-        return list(response.competitions)
+        return list(self._unary(arena_pb2.ListCompetitionsRequest(), arena_pb2.ListCompetitionsResponse).competitions)
 
     def get_competition_standings(self, competition_id: str) -> arena_pb2.GetCompetitionStandingsResponse:
-        response: arena_pb2.GetCompetitionStandingsResponse = self._unary(
-            "GetCompetitionStandings", arena_pb2.GetCompetitionStandingsRequest(competition_id=competition_id))
-        return response
+        return self._unary(arena_pb2.GetCompetitionStandingsRequest(competition_id=competition_id),
+                           arena_pb2.GetCompetitionStandingsResponse)
 
     def set_competition_state(self, competition_id: str, state: arena_pb2.CompetitionState,
                               ) -> arena_pb2.SetCompetitionStateResponse:
-        response: arena_pb2.SetCompetitionStateResponse = self._unary(
-            "SetCompetitionState", arena_pb2.SetCompetitionStateRequest(
-                competition_id=competition_id, state=state))
-        return response
+        return self._unary(arena_pb2.SetCompetitionStateRequest(competition_id=competition_id, state=state),
+                           arena_pb2.SetCompetitionStateResponse)
 
     # Gauntlets.
-    def start_gauntlet(self, spec: arena_pb2.GauntletSpec, *, gauntlet_id: str = "", idempotency_key: str = "",
-                       attempts: int = CREATE_ATTEMPTS,
-                       on_retry: Callable[[grpc.StatusCode], None] | None = None) -> arena_pb2.Gauntlet:
+    def start_gauntlet(self, spec: arena_pb2.GauntletSpec, *, gauntlet_id: str = "",
+                       idempotency_key: str = "") -> arena_pb2.Gauntlet:
         request = arena_pb2.StartGauntletRequest(spec=spec, gauntlet_id=gauntlet_id,
                                                  idempotency_key=idempotency_key or new_idempotency_key())
-        response: arena_pb2.StartGauntletResponse = self._retried("StartGauntlet", request, self.timeout, attempts,
-                                                                  on_retry)
-        return response.gauntlet
+        return self._retried(request, arena_pb2.StartGauntletResponse, self.timeout).gauntlet
 
     def list_gauntlets(self, limit: int = 0) -> list[arena_pb2.Gauntlet]:
-        response: arena_pb2.ListGauntletsResponse = self._unary("ListGauntlets",
-                                                                arena_pb2.ListGauntletsRequest(limit=limit))
-        return list(response.gauntlets)
+        return list(self._unary(arena_pb2.ListGauntletsRequest(limit=limit), arena_pb2.ListGauntletsResponse).gauntlets)
 
     def get_gauntlet(self, gauntlet_id: str, *, after_block: int = 0) -> arena_pb2.GetGauntletResponse:
-        response: arena_pb2.GetGauntletResponse = self._unary(
-            "GetGauntlet", arena_pb2.GetGauntletRequest(gauntlet_id=gauntlet_id, after_block=after_block))
-        return response
-
-
+        return self._unary(arena_pb2.GetGauntletRequest(gauntlet_id=gauntlet_id, after_block=after_block),
+                           arena_pb2.GetGauntletResponse)
 
 
 def new_idempotency_key() -> str:
@@ -351,6 +296,7 @@ def rpc_error_line(error: grpc.RpcError, target: str) -> str:
 
 
 _STATE_WORDS = enum_maps(arena_pb2.TournamentState.DESCRIPTOR, "TOURNAMENT_STATE_")[1]
+_SUBMISSION_WORDS = enum_maps(arena_pb2.SubmissionState.DESCRIPTOR, "SUBMISSION_STATE_")[1]
 
 
 def state_name(value: int) -> str:
@@ -363,10 +309,7 @@ def state_name(value: int) -> str:
 def submission_state(value: int) -> str:
     """A submission's state as a word (``checking``, ``admitted``, ``rejected``; ``unspecified`` for 0 or an
     unknown number): the CLI and the web front say it alike."""
-    try:
-        return str(arena_pb2.SubmissionState.Name(value)).removeprefix("SUBMISSION_STATE_").lower()
-    except ValueError:
-        return "unspecified"
+    return _SUBMISSION_WORDS.get(value, "unspecified")
 
 
 def plain(message: Any) -> dict[str, Any]:
@@ -385,13 +328,16 @@ def plain(message: Any) -> dict[str, Any]:
     return out
 
 
+def iso(value: Any) -> str:
+    """A ``google.protobuf.Timestamp`` as ISO 8601 UTC (``...Z``)."""
+    return str(value.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z"))
+
+
 def _plain_value(field: Any, value: Any) -> Any:
     from google.protobuf.descriptor import FieldDescriptor
 
     if field.type == FieldDescriptor.TYPE_MESSAGE:
-        if field.message_type.full_name == "google.protobuf.Timestamp":
-            return value.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z")
-        return plain(value)
+        return iso(value) if field.message_type.full_name == "google.protobuf.Timestamp" else plain(value)
     if field.type == FieldDescriptor.TYPE_ENUM:
         if field.enum_type.full_name == "uno_arena.v1.TournamentState":
             return state_name(value)

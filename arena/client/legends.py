@@ -13,9 +13,6 @@ BATCH_NOTE = ("PL: the batch Plackett-Luce rating, fitted on all the matches at 
               "groups. Leaderboards and ladders rank and tier by it.")
 INTERVAL_NOTE = ("Win-rate intervals: 95%, deal groups as clusters within their tables; shown from "
                  f"{MIN_INTERVAL_MATCHES} matches of the bot (fewer cannot hold 95%).")
-UNCLUSTERED_NOTE = ("*: win-rate interval with the deal groups as the sample size (some of the bot's results were "
-                    "counted before the pool kept per-group sums).")
-"""What each number is: the legend of every table that shows a rating or an interval (the CLI's and the web's)."""
 
 
 def batch_scope(competition_id: str) -> str:

@@ -1,11 +1,18 @@
-"""Sub-commands of `uno-arena` beyond the engine's, one module per area, each with `register(commands)`
-(`commands`: the argparse sub-parsers object)."""
+"""Sub-commands of `uno-arena` beyond the engine's, one module per area, each with `register(commands)`, and what
+they share: rule options, number types, the error line."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
+
+
+def fail(message: object, code: int = 2) -> int:
+    """Print ``error: MESSAGE`` on stderr and return the exit status ``code`` (2: bad input)."""
+    print(f"error: {message}", file=sys.stderr)
+    return code
 
 
 def subparsers_of(commands: Any, name: str, help_text: str, dest: str) -> Any:
@@ -27,32 +34,27 @@ RULE_FLAGS = ("variant", "no_bluffing", "uno_penalty", "target_score", "scoring"
 def add_rule_options(parser: argparse.ArgumentParser, *, target_score: int = 500,
                      which: tuple[str, ...] = RULE_FLAGS) -> None:
     """The rule options of RULES.md as flags (the one place they are defined), with the engine's defaults;
-    ``target_score``: the default of ``--target-score`` (the match target score, E4); ``which``: only these (a
-    command that plays a fixed set of rules besides)."""
+    ``target_score``: the default of ``--target-score`` (E4); ``which``: only these (for a command with fixed rules)."""
     from arena.engine.rules import RULE_CHOICES, Rules
 
-    unknown = set(which) - set(RULE_FLAGS)
-    if unknown:
-        raise ValueError(f"unknown rule flags {sorted(unknown)}")
     group = parser.add_argument_group("rule options (docs/rules.md)")
     defaults = Rules()
-
-    def words(name: str) -> dict[str, Any]:  # a rule option's choices are its enum's words
-        return {"choices": [member.value for member in RULE_CHOICES[name]], "default": getattr(defaults, name).value}
-
-    flags: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-        "variant": (("--variant",), words("variant")),
-        "no_bluffing": (("--no-bluffing",), {"action": "store_true", "help": "refuse illegal wild draws (T3)"}),
-        "uno_penalty": (("--uno-penalty",), words("uno_penalty")),
-        "target_score": (("--target-score",), {"type": int, "default": target_score, "metavar": "POINTS",
-                                               "help": f"match target score (E4; default {target_score})"}),
-        "scoring": (("--scoring",), words("scoring")),
-        "start_flip": (("--start-flip",), words("start_flip")),
-        "pairing": (("--pairing",), words("pairing")),
-    }
+    flags: dict[str, dict[str, Any]] = {  # a rule option with choices offers its enum's words
+        name: {"choices": [member.value for member in enum], "default": getattr(defaults, name).value}
+        for name, enum in RULE_CHOICES.items()}
+    flags["no_bluffing"] = {"action": "store_true", "help": "refuse illegal wild draws (T3)"}
+    flags["target_score"] = {"type": int, "default": target_score, "metavar": "POINTS",
+                             "help": f"match target score (E4; default {target_score})"}
     for dest in which:
-        names, options = flags[dest]
-        group.add_argument(*names, dest=dest, **options)
+        group.add_argument(f"--{dest.replace('_', '-')}", dest=dest, **flags[dest])
+
+
+def add_metrics_options(parser: argparse.ArgumentParser, default_port: int) -> None:
+    """The options of a long-running command's Prometheus exporter: its port and the address it binds."""
+    parser.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
+                        help=f"Prometheus port (default $UNO_ARENA_METRICS_PORT, else {default_port}; -1: none)")
+    parser.add_argument("--metrics-address", default=None, metavar="ADDR",
+                        help="address the metrics server binds (default $UNO_ARENA_METRICS_ADDRESS, else 127.0.0.1)")
 
 
 def rules_from_args(args: argparse.Namespace) -> Any:
@@ -63,40 +65,30 @@ def rules_from_args(args: argparse.Namespace) -> Any:
                  target=args.target_score, scoring=args.scoring, start_flip=args.start_flip, pairing=args.pairing)
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (``--deals 0`` is refused, never read as 1)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """An argparse type: a number above 0 (``--bot-cpus 0.5``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
-    return value
-
-
-def not_negative(kind: type[int] | type[float]) -> Any:
-    """An argparse type: a number of ``kind`` that is not negative."""
+def number(kind: type[int] | type[float], noun: str = "number", ok: Callable[[Any], bool] = lambda _: True,
+           problem: str = "") -> Callable[[str], Any]:
+    """An argparse type: a number of ``kind`` (``noun``: what its error calls it) for which ``ok`` holds (else the
+    error ``problem``)."""
     def parse(text: str) -> int | float:
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+            raise argparse.ArgumentTypeError(f"must be a {noun}, got {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{problem}, got {text}")
         return value
 
     return parse
+
+
+positive_int = number(int, "whole number", lambda value: value >= 1, "must be at least 1")
+"""An argparse type: a whole number of at least 1 (``--deals 0`` is refused, never read as 1)."""
+positive_float = number(float, "number", lambda value: value > 0, "must be above 0")
+"""An argparse type: a number above 0 (``--bot-cpus 0.5``)."""
+
+
+def not_negative(kind: type[int] | type[float]) -> Callable[[str], Any]:
+    return number(kind, "number", lambda value: value >= 0, "must not be negative")
 
 
 def run_parsed(args: argparse.Namespace) -> int:
@@ -108,7 +100,5 @@ def run_parsed(args: argparse.Namespace) -> int:
         try:
             configure_gc()
         except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-    result: int = args.func(args)
-    return result
+            return fail(error)
+    return int(args.func(args))

@@ -1,40 +1,57 @@
-"""What every command that reads the organizer API shares: its options (``--server HOST:PORT``, its old name
-``--target``, ``--token-file``, TLS) and the runner that opens an :class:`arena.client.ArenaClient`, calls the
+"""What every command that reads the organizer API shares: its options (``--server``, ``--token-file``, TLS:
+docs/organizers.md, Reaching the arena) and the runner that opens an :class:`arena.client.ArenaClient`, calls the
 command with it and turns a refused call into one line on stderr and exit status 1.
-
-The address: ``--server`` (or ``--target``), else ``$UNO_ARENA_TARGET``, else ``localhost:50051``; a bare number
-is refused (the match target score is ``--target-score``). The token: ``--token-file``, else
-``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names (none: anonymous calls).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from arena.client import ArenaClient
 from arena.client.connection import DEFAULT_TARGET, TARGET_ENV, default_target
+from arena.commands import fail
 
 Body = Callable[[ArenaClient, argparse.Namespace], int]
+EVERY_FIELD = "every field, numbers as numbers"
+"""The ``--json`` help of a command that prints its answer's every field."""
 
 
 def api_command(parsers: Any, command: str, func: Callable[[argparse.Namespace], int], *positional: str,
-                **options: Any) -> argparse.ArgumentParser:
+                json: str | None = None, **options: Any) -> argparse.ArgumentParser:
     """A command of the organizer API in ``parsers`` (``options``: those of ``add_parser``): its positional
-    arguments, the server options and its handler."""
+    arguments, the server options, ``--json`` when ``json`` is its help (or '') and its handler."""
     parser: argparse.ArgumentParser = parsers.add_parser(command, **options)
     for name in positional:
         parser.add_argument(name)
     add_server_options(parser)
+    if json is not None:
+        parser.add_argument("--json", action="store_true", help=json or None)
     parser.set_defaults(func=func)
     return parser
 
 
+def with_client(body: Body, *, as_author: bool = False) -> Callable[[argparse.Namespace], int]:
+    """A command that runs ``body`` with a client of the arena (:func:`run_client`); ``as_author``: a command about
+    the bot ``args.name``, sending the token of :func:`author_token`."""
+    if not as_author:
+        return functools.partial(run_client, body=body)
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            token = author_token(args)
+        except ValueError as error:
+            return fail(error)
+        return run_client(args, body, token, bot=args.name)
+
+    return run
+
+
 def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """The options of every organizer command: the server address (``--server``, old name ``--target``), the
-    token file and TLS."""
+    """The options of every organizer command: the server address, the token file and TLS."""
     parser.add_argument("--server", default=None, metavar="HOST:PORT",
                         help=f"the arena's organizer API (ArenaService) address (default ${TARGET_ENV}, else "
                              f"{DEFAULT_TARGET})")
@@ -64,15 +81,24 @@ def server_address(server: str | None, old_target: str | None) -> str:
     return server or old_target or default_target()
 
 
+def author_token(args: argparse.Namespace) -> str | None:
+    """The token of a command for a bot's author: None (the admin's) when one is configured (``--token-file`` or the
+    environment), else the bot's own ($UNO_ARENA_BOT_TOKEN, or the file $UNO_ARENA_BOT_TOKEN_FILE names)."""
+    from arena.client.connection import token_from
+
+    if args.token_file or token_from():
+        return None
+    return token_from(env="UNO_ARENA_BOT_TOKEN", file_env="UNO_ARENA_BOT_TOKEN_FILE") or None
+
+
 def token_source(args: argparse.Namespace, token: str | None) -> str:
     """Where the token a command sends comes from, for a refusal's line (empty: no token was sent)."""
     import os
 
     from arena.client.connection import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV
 
-    token_file = getattr(args, "token_file", None)
-    if token_file:
-        return f"in {token_file}"
+    if args.token_file:
+        return f"in {args.token_file}"
     if token:
         return "of $UNO_ARENA_BOT_TOKEN / $UNO_ARENA_BOT_TOKEN_FILE"
     if os.environ.get(ADMIN_TOKEN_ENV):
@@ -95,21 +121,19 @@ def refused_token_line(detail: str, source: str, bot: str | None) -> str:
 
 def run_client(args: argparse.Namespace, body: Body, token: str | None = None, *, bot: str | None = None) -> int:
     """Run ``body`` with a client of the arena the options name (sending ``token``, else the one
-    :func:`arena.client.token_from` finds). A refused call prints one line naming the problem and the fix and
-    exits 1; bad options (an address, a token file) exit 2. ``bot``: the bot the command is about, whose own token
-    a refused token is told to replace."""
+    :func:`arena.client.token_from` finds): a refused call is one line naming the problem and the fix, exit 1; bad
+    options exit 2. ``bot``: the bot the command is about, whose own token a refused token is told to replace."""
     import grpc
 
     from arena.client import rpc_error_line
     from arena.client.connection import token_from
 
     try:
-        args.target = server_address(getattr(args, "server", None), getattr(args, "target_address", None))
-        client = ArenaClient(args.target, token or token_from(token_file=getattr(args, "token_file", None)),
-                             tls=getattr(args, "tls", False), tls_ca=getattr(args, "tls_ca", None))
+        args.target = server_address(args.server, args.target_address)
+        client = ArenaClient(args.target, token or token_from(token_file=args.token_file), tls=args.tls,
+                             tls_ca=args.tls_ca)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     try:
         return body(client, args)
     except grpc.RpcError as error:

@@ -1,32 +1,19 @@
-"""`uno-arena competition ...`: continuous competitions (a rating pool with its rules and a self-running ladder).
-
-    uno-arena competition create NAME [--entrants A,B,...] [--seats K] [--deadline-ms MS]
-                                 [--matches-per-minute N] [--max-blocks N] [--blocks-per-bot N] [--seed S]
-                                 [rule options]
-    uno-arena competition list [--json]
-    uno-arena competition standings NAME [--retired] [--json]
-    uno-arena competition pause|resume|close NAME
-
-Thin clients of the organizer API (CreateCompetition, ListCompetitions, GetCompetitionStandings,
-SetCompetitionState) at ``--server`` with the admin token as every organizer command takes it
-(:mod:`arena.commands.api`); the arena's scheduler runs the ladder and its workers play the blocks. Without
-``--entrants`` every registered bot may play; the built-in bots (``random``, ``heuristic``, ``weakened``) enter only
-when named. Unset numbers are the arena's defaults. Exit status: 0 on success, 1 when the arena refuses (its status
-and message are printed), 2 for bad command-line input.
+"""`uno-arena competition ...`: continuous competitions (a rating pool with its rules and a ladder that runs itself:
+docs/organizers.md), thin clients of the organizer API. Exit status: 0 on success, 1 when the arena refuses, 2 for
+bad command-line input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from arena.client import ArenaClient, one_line, plain
 from arena.client.legends import BATCH_NOTE, OPENSKILL_NOTE, batch_scope
-from arena.commands import add_rule_options, not_negative, rules_from_args, subparsers_of
-from arena.commands.api import add_server_options, api_command, run_client
-from arena.commands.tables import aligned, batch_cells, ranked_by_text, verdict_lines
+from arena.commands import add_rule_options, fail, not_negative, rules_from_args, subparsers_of
+from arena.commands.api import EVERY_FIELD, api_command, run_client, with_client
+from arena.commands.tables import aligned, batch_cells, ranked_by_text, utc_time, verdict_lines
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
 from arena.tournament.status import CompetitionStatus
@@ -37,10 +24,9 @@ STATE_BY_ACTION = {"pause": COMPETITION_STATE_OF[CompetitionStatus.PAUSED],
 
 
 def state_name(state: int) -> str:
-    """A competition state for people: its :class:`~arena.tournament.status.CompetitionStatus` word (``active``,
-    ``paused``, ``closed``); ``unspecified`` for 0 or an unknown number."""
-    status = competition_status(state)
-    return "unspecified" if status is None else status.value
+    """A competition state for people: its :class:`~arena.tournament.status.CompetitionStatus` word, else
+    ``unspecified``."""
+    return str(competition_status(state) or "unspecified")
 
 
 def _variant(rules: Any) -> str:
@@ -62,8 +48,7 @@ def cmd_create(args: argparse.Namespace) -> int:
         if args.seats is not None:
             request.seats_per_table = args.seats
     except ValueError as error:  # a bad rule option, a negative number
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
 
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         c = client.create_competition(request)
@@ -77,27 +62,18 @@ def cmd_create(args: argparse.Namespace) -> int:
     return run_client(args, body)
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        competitions = client.list_competitions()
-        if args.json:
-            print(json.dumps([plain(c) for c in competitions], indent=2))
-            return 0
-        if not competitions:
-            print("no competitions")
-        for c in competitions:
-            print(f"{c.competition_id:<24} {state_name(c.state):<7} {_variant(c.rules):<7} {c.seats_per_table} seats  "
-                  f"{c.blocks:>6} blocks  entrants: {', '.join(c.entrants) or 'open'}"
-                  + ("  (bots without memory)" if c.bots_without_memory else ""))
+def competition_list(client: ArenaClient, args: argparse.Namespace) -> int:
+    competitions = client.list_competitions()
+    if args.json:
+        print(json.dumps([plain(c) for c in competitions], indent=2))
         return 0
-
-    return run_client(args, body)
-
-
-def _when(ts: Any) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(ts.seconds, UTC).strftime("%Y-%m-%d %H:%M") + "Z"
+    if not competitions:
+        print("no competitions")
+    for c in competitions:
+        print(f"{c.competition_id:<24} {state_name(c.state):<7} {_variant(c.rules):<7} {c.seats_per_table} seats  "
+              f"{c.blocks:>6} blocks  entrants: {', '.join(c.entrants) or 'open'}"
+              + ("  (bots without memory)" if c.bots_without_memory else ""))
+    return 0
 
 
 def standings_lines(response: arena_pb2.GetCompetitionStandingsResponse, retired: bool) -> list[str]:
@@ -116,28 +92,21 @@ def standings_lines(response: arena_pb2.GetCompetitionStandingsResponse, retired
     if retired and response.retired:
         lines += ["", "retired versions (the OpenSkill rating each ended with):"]
         lines += [f"  {one_line(e.bot)}@{one_line(e.version)}: mu {e.mu:.2f}, sigma {e.sigma:.2f}, {e.matches} "
-                  f"matches, retired {_when(e.retired_at)}" for e in response.retired]
+                  f"matches, retired {utc_time(e.retired_at)}" for e in response.retired]
     return lines
 
 
-def cmd_standings(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        response = client.get_competition_standings(args.name)
-        print(json.dumps(plain(response), indent=2) if args.json else "\n".join(standings_lines(response,
-                                                                                             args.retired)))
-        return 0
-
-    return run_client(args, body)
+def competition_standings(client: ArenaClient, args: argparse.Namespace) -> int:
+    response = client.get_competition_standings(args.name)
+    print(json.dumps(plain(response), indent=2) if args.json else "\n".join(standings_lines(response, args.retired)))
+    return 0
 
 
-def cmd_state(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        answer = client.set_competition_state(args.name, STATE_BY_ACTION[args.competition_command])
-        print(f"competition {answer.competition.competition_id}: {state_name(answer.previous_state)} -> "
-              f"{state_name(answer.competition.state)}")
-        return 0
-
-    return run_client(args, body)
+def competition_state(client: ArenaClient, args: argparse.Namespace) -> int:
+    answer = client.set_competition_state(args.name, STATE_BY_ACTION[args.competition_command])
+    print(f"competition {answer.competition.competition_id}: {state_name(answer.previous_state)} -> "
+          f"{state_name(answer.competition.state)}")
+    return 0
 
 
 def register(commands: Any) -> None:
@@ -148,8 +117,7 @@ def register(commands: Any) -> None:
     create.add_argument("--entrants", default="", help="comma-separated bots (default: every registered bot)")
     create.add_argument("--seats", type=not_negative(int), default=None, help="seats per table (default 2)")
     create.add_argument("--deadline-ms", dest="decision_deadline_ms", type=not_negative(int), default=None,
-                        metavar="MS",
-                        help="decision deadline (default: the arena's)")
+                        metavar="MS", help="decision deadline (default: the arena's)")
     create.add_argument("--matches-per-minute", type=not_negative(float), default=None,
                         help="the ladder's global rate limit (default: the arena's)")
     create.add_argument("--max-blocks", type=not_negative(int), default=None,
@@ -162,14 +130,10 @@ def register(commands: Any) -> None:
                         help="only built-in and hosted bots play, the hosted ones each match in a fresh sandbox "
                              "of the bot host (docs/hosting.md)")
     add_rule_options(create)
-    listing = api_command(sub, "list", cmd_list, help="every competition")
-    listing.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    standings = api_command(sub, "standings", cmd_standings, "name", help="the ladder's entries by rating")
+    api_command(sub, "list", with_client(competition_list), json=EVERY_FIELD, help="every competition")
+    standings = api_command(sub, "standings", with_client(competition_standings), "name", json=EVERY_FIELD,
+                            help="the ladder's entries by rating")
     standings.add_argument("--retired", action="store_true", help="also the retired versions")
-    standings.add_argument("--json", action="store_true", help="every field, numbers as numbers")
     for action, text in (("pause", "no new blocks until resumed (admin)"), ("resume", "start blocks again (admin)"),
                          ("close", "no new blocks, for good (blocks in flight still count; admin)")):
-        parser = sub.add_parser(action, help=text)
-        parser.add_argument("name")
-        add_server_options(parser)
-        parser.set_defaults(func=cmd_state)
+        api_command(sub, action, with_client(competition_state), "name", help=text)

@@ -1,12 +1,5 @@
-"""`uno-arena doctor`: what this machine can run, one line per part.
-
-    uno-arena doctor [--target HOST:PORT] [--seconds 1]
-
-Redis (``$REDIS_URL`` answers, or the redis-server the embedded Redis would start), the bot host's sandbox (a real
-``bwrap`` run), the engine's speed (random legal play, one 4-seat flip match after another, for ``--seconds`` of
-CPU) and, with ``--target``, whether a gateway answers there (the gRPC health service, without TLS). Exit status 0
-when every part checked is usable, 1 when one is not, 2 for a bad option. The full measurements are the
-benchmarks' (docs/benchmarks.md).
+"""`uno-arena doctor`: what this machine can run, one line per part: Redis, the bot host's sandbox, the engine's speed
+and a gateway (docs/operations.md, What this machine can run).
 """
 
 from __future__ import annotations
@@ -24,12 +17,12 @@ HEALTH_TIMEOUT_S = 5.0
 
 
 def redis_line() -> tuple[bool, str]:
-    from arena.commands.operations import redis_problem
+    from arena.local_arena import redis_problem
     from arena.store.embedded import RedisServerError, find_redis_server
 
     if os.environ.get("REDIS_URL", "").strip():
         problem = redis_problem()
-        return problem is None, (problem or "").removeprefix("error: ") or "$REDIS_URL answers"
+        return problem is None, problem or "$REDIS_URL answers"
     try:
         return True, f"no $REDIS_URL: the embedded Redis runs {find_redis_server()}"
     except RedisServerError as error:

@@ -1,54 +1,6 @@
-"""`uno-arena serve`, `match`, `bot run|check|register`: the gateway's commands.
-
-    uno-arena serve [--address 127.0.0.1:50051] [--metrics-port 9100] [--reuse-port]
-                    [--admin-token-file FILE | --generate-admin-token FILE | --insecure-no-admin-token]
-        The gateway: grpc.aio BotService (+ the organizer API when present), health, reflection, the Redis
-        relay consumer, Prometheus /metrics. The organizer API's admin token: $UNO_ARENA_ADMIN_TOKEN, else the
-        file $UNO_ARENA_ADMIN_TOKEN_FILE or --admin-token-file names; without one serve refuses to start
-        (exit 2) unless --generate-admin-token FILE (a new token written to FILE, mode 0600, named in the log)
-        or --insecure-no-admin-token (open to anyone: warned at start, gauge
-        uno_arena_insecure_no_admin_token 1). Address: flag, else $UNO_ARENA_GRPC_ADDR, else 127.0.0.1:50051;
-        metrics port: flag, else $UNO_ARENA_METRICS_PORT, else 9100; Redis: $REDIS_URL (required; a database
-        index the server does not have is an error, exit 2), or --embedded-redis (a private redis-server of its
-        own, for trying things out: nothing else of the deployment sees it); a Redis it cannot reach at start is an
-        error (exit 2, the URL named without its password), as is a metrics port or an address in use: serve shares
-        its port only with --reuse-port (SO_REUSEPORT, every gateway on the port started with it: a replacement
-        started before the one it replaces has drained). SIGTERM/SIGINT drain the gateway:
-        no new stream or match, every bot is told to reconnect (Goodbye) to whichever gateway is behind the
-        address, pending relayed decisions are handed over to the bots' new gateways, each of its sessions leaves
-        Redis once its bot has a newer one elsewhere (all before it exits), and the process exits (code 0) within
-        --drain-timeout + 5 s, 10 s at the latest (a watchdog ends it with code 1 past that).
-    uno-arena match --seats random,heuristic,BOTNAME [--address HOST:PORT] [--wait 30] [--seed N] [--json]
-        One match between built-in bots (played in process) and registered bots. It runs an arena in process
-        (arena.local_arena.inprocess_arena: a gateway with the organizer API on $REDIS_URL, else an embedded Redis)
-        on --address (default 127.0.0.1:50051) and waits --wait seconds for the named bots to connect to it; their
-        seats reach them as a tournament's do, through Redis and the gateway holding them (with --relay, whichever
-        gateway already holds them: `uno-arena serve` on the same $REDIS_URL). The named bots must be registered in
-        the arena's registry; --register registers the unknown ones through RegisterBot and prints their tokens
-        (handy with the embedded Redis).
-    uno-arena bot run random|heuristic --target HOST:PORT [--token-file FILE | --token TOKEN]
-        A built-in bot as a remote bot, through the Python kit (bots/kit.py). The token: --token (visible to
-        every user of the machine in `ps`), else --token-file, else $UNO_ARENA_BOT_TOKEN, else the file
-        $UNO_ARENA_BOT_TOKEN_FILE names.
-    uno-arena bot check [--token T | --token-file FILE | --name NAME] [--run "COMMAND {target} {token}"] [--wait 30]
-                        [--time-cap S]
-        Conformance: runs an arena in process (a gateway on --address, default a free port, with a private store of
-        its own: an embedded redis-server on a Unix socket, gone at the end, so the check writes nothing, no bot
-        and no incident, into the arena of $REDIS_URL), waits for the bot (started by --run, or by you) and runs
-        the scripted checks of arena.conformance; exit status 0 when all pass, 1 when some fail, 2 for bad
-        input (a token the registry refuses), 130 when interrupted. It always ends with a verdict per check and a
-        summary: the checks' time is bounded (--time-cap past the wait), a --run bot that exits fails the check
-        under way at once (its last output lines shown), Ctrl-C/SIGTERM stops the checks and the bot's process
-        group. A given token is checked against the arena's registry ($REDIS_URL, only read) and the bot's
-        identity (its salt and token hash, never a token) copied into the private store, so the bot is checked
-        under its own name with its own token; without one, a bot (--name, else check-XXXXXXXX) is registered in
-        the private store through RegisterBot. --hosted-version V (the bot host's) checks --name as the host runs
-        it: with a host token whose sessions carry version V. A bot whose own code raised on a decision (its kit
-        says so with its answer, ``Decision.bot_error``) fails ``code-errors``, the first traceback shown. An
-        empty --run is refused at once; a --run program that cannot be started gets a verdict per check, the
-        summary and a line naming the command.
-    TLS: `serve --tls-cert FILE --tls-key FILE` serves bots and the organizer API over TLS; `bot run --tls
-    [--tls-ca FILE]` connects with it. Limits: `serve --message-rate/--message-burst/--max-new-streams`.
+"""`uno-arena serve` (the gateway: docs/operations.md), `match` (one match with connected bots, in an arena of its
+own), `bot run` (a built-in bot as a remote bot, through the Python kit) and `bot check` (the conformance checks in
+an arena of their own: docs/writing-a-bot.md, Checking your bot).
 """
 
 from __future__ import annotations
@@ -63,11 +15,11 @@ import signal
 import sys
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from arena.commands import add_rule_options, rules_from_args, subparsers_of
+from arena.commands import add_metrics_options, add_rule_options, fail, rules_from_args, subparsers_of
 from arena.commands.archive_dir import ArchiveDirError, add_archive_dir_option, use_archive_dir
 from arena.commands.run_command import missing_script
 from arena.hosting.check import CHECK_BUDGET_S
@@ -87,38 +39,28 @@ def _exit_now() -> None:
     os._exit(1)
 
 
-def stop_on_signals(stop: asyncio.Event, what: str, code: int, before_exit: Callable[[], None] = lambda: None) -> None:
-    """On this event loop, the first SIGINT/SIGTERM sets ``stop``; a second one says ``error: second SIG... WHAT``,
-    runs ``before_exit`` and exits at once with ``code`` (someone who does not want to wait any longer)."""
-    def on_signal(sig: signal.Signals) -> None:
-        if not stop.is_set():
-            stop.set()
-            return
-        print(f"error: second {sig.name}{what}", file=sys.stderr, flush=True)
-        before_exit()
-        os._exit(code)
-
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, on_signal, sig)
-
-
-def _serve_forever(coro_factory: Callable[[asyncio.Event], Any]) -> int:
-    """Run ``coro_factory(stop)``; the first SIGINT/SIGTERM sets ``stop`` (drain and exit), a second one exits at
-    once with code 1 (an operator who does not want to wait for the drain)."""
-    async def main() -> int:
+def run_until_signal(main: Callable[[asyncio.Event], Awaitable[int]], what: str = " while stopping: exiting now",
+                     code: int = 1, before_exit: Callable[[], None] = lambda: None) -> int:
+    """Run ``main(stop)`` on a new event loop: the first SIGINT/SIGTERM sets ``stop``; a second one says ``error:
+    second SIG... WHAT``, runs ``before_exit`` and exits at once with ``code`` (someone who does not want to wait)."""
+    async def run() -> int:
         stop = asyncio.Event()
-        stop_on_signals(stop, " while stopping: exiting now", 1)
-        result: int = await coro_factory(stop)
-        return result
 
-    return asyncio.run(main())
+        def on_signal(sig: signal.Signals) -> None:
+            if not stop.is_set():
+                stop.set()
+                return
+            print(f"error: second {sig.name}{what}", file=sys.stderr, flush=True)
+            before_exit()
+            os._exit(code)
 
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, on_signal, sig)
+        return await main(stop)
 
-# ------------------------------------------------------------------------------------------------
-# serve
-# ------------------------------------------------------------------------------------------------
+    return asyncio.run(run())
 
 
 MIN_ADMIN_TOKEN_LENGTH = 16
@@ -133,8 +75,6 @@ NO_ADMIN_TOKEN = (
 def serve_admin_token(args: argparse.Namespace) -> tuple[str, str]:
     """The admin token `serve` uses and a line saying where it came from; ValueError (exit 2) when there is
     none and neither --generate-admin-token nor --insecure-no-admin-token was given, or they conflict."""
-    import secrets
-
     from arena.client.connection import ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE_ENV, token_from, write_secret_file
 
     token = token_from(token_file=args.admin_token_file)
@@ -160,49 +100,36 @@ def serve_admin_token(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from arena.metrics import DEFAULT_GATEWAY_METRICS_PORT, metrics_address, metrics_port, start_metrics_server
-    from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address
+    from arena.metrics import DEFAULT_GATEWAY_METRICS_PORT, MetricsPortError, start_exporter
+    from arena.server.gateway import GatewayConfig, GatewayServer, grpc_address, server_credentials
+    from arena.store import StoreConfigError
 
     address = grpc_address(args.address)
     try:
-        port = metrics_port(DEFAULT_GATEWAY_METRICS_PORT, args.metrics_port)
         admin_token, admin_line = serve_admin_token(args)
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    from arena.server.gateway import server_credentials
-
+        return fail(error)
     limits = {"tls_cert": args.tls_cert or "", "tls_key": args.tls_key or "", "message_rate": args.message_rate,
               "message_burst": args.message_burst, "new_streams_per_token": args.max_new_streams}
     try:
         tls = server_credentials(GatewayConfig(**limits)) is not None  # both files readable, before anything starts
     except (ValueError, OSError) as error:
-        print(f"error: TLS: {error}", file=sys.stderr)
-        return 2
+        return fail(f"TLS: {error}")
     if not os.environ.get("REDIS_URL", "").strip() and not args.embedded_redis:
-        print("error: no Redis: set REDIS_URL to the deployment's Redis (the one the workers and the scheduler use), "
-              "e.g. redis://127.0.0.1:6379/0; or pass --embedded-redis to run a private one for trying things out "
-              "(nothing else sees it: tournaments created through it only run with workers on it)", file=sys.stderr)
-        return 2
+        return fail("no Redis: set REDIS_URL to the deployment's Redis (the one the workers and the scheduler use), "
+                    "e.g. redis://127.0.0.1:6379/0; or pass --embedded-redis to run a private one for trying things "
+                    "out (nothing else sees it: tournaments created through it only run with workers on it)")
     drain_timeout = min(max(0.0, args.drain_timeout), EXIT_WITHIN_S - 5.0)
     grace = min(max(0.0, args.grace), 2.0)
     with arena_store() as store:
-        from arena.metrics import MetricsPortError
-        from arena.store import StoreConfigError
-
         try:
             store.check_reachable()  # one line naming the Redis, not "listening" and clients told nothing
             use_archive_dir(store, args.archive_dir)
-            metrics_server = start_metrics_server(port, metrics_address(args.metrics_address)) if port >= 0 else None
-        except ArchiveDirError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+            metrics_server = start_exporter(DEFAULT_GATEWAY_METRICS_PORT, args.metrics_port, args.metrics_address)
         except StoreConfigError as error:
-            print(f"error: REDIS_URL: {error}", file=sys.stderr)
-            return 2
-        except MetricsPortError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+            return fail(f"REDIS_URL: {error}")
+        except (ArchiveDirError, MetricsPortError, ValueError) as error:  # ValueError: $UNO_ARENA_METRICS_PORT
+            return fail(error)
 
         async def run(stop: asyncio.Event) -> int:
             config = GatewayConfig(address=address, gateway_id=args.gateway_id or "",
@@ -214,8 +141,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             try:
                 await server.start()
             except OSError as error:  # the address is in use (without --reuse-port), or cannot be bound
-                print(f"error: {error}", file=sys.stderr, flush=True)
-                return 2
+                return fail(error)
             print(admin_line, file=sys.stderr if not admin_token else sys.stdout, flush=True)
             unix = f" and unix:{args.unix_socket}" if args.unix_socket else ""
             print(f"uno-arena gateway {config.gateway_id} listening on {address}{unix} (port {server.port}, "
@@ -232,15 +158,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 0
 
         try:
-            return _serve_forever(run)
+            return run_until_signal(run)
         finally:
             if metrics_server is not None:
                 metrics_server.close()
-
-
-# ------------------------------------------------------------------------------------------------
-# match
-# ------------------------------------------------------------------------------------------------
 
 
 def _print_record(record: Any, as_json: bool) -> None:
@@ -265,19 +186,16 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     names = [n.strip() for n in args.seats.split(",") if n.strip()]
     if not 2 <= len(names) <= 10:
-        print("--seats needs 2 to 10 comma-separated names", file=sys.stderr)
-        return 2
+        return fail("--seats needs 2 to 10 comma-separated names")
     remote = list(dict.fromkeys(n for n in names if not is_builtin(n)))
     try:
         rules = rules_from_args(args)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     if args.seed is None:  # a secret random seed (the operating system's CSPRNG), printed with the result
         args.seed = secrets.randbelow(2**63 - 1) + 1
     elif not 0 <= args.seed < 2**63:
-        print("--seed must be between 0 and 2**63 - 1", file=sys.stderr)
-        return 2
+        return fail("--seed must be between 0 and 2**63 - 1")
     config = MatchConfig(match_id=args.match_id or f"m-{uuid.uuid4().hex[:10]}", seed=args.seed, rules=rules,
                          decision_deadline_s=args.decision_deadline_ms / 1000.0, max_strikes=args.max_strikes)
     with arena_store() as store:
@@ -307,12 +225,11 @@ def cmd_match(args: argparse.Namespace) -> int:
                         return 130
                     record = task.result()
             except (AddressInUse, TimeoutError) as error:  # another arena listens there; a bot did not come
-                print(f"error: {error}", file=sys.stderr)
-                return 2 if isinstance(error, AddressInUse) else 1
+                return fail(error, 2 if isinstance(error, AddressInUse) else 1)
             _print_record(record, args.json)
             return 0 if record.end_reason is not EndReason.ABORTED else 1
 
-        return _serve_forever(play)
+        return run_until_signal(play)
 
 
 async def _admit(arena: InProcessArena, remote: list[str], register: bool, shared: bool) -> bool:
@@ -331,11 +248,6 @@ async def _admit(arena: InProcessArena, remote: list[str], register: bool, share
     return True
 
 
-# ------------------------------------------------------------------------------------------------
-# bot run / check / register
-# ------------------------------------------------------------------------------------------------
-
-
 def cmd_bot_run(args: argparse.Namespace) -> int:
     import logging
 
@@ -348,8 +260,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     try:
         token = bot_token(args.token, args.token_file)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     search = args.kind in LEVELS
     concurrent = args.max_concurrent or (SEARCH_CONCURRENT_MATCHES if search else None)
     options: dict[str, Any] = {} if concurrent is None else {"max_concurrent_matches": concurrent}
@@ -361,8 +272,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
                      threaded=search, tls=args.tls, tls_ca=args.tls_ca, human_games=args.human_games,
                      exit_on_refusal=False, **options)
     except ValueError as error:  # a TLS CA file that cannot be read
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     except KitError as error:
         print(f"refused by the arena: {error}", file=sys.stderr)
         return 1
@@ -372,55 +282,40 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bot_check(args: argparse.Namespace) -> int:
-    from arena.conformance.run import (
-        CheckOptions,
-        CheckRefused,
-        CheckRun,
-        copy_identity,
-        host_identity,
-        private_check_store,
-        run_argv,
-    )
+    from arena.conformance import run as conformance
     from arena.server.gateway.server import AddressInUse
     from bots.kit import BOT_TOKEN_ENV, BOT_TOKEN_FILE_ENV, bot_token
 
     given = ""
     if args.hosted_version is not None:
         if not args.name:
-            print("error: --hosted-version checks the bot --name names, as the bot host runs it: give --name",
-                  file=sys.stderr)
-            return 2
+            return fail("--hosted-version checks the bot --name names, as the bot host runs it: give --name")
     elif args.token or args.token_file or os.environ.get(BOT_TOKEN_ENV) or os.environ.get(BOT_TOKEN_FILE_ENV):
         try:
             given = bot_token(args.token, args.token_file)
         except ValueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+            return fail(error)
     if args.time_cap is not None and not 0 < args.time_cap <= CHECK_BUDGET_S:
-        print(f"error: --time-cap must be more than 0 and at most {CHECK_BUDGET_S:g} seconds, got {args.time_cap:g}",
-              file=sys.stderr)
-        return 2
-    options = CheckOptions(args.address, args.unix_socket or "", args.wait,
-                           CHECK_BUDGET_S if args.time_cap is None else args.time_cap,
-                           args.decision_deadline_ms / 1000.0)
+        return fail(f"--time-cap must be more than 0 and at most {CHECK_BUDGET_S:g} seconds, got {args.time_cap:g}")
+    options = conformance.CheckOptions(args.address, args.unix_socket or "", args.wait,
+                                       CHECK_BUDGET_S if args.time_cap is None else args.time_cap,
+                                       args.decision_deadline_ms / 1000.0)
     try:
-        argv = run_argv(args.run) if args.run is not None else []
+        argv = conformance.run_argv(args.run) if args.run is not None else []
         missing = missing_script(argv, Path.cwd()) if argv else ""
         if missing:
-            raise CheckRefused(missing)
-        with private_check_store() as store:
+            raise conformance.CheckRefused(missing)
+        with conformance.private_check_store() as store:
             name: str | None = None
             token = given
             if given:  # the bot's own identity, read from the arena's registry, copied into the private one
-                name = copy_identity(given, store)
+                name = conformance.copy_identity(given, store)
             elif args.hosted_version is not None:  # as the bot host runs it: a host token of its version
-                name, token = args.name, host_identity(store, args.name, args.hosted_version)
-            run = CheckRun(store, options, name=name, token=token, new_name=args.name or "", argv=argv,
-                           command=args.run or "", say=_say)
+                name, token = args.name, conformance.host_identity(store, args.name, args.hosted_version)
+            run = conformance.CheckRun(store, options, name=name, token=token, new_name=args.name or "", argv=argv,
+                                       command=args.run or "", say=_say)
 
-            async def check() -> int:
-                stop = asyncio.Event()
-                stop_on_signals(stop, ": stopping the bot and exiting now", 130, run.kill_bot)
+            async def check(stop: asyncio.Event) -> int:
                 report = await run.run(stop)
                 for line in report.lines():
                     print(line, flush=True)
@@ -428,10 +323,9 @@ def cmd_bot_check(args: argparse.Namespace) -> int:
                     print(f"error: {report.error}", file=sys.stderr, flush=True)
                 return report.code
 
-            return asyncio.run(check())
-    except (CheckRefused, AddressInUse) as error:  # AddressInUse: the check's gateway shares no port
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+            return run_until_signal(check, ": stopping the bot and exiting now", 130, run.kill_bot)
+    except (conformance.CheckRefused, AddressInUse) as error:  # AddressInUse: the check's gateway shares no port
+        return fail(error)
 
 
 def _say(line: str) -> None:
@@ -439,13 +333,10 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr if line.startswith("started: ") else sys.stdout, flush=True)
 
 
-# ------------------------------------------------------------------------------------------------
-# registration
-# ------------------------------------------------------------------------------------------------
-
-
 def register(commands: Any) -> None:
     """Add `serve`, `match` and `bot run|check` (`bots register` is the organizer API's)."""
+    from arena.metrics import DEFAULT_GATEWAY_METRICS_PORT
+
     serve = commands.add_parser("serve", help="run the bot gateway (gRPC, health, reflection, relay, /metrics)")
     serve.add_argument("--address", default=None, help="listen address (default $UNO_ARENA_GRPC_ADDR or "
                                                        "127.0.0.1:50051: give 0.0.0.0:50051 to be reached "
@@ -459,10 +350,7 @@ def register(commands: Any) -> None:
     admin.add_argument("--insecure-no-admin-token", action="store_true",
                        help="with no admin token configured: serve the organizer API open to anyone who reaches "
                             "the port (warned at start and in /metrics); without this, serve refuses to start")
-    serve.add_argument("--metrics-port", type=int, default=None,
-                       help="Prometheus port (default $UNO_ARENA_METRICS_PORT or 9100; -1: none)")
-    serve.add_argument("--metrics-address", default=None, metavar="ADDR",
-                       help="address the metrics server binds (default $UNO_ARENA_METRICS_ADDRESS, else 127.0.0.1)")
+    add_metrics_options(serve, DEFAULT_GATEWAY_METRICS_PORT)
     serve.add_argument("--gateway-id", default=None, help="id in Redis sessions (default: host-pid-random)")
     serve.add_argument("--hello-timeout", type=float, default=10.0, help="seconds a new stream has to say Hello")
     serve.add_argument("--heartbeat", type=float, default=10.0, help="seconds between Pings")

@@ -1,21 +1,6 @@
-"""`uno-arena gauntlet ...`: is my new version better?
-
-    uno-arena gauntlet --candidate BOT[@VERSION] --baseline BOT[@VERSION] [--opponents A,B] --seats K
-                       [--max-blocks N] [--alpha 0.05] [--beta 0.05] [--mu0 0] [--mu1 0.05] [--min-blocks 16]
-                       [--seed S] [--deadline-ms MS] [--name ID] [--json] [rule options]
-    uno-arena gauntlet list [--limit N] [--json]
-    uno-arena gauntlet show ID [--json]
-    uno-arena gauntlet verify ID [--deals]
-
-A gauntlet is started in the arena at ``--server`` (StartGauntlet, with the admin token as every organizer command
-takes it: :mod:`arena.commands.api`) and played there by the workers: built-in bots in the worker, registered bots
-through the relay and the gateway holding their stream. The command follows it (GetGauntlet) and prints the LLR and
-its bounds after every new block until it ends at a decision or at ``--max-blocks``; Ctrl-C stops following, not
-the gauntlet. `gauntlet list`/`show` read the gauntlets the arena keeps (ListGauntlets, GetGauntlet); `gauntlet
-verify` checks an ended one's revealed seed, salt and secret against its commitment and re-derives its deals.
-
-Exit status of a gauntlet: 0 when it decided (accepted or rejected), 3 when the cap came first, 1 when it
-failed (a bot missing or of the wrong version, matches aborted) or the arena refused a call, 2 for bad
+"""`uno-arena gauntlet ...`: is my new version better? (docs/organizers.md, Gauntlets.) The gauntlet runs in the
+arena; the command follows it, printing the LLR after every new block (Ctrl-C stops following, not the gauntlet).
+Exit status: 0 when it decided, 3 when the cap came first, 1 when it failed or the arena refused a call, 2 for bad
 command-line input.
 """
 
@@ -28,8 +13,9 @@ import time
 from typing import Any
 
 from arena.client import ArenaClient, plain
-from arena.commands import add_rule_options, rules_from_args
-from arena.commands.api import api_command, run_client
+from arena.commands import add_rule_options, fail, number, rules_from_args
+from arena.commands.api import api_command, run_client, with_client
+from arena.commands.tables import aligned, utc_time
 from arena.protocol import arena_pb2
 from arena.protocol.statuses import gauntlet_status
 
@@ -43,10 +29,8 @@ EXIT_BY_STATE = {arena_pb2.GAUNTLET_STATE_ACCEPTED: 0, arena_pb2.GAUNTLET_STATE_
 
 
 def state_name(state: int) -> str:
-    """A gauntlet state for people: its :class:`~arena.tournament.status.GauntletStatus` word (``running``,
-    ``accepted``, ``rejected``, ``inconclusive``, ``failed``); ``unspecified`` for 0 or an unknown number."""
-    status = gauntlet_status(state)
-    return "unspecified" if status is None else status.value
+    """A gauntlet state for people: its :class:`~arena.tournament.status.GauntletStatus` word, else ``unspecified``."""
+    return str(gauntlet_status(state) or "unspecified")
 
 
 def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
@@ -57,8 +41,8 @@ def gauntlet_spec(args: argparse.Namespace) -> arena_pb2.GauntletSpec:
     if not args.candidate or not args.baseline:
         raise ValueError("a gauntlet needs --candidate BOT[@VERSION] and --baseline BOT[@VERSION]")
     sprt_config(args.mu0, args.mu1, args.alpha, args.beta, args.max_blocks, args.min_blocks)
-    for flag, value in (("--seats", args.seats), ("--seed", args.seed or 0), ("--deadline-ms",
-                                                                              args.decision_deadline_ms or 0)):
+    for flag, value in (("--seats", args.seats), ("--seed", args.seed or 0),
+                        ("--deadline-ms", args.decision_deadline_ms or 0)):
         if value < 0:
             raise ValueError(f"{flag} must not be negative, got {value}")
     return arena_pb2.GauntletSpec(
@@ -74,18 +58,14 @@ BIAS_AFTER_ACCEPTANCE = (0.0, 0.03)
 column at true gains of 1-3 x ``mu1``, every case; docs/benchmarks.md, Sequential test)."""
 
 
-def _cap_text(g: arena_pb2.Gauntlet) -> str:
-    if g.spec.max_blocks:
-        return f"at most {g.spec.max_blocks} blocks"
-    return "cap: automatic (where about 1% of such tests are undecided at the current estimate)"
-
-
 def _header(g: arena_pb2.Gauntlet) -> list[str]:
     spec = g.spec
+    cap = (f"at most {spec.max_blocks} blocks" if spec.max_blocks
+           else "cap: automatic (where about 1% of such tests are undecided at the current estimate)")
     return [f"gauntlet {g.gauntlet_id}: {spec.candidate} vs {spec.baseline}, {spec.seats_per_table} seats, opponents "
             f"{', '.join(spec.opponents)}",
             f"H0: gain <= {spec.mu0:g}  H1: gain >= {spec.mu1:g} finishing points per match  alpha {spec.alpha:g}  "
-            f"beta {spec.beta:g}  bounds [{g.llr_lower:.3f}, {g.llr_upper:.3f}]  {_cap_text(g)}"]
+            f"beta {spec.beta:g}  bounds [{g.llr_lower:.3f}, {g.llr_upper:.3f}]  {cap}"]
 
 
 def block_line(block: arena_pb2.GauntletBlock, g: arena_pb2.Gauntlet) -> str:
@@ -167,8 +147,7 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
     try:
         spec = gauntlet_spec(args)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
 
     def body(client: ArenaClient, args: argparse.Namespace) -> int:
         import grpc
@@ -177,8 +156,7 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
             started = client.start_gauntlet(spec, gauntlet_id=args.name)
         except grpc.RpcError as error:
             if isinstance(error, grpc.Call) and error.code() == grpc.StatusCode.INVALID_ARGUMENT:
-                print(f"error: {error.details()}", file=sys.stderr)
-                return 2
+                return fail(error.details())
             raise
         if not args.json:
             print("\n".join(_header(started)), flush=True)
@@ -198,83 +176,70 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
     return run_client(args, body)
 
 
-def _when(ts: Any) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ts.seconds)) + "Z" if ts.seconds else "-"
-
-
 def gauntlet_rows(gauntlets: list[arena_pb2.Gauntlet]) -> list[str]:
     """The lines of `gauntlet list`: id, status, candidate vs baseline, blocks, blocks expected still (``-`` once
     ended or without a direction), LLR, created."""
-    rows = [("ID", "STATUS", "CANDIDATE", "BASELINE", "SEATS", "BLOCKS", "LEFT", "LLR", "CREATED")]
+    rows: list[tuple[str, ...]] = [("ID", "STATUS", "CANDIDATE", "BASELINE", "SEATS", "BLOCKS", "LEFT", "LLR",
+                                    "CREATED")]
     rows += [(g.gauntlet_id, state_name(g.state), g.spec.candidate, g.spec.baseline, str(g.spec.seats_per_table),
               str(g.blocks), f"~{g.expected_blocks_left}" if g.HasField("expected_blocks_left") else "-",
-              f"{g.llr:+.3f}", _when(g.created_at)) for g in gauntlets]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+              f"{g.llr:+.3f}", utc_time(g.created_at)) for g in gauntlets]
+    return aligned(rows)
 
 
 def _gauntlet_json(g: arena_pb2.Gauntlet) -> dict[str, Any]:
     return {**plain(g), "status": state_name(g.state)}
 
 
-def cmd_gauntlet_list(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        gauntlets = client.list_gauntlets(args.limit)
-        if args.json:
-            print(json.dumps([_gauntlet_json(g) for g in gauntlets], sort_keys=True))
-        elif not gauntlets:
-            print("no gauntlets yet")
-        else:
-            print("\n".join(gauntlet_rows(gauntlets)))
+def gauntlet_list(client: ArenaClient, args: argparse.Namespace) -> int:
+    gauntlets = client.list_gauntlets(args.limit)
+    if args.json:
+        print(json.dumps([_gauntlet_json(g) for g in gauntlets], sort_keys=True))
+    elif not gauntlets:
+        print("no gauntlets yet")
+    else:
+        print("\n".join(gauntlet_rows(gauntlets)))
+    return 0
+
+
+def gauntlet_verify(client: ArenaClient, args: argparse.Namespace) -> int:
+    from arena.service.verification import verify_gauntlet_seed
+
+    g = client.get_gauntlet(args.id).gauntlet
+    if g.state == arena_pb2.GAUNTLET_STATE_RUNNING:
+        print(f"gauntlet {g.gauntlet_id} is running: its seed and secret are revealed when it ends; verify it then",
+              file=sys.stderr)
+        return 1
+    found = verify_gauntlet_seed(g.seed_commitment, g.spec.seed, g.seed_salt, g.seed_secret, g.blocks,
+                                 g.spec.seats_per_table)
+    if args.deals:
+        for block, seeds in enumerate(found.deals, start=1):
+            print(f"block {block:4d}  deal seeds by seat: {' '.join(str(seed) for seed in seeds)}")
+    print(f"gauntlet {g.gauntlet_id} ({state_name(g.state)}): seed {g.spec.seed}, commitment "
+          f"{'ok' if found.committed else 'FAILED'}; {len(found.deals)} blocks' deals re-derived from the seed and "
+          "the secret")
+    return 0 if found.committed else 1
+
+
+def gauntlet_show(client: ArenaClient, args: argparse.Namespace) -> int:
+    answer = client.get_gauntlet(args.id)
+    g = answer.gauntlet
+    if args.json:
+        print(json.dumps({**_gauntlet_json(g), "block_list": [plain(b) for b in answer.blocks]}, sort_keys=True))
         return 0
-
-    return run_client(args, body)
-
-
-def cmd_gauntlet_verify(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        from arena.service.verification import verify_gauntlet_seed
-
-        g = client.get_gauntlet(args.id).gauntlet
-        if g.state == arena_pb2.GAUNTLET_STATE_RUNNING:
-            print(f"gauntlet {g.gauntlet_id} is running: its seed and secret are revealed when it ends; verify it "
-                  "then", file=sys.stderr)
-            return 1
-        found = verify_gauntlet_seed(g.seed_commitment, g.spec.seed, g.seed_salt, g.seed_secret, g.blocks,
-                                     g.spec.seats_per_table)
-        if args.deals:
-            for block, seeds in enumerate(found.deals, start=1):
-                print(f"block {block:4d}  deal seeds by seat: {' '.join(str(seed) for seed in seeds)}")
-        print(f"gauntlet {g.gauntlet_id} ({state_name(g.state)}): seed {g.spec.seed}, commitment "
-              f"{'ok' if found.committed else 'FAILED'}; {len(found.deals)} blocks' deals re-derived from the seed "
-              "and the secret")
-        return 0 if found.committed else 1
-
-    return run_client(args, body)
-
-
-def cmd_gauntlet_show(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        answer = client.get_gauntlet(args.id)
-        g = answer.gauntlet
-        if args.json:
-            print(json.dumps({**_gauntlet_json(g), "block_list": [plain(b) for b in answer.blocks]}, sort_keys=True))
-            return 0
-        print("\n".join(gauntlet_rows([g])))
-        for block in answer.blocks:
-            print(block_line(block, g))
-        if g.state == arena_pb2.GAUNTLET_STATE_RUNNING:
-            print(progress_line(g))
-            advice = cap_advice(g)
-            if advice is not None:
-                print(advice)
-        else:
-            print(verdict_line(g))
-        if g.detail:
-            print(f"detail: {g.detail}")
-        return 0
-
-    return run_client(args, body)
+    print("\n".join(gauntlet_rows([g])))
+    for block in answer.blocks:
+        print(block_line(block, g))
+    if g.state == arena_pb2.GAUNTLET_STATE_RUNNING:
+        print(progress_line(g))
+        advice = cap_advice(g)
+        if advice is not None:
+            print(advice)
+    else:
+        print(verdict_line(g))
+    if g.detail:
+        print(f"detail: {g.detail}")
+    return 0
 
 
 def sprt_config(mu0: float, mu1: float, alpha: float, beta: float, max_blocks: int, min_blocks: int | None = None
@@ -288,71 +253,48 @@ def sprt_config(mu0: float, mu1: float, alpha: float, beta: float, max_blocks: i
                       max_blocks=max_blocks or AUTO_CAP_CEILING, auto_cap=not max_blocks)
 
 
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    return value
-
-
-def _whole(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-
-
 def register(commands: Any) -> None:
     """Add `gauntlet` (run, list, show, verify)."""
-    from arena.tournament.stats.sprt import (
-        DEFAULT_ALPHA,
-        DEFAULT_BETA,
-        DEFAULT_MIN_BLOCKS,
-        DEFAULT_MIN_NONZERO,
-        DEFAULT_MU0,
-        DEFAULT_MU1,
-    )
+    from arena.tournament.stats import sprt
 
-    gauntlet = api_command(commands, "gauntlet", cmd_gauntlet,
+    whole, real = number(int, "whole number"), number(float)
+    gauntlet = api_command(commands, "gauntlet", cmd_gauntlet, json="one JSON object per block, then the end",
                            help="is the candidate better than the baseline? duplicate blocks "
                                 "under a sequential test (list, show: stored gauntlets)")
     gauntlet.add_argument("--candidate", default="", metavar="BOT[@VERSION]", help="the bot under test")
     gauntlet.add_argument("--baseline", default="", metavar="BOT[@VERSION]", help="the bot it must beat")
     gauntlet.add_argument("--opponents", default="", metavar="A,B",
                           help="the other seats' bots, cycled (default: heuristic)")
-    gauntlet.add_argument("--seats", type=_whole, default=2, metavar="K", help="seats per table, 2-10 (default 2)")
-    gauntlet.add_argument("--max-blocks", type=_whole, default=DEFAULT_MAX_BLOCKS, metavar="N",
+    gauntlet.add_argument("--seats", type=whole, default=2, metavar="K", help="seats per table, 2-10 (default 2)")
+    gauntlet.add_argument("--max-blocks", type=whole, default=DEFAULT_MAX_BLOCKS, metavar="N",
                           help="stop undecided after N blocks (default 0: automatic, where about 1%% of such tests "
                                "are still undecided at the current estimate)")
-    gauntlet.add_argument("--min-blocks", type=_whole, default=DEFAULT_MIN_BLOCKS, metavar="N",
-                          help=f"no decision before N blocks (default {DEFAULT_MIN_BLOCKS}; nor before "
-                               f"{DEFAULT_MIN_NONZERO} blocks that did not score 0)")
-    gauntlet.add_argument("--alpha", type=_number, default=DEFAULT_ALPHA,
-                          help=f"rate of accepting a candidate that is not better (default {DEFAULT_ALPHA:g})")
-    gauntlet.add_argument("--beta", type=_number, default=DEFAULT_BETA,
-                          help=f"rate of rejecting a candidate better by mu1 (default {DEFAULT_BETA:g})")
-    gauntlet.add_argument("--mu0", type=_number, default=DEFAULT_MU0,
+    gauntlet.add_argument("--min-blocks", type=whole, default=sprt.DEFAULT_MIN_BLOCKS, metavar="N",
+                          help=f"no decision before N blocks (default {sprt.DEFAULT_MIN_BLOCKS}; nor before "
+                               f"{sprt.DEFAULT_MIN_NONZERO} blocks that did not score 0)")
+    gauntlet.add_argument("--alpha", type=real, default=sprt.DEFAULT_ALPHA,
+                          help=f"rate of accepting a candidate that is not better (default {sprt.DEFAULT_ALPHA:g})")
+    gauntlet.add_argument("--beta", type=real, default=sprt.DEFAULT_BETA,
+                          help=f"rate of rejecting a candidate better by mu1 (default {sprt.DEFAULT_BETA:g})")
+    gauntlet.add_argument("--mu0", type=real, default=sprt.DEFAULT_MU0,
                           help=f"H0: the candidate gains at most this many finishing points per match over the "
-                               f"baseline (1 = first, 0 = last; default {DEFAULT_MU0:g})")
-    gauntlet.add_argument("--mu1", type=_number, default=DEFAULT_MU1,
+                               f"baseline (1 = first, 0 = last; default {sprt.DEFAULT_MU0:g})")
+    gauntlet.add_argument("--mu1", type=real, default=sprt.DEFAULT_MU1,
                           help=f"H1: the candidate gains at least this many finishing points per match over the "
-                               f"baseline (default {DEFAULT_MU1:g}: first instead of last on one deal in 20, net)")
-    gauntlet.add_argument("--seed", type=_whole, default=None, help="seed of the deals (default: random, not shown)")
-    gauntlet.add_argument("--deadline-ms", dest="decision_deadline_ms", type=_whole, default=None, metavar="MS",
+                               f"baseline (default {sprt.DEFAULT_MU1:g}: first instead of last on one deal in 20, net)")
+    gauntlet.add_argument("--seed", type=whole, default=None, help="seed of the deals (default: random, not shown)")
+    gauntlet.add_argument("--deadline-ms", dest="decision_deadline_ms", type=whole, default=None, metavar="MS",
                           help="per-decision deadline (default: the arena's)")
     gauntlet.add_argument("--name", default="", metavar="ID", help="gauntlet id (default: generated)")
-    gauntlet.add_argument("--json", action="store_true", help="one JSON object per block, then the end")
     gauntlet.add_argument("--poll", type=float, default=POLL_S, help=argparse.SUPPRESS)
     add_rule_options(gauntlet)
     actions = gauntlet.add_subparsers(dest="gauntlet_command", required=False, metavar="ACTION")
-    listing = api_command(actions, "list", cmd_gauntlet_list, help="the arena's gauntlets, newest first")
-    listing.add_argument("--limit", type=_whole, default=0, help="at most N (default: the arena's, 50)")
-    listing.add_argument("--json", action="store_true")
-    show = api_command(actions, "show", cmd_gauntlet_show, help="one gauntlet and its blocks")
+    listing = api_command(actions, "list", with_client(gauntlet_list), json="",
+                          help="the arena's gauntlets, newest first")
+    listing.add_argument("--limit", type=whole, default=0, help="at most N (default: the arena's, 50)")
+    show = api_command(actions, "show", with_client(gauntlet_show), json="", help="one gauntlet and its blocks")
     show.add_argument("id", metavar="ID")
-    show.add_argument("--json", action="store_true")
-    verify = api_command(actions, "verify", cmd_gauntlet_verify,
+    verify = api_command(actions, "verify", with_client(gauntlet_verify),
                          help="check an ended gauntlet's revealed seed and secret against its "
                               "commitment; --deals prints every block's deal seeds")
     verify.add_argument("id", metavar="ID")

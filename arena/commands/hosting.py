@@ -1,19 +1,5 @@
-"""`uno-arena bot submit|submissions|output` (an author's submitted bots) and `uno-arena host` (the bot host).
-
-    uno-arena bot submit NAME PATH [--server HOST:PORT] [--token-file FILE]
-        PATH: a folder (packed here), or a .tar.gz/.tgz/.tar/.zip archive, with uno-bot.toml (or uno-bot.json) at
-        its top (docs/hosting.md). Sent through SubmitBot with the bot's own token ($UNO_ARENA_BOT_TOKEN, or the
-        file $UNO_ARENA_BOT_TOKEN_FILE or --token-file names) or the admin's; prints the new version and its
-        sha256. A refused submission: one line with the reason, exit 1.
-    uno-arena bot submissions NAME [--json]
-        The bot's versions with their verdicts (checking with its place in the queue of checks, admitted,
-        rejected, stopped, and why) and its hosted process.
-    uno-arena bot output NAME
-        The last output (stdout and stderr, at most 64 KiB) of the bot's hosted process.
-    uno-arena host [--gateway-socket PATH] [--work-dir DIR] [--metrics-port 9104] [limits] [--no-cgroups]
-        The bot host: checks new submissions in the sandbox and runs every hosted bot's newest admitted version
-        (arena.hosting), each in a cgroup of its own where the machine allows (said at the start). Redis:
-        $REDIS_URL. SIGTERM/SIGINT stop every hosted process and exit 0.
+"""`uno-arena bot submit|submissions|output|prune` (an author's submitted bots) and `uno-arena host` (the bot host:
+it checks new submissions in the sandbox and runs every hosted bot's newest admitted version). docs/hosting.md.
 """
 
 from __future__ import annotations
@@ -22,25 +8,17 @@ import argparse
 import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from arena.commands import positive_float, positive_int, subparsers_of
-from arena.commands.api import api_command, run_client
+from arena.client import ArenaClient
+from arena.commands import add_metrics_options, fail, positive_float, positive_int, subparsers_of
+from arena.commands.api import api_command, with_client
 from arena.commands.archive_dir import add_archive_dir_option
+from arena.commands.tables import utc_time
 
 DEFAULT_HOST_METRICS_PORT = 9104
 DEFAULT_GATEWAY_SOCKET = "/run/uno-arena/gateway.sock"
-
-
-def _author_token(args: argparse.Namespace) -> str | None:
-    """The admin's token when configured (``--token-file`` or the environment), else the bot's own."""
-    from arena.client.connection import token_from
-
-    if args.token_file or token_from():
-        return None
-    return token_from(env="UNO_ARENA_BOT_TOKEN", file_env="UNO_ARENA_BOT_TOKEN_FILE") or None
 
 
 def _archive(path: str) -> bytes:
@@ -60,77 +38,52 @@ def _archive(path: str) -> bytes:
 
 def cmd_bot_submit(args: argparse.Namespace) -> int:
     try:
-        token = _author_token(args)
         archive = _archive(args.path)
     except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
 
-    def body(client: Any, args: argparse.Namespace) -> int:
+    def body(client: ArenaClient, args: argparse.Namespace) -> int:
         submission = client.submit_bot(args.name, archive)
         print(f"submitted {args.name} version {submission.version} ({submission.runtime}: "
               f"{' '.join(submission.command)}), sha256 {submission.sha256}, {submission.size} bytes")
         print(f"the bot host checks it in the sandbox: see `uno-arena bot submissions {args.name}`")
         return 0
 
-    return run_client(args, body, token)
+    return with_client(body, as_author=True)(args)
 
 
-def _when(stamp: Any) -> str:
-    seconds = stamp.ToSeconds() if stamp.ByteSize() else 0
-    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(seconds)) if seconds else "-"
+def bot_submissions(client: ArenaClient, args: argparse.Namespace) -> int:
+    from arena.client import plain, submission_state
 
+    reply = client.list_submissions(args.name)
+    if args.json:
+        import json
 
-def _as_author(args: argparse.Namespace, body: Any) -> int:
-    """Run ``body`` through the organizer API with the bot author's token (one line and exit 2 without one)."""
-    try:
-        token = _author_token(args)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return run_client(args, body, token)
-
-
-def cmd_bot_submissions(args: argparse.Namespace) -> int:
-
-    def body(client: Any, args: argparse.Namespace) -> int:
-        from arena.client import plain, submission_state
-
-        reply = client.list_submissions(args.name)
-        if args.json:
-            import json
-
-            print(json.dumps(plain(reply)))
-            return 0
-        if not reply.submissions:
-            print(f"no submissions of bot {args.name!r}: submit one with `uno-arena bot submit {args.name} PATH`")
-        for s in reply.submissions:
-            waiting = f", number {s.queue_position} in the queue of checks" if s.queue_position else ""
-            print(f"version {s.version} {submission_state(s.state)}{waiting} ({s.runtime}: {' '.join(s.command)}) "
-                  f"sha256 {s.sha256[:16]} submitted {_when(s.submitted_at)}")
-            for line in s.reason.splitlines():
-                print(f"  | {line}")
-        hosted = reply.hosted
-        if hosted.state:
-            print(f"hosted process: {hosted.state}, version {hosted.version}, {hosted.restarts} restarts, since "
-                  f"{_when(hosted.since)}" + (f": {hosted.detail}" if hosted.detail else ""))
+        print(json.dumps(plain(reply)))
         return 0
+    if not reply.submissions:
+        print(f"no submissions of bot {args.name!r}: submit one with `uno-arena bot submit {args.name} PATH`")
+    for s in reply.submissions:
+        waiting = f", number {s.queue_position} in the queue of checks" if s.queue_position else ""
+        print(f"version {s.version} {submission_state(s.state)}{waiting} ({s.runtime}: {' '.join(s.command)}) "
+              f"sha256 {s.sha256[:16]} submitted {utc_time(s.submitted_at)}")
+        for line in s.reason.splitlines():
+            print(f"  | {line}")
+    hosted = reply.hosted
+    if hosted.state:
+        print(f"hosted process: {hosted.state}, version {hosted.version}, {hosted.restarts} restarts, since "
+              f"{utc_time(hosted.since)}" + (f": {hosted.detail}" if hosted.detail else ""))
+    return 0
 
-    return _as_author(args, body)
 
-
-def cmd_bot_output(args: argparse.Namespace) -> int:
-
-    def body(client: Any, args: argparse.Namespace) -> int:
-        output = client.get_bot_output(args.name)
-        if not output:
-            print(f"no output of a hosted process of bot {args.name!r}")
-            return 0
-        sys.stdout.write(output.decode("utf-8", "replace"))
-        sys.stdout.flush()
+def bot_output(client: ArenaClient, args: argparse.Namespace) -> int:
+    output = client.get_bot_output(args.name)
+    if not output:
+        print(f"no output of a hosted process of bot {args.name!r}")
         return 0
-
-    return _as_author(args, body)
+    sys.stdout.write(output.decode("utf-8", "replace"))
+    sys.stdout.flush()
+    return 0
 
 
 def _limits(args: argparse.Namespace) -> Any:
@@ -139,8 +92,7 @@ def _limits(args: argparse.Namespace) -> Any:
     mib = 1024 * 1024
     return Limits(cpu_seconds=args.cpu_seconds, memory_bytes=args.memory_mib * mib, processes=args.processes,
                   open_files=args.open_files, file_size_bytes=args.file_size_mib * mib, tmp_bytes=args.tmp_mib * mib,
-                  tmp_inodes=args.tmp_inodes,
-                  lifetime_s=float(args.lifetime), connect_s=float(args.connect_timeout),
+                  tmp_inodes=args.tmp_inodes, lifetime_s=float(args.lifetime), connect_s=float(args.connect_timeout),
                   bot_memory_bytes=args.bot_memory_mib * mib, bot_cpus=args.bot_cpus)
 
 
@@ -150,20 +102,16 @@ def cmd_bot_prune(args: argparse.Namespace) -> int:
     from arena.store import Store, StoreConfigError, UnknownBot
 
     if not os.environ.get("REDIS_URL", "").strip():
-        print("error: no Redis: set REDIS_URL to the arena's Redis (bot prune is the admin's, on the store)",
-              file=sys.stderr)
-        return 2
+        return fail("no Redis: set REDIS_URL to the arena's Redis (bot prune is the admin's, on the store)")
     if args.keep < 0:
-        print("error: --keep must be 0 or more", file=sys.stderr)
-        return 2
+        return fail("--keep must be 0 or more")
     with Store.from_url() as store:
         try:
             store.check_reachable()
             use_archive_dir(store, args.archive_dir)
             name = store.bots.get(args.name).name
         except (StoreConfigError, ArchiveDirError, UnknownBot) as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+            return fail(error)
         deleted = store.submissions.keep_newest(name, args.keep)
         swept = store.submissions.sweep()
     kept = ", ".join(str(v) for v in deleted) or "none"
@@ -173,27 +121,22 @@ def cmd_bot_prune(args: argparse.Namespace) -> int:
 
 def cmd_host(args: argparse.Namespace) -> int:
     from arena.commands.archive_dir import ArchiveDirError, use_archive_dir
-    from arena.commands.gateway import stop_on_signals
+    from arena.commands.gateway import run_until_signal
     from arena.hosting.host import BotHost, HostConfig, HostMetrics
     from arena.hosting.identity import uid_range
     from arena.hosting.sandbox import sandbox_missing
-    from arena.metrics import MetricsPortError, metrics_address, metrics_port, start_metrics_server
+    from arena.metrics import MetricsPortError, start_exporter
     from arena.store import Store, StoreConfigError
     from arena.store.identities import UidRangeConflict
 
-    try:
-        missing = sandbox_missing()  # a real bwrap run: a container may forbid the namespaces (docs/hosting.md)
-        if missing:
-            raise ValueError(missing)
-        if not os.path.exists(args.gateway_socket):
-            raise ValueError(f"--gateway-socket {args.gateway_socket}: no such socket: start the gateway with "
-                             f"`uno-arena serve --unix-socket {args.gateway_socket}` first")
-        if not os.environ.get("REDIS_URL", "").strip():
-            raise ValueError("no Redis: set REDIS_URL to the arena's Redis (the gateway's)")
-        port = metrics_port(DEFAULT_HOST_METRICS_PORT, args.metrics_port)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    missing = sandbox_missing()  # a real bwrap run: a container may forbid the namespaces (docs/hosting.md)
+    if missing:
+        return fail(missing)
+    if not os.path.exists(args.gateway_socket):
+        return fail(f"--gateway-socket {args.gateway_socket}: no such socket: start the gateway with "
+                    f"`uno-arena serve --unix-socket {args.gateway_socket}` first")
+    if not os.environ.get("REDIS_URL", "").strip():
+        return fail("no Redis: set REDIS_URL to the arena's Redis (the gateway's)")
     store = Store.from_url()
     metrics = HostMetrics()
     try:
@@ -201,17 +144,13 @@ def cmd_host(args: argparse.Namespace) -> int:
         if os.geteuid() == 0:  # the sandboxes' uids: every host of this arena must agree on the range
             uid_range(store)
         archive_dir = use_archive_dir(store, args.archive_dir, writable=False)
-        server = start_metrics_server(port, metrics_address(args.metrics_address), metrics.registry) \
-            if port >= 0 else None
-    except (StoreConfigError, MetricsPortError, ArchiveDirError, UidRangeConflict) as error:
-        print(f"error: {error}", file=sys.stderr)
+        server = start_exporter(DEFAULT_HOST_METRICS_PORT, args.metrics_port, args.metrics_address, metrics.registry)
+    except (StoreConfigError, MetricsPortError, ArchiveDirError, UidRangeConflict, ValueError) as error:
         store.close()
-        return 2
+        return fail(error)
     work_dir = args.work_dir or os.path.join(os.getcwd(), "uno-arena-host")
 
-    async def main() -> int:
-        stop = asyncio.Event()
-        stop_on_signals(stop, " while stopping the hosted bots: exiting now", 1)
+    async def main(stop: asyncio.Event) -> int:
         config = HostConfig(args.gateway_socket, work_dir, _limits(args), check_wait_s=float(args.check_wait),
                             check_time_cap_s=float(args.check_time_cap), parallel_checks=args.parallel_checks,
                             cgroups=not args.no_cgroups)
@@ -225,7 +164,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         return 0
 
     try:
-        return asyncio.run(main())
+        return run_until_signal(main, " while stopping the hosted bots: exiting now")
     finally:
         if server is not None:
             server.close()
@@ -239,9 +178,8 @@ def register(commands: Any) -> None:
                               "bot host to run in its sandbox (docs/hosting.md)")
     submit.add_argument("path", help="a folder, or a .tar.gz/.tgz/.tar/.zip archive, with uno-bot.toml at its top")
 
-    listing = api_command(bot, "submissions", cmd_bot_submissions, "name",
-                          help="a bot's submitted versions, their verdicts (and why), its hosted process")
-    listing.add_argument("--json", action="store_true")
+    api_command(bot, "submissions", with_client(bot_submissions, as_author=True), "name", json="",
+                help="a bot's submitted versions, their verdicts (and why), its hosted process")
 
     prune = bot.add_parser("prune", help="the admin: delete a bot's old submitted versions (all but the newest N "
                                          "and the one running), freeing its quota; archives no version refers to "
@@ -251,7 +189,7 @@ def register(commands: Any) -> None:
     add_archive_dir_option(prune)
     prune.set_defaults(func=cmd_bot_prune)
 
-    api_command(bot, "output", cmd_bot_output, "name",
+    api_command(bot, "output", with_client(bot_output, as_author=True), "name",
                 help="the last output (stdout and stderr) of a bot's hosted process")
 
     host = commands.add_parser("host", help="the bot host: runs submitted bots in a bubblewrap sandbox")
@@ -261,11 +199,7 @@ def register(commands: Any) -> None:
     add_archive_dir_option(host)
     host.add_argument("--work-dir", default=None, metavar="DIR",
                       help="where unpacked packages and sandbox specs go (default ./uno-arena-host)")
-    host.add_argument("--metrics-port", type=int, default=None,
-                      help=f"Prometheus port (default $UNO_ARENA_METRICS_PORT or {DEFAULT_HOST_METRICS_PORT}; "
-                           "-1: none)")
-    host.add_argument("--metrics-address", default=None, metavar="ADDR",
-                      help="address the metrics server binds (default $UNO_ARENA_METRICS_ADDRESS, else 127.0.0.1)")
+    add_metrics_options(host, DEFAULT_HOST_METRICS_PORT)
     limits = host.add_argument_group("limits of every hosted process (docs/hosting.md)")
     limits.add_argument("--cpu-seconds", type=positive_int, default=600, help="CPU time per process (RLIMIT_CPU)")
     limits.add_argument("--memory-mib", type=positive_int, default=1024, help="address space (RLIMIT_AS)")

@@ -1,9 +1,7 @@
 """The argument parser of every `uno-arena` command: argparse's, except that a mistyped option is named in one line
 with the option it most likely meant (``unknown option --bost: did you mean --bots?``), exit status 2, instead of a
-usage text ending in "the following arguments are required" or "unrecognized arguments".
-
-Sub-command parsers are made by ``add_subparsers`` with the parser's own class, so every sub-command of the CLI gets
-this behaviour from :class:`ArenaParser` at the top.
+usage text ending in "the following arguments are required" or "unrecognized arguments". ``add_subparsers`` makes
+sub-command parsers of the parser's own class, so every sub-command gets this from :class:`ArenaParser` at the top.
 """
 
 from __future__ import annotations
@@ -62,6 +60,9 @@ class ArenaParser(argparse.ArgumentParser):
     """argparse's parser that names a mistyped option (see the module docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Options are taken only as spelled out, in every sub-command: options share prefixes (``--target`` and
+        # ``--target-score``, ``--token`` and ``--token-file``), so an abbreviation could silently mean another.
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._given: list[str] = []
 

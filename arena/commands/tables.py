@@ -3,7 +3,8 @@ of a leaderboard, a tournament's progress line, and :func:`watch`, which follows
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.client import ArenaClient, one_line, state_name
@@ -13,10 +14,25 @@ from arena.protocol import arena_pb2
 _ENDED_BADLY = (arena_pb2.TOURNAMENT_STATE_CANCELLED, arena_pb2.TOURNAMENT_STATE_FAILED)
 
 
-def aligned(rows: list[tuple[str, ...]], left: frozenset[int]) -> list[str]:
+def utc_time(stamp: Any) -> str:
+    """A ``Timestamp`` as ``YYYY-MM-DD HH:MM:SSZ``; ``-`` when unset."""
+    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(stamp.seconds)) if stamp.seconds else "-"
+
+
+ELIDED = "..."
+
+
+def aligned(rows: list[tuple[str, ...]], left: frozenset[int] | None = None, caps: Sequence[int] = ()) -> list[str]:
+    """Aligned lines of ``rows``: the columns in ``left`` (None: every one) to the left, the others to the right; the
+    first columns at most as wide as their ``caps``, a longer value cut, ending in :data:`ELIDED`."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-            .rstrip() for row in rows]
+    widths[:len(caps)] = [min(width, cap) for width, cap in zip(widths, caps, strict=False)]
+
+    def cell(i: int, text: str) -> str:
+        text = text if len(text) <= widths[i] else text[: widths[i] - len(ELIDED)] + ELIDED
+        return text.ljust(widths[i]) if left is None or i in left else text.rjust(widths[i])
+
+    return ["  ".join(cell(i, text) for i, text in enumerate(row)).rstrip() for row in rows]
 
 
 def batch_cells(batch: Any | None) -> tuple[str, str, str]:
@@ -69,10 +85,8 @@ STANDINGS_NOTE = (
 
 
 def standings_text(response: Any) -> str:
-    """The standings table of a GetStandingsResponse: rank, tier, wins, win rate with its 95 % interval, points,
-    counters, then the batch rating (interval, rank range) and the pool's OpenSkill rating; a line naming
-    the bots not told apart, the head-to-head table of a 2-seat tournament, what the columns mean, and whether
-    the standings are final."""
+    """The standings of a GetStandingsResponse (:data:`STANDINGS_HEADER`), the verdicts, the head-to-head table of a
+    2-seat tournament, what the columns mean, and whether the standings are final."""
     rows: list[tuple[str, ...]] = [STANDINGS_HEADER]
     for row in response.standings:
         has_rate = row.HasField("win_rate")
@@ -119,23 +133,18 @@ def progress_line(tournament: Any, width: int = 30) -> str:
     filled = min(width, int(width * done / total))
     bar = "#" * filled + "." * (width - filled)
     failed = f", {tournament.matches_failed} aborted" if tournament.matches_failed else ""
-    return (
-        f"{tournament.tournament_id} [{bar}] {done}/{tournament.matches_total} matches "
-        f"({100.0 * done / total:.0f}%{failed}) {state_name(tournament.state)}"
-    )
+    return (f"{tournament.tournament_id} [{bar}] {done}/{tournament.matches_total} matches "
+            f"({100.0 * done / total:.0f}%{failed}) {state_name(tournament.state)}")
 
 
 def watch(client: ArenaClient, tournament_id: str, out: Any, *, quiet: bool = False) -> int:
     """Follow a tournament to its end, then print its standings; 0 if it finished."""
     tty = bool(getattr(out, "isatty", lambda: False)())
     last = None
-    final_state = arena_pb2.TOURNAMENT_STATE_UNSPECIFIED
     shown = -1
     previous = ""
     for update in client.watch_tournament(tournament_id):
-        t = update.tournament
-        final_state = t.state
-        last = t
+        t = last = update.tournament
         line = progress_line(t)
         if quiet or line == previous:
             continue
@@ -152,9 +161,8 @@ def watch(client: ArenaClient, tournament_id: str, out: Any, *, quiet: bool = Fa
         print(file=out)
     if last is None:
         return 1
-    if final_state == arena_pb2.TOURNAMENT_STATE_FINISHED:
-        standings = client.get_standings(tournament_id)
-        print(standings_text(standings), file=out)
+    if last.state == arena_pb2.TOURNAMENT_STATE_FINISHED:
+        print(standings_text(client.get_standings(tournament_id)), file=out)
         return 0
-    print(f"tournament {tournament_id} ended {state_name(final_state)}: {last.detail}", file=out)
+    print(f"tournament {tournament_id} ended {state_name(last.state)}: {last.detail}", file=out)
     return 1

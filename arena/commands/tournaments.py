@@ -1,36 +1,6 @@
-"""`uno-arena tournament ...`, `uno-arena replay`, `uno-arena bots ...`: thin clients of ArenaService.
-
-Every command talks to the organizer API (``uno_arena.v1.ArenaService``) at ``--server HOST:PORT`` (default
-``$UNO_ARENA_TARGET``, else ``localhost:50051``; ``--target HOST:PORT`` is the same, and a number there is refused:
-the match target score is ``--target-score`` in every command) and sends
-``authorization: Bearer TOKEN`` with the token of ``--token-file FILE`` (the admin token, or a bot's own token
-for what a bot may read), else ``$UNO_ARENA_ADMIN_TOKEN``, else the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names
-(no token: anonymous calls, public data only). Nothing here touches Redis or Celery.
-
-    uno-arena bots register NAME [--description TEXT]      # prints the token, once
-    uno-arena bots list [--json] [--include-deleted]
-    uno-arena bots rotate-token NAME [--output FILE]       # a new token; the old one stops working at once
-    uno-arena bots revoke NAME                             # no token works until rotate-token
-    uno-arena bots delete NAME                             # for good: results stay, the name stays taken
-    uno-arena bot log NAME [--follow] [--limit N] [--json] # the bot's incident log (its own token, or admin's)
-    uno-arena tournament create --bots random,heuristic,mybot [--seats 3] [--deals 4] [--duplicate]
-                                [--seed 7] [--deadline-ms 500] [--variant classic] [--target-score 200]
-                                [--name ID] [--idempotency-key KEY] [--watch]
-                                [--deals-of TOURNAMENT | --seed S --seed-secret HEX]  # replay known deals
-                                [--require-connected [--connect-wait SECONDS]]
-    uno-arena tournament list [--status running,pending] [--json]
-    uno-arena tournament schedule --cron "0 3 * * *" --bots ... (same spec options)
-    uno-arena schedule list [--json]
-    uno-arena schedule delete SCHEDULE_ID                  # no further tournament starts from it
-    uno-arena tournament watch TOURNAMENT_ID
-    uno-arena tournament standings TOURNAMENT_ID [--json]  # --json: numbers as numbers, every field present
-    uno-arena tournament export TOURNAMENT_ID [--format csv|json] [--output FILE]
-    uno-arena tournament cancel TOURNAMENT_ID [--reason TEXT]
-    uno-arena tournament verify TOURNAMENT_ID              # once ended: seed commitment, every match replayed
-    uno-arena replay MATCH_ID [--seat N] [--json]
-
-Exit status: 0 on success, 1 when the server refuses the request (its status and message are
-printed), 2 for bad command-line input.
+"""`uno-arena tournament ...`, `schedule ...`, `replay`, `bots ...` and `bot log`: thin clients of the organizer
+API (docs/organizers.md). Exit status: 0 on success, 1 when the arena refuses (its status and message printed), 2
+for bad command-line input.
 """
 
 from __future__ import annotations
@@ -39,23 +9,14 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
-from arena.client import ArenaClient, plain, state_name
-from arena.commands import add_rule_options, not_negative, positive_int, rules_from_args, subparsers_of
-from arena.commands.api import add_server_options, api_command, run_client
-from arena.commands.tables import standings_text, watch
+from arena.client import ArenaClient, one_line, plain, state_name
+from arena.commands import add_rule_options, fail, not_negative, positive_int, rules_from_args, subparsers_of
+from arena.commands.api import EVERY_FIELD, api_command, run_client, with_client
+from arena.commands.tables import ELIDED, aligned, standings_text, utc_time, watch
 from arena.tournament.spec import DEFAULT_LAG_COMPENSATION_CAP_MS, DUPLICATE_ORDERS, SAFE_DUPLICATE_ORDERS
 from arena.tournament.status import TournamentStatus
-
-# -- formatting ----------------------------------------------------------------------------------
-
-
-def _when(ts: Any) -> str:
-    if ts is None or (ts.seconds == 0 and ts.nanos == 0):
-        return "-"
-    return datetime.fromtimestamp(ts.seconds + ts.nanos / 1e9, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _json(message: Any) -> str:
@@ -67,82 +28,52 @@ def _json(message: Any) -> str:
 # -- bots ----------------------------------------------------------------------------------------
 
 
-def cmd_bots_list(args: argparse.Namespace) -> int:
+def bots_list(client: ArenaClient, args: argparse.Namespace) -> int:
     from arena.protocol import arena_pb2
 
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        bots = list(client.list_bots(include_deleted=args.include_deleted))
-        if args.json:
-            print(_json(arena_pb2.ListBotsResponse(bots=bots)))
-            return 0
-        if not bots:
-            print("no bots registered (built-in bots need no registration: random, heuristic)")
-            return 0
-        for line in bots_table(bots):
-            print(line)
+    bots = list(client.list_bots(include_deleted=args.include_deleted))
+    if args.json:
+        print(_json(arena_pb2.ListBotsResponse(bots=bots)))
+    elif not bots:
+        print("no bots registered (built-in bots need no registration: random, heuristic)")
+    else:
+        print("\n".join(bots_table(bots)))
+    return 0
+
+
+def bots_show(client: ArenaClient, args: argparse.Namespace) -> int:
+    bot = client.get_bot(args.name)
+    if args.json:
+        print(_json(bot))
         return 0
-
-    return run_client(args, body)
-
-
-def cmd_bots_show(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        bot = client.get_bot(args.name)
-        if args.json:
-            print(_json(bot))
-            return 0
-        state = "deleted" if bot.deleted else "revoked" if bot.revoked else "connected" if bot.connected else "offline"
-        print(f"{bot.name}: {state}; current version {bot.bot_version or '-'}")
-        if bot.description:
-            print(f"description: {_one_line(bot.description)}")
-        if bot.versions:
-            print("versions seen (first seen, last seen, UTC):")
-            for seen in bot.versions:
-                first = seen.first_seen.ToDatetime().strftime("%Y-%m-%d %H:%M")
-                last = seen.last_seen.ToDatetime().strftime("%Y-%m-%d %H:%M")
-                print(f"  {_one_line(seen.version)[:40]:<40} {first}  {last}")
-        elif not bot.bot_version:
-            print("(versions are shown to the admin and to the bot itself)")
-        return 0
-
-    return run_client(args, body)
+    state = "deleted" if bot.deleted else "revoked" if bot.revoked else "connected" if bot.connected else "offline"
+    print(f"{bot.name}: {state}; current version {bot.bot_version or '-'}")
+    if bot.description:
+        print(f"description: {one_line(bot.description)}")
+    if bot.versions:
+        print("versions seen (first seen, last seen):")
+        for seen in bot.versions:
+            print(f"  {one_line(seen.version)[:40]:<40} {utc_time(seen.first_seen)}  {utc_time(seen.last_seen)}")
+    elif not bot.bot_version:
+        print("(versions are shown to the admin and to the bot itself)")
+    return 0
 
 
-BOTS_TABLE_WIDTHS = {"name": 32, "version": 24}
+BOTS_TABLE_WIDTHS = (32, 24)
 """The widest the name and version columns of `bots list` get; a longer value is cut, ending in :data:`ELIDED`."""
-ELIDED = "..."
 
 
 def bots_table(bots: list[Any]) -> list[str]:
     """The lines of `bots list`: a header, one row per bot (``ListBots`` messages), and a note when a value was
-    cut. Columns are as wide as their widest value up to :data:`BOTS_TABLE_WIDTHS`, so they stay aligned
-    whatever the bots send as their version; the description, last, is never cut. Every cell is one line."""
-    rows = [
-        (_one_line(bot.name), _one_line(bot.bot_version), "yes" if bot.connected else "no", _when(bot.created_at),
-         (_one_line(bot.description) + (" [deleted]" if bot.deleted else " [revoked]" if bot.revoked else "")).strip())
-        for bot in bots
-    ]
-    header = ("name", "version", "connected", "registered", "description")
-    caps = (BOTS_TABLE_WIDTHS["name"], BOTS_TABLE_WIDTHS["version"], None, None)
-    widths = [max([len(header[i]), *(len(row[i]) for row in rows)]) for i in range(4)]
-    widths = [min(width, cap) if cap else width for width, cap in zip(widths, caps, strict=True)]
-    cut = False
-    lines = []
-    for row in [header, *rows]:
-        cells = []
-        for value, width in zip(row, widths, strict=False):
-            if len(value) > width:
-                value, cut = value[: width - len(ELIDED)] + ELIDED, True
-            cells.append(f"{value:<{width}}")
-        lines.append(" ".join([*cells, row[-1]]).rstrip())
-    if cut:
+    cut to :data:`BOTS_TABLE_WIDTHS` (so columns stay aligned whatever the bots send as their version)."""
+    rows = [(one_line(bot.name), one_line(bot.bot_version), "yes" if bot.connected else "no", utc_time(bot.created_at),
+             (one_line(bot.description)
+              + (" [deleted]" if bot.deleted else " [revoked]" if bot.revoked else "")).strip())
+            for bot in bots]
+    lines = aligned([("name", "version", "connected", "registered", "description"), *rows], caps=BOTS_TABLE_WIDTHS)
+    if any(len(row[i]) > cap for row in rows for i, cap in enumerate(BOTS_TABLE_WIDTHS)):
         lines.append(f"({ELIDED} marks a value cut to fit its column; --json shows every value whole)")
     return lines
-
-
-def _one_line(text: str) -> str:
-    """``text`` with every non-printable character (a newline, a tab, an escape) shown as a space."""
-    return "".join(c if c.isprintable() else " " for c in text)
 
 
 def _print_token(token: str, output: str | None) -> None:
@@ -155,78 +86,54 @@ def _print_token(token: str, output: str | None) -> None:
         print(f"token (shown once, keep it secret): {token}")
 
 
-def cmd_bots_rotate(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        reply = client.rotate_bot_token(args.name)
-        print(f"new token for bot {reply.bot.name!r}: the previous one no longer works and its streams were closed")
-        _print_token(reply.token, args.output)
+def bots_rotate(client: ArenaClient, args: argparse.Namespace) -> int:
+    reply = client.rotate_bot_token(args.name)
+    print(f"new token for bot {reply.bot.name!r}: the previous one no longer works and its streams were closed")
+    _print_token(reply.token, args.output)
+    return 0
+
+
+def bots_revoke(client: ArenaClient, args: argparse.Namespace) -> int:
+    bot = client.revoke_bot(args.name)
+    print(f"revoked the token of bot {bot.name!r}: no token works until `uno-arena bots rotate-token {bot.name}`")
+    return 0
+
+
+def bots_delete(client: ArenaClient, args: argparse.Namespace) -> int:
+    bot = client.delete_bot(args.name)
+    print(f"deleted bot {bot.name!r}: its results stay; the name cannot be registered again")
+    return 0
+
+
+def bots_register(client: ArenaClient, args: argparse.Namespace) -> int:
+    reply = client.register_bot(args.name, args.description)
+    print(f"registered bot {reply.bot.name!r}")
+    _print_token(reply.token, args.output)
+    return 0
+
+
+def bot_log(client: ArenaClient, args: argparse.Namespace) -> int:
+    """`bot log NAME`: the bot's incident log; ``--follow`` keeps printing new incidents until Ctrl-C."""
+    from arena.protocol import arena_pb2
+
+    if args.follow:
+        _follow_bot_log(client, args.name, args.limit, args.poll)
         return 0
-
-    return run_client(args, body)
-
-
-def cmd_bots_revoke(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        bot = client.revoke_bot(args.name)
-        print(f"revoked the token of bot {bot.name!r}: no token works until `uno-arena bots rotate-token "
-              f"{bot.name}`")
+    reply = client.get_bot_log(args.name, limit=args.limit)
+    if args.json:
+        print(_json(arena_pb2.GetBotLogResponse(incidents=reply.incidents, last_seq=reply.last_seq)))
         return 0
-
-    return run_client(args, body)
-
-
-def cmd_bots_delete(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        bot = client.delete_bot(args.name)
-        print(f"deleted bot {bot.name!r}: its results stay; the name cannot be registered again")
-        return 0
-
-    return run_client(args, body)
-
-
-def cmd_bots_register(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        reply = client.register_bot(args.name, args.description)
-        print(f"registered bot {reply.bot.name!r}")
-        _print_token(reply.token, getattr(args, "output", None))
-        return 0
-
-    return run_client(args, body)
+    if not reply.incidents:
+        print(f"no incidents logged for bot {args.name!r}")
+    for incident in reply.incidents:
+        print(_incident_line(incident))
+    return 0
 
 
 def cmd_bot_log(args: argparse.Namespace) -> int:
-    """`bot log NAME`: the bot's incident log; ``--follow`` keeps printing new incidents until Ctrl-C. The token:
-    ``--token-file``, else the admin token of the environment, else the bot's ($UNO_ARENA_BOT_TOKEN, or the file
-    $UNO_ARENA_BOT_TOKEN_FILE names)."""
-    from arena.client.connection import token_from
-    from arena.protocol import arena_pb2
-
     if args.limit < 0 or args.limit > 1000:
-        print(f"error: --limit must be between 0 and 1000, got {args.limit}", file=sys.stderr)
-        return 2
-    try:
-        token = None
-        if not args.token_file and not token_from():
-            token = token_from(env="UNO_ARENA_BOT_TOKEN", file_env="UNO_ARENA_BOT_TOKEN_FILE") or None
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        if args.follow:
-            _follow_bot_log(client, args.name, args.limit, args.poll)
-            return 0
-        reply = client.get_bot_log(args.name, limit=args.limit)
-        if args.json:
-            print(_json(arena_pb2.GetBotLogResponse(incidents=reply.incidents, last_seq=reply.last_seq)))
-            return 0
-        if not reply.incidents:
-            print(f"no incidents logged for bot {args.name!r}")
-        for incident in reply.incidents:
-            print(_incident_line(incident))
-        return 0
-
-    return run_client(args, body, token, bot=args.name)
+        return fail(f"--limit must be between 0 and 1000, got {args.limit}")
+    return with_client(bot_log, as_author=True)(args)
 
 
 def _incident_line(incident: Any) -> str:
@@ -239,8 +146,7 @@ def _incident_line(incident: Any) -> str:
 
 
 def _follow_bot_log(client: ArenaClient, name: str, limit: int, poll_s: float) -> None:
-    """Print the newest incidents of bot ``name``, then each new one as it comes (polling every ``poll_s``), until
-    Ctrl-C."""
+    """Print bot ``name``'s newest incidents, then each new one (polling every ``poll_s``), until Ctrl-C."""
     import time
 
     response = client.get_bot_log(name, limit=limit)
@@ -252,9 +158,6 @@ def _follow_bot_log(client: ArenaClient, name: str, limit: int, poll_s: float) -
         if not response.incidents or last >= response.last_seq:  # caught up: wait for more
             time.sleep(poll_s)
         response = client.get_bot_log(name, after_seq=last)
-
-
-# -- tournaments ---------------------------------------------------------------------------------
 
 
 def _add_spec_options(parser: argparse.ArgumentParser) -> None:
@@ -325,13 +228,11 @@ def duplicate_warning(participants: Sequence[str], duplicate: bool, orders: str 
 
 
 def _run_with_spec(args: argparse.Namespace, body: Callable[[ArenaClient, argparse.Namespace, Any], int]) -> int:
-    """Build the tournament spec from the options (exit 2 naming a bad one), warn about duplicate deals among remote
-    bots, then run ``body`` with it."""
+    """Run ``body`` with the tournament spec of the options (exit 2 naming a bad one), warning of duplicate deals."""
     try:
         spec = spec_message(args)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     warning = duplicate_warning(list(spec.participants), spec.duplicate_deals, spec.duplicate_orders)
     if warning:
         print(warning, file=sys.stderr)
@@ -339,8 +240,7 @@ def _run_with_spec(args: argparse.Namespace, body: Callable[[ArenaClient, argpar
 
 
 DEFAULT_CONNECT_WAIT_S = 10.0
-"""`tournament create --require-connected`: seconds the arena waits for the participants to connect (the arena's
-default, shown in the help)."""
+"""`tournament create --require-connected`: seconds the arena waits for the participants (the arena's default)."""
 
 
 def cmd_tournament_create(args: argparse.Namespace) -> int:
@@ -389,11 +289,9 @@ def cmd_tournament_create(args: argparse.Namespace) -> int:
         return 0
 
     if args.seed_secret and args.deals_of:
-        print("error: give --deals-of or --seed-secret, not both", file=sys.stderr)
-        return 2
+        return fail("give --deals-of or --seed-secret, not both")
     if args.seed_secret and not args.seed:
-        print("error: --seed-secret needs the seed it goes with: add --seed S", file=sys.stderr)
-        return 2
+        return fail("--seed-secret needs the seed it goes with: add --seed S")
     args.seed_secret = args.seed_secret.strip().lower()
     return _run_with_spec(args, body)
 
@@ -409,7 +307,7 @@ def cmd_tournament_schedule(args: argparse.Namespace) -> int:
     def body(client: ArenaClient, args: argparse.Namespace, spec: Any) -> int:
         s = client.schedule_tournament(spec, args.cron, time_zone=args.time_zone,
                                        idempotency_key=args.idempotency_key)
-        print(f"schedule {s.schedule_id}: '{s.cron}' ({s.time_zone}); next run {_when(s.next_run_at)}")
+        print(f"schedule {s.schedule_id}: '{s.cron}' ({s.time_zone}); next run {utc_time(s.next_run_at)}")
         return 0
 
     return _run_with_spec(args, body)
@@ -426,20 +324,11 @@ def statuses_of(text: str) -> list[TournamentStatus]:
 
 
 LIST_CELL_WIDTH = 40
-"""`tournament list`: the widest an id or bots cell gets before it is cut (ending in ``...``)."""
+"""`tournament list` and `schedule list`: the widest a cell gets before it is cut (ending in :data:`ELIDED`)."""
 
 
 def _cells(rows: list[tuple[str, ...]]) -> list[str]:
-    """Aligned lines of ``rows`` (the first the header): every column but the last as wide as its widest value
-    up to :data:`LIST_CELL_WIDTH` (longer values cut, ending in ``...``), every cell on one line."""
-    rows = [tuple("".join(c if c.isprintable() else " " for c in cell) for cell in row) for row in rows]
-    widths = [min(LIST_CELL_WIDTH, max(len(row[i]) for row in rows)) for i in range(len(rows[0]) - 1)]
-    lines = []
-    for row in rows:
-        cells = [value if len(value) <= width else value[: width - 3] + "..."
-                 for value, width in zip(row, widths, strict=False)]
-        lines.append(" ".join([*(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)), row[-1]]).rstrip())
-    return lines
+    return aligned([tuple(map(one_line, row)) for row in rows], caps=[LIST_CELL_WIDTH] * (len(rows[0]) - 1))
 
 
 def tournaments_table(tournaments: list[Any]) -> list[str]:
@@ -447,111 +336,83 @@ def tournaments_table(tournaments: list[Any]) -> list[str]:
     header = ("id", "state", "matches", "bots", "created", "schedule", "detail")
     return _cells([header, *(
         (t.tournament_id, state_name(t.state), f"{t.matches_done}/{t.matches_total}", ",".join(t.spec.participants),
-         _when(t.created_at), t.schedule_id or "-", t.detail)
+         utc_time(t.created_at), t.schedule_id or "-", t.detail)
         for t in tournaments
     )])
 
 
-def cmd_tournament_list(args: argparse.Namespace) -> int:
+def tournament_list(client: ArenaClient, args: argparse.Namespace) -> int:
     from itertools import islice
 
     from arena.protocol.statuses import TOURNAMENT_STATE_OF
 
     states = [TOURNAMENT_STATE_OF[status] for status in args.status or ()]
+    tournaments = list(islice(client.list_tournaments(states), args.limit))
+    if args.json:
+        print(json.dumps([plain(t) for t in tournaments], indent=2))
+    elif not tournaments:
+        which = f" {' or '.join(args.status)}" if args.status else ""
+        print(f"no{which} tournaments")
+    else:
+        print("\n".join(tournaments_table(tournaments)))
+    return 0
 
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        tournaments = list(islice(client.list_tournaments(states), args.limit))
-        if args.json:
-            print(json.dumps([plain(t) for t in tournaments], indent=2))
-            return 0
-        if not tournaments:
-            which = f" {' or '.join(args.status)}" if args.status else ""
-            print(f"no{which} tournaments")
-            return 0
-        for line in tournaments_table(tournaments):
-            print(line)
+
+def schedule_list(client: ArenaClient, args: argparse.Namespace) -> int:
+    schedules = client.list_schedules()
+    if args.json:
+        print(json.dumps([plain(s) for s in schedules], indent=2))
+    elif not schedules:
+        print("no schedules (create one with `uno-arena tournament schedule --cron ... --bots ...`)")
+    else:
+        rows = [(s.schedule_id, s.cron, utc_time(s.next_run_at), ",".join(s.spec.participants)) for s in schedules]
+        print("\n".join(_cells([("id", "cron", "next run", "bots"), *rows])))
+    return 0
+
+
+def schedule_delete(client: ArenaClient, args: argparse.Namespace) -> int:
+    s = client.delete_schedule(args.schedule_id)
+    print(f"deleted schedule {s.schedule_id} ('{s.cron}'): it starts no further tournament; the tournaments it "
+          "started go on")
+    return 0
+
+
+def tournament_watch(client: ArenaClient, args: argparse.Namespace) -> int:
+    return watch(client, args.tournament_id, sys.stdout, quiet=args.quiet)
+
+
+def tournament_standings(client: ArenaClient, args: argparse.Namespace) -> int:
+    reply = client.get_standings(args.tournament_id)
+    if args.json:
+        print(json.dumps(plain(reply), indent=2))
         return 0
-
-    return run_client(args, body)
-
-
-def cmd_schedule_list(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        schedules = client.list_schedules()
-        if args.json:
-            print(json.dumps([plain(s) for s in schedules], indent=2))
-            return 0
-        if not schedules:
-            print("no schedules (create one with `uno-arena tournament schedule --cron ... --bots ...`)")
-            return 0
-        header = ("id", "cron", "next run", "bots")
-        for line in _cells([header, *((s.schedule_id, s.cron, _when(s.next_run_at), ",".join(s.spec.participants))
-                                      for s in schedules)]):
-            print(line)
-        return 0
-
-    return run_client(args, body)
+    print(standings_text(reply))
+    t = client.get_tournament(args.tournament_id)
+    if t.deals_known:
+        print(deals_known_line(t))
+    return 0
 
 
-def cmd_schedule_delete(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        s = client.delete_schedule(args.schedule_id)
-        print(f"deleted schedule {s.schedule_id} ('{s.cron}'): it starts no further tournament; the tournaments it "
-              "started go on")
-        return 0
-
-    return run_client(args, body)
+def tournament_cancel(client: ArenaClient, args: argparse.Namespace) -> int:
+    t = client.cancel_tournament(args.tournament_id, args.reason)
+    print(f"tournament {t.tournament_id}: {state_name(t.state)} after {t.matches_done} of {t.matches_total} "
+          f"matches ({t.detail})")
+    return 0
 
 
-def cmd_tournament_watch(args: argparse.Namespace) -> int:
-    return run_client(args, lambda client, a: watch(client, a.tournament_id, sys.stdout, quiet=a.quiet))
-
-
-def cmd_tournament_standings(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        reply = client.get_standings(args.tournament_id)
-        if args.json:
-            print(json.dumps(plain(reply), indent=2))
-            return 0
-        print(standings_text(reply))
-        t = client.get_tournament(args.tournament_id)
-        if t.deals_known:
-            print(deals_known_line(t))
-        return 0
-
-    return run_client(args, body)
-
-
-def cmd_tournament_cancel(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        t = client.cancel_tournament(args.tournament_id, args.reason)
-        print(f"tournament {t.tournament_id}: {state_name(t.state)} after {t.matches_done} of {t.matches_total} "
-              f"matches ({t.detail})")
-        return 0
-
-    return run_client(args, body)
-
-
-def cmd_tournament_export(args: argparse.Namespace) -> int:
+def tournament_export(client: ArenaClient, args: argparse.Namespace) -> int:
     from arena.protocol import arena_pb2
 
     fmt = arena_pb2.EXPORT_FORMAT_JSON if args.format == "json" else arena_pb2.EXPORT_FORMAT_CSV
-
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        reply = client.export_results(args.tournament_id, fmt)
-        if args.output in (None, "-"):
-            sys.stdout.buffer.write(reply.data)
-            sys.stdout.flush()
-        else:
-            with open(args.output, "wb") as handle:
-                handle.write(reply.data)
-            print(f"wrote {len(reply.data)} bytes to {args.output}", file=sys.stderr)
-        return 0
-
-    return run_client(args, body)
-
-
-# -- replays -------------------------------------------------------------------------------------
+    reply = client.export_results(args.tournament_id, fmt)
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(reply.data)
+        sys.stdout.flush()
+    else:
+        with open(args.output, "wb") as handle:
+            handle.write(reply.data)
+        print(f"wrote {len(reply.data)} bytes to {args.output}", file=sys.stderr)
+    return 0
 
 
 def replay_text(replay: Any) -> str:
@@ -565,35 +426,25 @@ def replay_text(replay: Any) -> str:
         flags = " [fallback]" if step.fallback else ""
         refusal = f" refused: {step.refusal}" if step.refusal else ""
         who = names.get(step.seat, "?")
-        lines.append(
-            f"#{step.decision_number} seat {step.seat} ({who}): {step.action.text}{flags} {step.latency_ms} ms{refusal}"
-        )
+        lines.append(f"#{step.decision_number} seat {step.seat} ({who}): {step.action.text}{flags} "
+                     f"{step.latency_ms} ms{refusal}")
         lines += [f"  {e.text}" for e in step.events]
     r = replay.result
     winner = f"seat {r.winner} ({names.get(r.winner, '?')})" if r.HasField("winner") else "none"
-    lines.append(
-        f"end: {game_pb2.EndReason.Name(replay.reason).removeprefix('END_REASON_').lower()}; "
-        f"scores {list(r.scores)}; winner {winner}; rounds {r.rounds}"
-    )
+    lines.append(f"end: {game_pb2.EndReason.Name(replay.reason).removeprefix('END_REASON_').lower()}; "
+                 f"scores {list(r.scores)}; winner {winner}; rounds {r.rounds}")
     return "\n".join(lines)
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    def body(client: ArenaClient, args: argparse.Namespace) -> int:
-        replay = client.get_replay(args.match_id, args.seat)
-        print(_json(replay) if args.json else replay_text(replay))
-        return 0
-
-    return run_client(args, body)
-
-
-# -- registration --------------------------------------------------------------------------------
+def replay(client: ArenaClient, args: argparse.Namespace) -> int:
+    found = client.get_replay(args.match_id, args.seat)
+    print(_json(found) if args.json else replay_text(found))
+    return 0
 
 
 def time_zone_option(value: str) -> str:
-    """``--time-zone VALUE`` as the arena reads it (an IANA name; "", "Z" or any case of "UTC" for UTC), checked
-    before anything is sent, so the error names the flag and the value (the arena's own error speaks of the
-    ``CRON_TZ=`` prefix it stores the zone as)."""
+    """``--time-zone VALUE`` (an IANA name; "", "Z" or "UTC" for UTC), checked here so that the error names the flag
+    (the arena's own speaks of the ``CRON_TZ=`` prefix it stores the zone as)."""
     from arena.tournament.cron import CronError, parse_cron, with_time_zone
 
     if value in ("", "Z"):  # arena.server.organizer.UTC_NAMES that are no IANA name
@@ -607,7 +458,7 @@ def time_zone_option(value: str) -> str:
 
 
 def register(commands: Any) -> None:
-    """Add `tournament`, `replay` and `bots` (list, register) to the `uno-arena` sub-commands."""
+    """Add `tournament`, `schedule`, `replay`, `bot log` and `bots` to the `uno-arena` sub-commands."""
     tournament = subparsers_of(commands, "tournament", "create, schedule, watch and read tournaments", "tournament_cmd")
 
     create = api_command(tournament, "create", cmd_tournament_create,
@@ -627,18 +478,17 @@ def register(commands: Any) -> None:
                         help=f"with --require-connected: how long the arena waits for them to connect (default "
                              f"{DEFAULT_CONNECT_WAIT_S:g})")
 
-    ls = api_command(tournament, "list", cmd_tournament_list,
+    ls = api_command(tournament, "list", with_client(tournament_list), json=EVERY_FIELD,
                      help="tournaments, newest first (anyone; seeds only once they ended)")
     ls.add_argument("--status", type=statuses_of, action="extend", default=None, metavar="STATE[,STATE]",
                     help=f"only tournaments in these states ({', '.join(TournamentStatus)})")
     ls.add_argument("--limit", type=positive_int, default=None, metavar="N", help="at most N tournaments")
-    ls.add_argument("--json", action="store_true", help="every field, numbers as numbers")
 
     schedules = subparsers_of(commands, "schedule", "list and delete cron schedules (create them with `tournament "
                               "schedule`)", "schedule_cmd")
-    sl = api_command(schedules, "list", cmd_schedule_list, help="every schedule with its next run (admin)")
-    sl.add_argument("--json", action="store_true", help="every field, numbers as numbers")
-    api_command(schedules, "delete", cmd_schedule_delete, "schedule_id",
+    api_command(schedules, "list", with_client(schedule_list), json=EVERY_FIELD,
+                help="every schedule with its next run (admin)")
+    api_command(schedules, "delete", with_client(schedule_delete), "schedule_id",
                 help="delete a schedule: no further tournament starts from it (admin)")
 
     sched = api_command(tournament, "schedule", cmd_tournament_schedule,
@@ -646,68 +496,49 @@ def register(commands: Any) -> None:
     _add_spec_options(sched)
     sched.add_argument("--cron", required=True, help="five fields, UTC: minute hour day month weekday")
     sched.add_argument("--time-zone", default="", type=time_zone_option,
-                       help="IANA time zone of the cron fields, e.g. Europe/Helsinki "
-                                                        "(default UTC)")
+                       help="IANA time zone of the cron fields, e.g. Europe/Helsinki (default UTC)")
 
-    w = api_command(tournament, "watch", cmd_tournament_watch, "tournament_id",
+    w = api_command(tournament, "watch", with_client(tournament_watch), "tournament_id",
                     help="follow a tournament's progress until it ends")
     w.add_argument("--quiet", action="store_true", help="print only the final standings")
-
-    st = api_command(tournament, "standings", cmd_tournament_standings, "tournament_id",
-                     help="standings (provisional while running)")
-    st.add_argument("--json", action="store_true", help="every field, numbers as numbers (null when unknown)")
-
-    cancel = api_command(tournament, "cancel", cmd_tournament_cancel, "tournament_id",
+    api_command(tournament, "standings", with_client(tournament_standings), "tournament_id",
+                json=f"{EVERY_FIELD} (null when unknown)",
+                help="standings (provisional while running)")
+    cancel = api_command(tournament, "cancel", with_client(tournament_cancel), "tournament_id",
                          help="cancel a pending or running tournament (no further match starts)")
     cancel.add_argument("--reason", default="", help="kept as the tournament's detail")
-
-    ex = api_command(tournament, "export", cmd_tournament_export, "tournament_id",
+    ex = api_command(tournament, "export", with_client(tournament_export), "tournament_id",
                      help="export results as CSV (one line per match and seat) or JSON")
     ex.add_argument("--format", choices=("csv", "json"), default="csv")
     ex.add_argument("--output", "-o", default=None, help="file to write (default: standard output)")
 
-    if "replay" not in commands.choices:
-        rp = api_command(commands, "replay", cmd_replay, "match_id",
-                         help="a match's replay, omniscient or as one seat saw it")
-        rp.add_argument("--seat", type=int, default=None, help="the seat whose view to show")
-        rp.add_argument("--json", action="store_true")
+    rp = api_command(commands, "replay", with_client(replay), "match_id", json="",
+                     help="a match's replay, omniscient or as one seat saw it")
+    rp.add_argument("--seat", type=int, default=None, help="the seat whose view to show")
 
     bot = subparsers_of(commands, "bot", "run, check and register remote bots", "bot_command")
-    if "log" not in bot.choices:
-        log = api_command(bot, "log", cmd_bot_log, "name",
-                          help="a bot's incident log: refusals, timeouts, fallbacks, forfeits, disconnects "
-                               "(the bot's own token, or the admin's)")
-        log.add_argument("--follow", "-f", action="store_true", help="keep printing new incidents until Ctrl-C")
-        log.add_argument("--limit", type=int, default=0, help="the newest N incidents (default 100, at most 1000)")
-        log.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)
-        log.add_argument("--json", action="store_true")
+    log = api_command(bot, "log", cmd_bot_log, "name", json="",
+                      help="a bot's incident log: refusals, timeouts, fallbacks, forfeits, disconnects "
+                           "(the bot's own token, or the admin's)")
+    log.add_argument("--follow", "-f", action="store_true", help="keep printing new incidents until Ctrl-C")
+    log.add_argument("--limit", type=int, default=0, help="the newest N incidents (default 100, at most 1000)")
+    log.add_argument("--poll", type=float, default=2.0, help=argparse.SUPPRESS)
 
     bots = subparsers_of(commands, "bots", "register and list bots", "bots_cmd")
-    if "list" not in bots.choices:
-        ls = api_command(bots, "list", cmd_bots_list,
-                         help="registered bots, with their version and whether they are connected")
-        ls.add_argument("--json", action="store_true")
-        ls.add_argument("--include-deleted", action="store_true", help="deleted bots too (admin only)")
-    if "show" not in bots.choices:
-        show = api_command(bots, "show", cmd_bots_show, "name",
-                           help="one bot: its state and every version it connected with")
-        show.add_argument("--json", action="store_true")
-    if "register" not in bots.choices:
-        reg = api_command(bots, "register", cmd_bots_register, "name",
-                          help="register a bot; prints its token (shown once)")
-        reg.add_argument("--description", default="")
-        reg.add_argument("--output", "-o", default=None, metavar="FILE",
-                         help="write the token to FILE (mode 0600) instead of printing it")
-    for name, func, text in (
-        ("rotate-token", cmd_bots_rotate, "a new token for a bot; the old one stops working at once (admin)"),
-        ("revoke", cmd_bots_revoke, "no token of the bot works until rotate-token (admin)"),
-        ("delete", cmd_bots_delete, "delete a bot for good: results stay, the name stays taken (admin)"),
-    ):
-        if name not in bots.choices:
-            sub = bots.add_parser(name, help=text)
-            sub.add_argument("name")
-            if name == "rotate-token":
-                sub.add_argument("--output", "-o", default=None, metavar="FILE",
-                                 help="write the token to FILE (mode 0600) instead of printing it")
-            add_server_options(sub)
-            sub.set_defaults(func=func)
+    ls = api_command(bots, "list", with_client(bots_list), json="",
+                     help="registered bots, with their version and whether they are connected")
+    ls.add_argument("--include-deleted", action="store_true", help="deleted bots too (admin only)")
+    api_command(bots, "show", with_client(bots_show), "name", json="",
+                help="one bot: its state and every version it connected with")
+    reg = api_command(bots, "register", with_client(bots_register), "name",
+                      help="register a bot; prints its token (shown once)")
+    reg.add_argument("--description", default="")
+    rotate = api_command(bots, "rotate-token", with_client(bots_rotate), "name",
+                         help="a new token for a bot; the old one stops working at once (admin)")
+    for parser in (reg, rotate):
+        parser.add_argument("--output", "-o", default=None, metavar="FILE",
+                            help="write the token to FILE (mode 0600) instead of printing it")
+    api_command(bots, "revoke", with_client(bots_revoke), "name",
+                help="no token of the bot works until rotate-token (admin)")
+    api_command(bots, "delete", with_client(bots_delete), "name",
+                help="delete a bot for good: results stay, the name stays taken (admin)")

@@ -1,35 +1,15 @@
-"""`uno-arena tournament verify ID`: check an ended tournament's seed commitment and replay every match.
-
-Over the organizer API only (anyone may run it once the tournament ended; before, only the admin could
-read what it needs, and the seed is not revealed yet):
-
-1. the tournament (``GetTournament``): ``seed_commitment``, ``revealed_seed``, ``seed_salt``, ``seed_secret``;
-   the commitment must be ``hex(SHA-256(salt || seed as 8-byte big-endian || secret))``
-   (:func:`arena.tournament.commitment.check_commitment`);
-2. the spec (the tournament's, read by :func:`arena.protocol.specs.tournament_spec_from_proto`) and the
-   recorded matches (``ListMatches``): the spec's seed must be the revealed one;
-   the schedule is re-derived from the spec (:func:`arena.tournament.schedule`: tables, seats and each
-   match's deal seed ``derive_seed("deal", seed, secret, table, deal)``), and every recorded result must be a
-   scheduled match with the scheduled seats and deal seed (and, once finished, every scheduled match must
-   have a result);
-3. every scored match's omniscient replay (``GetReplay``): its seed must be the derived deal seed, its rules
-   and seats the scheduled ones, and its recorded actions, replayed with the engine from that seed, must be
-   legal and end with the stored scores, winner and number of rounds.
-
-It prints one line per problem (naming the match) and a summary; exit status 0 only when everything is
-consistent, 1 otherwise (or when the server refuses a call), 2 for bad command-line input.
+"""`uno-arena tournament verify ID`: check an ended tournament's seed commitment, its schedule against every recorded
+result and every scored match's replay, over the organizer API only (docs/organizers.md, Verification).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any, TextIO
+from typing import Any
 
 from arena.client import ArenaClient
 from arena.commands import subparsers_of
-from arena.commands.api import add_server_options as _add_target
-from arena.commands.api import run_client as _run
+from arena.commands.api import api_command, with_client
 from arena.protocol import arena_pb2
 
 
@@ -59,7 +39,7 @@ def recorded_match(summary: arena_pb2.MatchSummary) -> Any:
                          tuple(result.forfeited_seats), scored)
 
 
-def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> int:
+def tournament_verify(client: ArenaClient, args: argparse.Namespace) -> int:
     """Check one tournament (:func:`arena.service.verification.verify_tournament`, over the organizer API); prints
     the problems and a summary, returns the exit status."""
     import grpc
@@ -71,16 +51,16 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
     from arena.service.verification import verify_tournament as verify
     from arena.tournament.status import TournamentStatus
 
+    tournament_id = args.tournament_id
     t = client.get_tournament(tournament_id)
     state = tournament_status(t.state)
     if state is None or not state.ended:
-        print(f"tournament {tournament_id} is {state_name(t.state)}: its seed is revealed when it ends; verify it then",
-              file=out)
+        print(f"tournament {tournament_id} is {state_name(t.state)}: its seed is revealed when it ends; verify it then")
         return 1
     try:
         spec = tournament_spec_from_proto(t.spec, tournament_id)
     except ValueError as error:
-        print(f"{tournament_id}: the tournament's spec is invalid: {error}", file=out)
+        print(f"{tournament_id}: the tournament's spec is invalid: {error}")
         return 1
     facts = TournamentFacts(tournament_id, state, spec, t.seed_commitment, t.revealed_seed, t.seed_salt,
                             t.seed_secret, deals_known=t.deals_known)
@@ -94,29 +74,22 @@ def verify_tournament(client: ArenaClient, tournament_id: str, out: TextIO) -> i
             details = error.details() if isinstance(error, grpc.Call) else str(error)
             raise ReplayUnavailable(f"{code}: {details}") from None
 
-    found = verify(facts, results, replay_of, lambda where, text: print(f"{where}: {text}", file=out, flush=True))
+    found = verify(facts, results, replay_of, lambda where, text: print(f"{where}: {text}", flush=True))
     verdict = "consistent" if found.consistent else f"{len(found.problems)} problem(s)"
-    unplayed = ""
-    if found.missing and state is not TournamentStatus.FINISHED:
-        unplayed = f", {found.missing} not played ({state})"
+    ended_early = found.missing and state is not TournamentStatus.FINISHED
+    unplayed = f", {found.missing} not played ({state})" if ended_early else ""
     print(f"tournament {tournament_id} ({state}): seed {t.revealed_seed}, commitment "
           f"{'ok' if found.committed else 'FAILED'}; {found.scheduled} scheduled matches re-derived, "
-          f"{found.replayed} replayed, {found.unscored} not scored{unplayed}: {verdict}", file=out)
+          f"{found.replayed} replayed, {found.unscored} not scored{unplayed}: {verdict}")
     if found.deals_known:
         from arena.commands.tournaments import deals_known_line
 
-        print(deals_known_line(t), file=out)
+        print(deals_known_line(t))
     return 0 if found.consistent else 1
-
-
-def cmd_tournament_verify(args: argparse.Namespace) -> int:
-    return _run(args, lambda client, a: verify_tournament(client, a.tournament_id, sys.stdout))
 
 
 def register(commands: Any) -> None:
     """Add `tournament verify` to the `uno-arena` sub-commands."""
     tournament = subparsers_of(commands, "tournament", "create, schedule, watch and read tournaments", "tournament_cmd")
-    v = tournament.add_parser("verify", help="check an ended tournament's seed commitment and replay every match")
-    v.add_argument("tournament_id")
-    _add_target(v)
-    v.set_defaults(func=cmd_tournament_verify)
+    api_command(tournament, "verify", with_client(tournament_verify), "tournament_id",
+                help="check an ended tournament's seed commitment and replay every match")

@@ -1,34 +1,19 @@
-"""`uno-arena web`: serve the web front (arena/web) with uvicorn.
-
-    uno-arena web [--address 127.0.0.1] [--port 8080] [--server HOST:PORT] [--grafana-url URL]
-
-The pages read the organizer API at ``--server`` (default ``$UNO_ARENA_TARGET``, else ``localhost:50051``) as an
-anonymous caller: they show what the API shows everyone (no seed or replay of a running tournament). The admin
-token of the environment (``$UNO_ARENA_ADMIN_TOKEN`` or the file ``$UNO_ARENA_ADMIN_TOKEN_FILE`` names, or
-``--token-file``), when set, is used for two things only: counting each bot's incidents by kind for its page (the
-details stay with the bot's author), and reading each bot's description, version and whether it is connected now
-(arena.web.views.PublicBot; never a token, a seed or a hidden card). Prometheus metrics of the web front
-are at ``/metrics``.
-
-The listening socket is bound before anything is printed: a port in use (or an address that cannot be bound) is
-one line naming the fix and exit 2, never a URL followed by uvicorn's own error. Proxy headers
-(``X-Forwarded-For``) are trusted only from the proxies ``--trusted-proxies`` names (default: none, so every client
-is the address the connection comes from; uvicorn's own default would trust loopback).
+"""`uno-arena web`: serve the web front (arena/web, docs/web.md) with uvicorn. The pages read the organizer API as an
+anonymous caller; an admin token, when configured, is used only for each bot's incident counts, description, version
+and connection. The listening socket is bound before anything is printed, so a port in use is one line and exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import ipaddress
 import socket
-import sys
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from arena.client import ArenaClient
+from typing import Any
 
 from arena.client import ArenaClient
+from arena.commands import fail
 
 DEFAULT_ADDRESS = "127.0.0.1"
 DEFAULT_PORT = 8080
@@ -77,7 +62,6 @@ def trusted_proxies(text: str) -> list[str]:
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from arena.client import ArenaClient
     from arena.client.connection import token_from
     from arena.commands.api import server_address
     from arena.web.app import DEFAULT_POLL_S, create_app
@@ -88,48 +72,35 @@ def cmd_web(args: argparse.Namespace) -> int:
     if args.poll is None:
         args.poll = DEFAULT_POLL_S
     if not 0 <= args.port <= 65535:
-        print(f"error: --port {args.port} is not a TCP port (0-65535)", file=sys.stderr)
-        return 2
+        return fail(f"--port {args.port} is not a TCP port (0-65535)")
     if args.poll <= 0:
-        print(f"error: --poll {args.poll} must be a positive number of seconds", file=sys.stderr)
-        return 2
+        return fail(f"--poll {args.poll} must be a positive number of seconds")
     if not 1 <= args.search_workers <= 64:
-        print(f"error: --search-workers {args.search_workers} must be 1 to 64 processes", file=sys.stderr)
-        return 2
-    try:
-        proxies = trusted_proxies(args.trusted_proxies)
-        target = server_address(args.server, None)
-        admin_token = token_from(token_file=args.token_file)
-        client = public_client(target, tls=args.tls, tls_ca=args.tls_ca)
-        admin = ArenaClient(target, admin_token, tls=args.tls, tls_ca=args.tls_ca) if admin_token else None
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    try:
-        sock = listening_socket(args.address, args.port)
-    except OSError as error:
-        client.close()
-        if admin is not None:
-            admin.close()
-        print(f"error: {error}", file=sys.stderr, flush=True)
-        return 2
-    limits = NO_LIMITS if args.no_client_limits else None
-    app = create_app(client, make_bot=make_bot, admin_client=admin, poll_s=args.poll, grafana_url=args.grafana_url,
-                     limits=limits, search_workers=args.search_workers)
-    port = sock.getsockname()[1]
-    host = f"[{args.address}]" if ":" in args.address else args.address
-    trust = f"; X-Forwarded-For trusted from {', '.join(proxies)}" if proxies else ""
-    print(f"uno-arena web: http://{host}:{port}/ (organizer API {target}{trust})", flush=True)
-    config = uvicorn.Config(app, host=args.address, port=port, log_level=args.log_level, access_log=False,
-                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        close_bot_processes(app.state)
-        sock.close()
-        client.close()
-        if admin is not None:
-            admin.close()
+        return fail(f"--search-workers {args.search_workers} must be 1 to 64 processes")
+    with contextlib.ExitStack() as stack:
+        try:
+            proxies = trusted_proxies(args.trusted_proxies)
+            target = server_address(args.server, None)
+            admin_token = token_from(token_file=args.token_file)
+            client = stack.enter_context(public_client(target, tls=args.tls, tls_ca=args.tls_ca))
+            admin = stack.enter_context(ArenaClient(target, admin_token, tls=args.tls, tls_ca=args.tls_ca)) \
+                if admin_token else None
+            sock = stack.enter_context(listening_socket(args.address, args.port))
+        except (ValueError, OSError) as error:
+            return fail(error)
+        limits = NO_LIMITS if args.no_client_limits else None
+        app = create_app(client, make_bot=make_bot, admin_client=admin, poll_s=args.poll,
+                         grafana_url=args.grafana_url, limits=limits, search_workers=args.search_workers)
+        port = sock.getsockname()[1]
+        host = f"[{args.address}]" if ":" in args.address else args.address
+        trust = f"; X-Forwarded-For trusted from {', '.join(proxies)}" if proxies else ""
+        print(f"uno-arena web: http://{host}:{port}/ (organizer API {target}{trust})", flush=True)
+        config = uvicorn.Config(app, host=args.address, port=port, log_level=args.log_level, access_log=False,
+                                proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
+        try:
+            uvicorn.Server(config).run(sockets=[sock])
+        finally:
+            close_bot_processes(app.state)
     return 0
 
 

@@ -1,13 +1,9 @@
-"""One run of the conformance checks (:mod:`arena.conformance.checks`) against a bot under check, on an arena in
-this process (:func:`arena.local_arena.inprocess_arena`) with a private store of its own (:func:`private_check_store`:
-an embedded redis-server on a Unix socket, gone at the end, so a check writes nothing, no bot and no incident, into
-any arena).
+"""One run of the conformance checks against a bot, on an arena in this process with a private store of its own
+(:func:`private_check_store`), so a check writes nothing, no bot and no incident, into any arena.
 
-The bot is a command (``bot check --run``: its own process group, its output kept, :class:`BotProcess`) or a Python
-bot played through the kit in this process (:class:`KitBotTask`), or neither (the author starts it). The checks race
-the bot's end (the check under way fails at once, the bot's last output lines shown), a stop (Ctrl-C/SIGTERM: exit
-130) and the time cap past the wait; whichever comes first, :class:`CheckRun` ends with a verdict per check
-(:class:`CheckReport`) and stops the bot.
+The bot is a command (:class:`BotProcess`), a Python bot played through the kit in this process
+(:class:`KitBotTask`), or started by its author. The checks race the bot's end, a stop (exit 130) and the time cap;
+whichever comes first, :class:`CheckRun` ends with a verdict per check (:class:`CheckReport`) and stops the bot.
 """
 
 from __future__ import annotations
@@ -28,6 +24,7 @@ import grpc
 
 from arena.client import rpc_error_line
 from arena.hosting.check import CHECK_BUDGET_S
+from arena.hosting.process import describe_exit, stop_group
 from arena.local_arena import InProcessArena, inprocess_arena
 from arena.store import Store
 from bots import make_bot
@@ -35,8 +32,7 @@ from bots.kit import BotClient, Playable, bot_factory
 
 from .checks import CheckProgress, CheckResult, all_passed, code_errors_check, run_checks
 
-BOT_STOP_GRACE_S = 3.0
-"""A bot under check gets this long to exit after SIGTERM; then its process group is killed."""
+BOT_STOP_GRACE_S = 3.0  # a bot under check gets this long to exit after SIGTERM; then its process group is killed
 OUTPUT_TAIL_LINES = 20
 
 
@@ -45,8 +41,7 @@ class CheckRefused(Exception):
 
 
 def run_argv(command: str) -> list[str]:
-    """The argv of a bot command (``{target}``, ``{token}`` and ``{name}`` filled in later); CheckRefused when it
-    cannot be split, is empty, or has another template field."""
+    """The argv of a bot command; CheckRefused when it cannot be split, is empty, or has an unknown field."""
     try:
         argv = shlex.split(command)
     except ValueError as error:
@@ -63,18 +58,9 @@ def run_argv(command: str) -> list[str]:
     return argv
 
 
-def describe_exit(code: int) -> str:
-    if code < 0:
-        with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(-code).name}"
-        return f"killed by signal {-code}"
-    return f"exited with code {code}"
-
-
 class BotProcess:
-    """The bot command of `bot check --run`: its own process group (so a bot that starts children, a shell or
-    node, is stopped whole), its output kept (the last lines, shown when it exits or a check fails), its exit
-    noticed at once."""
+    """The bot command of `bot check --run`: its own process group (a bot that starts children is stopped whole), its
+    last output lines kept, its exit noticed at once."""
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.argv = argv
@@ -104,8 +90,7 @@ class BotProcess:
         """How it ended, once it has (its output read to the end)."""
         assert self.process is not None
         code = await self.process.wait()
-        if self._reader is not None:
-            await asyncio.wait({self._reader}, timeout=1.0)
+        await self.drained(1.0)
         return describe_exit(code)
 
     async def drained(self, timeout: float) -> None:
@@ -114,29 +99,21 @@ class BotProcess:
             await asyncio.wait({self._reader}, timeout=timeout)
 
     def kill(self) -> None:
-        self._kill_group(signal.SIGKILL)
-
-    def _kill_group(self, sig: int) -> None:
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, sig)
+                os.killpg(self.process.pid, signal.SIGKILL)
 
     async def stop(self) -> None:
-        """SIGTERM to its process group, SIGKILL after :data:`BOT_STOP_GRACE_S`; reaped either way."""
+        """SIGTERM to its process group, SIGKILL (also to whatever it left in its group) after a grace; reaped."""
         if self.process is None:
             return
-        self._kill_group(signal.SIGTERM)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.process.wait(), BOT_STOP_GRACE_S)
-        self._kill_group(signal.SIGKILL)  # also whatever it left behind in its group
-        await self.process.wait()
+        await stop_group(self.process, BOT_STOP_GRACE_S, leftovers=True)
         if self._reader is not None:
             self._reader.cancel()
 
 
 class KitBotTask:
-    """A Python bot (what :func:`bots.kit.play` takes) played through the kit on this event loop, its ``choose`` in a
-    worker thread (a slow bot delays only its own answers), as its own process would play it."""
+    """A Python bot played through the kit on this loop, its ``choose`` in a worker thread."""
 
     def __init__(self, bot: Playable, target: str, token: str) -> None:
         self.client = BotClient(target, token, bot_factory(bot), bot_version="python kit (in process)", threaded=True)
@@ -203,8 +180,7 @@ class CheckReport:
 
 @dataclass
 class CheckOptions:
-    """How the checks are run: where the check's gateway listens, how long to wait for the bot, the time cap past
-    the wait, the decision deadline."""
+    """Where the check's gateway listens, how long to wait for the bot, the time cap past the wait, the deadline."""
 
     address: str = "127.0.0.1:0"
     unix_socket: str = ""
@@ -388,8 +364,7 @@ def copy_identity(token: str, into: Store) -> str:
 
 
 def host_identity(into: Store, name: str, version: str) -> str:
-    """Register ``name`` in the private store ``into`` with a host token of ``version``, as the bot host runs it
-    (:meth:`arena.store.BotStore.issue_host_token`); the token."""
+    """Register ``name`` in the private store ``into`` with a host token of ``version``; the token."""
     try:
         into.bots.register(name)
         return into.bots.issue_host_token(name, version)

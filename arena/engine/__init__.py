@@ -29,13 +29,12 @@ from .cards import (
     physical_flip_deck,
 )
 from .errors import IllegalAction
-from .events import Event, event_for_seat
+from .events import Event
 from .match import DECISIONS, Match
 from .observation import Observation, OpponentView
-from .rules import RULE_CHOICES, Pairing, Rules, Scoring, StartFlip, UnoPenalty, Variant
+from .rules import Pairing, Rules, Scoring, StartFlip, UnoPenalty, Variant
 
-COMPILED: bool = is_compiled(_match)
-"""Whether this process runs the compiled engine (extension modules built by mypyc) rather than the Python sources."""
+COMPILED: bool = is_compiled(_match)  # whether this process runs the compiled engine (mypyc) or the sources
 
 __all__ = [
     "ACTION_KINDS",
@@ -45,7 +44,6 @@ __all__ = [
     "DECISIONS",
     "ENGINE_VARIABLE",
     "LIGHT_COLORS",
-    "RULE_CHOICES",
     "Action",
     "Card",
     "Event",
@@ -61,7 +59,6 @@ __all__ = [
     "UnoPenalty",
     "Variant",
     "classic_deck",
-    "event_for_seat",
     "parse_action",
     "parse_card",
     "parse_face",

@@ -9,8 +9,7 @@ from importlib.abc import MetaPathFinder
 from importlib.machinery import EXTENSION_SUFFIXES, SOURCE_SUFFIXES, FileFinder, ModuleSpec, SourceFileLoader
 from types import ModuleType
 
-ENGINE_VARIABLE = "UNO_ARENA_ENGINE"
-"""The environment variable that, set to ``pure``, loads the engine's Python sources even where it is compiled."""
+ENGINE_VARIABLE = "UNO_ARENA_ENGINE"  # ``pure``: load the engine's Python sources even where it is compiled
 
 
 class _SourcesFirst(MetaPathFinder):
@@ -28,8 +27,7 @@ class _SourcesFirst(MetaPathFinder):
 
 
 def prefer_sources(package: str, path: Sequence[str]) -> None:
-    """From now on, import ``package``'s modules from their ``.py`` files (called by the package before it imports
-    them)."""
+    """From now on, import ``package``'s modules from their ``.py`` files."""
     if not any(isinstance(finder, _SourcesFirst) and finder.package == package for finder in sys.meta_path):
         sys.meta_path.insert(0, _SourcesFirst(package, path[0]))
 

@@ -7,13 +7,11 @@ from dataclasses import dataclass, field
 from .cards import ALL_COLORS, Card, parse_card
 
 ACTION_KINDS = ("play", "draw", "pass", "accept", "challenge", "choose_color", "catch", "next_round")
-_BARE_KINDS = ("draw", "pass", "accept", "challenge", "next_round")
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One decision: a play (card, colour for wilds, UNO call), draw, pass, accept, challenge, a colour
-    choice, a catch of another seat (U1, option `uno_penalty: "catch"`), or dealing the next round."""
+    """One decision: a play, draw, pass, accept, challenge, colour choice, catch (U1) or the next round's deal."""
 
     kind: str
     card: Card | None = None
@@ -58,7 +56,7 @@ def parse_action(text: str, variant: str = "flip") -> Action:
     if not words:
         raise ValueError("malformed action '': expected play/draw/pass/accept/challenge/choose_color/catch")
     kind, rest = words[0], words[1:]
-    if kind in _BARE_KINDS:
+    if kind in _BARE:
         if rest:
             raise ValueError(f"malformed action {text!r}: {kind} takes nothing after it")
         return _BARE[kind]

@@ -1,13 +1,9 @@
 """The optional compiled engine: the engine's hot modules compiled from the same source with mypyc.
 
-``python -m arena.engine.build`` (or ``uno-arena engine compile``) turns :data:`COMPILED_MODULES` into C extension
-modules next to their ``.py`` files, in the directory that holds the imported ``arena`` package (the checkout of an
-editable install, or site-packages); Python then imports the extensions instead of the sources. ``--remove`` deletes
-them again. The pure-Python engine stays the default and the reference: nothing is compiled unless asked for, and
-``UNO_ARENA_ENGINE=pure`` loads the sources even where extensions are built (``arena.engine.COMPILED`` tells which
-engine a process runs). Needs mypy (which ships mypyc), setuptools, a C compiler and the Python headers.
-
-Not part of the engine's play: nothing here runs while a match is played, and no engine module imports it.
+``python -m arena.engine.build`` (or ``uno-arena engine compile``) builds C extension modules next to the ``.py``
+files, which Python then imports instead; ``--remove`` deletes them. The pure-Python engine stays the default and the
+reference. Nothing here runs while a match is played, and no engine module imports it; the build loads this module
+on its own before the package is installed, so it needs only the standard library.
 """
 
 from __future__ import annotations
@@ -23,33 +19,23 @@ from collections.abc import Mapping
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
+# Every module a match runs on its hot path; the rest run once per match or never while one is played.
 COMPILED_MODULES = ("cards", "actions", "events", "observation", "errors", "match")
-"""The modules of ``arena.engine`` that are compiled: every one a match runs on its hot path. The rest (the package's
-``__init__``, rules, hands, walk, this module) stay Python: they run once per match or never while one is played."""
-
+# mypyc's shared library of the compiled modules (calls between them stay native), inside the package.
 GROUP = "arena.engine._mypyc"
-"""mypyc's shared library holds the compiled modules together (calls between them stay native); its name puts it
-inside the package, so an installed engine needs nothing outside ``arena/engine``."""
 
 ENGINE_DIR = Path(__file__).resolve().parent
 
-COMPILE_VARIABLE = "UNO_ARENA_COMPILE"
-"""The install-time switch: ``UNO_ARENA_COMPILE=1 pip install .`` builds the package with the engine compiled (the
-project's build backend, ``_backend/uno_arena_backend.py``, and ``setup.py`` read it through :func:`compile_requested`).
-This module is also loaded on its own by the build, before the package is installed: it needs only the standard
-library."""
+COMPILE_VARIABLE = "UNO_ARENA_COMPILE"  # ``UNO_ARENA_COMPILE=1 pip install .`` compiles the engine at install
 
 
 def compile_requested(environ: Mapping[str, str]) -> bool:
-    """Whether ``environ`` asks the build to compile the engine (``UNO_ARENA_COMPILE=1``; unset, empty or ``0``:
-    no); ValueError naming the variable for any other value."""
+    """Whether ``environ`` asks the build (``_backend/``) to compile the engine; ValueError for a value not 1 or 0."""
     value = environ.get(COMPILE_VARIABLE, "").strip()
-    if value in ("", "0"):
-        return False
-    if value == "1":
-        return True
-    raise ValueError(f"{COMPILE_VARIABLE}={value!r}: expected 1 (compile the engine with mypyc at install) or 0 "
-                     "(the pure-Python engine, the default)")
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{COMPILE_VARIABLE}={value!r}: expected 1 (compile the engine with mypyc at install) or 0 "
+                         "(the pure-Python engine, the default)")
+    return value == "1"
 
 
 def source_paths() -> list[str]:
@@ -86,12 +72,7 @@ def remove_compiled(engine_dir: Path = ENGINE_DIR) -> list[Path]:
 
 
 def compile_engine(engine_dir: Path = ENGINE_DIR, verbose: bool = False) -> list[Path]:
-    """Compile :data:`COMPILED_MODULES` of the engine in ``engine_dir`` into extension modules beside their sources.
-
-    Runs mypyc and the C compiler in a child process (setuptools' ``build_ext --inplace``, which writes next to the
-    package it finds from its working directory); the C sources go to a temporary directory. Raises RuntimeError
-    with the compiler's output when the build fails. Returns the extension modules built.
-    """
+    """Compile the engine beside its sources in a child process; RuntimeError with the compiler's output."""
     problem = build_problem()
     if problem is not None:
         raise RuntimeError(f"cannot compile the engine: {problem}")
@@ -120,8 +101,7 @@ setup(name="uno-arena-engine", ext_modules=extensions, script_args=["-q", "build
 
 
 def run(*, remove: bool, verbose: bool) -> int:
-    """`uno-arena engine compile [--remove] [--verbose]` and ``python -m arena.engine.build``: compile the engine
-    in place (or remove the compiled modules), say what was done; exit status 1 with one line when it cannot."""
+    """`uno-arena engine compile`: compile the engine in place (or remove it), say what was done; 1 when it cannot."""
     if remove:
         removed = remove_compiled()
         print(f"removed {len(removed)} compiled module(s) from {ENGINE_DIR}: the pure-Python engine is loaded")

@@ -152,24 +152,21 @@ def parse_card(text: str, variant: str = "flip") -> Card:
 
 def flip_light_faces() -> list[Face]:
     """The 112 light faces of D3."""
-    faces = []
-    for color in LIGHT_COLORS:
-        for _ in range(2):
-            faces += [Face(color, str(n)) for n in range(1, 10)]
-            faces += [Face(color, kind) for kind in LIGHT_ACTION_KINDS]
-    faces += [Face(None, "wild")] * 4 + [Face(None, "wild-draw2")] * 4
-    return faces
+    return _flip_faces(LIGHT_COLORS, LIGHT_ACTION_KINDS, "wild-draw2")
 
 
 def flip_dark_faces() -> list[Face]:
     """The 112 dark faces of D4."""
+    return _flip_faces(DARK_COLORS, DARK_ACTION_KINDS, "wild-draw-color")
+
+
+def _flip_faces(colors: tuple[str, ...], action_kinds: tuple[str, ...], wild_draw: str) -> list[Face]:
     faces = []
-    for color in DARK_COLORS:
+    for color in colors:
         for _ in range(2):
             faces += [Face(color, str(n)) for n in range(1, 10)]
-            faces += [Face(color, kind) for kind in DARK_ACTION_KINDS]
-    faces += [Face(None, "wild")] * 4 + [Face(None, "wild-draw-color")] * 4
-    return faces
+            faces += [Face(color, kind) for kind in action_kinds]
+    return faces + [Face(None, "wild")] * 4 + [Face(None, wild_draw)] * 4
 
 
 def physical_flip_deck() -> list[Card]:

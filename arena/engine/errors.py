@@ -1,15 +1,12 @@
-"""The engine's error type: an illegal action, with the id of the rule it breaks and a link to that rule.
-
-Rule ids (`T1`, `A7`, `X4`, ...) are explained one by one in the project's rules reference, `docs/rules.md`,
-each under an anchor named by its id; :func:`rule_link` gives the reference for one id.
+"""The engine's error type: an illegal action, with the id of the rule it breaks and a link to that rule (each id an
+anchor in `docs/rules.md`).
 """
 
 from __future__ import annotations
 
 import re
 
-RULES_REFERENCE = "docs/rules.md"
-"""The rules reference, relative to the repository root; every rule id is an anchor in it."""
+RULES_REFERENCE = "docs/rules.md"  # relative to the repository root
 
 _RULE_ID = re.compile(r"[A-Z][0-9]{1,2}")
 

@@ -10,11 +10,8 @@ from .cards import Card, Face
 
 
 class Event(NamedTuple):
-    """One thing that happened; a NamedTuple, immutable and cheap, since a match logs thousands of them.
-
-    `cards` of a `draw` are seen only by the drawer (V4); everyone sees `faces`, the faces that showed to
-    the table. A `reveal` (X1) is seen only by `target`, the challenger.
-    """
+    """One thing that happened; a NamedTuple, immutable and cheap, since a match logs thousands of them. `cards` of a
+    `draw` are seen only by the drawer (V4), `faces` by everyone; a `reveal` (X1) only by `target`, the challenger."""
 
     type: str
     seat: int | None = None
@@ -27,24 +24,18 @@ class Event(NamedTuple):
     detail: str = ""
 
     def __str__(self) -> str:
-        parts = [self.type]
-        if self.seat is not None:
-            parts.append(f"seat={self.seat}")
-        if self.card is not None:
-            parts.append(str(self.card))
-        if self.color is not None:
-            parts.append(f"color={self.color}")
-        if self.count:
-            parts.append(f"count={self.count}")
-        if self.cards:
-            parts.append("cards=" + ",".join(map(str, self.cards)))
-        if self.faces:
-            parts.append("faces=" + ",".join(map(str, self.faces)))
-        if self.target is not None:
-            parts.append(f"target={self.target}")
-        if self.detail:
-            parts.append(self.detail)
-        return " ".join(parts)
+        parts = (
+            self.type,
+            "" if self.seat is None else f"seat={self.seat}",
+            "" if self.card is None else str(self.card),
+            "" if self.color is None else f"color={self.color}",
+            f"count={self.count}" if self.count else "",
+            "cards=" + ",".join(map(str, self.cards)) if self.cards else "",
+            "faces=" + ",".join(map(str, self.faces)) if self.faces else "",
+            "" if self.target is None else f"target={self.target}",
+            self.detail,
+        )
+        return " ".join(part for part in parts if part)
 
 
 # The fast path's contract: the hot constructors below build an Event from all nine fields in this order through
@@ -55,8 +46,8 @@ if Event._fields != EVENT_FIELDS:
     raise ImportError(f"Event fields changed to {Event._fields}: update EVENT_FIELDS and the constructors below")
 _TYPE, _SEAT, _CARDS, _TARGET = (EVENT_FIELDS.index(name) for name in ("type", "seat", "cards", "target"))
 
+# An Event from a tuple of all its fields in EVENT_FIELDS order (no defaults, no checks).
 new_event = cast(Callable[[tuple[Any, ...]], Event], partial(tuple.__new__, Event))
-"""An Event from a tuple of all its fields in :data:`EVENT_FIELDS` order (no defaults, no checks)."""
 
 
 def play_event(seat: int, card: Card, color: str | None, detail: str) -> Event:

@@ -1,7 +1,6 @@
 """The hands of each round of a match: as dealt (S2) and as shown at the round's end (V5).
 
-For records and replays, which want to show what a seat held when it decided; nothing here runs while a match is
-played (the engine's hot path is untouched): :func:`round_hands` walks a finished match's replay once.
+For records and replays; nothing here runs while a match is played: :func:`round_hands` walks a finished replay.
 """
 
 from __future__ import annotations
@@ -13,8 +12,7 @@ from .cards import Card
 from .match import HAND_SIZE, Match
 from .rules import Rules
 
-Hands = tuple[tuple[Card, ...], ...]
-"""One hand per seat, in seat order."""
+Hands = tuple[tuple[Card, ...], ...]  # one hand per seat, in seat order
 
 
 class RoundHands(NamedTuple):
@@ -29,12 +27,8 @@ class RoundHands(NamedTuple):
 
 
 def dealt_hands(match: Match) -> Hands:
-    """The hands as just dealt: each hand's first :data:`HAND_SIZE` cards, read right after a deal (``Match(...)``,
-    ``Match.from_deal``, ``next_round``) and before the round's first action.
-
-    The deal (S2) gives every seat its cards first; until the first action a hand can only grow at its end (the
-    start card's draw, S4), so its first cards are the dealt ones. Later, played cards are gone: call it then.
-    """
+    """The hands as just dealt, read right after a deal and before the round's first action: until then a hand can
+    only grow at its end (the start card's draw, S4), so its first :data:`HAND_SIZE` cards are the dealt ones."""
     return tuple(tuple(match.hand(seat)[:HAND_SIZE]) for seat in range(match.players))
 
 
@@ -44,12 +38,8 @@ def current_hands(match: Match) -> Hands:
 
 
 def round_hands(replay: dict[str, Any]) -> list[RoundHands]:
-    """The dealt and shown hands of every round of the match that ``replay`` (``Match.replay()``) rebuilds.
-
-    Replays the match once through the engine (each distinct action text is parsed once), at about the cost of
-    ``Match.from_replay``; raises ValueError
-    (``IllegalAction`` is one) when the replay is malformed or does not replay.
-    """
+    """The dealt and shown hands of every round of the match ``replay`` rebuilds, at about the cost of
+    ``Match.from_replay``; ValueError (``IllegalAction`` is one) when the replay is malformed or does not replay."""
     try:
         rules = Rules.from_dict(replay["rules"])
         match = Match(players=int(replay["players"]), seed=int(replay["seed"]), rules=rules)

@@ -9,6 +9,7 @@ tournament can replay one deal with the seats rotated.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 from functools import cache
@@ -34,9 +35,8 @@ from .observation import Observation, OpponentView, new_observation, new_opponen
 from .rules import Rules
 
 HAND_SIZE = 7  # S2
-# Every decision an observation can carry. `Match.decision` is always one of the first six; "catch" is the decision of
-# a seat asked out of turn whether to catch a missed UNO (U1, option `uno_penalty: "catch"`): see
-# `Match.catch_order` and `Match.catch_observation`.
+# Every decision an observation can carry: `Match.decision` is one of the first six; "catch" is that of a seat asked
+# out of turn whether to catch a missed UNO (U1, `Match.catch_observation`).
 DECISIONS = ("play", "after_draw", "respond", "choose_color", "round_over", "match_over", "catch")
 _DECISION_FIELD = Observation._fields.index("decision")
 
@@ -48,8 +48,8 @@ _DRAW_CARD_COUNT = {"draw1": 1, "draw2": 2, "draw5": 5}  # A1, C3
 
 @cache
 def _play_actions(card: Card, colors: tuple[str | None, ...], call: int) -> tuple[Action, ...]:
-    """The plays of `card` (one per colour for a wild; `call` as in Match._uno_calls), shared by all matches:
-    a memo of immutable values, so the same card gives the same Action objects in every match."""
+    """The plays of `card` (one per colour for a wild; `call` as in Match._uno_calls), the same objects in every
+    match."""
     calls = ((False,), (True,), (True, False))[call]
     return tuple(Action("play", card, color, uno) for uno in calls for color in colors)
 
@@ -81,9 +81,7 @@ class Match:
         self.dealer = self._draw_for_dealer()
         self._start_round(self._shuffled_order(), self.dealer)
 
-    # ----------------------------------------------------------------------------------------------
     # Construction
-    # ----------------------------------------------------------------------------------------------
 
     @classmethod
     def from_deal(
@@ -126,12 +124,8 @@ class Match:
         color: str | None = None,
         scores: Sequence[int] | None = None,
     ) -> Match:
-        """A match in the middle of a round: `current` is on the ordinary "play" decision.
-
-        Piles are given top card first. `color` is needed only when the top card's active face is a wild.
-        The match holds exactly the cards of the position: it can go on to a next round only when they are enough
-        to deal one (:meth:`next_round`).
-        """
+        """A match in the middle of a round, `current` on the "play" decision; piles top card first. `color` only when
+        the top face is a wild. It holds exactly the position's cards: a next round only when they can deal one."""
         rules = rules or Rules()
         cls._check_position(players, hands, discard, rules, side, direction)
         piles = [[cls._card(card, rules) for card in pile] for pile in (*hands, draw, discard)]
@@ -141,11 +135,8 @@ class Match:
             if seat is not None and not 0 <= seat < players:
                 raise ValueError(f"seat {seat} is not a seat of a {players}-player match")
         # Card ids in the order the piles were given: each hand, then the draw and the discard pile (top card last).
-        first = 0
-        ids: list[list[int]] = []
-        for pile in piles:
-            ids.append(list(range(first, first + len(pile))))
-            first += len(pile)
+        numbers = itertools.count()
+        ids = [[next(numbers) for _ in pile] for pile in piles]
         match.hands = ids[:players]
         match.draw = ids[players][::-1]
         match.discard = ids[players + 1][::-1]
@@ -278,9 +269,7 @@ class Match:
             raise ValueError(f"{len(scores)} scores given for {self.players} players")
         return [int(score) for score in scores]
 
-    # ----------------------------------------------------------------------------------------------
     # Setting up a round (S1-S5)
-    # ----------------------------------------------------------------------------------------------
 
     def _draw_for_dealer(self) -> int:
         """S1: each seat draws a card; highest light number deals (actions and wilds count 0); ties redraw."""
@@ -327,9 +316,8 @@ class Match:
         self._apply_start_card()
 
     def _deal_problem(self, order: list[int]) -> str | None:
-        """Why `order` cannot be dealt (S2-S4), or None: a hand for every seat and, among the cards left, one that may
-        stay as the start card. A match built from a position holds only that position's cards, which may be too few
-        (the deal would run out of cards, or turn start cards back for ever)."""
+        """Why `order` cannot be dealt (S2-S4), or None: a match built from a position may hold too few cards for the
+        hands, or none left that may stay as the start card (it would turn them back for ever)."""
         dealt = HAND_SIZE * self.players
         if len(order) <= dealt:
             return (f"the match holds {len(order)} cards, too few to deal {self.players} hands of {HAND_SIZE} "
@@ -342,9 +330,7 @@ class Match:
     def _start_card_goes_back(self, face: Face) -> bool:
         if self._classic:
             return not face.is_number  # C4
-        if face.kind == "wild-draw2":
-            return True
-        return face.kind == "flip" and self.rules.start_flip == "replace"
+        return face.kind == "wild-draw2" or (face.kind == "flip" and self.rules.start_flip == "replace")
 
     def _apply_start_card(self) -> None:
         face = self._top_face()
@@ -376,9 +362,7 @@ class Match:
         """S5: after `round_over`, gather every card, pass the deal to the left and deal the next round."""
         return self.apply(None, NEXT_ROUND)
 
-    # ----------------------------------------------------------------------------------------------
     # Reading the state
-    # ----------------------------------------------------------------------------------------------
 
     def _top_face(self) -> Face:
         return self._faces[self.side][self.discard[-1]]
@@ -438,16 +422,11 @@ class Match:
             return True
         return not self._holds_color_in_force(seat, cid)
 
-    # ----------------------------------------------------------------------------------------------
     # Legal actions
-    # ----------------------------------------------------------------------------------------------
 
     def legal_actions(self, seat: int | None = None) -> list[Action]:
-        """Every legal action of `seat` (default: the seat to decide), wild colours and UNO calls spelled out.
-
-        A play that leaves one card carries the UNO call; with `uno_penalty: "catch"` the play without the
-        call is listed too, since leaving it out is then a real choice (U1).
-        """
+        """Every legal action of `seat` (default: the seat to decide), wild colours and UNO calls spelled out; with
+        `uno_penalty: "catch"` a play that leaves one card is listed without the call too (U1)."""
         if seat is None:
             seat = self.current
         decision = self.decision
@@ -514,18 +493,13 @@ class Match:
             plays = table[card_type] = _play_actions(self.cards[cid], colors, call)
         return plays
 
-    # ----------------------------------------------------------------------------------------------
     # Applying an action
-    # ----------------------------------------------------------------------------------------------
 
     # `seat` and `action` are typed `object` because they are checked here: a compiled Match (mypyc) would refuse a
     # mistyped one with its own TypeError, where the pure engine raises IllegalAction.
     def apply(self, seat: int | object | None, action: Action | object) -> list[Event]:
-        """Apply `seat`'s action and return the events it caused.
-
-        Anything illegal raises IllegalAction (a ValueError) naming the RULES.md id, and changes nothing:
-        every check runs before the first change.
-        """
+        """Apply `seat`'s action and return the events it caused. Anything illegal raises IllegalAction naming the
+        RULES.md id, and changes nothing: every check runs before the first change."""
         if not isinstance(action, Action):
             raise IllegalAction("T1", f"not an action: {action!r}")
         events = self.events
@@ -690,9 +664,7 @@ class Match:
             return cids[0] if cids[0] in hand else None
         return next((cid for cid in hand if cid in cids), None)
 
-    # ----------------------------------------------------------------------------------------------
     # Carrying actions out
-    # ----------------------------------------------------------------------------------------------
 
     def _play(self, seat: int, cid: int, named: str | None, uno: bool) -> None:
         hand = self.hands[seat]
@@ -745,12 +717,8 @@ class Match:
             self.current = following
 
     def _finish_with_last_card(self, seat: int, face: Face) -> None:
-        """E1: the last card's effect still happens (draws, X6, A3, F6), then the round ends.
-
-        Only effects that change the table are carried out: the next player's draw, the new direction of a
-        reverse (seen in the observation and the `reverse` event) and a completed flip. A skip or skip-all
-        has nothing left to do: no one takes another turn.
-        """
+        """E1: the last card's effect still happens (draws, X6, A3, F6), then the round ends. Only effects that change
+        the table are carried out: a skip has nothing left to do, as no one takes another turn."""
         kind = face.kind
         if kind in _DRAW_CARD_COUNT:
             self._draw_cards(self._next(seat), _DRAW_CARD_COUNT[kind], kind)
@@ -816,11 +784,11 @@ class Match:
         self.events.append(Event("challenge", seat=seat, target=attacker,
                                  detail="illegal" if illegal else "legal"))
         self.decision = "play"
+        rule = "X4" if kind == "wild-draw-color" else "X3"
         if illegal:
-            self._wild_draw_penalty(attacker, kind, "X3" if kind != "wild-draw-color" else "X4")
+            self._wild_draw_penalty(attacker, kind, rule)
             self.current = seat
         else:
-            rule = "X4" if kind == "wild-draw-color" else "X3"
             self._wild_draw_penalty(seat, kind, rule)
             self._draw_cards(seat, _CHALLENGE_EXTRA[kind], rule)
             self.current = self._next(seat)
@@ -836,9 +804,7 @@ class Match:
         self.events.append(Event("catch", target=target, detail="U1"))
         self._draw_cards(target, 2, "U1")
 
-    # ----------------------------------------------------------------------------------------------
     # Drawing (P1, P2, V4)
-    # ----------------------------------------------------------------------------------------------
 
     def _take_from_pile(self) -> int | None:
         if not self.draw:
@@ -894,9 +860,7 @@ class Match:
                 faces = tuple(map(self._faces[1 - self.side].__getitem__, drawn))
         self.events.append(draw_event(seat, cards, faces, reason))
 
-    # ----------------------------------------------------------------------------------------------
     # End of round and scoring (E1-E5, P3)
-    # ----------------------------------------------------------------------------------------------
 
     def _from_dealers_left(self) -> list[int]:
         return [(self.dealer + 1 + i) % self.players for i in range(self.players)]
@@ -932,19 +896,14 @@ class Match:
         else:
             self.decision = "round_over"
 
-    # ----------------------------------------------------------------------------------------------
     # Views
-    # ----------------------------------------------------------------------------------------------
 
     def observation(self, seat: int, since: int = 0) -> Observation:
         """What `seat` may see (V1-V6), with the events from index `since` on as that seat sees them.
 
-        Identity guarantee (what encoders may rely on to memoise by `id()`; the engine keeps it on purpose and
-        tests check it): within a match, an `OpponentView` is the same object while that seat's hand, the side
-        and the round state are unchanged; the discard pile's faces are the same tuple while the pile and the
-        side are unchanged; a reduced event (another seat's draw, V4) is the same object for every seat that sees
-        it; faces and cards are the deck's own interned objects. Values are equal either way: only identity is
-        at stake, never content.
+        Identity guarantee (encoders memoise by `id()`; tests check it): an `OpponentView` is the same object while
+        that hand, the side and the round state are unchanged; the discard's faces the same tuple while the pile and
+        side are; a reduced event (V4) the same object for every seat; faces and cards the deck's interned objects.
         """
         if not 0 <= seat < self.players:
             raise ValueError(f"seat {seat} is not a seat of this {self.players}-player match")
@@ -1003,15 +962,9 @@ class Match:
         ))
 
     def catch_order(self) -> tuple[int, ...]:
-        """The seats that may catch out of turn (U1, option `uno_penalty: "catch"`), in the order they are offered
-        the catch; empty when no catch window is open.
-
-        These are every seat but the one that can be caught and the seat to decide (whose own `legal_actions()`
-        carry the catch), in turn order (the current direction) after the seat to decide. The window, and so this
-        order, holds until the next accepted action of any seat; the first seat that catches closes it. Offering
-        a seat the catch and hearing it declined changes nothing in the match. Seats that forfeited or left are
-        the caller's business: the engine lists every seat.
-        """
+        """The seats that may catch out of turn (U1), in the order they are offered the catch: every seat but the one
+        that can be caught and the seat to decide (whose `legal_actions()` carry it), in turn order after it; empty
+        when no window is open. The window holds until the next accepted action; a declined offer changes nothing."""
         target = self.catchable
         current = self.current
         if target is None or current is None:
@@ -1021,11 +974,8 @@ class Match:
                      if seat != target)
 
     def catch_observation(self, seat: int, since: int = 0) -> Observation:
-        """What `seat` sees when offered a catch out of turn: `observation(seat, since)` with decision "catch".
-
-        `current` still names the seat to decide. The seat's legal actions are `legal_actions(seat)`: the catch
-        of `catchable`. Raises ValueError when `seat` is not in `catch_order()`.
-        """
+        """`observation(seat, since)` with decision "catch", for a seat offered a catch out of turn (`current` still
+        names the seat to decide); ValueError when `seat` is not in `catch_order()`."""
         if seat not in self.catch_order():
             raise ValueError(f"seat {seat} is not offered a catch (catch order {list(self.catch_order())})")
         view = self.observation(seat, since)
@@ -1042,7 +992,7 @@ class Match:
 
     def position(self) -> dict[str, Any]:
         """The round's state in the scenario `state` notation (piles top card first), for logs and tests."""
-        data: dict[str, Any] = {
+        return {
             "side": self.side_name,
             "dealer": self.dealer,
             "current": self.current,
@@ -1053,7 +1003,6 @@ class Match:
             "discard": [str(card) for card in self.discard_pile()],
             "scores": list(self.scores),
         }
-        return data
 
     def copy(self) -> Match:
         """An independent copy that plays on separately (for search bots and for tests)."""
@@ -1083,11 +1032,8 @@ class Match:
         return twin
 
     def snapshot(self) -> tuple[Any, ...]:
-        """Every piece of mutable state as one comparable value: equal snapshots, equal matches.
-
-        Used to prove that a refused action changed nothing. The event and action logs only ever grow,
-        so their lengths stand for them.
-        """
+        """Every piece of mutable state as one comparable value, to prove a refused action changed nothing (the logs
+        only ever grow, so their lengths stand for them)."""
         return (
             tuple(tuple(hand) for hand in self.hands), tuple(self.draw), tuple(self.discard), self.side,
             self.direction, self.color, self.current, self.decision, self.drawn, self._respond,

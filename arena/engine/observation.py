@@ -11,8 +11,7 @@ from .events import Event
 
 
 class OpponentView(NamedTuple):
-    """Another seat as seen from the table: its card count and the faces showing (V2, V6); all of its
-    cards once the round is over (V5)."""
+    """Another seat as the table sees it: its count and the faces showing (V2, V6); its cards after the round (V5)."""
 
     seat: int
     count: int  # type: ignore[assignment]  # shadows tuple.count; the API names it so
@@ -21,10 +20,8 @@ class OpponentView(NamedTuple):
 
 
 class Observation(NamedTuple):
-    """One seat's view. Holds nothing that seat may not see; equal views compare equal.
-
-    A NamedTuple (immutable, cheap to build): the gateway builds one for every decision it sends.
-    """
+    """One seat's view. Holds nothing that seat may not see; equal views compare equal. A NamedTuple (immutable,
+    cheap to build): the gateway builds one for every decision it sends."""
 
     seat: int
     players: int
@@ -50,16 +47,13 @@ class Observation(NamedTuple):
 
 
 def field_run(fields: tuple[str, ...], first: str, last: str) -> slice:
-    """The positions of the fields ``first`` .. ``last`` of a NamedTuple, for code that slices it on a hot path
-    (the protocol's encoder); ValueError at import when a field is renamed."""
+    """The positions of the fields ``first`` .. ``last`` of a NamedTuple (ValueError at import on a rename)."""
     return slice(fields.index(first), fields.index(last) + 1)
 
 
+# The scalar fields seat .. top and draw_size .. dealer: the encoder looks up each run's encoding by value as one slice.
 SCALAR_HEAD = field_run(Observation._fields, "seat", "top")
-"""The observation's leading scalar fields (seat .. top): the encoder looks their encoding up by value as one
-slice."""
 SCALAR_TAIL = field_run(Observation._fields, "draw_size", "dealer")
-"""The draw pile .. dealer fields, looked up by value as one slice the same way."""
 
 # Build from every field in order through tuple.__new__ (skipping NamedTuple's Python-level __new__): the
 # match runner builds an observation for every decision.

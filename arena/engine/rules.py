@@ -42,11 +42,10 @@ class Pairing(StrEnum):
     SHUFFLED = "shuffled"
 
 
+# The rule options that take one of a few words, by name: their enums (argparse choices and proto enums derive them).
 RULE_CHOICES: dict[str, type[StrEnum]] = {
     "variant": Variant, "uno_penalty": UnoPenalty, "scoring": Scoring, "start_flip": StartFlip, "pairing": Pairing,
 }
-"""The rule options that take one of a few words, by name: their enums (argparse choices and proto enums derive from
-them)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,28 +1,22 @@
 """The position search API: matches a seat may imagine from what it sees, to search on (determinized search).
 
-A seat sees its own hand, every seat's card count, the discard pile's faces, the cards played (each play names
-its whole card), the hands shown at a round's end and, in UNO Flip, the other side of every card in the other
-hands and of the draw pile's top card. :class:`Determinizer` reads one :class:`Observation` once and then
-samples, as often as a search wants, a :class:`Match` that deals the hidden cards at random among the cards the
-seat has not seen, each consistent with the face of it the seat has seen; the sampled match's
-``observation(seat)`` equals the one it was sampled from, and it holds exactly the deck's cards. The discard pile's
-whole cards are read from the observation's events when they go back to the round's start card (the arena sends
-only the events since a seat's previous decision: a bot that keeps them gets this); otherwise each discarded card is
-dealt like a hidden one, consistent with its face.
-
-What the sampled match cannot know is left at its plain value: the seat to act's decision when the seat is only
-offered a catch (``"play"``), the run of P2 passes, and whether a wild draw being answered was a bluff is judged
-from the sampled hand of its player. The dealing is sequential and uniform among the cards that fit each hidden
-place, not an exact posterior over hands (what a seat could infer from an opponent's draws is not used).
-
-:meth:`Match.copy` copies a match cheaply (for trying actions on), and :func:`rollout` plays a round to its end
-with a fast default policy; :func:`round_rewards` scores the ended round for each seat.
+:class:`Determinizer` reads one :class:`Observation` once and then samples, as often as a search wants, a
+:class:`Match` that deals the cards the seat has not seen at random, each consistent with the face of it the seat
+has seen (in UNO Flip, the other side of the other hands and of the draw pile's top); the sample's
+``observation(seat)`` equals the one it came from. The discard pile's whole cards are read from the events when they
+go back to the round's start, else dealt like hidden ones. What a sample cannot know is left at its plain value (the
+run of P2 passes; a wild draw's bluff is judged from the sampled hand). The dealing is uniform among the cards that fit
+each place, not an exact posterior. :func:`rollout` plays a round to its end with a fast default policy and
+:func:`round_rewards` scores it.
 """
 
 from __future__ import annotations
 
+import functools
 import random
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .actions import Action
 from .cards import DARK, LIGHT, Card, Face
@@ -51,17 +45,9 @@ class _Template:
                 self.by_face[side].setdefault(card.face(side), []).append(cid)
 
 
-_TEMPLATES: dict[tuple[int, Rules], _Template] = {}
-
-
+@functools.lru_cache(maxsize=64)
 def _template(players: int, rules: Rules) -> _Template:
-    key = (players, rules)
-    found = _TEMPLATES.get(key)
-    if found is None:
-        if len(_TEMPLATES) > 64:
-            _TEMPLATES.clear()
-        found = _TEMPLATES[key] = _Template(players, rules)
-    return found
+    return _Template(players, rules)
 
 
 def discard_cards(observation: Observation) -> list[Card] | None:
@@ -101,11 +87,10 @@ def infer_rules(observation: Observation, legal: Sequence[Action] = ()) -> Rules
 
 
 class Determinizer:
-    """Samples matches consistent with one seat's observation (see the module docstring).
+    """Samples matches consistent with one seat's observation; ``rules`` default to :func:`infer_rules`.
 
-    ``rules`` default to :func:`infer_rules`. The deck must be the one the rules name (the physical Flip deck or
-    the classic deck): with ``pairing: "shuffled"`` the seat does not know which faces are paired, and a
-    ValueError says so. ValueError too when the observation cannot come from that deck.
+    ValueError with ``pairing: "shuffled"`` (the seat does not know which faces are paired) or when the observation
+    cannot come from the rules' deck.
     """
 
     def __init__(self, observation: Observation, rules: Rules | None = None) -> None:
@@ -134,7 +119,8 @@ class Determinizer:
             raise ValueError(f"the observation shows {len(template.cards) - len(self._places)} cards' places for "
                              f"{len(template.cards) - len(self._left)} known cards: not a deal of this deck")
         # Tightest places first: the most constrained places are dealt before the cards they need run out.
-        self._constrained = sorted((p for p in self._places if p[2] is not None), key=self._choices)
+        self._constrained = sorted((p for p in self._places if p[2] is not None),
+                                   key=lambda place: len(self._candidates(place)))
         self._options = [self._candidates(place) for place in self._constrained]
         self._open = [p for p in self._places if p[2] is None]
         self._state = _state_of(obs, self.rules)
@@ -168,10 +154,6 @@ class Determinizer:
 
     def _place(self, pile: list[int], index: int, side: int, face: Face | None) -> None:
         self._places.append((pile, index, None if face is None else (side, face)))
-
-    def _choices(self, place: tuple[list[int], int, tuple[int, Face] | None]) -> int:
-        """How many unseen cards may fill a place."""
-        return len(self._candidates(place))
 
     def _candidates(self, place: tuple[list[int], int, tuple[int, Face] | None]) -> list[int]:
         """The unseen cards that may fill a place."""
@@ -258,23 +240,22 @@ class Determinizer:
         return match
 
 
+@dataclass
 class _State:
     """What the events tell of the round's state beyond the observation's fields."""
 
-    def __init__(self) -> None:
-        self.decision = "play"
-        self.attacker: int | None = None
-        self.wild_kind = ""
-        self.color_before: str | None = None
-        self.color_then_next = False
-        self.catchable: int | None = None
-        self.decisions = 0
-        self.round_points: int | None = None
+    decision: str = "play"
+    attacker: int | None = None
+    wild_kind: str = ""
+    color_before: str | None = None
+    color_then_next: bool = False
+    catchable: int | None = None
+    decisions: int = 0
+    round_points: int | None = None
 
 
 def _state_of(obs: Observation, rules: Rules) -> _State:
-    state = _State()
-    state.decision = obs.decision if obs.decision != "catch" else "play"
+    state = _State(decision=obs.decision if obs.decision != "catch" else "play")
     last_play, last_action = _walk_events(obs, state)
     if state.decision == "respond" and last_play is not None and last_play.card is not None:
         state.attacker = last_play.seat
@@ -349,11 +330,7 @@ def _default_action(match: Match, seat: int, legal: list[Action], rng: random.Ra
 
 def _most_held_color(match: Match, seat: int) -> str | None:
     colors = match._colors[match.side]
-    counts: dict[str, int] = {}
-    for cid in match.hands[seat]:
-        color = colors[cid]
-        if color is not None:
-            counts[color] = counts.get(color, 0) + 1
+    counts = Counter(colors[cid] for cid in match.hands[seat] if colors[cid] is not None)
     return max(counts, key=counts.__getitem__) if counts else None
 
 
@@ -364,10 +341,5 @@ def round_rewards(match: Match) -> list[float]:
     if winner is None or match.decision not in _OVER:
         return [0.5] * match.players
     points = match.round_points or 0
-    rewards = []
-    for seat in range(match.players):
-        if seat == winner:
-            rewards.append(0.6 + 0.4 * min(points, 300) / 300)
-        else:
-            rewards.append(0.4 * (1.0 - min(match.hand_value(seat), 200) / 200))
-    return rewards
+    return [0.6 + 0.4 * min(points, 300) / 300 if seat == winner
+            else 0.4 * (1.0 - min(match.hand_value(seat), 200) / 200) for seat in range(match.players)]

@@ -1,8 +1,6 @@
 """The one replay walk: a recorded match's actions applied to a fresh engine in order, step by step, with the
-round changes the arena makes between rounds re-inserted where the record leaves them out.
-
-Used by the service's replays (the organizer API's ``GetReplay``), the web's replay frames and ``tournament
-verify``; pure (no I/O), like the rest of the engine.
+round changes the arena makes between rounds re-inserted where the record leaves them out (replays, the web's replay
+frames, ``tournament verify``).
 """
 
 from __future__ import annotations
@@ -41,10 +39,8 @@ class WalkStep:
 
 def walk(match: Match, actions: Iterable[tuple[int | None, Action]],
          legal_for: Callable[[int], bool] | None = None) -> Iterator[WalkStep]:
-    """Apply ``actions`` (``(seat, action)``; seat None for the arena's own) to ``match`` in order, yielding each step
-    with the match standing right after it; a round change the actions leave out is applied where the engine waits
-    for it. ``legal_for(seat)``: whether a step keeps the seat's legal actions. :class:`WalkError` for a decision the
-    engine refuses."""
+    """Apply ``actions`` (seat None for the arena's own) to ``match`` in order, yielding each step with the match
+    standing right after it; ``legal_for(seat)``: whether a step keeps the seat's legal actions."""
     number = 0
     for seat, action in actions:
         if seat is None or action.kind == NEXT_ROUND.kind:

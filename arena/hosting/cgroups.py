@@ -1,14 +1,9 @@
 """Per-bot cgroups: the memory of all of a bot's processes together, an equal CPU weight and a hard CPU cap, and its
 process count, each bot in a group of its own under the host's own cgroup.
 
-:func:`detect` reads what the machine allows (``/proc/self/mountinfo``, ``/proc/self/cgroup``, the host's own
-cgroup folders; nothing is written) and says it as a :class:`CgroupSupport`: cgroup v2 (the unified hierarchy with
-the ``memory``, ``cpu`` and ``pids`` controllers delegated to the host's cgroup), cgroup v1 (a writable mount per
-controller) or none, with the one-line reason. :class:`CgroupManager` makes one group per process start under the
-host's own cgroup (:meth:`CgroupManager.create`, named after the host, the bot and a counter) with the limits written
-(:func:`limit_writes`), and removes it after the process ended. The launcher joins the group before it becomes
-``bwrap`` (:func:`join`), so everything in the sandbox is in it; :func:`oom_kills` tells the host whether the group's
-OOM killer fired. :func:`detect` takes the machine's root folder, so the tests give it a fake ``/sys`` tree.
+:func:`detect` reads (never writes) what the machine allows: v2 with the controllers delegated, v1, or none with the
+reason; it takes the machine's root folder, so the tests give it a fake tree. :class:`CgroupManager` makes one group
+per process start and removes it after; the launcher joins it before it becomes ``bwrap`` (:func:`join`).
 """
 
 from __future__ import annotations
@@ -28,15 +23,13 @@ from arena.hosting.sandbox import Limits
 
 CONTROLLERS = ("memory", "cpu", "pids")
 CPU_PERIOD_US = 100_000
-CPU_SHARES_V1 = 1024
-"""The weight of every bot (v1 ``cpu.shares``; v2 ``cpu.weight`` :data:`CPU_WEIGHT_V2`): all bots alike."""
+CPU_SHARES_V1 = 1024  # the weight of every bot alike (v1 ``cpu.shares``; v2 ``cpu.weight``)
 CPU_WEIGHT_V2 = 100
-HOST_LEAF = "uno-arena-host"
-"""v2: the leaf the host moves itself into, so its own cgroup holds no process and may enable controllers."""
+HOST_LEAF = "uno-arena-host"  # v2: the host's own leaf, so its cgroup holds no process and may enable controllers
 REMOVE_TRIES = 20
 REMOVE_PAUSE_S = 0.1
+# Written when the kernel has them (swap accounting): without them there is no swap to hold back.
 OPTIONAL_FILES = frozenset({"memory.memsw.limit_in_bytes", "memory.swap.max"})
-"""Written when the kernel has them (swap accounting): without them there is no swap to hold back."""
 
 
 class CgroupMode(Enum):
@@ -51,8 +44,7 @@ class CgroupError(OSError):
 
 @dataclass(frozen=True)
 class CgroupSupport:
-    """What the machine allows: the mode, the host's own cgroup folder of each controller (v2: one folder for all
-    three), and the reason when there are none."""
+    """What the machine allows: the mode, the host's own cgroup folder of each controller, or the reason for none."""
 
     mode: CgroupMode
     reason: str = ""
@@ -221,8 +213,7 @@ def limit_writes(mode: CgroupMode, limits: Limits) -> list[tuple[str, str]]:
 
 
 def group_name(bot: str, number: int) -> str:
-    """A folder name for a bot's group: its name with anything but letters, digits, ``_``, ``.`` and ``-`` made
-    ``_`` (never ``.`` or ``..``), and the start's number."""
+    """A folder name for a bot's group: its name made safe (never ``.`` or ``..``) and the start's number."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", bot)[:64].lstrip(".") or "bot"
     return f"{safe}-{number}"
 
@@ -242,7 +233,7 @@ def join(folders: tuple[str, ...], pid: int | None = None) -> None:
 
 
 def read_keyed(path: Path) -> dict[str, int]:
-    """A cgroup file of ``key value`` lines (``cpu.stat``, ``memory.events``, ``memory.oom_control``)."""
+    """A cgroup file of ``key value`` lines."""
     values: dict[str, int] = {}
     with contextlib.suppress(OSError):
         for line in path.read_text().splitlines():
@@ -253,8 +244,7 @@ def read_keyed(path: Path) -> dict[str, int]:
 
 
 def oom_kills(group: Cgroup) -> int:
-    """How many of the group's processes its OOM killer killed (v1 without the ``oom_kill`` count: the times it
-    reached its memory limit)."""
+    """How many of the group's processes its OOM killer killed (v1 without ``oom_kill``: its failcnt)."""
     memory = Path(group.memory)
     if group.mode is CgroupMode.V2:
         return read_keyed(memory / "memory.events").get("oom_kill", 0)
@@ -273,8 +263,7 @@ def _processes(folder: Path) -> list[int]:
 
 
 def remove_folder(folder: Path, tries: int = REMOVE_TRIES) -> bool:
-    """Remove an empty group; while it is busy, kill what is left in it and try again (briefly). False when it
-    stayed."""
+    """Remove an empty group; while it is busy, kill what is left in it and try again. False when it stayed."""
     for attempt in range(tries):
         try:
             folder.rmdir()
@@ -292,9 +281,8 @@ def remove_folder(folder: Path, tries: int = REMOVE_TRIES) -> bool:
 
 
 class CgroupManager:
-    """The host's groups, one per process start, each straight under the host's own cgroup (so every bot weighs
-    as much as one of the host's own processes, and no layer between makes all bots together weigh as one),
-    named after the host (``uno-arena-PID-``), the bot and a counter; each removed after its process."""
+    """The host's groups, one per process start, each straight under the host's own cgroup (no layer between makes
+    all bots together weigh as one), named after the host, the bot and a counter."""
 
     def __init__(self, support: CgroupSupport, limits: Limits, tag: str | None = None) -> None:
         self.support = support
@@ -302,10 +290,6 @@ class CgroupManager:
         self.tag = tag or f"uno-arena-{os.getpid()}"
         self.numbers = itertools.count(1)
         self.live: set[Cgroup] = set()
-
-    @property
-    def mode(self) -> CgroupMode:
-        return self.support.mode
 
     def setup(self) -> CgroupSupport:
         """Get the host's cgroup ready (v2: the host in a leaf of its own, the controllers enabled for its children)
@@ -337,18 +321,18 @@ class CgroupManager:
 
     def create(self, bot: str) -> Cgroup | None:
         """A new group for one start of ``bot``'s process, its limits written (None without cgroups)."""
-        if self.mode is CgroupMode.NONE:
+        if self.support.mode is CgroupMode.NONE:
             return None
         return self._make(group_name(bot, next(self.numbers)))
 
     def _make(self, name: str) -> Cgroup:
-        group = Cgroup(self.mode, *(str(Path(f) / f"{self.tag}-{name}")
+        group = Cgroup(self.support.mode, *(str(Path(f) / f"{self.tag}-{name}")
                                     for f in (self.support.memory, self.support.cpu, self.support.pids)))
         self.live.add(group)
         try:
             for folder in group.folders:
                 Path(folder).mkdir()
-            for file_name, value in limit_writes(self.mode, self.limits):
+            for file_name, value in limit_writes(self.support.mode, self.limits):
                 path = Path(group.folder_of(file_name)) / file_name
                 if file_name in OPTIONAL_FILES and not path.exists():
                     continue

@@ -1,16 +1,9 @@
 """A new submission's admission: ``uno-arena bot check`` with the bot running in its sandbox, as in a live match.
 
-The check is the conformance check every author runs (:mod:`arena.conformance`), in a process of its own
-with a gateway and a store of its own (an embedded Redis on a Unix socket, gone at its end: nothing of a check is
-written into the live arena, no bot record and no incident). Its ``--run`` command is the sandbox's launcher
-(:mod:`arena.hosting.launch`) bound to the check's socket, which the sandbox shows at the same path as the live
-gateway's. The bot is registered in the check's store under its own name and gets a host token of the version it
-runs (``--hosted-version``, :func:`arena.submissions.hosted_version`), exactly as the live process does
-(:meth:`arena.store.BotStore.issue_host_token`): same name, same token shape, same environment, same Welcome, and
-matches shaped as a tournament's. So a bot cannot behave for the check alone by anything it can read.
-
-The check takes at most ``time_cap_s`` past the wait for the bot (its verdict says so when it ran out); exit 0 admits
-the submission; the verdict's reason is the check's failed lines and the bot's last output lines.
+The check is the conformance check every author runs, in a process of its own with a private store (nothing of it
+is written into the live arena). Its ``--run`` command is the sandbox's launcher on the check's socket, shown at the
+live gateway's path; the bot gets its own name and a host token of its version, exactly as the live process does: so
+a bot cannot behave for the check alone by anything it can read. Exit 0 admits the submission.
 """
 
 from __future__ import annotations
@@ -26,19 +19,17 @@ import time
 import uuid
 from dataclasses import dataclass
 
+from arena.hosting.process import stop_group
 from arena.hosting.sandbox import TOKEN_ENV
 
-CHECK_WAIT_S = 20.0
-"""Seconds the check waits for the sandboxed bot to connect."""
+CHECK_WAIT_S = 20.0  # seconds the check waits for the sandboxed bot to connect
 CHECK_TIME_CAP_S = 90.0
 """Seconds every check together may take past the wait: a bot that answers well within its deadline takes about
 10-30 s; one that answers each decision just before it ran 89-126 s and held a check slot that long."""
-CHECK_BUDGET_S = 420.0
-"""The most ``bot check --time-cap`` takes: past the wait for the bot, every check together ends within this (a
-safety net over the per-check budgets)."""
+CHECK_BUDGET_S = 420.0  # the default of ``bot check --time-cap``: a safety net over the per-check budgets
 CHECK_SLACK_S = 30.0
 """Past the wait and the cap, the time the check's process has to start, give its verdict and stop its bot; then it
-is stopped (SIGTERM, then SIGKILL) and the submission rejected."""
+is stopped and the submission rejected."""
 STOP_GRACE_S = 5.0
 MAX_REASON = 1900
 PRIVATE_ENV = ("REDIS_URL", "UNO_ARENA_ADMIN_TOKEN", "UNO_ARENA_ADMIN_TOKEN_FILE", TOKEN_ENV,
@@ -52,15 +43,13 @@ class Verdict:
     reason: str
 
 
-SIGSYS_EXIT = f"exited with code {128 + signal.SIGSYS}"
-"""How `bot check` says the sandbox ended its bot by SIGSYS (bwrap reports a signal as 128 + its number)."""
+SIGSYS_EXIT = f"exited with code {128 + signal.SIGSYS}"  # `bot check` on a SIGSYS (bwrap reports 128 + signal)
 
 
 def reason_of(output: str, passed: bool, seconds: float = 0.0, time_cap_s: float = CHECK_TIME_CAP_S,
               host_paths: tuple[str, ...] = ()) -> str:
-    """The verdict's reason from the check's output: the summary when it passed; else every line but the checks
-    that passed and the host's own (the failed checks, the bot's last lines, the summary), the end kept when too
-    long. Both say how long the check took of the time it may take; no line names ``host_paths``."""
+    """The verdict's reason from the check's output: the summary when it passed; else every line but the passed
+    checks and the host's own, the end kept when too long. No line names ``host_paths``."""
     lines = [line for line in output.splitlines() if line.strip() and not line.startswith("started: ")]
     lines = [line.replace(SIGSYS_EXIT, "was killed by SIGSYS: it made a system call the sandbox forbids")
              for line in lines]
@@ -75,31 +64,25 @@ def reason_of(output: str, passed: bool, seconds: float = 0.0, time_cap_s: float
     return (f"{head}:\n" + kept[-MAX_REASON:]) if kept else head
 
 
-def check_argv(spec_file: str, socket_path: str, bot: str, version: str, wait_s: float,
-               time_cap_s: float) -> list[str]:
-    """The check's command line: ``bot check`` of ``bot`` as the host runs it (a host token of ``version``), its bot
-    the sandbox's launcher on the check's own socket."""
-    run = shlex.join([sys.executable, "-m", "arena.hosting.launch", spec_file, "--socket", socket_path])
-    return [sys.executable, "-m", "arena.cli", "bot", "check", "--name", bot, "--hosted-version", version,
-            "--unix-socket", socket_path, "--wait", f"{wait_s:g}", "--time-cap", f"{time_cap_s:g}", "--run", run]
-
-
 async def check_in_sandbox(spec_file: str, socket_dir: str, bot: str, version: str, *, wait_s: float = CHECK_WAIT_S,
                            time_cap_s: float = CHECK_TIME_CAP_S) -> Verdict:
-    """Run ``uno-arena bot check`` on the sandboxed bot of ``spec_file``, bot ``bot`` running ``version``."""
+    """Run ``uno-arena bot check`` of bot ``bot`` (a host token of ``version``), its ``--run`` the sandbox's launcher
+    of ``spec_file``."""
     socket_path = os.path.join(socket_dir, f"gw-{uuid.uuid4().hex[:8]}.sock")
-    argv = check_argv(spec_file, socket_path, bot, version, wait_s, time_cap_s)
+    run = shlex.join([sys.executable, "-m", "arena.hosting.launch", spec_file, "--socket", socket_path])
+    argv = [sys.executable, "-m", "arena.cli", "bot", "check", "--name", bot, "--hosted-version", version,
+            "--unix-socket", socket_path, "--wait", f"{wait_s:g}", "--time-cap", f"{time_cap_s:g}", "--run", run]
     env = {k: v for k, v in os.environ.items() if k not in PRIVATE_ENV}
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(*argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                                    stderr=subprocess.STDOUT, start_new_session=True)
     out: bytes | None = None
     try:
-        out, _ = await asyncio.wait_for(process.communicate(), wait_s + time_cap_s + CHECK_SLACK_S)
-    except TimeoutError:
-        pass
+        with contextlib.suppress(TimeoutError):
+            out, _ = await asyncio.wait_for(process.communicate(), wait_s + time_cap_s + CHECK_SLACK_S)
     finally:  # timed out, or the host is stopping: the check (and with it its bot and its store) goes
-        await _stop(process)
+        if process.returncode is None:
+            await stop_group(process, STOP_GRACE_S)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(socket_path)
     seconds = time.monotonic() - started
@@ -110,17 +93,3 @@ async def check_in_sandbox(spec_file: str, socket_dir: str, bot: str, version: s
     return Verdict(passed, reason_of(out.decode("utf-8", "replace"), passed, seconds, time_cap_s,
                                      (spec_file, socket_path, socket_dir)))
 
-
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM to the check's process group (it stops its bot and its private store), SIGKILL after
-    :data:`STOP_GRACE_S`."""
-    if process.returncode is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(process.wait(), STOP_GRACE_S)
-    if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        await process.wait()

@@ -1,17 +1,10 @@
 """The bot host (`uno-arena host`): every hosted bot's newest admitted version running in its sandbox.
 
-Every :data:`POLL_S` it reads the store: a submission still ``checking`` is checked in the sandbox
-(:mod:`arena.hosting.check`: played as a live match, on a store of the check's own; two at a time, taken in turn
-per author by :mod:`arena.hosting.queue`, each within a time cap; a bot's older waiting versions are superseded; the
-queue's places are in the store for the author) and admitted or rejected with the reason; each bot with an admitted
-version has one :class:`HostedBot` running it (a newer admitted version replaces the running one; a bot deleted or
-revoked is stopped). A process that breaks a rule of the sandbox (SIGSYS: a system call the filter forbids) is not
-started again: its version is marked ``stopped`` with the reason. Unpacked versions and spec files no longer of
-use are removed from the work folder. A hosted process connects to the gateway's Unix socket with a token of its own
-(:meth:`arena.store.BotStore.issue_host_token`, a new one at each start: the author's token is left alone). Its
-state and its last output go to the store for the author (``bot submissions``, ``bot output``). Each start of a
-process, and each check, has a cgroup of its own where the machine allows (:mod:`arena.hosting.cgroups`), removed
-after it.
+Every :data:`POLL_S` it reads the store: a submission still ``checking`` is checked in the sandbox (in turn per
+author, :mod:`arena.hosting.queue`) and admitted or rejected with the reason; each bot with an admitted version has
+one :class:`HostedBot` running it, with a token of its own issued at each start. A process that breaks a rule of the
+sandbox (SIGSYS) is not started again: its version is marked ``stopped``. Each start and each check has a cgroup of
+its own where the machine allows. docs/hosting.md tells the whole cycle.
 """
 
 from __future__ import annotations
@@ -55,18 +48,17 @@ class HostMetrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.up = Gauge("uno_arena_host_up", "1 while the bot host serves", registry=self.registry)
-        self.running = Gauge("uno_arena_hosted_processes", "Hosted bots' processes running now",
-                             registry=self.registry)
-        self.restarts = Counter("uno_arena_hosted_restarts_total", "Hosted processes started again after an end",
-                                ["bot"], registry=self.registry)
-        self.fresh_sandboxes = Counter("uno_arena_fresh_sandboxes_total",
-                                       "Fresh sandboxes started after one match (bots without memory)", ["bot"],
-                                       registry=self.registry)
-        self.verdicts = Counter("uno_arena_submission_verdicts_total", "Submissions checked in the sandbox",
-                                ["verdict"], registry=self.registry)
-        self.cgroups = Gauge("uno_arena_host_cgroups", "1 for the cgroup mode in force (v2, v1, none)", ["mode"],
-                             registry=self.registry)
+        gauge = functools.partial(Gauge, registry=self.registry)
+        counter = functools.partial(Counter, registry=self.registry)
+        self.up = gauge("uno_arena_host_up", "1 while the bot host serves")
+        self.running = gauge("uno_arena_hosted_processes", "Hosted bots' processes running now")
+        self.restarts = counter("uno_arena_hosted_restarts_total", "Hosted processes started again after an end",
+                                ["bot"])
+        self.fresh_sandboxes = counter("uno_arena_fresh_sandboxes_total",
+                                       "Fresh sandboxes started after one match (bots without memory)", ["bot"])
+        self.verdicts = counter("uno_arena_submission_verdicts_total", "Submissions checked in the sandbox",
+                                ["verdict"])
+        self.cgroups = gauge("uno_arena_host_cgroups", "1 for the cgroup mode in force (v2, v1, none)", ["mode"])
 
 
 @dataclass(frozen=True)
@@ -76,20 +68,14 @@ class HostConfig:
     gateway_socket: str
     work_dir: str
     limits: Limits = field(default_factory=Limits)
-    uid_per_bot: bool = True
-    """Run each bot as a uid of its own (as root; ignored otherwise)."""
-    check_wait_s: float = CHECK_WAIT_S
-    """Seconds the check of a new submission waits for its bot to connect."""
-    check_time_cap_s: float = CHECK_TIME_CAP_S
-    """Seconds one check may take past that wait (its verdict says so when it ran out)."""
-    parallel_checks: int = 2
-    """Checks of new submissions run at once (each is a `bot check` process and a sandboxed bot)."""
-    cgroups: bool = True
-    """A cgroup per bot where the machine allows (False: rlimits only)."""
+    uid_per_bot: bool = True  # run each bot as a uid of its own (as root; ignored otherwise)
+    check_wait_s: float = CHECK_WAIT_S  # how long the check of a new submission waits for its bot to connect
+    check_time_cap_s: float = CHECK_TIME_CAP_S  # how long one check may take past that wait
+    parallel_checks: int = 2  # checks at once (each a `bot check` process and a sandboxed bot)
+    cgroups: bool = True  # a cgroup per bot where the machine allows (False: rlimits only)
 
 
-UNPACKING = ".unpack-"
-"""How a package's folder being written is named (removed when the unpacking fails, and at the host's start)."""
+UNPACKING = ".unpack-"  # a package's folder being written (removed when the unpacking fails, and at the start)
 
 
 def unpack(archive: bytes, target: Path) -> None:
@@ -125,14 +111,12 @@ class HostedBot:
         self.host = host
         self.name = name
         self.submission = submission
-        self.fresh_sandbox = fresh_sandbox
-        """Each match in a fresh sandbox (a competition asks for bots without memory)."""
+        self.fresh_sandbox = fresh_sandbox  # each match in a fresh sandbox (a bot without memory)
         self.stop_event = asyncio.Event()
         self.output = OutputTail()
         self.task: asyncio.Task[None] | None = None
         self.restarts = 0
-        self.stopped_for = ""
-        """Why the host stopped this version for good (a rule of the sandbox broken), if it did."""
+        self.stopped_for = ""  # why the host stopped this version for good (a rule of the sandbox broken)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._loop(), name=f"hosted-{self.name}")
@@ -205,8 +189,7 @@ class HostedBot:
                 await asyncio.to_thread(self.host.cgroups.remove, group)
 
     async def _stop_for_good(self, why: str) -> None:
-        """The process broke a rule of the sandbox: its version is marked ``stopped`` (the author reads why in `bot
-        submissions`) and never run again; the loop ends without another start."""
+        """The process broke a rule of the sandbox: its version is marked ``stopped`` and never run again."""
         log.warning("hosted bot %s version %d: %s", self.name, self.submission.version, why)
         self.host.metrics.verdicts.labels(SubmissionState.STOPPED.value).inc()
         with contextlib.suppress(KeyError):  # the version was deleted meanwhile: nothing left to mark
@@ -240,16 +223,13 @@ class BotHost:
         self.config = config
         self.metrics = metrics or HostMetrics()
         self.bots: dict[str, HostedBot] = {}
-        self.checks: dict[tuple[str, int], asyncio.Task[None]] = {}
-        """Checks of new submissions under way, by bot (without case) and version."""
-        self.under_check: dict[tuple[str, int], Waiting] = {}
-        """What each check under way is, for the queue's turns per author."""
+        self.checks: dict[tuple[str, int], asyncio.Task[None]] = {}  # under way, by bot (without case) and version
+        self.under_check: dict[tuple[str, int], Waiting] = {}  # the same checks, for the queue's turns per author
         work = Path(config.work_dir)
-        (work / "packages").mkdir(parents=True, exist_ok=True)
-        (work / "specs").mkdir(parents=True, exist_ok=True)
-        # Root's alone: a sandbox sees its package through its own mount (/bot), never through these folders.
-        os.chmod(work / "specs", 0o700)
-        os.chmod(work / "packages", 0o700)
+        for folder in (work / "packages", work / "specs"):
+            folder.mkdir(parents=True, exist_ok=True)
+            # Root's alone: a sandbox sees its package through its own mount (/bot), never through these folders.
+            folder.chmod(0o700)
         for partial in (work / "packages").glob(f"{UNPACKING}*"):  # a host that died while unpacking left it
             shutil.rmtree(partial, ignore_errors=True)
         self.socket_dir = tempfile.mkdtemp(prefix="uno-host-")  # short: a socket's path has at most 107 bytes
@@ -258,14 +238,13 @@ class BotHost:
         self.cgroups = CgroupManager(support, config.limits)
         self.cgroups.setup()
         for mode in CgroupMode:
-            self.metrics.cgroups.labels(mode.value).set(1 if mode is self.cgroups.mode else 0)
+            self.metrics.cgroups.labels(mode.value).set(1 if mode is self.cgroups.support.mode else 0)
         log.info("bot host: %s", self.cgroups.support.describe())
 
     def prepare(self, name: str, submission: Submission, group: Cgroup | None = None, purpose: str = "run",
                 fresh: bool = False) -> str:
-        """Unpack the submission (once) and write its sandbox spec (with ``group``, the cgroup the process joins;
-        ``purpose`` in its file's name: ``run`` or ``check``; ``fresh``: a uid no sandbox had, else the bot's own);
-        the spec file's path (removed by the caller)."""
+        """Unpack the submission (once) and write its sandbox spec (``purpose``: ``run`` or ``check``; ``fresh``: a
+        uid no sandbox had, else the bot's own); the spec file's path (removed by the caller)."""
         target = package_path(self.config.work_dir, submission.sha256)
         archive = self.store.submissions.archive(submission.sha256)
         if archive is None:
@@ -281,10 +260,8 @@ class BotHost:
         return str(path)
 
     async def check_pending(self) -> None:
-        """Start checks of the submissions still ``checking`` while a slot is free (:attr:`HostConfig.parallel_checks`
-        at a time), in the order of :func:`arena.hosting.queue.plan_checks` (in turn per author; a bot's older
-        waiting versions superseded), and keep the queue's places in the store for the authors. It does not wait
-        for the checks: each takes up to its time cap, and the rounds meanwhile go on starting and stopping bots."""
+        """Start checks of the submissions still ``checking`` while a slot is free, in the queue's order, and keep
+        the queue's places in the store. It does not wait for the checks: the rounds meanwhile go on."""
         waiting: list[Waiting] = []
         submissions: dict[tuple[str, int], Submission] = {}
         for name in await asyncio.to_thread(self.store.submissions.hosted_bots):
@@ -361,12 +338,10 @@ class BotHost:
         log.info("submission %s v%d: %s", name, submission.version, state.value)
 
     def clean_work_dir(self) -> None:
-        """Remove what no process needs any more: the unpacked versions (``packages/SHA``) that are not a running,
-        current (newest admitted) or waiting version's, and the spec files of no process under way."""
+        """Remove the unpacked versions no running, current or waiting version needs, and unused spec files."""
         needed: set[str] = {bot.submission.sha256 for bot in self.bots.values()}
         for name in self.store.submissions.hosted_bots():
-            versions = self.store.submissions.all(name)
-            needed.update(s.sha256 for s in versions if s.state is SubmissionState.CHECKING)
+            needed.update(s.sha256 for s in self.store.submissions.all(name) if s.state is SubmissionState.CHECKING)
             current = self.store.submissions.current(name)
             if current is not None:
                 needed.add(current.sha256)
@@ -411,8 +386,7 @@ class BotHost:
                 bot.start()
 
     def _sandboxes_only(self, name: str, only: bool) -> None:
-        """Only fresh sandboxes may connect a bot a competition without memory admits: set in the store (the
-        gateway refuses its own process's Hello) and, when it turns on, its open sessions of its own are dropped."""
+        """Only fresh sandboxes may connect a bot without memory: set in the store, its other sessions dropped."""
         self.store.bots.set_sandboxes_only(name, only)
         if only:
             own = [s.session_id for s in self.store.sessions.for_bot(name) if not s.fresh_sandbox]

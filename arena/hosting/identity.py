@@ -1,9 +1,7 @@
 """Which uid a hosted bot's sandbox runs as (a root host): the operator's range setting and the store's uids.
 
-``UNO_ARENA_UID_BASE`` (optional) names the first uid of the arena's range (:mod:`arena.store.identities`:
-:data:`arena.store.identities.UID_RANGE_SIZE` uids); without it the arena's Redis keeps the range the first host
-chose at random. Every host of one arena must agree (a host that names another base than the recorded one stops
-with the reason); two arenas on one machine get different ranges.
+``UNO_ARENA_UID_BASE`` (optional) names the first uid of the arena's range; without it the arena's Redis keeps the
+range the first host chose at random. Every host of one arena must agree (one that names another base stops).
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ UID_BASE_ENV = "UNO_ARENA_UID_BASE"
 
 
 def requested_base(environ: Mapping[str, str] = os.environ) -> int | None:
-    """The operator's first uid (``$UNO_ARENA_UID_BASE``), None when not set; :class:`UidRangeConflict` when it is
-    not a usable number."""
+    """The operator's first uid, None when not set; :class:`UidRangeConflict` when it is not a usable number."""
     raw = environ.get(UID_BASE_ENV, "").strip()
     if not raw:
         return None

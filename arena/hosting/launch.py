@@ -1,16 +1,9 @@
 """Start one sandboxed bot: ``python -m arena.hosting.launch SPEC.json``.
 
-It joins the bot's cgroup when the spec names one (:func:`arena.hosting.cgroups.join`: the memory, CPU and process
-limits of the whole bot), as root mounts the bot's ``/tmp`` with its inode limit and a copy of its package in a mount
-namespace of its own (:mod:`arena.hosting.private_mounts`), sets the resource limits of
-:class:`arena.hosting.sandbox.Limits` on itself (``setrlimit``: soft and hard), then replaces itself with ``bwrap``
-(:func:`arena.hosting.sandbox.bwrap_argv`), whose environment is only the sandbox's
-(:func:`arena.hosting.sandbox.sandbox_env`): of its own environment it passes on the bot's token
-(``$UNO_ARENA_BOT_TOKEN``) and nothing else, so no secret of the host (``$REDIS_URL``, the admin token) reaches the
-bot. ``bwrap`` gets the syscall filter (:mod:`arena.hosting.seccomp`, ``--seccomp``) and its options (``--args``) in
-files in memory, so the sandbox's pid 1 shows no host path in its command line. The group, the limits and the filter
-are inherited by everything the bot starts. The bot host runs it, and so does the check of a new submission
-(``uno-arena bot check --run "python -m arena.hosting.launch SPEC --socket PATH"``).
+It joins the bot's cgroup, as root mounts the bot's private ``/tmp`` and package, sets the resource limits on itself,
+then replaces itself with ``bwrap``, whose environment is only the sandbox's: of its own it passes on the bot's token
+and nothing else (no ``$REDIS_URL``, no admin token). The syscall filter and bwrap's options go in files in memory, so
+the sandbox's pid 1 shows no host path. The bot host runs it, and so does the check of a new submission.
 """
 
 from __future__ import annotations
@@ -30,6 +23,7 @@ from arena.hosting.sandbox import (
     SandboxSpec,
     SandboxUnavailable,
     bwrap_argv,
+    inherited_file,
     rlimits,
     runtime_layout,
     sandbox_env,
@@ -63,21 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         resource.setrlimit(getattr(resource, name), (soft, hard))
     sys.stdout.flush()
     bwrap, end = command[0], command.index("--")
-    options = ["--seccomp", str(_inherited_file("seccomp", seccomp_program())), *command[1:end]]
+    options = ["--seccomp", str(inherited_file("seccomp", seccomp_program())), *command[1:end]]
     # bwrap's options in a file, not on its command line: the sandbox's pid 1 (bwrap) shows its command line in
     # /proc/1/cmdline, and the options name the host's folders. The command after "--" names none.
-    options_fd = _inherited_file("bwrap-options", b"".join(a.encode() + b"\0" for a in options))
+    options_fd = inherited_file("bwrap-options", b"".join(a.encode() + b"\0" for a in options))
     os.execve(bwrap, [bwrap, "--args", str(options_fd), *command[end:]], sandbox_env(token, layout))
     return 1  # not reached
-
-
-def _inherited_file(name: str, data: bytes) -> int:
-    """A file in memory holding ``data`` (read from its start), left open for ``bwrap``: its descriptor."""
-    fd = os.memfd_create(name, 0)
-    os.write(fd, data)
-    os.lseek(fd, 0, os.SEEK_SET)
-    os.set_inheritable(fd, True)
-    return fd
 
 
 if __name__ == "__main__":

@@ -1,15 +1,10 @@
 """The bot's ``/tmp`` with an inode limit, and its package at a path of no host folder: tmpfs mounts the launcher
 makes (as root) in a mount namespace of its own.
 
-``bwrap --tmpfs`` takes a size but no ``nr_inodes``: a tmpfs then holds as many empty files as half the machine's
-memory pages (millions), each one kernel memory the size does not count. So the launcher, root, leaves the host's
-mount namespace (``unshare(CLONE_NEWNS)``, every mount made private: nothing it mounts reaches the host), mounts a
-small tmpfs over a folder of its own namespace the sandbox does not need (:data:`MOUNT_POINTS`: in that namespace
-only, the host's folder is untouched) and in it two more: ``tmp`` (``size=`` and ``nr_inodes=``: the bot's
-``/tmp``) and ``bot``, a copy of the bot's package, made read-only. ``bwrap`` mounts them as ``/tmp`` and ``/bot``.
-A bind mount shows its source's path in ``/proc/self/mountinfo``; a tmpfs shows ``/``: the copy keeps the host's
-work folder (and the package's digest) out of the sandbox. The namespace and its tmpfs live as long as the
-sandbox's processes, and go with them; their pages are charged to the cgroup the launcher joined (the bot's).
+``bwrap --tmpfs`` takes a size but no ``nr_inodes`` (millions of empty files, kernel memory the size does not count).
+So the launcher leaves the host's mount namespace (every mount private) and mounts a small tmpfs over a folder the
+sandbox does not need, with ``tmp`` (``size=``, ``nr_inodes=``) and ``bot`` (a read-only copy of the package: a tmpfs
+shows ``/`` in ``mountinfo`` where a bind mount would show the host's path) in it. docs/hosting.md has the why.
 """
 
 from __future__ import annotations
@@ -28,15 +23,14 @@ MS_REC = 0x4000
 MS_PRIVATE = 0x40000
 PAGE = 4096
 
-MOUNT_POINTS = ("/dev/shm", "/mnt", "/media", "/srv")
-"""Folders the private mounts may cover, the first one that exists and holds nothing the sandbox mounts."""
+MOUNT_POINTS = ("/dev/shm", "/mnt", "/media", "/srv")  # folders the private mounts may cover (in their namespace)
 
 
 class PrivateMountError(OSError):
     """The private mounts could not be made (the message names the step and the kernel's error)."""
 
 
-def _inside(path: str, root: str) -> bool:
+def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
@@ -44,7 +38,7 @@ def mount_point(needed: list[str]) -> str:
     """The first of :data:`MOUNT_POINTS` that exists and holds none of ``needed`` (paths the sandbox mounts)."""
     for candidate in MOUNT_POINTS:
         if os.path.isdir(candidate) and not os.path.islink(candidate) and not any(
-                _inside(os.path.realpath(path), candidate) for path in needed):
+                is_within(os.path.realpath(path), candidate) for path in needed):
             return candidate
     raise PrivateMountError(f"no folder to mount the bot's /tmp and package on: none of {', '.join(MOUNT_POINTS)} "
                             "exists apart from what the sandbox mounts (create /mnt)")
@@ -56,10 +50,6 @@ class PrivateMounts:
 
     tmp: str
     package: str
-
-
-def tmp_options(size_bytes: int, inodes: int) -> str:
-    return f"size={int(size_bytes)},nr_inodes={int(inodes)},mode=1777"
 
 
 def package_footprint(package_dir: str) -> tuple[int, int]:
@@ -93,7 +83,7 @@ def make_private_mounts(tmp_bytes: int, tmp_inodes: int, package_dir: str, neede
     mounts = PrivateMounts(os.path.join(point, "tmp"), os.path.join(point, "bot"))
     for folder in (mounts.tmp, mounts.package):
         os.mkdir(folder, 0o755)
-    tmpfs(mounts.tmp, tmp_options(tmp_bytes, tmp_inodes))
+    tmpfs(mounts.tmp, f"size={int(tmp_bytes)},nr_inodes={int(tmp_inodes)},mode=1777")
     size, inodes = package_footprint(package_dir)
     tmpfs(mounts.package, f"size={size + PAGE},nr_inodes={inodes + 1},mode=0755")
     try:

@@ -1,9 +1,7 @@
-"""One hosted bot's process, kept running: started through :mod:`arena.hosting.launch`, its stdout and stderr
-kept (the last :data:`OUTPUT_CAP` bytes, counted past that), killed when it outlives :attr:`Limits.lifetime_s` or
-has not connected within :attr:`Limits.connect_s`, and started again after a pause that doubles with each quick
-end (:func:`backoff_s`). Each end is described for its author (:func:`describe_end`); an end that shows the process
-broke a rule of the sandbox (:func:`sandbox_breach`: SIGSYS, the syscall filter's kill) is not followed by another
-start: the host stops that version for good."""
+"""One hosted bot's process, kept running: started through :mod:`arena.hosting.launch`, the end of its output kept,
+killed past its lifetime or when it has not connected in time, started again after a backoff. Each end is described
+for its author (:func:`describe_end`); after a breach of the sandbox (SIGSYS, the syscall filter's kill) the host
+stops that version for good."""
 
 from __future__ import annotations
 
@@ -22,33 +20,21 @@ from arena.hosting.sandbox import TOKEN_ENV, Limits
 
 OUTPUT_CAP = 64 * 1024
 OUTPUT_RATE = 4 * 1024 * 1024
-"""Bytes of output a second the host reads of one process at most: past it the pipe fills and the bot's writes
-wait, so a bot that floods its output spends its own time blocked, not the host's CPU."""
+"""Bytes of output a second the host reads of one process at most: past it a flooding bot's writes wait, so it spends
+its own time blocked, not the host's CPU."""
 BACKOFF_FIRST_S = 1.0
 BACKOFF_MAX_S = 60.0
-STABLE_S = 60.0
-"""A process that ran this long before it ended starts the backoff over."""
+STABLE_S = 60.0  # a process that ran this long before it ended starts the backoff over
 STOP_GRACE_S = 3.0
-SPENT_POLL_S = 0.5
-"""How often a fresh sandbox's token is looked at (spent: its one match is over)."""
+SPENT_POLL_S = 0.5  # how often a fresh sandbox's token is looked at (spent: its one match is over)
 MATCH_PLAYED = "ended: it played its one match (bots without memory: a fresh sandbox plays the next)"
 SIGSYS_BREACH = ("stopped: it made a system call the sandbox forbids (SIGSYS); fix the bot and submit a new "
                  "version")
 
 
 def signal_of(code: int) -> int:
-    """The signal that ended a process of exit status ``code`` (negative: the signal; past 128: bwrap's report of
-    its child's signal, 128 + signal), else 0."""
+    """The signal that ended a process of exit status ``code`` (negative, or bwrap's 128 + signal), else 0."""
     return -code if code < 0 else code - 128 if code > 128 else 0
-
-
-def sandbox_breach(code: int, killed_for: str = "") -> str:
-    """Why a process that ended with ``code`` broke a rule of the sandbox, for its author; '' when it did not.
-    Only the syscall filter's kill (SIGSYS) is a breach: the limits (CPU, memory, files, inodes, processes) are
-    limits, not rules, and the host's own kills are not the bot's doing."""
-    if killed_for or signal_of(code) != signal.SIGSYS:
-        return ""
-    return SIGSYS_BREACH
 
 
 def backoff_s(quick_ends: int) -> float:
@@ -77,15 +63,35 @@ def describe_end(code: int, limits: Limits, killed_for: str = "", out_of_memory:
         return f"killed: CPU time limit ({limits.cpu_seconds} s of CPU per process) reached (SIGXCPU)"
     if sig == signal.SIGXFSZ:
         return f"killed: file size limit ({limits.file_size_bytes} bytes) exceeded (SIGXFSZ)"
-    if sig:
+    return describe_exit(-sig if sig else code)
+
+
+def describe_exit(code: int) -> str:
+    """How a process of exit status ``code`` (negative: the signal) ended."""
+    if code < 0:
         with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(sig).name}"
-        return f"killed by signal {sig}"
+            return f"killed by {signal.Signals(-code).name}"
+        return f"killed by signal {-code}"
     return f"exited with code {code}"
 
 
-HOST_NOTE = "[uno-arena host] "
-"""How the host's own lines about a process (a start, an end) start in its output."""
+async def stop_group(process: asyncio.subprocess.Process, grace_s: float, *, leftovers: bool = False) -> None:
+    """SIGTERM to the process's group, SIGKILL after ``grace_s``; reaped. ``leftovers``: both go to the group even
+    when the process itself exited (whatever it left behind in its group)."""
+    _signal_group(process, signal.SIGTERM, leftovers)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), grace_s)
+    _signal_group(process, signal.SIGKILL, leftovers)
+    await process.wait()
+
+
+def _signal_group(process: asyncio.subprocess.Process, sig: int, exited_too: bool = False) -> None:
+    if process.returncode is None or exited_too:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+
+
+HOST_NOTE = "[uno-arena host] "  # how the host's own lines about a process start in its output
 
 
 class OutputTail:
@@ -121,15 +127,12 @@ class Run:
     code: int
     detail: str
     seconds: float
-    match_played: bool = False
-    """A fresh sandbox ended by the host after its one match (a normal end: no backoff)."""
-    breach: str = ""
-    """Why the process broke a rule of the sandbox (:func:`sandbox_breach`), for its author; '' when it did not."""
+    match_played: bool = False  # a fresh sandbox ended by the host after its one match (a normal end: no backoff)
+    breach: str = ""  # why the process broke a rule of the sandbox (:data:`SIGSYS_BREACH`); '' when it did not
 
 
 class SandboxedProcess:
-    """One bot's process in its sandbox: :meth:`run_once` runs one life of it (in ``group``, the cgroup its spec
-    names, whose OOM kills its end tells)."""
+    """One bot's process in its sandbox (in ``group``): :meth:`run_once` runs one life of it."""
 
     def __init__(self, spec_file: str, token: str, limits: Limits, output: OutputTail,
                  connected: Callable[[], Awaitable[bool]], group: Cgroup | None = None,
@@ -140,13 +143,11 @@ class SandboxedProcess:
         self.limits = limits
         self.output = output
         self.connected = connected
-        self.match_played = match_played
-        """For a fresh sandbox: whether its one match is over (its token spent); None: it plays on."""
+        self.match_played = match_played  # for a fresh sandbox: whether its one match is over (its token spent)
         self.process: asyncio.subprocess.Process | None = None
 
     async def run_once(self, stop: asyncio.Event) -> Run:
-        """Start it and wait for its end, the host's stop, its lifetime or its missed connection; then it is gone
-        (the sandbox's whole PID namespace with it)."""
+        """Start it and wait for its end, the host's stop, its lifetime or a missed connection; then it is gone."""
         started = time.monotonic()
         written_before = self.output.total  # the tail is the bot's, across its lives; this count is this life's
         self.process = await asyncio.create_subprocess_exec(
@@ -162,7 +163,8 @@ class SandboxedProcess:
         seconds = time.monotonic() - started
         if killed_for == MATCH_PLAYED:
             return Run(code, MATCH_PLAYED, seconds, match_played=True)
-        breach = sandbox_breach(code, killed_for)
+        # Only the syscall filter's kill (SIGSYS) is a breach: limits are not rules, and the host's kills are its own.
+        breach = SIGSYS_BREACH if not killed_for and signal_of(code) == signal.SIGSYS else ""
         detail = breach or describe_end(code, self.limits, killed_for,
                                         self.group is not None and oom_kills(self.group) > 0)
         written = self.output.total - written_before
@@ -218,17 +220,7 @@ class SandboxedProcess:
                 await asyncio.sleep(max(0.0, window_start + 1.0 - time.monotonic()))
                 window_start, window_bytes = time.monotonic(), 0
 
-    def _signal(self, sig: int) -> None:
-        if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, sig)
-
     async def stop(self) -> None:
         """SIGTERM, then SIGKILL after :data:`STOP_GRACE_S` (bwrap takes its whole PID namespace along)."""
-        if self.process is None or self.process.returncode is not None:
-            return
-        self._signal(signal.SIGTERM)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.process.wait(), STOP_GRACE_S)
-        self._signal(signal.SIGKILL)
-        await self.process.wait()
+        if self.process is not None and self.process.returncode is None:
+            await stop_group(self.process, STOP_GRACE_S)

@@ -1,10 +1,8 @@
 """The bot host's queue of checks (pure: data in, a plan out).
 
-Only a bot's newest waiting version is checked: an older one still waiting is superseded (it is rejected, saying
-so). The others are taken in turn per author (a bot's owner; a bot without one is an author of its own): the next
-check goes to the author with the fewest checks running or already planned, the one waiting longest first among
-equals; an author's own versions go oldest first. So one author's many slow versions cannot hold every slot while
-another author's version waits.
+Only a bot's newest waiting version is checked (older ones are superseded). The others are taken in turn per author
+(a bot's owner, else the bot itself): the next check goes to the author with the fewest checks running or planned,
+the one waiting longest first among equals. So one author's many slow versions cannot hold every slot.
 """
 
 from __future__ import annotations
@@ -18,11 +16,9 @@ from dataclasses import dataclass
 class Waiting:
     """A submitted version not given its verdict yet."""
 
-    bot: str
-    """The bot's name, compared without case."""
+    bot: str  # compared without case
     version: int
-    author: str
-    """Its bot's owner (the bot's own name when it has none)."""
+    author: str  # the bot's owner (the bot's own name when it has none)
     submitted_at: float
 
     @property
@@ -34,14 +30,8 @@ class Waiting:
 class QueuePlan:
     """What to do with the waiting versions."""
 
-    superseded: tuple[Waiting, ...]
-    """Older waiting versions of a bot that has a newer one waiting or under check: never checked."""
-    order: tuple[Waiting, ...]
-    """The versions to check, the next first (its place in the queue: its index + 1)."""
-
-    def places(self) -> dict[tuple[str, int], int]:
-        """(bot without case, version) -> its place in the queue (1: next)."""
-        return {w.key: place for place, w in enumerate(self.order, start=1)}
+    superseded: tuple[Waiting, ...]  # older versions of a bot with a newer one waiting or under check
+    order: tuple[Waiting, ...]  # the versions to check, the next first
 
 
 def plan_checks(waiting: Iterable[Waiting], running: Iterable[Waiting]) -> QueuePlan:

@@ -1,23 +1,10 @@
 """The sandbox of a hosted bot: the ``bwrap`` command line, its environment and its resource limits (no I/O but
 looking up where programs are).
 
-What the bot sees: a read-only ``/usr`` (and ``/lib*``, ``/bin`` links), its own package read-only at ``/bot`` (its
-working folder), a private ``/tmp`` (tmpfs of :attr:`Limits.tmp_bytes`; as root with :attr:`Limits.tmp_inodes`:
-:mod:`arena.hosting.private_mounts`), its own ``/proc`` (a new PID namespace: its own processes only), a minimal
-``/dev`` without ptys, the runtime it needs read-only at paths that name nothing of the host (:class:`RuntimeLayout`:
-for ``python3.11-kit`` the Python installation at ``/opt/python``, its site-packages and the arena's own ``arena``
-and ``bots`` packages under ``/opt``, on ``PYTHONPATH``), and the gateway's Unix socket at :data:`SOCKET_IN_SANDBOX`;
-nothing else of the machine: no other bot's files, no token file, no ``/etc``, no ``/home``. New PID, network, IPC,
-UTS and cgroup namespaces: no network at all but that socket. Its environment is only :data:`TARGET_ENV` (``unix:`` +
-the socket), its own token (:data:`TOKEN_ENV`) and a few plain settings. The launcher adds the syscall filter
-(:mod:`arena.hosting.seccomp`).
-
-As root (the usual host: a container), ``bwrap`` runs without a user namespace and the bot runs as a uid of its own
-(``setpriv``: no capabilities, no supplementary groups, no new privileges; the uid from the arena's range,
-:mod:`arena.hosting.identity`): a user namespace would map it to root outside, where ``RLIMIT_NPROC`` does not count,
-and a uid of its own makes the process limit and the kernel's other per-user counters the bot's alone. As another
-user, ``bwrap --unshare-user --disable-userns`` maps the bot to that user (the process limit is then shared with the
-host's user: docs/hosting.md).
+The bot sees a read-only ``/usr``, its package read-only at ``/bot``, a private ``/tmp``, its own ``/proc``, a
+``/dev`` without ptys, its runtime at neutral paths (:class:`RuntimeLayout`) and the gateway's Unix socket; nothing
+else of the machine, and no network. As root the bot runs as a uid of its own through ``setpriv`` (a user namespace
+would map it to root outside, where ``RLIMIT_NPROC`` does not count); docs/hosting.md ("The sandbox") has it all.
 """
 
 from __future__ import annotations
@@ -27,8 +14,9 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from arena.hosting.private_mounts import PrivateMounts
+from arena.hosting.private_mounts import PrivateMounts, is_within
 from arena.hosting.seccomp import program as seccomp_program
 from arena.submissions import Runtime
 
@@ -36,8 +24,7 @@ SOCKET_IN_SANDBOX = "/run/uno-arena/gateway.sock"
 PACKAGE_IN_SANDBOX = "/bot"
 TARGET_ENV = "UNO_ARENA_TARGET"
 TOKEN_ENV = "UNO_ARENA_BOT_TOKEN"
-BWRAP_ENV = "UNO_ARENA_BWRAP"
-"""Where ``bwrap`` is, when not on PATH."""
+BWRAP_ENV = "UNO_ARENA_BWRAP"  # where ``bwrap`` is, when not on PATH
 
 
 class SandboxUnavailable(RuntimeError):
@@ -48,29 +35,19 @@ class SandboxUnavailable(RuntimeError):
 class Limits:
     """The resource limits of every hosted bot's process (the same for everyone: state them on the competition)."""
 
-    cpu_seconds: int = 600
-    """CPU time of one process (RLIMIT_CPU): it is then killed (SIGXCPU, SIGKILL) and restarted."""
-    memory_bytes: int = 1024 * 1024 * 1024
-    """Address space of one process (RLIMIT_AS): allocations past it fail."""
-    processes: int = 64
-    """Processes and threads of the bot's uid (RLIMIT_NPROC): forks past it fail."""
-    open_files: int = 256
-    """Open files of one process (RLIMIT_NOFILE)."""
-    file_size_bytes: int = 16 * 1024 * 1024
-    """The largest file it may write (RLIMIT_FSIZE)."""
-    tmp_bytes: int = 16 * 1024 * 1024
-    """Size of its private /tmp (tmpfs)."""
+    cpu_seconds: int = 600  # of one process (RLIMIT_CPU): then killed (SIGXCPU, SIGKILL) and restarted
+    memory_bytes: int = 1024 * 1024 * 1024  # address space of one process (RLIMIT_AS)
+    processes: int = 64  # processes and threads of the bot's uid (RLIMIT_NPROC)
+    open_files: int = 256  # of one process (RLIMIT_NOFILE)
+    file_size_bytes: int = 16 * 1024 * 1024  # the largest file it may write (RLIMIT_FSIZE)
+    tmp_bytes: int = 16 * 1024 * 1024  # size of its private /tmp (tmpfs)
     tmp_inodes: int = 4096
-    """Files, folders and links its private /tmp may hold (the tmpfs's ``nr_inodes``: each costs kernel memory
-    that the size does not count). As root only (the launcher mounts that tmpfs; bwrap's own has no such option)."""
-    lifetime_s: float = 24 * 3600.0
-    """Wall-clock life of one process: it is then killed and started again."""
-    connect_s: float = 30.0
-    """A process that has not connected to the gateway this long after its start is killed (and restarted)."""
-    bot_memory_bytes: int = 1024 * 1024 * 1024
-    """Memory of the whole bot, all its processes together (its cgroup's; the OOM killer past it)."""
-    bot_cpus: float = 1.0
-    """CPUs the whole bot may use at most (its cgroup's quota; every bot has the same CPU weight below it)."""
+    """Files, folders and links its /tmp may hold (``nr_inodes``: each costs kernel memory the size does not count).
+    As root only (the launcher mounts that tmpfs; bwrap's own has no such option)."""
+    lifetime_s: float = 24 * 3600.0  # wall-clock life of one process: then killed and started again
+    connect_s: float = 30.0  # a process not connected to the gateway this long after its start is killed
+    bot_memory_bytes: int = 1024 * 1024 * 1024  # all the bot's processes together (its cgroup's; OOM killer past it)
+    bot_cpus: float = 1.0  # CPUs the whole bot may use at most (its cgroup's quota; every bot the same weight)
 
 
 @dataclass(frozen=True)
@@ -81,11 +58,9 @@ class SandboxSpec:
     runtime: Runtime
     command: tuple[str, ...]
     socket_path: str
-    uid: int | None = None
-    """The uid it runs as (when the host is root), else None (a user namespace)."""
+    uid: int | None = None  # the uid it runs as (when the host is root), else None (a user namespace)
     limits: Limits = field(default_factory=Limits)
-    cgroups: tuple[str, ...] = ()
-    """The folders of the process's cgroup (one per controller hierarchy) the launcher joins; none without."""
+    cgroups: tuple[str, ...] = ()  # the folders of its cgroup (one per controller hierarchy) the launcher joins
 
     def to_json(self) -> dict[str, object]:
         return {"package_dir": self.package_dir, "runtime": self.runtime.value, "command": list(self.command),
@@ -93,15 +68,10 @@ class SandboxSpec:
                 "cgroups": list(self.cgroups)}
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> SandboxSpec:
-        limits = data.get("limits")
-        uid = data.get("uid")
-        cgroups = data.get("cgroups")
-        return cls(package_dir=str(data["package_dir"]), runtime=Runtime(str(data["runtime"])),
-                   command=tuple(str(w) for w in data["command"]),  # type: ignore[attr-defined]
-                   socket_path=str(data["socket_path"]), uid=int(uid) if isinstance(uid, int) else None,
-                   limits=Limits(**limits) if isinstance(limits, dict) else Limits(),
-                   cgroups=tuple(str(f) for f in cgroups) if isinstance(cgroups, list) else ())
+    def from_json(cls, data: dict[str, Any]) -> SandboxSpec:
+        """The spec :meth:`to_json` wrote (the host writes the file, its launcher reads it: one version of both)."""
+        return cls(data["package_dir"], Runtime(data["runtime"]), tuple(data["command"]), data["socket_path"],
+                   data["uid"], Limits(**data["limits"]), tuple(data["cgroups"]))
 
 
 def find_bwrap() -> str:
@@ -121,10 +91,18 @@ def find_setpriv() -> str:
     return found
 
 
+def inherited_file(name: str, data: bytes) -> int:
+    """A file in memory holding ``data`` (read from its start), left open for ``bwrap``: its descriptor."""
+    fd = os.memfd_create(name, 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.set_inheritable(fd, True)
+    return fd
+
+
 def sandbox_missing() -> str:
-    """What this machine lacks to run the sandbox, as one line naming how to get it; '' when it can. A real
-    ``bwrap`` run with the namespaces and the syscall filter the host asks for: installed is not enough (a container
-    may forbid them)."""
+    """What this machine lacks to run the sandbox, as one line naming how to get it; '' when it can. A real ``bwrap``
+    run with the namespaces and the syscall filter: installed is not enough (a container may forbid them)."""
     import subprocess
 
     try:
@@ -134,10 +112,9 @@ def sandbox_missing() -> str:
     except SandboxUnavailable as error:
         return str(error)
     user = [] if os.geteuid() == 0 else ["--unshare-user", "--disable-userns"]
-    fd = os.memfd_create("seccomp", 0)  # the syscall filter too: a kernel without seccomp filters fails here
+    # The syscall filter too: a kernel without seccomp filters fails here.
+    fd = inherited_file("seccomp", seccomp_program())
     try:
-        os.write(fd, seccomp_program())
-        os.lseek(fd, 0, os.SEEK_SET)
         probe = subprocess.run([bwrap, *user, "--seccomp", str(fd), "--unshare-pid", "--unshare-net", "--ro-bind",
                                 "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], capture_output=True, text=True,
                                timeout=30, pass_fds=(fd,))
@@ -150,14 +127,10 @@ def sandbox_missing() -> str:
     return ""
 
 
-PYTHON_IN_SANDBOX = "/opt/python"
-"""Where the Python installation (its base prefix) is in the sandbox."""
-PYTHON_PACKAGES_IN_SANDBOX = "/opt/python-packages"
-"""Where the environment's site-packages (a venv's) is in the sandbox."""
-ARENA_IN_SANDBOX = "/opt/uno-arena"
-"""Where the ``arena`` and ``bots`` packages (the kit) are in the sandbox: ``/opt/uno-arena/arena`` ..."""
-NODE_IN_SANDBOX = "/opt/node"
-"""Where a Node.js installed outside ``/usr`` is in the sandbox."""
+PYTHON_IN_SANDBOX = "/opt/python"  # the Python installation (its base prefix)
+PYTHON_PACKAGES_IN_SANDBOX = "/opt/python-packages"  # the environment's site-packages (a venv's)
+ARENA_IN_SANDBOX = "/opt/uno-arena"  # the ``arena`` and ``bots`` packages (the kit)
+NODE_IN_SANDBOX = "/opt/node"  # a Node.js installed outside ``/usr``
 
 
 @dataclass(frozen=True)
@@ -177,14 +150,8 @@ class RuntimeLayout:
     env: tuple[tuple[str, str], ...] = ()
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def python_layout() -> RuntimeLayout:
-    """The ``python3.11-kit`` runtime: the Python installation at :data:`PYTHON_IN_SANDBOX`, the environment's
-    site-packages at :data:`PYTHON_PACKAGES_IN_SANDBOX` and the ``arena`` and ``bots`` packages under
-    :data:`ARENA_IN_SANDBOX`, found through ``PYTHONPATH`` (not through the venv, whose files name host paths)."""
+    """The ``python3.11-kit`` runtime, found through ``PYTHONPATH`` (a venv's files name host paths)."""
     import sysconfig
 
     import arena
@@ -192,15 +159,15 @@ def python_layout() -> RuntimeLayout:
 
     base = os.path.realpath(sys.base_prefix)
     executable = os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)
-    if not _inside(executable, base):
+    if not is_within(executable, base):
         raise SandboxUnavailable("the bot host's Python program is not inside its installation (sys.base_prefix): "
                                  "the python3.11-kit runtime needs a Python installed in one folder")
     # A Python under /usr is in the sandbox already, at its own path (which names nothing of the host's).
-    in_usr = _inside(base, "/usr")
+    in_usr = is_within(base, "/usr")
     mounts = [] if in_usr else [Mount(base, PYTHON_IN_SANDBOX)]
     path = [ARENA_IN_SANDBOX]
     packages = sorted({os.path.realpath(sysconfig.get_paths()[kind]) for kind in ("purelib", "platlib")})
-    for n, folder in enumerate(p for p in packages if not _inside(p, base) and os.path.isdir(p)):
+    for n, folder in enumerate(p for p in packages if not is_within(p, base) and os.path.isdir(p)):
         target = PYTHON_PACKAGES_IN_SANDBOX + (f"-{n + 1}" if n else "")
         mounts.append(Mount(folder, target))
         path.append(target)
@@ -222,17 +189,14 @@ def node_layout() -> RuntimeLayout:
         raise SandboxUnavailable("node is not installed: the node20 runtime needs Node.js 20 on the bot host")
     node = os.path.realpath(node)
     prefix = os.path.dirname(os.path.dirname(node))
-    if _inside(prefix, "/usr"):
+    if is_within(prefix, "/usr"):
         return RuntimeLayout((), node)
     return RuntimeLayout((Mount(prefix, NODE_IN_SANDBOX),), NODE_IN_SANDBOX + node[len(prefix):])
 
 
 def runtime_layout(runtime: Runtime) -> RuntimeLayout:
-    if runtime is Runtime.PYTHON_KIT:
-        return python_layout()
-    if runtime is Runtime.NODE20:
-        return node_layout()
-    return RuntimeLayout()
+    """What ``runtime`` needs in the sandbox (``static``: nothing but the package)."""
+    return {Runtime.PYTHON_KIT: python_layout, Runtime.NODE20: node_layout}.get(runtime, RuntimeLayout)()
 
 
 def program(spec: SandboxSpec, layout: RuntimeLayout | None = None) -> list[str]:
@@ -246,9 +210,7 @@ def program(spec: SandboxSpec, layout: RuntimeLayout | None = None) -> list[str]
 def bwrap_argv(spec: SandboxSpec, bwrap: str | None = None, *, as_root: bool | None = None,
                private: PrivateMounts | None = None, layout: RuntimeLayout | None = None) -> list[str]:
     """The whole command line: ``bwrap`` with its namespaces and mounts, then (as root) ``setpriv`` to the bot's
-    uid, then the bot's command. ``private``: the tmpfs mounts the launcher made (:mod:`arena.hosting.private_mounts`:
-    ``/tmp`` with its inode limit, the package's copy), else bwrap's own tmpfs (its size only) and the package's
-    folder. Every target path is neutral (``/bot``, ``/opt/...``)."""
+    uid, then the bot's command. ``private``: the launcher's tmpfs mounts, else bwrap's own tmpfs (its size only)."""
     root = os.geteuid() == 0 if as_root is None else as_root
     layout = layout or runtime_layout(spec.runtime)
     argv = [bwrap or find_bwrap(), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
@@ -301,8 +263,7 @@ def sandbox_env(token: str, layout: RuntimeLayout | None = None) -> dict[str, st
 
 
 CPU_HARD_EXTRA_S = 5
-"""The hard CPU limit is this much over the soft one: the kernel sends SIGXCPU at the soft one (said as such to the
-author), SIGKILL at the hard one (for a process that ignores SIGXCPU)."""
+"""The hard CPU limit over the soft one: SIGXCPU at the soft one (said as such to the author), SIGKILL at the hard."""
 
 
 def rlimits(limits: Limits) -> list[tuple[str, int, int]]:

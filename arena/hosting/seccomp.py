@@ -1,21 +1,11 @@
 """The syscall filter of every hosted bot: a classic-BPF seccomp program, built here as bytes (no library).
 
-:func:`program` returns the ``struct sock_filter`` array ``bwrap --seccomp FD`` loads just before it starts the bot
-(the filter holds for the bot and everything it starts; it cannot be removed). It knows two architectures, each
-with its own syscall numbers: x86_64 and aarch64. Any other architecture (an i386 ``int 0x80`` from an x86_64
-process) and the x32 ABI kill the process: their numbers mean other syscalls.
-
-:data:`RULES` is the whole policy, one :class:`Rule` per syscall with why. Two outcomes:
-
-- :attr:`Outcome.KILL`: the syscall serves only an escape, a look at another process or the kernel, or a channel a
-  bot without memory could keep state in (keyrings); a bot never needs it, so calling it ends the whole process
-  (SIGSYS, which its author is told). Admitted bots that try are thereby stopped where they try.
-- :attr:`Outcome.ERRNO`: libraries probe the syscall and go on without it (``clone3`` -> ``clone``, ``io_uring``
-  -> threads, gRPC's IPv6 probe with ``socket(AF_INET6)``): refused with an error number, so the runtimes work.
-
-A rule may look at one argument (:class:`ArgumentTest`): ``socket`` is refused for every family but ``AF_UNIX``,
-``clone`` and ``unshare`` only with a namespace flag, ``personality`` for anything but the default. Only the low 32
-bits of an argument are compared: those are the kernel's ``int`` and the namespace flags.
+:func:`program` returns what ``bwrap --seccomp FD`` loads before it starts the bot (it holds for everything the bot
+starts). It knows x86_64 and aarch64; any other architecture (an i386 ``int 0x80``) and the x32 ABI kill the process:
+their numbers mean other syscalls. :data:`RULES` is the whole policy, one :class:`Rule` per syscall with why: KILL
+for what serves only an escape or a channel for state (SIGSYS, which the author is told), ERRNO for what libraries
+probe and go on without. A rule may test one argument; only its low 32 bits are compared (the kernel's ``int`` and
+the namespace flags). The table with every syscall is in docs/hosting.md.
 """
 
 from __future__ import annotations
@@ -47,41 +37,32 @@ _NR_OFFSET = 0
 _ARCH_OFFSET = 4
 _ARGS_OFFSET = 16
 
-KILL_SIGNAL = signal.SIGSYS
-"""How a process the filter kills ends (bwrap then exits with 128 + it; the host tells its author:
-:data:`arena.hosting.process.SIGSYS_BREACH`)."""
+KILL_SIGNAL = signal.SIGSYS  # how a process the filter kills ends (bwrap then exits with 128 + it)
 
 AF_UNIX = 1
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
 NAMESPACE_FLAGS = (0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000)
-"""CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET."""
-CLONE_NEWTIME = 0x00000080
-"""For ``unshare`` only: in ``clone``'s flags these bits are the exit signal."""
-PERSONALITY_DEFAULT = (0x0, 0xFFFFFFFF)
-"""PER_LINUX, and 0xffffffff: the query of the current personality."""
+CLONE_NEWTIME = 0x00000080  # for ``unshare`` only: in ``clone``'s flags these bits are the exit signal
+PERSONALITY_DEFAULT = (0x0, 0xFFFFFFFF)  # PER_LINUX, and 0xffffffff: the query of the current personality
 
 
 class Outcome(enum.Enum):
-    KILL = "kill"
-    """The whole process is killed (SIGSYS)."""
-    ERRNO = "errno"
-    """The call fails with :attr:`Rule.errno`."""
+    KILL = "kill"  # the whole process is killed (SIGSYS)
+    ERRNO = "errno"  # the call fails with Rule.errno
 
 
 class Refused(enum.Enum):
     """When a rule with an argument test refuses the call."""
 
-    UNLESS_ONE_OF = "unless one of"
-    """Unless the argument is one of the values."""
-    IF_ANY_BIT = "if any bit of"
-    """If the argument has any bit of the mask."""
+    UNLESS_ONE_OF = "unless one of"  # unless the argument is one of the values
+    IF_ANY_BIT = "if any bit of"  # if the argument has any bit of the mask
 
 
 @dataclass(frozen=True)
 class ArgumentTest:
     index: int
     refused: Refused
-    values: tuple[int, ...]
-    """The allowed values (:attr:`Refused.UNLESS_ONE_OF`) or one mask (:attr:`Refused.IF_ANY_BIT`)."""
+    values: tuple[int, ...]  # the allowed values (UNLESS_ONE_OF) or one mask (IF_ANY_BIT)
 
 
 @dataclass(frozen=True)
@@ -90,8 +71,7 @@ class Rule:
     outcome: Outcome
     why: str
     errno: int = errno.EPERM
-    only: ArgumentTest | None = None
-    """Refused only when this test says so (else always)."""
+    only: ArgumentTest | None = None  # refused only when this test says so (else always)
 
 
 def _kill(names: str, why: str) -> list[Rule]:
@@ -165,13 +145,9 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def _action(rule: Rule) -> int:
-    return SECCOMP_RET_KILL_PROCESS if rule.outcome is Outcome.KILL else SECCOMP_RET_ERRNO | rule.errno
-
-
 def _rule_block(rule: Rule, number: int) -> list[bytes]:
     """``if nr == number: <the rule's verdict>`` (falls through to the next rule otherwise)."""
-    action = _action(rule)
+    action = SECCOMP_RET_KILL_PROCESS if rule.outcome is Outcome.KILL else SECCOMP_RET_ERRNO | rule.errno
     test = rule.only
     if test is None:
         body = [_insn(_RET_K, action)]

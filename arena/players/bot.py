@@ -1,7 +1,5 @@
 """The interface every bot implements, local or behind the Python kit: observation + legal actions in, index out.
-
-The built-in bots (``bots``) sit above the arena's core: the code that seats one by name is given a
-:data:`BotFactory` by the outermost layer (the CLI's commands, the workers' tasks, the demo), never imports them.
+The built-in bots (``bots``) sit above the arena's core: the outer layers pass in a :data:`BotFactory`.
 """
 
 from __future__ import annotations

@@ -12,19 +12,8 @@ _FALLBACK_ORDER = {"pass": 0, "draw": 1, "accept": 2, "choose_color": 3, "play":
 
 
 def fallback_action(legal: Sequence[Action]) -> int:
-    """The documented *safest legal action*, played for a seat that timed out, is gone or forfeited.
-
-    By decision: ``after_draw`` -> pass (keep the drawn card); ``play`` -> draw (pass when nothing can be
-    drawn; the first legal play when neither is offered); ``respond`` -> accept (a challenge can cost more
-    cards); ``choose_color`` -> the first colour offered; ``catch`` -> pass (let the miss go). Never a catch
-    or a challenge when anything else is legal. Deterministic: the same legal list gives the same index.
-    """
+    """The documented *safest legal action* (docs/writing-a-bot.md): pass, else draw, else accept, else the first
+    colour offered, else the first play; never a catch or a challenge when anything else is legal."""
     if not legal:
         raise ValueError("no legal action to fall back on")
-    best = 0
-    best_rank = _FALLBACK_ORDER.get(legal[0].kind, 9)
-    for index in range(1, len(legal)):
-        rank = _FALLBACK_ORDER.get(legal[index].kind, 9)
-        if rank < best_rank:
-            best, best_rank = index, rank
-    return best
+    return min(range(len(legal)), key=lambda index: _FALLBACK_ORDER.get(legal[index].kind, 9))  # the first of a kind

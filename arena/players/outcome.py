@@ -1,8 +1,6 @@
 """What a seat is told when its match starts (:class:`SeatStart`) and ends (:class:`MatchSummary`), why a match
-ended (:class:`EndReason`), and the vocabularies of one remote decision: how the gateway's request ended
-(:class:`DecideStatus`), what became of the decision in the record and the metrics (:class:`DecisionOutcome`) and
-how a match start was seated (:class:`Admission`). Plain data shared by the gateway, the relay, the runner, the
-protocol's message builders, the tournament maths, the stores and the metrics."""
+ended (:class:`EndReason`), and the vocabularies of one remote decision (:class:`DecideStatus`,
+:class:`DecisionOutcome`, :class:`Admission`): plain data shared from the gateway to the metrics."""
 
 from __future__ import annotations
 
@@ -13,8 +11,7 @@ from arena.engine import Rules
 
 
 class EndReason(StrEnum):
-    """Why a match ended: the one list of end reasons (stored as its value, mapped to the protocol's
-    ``EndReason`` in :mod:`arena.protocol.convert`)."""
+    """Why a match ended: the one list of end reasons (stored as its value)."""
 
     TARGET = "target"
     """A seat reached the target score (E4)."""
@@ -40,13 +37,11 @@ class EndReason(StrEnum):
 
 
 class DecideStatus(StrEnum):
-    """How one decision request ended on the gateway holding the bot (``DecideOutcome.status``, the relay's
-    ``DecideReply``, :func:`arena.runner.seats.settle`)."""
+    """How one decision request ended on the gateway holding the bot."""
 
     ANSWERED = "answered"
     """The bot answered in time with an index in range."""
     TIMEOUT = "timeout"
-    """No valid answer before the deadline."""
     GONE = "gone"
     """The bot had no session when asked, or its stream broke while asked."""
     EVICTED = "evicted"
@@ -55,10 +50,9 @@ class DecideStatus(StrEnum):
 
 class DecisionOutcome(StrEnum):
     """What became of one decision asked of a seat: ``DecisionLog.outcome`` and the ``outcome`` label of
-    ``uno_arena_decisions_total`` (:data:`arena.metrics.DECISION_OUTCOMES`)."""
+    ``uno_arena_decisions_total``."""
 
     ANSWERED = "answered"
-    """The seat answered in time with a legal index."""
     TIMEOUT = "timeout"
     """No valid answer before the deadline (a strike)."""
     REFUSED = "refused"
@@ -70,24 +64,19 @@ class DecisionOutcome(StrEnum):
     FORFEITED = "forfeited"
     """The seat had forfeited: the fallback was played without asking."""
     UNREACHABLE = "unreachable"
-    """The arena could not reach the seat at first (an infrastructure fault: gateway gone, Redis unreachable, relay
-    lost); the runner waited for the bot to be back and asked again, and it answered in time: the action is the
-    bot's, no strike. (A seat still unreachable after ``infra_grace_s`` aborts the match instead.)"""
+    """The arena could not reach the seat at first (its fault); asked again, the bot answered in time: no strike."""
 
 
 class Admission(StrEnum):
-    """The gateway's answer to a match start that asks to seat a remote bot (a bot never sits in more matches at
-    once than its Hello offered)."""
+    """The gateway's answer to a match start that asks to seat a remote bot."""
 
     QUEUED = "queued"
     """The bot has no free slot now: the start waits (a second answer follows)."""
     ADMITTED = "admitted"
-    """The bot is seated."""
     REFUSED = "refused"
     """No slot came in time (or a casual start found none free): the match is aborted, no strike."""
     DRAINING = "draining"
-    """The gateway drains and the bot did not move in time: not seated there; the first decision looks for the
-    bot again (the arena's doing, no strike)."""
+    """The gateway drains and the bot did not move in time: the first decision looks for it again (no strike)."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +90,7 @@ class SeatStart:
     decision_deadline_s: float
     tournament_id: str = ""
     attempt: int = 1
-    """Which attempt of the match this is (from 1): a match played again after an aborted attempt is a new one, and
-    the bot starts it afresh (``MatchStarted.attempt``)."""
+    """Which attempt of the match this is (from 1): the bot starts each afresh (``MatchStarted.attempt``)."""
 
 
 @dataclass(frozen=True)
@@ -119,4 +107,3 @@ class MatchSummary:
     refusals: tuple[int, ...]
     detail: str = ""
     attempt: int = 1
-    """The attempt of the match that ended (``MatchEnded.attempt``)."""

@@ -1,13 +1,7 @@
-"""The protobuf contract of uno-arena (proto/uno_arena/v1) as Python modules.
+"""The protobuf contract of uno-arena (proto/uno_arena/v1, and the internal relay proto/uno_arena/relay/v1:
+`relay_pb2`) as Python modules, generated into `arena/protocol/_gen/` by `python -m tools.proto_code`.
 
     from arena.protocol import bot_pb2, bot_pb2_grpc, arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2
-
-and the internal relay between workers and gateways (proto/uno_arena/relay/v1): `relay_pb2`.
-
-The modules are generated into `arena/protocol/_gen/` by `python -m arena.protocol.generate` and
-committed; `python -m arena.protocol.generate --check` fails when they are stale. Conversions between
-engine objects and messages live in `arena.protocol.convert`; the organizer API's state enums and the arena's
-statuses in `arena.protocol.statuses`; tournament specs from the wire in `arena.protocol.specs`.
 """
 
 from __future__ import annotations
@@ -25,8 +19,6 @@ from arena.protocol._gen import (
 # The protocol version of this package (uno_arena.v1), as sent in Hello and Welcome.
 PROTOCOL_VERSION: int = cards_pb2.PROTOCOL_VERSION_1
 
-# The proto package; versioned, never broken in place.
-PROTO_PACKAGE = "uno_arena.v1"
 
 # Full names of the services, e.g. for the reflection service and the health service.
 BOT_SERVICE_NAME: str = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
@@ -43,7 +35,6 @@ __all__ = [
     "AUTH_SCHEME",
     "BOT_SERVICE_NAME",
     "PROTOCOL_VERSION",
-    "PROTO_PACKAGE",
     "SERVICE_NAMES",
     "arena_pb2",
     "arena_pb2_grpc",

@@ -1,11 +1,8 @@
 """The one cache of faces and cards on the wire, both ways: engine face/card -> its message and its encoded
-bytes as a field, and message -> engine face/card.
+bytes as a field, and message -> engine face/card (by its notation, ``text``, for the Python kit).
 
-Faces and cards are few (at most 112 distinct cards in a deck) and immutable, so each distinct one is
-converted once: :func:`arena.protocol.convert.face_to_proto` copies the cached message,
-:mod:`arena.protocol.encoding` joins the cached field bytes, and the Python kit reads a message's face
-or card back by its notation (``text``). Every map is bounded: a flood of made-up cards fills it to its
-limit and is then converted without caching (or the map starts over), never grows memory without end.
+Faces and cards are few and immutable, so each distinct one is converted once. Every map is bounded: a flood of
+made-up cards fills it to its limit and is then converted without caching (or the map starts over).
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ from typing import Any, TypeVar
 
 from arena.engine import Card, Face
 from arena.protocol._gen import cards_pb2
+from arena.protocol.fields import bytes_field
 
 MESSAGE_LIMIT = 4096
 """Distinct faces or cards whose messages are kept (a real deck has a few hundred)."""
@@ -24,19 +22,6 @@ TEXT_LIMIT = 20_000
 """Faces or cards kept by notation on the way back (the kit reads what any gateway sends)."""
 
 T = TypeVar("T")
-Thing = TypeVar("Thing", Face, Card)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
 class CardCache:
@@ -49,7 +34,6 @@ class CardCache:
         self._faces_by_text: dict[str, Face] = {}
         self._cards_by_text: dict[str, Card] = {}
 
-    # -- engine -> message ---------------------------------------------------------------------------------
     def face_message(self, face: Face) -> cards_pb2.Face:
         """The face's message, shared: copy it before handing it out or changing it."""
         msg = self._face_messages.get(face)
@@ -63,9 +47,8 @@ class CardCache:
         """The card's message, shared: copy it before handing it out or changing it."""
         msg = self._card_messages.get(card)
         if msg is None:
-            msg = cards_pb2.Card(light=self.face_message(card.light), text=str(card))
-            if card.dark is not None:
-                msg.dark.CopyFrom(self.face_message(card.dark))
+            dark = None if card.dark is None else self.face_message(card.dark)  # None: no dark field
+            msg = cards_pb2.Card(light=self.face_message(card.light), dark=dark, text=str(card))
             if len(self._card_messages) < MESSAGE_LIMIT:
                 self._card_messages[card] = msg
         return msg
@@ -76,14 +59,12 @@ class CardCache:
         encoded = self._fields.get(key)
         if encoded is None:
             message = self.face_message(thing) if isinstance(thing, Face) else self.card_message(thing)
-            payload = message.SerializeToString()
-            encoded = _varint(field << 3 | 2) + _varint(len(payload)) + payload
+            encoded = bytes_field(field, message.SerializeToString())
             if len(self._fields) >= FIELD_LIMIT:
                 self._fields.clear()
             self._fields[key] = encoded
         return encoded
 
-    # -- message -> engine ---------------------------------------------------------------------------------
     def face_of(self, msg: cards_pb2.Face) -> Face:
         """The engine face of a message, kept by its notation (``text``) while there is room."""
         return _by_text(self._faces_by_text, msg, face_from_proto)

@@ -1,14 +1,10 @@
-"""Conversions between engine objects (arena.engine) and protocol messages (uno_arena.v1).
+"""Conversions between engine objects (arena.engine) and protocol messages (uno_arena.v1), both ways: faces, cards,
+actions, events, observations and rule options (message -> engine for a Python bot, and `action_from_proto` for
+`Match.apply`).
 
-Engine -> message: faces, cards, actions, events, observations and rule options, for the gateway,
-replays and the organizer API. Message -> engine: the same set back, so a Python bot or the SDK can
-work with engine objects, and `action_from_proto` turns a message into an `Action` for `Match.apply`.
-
-Mapping conventions (see the .proto comments): a missing colour (`None`) is the empty string; a missing
-seat is an unset `optional` field; a missing face or card is an unset message field; engine strings
-such as `"after_draw"` map to enum values such as `DECISION_KIND_AFTER_DRAW` (upper case, prefixed).
-Every message also carries the engine's text notation in `text`. Malformed messages raise ValueError
-with a message that names the field.
+Conventions (see the .proto comments): a missing colour (`None`) is the empty string, a missing seat an unset
+`optional` field, a missing face or card an unset message field; engine strings such as `"after_draw"` map to enum
+values such as `DECISION_KIND_AFTER_DRAW`. Malformed messages raise ValueError naming the field.
 """
 
 from __future__ import annotations
@@ -67,11 +63,8 @@ def end_reason_to_proto(reason: object) -> Any:
 
 
 END_REASON_FROM_PROTO = {number: reason for reason, number in END_REASON_TO_PROTO.items()}
-
-
-def end_reason_from_proto(number: int) -> EndReason | None:
-    """The end reason of the protocol's ``EndReason`` number; None for UNSPECIFIED or an unknown number."""
-    return END_REASON_FROM_PROTO.get(number)
+end_reason_from_proto = END_REASON_FROM_PROTO.get
+"""The end reason of the protocol's ``EndReason`` number; None for UNSPECIFIED or an unknown number."""
 
 
 _RULE_OPTIONALS = ("bluffing", "target", "max_decisions_per_round")
@@ -96,10 +89,6 @@ def _from_enum(table: Mapping[int, str], number: int, what: str) -> str:
         raise ValueError(f"{what}: enum value {number} is unset or unknown (expected {known})") from None
 
 
-# ------------------------------------------------------------------------------------------------------
-# Faces and cards
-# ------------------------------------------------------------------------------------------------------
-
 # Faces and cards are converted once each, in the one card cache (arena.protocol.card_cache); the cached
 # messages are never handed out, only copied.
 _face_msg = CARDS.face_message
@@ -118,23 +107,15 @@ def card_to_proto(card: Card) -> cards_pb2.Card:
     return msg
 
 
-# ------------------------------------------------------------------------------------------------------
-# Actions
-# ------------------------------------------------------------------------------------------------------
+def _card_or_none(card: Card | None) -> cards_pb2.Card | None:
+    """The card's cached message, or None (a field given None in a message's constructor is left unset)."""
+    return None if card is None else _card_msg(card)
 
 
 def action_to_proto(action: Action) -> cards_pb2.Action:
-    msg = cards_pb2.Action(
-        kind=_to_enum(ACTION_KIND_TO_PROTO, action.kind, "action kind"),
-        color=action.color or "",
-        uno=action.uno,
-        text=str(action),
-    )
-    if action.card is not None:
-        msg.card.CopyFrom(_card_msg(action.card))
-    if action.target is not None:
-        msg.target = action.target
-    return msg
+    return cards_pb2.Action(kind=_to_enum(ACTION_KIND_TO_PROTO, action.kind, "action kind"),
+                            card=_card_or_none(action.card), color=action.color or "", uno=action.uno,
+                            target=action.target, text=str(action))
 
 
 def action_from_proto(msg: cards_pb2.Action) -> Action:
@@ -146,25 +127,11 @@ def action_from_proto(msg: cards_pb2.Action) -> Action:
     return Action(kind, card, msg.color or None, msg.uno, msg.target if msg.HasField("target") else None)
 
 
-# ------------------------------------------------------------------------------------------------------
-# Events
-# ------------------------------------------------------------------------------------------------------
-
-
 def event_to_proto(event: Event) -> game_pb2.Event:
-    msg = game_pb2.Event(type=event.type, color=event.color or "", count=event.count, detail=event.detail,
-                         text=str(event))
-    if event.seat is not None:
-        msg.seat = event.seat
-    if event.card is not None:
-        msg.card.CopyFrom(_card_msg(event.card))
-    if event.cards:
-        msg.cards.extend(_card_msg(card) for card in event.cards)
-    if event.faces:
-        msg.faces.extend(_face_msg(face) for face in event.faces)
-    if event.target is not None:
-        msg.target = event.target
-    return msg
+    return game_pb2.Event(type=event.type, seat=event.seat, card=_card_or_none(event.card), color=event.color or "",
+                          count=event.count, cards=[_card_msg(card) for card in event.cards],
+                          faces=[_face_msg(face) for face in event.faces], target=event.target, detail=event.detail,
+                          text=str(event))
 
 
 def events_to_proto(events: Iterable[Event]) -> list[game_pb2.Event]:
@@ -185,45 +152,34 @@ def event_from_proto(msg: game_pb2.Event) -> Event:
     )
 
 
-# ------------------------------------------------------------------------------------------------------
-# Observations
-# ------------------------------------------------------------------------------------------------------
-
-
 def observation_to_proto(obs: Observation) -> game_pb2.Observation:
     """The seat's full view (V1-V6) as a message."""
-    msg = game_pb2.Observation(
+    return game_pb2.Observation(
         seat=obs.seat,
         players=obs.players,
         variant=_to_enum(VARIANT_TO_PROTO, obs.variant, "variant"),
         side=_to_enum(SIDE_TO_PROTO, obs.side, "side"),
         direction=_to_enum(DIRECTION_TO_PROTO, obs.direction, "direction"),
         decision=_to_enum(DECISION_TO_PROTO, obs.decision, "decision"),
+        current=obs.current,
         color=obs.color or "",
+        top=_face_msg(obs.top),
+        discard=[_face_msg(face) for face in obs.discard],
+        hand=[_card_msg(card) for card in obs.hand],
+        opponents=[game_pb2.OpponentView(seat=view.seat, count=view.count,
+                                         visible=[_face_msg(face) for face in view.visible],
+                                         revealed=[_card_msg(card) for card in view.revealed])
+                   for view in obs.opponents],
         draw_size=obs.draw_size,
+        draw_top=None if obs.draw_top is None else _face_msg(obs.draw_top),
         scores=obs.scores,
         round=obs.round,
         dealer=obs.dealer,
+        events=[event_to_proto(event) for event in obs.events],
+        drawn=_card_or_none(obs.drawn),
+        round_winner=obs.round_winner,
+        match_winner=obs.match_winner,
     )
-    if obs.current is not None:
-        msg.current = obs.current
-    msg.top.CopyFrom(_face_msg(obs.top))
-    msg.discard.extend(_face_msg(face) for face in obs.discard)
-    msg.hand.extend(_card_msg(card) for card in obs.hand)
-    for opponent in obs.opponents:
-        view = msg.opponents.add(seat=opponent.seat, count=opponent.count)
-        view.visible.extend(_face_msg(face) for face in opponent.visible)
-        view.revealed.extend(_card_msg(card) for card in opponent.revealed)
-    if obs.draw_top is not None:
-        msg.draw_top.CopyFrom(_face_msg(obs.draw_top))
-    msg.events.extend(event_to_proto(event) for event in obs.events)
-    if obs.drawn is not None:
-        msg.drawn.CopyFrom(_card_msg(obs.drawn))
-    if obs.round_winner is not None:
-        msg.round_winner = obs.round_winner
-    if obs.match_winner is not None:
-        msg.match_winner = obs.match_winner
-    return msg
 
 
 def observation_from_proto(
@@ -231,10 +187,8 @@ def observation_from_proto(
     face_of: Callable[[cards_pb2.Face], Face] = face_from_proto,
     card_of: Callable[[cards_pb2.Card], Card] = card_from_proto,
 ) -> Observation:
-    """The engine Observation a message describes (e.g. for a Python bot that decides on engine types).
-
-    `face_of` / `card_of` replace the face and card conversions (the bot kit passes cached ones).
-    """
+    """The engine Observation a message describes; `face_of` / `card_of` replace the face and card conversions
+    (the bot kit passes cached ones)."""
     if not msg.HasField("top"):
         raise ValueError("observation: top is missing")
     return Observation(
@@ -270,11 +224,6 @@ def observation_from_proto(
     )
 
 
-# ------------------------------------------------------------------------------------------------------
-# Rule options
-# ------------------------------------------------------------------------------------------------------
-
-
 def rules_to_proto(rules: Rules) -> game_pb2.Rules:
     """Every option spelled out (no field left to the default), so the message says exactly what is played."""
     msg = game_pb2.Rules(variant=_to_enum(VARIANT_TO_PROTO, rules.variant, "variant"))
@@ -301,9 +250,9 @@ def rules_from_proto(msg: game_pb2.Rules) -> Rules:
     return Rules(**options)
 
 
-# ------------------------------------------------------------------------------------------------------
-# Bot protocol helpers
-# ------------------------------------------------------------------------------------------------------
+def seats_to_proto(names: Iterable[str]) -> list[game_pb2.Seat]:
+    """The seats of a match, in seat order, from its bots' names."""
+    return [game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(names)]
 
 
 def decision_request(
@@ -318,16 +267,15 @@ def decision_request(
 ) -> bot_pb2.DecisionRequest:
     """A DecisionRequest for one seat: its full observation and the legal actions, in the engine's order
     (the bot's `action_index` indexes that same list)."""
-    msg = bot_pb2.DecisionRequest(
+    return bot_pb2.DecisionRequest(
         match_id=match_id,
         request_id=request_id,
         time_limit_ms=time_limit_ms,
         deadline_unix_ms=deadline_unix_ms,
+        observation=observation_to_proto(observation),
+        legal_actions=[action_to_proto(action) for action in legal_actions],
         decision_number=decision_number,
     )
-    msg.observation.CopyFrom(observation_to_proto(observation))
-    msg.legal_actions.extend(action_to_proto(action) for action in legal_actions)
-    return msg
 
 
 def error_message(code: int, message: str, *, match_id: str = "", request_id: str = "") -> bot_pb2.Error:

@@ -1,15 +1,10 @@
 """Fast protobuf encoding of the gateway's hot message, the DecisionRequest, from cached pieces.
 
-Building a full Observation message field by field through the protobuf runtime costs about 200 µs
-(a discard pile of ~40 faces, ~30 faces showing, a hand, events); encoding it as bytes from pre-encoded
-pieces costs a few tens. Faces, cards and legal actions are immutable and few, so each one's encoding as a
-field is computed once (with the ordinary runtime) and joined from then on. The bytes are ordinary protobuf:
-parsing them gives exactly the message :func:`arena.protocol.convert.observation_to_proto` builds (the tests
-check it), so bots see no difference.
-
-Two rules of the wire format are used on purpose: fields may come in any order, and for a scalar field the
-last value wins. The gateway therefore appends ``request_id``, ``time_limit_ms`` and ``deadline_unix_ms`` to a
-request body built once (:func:`request_bytes`), and sets them again after a reconnect by appending anew.
+Building an Observation field by field through the protobuf runtime costs about 200 µs; joining pre-encoded pieces
+(faces, cards and legal actions are immutable and few: each one's field is encoded once) a few tens. The bytes are
+ordinary protobuf: they parse to exactly what :func:`arena.protocol.convert.observation_to_proto` builds (tests check
+it). Fields may come in any order and a scalar's last value wins, so the gateway appends ``request_id`` and the times
+to a body built once (:func:`request_bytes`), and sets them again after a reconnect by appending anew.
 """
 
 from __future__ import annotations
@@ -33,10 +28,8 @@ from arena.protocol.fields import bytes_field, int_field, str_field, varint
 T = TypeVar("T", Face, Card)
 _CACHE_LIMIT = 50_000
 _TRANSIENT_LIMIT = 8192
-"""For caches of one match's passing objects and values (events and opponent views by id, the draw pile and scores
-by value): each is asked for again only within the next turn of its match, so this covers ~1,000 matches in flight.
-Kept small on purpose: every entry keeps its object alive, and long-lived objects are what the garbage collector's
-full collections walk."""
+"""For caches of one match's passing objects and values, asked for again only within the next turn of their match:
+this covers ~1,000 matches in flight, and stays small as every entry is a long-lived object the GC walks."""
 
 
 # Caches keyed by the object's id, which is cheap (the engine's faces, cards and events are shared objects; a
@@ -250,10 +243,8 @@ for _encoder, _run in ((_head_bytes, SCALAR_HEAD), (_tail_bytes, SCALAR_TAIL)):
 
 
 def observation_bytes(obs: Observation) -> bytes:
-    """The serialized ``Observation`` message of ``obs`` (same content as ``observation_to_proto(obs)``).
-
-    The runs of scalar fields (1-9 and 13-17) are looked up by value as a whole: a tuple slice and one dict
-    lookup instead of a dozen small encodings."""
+    """The serialized ``Observation`` message of ``obs`` (same content as ``observation_to_proto(obs)``); the runs of
+    scalar fields (1-9 and 13-17) are looked up by value as a whole, instead of a dozen small encodings."""
     head_key = cast(tuple[Any, ...], obs[SCALAR_HEAD])
     head = _HEADS.get(head_key)
     if head is None:

@@ -42,10 +42,8 @@ def spec_numbers(msg: arena_pb2.TournamentSpec) -> SpecNumbers:
 def tournament_spec_from_proto(msg: arena_pb2.TournamentSpec, tournament_id: str,
                                default_duplicate_orders: str = "rotate") -> TournamentSpec:
     """The tournament spec a ``TournamentSpec`` message describes, with the arena's defaults for what it leaves
-    unset (2 seats, 1 deal, the default deadline and lag cap, ``default_duplicate_orders``: the organizer passes the
-    arena's choice for the participants, :func:`arena.service.tournaments.duplicate_orders_for`); ValueError naming
-    the problem (TournamentSpec's own checks; the organizer bounds the numbers first). The one mapping: the
-    organizer reads requests with it, and ``tournament verify`` re-derives a schedule from it."""
+    unset (the organizer passes its ``default_duplicate_orders`` for the participants); ValueError naming the
+    problem. The one mapping: the organizer reads requests with it, and ``tournament verify`` re-derives a schedule."""
     if msg.seating == arena_pb2.SEATING_CIRCULAR:
         raise ValueError("seating: circular is no longer offered (it was the seating of pre-release tournaments): "
                          "leave seating unset (balanced)")

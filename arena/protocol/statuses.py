@@ -1,10 +1,7 @@
 """The organizer API's state enums and the arena's statuses (:mod:`arena.tournament.status`), mapped by name in one
-place: ``TournamentState`` <-> :class:`TournamentStatus`, ``CompetitionState`` <-> :class:`CompetitionStatus`,
-``GauntletState`` <-> :class:`GauntletStatus` (``TOURNAMENT_STATE_RUNNING`` <-> ``running``; UNSPECIFIED maps to
-nothing). tests/protocol/test_enum_mappings.py checks that each pair names the same set.
-
-Apart from :mod:`arena.protocol.convert` (whose :func:`~arena.protocol.convert.enum_maps` it uses) so that a bot's
-kit, which loads ``convert``, does not load the tournament package.
+place (``TOURNAMENT_STATE_RUNNING`` <-> ``running``; UNSPECIFIED maps to nothing); tests/protocol/test_enum_mappings.py
+checks that each pair names the same set. Apart from :mod:`arena.protocol.convert` so that a bot's kit, which loads
+``convert``, does not load the tournament package.
 """
 
 from __future__ import annotations
@@ -39,17 +36,7 @@ GAUNTLET_STATE_OF, GAUNTLET_STATUS_OF = _status_maps(
 ENDED_TOURNAMENT_STATES = frozenset(TOURNAMENT_STATE_OF[status] for status in TournamentStatus if status.ended)
 """The ``TournamentState`` numbers of an ended tournament."""
 
-
-def tournament_status(number: int) -> TournamentStatus | None:
-    """The status of a ``TournamentState`` number; None for UNSPECIFIED or an unknown number."""
-    return TOURNAMENT_STATUS_OF.get(number)
-
-
-def competition_status(number: int) -> CompetitionStatus | None:
-    """The status of a ``CompetitionState`` number; None for UNSPECIFIED or an unknown number."""
-    return COMPETITION_STATUS_OF.get(number)
-
-
-def gauntlet_status(number: int) -> GauntletStatus | None:
-    """The status of a ``GauntletState`` number; None for UNSPECIFIED or an unknown number."""
-    return GAUNTLET_STATUS_OF.get(number)
+tournament_status = TOURNAMENT_STATUS_OF.get
+"""The status of a ``TournamentState`` number; None for UNSPECIFIED or an unknown number (likewise the two below)."""
+competition_status = COMPETITION_STATUS_OF.get
+gauntlet_status = GAUNTLET_STATUS_OF.get

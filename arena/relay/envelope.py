@@ -1,8 +1,7 @@
-"""The relay's envelope (``proto/uno_arena/relay/v1/relay.proto``, described in docs/architecture.md): where
-answers go (:func:`reply_to`, :func:`reply_address`), the answers to a match start (:func:`admission_reply`,
-:func:`read_admission`), the ``drop`` message, and the one mapping between the arena's vocabularies
-(:class:`~arena.players.DecideStatus`, :class:`~arena.players.Admission`) and the wire's enums. Both ends build and
-read the messages themselves (``relay_pb2``): each is encoded once by its sender and decoded once by its receiver."""
+"""The relay's envelope (``proto/uno_arena/relay/v1/relay.proto``): where answers go, the answers to a match start,
+the ``drop`` message, and the one mapping between the arena's vocabularies (:class:`~arena.players.DecideStatus`,
+:class:`~arena.players.Admission`) and the wire's enums. Each message is encoded once by its sender and decoded once
+by its receiver."""
 
 from __future__ import annotations
 
@@ -10,19 +9,11 @@ from arena.players import Admission, DecideStatus
 from arena.protocol import relay_pb2
 from arena.store import ReplyAddress
 
-_STATUS_TO_WIRE = {
-    DecideStatus.ANSWERED: relay_pb2.DECIDE_STATUS_ANSWERED,
-    DecideStatus.TIMEOUT: relay_pb2.DECIDE_STATUS_TIMEOUT,
-    DecideStatus.GONE: relay_pb2.DECIDE_STATUS_GONE,
-    DecideStatus.EVICTED: relay_pb2.DECIDE_STATUS_EVICTED,
-}
+_STATUS_TO_WIRE: dict[DecideStatus, relay_pb2.DecideStatus] = {
+    status: getattr(relay_pb2, f"DECIDE_STATUS_{status.name}") for status in DecideStatus}
 _STATUS_FROM_WIRE = {wire: status for status, wire in _STATUS_TO_WIRE.items()}
-_ADMISSION_TO_WIRE = {
-    Admission.QUEUED: relay_pb2.ADMISSION_QUEUED,
-    Admission.ADMITTED: relay_pb2.ADMISSION_ADMITTED,
-    Admission.REFUSED: relay_pb2.ADMISSION_REFUSED,
-    Admission.DRAINING: relay_pb2.ADMISSION_DRAINING,
-}
+_ADMISSION_TO_WIRE: dict[Admission, relay_pb2.Admission] = {
+    state: getattr(relay_pb2, f"ADMISSION_{state.name}") for state in Admission}
 _ADMISSION_FROM_WIRE = {wire: state for state, wire in _ADMISSION_TO_WIRE.items()}
 
 

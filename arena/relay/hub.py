@@ -1,10 +1,7 @@
 """One :class:`~arena.store.RelayHub` per event loop and process, shared by every :class:`~arena.relay.RelaySeat`
-of that loop: one Redis client and one reader of answers however many matches the loop plays.
-
-:func:`relay_hub` makes the hub of the running loop on first use (never at import, never before a fork), makes
-a new one when the loop, the process (a fork) or the Redis server and prefix differ, or when the old one closed
-(its loop shut down). Its traffic is counted on the ``worker`` side of ``uno_arena_relay_redis_*``.
-"""
+of that loop: one Redis client and one reader of answers however many matches the loop plays. Made on first use in
+the running loop (never at import, never before a fork), again after a fork, for another Redis server or prefix,
+or once the old one closed with its loop."""
 
 from __future__ import annotations
 
@@ -49,6 +46,5 @@ def _drop(loop: asyncio.AbstractEventLoop, key: _HubKey, hub: RelayHub) -> None:
 
 
 def loop_hubs() -> list[RelayHub]:
-    """The open hubs of the running loop."""
     return [hub for hub in _hubs.get(asyncio.get_running_loop(), {}).values() if not hub.closed]
 

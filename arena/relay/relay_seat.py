@@ -1,6 +1,5 @@
 """The workers' side of the relay: :class:`RelaySeat`, a remote bot reached through Redis and whichever gateway
-holds its stream (see :mod:`arena.relay`). Every seat of one event loop shares that loop's hub
-(:mod:`arena.relay.hub`): one Redis client, its commands batched per loop tick, one reader of the answers."""
+holds its stream, over the event loop's shared hub (:mod:`arena.relay.hub`)."""
 
 from __future__ import annotations
 
@@ -48,8 +47,7 @@ class RelaySeat(Seat):
     def __init__(self, store: Store, bot_name: str, *, margin_s: float = DEFAULT_MARGIN_S,
                  admit_timeout_s: float = DEFAULT_ADMIT_TIMEOUT_S, casual: bool = False) -> None:
         self.store = store
-        self.casual = casual
-        """A game against a person: its ``start`` says ``casual`` (see :mod:`arena.relay`)."""
+        self.casual = casual  # a game against a person: it gives way to rated matches
         self.name = bot_name
         self.version = "unknown"
         self.margin_s = margin_s
@@ -57,16 +55,13 @@ class RelaySeat(Seat):
         self._gateway: str | None = None
         self._started_on: str | None = None
         self._start: relay_pb2.Start | None = None
-        self._ref = relay_pb2.SeatRef(bot=bot_name)
-        """The seat every message names (:meth:`start` fills it in)."""
+        self._ref = relay_pb2.SeatRef(bot=bot_name)  # the seat every message names (start fills it in)
         self._match_id = ""
         self._seat = -1
         self._attempt = 0
         self._late = 0
-        self._lost = False
-        """No live session because the arena lost the bot's stream (``RelayChannel.find_gateway``)."""
-        self._hub: RelayHub | None = None
-        """The hub this seat used last (a seat plays one match, on one loop): looked up again once it closed."""
+        self._lost = False  # no live session because the arena lost the bot's stream (no strike)
+        self._hub: RelayHub | None = None  # the hub this seat used last, looked up again once it closed
 
     async def _relay_hub(self) -> RelayHub:
         hub = self._hub
@@ -75,7 +70,6 @@ class RelaySeat(Seat):
         return hub
 
     async def _relay(self) -> RelayChannel:
-        """The channel of the running loop's hub."""
         return (await self._relay_hub()).channel
 
     async def _expect(self) -> Replies:
@@ -85,10 +79,6 @@ class RelaySeat(Seat):
     async def _push(self, gateway: str, request: relay_pb2.RelayRequest) -> None:
         relay = await self._relay()
         await relay.push(gateway, request.SerializeToString())
-
-    async def _publish(self, gateway: str, request: relay_pb2.RelayRequest) -> bool:
-        relay = await self._relay()
-        return await relay.publish(gateway, request.SerializeToString())
 
     async def _ensure_started(self) -> str | None:
         if self._gateway is None:
@@ -102,19 +92,13 @@ class RelaySeat(Seat):
             self._started_on = gateway
             return gateway
         # Not connected when the match started (its fault): seated now only if it has a free slot at once.
-        state = await self._seat_on(gateway, 0.0)
-        if state in _UNSEATED:  # its gateway did not answer (died, drains, or Redis lost the message): our fault
-            self._gateway, self._lost = None, True
-            return None
-        if state != Admission.ADMITTED:
-            raise SeatGone(f"bot {self.name!r} was not connected when match {self._match_id} started and now plays "
+        refused = SeatGone(f"bot {self.name!r} was not connected when match {self._match_id} started and now plays "
                            "as many matches as its Hello offered")
-        self._started_on = gateway
-        return gateway
+        return gateway if await self._seat_bot(gateway, 0.0, refused) else None
 
-    async def _seat_on(self, gateway: str, wait_s: float) -> Admission | None:
-        """Ask ``gateway`` to seat the bot within ``wait_s``: its final answer, or None when it did not answer
-        (gone). SeatNotAdmitted when it queued the start and then went silent."""
+    async def _seat_bot(self, gateway: str, wait_s: float, refused: Exception) -> bool:
+        """Ask ``gateway`` to seat the bot within ``wait_s``: whether it was; ``refused`` when no slot came in time,
+        SeatNotAdmitted when the gateway queued the start and then went silent."""
         assert self._start is not None
         start = relay_pb2.Start()
         start.CopyFrom(self._start)
@@ -129,63 +113,60 @@ class RelaySeat(Seat):
                     await self._push(gateway, relay_pb2.RelayRequest(release=relay_pb2.Release(seat=self._ref)))
                     raise SeatNotAdmitted(f"gateway {gateway} did not seat bot {self.name!r} within "
                                           f"{wait_s + self.margin_s:g} s")
-        return None if raw is None else read_admission(raw)
+        state = None if raw is None else read_admission(raw)
+        if state in _UNSEATED:  # its gateway did not answer (died, drains, or Redis lost the message): our fault
+            self._gateway, self._lost = None, True
+            return False
+        if state != Admission.ADMITTED:
+            raise refused
+        self._started_on = gateway
+        return True
 
     async def start(self, info: SeatStart) -> None:
-        """Ask the gateway holding the bot to seat it (it waits until the bot plays fewer matches than its Hello
-        offered: first a ``queued`` reply, then ``admitted``). No live session or no answer from the gateway:
-        nothing happens here (the first decision finds out, as before); no slot in time: SeatNotAdmitted."""
+        """Ask the gateway holding the bot to seat it once it has a free slot (SeatNotAdmitted when none came in
+        time); no live session or no answer: the first decision finds out."""
         self._match_id, self._seat, self._attempt = info.match_id, info.seat, info.attempt
         self._ref = relay_pb2.SeatRef(bot=self.name, match_id=info.match_id, seat=info.seat, attempt=info.attempt)
         self._start = relay_pb2.Start(seat=self._ref, casual=self.casual, started=match_started(info))
+        refused = SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
+                                  f"ended within {self.admit_timeout_s:g} s")
         try:
             relay = await self._relay()
             gateway = self._gateway = await relay.live_gateway(self.name)
-            if gateway is None:
-                return
-            state = await self._seat_on(gateway, self.admit_timeout_s)
+            if gateway is not None:
+                await self._seat_bot(gateway, self.admit_timeout_s, refused)
         except StoreFailure:
             return
-        if state in _UNSEATED:  # its gateway did not answer: the first decision looks again (our fault till then)
-            self._gateway, self._lost = None, True
-            return
-        if state != Admission.ADMITTED:
-            raise SeatNotAdmitted(f"bot {self.name!r} already plays as many matches as its Hello offered and none "
-                                  f"ended within {self.admit_timeout_s:g} s")
-        self._started_on = gateway
 
     async def decide(self, request: SeatRequest) -> int:
-        """Ask the bot through its gateway. A bot away (no session, or its stream broke while asked) has the
-        decision's whole time, its time bank included, to come back, as on a chess clock: the same decision is
-        asked again with the time left, and only a bot still away when it ran out is :class:`SeatGone`."""
+        """Ask the bot through its gateway. A bot away has the decision's whole time (its time bank included) to come
+        back and is asked again with the time left; only a bot still away then is :class:`SeatGone`. Redis failing is
+        :class:`SeatUnreachable` (the arena's fault)."""
         until = time.monotonic() + request.decision_deadline_s
         deadline_s = request.decision_deadline_s
-        while True:
-            try:
-                return await self._decide_once(request, deadline_s)
-            except BotAway:
-                if not await self._await_comeback(until):
-                    raise
-            deadline_s = until - time.monotonic()
+        try:
+            while True:
+                try:
+                    return await self._decide_once(request, deadline_s)
+                except BotAway:
+                    if not await self._await_comeback(until):
+                        raise
+                deadline_s = until - time.monotonic()
+        except StoreFailure as error:
+            raise SeatUnreachable(f"cannot reach Redis: {error}") from None
 
     async def _await_comeback(self, until: float) -> bool:
-        """Wait until the monotonic time ``until`` at most for a live session of the bot; whether it came back."""
+        """Wait until ``until`` (monotonic) at most for a live session of the bot; whether it came back."""
         while until - time.monotonic() > COMEBACK_POLL_S:
             await asyncio.sleep(COMEBACK_POLL_S)
-            try:
-                relay = await self._relay()
-                gateway, _lost = await relay.find_gateway(self.name)
-            except StoreFailure as error:
-                raise SeatUnreachable(f"cannot reach Redis: {error}") from None
+            relay = await self._relay()
+            gateway, _lost = await relay.find_gateway(self.name)
             if gateway is not None:
                 return True
         return False
 
     async def _decide_once(self, request: SeatRequest, deadline_s: float) -> int:
-        try:
-            gateway = await self._ensure_started()
-        except StoreFailure as error:
-            raise SeatUnreachable(f"cannot reach Redis: {error}") from None
+        gateway = await self._ensure_started()
         if gateway is None and self._lost:
             raise SeatUnreachable(f"bot {self.name!r} lost its gateway (it died or drained) and has not "
                                   "reconnected yet")
@@ -194,19 +175,16 @@ class RelaySeat(Seat):
         t_start = time.perf_counter()
         body = request_body(request.match_id, request.decision_number, request.observation, request.legal,
                             self._attempt)
-        try:
-            with await self._expect() as replies:
-                decide = relay_pb2.Decide(seat=self._ref, reply_to=reply_to(replies.address),
-                                          decision_number=request.decision_number, legal_count=len(request.legal),
-                                          deadline_s=deadline_s, lag_cap_s=request.lag_compensation_cap_s,
-                                          sent_at=time.time(), request=body)
-                payload = relay_pb2.RelayRequest(decide=decide).SerializeToString()
-                built_s = time.perf_counter() - t_start
-                heard = await (await self._relay()).publish(gateway, payload)
-                wait_s = deadline_s + request.lag_compensation_cap_s + self.margin_s
-                raw = await replies.next(wait_s) if heard else None
-        except StoreFailure as error:
-            raise SeatUnreachable(f"cannot reach Redis: {error}") from None
+        with await self._expect() as replies:
+            decide = relay_pb2.Decide(seat=self._ref, reply_to=reply_to(replies.address),
+                                      decision_number=request.decision_number, legal_count=len(request.legal),
+                                      deadline_s=deadline_s, lag_cap_s=request.lag_compensation_cap_s,
+                                      sent_at=time.time(), request=body)
+            payload = relay_pb2.RelayRequest(decide=decide).SerializeToString()
+            built_s = time.perf_counter() - t_start
+            heard = await (await self._relay()).publish(gateway, payload)
+            wait_s = deadline_s + request.lag_compensation_cap_s + self.margin_s
+            raw = await replies.next(wait_s) if heard else None
         if not heard:
             self._gateway = None
             raise SeatUnreachable(f"gateway {gateway} is not listening (gone, or reconnecting to Redis)")
@@ -238,7 +216,8 @@ class RelaySeat(Seat):
     async def events(self, match_id: str, observation: Observation) -> None:
         if self._gateway is not None:  # lost with a gateway: the next request's observation is complete anyway
             events = relay_pb2.Events(seat=self._ref, events=match_events(match_id, observation))
-            await self._publish(self._gateway, relay_pb2.RelayRequest(events=events))
+            relay = await self._relay()
+            await relay.publish(self._gateway, relay_pb2.RelayRequest(events=events).SerializeToString())
 
     async def close_answers(self, match_id: str) -> int:
         """Ask the gateway to close the match to late answers and for the final late refusals."""
@@ -254,9 +233,8 @@ class RelaySeat(Seat):
         return self._late
 
     async def end(self, match_id: str, summary: MatchSummary) -> None:
-        """Tell the bot its match ended. A bot away (no gateway known) gets it from whichever gateway holds it
-        later: the end is kept in Redis first (:meth:`RelayChannel.note_ended`, applied when its next session
-        opens), then pushed to the gateway found now, if any (a session opened meanwhile saw one or the other)."""
+        """Tell the bot its match ended. For a bot away the end is kept in Redis first (applied when its next session
+        opens), then pushed to the gateway found now, if any: a session opened meanwhile sees one or the other."""
         if self._started_on is None:  # never seated: nothing to end
             return
         ended = match_ended(match_id, summary)

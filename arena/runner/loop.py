@@ -1,30 +1,9 @@
 """The match loop: one match of the engine between seats, with deadlines, fallbacks, strikes and a record.
 
-Per decision the runner builds the seat's full observation (events since its previous request included)
-and the legal actions, and asks the seat for an index into them (:meth:`MatchRunner.ask`):
-
-- a seat answers with an index (its refused answers, if any, are counted on the request: a remote seat
-  refuses an unknown request id, an index out of range or a malformed message in-band and lets the bot
-  answer again until the deadline);
-- :class:`~arena.runner.seats.SeatTimeout` (no valid answer in time), :class:`~arena.runner.seats.SeatGone`
-  (no connection) or an in-process bot that raises or answers out of range: the runner plays
-  :func:`~arena.runner.seats.fallback_action` for the seat and charges it a *strike* (:meth:`MatchRunner.strike`);
-- :class:`~arena.runner.seats.SeatUnreachable`: the *arena* could not get the decision to the bot (its gateway gone
-  or not answering, Redis unreachable, the relay lost): no strike, no timeout; the runner asks the same decision
-  again until the bot is back (logged ``unreachable``), for at most ``MatchConfig.infra_grace_s``, then aborts the
-  match as an infrastructure fault (``EndReason.ABORTED``: not scored, played again as a new attempt);
-- :class:`~arena.runner.seats.SeatEvicted`: the bot left a casual match (a game against a person) for a tournament,
-  ladder or gauntlet match that needed its slot: the match ends ``EndReason.ABORTED``, no strike;
-- once a seat has ``max_strikes`` strikes it *forfeits*: it keeps its chair, the runner plays the fallback
-  for it without asking any more, and the record says so (``EndReason.FORFEIT``, ``forfeits``, ``detail``).
-
-With option ``uno_penalty: "catch"`` a play that leaves one card without the call opens a catch window
-(U1): the engine says which seats may catch, in which order (``Match.catch_order``), and the runner asks
-each of them, out of turn, with decision ``catch`` (catch, or pass to let it go) before the seat to play.
-
-Nothing a seat does can stall the runner past the seat's own deadline, and a match never waits on another
-match: each is its own coroutine. An unexpected error (a bug, not a bot's fault) ends the match with
-``EndReason.ABORTED`` (not scored) rather than charging anyone.
+A timeout, a bot gone or an in-process bot that fails gets the fallback and a strike, and ``max_strikes`` strikes
+forfeit the match; a fault of the arena's (``SeatUnreachable``) is asked again without a strike, then aborts the
+match, as does an evicted casual match or an unexpected error (a bug, not a bot's fault). A catch window (U1) asks
+each seat that may catch, out of turn, before the seat to play.
 """
 
 from __future__ import annotations
@@ -33,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import time
+from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -66,14 +46,14 @@ without them it would hold the loop (and every remote match on it) from its firs
 
 INFRA_RETRY_S = 0.5
 """The pause between two tries of a decision the arena could not get to the bot (at most a tenth of the grace)."""
+_ABORT_WHY = {SeatNotAdmitted: "", SeatUnreachable: "infrastructure fault, not the bots': ", SeatEvicted: ""}
+"""What an aborted match's detail says of the arena's faults before the error (any other error is a bug)."""
 
 
 class TimingProbe:
-    """Optional benchmark timing (the gateway benchmark): one ``(own, wall)`` pair per answered remote
-    decision, in seconds, while :attr:`open`. ``own`` is the time the arena's code ran for the decision
-    (runner, engine, observation, encoding, the gateway's bookkeeping and reading of the answer; not gRPC's
-    own send and receive, which a bare echo pays as well); ``wall`` is the wall time from the previous
-    decision applied to this one applied minus the time the request spent outside the arena."""
+    """The gateway benchmark's timing: one ``(own, wall)`` pair in seconds per answered remote decision while
+    :attr:`open`: the time the arena's code ran for it (not gRPC's send and receive, which a bare echo pays too),
+    and the wall time since the previous decision applied, minus the time the request spent outside the arena."""
 
     def __init__(self, *, open: bool = True) -> None:
         self.open = open
@@ -95,20 +75,17 @@ class _Tally:
         self.timeouts = [0] * n
         self.refusals = [0] * n
         self.reasons: list[list[str]] = [[] for _ in range(n)]
-        self.outcomes: list[dict[DecisionOutcome, int]] = [{} for _ in range(n)]
+        self.outcomes: list[defaultdict[DecisionOutcome, int]] = [defaultdict(int) for _ in range(n)]
         self.latency: list[list[float]] = [[] for _ in range(n)]
-        self.strike_why: list[dict[str, int]] = [{} for _ in range(n)]
+        self.strike_why: list[defaultdict[str, int]] = [defaultdict(int) for _ in range(n)]
         self.forfeited = [False] * n
         self.forfeits: list[int] = []
 
 
 class MatchRunner:
     """One match between ``seats``: :meth:`run` plays it to the end and returns its :class:`MatchRecord`.
-
-    ``metrics``: where to count (default: the process-wide :func:`arena.metrics.get_metrics`).
-    ``probe``: optional :class:`TimingProbe` for the gateway benchmark. ``match``: play this one (dealt from the
-    config's seed and rules) instead of a new one, for a caller that watches it (`uno-arena play`).
-    """
+    ``match``: play this one (dealt from the config's seed and rules), for a caller that watches it (`uno-arena
+    play`)."""
 
     def __init__(self, config: MatchConfig, seats: Sequence[Seat], *, metrics: ArenaMetrics | None = None,
                  probe: TimingProbe | None = None, match: Match | None = None) -> None:
@@ -130,7 +107,7 @@ class MatchRunner:
         self._offers: list[int] = []  # seats still to be asked whether to catch, in order
         self._unyielded = 0  # in-process answers since the last yield to the event loop (YIELD_EVERY)
         self._step_start = 0.0
-        self._probe_times: tuple[float, float, float] | None = None  # the probe's pending sample (_record_probe)
+        self._probe_times: tuple[float, float, float] | None = None  # the probe's pending sample (recorded in ask)
         # Every round's hands, taken at its deal and its end (off the per-decision path) for the record.
         self._rounds = [RoundHands(self.match.round_number, self.match.dealer, dealt_hands(self.match))]
 
@@ -140,18 +117,11 @@ class MatchRunner:
         try:
             await self._tell_start()
             await self._play()
-        except SeatNotAdmitted as error:
+        except Exception as error:  # never the bots' fault: the match is aborted, not scored
             self.end_reason = EndReason.ABORTED
-            self.detail = f"aborted before the first decision: {error}"
-        except SeatUnreachable as error:
-            self.end_reason = EndReason.ABORTED
-            self.detail = f"aborted at decision {self.number}: infrastructure fault, not the bots': {error}"
-        except SeatEvicted as error:
-            self.end_reason = EndReason.ABORTED
-            self.detail = f"aborted at decision {self.number}: {error}"
-        except Exception as error:
-            self.end_reason = EndReason.ABORTED
-            self.detail = f"aborted at decision {self.number}: {type(error).__name__}: {error}"
+            at = "before the first decision" if isinstance(error, SeatNotAdmitted) else f"at decision {self.number}"
+            why = _ABORT_WHY.get(type(error), f"{type(error).__name__}: ")  # a bug: name the exception
+            self.detail = f"aborted {at}: {why}{error}"
         await self._collect_late()
         record = self.finish(time.perf_counter() - started)
         await self._tell_end(record)
@@ -184,9 +154,8 @@ class MatchRunner:
                 await asyncio.sleep(0)
 
     def _draw_bank(self, seat_no: int, request: SeatRequest, latency: float, timed_out: bool) -> float:
-        """Take what the decision spent over its deadline (and its lag compensation) from the seat's time bank;
-        a timeout empties it. The time spent is the request's time outside the arena when the seat measured it
-        (the arena's own work is not the bot's), else the whole latency."""
+        """Take what the decision spent over its deadline and lag compensation from the seat's time bank (a timeout
+        empties it); the time spent is the request's time outside the arena when measured, else the latency."""
         left = self._bank[seat_no]
         spent = request.wire_s if request.wire_s is not None else latency
         used = left if timed_out else min(left, max(0.0, spent - self.config.decision_deadline_s - request.lag_s))
@@ -198,18 +167,16 @@ class MatchRunner:
         self._rounds[-1] = self._rounds[-1]._replace(shown=current_hands(self.match), side=self.match.side_name)
 
     async def ask(self, seat_no: int, *, catch_offer: bool = False) -> None:
-        """Ask one seat for one decision (or play the fallback for a forfeited seat) and apply the answer.
-
-        The common path (a local bot answering a legal index) runs straight through here; a remote seat is asked in
-        :meth:`_ask_remote`, and the rare turns have their own steps: a forfeited seat (:meth:`_play_for_forfeited`),
-        a local bot that fails (:meth:`_local_failed`), the benchmark probe (:meth:`_record_probe`)."""
+        """Ask one seat for one decision (or play the fallback for a forfeited seat) and apply the answer. The
+        common path (a local bot answering a legal index) runs straight through here; the rest has its own steps."""
         match = self.match
         tally = self.tally
         legal: list[Action] = [*match.legal_actions(seat_no), LET_GO] if catch_offer else match.legal_actions(seat_no)
         self.number += 1
         reasons: Sequence[str]
-        if tally.forfeited[seat_no]:
-            index = self._play_for_forfeited(seat_no, legal)
+        if tally.forfeited[seat_no]:  # not asked: the fallback is played for it
+            tally.outcomes[seat_no][_FALLBACK] += 1
+            index = fallback_action(legal)
             outcome, latency, refused, reasons, lag, banked = _FORFEITED, 0.0, 0, (), 0.0, 0.0
         else:
             seen = self._seen[seat_no]
@@ -228,8 +195,7 @@ class MatchRunner:
                 latency = time.perf_counter() - t0
                 lag = banked = 0.0
                 self._unyielded += 1
-                counts = tally.outcomes[seat_no]
-                counts[outcome] = counts.get(outcome, 0) + 1
+                tally.outcomes[seat_no][outcome] += 1
                 tally.latency[seat_no].append(latency)
             else:
                 index, outcome, latency, refused, reasons, lag, banked = await self._ask_remote(
@@ -246,14 +212,15 @@ class MatchRunner:
         self._logged.append((seat_no, self.number, action.text, latency * 1000.0, outcome, refused, tuple(reasons),
                              applied, lag * 1000.0, banked * 1000.0))
         now = time.perf_counter()
-        if self._probe_times is not None:
-            self._record_probe(now)
+        if self._probe_times is not None and self.probe is not None:  # the probe's sample of this decision
+            (before, t_back, wire), self._probe_times = self._probe_times, None
+            self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
         self._step_start = now
 
     async def _ask_remote(self, seat_no: int, seat: Seat, observation: Observation, legal: list[Action]
                           ) -> tuple[int, DecisionOutcome, float, int, Sequence[str], float, float]:
-        """Ask a remote seat (deadline, refusals, lag compensation, time bank) and count its answer; the index to
-        play, the outcome, the latency, the refusals and their reasons, the lag and the time drawn from the bank."""
+        """Ask a remote seat and count its answer: the index to play, the outcome, the latency, the refusals and
+        their reasons, the lag and the time drawn from the bank."""
         t0 = time.perf_counter()
         config = self.config
         request = SeatRequest(config.match_id, seat_no, self.number, observation, legal,
@@ -277,9 +244,7 @@ class MatchRunner:
         if self.probe is not None and request.wire_s is not None:
             self._probe_times = (t0 - self._step_start + (request.arena_s or 0.0), t_back, request.wire_s)
         tally = self.tally
-        counts = tally.outcomes[seat_no]
-        key = _REFUSED if timed_out and refused else outcome
-        counts[key] = counts.get(key, 0) + 1
+        tally.outcomes[seat_no][_REFUSED if timed_out and refused else outcome] += 1
         tally.latency[seat_no].append(latency)
         if timed_out:
             tally.timeouts[seat_no] += 1
@@ -288,21 +253,14 @@ class MatchRunner:
             tally.reasons[seat_no].extend(reasons)
         return index, outcome, latency, refused, reasons, request.lag_s, banked
 
-    def _play_for_forfeited(self, seat_no: int, legal: Sequence[Action]) -> int:
-        """A forfeited seat is not asked: the fallback is played for it (counted as a fallback)."""
-        counts = self.tally.outcomes[seat_no]
-        counts[_FALLBACK] = counts.get(_FALLBACK, 0) + 1
-        return fallback_action(legal)
-
     def _local_failed(self, seat_no: int, legal: Sequence[Action], error: Exception
                       ) -> tuple[int, DecisionOutcome, int, list[str]]:
         """An in-process bot raised or answered out of range: the fallback, a refusal and a strike."""
         reasons = [f"error: {error}"]
         self.tally.refusals[seat_no] += 1
         self.tally.reasons[seat_no].extend(reasons)
-        index = fallback_action(legal)
         self.strike(seat_no, "errors")
-        return index, _ERROR, 1, reasons
+        return fallback_action(legal), _ERROR, 1, reasons
 
     def _remote_failed(self, seat_no: int, legal: Sequence[Action], error: SeatTimeout | SeatGone
                        ) -> tuple[int, DecisionOutcome]:
@@ -314,19 +272,11 @@ class MatchRunner:
         self.strike(seat_no, "disconnects")
         return index, _FALLBACK
 
-    def _record_probe(self, now: float) -> None:
-        """The benchmark probe's sample of the decision just applied (:class:`TimingProbe`)."""
-        times, self._probe_times = self._probe_times, None
-        if times is not None and self.probe is not None:
-            before, t_back, wire = times
-            self.probe.record(before + (now - t_back), max(0.0, now - self._step_start - wire))
-
     async def _ask_again(self, seat_no: int, seat: Seat, request: SeatRequest, error: SeatUnreachable
                          ) -> tuple[int, DecisionOutcome]:
-        """The arena could not get the decision to the bot (:class:`SeatUnreachable`, its fault, not the bot's): ask the
-        same decision again until the bot is back, for at most ``infra_grace_s``; then SeatUnreachable ends the match
-        (aborted, no strike). While waiting, a seat found without a session (:class:`SeatGone`) has not reconnected
-        yet: no strike either. The index and the outcome (``unreachable``, or the fallback of a timeout)."""
+        """Ask a decision the arena could not get to the bot again until the bot is back, for at most
+        ``infra_grace_s``, then end the match (aborted); no strike meanwhile, even for a seat still without a
+        session (:class:`SeatGone`). The index and the outcome (``unreachable``, or the fallback of a timeout)."""
         grace = self.config.infra_grace_s
         since = time.monotonic()
         last: Exception = error
@@ -348,14 +298,10 @@ class MatchRunner:
         """Charge one strike to a seat; at ``max_strikes`` it forfeits."""
         tally = self.tally
         tally.strikes[seat_no] += 1
-        tally.strike_why[seat_no][why] = tally.strike_why[seat_no].get(why, 0) + 1
+        tally.strike_why[seat_no][why] += 1
         if tally.strikes[seat_no] >= self.config.max_strikes and not tally.forfeited[seat_no]:
-            self.forfeit(seat_no)
-
-    def forfeit(self, seat_no: int) -> None:
-        """The seat forfeits: it keeps its chair and the runner plays the fallback for it from now on."""
-        self.tally.forfeited[seat_no] = True
-        self.tally.forfeits.append(seat_no)
+            tally.forfeited[seat_no] = True  # it keeps its chair; the runner plays the fallback for it from now on
+            tally.forfeits.append(seat_no)
 
     def finish(self, duration_s: float) -> MatchRecord:
         """The record of the match as it stands: winner, end reason and why."""
@@ -400,16 +346,14 @@ class MatchRunner:
 
     # -- telling the seats ---------------------------------------------------------------------------------
     async def _tell_start(self) -> None:
-        """Start the remote seats one by one, in the order of their bot names: a seat may wait for its bot to have
-        a free match slot, and taking slots in one global order means two matches never each hold a slot the
-        other waits for. :class:`SeatNotAdmitted` ends the match (aborted); any other failure to tell a seat
-        is found out at its next decision."""
+        """Start the remote seats one by one in the order of their bot names (slots taken in one global order: two
+        matches never each hold a slot the other waits for). :class:`SeatNotAdmitted` aborts the match; any other
+        failure is found out at the seat's next decision."""
         config, names = self.config, tuple(self.names)
         remote = sorted((seat.name.casefold(), index) for index, seat in enumerate(self.seats) if not seat.synchronous)
         for _name, index in remote:
             info = SeatStart(config.match_id, index, names, config.rules, config.decision_deadline_s,
-                             config.tournament_id,
-                             config.attempt)
+                             config.tournament_id, config.attempt)
             try:
                 await self.seats[index].start(info)
             except SeatNotAdmitted:
@@ -432,8 +376,8 @@ class MatchRunner:
         await asyncio.gather(*(_quiet(seat.end, record.match_id, summary) for seat in lifecycle))
 
     async def _collect_late(self) -> None:
-        """Close every remote seat to late answers and add the late refusals to the tally *before* the record
-        and the MatchEnded summary are built, so what a bot is told equals what is stored."""
+        """Close every remote seat to late answers and tally the late refusals before the record and the
+        MatchEnded summary are built, so what a bot is told equals what is stored."""
         remote = [(seat_no, seat) for seat_no, seat in enumerate(self.seats) if not seat.synchronous]
         if not remote:
             return
@@ -482,10 +426,8 @@ async def _late_of(seat: Seat, match_id: str) -> int:
 
 
 async def _quiet(notify: Callable[..., Awaitable[None]], *args: Any) -> None:
-    """Tell a seat something; a seat that fails to be told is found out at its next decision. The seat's coroutine
-    is made here, so a match cancelled before this runs leaves no coroutine that was never awaited."""
+    """Tell a seat something (a failure is found out at its next decision); the coroutine is made here, so a
+    match cancelled first leaves none that was never awaited."""
     with contextlib.suppress(Exception):
         await notify(*args)
 
-
-__all__ = ["LET_GO", "MatchRunner", "TimingProbe", "run_match", "run_match_sync"]

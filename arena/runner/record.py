@@ -1,11 +1,9 @@
 """What a match is and what it leaves behind: :class:`MatchConfig` (what to play), :class:`DecisionLog` (one
-decision asked) and :class:`MatchRecord` (the seed, every action for the engine replay, per-decision latency
-and outcome, timeouts, refusals and strikes, and the hands of every round as dealt and as shown at its end: the
-replay shows who did what, with what in hand, and why).
+decision asked) and :class:`MatchRecord` (the seed, every action, each decision's latency and outcome, the
+strikes, and every round's hands as dealt and as shown at its end).
 
-The hands' JSON form (:func:`hands_to_json`, read back by :func:`hands_from_json`) is one object per round:
-``{"round": 1, "dealer": 2, "side": "dark", "dealt": [[card, ...] per seat], "shown": [[card, ...] per seat]}``,
-cards in the engine's notation, ``shown`` null for a round that never ended."""
+The hands' JSON form (:func:`hands_to_json`) is one object per round: ``{"round": 1, "dealer": 2, "side": "dark",
+"dealt": [[card, ...] per seat], "shown": [[card, ...] per seat]}``, ``shown`` null for a round that never ended."""
 
 from __future__ import annotations
 
@@ -14,7 +12,7 @@ from dataclasses import dataclass, fields
 from functools import partial
 from typing import Any, NamedTuple, cast
 
-from arena.engine import Rules, parse_card
+from arena.engine import Rules
 from arena.engine.hands import Hands, RoundHands
 from arena.players import DecisionOutcome, EndReason, MatchSummary
 from arena.tournament import MatchResult
@@ -39,17 +37,16 @@ class MatchConfig:
     tournament_id: str = ""
     group: str = ""
     attempt: int = 1
-    """Which attempt of the match this is (from 1; told to the bots in ``MatchStarted``): a match aborted by the
-    arena is played again, from the same seed, as the next attempt."""
+    """Which attempt of the match this is (from 1): a match the arena aborted is played again as the next one."""
     infra_grace_s: float = DEFAULT_INFRA_GRACE_S
-    """How long a decision the arena could not get to the bot (:class:`~arena.runner.seats.SeatUnreachable`) is asked
-    again before the match is aborted as an infrastructure fault (no strike either way)."""
+    """How long a decision the arena could not get to the bot (``SeatUnreachable``) is asked again before the match
+    is aborted."""
     time_bank_s: float = 0.0
-    """Each seat's time bank for the whole match (Kaggle's overage): time a decision takes over
-    ``decision_deadline_s`` comes out of it, and a decision times out only once the bank is empty. 0: none."""
+    """Each seat's time bank for the match: time a decision takes over its deadline comes out of it, and a decision
+    times out only once it is empty. 0: none."""
     lag_compensation_cap_s: float = DEFAULT_LAG_COMPENSATION_CAP_S
-    """The most lag compensation per decision: a remote bot's measured round trip (its stream's pings), up to this,
-    is added to its deadline and recorded per decision. 0: none."""
+    """The most lag compensation per decision (a remote bot's measured round trip, up to this, is added to its
+    deadline). 0: none."""
 
     def __post_init__(self) -> None:
         if not self.match_id:
@@ -67,8 +64,7 @@ class MatchConfig:
 
 
 class DecisionLog(NamedTuple):
-    """One decision asked (or played for a forfeited seat). A NamedTuple: a match logs thousands, made at once
-    from the runner's plain tuples when the match ends."""
+    """One decision asked (or played for a forfeited seat); a NamedTuple, as a match logs thousands."""
 
     seat: int
     decision_number: int
@@ -80,8 +76,7 @@ class DecisionLog(NamedTuple):
     applied: bool = True
     """False for a declined catch offer: asked and answered, but no action of the match (not in the replay)."""
     lag_ms: float = 0.0
-    """Lag compensation granted to this decision (the bot's measured round trip, capped;
-    ``MatchConfig.lag_compensation_cap_s``)."""
+    """Lag compensation granted to this decision."""
     bank_ms: float = 0.0
     """Time this decision took from the seat's time bank (``MatchConfig.time_bank_s``)."""
 
@@ -113,14 +108,9 @@ class MatchRecord:
     replay: dict[str, Any]
     duration_s: float
     hands: list[dict[str, Any]]
-    """Every round's hands in their JSON form (:func:`hands_to_json`), taken by the runner at each deal and round
-    end."""
+    """Every round's hands in their JSON form (:func:`hands_to_json`)."""
     detail: str = ""
     """Why the match ended as it did, e.g. `seat 2 (mybot) forfeited: 3 strikes (3 timeouts)`."""
-
-    def round_hands(self) -> list[RoundHands]:
-        """Every round's hands, dealt and shown at its end."""
-        return hands_from_json(self.hands, str(self.rules.get("variant", "flip")))
 
     def to_dict(self) -> dict[str, Any]:
         # Field by field: dataclasses.asdict would deep-copy thousands of DecisionLogs one by one.
@@ -142,7 +132,6 @@ class MatchRecord:
             for seat, number, action, latency, outcome, refusals, reasons, applied, lag, bank in values["decisions"]
         ]
         values["end_reason"] = EndReason.parse(values["end_reason"])
-        values.setdefault("detail", "")
         return cls(**values)
 
     def to_result(self) -> MatchResult:
@@ -165,8 +154,6 @@ class MatchRecord:
                             tuple(self.forfeits), tuple(self.timeouts), tuple(self.refusals), self.detail)
 
 
-
-
 def _hands_to_json(hands: Hands) -> list[list[str]]:
     return [[str(card) for card in hand] for hand in hands]
 
@@ -175,32 +162,3 @@ def hands_to_json(rounds: list[RoundHands]) -> list[dict[str, Any]]:
     """The JSON form of every round's hands (see the module docstring)."""
     return [{"round": r.round, "dealer": r.dealer, "side": r.side, "dealt": _hands_to_json(r.dealt),
              "shown": None if r.shown is None else _hands_to_json(r.shown)} for r in rounds]
-
-
-def hands_from_json(data: Any, variant: str = "flip") -> list[RoundHands]:
-    """Read back :func:`hands_to_json`; raise ValueError naming the round and what is wrong."""
-    if not isinstance(data, list):
-        raise ValueError(f"malformed hands: expected a list of rounds, got {type(data).__name__}")
-    rounds = []
-    for index, item in enumerate(data):
-        where = f"malformed hands, entry {index}"
-        if not isinstance(item, dict):
-            raise ValueError(f"{where}: expected an object, got {type(item).__name__}")
-        try:
-            number, dealer, side = int(item["round"]), int(item["dealer"]), str(item.get("side", "light"))
-            dealt = _hands_from_json(item["dealt"], variant)
-            shown = None if item.get("shown") is None else _hands_from_json(item["shown"], variant)
-        except KeyError as error:
-            raise ValueError(f"{where}: missing {error}") from None
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{where}: {error}") from None
-        if side not in ("light", "dark"):
-            raise ValueError(f"{where}: side must be light or dark, got {side!r}")
-        rounds.append(RoundHands(number, dealer, dealt, shown, side))
-    return rounds
-
-
-def _hands_from_json(hands: Any, variant: str) -> Hands:
-    if not isinstance(hands, list) or not all(isinstance(hand, list) for hand in hands):
-        raise ValueError("hands must be a list of lists of cards, one per seat")
-    return tuple(tuple(parse_card(str(card), variant) for card in hand) for hand in hands)

@@ -1,12 +1,6 @@
-"""The seat interface of the match runner: what a seat is told, what it is asked, how it fails.
-
-A seat (:class:`Seat`) is whoever plays one chair of one match: a local bot in this process
-(:class:`LocalSeat`, an :class:`arena.players.Bot`, no deadline cost, no protobuf) or a bot reached through Redis and
-whichever gateway holds its stream (:class:`arena.relay.RelaySeat`: the workers', `match`'s and `bot check`'s). The
-runner sees only this interface; each transport lives beside the end it serves. What a seat is told at the start
-and the end of its match (:class:`SeatStart`, :class:`MatchSummary`) and the fallback rule live below, in
-:mod:`arena.players`.
-"""
+"""The seat interface of the match runner: what a seat is asked and how it fails. A seat is a local bot in this
+process (:class:`LocalSeat`) or a bot reached through the relay (:class:`arena.relay.RelaySeat`); the runner sees
+only this interface."""
 
 from __future__ import annotations
 
@@ -22,17 +16,14 @@ DEFAULT_DECISION_DEADLINE_S = DEFAULT_DECISION_DEADLINE_MS / 1000.0
 """A decision's time limit when none is given, in seconds (the runner's unit)."""
 DEFAULT_MAX_STRIKES = 3
 DEFAULT_INFRA_GRACE_S = 30.0
-"""How long the runner waits for a seat the arena could not reach (:class:`SeatUnreachable`) to be back before it
-aborts the match (an infrastructure fault: not scored, played again later)."""
+"""Default of ``MatchConfig.infra_grace_s``, in seconds."""
 DEFAULT_LAG_COMPENSATION_CAP_S = DEFAULT_LAG_COMPENSATION_CAP_MS / 1000.0
-"""The most lag compensation a decision gets: a remote bot's measured round trip, up to this, is added to its
-deadline (``MatchConfig.lag_compensation_cap_s``), so a bot far from the arena is not penalised for the network."""
+"""Default of ``MatchConfig.lag_compensation_cap_s``, in seconds."""
 EVICTED_TEXT = ("the bot was called to a tournament match (games against people give way to tournament, ladder and "
                 "gauntlet matches)")
 """Why a casual match ended when its bot left it for a rated match (:class:`SeatEvicted`)."""
 DEFAULT_ADMIT_TIMEOUT_S = 600.0
-"""How long a remote seat waits at the start of a match for its bot to have a free match slot (a bot never sits
-in more matches at once than its Hello offered); past it the match is aborted (not scored, played again later)."""
+"""Seconds a remote seat waits at the start of a match for a free match slot of its bot before the match aborts."""
 
 
 class SeatTimeout(Exception):
@@ -44,20 +35,16 @@ class SeatGone(Exception):
 
 
 class SeatUnreachable(Exception):
-    """The arena could not reach the seat: its gateway gone or not answering, Redis unreachable, the relay lost. An
-    infrastructure fault, not the bot's (versus :class:`SeatGone`: the bot itself has no session): no strike, no
-    timeout; the runner asks again until the bot is back within :attr:`MatchConfig.infra_grace_s
-    <arena.runner.record.MatchConfig.infra_grace_s>`, else it aborts the match (not scored, played again)."""
+    """The arena could not reach the seat (its gateway gone, Redis unreachable): the arena's fault, no strike; the
+    runner asks again within ``MatchConfig.infra_grace_s``, else aborts the match."""
 
 
 class SeatNotAdmitted(Exception):
-    """The arena could not seat the bot in time: it already plays as many matches as its Hello offered, and none
-    ended within the wait. An infrastructure fault, not the bot's: the match is aborted, nobody gets a strike."""
+    """No match slot of the bot came free in time: the match is aborted, no strike."""
 
 
 class SeatEvicted(Exception):
-    """The bot left this casual match (a game against a person) for a tournament, ladder or gauntlet match that
-    needed its slot (:mod:`arena.server.gateway.admission`): the match is aborted, nobody gets a strike."""
+    """The bot left this casual match for a rated match that needed its slot: the match is aborted, no strike."""
 
 
 @dataclass(slots=True)
@@ -75,21 +62,15 @@ class SeatRequest:
     wire_s: float | None = None
     """Time the request spent outside the arena (written to the stream -> answer read), if measured."""
     lag_compensation_cap_s: float = 0.0
-    """The most lag compensation the seat may add to ``decision_deadline_s``
-    (``MatchConfig.lag_compensation_cap_s``)."""
     lag_s: float = 0.0
-    """The lag compensation the seat added, if any (the bot's measured round trip, at most
-    ``lag_compensation_cap_s``)."""
+    """The lag compensation the seat added (the bot's measured round trip, at most the cap)."""
     arena_s: float | None = None
-    """Time the seat's own code ran for this request (encoding, bookkeeping, reading the answer), if measured."""
+    """Time the seat's own code ran for this request (encoding, reading the answer), if measured."""
 
 
 class Seat(ABC):
-    """One chair of one match. Subclasses: LocalSeat, arena.relay.RelaySeat.
-
-    ``synchronous`` seats (in-process bots) are asked through :meth:`choose_now` without a coroutine,
-    a request object or a clock; ``wants_events`` seats are told about round ends (:meth:`events`).
-    """
+    """One chair of one match. ``synchronous`` seats (in-process bots) are asked through :meth:`choose_now`
+    without a coroutine, a request or a clock; ``wants_events`` seats are told about round ends."""
 
     name: str = "seat"
     version: str = ""
@@ -97,8 +78,7 @@ class Seat(ABC):
     wants_events: bool = False
 
     async def start(self, info: SeatStart) -> None:  # noqa: B027 - optional hook
-        """The match started. A remote seat waits here until its bot has a free match slot and raises
-        :class:`SeatNotAdmitted` when none came in time (the runner then aborts the match)."""
+        """The match started; a remote seat waits here for a free match slot (:class:`SeatNotAdmitted`)."""
 
     @abstractmethod
     async def decide(self, request: SeatRequest) -> int:
@@ -110,7 +90,7 @@ class Seat(ABC):
         raise NotImplementedError
 
     async def events(self, match_id: str, observation: Observation) -> None:  # noqa: B027 - optional hook
-        """Things happened outside a decision (a round ended); ``observation`` carries them."""
+        """A round ended; ``observation`` carries its events."""
 
     async def end(self, match_id: str, summary: MatchSummary) -> None:  # noqa: B027 - optional hook
         """The match ended."""
@@ -120,14 +100,13 @@ class Seat(ABC):
         return 0
 
     async def close_answers(self, match_id: str) -> int:
-        """The match is over: take no more late answers for it and return :meth:`late_refusals` as final (the
-        runner calls it before it builds the record and the MatchEnded summary, so both hold the same count)."""
+        """The match is over: take no more late answers and return :meth:`late_refusals` as final."""
         return self.late_refusals()
 
 
 class LocalSeat(Seat):
-    """An in-process bot: no deadline, no protobuf, no await; a bot that raises or answers out of range
-    is refused (the fallback is played and the seat gets a strike, recorded as an error)."""
+    """An in-process bot: no deadline, no protobuf, no await (one that raises or answers out of range gets the
+    fallback and a strike)."""
 
     synchronous = True
 
@@ -146,7 +125,7 @@ class LocalSeat(Seat):
 def settle(request: SeatRequest, status: DecideStatus, index: int | None, refusals: int, reasons: Sequence[str],
            wire_s: float | None) -> int:
     """Copy a transport's outcome into the request; the index, or :class:`SeatTimeout` / :class:`SeatGone` /
-    :class:`SeatEvicted`. Shared by every remote transport."""
+    :class:`SeatEvicted`."""
     request.refusals = refusals
     request.refusal_reasons = list(reasons)
     request.wire_s = wire_s

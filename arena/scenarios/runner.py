@@ -133,17 +133,6 @@ def _check(key: str, expected: Any, got: Any) -> None:
         raise StepFailed(f"{key}: expected {expected!r}, got {got!r}")
 
 
-def _check_multiset(key: str, expected: list[str], got: list[str], variant: str, subset: bool) -> None:
-    try:
-        want = Counter(str(parse_card(card, variant)) for card in expected)
-    except ValueError as error:
-        raise StepFailed(f"{key}: {error}") from error
-    have = Counter(got)
-    ok = not (want - have) if subset else want == have
-    if not ok:
-        raise StepFailed(f"{key}: expected {sorted(want.elements())}, got {sorted(have.elements())}")
-
-
 _SIMPLE: dict[str, Callable[[Match], Any]] = {
     "current": lambda match: match.current,
     "decision": lambda match: match.decision,
@@ -180,7 +169,7 @@ def check_expectations(match: Match, expect: dict[str, Any]) -> None:
 
 
 def _pile_text(key: str, cards: list[str], variant: str) -> list[str]:
-    """An expected pile in the engine's notation (a malformed card fails the step)."""
+    """Expected cards in the engine's notation (a malformed card fails the step)."""
     try:
         return [str(parse_card(card, variant)) for card in cards]
     except ValueError as error:
@@ -193,8 +182,10 @@ def _check_hands(match: Match, key: str, hands: dict[str, list[str]]) -> None:
         seat = int(seat_text)
         if not 0 <= seat < match.players:
             raise StepFailed(f"{key}: seat {seat} does not exist")
-        _check_multiset(f"{key}[{seat}]", cards, _cards_text(match.hand(seat)), match.variant,
-                        subset=key == "hand_includes")
+        want = Counter(_pile_text(f"{key}[{seat}]", cards, match.variant))
+        have = Counter(_cards_text(match.hand(seat)))
+        if want - have if key == "hand_includes" else want != have:
+            raise StepFailed(f"{key}[{seat}]: expected {sorted(want.elements())}, got {sorted(have.elements())}")
 
 
 def _check_legal(match: Match, key: str, entries: list[Any]) -> None:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena.protocol import arena_pb2, game_pb2
-from arena.protocol.convert import action_to_proto, end_reason_to_proto, events_to_proto, rules_to_proto
+from arena.protocol.convert import action_to_proto, end_reason_to_proto, events_to_proto, rules_to_proto, seats_to_proto
 from arena.protocol.specs import tournament_spec_to_proto
 from arena.protocol.statuses import COMPETITION_STATE_OF, GAUNTLET_STATE_OF, TOURNAMENT_STATE_OF
 from arena.service.competitions import LadderRow
@@ -33,15 +33,6 @@ from arena.tournament.standings import HeadToHead, StandingRow
 from arena.tournament.stats.plackett_luce import BatchRating
 from arena.tournament.stats.sprt import SprtState
 from arena.tournament.stats.verdicts import Verdicts
-
-
-def timestamp(seconds: float | str | None) -> Timestamp | None:
-    """A Timestamp of Unix seconds (None for none)."""
-    if seconds is None or seconds == "":
-        return None
-    ts = Timestamp()
-    ts.FromNanoseconds(int(float(seconds) * 1e9))
-    return ts
 
 
 def set_time(field: Timestamp, seconds: float | str | None) -> None:
@@ -115,17 +106,13 @@ def competition_message(record: CompetitionRecord) -> arena_pb2.Competition:
     return msg
 
 
-def ladder_entry(entry: arena_pb2.LadderEntry, row: LadderRow) -> arena_pb2.LadderEntry:
-    """Fill a ladder entry from a row (rank, tier and batch rating as the pool's leaderboard; the OpenSkill fact:
-    ``rating`` = ``mu`` inside ``[rating_low, rating_high]``)."""
-    entry.rank, entry.bot, entry.version, entry.matches, entry.connected = (row.rank, row.bot, row.version,
-                                                                           row.matches, row.connected)
-    entry.rating, entry.mu, entry.sigma, entry.rating_low, entry.rating_high = (row.rating, row.mu, row.sigma,
-                                                                                row.low, row.high)
-    entry.tier = row.tier
-    entry.indistinguishable.extend(row.indistinguishable)
-    if row.batch is not None:
-        entry.batch.CopyFrom(batch_message(row.batch))
+def ladder_entry(row: LadderRow) -> arena_pb2.LadderEntry:
+    """A ladder entry (rank, tier and batch rating as the pool's leaderboard; the OpenSkill fact: ``rating`` = ``mu``
+    inside ``[rating_low, rating_high]``)."""
+    entry = arena_pb2.LadderEntry(
+        rank=row.rank, bot=row.bot, version=row.version, matches=row.matches, connected=row.connected,
+        rating=row.rating, mu=row.mu, sigma=row.sigma, rating_low=row.low, rating_high=row.high, tier=row.tier,
+        indistinguishable=row.indistinguishable, batch=batch_message(row.batch) if row.batch is not None else None)
     set_time(entry.since, row.since)
     set_time(entry.retired_at, row.retired_at)
     return entry
@@ -150,7 +137,7 @@ def summary_message(tournament_id: str, stored: StoredResult, seed_shown: bool =
     msg = arena_pb2.MatchSummary(
         match_id=result.match_id,
         tournament_id=tournament_id,
-        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(result.seats)],
+        seats=seats_to_proto(result.seats),
         seed=stored.seed if seed_shown else 0,
         result=result_message(stored),
         reason=end_reason_to_proto(result.end_reason),
@@ -161,16 +148,8 @@ def summary_message(tournament_id: str, stored: StoredResult, seed_shown: bool =
 
 def result_message(stored: StoredResult) -> game_pb2.MatchResult:
     result = stored.result
-    msg = game_pb2.MatchResult(
-        scores=list(result.scores),
-        rounds=result.rounds,
-        forfeited_seats=list(result.forfeits),
-        timeouts=list(stored.timeouts),
-        refusals=list(stored.refusals),
-    )
-    if result.winner is not None:
-        msg.winner = result.winner
-    return msg
+    return game_pb2.MatchResult(scores=result.scores, winner=result.winner, rounds=result.rounds,
+                                forfeited_seats=result.forfeits, timeouts=stored.timeouts, refusals=stored.refusals)
 
 
 def replay_message(record: Replay, result: StoredResult | None, viewer: int | None) -> arena_pb2.Replay:
@@ -181,11 +160,10 @@ def replay_message(record: Replay, result: StoredResult | None, viewer: int | No
         match_id=record.match_id,
         tournament_id=record.tournament_id,
         rules=rules_to_proto(walk.rules),
-        seats=[game_pb2.Seat(seat=i, bot_id=name, bot_name=name) for i, name in enumerate(record.seats)],
+        seats=seats_to_proto(record.seats),
         seed=walk.seed if viewer is None else 0,
+        viewer=viewer,
     )
-    if viewer is not None:
-        msg.viewer = viewer
     msg.opening.extend(events_to_proto(walk.opening))
     for item in walk.steps:
         step = arena_pb2.ReplayStep(decision_number=item.number, seat=item.seat, action=action_to_proto(item.action),
@@ -205,32 +183,24 @@ def standing_message(row: StandingRow, standings: TournamentStandings) -> arena_
     """One row of a tournament's standings with its bot's counters."""
     bot = row.bot
     low, high = row.rating_ci
-    msg = arena_pb2.Standing(
+    win_low, win_high = row.win_rate_ci or (None, None)
+    batch = next((rating for rating in standings.batch if rating.bot == bot), None)
+    return arena_pb2.Standing(
         rank=row.rank, bot_id=bot, bot_name=bot, matches=row.matches, wins=row.wins, points=row.points,
         rating=row.mu, rating_sigma=row.sigma, rating_low=low, rating_high=high, forfeits=row.forfeits,
         timeouts=standings.timeouts.get(bot, 0), refusals=standings.refusals.get(bot, 0),
         decisions=standings.decisions.get(bot, 0), tier=row.tier, indistinguishable=list(row.indistinguishable),
+        win_rate=row.win_rate, win_rate_low=win_low, win_rate_high=win_high, mean_points=row.mean_points,
+        batch=batch_message(batch) if batch is not None else None,
     )
-    if row.win_rate is not None:
-        msg.win_rate = row.win_rate
-    if row.win_rate_ci:
-        msg.win_rate_low, msg.win_rate_high = row.win_rate_ci
-    if row.mean_points is not None:
-        msg.mean_points = row.mean_points
-    batch = next((rating for rating in standings.batch if rating.bot == bot), None)
-    if batch is not None:
-        msg.batch.CopyFrom(batch_message(batch))
-    return msg
 
 
 def verdicts_message(verdicts: Verdicts) -> arena_pb2.Verdicts:
     """Every pair's verdict and the summary sentence (:mod:`arena.tournament.stats.verdicts`)."""
     msg = arena_pb2.Verdicts(summary=verdicts.summary)
     for pair in verdicts.pairs:
-        entry = msg.pairs.add(bot_a=pair.bot_a, bot_b=pair.bot_b, told_apart=pair.told_apart, p_value=pair.p_value,
-                              test=pair.test)
-        if pair.more_matches is not None:
-            entry.more_matches = pair.more_matches
+        msg.pairs.add(bot_a=pair.bot_a, bot_b=pair.bot_b, told_apart=pair.told_apart, p_value=pair.p_value,
+                      test=pair.test, more_matches=pair.more_matches)
     return msg
 
 
@@ -259,29 +229,23 @@ def leaderboard_entry(row: LeaderRow, connected: bool, version: str,
     """One leaderboard row as it is (every number from :func:`arena.tournament.leaderboard.leaderboard`, the
     batch rating from the pool's cached batch ratings)."""
     tally = row.tally
-    msg = arena_pb2.LeaderboardEntry(
+    win_low, win_high = row.win_rate_ci or (None, None)
+    return arena_pb2.LeaderboardEntry(
         rank=row.rank, bot_name=row.bot, rating=row.rating.value, rating_sigma=row.rating.sigma,
         rating_low=row.rating.low, rating_high=row.rating.high, tier=row.tier,
         indistinguishable=list(row.indistinguishable), matches=tally.matches, wins=tally.wins, points=tally.points,
+        win_rate=row.win_rate, win_rate_low=win_low, win_rate_high=win_high,
         forfeits=tally.forfeits, timeouts=tally.timeouts, refusals=tally.refusals, decisions=tally.decisions,
-        connected=connected, bot_version=version, win_rate_clustered=row.win_rate_clustered)
-    if batch is not None:
-        msg.batch.CopyFrom(batch_message(batch))
-    if row.win_rate is not None:
-        msg.win_rate = row.win_rate
-    if row.win_rate_ci is not None:
-        msg.win_rate_low, msg.win_rate_high = row.win_rate_ci
-    return msg
+        connected=connected, bot_version=version, batch=batch_message(batch) if batch is not None else None,
+        win_rate_clustered=True)
 
 
 def leaderboard_message(board: Leaderboard) -> arena_pb2.GetLeaderboardResponse:
     entries = [leaderboard_entry(row, board.presence[row.bot].connected, board.presence[row.bot].version,
                                  board.batch.get(row.bot)) for row in board.rows]
-    response = arena_pb2.GetLeaderboardResponse(pool=pool_message(board.pool), entries=entries,
-                                                ranked_by=ranking_of(board.ranked_by_batch))
-    if board.ranked_by_batch:
-        response.verdicts.CopyFrom(verdicts_message(board.verdicts))
-    return response
+    return arena_pb2.GetLeaderboardResponse(
+        pool=pool_message(board.pool), entries=entries, ranked_by=ranking_of(board.ranked_by_batch),
+        verdicts=verdicts_message(board.verdicts) if board.ranked_by_batch else None)
 
 
 def gauntlet_message(record: GauntletRecord, spec: GauntletSpec, state: SprtState,

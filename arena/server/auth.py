@@ -1,22 +1,12 @@
-"""Bot authentication: the bearer token in the call metadata, checked before the stream body runs.
+"""Who calls: a bot's bearer token checked before its stream runs, and the organizer API's roles.
 
-A bot sends ``authorization: Bearer <token>`` (the token from registration; the store keeps only a salted
-hash, see :mod:`arena.store.bots`). :class:`BotAuthInterceptor` checks it for ``BotService/Connect`` before
-the handler is even chosen: a missing, malformed or wrong token ends the call with ``UNAUTHENTICATED`` and a
-clear message, and the handler never runs; a store that cannot be reached gives ``UNAVAILABLE``. The
-handler of an accepted call is bound to the verified :class:`~arena.store.BotRecord`.
-
-The organizer API's callers (:class:`AdminAuth`): when an admin token is set, each call is made by the admin
-(``authorization: Bearer <admin token>``), a bot (its own token) or an anonymous caller (no ``authorization``
-metadata), and each RPC needs a role (:data:`RPC_ROLES`, also stated in arena.proto): a token that is neither is
-``UNAUTHENTICATED "invalid token"``; a call above the caller's role is ``UNAUTHENTICATED`` for an anonymous caller,
-``PERMISSION_DENIED`` for a bot. Without an admin token everyone is the admin.
-
-A token the bot host issued to one of its sandboxes (:meth:`arena.store.BotStore.issue_host_token`) plays matches
-and nothing else: every organizer API call made with it is ``PERMISSION_DENIED`` (:data:`HOST_TOKEN_REFUSED`), with
-an admin token set or not, so a hosted bot can neither submit (an upload costs the arena, not its sandbox) nor read
-what an earlier sandbox of it left behind (its log, its output, its submissions: a memory for a bot without one).
-Its author reads those with the author's own token.
+:class:`BotAuthInterceptor` checks ``authorization: Bearer <token>`` of ``BotService/Connect`` before the handler is
+chosen (``UNAUTHENTICATED``, or ``UNAVAILABLE`` when the store cannot be reached; the handler never runs) and binds
+the handler to the verified bot. :class:`AdminAuth` identifies the organizer API's caller (admin, bot or anonymous;
+without an admin token everyone is the admin) and checks each RPC's role (:data:`RPC_ROLES`, docs/organizers.md).
+A token the bot host issued to a sandbox plays matches and nothing else: every organizer API call made with it is
+``PERMISSION_DENIED``, with an admin token set or not, so a hosted bot can neither submit nor read what an earlier
+sandbox of it left behind (a memory for a bot without one).
 """
 
 from __future__ import annotations
@@ -41,53 +31,44 @@ RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 
 
 class StreamLimit(Protocol):
-    """Counts new streams per token (:class:`arena.server.gateway.StreamLimiter`)."""
+    """Counts new streams per token (:class:`arena.server.gateway.stream_limits.StreamLimiter`)."""
 
     limit: int
     window_s: float
 
     def check(self, token: str) -> float: ...
 
-StreamBehavior = Callable[[Any, grpc.aio.ServicerContext], Awaitable[None]]
 BoundBehavior = Callable[[Any, grpc.aio.ServicerContext, BotRecord], Awaitable[None]]
 
 
-class AuthError(Exception):
-    """Why a call's credentials were refused; ``code`` is the gRPC status to end the call with."""
-
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
-    """The token of ``authorization: Bearer <token>``; AuthError(UNAUTHENTICATED) when missing or malformed."""
+    """The token of ``authorization: Bearer <token>``; OrganizerError(UNAUTHENTICATED) when missing or malformed."""
     values = [v for k, v in (metadata or ()) if k.lower() == AUTH_METADATA_KEY]
     if not values:
-        raise AuthError(grpc.StatusCode.UNAUTHENTICATED,
-                        f"missing '{AUTH_METADATA_KEY}' metadata: send '{AUTH_METADATA_KEY}: {AUTH_SCHEME} <token>'")
+        raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED, f"missing '{AUTH_METADATA_KEY}' metadata: send "
+                             f"'{AUTH_METADATA_KEY}: {AUTH_SCHEME} <token>'")
     raw = values[0]
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     scheme, _, token = text.strip().partition(" ")
     if scheme.lower() != AUTH_SCHEME.lower() or not token.strip():
-        raise AuthError(grpc.StatusCode.UNAUTHENTICATED,
-                        f"malformed '{AUTH_METADATA_KEY}' metadata: expected '{AUTH_SCHEME} <token>'")
+        raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED,
+                             f"malformed '{AUTH_METADATA_KEY}' metadata: expected '{AUTH_SCHEME} <token>'")
     return token.strip()
 
 
 def verify(store: Store, metadata: Sequence[tuple[str, str | bytes]] | None) -> BotRecord:
-    """The bot the call's token belongs to (blocking: it reads Redis); AuthError otherwise."""
+    """The bot the call's token belongs to (blocking: it reads Redis); OrganizerError otherwise."""
     token = bearer_token(metadata)
     try:
         return store.bots.verify_token(token)
     except InvalidToken as error:
         # One message whether the bot is unknown, revoked or deleted or the token wrong (never which).
-        raise AuthError(grpc.StatusCode.UNAUTHENTICATED, str(error)) from None
+        raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED, str(error)) from None
     except Exception as error:
-        raise AuthError(grpc.StatusCode.UNAVAILABLE, f"cannot verify the token now: {error}") from None
+        raise OrganizerError(grpc.StatusCode.UNAVAILABLE, f"cannot verify the token now: {error}") from None
 
 
-def _refuse(error: AuthError, trailing: Sequence[tuple[str, str]] = ()) -> grpc.RpcMethodHandler:
+def _refuse(error: OrganizerError, trailing: Sequence[tuple[str, str]] = ()) -> grpc.RpcMethodHandler:
     async def refuse(_requests: Any, context: grpc.aio.ServicerContext) -> None:
         await context.abort(error.code, str(error), trailing_metadata=tuple(trailing))
 
@@ -114,16 +95,16 @@ class BotAuthInterceptor(grpc.aio.ServerInterceptor):
             # A reconnect storm is refused before it costs a token check (a Redis read) or a session.
             try:
                 wait_s = self._limiter.check(bearer_token(metadata))
-            except AuthError as error:
+            except OrganizerError as error:
                 return _refuse(error)
             if wait_s > 0:
-                return _refuse(AuthError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                         f"too many new streams for this token: at most {self._limiter.limit} in "
-                                         f"{self._limiter.window_s:g} s; retry in {wait_s:.1f} s"),
+                return _refuse(OrganizerError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                              f"too many new streams for this token: at most {self._limiter.limit} "
+                                              f"in {self._limiter.window_s:g} s; retry in {wait_s:.1f} s"),
                                ((RETRY_PUSHBACK_KEY, str(max(1, int(wait_s * 1000)))),))
         try:
             record = await asyncio.to_thread(verify, self._store, metadata)
-        except AuthError as error:
+        except OrganizerError as error:
             return _refuse(error)
         handler = await continuation(handler_call_details)
         bound = self._bound
@@ -183,34 +164,25 @@ class AdminAuth:
 
     def identify(self, metadata: Any) -> Caller:
         """Who is calling: the admin (the admin token, or anyone when no admin token is set), a bot (its own
-        token) or anonymous (no token). A token that is neither is refused, without telling which it is not."""
-        if not self.admin_token:
-            self._refuse_host_token(metadata)
-            return Caller(Role.ADMIN)
+        token) or anonymous (no token). A token that is neither is refused, without telling which it is not; a hosted
+        bot's token is refused with an admin token set or not."""
         try:
             token = bearer_token(metadata)
-        except AuthError as error:
-            if any(key.lower() == AUTH_METADATA_KEY for key, _ in (metadata or ())):
-                raise OrganizerError(error.code, str(error)) from None
-            return Caller(Role.ANONYMOUS)
-        if hmac.compare_digest(token.encode(), self.admin_token.encode()):
+        except OrganizerError:
+            if self.admin_token and any(key.lower() == AUTH_METADATA_KEY for key, _ in (metadata or ())):
+                raise
+            return Caller(Role.ANONYMOUS if self.admin_token else Role.ADMIN)
+        if self.admin_token and hmac.compare_digest(token.encode(), self.admin_token.encode()):
             return Caller(Role.ADMIN)
         try:
             record = self.store.bots.verify_token(token)
         except InvalidToken:
+            if not self.admin_token:
+                return Caller(Role.ADMIN)
             raise OrganizerError(grpc.StatusCode.UNAUTHENTICATED, "invalid token") from None
         if record.host_token_id:
             raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED, HOST_TOKEN_REFUSED)
-        return Caller(Role.BOT, record.name)
-
-    def _refuse_host_token(self, metadata: Any) -> None:
-        """Without an admin token anyone is the admin, except a hosted bot's token: refused as it is with one."""
-        try:
-            record = self.store.bots.verify_token(bearer_token(metadata))
-        except (AuthError, InvalidToken):
-            return
-        if record.host_token_id:
-            raise OrganizerError(grpc.StatusCode.PERMISSION_DENIED, HOST_TOKEN_REFUSED)
+        return Caller(Role.BOT, record.name) if self.admin_token else Caller(Role.ADMIN)
 
     def authorize(self, metadata: Any, needs: Role = Role.ADMIN) -> Caller:
         """The caller, when its role may make a call that ``needs`` the given role; PERMISSION_DENIED (or

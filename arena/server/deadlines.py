@@ -1,14 +1,10 @@
 """Per-decision deadlines of the gateway: one event-loop timer for all pending decisions.
 
-A timer per decision (``loop.call_at``) costs a push onto the loop's heap, with Python-level comparisons,
-and a cancelled one stays in that heap until its time comes: at thousands of decisions a second, with
-every answer cancelling its timer, that was about a tenth of the gateway's CPU. Decisions with the same time
-limit expire in the order they were asked, so :class:`Deadlines` keeps one FIFO queue per time limit (few:
-one per match configuration), and one timer, set for the earliest pending head. Answered decisions leave
-their queue when they reach its head, and the answered ones at the head are dropped whenever a decision is
-added (answers mostly come in the order asked): a queue holds about the decisions in flight, not every
-decision of the last time limit, which the garbage collector would otherwise walk. A future is failed with
-``TimeoutError`` at its deadline, exactly when its own timer would have fired.
+A timer per decision (``loop.call_at``) costs a push onto the loop's heap, and a cancelled one stays there until its
+time: at thousands of decisions a second that was about a tenth of the gateway's CPU. Decisions with the same time
+limit expire in the order they were asked, so :class:`Deadlines` keeps one FIFO queue per time limit and one timer
+for the earliest head; answered ones leave a queue when they reach its head (answers mostly come in order), so a
+queue holds about the decisions in flight. A future fails with ``TimeoutError`` exactly when its own timer would have.
 """
 
 from __future__ import annotations

@@ -1,16 +1,13 @@
 """The organizer API's gauntlets: start one (stored, then played by the workers), list them, follow one.
 
-``StartGauntlet`` checks the spec (:func:`arena.service.gauntlet_runs.build_spec`), the registered bots it names
-(NOT_FOUND for an unknown one, FAILED_PRECONDITION for one not connected), stores the gauntlet and sends it to a
-worker (:meth:`arena.service.enqueuer.Enqueuer.gauntlet`). With an idempotency key and no id, the id is
-derived from the key, so a retry finds the first gauntlet and sends it again (the worker resumes it from its stored
-blocks, or leaves it as it is once ended). A gauntlet's seed, secret and commitment salt go to the admin, and to
-everyone once it ended; its commitment to everyone.
+With an idempotency key and no id, the id is derived from the key, so a retry finds the first gauntlet and sends it
+again (the worker resumes it from its stored blocks, or leaves it as it is once ended).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 import grpc
 
@@ -27,8 +24,8 @@ from arena.service.gauntlet_runs import (
 )
 from arena.service.matches import builtin_kind
 from arena.service.visibility import ADMIN, Caller, sees_secrets
-from arena.store import InvalidName, Store
-from arena.store.gauntlet_store import DuplicateGauntlet, GauntletRecord, UnknownGauntlet
+from arena.store import Store
+from arena.store.gauntlet_store import GauntletRecord, StoredBlock, UnknownGauntlet
 from arena.store.keys import check_name
 from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.stats.sprt import AUTO_CAP_CEILING, DEFAULT_MIN_BLOCKS, DEFAULT_MU1, SprtConfig, SprtState
@@ -50,8 +47,8 @@ def gauntlet_spec(msg: arena_pb2.GauntletSpec, gauntlet_id: str) -> GauntletSpec
                           auto_cap=not msg.max_blocks)
         return build_spec(candidate=msg.candidate, baseline=msg.baseline, seats=msg.seats_per_table or 2,
                           opponents=list(msg.opponents), rules=rules_from_proto(msg.rules), sprt=sprt,
-                          seed=msg.seed or None, decision_deadline_ms=msg.decision_deadline_ms or
-                          DEFAULT_DECISION_DEADLINE_MS,
+                          seed=msg.seed or None,
+                          decision_deadline_ms=msg.decision_deadline_ms or DEFAULT_DECISION_DEADLINE_MS,
                           gauntlet_id=gauntlet_id)
     except (ValueError, GauntletError) as error:
         raise invalid(str(error).replace("--", "")) from None
@@ -73,8 +70,7 @@ def with_progress(msg: arena_pb2.Gauntlet, state: SprtState, running: bool) -> a
     cap = min(need, config.max_blocks or need) if config.auto_cap and need is not None else config.max_blocks
     if cap:
         msg.cap_blocks = cap
-        share = state.undecided_at(cap)
-        msg.undecided_at_cap = share or 0.0
+        msg.undecided_at_cap = state.undecided_at(cap) or 0.0
     return msg
 
 
@@ -85,9 +81,10 @@ class Gauntlets:
         self.store = store
         self.enqueue = enqueue
 
-    def _message(self, record: GauntletRecord, caller: Caller) -> arena_pb2.Gauntlet:
+    def _message(self, record: GauntletRecord, caller: Caller,
+                 blocks: Sequence[StoredBlock] | None = None) -> arena_pb2.Gauntlet:
         spec = stored_spec(self.store, record.id)
-        state = stored_state(spec, self.store.gauntlets.blocks(record.id))
+        state = stored_state(spec, self.store.gauntlets.blocks(record.id) if blocks is None else blocks)
         message = gauntlet_message(record, spec, state, sees_secrets(caller, record.ended),
                                    self.store.gauntlets.seed_material(record.id).salt)
         return with_progress(message, state, not record.ended)
@@ -104,39 +101,32 @@ class Gauntlets:
 
     def start_gauntlet(self, request: arena_pb2.StartGauntletRequest) -> arena_pb2.StartGauntletResponse:
         key = request.idempotency_key
-        try:
-            if key:
-                check_name(key, "idempotency key", MAX_NAME_LENGTH)
-            if request.gauntlet_id:
-                check_name(request.gauntlet_id, "gauntlet id", MAX_NAME_LENGTH)
-        except InvalidName as error:
-            raise invalid(str(error)) from None
+        if key:
+            check_name(key, "idempotency key", MAX_NAME_LENGTH)
+        if request.gauntlet_id:
+            check_name(request.gauntlet_id, "gauntlet id", MAX_NAME_LENGTH)
         gid = request.gauntlet_id or ("g-" + hashlib.sha256(key.encode()).hexdigest()[:12] if key else "")
         if not request.HasField("spec"):
             raise invalid("spec is required (candidate and baseline at least)")
         spec = gauntlet_spec(request.spec, gid)
-        if key and self._retry(spec.gauntlet_id, key):
-            started = self.store.gauntlets.get(spec.gauntlet_id)
-        else:
+        started = self._retried(spec.gauntlet_id, key) if key else None
+        if started is None:
             self._check_bots(spec)
-            try:
-                started = start_gauntlet(self.store, spec, key).record
-            except DuplicateGauntlet as error:
-                raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
+            started = start_gauntlet(self.store, spec, key)  # an id taken: ALREADY_EXISTS
         if not started.ended:
             self.enqueue.gauntlet(started.id)  # a retry sends it again: the worker resumes or leaves it
         return arena_pb2.StartGauntletResponse(gauntlet=self._message(started, ADMIN))
 
-    def _retry(self, gauntlet_id: str, key: str) -> bool:
-        """Whether a gauntlet with this id was stored by a call with this key (ALREADY_EXISTS for another)."""
+    def _retried(self, gauntlet_id: str, key: str) -> GauntletRecord | None:
+        """The gauntlet a call with this key stored under this id, if any (ALREADY_EXISTS for another key)."""
         try:
             existing = self.store.gauntlets.get(gauntlet_id)
         except UnknownGauntlet:
-            return False
+            return None
         if existing.idempotency_key != key:
             raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS,
                                  f"gauntlet {gauntlet_id!r} exists already (started without this idempotency key)")
-        return True
+        return existing
 
     def list_gauntlets(self, request: arena_pb2.ListGauntletsRequest,
                        caller: Caller = ADMIN) -> arena_pb2.ListGauntletsResponse:
@@ -148,14 +138,8 @@ class Gauntlets:
                      caller: Caller = ADMIN) -> arena_pb2.GetGauntletResponse:
         try:
             record = self.store.gauntlets.get(check_name(request.gauntlet_id, "gauntlet id", MAX_NAME_LENGTH))
-        except InvalidName as error:
-            raise invalid(str(error)) from None
         except UnknownGauntlet as error:
             raise not_found(f"{error} (ListGauntlets lists them)") from None
         blocks = self.store.gauntlets.blocks(record.id)
-        spec = stored_spec(self.store, record.id)
-        state = stored_state(spec, blocks)
-        message = with_progress(gauntlet_message(record, spec, state, sees_secrets(caller, record.ended),
-                                                 self.store.gauntlets.seed_material(record.id).salt),
-                                state, not record.ended)
-        return arena_pb2.GetGauntletResponse(gauntlet=message, blocks=gauntlet_blocks(blocks, request.after_block))
+        return arena_pb2.GetGauntletResponse(gauntlet=self._message(record, caller, blocks),
+                                             blocks=gauntlet_blocks(blocks, request.after_block))

@@ -15,7 +15,7 @@ from arena.protocol.convert import rules_from_proto
 from arena.protocol.statuses import COMPETITION_STATE_OF, competition_status
 from arena.service.competitions import create_competition, ladder, set_competition_status
 from arena.service.leaderboards import UnknownPool, pool_ids, pool_leaderboard, rating_pools
-from arena.store import CompetitionRecord, DuplicateCompetition, InvalidName, Store, UnknownBot, UnknownCompetition
+from arena.store import CompetitionRecord, InvalidName, Store, UnknownBot, UnknownCompetition
 from arena.store.keys import check_id, check_name
 from arena.tournament import limits
 from arena.tournament.competition import CompetitionSpec
@@ -47,8 +47,6 @@ class Ladders:
     def _record(self, competition_id: str) -> CompetitionRecord:
         try:
             return self.store.competitions.get(check_name(competition_id, "competition id", MAX_COMPETITION_ID))
-        except InvalidName as error:
-            raise invalid(str(error)) from None
         except UnknownCompetition as error:
             raise not_found(f"{error} (ListCompetitions lists them)") from None
 
@@ -61,21 +59,12 @@ class Ladders:
     ) -> arena_pb2.GetCompetitionStandingsResponse:
         """The ladder: entries ranked as the competition pool's leaderboard ranks them (by the batch rating over
         the current entries), retired versions with rank 0."""
-        try:
-            record = self.store.competitions.get(check_name(request.competition_id, "competition id",
-                                                            MAX_COMPETITION_ID))
-        except UnknownCompetition as error:
-            raise not_found(str(error)) from None
+        record = self._record(request.competition_id)
         board = ladder(self.store, record.competition_id)
-        response = arena_pb2.GetCompetitionStandingsResponse(competition=competition_message(record),
-                                                             ranked_by=ranking_of(board.ranked_by_batch))
-        for row in board.entries:
-            ladder_entry(response.entries.add(), row)
-        for row in board.retired:
-            ladder_entry(response.retired.add(), row)
-        if board.ranked_by_batch:
-            response.verdicts.CopyFrom(verdicts_message(board.verdicts))
-        return response
+        return arena_pb2.GetCompetitionStandingsResponse(
+            competition=competition_message(record), entries=[ladder_entry(row) for row in board.entries],
+            retired=[ladder_entry(row) for row in board.retired], ranked_by=ranking_of(board.ranked_by_batch),
+            verdicts=verdicts_message(board.verdicts) if board.ranked_by_batch else None)
 
     def create_competition(self, request: arena_pb2.CreateCompetitionRequest) -> arena_pb2.CreateCompetitionResponse:
         """A new, active competition (the scheduler starts its blocks while entrants are connected)."""
@@ -86,8 +75,6 @@ class Ladders:
             raise invalid(f"entrants: {error}") from None
         except UnknownBot as error:
             raise not_found(f"entrants: {error} (or name a built-in bot)") from None
-        except DuplicateCompetition as error:
-            raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
         return arena_pb2.CreateCompetitionResponse(competition=competition_message(
             self.store.competitions.get(spec.competition_id)))
 
@@ -120,8 +107,6 @@ class Ladders:
         try:
             check_id(request.pool_id, "pool id")
             return leaderboard_message(pool_leaderboard(self.store, request.pool_id))
-        except InvalidName as error:
-            raise invalid(str(error)) from None
         except UnknownPool as error:
             known = len(pool_ids(self.store))
             raise not_found(f"{error}; {known} pool(s) exist") from None

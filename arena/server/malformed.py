@@ -1,12 +1,9 @@
 """Malformed request bytes answer ``INVALID_ARGUMENT`` naming the method, on every RPC of a server.
 
-grpc's Python server calls a handler's ``request_deserializer`` itself and turns any exception it raises into
-``UNKNOWN: Unexpected <class 'DecodeError'>`` (no method named, no fix), before any handler or role check runs.
-:class:`MalformedRequests`, a server interceptor, swaps every handler's deserializer for one that never raises
-(:func:`tolerant`: it gives :data:`MALFORMED` for bytes that do not parse) and wraps the handler's behaviour so that
-it ends such a call with ``INVALID_ARGUMENT`` before the servicer sees it. One interceptor on the server covers the
-organizer API, the bot gateway, health and reflection alike; a handler that takes raw bytes (no deserializer, as
-``BotService/Connect``) is left as it is.
+grpc's Python server calls a handler's ``request_deserializer`` itself and turns any exception into ``UNKNOWN:
+Unexpected <class 'DecodeError'>``, before any handler or role check runs. :class:`MalformedRequests` swaps every
+deserializer for one that gives :data:`MALFORMED` instead of raising, and ends such a call with ``INVALID_ARGUMENT``
+before the servicer sees it (a handler that takes raw bytes, as ``BotService/Connect``, is left as it is).
 """
 
 from __future__ import annotations
@@ -48,47 +45,31 @@ def refusal(method: str) -> str:
             "the uno_arena.v1 .proto files define (see docs/protocol.md)")
 
 
-def _guard_unary(behavior: Callable[..., Any], method: str) -> Callable[..., Any]:
+def _guard(behavior: Callable[..., Any], method: str, request_stream: bool) -> Callable[..., Any]:
+    """``behavior`` ending the call with INVALID_ARGUMENT at a request (or the first of a stream's) that did not
+    parse."""
+
+    async def parsed(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        if request is MALFORMED:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, refusal(method))
+        return request
+
+    async def each(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        async for request in requests:
+            yield await parsed(request, context)
+
+    async def checked(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return each(request, context) if request_stream else await parsed(request, context)
+
     if inspect.isasyncgenfunction(behavior):
         async def stream_out(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            if request is MALFORMED:
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, refusal(method))
-            async for item in behavior(request, context):
+            async for item in behavior(await checked(request, context), context):
                 yield item
 
         return stream_out
 
     async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        if request is MALFORMED:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, refusal(method))
-        result = behavior(request, context)
-        return await result if inspect.isawaitable(result) else result
-
-    return unary
-
-
-def _checked(requests: Any, context: grpc.aio.ServicerContext, method: str) -> AsyncIterator[Any]:
-    """A request stream that ends the call with INVALID_ARGUMENT at the first message that did not parse."""
-
-    async def each() -> AsyncIterator[Any]:
-        async for request in requests:
-            if request is MALFORMED:
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, refusal(method))
-            yield request
-
-    return each()
-
-
-def _guard_stream(behavior: Callable[..., Any], method: str) -> Callable[..., Any]:
-    if inspect.isasyncgenfunction(behavior):
-        async def stream_out(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            async for item in behavior(_checked(requests, context, method), context):
-                yield item
-
-        return stream_out
-
-    async def unary(requests: Any, context: grpc.aio.ServicerContext) -> Any:
-        result = behavior(_checked(requests, context, method), context)
+        result = behavior(await checked(request, context), context)
         return await result if inspect.isawaitable(result) else result
 
     return unary
@@ -100,14 +81,11 @@ def guarded(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandle
     if handler is None or handler.request_deserializer is None:
         return handler
     swapped: dict[str, Any] = {"request_deserializer": tolerant(handler.request_deserializer)}
-    if handler.unary_unary is not None:
-        swapped["unary_unary"] = _guard_unary(handler.unary_unary, method)
-    elif handler.unary_stream is not None:
-        swapped["unary_stream"] = _guard_unary(handler.unary_stream, method)
-    elif handler.stream_unary is not None:
-        swapped["stream_unary"] = _guard_stream(handler.stream_unary, method)
-    elif handler.stream_stream is not None:
-        swapped["stream_stream"] = _guard_stream(handler.stream_stream, method)
+    for kind in ("unary_unary", "unary_stream", "stream_unary", "stream_stream"):
+        behavior = getattr(handler, kind)
+        if behavior is not None:
+            swapped[kind] = _guard(behavior, method, request_stream=kind.startswith("stream"))
+            break
     replaced: grpc.RpcMethodHandler = handler._replace(**swapped)
     return replaced
 

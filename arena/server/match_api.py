@@ -1,9 +1,6 @@
-"""The gateway's match-side API as its callers see it: :class:`MatchApi` and what one decision request gives back
-(:class:`DecideOutcome`).
-
-The caller is the gateway's side of the Redis relay (:class:`arena.server.relay_consumer.RelayConsumer`);
-:class:`arena.server.gateway.Gateway` and its parts are the one implementation. The relay depends on this module, not
-on the gateway, which starts the relay consumer: so no import goes both ways between them.
+"""The gateway's match side as the relay consumer sees it: :class:`MatchApi` and what one decision request gives back
+(:class:`DecideOutcome`). :class:`arena.server.gateway.Gateway` is the one implementation; the relay consumer depends
+on this module, not on the gateway (which starts the consumer), so no import goes both ways.
 """
 
 from __future__ import annotations

@@ -1,49 +1,11 @@
-"""The organizer API (``uno_arena.v1.ArenaService``): bots, tournaments, matches, schedules, standings, replays,
-competitions, rating pools and gauntlets.
+"""The organizer API's synchronous core (:class:`Organizer`): requests checked once, the store and the services asked.
 
-The API is split by job:
-
-* :mod:`arena.server.auth` identifies the caller (admin, bot, anonymous) and checks each RPC's role
-  (:data:`arena.server.auth.RPC_ROLES`, also stated in arena.proto);
-* :mod:`arena.service.visibility` says who sees what (seeds of running tournaments and gauntlets only to the
-  admin; replay views), :mod:`arena.service.exports` builds the export files;
-* :mod:`arena.server.api_messages` maps typed records to the protocol's messages;
-* this module's :class:`Organizer` is the synchronous core (requests checked, the store and the services asked),
-  with :class:`arena.server.ladders.Ladders` (competitions, rating pools, leaderboards) and
-  :class:`arena.server.gauntlet_servicer.Gauntlets`;
-* :mod:`arena.server.servicer` is the thin gRPC glue (every blocking call in a thread, refusals as statuses) and
-  :func:`arena.server.servicer.add_organizer` serves it.
-
-Add it to a ``grpc.aio`` server with::
-
-    from arena.server.servicer import add_organizer
-    add_organizer(server, store, enqueuer=CeleryEnqueuer(app))      # before server.start()
-
-Work is sent to the workers through an :class:`arena.service.enqueuer.Enqueuer` given by whoever builds the
-API (``uno-arena serve``: :class:`workers.enqueue.CeleryEnqueuer`); the API imports neither Celery nor the
-workers. A retried ``CreateTournament`` or ``StartGauntlet`` with the same idempotency key returns the first one.
-
-Seeds: a tournament's seed (a secret random one when the request gives 0) and everything derived from it
-(``TournamentSpec.seed``, ``MatchSummary.seed``, the seeds in exports, omniscient replays) go to the admin only
-until the tournament ends; everyone sees its ``seed_commitment``, and after the end its ``revealed_seed`` and
-``seed_salt`` (:mod:`arena.tournament.commitment`). Ids a user chooses are single key parts (no ``:``,
-:func:`arena.store.keys.check_name`) and every number is bounded before the design is computed
-(:mod:`arena.tournament.limits`); error messages quote at most 100 characters of an input.
-
-Errors use the ordinary status codes: ``INVALID_ARGUMENT`` (a bad request, unknown participants, a malformed cron
-expression or page token), ``NOT_FOUND`` (an unknown tournament, match, competition, pool or gauntlet),
-``ALREADY_EXISTS`` (a taken bot name, tournament, schedule, competition or gauntlet id, an idempotency key reused
-with another spec), ``FAILED_PRECONDITION`` (cancelling a tournament that already ended, a token for a deleted bot,
-a participant not connected when the request requires them all connected, reopening a closed competition),
-``UNAVAILABLE`` (Redis unreachable, no workers to send work to).
-
-Connected participants: ``CreateTournament`` names the registered participants with no live session in its
-answer (``not_connected``; they forfeit every match they are not connected for). With ``require_connected``
-the call waits up to ``connect_wait_ms`` (default :data:`DEFAULT_CONNECT_WAIT_MS`, at most
-:data:`MAX_CONNECT_WAIT_MS`) for them, polling every :data:`CONNECT_POLL_S`, and refuses with
-``FAILED_PRECONDITION`` naming those still missing; a retry of a tournament already created is never refused.
-
-Standings are final once the tournament ended (finished, cancelled or failed): no further match starts.
+Roles are :mod:`arena.server.auth`'s, who sees what (seeds until a tournament ends, replay views)
+:mod:`arena.service.visibility`'s, messages :mod:`arena.server.api_messages`'s; competitions and pools are
+:class:`arena.server.ladders.Ladders`, gauntlets :class:`arena.server.gauntlet_servicer.Gauntlets`, and the gRPC glue
+:mod:`arena.server.servicer`. Work goes to the workers through the :class:`arena.service.enqueuer.Enqueuer` its
+builder gives (the API imports neither Celery nor the workers). Each RPC's status codes are stated in arena.proto;
+error messages quote at most 100 characters of an input.
 """
 
 from __future__ import annotations
@@ -51,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import itertools
 import logging
 import os
 import uuid
@@ -60,7 +23,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import grpc
-import grpc.aio
 
 from arena.protocol import arena_pb2, game_pb2
 from arena.protocol.convert import end_reason_to_proto, rules_from_proto
@@ -75,11 +37,9 @@ from arena.service.matches import builtin_kind
 from arena.service.schedules import delete_schedule, spec_for_run
 from arena.service.tournaments import DealsStillSecret, KnownDeals, known_deals
 from arena.service.tournaments import deals_of as tournament_deals_of
-from arena.service.visibility import ADMIN, Caller, ReplayRefusal, Role, replay_refusal, sees_profile, sees_secrets
+from arena.service.visibility import ADMIN, Caller, ReplayRefusal, replay_refusal, sees_profile, sees_secrets
 from arena.store import (
     BotRecord,
-    DeletedBot,
-    DuplicateBotName,
     DuplicateSchedule,
     DuplicateTournament,
     IdempotencyConflict,
@@ -112,7 +72,7 @@ from .api_messages import (
     tournament_message,
     verdicts_message,
 )
-from .auth import RPC_ROLES, AdminAuth
+from .auth import AdminAuth
 from .gauntlet_servicer import Gauntlets
 from .ladders import Ladders
 from .refusals import OrganizerError, invalid, not_found
@@ -124,8 +84,6 @@ DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 DEFAULT_BOT_LOG_LIMIT = 100
 """Incidents GetBotLog returns when the request gives no limit (at most ``arena.store.incident_store.MAX_READ``)."""
-MAX_MATCHES = limits.MAX_MATCHES
-"""A tournament larger than this is refused (INVALID_ARGUMENT); every bound is in :mod:`arena.tournament.limits`."""
 MAX_NAME_LENGTH = 100
 """Tournament names, schedule ids and idempotency keys a user chooses: at most this many characters (no ':')."""
 MAX_CRON_LENGTH = 100
@@ -133,7 +91,6 @@ MAX_CRON_LENGTH = 100
 DEFAULT_CONNECT_WAIT_MS = 10_000
 """How long a ``require_connected`` create waits for its registered participants to connect, unless told."""
 MAX_CONNECT_WAIT_MS = 60_000
-CONNECT_POLL_S = 0.25
 UTC_NAMES = ("", "UTC", "Etc/UTC", "Z", "GMT", "Etc/GMT")
 _EXPORT_FORMATS = {arena_pb2.EXPORT_FORMAT_UNSPECIFIED: ExportFormat.CSV, arena_pb2.EXPORT_FORMAT_CSV: ExportFormat.CSV,
                    arena_pb2.EXPORT_FORMAT_JSON: ExportFormat.JSON}
@@ -179,19 +136,8 @@ class Organizer:
         self.ladders = Ladders(store)
         self.gauntlets = Gauntlets(store, self.enqueue)
 
-    # -- plumbing ------------------------------------------------------------------------------
-    def identify(self, metadata: Any) -> Caller:
-        """Who is calling (:meth:`arena.server.auth.AdminAuth.identify`)."""
-        return self.auth.identify(metadata)
-
-    def authorize(self, metadata: Any, needs: Role = Role.ADMIN) -> Caller:
-        """The caller, when its role may make a call that needs ``needs`` (:meth:`AdminAuth.authorize`)."""
-        return self.auth.authorize(metadata, needs)
-
-    # -- bots ----------------------------------------------------------------------------------
     def bot_message(self, record: BotRecord, caller: Caller = ADMIN) -> arena_pb2.Bot:
-        """A bot as ``caller`` may see it: every field for the admin and for the bot itself, the public ones
-        (id, name, registration time, deleted) for anyone else."""
+        """A bot as ``caller`` may see it: every field for the admin and the bot itself, the public ones else."""
         private = sees_profile(caller, record.name)
         return bot_message(record, private, private and self.store.sessions.online(record.name))
 
@@ -204,10 +150,7 @@ class Organizer:
         if len(description) > MAX_OWNER or any(ord(c) < 32 for c in description):
             raise invalid(f"the description must be at most {MAX_OWNER} printable characters (no control "
                           f"characters), got {len(description)} characters; shorten it")
-        try:
-            record, token = self.store.bots.register(name, owner=description)
-        except DuplicateBotName as error:
-            raise OrganizerError(grpc.StatusCode.ALREADY_EXISTS, str(error)) from None
+        record, token = self.store.bots.register(name, owner=description)  # a name taken: ALREADY_EXISTS
         return arena_pb2.RegisterBotResponse(bot=self.bot_message(record), token=token)
 
     def get_bot(self, request: arena_pb2.GetBotRequest, caller: Caller = ADMIN) -> arena_pb2.GetBotResponse:
@@ -228,10 +171,7 @@ class Organizer:
             log.warning("could not tell the gateways to close the streams of bot %s", name, exc_info=True)
 
     def rotate_bot_token(self, request: arena_pb2.RotateBotTokenRequest) -> arena_pb2.RotateBotTokenResponse:
-        try:
-            token = self.store.bots.rotate_token(request.name)
-        except DeletedBot as error:
-            raise OrganizerError(grpc.StatusCode.FAILED_PRECONDITION, str(error)) from None
+        token = self.store.bots.rotate_token(request.name)  # a deleted bot: FAILED_PRECONDITION
         record = self.store.bots.get(request.name)
         self._drop_streams(record.name, "invalid token: the bot's token was rotated; reconnect with the new one")
         return arena_pb2.RotateBotTokenResponse(bot=self.bot_message(record), token=token)
@@ -248,8 +188,7 @@ class Organizer:
         return arena_pb2.DeleteBotResponse(bot=self.bot_message(record))
 
     def list_bots(self, request: arena_pb2.ListBotsRequest, caller: Caller = ADMIN) -> arena_pb2.ListBotsResponse:
-        size = request.page_size or DEFAULT_PAGE_SIZE
-        size = min(size, MAX_PAGE_SIZE)
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         records = self.store.bots.all()
         if not (caller.is_admin and request.include_deleted):
             records = [r for r in records if not r.deleted]
@@ -275,12 +214,9 @@ class Organizer:
         return arena_pb2.GetBotLogResponse(incidents=[incident_message(i) for i in incidents],
                                            last_seq=self.store.incidents.last_seq(record.name))
 
-    # -- tournaments ---------------------------------------------------------------------------
     def spec_from_request(self, msg: arena_pb2.TournamentSpec, tournament_id: str) -> tuple[TournamentSpec, int]:
-        """A validated TournamentSpec and its number of matches (INVALID_ARGUMENT naming the problem otherwise).
-
-        Every number is bounded (:mod:`arena.tournament.limits`) before the design is computed, so a valid
-        request is cheap; the seed is the request's (0: the arena draws one when it creates the tournament)."""
+        """A validated TournamentSpec and its number of matches (INVALID_ARGUMENT naming the problem otherwise); every
+        number is bounded (:mod:`arena.tournament.limits`) before the design is computed, so a valid one is cheap."""
         try:
             rules = rules_from_proto(msg.rules)
         except ValueError as error:
@@ -314,19 +250,15 @@ class Organizer:
         return spec, total
 
     def check_create(self, request: arena_pb2.CreateTournamentRequest) -> CheckedCreate:
-        """A create request validated, once (INVALID_ARGUMENT otherwise): its spec, its number of matches, and how
-        long it may wait for its participants to connect (0 unless it requires them connected and is no retry of a
-        tournament already created)."""
+        """A create request validated, once (INVALID_ARGUMENT otherwise); it waits for its participants to connect
+        only when it requires them connected and is no retry of a tournament already created."""
         if not request.HasField("spec"):
             raise invalid("spec is required")
         key = request.idempotency_key or None
-        try:
-            if key is not None:
-                check_name(key, "idempotency key", MAX_NAME_LENGTH)
-            if request.spec.name:
-                check_name(request.spec.name, "tournament name", MAX_NAME_LENGTH)
-        except InvalidName as error:
-            raise invalid(str(error)) from None
+        if key is not None:
+            check_name(key, "idempotency key", MAX_NAME_LENGTH)
+        if request.spec.name:
+            check_name(request.spec.name, "tournament name", MAX_NAME_LENGTH)
         if request.HasField("connect_wait_ms") and request.connect_wait_ms > MAX_CONNECT_WAIT_MS:
             raise invalid(f"connect_wait_ms: at most {MAX_CONNECT_WAIT_MS}, got {request.connect_wait_ms}")
         spec, total = self.spec_from_request(request.spec, request.spec.name or new_tournament_id())
@@ -341,9 +273,8 @@ class Organizer:
         return sorted(name for name in participants if builtin_kind(name) is None and not online(name))
 
     def create_tournament(self, checked: CheckedCreate) -> arena_pb2.CreateTournamentResponse:
-        """Create a tournament (its request validated by :meth:`check_create`), and send its start. See the module
-        docstring for connected participants (the wait itself is the servicer's:
-        :meth:`ArenaServicer.CreateTournament`)."""
+        """Create a tournament (checked by :meth:`check_create`) and send its start; FAILED_PRECONDITION naming the
+        participants not connected when it requires them (the wait is :meth:`ArenaServicer.CreateTournament`'s)."""
         request, spec = checked.request, checked.spec
         key = request.idempotency_key or None
         missing = self.not_connected(spec.participants)
@@ -372,12 +303,12 @@ class Organizer:
 
     def _known_deals(self, request: arena_pb2.CreateTournamentRequest) -> KnownDeals | None:
         """The known deals a create request replays (``deals_of`` an ended tournament, or ``seed_secret`` with the
-        spec's seed), ``None`` for fresh ones; INVALID_ARGUMENT, NOT_FOUND or FAILED_PRECONDITION (still secret)."""
+        spec's seed), ``None`` for fresh ones; FAILED_PRECONDITION while they are still secret."""
         if request.deals_of and request.seed_secret:
             raise invalid("give deals_of or seed_secret, not both")
         try:
             if request.deals_of:
-                return tournament_deals_of(self.store, self._known_tournament(request.deals_of))
+                return tournament_deals_of(self.store, self.check_tournament(request.deals_of))
             if request.seed_secret:
                 return known_deals(request.spec.seed, request.seed_secret)
         except UnknownTournament:
@@ -418,33 +349,25 @@ class Organizer:
                                   RunState(self.store, tournament_id).fields(), reveal,
                                   sees_secrets(caller, reveal.revealed))
 
-    def _known_tournament(self, tournament_id: str) -> str:
-        """A tournament id that names a tournament (INVALID_ARGUMENT for no id or a malformed one; NOT_FOUND via
-        the store's UnknownTournament)."""
+    def check_tournament(self, tournament_id: str) -> str:
+        """A tournament id that names a tournament (INVALID_ARGUMENT for no id or a malformed one, NOT_FOUND for an
+        unknown one); ``WatchTournament`` checks it before its stream starts."""
         if not tournament_id:
             raise invalid("tournament_id is required (ListTournaments lists them)")
-        try:
-            check_id(tournament_id, "tournament id")
-        except InvalidName as error:
-            raise invalid(str(error)) from None
+        check_id(tournament_id, "tournament id")
         self.store.tournaments.get(tournament_id)
         return tournament_id
 
-    def check_tournament(self, tournament_id: str) -> None:
-        """What a live stream (``WatchTournament``) checks before it starts: the id names a tournament
-        (INVALID_ARGUMENT for no id or a malformed one, NOT_FOUND for an unknown one)."""
-        self._known_tournament(tournament_id)
-
     def get_tournament(self, request: arena_pb2.GetTournamentRequest,
                        caller: Caller = ADMIN) -> arena_pb2.GetTournamentResponse:
-        tid = self._known_tournament(request.tournament_id)
+        tid = self.check_tournament(request.tournament_id)
         return arena_pb2.GetTournamentResponse(tournament=self.tournament_message(tid, caller))
 
     def list_matches(self, request: arena_pb2.ListMatchesRequest,
                      caller: Caller = ADMIN) -> arena_pb2.ListMatchesResponse:
         """A tournament's recorded matches in match id order (string order), a page at a time, filtered by bot
         (without case) and end reasons; deal seeds as :meth:`match_summary` shows them."""
-        tid = self._known_tournament(request.tournament_id)
+        tid = self.check_tournament(request.tournament_id)
         known = set(game_pb2.EndReason.values()) - {game_pb2.END_REASON_UNSPECIFIED}
         for reason in request.reasons:
             if reason not in known:
@@ -454,23 +377,16 @@ class Organizer:
         results = self.store.results.all(tid)
         bot = request.bot.strip().casefold()
         reasons = set(request.reasons)
-        chosen = []
-        for mid in sorted(m for m in results if m > after):
-            stored = results[mid]
-            if bot and bot not in {name.casefold() for name in stored.seats}:
-                continue
-            if reasons and end_reason_to_proto(stored.end_reason) not in reasons:
-                continue
-            chosen.append(mid)
-            if len(chosen) > size:
-                break
+        wanted = (mid for mid in sorted(m for m in results if m > after)
+                  if (not bot or bot in {name.casefold() for name in results[mid].seats})
+                  and (not reasons or end_reason_to_proto(results[mid].end_reason) in reasons))
+        chosen = list(itertools.islice(wanted, size + 1))
         page, more = chosen[:size], len(chosen) > size
         shown = sees_secrets(caller, self.store.tournaments.status(tid).ended)
         return arena_pb2.ListMatchesResponse(
             matches=[summary_message(tid, results[mid], shown) for mid in page],
             next_page_token=page_token(tid, page[-1]) if more and page else "")
 
-    # -- schedules -----------------------------------------------------------------------------
     def schedule_tournament(
         self, request: arena_pb2.ScheduleTournamentRequest
     ) -> arena_pb2.ScheduleTournamentResponse:
@@ -491,19 +407,16 @@ class Organizer:
             message = str(error)  # most CronErrors name the cron expression themselves: name it once
             raise invalid(message if "cron" in message.split(":")[0] else f"cron: {message}") from None
         key = request.idempotency_key
-        try:
-            # Schedule ids and keys are single key parts (no ':'): a schedule 'NAME:fired:DUE' or a key
-            # 'schedule:NAME:DUE' would name the scheduler's own keys.
-            if key:
-                check_name(key, "idempotency key", MAX_NAME_LENGTH)
-            if request.spec.name:
-                sid = check_name(request.spec.name, "schedule id", MAX_NAME_LENGTH)
-            elif key:
-                sid = "s-" + hashlib.sha256(key.encode()).hexdigest()[:12]
-            else:
-                sid = f"s-{uuid.uuid4().hex[:12]}"
-        except InvalidName as error:
-            raise invalid(str(error)) from None
+        # Schedule ids and keys are single key parts (no ':'): a schedule 'NAME:fired:DUE' or a key
+        # 'schedule:NAME:DUE' would name the scheduler's own keys.
+        if key:
+            check_name(key, "idempotency key", MAX_NAME_LENGTH)
+        if request.spec.name:
+            sid = check_name(request.spec.name, "schedule id", MAX_NAME_LENGTH)
+        elif key:
+            sid = "s-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+        else:
+            sid = f"s-{uuid.uuid4().hex[:12]}"
         # Validate the template as one run would be (the run's id replaces this one; a seed of 0 stays 0: each
         # run then gets a fresh secret seed).
         spec, _ = self.spec_from_request(request.spec, "schedule-template")
@@ -521,16 +434,7 @@ class Organizer:
         return arena_pb2.ScheduleTournamentResponse(schedule=self.schedule_message(stored))
 
     def list_schedules(self, request: arena_pb2.ListSchedulesRequest) -> arena_pb2.ListSchedulesResponse:
-        """Every schedule, by id (one whose stored cron expression or template no longer reads is listed with its
-        id and expression only, so that it can still be found and deleted)."""
-        schedules = []
-        for schedule in self.store.schedules.all():
-            try:
-                schedules.append(self.schedule_message(schedule))
-            except (CronError, ValueError, TypeError):
-                log.warning("schedule %s does not read (cron %r)", schedule.schedule_id, schedule.cron, exc_info=True)
-                schedules.append(arena_pb2.Schedule(schedule_id=schedule.schedule_id, cron=schedule.cron))
-        return arena_pb2.ListSchedulesResponse(schedules=schedules)
+        return arena_pb2.ListSchedulesResponse(schedules=[self.schedule_message(s) for s in self.store.schedules.all()])
 
     def delete_schedule(self, request: arena_pb2.DeleteScheduleRequest) -> arena_pb2.DeleteScheduleResponse:
         """Remove a schedule (no further firing); NOT_FOUND for an unknown id."""
@@ -538,23 +442,22 @@ class Organizer:
         try:
             check_name(sid, "schedule id", MAX_NAME_LENGTH)
             removed = delete_schedule(self.store, sid)
-        except InvalidName as error:
-            raise invalid(str(error)) from None
         except UnknownSchedule:
             raise OrganizerError(grpc.StatusCode.NOT_FOUND, f"no schedule {limits.quoted(sid)} (`uno-arena schedule "
                                  "list` shows them)") from None
-        try:
-            shown = self.schedule_message(removed)
-        except (CronError, ValueError, TypeError):  # removed all the same: it could not have fired
-            shown = arena_pb2.Schedule(schedule_id=removed.schedule_id, cron=removed.cron)
-        return arena_pb2.DeleteScheduleResponse(schedule=shown)
+        return arena_pb2.DeleteScheduleResponse(schedule=self.schedule_message(removed))
 
     @staticmethod
     def schedule_message(schedule: Schedule) -> arena_pb2.Schedule:
-        upcoming = parse_cron(schedule.cron).next(datetime.now(UTC))
-        return schedule_message(schedule, spec_for_run(schedule.spec, schedule.schedule_id, upcoming), upcoming)
+        """A schedule with its next run; one that no longer reads (its cron expression or template) with its id and
+        expression only, so that it can still be found and deleted (it cannot fire)."""
+        try:
+            upcoming = parse_cron(schedule.cron).next(datetime.now(UTC))
+            return schedule_message(schedule, spec_for_run(schedule.spec, schedule.schedule_id, upcoming), upcoming)
+        except (CronError, ValueError, TypeError):
+            log.warning("schedule %s does not read (cron %r)", schedule.schedule_id, schedule.cron, exc_info=True)
+            return arena_pb2.Schedule(schedule_id=schedule.schedule_id, cron=schedule.cron)
 
-    # -- progress ------------------------------------------------------------------------------
     def match_summary(self, tournament_id: str, match_id: str, caller: Caller = ADMIN) -> arena_pb2.MatchSummary | None:
         """A recorded match; its deal seed only for the admin until the tournament ended."""
         result = self.store.results.get(tournament_id, match_id)
@@ -563,24 +466,12 @@ class Organizer:
         ended = self.store.tournaments.status(tournament_id).ended
         return summary_message(tournament_id, result, sees_secrets(caller, ended))
 
-    def feed(self, tournament_id: str, start: int) -> list[str]:
-        return RunState(self.store, tournament_id).feed(start)
-
-    def status(self, tournament_id: str) -> TournamentStatus:
-        return self.store.tournaments.status(tournament_id)
-
-    # -- standings -----------------------------------------------------------------------------
     def current_standings(self, tournament_id: str) -> tuple[TournamentStandings, TournamentStatus]:
-        """The standings (:func:`arena.service.lifecycle.cached_standings`) and the tournament's status; final
-        once the tournament ended, whichever way: a cancelled or failed tournament starts no further match either."""
+        """The cached standings and the tournament's status; final once it ended, whichever way (a cancelled or failed
+        tournament starts no further match either)."""
         standings = lifecycle.cached_standings(self.store, tournament_id)
         status = self.store.tournaments.status(tournament_id)
         return replace(standings, final=standings.final or status.ended), status
-
-    def standings_payload(self, tournament_id: str) -> dict[str, Any]:
-        """The standings as exported (:meth:`current_standings`: their JSON with the tournament's ``status``)."""
-        standings, status = self.current_standings(tournament_id)
-        return dict(standings.to_dict(), status=status)
 
     def cancel_tournament(self, request: arena_pb2.CancelTournamentRequest) -> arena_pb2.CancelTournamentResponse:
         """Pending or running -> cancelled (workers start no further match); the reason is kept as detail."""
@@ -603,15 +494,11 @@ class Organizer:
             verdicts=verdicts_message(Verdicts.from_dict(standings.table.get("verdicts"))),
         )
 
-    # -- replays -------------------------------------------------------------------------------
     def get_replay(self, request: arena_pb2.GetReplayRequest, caller: Caller = ADMIN) -> arena_pb2.GetReplayResponse:
         """A match's replay: any view for the admin; for a bot, only its own seat's view of its own match
         (:func:`arena.service.visibility.replay_refusal`); every view once the tournament ended."""
         mid = request.match_id
-        try:
-            check_id(mid, "match id")
-        except InvalidName as error:
-            raise invalid(str(error)) from None
+        check_id(mid, "match id")
         tid = mid.split(":", 1)[0]
         result = self.store.results.get(tid, mid) if self.store.tournaments.exists(tid) else None
         record = self.store.replays.load(mid)
@@ -636,7 +523,6 @@ class Organizer:
             raise OrganizerError(grpc.StatusCode.DATA_LOSS,
                                  f"the stored replay of match {mid!r} does not replay: {why}") from None
 
-    # -- export --------------------------------------------------------------------------------
     def export(self, request: arena_pb2.ExportResultsRequest,
                caller: Caller = ADMIN) -> arena_pb2.ExportResultsResponse:
         """The tournament's results as CSV or JSON (:func:`arena.service.exports.export_results`)."""
@@ -646,20 +532,11 @@ class Organizer:
         tid = request.tournament_id
         record = self.store.tournaments.get(tid)
         reveal = lifecycle.seed_reveal(record)
-        standings = self.standings_payload(tid) if fmt is ExportFormat.JSON else {}
+        standings: dict[str, Any] = {}
+        if fmt is ExportFormat.JSON:  # their JSON with the tournament's status
+            table, status = self.current_standings(tid)
+            standings = dict(table.to_dict(), status=status)
         exported = export_results(fmt, record, self.store.results.all(tid), self.store.results.progress(tid), reveal,
                                   standings, sees_secrets(caller, reveal.revealed))
         return arena_pb2.ExportResultsResponse(content_type=exported.content_type, filename=exported.filename,
                                                data=exported.data)
-
-__all__ = [
-    "ADMIN",
-    "ADMIN_TOKEN_ENV",
-    "RPC_ROLES",
-    "Caller",
-    "Organizer",
-    "OrganizerError",
-    "Role",
-    "replay_message",
-    "summary_message",
-]

@@ -1,5 +1,6 @@
-"""A refused request of the organizer API: :class:`OrganizerError` carries the gRPC status code and a message
-for the caller (at most :data:`MAX_ERROR_LENGTH` characters once sent: gRPC trailers are small)."""
+"""A refused call of the organizer API (or a bot stream's refused token, :mod:`arena.server.auth`):
+:class:`OrganizerError` carries the gRPC status code and a message for the caller (at most :data:`MAX_ERROR_LENGTH`
+characters once sent: gRPC trailers are small)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,8 @@ def short(message: str) -> str:
 
 
 def invalid(message: str) -> OrganizerError:
-    """INVALID_ARGUMENT with ``message``."""
     return OrganizerError(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
 def not_found(message: str) -> OrganizerError:
-    """NOT_FOUND with ``message``."""
     return OrganizerError(grpc.StatusCode.NOT_FOUND, message)

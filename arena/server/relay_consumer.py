@@ -1,27 +1,11 @@
-"""The gateway's side of the Redis relay (:mod:`arena.relay`): :class:`RelayConsumer` pops the gateway's queue
-and drives the gateway (its match side, :class:`~arena.server.match_api.MatchApi`) for the Celery workers'
-:class:`arena.relay.RelaySeat`\\ s (every remote seat: the workers', `match`'s and `bot check`'s), calling the
-gateway's parts (its registry, admissions and decisions).
+"""The gateway's side of the Redis relay (:mod:`arena.relay`): :class:`RelayConsumer` reads the gateway's queue and
+channel and drives its match side (:class:`~arena.server.match_api.MatchApi`) for every remote seat
+(:class:`arena.relay.RelaySeat`); the envelope and the path of a decision are in docs/architecture.md.
 
-While the gateway drains (:meth:`arena.server.gateway.GatewayServer.drain`), a decision it cannot send any
-more (the bot was told to move) is handed over: the consumer waits, within the decision's time, for the bot's
-session on another gateway, seats the bot there in the match (``start`` without reply) and relays the
-``decide`` to it with the time left, then passes the answer back to the waiting seat with ``gateway`` naming
-the new gateway. A bot that did not reconnect in time is answered ``GONE`` with ``moved`` (the drain's
-doing, not the bot's). A new match start is passed on the same way.
-
-The consumer refreshes the expiry of its own queue while it runs (:meth:`arena.store.RelayChannel.keep_queue`),
-so the queue of a gateway that died goes away by itself.
-
-Messages and answers are those of the relay's envelope (``proto/uno_arena/relay/v1``, :mod:`arena.relay.envelope`),
-decoded once here and encoded once; answers go where the message said (``reply_to``: a list, each answer framed with
-the message's ``rid``); the answers of one loop tick are one pipeline (one ``RPUSH`` per list), through the channel's
-batcher (:mod:`arena.store.batching`), and a frame of several published messages is split before dispatch. Its
-Redis traffic is counted on the ``gateway`` side of ``uno_arena_relay_redis_*``.
-
-A Redis command that fails in a relayed exchange (Redis restarting, or refusing writes: a full disk, ``NOREPLICAS``)
-drops that answer; the waiting seat asks again. Each such failure is counted
-(``uno_arena_store_errors_total{where="relay"}``) and logged once per burst (:class:`FailureLog`)."""
+A draining gateway hands over what it cannot send any more: it waits, within the decision's time, for the bot's
+session on another gateway, seats the bot there and relays the decision (or match start), and passes the answer back
+naming the new gateway; a bot that did not move in time is answered ``GONE`` with ``moved`` (no strike). A Redis
+failure drops that answer (the seat asks again), counted and logged once per burst (:class:`FailureLog`)."""
 
 from __future__ import annotations
 
@@ -236,9 +220,8 @@ class RelayConsumer:
         await relay.reply(reply_address(decide.reply_to), reply.SerializeToString())
 
     async def _hand_over(self, relay: RelayChannel, decide: relay_pb2.Decide) -> relay_pb2.DecideReply | None:
-        """Relay a decision this draining gateway cannot send to the gateway the bot moved to, within the time
-        the decision has left; its answer (with ``gateway``: the new one), or None (the bot did not reconnect in
-        time, or the new gateway did not answer)."""
+        """Relay a decision this draining gateway cannot send to the gateway the bot moved to, within its time left;
+        the answer (``gateway`` naming the new one), or None when the bot or the new gateway did not answer in time."""
         ref = decide.seat
         end = decide.sent_at + decide.deadline_s
         target = await self._moved_to(relay, ref.bot, end)
@@ -299,12 +282,7 @@ class RelayConsumer:
 
 
 def decide_reply(outcome: DecideOutcome) -> relay_pb2.DecideReply:
-    """The ``DecideReply`` of a decision request's outcome on this gateway."""
-    reply = relay_pb2.DecideReply(status=wire_status(outcome.status), refusals=outcome.refusals,
-                                  reasons=outcome.reasons, late_refusals=outcome.late_refusals,
-                                  version=outcome.version, lag_s=outcome.lag_s)
-    if outcome.index is not None:
-        reply.index = outcome.index
-    if outcome.wire_s is not None:
-        reply.wire_s = outcome.wire_s
-    return reply
+    """The ``DecideReply`` of a decision request's outcome on this gateway (a None leaves its field unset)."""
+    return relay_pb2.DecideReply(status=wire_status(outcome.status), index=outcome.index, refusals=outcome.refusals,
+                                 reasons=outcome.reasons, wire_s=outcome.wire_s, late_refusals=outcome.late_refusals,
+                                 version=outcome.version, lag_s=outcome.lag_s)

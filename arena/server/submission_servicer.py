@@ -1,13 +1,9 @@
 """The organizer API's side of submitted bots (``SubmitBot``, ``ListSubmissions``, ``GetBotOutput``): the archive
-checked off the serving path (:class:`arena.submissions.intake.IntakeRunner`: a child process with CPU, memory and
-time limits, a few at once), stored as the bot's next version (:mod:`arena.store.submission_store`: the archive a file
-in the archive folder, the version in Redis, within the bot's quota), and read back for its author; the verdicts
-themselves are the bot host's (:mod:`arena.hosting`).
+checked off the serving path (:class:`arena.submissions.intake.IntakeRunner`), stored as the bot's next version
+(:mod:`arena.store.submission_store`), and read back for its author.
 
-Every submission counts against a rate limit per bot (in Redis, shared by every gateway) and per client (the
-caller's address, on this gateway) before anything is checked, refused ones too: past either it is
-``RESOURCE_EXHAUSTED`` naming when to try again. The bot host's tokens never reach these calls (the organizer API
-refuses them: :class:`arena.server.auth.AdminAuth`).
+Every submission, refused ones too, counts against a rate limit per bot (in Redis, shared by every gateway) and per
+client address (on this gateway) before anything is checked: past either it is ``RESOURCE_EXHAUSTED``.
 """
 
 from __future__ import annotations
@@ -15,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
@@ -45,10 +42,8 @@ class SubmitRates:
 
 DEFAULT_RATES = SubmitRates()
 
-STATE_OF = {SubmissionState.CHECKING: arena_pb2.SUBMISSION_STATE_CHECKING,
-            SubmissionState.ADMITTED: arena_pb2.SUBMISSION_STATE_ADMITTED,
-            SubmissionState.REJECTED: arena_pb2.SUBMISSION_STATE_REJECTED,
-            SubmissionState.STOPPED: arena_pb2.SUBMISSION_STATE_STOPPED}
+STATE_OF: dict[SubmissionState, Any] = {state: arena_pb2.SubmissionState.Value(f"SUBMISSION_STATE_{state.name}")
+                                        for state in SubmissionState}
 
 
 def submission_message(submission: Submission, queue_position: int = 0) -> arena_pb2.Submission:
@@ -167,8 +162,8 @@ async def read_chunks(first: arena_pb2.SubmitBotRequest, rest: AsyncIterator[are
     past ``limit`` bytes (read no further) or for a message past :data:`MAX_CHUNK_BYTES`."""
     parts: list[bytes] = []
     total = 0
-    message = first
-    while True:
+    message: arena_pb2.SubmitBotRequest | None = first
+    while message is not None:
         if len(message.chunk) > MAX_CHUNK_BYTES:
             raise OrganizerError(grpc.StatusCode.INVALID_ARGUMENT,
                                  f"a SubmitBot message carries at most {MAX_CHUNK_BYTES} bytes")
@@ -178,7 +173,5 @@ async def read_chunks(first: arena_pb2.SubmitBotRequest, rest: AsyncIterator[are
                                  f"submission refused: the archive is more than the {limit} bytes allowed: leave "
                                  "out what the bot does not need to run")
         parts.append(message.chunk)
-        following = await anext(rest, None)
-        if following is None:
-            return b"".join(parts)
-        message = following
+        message = await anext(rest, None)
+    return b"".join(parts)

@@ -1,17 +1,8 @@
-"""Running one batch task: every match of the batch without a result is played and its result recorded once, many
-at once, while a heartbeat keeps the batch marked alive and renews the claims of the matches in flight (one attempt
-of a match at a time) and their bots' slots; a Redis command refused or lost is retried with a back-off
-(``Settings.store_retry_timeout``).
-
-The batch releases its matches work-conserving (:func:`arena.tournament.dispatch.matches_to_start`): in schedule
-order, every match whose remote bots all have a free slot arena-wide (:class:`arena.store.slots.SlotStore`, reserved
-all at once) starts while the process has room (``Settings.matches_per_process``; matches of built-in bots only
-take at most :data:`BUILTIN_SHARE` places). Each match in flight is played from a thread of its own by the ``play``
-callable (:class:`arena.service.match_player.MatchPlayer` runs them all as coroutines on one event loop) and recorded
-from that thread; the batch's own thread dispatches and waits. A prefork child takes one task at a time, so a batch
-whose child has room that no waiting match can use *adopts* the tournament's next queued batch (:class:`_Adoption`,
-:meth:`RunState.adopt`); that batch's message, when it comes, is dropped while the adopter beats for it
-(:meth:`RunState.take`)."""
+"""Running one batch task: every match of the batch without a result is played and recorded once, many at once, while
+a heartbeat keeps the batch alive and renews the claims of its matches in flight and their bots' slots. Matches start
+as their remote bots' slots allow (:func:`arena.tournament.dispatch.matches_to_start`), each played and recorded from
+a thread of its own; a child with room that no waiting match can use adopts the tournament's next queued batch
+(docs/architecture.md, "Many matches per child"). A Redis command refused or lost is retried with a back-off."""
 
 from __future__ import annotations
 
@@ -28,14 +19,14 @@ from typing import Any
 
 from arena.store import Replay, Store, StoredResult, StoreFailure, failure_kind
 from arena.store.runstate import RunState
-from arena.tournament import MatchSpec, TournamentSpec, schedule
+from arena.tournament import MatchSpec, schedule
 from arena.tournament.dispatch import WaitingMatch, matches_to_start
 from arena.tournament.status import ENDED_TOURNAMENT, BatchStatus, TournamentStatus
 
 from .enqueuer import Enqueuer
 from .matches import aborted_result, is_builtin
 from .recovery import check_tournament
-from .runtime import MatchCancelled, MetricsSink, NoMetrics, Settings, publish_remaining, retrying
+from .runtime import NO_METRICS, MatchCancelled, MetricsSink, Settings, publish_remaining, retrying
 from .tournaments import spec_of
 
 log = logging.getLogger("arena.service.lifecycle")
@@ -50,28 +41,24 @@ matches, which mostly wait for their bots."""
 
 
 class Heartbeat:
-    """A daemon thread that keeps a batch marked ``running`` while the batch task lives, and renews the
-    claims of the matches in flight (:meth:`RunState.claim`, ``claim_ttl`` seconds) and their bots' slots.
+    """A daemon thread that keeps a batch (and the batches it adopted) marked alive while the task lives, and renews
+    the claims of its matches in flight (``claim_ttl`` seconds) and their bots' slots. A beat that fails is logged
+    and counted (``uno_arena_store_errors_total{where="heartbeat"}``); the next one retries."""
 
-    A beat that fails (Redis restarting, refusing writes) is logged and counted
-    (``uno_arena_store_errors_total{where="heartbeat"}``); the next beat retries."""
-
-    def __init__(
-        self, run: RunState, batch_id: str, interval: float, *, metrics: MetricsSink | None = None,
-        claim_ttl: float = 60.0,
-    ) -> None:
+    def __init__(self, run: RunState, batch_id: str, interval: float, *, metrics: MetricsSink, claim_ttl: float
+                 ) -> None:
         self._run, self._bid, self._interval = run, batch_id, interval
-        self._metrics = metrics or NoMetrics()
+        self._metrics = metrics
         self._claim_ttl = claim_ttl
         self._claims: dict[str, str] = {}
         self._slots: dict[str, frozenset[str]] = {}
-        self._adopted: list[str] = []
+        self.adopted: list[str] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"heartbeat-{batch_id}", daemon=True)
 
     def hold(self, match_id: str, token: str | None) -> None:
-        """Renew the claim of ``match_id`` (``token``: :meth:`RunState.claim`'s) with every beat; ``None``: no more."""
+        """Renew the claim of ``match_id`` with every beat; ``None``: no more."""
         with self._lock:
             if token is None:
                 self._claims.pop(match_id, None)
@@ -79,9 +66,8 @@ class Heartbeat:
                 self._claims[match_id] = token
 
     def adopt(self, batch_id: str) -> None:
-        """Keep the adopted batch ``batch_id`` marked ``adopted`` too (:meth:`RunState.adopt`)."""
         with self._lock:
-            self._adopted.append(batch_id)
+            self.adopted.append(batch_id)
 
     def hold_slots(self, match_id: str, bots: frozenset[str] | None) -> None:
         """Renew the slots ``match_id`` holds of ``bots`` with every beat; ``None``: no more."""
@@ -104,7 +90,7 @@ class Heartbeat:
         try:
             self._run.mark(self._bid, BatchStatus.RUNNING)
             with self._lock:
-                claims, slots, adopted = list(self._claims.items()), list(self._slots.items()), list(self._adopted)
+                claims, slots, adopted = list(self._claims.items()), list(self._slots.items()), list(self.adopted)
             for batch_id in adopted:
                 self._run.mark(batch_id, BatchStatus.ADOPTED)
             self._run.renew_all(claims, self._claim_ttl)
@@ -120,36 +106,18 @@ class Heartbeat:
             self._beat()
 
 
-_SPECS: dict[tuple[str, str], TournamentSpec] = {}
-
-
-def _cached_spec(store: Store, tournament_id: str, created_at: str) -> TournamentSpec:
-    """A tournament's spec, parsed once per process (keyed by id and creation time: a spec never changes, but a test
-    may flush Redis and reuse an id)."""
-    key = (tournament_id, created_at)
-    found = _SPECS.get(key)
-    if found is None:
-        if len(_SPECS) >= 64:
-            _SPECS.clear()
-        found = _SPECS[key] = spec_of(store, tournament_id)
-    return found
-
-
 PlayFn = Callable[[MatchSpec], tuple[StoredResult, Replay]]
 """Plays one match and returns ``(result, replay)`` to store."""
 
 
 @dataclass
 class BatchOutcome:
-    """What one run of a batch did."""
-
     recorded: int = 0
     skipped: int = 0
     aborted: int = 0
     left: int = 0
     """Matches left without a result (failed attempts): the check re-sends them at once."""
     stopped: bool = False
-
 
 
 def run_batch(
@@ -160,20 +128,15 @@ def run_batch(
     play: PlayFn,
     settings: Settings,
     *,
-    metrics: MetricsSink | None = None,
+    metrics: MetricsSink = NO_METRICS,
     enqueue: Enqueuer | None = None,
     stop_on: tuple[type[BaseException], ...] = (),
     cancel: Callable[[], None] | None = None,
 ) -> BatchOutcome:
-    """Play every match of the batch (``match_ids``, found in the tournament's schedule) that has no result yet,
-    recording each once (see the module docstring).
-
-    ``play`` may be called from several threads at once (up to ``settings.matches_per_process``). ``stop_on``:
-    exceptions (the soft time limit) after which the batch starts no further match, stops the ones in flight
-    (``cancel``: makes every ``play`` in flight raise :class:`MatchCancelled`), marks itself ``stopped`` (the
-    completeness check re-sends what is left) and returns.
-    """
-    metrics = metrics or NoMetrics()
+    """Play every match of the batch (found in the tournament's schedule) that has no result yet, recording each once;
+    ``play`` may be called from several threads at once. ``stop_on``: exceptions (the soft time limit) after which
+    the batch starts no further match, stops the ones in flight (``cancel`` makes each ``play`` raise
+    :class:`MatchCancelled`), marks itself ``stopped`` (the completeness check re-sends what is left) and returns."""
     outcome = BatchOutcome()
     status, created = store.tournaments.status_and_created([tournament_id])[tournament_id]
     if status is None:
@@ -188,18 +151,16 @@ def run_batch(
         log.info("batch %s of %s is played by another worker child (adopted): its message is dropped", batch_id,
                  tournament_id)
         return outcome
-    spec = _cached_spec(store, tournament_id, repr(created))
-    scheduled = _scheduled(spec, repr(created))
-    matches = [scheduled[mid] for mid in match_ids if mid in scheduled]
+    matches = _scheduled(store, tournament_id, repr(created), match_ids)
     if len(matches) < len(match_ids):
         log.warning("batch %s of %s names %d matches its tournament does not schedule: they are skipped", batch_id,
                     tournament_id, len(match_ids) - len(matches))
-    batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, stop_on)
-    with Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics,
-                   claim_ttl=settings.heartbeat_timeout) as batch.beat:
-        _Dispatch(batch, matches, cancel, adopt=_Adoption(batch, spec, repr(created))).run()
+    beat = Heartbeat(run, batch_id, settings.heartbeat_interval, metrics=metrics, claim_ttl=settings.heartbeat_timeout)
+    batch = _Batch(store, run, batch_id, play, settings, metrics, outcome, beat, stop_on)
+    with beat:
+        _Dispatch(batch, matches, cancel, repr(created)).run()
     ended = BatchStatus.STOPPED if outcome.stopped or outcome.left else BatchStatus.DONE
-    for bid in [batch_id, *batch.adopted]:
+    for bid in [batch_id, *beat.adopted]:
         with contextlib.suppress(StoreFailure):
             run.mark(bid, ended)
     if not outcome.stopped and store.results.progress(tournament_id).complete:
@@ -223,58 +184,35 @@ ADOPT_AGAIN_S = 1.0
 """Seconds before a child that found no queued batch to adopt looks again."""
 
 
-class _Adoption:
-    """Takes the tournament's first queued batch for a child with room that no waiting match can use
-    (:meth:`RunState.adopt`): its matches join the child's dispatcher, its heartbeat the child's."""
-
-    def __init__(self, batch: _Batch, spec: TournamentSpec, created: str) -> None:
-        self.batch, self.spec, self.created = batch, spec, created
-        self.next_look = 0.0
-
-    def __call__(self) -> list[MatchSpec]:
-        batch = self.batch
-        if time.monotonic() < self.next_look:
-            return []
-        found = batch.retrying(batch.run.adopt, f"adoption by batch {batch.batch_id}")
-        if found is None:
-            self.next_look = time.monotonic() + ADOPT_AGAIN_S
-            return []
-        batch_id, match_ids = found
-        batch.adopted.append(batch_id)
-        if batch.beat is not None:
-            batch.beat.adopt(batch_id)
-        log.info("batch %s adopts batch %s (%d matches) of %s", batch.batch_id, batch_id, len(match_ids),
-                 batch.run.tid)
-        scheduled = _scheduled(self.spec, self.created)
-        return [scheduled[mid] for mid in match_ids if mid in scheduled]
-
-
 _SCHEDULES: dict[tuple[str, str], dict[str, MatchSpec]] = {}
 
 
-def _scheduled(spec: TournamentSpec, created: str) -> dict[str, MatchSpec]:
-    """The tournament's matches by id, computed once per process (as :func:`_cached_spec`)."""
-    key = (spec.tournament_id, created)
+def _scheduled(store: Store, tournament_id: str, created: str, match_ids: Sequence[str]) -> list[MatchSpec]:
+    """The matches of ``match_ids`` the tournament schedules, from its schedule computed once per process (keyed by
+    id and creation time: a schedule never changes, but a test may flush Redis and reuse an id)."""
+    key = (tournament_id, created)
     found = _SCHEDULES.get(key)
     if found is None:
         if len(_SCHEDULES) >= 8:
             _SCHEDULES.clear()
-        found = _SCHEDULES[key] = {m.match_id: m for m in schedule(spec)}
-    return found
+        found = _SCHEDULES[key] = {m.match_id: m for m in schedule(spec_of(store, tournament_id))}
+    return [found[mid] for mid in match_ids if mid in found]
 
 
 class _Dispatch:
-    """Releases a batch's matches as their bots' slots allow (see the module docstring) and waits for them; when
-    the child has room that no waiting match can use, it adopts the tournament's next queued batch."""
+    """Releases a batch's matches as their bots' slots allow and waits for them, adopting queued batches when it has
+    room that no waiting match can use."""
 
-    def __init__(self, batch: _Batch, matches: Sequence[MatchSpec], cancel: Callable[[], None] | None, *,
-                 adopt: Callable[[], list[MatchSpec]] | None = None) -> None:
+    def __init__(self, batch: _Batch, matches: Sequence[MatchSpec], cancel: Callable[[], None] | None,
+                 created: str) -> None:
         self.batch = batch
         self.specs = {m.match_id: m for m in matches}
         self.waiting = [waiting_match(m) for m in matches]
         self.cancel = cancel
+        self.created = created
         # Only a batch with remote matches adopts: built-in ones are CPU-bound, another child plays them as fast.
-        self.adopt = adopt if any(not w.builtin_only for w in self.waiting) else None
+        self.adopts = any(not w.builtin_only for w in self.waiting)
+        self.next_adoption = 0.0
         self.running: dict[concurrent.futures.Future[bool], WaitingMatch] = {}
         self.stopping = False
         self.error: BaseException | None = None
@@ -313,13 +251,28 @@ class _Dispatch:
         started = self._release(threads, room)
         # Room left that no waiting match can use now (all wait for slots, or none is left): adopt a queued batch,
         # so the dispatcher picks from more tables (a 4-seat table needs all four of its bots free at once).
-        if started < room and self.adopt is not None:
-            adopted = self.adopt()
+        if started < room and self.adopts:
+            adopted = self._adopt()
             for match in adopted:
                 self.specs[match.match_id] = match
                 self.waiting.append(waiting_match(match))
             if adopted:
                 self._release(threads, room - started)
+
+    def _adopt(self) -> list[MatchSpec]:
+        """The matches of the tournament's first queued batch, now this child's (its heartbeat beats for it)."""
+        batch = self.batch
+        if time.monotonic() < self.next_adoption:
+            return []
+        found = batch.retrying(batch.run.adopt, f"adoption by batch {batch.batch_id}")
+        if found is None:
+            self.next_adoption = time.monotonic() + ADOPT_AGAIN_S
+            return []
+        batch_id, match_ids = found
+        batch.beat.adopt(batch_id)
+        log.info("batch %s adopts batch %s (%d matches) of %s", batch.batch_id, batch_id, len(match_ids),
+                 batch.run.tid)
+        return _scheduled(batch.store, batch.run.tid, self.created, match_ids)
 
     def _release(self, threads: concurrent.futures.Executor, room: int) -> int:
         """Starts what :func:`matches_to_start` chooses among the waiting matches; returns how many started."""
@@ -338,15 +291,14 @@ class _Dispatch:
             if not batch.retrying(reserve, f"slots of {chosen.match_id}"):
                 continue  # taken by another process meanwhile: next look
             self.waiting.remove(chosen)
-            if batch.beat is not None:
-                batch.beat.hold_slots(chosen.match_id, chosen.bots)
+            batch.beat.hold_slots(chosen.match_id, chosen.bots)
             self.running[threads.submit(batch.claimed, self.specs[chosen.match_id])] = chosen
             started += 1
         return started
 
     def _capacities(self, bots: Sequence[str]) -> dict[str, int]:
-        """The bots' offers, read again at most every :data:`CAPACITY_REFRESH_S` (they change only when a bot
-        connects again with another offer; the gateway's admission has the last word meanwhile)."""
+        """The bots' offers, read again at most every :data:`CAPACITY_REFRESH_S` (the gateway's admission has the
+        last word meanwhile)."""
         now = time.monotonic()
         if now >= self.capacity_until or not set(bots) <= self.capacity.keys():
             self.capacity = self.batch.retrying(functools.partial(self.batch.store.slots.capacities, bots),
@@ -357,8 +309,7 @@ class _Dispatch:
     def _finished(self, future: concurrent.futures.Future[bool]) -> None:
         match = self.running.pop(future)
         batch = self.batch
-        if batch.beat is not None:
-            batch.beat.hold_slots(match.match_id, None)
+        batch.beat.hold_slots(match.match_id, None)
         if match.bots:
             with contextlib.suppress(StoreFailure):  # else the lease runs out
                 batch.store.slots.release(match.match_id, match.bots)
@@ -380,7 +331,7 @@ class _Dispatch:
 
 @dataclass
 class _Batch:
-    """One run of a batch: plays and records its matches, each from a thread of its own (see :func:`run_batch`)."""
+    """One run of a batch: plays and records its matches, each from a thread of its own."""
 
     store: Store
     run: RunState
@@ -389,11 +340,9 @@ class _Batch:
     settings: Settings
     metrics: MetricsSink
     outcome: BatchOutcome
+    beat: Heartbeat
     stop_on: tuple[type[BaseException], ...] = ()
-    beat: Heartbeat | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    adopted: list[str] = field(default_factory=list)
-    """The queued batches this run adopted (:class:`_Adoption`)."""
 
     def retrying(self, call: Callable[[], Any], what: str) -> Any:
         return retrying(call, what, self.settings, self.metrics)
@@ -403,21 +352,17 @@ class _Batch:
             setattr(self.outcome, name, getattr(self.outcome, name) + 1)
 
     def claimed(self, match: MatchSpec) -> bool:
-        """Play ``match`` under its claim (one attempt of a match at a time: a duplicated message waits for the
-        attempt in flight); ``False`` when the batch starts no further match."""
+        """Play ``match`` under its claim (a duplicated message waits for the attempt in flight); ``False`` when the
+        batch starts no further match."""
         mid = match.match_id
-        claim: str | None = None
+        claim = _claim(self.run, mid, self.settings, self.metrics)
+        self.beat.hold(mid, claim)
         try:
-            claim = _claim(self.run, mid, self.settings, self.metrics)
-            if self.beat is not None:
-                self.beat.hold(mid, claim)
             return self.one(match)
         finally:
-            if claim is not None:
-                if self.beat is not None:
-                    self.beat.hold(mid, None)
-                with contextlib.suppress(StoreFailure):  # else it expires
-                    self.run.release(mid, claim)
+            self.beat.hold(mid, None)
+            with contextlib.suppress(StoreFailure):  # else it expires
+                self.run.release(mid, claim)
 
     def one(self, match: MatchSpec) -> bool:
         """Play and record one claimed match; ``False`` when the batch starts no further match."""

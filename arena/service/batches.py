@@ -16,7 +16,7 @@ from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
 from .enqueuer import Enqueuer
 from .matches import is_builtin
-from .runtime import MetricsSink, NoMetrics, Settings
+from .runtime import NO_METRICS, MetricsSink, Settings
 from .standings_cache import prior_pool
 
 
@@ -33,34 +33,27 @@ def auto_batch_size(total: int, settings: Settings, remote: bool) -> int:
 
 LOCAL_BATCH_CAP = 25
 REMOTE_BATCH_CAP = 4
-"""The largest remote batch with one match at a time per process; with more, four times the process's limit
-(``Settings.matches_per_process``, and at least twice it): a batch is what one worker child holds (a prefork child
-takes one task at a time), so it must hold more matches than places, or the child idles through the end of every
-batch while its last matches finish, and the dispatcher needs a choice while some matches wait for slots."""
+"""The largest remote batch with one match at a time per process; with more, four times the process's limit (and at
+least twice it): a prefork child holds one batch, which must hold more matches than places, or the child idles
+through the end of every batch and its dispatcher has no choice while matches wait for slots."""
 GUIDED_DIVISOR = 8
 """Batches shrink as ``remaining / 8``: even split across up to eight workers towards the end."""
 GUIDED_FLOOR = 4
-"""The smallest batch of the guided split (but for the last one, or a smaller ``largest``): every task costs
-milliseconds of messaging, acknowledgement and bookkeeping, which a tail of one-match batches pays again and
-again (measured: 240 quick matches in 52 batches 7% slower on one worker than in 10)."""
+"""The smallest batch of the guided split (but for the last one): every task costs milliseconds of messaging
+(measured: 240 quick matches in 52 batches 7% slower on one worker than in 10)."""
 
 
 def smallest_batch(settings: Settings, remote: bool) -> int:
-    """The guided split's floor: a remote batch holds twice what a worker child plays at once
-    (``Settings.matches_per_process``) but for the last one; otherwise :data:`GUIDED_FLOOR`."""
+    """The guided split's floor: for a remote batch twice what a worker child plays at once, else
+    :data:`GUIDED_FLOOR`."""
     return 2 * settings.matches_per_process if remote and settings.matches_per_process > 1 else GUIDED_FLOOR
 
 
 def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = False,
                  smallest: int = GUIDED_FLOOR) -> list[list[MatchSpec]]:
-    """Consecutive batches that shrink towards the end (guided self-scheduling).
-
-    Each batch takes ``ceil(remaining / GUIDED_DIVISOR)`` matches, at most ``largest`` and at least
-    ``smallest`` (:data:`GUIDED_FLOOR`; or ``largest`` if smaller): early batches are big (a task costs a few
-    milliseconds of messaging, acknowledgement and pool traffic), the last ones small, so workers
-    finish together instead of one of them playing a long last batch while the others idle.
-    ``fixed``: every batch ``largest`` (a configured size).
-    """
+    """Consecutive batches that shrink towards the end (guided self-scheduling), so workers finish together: each
+    takes ``ceil(remaining / GUIDED_DIVISOR)`` matches, at most ``largest`` and at least ``smallest``. ``fixed``:
+    every batch ``largest`` (a configured size)."""
     if fixed:
         return split_batches(list(matches), largest) if matches else []
     out: list[list[MatchSpec]] = []
@@ -73,7 +66,6 @@ def split_guided(matches: Sequence[MatchSpec], largest: int, *, fixed: bool = Fa
     return out
 
 
-
 def release_batches(run: RunState, enqueue: Enqueuer, named: Mapping[str, Sequence[MatchSpec]],
                     now: float | None = None) -> None:
     """Record the batches (id -> matches) as queued, then send one message per batch (its match ids)."""
@@ -84,10 +76,9 @@ def release_batches(run: RunState, enqueue: Enqueuer, named: Mapping[str, Sequen
 
 
 def start_tournament(
-    store: Store, tournament_id: str, enqueue: Enqueuer, settings: Settings, metrics: MetricsSink | None = None
+    store: Store, tournament_id: str, enqueue: Enqueuer, settings: Settings, metrics: MetricsSink = NO_METRICS
 ) -> TournamentStatus:
     """Expand and send a tournament's batches (idempotent); returns its status afterwards."""
-    metrics = metrics or NoMetrics()
     record = store.tournaments.get(tournament_id)
     if record.status not in ACTIVE_TOURNAMENT:
         return record.status

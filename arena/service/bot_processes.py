@@ -1,17 +1,8 @@
-"""Built-in bots that think hard (the search bots) playing people's games in processes of their own, so that a
-visitor's game never takes the CPU of the process that serves everyone else's pages.
-
-A :class:`BotProcesses` holds a few *lanes*, each one process (``spawn``: nothing of the parent's threads or
-sockets is inherited) at the lowest CPU priority (``nice`` 19) with an address-space limit
-(:data:`LANE_MEMORY_BYTES`). A game's bots live in one lane for the whole match (a bot object may keep state from one
-decision to the next), lanes taken in turn. :class:`PooledSeat` is the runner's seat of such a bot: it sends the
-seat's observation and legal actions to its lane and waits at most :data:`MOVE_CAP_S` (the search bots themselves
-stop thinking at :data:`bots.ismcts.TIME_CAP_S`); past it, or when the lane died (it is started again for the next
-game), the seat times out and the runner plays the fallback, as for any bot.
-
-:func:`pooled_kind` says which built-in bots go there: the search bots (``ismcts``, ``ismctsfast``,
-``ismctsstrong``, ``ismcts:N``); the cheap ones (random, heuristic, weakened) answer in microseconds and stay in
-the web process.
+"""Built-in bots that think hard (the search bots) playing people's games in processes of their own (*lanes*), so
+that a visitor's game never takes the CPU of the process that serves everyone else's pages: each lane is a spawned
+process at ``nice`` 19 with an address-space limit, a game's bots stay in one lane for the whole match (a bot may
+keep state between decisions), and a move past :data:`MOVE_CAP_S`, or a lane that died (started again for the next
+game), is a timeout like any bot's.
 """
 
 from __future__ import annotations
@@ -25,7 +16,7 @@ import resource
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from arena.engine import Action, Observation
@@ -37,7 +28,7 @@ LANE_NICE = 19
 LANE_MEMORY_BYTES = 1 << 30
 """Each lane's address-space limit (RLIMIT_AS): 1 GiB."""
 MOVE_CAP_S = 20.0
-"""The longest a pooled bot's move may take, waiting in its lane's queue included: then the seat times out."""
+"""The longest a pooled bot's move may take, waiting in its lane's queue included."""
 SEARCH_PREFIX = "ismcts"
 
 
@@ -54,10 +45,10 @@ LANE_BOTS = 1024
 never says so)."""
 
 
-def _lane_start(nice: int, memory_bytes: int) -> None:
+def _lane_start() -> None:
     """A lane's first act: lower its priority and bound its memory."""
-    os.nice(nice)
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    os.nice(LANE_NICE)
+    resource.setrlimit(resource.RLIMIT_AS, (LANE_MEMORY_BYTES, LANE_MEMORY_BYTES))
 
 
 def _choose(key: str, make_bot: BotFactory, kind: str, seed: int, observation: Observation,
@@ -82,12 +73,10 @@ def _forget(key: str) -> None:
 class BotProcesses:
     """``lanes`` processes playing the pooled bots (started on first use, stopped by :meth:`close`)."""
 
-    def __init__(self, lanes: int = 1, *, nice: int = LANE_NICE, memory_bytes: int = LANE_MEMORY_BYTES) -> None:
+    def __init__(self, lanes: int = 1) -> None:
         if lanes < 1:
             raise ValueError(f"lanes must be 1 or more, got {lanes}")
         self.lanes = lanes
-        self.nice = nice
-        self.memory_bytes = memory_bytes
         self._executors: list[ProcessPoolExecutor | None] = [None] * lanes
         self._turn = itertools.count()
         self._lock = threading.Lock()
@@ -96,7 +85,8 @@ class BotProcesses:
         """The lane of the next game (in turn)."""
         return next(self._turn) % self.lanes
 
-    def _executor(self, lane: int) -> ProcessPoolExecutor:
+    def executor(self, lane: int) -> ProcessPoolExecutor:
+        """The process of ``lane``, started again when it died."""
         with self._lock:
             executor = self._executors[lane]
             if executor is not None and getattr(executor, "_broken", False):  # its process died: start another
@@ -104,13 +94,8 @@ class BotProcesses:
                 executor = None
             if executor is None:
                 executor = self._executors[lane] = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lane_start,
-                    initargs=(self.nice, self.memory_bytes))
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lane_start)
             return executor
-
-    def submit_choose(self, lane: int, key: str, make_bot: BotFactory, kind: str, seed: int,
-                      observation: Observation, legal: Sequence[Action]) -> Future[int]:
-        return self._executor(lane).submit(_choose, key, make_bot, kind, seed, observation, list(legal))
 
     def forget(self, lane: int, key: str) -> None:
         """Drop the bot of seat ``key`` from its lane (its match ended)."""
@@ -131,7 +116,7 @@ class PooledSeat(Seat):
     """A built-in bot of one match, playing in a lane of ``processes``."""
 
     def __init__(self, processes: BotProcesses, lane: int, make_bot: BotFactory, kind: str, seed: int,
-                 name: str, key: str, move_cap_s: float = MOVE_CAP_S) -> None:
+                 name: str, key: str) -> None:
         self.processes = processes
         self.lane = lane
         self.make_bot = make_bot
@@ -140,16 +125,15 @@ class PooledSeat(Seat):
         self.name = name
         self.version = "builtin"
         self.key = key
-        self.move_cap_s = move_cap_s
 
     async def decide(self, request: SeatRequest) -> int:
         try:
-            future = self.processes.submit_choose(self.lane, self.key, self.make_bot, self.kind, self.seed,
-                                                  request.observation, request.legal)
-            return await asyncio.wait_for(asyncio.wrap_future(future), self.move_cap_s)
+            future = self.processes.executor(self.lane).submit(_choose, self.key, self.make_bot, self.kind, self.seed,
+                                                               request.observation, list(request.legal))
+            return await asyncio.wait_for(asyncio.wrap_future(future), MOVE_CAP_S)
         except TimeoutError:
             raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: {self.name} did not "
-                              f"answer in {self.move_cap_s:g} s") from None
+                              f"answer in {MOVE_CAP_S:g} s") from None
         except BrokenProcessPool:
             raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: {self.name}'s process "
                               "ended; it is started again") from None

@@ -1,24 +1,22 @@
-"""Running competitions: create, pause, resume, close, the ladder's rounds, standings.
-
-:func:`ladder_tick` is what the scheduler (``uno-arena scheduler``, and the beat entry ``ladder``) runs every tick:
-for each active competition, one ladder round (:func:`ladder_round`) under the competition's lock, so two
-schedulers never plan the same round. A round reads who is connected (a registered bot with a live session, the
-version of its latest Hello; the built-in bots are always there, version ``builtin``), lets the pure
-:func:`arena.tournament.competition.plan_round` decide, and starts each table as a block tournament through
-:mod:`arena.service.lifecycle` (created once by its id, started through the enqueuer): the same runner, results and
-rating path as every tournament, so a lost block is re-sent and nothing is counted twice.
+"""Running competitions: create, pause, resume, close, the ladder's rounds, standings. Every scheduler tick runs one
+ladder round per active competition under its lock (:func:`ladder_tick`): it reads who is connected, lets the pure
+:func:`arena.tournament.competition.plan_round` decide, and starts each table as a block tournament, so blocks take
+the road of every tournament (lost ones re-sent, nothing counted twice).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 
 from arena.store import Store, UnknownTournament
 from arena.store.competition_store import UnknownCompetition
 from arena.store.keys import bot_key
+from arena.store.result_store import BUILTIN_VERSION
 from arena.tournament import Rating, RatingPool
 from arena.tournament.competition import (
     CompetitionSpec,
@@ -40,7 +38,6 @@ from .matches import builtin_kind
 
 log = logging.getLogger(__name__)
 
-BUILTIN_VERSION = "builtin"
 ROUND_LOCK_S = 30.0
 
 
@@ -59,8 +56,8 @@ def competition_spec(store: Store, competition_id: str) -> CompetitionSpec:
 
 
 def bots_without_memory(store: Store, bots: Iterable[str]) -> set[str]:
-    """Of ``bots``, those (as given) that a competition not closed asks to play without memory
-    (:attr:`CompetitionSpec.bots_without_memory`): the bot host runs each of their matches in a fresh sandbox."""
+    """Of ``bots``, those that a competition not closed asks to play without memory (the bot host runs each of their
+    matches in a fresh sandbox)."""
     wanted: list[CompetitionSpec] = []
     for competition_id in store.competitions.ids():
         try:
@@ -75,15 +72,10 @@ def bots_without_memory(store: Store, bots: Iterable[str]) -> set[str]:
 
 @dataclass(frozen=True)
 class RoundOutcome:
-    """What one ladder round did."""
-
     competition_id: str
     status: CompetitionStatus
     started: list[str]
     """Block tournament ids started."""
-    new_entries: list[str]
-    retired_entries: list[str]
-    in_flight: int
 
 
 def ladder_tick(store: Store, enqueue: Enqueuer, now: float | None = None) -> list[RoundOutcome]:
@@ -139,16 +131,14 @@ def ladder_round(store: Store, enqueue: Enqueuer, competition_id: str, *, now: f
             log.info("competition %s: started %d block(s) %s; new entries %s; retired %s", competition_id,
                      len(started), started, [f"{e.bot}@{e.version}" for e in planned.started],
                      [f"{e.bot}@{e.version}" for e in planned.retired])
-        return RoundOutcome(competition_id, record.status, started, [e.bot for e in planned.started],
-                            [e.bot for e in planned.retired], in_flight + len(started))
+        return RoundOutcome(competition_id, record.status, started)
     finally:
         store.competitions.unlock(competition_id, token)
 
 
 @dataclass
 class _LadderTally:
-    """The blocks of one competition (created at ``created_at``) already added to its evidence, for the entries
-    they were added under."""
+    """The blocks of one competition already added to its evidence, for the entries they were added under."""
 
     created_at: float
     entries: tuple[tuple[str, int], ...]
@@ -162,11 +152,9 @@ _TALLIES: dict[str, _LadderTally] = {}
 
 def _evidence(store: Store, spec: CompetitionSpec, pool: RatingPool, current: dict[str, Entry],
               created_at: float) -> Evidence:
-    """What the ladder's published ranking knows of each pair of current entries, for its matchmaking: the batch
-    fit over the current entries' blocks (:func:`arena.tournament.competition.current_results`, as the ladder's
-    leaderboard fits them) without its bootstrap. A block in the pool is finished, so its results are read once and
-    kept as running sums (:class:`arena.tournament.matchmaking.EvidenceTally`); a new entry, or a block gone from
-    the pool, or a competition created again under its id, starts the sums again."""
+    """What the ladder's published ranking knows of each pair of current entries, for its matchmaking (the batch fit
+    over the current entries' blocks, without its bootstrap). A finished block's results are read once and kept as
+    running sums; a new entry, a block gone from the pool or a competition created again starts them again."""
     entries = tuple(sorted((bot, entry.first_block) for bot, entry in current.items()))
     kept = _TALLIES.get(spec.competition_id)
     if (kept is None or (kept.created_at, kept.entries) != (created_at, entries)
@@ -186,14 +174,11 @@ def _blocks_in_flight(store: Store, competition_id: str) -> tuple[dict[str, int]
     statuses = store.tournaments.status_and_created(sorted(blocks))
     ended = {tid for tid, (status, _created) in statuses.items() if status not in ACTIVE_TOURNAMENT}
     store.competitions.forget_blocks(competition_id, ended)
-    busy: dict[str, int] = {}
+    busy: Counter[str] = Counter()
     live = [tid for tid in blocks if tid not in ended]
     for tid in live:
-        try:
-            for bot in spec_of(store, tid).participants:
-                busy[bot.casefold()] = busy.get(bot.casefold(), 0) + 1
-        except UnknownTournament:
-            continue
+        with contextlib.suppress(UnknownTournament):
+            busy.update(bot.casefold() for bot in spec_of(store, tid).participants)
     return busy, len(live)
 
 
@@ -218,10 +203,9 @@ def _connected(store: Store, spec: CompetitionSpec, busy: dict[str, int]) -> lis
 
 @dataclass(frozen=True)
 class LadderRow:
-    """One entry of a competition's ladder: its rank, tier and batch rating as its pool's leaderboard gives them
-    (:func:`arena.service.leaderboards.pool_leaderboard`: one computation for both), and its OpenSkill rating as
-    :meth:`arena.tournament.stats.ratings.Rating.fact` gives it (``rating`` = ``mu``, ``[low, high]`` = ``mu -/+ 1.96
-    sigma``: what matchmaking reads). A retired entry has rank 0, no batch rating and its ``retired_at``."""
+    """One entry of a competition's ladder: its rank, tier and batch rating as its pool's leaderboard gives them, and
+    its OpenSkill rating as :meth:`arena.tournament.stats.ratings.Rating.fact` gives it. A retired entry has rank 0,
+    no batch rating and its ``retired_at``."""
 
     rank: int
     bot: str
@@ -254,16 +238,13 @@ class Ladder:
     entries: list[LadderRow]
     retired: list[LadderRow]
     ranked_by_batch: bool
-    """Whether the entries' rank and tier follow the batch ratings (else OpenSkill's), as the pool's leaderboard."""
+    """Whether the entries' rank and tier follow the batch ratings (else OpenSkill's)."""
     verdicts: Verdicts = field(default_factory=Verdicts)
-    """The pool leaderboard's verdicts (which entries are told apart, what would tell the rest apart)."""
 
 
 def ladder(store: Store, competition_id: str) -> Ladder:
-    """The current entries in the order of the competition pool's leaderboard (its rank and tier: by the batch
-    Plackett-Luce rating over the current entries' blocks, see :mod:`arena.service.pool_batch`), the entries not
-    rated yet after them by name without case; and the retired entries with the OpenSkill rating they ended
-    with."""
+    """The current entries in the order of the competition pool's leaderboard, the entries not rated yet after them
+    by name; and the retired entries with the OpenSkill rating they ended with."""
     spec = competition_spec(store, competition_id)
     board = pool_leaderboard(store, spec.pool)
     placed = {row.bot: row for row in board.rows}
@@ -281,10 +262,8 @@ def ladder(store: Store, competition_id: str) -> Ladder:
     unrated = sorted((row for row in rows if not row.rank), key=lambda row: (row.bot.casefold(), row.bot))
     last = rated[-1].rank if rated else 0
     ranked = rated + [replace(row, rank=last + i) for i, row in enumerate(unrated, 1)]
-    retired = []
-    for old in store.competitions.retired(competition_id):
-        rating = Rating(old.mu or 0.0, old.sigma or 0.0, old.matches)
-        retired.append(_row(0, old.bot, old.version, rating, False, old.started_at, old.retired_at or 0.0))
+    retired = [_row(0, old.bot, old.version, Rating(old.mu or 0.0, old.sigma or 0.0, old.matches), False,
+                    old.started_at, old.retired_at or 0.0) for old in store.competitions.retired(competition_id)]
     return Ladder(ranked, retired, board.ranked_by_batch, board.verdicts)
 
 

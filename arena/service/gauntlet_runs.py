@@ -1,37 +1,9 @@
-"""The gauntlet: is the candidate better than the baseline? Duplicate blocks under a sequential test.
-
-A block is ``2 * seats`` matches: for every seat ``s``, one deal (its seed derived from the gauntlet's seed, its
-secret, the block number and ``s``: :func:`deal_seed`) played once with the candidate in seat ``s`` and once with
-the baseline in seat ``s``, the opponents in the other seats in the same order (rotated with ``s``) and with the same
-random streams in both matches (a built-in opponent is seeded from the block, seat and attempt, not from the
-match), so the two matches differ only in the bot tested. Each seat has its own deal so that no tested bot ever
-plays a deal twice: a remote candidate that remembers the hands it was dealt learns nothing about a later match
-(with one deal for every seat, from its second seat on it would have held its opponents' hands). Which of the two
-plays a seat's deal first alternates (:func:`block_plan`), so an opponent that remembers a deal favours neither.
-The block's score is the mean over its seats of the candidate's finishing points minus the baseline's
-(:func:`arena.tournament.stats.sprt.finish_points`), and the sequential test (:mod:`arena.tournament.stats.sprt`) takes
-the
-scores one by one until it accepts H1 ("better"), accepts H0 ("not better") or reaches the block cap.
-
-Bots are named as in tournaments: built-in bots (``random``, ``weakened``, ``heuristic``, played in process
-through :func:`arena.service.matches.make_seat`) or registered bots (played through the relay and the gateway
-that holds their stream, which needs a store). ``NAME@VERSION`` asks for one version of a registered bot: the
-version the bot announced in its hello must match in every match, else the gauntlet stops (``failed``). A
-match the arena aborted (an infrastructure fault, never the bot's) does not count: its whole block is played
-again as the next attempt, up to :data:`MAX_BLOCK_ATTEMPTS` times.
-
-The seed and the secret (32 random bytes the arena draws for every gauntlet) stay secret until the gauntlet
-ends; its commitment (:func:`arena.tournament.commitment.seed_commitment`, with a random salt) is published at
-creation, and after the end anyone can check the revealed seed, salt and secret against it and recompute every
-deal (``uno-arena gauntlet verify``).
-
-With a store, the gauntlet, each block and the test state after it are kept (:mod:`arena.store.gauntlet_store`);
-without one, built-in bots still play and nothing is kept.
-
-The arena runs a gauntlet in its workers: :func:`start_gauntlet` stores it (once per idempotency key) and the
-caller sends it to a worker, which calls :func:`resume_gauntlet`. Resuming plays from the blocks already stored
-(the store writes block ``n`` only as the ``n``-th), so a redelivered or repeated task never counts a block
-twice and two runners of one gauntlet agree block by block (the blocks are deterministic in the seed).
+"""The gauntlet: is the candidate better than the baseline? Duplicate blocks under a sequential test
+(docs/organizers.md, "Gauntlet: is my new version better?"): every seat of a block has its own deal
+(:func:`deal_seed`), played with the candidate and with the baseline in that seat (:func:`block_plan`). A block with
+a match the arena aborted is played again, up to :data:`MAX_BLOCK_ATTEMPTS` times. Workers play a stored gauntlet
+(:func:`start_gauntlet`, :func:`resume_gauntlet`) on from its stored blocks: the store writes block ``n`` only as
+the ``n``-th, so a repeated task never counts a block twice.
 """
 
 from __future__ import annotations
@@ -46,7 +18,7 @@ from typing import Any
 
 from arena.engine import Rules
 from arena.players import BUILTIN_NAMES, BotFactory
-from arena.runner import LocalSeat, MatchConfig, MatchRecord, Seat, run_match
+from arena.runner import MatchConfig, MatchRecord, run_match
 from arena.store import GauntletStore, Store
 from arena.store.gauntlet_store import DuplicateGauntlet, GauntletRecord, GauntletSeed, StoredBlock
 from arena.store.keys import BOT_NAME_RE, check_name
@@ -56,7 +28,8 @@ from arena.tournament.spec import DEFAULT_DECISION_DEADLINE_MS
 from arena.tournament.stats.sprt import SprtConfig, SprtState, block_score, finish_points
 from arena.tournament.status import GauntletStatus
 
-from .matches import bot_seed, builtin_kind, make_seat
+from .matches import builtin_kind, make_seat
+from .seating import UnreachableParticipant
 
 MAX_BLOCK_ATTEMPTS = 3
 """How many times a block with an aborted match is played again before the gauntlet fails."""
@@ -74,7 +47,8 @@ class GauntletError(ValueError):
 
 @dataclass(frozen=True)
 class Contender:
-    """The candidate or the baseline: a participant name and, for a registered bot, the version asked for."""
+    """The candidate or the baseline: a participant name and, for a registered bot, the version asked for (its
+    Hello must announce it in every match, else the gauntlet fails)."""
 
     name: str
     version: str | None = None
@@ -101,12 +75,10 @@ class Contender:
         return contender
 
 
-
 @dataclass(frozen=True)
 class GauntletSpec:
-    """What a gauntlet tests: candidate and baseline, the opponents (``seats - 1`` of them, cycled from the list
-    given), the rules, the sequential test, the decision deadline, and the seed and secret (64 hex digits) of the
-    deals."""
+    """What a gauntlet tests; ``seed`` and ``seed_secret`` (64 hex digits) make the deals and stay secret until it
+    ends."""
 
     gauntlet_id: str
     candidate: Contender
@@ -131,13 +103,7 @@ class GauntletSpec:
         return cls(str(data["id"]), Contender.parse(str(data["candidate"]), "candidate"),
                    Contender.parse(str(data["baseline"]), "baseline"), tuple(str(o) for o in data["opponents"]),
                    int(data["seats"]), Rules.from_dict(dict(data["rules"])), SprtConfig.from_dict(data["sprt"]),
-                   int(seed),
-                   int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)), seed_secret)
-
-
-def new_gauntlet_id() -> str:
-    """A fresh gauntlet id: ``g-`` and the UTC time, plus 4 random hex digits."""
-    return f"g-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
+                   int(seed), int(data.get("deadline_ms", DEFAULT_DECISION_DEADLINE_MS)), seed_secret)
 
 
 def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence[str] = (),
@@ -145,8 +111,7 @@ def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence
                decision_deadline_ms: int = DEFAULT_DECISION_DEADLINE_MS,
                gauntlet_id: str | None = None, seed_secret: str | None = None) -> GauntletSpec:
     """A checked :class:`GauntletSpec` (:class:`GauntletError` naming the problem). Built-in opponents get a tag
-    (``heuristic#o1``) so that no name holds two seats; a registered opponent that is also tested is refused. The
-    secret is drawn (32 random bytes) unless given (tests and benchmarks that replay one)."""
+    (``heuristic#o1``) so that no name holds two seats. The secret is drawn unless given (to replay one)."""
     if not 2 <= seats <= 10:
         raise GauntletError(f"--seats must be between 2 and 10, got {seats}")
     if decision_deadline_ms <= 0:
@@ -173,24 +138,16 @@ def build_spec(*, candidate: str, baseline: str, seats: int, opponents: Sequence
                                 f"or use built-in ones")
         else:
             seated.append(name)
-    gid = gauntlet_id or new_gauntlet_id()
+    gid = gauntlet_id or f"g-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
+    secret = secrets.token_bytes(SECRET_BYTES).hex() if seed_secret is None else seed_secret
     try:
         check_name(gid, "gauntlet name", max_length=100)
+        check_secret(secret)
     except ValueError as error:
         raise GauntletError(str(error)) from None
     return GauntletSpec(gid, cand, base, tuple(seated), seats, rules or Rules(),
                         sprt or SprtConfig(), secrets.randbits(63) if seed is None else seed, decision_deadline_ms,
-                        _checked_secret(seed_secret))
-
-
-def _checked_secret(seed_secret: str | None) -> str:
-    """``seed_secret`` when it is a valid secret (:class:`GauntletError` otherwise), a fresh random one when None."""
-    secret = secrets.token_bytes(SECRET_BYTES).hex() if seed_secret is None else seed_secret
-    try:
-        check_secret(secret)
-    except ValueError as error:
-        raise GauntletError(str(error)) from None
-    return secret
+                        secret)
 
 
 @dataclass(frozen=True)
@@ -207,16 +164,14 @@ class PlannedMatch:
 
 
 def deal_seed(seed: int, block: int, secret: str, seat: int) -> int:
-    """The deal of seat ``seat`` of block ``block`` (every attempt of the block plays it) of a gauntlet with seed
-    ``seed`` and secret ``secret``."""
+    """The deal of seat ``seat`` of block ``block`` (every attempt of the block plays it)."""
     return derive_seed("uno-arena/gauntlet-deal", seed, secret, block, seat)
 
 
 def block_plan(spec: GauntletSpec, block: int, attempt: int = 1) -> list[PlannedMatch]:
     """The ``2 * seats`` matches of block ``block`` (from 0): per seat, the candidate's and the baseline's on the
-    seat's deal, the candidate first when ``block + seat`` is even, else the baseline (an opponent that remembers the
-    first match of a deal helps neither side). The table keeps its turn order (tested bot, then the opponents in
-    order) and is rotated so that the tested bot sits in each seat once."""
+    seat's deal, the candidate first when ``block + seat`` is even. The table keeps its turn order (tested bot, then
+    the opponents) and is rotated so that the tested bot sits in each seat once."""
     plan = []
     k = spec.seats
     tested = (("candidate", spec.candidate), ("baseline", spec.baseline))
@@ -232,8 +187,7 @@ def block_plan(spec: GauntletSpec, block: int, attempt: int = 1) -> list[Planned
 
 @dataclass(frozen=True)
 class BlockOutcome:
-    """One scored block: its number, score, the test state after it, and per match the points of the tested
-    seat."""
+    """One scored block: its score, the test state after it, and per match the points of the tested seat."""
 
     block: int
     score: float
@@ -242,14 +196,12 @@ class BlockOutcome:
     attempts: int = 1
 
     def stored(self) -> StoredBlock:
-        """The block as the store keeps it."""
         return StoredBlock(self.block, self.score, self.state.llr, self.attempts, dict(self.points))
 
 
 @dataclass(frozen=True)
 class GauntletOutcome:
-    """How a gauntlet ended: ``status``, the final test state, the
-    blocks, and why it failed (``detail``)."""
+    """How a gauntlet ended, and why it failed (``detail``)."""
 
     spec: GauntletSpec
     status: GauntletStatus
@@ -264,24 +216,20 @@ PlayMatch = Callable[[PlannedMatch, GauntletSpec], MatchRecord]
 
 class MatchPlayerForGauntlet:
     """Plays the gauntlet's matches on one event loop: built-in bots in process, registered ones through the
-    relay of ``store``; ``make_bot`` makes the built-in ones."""
+    relay of ``store``."""
 
     def __init__(self, store: Store | None, make_bot: BotFactory) -> None:
         self.store = store
         self.make_bot = make_bot
         self._loop = asyncio.new_event_loop()
 
-    def seat(self, name: str, seed_id: str) -> Seat:
-        if self.store is not None:
-            return make_seat(self.store, name, seed_id, self.make_bot)
-        kind = builtin_kind(name)
-        if kind is None:
-            raise GauntletError(f"registered bot {name!r} plays through the relay: set REDIS_URL")
-        return LocalSeat(self.make_bot(kind, bot_seed(seed_id, name)), name=name)
-
     def __call__(self, planned: PlannedMatch, spec: GauntletSpec) -> MatchRecord:
-        seats = [self.seat(name, planned.match_id if index == planned.tested_seat else planned.opponents_seed_id)
-                 for index, name in enumerate(planned.seats)]
+        try:
+            seats = [make_seat(self.store, name, planned.match_id if index == planned.tested_seat
+                               else planned.opponents_seed_id, self.make_bot)
+                     for index, name in enumerate(planned.seats)]
+        except UnreachableParticipant as error:
+            raise GauntletError(str(error)) from None
         config = MatchConfig(match_id=planned.match_id, seed=planned.seed, rules=spec.rules,
                              decision_deadline_s=spec.decision_deadline_ms / 1000.0, tournament_id=spec.gauntlet_id,
                              group=planned.opponents_seed_id)
@@ -314,10 +262,9 @@ def check_bots(spec: GauntletSpec, store: Store | None) -> None:
 
 
 def score_block(spec: GauntletSpec, plan: Sequence[PlannedMatch], records: Sequence[MatchRecord]) -> float | None:
-    """The block's score, or ``None`` when a match of it was aborted (not scored). Raises
-    :class:`GauntletError` when a registered bot played with another version than the one asked for."""
-    candidate_points: list[float] = []
-    baseline_points: list[float] = []
+    """The block's score, or ``None`` when a match of it was aborted; :class:`GauntletError` when a registered bot
+    played another version than the one asked for."""
+    points: dict[str, list[float]] = {"candidate": [], "baseline": []}  # by role
     for planned, record in zip(plan, records, strict=True):
         result = record.to_result()
         if not result.end_reason.scored:
@@ -328,58 +275,38 @@ def score_block(spec: GauntletSpec, plan: Sequence[PlannedMatch], records: Seque
             if played != contender.version:
                 raise GauntletError(f"{planned.role} {contender.name} played version {played!r}, the gauntlet "
                                     f"asked for {contender.version!r}")
-        points = finish_points(result, planned.tested_seat)
-        (candidate_points if planned.role == "candidate" else baseline_points).append(points)
-    return block_score(candidate_points, baseline_points)
+        points[planned.role].append(finish_points(result, planned.tested_seat))
+    return block_score(points["candidate"], points["baseline"])
 
 
 def run_gauntlet(spec: GauntletSpec, store: Store | None = None, *, make_bot: BotFactory,
                  on_block: Callable[[BlockOutcome], None] | None = None,
                  play: PlayMatch | None = None) -> GauntletOutcome:
-    """Play blocks until the test decides or reaches its cap (``spec.sprt.max_blocks``, or the automatic one of
-    ``spec.sprt.auto_cap``: :attr:`arena.tournament.stats.sprt.SprtState.needed_blocks`; with no cap, the test goes on
-    until it decides). ``on_block`` hears of every scored block; ``play`` plays one match (default: a
-    :class:`MatchPlayerForGauntlet` on ``store`` with the built-in bots of ``make_bot``)."""
+    """Play a new gauntlet in this process until the test decides or reaches its cap. ``on_block`` hears of every
+    scored block; ``play`` plays one match (default: a :class:`MatchPlayerForGauntlet`)."""
     check_bots(spec, store)
-    gauntlets = store.gauntlets if store is not None else None
-    state = SprtState(spec.sprt)
-    if gauntlets is not None:
-        gauntlets.create(spec.gauntlet_id, spec.to_dict(), seed=committed_seed(spec))
-    return _play_on(spec, store, state, [], make_bot=make_bot, on_block=on_block, play=play)
+    if store is not None:
+        start_gauntlet(store, spec)
+    return _play_on(spec, store, SprtState(spec.sprt), make_bot=make_bot, on_block=on_block, play=play)
 
 
-@dataclass(frozen=True)
-class StartedGauntlet:
-    """What :func:`start_gauntlet` did: the stored gauntlet and whether this call created it."""
-
-    record: GauntletRecord
-    created: bool
-
-
-def start_gauntlet(store: Store, spec: GauntletSpec, idempotency_key: str = "") -> StartedGauntlet:
-    """Store a new running gauntlet for a worker to play (:func:`resume_gauntlet`). With an idempotency key, a
-    retry finds the gauntlet the first call stored (same id and key): ``created`` is then False.
-    :class:`arena.store.gauntlet_store.DuplicateGauntlet` for an id taken otherwise."""
+def start_gauntlet(store: Store, spec: GauntletSpec, idempotency_key: str = "") -> GauntletRecord:
+    """Store a new running gauntlet for a worker to play (:func:`resume_gauntlet`), once per idempotency key (a
+    retry gets the stored one; ``DuplicateGauntlet`` for an id taken otherwise). The seed and secret are stored with
+    a fresh random salt and the commitment to them."""
+    salt = secrets.token_bytes(SALT_BYTES)
+    seed = GauntletSeed(spec.seed, salt.hex(), spec.seed_secret,
+                        seed_commitment(spec.seed, salt, bytes.fromhex(spec.seed_secret)))
     try:
-        record = store.gauntlets.create(spec.gauntlet_id, spec.to_dict(),
-                                        seed=committed_seed(spec), idempotency_key=idempotency_key)
-        return StartedGauntlet(record, True)
+        return store.gauntlets.create(spec.gauntlet_id, spec.to_dict(), seed=seed, idempotency_key=idempotency_key)
     except DuplicateGauntlet:
         existing = store.gauntlets.get(spec.gauntlet_id)
         if not idempotency_key or existing.idempotency_key != idempotency_key:
             raise
-        return StartedGauntlet(existing, False)
-
-
-def committed_seed(spec: GauntletSpec) -> GauntletSeed:
-    """The seed and secret of a new gauntlet, with a fresh random salt and the commitment to them."""
-    salt = secrets.token_bytes(SALT_BYTES)
-    commitment = seed_commitment(spec.seed, salt, bytes.fromhex(spec.seed_secret))
-    return GauntletSeed(spec.seed, salt.hex(), spec.seed_secret, commitment)
+        return existing
 
 
 def stored_spec(store: Store, gauntlet_id: str) -> GauntletSpec:
-    """The spec of a stored gauntlet, with its seed and secret."""
     seed = store.gauntlets.seed_material(gauntlet_id)
     return GauntletSpec.from_dict(store.gauntlets.get(gauntlet_id).spec, seed.seed, seed.secret)
 
@@ -391,30 +318,29 @@ def stored_state(spec: GauntletSpec, blocks: Sequence[StoredBlock]) -> SprtState
 
 def resume_gauntlet(store: Store, gauntlet_id: str, *, make_bot: BotFactory, play: PlayMatch | None = None,
                     stop_on: tuple[type[BaseException], ...] = ()) -> GauntletOutcome | None:
-    """Play a stored gauntlet on from the blocks already stored, to its end; an ended gauntlet is left as it
-    is. None when one of ``stop_on`` interrupted it (what was stored stays: a later call goes on from there)."""
+    """Play a stored gauntlet on from its stored blocks to its end (an ended one is left as it is); None when one of
+    ``stop_on`` interrupted it (a later call goes on from there)."""
     record = store.gauntlets.get(gauntlet_id)
     spec = stored_spec(store, gauntlet_id)
-    blocks = store.gauntlets.blocks(gauntlet_id)
-    state = stored_state(spec, blocks)
+    state = stored_state(spec, store.gauntlets.blocks(gauntlet_id))
     if record.ended:
         return GauntletOutcome(spec, record.status, state, (), record.detail, True)
     if state.finished:  # every block stored, the final status lost with a worker
         return _ended(spec, store.gauntlets, STATUS_OF_OUTCOME[state.outcome], state, (), "")
     try:
         check_bots(spec, store)
-        return _play_on(spec, store, state, [], make_bot=make_bot, play=play)
+        return _play_on(spec, store, state, make_bot=make_bot, play=play)
     except GauntletError as error:
         return _ended(spec, store.gauntlets, GauntletStatus.FAILED, state, (), str(error))
     except stop_on:
         return None
 
 
-def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, blocks: list[BlockOutcome], *,
-             make_bot: BotFactory, on_block: Callable[[BlockOutcome], None] | None = None,
-             play: PlayMatch | None = None) -> GauntletOutcome:
+def _play_on(spec: GauntletSpec, store: Store | None, state: SprtState, *, make_bot: BotFactory,
+             on_block: Callable[[BlockOutcome], None] | None = None, play: PlayMatch | None = None) -> GauntletOutcome:
     """Play blocks from ``state`` until the test ends (storing each block as the next one, with a store)."""
     gauntlets = store.gauntlets if store is not None else None
+    blocks: list[BlockOutcome] = []
     own_player = None
     if play is None:
         own_player = play = MatchPlayerForGauntlet(store, make_bot)

@@ -1,34 +1,10 @@
 """A person at a seat of a match against bots: the service behind the web page "Play against the bots".
 
-The person is a seat like any other (:class:`HumanSeat`, a :class:`arena.runner.Seat`): the same runner
-(:class:`arena.runner.MatchRunner`), the same fallback, strike and forfeit rules, with a generous human deadline
-per decision (:data:`HUMAN_DEADLINE_S`) instead of a bot's. The opponents are built-in bots
-(:class:`arena.runner.LocalSeat`) and, when a store is configured, connected remote bots through the relay
-(:class:`arena.relay.RelaySeat`).
-
-Everything the person is sent is built from the seat's own :class:`arena.engine.Observation` (the view a remote
-bot gets, V1-V6) by :func:`observation_json`, never from the match: the messages (:class:`HumanSession.messages`,
-JSON objects numbered from 0) are
-
-- ``start``: the match id, the person's seat, the seat names, the rules and the deadline;
-- ``decide``: a decision asked (its number, the observation with the events since the previous message, the
-  legal actions with their index, the deadline);
-- ``events``: a round ended (the observation: the round's last events and every hand revealed, V5);
-- ``end``: the match ended (the final observation as the seat sees it, the scores, the winner, why, and the
-  replay's match id once the record is stored in the arena's store; None without a store);
-- ``answered``: the person's answer to a decision was taken, or the runner played the fallback after the
-  deadline (``timeout``).
-
-A connected bot at the table (:class:`GuestSeat`) plays a *casual* match: its relay seat's start says so, and the
-gateway seats it only if the bot has a slot free right now and sits in fewer games against people than half its
-capacity (at least one); the game is refused at once otherwise (:class:`BotBusy`: nothing was played). A tournament,
-ladder or gauntlet match that later needs the bot's slot takes it (:mod:`arena.server.gateway.admission`): the game
-ends for the person with :data:`arena.runner.EVICTED_TEXT` (aborted, no strike for anyone; people's games are not
-rated anyway).
-
-Sessions live in memory in a :class:`HumanPlayService` (bounded; idle and finished sessions expire); each has a
-secret token that only its browser holds. The match record is stored as a tournament match's replay
-(:func:`arena.service.replays.stored_record` into ``store.replays``), or kept in memory without a store.
+The person is a seat like any other (:class:`HumanSeat`): the same runner, fallback, strikes and forfeit, with a
+human deadline per decision. The messages the person is sent (``start``, ``decide``, ``events``, ``answered``,
+``end``, ``notice``, ``closed``; docs/web.md) carry the seat's own :class:`arena.engine.Observation` (V1-V6) and
+never the match; the web front encodes them (:mod:`arena.web.seat_view`). A connected bot at the table
+(:class:`GuestSeat`) plays a casual match: seated now or never, and it leaves the game for a rated match.
 """
 
 from __future__ import annotations
@@ -44,8 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import Action, Card, Event, Face, Match, Observation, Rules
+from arena.engine import Action, Match, Observation, Rules
 from arena.players import BUILTIN_NAMES, BotFactory
+from arena.relay import RelaySeat
 from arena.runner import (
     DEFAULT_DECISION_DEADLINE_S,
     DEFAULT_MAX_STRIKES,
@@ -66,13 +43,10 @@ from .replays import stored_record
 from .seating import builtin_kind, game_bot_seed, seat_for
 
 HUMAN_DEADLINE_S = 300.0
-"""The person's time per decision: five minutes (a bot gets :data:`arena.runner.DEFAULT_DECISION_DEADLINE_S`)."""
 DEFAULT_MAX_SESSIONS = 64
-"""Live sessions at most: a new game past it is refused until one ends or expires (with the web front's 3 games per
-network prefix, :class:`arena.web.guard.ClientLimits`, it takes 22 prefixes to fill)."""
+"""Live sessions at most (with 3 games per network prefix, :class:`arena.web.guard.ClientLimits`: 22 prefixes)."""
 DEFAULT_IDLE_S = 300.0
-"""A session nobody has read from or answered for this long is dropped (its match cancelled): a game nobody plays
-frees its place within minutes, not half an hour."""
+"""A session nobody has read from or answered for this long is dropped (its match cancelled)."""
 DEFAULT_RETAIN_S = 900.0
 """How long a finished session stays readable (its last messages, its in-memory replay without a store)."""
 MIN_SEATS, MAX_SEATS = 2, 4
@@ -111,57 +85,10 @@ class BotBusy(PlayError):
     """A connected bot picked as an opponent has no slot free for a game against people now."""
 
 
-# -- what the browser is sent: JSON built from the seat's observation only -----------------------------------------
-def face_json(face: Face | None) -> str | None:
-    """A face in the engine's notation (``red-7``, ``wild-draw2``); None stays None."""
-    return None if face is None else str(face)
-
-
-def card_json(card: Card | None) -> str | None:
-    """A card in the engine's notation: ``light/dark`` in flip (``red-9/teal-6``), one face in classic."""
-    return None if card is None else str(card)
-
-
-def event_json(event: Event) -> dict[str, Any]:
-    """An event as the seat saw it (another seat's draw carries only the faces the table saw, V4)."""
-    return {
-        "type": event.type, "seat": event.seat, "card": card_json(event.card), "color": event.color,
-        "count": event.count, "cards": [card_json(card) for card in event.cards],
-        "faces": [face_json(face) for face in event.faces], "target": event.target, "detail": event.detail,
-    }
-
-
-def action_json(action: Action, index: int) -> dict[str, Any]:
-    """A legal action with the index the answer names."""
-    return {"index": index, "kind": action.kind, "card": card_json(action.card), "color": action.color,
-            "uno": action.uno, "target": action.target, "text": action.text}
-
-
-def observation_json(observation: Observation) -> dict[str, Any]:
-    """Everything in the seat's observation, field by field, and nothing else."""
-    return {
-        "seat": observation.seat, "players": observation.players, "variant": observation.variant,
-        "side": observation.side, "direction": observation.direction, "decision": observation.decision,
-        "current": observation.current, "color": observation.color, "top": face_json(observation.top),
-        "discard": [face_json(face) for face in observation.discard],
-        "hand": [card_json(card) for card in observation.hand],
-        "opponents": [
-            {"seat": view.seat, "count": view.count, "visible": [face_json(face) for face in view.visible],
-             "revealed": [card_json(card) for card in view.revealed]}
-            for view in observation.opponents
-        ],
-        "draw_size": observation.draw_size, "draw_top": face_json(observation.draw_top),
-        "scores": list(observation.scores), "round": observation.round, "dealer": observation.dealer,
-        "events": [event_json(event) for event in observation.events], "drawn": card_json(observation.drawn),
-        "round_winner": observation.round_winner, "match_winner": observation.match_winner,
-    }
-
-
 # -- the game ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GameSetup:
-    """What the person asked for: the variant, the opponents (one per other seat, in seat order after the person's
-    seat 0: built-in bot names, or ``remote:NAME``), the target score and the UNO penalty rule."""
+    """What the person asked for; ``opponents`` sit in seats 1, 2, ... (built-in bot names, or ``remote:NAME``)."""
 
     variant: str = "flip"
     opponents: tuple[str, ...] = ("heuristic",)
@@ -169,12 +96,7 @@ class GameSetup:
     uno_penalty: str = "auto"
 
     @property
-    def seats(self) -> int:
-        return len(self.opponents) + 1
-
-    @property
     def remote(self) -> bool:
-        """Whether a connected bot (``remote:NAME``) sits at the table."""
         return any(name.startswith(REMOTE_PREFIX) for name in self.opponents)
 
     def rules(self) -> Rules:
@@ -210,16 +132,14 @@ class GameSetup:
 
 @dataclass
 class _Waiting:
-    """The decision the person is asked now."""
-
     number: int
     legal: Sequence[Action]
     answer: asyncio.Future[int]
 
 
 class HumanSeat(Seat):
-    """The person's chair: every request becomes a ``decide`` message and waits for :meth:`HumanSession.answer`
-    up to the human deadline (then :class:`SeatTimeout`: the runner plays the fallback and charges a strike)."""
+    """The person's chair: a request becomes a ``decide`` message and waits for :meth:`HumanSession.answer` up to
+    the human deadline (then :class:`SeatTimeout`: the runner plays the fallback and charges a strike)."""
 
     wants_events = True
 
@@ -232,29 +152,20 @@ class HumanSeat(Seat):
         self.told = 0
         """How many of the match's events the seat has been shown (its next observation starts there)."""
 
-    def attach(self, match: Match) -> None:
-        """The match this seat sits at: only its :meth:`Match.observation` for this seat is ever read."""
-        self.match = match
-
     def _mark_told(self) -> None:
         if self.match is not None:
             self.told = len(self.match.events)
 
     async def start(self, info: SeatStart) -> None:
-        self.session.post("start", {
-            "match_id": info.match_id, "seat": info.seat, "seats": list(info.seats), "rules": info.rules.to_dict(),
-            "deadline_s": self.decision_deadline_s,
-        })
+        self.session.post("start", match_id=info.match_id, seat=info.seat, seats=list(info.seats),
+                          rules=info.rules.to_dict(), deadline_s=self.decision_deadline_s)
 
     async def decide(self, request: SeatRequest) -> int:
         self._mark_told()  # the runner built this observation from every event up to now
         answer: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.session.waiting = _Waiting(request.decision_number, request.legal, answer)
-        self.session.post("decide", {
-            "decision_number": request.decision_number, "observation": observation_json(request.observation),
-            "legal": [action_json(action, index) for index, action in enumerate(request.legal)],
-            "deadline_s": self.decision_deadline_s,
-        })
+        self.session.post("decide", decision_number=request.decision_number, observation=request.observation,
+                          legal=tuple(request.legal), deadline_s=self.decision_deadline_s)
         try:
             # asyncio.wait, not wait_for: wait_for may swallow a cancellation that comes with the answer (3.11).
             await asyncio.wait({answer}, timeout=self.decision_deadline_s)
@@ -263,13 +174,13 @@ class HumanSeat(Seat):
         if answer.done():
             return answer.result()
         answer.cancel()
-        self.session.post("answered", {"decision_number": request.decision_number, "timeout": True})
+        self.session.post("answered", decision_number=request.decision_number, timeout=True)
         raise SeatTimeout(f"match {request.match_id}, decision {request.decision_number}: no answer from the "
                           f"person in {self.decision_deadline_s:g} s")
 
     async def events(self, match_id: str, observation: Observation) -> None:
         self._mark_told()
-        self.session.post("events", {"observation": observation_json(observation)})
+        self.session.post("events", observation=observation)
 
     def final_observation(self, seat: int) -> Observation | None:
         """The seat's own view once the match is over: the last round's events and every hand revealed (V5)."""
@@ -278,32 +189,21 @@ class HumanSeat(Seat):
         return self.match.observation(seat, self.told)
 
 
-class GuestSeat(Seat):
-    """A connected bot at a person's table: its casual relay seat, seated before the game is offered
-    (:meth:`seat_now`), and whether it left the game for a rated match (:attr:`evicted`)."""
+class GuestSeat(RelaySeat):
+    """A connected bot at a person's table: a casual relay seat, seated before the game starts (:meth:`seat_now`),
+    and whether it left the game for a rated match (:attr:`evicted`)."""
 
-    wants_events = True
-
-    def __init__(self, seat: Seat) -> None:
-        self.seat = seat
-        self.name = seat.name
+    def __init__(self, store: Store, name: str) -> None:
+        super().__init__(store, name, casual=True)
         self.seated = False
         self.refusal: SeatNotAdmitted | None = None
         """Why the gateway did not seat the bot (the runner's start then aborts the match at once)."""
         self.evicted = False
 
-    @property
-    def version(self) -> str:
-        return self.seat.version
-
-    @version.setter
-    def version(self, value: str) -> None:
-        self.seat.version = value
-
     async def seat_now(self, info: SeatStart) -> None:
         """Ask the gateway to seat the bot, now or never; :class:`SeatNotAdmitted` when it has no slot for people."""
         try:
-            await self.seat.start(info)
+            await super().start(info)
         except SeatNotAdmitted as error:
             self.refusal = error
             raise
@@ -317,22 +217,10 @@ class GuestSeat(Seat):
 
     async def decide(self, request: SeatRequest) -> int:
         try:
-            return await self.seat.decide(request)
+            return await super().decide(request)
         except SeatEvicted:
             self.evicted = True
             raise
-
-    async def events(self, match_id: str, observation: Observation) -> None:
-        await self.seat.events(match_id, observation)
-
-    async def close_answers(self, match_id: str) -> int:
-        return await self.seat.close_answers(match_id)
-
-    async def end(self, match_id: str, summary: MatchSummary) -> None:
-        await self.seat.end(match_id, summary)
-
-    def late_refusals(self) -> int:
-        return self.seat.late_refusals()
 
 
 @dataclass(frozen=True)
@@ -346,13 +234,13 @@ class Opponent:
 
 @dataclass
 class HumanSession:
-    """One person's game: its messages, the decision waiting for the person, and the match running."""
+    """One person's game: its messages (their ``observation`` and ``legal`` the engine's objects), the decision
+    waiting for the person, and the match running."""
 
     id: str
     token: str
     match_id: str
     setup: GameSetup
-    seat: int = 0
     messages: list[dict[str, Any]] = field(default_factory=list)
     waiting: _Waiting | None = None
     task: asyncio.Task[None] | None = None
@@ -363,7 +251,7 @@ class HumanSession:
     ended_at: float | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def post(self, kind: str, body: dict[str, Any]) -> None:
+    def post(self, kind: str, **body: Any) -> None:
         """Add a message for the person and wake every reader."""
         self.messages.append({"n": len(self.messages), "type": kind, **body})
         self._changed.set()
@@ -399,20 +287,17 @@ class HumanSession:
             raise BadAnswer(f"action index {index} is out of range: decision {waiting.number} has {count} legal "
                             f"action{'s' if count != 1 else ''} (0 to {count - 1})")
         waiting.answer.set_result(index)
-        self.post("answered", {"decision_number": waiting.number, "index": index})
+        self.post("answered", decision_number=waiting.number, index=index)
         return waiting.legal[index]
 
 
 class HumanPlayService:
-    """The live human games of one web process.
+    """The live human games of one web process (bounded; idle and finished sessions expire).
 
-    ``store``: where records go (``store.replays``) and where connected remote bots are found; None plays among
-    built-in bots only and keeps records in memory. ``make_bot``: the built-in bots (``bots.make_bot``, passed in
-    by the web command). ``remote_bots``: the remote bots that accept human games
-    (default: every registered bot that is connected now). ``new_seed``: the seed of each new match (default: 63
-    secret random bits; tests pass their own to replay a game), never sent to the person. ``bot_processes``: where
-    the search bots play (:class:`arena.service.bot_processes.BotProcesses`, processes of their own at low priority);
-    None plays every built-in bot in this process.
+    ``store``: where records go and connected remote bots are found (None: built-in bots only, records in memory).
+    ``remote_bots``: the remote bots that accept human games (default: every registered bot connected now).
+    ``new_seed``: each match's seed (default: 63 secret random bits), never sent to the person. ``bot_processes``:
+    where the search bots play (None: in this process).
     """
 
     def __init__(self, store: Store | None = None, *, make_bot: BotFactory, human_deadline_s: float = HUMAN_DEADLINE_S,
@@ -436,7 +321,6 @@ class HumanPlayService:
         self.bot_processes = bot_processes
         self._new_seed = new_seed or (lambda: secrets.randbits(63))
         self._sessions: OrderedDict[str, HumanSession] = OrderedDict()
-        self._by_match: dict[str, HumanSession] = {}
 
     # -- choices ----------------------------------------------------------------------------------------------------
     def remote_bots(self) -> list[str]:
@@ -452,7 +336,6 @@ class HumanPlayService:
             return []
 
     def opponents(self) -> list[Opponent]:
-        """Every opponent the person may pick now."""
         builtin = [Opponent(name, f"{name} (built-in)", False) for name in sorted(BUILTIN_NAMES)]
         remote = [Opponent(REMOTE_PREFIX + name, f"{name} (connected bot)", True) for name in self.remote_bots()]
         return builtin + remote
@@ -465,7 +348,7 @@ class HumanPlayService:
                 raise BadSetup(f"opponent {opponent!r}: remote bots need a store (set $REDIS_URL)")
             if remote is None or name not in remote:
                 raise BadSetup(f"opponent {opponent!r}: no connected bot {name!r} accepts human games now")
-            return GuestSeat(seat_for(name, seed=0, make_bot=self.make_bot, relay=self.store, casual=True))
+            return GuestSeat(self.store, name)
         if builtin_kind(opponent) != opponent:
             raise BadSetup(f"opponent {opponent!r}: unknown built-in bot {opponent!r} "
                            f"(known: {', '.join(sorted(BUILTIN_NAMES))})")
@@ -475,7 +358,7 @@ class HumanPlayService:
         return seat_for(opponent, seed=game_bot_seed(seed, seat), make_bot=self.make_bot)
 
     # -- sessions ---------------------------------------------------------------------------------------------------
-    async def start(self, setup: GameSetup, *, player_name: str = "you") -> HumanSession:
+    async def start(self, setup: GameSetup) -> HumanSession:
         """Start a game (call on the event loop that will run it); TooManyGames when the service is full, BotBusy
         when a connected bot picked has no slot free for a game against people now."""
         rules = setup.rules()
@@ -490,11 +373,11 @@ class HumanPlayService:
         opponents = [self._seat_for(name, seat, seed, remote, match_id, lane)
                      for seat, name in enumerate(setup.opponents, 1)]
         session = HumanSession(secrets.token_urlsafe(12), secrets.token_urlsafe(24), match_id, setup)
-        person = HumanSeat(session, player_name, self.human_deadline_s)
+        person = HumanSeat(session, "you", self.human_deadline_s)
         config = MatchConfig(match_id=match_id, seed=seed, rules=rules, decision_deadline_s=self.bot_deadline_s,
                              max_strikes=self.max_strikes, group=GROUP)
         runner = MatchRunner(config, [person, *opponents])
-        person.attach(runner.match)
+        person.match = runner.match  # the seat reads only its own observation of it
         busy = await self._seat_guests(config, runner.names, opponents)
         if busy is not None:
             await runner.run()  # aborted at its start: the guests seated already are told the match ended
@@ -503,7 +386,6 @@ class HumanPlayService:
                           "try again later or pick another opponent")
         session.task = asyncio.get_running_loop().create_task(self._play(session, runner, person))
         self._sessions[session.id] = session
-        self._by_match[match_id] = session
         return session
 
     @staticmethod
@@ -535,23 +417,20 @@ class HumanPlayService:
                 try:
                     saved = await asyncio.to_thread(self.store.replays.save, record.match_id, stored)
                 except Exception as error:  # the game is over either way; the person is told the replay is lost
-                    session.post("notice", {"text": f"the replay could not be stored: {type(error).__name__}"})
+                    session.post("notice", text=f"the replay could not be stored: {type(error).__name__}")
             session.replay = stored
-            final = person.final_observation(session.seat)
+            final = person.final_observation(0)  # the person sits in seat 0, the opponents after
             summary: MatchSummary = record.summary()
             left = [seat.name for seat in runner.seats if isinstance(seat, GuestSeat) and seat.evicted]
             detail = (f"{left[0]} was called to a tournament match: the game ends here (games against people give "
                       "way to tournament, ladder and gauntlet matches)") if left else summary.detail
-            session.post("end", {
-                "observation": None if final is None else observation_json(final),
-                "scores": list(summary.scores), "winner": summary.winner, "rounds": summary.rounds,
-                "end_reason": str(summary.end_reason), "detail": detail, "seats": list(record.seats),
-                "replay": record.match_id if saved else None,
-            })
+            session.post("end", observation=final, scores=list(summary.scores), winner=summary.winner,
+                         rounds=summary.rounds, end_reason=str(summary.end_reason), detail=detail,
+                         seats=list(record.seats), replay=record.match_id if saved else None)
         finally:
             session.finished = True
             session.ended_at = time.monotonic()
-            session.post("closed", {})
+            session.post("closed")
 
     def get(self, session_id: str, token: str | None) -> HumanSession:
         """The session, for the browser holding its token; UnknownSession or WrongToken otherwise."""
@@ -561,11 +440,6 @@ class HumanPlayService:
         if not session.token_matches(token):
             raise WrongToken(f"the token does not belong to game {session_id!r}")
         return session
-
-    def replay(self, match_id: str) -> Replay | None:
-        """The stored record of a finished human game this process still holds (store or not), else None."""
-        session = self._by_match.get(match_id)
-        return session.replay if session is not None and session.finished else None
 
     def prune(self, now: float | None = None) -> int:
         """Drop finished games past :attr:`retain_s` and idle live ones past :attr:`idle_s` (their matches are
@@ -579,7 +453,6 @@ class HumanPlayService:
                 if session.task is not None and not session.task.done():
                     session.task.cancel()
                 del self._sessions[session_id]
-                self._by_match.pop(session.match_id, None)
                 dropped += 1
         return dropped
 
@@ -595,12 +468,4 @@ class HumanPlayService:
             with contextlib.suppress(BaseException):
                 await task
         self._sessions.clear()
-        self._by_match.clear()
 
-
-__all__ = [
-    "GROUP", "HUMAN_DEADLINE_S", "MAX_SEATS", "MAX_TARGET", "MIN_SEATS", "REMOTE_PREFIX", "BadAnswer", "BadSetup",
-    "BotBusy", "BotProcesses", "GameSetup", "GuestSeat", "HumanPlayService", "HumanSeat", "HumanSession", "Opponent",
-    "PlayError", "TooManyGames",
-    "UnknownSession", "WrongToken", "action_json", "card_json", "event_json", "face_json", "observation_json",
-]

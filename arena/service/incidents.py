@@ -1,18 +1,8 @@
-"""The incidents of a played match, for the incident logs of its registered bots (:mod:`arena.store.incident_store`).
-
-:func:`match_incidents` reads them off the :class:`~arena.runner.MatchRecord` alone (pure): every refused answer
-with its reasons, every timeout, every decision asked while the bot was not connected (the fallback was played)
-and every error, each with its decision number and which strike of the match it was, and a forfeit with the
-record's explanation. Built-in bots (played in process) keep no log. At most :data:`MAX_PER_MATCH` incidents per
-bot and match are kept (the forfeit always): a bot that fails every decision gets a readable log, not a flood.
-
-:func:`log_match_incidents` writes them, one round trip per bot, and counts them in
-``uno_arena_bot_incidents_total``; the worker's match player calls it when a match ends. A failure to write is
-logged, never raised: the log is for the bot's author, the result is what counts.
-
-:class:`CodeError` is a remote bot's own report that its code failed on a decision (``Decision.bot_error``: the
-Python kit caught the exception and answered the safe legal action); :func:`code_error` makes one from the bot's
-free text, made printable and bounded, and :meth:`CodeError.incident` the ``error`` incident the gateway records.
+"""The incidents of a played match for its registered bots' incident logs (docs/writing-a-bot.md, "Your incident
+log"): :func:`match_incidents` reads them off the record (pure), at most :data:`MAX_PER_MATCH` per bot and match so
+a bot that fails every decision gets a readable log, not a flood; :func:`log_match_incidents` writes and counts
+them, and a failure to write is logged, never raised. :class:`CodeError` is a remote bot's own report that its code
+failed on a decision, made printable and bounded (:func:`code_error`).
 """
 
 from __future__ import annotations
@@ -42,16 +32,9 @@ _STRIKES = {
 }
 
 
-def _forfeit_detail(record: MatchRecord, seat: int) -> str:
-    for part in record.detail.split("; "):
-        if part.startswith(f"seat {seat} "):
-            return part
-    return f"forfeited after {record.strikes[seat]} strikes"
-
-
 def match_incidents(record: MatchRecord, names: Sequence[str], at: float | None = None) -> dict[str, list[Incident]]:
-    """Registered bot name -> its incidents in the match (only bots that had some), oldest first. ``names``: the
-    participants in seat order; ``at``: when they are recorded (default now)."""
+    """Registered bot name -> its incidents in the match (only bots that had some), oldest first; ``names``: the
+    participants in seat order."""
     when = time.time() if at is None else at
     out: dict[str, list[Incident]] = {}
     strikes = [0] * len(names)
@@ -75,8 +58,9 @@ def match_incidents(record: MatchRecord, names: Sequence[str], at: float | None 
             kept.extend(found[:max(0, MAX_PER_MATCH - len(kept))])
     for seat in record.forfeits:
         if not is_builtin(names[seat]):
-            out.setdefault(names[seat], []).append(
-                Incident("forfeit", record.match_id, detail=_forfeit_detail(record, seat), at=when))
+            detail = next((part for part in record.detail.split("; ") if part.startswith(f"seat {seat} ")),
+                          f"forfeited after {record.strikes[seat]} strikes")
+            out.setdefault(names[seat], []).append(Incident("forfeit", record.match_id, detail=detail, at=when))
     return {name: incidents for name, incidents in out.items() if incidents}
 
 
@@ -96,7 +80,6 @@ def log_incidents(store: Store, bot: str, incidents: Sequence[Incident], metrics
 
 
 def log_match_incidents(store: Store, record: MatchRecord, names: Sequence[str], metrics: Any = None) -> None:
-    """Write the incidents of a played match to its registered bots' logs (see the module docstring)."""
     for bot, incidents in match_incidents(record, names).items():
         log_incidents(store, bot, incidents, metrics)
 
@@ -130,7 +113,6 @@ class CodeError:
     """The end of the traceback (at most :data:`MAX_TRACEBACK_LINES` lines, :data:`MAX_TRACEBACK` characters)."""
 
     def summary(self) -> str:
-        """One line: where, and what was raised."""
         return f"match {self.match_id}, decision {self.decision}: {self.kind}: {self.message}"
 
     def incident(self) -> Incident:

@@ -1,16 +1,8 @@
-"""Rating pools and their leaderboards, from the pools' stored ratings and counters (the one source of truth).
-
-A pool is a rules pool (``VARIANT:DIGEST``, every tournament played under those rules) or a competition's own
-pool (``competition:NAME``). Its stored document (:mod:`arena.store.rating_store`) holds the ratings and, since pools
-keep them, the per-bot counters of every tournament applied (added in the same transaction as the ratings, once
-per tournament: :meth:`arena.tournament.stats.ratings.RatingPool.with_tournament`).
-
-The numbers of an entry are those of :func:`arena.tournament.leaderboard.leaderboard`, and its batch rating that of
-:func:`arena.tournament.stats.plackett_luce.batch_ratings` over the scored results of every tournament the pool applied
-(:func:`arena.service.pool_batch.pool_batch`: computed once per version of the pool, when a tournament finishes,
-and cached beside it); this module adds what the
-store knows: the pool's rules and label, its seats per table, when it last changed, and whether each bot is
-connected now with the version of its latest Hello (a built-in bot: always, version ``builtin``).
+"""Rating pools and their leaderboards, from the pools' stored ratings and counters (the one source of truth). A pool
+is a rules pool (``VARIANT:DIGEST``) or a competition's own (``competition:NAME``); its entries' numbers are those
+of :func:`arena.tournament.leaderboard.leaderboard` with the pool's cached batch ratings
+(:mod:`arena.service.pool_batch`), and this module adds what the store knows: the pool's rules, label and seats,
+when it last changed, and whether each bot is connected now.
 """
 
 from __future__ import annotations
@@ -19,6 +11,7 @@ from dataclasses import dataclass, field
 
 from arena.engine import Rules, Variant
 from arena.store import Store, UnknownCompetition, UnknownTournament
+from arena.store.result_store import BUILTIN_VERSION
 from arena.store.runstate import RunState
 from arena.tournament import RatingPool, TournamentSpec
 from arena.tournament.competition import POOL_PREFIX, CompetitionSpec, competition_of
@@ -29,8 +22,6 @@ from arena.tournament.stats.verdicts import Verdicts
 from .matches import builtin_kind
 from .pool_batch import pool_fit
 
-BUILTIN_VERSION = "builtin"
-
 
 class UnknownPool(LookupError):
     """No rating pool has this id."""
@@ -38,8 +29,8 @@ class UnknownPool(LookupError):
 
 @dataclass(frozen=True)
 class PoolInfo:
-    """A rating pool as listed: its id, label for people, rules, seats per table (0: mixed or none yet), its
-    competition (empty for a rules pool), bots rated, matches applied and when it last changed (0: never)."""
+    """A rating pool as listed: ``seats`` per table is 0 when mixed or none yet, ``competition_id`` empty for a rules
+    pool, ``updated_at`` 0 for never."""
 
     pool_id: str
     label: str
@@ -53,16 +44,12 @@ class PoolInfo:
 
 @dataclass(frozen=True)
 class Presence:
-    """Whether a bot is connected now, and the version of its latest Hello."""
-
     connected: bool
     version: str
 
 
 @dataclass(frozen=True)
 class Leaderboard:
-    """A pool and its ranked entries, with each entry's presence."""
-
     pool: PoolInfo
     rows: list[LeaderRow]
     presence: dict[str, Presence]
@@ -70,8 +57,7 @@ class Leaderboard:
     ranked_by_batch: bool
     """Whether the rows' rank and tier follow the batch ratings (else OpenSkill's)."""
     verdicts: Verdicts = field(default_factory=Verdicts)
-    """The batch fit's verdicts (which pairs it tells apart, what would tell the rest apart); empty unless
-    ``ranked_by_batch``."""
+    """The batch fit's verdicts; empty unless ``ranked_by_batch``."""
 
 
 def pool_ids(store: Store) -> list[str]:
@@ -82,28 +68,16 @@ def pool_ids(store: Store) -> list[str]:
 
 
 def stored_pool(store: Store, pool_id: str) -> RatingPool:
-    """The pool's stored ratings and counters; :class:`UnknownPool` for a pool that has no ratings and is no
-    competition's."""
+    """The pool's stored ratings and counters; :class:`UnknownPool` for one without ratings and no competition's."""
     pool = store.ratings.get(pool_id)
-    if pool is None:
-        cid = competition_of(pool_id)
-        if not cid or not _competition_exists(store, cid):
-            raise UnknownPool(f"no rating pool {pool_id!r} (`uno-arena pools` lists them)")
-        return RatingPool(key=pool_id)
-    return pool
-
-
-def _competition_exists(store: Store, competition_id: str) -> bool:
-    try:
-        store.competitions.get(competition_id)
-    except (UnknownCompetition, ValueError):
-        return False
-    return True
+    if pool is None and competition_of(pool_id) not in store.competitions.ids():  # "" for a rules pool
+        raise UnknownPool(f"no rating pool {pool_id!r} (`uno-arena pools` lists them)")
+    return pool if pool is not None else RatingPool(key=pool_id)
 
 
 def _rules_and_seats(store: Store, pool: RatingPool, competition_id: str) -> tuple[Rules, int]:
-    """A pool's rules (its competition's, or its latest readable tournament's) and seats per table (those of
-    its matches when they all had one size; a competition's own otherwise)."""
+    """A pool's rules (its competition's, or its latest readable tournament's) and seats per table (its matches'
+    when they all had one size; else a competition's own)."""
     seats = pool.seat_counts[0] if len(pool.seat_counts) == 1 else 0
     if competition_id:
         try:
@@ -120,23 +94,16 @@ def _rules_and_seats(store: Store, pool: RatingPool, competition_id: str) -> tup
     return (Rules(variant=Variant(variant)) if variant in set(Variant) else Rules()), seats
 
 
-def _updated_at(store: Store, pool: RatingPool) -> float:
-    """When the pool's latest tournament finished (0 before any)."""
-    if not pool.tournaments:
-        return 0.0
-    return float(RunState(store, pool.tournaments[-1]).get("finished_at") or 0.0)
-
-
 def pool_info(store: Store, pool_id: str, pool: RatingPool) -> PoolInfo:
     """What ListRatingPools shows of a pool."""
     cid = competition_of(pool_id)
     rules, seats = _rules_and_seats(store, pool, cid)
     label = cid if cid else pool_label(rules, seats)
-    return PoolInfo(pool_id, label, rules, seats, cid, len(pool.ratings), pool.applied, _updated_at(store, pool))
+    updated = float(RunState(store, pool.tournaments[-1]).get("finished_at") or 0.0) if pool.tournaments else 0.0
+    return PoolInfo(pool_id, label, rules, seats, cid, len(pool.ratings), pool.applied, updated)
 
 
 def rating_pools(store: Store) -> list[PoolInfo]:
-    """Every rating pool (:func:`pool_ids`), by id."""
     out = []
     for pool_id in pool_ids(store):
         try:
@@ -147,7 +114,6 @@ def rating_pools(store: Store) -> list[PoolInfo]:
 
 
 def presence(store: Store, bot: str) -> Presence:
-    """Whether ``bot`` is connected now and the version of its latest Hello (a built-in bot: always there)."""
     if builtin_kind(bot) is not None:
         return Presence(True, BUILTIN_VERSION)
     if not store.bots.exists(bot):
@@ -156,7 +122,6 @@ def presence(store: Store, bot: str) -> Presence:
 
 
 def pool_leaderboard(store: Store, pool_id: str) -> Leaderboard:
-    """One pool's leaderboard (:class:`UnknownPool` for an unknown pool)."""
     pool = stored_pool(store, pool_id)
     fitted = pool_fit(store, pool_id, pool)
     batch = {rating.bot: rating for rating in fitted.ratings}

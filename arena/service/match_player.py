@@ -1,11 +1,6 @@
-"""The match player of a worker: scheduled matches through :func:`arena.runner.run_match`, many at once.
-
-:class:`MatchPlayer` is the ``play`` callable of :func:`arena.service.batch_runner.run_batch`: it builds the seats
-(:mod:`arena.service.matches`), runs the match on the one event loop it keeps for the process in a thread of its
-own, and returns the result and the replay to store (in the format of :mod:`arena.service.replays`); the match's
-incidents go to its registered bots' incident logs (:mod:`arena.service.incidents`). It may be called from many
-threads at once (the batch runner plays each match in flight from a thread of its own): every match is a coroutine
-on the same loop, so the remote matches of a process wait for their bots together, not one after another.
+"""The match player of a worker (the ``play`` callable of :func:`arena.service.batch_runner.run_batch`): it may be
+called from many threads at once, and plays every match as a coroutine on one event loop the process keeps in a
+thread, so the remote matches of a process wait for their bots together, not one after another.
 """
 
 from __future__ import annotations
@@ -58,9 +53,8 @@ class _LoopThread:
 
 
 class MatchPlayer:
-    """Plays matches for one store on one event loop per process (rebuilt after a fork). ``make_bot`` makes the
-    built-in bots (``bots.make_bot``, passed in by the workers' tasks); ``infra_grace_s``: how long a match waits
-    for a remote bot the arena could not reach before it is aborted (``Settings``)."""
+    """Plays matches for one store on one event loop per process (rebuilt after a fork); it records the result, the
+    replay and the bots' incidents."""
 
     def __init__(self, store: Store, metrics: Any = None, *, make_bot: BotFactory,
                  infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> None:
@@ -102,7 +96,6 @@ class MatchPlayer:
             future.cancel()
 
     def close(self) -> None:
-        """Stop the matches in flight and the loop's thread."""
         self.cancel()
         with self._lock:
             thread, self._thread = self._thread, None

@@ -1,9 +1,5 @@
-"""Playing one scheduled match in a worker: its seats (:mod:`arena.service.seating`), its runner configuration
-and its stored result (:class:`arena.store.StoredResult`).
-
-Participants are either *built-in* bots, played in the worker process, or *registered* bots, reached through the
-gateway that holds their stream with :class:`arena.relay.RelaySeat`.
-"""
+"""Playing one scheduled match in a worker: its seats (:mod:`arena.service.seating`: built-in bots in process,
+registered ones through the relay), its runner configuration and its stored result."""
 
 from __future__ import annotations
 
@@ -15,16 +11,10 @@ from arena.runner import DEFAULT_INFRA_GRACE_S, MatchConfig, MatchRecord, Seat
 from arena.store import Store, StoredResult
 from arena.tournament import EndReason, MatchResult, MatchSpec
 
-from .seating import bot_seed, builtin_kind, is_builtin, match_seat
+from .seating import bot_seed, builtin_kind, is_builtin, make_seat
 
 __all__ = ["StoredResult", "aborted_result", "bot_seed", "builtin_kind", "is_builtin", "make_seat", "match_config",
            "result_of", "seats_for"]
-
-
-def make_seat(store: Store, name: str, match_id: str, make_bot: BotFactory) -> Seat:
-    """The seat of participant ``name`` in match ``match_id`` (:func:`arena.service.seating.match_seat`; the
-    built-in bots made by ``make_bot``)."""
-    return match_seat(name, match_id, store, make_bot)
 
 
 def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_S) -> MatchConfig:
@@ -43,7 +33,7 @@ def match_config(spec: MatchSpec, *, infra_grace_s: float = DEFAULT_INFRA_GRACE_
 
 
 def seats_for(store: Store, spec: MatchSpec, make_bot: BotFactory) -> list[Seat]:
-    return [match_seat(name, spec.match_id, store, make_bot) for name in spec.seats]
+    return [make_seat(store, name, spec.match_id, make_bot) for name in spec.seats]
 
 
 def result_of(record: MatchRecord, spec: MatchSpec) -> StoredResult:

@@ -1,19 +1,8 @@
-"""A rating pool's batch Plackett-Luce ratings (:func:`arena.tournament.stats.plackett_luce.refit` over the scored
-results
-of every tournament the pool applied) and their verdicts, computed once per version of the pool and cached beside
-it.
-
-A tournament that finishes computes its rules pool's new batch ratings right away (:func:`warm_pool_batch`, called
-by :func:`arena.service.standings_cache.finish_tournament` in the worker that finishes it), so no reader waits for
-them: a
-pool of 7,000 four-seat matches refits in about 4 s (docs/benchmarks.md). So does a reader that finds no
-ratings for the current version of a rules pool (the warm-up failed, or the pool predates it).
-
-A competition's pool is rated on its current entries only (:func:`arena.tournament.competition.current_results`:
-the blocks where every seat was a current version). Its ladder finishes a block every few seconds, each a
-tournament, and refitting the whole pool after each would spend the workers on numbers few read: it is not warmed,
-and a reader recomputes it only when the cached fit is older than :data:`COMPETITION_REFIT_S` or misses one of the
-pool's bots (so a ladder's batch ratings lag its OpenSkill ratings by at most that long)."""
+"""A rating pool's batch Plackett-Luce ratings and their verdicts, computed once per version of the pool and cached
+beside it. A finishing tournament computes its rules pool's at once (:func:`warm_pool_batch`), so no reader waits
+(a pool of 7,000 four-seat matches refits in about 4 s). A competition's pool is rated on its current entries'
+blocks only and is not warmed (its ladder finishes a block every few seconds): a reader refits it only when the
+cached fit is older than :data:`COMPETITION_REFIT_S` or misses one of the pool's bots."""
 
 from __future__ import annotations
 
@@ -25,7 +14,7 @@ from arena.store import Store, StoreFailure
 from arena.store.rating_store import CachedBatch
 from arena.tournament import RatingPool
 from arena.tournament.competition import POOL_PREFIX, Entry, competition_of, current_results
-from arena.tournament.stats.plackett_luce import BatchRating, refit
+from arena.tournament.stats.plackett_luce import refit
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +23,8 @@ COMPETITION_REFIT_S = 30.0
 
 
 def pool_version(pool: RatingPool, entries: dict[str, Entry] | None = None) -> str:
-    """What changes whenever a tournament is applied to the pool, or (a competition's pool, with its current
-    ``entries``) a bot starts a new entry: the key of its cached batch ratings (``t3``: the ratings carry their
-    tiers and verdicts, so a cache written before them is computed again)."""
+    """The key of the pool's cached batch ratings: it changes whenever a tournament is applied to the pool or (a
+    competition's pool) a bot starts a new entry (``t3``: a cache written before tiers and verdicts is stale)."""
     version = f"t3:{pool.applied}:{len(pool.tournaments)}:{pool.tournaments[-1] if pool.tournaments else ''}"
     if entries is not None:
         firsts = ",".join(f"{bot}={entry.first_block}" for bot, entry in sorted(entries.items()))
@@ -44,16 +32,9 @@ def pool_version(pool: RatingPool, entries: dict[str, Entry] | None = None) -> s
     return version
 
 
-def pool_batch(store: Store, pool_id: str, pool: RatingPool) -> list[BatchRating]:
-    """The batch ratings over the scored results of every tournament the pool applied (a tournament whose results
-    are gone adds nothing; a competition's pool: only its current entries' blocks), from the cache when the pool
-    has not changed since (a competition's pool: or when the cache is recent, see the module docstring)."""
-    return pool_fit(store, pool_id, pool).ratings
-
-
 def pool_fit(store: Store, pool_id: str, pool: RatingPool) -> CachedBatch:
-    """:func:`pool_batch`'s ratings with the verdicts of the same fit (which pairs it tells apart, and what would
-    tell the rest apart: :meth:`arena.tournament.stats.plackett_luce.BatchFit.verdicts`), cached together."""
+    """The batch ratings over the scored results of every tournament the pool applied (a competition's pool: its
+    current entries' blocks) with the verdicts of the same fit, cached together; from the cache when still good."""
     competition = competition_of(pool_id)
     entries = store.competitions.entries(competition) if competition else None
     version = pool_version(pool, entries)
@@ -81,12 +62,11 @@ def _recent_enough(cached: CachedBatch, version: str, pool: RatingPool) -> bool:
 
 
 def warm_pool_batch(store: Store, pool_id: str, pool: RatingPool) -> None:
-    """Compute and cache the pool's batch ratings now (a tournament was just applied to it), for a rules pool (see
-    the module docstring). A store failure here costs nothing but time: it is logged and the first reader computes
-    them."""
+    """Compute and cache a rules pool's batch ratings now; a store failure is logged (the first reader computes
+    them)."""
     if pool_id.startswith(POOL_PREFIX):
         return
     try:
-        pool_batch(store, pool_id, pool)
+        pool_fit(store, pool_id, pool)
     except StoreFailure as exc:
         log.warning("pool %s: batch ratings not cached (%s); the first read computes them", pool_id, exc)

@@ -1,16 +1,10 @@
 """Recovery: the completeness check of a tournament (finish it when every match is recorded, else re-send the
 matches of lost batches) and the sweep that runs it for every active tournament.
 
-Which batches are lost is decided by :func:`find_lost`, a pure function of plain data (the batches' states and
-heartbeats, the time of the last progress, the batches whose messages wait in the broker's queue, and now), so the
-rules read, and are tested, without Redis:
-
-- a batch is lost when it stopped (soft time limit) or its heartbeat is older than ``heartbeat_timeout`` (its
-  process died: SIGKILL, OOM, the hard time limit);
-- a batch still ``queued`` whose message has been out of the queue for ``queued_grace`` seconds was taken by a
-  worker that died before the task started;
-- when nothing was recorded for ``stall_timeout`` and no batch is alive, every batch not done is lost (and every
-  missing match re-sent: a queued message lost with a dead worker only comes back after the visibility timeout).
+Which batches are lost is :func:`find_lost`, a pure function of plain data, so the rules are tested without Redis:
+a batch that stopped or whose heartbeat is older than ``heartbeat_timeout`` (its process died); a batch still
+``queued`` whose message has been out of the queue for ``queued_grace`` (taken by a worker that died before it
+started); and, with nothing recorded for ``stall_timeout`` and no batch alive, every batch not done.
 """
 
 from __future__ import annotations
@@ -28,7 +22,7 @@ from arena.tournament.status import ACTIVE_TOURNAMENT, BatchStatus, TournamentSt
 
 from .batches import auto_batch_size, release_batches, split_guided, start_check_chain
 from .enqueuer import Enqueuer
-from .runtime import MetricsSink, NoMetrics, Settings
+from .runtime import NO_METRICS, MetricsSink, Settings
 from .standings_cache import finish_tournament
 from .tournaments import spec_of
 
@@ -37,8 +31,6 @@ log = logging.getLogger("arena.service.lifecycle")
 
 @dataclass
 class CheckOutcome:
-    """What one completeness check found and did."""
-
     status: TournamentStatus | None
     """None: no such tournament."""
     missing: int = 0
@@ -47,11 +39,10 @@ class CheckOutcome:
     locked: bool = False
 
 
-
 @dataclass(frozen=True)
 class LostBatches:
-    """What :func:`find_lost` found: the lost batches, whether the tournament stalled (then every missing match is
-    re-sent), and the new ``absent_since`` bookkeeping to keep (None: leave it as it is)."""
+    """The lost batches, whether the tournament stalled (then every missing match is re-sent), and the new
+    ``absent_since`` to keep (None: leave it as it is)."""
 
     batches: list[str]
     stalled: bool = False
@@ -60,9 +51,8 @@ class LostBatches:
 
 def find_lost(states: Mapping[str, BatchState], *, last_progress: float, waiting: set[str] | None,
               absent_since: Mapping[str, float], now: float, settings: Settings) -> LostBatches:
-    """The lost batches of a running tournament (see the module docstring), from plain data: each batch's state and
-    heartbeat, the time of the last progress (result, start or re-send), the ids of the batches whose messages wait
-    in the queue (None: the queue cannot be seen) and when each queued batch was first seen out of the queue."""
+    """The lost batches of a running tournament: ``waiting`` the batches whose messages wait in the queue (None: it
+    cannot be seen), ``absent_since`` when each queued batch was first seen out of it."""
 
     def alive(state: BatchState) -> bool:
         return state.state.played and now - state.ts <= settings.heartbeat_timeout
@@ -86,16 +76,12 @@ def check_tournament(
     settings: Settings,
     *,
     token: str | None = None,
-    metrics: MetricsSink | None = None,
+    metrics: MetricsSink = NO_METRICS,
     now: float | None = None,
 ) -> CheckOutcome:
-    """Finish the tournament if every scheduled match is recorded, else re-send lost matches.
-
-    Idempotent and safe to run concurrently (a short lock keeps two checks from re-sending the
-    same matches). With ``token`` (the self-rescheduling chain), the check sends its next run
-    while the token is still the tournament's current one.
-    """
-    metrics = metrics or NoMetrics()
+    """Finish the tournament if every scheduled match is recorded, else re-send lost matches; idempotent, and a
+    short lock keeps two checks from re-sending the same ones. With ``token`` (the self-rescheduling chain), the
+    check sends its next run while the token is still the tournament's current one."""
     try:
         status = store.tournaments.status(tournament_id)
     except UnknownTournament:
@@ -147,8 +133,8 @@ def _waiting(enqueue: Enqueuer, tournament_id: str, states: Mapping[str, BatchSt
 def _resend_lost(
     store: Store, run: RunState, tournament_id: str, enqueue: Enqueuer, settings: Settings, now: float
 ) -> int:
-    """Re-send the unrecorded matches of lost batches (:func:`find_lost`); returns how many were re-sent. Only when
-    the tournament stalled is the whole set of missing matches computed."""
+    """Re-send the unrecorded matches of lost batches; how many. Only a stalled tournament computes every missing
+    match."""
     fields = run.fields()
     states = run.batch_states()
     found = find_lost(states, last_progress=_last_progress(fields), waiting=_waiting(enqueue, tournament_id, states),
@@ -183,14 +169,10 @@ def _resend_lost(
 
 
 def sweep(
-    store: Store, enqueue: Enqueuer, settings: Settings, *, metrics: MetricsSink | None = None
+    store: Store, enqueue: Enqueuer, settings: Settings, *, metrics: MetricsSink = NO_METRICS
 ) -> dict[str, CheckOutcome]:
-    """Check every active tournament once; restart dead check chains and lost starts.
-
-    Run periodically by the scheduler (``uno-arena scheduler``) and by the beat entry
-    ``sweep-tournaments``: it is what recovers a tournament whose check message was lost with
-    a killed worker (an unacknowledged message only returns after the visibility timeout).
-    """
+    """Check every active tournament once; restart dead check chains and lost starts (a check message lost with a
+    killed worker only returns after the visibility timeout). Run by the scheduler."""
     now = time.time()
     out: dict[str, CheckOutcome] = {}
     for tid, (status, created) in store.tournaments.status_and_created(store.tournaments.ids()).items():
@@ -201,8 +183,7 @@ def sweep(
                 enqueue.start(tid)
                 out[tid] = CheckOutcome(TournamentStatus.PENDING)
             continue
-        run = RunState(store, tid)
-        checked = float(run.get("checked_at") or 0)
+        checked = float(RunState(store, tid).get("checked_at") or 0)
         out[tid] = check_tournament(store, tid, enqueue, settings, metrics=metrics)
         if not out[tid].finished and now - checked > 3 * settings.check_interval:
             start_check_chain(store, tid, enqueue, settings)

@@ -1,26 +1,14 @@
-"""The stored replay of a match, and the one walk that replays a match step by step.
-
-:func:`stored_record` turns a :class:`arena.runner.MatchRecord` into its stored :class:`arena.store.Replay`: every
-field of the record but the per-decision log, which is kept as columns (latency, outcome letter, refusals, declined
-catch offers, clock), and ``hands``, every round's hands as dealt and as shown at its end
-(:func:`arena.runner.record.hands_to_json`, taken by the runner while the match ran). Serialising the record's
-dataclasses one by one costs about half a match; this form costs a few per cent.
-
-:func:`walk` is the one replay walk of the arena: it applies a match's decisions to the engine in order, with the
-round changes (the arena's ``next_round``, re-inserted where the engine waits for one when the source leaves them
-out, as the ``Replay`` messages of the API do), and yields each step with the engine standing right after it. The
-organizer's replays (:func:`replay_steps`), the web's replay frames (:mod:`arena.web.replay_frames`) and the
-verification of a tournament (:mod:`arena.service.verification`) all walk a match through it.
-
-:func:`replay_steps` walks a stored replay omniscient or as one seat saw it, with the hands: a ``hand`` event
-(``cards``: the hand) after each deal, for every seat omnisciently and for the viewer's own seat only in a seat's
-view (V1), and after each round's end for every seat (V5: all hands are revealed for scoring), in both.
+"""The stored replay of a match (:func:`stored_record`: the record with its per-decision log kept as columns, a few
+per cent of a match's time where serialising the record's dataclasses would cost half of it), and the replay
+viewers' walk of it (:func:`replay_steps`), through the arena's one replay walk (:func:`arena.engine.walk.walk`):
+omniscient or as one seat saw it, with a ``hand`` event after each deal (every seat omnisciently, only the viewer's
+own in a seat's view, V1) and after each round's end (every seat, V5).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arena.engine import Action, Event, Match, Rules, parse_action
 from arena.engine.hands import Hands, current_hands, dealt_hands
@@ -31,7 +19,6 @@ from arena.store.replay_store import OUTCOME_LETTERS, EngineReplay
 
 
 def stored_record(record: MatchRecord) -> Replay:
-    """The stored replay of a played match."""
     decisions = record.decisions
     return Replay(
         match_id=record.match_id, tournament_id=record.tournament_id, group=record.group, seed=record.seed,
@@ -59,15 +46,13 @@ def engine_actions(engine: EngineReplay) -> list[tuple[int | None, Action]]:
 # -- the replay viewers' steps ------------------------------------------------------------------------------------
 
 HAND_EVENT = "hand"
-"""The type of the replay's hand events (never an engine event): ``seat``, ``cards`` (the hand) and ``detail``
-:data:`DEALT` or :data:`SHOWN`."""
+"""The type of the replay's hand events (never an engine event), with ``detail`` :data:`DEALT` or :data:`SHOWN`."""
 DEALT = "dealt"
 SHOWN = "shown at round end (V5)"
 
 
 def hand_events(hands: Hands, detail: str, viewer: int | None) -> list[Event]:
-    """The ``hand`` events of one deal or one round's end as ``viewer`` (None: omniscient) may see them: a dealt
-    hand only by its own seat (V1), hands shown at a round's end by everyone (V5)."""
+    """The ``hand`` events of one deal or one round's end as ``viewer`` (None: omniscient) may see them."""
     return [Event(HAND_EVENT, seat=seat, cards=hand, count=len(hand), detail=detail)
             for seat, hand in enumerate(hands) if viewer is None or detail == SHOWN or seat == viewer]
 
@@ -78,8 +63,8 @@ _NOT_ANSWERED = frozenset({DecisionOutcome.TIMEOUT, DecisionOutcome.ERROR, Decis
 
 @dataclass(frozen=True)
 class ReplayStep:
-    """One action of the replay: who did what, the events it caused (as the viewer sees them) and how the
-    decision went (``fallback``: the arena played it for the seat)."""
+    """One action of the replay, the events it caused as the viewer sees them, and how the decision went
+    (``fallback``: the arena played it for the seat)."""
 
     number: int
     seat: int
@@ -92,8 +77,8 @@ class ReplayStep:
 
 @dataclass(frozen=True)
 class ReplayWalk:
-    """A stored replay walked through the engine: the opening events, then one :class:`ReplayStep` per
-    action (the next deal's events are added to the step before it)."""
+    """A stored replay walked: the opening events, then one :class:`ReplayStep` per action (the next deal's events
+    go with the step before it)."""
 
     rules: Rules
     seed: int
@@ -124,9 +109,7 @@ def replay_steps(replay: Replay, viewer: int | None) -> ReplayWalk:
         events = seen(step.start)
         if step.seat is None:  # the next deal's events go with the step before it
             if out.steps:
-                last = out.steps[-1]
-                out.steps[-1] = ReplayStep(last.number, last.seat, last.action, [*last.events, *events],
-                                           last.latency_ms, last.fallback, last.refusal)
+                out.steps[-1] = replace(out.steps[-1], events=[*out.steps[-1].events, *events])
             else:
                 out.opening.extend(events)
         elif step.number <= len(logs):

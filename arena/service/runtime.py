@@ -1,6 +1,5 @@
 """What the tournament machinery runs with: its timing :class:`Settings`, the :class:`MetricsSink` and the retry of a
-Redis command that failed (the :class:`~arena.service.enqueuer.Enqueuer` that sends follow-up work has a module of
-its own)."""
+Redis command that failed."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from arena.tournament.status import ENDED_TOURNAMENT, TournamentStatus
 log = logging.getLogger("arena.service.lifecycle")
 
 
-
 @dataclass(frozen=True)
 class Settings:
     """Timing of the run machinery (``arena_*`` keys of the Celery app's configuration)."""
@@ -28,11 +26,10 @@ class Settings:
     heartbeat_interval: float = 2.0
     """Seconds between heartbeats of a running batch."""
     heartbeat_timeout: float = 12.0
-    """A running batch without a heartbeat for this long is lost (its process died): with the check every
-    ``check_interval``, a lost in-flight batch is re-sent within about 15 s."""
+    """A running batch without a heartbeat for this long is lost (its process died)."""
     queued_grace: float = 10.0
-    """A batch still ``queued`` (never started) whose message has not been in the broker's queue for this long
-    was lost with the worker that took it (``kill -9`` before the task started): re-sent within about 15 s."""
+    """A batch still ``queued`` whose message has been out of the broker's queue this long was lost with the
+    worker that took it."""
     stall_timeout: float = 600.0
     """Last resort: with no result recorded for this long and no live batch, every missing match is re-sent."""
     batch_size: int = 0
@@ -42,15 +39,12 @@ class Settings:
     pending_timeout: float = 60.0
     """The sweep re-sends the start of a tournament pending for this long."""
     store_retry_timeout: float = 300.0
-    """Seconds a batch keeps retrying (with a back-off, a log line and a metric each time) a Redis command that
-    failed: a write Redis refuses (MISCONF, READONLY, OOM, NOREPLICAS) or a lost connection. After that the batch
+    """Seconds a batch keeps retrying a Redis command that failed (a refused write, a lost connection) before it
     gives up, leaving its unrecorded matches to the completeness check."""
     matches_per_process: int = DEFAULT_MATCHES_PER_PROCESS
-    """Matches a worker process plays at once (the operator's limit; a bot's own offer,
-    ``Hello.max_concurrent_matches``, bounds its matches too). 1: one match after another."""
+    """Matches a worker process plays at once. 1: one match after another."""
     infra_grace_s: float = DEFAULT_INFRA_GRACE_S
-    """How long a match waits for a remote bot the arena could not reach (its gateway gone, Redis unreachable)
-    before it is aborted as an infrastructure fault (no strike either way; ``MatchConfig.infra_grace_s``)."""
+    """``MatchConfig.infra_grace_s`` of the matches played."""
 
     @classmethod
     def from_conf(cls, conf: Mapping[str, Any]) -> Settings:
@@ -77,7 +71,7 @@ class MetricsSink(Protocol):
 
 
 class NoMetrics:
-    """A sink that records nothing."""
+    """A sink that records nothing (:data:`NO_METRICS`)."""
 
     def record_matches_completed(self, count: int = 1) -> None:
         pass
@@ -92,6 +86,8 @@ class NoMetrics:
         pass
 
 
+NO_METRICS = NoMetrics()
+
 
 _T = TypeVar("_T")
 
@@ -100,12 +96,10 @@ RETRY_MAX = 5.0
 
 
 def retrying(call: Callable[[], _T], what: str, settings: Settings, metrics: MetricsSink) -> _T:
-    """``call()``, retried with a back-off (:data:`RETRY_FIRST` doubling to :data:`RETRY_MAX` seconds) while Redis
-    refuses the write (MISCONF, READONLY, OOM, NOREPLICAS) or the connection is lost, for at most
-    ``settings.store_retry_timeout`` seconds; each failure is logged and counted
-    (``uno_arena_store_errors_total{where="task"}``). Other Redis errors (a bug: wrong type, bad script) and the
-    last failure after the timeout are raised: the batch then ends without a result for the match, which the
-    completeness check re-sends. ``call`` must be safe to repeat."""
+    """``call()`` (safe to repeat), retried with a back-off while Redis refuses the write (MISCONF, READONLY, OOM,
+    NOREPLICAS) or the connection is lost, for at most ``settings.store_retry_timeout`` seconds; each failure is
+    logged and counted (``uno_arena_store_errors_total{where="task"}``). Other Redis errors (a bug) and the last
+    failure are raised: the completeness check re-sends what was left."""
     deadline = time.monotonic() + settings.store_retry_timeout
     delay = RETRY_FIRST
     while True:
@@ -120,7 +114,6 @@ def retrying(call: Callable[[], _T], what: str, settings: Settings, metrics: Met
             log.warning("%s: Redis failed (%s: %s); retrying in %.1f s", what, kind, exc, delay)
             time.sleep(delay)
             delay = min(RETRY_MAX, delay * 2)
-
 
 
 def publish_remaining(metrics: MetricsSink, tournament_id: str, scheduled: int, done: int,

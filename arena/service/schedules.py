@@ -1,36 +1,11 @@
-"""Firing scheduled (cron) tournaments exactly once, however many schedulers run.
+"""Firing scheduled (cron) tournaments exactly once, however many schedulers run (docs/organizers.md, "Schedules").
 
-:func:`fire_due_schedules` is meant to run every minute or so (from a Celery beat entry, or
-any loop) in as many processes as one likes. For each enabled schedule it finds the latest due
-time at or before ``now`` (so a scheduler that was down fires the missed time once on its return,
-not every missed time), claims ``(schedule id, due time)`` in Redis
-(:meth:`arena.store.ScheduleStore.claim`: ``SET NX`` plus a ``last_due`` that only moves
-forward), and only the claimant calls ``fire``. If ``fire`` raises, the claim is released so the
-next tick tries again; ``fire`` should therefore be idempotent itself, which
-:func:`tournament_idempotency_key` makes easy (create the tournament under that key).
-
-Missed firings (the schedulers were all down, or Redis was) follow the policy ``missed``
-(:data:`MISSED_POLICIES`; the Celery setting ``arena_missed_firings``, environment
-``UNO_ARENA_MISSED_FIRINGS``):
-
-* ``fire-once-late`` (the default): the latest due time is fired on return, even late; earlier missed due
-  times are not fired (a scheduler down for a day starts one tournament, not 24);
-* ``skip``: a due time older than :data:`LATE_AFTER` seconds is not fired either; the schedule waits for its
-  next due time.
-
-Either way the claimant logs one warning per missed due time (up to :data:`MISSED_LOG_LIMIT`, then a count)
-and one for the late or skipped latest one, so no firing disappears without a line in the log.
-
-:func:`fire_due` is that with the tournament service's ``fire`` (:func:`make_fire`): a scheduled tournament
-is created under the idempotency key ``schedule:{schedule id}:{due epoch}`` with the id
-``{schedule id}-{YYYYmmddTHHMMZ}``; its seed is a fresh secret random one when the template's seed is 0,
-else derived from the template's seed and the due time (:func:`run_seed`), and every run gets its own fresh
-secret (:func:`arena.service.lifecycle.create_tournament`), so no run's deals can be predicted from the
-template seed or from an earlier run's revealed seed and secret; each run reproduces from its own. Schedule
-ids have no ``:`` (:func:`arena.store.keys.check_name`), so the run's idempotency key (always with ``:``) is
-never one a user can send.
-
-:func:`delete_schedule` removes a schedule for good (``uno-arena schedule delete``): no further firing.
+:func:`fire_due_schedules` fires, for each enabled schedule, the latest due time at or before ``now`` (a scheduler
+that was down fires one missed time on its return, not each), claimed in Redis first so only one scheduler fires
+it; a ``fire`` that raises releases the claim for the next tick. Missed due times are logged one by one; the
+policy ``skip`` (:data:`MISSED_POLICIES`) also skips a latest one later than :data:`LATE_AFTER`. A run is created
+under the idempotency key ``schedule:{id}:{due epoch}`` (schedule ids have no ``:``, so no user sends one) with the
+id ``{id}-{YYYYmmddTHHMMZ}`` and a seed of its own (:func:`run_seed`).
 """
 
 from __future__ import annotations
@@ -72,6 +47,7 @@ def missed_policy(value: str | None = None) -> str:
         raise ValueError(f"unknown missed-firing policy {policy!r}: use one of {', '.join(MISSED_POLICIES)}")
     return policy
 
+
 FireCallback = Callable[[Schedule, datetime], object]
 """``fire(schedule, due)``: start the tournament of ``schedule`` for the due time ``due`` (UTC)."""
 
@@ -90,8 +66,7 @@ class Firing:
 
 
 def delete_schedule(store: Store, schedule_id: str) -> Schedule:
-    """Remove a schedule: it fires no further tournament (those it started go on; a scheduler that listed it
-    just before finds it gone when it claims). Returns the schedule as it was; raises
+    """Remove a schedule for good (the tournaments it started go on); returns it as it was, or raises
     :class:`~arena.store.UnknownSchedule`."""
     schedule = store.schedules.get(schedule_id)
     if not store.schedules.remove(schedule_id):
@@ -99,22 +74,7 @@ def delete_schedule(store: Store, schedule_id: str) -> Schedule:
     return schedule
 
 
-def due_time(schedule: Schedule, now: datetime) -> datetime | None:
-    """The due time to fire for ``schedule`` at ``now``, or ``None`` (nothing due).
-
-    Raises :class:`~arena.tournament.cron.CronError` if the stored expression is malformed.
-    """
-    due = parse_cron(schedule.cron).previous(now)
-    stamp = int(due.timestamp())
-    if stamp <= schedule.created_at:
-        return None
-    if schedule.last_due is not None and stamp <= schedule.last_due:
-        return None
-    return due
-
-
 def tournament_idempotency_key(schedule_id: str, due: datetime) -> str:
-    """The idempotency key for the tournament a schedule starts at ``due``."""
     return f"schedule:{schedule_id}:{int(due.timestamp())}"
 
 
@@ -123,49 +83,36 @@ def tournament_id_for(schedule_id: str, due: datetime) -> str:
     return f"{schedule_id}-{due.astimezone(UTC):%Y%m%dT%H%MZ}"
 
 
-def default_holder() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 def fire_due_schedules(
     store: Store,
     now: datetime,
     fire: FireCallback,
     *,
     holder: str | None = None,
-    lock_ttl: float | None = None,
     missed: str | None = None,
 ) -> list[Firing]:
-    """Fire every schedule that is due at ``now``, each due time once across all callers.
-
-    Returns the firings this call claimed (with ``error`` set where ``fire`` raised; those are
-    released for a retry; a late due time skipped by the ``skip`` policy is claimed but neither fired nor
-    returned). Schedules with a malformed stored cron expression are logged and skipped. ``holder`` names
-    this scheduler in the lock (default: host, pid and a random tag). ``missed``: the missed-firing policy
-    (:func:`missed_policy`).
-    """
-    me = holder or default_holder()
+    """Fire every schedule that is due at ``now``, each due time once across all callers: the firings this call
+    claimed (``error`` set where ``fire`` raised; a due time the ``skip`` policy skips is claimed, not returned).
+    A malformed stored cron expression is logged and skipped. ``holder`` names this scheduler in the lock."""
+    me = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
     policy = missed_policy(missed)
     fired: list[Firing] = []
     for schedule in store.schedules.all():
         if not schedule.enabled:
             continue
         try:
-            due = due_time(schedule, now)
+            due = parse_cron(schedule.cron).previous(now)
         except CronError as exc:
             log.error("schedule %s: bad cron expression %r: %s", schedule.schedule_id, schedule.cron, exc)
             continue
-        if due is None:
-            continue
         stamp = int(due.timestamp())
-        kwargs = {} if lock_ttl is None else {"ttl": lock_ttl}
+        if stamp <= schedule.created_at or (schedule.last_due is not None and stamp <= schedule.last_due):
+            continue  # due before the schedule existed, or fired already
         try:
-            claimed = store.schedules.claim(schedule.schedule_id, stamp, holder=me, **kwargs)
+            claimed = store.schedules.claim(schedule.schedule_id, stamp, holder=me)
         except UnknownSchedule:  # removed since we listed it
             continue
-        if not claimed:
-            continue
-        if not _on_time(schedule, due, now, policy):
+        if not claimed or not _on_time(schedule, due, now, policy):
             continue
         try:
             fire(schedule, due)
@@ -179,8 +126,7 @@ def fire_due_schedules(
 
 
 def _on_time(schedule: Schedule, due: datetime, now: datetime, policy: str) -> bool:
-    """Log the due times of ``schedule`` missed before ``due`` (claimed by this caller), and whether ``due``
-    itself is late; ``False`` when the policy skips it."""
+    """Log the due times of ``schedule`` missed before ``due``; ``False`` when the policy skips a late ``due``."""
     cron = parse_cron(schedule.cron)
     since = schedule.last_due if schedule.last_due is not None else schedule.created_at
     start = datetime.fromtimestamp(since, UTC)
@@ -208,14 +154,8 @@ def _on_time(schedule: Schedule, due: datetime, now: datetime, policy: str) -> b
 
 
 def run_seed(base_seed: int, due: datetime) -> int:
-    """The seed of a scheduled run.
-
-    A template seed of 0 (the default) gives 0: the arena draws a fresh secret random seed for each run when
-    it creates the run's tournament (:func:`arena.service.lifecycle.choose_seed`), so no run's seed can be
-    predicted from the schedule id or the due time. An explicit template seed gives a seed derived from it
-    and the due time. Whoever knows the template seed can compute every run's seed, but not its deals: they
-    derive from the seed and the run's own secret, drawn fresh when the run is created.
-    """
+    """The seed of a scheduled run: 0 (the arena draws a secret one) for a template seed of 0, else one derived from
+    the template seed and the due time. Either way the run's deals also derive from its own fresh secret."""
     if not base_seed:
         return 0
     digest = hashlib.sha256(f"uno-arena/schedule/{int(base_seed)}/{int(due.timestamp())}".encode()).digest()
@@ -255,6 +195,5 @@ def make_fire(store: Store, enqueue: Enqueuer) -> FireCallback:
 def fire_due(
     store: Store, enqueue: Enqueuer, now: datetime, *, holder: str | None = None, missed: str | None = None
 ) -> list[Firing]:
-    """Fire every schedule due at ``now`` (each due time once across all schedulers); ``missed``: the
-    missed-firing policy (:func:`missed_policy`)."""
+    """:func:`fire_due_schedules` with the tournament service's ``fire`` (:func:`make_fire`)."""
     return fire_due_schedules(store, now, make_fire(store, enqueue), holder=holder, missed=missed)

@@ -1,14 +1,10 @@
-"""Standings of a tournament: computed from its scored results on top of the ratings its participants had when it
-started, with the batch Plackett-Luce ratings of those results (:func:`arena.tournament.stats.plackett_luce.refit`),
-which
-rank and tier the rows and say which pairs are told apart (:func:`arena.tournament.adjusted.adjusted_standings`),
-cached in the store (:class:`arena.store.TournamentStandings`), and made final with the ratings persisted when it
-finishes."""
+"""Standings of a tournament: its scored results on top of the ratings its participants had when it started, ranked
+and tiered by the batch Plackett-Luce ratings of those results (:func:`arena.tournament.adjusted.fitted_standings`),
+cached in the store, and made final with the ratings persisted when it finishes."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from arena.store import Store, StoredResult, TournamentStandings
@@ -20,35 +16,23 @@ from arena.tournament.stats.plackett_luce import BatchRating
 from arena.tournament.status import ACTIVE_TOURNAMENT, TournamentStatus
 
 from .pool_batch import warm_pool_batch
-from .runtime import MetricsSink, NoMetrics
+from .runtime import NO_METRICS, MetricsSink
 from .tournaments import spec_of
 
 COUNTERS = ("timeouts", "refusals", "decisions")
 """The per-bot counters shown beside the standings."""
 
 
-def rating_pool(store: Store, key: str) -> RatingPool:
-    """The persisted rating pool ``key`` (a fresh pool if none)."""
-    return pool_of(key, store.ratings.get(key))
-
-
 def pool_of(key: str, stored: RatingPool | None) -> RatingPool:
-    """The stored rating pool, or a fresh pool ``key`` for none."""
     return stored if stored is not None else RatingPool(key=key)
 
 
 def prior_pool(store: Store, spec: TournamentSpec) -> RatingPool:
     """The persisted ratings of the spec's participants in its rating pool (a fresh pool if none)."""
-    pool = rating_pool(store, spec.rating_pool)
+    pool = pool_of(spec.rating_pool, store.ratings.get(spec.rating_pool))
     keep = set(spec.participants)
-    return RatingPool(
-        key=pool.key,
-        ratings={b: r for b, r in pool.ratings.items() if b in keep},
-        mu=pool.mu,
-        sigma=pool.sigma,
-        beta=pool.beta,
-        tau=pool.tau,
-    )
+    return RatingPool(key=pool.key, ratings={b: r for b, r in pool.ratings.items() if b in keep}, mu=pool.mu,
+                      sigma=pool.sigma, beta=pool.beta, tau=pool.tau)
 
 
 @dataclass(frozen=True)
@@ -61,36 +45,25 @@ class TournamentTable:
     scored: list[MatchResult]
     results: dict[str, StoredResult]
     decisions: dict[str, int]
-    """Decisions asked of each bot (for rates per 1,000 decisions; results stored before they were counted add 0)."""
+    """Decisions asked of each bot (for rates per 1,000 decisions)."""
     batch: list[BatchRating]
-    """The batch ratings of the scored results (empty when not asked for)."""
+    """The batch ratings of the scored results."""
 
 
-def per_bot_counters(results: Mapping[str, StoredResult], participants: tuple[str, ...] | list[str]
-                     ) -> dict[str, dict[str, int]]:
-    """``{counter: {bot: total}}`` of :data:`COUNTERS` over ``results``, for the participants."""
-    counters: dict[str, dict[str, int]] = {name: dict.fromkeys(participants, 0) for name in COUNTERS}
-    for r in results.values():
-        for name, counts in counters.items():
-            for bot, value in zip(r.seats, r.counter(name), strict=True):
-                if bot in counts:
-                    counts[bot] += value
-    return counters
-
-
-def tournament_table(store: Store, tournament_id: str, *, ratings: bool = True, batch: bool = True
-                     ) -> TournamentTable:
-    """Standings of the results recorded so far (final once the tournament finished), with their batch ratings
-    unless ``batch`` is False."""
+def tournament_table(store: Store, tournament_id: str) -> TournamentTable:
+    """Standings of the results recorded so far (final once the tournament finished), with their batch ratings."""
     spec = spec_of(store, tournament_id)
     results = store.results.all(tournament_id)
     scored = [r.result for r in results.values() if r.scored]
     prior = pool_of(spec.rating_pool, RunState(store, tournament_id).prior())
-    table = standings(scored, participants=spec.participants, pool=prior, ratings=ratings)
-    counters = per_bot_counters(results, spec.participants)
-    rated: list[BatchRating] = []
-    if batch:
-        table, rated = fitted_standings(table, scored, spec.participants)
+    table = standings(scored, participants=spec.participants, pool=prior)
+    counters: dict[str, dict[str, int]] = {name: dict.fromkeys(spec.participants, 0) for name in COUNTERS}
+    for r in results.values():  # {counter: {bot: total}} of the participants
+        for name, counts in counters.items():
+            for bot, value in zip(r.seats, r.counter(name), strict=True):
+                if bot in counts:
+                    counts[bot] += value
+    table, rated = fitted_standings(table, scored, spec.participants)
     return TournamentTable(table, counters["timeouts"], counters["refusals"], scored, results, counters["decisions"],
                            rated)
 
@@ -119,10 +92,9 @@ def cached_standings(store: Store, tournament_id: str) -> TournamentStandings:
     return record
 
 
-def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink | None = None) -> Standings:
+def finish_tournament(store: Store, tournament_id: str, *, metrics: MetricsSink = NO_METRICS) -> Standings:
     """Compute the final standings, persist the ratings once, mark the tournament finished, then cache its rating
-    pool's new batch ratings (:func:`arena.service.pool_batch.warm_pool_batch`: no reader waits for them)."""
-    metrics = metrics or NoMetrics()
+    pool's new batch ratings (no reader waits for them)."""
     spec = spec_of(store, tournament_id)
     table = tournament_table(store, tournament_id)
     store.standings.put(tournament_id, standings_record(table, True), as_of=len(table.results))

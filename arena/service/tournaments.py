@@ -22,8 +22,6 @@ from .seating import is_builtin
 
 
 class UnknownParticipants(ValueError):
-    """Participants that are neither built-in bots nor registered bots."""
-
     def __init__(self, unknown: Sequence[str]) -> None:
         names = ", ".join(quoted(n, 40) for n in unknown[:10])
         if len(unknown) > 10:
@@ -35,9 +33,7 @@ class UnknownParticipants(ValueError):
         self.unknown = list(unknown)
 
 
-
 def check_participants(store: Store, participants: Iterable[str]) -> None:
-    """Raise :class:`UnknownParticipants` unless every participant is built-in or registered."""
     unknown = [n for n in participants if not is_builtin(n) and not store.bots.exists(n)]
     if unknown:
         raise UnknownParticipants(unknown)
@@ -50,10 +46,8 @@ NO_SHARED_DEAL = ("no duplicate deals are played: with a remote bot in the field
 
 
 def duplicate_unplayed(spec: TournamentSpec) -> str:
-    """Why ``spec``'s duplicate deals would not be played ('' when they are, or none were asked for): with
-    ``"across"`` duplicates a deal is shared only by tables of one class (tables that share no bot,
-    :func:`arena.tournament.schedule.table_classes`); when every class holds one table (3 bots at 3 seats make one
-    table), no deal is played twice."""
+    """Why ``spec``'s duplicate deals would not be played ('' when they are, or none were asked for): ``"across"``
+    shares a deal only among tables that share no bot, so with one table per class no deal is played twice."""
     if not spec.shared_across_tables:
         return ""
     classes = table_classes(tables(spec))
@@ -62,16 +56,14 @@ def duplicate_unplayed(spec: TournamentSpec) -> str:
 
 def duplicate_orders_for(participants: Sequence[str]) -> str:
     """How a tournament that leaves it unset plays duplicate deals: ``"across"`` (no bot sees a deal twice) when a
-    participant is a remote bot, which may remember the hands it was dealt; ``"rotate"`` among built-in bots only
-    (they keep no memory between matches)."""
+    participant is a remote bot, which may remember its hands; ``"rotate"`` among built-in bots only."""
     return SAFE_DUPLICATE_ORDERS if any(not is_builtin(name) for name in participants) else "rotate"
 
 
 @dataclass(frozen=True)
 class KnownDeals:
     """Deals known before a tournament starts: the seed and secret of an ended tournament (``deals_of``, its id) or
-    the ones an admin gave (``deals_of`` empty). A tournament created with them replays those deals; its record
-    says so (``extra``: ``deals_known`` "1" and ``deals_of``, shown as ``Tournament.deals_known`` and ``deals_of``)."""
+    the ones an admin gave (``deals_of`` empty); a tournament created with them is marked ``deals_known``."""
 
     seed: int
     secret: str
@@ -87,8 +79,7 @@ class DealsStillSecret(ValueError):
 
 
 def deals_of(store: Store, tournament_id: str) -> KnownDeals:
-    """The revealed seed and secret of an ended tournament (:class:`DealsStillSecret` while it is pending or running;
-    ``UnknownTournament`` for no such tournament)."""
+    """The revealed seed and secret of an ended tournament (:class:`DealsStillSecret` before it ended)."""
     record = store.tournaments.get(tournament_id)
     reveal = seed_reveal(record)
     if not reveal.revealed:
@@ -112,27 +103,14 @@ def create_tournament(
     store: Store, spec: TournamentSpec, *, idempotency_key: str | None = None, schedule_id: str = "",
     matches_total: int | None = None, known: KnownDeals | None = None,
 ) -> CreateResult:
-    """Validate the participants and create the tournament (status pending), once per key.
+    """Validate the participants and create the tournament (status pending), once per idempotency key (a retry
+    gets the first one, ``created`` False); nothing is written when validation fails.
 
-    Seed 0 means the arena chooses: a secret random seed (:func:`choose_seed`), stored with the tournament
-    (a retry under the same idempotency key returns the stored tournament and seed, never a new one). The
-    secret every deal seed derives from (``seed_secret``: 32 fresh random bytes, whatever the seed, so that a
-    small seed is no help to a bot and two tournaments with one seed deal differently) is stored in its spec, and
-    the commitment to both (:func:`arena.tournament.commitment.seed_commitment`, with a fresh random salt) with
-    it; the seed, the secret and the salt stay secret until the tournament ends (:func:`seed_reveal`).
-    ``matches_total``: the number of matches when the caller counted them (else counted here), stored so
-    that reading the tournament never recomputes its design.
-
-    ``known``: replay known deals (an ended tournament's, or a seed and secret an admin gave): the seed and secret
-    are those, not fresh ones, and the record is marked ``deals_known`` (its commitment hides nothing: anyone who
-    knows the source knows every deal); ``ValueError`` when the spec names another non-zero seed.
-
-    Duplicate deals that would not be played (:func:`duplicate_unplayed`: "across" duplicates where every table
-    shares a bot with every other) are stored as what is played, ``duplicate=False``, the reason in the record's
-    ``duplicate_unplayed``.
-
-    Nothing is written when validation fails. ``created`` is ``False`` when the idempotency key
-    was used before (the first tournament's id is returned).
+    Seed 0: a secret random seed (:func:`choose_seed`). Whatever the seed, a fresh 32-byte secret every deal derives
+    from, and the commitment to both with a fresh salt, are stored; they stay secret until the tournament ends
+    (:func:`seed_reveal`). ``known``: replay those deals instead (the record is marked ``deals_known``).
+    ``matches_total``: the count when the caller has it. Duplicate deals that would not be played are stored as
+    ``duplicate=False``, with the reason in ``duplicate_unplayed``.
     """
     check_participants(store, spec.participants)
     if known is not None and spec.seed not in (0, known.seed):
@@ -163,11 +141,9 @@ def create_tournament(
 
 
 def choose_seed(seed: int) -> int:
-    """The seed of a new tournament: ``seed`` when given (non-zero), else a secret random one from the operating
-    system's CSPRNG (:mod:`secrets`; never derived from ids, names, keys or times), 1 to 2**63 - 1."""
-    if seed:
-        return seed
-    return secrets.randbelow(2**63 - 1) + 1
+    """The seed of a new tournament: ``seed`` when non-zero, else a secret random one from the operating system's
+    CSPRNG (never derived from ids, names, keys or times), 1 to 2**63 - 1."""
+    return seed or secrets.randbelow(2**63 - 1) + 1
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,6 @@
-"""Verifying an ended tournament: its seed commitment, its schedule re-derived from the revealed seed and secret,
-and every scored match replayed from its derived deal seed through the arena's one replay walk
-(:func:`arena.engine.walk.walk`) to the stored scores, winner and number of rounds.
-
-Pure over typed data: the tournament's facts (:class:`TournamentFacts`), its recorded matches
-(:class:`RecordedMatch`) and a function that fetches one match's omniscient replay
-(:class:`ReplayFacts`, or :class:`ReplayUnavailable`); ``uno-arena tournament verify`` feeds it from the organizer
-API and prints what it finds.
+"""Verifying an ended tournament: its seed commitment, its schedule re-derived from the revealed seed and secret, and
+every scored match replayed from its derived deal seed (:func:`arena.engine.walk.walk`) to the stored scores, winner
+and rounds. Pure over typed data; ``uno-arena tournament verify`` feeds it from the organizer API.
 """
 
 from __future__ import annotations
@@ -26,8 +21,7 @@ class ReplayUnavailable(Exception):
 
 @dataclass(frozen=True)
 class TournamentFacts:
-    """What verification reads of a tournament: its state, its spec (as published: without its secret), its seed
-    commitment and, once it ended, the revealed seed, salt and secret."""
+    """What verification reads of a tournament: its spec as published (without its secret) and what it revealed."""
 
     tournament_id: str
     state: TournamentStatus
@@ -37,14 +31,13 @@ class TournamentFacts:
     seed_salt: str
     seed_secret: str = ""
     deals_known: bool = False
-    """It replays known deals (another tournament's, or a seed and secret the admin gave): its commitment is checked
-    as any other, but it hid nothing (:attr:`Verification.deals_known`)."""
+    """It replays known deals: its commitment is checked as any other, but it hid nothing."""
 
 
 @dataclass(frozen=True)
 class ReplayFacts:
-    """What verification reads of a match's omniscient replay: its seed, its rules (None when they are invalid,
-    with ``rules_error``), its seats and every decision as ``(seat, action text)`` in order."""
+    """What verification reads of a match's omniscient replay: ``rules`` None when invalid (``rules_error``), every
+    decision as ``(seat, action text)``."""
 
     seed: int
     rules: Rules | None
@@ -55,7 +48,7 @@ class ReplayFacts:
 
 @dataclass
 class Verification:
-    """What :func:`verify_tournament` found: the problems (``(where, what)``) and the counts of the summary."""
+    """The problems found (``(where, what)``) and the counts of the summary."""
 
     problems: list[tuple[str, str]] = field(default_factory=list)
     scheduled: int = 0
@@ -64,7 +57,6 @@ class Verification:
     missing: int = 0
     committed: bool = False
     deals_known: bool = False
-    """The deals were known before the tournament started: consistent or not, its commitment hid nothing."""
 
     @property
     def consistent(self) -> bool:
@@ -73,8 +65,6 @@ class Verification:
 
 @dataclass(frozen=True)
 class RecordedMatch:
-    """What verification reads of one recorded match (as ``ListMatches`` shows it once the tournament ended)."""
-
     seats: tuple[str, ...]
     seed: int
     scores: tuple[int, ...]
@@ -82,12 +72,10 @@ class RecordedMatch:
     rounds: int
     forfeits: tuple[int, ...]
     scored: bool
-    """Whether it counts (not aborted, not cancelled): only scored matches are replayed."""
 
 
 def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: RecordedMatch) -> list[str]:
-    """What is wrong with one match's omniscient replay against its scheduled match and its stored result; empty
-    when it replays to the stored result."""
+    """What is wrong with one match's omniscient replay against its scheduled match and its stored result."""
     problems: list[str] = []
     rules = match.rules
     if replay.seed != match.seed:
@@ -114,8 +102,7 @@ def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: RecordedMatch
         cause = error.error if isinstance(error, WalkError) else error
         problems.append(f"decision {at[0]}: seat {seat} {text!r} does not replay from the derived seed: {cause}")
         return problems
-    forfeits = stored.forfeits
-    winner = engine.match_winner if engine.match_winner not in forfeits else None
+    winner = engine.match_winner if engine.match_winner not in stored.forfeits else None
     expected = {"scores": list(engine.scores), "winner": winner, "rounds": engine.round_number}
     recorded = {"scores": list(stored.scores), "winner": stored.winner, "rounds": stored.rounds}
     for name, value in expected.items():
@@ -125,23 +112,10 @@ def replay_problems(replay: ReplayFacts, match: MatchSpec, stored: RecordedMatch
     return problems
 
 
-def _check_seed(t: TournamentFacts, problem: Callable[[str, str], None]) -> bool:
-    """Whether the revealed seed, salt and secret match the commitment; the problems to ``problem``."""
-    committed = check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt, t.seed_secret)
-    if not committed:
-        problem(t.tournament_id, f"the revealed seed {t.revealed_seed}, salt {t.seed_salt!r} and secret "
-                                 f"{t.seed_secret!r} do not match the commitment {t.seed_commitment}")
-    if t.spec.seed != t.revealed_seed:
-        problem(t.tournament_id, f"the spec's seed {t.spec.seed} is not the revealed seed {t.revealed_seed}")
-    return committed
-
-
 def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
                       replay_of: Callable[[str], ReplayFacts],
                       on_problem: Callable[[str, str], None] | None = None) -> Verification:
-    """Check an ended tournament: the seed commitment, every recorded result against the schedule re-derived from
-    the revealed seed and secret (and,
-    once finished, every scheduled match recorded), and every scored match's replay (``replay_of(match id)``).
+    """Check an ended tournament (see the module docstring; once finished, every scheduled match must be recorded).
     ``on_problem(where, what)`` hears each problem as it is found."""
     out = Verification(deals_known=t.deals_known)
 
@@ -150,7 +124,12 @@ def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
         if on_problem is not None:
             on_problem(where, text)
 
-    out.committed = _check_seed(t, problem)
+    out.committed = check_commitment(t.seed_commitment, t.revealed_seed, t.seed_salt, t.seed_secret)
+    if not out.committed:
+        problem(t.tournament_id, f"the revealed seed {t.revealed_seed}, salt {t.seed_salt!r} and secret "
+                                 f"{t.seed_secret!r} do not match the commitment {t.seed_commitment}")
+    if t.spec.seed != t.revealed_seed:
+        problem(t.tournament_id, f"the spec's seed {t.spec.seed} is not the revealed seed {t.revealed_seed}")
     try:
         check_secret(t.seed_secret)
     except ValueError as error:
@@ -189,8 +168,8 @@ def verify_tournament(t: TournamentFacts, results: Mapping[str, RecordedMatch],
 
 @dataclass(frozen=True)
 class GauntletSeedCheck:
-    """What :func:`verify_gauntlet_seed` found: whether the revealed seed, salt and secret match the commitment, and
-    the deal seed of every seat of every block (``deals[b][s]``, blocks from 0) they reproduce."""
+    """Whether a gauntlet's revealed seed, salt and secret match its commitment, and the deal seeds they reproduce
+    (``deals[block][seat]``)."""
 
     committed: bool
     deals: tuple[tuple[int, ...], ...]
@@ -198,8 +177,7 @@ class GauntletSeedCheck:
 
 def verify_gauntlet_seed(commitment: str, seed: int, salt: str, secret: str, blocks: int,
                          seats: int) -> GauntletSeedCheck:
-    """Check an ended gauntlet's revealed seed, salt and secret against its commitment and re-derive its deals
-    (:func:`arena.service.gauntlet_runs.deal_seed`)."""
+    """Check an ended gauntlet's revealed seed against its commitment and re-derive its deals."""
     from .gauntlet_runs import deal_seed
 
     committed = check_commitment(commitment, seed, salt, secret)

@@ -1,14 +1,7 @@
-"""Who may see what (pure policy, no I/O): the callers of the organizer API and the secrets and views each gets.
-
-* :class:`Role` / :class:`Caller`: the admin (everything), a registered bot (its own profile and matches, and the
-  public data) or an anonymous caller (the public data).
-* **Secrets** (:func:`sees_secrets`): a tournament's seed and everything derived from it (the spec's seed, the
-  deal seeds of its matches, the seeds in exports, omniscient replays) and a gauntlet's seed go to the admin
-  only until the tournament or gauntlet ended; then to everyone.
-* **Profiles** (:func:`sees_profile`): a bot's private fields (description, connection, version, revocation)
-  go to the admin and to the bot itself.
-* **Replays** (:func:`replay_refusal`): before the tournament ended, the admin sees any view; a bot only its own
-  seat's view of its own match; an anonymous caller none. After the end, every view is public.
+"""Who may see what (pure policy, no I/O): the callers of the organizer API (the admin, a registered bot, anonymous)
+and what each gets. A tournament's or gauntlet's seeds and everything derived from them go to the admin only until
+it ended, then to everyone; a bot's private fields to the admin and the bot itself; before the end, a replay to the
+admin in any view and to a bot only as its own seat saw its own match, after the end to everyone.
 """
 
 from __future__ import annotations
@@ -22,11 +15,8 @@ class Role(StrEnum):
     """The kinds of caller of the organizer API, most powerful first."""
 
     ADMIN = "admin"
-    """The organizer (the admin token): everything."""
     BOT = "bot"
-    """A registered bot (its own token): its own profile and matches, and public data."""
     ANONYMOUS = "anonymous"
-    """No token: public data only."""
 
 
 _RANK = {Role.ADMIN: 2, Role.BOT: 1, Role.ANONYMOUS: 0}
@@ -34,8 +24,6 @@ _RANK = {Role.ADMIN: 2, Role.BOT: 1, Role.ANONYMOUS: 0}
 
 @dataclass(frozen=True)
 class Caller:
-    """Who makes a call: a role, and for a bot its name."""
-
     role: Role
     bot: str = ""
 
@@ -44,16 +32,15 @@ class Caller:
         return self.role is Role.ADMIN
 
     def may(self, needs: Role) -> bool:
-        """Whether this caller has at least the role ``needs``."""
         return _RANK[self.role] >= _RANK[needs]
 
     def is_bot(self, name: str) -> bool:
-        """Whether this caller is the bot ``name`` (compared without case)."""
+        """Whether this caller is the bot ``name`` (without case)."""
         return self.role is Role.BOT and self.bot.casefold() == name.casefold()
 
 
 ADMIN = Caller(Role.ADMIN)
-"""The admin caller (the default of the core functions, for in-process callers)."""
+"""The admin caller (the default of in-process callers)."""
 
 
 def sees_secrets(caller: Caller, ended: bool) -> bool:
@@ -62,12 +49,11 @@ def sees_secrets(caller: Caller, ended: bool) -> bool:
 
 
 def sees_profile(caller: Caller, bot: str) -> bool:
-    """Whether ``caller`` may see the private fields of bot ``bot``."""
     return caller.is_admin or caller.is_bot(bot)
 
 
 class ReplayRefusal(Enum):
-    """Why a replay view is refused: the caller must authenticate, or is not allowed."""
+    """Why a replay view is refused."""
 
     UNAUTHENTICATED = "unauthenticated"
     DENIED = "denied"
@@ -75,7 +61,7 @@ class ReplayRefusal(Enum):
 
 @dataclass(frozen=True)
 class Refused:
-    """A refused replay view: the kind and a message for the caller."""
+    """A refused replay view, with a message for the caller."""
 
     kind: ReplayRefusal
     message: str
@@ -83,8 +69,7 @@ class Refused:
 
 def replay_refusal(caller: Caller, match_id: str, ended: bool, seats: Sequence[str],
                    viewer: int | None) -> Refused | None:
-    """Why ``caller`` may not read the replay of ``match_id`` as seat ``viewer`` (``None``: omniscient), or None
-    when it may (see the module docstring)."""
+    """Why ``caller`` may not read the replay of ``match_id`` as seat ``viewer`` (``None``: omniscient), or None."""
     if caller.is_admin or ended:
         return None
     if viewer is None:

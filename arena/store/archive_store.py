@@ -1,12 +1,6 @@
-"""Submitted archives on disk, outside Redis: content-addressed files in a folder the operator names.
-
-Each canonical archive (:mod:`arena.submissions`) is one file, ``{sha256}.tar.gz``, written atomically (a
-temporary file in the same folder, flushed, then renamed) and verified against its name when read back (a file
-that does not match is treated as missing). The gateway writes them (``SubmitBot``) and the bot host reads them,
-so both must reach the same folder: ``--archive-dir`` / ``$UNO_ARENA_ARCHIVE_DIR`` on ``serve`` and ``host`` (a
-shared volume in the compose and Kubernetes deployments). Without either, :func:`archive_folder` picks a folder
-under the system's temporary folder named after the Redis server and key prefix, which serves one machine (every
-process of one arena on it finds the same folder) and no other.
+"""Submitted archives on disk, outside Redis: content-addressed files ``{sha256}.tar.gz`` in a folder the operator
+names (``--archive-dir`` / ``$UNO_ARENA_ARCHIVE_DIR``, shared by the gateways and the bot host), written atomically
+and checked against their name when read (see docs/operations.md, "The archive folder").
 """
 
 from __future__ import annotations
@@ -22,15 +16,13 @@ from pathlib import Path
 ARCHIVE_DIR_ENV = "UNO_ARENA_ARCHIVE_DIR"
 SUFFIX = ".tar.gz"
 REMOVE_GRACE_S = 60.0
-"""An archive no version refers to is removed only when its file is older than this: a submission of the same
-content a moment ago (its file refreshed, its reference not yet counted) keeps it."""
+"""An archive no version refers to is removed only when older than this: a submission of the same content a
+moment ago (its reference not yet counted) keeps it."""
 
 _SHA = re.compile(r"[0-9a-f]{64}")
 
 
 class ArchiveFolder:
-    """One folder of content-addressed archives."""
-
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
 
@@ -40,8 +32,7 @@ class ArchiveFolder:
         return self.path / f"{sha256}{SUFFIX}"
 
     def put(self, sha256: str, data: bytes) -> None:
-        """Keep ``data`` under its digest (ValueError when it is not ``sha256``); an archive already there is kept
-        and its time refreshed."""
+        """Keep ``data`` under its digest ``sha256`` (checked); an archive already there has its time refreshed."""
         if hashlib.sha256(data).hexdigest() != sha256:
             raise ValueError("the archive's bytes do not match its sha256")
         target = self.file(sha256)
@@ -64,7 +55,6 @@ class ArchiveFolder:
             raise
 
     def get(self, sha256: str) -> bytes | None:
-        """The archive of that digest, or None when it is missing or its bytes do not match it."""
         try:
             data = self.file(sha256).read_bytes()
         except (FileNotFoundError, ValueError):
@@ -74,16 +64,13 @@ class ArchiveFolder:
     def remove(self, sha256: str, grace_s: float = REMOVE_GRACE_S) -> bool:
         """Remove the archive unless it was written or refreshed in the last ``grace_s``; whether it is gone."""
         target = self.file(sha256)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             if time.time() - target.stat().st_mtime < grace_s:
                 return False
             target.unlink()
-        except FileNotFoundError:
-            pass
         return True
 
     def digests(self) -> list[str]:
-        """Every archive's digest, sorted."""
         if not self.path.is_dir():
             return []
         return sorted(p.name.removesuffix(SUFFIX) for p in self.path.iterdir()

@@ -1,18 +1,11 @@
-"""Coalescing Redis commands per event-loop tick: :class:`CommandBatcher` queues what the tasks of one loop ask
-for and sends it all in one pipeline (one round trip) on the next tick; while that round trip is out, what comes
-meanwhile waits for the next one, so a busy loop sends fewer, larger pipelines and holds one connection for it.
+"""Coalescing Redis commands per event-loop tick: :class:`CommandBatcher` sends what the tasks of one loop ask for
+in one pipeline on the next tick (what comes while it is out waits for the next one), so a busy loop sends fewer,
+larger pipelines over one connection.
 
-Besides plain commands, two kinds of writes are merged when several ask for them in the same round trip:
-
-- appends to one list (:meth:`CommandBatcher.append`): one ``RPUSH`` with every value, then ``EXPIRE`` (``refresh``)
-  or, for lists that only their reader keeps alive, a script that gives the list an expiry only when it has none;
-- publishes to one channel (:meth:`CommandBatcher.publish`): one ``PUBLISH`` of a frame with every message
-  (:func:`pack_messages`; a single message goes as it is), split again by the subscriber (:func:`unpack_messages`).
-  Every message of the frame is heard, or not, together.
-
-Each command is counted, with the RESP size of its request and of its reply, by a :class:`TrafficMeter` when one is
-given (:func:`command_size`, :func:`reply_size`: the bytes on the wire, without connection set-up and health checks).
-A failed round trip fails every command in it with the client's error (:data:`arena.store.StoreFailure`).
+Appends to one list become one ``RPUSH``; publishes to one channel one ``PUBLISH`` of a frame
+(:func:`pack_messages`, split again by :func:`unpack_messages`), whose messages are heard, or not, together. A
+:class:`TrafficMeter` counts each command with the RESP bytes of its request and reply. A failed round trip fails
+every command in it with the client's error.
 """
 
 from __future__ import annotations
@@ -20,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -28,15 +22,14 @@ import redis.asyncio
 from redis.exceptions import NoScriptError, RedisError
 
 BATCH_MARK = b"\x1e"
-"""First byte of a frame of several published messages (ASCII record separator; no relay message starts with it: as a
-protobuf tag it would be field 3 of wire type 6, which does not exist)."""
+"""First byte of a frame of several published messages (no relay message starts with it: as a protobuf tag it
+would be wire type 6, which does not exist)."""
 MAX_COMMANDS = 512
 """At most this many commands per round trip (more wait for the next)."""
 MAX_FRAME_BYTES = 256 * 1024
-"""A frame of published messages stops growing past this size (the next message starts another)."""
 
-# RPUSH every value but the last argument, and give the list that expiry (seconds) if it has none: pushes never
-# extend the life of such a list, only its reader does.
+# RPUSH every value but the last argument, and give the list that expiry (seconds) if it has none: only its reader
+# extends its life.
 _PUSH_KEEP_TTL = """
 local n = redis.call('RPUSH', KEYS[1], unpack(ARGV, 1, #ARGV - 1))
 if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[#ARGV]) end
@@ -45,7 +38,7 @@ return n
 
 
 class TrafficMeter(Protocol):
-    """Told about every round trip of Redis commands (``commands`` of them, with their request and reply bytes)."""
+    """Told about every round trip of Redis commands, with their request and reply bytes."""
 
     def count(self, commands: int, sent_bytes: int, received_bytes: int) -> None: ...
 
@@ -72,8 +65,7 @@ def pack_messages(messages: Sequence[bytes]) -> bytes:
 
 
 def unpack_messages(payload: bytes) -> list[bytes]:
-    """The messages of a payload of :func:`pack_messages` (a payload without the mark is one message); ValueError
-    when a frame is malformed."""
+    """The messages of a payload of :func:`pack_messages`; ValueError when a frame is malformed."""
     if not payload.startswith(BATCH_MARK):
         return [payload]
     head, newline, rest = payload[1:].partition(b"\n")
@@ -82,11 +74,7 @@ def unpack_messages(payload: bytes) -> list[bytes]:
     sizes = [int(size) for size in head.split(b",")]
     if sum(sizes) != len(rest) or min(sizes, default=0) < 0:
         raise ValueError("a relay frame whose lengths do not add up")
-    out, at = [], 0
-    for size in sizes:
-        out.append(rest[at:at + size])
-        at += size
-    return out
+    return [rest[end - size:end] for size, end in zip(sizes, itertools.accumulate(sizes), strict=True)]
 
 
 def _bulk_size(length: int) -> int:
@@ -100,12 +88,11 @@ def _as_bytes(arg: Any) -> bytes:
 
 
 def command_size(args: Sequence[Any]) -> int:
-    """Bytes of a command in RESP (an array of bulk strings)."""
     return len(str(len(args))) + 3 + sum(_bulk_size(len(_as_bytes(arg))) for arg in args)
 
 
 def reply_size(value: Any) -> int:
-    """Bytes of a RESP2 reply, from what redis-py made of it (an integer, a bulk string, nil, an array, an error)."""
+    """Bytes of a RESP2 reply, from what redis-py made of it."""
     if value is None:
         return 5  # $-1\r\n (or *-1\r\n)
     if isinstance(value, bool):
@@ -123,73 +110,61 @@ def reply_size(value: Any) -> int:
 
 @dataclass(eq=False)
 class _Op:
-    """One request queued for the next round trip; ``kind`` says how it is sent and merged."""
-
     kind: str  # "command", "script", "append", "publish"
-    future: asyncio.Future[Any]
     args: tuple[Any, ...] = ()
     key: bytes | str = b""
     value: bytes = b""
     ttl_s: int = 0
     refresh: bool = True
     script: Script | None = None
+    future: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
 @dataclass(eq=False)
 class _Wire:
-    """One command of a round trip and the requests its reply answers."""
+    """One command of a round trip and the requests its reply answers (``answers``: not the ``EXPIRE`` after an
+    ``RPUSH``)."""
 
     args: tuple[Any, ...]
     ops: list[_Op]
     script: Script | None = None
     answers: bool = True
-    """Whether the reply is the ops' result (the ``EXPIRE`` after an ``RPUSH`` is not)."""
 
 
 class CommandBatcher:
     """Sends the commands queued during one loop tick in one pipeline (make it inside the running loop)."""
 
-    def __init__(self, client: redis.asyncio.Redis, meter: TrafficMeter | None = None, *,
-                 max_commands: int = MAX_COMMANDS) -> None:
+    def __init__(self, client: redis.asyncio.Redis, meter: TrafficMeter | None = None) -> None:
         self._r = client
         self._meter = meter
-        self._max = max_commands
         self._queue: list[_Op] = []
         self._sender: asyncio.Task[None] | None = None
         self._closed = False
 
-    # -- what callers ask for -------------------------------------------------------------------------------
     def execute(self, *args: Any) -> asyncio.Future[Any]:
-        """One command (its reply as redis-py parses it)."""
-        return self._add(_Op("command", self._future(), args=args))
+        return self._add(_Op("command", args=args))
 
     def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> asyncio.Future[Any]:
-        """A Lua script (its reply)."""
-        return self._add(_Op("script", self._future(), args=(len(keys), *keys, *args), script=script))
+        return self._add(_Op("script", args=(len(keys), *keys, *args), script=script))
 
     def append(self, key: str, value: bytes, ttl_s: int, *, refresh: bool = True) -> asyncio.Future[Any]:
-        """Append ``value`` to the list ``key``; the list then expires ``ttl_s`` after this push (``refresh``), or
-        after it was created (without ``refresh``: only its reader extends its life)."""
-        return self._add(_Op("append", self._future(), key=key, value=value, ttl_s=ttl_s, refresh=refresh))
+        """Append ``value`` to the list ``key``, which expires ``ttl_s`` after this push (``refresh``) or after it
+        was created."""
+        return self._add(_Op("append", key=key, value=value, ttl_s=ttl_s, refresh=refresh))
 
     def publish(self, channel: str, message: bytes) -> asyncio.Future[Any]:
-        """Publish ``message`` on ``channel``; the number of subscribers that heard it."""
-        return self._add(_Op("publish", self._future(), key=channel, value=message))
+        return self._add(_Op("publish", key=channel, value=message))
 
     async def close(self) -> None:
         """Fail what is still queued and stop; later requests fail at once."""
         self._closed = True
-        self._fail(self._queue, redis.ConnectionError("the relay's Redis client is closed"))
+        self._settle(self._queue, redis.ConnectionError("the relay's Redis client is closed"))
         self._queue = []
         sender, self._sender = self._sender, None
         if sender is not None and sender is not asyncio.current_task():
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await sender
-
-    # -- the round trips ------------------------------------------------------------------------------------
-    def _future(self) -> asyncio.Future[Any]:
-        return asyncio.get_running_loop().create_future()
 
     def _add(self, op: _Op) -> asyncio.Future[Any]:
         if self._closed:
@@ -207,7 +182,7 @@ class CommandBatcher:
             while self._queue:
                 if task is not None and task.cancelling():  # one that redis-py swallowed
                     raise asyncio.CancelledError
-                wires = _wires([op for op in self._queue if not op.future.done()], self._max)
+                wires = _wires([op for op in self._queue if not op.future.done()], MAX_COMMANDS)
                 taken = {id(op) for wire in wires for op in wire.ops}
                 sent = [op for op in self._queue if id(op) in taken]
                 self._queue = [op for op in self._queue if id(op) not in taken and not op.future.done()]
@@ -215,7 +190,7 @@ class CommandBatcher:
                 sent = []
         except asyncio.CancelledError:  # the loop shuts down, or close(): nothing queued is sent any more
             error = redis.ConnectionError("the relay's Redis client was closed meanwhile")
-            self._fail([*sent, *self._queue], error)
+            self._settle([*sent, *self._queue], error)
             self._queue = []
             raise
         finally:
@@ -228,7 +203,7 @@ class CommandBatcher:
         try:
             replies = await self._pipeline(wires)
         except (RedisError, OSError) as error:
-            self._fail([op for wire in wires for op in wire.ops], error)
+            self._settle([op for wire in wires for op in wire.ops], error)
             return
         replies = await self._with_scripts_loaded(wires, replies)
         for wire, reply in zip(wires, replies, strict=True):
@@ -247,13 +222,14 @@ class CommandBatcher:
         try:
             again = await self._pipeline(unknown)
         except (RedisError, OSError) as error:
-            self._fail([op for wire in unknown for op in wire.ops], error)
+            self._settle([op for wire in unknown for op in wire.ops], error)
             return replies
         redone = {id(wire): reply for wire, reply in zip(unknown, again, strict=True)}
         return [redone.get(id(wire), reply) for wire, reply in zip(wires, replies, strict=True)]
 
     @staticmethod
     def _settle(ops: Iterable[_Op], reply: Any) -> None:
+        """Answer each op still waiting with ``reply``, or fail it when ``reply`` is an error."""
         for op in ops:
             if op.future.done():
                 continue
@@ -272,29 +248,13 @@ class CommandBatcher:
                               sum(reply_size(reply) for reply in replies))
         return replies
 
-    @staticmethod
-    def _fail(ops: Iterable[_Op], error: BaseException) -> None:
-        for op in ops:
-            if not op.future.done():
-                op.future.set_exception(error)
-
-
-@dataclass(eq=False)
-class _Frame:
-    """The messages of one ``PUBLISH`` being put together."""
-
-    wire: _Wire
-    messages: list[bytes]
-    size: int
-
 
 def _wires(ops: Sequence[_Op], limit: int) -> list[_Wire]:
-    """The commands of one round trip for ``ops`` (in their order; merged appends and publishes at the place of
-    their first request), at most ``limit`` commands: the ops left out wait for the next round trip."""
+    """The commands of one round trip for ``ops``, in their order (merged ones at the place of the first), at most
+    ``limit``: the ops left out wait for the next round trip."""
     wires: list[_Wire] = []
     appends: dict[tuple[str, int, bool], _Wire] = {}
-    open_frames: dict[str, _Frame] = {}
-    frames: list[_Frame] = []
+    frames: dict[str, tuple[_Wire, int]] = {}  # channel -> its open PUBLISH and the bytes of its messages
     for op in ops:
         if op.kind == "append":
             key = (str(op.key), op.ttl_s, op.refresh)
@@ -314,18 +274,16 @@ def _wires(ops: Sequence[_Op], limit: int) -> list[_Wire]:
             appends[key] = wire
         elif op.kind == "publish":
             channel = str(op.key)
-            frame = open_frames.get(channel)
-            if frame is not None and frame.size + len(op.value) <= MAX_FRAME_BYTES:
-                frame.wire.ops.append(op)
-                frame.messages.append(op.value)
-                frame.size += len(op.value)
+            wire, size = frames.get(channel, (None, 0))
+            if wire is not None and size + len(op.value) <= MAX_FRAME_BYTES:
+                wire.ops.append(op)
+                frames[channel] = (wire, size + len(op.value))
                 continue
             if len(wires) + 1 > limit:
                 break
-            frame = open_frames[channel] = _Frame(_Wire(("PUBLISH", channel, op.value), [op]), [op.value],
-                                                  len(op.value))
-            frames.append(frame)
-            wires.append(frame.wire)
+            wire = _Wire(("PUBLISH", channel, op.value), [op])
+            frames[channel] = (wire, len(op.value))
+            wires.append(wire)
         else:
             if len(wires) + 1 > limit:
                 break
@@ -334,7 +292,7 @@ def _wires(ops: Sequence[_Op], limit: int) -> list[_Wire]:
                 wires.append(_Wire(("EVALSHA", op.script.sha, *op.args), [op], op.script))
             else:
                 wires.append(_Wire(op.args, [op]))
-    for frame in frames:
-        if len(frame.messages) > 1:
-            frame.wire.args = ("PUBLISH", frame.wire.args[1], pack_messages(frame.messages))
+    for wire in wires:
+        if wire.args[0] == "PUBLISH" and len(wire.ops) > 1:
+            wire.args = ("PUBLISH", wire.args[1], pack_messages([op.value for op in wire.ops]))
     return wires

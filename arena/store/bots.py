@@ -1,20 +1,10 @@
 """Bot registry: names, owners, versions and hashed tokens.
 
-Registration is one Lua script (check the name is free, write the hash, add it to the index), so
-two registrations of one name cannot both succeed; a redis-py retry of the same call after a lost
-reply is recognised by its token hash and still succeeds.
-
-A token looks like ``<bot name>.<secret>`` (the secret is 43 URL-safe characters). It is returned
-once, by :meth:`BotStore.register` or :meth:`BotStore.rotate_token`, and never stored: the bot's
-hash keeps a random per-bot salt and ``HMAC-SHA256(key=salt, msg=token)``. Because the token names
-its bot, :meth:`BotStore.verify_token` needs nothing else to find the record, and compares the
-digests in constant time.
-
-A bot's identity is managed by the organizer: :meth:`BotStore.rotate_token` issues a new token (the old one
-stops working at once), :meth:`BotStore.revoke` makes every token of the bot invalid until the next
-rotation, and :meth:`BotStore.delete` marks the bot deleted for good: no token works, the record stays (so
-results already recorded keep their name) and the name, compared without case, can never be registered
-again. Every refused token gets the same message, ``invalid token``, whether the bot exists or not.
+A token is ``<bot name>.<secret>``, returned once and never stored: the bot's hash keeps a random per-bot salt and
+``HMAC-SHA256(key=salt, msg=token)``, so :meth:`BotStore.verify_token` finds the record from the token alone and
+compares digests in constant time. Registration is one Lua script, so two registrations of one name cannot both
+succeed (a redis-py retry is recognised by its token hash). A deleted bot keeps its record and its name for good;
+every refused token gets the same message, whether the bot exists or not.
 """
 
 from __future__ import annotations
@@ -27,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import redis
 
-from ._codec import text_hash
+from ._codec import RecordStore, text, text_hash
 from .keys import BOT_NAME_RE, InvalidName, Keys, bot_key
 from .store_errors import DeletedBot, DuplicateBotName, InvalidToken, UnknownBot
 
@@ -36,11 +26,9 @@ INVALID_TOKEN = "invalid token"
 """The one message of a refused token (unknown bot, wrong, revoked or deleted: never which)."""
 MAX_VERSION = 64
 MAX_VERSIONS_KEPT = 100
-"""Versions a bot's history keeps; past it, the one seen longest ago is dropped (a bot reconnecting with a new
-version string each time cannot grow it without bound)."""
+"""Versions a bot's history keeps; past it, the one seen longest ago is dropped."""
 
-# Note a version seen now: keep its first-seen time, set its last-seen time; drop the version seen longest ago past
-# the cap. Values are "first:last" (seconds since the epoch).
+# Note a version seen now ("first:last", epoch seconds); past the cap, drop the version seen longest ago.
 _NOTE_VERSION = """
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 local first = ARGV[2]
@@ -109,32 +97,26 @@ class BotRecord:
     created_at: float
     updated_at: float
     revoked: bool = False
-    """No token works until the next rotation (:meth:`BotStore.revoke`)."""
     deleted: bool = False
-    """Deleted for good (:meth:`BotStore.delete`): no token works, the name stays taken."""
+    """Deleted for good: no token works, the name stays taken."""
     human_games: bool = False
-    """Its latest Hello accepted games against people (``Hello.accepts_human_games``)."""
+    """Its latest Hello accepted games against people."""
     sandboxes_only: bool = False
-    """A competition without memory admits it: only the bot host's fresh sandboxes may connect it (its author's own
-    process is refused at its Hello), set by the bot host (:meth:`BotStore.set_sandboxes_only`)."""
+    """Only the bot host's fresh sandboxes may connect it (a competition without memory admits it)."""
+    # The rest is set only by verify_token given the bot host's token:
     host_version: str = ""
-    """Only from :meth:`BotStore.verify_token` given the bot host's token: the version of the submission that
-    process runs (:func:`arena.submissions.hosted_version`), which the gateway records instead of the Hello's."""
+    """The version of the submission that process runs, recorded instead of the Hello's."""
     fresh_sandbox: bool = False
-    """Only from :meth:`BotStore.verify_token` given a host token issued with ``fresh_sandbox``: that process is a
-    sandbox of its own for one match (a competition asked for bots without memory); the gateway seats it in one
-    match only and spends the token at that match's end (:meth:`BotStore.spend_host_token`)."""
+    """That process is a sandbox of its own for one match; its token is spent at that match's end."""
     host_token_id: str = ""
-    """Only with a host token: what names it (its digest), to spend exactly that token and no newer one."""
+    """The host token's digest, to spend exactly that token and no newer one."""
     sandbox_match: str = ""
-    """Only with a fresh sandbox's token: the match it was seated in ("" before its first;
-    :meth:`BotStore.bind_host_token`): a session it opens again may only play that one."""
+    """A fresh sandbox's match ("" before its first): a session it opens again may only play that one."""
 
 
 @dataclass(frozen=True)
 class BotVersion:
-    """One version a bot connected with (the ``bot_version`` of its Hello): when it was first and last seen, and the
-    matches recorded with it in a seat under that version (:meth:`arena.store.result_store.ResultStore.record`)."""
+    """One version a bot connected with (its Hello's ``bot_version``), and the matches recorded with it."""
 
     version: str
     first_seen: float
@@ -143,7 +125,6 @@ class BotVersion:
 
 
 def hash_token(token: str, salt: bytes) -> str:
-    """``HMAC-SHA256(key=salt, msg=token)`` as hex."""
     return hmac.new(salt, token.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
@@ -164,12 +145,15 @@ def _check_text(value: str, what: str, limit: int) -> str:
     return value
 
 
-class BotStore:
-    """Register bots, look them up and verify their tokens."""
+def _check_version(version: str) -> None:
+    if not version:
+        raise ValueError("version must not be empty")
+    _check_text(version, "version", MAX_VERSION)
 
+
+class BotStore(RecordStore):
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
+        super().__init__(client, keys)
         self._register = client.register_script(_REGISTER)
         self._update = client.register_script(_UPDATE_IF_EXISTS)
         self._rotate = client.register_script(_ROTATE)
@@ -178,32 +162,22 @@ class BotStore:
         self._bind_host_token = client.register_script(_BIND_HOST_TOKEN)
 
     def register(self, name: str, owner: str = "", version: str = "1") -> tuple[BotRecord, str]:
-        """Register a new bot; return its record and its token (shown once, never stored).
-
-        Raises :class:`~arena.store.keys.InvalidName` for a bad name, ``ValueError`` for a bad
-        owner or version, and :class:`DuplicateBotName` when the name (without case) is taken.
-        """
-        key = self._k.bot(name)
+        """Register a new bot; its record and its token (shown once, never stored). :class:`DuplicateBotName` when
+        the name (without case) is taken."""
         _check_text(owner, "owner", MAX_OWNER)
-        if not version:
-            raise ValueError("version must not be empty")
-        _check_text(version, "version", MAX_VERSION)
+        _check_version(version)
         token, salt = self._new_token(name)
         now = time.time()
         existing = self._register(
-            keys=[key, self._k.bots()],
+            keys=[self._k.bot(name), self._k.bots()],
             args=[name, owner, version, salt.hex(), hash_token(token, salt), repr(now), bot_key(name)],
         )
         if existing is not None:
-            taken = existing.decode("utf-8") if isinstance(existing, bytes) else str(existing)
-            raise DuplicateBotName(name, taken)
+            raise DuplicateBotName(name, str(text(existing)))
         return BotRecord(name, owner, version, now, now), token
 
     def rotate_token(self, name: str) -> str:
-        """Issue a new token for a bot (the old one stops working; a revoked bot works again with the new one).
-
-        Raises :class:`UnknownBot`, or :class:`DeletedBot` for a deleted bot.
-        """
+        """Issue a new token (the old one stops working; a revoked bot works again with the new one)."""
         record = self.get(name)
         token, salt = self._new_token(record.name)
         done = self._rotate(
@@ -217,61 +191,42 @@ class BotStore:
         return token
 
     def revoke(self, name: str) -> BotRecord:
-        """Make every token of the bot invalid until :meth:`rotate_token` issues a new one; raises
-        :class:`UnknownBot` (revoking a deleted bot changes nothing)."""
+        """Make every token of the bot invalid until :meth:`rotate_token` issues a new one."""
         now = repr(time.time())
-        ok = self._update(keys=[self._k.bot(name)], args=["token_hash", "", "revoked_at", now, "updated_at", now])
-        if not ok:
-            raise UnknownBot(name)
+        self._set_fields(name, "token_hash", "", "revoked_at", now, "updated_at", now)
         return self.get(name)
 
     def delete(self, name: str) -> BotRecord:
-        """Delete the bot for good: no token works and none can be issued; the record stays, marked deleted, so
-        results keep its name and the name is never registered again. Raises :class:`UnknownBot`; deleting a
-        deleted bot changes nothing."""
+        """Delete the bot for good: no token works or can be issued; the record stays, so results keep its name and
+        the name is never registered again."""
         now = repr(time.time())
         record = self.get(name)
         if record.deleted:
             return record
-        ok = self._update(keys=[self._k.bot(name)],
-                          args=["token_hash", "", "deleted_at", now, "revoked_at", now, "updated_at", now])
-        if not ok:
-            raise UnknownBot(name)
+        self._set_fields(name, "token_hash", "", "deleted_at", now, "revoked_at", now, "updated_at", now)
         return self.get(name)
 
     def issue_host_token(self, name: str, version: str = "", fresh_sandbox: bool = False) -> str:
-        """A second token of the bot, for the process the bot host runs for it (:mod:`arena.hosting`): it works
-        like the bot's own (and stops with it when the bot is revoked or deleted) but leaves the author's token
-        alone; each call replaces the previous host token. ``version``: what that process runs (a session opened
-        with this token has that version, whatever its Hello says). ``fresh_sandbox``: the process plays one match
-        and its token is then spent (:attr:`BotRecord.fresh_sandbox`). Raises :class:`UnknownBot`,
-        :class:`DeletedBot`."""
+        """A second token of the bot, for the process the bot host runs for it: it works like the bot's own (and
+        stops with it) but leaves the author's token alone; each call replaces the previous host token."""
         _check_text(version, "version", MAX_VERSION)
         record = self.get(name)
         if record.deleted:
             raise DeletedBot(record.name)
         token, salt = self._new_token(record.name)
-        ok = self._update(keys=[self._k.bot(name)], args=["host_salt", salt.hex(),
-                                                          "host_token_hash", hash_token(token, salt),
-                                                          "host_version", version,
-                                                          "host_fresh_sandbox", "1" if fresh_sandbox else "0",
-                                                          "host_match", ""])
-        if not ok:
-            raise UnknownBot(name)
+        self._set_fields(name, "host_salt", salt.hex(), "host_token_hash", hash_token(token, salt),
+                         "host_version", version, "host_fresh_sandbox", "1" if fresh_sandbox else "0", "host_match", "")
         return token
 
     def spend_host_token(self, name: str, token_id: str) -> bool:
-        """The host token ``token_id`` (:attr:`BotRecord.host_token_id`) works no more: its process played its one
-        match. A newer host token (the next sandbox's) is left alone. Whether it was the current one."""
+        """The host token ``token_id`` works no more (a newer one is left alone); whether it was the current one."""
         return bool(self._spend_host_token(keys=[self._k.bot(name)], args=[token_id]))
 
     def bind_host_token(self, name: str, token_id: str, match_id: str) -> bool:
-        """The fresh sandbox of host token ``token_id`` was seated in ``match_id``: remembered, so a session it
-        opens again is bound to that match (:attr:`BotRecord.sandbox_match`). Whether it was bound now."""
+        """Bind the fresh sandbox of host token ``token_id`` to ``match_id``; whether it was bound now."""
         return bool(self._bind_host_token(keys=[self._k.bot(name)], args=[token_id, match_id]))
 
     def token_works(self, token: str) -> bool:
-        """Whether ``token`` opens a session now (the bot host asks it of a fresh sandbox's token)."""
         try:
             self.verify_token(token)
         except InvalidToken:
@@ -279,38 +234,28 @@ class BotStore:
         return True
 
     def set_version(self, name: str, version: str) -> BotRecord:
-        """Record a new version of the bot's code; raises :class:`UnknownBot`."""
-        if not version:
-            raise ValueError("version must not be empty")
-        _check_text(version, "version", MAX_VERSION)
-        args = ["version", version, "updated_at", repr(time.time())]
-        ok = self._update(keys=[self._k.bot(name)], args=args)
-        if not ok:
-            raise UnknownBot(name)
+        _check_version(version)
+        self._set_fields(name, "version", version, "updated_at", repr(time.time()))
         return self.get(name)
 
     def set_sandboxes_only(self, name: str, only: bool) -> None:
-        """Whether only the bot host's fresh sandboxes may connect the bot (:attr:`BotRecord.sandboxes_only`)."""
-        if not self._update(keys=[self._k.bot(name)], args=["sandboxes_only", "1" if only else "0"]):
-            raise UnknownBot(name)
+        self._set_fields(name, "sandboxes_only", "1" if only else "0")
 
     def set_human_games(self, name: str, accepts: bool) -> None:
-        """Whether the bot's latest Hello accepted games against people; raises :class:`UnknownBot`."""
-        if not self._update(keys=[self._k.bot(name)], args=["human_games", "1" if accepts else "0"]):
-            raise UnknownBot(name)
+        self._set_fields(name, "human_games", "1" if accepts else "0")
 
     def note_version(self, name: str, version: str, now: float | None = None) -> None:
-        """The bot connected with ``version`` (its Hello): add it to the bot's version history or mark it seen now."""
+        """The bot connected with ``version``: add it to its history or mark it seen now."""
         _check_text(version, "version", MAX_VERSION)
         stamp = time.time() if now is None else now
-        self._note_version(keys=[self._k.bot_versions(name)], args=[version, repr(stamp), MAX_VERSIONS_KEPT])
+        self._note_version(keys=[self._k.bot(name, "versions")], args=[version, repr(stamp), MAX_VERSIONS_KEPT])
 
     def versions(self, name: str) -> list[BotVersion]:
         """The versions the bot connected with, the first seen first."""
         out = []
         with self._r.pipeline(transaction=False) as pipe:
-            pipe.hgetall(self._k.bot_versions(name))
-            pipe.hgetall(self._k.bot_version_matches(name))
+            pipe.hgetall(self._k.bot(name, "versions"))
+            pipe.hgetall(self._k.bot(name, "version-matches"))
             seen, matches = pipe.execute()
         for version, value in seen.items():
             first, _, last = value.decode("utf-8").partition(":")
@@ -318,7 +263,6 @@ class BotStore:
         return sorted(out, key=lambda v: (v.first_seen, v.version))
 
     def get(self, name: str) -> BotRecord:
-        """The bot's record; raises :class:`UnknownBot` (or ``InvalidName`` for a malformed name)."""
         fields = self._fields(name)
         if fields is None:
             raise UnknownBot(name)
@@ -333,23 +277,12 @@ class BotStore:
         return fields[0] is not None and fields[1] is None
 
     def all(self) -> list[BotRecord]:
-        """All registered bots, sorted by name (without case)."""
         names = sorted(m.decode("utf-8") for m in self._r.smembers(self._k.bots()))
-        out: list[BotRecord] = []
-        for n in names:
-            fields = self._fields(n)
-            if fields is not None:
-                out.append(_record(fields))
-        return out
+        return [_record(fields) for n in names if (fields := self._fields(n)) is not None]
 
     def verify_token(self, token: str, name: str | None = None) -> BotRecord:
-        """The record of the bot a token belongs to, if the token is valid.
-
-        ``name``, when given, must be the bot the token belongs to (compared without case).
-        Raises :class:`InvalidToken`: ``malformed token ...`` for a token that cannot be one, else the same
-        ``invalid token`` whether the bot is unknown, revoked or deleted, or the token does not match (so
-        the answer never tells whether a bot name exists).
-        """
+        """The record of the bot a valid token belongs to (``name``, when given, must be that bot). Every refusal
+        but a malformed token is the same ``invalid token``, so the answer never tells whether a bot exists."""
         token_name, _secret = split_token(token)
         if name is not None and bot_key(name) != token_name.casefold():
             raise InvalidToken(f"this token belongs to bot {token_name!r}, not {name!r}")
@@ -371,9 +304,8 @@ class BotStore:
                        sandbox_match=fields.get("host_match", ""))
 
     def copy_identity(self, name: str, into: BotStore) -> None:
-        """Register bot ``name`` in the store of ``into`` (another arena's registry, e.g. the private store of
-        ``bot check``) with this store's salt and token hash: the bot's own token opens sessions there too, and
-        nothing is written here. Its host token, if any, is not copied. Raises :class:`UnknownBot`."""
+        """Register bot ``name`` in ``into`` (e.g. the private store of ``bot check``) with this store's salt and
+        token hash, so its own token (not its host token) opens sessions there too."""
         fields = self._fields(name)
         if fields is None:
             raise UnknownBot(name)
@@ -382,6 +314,11 @@ class BotStore:
                          "deleted_at")}
         into._r.hset(into._k.bot(name), mapping=kept)  # type: ignore[arg-type]
         into._r.sadd(into._k.bots(), bot_key(name))
+
+    def _set_fields(self, name: str, *pairs: str) -> None:
+        """Set fields of an existing bot's hash (``field, value, ...``); :class:`UnknownBot` when there is none."""
+        if not self._update(keys=[self._k.bot(name)], args=list(pairs)):
+            raise UnknownBot(name)
 
     def _fields(self, name: str) -> dict[str, str] | None:
         raw = self._r.hgetall(self._k.bot(name))

@@ -1,17 +1,12 @@
-"""Canary: the last time a worker ran the canary task, so an alert can catch a stalled consumer.
-
-Workers can stop consuming after a Redis reconnect while looking healthy; a periodic canary task
-that writes here (and a metric or alert on its age) shows it.
+"""Canary: the last time a worker ran the canary task, so an alert catches workers that stopped consuming after a
+Redis reconnect while looking healthy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import redis
-
-from ._codec import text_hash
-from .keys import Keys
+from ._codec import RecordStore, text_hash
 
 
 @dataclass(frozen=True)
@@ -20,13 +15,7 @@ class CanaryBeat:
     worker: str
 
 
-class CanaryStore:
-    """Write and read the canary timestamp."""
-
-    def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
-
+class CanaryStore(RecordStore):
     def beat(self, ts: float, worker: str) -> None:
         self._r.hset(self._k.canary(), mapping={"ts": repr(float(ts)), "worker": worker})
 

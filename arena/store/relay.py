@@ -1,25 +1,11 @@
-"""The relay's Redis side (asyncio): a gateway's message queue, the answers to relayed messages, and which
-gateway holds a bot's newest live session.
+"""The relay's Redis side (asyncio): a gateway's message queue and channel, the answers to relayed messages, and
+which gateway holds a bot's newest live session. It moves bytes; the format is :mod:`arena.relay.envelope`'s.
 
-Keys (built by :class:`arena.store.keys.Keys`): ``uno:relay:{gateway}`` (list; RPUSH by workers, BLPOP by
-the gateway; it expires :data:`QUEUE_TTL_S` after it was created unless its gateway, while alive, keeps
-refreshing it with :meth:`RelayChannel.keep_queue`: a dead gateway's queue goes away by itself),
-``uno:relay:replies:{hub}`` (list: the answers to one worker process's messages, each framed with the id of
-the message it answers, :func:`reply_frame`; read by that process's :class:`arena.store.RelayHub`; expires
-:data:`REPLY_TTL_S` after the latest answer), ``uno:relay:reply:{id}`` (list: the answer to one message a
-draining gateway hands over to another, expires after :data:`REPLY_TTL_S`) and the Pub/Sub channel
-``uno:relay:live:{gateway}``. The queue carries what must not be lost (match starts and ends); the channel
-carries the bulk, decision requests and events, which Redis never writes to its append-only file (a request
-is about 3 KB, the whole observation: through a list, a remote match wrote about 1.5 MB to the file). A
-message on the channel that no gateway heard is not queued: :meth:`RelayChannel.publish` says so at once and
-its sender tries again (a decision the arena could not deliver is no strike). The message format is the
-relay's own business (:mod:`arena.relay.envelope`); this module moves bytes.
-
-Every command that does not block goes through the channel's :class:`~arena.store.batching.CommandBatcher`:
-what the tasks of one event loop ask for in the same tick is one pipeline, several publishes to one gateway one
-``PUBLISH`` of a frame (split again by :meth:`RelayChannel.listen`), several answers to one list one ``RPUSH``.
-The blocking pops have connections of their own (the client's pool). A :class:`~arena.store.batching.TrafficMeter`
-given to :meth:`arena.store.Store.relay` counts every command and its bytes.
+The queue (a list) carries what must not be lost (match starts and ends) and expires unless its gateway keeps it;
+the Pub/Sub channel carries the bulk, decision requests and events, which Redis never writes to its append-only
+file. A message no gateway heard is not queued: :meth:`RelayChannel.publish` says so and the sender tries again.
+Every command that does not block goes through a :class:`~arena.store.batching.CommandBatcher`; the blocking pops
+have connections of their own.
 """
 
 from __future__ import annotations
@@ -40,12 +26,10 @@ from .session_store import ENDED_TTL_S, RELAY_QUEUE_TTL_S, PendingEnd, parse_ses
 REPLY_TTL_S = 60
 """An answer nobody read expires after this long (a list of answers: after its latest one)."""
 WAIT_CHUNK_S = 20.0
-"""The longest single blocking pop (:meth:`RelayChannel.wait_reply`, :meth:`RelayChannel.pop_replies`): one long
-pop fails with the client's read timeout after about a minute."""
+"""The longest single blocking pop: a longer one fails with the client's read timeout."""
 QUEUE_TTL_S = RELAY_QUEUE_TTL_S
-"""A gateway's relay queue lives this long without its gateway refreshing it (:meth:`RelayChannel.keep_queue`)."""
 REPLIES_PER_POP = 64
-"""At most this many answers taken from a process's list in one round trip (:meth:`RelayChannel.pop_replies`)."""
+"""At most this many answers taken from a list in one round trip."""
 
 _NOTE_ENDED = Script("""
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -56,9 +40,8 @@ return 1
 
 @dataclass(frozen=True)
 class ReplyAddress:
-    """Where the answers to one relayed message go: the list ``key`` (one worker process's, read by its
-    :class:`arena.store.RelayHub`, or one of its own for a draining gateway's hand-over), each answer framed with
-    ``rid`` (:func:`reply_frame`), the message's id in that list."""
+    """Where the answers to one relayed message go: the list ``key`` (a worker process's hub's, or one of its own for
+    a draining gateway's hand-over), each answer framed with ``rid``, the message's id there."""
 
     key: str
     rid: str
@@ -88,28 +71,23 @@ class RelayChannel:
         self._multi_pop: bool | None = None  # BLMPOP (Redis 7)
         self._count_pop: bool | None = None  # LPOP with a count (Redis 6.2)
 
-    @property
-    def keys(self) -> Keys:
-        return self._k
-
     def _counted(self, args: Sequence[Any], reply: Any) -> None:
         if self._meter is not None:
             self._meter.count(1, command_size(args), reply_size(reply))
 
     async def push(self, gateway_id: str, message: bytes) -> None:
-        """Queue a message for the gateway ``gateway_id`` (a new queue expires after :data:`QUEUE_TTL_S` unless
-        its gateway refreshes it)."""
+        """Queue a message for the gateway (a new queue expires after :data:`QUEUE_TTL_S` unless its gateway keeps
+        it)."""
         await self._batch.append(self._k.relay_queue(gateway_id), message, QUEUE_TTL_S, refresh=False)
 
     async def publish(self, gateway_id: str, message: bytes) -> bool:
-        """Send a message to the gateway ``gateway_id`` on its channel, unqueued; ``False`` when it did not listen
-        (dead, or reconnecting to Redis): the message is gone."""
+        """Send a message to the gateway on its channel; ``False`` when it did not listen: the message is gone."""
         return int(await self._batch.publish(self._k.relay_live(gateway_id), message)) > 0
 
     @contextlib.asynccontextmanager
     async def listen(self, gateway_id: str) -> AsyncIterator[AsyncIterator[bytes]]:
-        """The messages published to the gateway ``gateway_id``, from the moment this is entered (a frame of
-        several is split); a lost connection ends the iteration with the Redis error (subscribe again)."""
+        """The messages published to the gateway from now on; a lost connection ends the iteration with the Redis
+        error (subscribe again)."""
         pubsub = self._r.pubsub(ignore_subscribe_messages=True)
         await pubsub.subscribe(self._k.relay_live(gateway_id))
 
@@ -133,28 +111,23 @@ class RelayChannel:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()  # type: ignore[attr-defined]
 
-    async def keep_queue(self, gateway_id: str, ttl_s: int = QUEUE_TTL_S) -> None:
-        """Refresh the expiry of the gateway's own queue (its gateway does, a few times per ``ttl_s``)."""
-        await self._batch.execute("EXPIRE", self._k.relay_queue(gateway_id), ttl_s)
+    async def keep_queue(self, gateway_id: str) -> None:
+        await self._batch.execute("EXPIRE", self._k.relay_queue(gateway_id), QUEUE_TTL_S)
 
     async def pop(self, gateway_id: str, timeout_s: float) -> list[bytes]:
-        """The gateway's next messages, in order, waiting up to ``timeout_s`` for the first; ``[]`` when none came.
-        Those already waiting behind the first come in the same round trip (up to :data:`REPLIES_PER_POP`, as
-        :meth:`pop_replies`): the ends and closes of a match's seats come together."""
+        """The gateway's next messages, waiting up to ``timeout_s`` for the first, with those already behind it (the
+        ends and closes of a match's seats come together); ``[]`` when none came."""
         return await self.pop_replies(self._k.relay_queue(gateway_id), timeout_s, REPLIES_PER_POP)
 
     def new_reply_key(self) -> str:
-        """A list of its own for one answer (a draining gateway's hand-over)."""
         return self._k.relay_reply(uuid.uuid4().hex)
 
     def replies_key(self, hub_id: str) -> str:
-        """The list of the answers to one worker process's hub (:class:`arena.store.RelayHub`)."""
         return self._k.relay_replies(hub_id)
 
     async def wait_reply(self, reply_key: str, timeout_s: float) -> bytes | None:
-        """The next answer written to the list ``reply_key`` of its own (without its frame), waiting up to
-        ``timeout_s``; ``None`` when none came. A long wait is made of blocking pops of at most
-        :data:`WAIT_CHUNK_S`."""
+        """The next answer on the list ``reply_key`` of its own (without its frame), waiting up to ``timeout_s``;
+        ``None`` when none came."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout_s
         task = asyncio.current_task()
@@ -171,10 +144,9 @@ class RelayChannel:
                 return parse_reply_frame(bytes(item[1]))[1]
 
     async def pop_replies(self, key: str, timeout_s: float, expected: int = 1) -> list[bytes]:
-        """The answers waiting on the shared list ``key`` (:func:`reply_frame` each), waiting up to ``timeout_s``
-        (at most :data:`WAIT_CHUNK_S`) for the first; ``[]`` when none came. One round trip: from Redis 7 on
-        ``BLMPOP`` takes up to :data:`REPLIES_PER_POP`; before, ``BLPOP`` takes one and, when ``expected`` (the
-        answers awaited) is more, ``LPOP`` pipelined behind it takes up to that many more as soon as it returns."""
+        """The answers waiting on the shared list ``key``, waiting up to ``timeout_s`` for the first; ``[]`` when
+        none came. One round trip: ``BLMPOP`` (Redis 7), else ``BLPOP`` with, when ``expected`` (the answers
+        awaited) is more than one, an ``LPOP`` of that many more pipelined behind it."""
         timeout = max(0.01, min(timeout_s, WAIT_CHUNK_S))
         if self._multi_pop is not False:
             args = ("BLMPOP", timeout, 1, key, "LEFT", "COUNT", REPLIES_PER_POP)
@@ -207,32 +179,26 @@ class RelayChannel:
         return ([] if first is None else [bytes(first[1])]) + [bytes(item) for item in rest or ()]
 
     async def reply(self, to: ReplyAddress, answer: bytes) -> None:
-        """Answer a relayed message (an answer nobody reads expires after :data:`REPLY_TTL_S`)."""
         await self._batch.append(to.key, reply_frame(to.rid, answer), REPLY_TTL_S)
 
     async def live_gateway(self, bot: str) -> str | None:
-        """The gateway holding the bot's newest live session, or ``None`` (the lookup of
-        :meth:`arena.store.SessionStore.for_bot`, without pruning)."""
         return (await self.find_gateway(bot))[0]
 
     async def find_gateway(self, bot: str) -> tuple[str | None, bool]:
         """``(gateway, lost)``: the gateway holding the bot's newest live session (or ``None``), and, without one,
-        whether the arena lost the bot's stream (its sessions expired with their gateway, or
-        :meth:`arena.store.SessionStore.mark_lost`): then the bot is not to blame for being away."""
-        members, lost = await asyncio.gather(self._batch.execute("SMEMBERS", self._k.bot_sessions(bot)),
-                                             self._batch.execute("EXISTS", self._k.bot_lost(bot)))
+        whether the arena lost the bot's stream (then the bot is not to blame for being away)."""
+        members, lost = await asyncio.gather(self._batch.execute("SMEMBERS", self._k.bot(bot, "sessions")),
+                                             self._batch.execute("EXISTS", self._k.bot(bot, "lost")))
         ids = sorted(m.decode() for m in members)
         raws = await self._batch.execute("MGET", *[self._k.session(i) for i in ids]) if ids else []
         sessions = [parse_session(sid, raw) for sid, raw in zip(ids, raws, strict=True) if raw is not None]
         if sessions:
             return max(sessions, key=lambda s: s.started_at).gateway, False
-        expired = len(raws) > 0
-        return None, expired or bool(lost)
+        return None, bool(raws) or bool(lost)  # a session that expired: the arena lost it
 
     async def note_ended(self, bot: str, end: PendingEnd) -> None:
-        """Keep the end of a match that ended while the bot was away for the gateway of its next session
-        (:meth:`arena.store.SessionStore.take_ended`)."""
-        await self._batch.run_script(_NOTE_ENDED, [self._k.bot_ended(bot)], [end.field(), end.ended, ENDED_TTL_S])
+        """Keep the end of a match that ended while the bot was away for the gateway of its next session."""
+        await self._batch.run_script(_NOTE_ENDED, [self._k.bot(bot, "ended")], [end.field(), end.ended, ENDED_TTL_S])
 
     async def close(self) -> None:
         await self._batch.close()

@@ -1,23 +1,10 @@
 """One worker process's end of the relay: :class:`RelayHub`, shared by every remote seat of one event loop.
 
-A hub holds one :class:`~arena.store.RelayChannel` (one asyncio client, one connection pool: one connection for
-the batched commands, one for the blocking pop) and one reader task. The answers to every message its seats send
-come to one list of the hub's own, ``uno:relay:replies:{hub}``, each framed with the id of the message it answers
-(:func:`~arena.store.relay.reply_frame`); the reader pops them (several per round trip when several are awaited)
-and hands each to the seat waiting for that id (:meth:`RelayHub.expect`). An answer nobody waits for any more
-(its seat gave up) is dropped and counted (:attr:`RelayHub.dropped`).
-
-A list rather than Pub/Sub: an answer pushed while the reader reconnects (a Redis restart, a dropped connection)
-waits in the list, where a Pub/Sub message would be lost without anyone knowing. An answer that never comes (its
-gateway died, Redis lost it) is found out by its seat's own wait running out, as before: the arena's fault.
-
-The hub's life is an asynchronous generator the loop knows of (:meth:`RelayHub.start`): the shutdown of the loop
-(``loop.shutdown_asyncgens()``, which ``asyncio.run`` and every loop of the arena's runs before closing) or
-:meth:`RelayHub.close` ends it, stopping the reader (waiting seats get ``None``) and closing the client, so no
-task or connection outlives the loop even when the loop's tasks were only cancelled, never awaited. The reader
-retries Redis with a back-off and never takes a cancellation for a Redis error (PRACTICE.md); should it fail
-otherwise, the hub closes and the next seat gets a new one. Make a hub inside the running loop that uses it,
-never before a fork (:mod:`arena.relay.hub` keeps one per loop and process).
+The answers to every message its seats send come to one list of the hub's own, each framed with the id of the
+message it answers; one reader pops them and hands each to the seat waiting for that id. A list, not Pub/Sub: an
+answer pushed while the reader reconnects waits there. The hub's life is an asynchronous generator the loop knows
+of, so the loop's shutdown (``shutdown_asyncgens``) stops the reader and closes the client even when the loop's
+tasks were only cancelled. Make a hub inside the loop that uses it, never before a fork.
 """
 
 from __future__ import annotations
@@ -29,7 +16,6 @@ import time
 import uuid
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
-from types import TracebackType
 
 from .relay import WAIT_CHUNK_S, RelayChannel, ReplyAddress, parse_reply_frame
 from .store_errors import StoreFailure
@@ -37,11 +23,10 @@ from .store_errors import StoreFailure
 log = logging.getLogger(__name__)
 
 READ_CHUNK_S = 5.0
-"""The longest single blocking pop of the reader (shorter than the client's read timeout)."""
+"""The longest single blocking pop of the reader."""
 BACKOFF_S = (0.05, 1.0)
 """The reader's first and longest pause after a Redis failure."""
 CLOSE_TIMEOUT_S = 2.0
-"""How long closing the client may take at most."""
 QUIET_S = 10.0
 """Reader failures less than this apart are logged once."""
 
@@ -67,7 +52,7 @@ class Replies:
             waiter.set_result(None)
 
     async def next(self, timeout_s: float) -> bytes | None:
-        """The next answer, waiting up to ``timeout_s``; ``None`` when none came in time (or the hub closed)."""
+        """The next answer, waiting up to ``timeout_s``; ``None`` when none came (or the hub closed)."""
         if not self._answers:
             waiter = self._waiter = asyncio.get_running_loop().create_future()
             try:  # asyncio.timeout, not wait_for: wait_for (3.11) loses a cancellation that comes with the answer
@@ -79,14 +64,11 @@ class Replies:
                 self._waiter = None
         return self._answers.popleft()
 
-    def close(self) -> None:
-        self._hub.forget(self.rid)
-
     def __enter__(self) -> Replies:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
+    def __exit__(self, *exc: object) -> None:
+        self._hub.forget(self.rid)
 
 
 class RelayHub:
@@ -97,8 +79,7 @@ class RelayHub:
         self.channel = channel
         self.hub_id = uuid.uuid4().hex
         self.key = channel.replies_key(self.hub_id)
-        self.dropped = 0
-        """Answers that came for no waiting seat (it gave up, or the answer came twice)."""
+        self.dropped = 0  # answers that came for no waiting seat (it gave up, or the answer came twice)
         self._on_closed = on_closed
         self._waiting: dict[str, Replies] = {}
         self._next = 0
@@ -108,7 +89,6 @@ class RelayHub:
         self._life = self._lifetime()
 
     async def start(self) -> RelayHub:
-        """Start the reader, and tie the hub's end to its loop's shutdown."""
         self._reader = asyncio.get_running_loop().create_task(self._read(), name=f"relay-hub-{self.hub_id[:8]}")
         await anext(self._life)  # first iterated in this loop: its shutdown_asyncgens() ends the generator
         return self
@@ -119,12 +99,10 @@ class RelayHub:
 
     @property
     def waiting(self) -> int:
-        """Messages whose answers are awaited."""
         return len(self._waiting)
 
     def expect(self) -> Replies:
-        """Wait for the answers to a message about to be sent (give its :attr:`Replies.address` to the gateway);
-        :data:`~arena.store.StoreFailure` when the hub is closed."""
+        """Wait for the answers to a message about to be sent (give its :attr:`Replies.address` to the gateway)."""
         if self._closed:
             raise StoreFailure("the relay hub is closed (its event loop is shutting down)")
         self._next += 1
@@ -136,11 +114,10 @@ class RelayHub:
         self._waiting.pop(rid, None)
 
     async def close(self) -> None:
-        """Stop the reader (waiting seats get ``None``) and close the client."""
         await self._life.aclose()
 
     async def _lifetime(self) -> AsyncGenerator[None, None]:
-        """Suspended for as long as the hub lives; closing it (the loop's shutdown, :meth:`close`) closes all."""
+        """Suspended as long as the hub lives; closing it (the loop's shutdown, :meth:`close`) closes all."""
         try:
             yield
         finally:
@@ -176,8 +153,6 @@ class RelayHub:
                 pause = BACKOFF_S[0]
                 for raw in raws:
                     self._route(raw)
-        except asyncio.CancelledError:
-            raise
         except Exception:
             log.exception("relay hub %s: the reader of answers failed; a new hub takes over", self.hub_id)
             asyncio.get_running_loop().create_task(self.close())
@@ -204,8 +179,8 @@ class RelayHub:
         self._last_failure = now
 
     def _mark_closed(self) -> None:
-        """No new waiter; the waiting ones get ``None``; the registry forgets the hub (synchronous: a loop
-        closing may not run another step)."""
+        """No new waiter, the waiting ones get ``None``, the registry forgets the hub (synchronous: a closing loop
+        may not run another step)."""
         if self._closed:
             return
         self._closed = True

@@ -1,15 +1,8 @@
-"""Replays: the :class:`Replay` record of a match, stored as zlib-compressed canonical JSON, one key per match id,
-written once.
+"""Replays: the :class:`Replay` record of a match, stored once per match id (``SET NX``, with its result) as
+zlib-compressed canonical JSON.
 
-A replay is a match record in its stored form: the result fields, the engine replay (``Match.replay()``: rules,
-players, seed, actions), the per-decision log as columns and every round's hands (see :class:`Replay`).
-:meth:`Replay.to_dict` and :meth:`Replay.from_dict` are the one place its JSON is written and read.
-
-The JSON is encoded with sorted keys, ASCII only (non-ASCII text as ``\\u`` escapes: the encoder's fast path, twice
-as fast on a replay as ``ensure_ascii=False``) and compressed with zlib level 3 (measured on 2-seat flip replays of
-~50 kB: level 6 is 2.4x slower for 20% smaller blobs, and both run once per match on the worker's match thread).
-Writes use ``SET NX``: the first replay of a match id is the one kept, like its result (see
-:meth:`arena.store.result_store.ResultStore.record`, which writes both together).
+The JSON is ASCII only (the encoder's fast path, twice as fast as ``ensure_ascii=False``) and zlib level 3
+(measured on 2-seat flip replays of ~50 kB: level 6 is 2.4x slower for 20% smaller blobs).
 """
 
 from __future__ import annotations
@@ -20,21 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import redis
-
 from arena.players import DecisionOutcome
 from arena.tournament import EndReason
 
-from ._codec import loads
-from .keys import Keys
+from ._codec import RecordStore, loads, ms
 
 LEVEL = 3
 FORMAT = 1
-"""The ``format`` of the stored form written since the per-decision log became columns."""
 
 OUTCOME_LETTERS = {DecisionOutcome.ANSWERED: "a", DecisionOutcome.TIMEOUT: "t", DecisionOutcome.ERROR: "e",
                    DecisionOutcome.FALLBACK: "f", DecisionOutcome.FORFEITED: "F", DecisionOutcome.UNREACHABLE: "u"}
-"""The letter of each decision outcome in :attr:`Replay.outcomes`."""
 _LETTER_OUTCOMES = {v: k for k, v in OUTCOME_LETTERS.items()}
 
 
@@ -59,8 +47,7 @@ class EngineReplay:
 
 
 class DecisionNote(NamedTuple):
-    """How one decision went, as the replay keeps it: ``applied`` is False for a declined catch offer (asked and
-    answered, but no action of the replay)."""
+    """How one decision went: ``applied`` is False for a declined catch offer (answered, but no action)."""
 
     latency_ms: float
     outcome: DecisionOutcome
@@ -72,14 +59,10 @@ class DecisionNote(NamedTuple):
 
 @dataclass(frozen=True)
 class Replay:
-    """The stored replay of one match.
-
-    The per-decision log is kept as columns: ``latency_us`` (one integer per decision), ``outcomes`` (one letter
-    per decision, :data:`OUTCOME_LETTERS`: ``a``\\ nswered, ``t``\\ imeout, ``e``\\ rror, ``f``\\ allback, ``F``
-    forfeited, ``u``\\ nreachable at first), ``refused`` (``{decision index: (count, reasons)}`` for the decisions
-    with refused answers), ``declined`` (indexes of declined catch offers) and ``clock_us`` (``{decision index: (lag
-    compensation, time bank used)}`` in microseconds). ``hands``: every round's hands in their JSON form
-    (:func:`arena.runner.record.hands_to_json`), None when the stored replay has none."""
+    """The stored replay of one match. The per-decision log is columns: ``latency_us``, ``outcomes`` (a letter of
+    :data:`OUTCOME_LETTERS` each), ``refused`` (``{decision index: (count, reasons)}``), ``declined`` (indexes of
+    declined catch offers) and ``clock_us`` (``{decision index: (lag compensation, time bank used)}``). ``hands``:
+    every round's hands (:func:`arena.runner.record.hands_to_json`)."""
 
     match_id: str
     tournament_id: str
@@ -108,7 +91,6 @@ class Replay:
     hands: list[dict[str, Any]] | None = None
 
     def decisions(self) -> list[DecisionNote]:
-        """How each decision went, in order."""
         declined = set(self.declined)
         out = []
         for i, (latency, letter) in enumerate(zip(self.latency_us, self.outcomes, strict=False)):
@@ -119,7 +101,6 @@ class Replay:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The stored JSON form."""
         return {
             "match_id": self.match_id, "tournament_id": self.tournament_id, "group": self.group, "seed": self.seed,
             "rules": dict(self.rules), "players": self.players, "seats": list(self.seats),
@@ -139,7 +120,6 @@ class Replay:
         """Read the stored form back; ``ValueError`` naming what is missing or malformed."""
         try:
             engine = EngineReplay.from_dict(data["replay"])
-            columns = _columns(data)
             winner = data.get("winner")
             return cls(
                 match_id=str(data.get("match_id", "")), tournament_id=str(data.get("tournament_id", "")),
@@ -151,7 +131,12 @@ class Replay:
                 bot_versions=_strs(data.get("bot_versions")), forfeits=_ints(data.get("forfeits")),
                 strikes=_ints(data.get("strikes")), timeouts=_ints(data.get("timeouts")),
                 refusals=_ints(data.get("refusals")), duration_s=float(data.get("duration_s", 0.0)),
-                detail=str(data.get("detail", "")), hands=data.get("hands"), **columns,
+                detail=str(data.get("detail", "")), hands=data.get("hands"),
+                latency_us=_ints(data.get("latency_us")), outcomes=str(data["outcomes"]),
+                refused={int(i): (int(count), _strs(reasons))
+                         for i, (count, reasons) in dict(data.get("refused") or {}).items()},
+                declined=_ints(data.get("declined")),
+                clock_us={int(i): (int(lag), int(bank)) for i, (lag, bank) in dict(data.get("clock_us") or {}).items()},
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"stored replay is malformed: {error!r}") from None
@@ -165,20 +150,7 @@ def _ints(values: Sequence[Any] | None) -> tuple[int, ...]:
     return tuple(int(v) for v in values or ())
 
 
-def _columns(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "latency_us": _ints(data.get("latency_us")),
-        "outcomes": str(data["outcomes"]),
-        "refused": {int(i): (int(count), _strs(reasons)) for i, (count, reasons) in
-                    dict(data.get("refused") or {}).items()},
-        "declined": _ints(data.get("declined")),
-        "clock_us": {int(i): (int(lag), int(bank)) for i, (lag, bank) in dict(data.get("clock_us") or {}).items()},
-    }
-
-
-
 def compress(replay: Replay) -> bytes:
-    """The stored form of a replay."""
     text = json.dumps(replay.to_dict(), sort_keys=True, separators=(",", ":"))
     return zlib.compress(text.encode("ascii"), LEVEL)
 
@@ -194,23 +166,14 @@ def decompress(blob: bytes) -> Replay:
     return Replay.from_dict(data)
 
 
-class ReplayStore:
-    """Save and load compressed replays by match id."""
-
-    def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
-
+class ReplayStore(RecordStore):
     def save(self, match_id: str, replay: Replay, *, ttl: float | None = None) -> bool:
-        """Store the replay unless one is stored; ``True`` if this call stored it."""
-        px = None if ttl is None else max(1, int(ttl * 1000))
+        px = None if ttl is None else ms(ttl)
         return bool(self._r.set(self._k.replay(match_id), compress(replay), nx=True, px=px))
 
     def load(self, match_id: str) -> Replay | None:
-        """The replay, or ``None`` if there is none (never recorded, or expired)."""
         blob = self._r.get(self._k.replay(match_id))
         return None if blob is None else decompress(blob)
 
     def size(self, match_id: str) -> int:
-        """Stored (compressed) size in bytes, 0 if absent."""
         return int(self._r.strlen(self._k.replay(match_id)))

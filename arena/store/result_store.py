@@ -1,19 +1,9 @@
 """Match results, written exactly once per deterministic match id, and tournament progress.
 
-:meth:`ResultStore.record` is one Lua script: ``HSETNX`` of the result under the match id, and
-only if that write was the first, ``done += 1`` on the progress hash and the replay written (with
-``SET NX``). However many times a match is re-run (retries, redelivered tasks, duplicates), its
-first result is the one kept and it is counted once; so is the match in the count of each seated bot's version
-(:meth:`~arena.store.keys.Keys.bot_version_matches`, built-in bots left out).
-
-The return value says whether *this call* wrote the result. Each call carries a random attempt id
-stored with the result, so if redis-py retries the script after a lost reply, the retry still
-answers ``True`` for the call that wrote it. Even so, derived data (standings, ratings) is best
-recomputed from :meth:`ResultStore.all` rather than incremented on ``True``.
-
-Progress counters live in one hash per tournament: ``scheduled`` (kept by
-:meth:`~arena.store.tournament_store.TournamentStore.add_matches`), ``done`` (kept by
-:meth:`ResultStore.record`) and any free-form counter bumped with :meth:`ResultStore.incr`.
+:meth:`ResultStore.record` is one Lua script: ``HSETNX`` of the result and, only if that write was the first,
+``done += 1``, the feed, the bot versions' match counts and the replay (``SET NX``). However often a match is
+re-run, its first result is kept and counted once. Each call carries an attempt id stored with the result, so a
+redis-py retry after a lost reply still answers ``True`` for the call that wrote it.
 """
 
 from __future__ import annotations
@@ -28,14 +18,14 @@ import redis
 
 from arena.tournament import EndReason, MatchResult
 
-from ._codec import dumps, loads, text
+from ._codec import RecordStore, dumps, loads, ms, text
 from .keys import InvalidName, Keys, check_id
 from .replay_store import Replay, compress
 from .store_errors import StoreError, UnknownTournament
 
 RESERVED_COUNTERS = ("scheduled", "done")
 BUILTIN_VERSION = "builtin"
-"""The version of a built-in bot's seat (:class:`arena.runner.seats.LocalSeat`): not counted per version."""
+"""The version of a built-in bot's seat: not counted per version."""
 
 _RECORD = """
 if ARGV[6] == '1' and redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then
@@ -70,8 +60,7 @@ class UnscheduledMatch(StoreError):
 @dataclass(frozen=True)
 class StoredResult:
     """The stored result of one match: the :class:`~arena.tournament.MatchResult` standings count, plus the
-    per-seat counters and bookkeeping the API shows. Its JSON (one flat object, the ``MatchResult`` fields first)
-    is written by :meth:`to_dict` and read back, for results stored by any version, by :meth:`from_dict`."""
+    per-seat counters and bookkeeping the API shows (one flat JSON object)."""
 
     result: MatchResult
     tournament_id: str
@@ -99,11 +88,10 @@ class StoredResult:
 
     @property
     def scored(self) -> bool:
-        """Whether the match counts in standings and ratings (not aborted, not cancelled)."""
         return self.result.end_reason.scored
 
     def counter(self, name: str) -> tuple[int, ...]:
-        """One per-seat counter by name (``timeouts``, ``refusals``, ``decisions``), padded with 0 to every seat."""
+        """One per-seat counter by name, padded with 0 to every seat."""
         values: tuple[int, ...] = getattr(self, name)
         return (values + (0,) * len(self.seats))[: len(self.seats)]
 
@@ -134,7 +122,7 @@ class StoredResult:
 
     @classmethod
     def from_replay(cls, replay: Replay) -> StoredResult:
-        """The result a stored replay carries (for a match whose result is not kept, such as a person's game)."""
+        """The result a stored replay carries (a match whose result is not kept, such as a person's game)."""
         result = MatchResult(match_id=replay.match_id, seats=replay.seats, scores=replay.scores, winner=replay.winner,
                              rounds=replay.rounds, end_reason=replay.end_reason, forfeits=replay.forfeits,
                              strikes=replay.strikes, group=replay.group)
@@ -144,19 +132,7 @@ class StoredResult:
 
 
 @dataclass(frozen=True)
-class ResultRecord:
-    """A stored result with its bookkeeping."""
-
-    match_id: str
-    result: StoredResult
-    attempt: str
-    recorded_at: float
-
-
-@dataclass(frozen=True)
 class Progress:
-    """Counters of one tournament."""
-
     scheduled: int
     done: int
     counters: dict[str, int] = field(default_factory=dict)
@@ -166,12 +142,9 @@ class Progress:
         return self.scheduled > 0 and self.done >= self.scheduled
 
 
-class ResultStore:
-    """Record results once, read them back, and keep the progress counters."""
-
+class ResultStore(RecordStore):
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
+        super().__init__(client, keys)
         self._record = client.register_script(_RECORD)
 
     def record(
@@ -185,31 +158,23 @@ class ResultStore:
         require_scheduled: bool = True,
         attempt: str | None = None,
     ) -> bool:
-        """Store the match's result if none is stored yet; ``True`` if this call wrote it.
-
-        With ``replay``, the compressed replay is written together with the first result (and
-        only then). With ``require_scheduled`` (the default) the match id must have been added
-        with ``add_matches``: raises :class:`UnscheduledMatch`, or :class:`UnknownTournament`.
-
-        The first write also appends the match id to the tournament's watch feed
-        (``uno:tournament:{tid}:feed``) in the same script, so the feed lists exactly the recorded
-        results, in the order they were written, whatever happens to the worker right after.
-        ``attempt``: the id of this recording (random by default); a caller that retries after a failed
-        call passes the same one, so that a first call whose reply was lost still answers ``True``.
-        """
+        """Store the match's result (and ``replay``) if none is stored yet; ``True`` if this call wrote it. With
+        ``require_scheduled`` the match id must have been added with ``add_matches`` (:class:`UnscheduledMatch`).
+        The first write appends the match id to the tournament's feed in the same script, so the feed lists exactly
+        the recorded results, in order. A caller that retries a failed call passes the same ``attempt``."""
         check_id(match_id, "match id")
         attempt = attempt or uuid.uuid4().hex
         envelope = dumps({"result": result.to_dict(), "attempt": attempt, "recorded_at": time.time()})
         blob = compress(replay) if replay is not None else b""
-        ttl_ms = 0 if replay_ttl is None else max(1, int(replay_ttl * 1000))
+        ttl_ms = 0 if replay_ttl is None else ms(replay_ttl)
         versions = self._version_counts(result)
         code = int(
             self._record(
                 keys=[
-                    self._k.results(tournament_id),
-                    self._k.progress(tournament_id),
+                    self._k.tournament(tournament_id, "results"),
+                    self._k.tournament(tournament_id, "progress"),
                     self._k.replay(match_id),
-                    self._k.matches(tournament_id),
+                    self._k.tournament(tournament_id, "matches"),
                     self._k.tournament(tournament_id),
                     self._k.tournament_run(tournament_id, "feed"),
                     *versions,
@@ -225,73 +190,53 @@ class ResultStore:
         return code == 1
 
     def _version_counts(self, result: StoredResult) -> dict[str, str]:
-        """The version counters a first recording of ``result`` adds one to: key -> version, one per registered bot
-        seated (a bot in two seats counts the match once; built-in bots, whose version is ``builtin``, and seats
-        without a version are left out)."""
+        """The version counters a first recording adds one to: key -> version, once per registered bot seated."""
         counts: dict[str, str] = {}
         for name, version in zip(result.seats, result.bot_versions, strict=False):
             if not version or version == BUILTIN_VERSION:
                 continue
             try:
-                counts.setdefault(self._k.bot_version_matches(name), version)
+                counts.setdefault(self._k.bot(name, "version-matches"), version)
             except InvalidName:  # not a registered bot's name
                 continue
         return counts
 
     def get(self, tournament_id: str, match_id: str) -> StoredResult | None:
-        """The match's result, or ``None`` if it has none yet."""
-        record = self.get_record(tournament_id, match_id)
-        return None if record is None else record.result
-
-    def get_record(self, tournament_id: str, match_id: str) -> ResultRecord | None:
-        raw = self._r.hget(self._k.results(tournament_id), check_id(match_id, "match id"))
-        return None if raw is None else _record(match_id, raw)
+        raw = self._r.hget(self._k.tournament(tournament_id, "results"), check_id(match_id, "match id"))
+        return None if raw is None else _result(raw)
 
     def all(self, tournament_id: str) -> dict[str, StoredResult]:
-        """Every recorded result of the tournament, by match id."""
-        out: dict[str, StoredResult] = {}
-        for mid, raw in self._r.hscan_iter(self._k.results(tournament_id), count=1000):
-            m = text(mid) or ""
-            out[m] = _record(m, raw).result
-        return out
+        results = self._r.hscan_iter(self._k.tournament(tournament_id, "results"), count=1000)
+        return {str(text(mid)): _result(raw) for mid, raw in results}
 
     def recorded(self, tournament_id: str) -> set[str]:
-        """Match ids that have a result."""
-        return {m.decode("utf-8") for m in self._r.hkeys(self._k.results(tournament_id))}
+        return {m.decode("utf-8") for m in self._r.hkeys(self._k.tournament(tournament_id, "results"))}
 
     def without_result(self, tournament_id: str, match_ids: Iterable[str]) -> set[str]:
-        """Those of ``match_ids`` that have no result (one round trip)."""
         ids = list(match_ids)
         pipe = self._r.pipeline(transaction=False)
         for mid in ids:
-            pipe.hexists(self._k.results(tournament_id), mid)
+            pipe.hexists(self._k.tournament(tournament_id, "results"), mid)
         return {mid for mid, there in zip(ids, pipe.execute(), strict=True) if not there}
 
     def missing(self, tournament_id: str) -> set[str]:
         """Scheduled match ids without a result: the completeness check of a tournament."""
-        scheduled = {m.decode("utf-8") for m in self._r.smembers(self._k.matches(tournament_id))}
+        scheduled = {m.decode("utf-8") for m in self._r.smembers(self._k.tournament(tournament_id, "matches"))}
         return scheduled - self.recorded(tournament_id)
 
     def progress(self, tournament_id: str) -> Progress:
-        raw = self._r.hgetall(self._k.progress(tournament_id))
-        counters = {(text(k) or ""): int(v) for k, v in raw.items()}
-        scheduled = counters.pop("scheduled", 0)
-        done = counters.pop("done", 0)
-        return Progress(scheduled, done, counters)
+        raw = self._r.hgetall(self._k.tournament(tournament_id, "progress"))
+        counters = {str(text(k)): int(v) for k, v in raw.items()}
+        return Progress(counters.pop("scheduled", 0), counters.pop("done", 0), counters)
 
     def incr(self, tournament_id: str, counter: str, amount: int = 1) -> int:
-        """Bump a free-form progress counter (e.g. ``timeouts``); returns its new value."""
+        """Bump a free-form progress counter (e.g. ``timeouts``); its new value."""
         check_id(counter, "counter name")
         if counter in RESERVED_COUNTERS:
             raise ValueError(f"counter {counter!r} is kept by the store; choose another name")
-        return int(self._r.hincrby(self._k.progress(tournament_id), counter, amount))
+        return int(self._r.hincrby(self._k.tournament(tournament_id, "progress"), counter, amount))
 
 
-def _record(match_id: str, raw: bytes) -> ResultRecord:
-    data = loads(raw)
-    return ResultRecord(
-        match_id=match_id,
-        result=StoredResult.from_dict(data["result"]),
-        attempt=str(data["attempt"]),
-        recorded_at=float(data["recorded_at"]),
-    )
+def _result(raw: bytes) -> StoredResult:
+    """The result of a stored envelope (``{"result", "attempt", "recorded_at"}``, see :meth:`ResultStore.record`)."""
+    return StoredResult.from_dict(loads(raw)["result"])

@@ -1,12 +1,8 @@
 """Scheduled (cron) tournaments and their fire-once claims.
 
-A schedule is an id, a cron expression (validated by :mod:`arena.tournament.cron` before it is stored) and
-the spec template of the tournament to create at each due time. Firing is claimed per
-``(schedule, due time)``: :meth:`ScheduleStore.claim` is one Lua script that ``SET NX PX``-es the
-lock key ``uno:schedule:{sid}:fired:{due}`` and moves the schedule's ``last_due`` forward, and it
-refuses a due time at or before ``last_due``. So however many schedulers run, each due time fires
-once, and it does not fire again after its lock expires. If firing fails,
-:meth:`ScheduleStore.release` undoes the claim (only for its holder) so the next tick retries.
+:meth:`ScheduleStore.claim` is one Lua script that ``SET NX PX``-es the lock of ``(schedule, due time)`` and moves
+the schedule's ``last_due`` forward, refusing a due time at or before it: however many schedulers run, each due
+time fires once, and never again after its lock expires. :meth:`ScheduleStore.release` undoes a failed firing.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ from typing import Any
 
 import redis
 
-from ._codec import dumps, loads, text_hash
+from ._codec import RecordStore, dumps, loads, ms, text_hash
 from .keys import Keys, check_id
 from .store_errors import DuplicateSchedule, UnknownSchedule
 
@@ -61,6 +57,7 @@ end
 return 1
 """
 
+
 @dataclass(frozen=True)
 class Schedule:
     """A stored schedule. ``last_due``: the latest due time (epoch seconds) claimed, if any."""
@@ -73,12 +70,9 @@ class Schedule:
     last_due: int | None
 
 
-class ScheduleStore:
-    """Keep schedules and claim their due times."""
-
+class ScheduleStore(RecordStore):
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
+        super().__init__(client, keys)
         self._add = client.register_script(_ADD)
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
@@ -92,11 +86,8 @@ class ScheduleStore:
         enabled: bool = True,
         created_at: float | None = None,
     ) -> Schedule:
-        """Store a new schedule (the cron expression is not checked here: see ``arena.tournament.cron``).
-
-        Due times at or before ``created_at`` (default: now) never fire. Raises
-        :class:`DuplicateSchedule`.
-        """
+        """Store a new schedule (its cron expression checked by the caller); due times at or before
+        ``created_at`` (default: now) never fire."""
         check_id(schedule_id, "schedule id")
         if not isinstance(cron, str) or not cron.strip():
             raise ValueError("a schedule needs a cron expression")
@@ -116,13 +107,9 @@ class ScheduleStore:
         return _schedule(text_hash(raw))
 
     def all(self) -> list[Schedule]:
-        """Every schedule, sorted by id."""
-        out: list[Schedule] = []
-        for sid in sorted(m.decode("utf-8") for m in self._r.smembers(self._k.schedules())):
-            raw = self._r.hgetall(self._k.schedule(sid))
-            if raw:
-                out.append(_schedule(text_hash(raw)))
-        return out
+        ids = sorted(m.decode("utf-8") for m in self._r.smembers(self._k.schedules()))
+        raws = [self._r.hgetall(self._k.schedule(sid)) for sid in ids]
+        return [_schedule(text_hash(raw)) for raw in raws if raw]
 
     def remove(self, schedule_id: str) -> bool:
         pipe = self._r.pipeline(transaction=True)
@@ -131,14 +118,11 @@ class ScheduleStore:
         return bool(pipe.execute()[0])
 
     def claim(self, schedule_id: str, due: int, *, holder: str, ttl: float = DEFAULT_LOCK_TTL) -> bool:
-        """Claim the firing of ``due`` (epoch seconds); ``True`` for exactly one caller.
-
-        ``False`` if someone claimed it (or a later due time), or the schedule is disabled.
-        Raises :class:`UnknownSchedule`.
-        """
+        """Claim the firing of ``due`` (epoch seconds); ``True`` for exactly one caller, ``False`` too when the
+        schedule is disabled."""
         code = self._claim(
             keys=[self._k.schedule(schedule_id), self._k.schedule_fired(schedule_id, due)],
-            args=[int(due), holder, max(1, int(ttl * 1000)), repr(time.time())],
+            args=[int(due), holder, ms(ttl), repr(time.time())],
         )
         if code == -1:
             raise UnknownSchedule(schedule_id)
@@ -146,12 +130,8 @@ class ScheduleStore:
 
     def release(self, schedule_id: str, due: int, *, holder: str) -> bool:
         """Undo ``holder``'s claim of ``due`` (after a failed firing) so it can be claimed again."""
-        return bool(
-            self._release(
-                keys=[self._k.schedule(schedule_id), self._k.schedule_fired(schedule_id, due)],
-                args=[int(due), holder],
-            )
-        )
+        keys = [self._k.schedule(schedule_id), self._k.schedule_fired(schedule_id, due)]
+        return bool(self._release(keys=keys, args=[int(due), holder]))
 
 
 def _schedule(f: dict[str, str]) -> Schedule:

@@ -1,9 +1,7 @@
 """Session registry: which gateway holds which bot's stream, kept alive by heartbeats.
 
-Each session is a key with a TTL (``uno:session:{id}``); the gateway refreshes it with
-:meth:`SessionStore.heartbeat` well within the TTL (a third of it is a good period). When a gateway
-dies its sessions expire by themselves; :meth:`SessionStore.for_bot` returns only live ones and
-prunes the expired ids from the bot's index set.
+Each session is a key with a TTL that its gateway refreshes (:meth:`SessionStore.heartbeat_many`, a third of the
+TTL is a good period): a dead gateway's sessions expire by themselves, and :meth:`SessionStore.for_bot` prunes them.
 """
 
 from __future__ import annotations
@@ -13,42 +11,35 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import redis
-
-from ._codec import dumps, loads, text
-from .keys import Keys, bot_key, check_id
+from ._codec import RecordStore, dumps, loads, ms, text
+from .keys import check_id
 from .store_errors import UnknownBot
 
 DEFAULT_TTL = 6.0
-"""Seconds a session lives without a heartbeat: the sessions of a gateway that died (``kill -9``, its machine gone)
-stop counting this soon, so matches look for their bots elsewhere and ``bots list`` is right within seconds."""
+"""Seconds a session lives without a heartbeat: a dead gateway's sessions stop counting this soon."""
 LOST_TTL_S = 120
-"""How long a bot whose stream the arena lost (its gateway died, or drained before the bot moved) counts as the
-arena's fault when it has no session (:meth:`SessionStore.mark_lost`): its matches wait for it, no strike."""
+"""How long a bot whose stream the arena lost counts as the arena's fault when it has no session (no strike)."""
 RELAY_QUEUE_TTL_S = 60
+"""A relay queue's life without its gateway refreshing it."""
 ENDED_TTL_S = 3600
-"""How long the end of a match that ended while its bot was away waits for the bot's next session
-(:meth:`SessionStore.take_ended`); a gateway drops an unused slot by itself after about 15 minutes anyway."""
-"""A relay queue's life without its gateway refreshing it (:data:`arena.store.relay.QUEUE_TTL_S`)."""
+"""How long the end of a match that ended while its bot was away waits for the bot's next session."""
 
 
 @dataclass(frozen=True)
 class Session:
-    """One bot stream held by one gateway."""
-
     session_id: str
     bot: str
     gateway: str
     capacity: int
     started_at: float
     fresh_sandbox: bool = False
-    """A process of the bot host that plays one match in a sandbox of its own (a bot without memory)."""
+    """A bot host's process that plays one match in a sandbox of its own."""
 
 
 @dataclass(frozen=True)
 class PendingEnd:
-    """The end of a match that ended while its bot had no session: the gateway that opens the bot's next session
-    frees the match's slot (else the bot is seated in it again, and the slot holds one of its matches)."""
+    """The end of a match that ended while its bot had no session: the gateway of its next session frees the
+    match's slot."""
 
     match_id: str
     seat: int
@@ -60,13 +51,7 @@ class PendingEnd:
         return dumps([self.match_id, self.seat, self.attempt])
 
 
-class SessionStore:
-    """Open, refresh, close and look up bot sessions."""
-
-    def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
-
+class SessionStore(RecordStore):
     def open(
         self,
         bot: str,
@@ -81,44 +66,38 @@ class SessionStore:
         check_id(gateway, "gateway id")
         if capacity < 1:
             raise ValueError(f"capacity must be at least 1, got {capacity}")
-        if not self._r.exists(self._k.bot(bot)):
+        name = text(self._r.hget(self._k.bot(bot), "name"))
+        if name is None:
             raise UnknownBot(bot)
         sid = check_id(session_id or uuid.uuid4().hex, "session id")
-        name = text(self._r.hget(self._k.bot(bot), "name")) or bot
         session = Session(sid, name, gateway, capacity, time.time(), fresh_sandbox)
         payload = dumps({"bot": session.bot, "gateway": gateway, "capacity": capacity,
                          "started_at": session.started_at, "fresh_sandbox": fresh_sandbox})
         pipe = self._r.pipeline(transaction=True)
         pipe.set(self._k.session(sid), payload, px=_ms(ttl))
-        pipe.sadd(self._k.bot_sessions(bot), sid)
-        pipe.delete(self._k.bot_lost(bot))
+        pipe.sadd(self._k.bot(bot, "sessions"), sid)
+        pipe.delete(self._k.bot(bot, "lost"))
         pipe.execute()
         return session
 
     def take_ended(self, bot: str) -> list[PendingEnd]:
-        """Take (and delete) the ends of the bot's matches that ended while it was away
-        (:meth:`arena.store.RelayChannel.note_ended`); the gateway opening its session applies them."""
-        key = self._k.bot_ended(bot)
+        """Take (and delete) the ends of the bot's matches that ended while it was away."""
+        key = self._k.bot(bot, "ended")
         pipe = self._r.pipeline(transaction=True)
         pipe.hgetall(key)
         pipe.delete(key)
-        raw = pipe.execute()[0]
         ends = []
-        for field, ended in raw.items():
+        for field, ended in pipe.execute()[0].items():
             match_id, seat, attempt = loads(field)
-            ends.append(PendingEnd(str(match_id), int(seat), int(attempt), bytes(ended)))
+            ends.append(PendingEnd(match_id, seat, attempt, bytes(ended)))
         return ends
 
     def mark_lost(self, bot: str) -> None:
         """The arena lost the bot's stream (not the bot's doing): see :data:`LOST_TTL_S`."""
-        self._r.set(self._k.bot_lost(bot), repr(time.time()), ex=LOST_TTL_S)
-
-    def heartbeat(self, session_id: str, ttl: float = DEFAULT_TTL) -> bool:
-        """Extend a session's life; ``False`` if it had already expired (open a new one then)."""
-        return bool(self._r.pexpire(self._k.session(session_id), _ms(ttl)))
+        self._r.set(self._k.bot(bot, "lost"), repr(time.time()), ex=LOST_TTL_S)
 
     def heartbeat_many(self, session_ids: list[str], ttl: float = DEFAULT_TTL) -> list[bool]:
-        """:meth:`heartbeat` for many sessions in one round trip; one flag per id, in order."""
+        """Extend each session's life; ``False`` for one that had already expired (open a new one then)."""
         pipe = self._r.pipeline(transaction=False)
         for session_id in session_ids:
             pipe.pexpire(self._k.session(session_id), _ms(ttl))
@@ -129,42 +108,34 @@ class SessionStore:
         return None if raw is None else parse_session(session_id, raw)
 
     def close(self, session_id: str) -> bool:
-        """End a session; ``False`` if it did not exist (any more)."""
         session = self.get(session_id)
         pipe = self._r.pipeline(transaction=True)
         pipe.delete(self._k.session(session_id))
         if session is not None:
-            pipe.srem(self._k.bot_sessions(session.bot), session_id)
-        deleted = pipe.execute()[0]
-        return bool(deleted)
+            pipe.srem(self._k.bot(session.bot, "sessions"), session_id)
+        return bool(pipe.execute()[0])
 
     def for_bot(self, bot: str) -> list[Session]:
         """The bot's live sessions, oldest first (expired ids are removed from the index)."""
-        index = self._k.bot_sessions(bot)
+        index = self._k.bot(bot, "sessions")
         ids = sorted(m.decode("utf-8") for m in self._r.smembers(index))
         if not ids:
             return []
-        raws = self._r.mget([self._k.session(i) for i in ids])
-        live: list[Session] = []
-        dead: list[str] = []
-        for sid, raw in zip(ids, raws, strict=True):
-            if raw is None:
-                dead.append(sid)
-            else:
-                live.append(parse_session(sid, raw))
+        raws = dict(zip(ids, self._r.mget([self._k.session(i) for i in ids]), strict=True))
+        live = sorted((parse_session(sid, raw) for sid, raw in raws.items() if raw is not None),
+                      key=lambda s: s.started_at)
+        dead = [sid for sid, raw in raws.items() if raw is None]
         if dead:  # expired with their gateway (a closed session leaves the index at once): the arena's fault
             pipe = self._r.pipeline(transaction=True)
             pipe.srem(index, *dead)
             if not live:
-                pipe.set(self._k.bot_lost(bot), repr(time.time()), ex=LOST_TTL_S)
+                pipe.set(self._k.bot(bot, "lost"), repr(time.time()), ex=LOST_TTL_S)
             pipe.execute()
-        live.sort(key=lambda s: s.started_at)
         return live
 
     def notify_gateways(self, bot: str, message: Callable[[list[str]], bytes]) -> int:
-        """Queue ``message(session ids)`` on the relay queue of every gateway holding live sessions of ``bot``,
-        with the ids of its sessions (e.g. the relay's ``drop`` after the bot's token changed); returns how
-        many gateways were told."""
+        """Queue ``message(session ids)`` on the relay queue of every gateway holding live sessions of ``bot`` (e.g.
+        ``drop`` after its token changed); how many gateways were told."""
         by_gateway: dict[str, list[str]] = {}
         for session in self.for_bot(bot):
             by_gateway.setdefault(session.gateway, []).append(session.session_id)
@@ -176,24 +147,15 @@ class SessionStore:
         return len(by_gateway)
 
     def online(self, bot: str) -> bool:
-        """Whether the bot has at least one live session."""
-        bot_key(bot)
         return bool(self.for_bot(bot))
 
 
 def _ms(seconds: float) -> int:
     if seconds <= 0:
         raise ValueError(f"ttl must be positive, got {seconds}")
-    return max(1, int(seconds * 1000))
+    return ms(seconds)
 
 
 def parse_session(session_id: str, raw: bytes) -> Session:
-    data = loads(raw)
-    return Session(
-        session_id=session_id,
-        bot=str(data["bot"]),
-        gateway=str(data["gateway"]),
-        capacity=int(data["capacity"]),
-        started_at=float(data["started_at"]),
-        fresh_sandbox=bool(data.get("fresh_sandbox", False)),
-    )
+    """The session of the JSON :meth:`SessionStore.open` wrote."""
+    return Session(session_id, **loads(raw))

@@ -1,14 +1,9 @@
 """Match slots of remote bots, arena-wide: the leases the workers' dispatchers take before starting a match.
 
-A bot offers ``Hello.max_concurrent_matches`` matches at once (its session's ``capacity``; the gateway holding its
-stream honours it too). A worker that wants to start a match reserves one slot of every remote bot in it at once,
-all or none (:meth:`SlotStore.reserve`, one Lua script), so two matches never each hold a slot the other one waits
-for, and workers in several processes never seat a bot in more matches than it offers. A slot is a *lease*: a
-member of the bot's sorted set ``uno:bot:{name}:slots`` (the match id) scored by its expiry time (Redis' clock);
-the worker's heartbeat renews it while the match is played (:meth:`SlotStore.renew`) and the match's end releases
-it (:meth:`SlotStore.release`). A worker killed mid-match stops renewing: its slots free themselves within the
-lease. A bot without a live session counts as offering one match (its matches still start, one at a time, and
-are played with its fallbacks and strikes, as before).
+A worker reserves one slot of every remote bot of a match at once, all or none (one Lua script), so two matches
+never each hold a slot the other waits for, and no bot is seated in more matches than its session offers. A slot
+is a lease scored by its expiry (Redis' clock), renewed by the worker's heartbeat: a dead worker's slots free
+themselves. A bot without a live session counts as offering one match.
 """
 
 from __future__ import annotations
@@ -17,11 +12,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import redis
 
+from ._codec import RecordStore, ms
 from .keys import Keys
 from .session_store import parse_session
 
 ABSENT_CAPACITY = 1
-"""The slots of a bot with no live session (see the module docstring)."""
+"""The slots of a bot with no live session."""
 
 # KEYS: the bots' slot sets; ARGV[1]: the lease in ms; ARGV[2]: the match id; ARGV[3..]: each bot's capacity.
 # All or none; a slot the match already holds counts as free for it (a re-sent reservation is harmless).
@@ -65,24 +61,19 @@ return counts
 """
 
 
-class SlotStore:
-    """The bots' match slots (see the module docstring); bot names in any case (key form inside)."""
-
+class SlotStore(RecordStore):
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
+        super().__init__(client, keys)
         self._reserve = client.register_script(_RESERVE)
         self._renew = client.register_script(_RENEW)
         self._count = client.register_script(_COUNT)
 
     def capacities(self, bots: Sequence[str]) -> dict[str, int]:
-        """Each bot's offer: the capacity of its newest live session, :data:`ABSENT_CAPACITY` without one. Two
-        round trips whatever the number of bots."""
+        """Each bot's offer: the capacity of its newest live session (two round trips for any number of bots)."""
         pipe = self._r.pipeline(transaction=False)
         for bot in bots:
-            pipe.smembers(self._k.bot_sessions(bot))
-        members = pipe.execute()
-        ids = [sorted(m.decode("utf-8") for m in found) for found in members]
+            pipe.smembers(self._k.bot(bot, "sessions"))
+        ids = [sorted(m.decode("utf-8") for m in found) for found in pipe.execute()]
         flat = [sid for group in ids for sid in group]
         raws = iter(self._r.mget([self._k.session(sid) for sid in flat]) if flat else [])
         offers: dict[str, int] = {}
@@ -93,10 +84,9 @@ class SlotStore:
 
     def free(self, bots: Sequence[str],
              known: Mapping[str, int] | None = None) -> tuple[dict[str, int], dict[str, int]]:
-        """``(free, capacity)`` per bot: its capacity minus its live leases, never below 0. The capacities are
-        ``known`` when given (a caller's recent :meth:`capacities`, one round trip saved), else read."""
+        """``(free, capacity)`` per bot: its capacity (``known``, else read) minus its live leases, at least 0."""
         capacity = dict(known) if known is not None else self.capacities(bots)
-        held = self._count(keys=[self._k.bot_slots(bot) for bot in bots]) if bots else []
+        held = self._count(keys=[self._k.bot(bot, "slots") for bot in bots]) if bots else []
         return {bot: max(0, capacity[bot] - int(n)) for bot, n in zip(bots, held, strict=True)}, capacity
 
     def reserve(self, match_id: str, capacity: Mapping[str, int], lease_s: float) -> bool:
@@ -104,27 +94,17 @@ class SlotStore:
         bots = sorted(capacity)
         if not bots:
             return True
-        keys = [self._k.bot_slots(bot) for bot in bots]
-        return bool(self._reserve(keys=keys, args=[_ms(lease_s), match_id, *(capacity[b] for b in bots)]))
+        keys = [self._k.bot(bot, "slots") for bot in bots]
+        return bool(self._reserve(keys=keys, args=[ms(lease_s), match_id, *(capacity[b] for b in bots)]))
 
     def renew(self, held: Iterable[tuple[str, Iterable[str]]], lease_s: float) -> None:
-        """Extend the leases of ``(match_id, bots)`` pairs still held, in one round trip."""
-        keys: list[str] = []
-        members: list[str] = []
-        for match_id, bots in held:
-            for bot in bots:
-                keys.append(self._k.bot_slots(bot))
-                members.append(match_id)
-        if keys:
-            self._renew(keys=keys, args=[_ms(lease_s), *members])
+        """Extend the leases of ``(match_id, bots)`` still held, in one round trip."""
+        leases = [(self._k.bot(bot, "slots"), match_id) for match_id, bots in held for bot in bots]
+        if leases:
+            self._renew(keys=[key for key, _ in leases], args=[ms(lease_s), *(match_id for _, match_id in leases)])
 
     def release(self, match_id: str, bots: Iterable[str]) -> None:
-        """Give back the slots ``match_id`` holds."""
         pipe = self._r.pipeline(transaction=False)
         for bot in bots:
-            pipe.zrem(self._k.bot_slots(bot), match_id)
+            pipe.zrem(self._k.bot(bot, "slots"), match_id)
         pipe.execute()
-
-
-def _ms(seconds: float) -> int:
-    return max(1, int(seconds * 1000))

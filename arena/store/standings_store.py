@@ -1,9 +1,5 @@
-"""Standings cache: the latest computed standings of a tournament, never replaced by older ones.
-
-Standings are derived data (recomputed from the results); the cache keeps one copy
-(:class:`TournamentStandings`, its JSON read and written only by its ``from_dict`` / ``to_dict``) with ``as_of``,
-the number of results they count. :meth:`StandingsStore.put` refuses a copy older than
-the stored one, so two workers racing to publish cannot move the cache backwards.
+"""Standings cache: the latest computed standings of a tournament, never replaced by older ones (``as_of``, the
+results they count, only goes forward, so two workers racing to publish cannot move it backwards).
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ import redis
 from arena.tournament.standings import HeadToHead, StandingRow
 from arena.tournament.stats.plackett_luce import BatchRating
 
-from ._codec import dumps, loads
+from ._codec import RecordStore, dumps, loads
 from .keys import Keys
 
 _PUT = """
@@ -31,21 +27,18 @@ return 1
 @dataclass(frozen=True)
 class TournamentStandings:
     """The standings of a tournament with the per-bot counters the API shows. ``table``: the standings' JSON
-    (:meth:`arena.tournament.Standings.to_dict` without the rating pool: ``rows``, ``head_to_head``, ...), as the
-    API sends it on; ``final`` once every match is counted."""
+    (:meth:`arena.tournament.Standings.to_dict` without the rating pool)."""
 
     final: bool
     table: dict[str, Any]
     timeouts: dict[str, int] = field(default_factory=dict)
     refusals: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, int] = field(default_factory=dict)
-    """Decisions asked of each bot (for rates per 1,000 decisions)."""
     batch: tuple[BatchRating, ...] = ()
-    """The batch Plackett-Luce ratings of the scored matches, best first (none in copies cached before them)."""
+    """The batch Plackett-Luce ratings of the scored matches, best first."""
 
     @property
     def rows(self) -> tuple[StandingRow, ...]:
-        """The table's rows, best first."""
         return tuple(StandingRow.from_dict(row) for row in self.table.get("rows") or ())
 
     @property
@@ -75,22 +68,20 @@ class CachedStandings:
     standings: TournamentStandings
 
 
-class StandingsStore:
-    """Publish and read the standings cache."""
-
+class StandingsStore(RecordStore):
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
+        super().__init__(client, keys)
         self._put = client.register_script(_PUT)
 
     def put(self, tournament_id: str, standings: TournamentStandings, as_of: int) -> bool:
-        """Cache ``standings`` computed from ``as_of`` results; ``False`` if older."""
+        """Cache ``standings`` computed from ``as_of`` results; ``False`` if older than the cached ones."""
         if as_of < 0:
             raise ValueError(f"as_of must be >= 0, got {as_of}")
-        return bool(self._put(keys=[self._k.standings(tournament_id)], args=[int(as_of), dumps(standings.to_dict())]))
+        key = self._k.tournament(tournament_id, "standings")
+        return bool(self._put(keys=[key], args=[int(as_of), dumps(standings.to_dict())]))
 
     def get(self, tournament_id: str) -> CachedStandings | None:
-        as_of, raw = self._r.hmget(self._k.standings(tournament_id), ["as_of", "standings"])
+        as_of, raw = self._r.hmget(self._k.tournament(tournament_id, "standings"), ["as_of", "standings"])
         if as_of is None or raw is None:
             return None
         return CachedStandings(int(as_of), TournamentStandings.from_dict(loads(raw)))

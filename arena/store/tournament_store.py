@@ -1,15 +1,8 @@
 """Tournaments: spec, status, idempotent creation, and the set of scheduled match ids.
 
-:meth:`TournamentStore.create` runs as one Lua script: it looks the idempotency key up, and if the
-key is new it creates the tournament and binds the key to it, all atomically. A retried create
-(same key) therefore creates nothing and returns the first tournament's id with ``created=False``;
-reusing a key with a different spec raises :class:`IdempotencyConflict`. The spec comparison
-ignores a top-level ``tournament_id`` field, so a client that generates a fresh id for each try
-still counts as a retry.
-
-Statuses: :class:`arena.tournament.status.TournamentStatus`, stored as its word (``pending`` when created,
-``running``, ``finished``, ``failed``, ``cancelled``); :meth:`TournamentStore.set_status` can be made conditional
-(compare-and-set) with ``expected``.
+:meth:`TournamentStore.create` is one Lua script: a retried create with the same idempotency key creates nothing
+and returns the first tournament's id; the key reused with another spec (a top-level ``tournament_id`` aside, which
+a client may make fresh for each try) raises :class:`IdempotencyConflict`.
 """
 
 from __future__ import annotations
@@ -24,7 +17,7 @@ import redis
 
 from arena.tournament.status import TournamentStatus
 
-from ._codec import digest, dumps, loads, text_hash
+from ._codec import RecordStore, digest, dumps, enum_member, loads, text, text_hash
 from .keys import Keys, check_id
 from .store_errors import DuplicateTournament, IdempotencyConflict, UnknownTournament
 
@@ -80,8 +73,6 @@ _BASE_FIELDS = frozenset({"id", "spec", "spec_digest", "status", "idempotency_ke
 
 @dataclass(frozen=True)
 class TournamentRecord:
-    """A stored tournament."""
-
     tournament_id: str
     spec: dict[str, Any]
     status: TournamentStatus
@@ -89,7 +80,7 @@ class TournamentRecord:
     created_at: float
     updated_at: float
     extra: dict[str, str] = field(default_factory=dict)
-    """The ``extra`` fields given at creation (e.g. ``seed_salt``, ``seed_commitment``, ``matches_total``)."""
+    """The ``extra`` fields given at creation (``seed_salt``, ``seed_commitment``, ``matches_total``)."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +92,6 @@ class CreateResult:
 
 
 def new_tournament_id(prefix: str = "t") -> str:
-    """A fresh random tournament id such as ``t-3f2a9c0d1b7e``."""
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
@@ -110,12 +100,9 @@ def spec_digest(spec: Mapping[str, Any]) -> str:
     return digest({k: v for k, v in spec.items() if k != "tournament_id"})
 
 
-class TournamentStore:
-    """Create and read tournaments, change their status, and hold their scheduled match ids."""
-
+class TournamentStore(RecordStore):
     def __init__(self, client: redis.Redis, keys: Keys) -> None:
-        self._r = client
-        self._k = keys
+        super().__init__(client, keys)
         self._create = client.register_script(_CREATE)
         self._set_status = client.register_script(_SET_STATUS)
         self._add_matches = client.register_script(_ADD_MATCHES)
@@ -129,16 +116,9 @@ class TournamentStore:
         requested: Mapping[str, Any] | None = None,
         extra: Mapping[str, str] | None = None,
     ) -> CreateResult:
-        """Create a tournament with status ``pending``, at most once per idempotency key.
-
-        Returns ``CreateResult(id, created=True)`` the first time; with an idempotency key already
-        used, ``CreateResult(first id, created=False)`` (nothing is written). Raises
-        :class:`DuplicateTournament` if the id exists (without the same key) and
-        :class:`IdempotencyConflict` if the key was used with another spec. ``requested``: the spec as
-        requested, which a retry is compared with (default ``spec``; it differs when the arena chose the seed).
-        ``extra``: more fields of the tournament's hash, written in the same script (names other than the
-        fields above).
-        """
+        """Create a tournament with status ``pending``, at most once per idempotency key (a key already used
+        answers the first id with ``created=False``). ``requested``: the spec a retry is compared with (it differs
+        from ``spec`` when the arena chose the seed); ``extra``: more fields of the hash, written in the script."""
         if not isinstance(spec, Mapping):
             raise ValueError("a tournament spec must be a mapping (a JSON object)")
         extras = dict(extra or {})
@@ -161,7 +141,7 @@ class TournamentStore:
                 *(item for pair in sorted(extras.items()) for item in (pair[0], str(pair[1]))),
             ],
         )
-        tid = tid_raw.decode("utf-8") if isinstance(tid_raw, bytes) else str(tid_raw)
+        tid = str(text(tid_raw))
         if code == 1:
             return CreateResult(tid, True)
         if code == -1:
@@ -175,7 +155,6 @@ class TournamentStore:
         return CreateResult(tid, False)
 
     def get(self, tournament_id: str) -> TournamentRecord:
-        """The tournament; raises :class:`UnknownTournament`."""
         raw = self._r.hgetall(self._k.tournament(tournament_id))
         if not raw:
             raise UnknownTournament(tournament_id)
@@ -194,16 +173,13 @@ class TournamentStore:
         return bool(self._r.exists(self._k.tournament(tournament_id)))
 
     def ids(self) -> list[str]:
-        """All tournament ids, oldest first."""
         return [m.decode("utf-8") for m in self._r.zrange(self._k.tournaments(), 0, -1)]
 
     def page(self, *, after: str | None = None, statuses: Collection[TournamentStatus] | None = None,
              limit: int = 100) -> tuple[list[str], bool]:
-        """Tournament ids newest first, at most ``limit`` of them: those after ``after`` (the last id of the
-        previous page) and, with ``statuses``, only those in one of them. Returns the ids and whether more
-        follow. Raises :class:`UnknownTournament` for an ``after`` that is no tournament and ``ValueError`` for
-        an unknown status."""
-        wanted = None if statuses is None else {_status(s) for s in statuses}
+        """Tournament ids newest first, at most ``limit``: those after ``after`` (the last id of the previous page)
+        and, with ``statuses``, only those in one of them; and whether more follow."""
+        wanted = None if statuses is None else {enum_member(TournamentStatus, s, "tournament status") for s in statuses}
         start = 0
         if after:
             rank = self._r.zrevrank(self._k.tournaments(), after)
@@ -216,15 +192,12 @@ class TournamentStore:
             if not chunk:
                 return found, False
             start += len(chunk)
-            if wanted is None:
-                kept = chunk
-            else:
+            if wanted is not None:
                 states = self.status_and_created(chunk)
-                kept = [tid for tid in chunk if states[tid][0] in wanted]
-            for tid in kept:
-                if len(found) == limit:
-                    return found, True
-                found.append(tid)
+                chunk = [tid for tid in chunk if states[tid][0] in wanted]
+            if len(found) + len(chunk) > limit:
+                return found + chunk[:limit - len(found)], True
+            found += chunk
 
     def idempotent_id(self, idempotency_key: str) -> str | None:
         """The id of the tournament created under ``idempotency_key``, or ``None`` when the key is unused."""
@@ -243,40 +216,28 @@ class TournamentStore:
         pipe = self._r.pipeline(transaction=False)
         for tid in ids:
             pipe.hmget(self._k.tournament(tid), ["status", "created_at"])
-        out: dict[str, tuple[TournamentStatus | None, float]] = {}
-        for tid, (status, created) in zip(ids, pipe.execute(), strict=True):
-            out[tid] = (TournamentStatus(status.decode("utf-8")) if status is not None else None, float(created or 0))
-        return out
+        return {tid: (None if status is None else TournamentStatus(status.decode()), float(created or 0))
+                for tid, (status, created) in zip(ids, pipe.execute(), strict=True)}
 
     def set_status(self, tournament_id: str, status: TournamentStatus, *,
                    expected: Collection[TournamentStatus] | None = None) -> bool:
-        """Set the status; with ``expected``, only if the current status is one of those.
-
-        Returns whether the status was written. Raises :class:`UnknownTournament` and
-        ``ValueError`` for a word that is no :class:`TournamentStatus`.
-        """
-        for s in (status, *(expected or ())):
-            _status(s)
+        """Set the status (with ``expected``, only if the current status is one of those); whether it was
+        written."""
+        words = [enum_member(TournamentStatus, s, "tournament status").value for s in (status, *(expected or ()))]
         if expected is not None and not expected:
             raise ValueError("expected must name at least one status")
-        code = self._set_status(
-            keys=[self._k.tournament(tournament_id)],
-            args=[_status(status).value, repr(time.time()), *(_status(s).value for s in expected or ())],
-        )
+        code = self._set_status(keys=[self._k.tournament(tournament_id)],
+                                args=[words[0], repr(time.time()), *words[1:]])
         if code == -1:
             raise UnknownTournament(tournament_id)
         return bool(code)
 
     def add_matches(self, tournament_id: str, match_ids: Iterable[str]) -> int:
-        """Add scheduled match ids (idempotent: ids already there are not counted twice).
-
-        Returns how many were new; the ``scheduled`` progress counter grows by as much.
-        Raises :class:`UnknownTournament`.
-        """
+        """Add scheduled match ids (idempotent); how many were new, by which the ``scheduled`` counter grows."""
         ids = [check_id(m, "match id") for m in match_ids]
         keys = [
-            self._k.matches(tournament_id),
-            self._k.progress(tournament_id),
+            self._k.tournament(tournament_id, "matches"),
+            self._k.tournament(tournament_id, "progress"),
             self._k.tournament(tournament_id),
         ]
         added = 0
@@ -288,17 +249,7 @@ class TournamentStore:
         return added
 
     def matches(self, tournament_id: str) -> set[str]:
-        """The scheduled match ids."""
-        return {m.decode("utf-8") for m in self._r.smembers(self._k.matches(tournament_id))}
+        return {m.decode("utf-8") for m in self._r.smembers(self._k.tournament(tournament_id, "matches"))}
 
     def match_count(self, tournament_id: str) -> int:
-        return int(self._r.scard(self._k.matches(tournament_id)))
-
-
-def _status(word: str) -> TournamentStatus:
-    """The status of a word; ValueError naming the known ones."""
-    try:
-        return TournamentStatus(word)
-    except ValueError:
-        known = ", ".join(TournamentStatus)
-        raise ValueError(f"unknown tournament status {word!r}; expected one of {known}") from None
+        return int(self._r.scard(self._k.tournament(tournament_id, "matches")))

@@ -1,11 +1,8 @@
 """Reading a submitted archive (pure: bytes in, files out), every bound checked before the next entry is read.
 
-The formats are the ones the docs name, told by their first bytes: ``.tar``, ``.tar.gz``/``.tgz`` (gzip) and
-``.zip`` (stored or deflated members); bzip2, xz, lzma, zstd and the rest are refused with one line naming the
-accepted ones. Every entry counts against :attr:`Limits.max_entries` (files, folders, links, devices: anything the
-archive lists), and the unpacked bytes (a tar's whole stream, headers included, or a zip's members) are counted as
-they are produced and checked against the expansion cap (:meth:`Limits.max_stream_bytes`): reading stops at the
-first limit, so a small archive of many entries costs what the limit allows and no more.
+The formats (tar, gzip, zip of stored or deflated members) are told by their first bytes; others are refused in one
+line. Every entry the archive lists counts, and the unpacked bytes are counted as they are produced against the
+expansion cap: reading stops at the first limit, so a small archive of many entries costs what the limit allows.
 """
 
 from __future__ import annotations
@@ -33,8 +30,7 @@ _ZIP_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
 
 
 def read_package(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Package:
-    """The package of an archive's bytes (tar, tar.gz or zip, told by their first bytes), checked; raises
-    :class:`SubmissionRejected` naming the first problem."""
+    """The package of an archive's bytes, checked; :class:`SubmissionRejected` naming the first problem."""
     if len(data) > limits.max_archive_bytes:
         raise SubmissionRejected(f"the archive is {len(data)} bytes, more than the {limits.max_archive_bytes} "
                                  "allowed: leave out what the bot does not need to run")

@@ -1,6 +1,5 @@
-"""A package put together from its files (pure): :func:`package_of` checks files already read from an archive
-(:mod:`arena.submissions.archives` reads them, counting every entry) past the archive's format: no conflicting
-paths, a manifest, a command that can run; :func:`pack_folder` packs a folder as the CLI submits it.
+"""A package put together from its files (pure): :func:`package_of` checks files read from an archive past its
+format; :func:`pack_folder` packs a folder as the CLI submits it.
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ from .package import DEFAULT_LIMITS, Limits, Package, PackedFile, SubmissionReje
 
 
 def package_of(files: list[PackedFile], limits: Limits = DEFAULT_LIMITS, folders: tuple[str, ...] = ()) -> Package:
-    """The package of these files (and the archive's folder entries ``folders``), checked past the archive's own
-    format: no duplicate or conflicting paths, a manifest, a command that can run."""
+    """The package of these files (and folder entries), checked past the archive's format."""
     if not files:
         raise SubmissionRejected("the archive holds no files")
     check_paths([f.path for f in files], folders)
@@ -28,8 +26,7 @@ def package_of(files: list[PackedFile], limits: Limits = DEFAULT_LIMITS, folders
 
 
 def pack_folder(folder: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> bytes:
-    """The canonical archive of a folder's files (the CLI's `bot submit NAME FOLDER`); SubmissionRejected for a
-    link or a folder too large, as the arena would."""
+    """The canonical archive of a folder (`bot submit`); SubmissionRejected for a link or a folder too large."""
     root = Path(folder)
     files: list[PackedFile] = []
     total = 0

@@ -1,11 +1,9 @@
 """The submission check run off the serving path: a child process of its own, with CPU, memory and time limits.
 
-The child is :mod:`arena.submissions.intake_child` (it imports only the archive readers). :class:`IntakeRunner` is
-the parent's side, on an asyncio loop: it starts the child (no thread is held while it runs), kills it past its wall
-time, checks the reply (the archive's sha256 again) and bounds how many checks run at once: a caller takes a slot
-(:meth:`IntakeRunner.slot`, :class:`IntakeBusy` when none is free) *before* it reads the archive, so a refused
-upload is not read at all. A bomb costs the child its limits and the gateway nothing: the child's death or overrun
-is a :class:`SubmissionRejected` naming the limit.
+:class:`IntakeRunner` is the parent's side, on an asyncio loop: it starts the child (:mod:`.intake_child`), kills it
+past its wall time, checks the reply (the archive's sha256 again) and bounds how many checks run at once: a caller
+takes a slot *before* it reads the archive, so a refused upload is not read at all. A bomb costs the child its limits
+and the gateway nothing: the child's death or overrun is a :class:`SubmissionRejected` naming the limit.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .package import DEFAULT_LIMITS, Limits, SubmissionRejected
+from .package import SubmissionRejected
 
 
 @dataclass(frozen=True)
@@ -29,8 +27,7 @@ class IntakeLimits:
     cpu_seconds: int = 10
     memory_bytes: int = 512 * 1024 * 1024
     wall_seconds: float = 20.0
-    max_running: int = 2
-    """Checks at once; one more is refused (:class:`IntakeBusy`), not queued."""
+    max_running: int = 2  # checks at once; one more is refused (IntakeBusy), not queued
 
 
 DEFAULT_INTAKE_LIMITS = IntakeLimits()
@@ -60,18 +57,15 @@ class IntakeFailed(Exception):
 
 
 class IntakeRunner:
-    """Checks archives in child processes (``python -m arena.submissions.intake``), at most ``max_running`` at
-    once; use from one asyncio loop."""
+    """Checks archives in child processes, at most ``max_running`` at once; use from one asyncio loop."""
 
-    def __init__(self, limits: IntakeLimits = DEFAULT_INTAKE_LIMITS, package_limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, limits: IntakeLimits = DEFAULT_INTAKE_LIMITS) -> None:
         self.limits = limits
-        self.package_limits = package_limits
         self.running = 0
 
     @contextlib.contextmanager
     def slot(self) -> Iterator[None]:
-        """One of the ``max_running`` checks, held while the archive is read and checked; :class:`IntakeBusy` at
-        once when none is free."""
+        """One of the ``max_running`` checks, held while the archive is read; :class:`IntakeBusy` when none is free."""
         if self.running >= self.limits.max_running:
             raise IntakeBusy(self.running, max(1.0, self.limits.wall_seconds / 4))
         self.running += 1
@@ -81,16 +75,12 @@ class IntakeRunner:
             self.running -= 1
 
     async def check(self, archive: bytes) -> CheckedPackage:
-        """The checked package (in a slot of its own: :meth:`slot`); SubmissionRejected (with the one reason, or the
-        limit the check overran), IntakeBusy, or IntakeFailed."""
+        """The checked package, in a slot of its own; SubmissionRejected, IntakeBusy or IntakeFailed."""
         with self.slot():
             return await self.check_in_slot(archive)
 
     async def check_in_slot(self, archive: bytes) -> CheckedPackage:
         """:meth:`check` for a caller that holds a :meth:`slot` already."""
-        return await self._run(archive)
-
-    async def _run(self, archive: bytes) -> CheckedPackage:
         try:
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "arena.submissions.intake_child", str(self.limits.cpu_seconds),
@@ -100,16 +90,13 @@ class IntakeRunner:
             raise IntakeFailed(f"cannot start the submission check: {error.strerror}") from None
         try:
             out, _ = await asyncio.wait_for(process.communicate(archive), self.limits.wall_seconds)
-        except TimeoutError:
+        except BaseException as error:  # past its wall time, or the caller gone: the child goes
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
-            raise SubmissionRejected(f"checking the archive took more than {self.limits.wall_seconds:g} s, the most "
-                                     "allowed: submit a smaller, simpler archive") from None
-        except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+            if isinstance(error, TimeoutError):
+                raise SubmissionRejected(f"checking the archive took more than {self.limits.wall_seconds:g} s, the "
+                                         "most allowed: submit a smaller, simpler archive") from None
             raise
         return self._reply(out, process.returncode or 0)
 

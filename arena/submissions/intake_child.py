@@ -1,10 +1,8 @@
 """The submission check's child process: ``python -m arena.submissions.intake_child CPU_SECONDS MEMORY_BYTES``.
 
-It reads one archive on stdin, lowers its own priority and limits itself first (address space ``RLIMIT_AS``, CPU
-time ``RLIMIT_CPU``, no file written: ``RLIMIT_FSIZE`` 0), runs :func:`arena.submissions.read_package` and writes one
-header line (JSON: the verdict, and for an accepted package its runtime, command and sha256) followed by the
-canonical archive. It imports the archive readers and nothing of the parent's (:mod:`arena.submissions.intake`), so
-starting it costs little; at niceness :data:`NICENESS` the gateway's own work comes first.
+It lowers its own priority and limits itself first (address space, CPU time, no file written), reads one archive on
+stdin, runs :func:`arena.submissions.read_package` and writes one JSON header line (the verdict; for an accepted
+package its runtime, command and sha256) followed by the canonical archive. It imports only the archive readers.
 """
 
 from __future__ import annotations
@@ -20,14 +18,6 @@ from .package import DEFAULT_LIMITS, SubmissionRejected
 NICENESS = 10
 
 
-def _limit_self(cpu_seconds: int, memory_bytes: int) -> None:
-    os.nice(NICENESS)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 def _write(header: dict[str, object], body: bytes = b"") -> None:
     sys.stdout.buffer.write(json.dumps(header, separators=(",", ":")).encode() + b"\n" + body)
     sys.stdout.buffer.flush()
@@ -36,7 +26,11 @@ def _write(header: dict[str, object], body: bytes = b"") -> None:
 def main(argv: list[str]) -> int:
     """The child: ``CPU_SECONDS MEMORY_BYTES``, the archive on stdin, the verdict on stdout."""
     cpu_seconds, memory_bytes = (int(argv[0]), int(argv[1])) if len(argv) == 2 else (10, 512 << 20)
-    _limit_self(cpu_seconds, memory_bytes)
+    os.nice(NICENESS)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     data = sys.stdin.buffer.read(DEFAULT_LIMITS.max_archive_bytes + 1)
     try:
         package = read_package(data, DEFAULT_LIMITS)

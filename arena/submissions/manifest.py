@@ -1,9 +1,7 @@
 """A package's manifest, ``uno-bot.toml`` (or ``uno-bot.json``), read and checked (pure).
 
-Every way a manifest can be wrong is one :class:`SubmissionRejected` naming it: larger than
-:attr:`Limits.max_manifest_bytes` (checked before it is decoded), not UTF-8, not TOML or JSON (nesting too deep
-included: the parsers recurse), not a table, unknown fields, an unknown runtime, a command that is not a list of
-words or does not fit the runtime.
+Every way a manifest can be wrong is one :class:`SubmissionRejected` naming it; its size is checked before it is
+decoded, and nesting too deep is refused (the parsers recurse).
 """
 
 from __future__ import annotations
@@ -16,23 +14,18 @@ from typing import Any
 
 from .package import Limits, Manifest, PackedFile, Runtime, SubmissionRejected
 
-MANIFEST_NAMES = ("uno-bot.toml", "uno-bot.json")
-"""The manifest's file name at the package's top, the first present of these."""
+MANIFEST_NAMES = ("uno-bot.toml", "uno-bot.json")  # at the package's top, the first present of these
 
 
 def read_manifest(files: list[PackedFile], limits: Limits) -> Manifest:
-    """The manifest of a package's files; SubmissionRejected naming the problem."""
+    """The manifest of a package's files (TOML for ``.toml``, else JSON); SubmissionRejected naming the problem."""
     by_path = {f.path: f for f in files}
     name = next((n for n in MANIFEST_NAMES if n in by_path), None)
     if name is None:
         raise SubmissionRejected(f"no manifest: put {MANIFEST_NAMES[0]} at the package's top, with runtime = "
                                  "\"python3.11-kit\" (or \"static\", \"node20\") and command = "
                                  "[\"python\", \"bot.py\"]")
-    return parse_manifest(name, by_path[name].data, limits)
-
-
-def parse_manifest(name: str, data: bytes, limits: Limits) -> Manifest:
-    """The manifest in ``data`` (the file ``name``: TOML for ``.toml``, else JSON)."""
+    data = by_path[name].data
     if len(data) > limits.max_manifest_bytes:
         raise SubmissionRejected(f"{name} is {len(data)} bytes, more than the {limits.max_manifest_bytes} allowed: "
                                  "a manifest holds runtime and command only")

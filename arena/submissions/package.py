@@ -1,8 +1,5 @@
 """What a submitted package is (pure: no I/O but bytes): its limits, manifest, files, canonical archive and content
 address, and the one reason (:class:`SubmissionRejected`) a submission is refused.
-
-:func:`check_paths` refuses conflicting paths and :func:`canonical_archive` rewrites an accepted package so the same
-files always give the same bytes and the same sha256; :mod:`arena.submissions.assemble` puts a package together.
 """
 
 from __future__ import annotations
@@ -17,14 +14,9 @@ from dataclasses import dataclass
 class Runtime(enum.Enum):
     """What a submission runs on, in the sandbox."""
 
-    PYTHON_KIT = "python3.11-kit"
-    """The arena's own Python (3.11) with the Python kit (``bots.kit``) importable; ``python`` or ``python3`` as
-    the command's program is that interpreter."""
-    STATIC = "static"
-    """A program of the package (the command's program: a path in it), statically linked or needing only the
-    system's libraries."""
-    NODE20 = "node20"
-    """Node.js 20 of the host (``node`` as the command's program), where the host has it."""
+    PYTHON_KIT = "python3.11-kit"  # the arena's own Python with ``bots.kit``; ``python`` in the command is it
+    STATIC = "static"  # a program of the package, statically linked or needing only the system's libraries
+    NODE20 = "node20"  # Node.js 20 of the host (``node`` in the command), where the host has it
 
 
 @dataclass(frozen=True)
@@ -34,12 +26,9 @@ class Limits:
     max_archive_bytes: int = 8 * 1024 * 1024
     max_unpacked_bytes: int = 32 * 1024 * 1024
     """Bytes of the files, and of the archive's unpacked stream (tar headers included) less the entries' share."""
-    max_entries: int = 1000
-    """Entries of the archive, whatever they are: files, folders, links, devices."""
-    max_expansion: int = 100
-    """Unpacked bytes per archive byte, beyond :attr:`expansion_floor_bytes`."""
-    expansion_floor_bytes: int = 4 * 1024 * 1024
-    """Unpacked bytes any archive may reach whatever its ratio (so a small bot of zeros is not refused)."""
+    max_entries: int = 1000  # entries of the archive, whatever they are: files, folders, links, devices
+    max_expansion: int = 100  # unpacked bytes per archive byte, beyond expansion_floor_bytes
+    expansion_floor_bytes: int = 4 * 1024 * 1024  # any archive may unpack to this (a small bot of zeros is fine)
     max_manifest_bytes: int = 64 * 1024
     max_path_length: int = 200
     max_command_length: int = 1000
@@ -52,13 +41,11 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
-ACCEPTED_FORMATS = ".tar.gz, .tgz, .tar or .zip"
-"""The archive formats the arena reads, as the docs name them."""
+ACCEPTED_FORMATS = ".tar.gz, .tgz, .tar or .zip"  # the archive formats the arena reads, as the docs name them
 
 
 def hosted_version(version: int) -> str:
-    """The bot version of a hosted process running submission ``version`` (what the gateway records for its
-    session, so each submission is a version of its own on a competition's ladder and in ``BOT@VERSION``)."""
+    """The bot version of a hosted process running submission ``version`` (each submission a version of its own)."""
     return f"submission-{version}"
 
 
@@ -68,8 +55,6 @@ class SubmissionRejected(ValueError):
 
 @dataclass(frozen=True)
 class Manifest:
-    """A submission's manifest."""
-
     runtime: Runtime
     command: tuple[str, ...]
 

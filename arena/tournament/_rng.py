@@ -1,8 +1,5 @@
-"""Seed derivation and a small deterministic random stream for the tournament logic.
-
-Everything here is built on SHA-256 so that the same inputs give the same numbers in every
-process, on every machine and with every Python version (no ``hash()``, no ``random`` module
-state whose algorithms could change between releases).
+"""Seed derivation and a small deterministic random stream for the tournament logic: SHA-256, so the same inputs
+give the same numbers in every process, machine and Python version (no ``hash()``, no ``random`` module state).
 """
 
 from __future__ import annotations
@@ -34,10 +31,7 @@ def stable_digest(value: object, length: int = 16) -> str:
 
 
 class SeededStream:
-    """A deterministic stream of random integers keyed by JSON-serialisable parts.
-
-    SHA-256 in counter mode; each instance holds its own state (no module-level state).
-    """
+    """A deterministic stream of random integers keyed by JSON-serialisable parts (SHA-256 in counter mode)."""
 
     def __init__(self, *parts: object) -> None:
         self._key = b"uno-arena/stream/" + _key(parts)

@@ -1,12 +1,8 @@
 """The seed commitment of a tournament (commit and reveal) and the secret its deals derive from.
 
-At creation the arena draws two sets of 32 random bytes: a ``salt`` and a ``secret``. The secret goes into
-every deal seed together with the tournament seed (:func:`arena.tournament.schedule`), so that no seed an
-operator passes, however small, lets a bot predict a deal from its first hand. The arena publishes
-``seed_commitment = hex(SHA-256(salt || seed || secret))``, ``seed`` as an 8-byte big-endian unsigned integer.
-While the tournament is pending or running the seed, the salt and the secret are kept secret (only an admin
-may read them); when it ends all three are revealed and anyone can recompute the commitment
-(:func:`check_commitment`) and, from the seed and the secret, every match's deal seed.
+The secret goes into every deal seed with the tournament seed, so that no seed an operator passes lets a bot predict
+a deal from its first hand. ``seed_commitment = hex(SHA-256(salt || seed as 8 bytes big-endian || secret))`` is
+published at creation; seed, salt and secret are revealed when the tournament ends (docs/organizers.md, seeds).
 """
 
 from __future__ import annotations
@@ -40,8 +36,7 @@ def seed_commitment(seed: int, salt: bytes, secret: bytes) -> str:
 
 
 def check_commitment(commitment: str, seed: int, salt_hex: str, secret_hex: str) -> bool:
-    """Whether ``commitment`` is the commitment of ``seed`` with the salt ``salt_hex`` and the secret
-    ``secret_hex`` (64 hex digits each)."""
+    """Whether ``commitment`` is that of ``seed`` with ``salt_hex`` and ``secret_hex`` (64 hex digits each)."""
     try:
         salt = bytes.fromhex(salt_hex)
         secret = bytes.fromhex(secret_hex)

@@ -1,35 +1,18 @@
-"""Competitions: a rating pool with its rules and entrants, and a ladder that keeps scheduling rated blocks.
+"""Competitions: a rating pool with its rules and entrants, and a ladder that keeps scheduling rated blocks (pure).
 
-A competition (:class:`CompetitionSpec`) never ends by itself: while it is ``active``, every ladder round
-(:func:`plan_round`) looks at its entrants that are connected now, and
-
-- **versions**: an entry is one *version* of a bot (the ``bot_version`` of its Hello). A bot that connects with
-  another version than its entry's starts a new entry (:class:`Entry`): its own rating, seeded from nothing
-  (the pool forgets the old one, which the retired entry keeps, with its matches). The switch waits until the
-  bot has no block in flight, so no result of the old version ever lands on the new entry;
-- **tables**: :func:`arena.tournament.matchmaking.choose_tables` picks the tables that add the most to the ranking
-  the ladder publishes (the batch ratings over the current entries, as the caller's
-  :class:`~arena.tournament.matchmaking.Evidence` gives them: connection first, then a floor of direct meetings
-  per pair, then information), with a fairness floor, among the entrants with a free slot (a bot plays
-  at most ``blocks_per_bot`` blocks at once, and never more than its Hello's ``max_concurrent_matches``), at most
-  as many as the rate limit allows
-  (:class:`arena.tournament.matchmaking.RateLimit`, ``matches_per_minute``) and ``max_blocks`` in flight;
-- **blocks**: each table becomes a *block*, one small tournament (:func:`block_spec`): the table's bots in every
-  seat rotation, the competition's rules and deadline, rated in the competition's own pool
-  (``TournamentSpec.pool``). The rotations share one deal (duplicate) only where every bot at the table keeps
-  nothing between matches (:attr:`Connected.without_memory`); a table with any other bot (a remote process that
-  may remember the hands it saw) plays each rotation on a deal of its own (:attr:`Table.remembering`), so no
-  bot ever meets a deal twice, in any competition. Blocks run through the tournament machinery (Celery batches,
-  results written once, lost work re-sent, ratings applied once per block), so nothing is counted twice.
-
-Pure: plain data in, plain data out; the service (:mod:`arena.service.competitions`) reads and writes Redis.
+While a competition is active, every ladder round (:func:`plan_round`) takes its connected entrants: a bot that
+connects with a new version starts a new :class:`Entry` from nothing once its old version has no block in flight
+(the retired entry keeps its rating); :func:`arena.tournament.matchmaking.choose_tables` picks the tables, within
+``blocks_per_bot``, the bots' offered capacity, ``max_blocks`` and the rate limit; each table becomes a block, a
+small tournament (:func:`block_spec`) rated in the competition's own pool, run by the tournament machinery. The
+service (:mod:`arena.service.competitions`) reads and writes Redis; docs/organizers.md (competitions) has the rest.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from arena.engine.rules import Rules
@@ -38,12 +21,11 @@ from ._rng import derive_seed
 from .limits import MAX_DECISION_DEADLINE_MS, MIN_DECISION_DEADLINE_MS
 from .matchmaking import Entrant, Evidence, MatchmakingConfig, RateLimit, Table, choose_tables
 from .results import MatchResult
-from .spec import DEFAULT_DECISION_DEADLINE_MS, TournamentSpec, normalize_rules
+from .spec import DEFAULT_DECISION_DEADLINE_MS, TournamentSpec, normalize_rules, stored_attributes, stored_dict
 from .stats.ratings import RatingPool
 
 STORED_KEYS = {"decision_deadline_ms": "deadline_ms"}
 """The attributes stored under another (older) key by :meth:`CompetitionSpec.to_dict` (the data on disk stays)."""
-_ATTRIBUTES = {key: name for name, key in STORED_KEYS.items()}
 POOL_PREFIX = "competition:"
 """A competition's rating pool is ``POOL_PREFIX + competition id``."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
@@ -116,19 +98,12 @@ class CompetitionSpec:
         return not self.entrants or bot.casefold() in {name.casefold() for name in self.entrants}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"competition_id": self.competition_id, "variant": self.variant, "options": dict(self.options),
-                "seats": self.seats, "entrants": list(self.entrants), "deadline_ms": self.decision_deadline_ms,
-                "matches_per_minute": self.matches_per_minute, "max_blocks": self.max_blocks,
-                "blocks_per_bot": self.blocks_per_bot, "fairness_floor": self.fairness_floor, "seed": self.seed,
-                "bots_without_memory": self.bots_without_memory}
+        return stored_dict(self, STORED_KEYS) | {"options": dict(self.options), "entrants": list(self.entrants)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CompetitionSpec:
         """Inverse of :meth:`to_dict` (its stored keys, :data:`STORED_KEYS`); unknown keys raise ``ValueError``."""
-        unknown = sorted(set(data) - {STORED_KEYS.get(name, name) for name in cls.__dataclass_fields__})
-        if unknown:
-            raise ValueError(f"unknown competition field(s): {', '.join(unknown)}")
-        values = {_ATTRIBUTES.get(key, key): value for key, value in data.items()}
+        values = stored_attributes(cls, data, STORED_KEYS, "competition")
         values["entrants"] = tuple(values.get("entrants") or ())
         return cls(**values)
 
@@ -150,9 +125,7 @@ class Entry:
     not this bot); 0 for an entry stored before the ladder kept it (then every block counts as its own)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bot": self.bot, "version": self.version, "started_at": self.started_at,
-                "retired_at": self.retired_at, "mu": self.mu, "sigma": self.sigma, "matches": self.matches,
-                "first_block": self.first_block}
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Entry:
@@ -192,11 +165,9 @@ class Round:
 def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, Entry], connected: Sequence[Connected],
                blocks_in_flight: int, rate: RateLimit, *, now: float, round_number: int, next_block: int = 0,
                evidence: Evidence | None = None) -> Round:
-    """One ladder round of an active competition (see the module docstring). ``current``: the current entry of
-    each bot (by bot name); ``now``: wall-clock seconds (entries) and the rate limit's clock; ``next_block``: the
-    number the round's first block will take (the first block of the entries it starts); ``evidence``: the
-    published ranking's evidence over the current entries' blocks
-    (:func:`arena.tournament.matchmaking.evidence_of` on :func:`current_results`; none: no pair has met)."""
+    """One ladder round of an active competition. ``current``: each bot's current entry; ``now``: wall-clock
+    seconds (entries, rate limit); ``next_block``: the number the round's first block will take; ``evidence``: the
+    published ranking's evidence over :func:`current_results` (none: no pair has met)."""
     retired: list[Entry] = []
     started: list[Entry] = []
     entrants: list[Entrant] = []
@@ -210,9 +181,8 @@ def plan_round(spec: CompetitionSpec, pool: RatingPool, current: Mapping[str, En
                 continue  # its old version still plays: switch once its blocks are done
             rating = pool.rating(bot.bot)
             retired.append(replace(entry, retired_at=now, mu=rating.mu, sigma=rating.sigma, matches=rating.matches))
-            pool = RatingPool(key=pool.key, ratings={b: r for b, r in pool.ratings.items() if b != bot.bot},
-                              mu=pool.mu, sigma=pool.sigma, beta=pool.beta, tau=pool.tau, applied=pool.applied,
-                              tournaments=pool.tournaments)
+            pool = replace(pool, ratings={b: r for b, r in pool.ratings.items() if b != bot.bot}, tallies={},
+                           counted=(), seat_counts=())
             entry = None
         if entry is None:
             started.append(Entry(bot.bot, bot.version, now, first_block=next_block))
@@ -234,10 +204,8 @@ def new_rate_limit(spec: CompetitionSpec) -> RateLimit:
 
 
 def block_spec(spec: CompetitionSpec, table: Table, number: int) -> TournamentSpec:
-    """The small tournament that plays one table: its bots in every seat rotation, rated in the competition's pool;
-    the rotations share one deal (duplicate) unless a bot at the table may remember (:attr:`Table.remembering`:
-    then each rotation has its own deal, the same seat orders). Its id names the competition and the block
-    number."""
+    """The small tournament that plays one table: its bots in every seat rotation, rated in the competition's pool,
+    on one deal unless a bot may remember (:attr:`Table.remembering`: then a deal per rotation)."""
     return TournamentSpec(
         tournament_id=block_id(spec.competition_id, number), participants=tuple(sorted(table.bots)),
         variant=spec.variant, options=spec.options, seats=spec.seats,
@@ -263,10 +231,9 @@ def block_number(tournament_id: str) -> int | None:
 
 def current_results(blocks: Iterable[tuple[str, Iterable[MatchResult]]],
                     current: Mapping[str, Entry]) -> list[MatchResult]:
-    """The results the ladder's batch rating rests on: those of the blocks (``(tournament id, results)``) in
-    which every seat was played by its bot's current entry (the block's number is at least the entry's
-    :attr:`Entry.first_block`). A retired version's matches, and its opponents' matches against it, do not count:
-    each entry is rated on the ladder as it stands, current version against current version."""
+    """The results the ladder's batch rating rests on: those of the blocks (``(tournament id, results)``) in which
+    every seat was played by its bot's current entry (block number at least the entry's :attr:`Entry.first_block`),
+    so each entry is rated current version against current version."""
     first = {bot.casefold(): entry.first_block for bot, entry in current.items()}
     kept: list[MatchResult] = []
     for tournament_id, results in blocks:

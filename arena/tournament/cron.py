@@ -1,20 +1,12 @@
 """Cron expressions for scheduled tournaments: parse, validate, and find due times (pure).
 
-Five fields, ``minute hour day-of-month month day-of-week``, each ``*``, a number, a range
-``a-b``, a step ``*/n``, ``a-b/n`` or ``a/n``, or a comma list of those. Months take ``jan``..``dec``
-and weekdays ``sun``..``sat`` (``0`` and ``7`` are both Sunday). Aliases: ``@yearly``
-(``@annually``), ``@monthly``, ``@weekly``, ``@daily`` (``@midnight``), ``@hourly``. As in Vixie
-cron, when both day fields are restricted a day matches if *either* matches.
-
-The fields are read in UTC, or in the IANA time zone named by a leading ``CRON_TZ=Area/City`` (or
-``TZ=Area/City``), as in cronie and Kubernetes: ``CRON_TZ=Europe/Helsinki 0 3 * * *`` fires at 03:00
-Helsinki time, summer and winter. Across daylight-saving changes a wall time fires once: a time
-the clocks skip fires at the instant it has with the offset before the change (when 03:00 jumps to
-04:00, 03:30 fires at 04:30), and a time that occurs twice fires at its first occurrence. Due times
-are always returned as aware UTC datetimes; naive datetimes passed in are taken as UTC.
-
-:func:`parse_cron` raises :class:`CronError` (a ``ValueError``) naming the field and the problem,
-including expressions that can never fire (``0 0 30 2 *``).
+Five fields (``minute hour day-of-month month day-of-week``), each ``*``, a number, a range, a step (``*/n``,
+``a-b/n``, ``a/n``) or a comma list; month and weekday names; ``0`` and ``7`` are Sunday; the ``@daily``-style
+aliases. As in Vixie cron, when both day fields are restricted a day matches if either does. The fields are read in
+UTC or in the IANA zone of a leading ``CRON_TZ=Area/City`` (or ``TZ=``); across daylight-saving changes a wall time
+fires once (a skipped time at its instant with the offset before the change, a repeated one at its first
+occurrence). Due times are aware UTC datetimes; naive ones passed in are UTC. :func:`parse_cron` raises
+:class:`CronError` naming the field and the problem, also for expressions that never fire (``0 0 30 2 *``).
 """
 
 from __future__ import annotations
@@ -34,12 +26,12 @@ _ALIASES = {
     "@midnight": "0 0 * * *",
     "@hourly": "0 * * * *",
 }
-_FIELDS = (  # name, lowest, highest
-    ("minute", 0, 59),
-    ("hour", 0, 23),
-    ("day of month", 1, 31),
-    ("month", 1, 12),
-    ("day of week", 0, 7),
+_FIELDS = (  # name, lowest, highest, the names it takes, the first name's number
+    ("minute", 0, 59, (), 0),
+    ("hour", 0, 23, (), 0),
+    ("day of month", 1, 31, (), 0),
+    ("month", 1, 12, _MONTHS, 1),
+    ("day of week", 0, 7, _DAYS, 0),
 )
 _MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 _MAX_STEPS = 200_000
@@ -75,8 +67,7 @@ class Cron:
         return _utc_minute(when).astimezone(self.zone).replace(tzinfo=None, fold=0)
 
     def _instant(self, local: datetime) -> datetime:
-        """The UTC instant of a wall-clock time (``fold=0``: the first of a repeated time, and the offset
-        before the change for a skipped one)."""
+        """The UTC instant of a wall-clock time (``fold=0``: a repeated time's first, a skipped one's offset before)."""
         return local.replace(tzinfo=self.zone, fold=0).astimezone(UTC)
 
     def _day_ok(self, t: datetime) -> bool:
@@ -96,7 +87,7 @@ class Cron:
         limit = _utc_minute(at)
         local = self._local(limit)
         while True:  # a skipped wall time maps to a later instant: then look further back
-            instant = self._instant(local := self._previous_local(local))
+            instant = self._instant(local := self._seek(local, forward=False))
             if instant <= limit:
                 return instant
             local -= _MINUTE
@@ -106,54 +97,31 @@ class Cron:
         limit = _utc_minute(after)
         local = self._local(limit)
         while True:  # a repeated wall time maps to an earlier instant: then look further on
-            instant = self._instant(local := self._next_local(local))
+            instant = self._instant(local := self._seek(local, forward=True))
             if instant > limit:
                 return instant
 
-    def _previous_local(self, at: datetime) -> datetime:
-        """The latest wall-clock minute at or before ``at`` whose fields match (naive)."""
-        t = at
+    def _seek(self, at: datetime, forward: bool) -> datetime:
+        """The wall-clock minute (naive) whose fields match nearest ``at``: the earliest strictly after it
+        (``forward``), else the latest at or before it; a month, day or hour that does not match is skipped whole."""
+        t = at + _MINUTE if forward else at
         for _ in range(_MAX_STEPS):
             if t.month not in self.months:
-                t = t.replace(day=1, hour=0, minute=0) - _MINUTE
+                first = t.replace(day=1, hour=0, minute=0)
+                t = first.replace(year=t.year + t.month // 12, month=t.month % 12 + 1) if forward else first - _MINUTE
             elif not self._day_ok(t):
-                t = t.replace(hour=0, minute=0) - _MINUTE
-            elif t.hour not in self.hours:
-                t = t.replace(minute=0) - _MINUTE
+                t = t.replace(hour=0, minute=0) + (timedelta(days=1) if forward else -_MINUTE)
             else:
-                earlier = [m for m in self.minutes if m <= t.minute]
-                if earlier:
-                    return t.replace(minute=max(earlier))
-                t = t.replace(minute=0) - _MINUTE
-        raise CronError(f"cron {self.expr!r}: no fire time found before {at.isoformat()}")
-
-    def _next_local(self, after: datetime) -> datetime:
-        """The earliest wall-clock minute strictly after ``after`` whose fields match (naive)."""
-        t = after + _MINUTE
-        for _ in range(_MAX_STEPS):
-            if t.month not in self.months:
-                t = _first_of_next_month(t)
-            elif not self._day_ok(t):
-                t = t.replace(hour=0, minute=0) + timedelta(days=1)
-            elif t.hour not in self.hours:
-                t = t.replace(minute=0) + timedelta(hours=1)
-            else:
-                later = [m for m in self.minutes if m >= t.minute]
-                if later:
-                    return t.replace(minute=min(later))
-                t = t.replace(minute=0) + timedelta(hours=1)
-        raise CronError(f"cron {self.expr!r}: no fire time found after {after.isoformat()}")
+                fitting = [m for m in self.minutes if (m >= t.minute if forward else m <= t.minute)]
+                if t.hour in self.hours and fitting:
+                    return t.replace(minute=min(fitting) if forward else max(fitting))
+                t = t.replace(minute=0) + (timedelta(hours=1) if forward else -_MINUTE)
+        raise CronError(f"cron {self.expr!r}: no fire time found {'after' if forward else 'before'} {at.isoformat()}")
 
 
 def _utc_minute(when: datetime) -> datetime:
     t = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
     return t.replace(second=0, microsecond=0)
-
-
-def _first_of_next_month(t: datetime) -> datetime:
-    if t.month == 12:
-        return t.replace(year=t.year + 1, month=1, day=1, hour=0, minute=0)
-    return t.replace(month=t.month + 1, day=1, hour=0, minute=0)
 
 
 def _value(token: str, field: str, low: int, high: int, names: tuple[str, ...], offset: int) -> int:
@@ -169,13 +137,8 @@ def _value(token: str, field: str, low: int, high: int, names: tuple[str, ...], 
     return value
 
 
-def _field(text: str, field: str, low: int, high: int) -> tuple[frozenset[int], bool]:
-    names: tuple[str, ...] = ()
-    offset = 0
-    if field == "month":
-        names, offset = _MONTHS, 1
-    elif field == "day of week":
-        names = _DAYS
+def _field(text: str, field: str, low: int, high: int, names: tuple[str, ...],
+           offset: int) -> tuple[frozenset[int], bool]:
     values: set[int] = set()
     restricted = not text.startswith("*")
     for part in text.split(","):
@@ -209,16 +172,17 @@ def parse_cron(expr: str) -> Cron:
     """Parse and validate a cron expression; raises :class:`CronError` with the reason."""
     if not isinstance(expr, str) or not expr.strip():
         raise CronError("empty cron expression: expected 5 fields 'minute hour day month weekday'")
-    text = expr.strip()
+    text = body = expr.strip()
     zone: tzinfo = UTC
     first, _, rest = text.partition(" ")
     if _names_zone(first):
-        zone = _zone(first.partition("=")[2])
+        try:
+            zone = time_zone(first.partition("=")[2])
+        except CronError as error:
+            raise CronError(f"{error} (in CRON_TZ)") from None
         if not rest.strip():
             raise CronError(f"cron expression {text!r} has a time zone but no fields")
         body = rest.strip()
-    else:
-        body = text
     fields = _ALIASES.get(body.lower(), body).split()
     if body.startswith("@") and body.lower() not in _ALIASES:
         raise CronError(f"unknown cron alias {body!r}; known: {', '.join(sorted(_ALIASES))}")
@@ -227,7 +191,7 @@ def parse_cron(expr: str) -> Cron:
             f"cron expression {text!r} has {len(fields)} fields; "
             "expected 5: minute hour day-of-month month day-of-week"
         )
-    parsed = [_field(f, name, low, high) for f, (name, low, high) in zip(fields, _FIELDS, strict=True)]
+    parsed = [_field(part, *spec) for part, spec in zip(fields, _FIELDS, strict=True)]
     (minutes, _), (hours, _), (days, dom_r), (months, _), (weekdays, dow_r) = parsed
     cron = Cron(text, minutes, hours, days, months, weekdays, dom_r, dow_r, zone)
     if not (dom_r and dow_r) and min(days) > max(_MONTH_DAYS[m - 1] for m in months):
@@ -256,10 +220,3 @@ def time_zone(name: str) -> tzinfo:
     except (ZoneInfoNotFoundError, ValueError):
         raise CronError(f"unknown time zone {name!r}: expected an IANA name such as 'Europe/Helsinki' or 'UTC'") \
             from None
-
-
-def _zone(name: str) -> tzinfo:
-    try:
-        return time_zone(name)
-    except CronError as error:
-        raise CronError(f"{error} (in CRON_TZ)") from None

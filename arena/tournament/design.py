@@ -1,72 +1,39 @@
-"""Table designs: which bots share a table, and in which seat order.
+"""Table designs: which bots share a table, and in which seat order (pure functions of n, k and a seeded stream).
 
-Two designs, both pure functions of (field size ``n``, table size ``k``, a seeded stream):
+* **Complete** (:func:`complete_tables`): every k-subset once; every pair shares ``C(n-2, k-2)`` tables. Tables are
+  oriented by cyclic orbits, so seats balance exactly when ``gcd(n, k) == 1`` or every rotation is played; the
+  short orbits are balanced greedily (:func:`balance_seats`: a sequence of small assignment problems).
+* **Cyclic balanced** (:func:`cyclic_tables`): ``m`` base blocks (ordered k-tuples of residues mod n) developed
+  through all ``n`` shifts. Every bot plays exactly ``m*k`` tables and holds every base position ``m`` times, so
+  seats balance whatever rotations the deals apply. Two bots ``d`` apart share as many tables as the blocks hold
+  ordered pairs with that difference; a seeded local search makes those counts as equal as it can
+  (:func:`balanced_base_blocks`). A spread of at most 1 is a target the tests check, not a theorem.
 
-* **Complete** (:func:`complete_tables`): every k-subset of the field is one table. Every pair
-  of bots shares exactly ``C(n-2, k-2)`` tables and every bot plays ``C(n-1, k-1)`` tables.
-  With 2 seats this is the classic round robin (every pair once). Tables are oriented by cyclic
-  orbits, so seat balance is exact when ``gcd(n, k) == 1`` or when every rotation is played
-  equally often; otherwise the few tables of short orbits are balanced greedily.
-
-* **Cyclic balanced** (:func:`cyclic_tables`): used when there are too many k-subsets. The
-  bots are numbered ``0..n-1`` (the numbering is a seeded shuffle of the field, done by the
-  caller) and ``m`` *base blocks* (ordered k-tuples of distinct residues mod n) are developed
-  through all ``n`` cyclic shifts: table ``(b, s)`` seats ``x_0+s, ..., x_{k-1}+s (mod n)``.
-  What this guarantees, exactly and always:
-
-  - every bot plays exactly ``m*k`` tables;
-  - every bot sits at every base position (seat) exactly ``m`` times, so seat balance is exact
-    whatever cyclic rotations the deals apply afterwards.
-
-  The number of tables two bots ``u, v`` share depends only on their difference ``v-u mod n``:
-  it is the number of ordered pairs inside the base blocks with that difference. The base blocks
-  are found by a deterministic seeded local search that makes these counts as equal as
-  possible (minimum sum of squares, then minimum spread), starting from
-  ``m = ceil(pair_meetings * (n-1) / (k*(k-1)))`` (the mean is then at least ``pair_meetings``)
-  and adding a few blocks when that is too tight (:func:`balanced_base_blocks`). A spread of
-  0 is a cyclic difference family and exists only for some ``(n, k)``; the search reaches a
-  spread of at most 1 in the cases the tests cover (and then every pair shares at least
-  ``pair_meetings`` tables), but a spread of 1 is a target, not a theorem.
-
-:func:`balance_seats` orients the short-orbit tables of the complete design when the number of
-deals is not a multiple of the table size (then cyclic rotations alone cannot balance seats): a greedy
-sequence of small assignment problems (Hungarian method) that keeps every bot's seat counts as
-even as it can. Exact balance is impossible in general (a bot's number of matches need not be a
-multiple of k); the tests check a spread of at most 2 matches between a bot's seats.
-
-The spreads that are guaranteed, or checked by the tests, are summarised in
-:mod:`arena.tournament.schedule`.
+The next-seat orders are balanced too (:func:`orient_developed`, :func:`orient_tables`): every pair should sit in
+both orders as equally as the design allows. The resulting guarantees are listed in docs/organizers.md.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from ._rng import SeededStream
 
 T = TypeVar("T")
 MAX_K = 10
+DESCENT_PASSES = 20
 Table = tuple[int, ...]
 
 
 def complete_tables(n: int, k: int, rotations: int = 0, stream: SeededStream | None = None,
                     balance_direction: bool = False) -> list[Table]:
-    """Every k-subset of ``range(n)`` once, oriented for seat balance, grouped by cyclic orbit.
-
-    The k-subsets fall into orbits under the shift ``x -> x+1 (mod n)``. A full orbit (n
-    subsets) is oriented as the shifts of one ordered representative, so every bot holds every
-    base position exactly once in it: seats are exactly balanced whatever rotations are played.
-    Short orbits (only when ``gcd(n, k) > 1``) are oriented by :func:`balance_seats` for
-    ``rotations`` leftover rotations (no change when ``rotations`` is 0).
-
-    ``balance_direction`` (k >= 3): the representatives are reordered by :func:`orient_developed`, and
-    the short orbits, when no leftover rotations constrain them, by :func:`orient_tables`, so that every pair
-    sits in both next-seat orders as equally as the search gets. Without it every table seats its bots in the
-    circular order of their numbers, so a bot always sits right after its predecessor mod n.
-    """
+    """Every k-subset of ``range(n)`` once, grouped by cyclic orbit: a full orbit is the shifts of one ordered
+    representative (every bot holds every base position once in it); the short orbits (``gcd(n, k) > 1``) are
+    oriented by :func:`balance_seats` for ``rotations`` leftover rotations. ``balance_direction`` (k >= 3) also
+    balances the next-seat orders (without it a bot always sits right after its predecessor mod n)."""
     representatives, short = _orbits(n, k)
     balance_direction = balance_direction and k >= 3
     if balance_direction:
@@ -80,8 +47,7 @@ def complete_tables(n: int, k: int, rotations: int = 0, stream: SeededStream | N
 
 
 def _orbits(n: int, k: int) -> tuple[list[Table], list[Table]]:
-    """The k-subsets of ``range(n)`` by cyclic orbit: one sorted representative per full orbit, and every member
-    (sorted) of the short ones."""
+    """One sorted representative per full cyclic orbit, and every member (sorted) of the short orbits."""
     seen: set[Table] = set()
     representatives: list[Table] = []
     short: list[Table] = []
@@ -93,7 +59,7 @@ def _orbits(n: int, k: int) -> tuple[list[Table], list[Table]]:
         if len(members) == n:
             representatives.append(subset)
         else:
-            short.extend(tuple(sorted(m)) for m in sorted(members))
+            short.extend(sorted(members))
     return representatives, short
 
 
@@ -120,13 +86,10 @@ def _short_for_seats(short: list[Table], full: list[Table], n: int, rotations: i
 
 def _seat_quality(tables: Sequence[Sequence[int]], n: int, rotations: int) -> tuple[int, int]:
     """(max seat-count spread of a bot, sum of squared seat counts) for leftover rotations."""
-    counts = [[0] * MAX_K for _ in range(n)]
-    k = 0
+    counts, place, _ = _seat_counts(n, rotations)
     for order in tables:
-        k = len(order)
-        for p, b in enumerate(order):
-            for r in range(rotations):
-                counts[b][(p - r) % k] += 1
+        place(order, 1)
+    k = len(tables[-1]) if tables else 0
     spread = max(max(row[:k]) - min(row[:k]) for row in counts) if k else 0
     return spread, sum(c * c for row in counts for c in row)
 
@@ -135,9 +98,8 @@ PERSIST_ROUNDS = 12
 """Extra search rounds of :func:`balanced_base_blocks` under the balanced seating (see there)."""
 
 PERSIST_MAX_FIELD = 64
-"""The longer search runs for fields of at most this many bots: there it costs milliseconds; at 256 bots and tables
-of 10 it multiplied the search (about 1.5 s) by 16, on the organizer's thread, for a request anyone with an admin
-token could repeat. Larger fields keep the first search's design (the documented spread bound, 2, holds)."""
+"""The longer search runs only up to this many bots: at 256 bots and tables of 10 it multiplied the search (about
+1.5 s, on the organizer's thread) by 16. Larger fields keep the first search's design (the spread bound, 2, holds)."""
 
 
 def blocks_needed(n: int, k: int, pair_meetings: int) -> int:
@@ -146,11 +108,8 @@ def blocks_needed(n: int, k: int, pair_meetings: int) -> int:
 
 
 def difference_counts(blocks: Sequence[Sequence[int]], n: int) -> list[int]:
-    """``counts[d]`` = ordered pairs (i != j) in the blocks with ``x_j - x_i == d (mod n)``.
-
-    In the cyclic development of ``blocks`` two bots whose numbers differ by ``d`` share exactly
-    ``counts[d]`` tables (``counts[0]`` is always 0).
-    """
+    """``counts[d]`` = ordered pairs in the blocks with ``x_j - x_i == d (mod n)``: the tables two bots ``d`` apart
+    share in the development."""
     counts = [0] * n
     for block in blocks:
         for a in block:
@@ -166,7 +125,7 @@ def _spread(counts: Sequence[int]) -> int:
 
 
 def _added_cost(counts: Sequence[int], others: Sequence[int], z: int, n: int) -> int:
-    """Increase of sum(counts**2) when ``z`` joins a block holding ``others`` (exact)."""
+    """Increase of sum(counts**2) when ``z`` joins a block holding ``others``."""
     extra: dict[int, int] = {}
     cost = 0
     for y in others:
@@ -178,13 +137,9 @@ def _added_cost(counts: Sequence[int], others: Sequence[int], z: int, n: int) ->
 
 
 def _local_search(blocks: list[list[int]], counts: list[int], n: int, order: list[tuple[int, int]]) -> None:
-    """First-improvement search on single-element replacements, minimising sum(counts**2).
-
-    For speed, every candidate is first scored by ``sum(counts[z - y])`` over the other members
-    (counts are symmetric, so this is the cost without the rare coincidences between the new
-    differences), computed for all ``z`` at once from rotated copies of ``counts``; the few
-    best candidates are then scored exactly.
-    """
+    """First-improvement search on single-element replacements, minimising sum(counts**2). For speed every
+    candidate is first scored approximately, by ``sum(counts[z - y])`` over the other members, for all ``z`` at once;
+    the few best are then scored exactly."""
     improved = True
     while improved:
         improved = False
@@ -282,19 +237,12 @@ def base_blocks(n: int, k: int, m: int, stream: SeededStream, restarts: int = 4)
 
 
 def balanced_base_blocks(n: int, k: int, pair_meetings: int, stream: SeededStream, persist: int = 0) -> list[Table]:
-    """Base blocks whose cyclic development makes every pair meet ``pair_meetings`` times or a bit more.
+    """Base blocks whose development makes every pair meet ``pair_meetings`` times or a bit more.
 
-    Starts with ``m0 = blocks_needed(n, k, pair_meetings)`` blocks and accepts the first ``m``
-    whose difference counts have a spread of at most 1 (then every pair meets at least
-    ``pair_meetings`` times). When the search finds no such blocks (for some ``(n, k, m)`` none
-    exist; when the mean is barely above ``pair_meetings`` they are hard to find) it tries
-    larger ``m`` in steps of about 3% of ``m0``, and failing that keeps the best candidate in
-    which every pair meets at least ``pair_meetings`` times (then smallest spread, fewest blocks).
-
-    ``persist`` more rounds (the balanced seating passes :data:`PERSIST_ROUNDS`) first search again, at that
-    candidate's ``m`` and one more, for blocks with a spread of at most 1 in which every pair meets; they run
-    only when the search above failed, so every design it found stays the same, and only for fields of at most
-    :data:`PERSIST_MAX_FIELD` bots.
+    From ``m0 = blocks_needed(...)`` blocks, the first ``m`` whose difference counts spread by at most 1; else
+    larger ``m`` in steps of about 3% of ``m0``; else the best candidate in which every pair meets enough (then
+    smallest spread, fewest blocks). ``persist`` more rounds (:data:`PERSIST_ROUNDS`) search again at that
+    candidate's ``m`` and one more, only when the first search failed (so every design it found stays the same).
     """
     m0 = blocks_needed(n, k, pair_meetings)
     step = max(1, math.ceil(0.03 * m0))
@@ -331,11 +279,8 @@ def cyclic_tables(n: int, blocks: Sequence[Sequence[int]]) -> list[Table]:
 
 
 def assignment(cost: Sequence[Sequence[int]]) -> list[int]:
-    """Minimum-cost perfect assignment of a square matrix (Hungarian method, O(k^3)).
-
-    Returns ``col`` with ``col[row]`` the column given to each row. Deterministic: ties go to
-    the lowest index found first.
-    """
+    """Minimum-cost perfect assignment of a square matrix (Hungarian method, O(k^3)): ``col[row]`` for each row;
+    ties go to the lowest index found first."""
     size = len(cost)
     inf = float("inf")
     u = [0.0] * (size + 1)
@@ -388,44 +333,43 @@ def rotate(order: Sequence[T], rotation: int) -> tuple[T, ...]:
     return tuple(order[(i + rotation) % k] for i in range(k))
 
 
-def balance_seats(tables: Sequence[Sequence[int]], n: int, rotations: int, passes: int = 20) -> list[Table]:
-    """Orient every table so that seats stay balanced when only rotations ``0..rotations-1`` are played.
-
-    A greedy pass assigns, table after table, the bots to base positions by a minimum-cost
-    assignment where the cost of putting bot ``b`` at base position ``p`` is the number of times
-    ``b`` already sits in the seats that position will occupy. Then improvement passes re-solve
-    each table against all the others while that lowers the sum of squared seat counts
-    (coordinate descent; it stops at a local optimum or after ``passes`` passes).
-    """
+def balance_seats(tables: Sequence[Sequence[int]], n: int, rotations: int) -> list[Table]:
+    """Orient every table so that seats stay balanced when only rotations ``0..rotations-1`` are played: each table
+    by a minimum-cost assignment of its bots to base positions (the cost: the seats that position will give the bot
+    it already holds), then coordinate descent on the sum of squared seat counts."""
     if rotations <= 0:
         return [tuple(t) for t in tables]
+    counts, place, cost = _seat_counts(n, rotations)
+
+    def by_assignment(table: Sequence[int]) -> list[list[int]]:  # the one candidate order
+        k = len(table)
+        # what each bot at each base position adds to sum(counts**2): 2c + 1 over the seats it takes
+        costs = [[sum(2 * counts[b][(p - r) % k] + 1 for r in range(rotations)) for p in range(k)] for b in table]
+        order = [0] * k
+        for row, p in enumerate(assignment(costs)):
+            order[p] = table[row]
+        return [order]
+
+    return [tuple(o) for o in _greedy_then_descend(tables, by_assignment, cost, place)]
+
+
+def _seat_counts(n: int, rotations: int) -> tuple[list[list[int]], Callable[[Sequence[int], int], None],
+                                                   Callable[[Sequence[int]], int]]:
+    """Seat counts of ``n`` bots under rotations ``0..rotations-1``, how to place (sign 1) or remove (-1) a table's
+    order, and what an order would add to the sum of squared counts."""
     counts = [[0] * MAX_K for _ in range(n)]
 
-    def seats_of(k: int) -> list[list[int]]:
-        return [[(p - r) % k for r in range(rotations)] for p in range(k)]
-
-    def place(order: Sequence[int], step: int) -> None:
-        held = seats_of(len(order))
+    def place(order: Sequence[int], sign: int) -> None:
+        k = len(order)
         for p, b in enumerate(order):
-            for s in held[p]:
-                counts[b][s] += step
+            for r in range(rotations):
+                counts[b][(p - r) % k] += sign
 
-    def best_order(table: Sequence[int]) -> list[int]:
-        k = len(table)
-        held = seats_of(k)
-        # cost of the increase of sum(counts**2): sum of (2c + 1) over the seats taken
-        cost = [[sum(2 * counts[b][s] + 1 for s in held[p]) for p in range(k)] for b in table]
-        col = assignment(cost)
-        order = [0] * k
-        for row, p in enumerate(col):
-            order[p] = table[row]
-        return order
+    def cost(order: Sequence[int]) -> int:
+        k = len(order)
+        return sum(2 * counts[b][(p - r) % k] + 1 for p, b in enumerate(order) for r in range(rotations))
 
-    def local_cost(order: Sequence[int]) -> int:
-        held = seats_of(len(order))
-        return sum(2 * counts[b][s] + 1 for p, b in enumerate(order) for s in held[p])
-
-    return [tuple(o) for o in _greedy_then_descend(tables, best_order, local_cost, place, passes)]
+    return counts, place, cost
 
 
 # --- direction balance: who sits right after whom ------------------------------------------------------------------
@@ -442,12 +386,8 @@ def next_seat_differences(order: Sequence[int], n: int) -> list[int]:
 
 
 def cyclic_orders(table: Sequence[int]) -> list[Table]:
-    """Candidate seat orders of one table, one per directed cycle (the first member stays first).
-
-    All ``(k-1)!`` of them up to :data:`MAX_ALL_CYCLES_K` seats; above, a fixed sample of
-    :data:`SAMPLED_CYCLES` cycles (each with its reversal) drawn from a stream keyed by the table, so the
-    candidates are a pure function of the table.
-    """
+    """Candidate seat orders of one table, one per directed cycle (the first member stays first): all ``(k-1)!``
+    up to :data:`MAX_ALL_CYCLES_K` seats, above a sample (with reversals) from a stream keyed by the table."""
     first, rest = table[0], list(table[1:])
     if len(table) <= MAX_ALL_CYCLES_K:
         return [(first, *p) for p in itertools.permutations(rest)]
@@ -459,61 +399,35 @@ def cyclic_orders(table: Sequence[int]) -> list[Table]:
     return orders
 
 
-def _imbalance_delta(imbalance: Sequence[int], diffs: Sequence[int], n: int, sign: int) -> int:
-    """Change of ``sum(imbalance**2)`` when edges of the given differences are added (sign 1) or removed (-1)."""
-    change: dict[int, int] = {}
-    for d in diffs:
-        if 2 * d != n:  # a pair n/2 apart meets in both orders within the same development
-            change[d] = change.get(d, 0) + sign
-            change[n - d] = change.get(n - d, 0) - sign
-    return sum((imbalance[d] + c) ** 2 - imbalance[d] ** 2 for d, c in change.items())
+def orient_developed(blocks: Sequence[Sequence[int]], n: int) -> list[Table]:
+    """Reorder every base block so that, over its development mod ``n``, every pair ``(a, b)`` has ``b`` right after
+    ``a`` as often as the reverse (or as near as the search gets).
 
-
-def _apply(imbalance: list[int], diffs: Sequence[int], n: int, sign: int) -> None:
-    for d in diffs:
-        if 2 * d != n:
-            imbalance[d] += sign
-            imbalance[n - d] -= sign
-
-
-def orient_developed(blocks: Sequence[Sequence[int]], n: int, passes: int = 20) -> list[Table]:
-    """Reorder every base block so that, over its development through all shifts mod ``n``, every pair
-    ``(a, b)`` has ``b`` right after ``a`` as often as ``a`` right after ``b`` (or as near as the search gets).
-
-    In a development, ``b`` is right after ``a`` in ``N[b - a]`` tables, where ``N[d]`` counts the next-seat
-    differences ``d`` of the base blocks (:func:`next_seat_differences`). The imbalance of the pairs ``d``
-    apart is ``N[d] - N[n - d]``; a greedy pass gives each block the cyclic order (:func:`cyclic_orders`) that
-    least raises the sum of squared imbalances, then passes re-choose each block against the others while
-    that sum falls (deterministic: ties keep the earlier candidate). Any order of a block keeps what the
-    development guarantees (every bot at every base position equally often, the same pair meetings).
+    ``b`` is right after ``a`` in ``N[b - a]`` tables, ``N[d]`` counting the blocks' next-seat differences ``d``
+    (:func:`next_seat_differences`), so the pairs ``d`` apart are off by ``N[d] - N[n - d]``: each block takes the
+    cyclic order (:func:`cyclic_orders`) that least raises the sum of squared imbalances (greedy, then descent).
+    Any order of a block keeps what the development guarantees (seats, pair meetings).
     """
     imbalance = [0] * n
-    chosen: list[Table] = []
-    for block in blocks:
-        best = min(cyclic_orders(block), key=lambda o: _imbalance_delta(imbalance, next_seat_differences(o, n), n, 1))
-        _apply(imbalance, next_seat_differences(best, n), n, 1)
-        chosen.append(best)
-    for _ in range(passes):
-        changed = False
-        for i, current in enumerate(chosen):
-            _apply(imbalance, next_seat_differences(current, n), n, -1)
-            base = _imbalance_delta(imbalance, next_seat_differences(current, n), n, 1)
-            best, cost = current, base
-            for order in cyclic_orders(current):
-                delta = _imbalance_delta(imbalance, next_seat_differences(order, n), n, 1)
-                if delta < cost:
-                    best, cost = order, delta
-            _apply(imbalance, next_seat_differences(best, n), n, 1)
-            if best != current:
-                chosen[i] = best
-                changed = True
-        if not changed:
-            break
-    return chosen
+
+    def cost(order: Sequence[int]) -> int:
+        change: dict[int, int] = {}
+        for d in next_seat_differences(order, n):
+            if 2 * d != n:  # a pair n/2 apart meets in both orders within the same development
+                change[d] = change.get(d, 0) + 1
+                change[n - d] = change.get(n - d, 0) - 1
+        return sum((imbalance[d] + c) ** 2 - imbalance[d] ** 2 for d, c in change.items())
+
+    def place(order: Sequence[int], sign: int) -> None:
+        for d in next_seat_differences(order, n):
+            if 2 * d != n:
+                imbalance[d] += sign
+                imbalance[n - d] -= sign
+
+    return [tuple(o) for o in _greedy_then_descend(blocks, cyclic_orders, cost, place)]
 
 
-def orient_tables(tables: Sequence[Sequence[int]], n: int, start: Sequence[Sequence[int]] | None = None,
-                  passes: int = 20) -> list[Table]:
+def orient_tables(tables: Sequence[Sequence[int]], n: int, start: Sequence[Sequence[int]] | None = None) -> list[Table]:
     """The same balancing as :func:`orient_developed` for single tables (no development), pair by pair.
 
     ``start[a][b]`` is the imbalance ``(b right after a) - (a right after b)`` the other tables already
@@ -522,97 +436,58 @@ def orient_tables(tables: Sequence[Sequence[int]], n: int, start: Sequence[Seque
     """
     imb = [list(row) for row in start] if start is not None else [[0] * n for _ in range(n)]
 
-    def edges(order: Sequence[int]) -> list[tuple[int, int]]:
-        return [(order[i], order[(i + 1) % len(order)]) for i in range(len(order))]
-
-    def delta(order: Sequence[int], sign: int) -> int:
+    def cost(order: Sequence[int]) -> int:
         change: dict[tuple[int, int], int] = {}
-        for a, b in edges(order):
-            key, s = ((a, b), sign) if a < b else ((b, a), -sign)
+        for a, b in zip(order, (*order[1:], order[0]), strict=True):
+            key, s = ((a, b), 1) if a < b else ((b, a), -1)
             change[key] = change.get(key, 0) + s
         return sum((imb[a][b] + c) ** 2 - imb[a][b] ** 2 for (a, b), c in change.items())
 
-    def apply(order: Sequence[int], sign: int) -> None:
-        for a, b in edges(order):
-            imb[a][b] += sign
-            imb[b][a] -= sign
+    def place(order: Sequence[int], sign: int) -> None:
+        _place_next_seats(imb, order, sign)
 
-    chosen: list[Table] = []
-    for table in tables:
-        best = min(cyclic_orders(table), key=lambda o: delta(o, 1))
-        apply(best, 1)
-        chosen.append(best)
-    for _ in range(passes):
-        changed = False
-        for i, current in enumerate(chosen):
-            apply(current, -1)
-            best, cost = current, delta(current, 1)
-            for order in cyclic_orders(current):
-                d = delta(order, 1)
-                if d < cost:
-                    best, cost = order, d
-            apply(best, 1)
-            if best != current:
-                chosen[i] = best
-                changed = True
-        if not changed:
-            break
-    return chosen
+    return [tuple(o) for o in _greedy_then_descend(tables, cyclic_orders, cost, place)]
 
 
 def next_seat_imbalance(n: int, tables: Sequence[Sequence[int]]) -> list[list[int]]:
     """``imb[a][b]`` = tables where ``b`` sits right after ``a`` minus tables where ``a`` sits right after ``b``."""
     imb = [[0] * n for _ in range(n)]
     for order in tables:
-        k = len(order)
-        if k < 3:
-            continue  # two seats: each is the other's next seat
-        for i in range(k):
-            a, b = order[i], order[(i + 1) % k]
-            imb[a][b] += 1
-            imb[b][a] -= 1
+        _place_next_seats(imb, order, 1)  # two seats: each is the other's next seat, which cancels out
     return imb
 
 
-
-def rotate_for_seats(tables: Sequence[Sequence[int]], n: int, rotations: int, passes: int = 20) -> list[Table]:
-    """Rotate every table (its cyclic order, so who sits after whom, stays) so that seats stay balanced when
-    only rotations ``0..rotations-1`` are played: greedy, then coordinate descent on the sum of squared seat
-    counts, as :func:`balance_seats` does over all orders."""
-    counts = [[0] * MAX_K for _ in range(n)]
-
-    def place(order: Sequence[int], sign: int) -> None:
-        k = len(order)
-        for p, b in enumerate(order):
-            for r in range(rotations):
-                counts[b][(p - r) % k] += sign
-
-    def cost(order: Sequence[int]) -> int:
-        k = len(order)
-        return sum(2 * counts[b][(p - r) % k] + 1 for p, b in enumerate(order) for r in range(rotations))
-
-    def best(order: Sequence[int]) -> Table:
-        return min((rotate(order, c) for c in range(len(order))), key=cost)
-
-    return [tuple(o) for o in _greedy_then_descend(tables, best, cost, place, passes)]
+def _place_next_seats(imb: list[list[int]], order: Sequence[int], sign: int) -> None:
+    """Add (sign 1) or remove (-1) the next-seat pairs of one table's ``order`` to ``imb``."""
+    for a, b in zip(order, (*order[1:], order[0]), strict=True):
+        imb[a][b] += sign
+        imb[b][a] -= sign
 
 
-def _greedy_then_descend(tables: Sequence[Sequence[int]], best: Callable[[Sequence[int]], Sequence[int]],
-                         cost: Callable[[Sequence[int]], int], place: Callable[[Sequence[int], int], None],
-                         passes: int) -> list[Sequence[int]]:
-    """Each table's order by ``best`` given the tables placed before it (``place(order, +1)`` counts it), then
-    coordinate descent: each table taken out (``place(order, -1)``) and put back in its best order while that
-    lowers its ``cost``, for at most ``passes`` passes or until a pass changes nothing."""
+def rotate_for_seats(tables: Sequence[Sequence[int]], n: int, rotations: int) -> list[Table]:
+    """:func:`balance_seats` over the rotations of every table only (who sits after whom stays)."""
+    _, place, cost = _seat_counts(n, rotations)
+    return [tuple(o) for o in _greedy_then_descend(tables, lambda order: [rotate(order, c) for c in range(len(order))],
+                                                   cost, place)]
+
+
+def _greedy_then_descend(tables: Sequence[Sequence[int]],
+                         candidates: Callable[[Sequence[int]], Iterable[Sequence[int]]],
+                         cost: Callable[[Sequence[int]], int],
+                         place: Callable[[Sequence[int], int], None]) -> list[Sequence[int]]:
+    """Each table's order: the first of its ``candidates`` orders of least ``cost`` given the tables placed before
+    it (``place(order, 1)`` counts it), then coordinate descent: each table taken out (``place(order, -1)``) and put
+    back in its best order while that lowers its ``cost``, for at most :data:`DESCENT_PASSES` passes."""
     chosen: list[Sequence[int]] = []
     for table in tables:
-        order = best(table)
+        order = min(candidates(table), key=cost)
         place(order, 1)
         chosen.append(order)
-    for _ in range(passes):
+    for _ in range(DESCENT_PASSES):
         changed = False
         for i, current in enumerate(chosen):
             place(current, -1)
-            candidate = best(current)
+            candidate = min(candidates(current), key=cost)
             if cost(candidate) < cost(current):
                 chosen[i] = current = candidate
                 changed = True

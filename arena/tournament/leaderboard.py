@@ -1,35 +1,9 @@
-"""A rating pool's leaderboard, from the pool alone (pure): every bot the pool rates, ranked by its rating.
+"""A rating pool's leaderboard, from the pool alone (pure): every bot the pool rates, ranked.
 
-Definitions (the same numbers every reader shows; nothing is recomputed elsewhere):
-
-* **Rating**: the pool's stored OpenSkill estimate, as :meth:`arena.tournament.stats.ratings.Rating.fact` gives it:
-  value ``mu``, ``sigma``, and ``mu -/+ 1.96 sigma`` (the API's deprecated ``rating_low``/``rating_high``: wider
-  than a 95% interval where measured, so no page shows it).
-* **Rank**, **tiers** and **not told apart**: by the pool's *batch* ratings when they are given (every bot of the
-  pool has one: :func:`arena.tournament.stats.plackett_luce.batch_ratings` over the pool's results, order-independent,
-  its intervals measured to cover): the batch rank, then the rating, matches and name; the tiers and the bots not
-  told apart are the batch ratings' own (their differences tested with Holm's control over all the pairs, the
-  standings' tier rule). Without them (a pool with no results kept): by rating descending, then by matches
-  descending, then by name (without case, then exactly), with the same tier rule
-  (:func:`arena.tournament.standings.told_apart`, :func:`arena.tournament.standings.tiers_of`) on the rating
-  measure (:func:`arena.tournament.standings.ratings_p_value`). OpenSkill's own difference test holds two copies of
-  one bot together 98.8-99.5% of the time instead of 95% (docs/benchmarks.md): it ranks only
-  where no batch rating is given (a pool whose results are gone); it stays the matchmaking's estimate, and no page
-  shows its interval (a competition's pool is fitted on its current entries only, so a new version of a bot
-  starts afresh there too: :func:`arena.tournament.competition.current_results`).
-* **Counters**: the pool's :class:`~arena.tournament.stats.ratings.Tally` of the bot (every tournament applied to the
-  pool, each once); the win rate ``wins / matches`` with its interval, unset without matches: the standings'
-  interval, deal groups as clusters in their tables (:func:`arena.tournament.stats.intervals.stratified_rate_interval`
-  on the
-  tally's running sums per table); where the pool counted some of the bot's tournaments before it kept sums per
-  table (2026-12-03), the same without tables (:func:`arena.tournament.stats.intervals.rate_sums_interval` on the sums
-  over
-  all tables, wider where the bot's opponents differ much); before it kept any sums, Wilson with the deal groups as
-  the sample size (:func:`arena.tournament.stats.intervals.win_rate_interval`; ``win_rate_clustered`` False says so).
-* **Batch rating**: computed by :func:`arena.tournament.stats.plackett_luce.batch_ratings` over the pool's results (the
-  service layer reads them and caches the ratings) and passed in.
-
-:func:`tallies_of` turns a tournament's standings and per-bot counters into the tallies a pool adds up.
+Rank, tiers and "not told apart" come from the pool's batch ratings when every bot has one (passed in by the
+service), else from the stored OpenSkill ratings with the standings' tier rule. The win rate's interval is the
+standings' one, from the tally's running sums per table (past ``MAX_TABLES`` tables, its sums over all tables).
+docs/organizers.md (pools and leaderboards) defines every number.
 """
 
 from __future__ import annotations
@@ -41,7 +15,7 @@ from arena.engine import Rules
 
 from .results import MatchResult
 from .standings import Standings, win_strata
-from .stats.intervals import rate_sums_interval, stratified_rate_interval, win_rate_interval
+from .stats.intervals import rate_sums_interval, stratified_rate_interval
 from .stats.plackett_luce import BatchRating
 from .stats.ratings import Z95, RatingFact, RatingPool, Tally
 from .stats.tiers import not_told_apart, ratings_p_value, tiers_of, told_apart
@@ -51,7 +25,7 @@ VARIANT_LABELS = {"flip": "UNO Flip", "classic": "UNO"}
 
 @dataclass(frozen=True)
 class LeaderRow:
-    """One bot of a pool's leaderboard (see the module docstring)."""
+    """One bot of a pool's leaderboard."""
 
     rank: int
     bot: str
@@ -61,12 +35,10 @@ class LeaderRow:
     tally: Tally
     win_rate: float | None
     win_rate_ci: tuple[float, float] | None
-    win_rate_clustered: bool
 
 
 def leaderboard(pool: RatingPool, z: float = Z95, confidence: float = 0.95,
                 batch: Mapping[str, BatchRating] | None = None) -> list[LeaderRow]:
-    """Every bot rated in ``pool``, ranked (see the module docstring)."""
     facts = [(bot, rating.fact(z)) for bot, rating in pool.ratings.items()]
     batch = batch or {}
     if ranks_by_batch(pool, batch):
@@ -76,22 +48,18 @@ def leaderboard(pool: RatingPool, z: float = Z95, confidence: float = 0.95,
         same = [[bot for bot in batch[name].indistinguishable if bot in pool.ratings] for name, _ in facts]
     else:
         facts.sort(key=lambda item: (-item[1].value, -item[1].matches, item[0].casefold(), item[0]))
-
-        def p_value(a: tuple[str, RatingFact], b: tuple[str, RatingFact]) -> float:
-            return ratings_p_value(a[1].value, a[1].sigma, b[1].value, b[1].sigma)
-
-        apart = told_apart(facts, p_value, confidence)
+        apart = told_apart(facts, lambda a, b: ratings_p_value(a[1].value, a[1].sigma, b[1].value, b[1].sigma),
+                           confidence)
         tiers = tiers_of(apart)
         same = [[facts[j][0] for j in others] for others in not_told_apart(apart)]
     rows = []
     for rank, ((bot, fact), tier, others) in enumerate(zip(facts, tiers, same, strict=True), start=1):
         tally = pool.tallies.get(bot, Tally())
-        sums, by_table = tally.win_sums(), tally.win_sums_by_table()
+        by_table = tally.win_sums_by_table()
         interval = (stratified_rate_interval(by_table, confidence) if by_table is not None
-                    else rate_sums_interval(sums, confidence) if sums is not None
-                    else win_rate_interval(tally.wins, tally.matches, tally.groups, confidence))
+                    else rate_sums_interval(tally.win_sums(), confidence))
         rows.append(LeaderRow(rank, bot, fact, tier, tuple(others), tally,
-                              tally.wins / tally.matches if tally.matches else None, interval, sums is not None))
+                              tally.wins / tally.matches if tally.matches else None, interval))
     return rows
 
 

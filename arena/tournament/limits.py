@@ -1,15 +1,9 @@
 """Bounds on what one tournament request may ask for, checked before any costly work.
 
-Every number of a request is bounded so that a valid request is cheap to validate and to run: the
-decision deadline, the match target, the decision cap per round, deals per table, the field size
-(smaller for tables of more than 2 seats) and the number of matches. The number of matches of a complete
-design is a closed formula; a balanced design (more than 2 seats and more tables than ``max_tables``) needs
-a search whose cost grows with the field, so the field is bounded first (:data:`MAX_TABLE_PARTICIPANTS`;
-measured: the slowest valid search, 256 bots at tables of 10, takes about 1.5 s, in the organizer's worker
-thread) and an upper bound of the schedule's size is checked before the search runs.
-
-:func:`quoted` quotes user input in error messages, cut to :data:`QUOTE_LIMIT` characters: an error
-never echoes a huge input back.
+Every number of a request is bounded so that a valid request is cheap to validate and to run. A balanced design
+needs a search whose cost grows with the field (256 bots at tables of 10: about 1.5 s), so the field is bounded
+first (:data:`MAX_TABLE_PARTICIPANTS`) and an upper bound of the schedule's size is checked before the search runs.
+:func:`quoted` keeps an error from echoing a huge input back.
 """
 
 from __future__ import annotations

@@ -1,46 +1,13 @@
-"""Matchmaking for a continuous ladder: spend the blocks where they add to the ranking the ladder publishes.
+"""Matchmaking for a continuous ladder: spend the blocks where they add to the ranking the ladder publishes (pure).
 
-The ladder publishes the batch Plackett-Luce ranking of its current entries
-(:mod:`arena.tournament.stats.plackett_luce`:
-rank, interval, tiers). :func:`choose_tables` picks the next tables among the entrants that are connected and have
-a free match slot, from :class:`Evidence` about that ranking (:func:`evidence_of`: for every pair of entrants, the
-batch fit's rating difference, its standard error and the blocks in which the pair met directly). A candidate table
-is ranked by, in this order:
-
-1. **Connection.** How many separate components of the meetings graph (entrants joined by a direct meeting) it
-   joins: a ranking over two components that never met, directly or through others, orders nothing across them.
-2. **A floor of direct meetings.** How many meetings its pairs still lack below ``min_meetings`` blocks each
-   (:attr:`MatchmakingConfig.min_meetings`): every pair of current entrants meets at least that often before
-   information takes over, so no pair is ranked on indirect evidence alone.
-3. **Information.** The sum over its pairs of :func:`meeting_value`: the expected reduction, per block over the
-   best of a few horizons, of the probability that the published verdict on the pair is wrong (two bots that
-   differ not told apart, or told apart in the wrong order). It reads the pair's difference ``d`` and standard
-   error ``s`` under a prior that gives a pair even odds of being equal (:data:`PRIOR_EQUAL`: ladders hold versions
-   and copies of one bot) and otherwise a difference of scale :data:`GAP_SCALE`. Only a pair that truly differs can
-   get its verdict wrong this way, and the chance that one whose ``d`` is within noise of 0 differs at all shrinks
-   like ``s``: two copies of one bot, after many meetings, are worth next to nothing, while a pair whose verdict is
-   still open keeps its value until it is settled. A pair already planned in the same call counts less each time
-   (``1 / (1 + planned)``), so one call spreads its tables.
-4. **Fewest meetings**, then names: where nothing is left to learn the ladder spreads its blocks evenly.
-
-The fairness floor, the duplicate blocks, capacity and the rate limit stand apart from the choice:
-
-- **A fairness floor.** An entrant whose games (played plus planned) fall below ``fairness_floor`` times the
-  mean of the connected entrants is anchored first: every connected bot keeps getting games.
-- **Duplicate deals and seat rotation.** A table plays a *block*: one deal (:attr:`Table.deal_seed`) in
-  every rotation of its seats (:meth:`Table.matches`), so each bot holds each seat of the same cards once and
-  the luck of the deal cancels out. With ``duplicate=False`` a table is one match on a fresh deal. A table where
-  a bot may remember a deal (:attr:`Table.remembering`, set by the competition's ladder) plays every rotation
-  on a deal of its own: no bot ever meets a deal twice.
-- **Capacity and a global rate limit.** A table takes one match slot of each of its bots (its matches are
-  played one after another); ``max_tables`` caps the tables of one call, and :class:`RateLimit`, a token
-  bucket of matches per second the operator sets, tells the caller how many tables it may start now.
-
-Up to :data:`EXHAUSTIVE_TABLES` possible tables every one is ranked; beyond, a table is built around the entrant
-with the fewest meetings and filled seat by seat with the entrant that ranks it highest. Everything is pure and
-deterministic: same evidence, entrants and seed, same tables (ties are broken by name; deal seeds come from
-SHA-256). The ladder benchmark (docs/benchmarks.md) measures the policy against uniform pairing on
-recorded UNO games.
+:func:`choose_tables` picks the next tables among the connected entrants with a free slot, from :class:`Evidence`
+about the published batch Plackett-Luce ranking (:func:`evidence_of`). A table ranks by, in this order: the
+components of the meetings graph it joins; the direct meetings its pairs still lack below ``min_meetings``; its
+information (the sum of its pairs' :func:`meeting_value`, discounted by tables already planned in the call); fewest
+meetings, then names. An entrant below ``fairness_floor`` times the mean games is anchored first. Each table plays a
+block: every seat rotation on one deal (:meth:`Table.matches`). :class:`RateLimit` is the operator's token bucket.
+Up to :data:`EXHAUSTIVE_TABLES` possible tables every one is ranked; beyond, tables are filled seat by seat. Same
+evidence, entrants and seed, same tables. docs/organizers.md (competitions) and docs/benchmarks.md (ladder).
 """
 
 from __future__ import annotations
@@ -52,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ._rng import SeededStream, derive_seed
+from .design import rotate
 from .results import MatchResult, dedupe
-from .stats.intervals import t_quantile
+from .stats.intervals import normal_cdf, t_quantile
 from .stats.plackett_luce import posterior, stages_of
 
 Policy = Literal["informative", "uniform"]
@@ -66,10 +34,8 @@ EXHAUSTIVE_TABLES = 5000
 PRIOR_EQUAL = 0.5
 """The prior probability that two entrants are equal (copies, versions that changed nothing)."""
 GAP_SCALE = 3.0
-"""The prior standard deviation of a difference between unequal entrants, in batch rating (log-strength) units: a
-gap of 1 is odds of e to 1 between the two. UNO's built-in bots span about 5 units at 500 points; with a scale of 1
-the prior shrank heuristic against random so far that their settled order still looked open, and the ladder kept
-playing them (the ladder benchmark, docs/benchmarks.md)."""
+"""The prior standard deviation of a difference between unequal entrants, in batch rating units (UNO's built-in bots
+span about 5 at 500 points; a scale of 1 made settled orders look open)."""
 LOOKAHEAD = (1, 2, 4, 8, 16, 32)
 """The horizons, in blocks, over which :func:`meeting_value` takes the best reduction per block."""
 _GRID = tuple(-6.0 + 0.1 * i for i in range(121))
@@ -94,8 +60,8 @@ class Entrant:
 
 @dataclass(frozen=True)
 class Table:
-    """One table the ladder plays: its bots in the seat order of the first match, the deal seed, and the
-    information it was chosen for."""
+    """One table the ladder plays: its bots in the first match's seat order, the deal seed, and the information it
+    was chosen for."""
 
     bots: tuple[str, ...]
     deal_seed: int
@@ -104,27 +70,23 @@ class Table:
     starved: bool = False
     """Whether its anchor was seated by the fairness floor rather than for information."""
     remembering: bool = False
-    """Whether a bot at the table may remember what it saw from one match to the next (a remote bot that is not a
-    fresh sandbox): the rotations then each get a deal of their own, since a later rotation of one deal would
-    show such a bot its opponents' dealt hands."""
+    """Whether a bot at the table may remember what it saw from one match to the next: the rotations then each get
+    a deal of their own (a later rotation would show it its opponents' dealt hands)."""
 
     def matches(self) -> list[tuple[tuple[str, ...], int]]:
-        """The table's matches as ``(seats, seed)``: every rotation of the seats on one deal (duplicate; each on a
-        deal of its own where a bot may remember), else one match."""
+        """The table's matches as ``(seats, seed)``: every rotation (duplicate), else one match."""
         if not self.duplicate:
             return [(self.bots, self.deal_seed)]
-        k = len(self.bots)
-        return [(tuple(self.bots[(seat + shift) % k] for seat in range(k)),
+        return [(rotate(self.bots, shift),
                  derive_seed("uno-arena/ladder-rotation", self.deal_seed, shift) if self.remembering and shift
                  else self.deal_seed)
-                for shift in range(k)]
+                for shift in range(len(self.bots))]
 
 
 @dataclass(frozen=True)
 class MatchmakingConfig:
-    """``seats`` per table; ``fairness_floor`` (0 turns it off); ``duplicate`` blocks; ``min_meetings``: the
-    blocks every pair meets directly before information chooses (0 turns it off); ``policy``: ``"informative"``
-    (this module's) or ``"uniform"`` (random tables, the ladder benchmark's baseline)."""
+    """``fairness_floor`` and ``min_meetings``: 0 turns them off; ``policy``: ``"informative"`` or ``"uniform"``
+    (random tables, the ladder benchmark's baseline)."""
 
     seats: int = 2
     fairness_floor: float = DEFAULT_FAIRNESS_FLOOR
@@ -149,8 +111,7 @@ class MatchmakingConfig:
 
 @dataclass(frozen=True)
 class RateLimit:
-    """A token bucket of matches: ``per_second`` refill, at most ``burst`` saved up. Pure: the caller passes
-    the time (any monotonic clock in seconds)."""
+    """A token bucket of matches: ``per_second`` refill, at most ``burst`` saved up; the caller passes the time."""
 
     per_second: float
     burst: float
@@ -181,18 +142,14 @@ class RateLimit:
         return replace(bucket, tokens=bucket.tokens - matches)
 
 
-
 @dataclass(frozen=True)
 class PairEvidence:
     """What the published ranking knows of one pair: ``gap`` (the first bot's batch rating less the second's), its
-    standard error, and the blocks in which the two met directly."""
+    standard error, and the blocks in which they met directly."""
 
     gap: float = 0.0
     error: float = GAP_SCALE
     meetings: float = 0.0
-
-    def reversed(self) -> PairEvidence:
-        return replace(self, gap=-self.gap)
 
 
 @dataclass(frozen=True)
@@ -206,7 +163,8 @@ class Evidence:
         """The evidence of ``a`` against ``b`` (``gap`` is ``a``'s rating less ``b``'s)."""
         if a <= b:
             return self.pairs.get((a, b), PairEvidence())
-        return self.pairs.get((b, a), PairEvidence()).reversed()
+        found = self.pairs.get((b, a), PairEvidence())
+        return replace(found, gap=-found.gap)
 
     def meetings(self, a: str, b: str) -> float:
         return self.of(a, b).meetings
@@ -214,9 +172,8 @@ class Evidence:
 
 @dataclass
 class EvidenceTally:
-    """The running sums behind :func:`evidence_of`: the stages of every result added (by bot name) and the matches
-    each pair shared. Both only grow as results come, so a ladder adds each finished block once
-    (:func:`arena.service.competitions.ladder_round`) instead of reading every block's results on every round."""
+    """The running sums behind :func:`evidence_of` (stages by bot name, matches each pair shared): a ladder adds each
+    finished block once instead of reading every block's results every round."""
 
     stages: dict[tuple[str, tuple[str, ...]], float] = field(default_factory=dict)
     shared: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -249,26 +206,19 @@ class EvidenceTally:
 
 
 def evidence_of(results: Iterable[MatchResult], bots: Iterable[str], matches_per_block: int) -> Evidence:
-    """The evidence of the batch ranking over ``results`` (a ladder's current results, each match once) for every
-    pair of ``bots``: the Plackett-Luce fit's differences with their posterior standard errors (Laplace's
-    approximation: the fit without its bootstrap, cheap enough for every round), and the direct meetings, in blocks
-    of ``matches_per_block`` matches."""
+    """The batch ranking's evidence over ``results`` for every pair of ``bots``: the Plackett-Luce fit's
+    differences with their posterior standard errors (no bootstrap: cheap enough for every round), and the direct
+    meetings in blocks of ``matches_per_block`` matches."""
     return EvidenceTally().add(dedupe(results)).evidence(bots, matches_per_block)
 
 
 def meeting_value(pair: PairEvidence, confidence: float = 0.95) -> float:
-    """The expected reduction, per block between the two, of the probability that the published verdict on
-    the pair is wrong (see the module docstring). Two bots whose true difference is ``delta != 0`` should be told
-    apart in the right order: the ranking does so when ``|gap| / error`` passes Student's t at ``confidence`` with
-    the direct meetings less one as degrees of freedom (the tiers' test, without Holm's correction), so it misses
-    with probability ``P(Z > |delta| / error - t)``. ``k`` more blocks take the error to ``error * sqrt(n / (n + k))``
-    with ``n`` the direct meetings (at least 1: what tells two bots apart is mostly their direct meetings) and the
-    degrees of freedom up by ``k``. The reduction is averaged over what ``delta`` may be given the evidence (its
-    posterior under the prior :data:`GAP_SCALE`) and weighted by the probability that the two differ at all
-    (against :data:`PRIOR_EQUAL`): for two equal bots the verdict "not told apart" is right already, and no block
-    makes it more so. The value is the best reduction *per block* over the horizons :data:`LOOKAHEAD` (Frazier and
-    Powell's KG(*)): a close pair that one block cannot settle but ten can would be worth next to nothing one block
-    ahead, and was starved at its floor (docs/benchmarks.md, the ladder)."""
+    """The expected reduction, per block between the two, of the probability that the published verdict on the pair
+    is wrong. With a true difference ``delta != 0`` the tiers' t test (without Holm) misses with probability
+    ``P(Z > |delta| / error - t)``; ``k`` more blocks take the error to ``error * sqrt(n / (n + k))`` (``n`` the
+    direct meetings, at least 1) and the degrees of freedom up by ``k``. Averaged over ``delta``'s posterior under
+    :data:`GAP_SCALE`, weighted by the probability that the two differ at all (:data:`PRIOR_EQUAL`), the best per
+    block over :data:`LOOKAHEAD` (Frazier and Powell's KG(*): a close pair one block cannot settle is not starved)."""
     n = max(int(pair.meetings), 1)
     s2 = max(pair.error, 1e-9) ** 2
     t2 = GAP_SCALE**2
@@ -282,7 +232,7 @@ def meeting_value(pair: PairEvidence, confidence: float = 0.95) -> float:
     spread = math.sqrt(s2 * t2 / (s2 + t2))
 
     def miss(error: float, crit: float) -> float:
-        return math.fsum(w * _upper(abs(mean + spread * t) / error - crit)
+        return math.fsum(w * normal_cdf(crit - abs(mean + spread * t) / error)
                          for t, w in zip(_GRID, _GRID_WEIGHTS, strict=True)) / _GRID_TOTAL
 
     now = miss(math.sqrt(s2), t_quantile(confidence, max(1, n - 1)))
@@ -294,16 +244,10 @@ def _normal_density(x: float, variance: float) -> float:
     return math.exp(-x * x / (2.0 * variance)) / math.sqrt(2.0 * math.pi * variance)
 
 
-def _upper(z: float) -> float:
-    """``P(Z > z)`` for a standard normal ``Z``."""
-    return 0.5 * math.erfc(z / math.sqrt(2.0))
-
-
 def choose_tables(evidence: Evidence, entrants: Iterable[Entrant], config: MatchmakingConfig, *,
                   max_tables: int, seed: int, round_number: int = 0) -> list[Table]:
-    """The next tables (at most ``max_tables``) among ``entrants`` (see the module docstring). ``seed`` and
-    ``round_number`` (a counter the caller keeps, one per call) make the deal seeds and, for the uniform
-    policy, the random tables."""
+    """The next tables (at most ``max_tables``) among ``entrants``. ``seed`` and ``round_number`` (one per call)
+    make the deal seeds and, for the uniform policy, the random tables."""
     pool_entrants = list(entrants)
     names = [e.name for e in pool_entrants]
     if len(set(names)) != len(names):
@@ -332,9 +276,9 @@ def choose_tables(evidence: Evidence, entrants: Iterable[Entrant], config: Match
                 anchor = min(hungry, key=lambda n: (games[n], n))
                 bots = ledger.filled([anchor], free, config.seats)
             elif math.comb(len(free), config.seats) <= EXHAUSTIVE_TABLES:
-                bots = ledger.best(free, config.seats)
+                bots = ledger.highest(itertools.combinations(free, config.seats))
             else:
-                anchor = min(free, key=lambda n: (ledger.met(n) + planned_anchor.get(n, 0), n))
+                anchor = min(free, key=lambda n: (ledger.total[n] + planned_anchor.get(n, 0), n))
                 planned_anchor[anchor] = planned_anchor.get(anchor, 0) + 1
                 bots = ledger.filled([anchor], free, config.seats)
             stream.shuffle(bots)
@@ -349,8 +293,8 @@ def choose_tables(evidence: Evidence, entrants: Iterable[Entrant], config: Match
 
 
 class _Ledger:
-    """The evidence of one :func:`choose_tables` call with the tables it has planned so far: the meetings graph's
-    components, each pair's meetings and planned tables, and each pair's :func:`meeting_value` (computed once)."""
+    """One :func:`choose_tables` call's evidence with the tables it planned so far: the meetings graph's components,
+    each pair's meetings and planned tables, and its :func:`meeting_value` (computed once)."""
 
     def __init__(self, evidence: Evidence, names: Sequence[str], min_meetings: int) -> None:
         self.evidence = evidence
@@ -358,7 +302,7 @@ class _Ledger:
         self.planned: dict[tuple[str, str], int] = {}
         self.values: dict[tuple[str, str], float] = {}
         self.parent = {name: name for name in names}
-        self.total = dict.fromkeys(names, 0.0)
+        self.total = dict.fromkeys(names, 0.0)  # blocks each played against the field, planned ones included
         for (a, b), pair in evidence.pairs.items():
             if a in self.parent and b in self.parent and pair.meetings > 0:
                 self._join(a, b)
@@ -376,10 +320,6 @@ class _Ledger:
         if ra != rb:
             self.parent[max(ra, rb)] = min(ra, rb)
 
-    def met(self, name: str) -> float:
-        """The blocks ``name`` played against the field (each pair's meetings, planned tables included)."""
-        return self.total[name]
-
     def _pair_value(self, a: str, b: str) -> float:
         key = (min(a, b), max(a, b))
         if key not in self.values:
@@ -391,8 +331,8 @@ class _Ledger:
         return math.fsum(self._pair_value(a, b) for a, b in itertools.combinations(bots, 2))
 
     def key(self, bots: Sequence[str]) -> tuple[int, float, float, float]:
-        """How a table ranks (see the module docstring): components joined, floor meetings it supplies, its
-        information, fewest meetings; larger is better."""
+        """How a table ranks, larger first: components joined, floor meetings it supplies, information, fewest
+        meetings."""
         joined = len({self._root(bot) for bot in bots}) - 1
         lacking = 0.0
         met = 0.0
@@ -411,37 +351,27 @@ class _Ledger:
             self.total[b] += 1
             self._join(a, b)
 
-    def best(self, free: Sequence[str], seats: int) -> list[str]:
-        """The highest ranked table among every choice of ``seats`` of the ``free`` entrants (the first in name
-        order on ties)."""
-        best: tuple[str, ...] = ()
+    def filled(self, seated: list[str], free: Sequence[str], seats: int) -> list[str]:
+        """``seated`` filled seat by seat with the free entrant that ranks the table highest."""
+        bots = list(seated)
+        while len(bots) < seats:
+            bots = self.highest([*bots, name] for name in free if name not in bots)
+        return bots
+
+    def highest(self, tables: Iterable[Sequence[str]]) -> list[str]:
+        """The highest ranked of ``tables`` (the first on ties)."""
+        best: Sequence[str] = ()
         best_key: tuple[int, float, float, float] | None = None
-        for table in itertools.combinations(free, seats):
+        for table in tables:
             key = self.key(table)
             if best_key is None or _above(key, best_key):
                 best, best_key = table, key
         return list(best)
 
-    def filled(self, seated: list[str], free: Sequence[str], seats: int) -> list[str]:
-        """``seated`` filled seat by seat with the free entrant that ranks the table highest."""
-        bots = list(seated)
-        while len(bots) < seats:
-            choice: str | None = None
-            choice_key: tuple[int, float, float, float] | None = None
-            for name in free:
-                if name in bots:
-                    continue
-                key = self.key([*bots, name])
-                if choice_key is None or _above(key, choice_key):
-                    choice, choice_key = name, key
-            assert choice is not None
-            bots.append(choice)
-        return bots
-
 
 def _above(key: tuple[int, float, float, float], other: tuple[int, float, float, float]) -> bool:
-    """Whether ``key`` ranks strictly above ``other`` (the information compared with a tolerance, so rounding
-    never decides)."""
+    """Whether ``key`` ranks strictly above ``other`` (information compared with a tolerance: rounding never
+    decides)."""
     if key[:2] != other[:2]:
         return key[:2] > other[:2]
     if abs(key[2] - other[2]) > 1e-12:

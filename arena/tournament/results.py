@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.players import EndReason
@@ -13,21 +13,10 @@ SCORINGS = ("winner", "lowest")
 
 @dataclass(frozen=True)
 class MatchResult:
-    """What a finished match reports; plain data, JSON-ready through :meth:`to_dict`.
-
-    Fields:
-      match_id: the :class:`~arena.tournament.schedule.MatchSpec` id (a match is counted once).
-      seats: bot names, seat 0 first.
-      scores: final match score per seat.
-      winner: the winning seat, or ``None`` (e.g. every seat forfeited).
-      rounds: rounds played.
-      end_reason: why the match ended (:class:`EndReason`).
-      forfeits: seats that forfeited (they finish last, tied).
-      strikes: per-seat count of refused/late decisions (empty means none).
-      group: the deal group (``MatchSpec.group``); empty means the match is its own group.
-      scoring: ``"winner"`` (higher score is better) or ``"lowest"`` (lower is better), as in
-        the match's rules; it orders the seats that neither won nor forfeited.
-    """
+    """What a finished match reports. ``winner``: a seat or ``None`` (every seat forfeited, say); ``forfeits``:
+    seats that finish last, tied; ``strikes``: refused or late decisions per seat (empty: none); ``group``: the deal
+    group (empty: its own); ``scoring``: ``"winner"`` (higher is better) or ``"lowest"``, ordering the seats that
+    neither won nor forfeited."""
 
     match_id: str
     seats: tuple[str, ...]
@@ -71,20 +60,14 @@ class MatchResult:
 
     @property
     def deal_group(self) -> str:
-        """The deal group id (``group``, or the match id when empty)."""
         return self.group or self.match_id
 
     def strikes_of(self, seat: int) -> int:
-        """Strikes of one seat (0 when not reported)."""
         return self.strikes[seat] if self.strikes else 0
 
     def ranks(self) -> tuple[int, ...]:
-        """Finishing rank per seat, 0 = first; ties share a rank (competition ranking).
-
-        The winner is first; then the seats that did not forfeit, by score (higher first with
-        ``scoring="winner"``, lower first with ``"lowest"``); the forfeited seats share the last
-        rank. Used by the ratings (Plackett-Luce takes a full finishing order).
-        """
+        """Finishing rank per seat, 0 = first, ties sharing a rank: the winner, then the seats that did not forfeit
+        by score, then the forfeited seats."""
         k = len(self.seats)
         sign = -1 if self.scoring == "winner" else 1
 
@@ -99,23 +82,13 @@ class MatchResult:
         return tuple(sum(1 for other in keys if other < keys[s]) for s in range(k))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; :meth:`from_dict` gives back an equal result."""
-        return {
-            "match_id": self.match_id,
-            "seats": list(self.seats),
-            "scores": list(self.scores),
-            "winner": self.winner,
-            "rounds": self.rounds,
-            "end_reason": self.end_reason,
-            "forfeits": list(self.forfeits),
-            "strikes": list(self.strikes),
-            "group": self.group,
-            "scoring": self.scoring,
-        }
+        data = asdict(self)
+        for name in ("seats", "scores", "forfeits", "strikes"):
+            data[name] = list(data[name])
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MatchResult:
-        """Inverse of :meth:`to_dict` (missing optional keys take their defaults)."""
         winner = data.get("winner")
         return cls(
             match_id=str(data["match_id"]),
@@ -132,10 +105,8 @@ class MatchResult:
 
 
 def dedupe(results: Iterable[MatchResult]) -> list[MatchResult]:
-    """Results sorted by match id, identical duplicates dropped; conflicting ones raise ``ValueError``.
-
-    A match id is counted once, whatever retries or redeliveries happened upstream.
-    """
+    """Results sorted by match id, identical duplicates dropped (a match counts once, whatever retries happened);
+    conflicting ones raise ``ValueError``."""
     unique: dict[str, MatchResult] = {}
     for result in results:
         seen = unique.get(result.match_id)

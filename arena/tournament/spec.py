@@ -1,7 +1,5 @@
-"""The description of a tournament (:class:`TournamentSpec`) and the rating-pool key.
-
-A spec is plain data: it validates itself at construction (``ValueError`` with a message that
-names the field) and converts to and from a JSON-ready dict.
+"""The description of a tournament (:class:`TournamentSpec`) and the rating-pool key: plain data that validates
+itself at construction (``ValueError`` naming the field) and converts to and from a JSON-ready dict.
 """
 
 from __future__ import annotations
@@ -31,25 +29,19 @@ DEFAULT_MATCHES_PER_PROCESS = 32
 """Matches a worker process plays at once unless its operator says otherwise (``Settings.matches_per_process``)."""
 MAX_TIME_BANK_MS = 3_600_000
 STORED_KEYS = {"decision_deadline_ms": "deadline_ms", "lag_compensation_cap_ms": "lag_cap_ms"}
-"""The attributes whose key in the stored JSON (:meth:`TournamentSpec.to_dict`) is another (older) name: the data
-on disk, and the digests of stored specs, stay as they were."""
-_ATTRIBUTES = {key: name for name, key in STORED_KEYS.items()}
+"""Attributes stored under another (older) key, so the data on disk and the digests of stored specs stay."""
 MAX_ALL_ORDERS_SEATS = 4
 DUPLICATE_ORDERS = ("rotate", "all", "across")
 """How duplicate deals are played (:attr:`TournamentSpec.duplicate_orders`): the first two show one bot several hands
 of a deal (unsafe with remote bots, which may remember them); ``"across"`` never shows a bot a deal twice."""
 SAFE_DUPLICATE_ORDERS = "across"
-"""The duplicate orders safe with remote bots: no bot plays a deal twice, so no memory links two matches."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _POOL_RE = re.compile(r"^[A-Za-z0-9:_.\-]{1,100}$")
 
 
 def normalize_rules(variant: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The complete rules dict (``Rules.to_dict()``: variant plus every option with defaults filled).
-
-    Raises ``ValueError`` for unknown options or invalid values, or when ``options`` names a
-    different variant.
-    """
+    """The complete rules dict (variant plus every option, defaults filled); ``ValueError`` for unknown options,
+    invalid values, or another variant."""
     opts = dict(options)
     if "variant" in opts and opts.pop("variant") != variant:
         raise ValueError(f"rule options name variant {options['variant']!r} but the variant is {variant!r}")
@@ -57,18 +49,27 @@ def normalize_rules(variant: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def rating_pool_key(variant: str, options: Mapping[str, Any]) -> str:
-    """The key of the rating pool for a variant and rule options, e.g. ``"flip:3f2a9c0d1b7e4a56"``.
-
-    Options are normalised first: validated through ``Rules``, then every option equal to its
-    default is dropped. So ``{}`` and ``{"target": 500}`` share a pool, and a rule option added
-    to the engine later (with a default) does not move existing pools. The suffix is a SHA-256
-    digest of the canonical JSON of the variant plus the non-default options: the same in every
-    process and on every machine.
-    """
+    """The key of the rating pool for a variant and rule options, e.g. ``"flip:3f2a9c0d1b7e4a56"``: a SHA-256
+    digest of the variant and the options that differ from their defaults (so ``{}`` and ``{"target": 500}``
+    share a pool, and an engine option added later with a default moves no pool)."""
     rules = normalize_rules(variant, options)
     defaults = Rules(variant=Variant(variant)).to_dict()
     significant = {k: v for k, v in rules.items() if k == "variant" or defaults.get(k) != v}
     return f"{variant}:{stable_digest(significant)}"
+
+
+def stored_dict(record: Any, stored_keys: Mapping[str, str]) -> dict[str, Any]:
+    """A dataclass's fields by the key each is stored under (its name, unless ``stored_keys`` names another)."""
+    return {stored_keys.get(name, name): getattr(record, name) for name in record.__dataclass_fields__}
+
+
+def stored_attributes(cls: Any, data: Mapping[str, Any], stored_keys: Mapping[str, str], what: str) -> dict[str, Any]:
+    """The inverse of :func:`stored_dict`: ``data`` by attribute name; ``ValueError`` naming the unknown keys."""
+    names = {stored_keys.get(name, name): name for name in cls.__dataclass_fields__}
+    unknown = sorted(set(data) - set(names))
+    if unknown:
+        raise ValueError(f"unknown {what} field(s): {', '.join(unknown)}")
+    return {names[key]: value for key, value in data.items()}
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
@@ -122,38 +123,15 @@ def _check_rules(variant: str, options: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class TournamentSpec:
-    """Everything that determines a tournament's schedule.
+    """Everything that determines a tournament's schedule (:mod:`arena.tournament.schedule`).
 
-    Fields:
-      tournament_id: letters, digits, ``_ . -`` (starts with a letter or digit); it prefixes match ids.
-      participants: bot names (at least 2, distinct, non-empty). Their order does not matter:
-        the schedule sorts them first.
-      variant: ``"flip"`` or ``"classic"``.
-      options: rule options other than the variant (``arena.engine.Rules`` fields).
-      seats: players per table, 2..10, at most the number of participants.
-      deals: deals per table (>= 1). Each deal is one match, or one match per seat order with
-        ``duplicate``.
-      duplicate: replay each deal with the seat order changed so that every bot of the table
-        holds every hand of that deal.
-      duplicate_orders: ``"rotate"`` (k cyclic rotations, the default) or ``"all"`` (all k!
-        seat orders; only for tables of at most 4 seats): every bot of a table holds every hand of the deal, which a
-        remote bot that remembers can use; or ``"across"``: each deal is played once per table at tables that share
-        no bot, each seat's hand held by a different bot at each table, so no bot ever sees a deal twice (safe with
-        remote bots, :mod:`arena.tournament.schedule`).
-      seed: the tournament seed (an integer >= 0); every deal and table is derived from it.
-      seed_secret: 64 hex digits the arena draws at creation and keeps secret until the tournament ends; every
-        deal seed derives from the seed and it (:mod:`arena.tournament.commitment`). Empty: deals from the seed
-        alone (local runs).
-      decision_deadline_ms: decision deadline for bots, in milliseconds (>= 1).
-      time_bank_ms: each seat's time bank per match (time over the deadline comes out of it), ms (0: none).
-      lag_compensation_cap_ms: the most lag compensation per decision (a remote bot's TCP round trip as the gateway's
-        kernel measured it, capped), ms.
-      pool: the rating pool its results go to; empty: the pool of its rules (:func:`rating_pool_key`). A
-        competition's ladder blocks name the competition's own pool.
-      max_tables: with more than 2 seats, every k-subset of the field is a table when there
-        are at most this many k-subsets; otherwise a balanced design is used.
-      pair_meetings: balanced design only: how many tables every pair of bots should share
-        (at least; see :mod:`arena.tournament.design`).
+    Fields beyond the obvious: ``participants`` in any order (the schedule sorts them); ``options``: rule options
+    other than the variant; ``deals``: per table; ``duplicate_orders``: ``"rotate"`` (k rotations), ``"all"`` (k!
+    orders, up to 4 seats) or ``"across"`` (tables that share no bot, safe with remote bots); ``seed_secret``: 64 hex
+    digits kept secret until the end, every deal seed derives from it and the seed (empty in local runs);
+    ``time_bank_ms``: per seat and match (0: none); ``pool``: empty for the pool of its rules
+    (:func:`rating_pool_key`); ``max_tables``: above this many k-subsets, the balanced design; ``pair_meetings``:
+    the tables every pair shares at least there.
     """
 
     tournament_id: str
@@ -210,7 +188,6 @@ class TournamentSpec:
 
     @property
     def rules(self) -> Rules:
-        """The rules of every match (variant and options)."""
         return Rules.from_dict(normalize_rules(self.variant, self.options))
 
     @property
@@ -227,8 +204,7 @@ class TournamentSpec:
 
     @property
     def rotated(self) -> bool:
-        """Whether one deal is replayed at one table with the seats changed (duplicate ``"rotate"`` or ``"all"``):
-        then every bot of the table holds every hand of the deal."""
+        """Whether one deal is replayed at one table with the seats changed (duplicate ``"rotate"`` or ``"all"``)."""
         return self.duplicate and self.duplicate_orders != SAFE_DUPLICATE_ORDERS
 
     @property
@@ -237,38 +213,19 @@ class TournamentSpec:
         return self.duplicate and self.duplicate_orders == SAFE_DUPLICATE_ORDERS
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; :meth:`from_dict` gives back an equal spec."""
-        return {
-            "tournament_id": self.tournament_id,
-            "participants": list(self.participants),
-            "variant": self.variant,
-            "options": dict(self.options),
-            "seats": self.seats,
-            "deals": self.deals,
-            "duplicate": self.duplicate,
-            "duplicate_orders": self.duplicate_orders,
-            "seed": self.seed,
-            "seed_secret": self.seed_secret,
-            "deadline_ms": self.decision_deadline_ms,
-            "max_tables": self.max_tables,
-            "pair_meetings": self.pair_meetings,
-            "time_bank_ms": self.time_bank_ms,
-            "lag_cap_ms": self.lag_compensation_cap_ms,
-            **({"pool": self.pool} if self.pool else {}),
-        }
+        """The fields under their stored keys (:data:`STORED_KEYS`); ``pool`` only when set."""
+        data = stored_dict(self, STORED_KEYS) | {"participants": list(self.participants), "options": dict(self.options)}
+        if not self.pool:
+            del data["pool"]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentSpec:
-        """Build a spec from :meth:`to_dict` output (its stored keys, :data:`STORED_KEYS`); unknown keys raise
-        ``ValueError``."""
-        known = {STORED_KEYS.get(name, name) for name in cls.__dataclass_fields__}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown tournament field(s): {', '.join(unknown)}")
+        """Inverse of :meth:`to_dict`; unknown keys raise ``ValueError``."""
+        values = stored_attributes(cls, data, STORED_KEYS, "tournament")
         missing = sorted({"tournament_id", "participants"} - set(data))
         if missing:
             raise ValueError(f"missing tournament field(s): {', '.join(missing)}")
-        values = {_ATTRIBUTES.get(key, key): value for key, value in data.items()}
         if isinstance(values.get("participants"), list):
             values["participants"] = tuple(values["participants"])
         return cls(**values)

@@ -1,74 +1,22 @@
 """Standings of a tournament: counts, rates with confidence intervals, ratings, tiers, head-to-head.
 
-:func:`standings` is a pure function of the match results (plus an optional prior rating pool),
-so live standings are simply recomputed from the results recorded so far.
-
-Definitions (``c`` is the confidence, 0.95 by default):
-
-* **Independent unit**: a *deal group* (every seat order of one deal at one table; a single
-  match without duplicate deals). Matches of a duplicate group are deliberately correlated, so
-  the intervals are computed over per-group values, as fishtest and fastchess report pair
-  statistics.
-* **Win rate**: wins / matches. Interval: the deal groups as clusters
-  (:func:`arena.tournament.stats.intervals.cluster_rate_interval`): a Wilson score interval with the effective sample
-  size
-  of the clustered wins (their design effect, from the spread of the groups within each table: who meets whom is
-  design, not chance), a table whose groups do not spread adding the binomial variance of its matches, so it never
-  collapses to a point the way a t-interval over few groups does; beside an end, the exact Poisson bound
-  (:func:`arena.tournament.stats.intervals.rate_interval`).
-* **Mean points**: points / matches (points = the bot's final match scores). Interval: the deal groups as clusters
-  (:func:`arena.tournament.stats.intervals.cluster_mean_interval`): a Student-t interval, its variance from the spread
-  of the
-  groups within each table (the bots that sat at it), Satterthwaite's degrees of freedom (0.7 fewer where a table
-  holds fewer than 8 groups; ``None`` with fewer than 2 groups or a table of fewer than 6 single matches), corrected
-  for skew; where the groups do not spread (all 0), bounded with the tournament's largest match score as the
-  scale. Both intervals' coverage is measured on resampled real results (docs/benchmarks.md).
-* **Rating**: OpenSkill Plackett-Luce ``mu`` and ``sigma`` (prior pool + these results in
-  ``match_id`` order), ``ordinal = mu - 3 sigma``, interval ``mu -/+ z_c sigma``.
-* **Row order** (``order_by``): ``"win_rate"`` (default): win rate descending, then mean
-  points (descending; ascending when every result uses ``scoring="lowest"``), then the share of
-  matches forfeited (ascending: a bot that never connected ranks below one that played and lost),
-  then ``mu``, then name. ``"rating"``: ``mu`` descending, then win rate, then name. Within one balanced
-  tournament every bot meets the same field, so the win rate is the direct result. The rating
-  is an online estimate: applying the same matches in another order moves ``mu`` by about one
-  ``sigma`` (measured on synthetic data), so it is shown with its interval and is what carries
-  over between tournaments, but it does not order the table by default.
-* **Told apart**, by the measure of the row order, for every pair of rows at once: each pair gets one
-  p-value, and Holm's step-down procedure (:func:`arena.tournament.stats.intervals.holm`) over all the pairs of the
-  table
-  decides which pairs are told apart, so that the chance of telling apart *any* two bots that are truly equal is
-  at most ``1 - c`` (5 %), however many bots the table holds (:func:`told_apart`).
-  - win rate: the smaller of two p-values, doubled (Bonferroni over the two tests of one pair).
-    Their overall win rates (:func:`rate_difference_p_value`): the difference of the two rates as a sum over
-    deal groups taken as clusters, its variance from the spread of the groups table by table (a group where both
-    sat counts once, so their negative correlation is accounted for; two pseudo-groups at the extremes per table
-    keep a few identical groups from looking certain). Their direct meetings (:func:`direct_differences`): per
-    deal group where both sat, the difference of their wins divided by the matches they shared, tested by
-    :func:`arena.tournament.stats.intervals.differences_p_value` (an exact sign-flip test; Student-t beyond 64 groups
-    with
-    a difference). Exact means honest, not strong: 4 deal groups all won by one bot happen by chance once in 8, so
-    at one 3-seat table of 4 duplicate deals nobody is told apart; with 8 deals a bot that never won is.
-  - rating: the normal test of ``mu_A - mu_B`` with standard error ``sqrt(sigma_A**2 + sigma_B**2)``
-    (:func:`ratings_p_value`; independent normal posteriors).
-  Every row lists the bots it is not told apart from (this relation is not transitive).
-* **Tiers** (the leaderboard mark): rows in order; a new tier opens between two neighbouring rows only when
-  every row above is told apart from every row below (:func:`tiers_of`). So two bots in different tiers have
-  been told apart. Bots of one tier are those the data cannot yet order with that confidence; more deals split
-  tiers. The win-rate tiers here compare raw win rates, which is fair only where every bot met the same field; a
-  tournament's published standings are ranked and tiered by the opponent-adjusted batch model instead
-  (:func:`arena.tournament.adjusted.fitted_standings`, with the same tier rule); docs/benchmarks.md
-  measures both.
-* **Head-to-head** (only when every result has exactly 2 seats): per ordered pair, matches,
-  wins, losses, points for and against, and the same per deal group (a group is won by the bot
-  that won more of its matches).
+:func:`standings` is a pure function of the match results (plus an optional prior rating pool), so live standings
+are recomputed from the results recorded so far. The independent unit is the *deal group* (every seat order of one
+deal at one table), the clusters of both intervals (:mod:`arena.tournament.stats.intervals`). Rows are ordered by
+win rate (then mean points, forfeit share, ``mu``, name) or by rating; every pair of rows gets one p-value by that
+measure and Holm's procedure over all the pairs decides which are told apart, and the tiers follow
+(:mod:`arena.tournament.stats.tiers`). Raw win rates are fair only where every bot met the same field: published
+standings are re-ranked by the batch model (:func:`arena.tournament.adjusted.fitted_standings`). Every definition,
+and what is measured, is in docs/organizers.md (standings, intervals) and docs/benchmarks.md (tiers, intervals).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .results import MatchResult, dedupe
@@ -96,7 +44,7 @@ ORDERS = ("win_rate", "rating")
 
 @dataclass(frozen=True)
 class StandingRow:
-    """One bot's line on the leaderboard (see the module docstring for every definition)."""
+    """One bot's line on the leaderboard."""
 
     rank: int
     tier: int
@@ -118,26 +66,10 @@ class StandingRow:
     strikes: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "tier": self.tier,
-            "bot": self.bot,
-            "matches": self.matches,
-            "wins": self.wins,
-            "win_rate": self.win_rate,
-            "win_rate_ci": list(self.win_rate_ci) if self.win_rate_ci else None,
-            "points": self.points,
-            "mean_points": self.mean_points,
-            "points_ci": list(self.points_ci) if self.points_ci else None,
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "ordinal": self.ordinal,
-            "rating_ci": list(self.rating_ci),
-            "indistinguishable": list(self.indistinguishable),
-            "groups": self.groups,
-            "forfeits": self.forfeits,
-            "strikes": self.strikes,
-        }
+        data = asdict(self)
+        for name in ("win_rate_ci", "points_ci", "rating_ci", "indistinguishable"):
+            data[name] = None if data[name] is None else list(data[name])
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StandingRow:
@@ -183,32 +115,16 @@ class HeadToHead:
         return (self.wins + (self.matches - self.wins - self.losses) / 2.0) / self.matches
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "bot": self.bot,
-            "opponent": self.opponent,
-            "matches": self.matches,
-            "wins": self.wins,
-            "losses": self.losses,
-            "points_for": self.points_for,
-            "points_against": self.points_against,
-            "group_wins": self.group_wins,
-            "group_draws": self.group_draws,
-            "group_losses": self.group_losses,
-        }
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HeadToHead:
-        """A cell as :meth:`to_dict` wrote it."""
         return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
 @dataclass(frozen=True)
 class Standings:
-    """The leaderboard plus what it was computed from.
-
-    ``pool`` is the prior pool with these results applied: persist it to carry ratings over to
-    the next tournament of the same rating pool.
-    """
+    """The leaderboard plus what it was computed from; ``pool`` is the prior pool with these results applied."""
 
     rows: tuple[StandingRow, ...]
     tiers: tuple[tuple[str, ...], ...]
@@ -218,24 +134,18 @@ class Standings:
     confidence: float
     order_by: str = "win_rate"
     verdicts: Verdicts = field(default_factory=Verdicts)
-    """Every pair told apart or not, and what would tell the rest apart (set by
-    :func:`arena.tournament.adjusted.adjusted_standings`; empty here)."""
+    """Set by :func:`arena.tournament.adjusted.adjusted_standings`; empty here."""
 
     def row(self, bot: str) -> StandingRow:
-        """The row of ``bot`` (``KeyError`` when absent)."""
         for r in self.rows:
             if r.bot == bot:
                 return r
         raise KeyError(bot)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole standings (pool included)."""
-        h2h = None
-        if self.head_to_head is not None:
-            h2h = {
-                a: {b: cell.to_dict() for b, cell in sorted(row.items())}
-                for a, row in sorted(self.head_to_head.items())
-            }
+        h2h = None if self.head_to_head is None else {
+            a: {b: cell.to_dict() for b, cell in sorted(row.items())} for a, row in sorted(self.head_to_head.items())
+        }
         return {
             "matches": self.matches,
             "confidence": self.confidence,
@@ -253,14 +163,12 @@ def direct_differences(results: Iterable[MatchResult]) -> dict[tuple[str, str], 
     by group), ``(wins of a - wins of b) / matches both sat in``, from -1 (b won all) to 1 (a won all)."""
     acc: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(dict)  # pair -> group -> [matches, a - b]
     for r in dedupe(results):
-        for i, a in enumerate(r.seats):
-            for j in range(i + 1, len(r.seats)):
-                b = r.seats[j]
-                diff = (1 if r.winner == i else 0) - (1 if r.winner == j else 0)
-                pair, sign = ((a, b), 1) if a < b else ((b, a), -1)
-                cell = acc[pair].setdefault(r.deal_group, [0, 0])
-                cell[0] += 1
-                cell[1] += sign * diff
+        for (i, a), (j, b) in itertools.combinations(enumerate(r.seats), 2):
+            diff = (1 if r.winner == i else 0) - (1 if r.winner == j else 0)
+            pair, sign = ((a, b), 1) if a < b else ((b, a), -1)
+            cell = acc[pair].setdefault(r.deal_group, [0, 0])
+            cell[0] += 1
+            cell[1] += sign * diff
     return {pair: [groups[g][1] / groups[g][0] for g in sorted(groups)] for pair, groups in acc.items()}
 
 
@@ -274,36 +182,14 @@ def _head_to_head(results: Sequence[MatchResult], bots: Sequence[str]) -> dict[s
             cell["matches"] += 1
             cell["points_for"] += r.scores[seat]
             cell["points_against"] += r.scores[1 - seat]
-            if r.winner == seat:
-                cell["wins"] += 1
-                group_score[(bot, other, r.deal_group)] += 1
-            elif r.winner == 1 - seat:
-                cell["losses"] += 1
-                group_score[(bot, other, r.deal_group)] -= 1
-            else:
-                group_score[(bot, other, r.deal_group)] += 0  # a match without winner: the group still counts
+            outcome = 1 if r.winner == seat else -1 if r.winner == 1 - seat else 0
+            cell["wins"] += outcome == 1
+            cell["losses"] += outcome == -1
+            group_score[(bot, other, r.deal_group)] += outcome  # a match without winner: the group still counts
     for (bot, other, _group), score in group_score.items():
         key = "group_wins" if score > 0 else "group_losses" if score < 0 else "group_draws"
         cells[(bot, other)][key] += 1
-    table: dict[str, dict[str, HeadToHead]] = {}
-    for a in bots:
-        table[a] = {}
-        for b in bots:
-            if a != b:
-                c = cells.get((a, b), {})
-                table[a][b] = HeadToHead(
-                    bot=a,
-                    opponent=b,
-                    matches=c.get("matches", 0),
-                    wins=c.get("wins", 0),
-                    losses=c.get("losses", 0),
-                    points_for=c.get("points_for", 0),
-                    points_against=c.get("points_against", 0),
-                    group_wins=c.get("group_wins", 0),
-                    group_draws=c.get("group_draws", 0),
-                    group_losses=c.get("group_losses", 0),
-                )
-    return table
+    return {a: {b: HeadToHead(bot=a, opponent=b, **cells.get((a, b), {})) for b in bots if b != a} for a in bots}
 
 
 @dataclass(slots=True)
@@ -330,9 +216,8 @@ def _tally(ordered: Sequence[MatchResult], bots: Sequence[str]) -> dict[str, _Ta
 
 
 def win_strata(results: Iterable[MatchResult]) -> dict[str, dict[str, RateSums]]:
-    """Every bot's win-rate running sums over its deal groups, per table (:func:`table_key`): what a rating pool
-    keeps of a tournament to make the standings' interval of every tournament together
-    (:func:`arena.tournament.stats.intervals.stratified_rate_interval`)."""
+    """Every bot's win-rate running sums per table (:func:`table_key`): what a rating pool keeps of a tournament to
+    make the standings' interval of all its tournaments together."""
     ordered = dedupe(results)
     bots = sorted({b for r in ordered for b in r.seats})
     table_of = _tables(ordered)
@@ -364,9 +249,8 @@ GroupTally = tuple[int, int, int, Hashable]
 
 def group_intervals(groups: Sequence[GroupTally], confidence: float = 0.95,
                     top_score: float | None = None) -> tuple[Interval | None, Interval | None]:
-    """A bot's win-rate and mean-points intervals from its deal groups as clusters (the one place they are made;
-    the intervals benchmark measures them through here). ``top_score``: the largest match score of the
-    tournament, the scale of the points interval of a bot whose groups came out alike (all 0, say)."""
+    """A bot's win-rate and mean-points intervals from its deal groups (the one place they are made); ``top_score``:
+    the tournament's largest match score, the scale of a points interval whose groups came out alike."""
     return (cluster_rate_interval([Cluster(m, w, t) for m, w, _, t in groups], confidence),
             cluster_mean_interval([Cluster(m, p, t) for m, _, p, t in groups], confidence, top_score))
 
@@ -408,14 +292,11 @@ _PValue = Callable[[StandingRow, StandingRow], float]
 def _by_rating(rows: list[StandingRow]) -> _PValue:
     """Order ``rows`` by rating (``order_by="rating"``); the p-value of a pair by that measure."""
     rows.sort(key=lambda p: (-p.mu, -(p.win_rate or 0.0), p.bot))
-
-    def p_value(a: StandingRow, b: StandingRow) -> float:
-        return ratings_p_value(a.mu, a.sigma, b.mu, b.sigma)
-
-    return p_value
+    return lambda a, b: ratings_p_value(a.mu, a.sigma, b.mu, b.sigma)
 
 
-def _by_win_rate(rows: list[StandingRow], ordered: Sequence[MatchResult], tallies: Mapping[str, _Tally]) -> _PValue:
+def _by_win_rate(rows: list[StandingRow], ordered: Sequence[MatchResult], tallies: Mapping[str, _Tally],
+                 table_of: Mapping[str, frozenset[str]]) -> _PValue:
     """Order ``rows`` by win rate (``order_by="win_rate"``); the p-value of a pair by that measure."""
     lowest = bool(ordered) and all(r.scoring == "lowest" for r in ordered)
 
@@ -434,10 +315,6 @@ def _by_win_rate(rows: list[StandingRow], ordered: Sequence[MatchResult], tallie
         )
     )
     direct = direct_differences(ordered)
-    tables: dict[str, set[str]] = defaultdict(set)
-    for r in ordered:
-        tables[r.deal_group].update(r.seats)
-    table_of = {group: frozenset(bots) for group, bots in tables.items()}
 
     def p_value(a: StandingRow, b: StandingRow) -> float:
         rates = rate_difference_p_value(tallies[a.bot].groups, tallies[b.bot].groups, table_of)
@@ -448,7 +325,6 @@ def _by_win_rate(rows: list[StandingRow], ordered: Sequence[MatchResult], tallie
 
 
 def _ranked(rows: Sequence[StandingRow], p_value: _PValue, confidence: float) -> tuple[StandingRow, ...]:
-    """``rows`` (in order) with their rank, tier and the rows they are not told apart from."""
     apart = told_apart(rows, p_value, confidence)
     tier_numbers = tiers_of(apart)
     same = not_told_apart(apart)
@@ -456,14 +332,9 @@ def _ranked(rows: Sequence[StandingRow], p_value: _PValue, confidence: float) ->
                  for rank, (row, tier, others) in enumerate(zip(rows, tier_numbers, same, strict=True), start=1))
 
 
-def _tiers(rows: Sequence[StandingRow]) -> tuple[tuple[str, ...], ...]:
-    """The bots of each tier, in row order."""
-    tiers: list[list[str]] = []
-    for row in rows:
-        if row.tier > len(tiers):
-            tiers.append([])
-        tiers[-1].append(row.bot)
-    return tuple(tuple(t) for t in tiers)
+def tier_groups(rows: Sequence[StandingRow]) -> tuple[tuple[str, ...], ...]:
+    """The bots of each tier, rows in order."""
+    return tuple(tuple(row.bot for row in tier) for _, tier in itertools.groupby(rows, key=lambda row: row.tier))
 
 
 def standings(
@@ -475,14 +346,9 @@ def standings(
     order_by: str = "win_rate",
     ratings: bool = True,
 ) -> Standings:
-    """Compute the standings of ``results`` (any order; duplicates of a match id count once).
-
-    ``participants`` adds bots that have no result yet (live standings); ``pool`` is the prior
-    rating pool (a fresh one when ``None``); ``order_by`` is ``"win_rate"`` (default) or
-    ``"rating"`` and also picks the measure behind tiers and "cannot be told apart";
-    ``ratings=False`` skips the rating update (fast live standings: rows show the prior pool's
-    ratings and ``pool`` is returned unchanged). See the module docstring for the definitions.
-    """
+    """The standings of ``results`` (any order; a match id counts once). ``participants`` adds bots without a
+    result yet; ``pool`` is the prior rating pool; ``order_by`` also picks the measure behind the tiers;
+    ``ratings=False`` skips the rating update (fast live standings: the prior pool's ratings, ``pool`` unchanged)."""
     if order_by not in ORDERS:
         raise ValueError(f"order_by must be one of {', '.join(ORDERS)}, got {order_by!r}")
     z = z_quantile(confidence)
@@ -495,12 +361,12 @@ def standings(
     top_score = max((float(score) for r in ordered for score in r.scores), default=None)
     unranked = [_unranked_row(bot, tallies[bot], rated.rating(bot), confidence, z, table_of, top_score)
                 for bot in bots]
-    p_value = _by_rating(unranked) if order_by == "rating" else _by_win_rate(unranked, ordered, tallies)
+    p_value = _by_rating(unranked) if order_by == "rating" else _by_win_rate(unranked, ordered, tallies, table_of)
     rows = _ranked(unranked, p_value, confidence)
     two_seat = bool(ordered) and all(len(r.seats) == 2 for r in ordered)
     return Standings(
         rows=rows,
-        tiers=_tiers(rows),
+        tiers=tier_groups(rows),
         head_to_head=_head_to_head(ordered, bots) if two_seat else None,
         pool=rated,
         matches=len(ordered),

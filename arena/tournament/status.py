@@ -1,8 +1,5 @@
 """The life cycles of what the arena runs, one StrEnum each: tournaments, their batches, competitions, gauntlets.
-
-Stored as their words (the JSON and Redis fields hold ``"running"``, ...); the organizer API's enums
-(``TournamentState``, ``CompetitionState``, ``GauntletState``) map onto them by name in one place
-(:mod:`arena.protocol.convert`), and the CLI's choices are their values.
+Stored as their words; the organizer API's enums map onto them by name in one place (:mod:`arena.protocol.convert`).
 """
 
 from __future__ import annotations
@@ -53,8 +50,8 @@ class CompetitionStatus(StrEnum):
 
 
 class GauntletStatus(StrEnum):
-    """A gauntlet: running; accepted (H1: the candidate is better); rejected (H0: it is not); inconclusive (the
-    block cap came first); failed (it could not go on: a bot missing, matches aborted)."""
+    """A gauntlet: accepted (H1: the candidate is better), rejected (H0), inconclusive (the cap came first), failed
+    (a bot missing, matches aborted)."""
 
     RUNNING = "running"
     ACCEPTED = "accepted"

@@ -10,6 +10,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from arena.web.pages import render
+
 router = APIRouter()
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -38,9 +40,7 @@ def operations(schema: dict[str, Any]) -> list[Operation]:
     """Every operation of an OpenAPI schema, by group then path."""
     found = []
     for path, item in schema.get("paths", {}).items():
-        for method in METHODS:
-            if method not in item:
-                continue
+        for method in (m for m in METHODS if m in item):
             op = item[method]
             parameters = tuple(Parameter(name=p.get("name", ""), where=p.get("in", ""),
                                          required=bool(p.get("required")),
@@ -55,7 +55,5 @@ def operations(schema: dict[str, Any]) -> list[Operation]:
 @router.get("/docs", response_class=HTMLResponse, include_in_schema=False)
 def docs_page(request: Request) -> HTMLResponse:
     schema = request.app.openapi()
-    page: HTMLResponse = request.app.state.templates.TemplateResponse(
-        request, "api_docs.html", {"title": "API", "operations": operations(schema),
-                                   "api_title": schema.get("info", {}).get("title", "")})
-    return page
+    return render(request, "api_docs.html", {"title": "API", "operations": operations(schema),
+                                             "api_title": schema.get("info", {}).get("title", "")})

@@ -1,9 +1,7 @@
-"""A bot's page: who it is, the versions its Hellos named (GetBot), its rating history per pool (an inline SVG chart
-of the rating the leaderboards rank by, the batch Plackett-Luce rating: each tournament's, as its standings give it,
-with its 95% interval, and the pool's now, as its leaderboard gives it), its recent matches (ListMatches) and its
-incident counts; all read through the organizer API, which computes every rating (no rating is computed here).
-
-Built-in bots (``random``, ``heuristic``, ...) are not registered: their page shows what the results hold.
+"""A bot's page: who it is, the versions its Hellos named, its rating history per pool (an inline SVG chart of the
+batch Plackett-Luce rating the leaderboards rank by), its recent matches and its incident counts; all read through the
+organizer API, which computes every rating. Built-in bots are not registered: their page shows what the results
+hold.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from typing import Any
 
 import grpc
 
+from arena.client import iso
 from arena.web import views
 from arena.web.reader import ArenaReader
 from arena.web.views import MatchRow, PublicBot
@@ -34,9 +33,8 @@ class UnknownBot(LookupError):
 
 @dataclass(frozen=True)
 class BotSummary:
-    """Everything the bot page shows (``/api/bots/{name}``): the registered bot (None for a built-in one), its decision
-    latency over its recent matches, the versions seen, the rating history per pool with its charts, its recent
-    matches and its incident counts by kind (None without the admin token)."""
+    """Everything the bot page shows (``/api/bots/{name}``); ``bot`` None for a built-in one, ``incident_counts``
+    None without the admin token."""
 
     name: str
     bot: PublicBot | None
@@ -50,13 +48,11 @@ class BotSummary:
 
 
 def bot_summary(arena: ArenaReader, name: str) -> BotSummary:
-    """Everything the bot page shows; :class:`UnknownBot` for a name the arena never saw."""
     bot = _registered(arena, name)
     history, played, recent = _played(arena, name)
     if bot is None and not played:
         raise UnknownBot(f"no bot named {name!r}: not registered and in no result")
-    recent.sort(key=lambda m: (-(m["finished_at"] or 0.0), m["match_id"]))
-    recent = recent[:RECENT_MATCHES]
+    recent = sorted(recent, key=lambda m: (-(m["finished_at"] or 0.0), m["match_id"]))[:RECENT_MATCHES]
     return BotSummary(
         name=name, bot=bot, builtin=bot is None, latency=decision_latency(arena, recent),
         versions=versions_seen(arena, name) if bot is not None else builtin_versions(played), history=history,
@@ -65,7 +61,6 @@ def bot_summary(arena: ArenaReader, name: str) -> BotSummary:
 
 
 def _registered(arena: ArenaReader, name: str) -> PublicBot | None:
-    """The registered bot of that name; None for a built-in (or unknown) one."""
     try:
         return arena.bot(name)
     except grpc.RpcError as error:
@@ -75,14 +70,13 @@ def _registered(arena: ArenaReader, name: str) -> PublicBot | None:
 
 
 def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[MatchRow], list[dict[str, Any]]]:
-    """Over the newest :data:`MAX_TOURNAMENTS` tournaments the bot played in: its rating history per pool (the batch
-    PL rating each tournament's standings gave it, oldest first, and the pool's now), its matches, and a line per
-    match."""
+    """Over the newest :data:`MAX_TOURNAMENTS` tournaments the bot played in: its rating history per pool (each
+    tournament's batch PL rating, oldest first, and the pool's now), its matches, and a line per match."""
     history: dict[str, dict[str, Any]] = {}
     played: list[MatchRow] = []
     recent: list[dict[str, Any]] = []
     tournaments = 0
-    for tournament in arena.all_tournaments():
+    for tournament in arena.client.list_tournaments(page_size=1000):
         if tournaments >= MAX_TOURNAMENTS or not tournament.matches_done:
             continue
         row = next((r for r in arena.standings(tournament).standings if r.bot_name == name), None)
@@ -95,7 +89,7 @@ def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[M
                                                            "now": _pool_rating(arena, tournament.rating_pool, name)})
         if row.HasField("batch"):  # the tournament's batch PL rating (unset before the bot has one)
             line["points"].append({"tournament_id": tournament.tournament_id,
-                                   "at": views.iso(tournament.created_at), "rating": row.batch.rating,
+                                   "at": iso(tournament.created_at), "rating": row.batch.rating,
                                    "low": row.batch.low, "high": row.batch.high, "matches": row.batch.matches})
         for match in arena.matches(tournament, bot=name):
             if name in match.seats:
@@ -103,13 +97,12 @@ def _played(arena: ArenaReader, name: str) -> tuple[list[dict[str, Any]], list[M
                 recent.append(_match_line(match, match.seats.index(name), tournament.tournament_id)
                               | {"ended": views.ended(tournament)})
     for line in history.values():
-        line["points"].sort(key=lambda p: views.timestamp(p["at"]) or 0.0)
+        line["points"].sort(key=lambda p: datetime.fromisoformat(p["at"]))
     return [line for line in history.values() if line["points"]], played, recent
 
 
 def _pool_rating(arena: ArenaReader, pool: str, name: str) -> dict[str, Any] | None:
-    """The bot's batch PL rating over every match of the pool as its leaderboard gives it now (GetLeaderboard:
-    rating, 95% interval, rank and rank range), None when the pool's leaderboard has none for it."""
+    """The bot's batch PL rating as the pool's leaderboard gives it now; None when it has none for it."""
     board = next((b for b in arena.leaderboards() if b.key == pool), None)
     row = next((r for r in board.rows if r.bot == name), None) if board is not None else None
     if row is None or row.batch is None:
@@ -118,18 +111,14 @@ def _pool_rating(arena: ArenaReader, pool: str, name: str) -> dict[str, Any] | N
 
 
 def versions_seen(arena: ArenaReader, name: str) -> list[dict[str, Any]]:
-    """A registered bot's versions as the API lists them (GetBot: every bot_version its Hellos named, with when
-    each was first and last seen and the matches recorded under it)."""
+    """A registered bot's versions as the API lists them, with when each was first and last seen."""
     return [{"version": v.version or "(none)", "matches": v.matches,
-             "first_seen": _utc(v.first_seen.seconds if v.HasField("first_seen") else 0.0),
-             "last_seen": _utc(v.last_seen.seconds if v.HasField("last_seen") else 0.0)}
+             "first_seen": _utc(v.first_seen.seconds), "last_seen": _utc(v.last_seen.seconds)}
             for v in arena.bot_versions(name)]
 
 
 def builtin_versions(played: list[MatchRow]) -> list[dict[str, Any]]:
-    """A built-in bot's one version, with its matches and when they were recorded; none without a match."""
-    if not played:
-        return []
+    """A built-in bot's one version (it played: else it has no page)."""
     times = [match.finished_at or 0.0 for match in played]
     return [{"version": BUILTIN_VERSION, "matches": len(played), "first_seen": _utc(min(times)),
              "last_seen": _utc(max(times))}]
@@ -174,9 +163,8 @@ def _match_line(match: MatchRow, seat: int, tournament_id: str) -> dict[str, Any
 
 
 def rating_chart(line: dict[str, Any], color: str = CHART_COLORS[0]) -> dict[str, Any] | None:
-    """An SVG-ready chart of one pool's rating history: a polyline through each tournament's batch PL rating, its 95%
-    interval as a vertical bar, and the pool's rating now (``line["now"]``, the leaderboard's) as a dashed line,
-    scaled into :data:`CHART_W` x :data:`CHART_H`; None without points."""
+    """An SVG-ready chart of one pool's rating history: each tournament's batch PL rating with its 95% interval as a
+    bar, and the pool's rating now as a dashed line; None without points."""
     points = line["points"]
     if not points:
         return None

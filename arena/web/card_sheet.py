@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from arena.client import plain
 from arena.engine.cards import Face, classic_deck, flip_dark_faces, flip_light_faces
 from arena.protocol.convert import face_to_proto
+from arena.web.pages import render
 
 router = APIRouter()
 
@@ -43,6 +44,4 @@ def face_sets() -> list[FaceSet]:
 
 @router.get("/cards", response_class=HTMLResponse, include_in_schema=False)
 def cards_page(request: Request) -> HTMLResponse:
-    page: HTMLResponse = request.app.state.templates.TemplateResponse(
-        request, "card_sheet.html", {"title": "Cards", "sets": face_sets()})
-    return page
+    return render(request, "card_sheet.html", {"title": "Cards", "sets": face_sets()})

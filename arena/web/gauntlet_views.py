@@ -1,25 +1,18 @@
 """What the gauntlet pages show, shaped from the organizer API's ``Gauntlet`` and ``GauntletBlock`` messages (pure
-functions: no I/O).
-
-A gauntlet asks whether a candidate is better than a baseline by a sequential test over duplicate blocks
-(:mod:`arena.tournament.stats.sprt`). Every number here is the API's as it is: the blocks played, the test's log
-likelihood
-ratio (LLR) and its two bounds, the state and the mean block score; here they only become small typed dataclasses
-(the JSON twins' response models too) and a few words for people: the verdict (:func:`verdict_text`), where the LLR
-stands between its bounds, and a chart of the LLR block by block (:func:`llr_chart`).
+functions: no I/O): every number is the API's as it is (blocks, LLR and bounds, state, mean block score); here they
+become typed dataclasses (the JSON twins' response models too), the verdict in words and a chart of the LLR.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.protocol import arena_pb2
 from arena.protocol.convert import rules_from_proto
 from arena.protocol.statuses import gauntlet_status
 from arena.tournament.leaderboard import pool_label
-from arena.web.views import counted
+from arena.web.views import counted, from_message
 
 ESTIMATE_NOTE = ("The estimate is the mean block score so far: finishing points per match the candidate gained over "
                  "the baseline on the same deals and seats (1 for first, 0 for last). It is not corrected for the "
@@ -33,7 +26,7 @@ CHART_W, CHART_H, CHART_PAD = 640, 240, 40
 
 @dataclass(frozen=True)
 class GauntletBlockRow:
-    """One scored block (a ``GauntletBlock``): its number (from 1), its score, the LLR after it, its attempts."""
+    """One scored block: its number (from 1), its score, the LLR after it, its attempts."""
 
     block: int
     score: float
@@ -43,13 +36,12 @@ class GauntletBlockRow:
 
 @dataclass(frozen=True)
 class GauntletRow:
-    """A ``Gauntlet`` for the pages: what it tests, how far its test is, and its verdict."""
+    """A ``Gauntlet``: what it tests, how far its test is, and its verdict."""
 
     gauntlet_id: str
     state: str
-    """running, accepted, rejected, inconclusive or failed (unspecified for a state this page does not know)."""
+    """running, accepted, rejected, inconclusive, failed or unspecified."""
     verdict: str
-    """The state in words: what was decided, or what it waits for."""
     detail: str
     candidate: str
     baseline: str
@@ -79,27 +71,24 @@ class GauntletRow:
     seed_salt: str
     seed_secret: str
     expected_blocks_left: int | None = None
-    """How many more blocks the test expects to need before a decision at the current estimate (the API's; None
-    before the first block, while the LLR is 0 and once the gauntlet ended)."""
+    """The blocks the test expects to need before a decision at the current estimate (None when unknown)."""
     needed_blocks: int = 0
-    """The blocks after which, at the current estimate, at most 2% of such tests are still undecided (0 before the
-    first block)."""
+    """The blocks after which, at the current estimate, at most 2% of such tests are still undecided."""
     undecided_at_cap: float = 0.0
-    """The share of such tests still undecided at the cap (0 before the first block)."""
     cap_blocks: int = 0
     """The cap in force: the spec's ``max_blocks``, or the automatic cap as the API estimates it now."""
 
 
 @dataclass(frozen=True)
 class GauntletList:
-    """The gauntlets, newest first (``ListGauntlets``)."""
+    """The gauntlets, newest first."""
 
     gauntlets: list[GauntletRow] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class GauntletPage:
-    """One gauntlet with its blocks, the first first (``GetGauntlet``), and the notes that explain its numbers."""
+    """One gauntlet with its blocks, the first first, and the notes that explain its numbers."""
 
     gauntlet: GauntletRow
     blocks: list[GauntletBlockRow]
@@ -108,7 +97,6 @@ class GauntletPage:
 
 
 def state_word(state: int) -> str:
-    """A ``GauntletState`` as the pages and the CLI name it; ``unspecified`` for 0 or an unknown number."""
     status = gauntlet_status(state)
     return "unspecified" if status is None else status.value
 
@@ -132,38 +120,24 @@ def _position(llr: float, lower: float, upper: float) -> float:
     return min(1.0, max(0.0, (llr - lower) / (upper - lower)))
 
 
-def _iso(message: Any, name: str) -> str | None:
-    if not message.HasField(name):
-        return None
-    return str(getattr(message, name).ToJsonString())
+SPEC_FIELDS = ("candidate", "baseline", "max_blocks", "min_blocks", "alpha", "beta", "mu0", "mu1",
+               "decision_deadline_ms", "seed")
+"""The fields of a :class:`GauntletRow` that its ``GauntletSpec`` holds (the rest are the ``Gauntlet``'s own)."""
 
 
 def gauntlet_row(message: arena_pb2.Gauntlet) -> GauntletRow:
     spec = message.spec
     seats = spec.seats_per_table or 2
-    return GauntletRow(
-        gauntlet_id=message.gauntlet_id, state=state_word(message.state), verdict=verdict_text(message),
-        detail=message.detail, candidate=spec.candidate, baseline=spec.baseline, opponents=list(spec.opponents),
-        seats=seats, rules=pool_label(rules_from_proto(spec.rules), seats), blocks=message.blocks,
-        max_blocks=spec.max_blocks, min_blocks=spec.min_blocks, llr=message.llr, llr_lower=message.llr_lower,
-        llr_upper=message.llr_upper, llr_position=_position(message.llr, message.llr_lower, message.llr_upper),
-        mean_score=message.mean_score, alpha=spec.alpha, beta=spec.beta, mu0=spec.mu0, mu1=spec.mu1,
-        decision_deadline_ms=spec.decision_deadline_ms, created_at=_iso(message, "created_at"),
-        updated_at=_iso(message, "updated_at"), seed_commitment=message.seed_commitment, seed=spec.seed,
-        seed_salt=message.seed_salt, seed_secret=message.seed_secret,
-        expected_blocks_left=message.expected_blocks_left if message.HasField("expected_blocks_left") else None,
-        needed_blocks=message.needed_blocks, undecided_at_cap=message.undecided_at_cap,
-        cap_blocks=message.cap_blocks or spec.max_blocks)
-
-
-def block_row(message: arena_pb2.GauntletBlock) -> GauntletBlockRow:
-    return GauntletBlockRow(block=message.block, score=message.score, llr=message.llr, attempts=message.attempts)
+    return from_message(
+        GauntletRow, message, state=state_word(message.state), verdict=verdict_text(message),
+        opponents=list(spec.opponents), seats=seats, rules=pool_label(rules_from_proto(spec.rules), seats),
+        llr_position=_position(message.llr, message.llr_lower, message.llr_upper),
+        cap_blocks=message.cap_blocks or spec.max_blocks, **{name: getattr(spec, name) for name in SPEC_FIELDS})
 
 
 def gauntlet_page(response: arena_pb2.GetGauntletResponse) -> GauntletPage:
-    """``GetGauntlet`` as the page shows it: the gauntlet and its blocks by number."""
     return GauntletPage(gauntlet_row(response.gauntlet),
-                        sorted((block_row(b) for b in response.blocks), key=lambda b: b.block))
+                        sorted((from_message(GauntletBlockRow, b) for b in response.blocks), key=lambda b: b.block))
 
 
 @dataclass(frozen=True)
@@ -184,8 +158,7 @@ class LlrChart:
 
 
 def llr_chart(row: GauntletRow, blocks: Sequence[GauntletBlockRow]) -> LlrChart | None:
-    """The LLR after each block (starting from 0 before the first), scaled so that both bounds show; None without a
-    block."""
+    """The LLR after each block (from 0 before the first), scaled so that both bounds show; None without a block."""
     if not blocks:
         return None
     values = [0.0] + [b.llr for b in blocks]

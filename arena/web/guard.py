@@ -1,27 +1,10 @@
-"""The web front's defences as a public site, one ASGI middleware (:class:`Guard`) in front of every route:
-
-* **CSRF**: a state-changing request (POST, PUT, PATCH, DELETE) whose ``Origin`` (else ``Referer``) names another
-  host than the request's own ``Host`` is refused with 403; a browser always sends one of them on a cross-site
-  POST, and a client that is no browser sends neither and cannot be made to by a foreign page. A JSON API
-  (``POST /api/...``) takes only ``Content-Type: application/json`` (415 otherwise): a foreign form or a
-  ``text/plain`` fetch cannot produce it without a CORS preflight, which this site never grants.
-* **Per-client limits** (a client is its network prefix as the server sees it: an IPv4 address's /24, an IPv6
-  address's /64, :func:`prefix_of`; one visitor holds a whole /64 or several neighbouring addresses as easily as one,
-  so the limits count prefixes, not addresses): a token bucket for game starts, one for opened live streams, one for
-  exports and one for the replay viewer's reads, and caps on the games (and among them the games against connected
-  bots) and streams one client has at once (:class:`ClientLimits`); past them, 429 with a ``Retry-After`` and a line
-  saying which limit and when to retry. The forms of a bot's author (its token in the body: a new version's upload,
-  the incident details) have two buckets of their own, spent by their routes before the body is read so that an error
-  page can say it (:func:`arena.web.pages.admit_author_form`): one for their posts, a stricter one for the tokens the
-  API refused (a login throttle). At most :attr:`ClientLimits.max_clients` clients are tracked: past it, the one seen
-  least recently is forgotten.
-* **Headers** on every answer: a Content-Security-Policy without inline script (:data:`CSP`), no framing
-  (``X-Frame-Options: DENY`` and ``frame-ancestors 'none'``), ``X-Content-Type-Options: nosniff`` and a
-  ``Referrer-Policy``.
-
-The rules of which request is what are pure (:func:`classify`), the buckets and counts are small objects
-(:class:`TokenBucket`, :class:`ClientLedger`), and the games a client runs are counted by the play pages
-(:meth:`ClientLedger.games`), which know when a game ends.
+"""The web front's defences as a public site, one ASGI middleware (:class:`Guard`) in front of every route: CSRF
+(a state-changing request from another site is refused, ``POST /api/...`` takes only JSON), per-client limits (a
+client is its network prefix, :func:`prefix_of`: token buckets and caps at once, :class:`ClientLimits`; 429 with a
+``Retry-After`` past them) and security headers on every answer. docs/web.md ("As a public site") says why each is
+what it is. Which request is what is pure (:func:`classify`); the forms of a bot's author spend their buckets in
+their routes, before the body is read (:func:`arena.web.pages.admit_author_form`), and the play pages count the games
+a client runs (:meth:`ClientLedger.games`).
 """
 
 from __future__ import annotations
@@ -44,8 +27,7 @@ from arena.web.views import counted
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-"""Only this site's own files: no inline script or style (the JSON a page carries for its script is a
-``<script type="application/json">`` data block, never run), no framing, forms post only here."""
+"""No inline script or style (a page's JSON for its script is a ``<script type="application/json">`` data block)."""
 SECURITY_HEADERS = (
     (b"content-security-policy", CSP.encode()),
     (b"x-frame-options", b"DENY"),
@@ -56,8 +38,6 @@ STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class Kind(Enum):
-    """What a request is, for the limits."""
-
     GAME_START = "game start"
     STREAM = "live stream"
     EXPORT = "export"
@@ -150,13 +130,9 @@ class Rate:
 
 @dataclass(frozen=True)
 class ClientLimits:
-    """What one client (network prefix, :func:`prefix_of`) may do: ``game_starts``, ``streams`` (opened),
-    ``exports``, ``replays`` (reads of the replay viewer's pages, frames and JSON: the viewer's fastest autoplay is
-    1000 a minute), ``author_forms`` (posts of a bot's forms that carry its token) and ``refused_tokens`` (of those
-    posts, the ones whose token the API refused) as rates; ``games``, ``remote_games`` (those of its games with a
-    connected bot at the table: each holds one of that bot's match slots) and ``streams_open`` at once.
-    ``max_clients`` bounds the clients whose buckets are kept. ``enabled=False`` (a benchmark's viewers, all on
-    loopback) turns the limits off; the CSRF checks and the headers stay."""
+    """What one client (network prefix) may do: the rates of each :class:`Kind`, and ``games``, ``remote_games``
+    (with a connected bot at the table) and ``streams_open`` at once; ``max_clients`` bounds the clients kept.
+    ``enabled=False`` turns the limits off (the CSRF checks and the headers stay)."""
 
     game_starts: Rate = field(default_factory=lambda: Rate(burst=4, per_minute=6))
     streams: Rate = field(default_factory=lambda: Rate(burst=20, per_minute=120))
@@ -176,8 +152,8 @@ class ClientLimits:
 
     def rate(self, kind: Kind) -> Rate | None:
         return {Kind.GAME_START: self.game_starts, Kind.STREAM: self.streams, Kind.EXPORT: self.exports,
-                Kind.REPLAY: self.replays,
-                Kind.AUTHOR_FORM: self.author_forms, Kind.REFUSED_TOKEN: self.refused_tokens}.get(kind)
+                Kind.REPLAY: self.replays, Kind.AUTHOR_FORM: self.author_forms,
+                Kind.REFUSED_TOKEN: self.refused_tokens}.get(kind)
 
 
 NO_LIMITS = ClientLimits(enabled=False)
@@ -198,8 +174,6 @@ class TooMany(Exception):
 
 @dataclass(frozen=True)
 class LiveGame:
-    """A game a client started: whether a connected bot sits at its table, and how to tell it is over."""
-
     remote: bool
     over: Callable[[], bool]
 
@@ -276,10 +250,6 @@ class ClientLedger:
                 self._streams[client] = left
             else:
                 self._streams.pop(client, None)
-
-    def streams(self, client: str) -> int:
-        with self._lock:
-            return self._streams.get(client, 0)
 
     def check_games(self, client: str, remote: bool = False) -> None:
         """:class:`TooMany` when ``client`` already runs :attr:`ClientLimits.games` games not over or, for a game
@@ -368,9 +338,11 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
 
 
-def _refusal(status: int, error: str, detail: str, retry_after_s: float | None = None) -> tuple[int, bytes,
-                                                                                                 list[tuple[bytes,
-                                                                                                            bytes]]]:
+Refusal = tuple[int, bytes, list[tuple[bytes, bytes]]]
+"""An answer the guard gives itself: status, JSON body, headers."""
+
+
+def _refusal(status: int, error: str, detail: str, retry_after_s: float | None = None) -> Refusal:
     body = json.dumps({"error": error, "detail": detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if retry_after_s is not None:
@@ -387,7 +359,7 @@ class Guard:
         self.app = app
         self.ledger = ledger
 
-    def _check(self, scope: Scope) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
+    def _check(self, scope: Scope) -> Refusal | None:
         method, path, headers = scope["method"], scope["path"], _headers(scope)
         if method in STATE_CHANGING:
             foreign = foreign_origin(headers)

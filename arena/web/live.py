@@ -1,10 +1,8 @@
 """Live updates for the pages: one poller per followed thing, shared by every viewer (server-sent events).
 
-A :class:`LiveFeed` reads its source (a blocking function, run in a worker thread) every ``poll_s`` while at
-least one viewer follows it, and hands each new value to every viewer; a viewer joining gets the latest value at
-once. So 200 viewers of one tournament cost the organizer API one read per interval, not 200. A feed stops
-polling when its last viewer leaves, and :meth:`LiveFeed.done` (e.g. a tournament that ended) ends every
-viewer's stream after the last value.
+A :class:`LiveFeed` reads its source (a blocking function, in a worker thread) every ``poll_s`` while at least one
+viewer follows it and hands each new value to every viewer (a viewer joining gets the latest at once), so 200
+viewers cost the organizer API one read per interval; it stops polling when its last viewer leaves.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ KEEPALIVE_S = 15.0
 
 
 def sse_message(data: Any, event: str = "update") -> str:
-    """One server-sent event: ``event`` and ``data`` as JSON on one line."""
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
@@ -36,7 +33,7 @@ class LiveFeed:
     """Polls ``read()`` every ``poll_s`` while followed; ``done(value)`` says the value is the last one."""
 
     def __init__(self, read: Callable[[], Any], poll_s: float, done: Callable[[Any], bool] = lambda value: False,
-                 on_idle: Callable[[], None] = lambda: None) -> None:
+                 on_idle: Callable[[], object] = lambda: None) -> None:
         self._read = read
         self._poll_s = poll_s
         self._done = done

@@ -13,10 +13,10 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 
 
 class WebMetrics:
-    """The counters and histogram of one web app, on ``registry`` (a fresh one by default)."""
+    """The counters and histogram of one web app, on a registry of its own."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry if registry is not None else CollectorRegistry()
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
         self.requests = Counter("uno_arena_web_requests_total", "Requests answered by the web front",
                                 ("route", "method", "status"), registry=self.registry)
         self.latency = Histogram("uno_arena_web_request_duration_seconds", "Server time of a web request",

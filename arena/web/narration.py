@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.engine import Card, Event, Face
+from arena.engine import Card, Face
 from arena.terminal import Narrator, Painter, active_face
 
 _KIND_WORDS = {"draw1": "draw 1", "draw2": "draw 2", "draw5": "draw 5", "skip-all": "skip all",
@@ -28,13 +28,7 @@ class WordsPainter(Painter):
         return self.face(active_face(card, side))
 
 
-class ReplayNarrator:
-    """Tells a replay's events frame after frame (the side up carries over from one frame to the next), every seat
-    by its player's name: the events are already the view of whoever watches (a seat's view carries only the faces
-    another seat's draw showed, V4), so nothing is told that the view does not hold."""
-
-    def __init__(self, names: Sequence[str]) -> None:
-        self._narrator = Narrator(WordsPainter(), viewer=None, names=names)
-
-    def lines(self, events: Sequence[Event]) -> list[str]:
-        return self._narrator.lines(events)
+def replay_narrator(names: Sequence[str]) -> Narrator:
+    """Tells a replay's events frame after frame (the side up carries over), every seat by its player's name; the
+    events are already the view of whoever watches (V4), so nothing is told that the view does not hold."""
+    return Narrator(WordsPainter(), viewer=None, names=names)

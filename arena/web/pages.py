@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 from typing import Any, ParamSpec, TypeVar
@@ -29,14 +30,16 @@ from arena.protocol.statuses import ENDED_TOURNAMENT_STATES
 from arena.tournament.status import GauntletStatus, TournamentStatus
 from arena.web import views
 from arena.web.bot_pages import BotSummary, UnknownBot, bot_summary
+from arena.web.gauntlet_views import GauntletRow
 from arena.web.guard import Kind, TooMany, client_ledger, client_of
 from arena.web.live import LiveFeed
 from arena.web.reader import ArenaReader
-from arena.web.replay_frames import PAGE_FRAMES, Frames
+from arena.web.replay_frames import PAGE_FRAMES, Frames, ReplayHeader
 
 router = APIRouter()
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 MATCHES_PER_PAGE = 50
 TABLES_SHOWN = 100
 TOURNAMENTS_PER_PAGE = 25
@@ -47,23 +50,44 @@ STANDINGS_EVERY_S = 1.0
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 ENDED_STATE_NAMES = frozenset(state_name(state) for state in ENDED_TOURNAMENT_STATES)
 STATE_FILTERS = tuple(status.value for status in TournamentStatus)
-"""The words ``?status=`` takes."""
 
 
 def reader(request: Request) -> ArenaReader:
-    """The app's reader of the organizer API (made by :func:`arena.web.app.create_app`)."""
     arena: ArenaReader = request.app.state.reader
     return arena
 
 
-def render(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+def render(request: Request, template: str, context: dict[str, Any], status_code: int = 200,
+           headers: Mapping[str, str] | None = None) -> HTMLResponse:
     response: HTMLResponse = request.app.state.templates.TemplateResponse(request, template, context,
-                                                                          status_code=status_code)
+                                                                          status_code=status_code, headers=headers)
     return response
+
+
+def error_page(request: Request, status: int, code: str, detail: object,
+               headers: Mapping[str, str] | None = None) -> HTMLResponse:
+    """The error page: the status, the error's name (``code``) and the line naming the problem."""
+    return render(request, "error.html", {"status": status, "code": code, "detail": detail, "title": f"{status}"},
+                  status, headers)
 
 
 def bad_request(detail: str) -> HTTPException:
     return HTTPException(status_code=400, detail=detail)
+
+
+@contextmanager
+def bad_input() -> Iterator[None]:
+    """A ValueError naming bad input (a page, step or seat out of range) becomes a 400 with its line."""
+    try:
+        yield
+    except ValueError as error:
+        raise bad_request(str(error)) from None
+
+
+def paged(items: Sequence[T], page: int, size: int) -> tuple[list[T], int]:
+    """:func:`arena.web.views.page_of`, a page out of range a 400."""
+    with bad_input():
+        return views.page_of(items, page, size)
 
 
 TOKEN_REFUSED = frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED})
@@ -74,31 +98,28 @@ TOKEN_FORM_BYTES = 4096
 """The largest body of the incident details' form read (a token and its field name fit many times over)."""
 
 
-async def read_capped(request: Request, limit: int, too_large: Callable[[int | None], HTTPException]) -> bytes:
-    """The request's body, at most ``limit`` bytes: ``too_large(size)`` (a 413) raised at once from a larger
-    ``Content-Length``, else ``too_large(None)`` as soon as more than ``limit`` bytes came (the rest is never
-    read)."""
+async def read_capped(request: Request, limit: int, what: str, fix: str) -> bytes:
+    """The request's body, at most ``limit`` bytes: a 413 ("the {what} is too large: {fix}") from a larger
+    ``Content-Length``, or as soon as more came (the rest is never read)."""
+
+    def too_large(told: str) -> HTTPException:
+        return HTTPException(status_code=413, detail=f"the {what} is too large{told}: {fix}")
+
     declared = request.headers.get("content-length", "")
     if declared.strip().isdigit() and int(declared) > limit:
-        raise too_large(int(declared))
+        raise too_large(f" ({int(declared)} bytes)")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
-            raise too_large(None)
+            raise too_large("")
     return bytes(body)
 
 
-def _token_form_too_large(size: int | None) -> HTTPException:
-    told = f" ({size} bytes)" if size is not None else ""
-    return HTTPException(status_code=413, detail=f"the form is too large{told}: it holds a bot's token, at most "
-                         f"{TOKEN_FORM_BYTES} bytes; send the bot page's form")
-
-
 def admit_author_form(request: Request) -> None:
-    """Before the body of a bot's form (its token inside) is read: 429 with a ``Retry-After`` when the request's
-    client had too many tokens refused lately or posts these forms too often
-    (:class:`arena.web.guard.ClientLimits`), so that a flood of large bodies or of guessed tokens costs nothing."""
+    """Before the body of a bot's form (its token inside) is read: 429 with a ``Retry-After`` when the client had
+    too many tokens refused lately or posts these forms too often (a flood of bodies or guessed tokens costs
+    nothing)."""
     ledger, client = client_ledger(request), client_of(request.scope)
     try:
         ledger.check(client, Kind.REFUSED_TOKEN)
@@ -118,21 +139,16 @@ async def as_author(request: Request, call: Callable[P, R], *args: P.args, **kwa
         raise
 
 
-def feed(request: Request, key: str, make: Any) -> LiveFeed:
-    """The shared live feed ``key`` (created by ``make(poll_s, forget)`` on first use, forgotten when idle)."""
+async def live_stream(request: Request, key: str, read: Callable[[], Any], check: Callable[[], object],
+                      done: Callable[[Any], bool] = lambda value: False) -> StreamingResponse:
+    """The server-sent events of the shared live feed ``key``, made on first use once ``check()`` raised nothing (an
+    unknown tournament or pool answers 404 before any feed polls for it), forgotten when idle."""
     feeds: dict[str, LiveFeed] = request.app.state.feeds
     if key not in feeds:
-        feeds[key] = make(request.app.state.settings.poll_s, lambda: feeds.pop(key, None))
-    return feeds[key]
-
-
-def stream(live: LiveFeed) -> StreamingResponse:
+        await run_in_threadpool(check)
+    live = feeds.setdefault(key, LiveFeed(read, request.app.state.settings.poll_s, done,
+                                          on_idle=lambda: feeds.pop(key, None)))
     return StreamingResponse(live.follow(), media_type="text/event-stream", headers=SSE_HEADERS)
-
-
-def _fields(answer: Any) -> dict[str, Any]:
-    """A JSON route's dataclass answer as a template's context (its fields, the objects themselves)."""
-    return {f.name: getattr(answer, f.name) for f in fields(answer)}
 
 
 @router.get("/", include_in_schema=False)
@@ -148,8 +164,7 @@ LEADERBOARD_ROWS = 100
 
 @dataclass(frozen=True)
 class Leaderboards:
-    """The leaderboards of /api/leaderboard and the leaderboard page: a page of one pool, or every pool's first, and
-    the notes that explain their columns."""
+    """A page of one pool's leaderboard, or every pool's first, and the notes that explain their columns."""
 
     pools: list[views.PoolBoard]
     pool: str
@@ -159,10 +174,8 @@ class Leaderboards:
     reliability_note: str = views.RELIABILITY_NOTE
 
 
-
 def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> Leaderboards:
-    """The leaderboards as the API gives them (ListRatingPools, GetLeaderboard), :data:`LEADERBOARD_ROWS` rows a
-    page: page ``page`` of pool ``pool``, or (no pool) the first page of every pool."""
+    """Page ``page`` of pool ``pool``, or (no pool) the first page of every pool."""
     boards = arena.leaderboards()
     if pool:
         boards = [board for board in boards if board.key == pool]
@@ -170,10 +183,7 @@ def leaderboard_data(arena: ArenaReader, pool: str = "", page: int = 1) -> Leade
             raise HTTPException(status_code=404, detail=f"no rating pool {pool!r} has results")
     shown = []
     for board in boards:
-        try:
-            rows, pages = views.page_of(board.rows, page if pool else 1, LEADERBOARD_ROWS)
-        except ValueError as error:
-            raise bad_request(str(error)) from None
+        rows, pages = paged(board.rows, page if pool else 1, LEADERBOARD_ROWS)
         shown.append(replace(board, rows=rows, page=page if pool else 1, pages=pages))
     return Leaderboards(shown, pool, page)
 
@@ -195,7 +205,7 @@ def live_hash(html: str) -> str:
 
 @router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
 def leaderboard_page(request: Request, pool: str = "", page: int = Query(1, ge=1)) -> HTMLResponse:
-    data = _fields(leaderboard_data(reader(request), pool, page))
+    data = vars(leaderboard_data(reader(request), pool, page))
     pools_html = request.app.state.templates.get_template("leaderboard_pools.html").render(data)
     live = "/events/leaderboard" + (f"?{urlencode({'pool': pool, 'page': page})}" if pool else "")
     return render(request, "leaderboard.html", {"title": "Leaderboard", **data, "pools_html": pools_html,
@@ -207,17 +217,13 @@ async def leaderboard_events(request: Request, pool: str = "", page: int = Query
     """Server-sent events: ``update`` with the leaderboard's tables rendered (``html``) whenever they change
     (``pool`` and ``page`` as in /api/leaderboard)."""
     arena = reader(request)
-    templates = request.app.state.templates
 
     def read() -> dict[str, Any]:
         data = leaderboard_data(arena, pool, page)
-        html = templates.get_template("leaderboard_pools.html").render(_fields(data))
+        html = request.app.state.templates.get_template("leaderboard_pools.html").render(vars(data))
         return {"html": html, "hash": live_hash(html), "pools": len(data.pools)}
 
-    key = f"leaderboard:{pool}:{page}"
-    if key not in request.app.state.feeds:  # an unknown pool or page: 404 before any feed polls for it
-        await run_in_threadpool(leaderboard_data, arena, pool, page)
-    return stream(feed(request, key, lambda poll_s, idle: LiveFeed(read, poll_s, on_idle=idle)))
+    return await live_stream(request, f"leaderboard:{pool}:{page}", read, lambda: leaderboard_data(arena, pool, page))
 
 
 # -- tournaments -------------------------------------------------------------------------------------------
@@ -241,8 +247,8 @@ class BlockCount:
 
 @dataclass(frozen=True)
 class TournamentList:
-    """A page of tournaments (each the API's ``Tournament`` as plain data, with its pool and progress), the token
-    of the next page, and the competition blocks left out."""
+    """A page of tournaments (each as plain data, with its pool and progress), the next page's token, and the
+    competition blocks left out."""
 
     tournaments: list[dict[str, Any]]
     next_page_token: str
@@ -264,8 +270,7 @@ def api_tournaments(request: Request,
 
 
 class BlockFilter(Enum):
-    """Which competition blocks a list of tournaments shows: all, none (grouped by competition instead), or only
-    those of one competition."""
+    """Which competition blocks a list of tournaments shows: all, none (grouped by competition), or one's."""
 
     ALL = "all"
     GROUPED = "grouped"
@@ -281,9 +286,8 @@ def _block_shown(tournament: arena_pb2.Tournament, shown: BlockFilter, competiti
 
 def tournaments_data(arena: ArenaReader, states: list[TournamentStatus], page_size: int, page_token: str,
                      shown: BlockFilter = BlockFilter.ALL, competition: str = "") -> TournamentList:
-    """A page of tournaments (ListTournaments), each with its pool's label and its progress. Unless every
-    tournament is shown, pages of the API are read (at most :data:`SCAN_PAGES`) until ``page_size`` are found;
-    ``blocks`` counts the competition blocks left out, by competition."""
+    """A page of tournaments; unless every tournament is shown, pages of the API are read (at most
+    :data:`SCAN_PAGES`) until ``page_size`` are found."""
     now = time.time()
     found: list[arena_pb2.Tournament] = []
     blocks: Counter[str] = Counter()
@@ -306,24 +310,18 @@ def tournaments_data(arena: ArenaReader, states: list[TournamentStatus], page_si
 @router.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
 def tournaments_page(request: Request, status: str = "", page_token: str = "", competition: str = "",
                      blocks: str = "") -> HTMLResponse:
-    if competition:
-        shown = BlockFilter.ONLY
-    elif blocks in ("", BlockFilter.GROUPED.value):
-        shown = BlockFilter.GROUPED
-    elif blocks == BlockFilter.ALL.value:
-        shown = BlockFilter.ALL
-    else:
+    if not competition and blocks not in ("", BlockFilter.GROUPED.value, BlockFilter.ALL.value):
         raise bad_request(f"unknown blocks={blocks}: use blocks=all to list competition blocks among the rest")
+    shown = BlockFilter.ONLY if competition else BlockFilter(blocks or BlockFilter.GROUPED.value)
     page = tournaments_data(reader(request), _statuses(status), TOURNAMENTS_PER_PAGE, page_token, shown, competition)
     return render(request, "tournaments.html", {"title": "Tournaments", "status": status, "filters": STATE_FILTERS,
                                                 "page_token": page_token, "competition": competition,
-                                                "all_blocks": shown is BlockFilter.ALL, **_fields(page)})
+                                                "all_blocks": shown is BlockFilter.ALL, **vars(page)})
 
 
 @dataclass(frozen=True)
 class TournamentPage:
-    """A tournament (``tournament``, ``standings``: the API's messages as plain data), its progress, a page of its
-    matches and the first of its tables as the recorded matches show them."""
+    """A tournament and its standings (as plain data), its progress, a page of its matches and its first tables."""
 
     tournament: dict[str, Any]
     progress: views.Progress
@@ -338,18 +336,13 @@ class TournamentPage:
 
 
 def tournament_data(arena: ArenaReader, tournament_id: str, page: int = 1) -> TournamentPage:
-    """A tournament (GetTournament), its standings (GetStandings) and its matches (ListMatches)."""
-    tournament = arena.tournament(tournament_id)
-    standings = arena.standings(tournament)
+    tournament = arena.client.get_tournament(tournament_id)
     matches = arena.matches(tournament)
-    try:
-        shown, pages = views.page_of(matches, page, MATCHES_PER_PAGE)
-    except ValueError as error:
-        raise bad_request(str(error)) from None
+    shown, pages = paged(matches, page, MATCHES_PER_PAGE)
     tables = views.tables_of(matches)
     return TournamentPage(views.tournament_data(tournament, arena.pool_label(tournament)),
-                          views.tournament_progress(tournament, time.time()), plain(standings), shown, len(matches),
-                          page, pages, views.ended(tournament), tables[:TABLES_SHOWN], len(tables))
+                          views.tournament_progress(tournament, time.time()), plain(arena.standings(tournament)),
+                          shown, len(matches), page, pages, views.ended(tournament), tables[:TABLES_SHOWN], len(tables))
 
 
 @router.get("/api/tournaments/{tournament_id}", tags=["tournaments"])
@@ -363,7 +356,7 @@ def api_tournament(request: Request, tournament_id: str, page: int = Query(1, ge
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse, include_in_schema=False)
 def tournament_page(request: Request, tournament_id: str, page: int = 1) -> HTMLResponse:
     data = tournament_data(reader(request), tournament_id, page)
-    return render(request, "tournament.html", {"title": f"Tournament {tournament_id}", **_fields(data),
+    return render(request, "tournament.html", {"title": f"Tournament {tournament_id}", **vars(data),
                                                "duration": views.duration_text})
 
 
@@ -372,9 +365,10 @@ def tournament_export(request: Request, tournament_id: str, fmt: str) -> Respons
     """The tournament's results as CSV (one line per match and seat) or JSON (tournament, standings, matches)."""
     if fmt not in ("csv", "json"):
         raise HTTPException(status_code=404, detail=f"no export format {fmt!r}: results.csv or results.json")
-    content_type, filename, data = reader(request).export(tournament_id, fmt)
-    disposition = f'attachment; filename="{filename}"'
-    return Response(data, media_type=content_type, headers={"Content-Disposition": disposition})
+    number = arena_pb2.EXPORT_FORMAT_JSON if fmt == "json" else arena_pb2.EXPORT_FORMAT_CSV
+    export = reader(request).client.export_results(tournament_id, number)
+    disposition = f'attachment; filename="{export.filename}"'
+    return Response(bytes(export.data), media_type=export.content_type, headers={"Content-Disposition": disposition})
 
 
 @router.get("/events/tournaments/{tournament_id}", tags=["live"])
@@ -387,28 +381,23 @@ async def tournament_events(request: Request, tournament_id: str) -> StreamingRe
     last: dict[str, Any] = {}
 
     def read() -> dict[str, Any]:
-        tournament = arena.tournament(tournament_id)
+        tournament = arena.client.get_tournament(tournament_id)
         # The standings cost the organizer a computation over every result: read them again only when a match
         # was recorded and at most every STANDINGS_EVERY_S (and always once the tournament ended).
         key = (tournament.matches_done, tournament.state)
         due = time.monotonic() - last.get("at", -STANDINGS_EVERY_S) >= STANDINGS_EVERY_S
         if "standings" not in last or (key != last["key"] and (due or views.ended(tournament))):
             last.update(standings=plain(arena.standings(tournament)), key=key, at=time.monotonic())
-        standings = last["standings"]
         progress = views.tournament_progress(tournament, time.time())
         context = {"tournament": views.tournament_data(tournament, arena.pool_label(tournament)),
-                   "progress": progress, "standings": standings, "duration": views.duration_text}
+                   "progress": progress, "standings": last["standings"], "duration": views.duration_text}
         return {"progress": asdict(progress), "state": state_name(tournament.state),
                 "html": {"progress": templates.get_template("tournament_progress.html").render(context),
                          "standings": templates.get_template("standings_table.html").render(context)}}
 
-    def ended(value: dict[str, Any]) -> bool:
-        return value.get("state") in ENDED_STATE_NAMES
-
-    key = f"tournament:{tournament_id}"
-    if key not in request.app.state.feeds:  # an unknown tournament: NOT_FOUND (404) before any feed polls for it
-        await run_in_threadpool(arena.tournament, tournament_id)
-    return stream(feed(request, key, lambda poll_s, idle: LiveFeed(read, poll_s, ended, on_idle=idle)))
+    return await live_stream(request, f"tournament:{tournament_id}", read,
+                             lambda: arena.client.get_tournament(tournament_id),
+                             lambda value: value.get("state") in ENDED_STATE_NAMES)
 
 
 # -- replays -------------------------------------------------------------------------------------------------
@@ -422,31 +411,15 @@ than ``count`` when they would pass it."""
 
 
 def _frames(arena: ArenaReader, match_id: str, seat: int | None) -> Frames:
-    try:
+    with bad_input():
         return arena.frames(match_id, seat)
-    except ValueError as error:
-        raise bad_request(str(error)) from None
-
-
-def _frame(arena: ArenaReader, frames: Frames, step: int) -> dict[str, Any]:
-    try:
-        return arena.frame(frames, step)
-    except ValueError as error:
-        raise bad_request(str(error)) from None
 
 
 @dataclass(frozen=True)
-class ReplayPage:
-    """A page of a match's replay frames: the match's header (:class:`arena.web.replay_frames.Frames`), how many
-    frames it has, the first frame of this page and the one of the next (None after the last), the frames."""
+class ReplayPage(ReplayHeader):
+    """A page of a match's replay frames: the match's header, how many frames it has, the first frame of this page
+    and the one of the next (None after the last), the frames."""
 
-    match_id: str
-    tournament_id: str
-    viewer: int | None
-    seats: list[dict[str, Any]]
-    variant: str
-    result: dict[str, Any] | None
-    reason: str
     frames_total: int
     start: int
     next: int | None
@@ -465,29 +438,25 @@ def api_replay(request: Request, match_id: str,
     ``frames_total`` how many frames the match has. Open to everyone once the match's tournament ended."""
     arena = reader(request)
     frames = _frames(arena, match_id, seat)
-    try:
+    with bad_input():
         frames.check_step(start)
-    except ValueError as error:
-        raise bad_request(str(error)) from None
-    stop = min(start + count, frames.count)
     shown: list[dict[str, Any]] = []
     size = 0
-    number = start
-    while number < stop:
+    for number in range(start, min(start + count, frames.count)):
         page = arena.frame_page(frames, number // PAGE_FRAMES)
-        frame_size = page.sizes[number - page.first]
-        if shown and size + frame_size > MAX_REPLAY_BYTES:
+        size += page.sizes[number - page.first]
+        if shown and size > MAX_REPLAY_BYTES:
             break
         shown.append(page.frame(number))
-        size += frame_size
-        number += 1
-    return ReplayPage(frames.match_id, frames.tournament_id, frames.viewer, frames.seats, frames.variant,
-                      frames.result, frames.reason, frames.count, start, number if number < frames.count else None,
-                      shown)
+    after = start + len(shown)
+    header = {f.name: getattr(frames, f.name) for f in fields(ReplayHeader)}
+    return ReplayPage(**header, frames_total=frames.count, start=start,
+                      next=after if after < frames.count else None, frames=shown)
 
 
 def replay_context(arena: ArenaReader, frames: Frames, step: int, seat: int | None) -> dict[str, Any]:
-    frame = _frame(arena, frames, step)
+    with bad_input():
+        frame = arena.frame(frames, step)
     return {"frames": frames, "frame": frame, "step": step, "seat": seat, "last": frames.last,
             "table": frame["table"]}
 
@@ -495,16 +464,13 @@ def replay_context(arena: ArenaReader, frames: Frames, step: int, seat: int | No
 @router.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
 def replay_page(request: Request, match_id: str, step: int = 0, seat: int | None = None,
                 decision: int | None = None) -> Response:
-    """The replay viewer at ``step``; ``?decision=N`` (an incident's link) lands on the step of decision N (a
-    redirect to its ``?step=`` address, which the viewer's script keeps). Only the page of frames around ``step``
-    is built (:mod:`arena.web.replay_frames`); the script fetches each further step."""
+    """The replay viewer at ``step``; ``?decision=N`` (an incident's link) redirects to the step of decision N.
+    Only the page of frames around ``step`` is built; the script fetches each further step."""
     arena = reader(request)
     frames = _frames(arena, match_id, seat)
     if decision is not None:
-        try:
+        with bad_input():
             found = frames.step_of(decision)
-        except ValueError as error:
-            raise bad_request(str(error)) from None
         where = {"step": found} | ({"seat": seat} if seat is not None else {})
         return RedirectResponse(f"/matches/{quote(match_id, safe='')}?{urlencode(where)}", status_code=303)
     return render(request, "replay.html", {"title": f"Match {match_id}",
@@ -515,8 +481,7 @@ def replay_page(request: Request, match_id: str, step: int = 0, seat: int | None
 def replay_frame(request: Request, match_id: str, step: int = 0, seat: int | None = None) -> HTMLResponse:
     """One frame of the viewer, rendered (what the page's script swaps in when stepping)."""
     arena = reader(request)
-    frames = _frames(arena, match_id, seat)
-    return render(request, "replay_frame.html", replay_context(arena, frames, step, seat))
+    return render(request, "replay_frame.html", replay_context(arena, _frames(arena, match_id, seat), step, seat))
 
 
 # -- bots ----------------------------------------------------------------------------------------------------
@@ -537,11 +502,7 @@ def api_bots(request: Request) -> BotList:
 
 @router.get("/bots", response_class=HTMLResponse, include_in_schema=False)
 def bots_page(request: Request, page: int = 1) -> HTMLResponse:
-    bots = reader(request).bots()
-    try:
-        shown, pages = views.page_of(bots, page, 100)
-    except ValueError as error:
-        raise bad_request(str(error)) from None
+    shown, pages = paged(reader(request).bots(), page, 100)
     return render(request, "bots.html", {"title": "Bots", "bots": shown, "page": page, "pages": pages})
 
 
@@ -568,7 +529,8 @@ def bot_page(request: Request, name: str) -> HTMLResponse:
 async def bot_incidents(request: Request, name: str) -> HTMLResponse:
     """The incident details, for the bot's author: the form posts the bot's token (never put in a URL)."""
     admit_author_form(request)
-    body = await read_capped(request, TOKEN_FORM_BYTES, _token_form_too_large)
+    body = await read_capped(request, TOKEN_FORM_BYTES, "form", f"it holds a bot's token, at most "
+                             f"{TOKEN_FORM_BYTES} bytes; send the bot page's form")
     form = parse_qs(body.decode("utf-8", "replace"))  # application/x-www-form-urlencoded
     token = (form.get("token") or [""])[0].strip()
     if not token:
@@ -584,29 +546,14 @@ async def bot_incidents(request: Request, name: str) -> HTMLResponse:
 
 @dataclass(frozen=True)
 class RunningTournament(views.Progress):
-    """A running tournament's progress (:class:`arena.web.views.Progress`) and its id."""
+    """A running tournament's progress and its id."""
 
     tournament_id: str = ""
 
 
 @dataclass(frozen=True)
-class RunningGauntlet:
-    """A running gauntlet: what it tests, its blocks (and cap) and its LLR between its bounds."""
-
-    gauntlet_id: str
-    candidate: str
-    baseline: str
-    blocks: int
-    cap_blocks: int
-    llr: float
-    llr_lower: float
-    llr_upper: float
-
-
-@dataclass(frozen=True)
 class Status:
-    """The arena's status: connected bots, running tournaments with their pace, matches waiting to be played, total
-    matches/s, running gauntlets, and the Grafana link when configured."""
+    """The arena's status: connected bots, running tournaments and gauntlets, matches waiting, total matches/s."""
 
     connected_bots: list[str]
     registered_bots: int
@@ -614,7 +561,7 @@ class Status:
     pending: int
     matches_left: int
     matches_per_s: float
-    gauntlets: list[RunningGauntlet]
+    gauntlets: list[GauntletRow]
     grafana_url: str
 
 
@@ -625,7 +572,6 @@ def status_data(request: Request) -> Status:
     pending = list(arena.tournaments_page([TournamentStatus.PENDING], 1000, "").tournaments)
     now = time.time()
     progress = [views.tournament_progress(t, now) for t in running]
-    gauntlets = [g for g in arena.gauntlets() if g.state == GauntletStatus.RUNNING.value]
     return Status(
         connected_bots=sorted(bot.name for bot in bots if bot.connected),
         registered_bots=len(bots),
@@ -634,8 +580,7 @@ def status_data(request: Request) -> Status:
         pending=len(pending),
         matches_left=sum(p.total - p.done for p in progress) + sum(t.matches_total for t in pending),
         matches_per_s=round(sum(p.matches_per_s or 0.0 for p in progress), 2),
-        gauntlets=[RunningGauntlet(g.gauntlet_id, g.candidate, g.baseline, g.blocks, g.cap_blocks, g.llr,
-                                   g.llr_lower, g.llr_upper) for g in gauntlets],
+        gauntlets=[g for g in arena.gauntlets() if g.state == GauntletStatus.RUNNING.value],
         grafana_url=request.app.state.settings.grafana_url,
     )
 
@@ -650,8 +595,7 @@ def api_status(request: Request) -> Status:
 
 @router.get("/status", response_class=HTMLResponse, include_in_schema=False)
 def status_page(request: Request) -> HTMLResponse:
-    status = status_data(request)
-    return render(request, "status.html", {"title": "Arena status", **_fields(status)})
+    return render(request, "status.html", {"title": "Arena status", **vars(status_data(request))})
 
 
 @router.get("/healthz", include_in_schema=False)

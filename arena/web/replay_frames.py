@@ -1,24 +1,8 @@
 """The frames of the replay viewer: the table after each decision of a recorded match, omniscient or as one seat
-saw it (pure: a function of the organizer's ``Replay`` messages).
-
-The match is rebuilt with the engine from the omniscient replay (its seed and accepted actions) by the arena's one
-replay walk (:func:`arena.engine.walk.walk`: the arena's ``next_round`` actions between rounds are re-applied
-where the engine waits for them), and every rebuilt event is
-checked against the record, so a frame can never drift from what was played (:class:`ReplayMismatch`). A frame's
-table is the engine's :class:`~arena.engine.Observation` of the viewer as the protocol encodes it (what a bot got
-with its decision request), and for the omniscient view also every seat's hand. So the per-seat view holds exactly
-what that seat's observation held (V1-V6), nothing more: the other seats' cards only as the faces showing to the
-table, their hands only once a round is over (V5).
-
-Frame ``0`` is the table after the deal (the replay's opening events); frame ``k`` the table after decision ``k``,
-with that decision: who decided, the action, its latency, the legal actions the seat had (omniscient, or the
-viewer's own decisions), and any refusal or fallback; and the events as the viewer saw them, in plain words (the
-terminal's narrator: :mod:`arena.web.narration`) and as the arena's log lines.
-
-Frames are built a page at a time (:func:`frame_page`: :data:`PAGE_FRAMES` frames, walking the match from its deal
-to the page's end), never the whole match at once: a frame repeats the whole table (every hand, the discard), so a
-long match's frames are tens of megabytes where its record (seed and actions) is a few; :class:`Frames` is only the
-match's header and its index (how many frames, which decision each shows), built without walking.
+saw it (pure: a function of the organizer's ``Replay`` messages). The match is rebuilt with the engine by the arena's
+one replay walk (:func:`arena.engine.walk.walk`) and checked against the record (:class:`ReplayMismatch`); a seat's
+table holds exactly what its observation held (V1-V6). Frames are built a page at a time (:data:`PAGE_FRAMES`),
+never the whole match (docs/web.md, "Pages, not whole matches").
 """
 
 from __future__ import annotations
@@ -30,14 +14,10 @@ from typing import Any
 from arena.client import plain
 from arena.engine import Match
 from arena.engine.walk import WalkError, WalkStep, walk
-from arena.protocol.convert import (
-    action_from_proto,
-    card_to_proto,
-    event_from_proto,
-    observation_to_proto,
-    rules_from_proto,
-)
-from arena.web.narration import ReplayNarrator
+from arena.protocol.convert import action_from_proto, card_to_proto, event_from_proto, rules_from_proto
+from arena.terminal import Narrator
+from arena.web.narration import replay_narrator
+from arena.web.seat_view import observation_data
 
 
 class ReplayMismatch(ValueError):
@@ -45,36 +25,28 @@ class ReplayMismatch(ValueError):
 
 
 PAGE_FRAMES = 50
-"""Frames per page: the unit the viewer's frames are built, kept and served in."""
 
 
 @dataclass(frozen=True)
 class FramePage:
-    """Built frames (``first`` the number of the first) with each one's size as JSON, in bytes (what the web front's
-    caches count and its JSON route bounds its answers by)."""
+    """Built frames (``first`` the number of the first) with each one's size as compact JSON, in bytes (what the
+    caches count and the JSON route bounds its answers by)."""
 
     first: int
     frames: list[dict[str, Any]]
     sizes: list[int]
-
-    @property
-    def bytes(self) -> int:
-        return sum(self.sizes)
 
     def frame(self, number: int) -> dict[str, Any]:
         return self.frames[number - self.first]
 
 
 def sized(first: int, frames: list[dict[str, Any]]) -> FramePage:
-    """``frames`` as a :class:`FramePage`, each measured as compact JSON."""
     return FramePage(first, frames, [len(json.dumps(frame, separators=(",", ":"))) for frame in frames])
 
 
 @dataclass(frozen=True)
-class Frames:
-    """One view of one match as the viewer needs it before any frame: the page header and the index of its frames
-    (``count`` frames: the deal, then one per decision; ``decisions[k - 1]`` the decision number frame ``k`` shows).
-    The frames themselves come a page at a time from :func:`frame_page`."""
+class ReplayHeader:
+    """What a replay's page and its JSON say of the match, before any frame."""
 
     match_id: str
     tournament_id: str
@@ -83,6 +55,13 @@ class Frames:
     variant: str
     result: dict[str, Any] | None
     reason: str
+
+
+@dataclass(frozen=True)
+class Frames(ReplayHeader):
+    """One view of one match before any frame is built: its header and the index of its frames (the deal, then one
+    per decision; ``decisions[k - 1]`` the decision number frame ``k`` shows)."""
+
     decisions: tuple[int, ...]
     omniscient: Any = field(repr=False, compare=False)
     view: Any = field(repr=False, compare=False)
@@ -102,28 +81,28 @@ class Frames:
         return number
 
     def step_of(self, decision_number: int) -> int:
-        """The step (frame) of the decision numbered ``decision_number`` (as a ``DecisionRequest``, an incident
-        or a ``ReplayStep`` numbers it); ValueError naming the match for a number it does not have."""
+        """The step (frame) of the decision numbered ``decision_number``; ValueError for one the match lacks."""
         try:
             return self.decisions.index(decision_number) + 1
         except ValueError:
             raise ValueError(f"match {self.match_id} has no decision {decision_number}") from None
 
 
-def _event_texts(events: Any) -> list[str]:
-    return [event.text or event.type for event in events]
-
-
-def _told(narrator: ReplayNarrator, events: Any) -> dict[str, list[str]]:
+def _told(narrator: Narrator, events: Any) -> dict[str, list[str]]:
     """A frame's events: in plain words (``events``) and as the arena's log lines (``log``)."""
-    return {"events": narrator.lines([event_from_proto(event) for event in events]), "log": _event_texts(events)}
+    return {"events": narrator.lines([event_from_proto(event) for event in events]),
+            "log": [event.text or event.type for event in events]}
+
+
+_TABLE_KEYS = ("side", "decision", "current", "color", "top", "draw_size", "round", "dealer", "round_winner",
+               "match_winner")
+"""What a frame's table takes from the viewer's observation as it is."""
 
 
 def _table(match: Match, viewer: int | None, names: list[str]) -> dict[str, Any]:
     """The table as ``viewer`` sees it (None: every hand), as plain data."""
     seat = 0 if viewer is None else viewer
-    observation = plain(observation_to_proto(match.observation(seat, len(match.events))))
-    observation.pop("events", None)
+    observation = observation_data(match.observation(seat, len(match.events)))
     seats: list[dict[str, Any]] = []
     opponents = {view["seat"]: view for view in observation["opponents"]}
     for number, name in enumerate(names):
@@ -138,29 +117,17 @@ def _table(match: Match, viewer: int | None, names: list[str]) -> dict[str, Any]
             view = opponents[number]
             entry.update(count=view["count"], hand=None, visible=view["visible"], revealed=view["revealed"])
         seats.append(entry)
-    inactive = "dark" if observation["side"] == "SIDE_LIGHT" else "light"
-    return {
-        "side": "dark" if observation["side"] == "SIDE_DARK" else "light",
-        "inactive_side": inactive,
-        "direction": "counter-clockwise" if observation["direction"] == "DIRECTION_CCW" else "clockwise",
-        "decision": observation["decision"].removeprefix("DECISION_KIND_").lower(),
-        "current": observation["current"],
-        "color": observation["color"],
-        "top": observation["top"],
+    return {key: observation[key] for key in _TABLE_KEYS} | {
+        "inactive_side": "light" if observation["side"] == "dark" else "dark",
+        "direction": "counter-clockwise" if observation["direction"] == "ccw" else "clockwise",
         "discard": observation["discard"][:8],
-        "draw_size": observation["draw_size"],
         "draw_top": observation["draw_top"] if observation["draw_top"] and observation["draw_top"]["text"] else None,
-        "round": observation["round"],
-        "dealer": observation["dealer"],
-        "round_winner": observation["round_winner"],
-        "match_winner": observation["match_winner"],
         "seats": seats,
     }
 
 
 def _decision(step: Any, walked: WalkStep, names: list[str]) -> dict[str, Any]:
-    """The decision of a frame: who decided, the action, its latency, the legal actions (when the viewer may see
-    them), and any refusal or fallback."""
+    """Who decided, the action, its latency, the legal actions (when the viewer may see them), refusal, fallback."""
     seat = step.seat
     return {
         "number": step.decision_number,
@@ -184,9 +151,8 @@ def _check_events(omniscient: Any, match: Match) -> None:
 
 
 def replay_index(omniscient: Any, view: Any = None) -> Frames:
-    """The :class:`Frames` of a match (no frame built yet): ``omniscient`` is the omniscient ``Replay`` message (it
-    carries the seed), ``view`` the ``Replay`` of one seat's view (its events are the ones listed) or None for the
-    omniscient frames."""
+    """The :class:`Frames` of a match: ``omniscient`` the omniscient ``Replay`` (it carries the seed), ``view`` the
+    ``Replay`` of one seat's view (its events are the ones told) or None."""
     viewer = view.viewer if view is not None and view.HasField("viewer") else None
     names = [seat.bot_name or seat.bot_id for seat in sorted(omniscient.seats, key=lambda s: s.seat)]
     return Frames(
@@ -201,11 +167,8 @@ def replay_index(omniscient: Any, view: Any = None) -> Frames:
 
 class FrameWalk:
     """A walk through one view of a match that builds its frames in order and can be resumed where it stopped (the
-    next page of a viewer stepping forward, or of a client paging the JSON, costs that page's decisions only). The
-    match is rebuilt through the arena's one replay walk (:func:`arena.engine.walk.walk`); every step is told (the
-    narrator carries the side up along), the table is built only for the frames asked for.
-    :class:`ReplayMismatch` when the engine does not rebuild the record (the whole record is checked when the walk
-    reaches its end)."""
+    next page costs that page's decisions only); every step is told (the narrator carries the side up along), the
+    table is built only for the frames asked for."""
 
     def __init__(self, frames: Frames) -> None:
         omniscient = frames.omniscient
@@ -215,13 +178,12 @@ class FrameWalk:
         self.match = Match(players=len(self._names), seed=omniscient.seed, rules=rules_from_proto(omniscient.rules))
         if len(self.match.events) != len([e for e in omniscient.opening if e.type != "hand"]):
             raise ReplayMismatch(f"match {omniscient.match_id}: the rebuilt deal does not give the recorded opening")
-        self._narrator = ReplayNarrator(self._names)
+        self._narrator = replay_narrator(self._names)
         self._pairs = iter(zip(omniscient.steps, self._shown.steps, strict=True))
         viewer = frames.viewer
         decisions = ((step.seat, action_from_proto(step.action)) for step in omniscient.steps)
         self._walk = walk(self.match, decisions, legal_for=lambda seat: viewer is None or viewer == seat)
         self.next_frame = 0
-        """The number of the next frame this walk builds."""
 
     @property
     def done(self) -> bool:
@@ -260,9 +222,8 @@ class FrameWalk:
 
 def frame_page(frames: Frames, page: int, walk_from: FrameWalk | None = None) -> tuple[list[dict[str, Any]],
                                                                                         FrameWalk]:
-    """Page ``page`` of the frames (frames ``page * PAGE_FRAMES`` up to the next page's first, fewer on the last
-    page), and the walk that built it, to resume for a later page: ``walk_from`` when it stands at or before the
-    page, else a walk from the deal."""
+    """Page ``page`` of the frames and the walk that built it, to resume for a later page (``walk_from`` when it
+    stands at or before the page, else a walk from the deal)."""
     first = frames.check_step(page * PAGE_FRAMES)
     walker = walk_from if walk_from is not None and walk_from.next_frame <= first else FrameWalk(frames)
     return walker.build(first, first + PAGE_FRAMES), walker

@@ -1,17 +1,11 @@
 """A bot's submitted code on its page, for its author: the form uploads a new version (``SubmitBot``) and shows every
-version with its verdict, the hosted process's state and its last output (``ListSubmissions``, ``GetBotOutput``),
-all through the organizer API with the bot's token the author types in; nothing is checked or kept here but the
-upload's size. The API says what it refuses (not an archive, no manifest, too many versions ...): that line is shown
-as the verdict.
+version with its verdict, the hosted process's state and its last output, all through the organizer API with the
+bot's token the author types in (the API's refusal is shown as the verdict).
 
-Hostile input: the body is refused past :data:`MAX_UPLOAD_BYTES` from its ``Content-Length`` before a byte is read,
-and while it streams when it has none (or lies: :func:`arena.web.pages.read_capped`); the form is parsed only then
-(:func:`parse_form`, exact on binary parts). The token travels in the form's body only: it is never put in a URL, a
-page or a log line (the page's password field is always empty). A POST from another site is refused by
-:class:`arena.web.guard.Guard` (CSRF: its ``Origin`` or ``Referer`` must be this site). Before the body is read, a
-client that posts the form too often or had too many tokens refused lately is answered 429 with a ``Retry-After``
-(:func:`arena.web.pages.admit_author_form`: a flood of 8 MiB bodies or of guessed tokens costs nothing). Each
-problem is one line on an error page with a 4xx status.
+Hostile input: the body is refused past :data:`MAX_UPLOAD_BYTES` before more is read
+(:func:`arena.web.pages.read_capped`), and parsed only then (:func:`parse_form`, exact on binary parts); a client that
+posts too often or had too many tokens refused is answered 429 before the body is read. The token travels in the
+form's body only: never in a URL, a page or a log line.
 """
 
 from __future__ import annotations
@@ -32,7 +26,6 @@ router = APIRouter()
 FORM_OVERHEAD_BYTES = 64 * 1024
 """Room for the form's other fields and its multipart framing, beside the archive."""
 MAX_UPLOAD_BYTES = DEFAULT_LIMITS.max_archive_bytes + FORM_OVERHEAD_BYTES
-"""The largest form body read: the largest archive the arena takes, and the form around it."""
 REFUSED_CODES = frozenset({grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED})
 """The API's answers that refuse the submission itself (shown as its verdict, beside the list)."""
 
@@ -44,15 +37,8 @@ class BadForm(ValueError):
 @dataclass(frozen=True)
 class FormPart:
     """One field of a multipart form: its file name (``""`` for a plain field) and its bytes as sent."""
-
     filename: str
     data: bytes
-
-
-def _too_large(size: int | None) -> HTTPException:
-    told = f" ({size} bytes)" if size is not None else ""
-    return HTTPException(status_code=413, detail=f"the upload is too large{told}: an archive may have at most "
-                         f"{DEFAULT_LIMITS.max_archive_bytes} bytes (8 MiB); make it smaller (docs/hosting.md)")
 
 
 def _boundary(content_type: str) -> bytes:
@@ -96,7 +82,8 @@ async def bot_submissions(request: Request, name: str) -> HTMLResponse:
     """For the bot's author (its token in the form): submit the chosen archive, if any, as its next version, then
     show every version's verdict and the hosted process's last output."""
     admit_author_form(request)
-    body = await read_capped(request, MAX_UPLOAD_BYTES, _too_large)
+    body = await read_capped(request, MAX_UPLOAD_BYTES, "upload", "an archive may have at most "
+                             f"{DEFAULT_LIMITS.max_archive_bytes} bytes (8 MiB); make it smaller (docs/hosting.md)")
     try:
         fields = parse_form(request.headers.get("content-type", ""), body)
     except BadForm as error:

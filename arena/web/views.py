@@ -1,26 +1,18 @@
 """What the pages show, shaped from the organizer API's messages (pure functions: no I/O).
 
-Every fact comes from the API as it is: a pool's leaderboard (:class:`PoolBoard`, from ``GetLeaderboard``: rank,
-tier, rating and interval, batch rating with interval and rank range, win rate and interval, counters), a
-tournament's standings, its matches. Here they only become
-small dataclasses for the templates and the JSON twins, and a few things for people:
-
-* :func:`pool_board`: a ``GetLeaderboardResponse`` as rows (the bots' connected state and version beside them);
-* :func:`tournament_data`: a ``Tournament`` as JSON-ready data with its pool's label;
-* :func:`match_row`: a ``MatchSummary`` as a row;
-* :func:`tournament_progress`: done/total, matches/s and time left of a tournament;
-* :func:`tables_of`: a tournament's tables as its recorded matches show them;
-* :func:`page_of`, :func:`duration_text`, :func:`timestamp`, :func:`plural` and :func:`counted` (``1 tournament``,
-  ``2 tournaments``: the templates' ``plural`` and ``counted``).
+Every fact comes from the API as it is (ranks, tiers, ratings and intervals are computed once, by the arena); here
+they only become small dataclasses for the templates and the JSON twins, and a few words for people (progress,
+durations, a tournament's tables, ``1 tournament`` / ``2 tournaments``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from dataclasses import dataclass, field, fields
+from datetime import UTC
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from arena.client import plain, state_name, submission_state
 from arena.protocol import arena_pb2, game_pb2
@@ -29,6 +21,11 @@ from arena.protocol.statuses import COMPETITION_STATUS_OF, ENDED_TOURNAMENT_STAT
 from arena.tournament.competition import POOL_PREFIX
 from arena.tournament.leaderboard import pool_label
 from arena.tournament.stats.verdicts import PairVerdict, Verdicts
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+D = TypeVar("D", bound="DataclassInstance")
 
 TIER_NOTE = ("A tier holds the bots the data cannot yet tell apart (95%): the arena computes tiers, ratings and "
              "intervals once, and every reader shows them as they are. More matches split tiers.")
@@ -42,7 +39,7 @@ RELIABILITY_NOTE = ("Reliability: timeouts, refused answers and forfeits over ev
 
 @dataclass(frozen=True)
 class PublicBot:
-    """What the pages show of a registered bot (:data:`arena.web.reader.PUBLIC_BOT_FIELDS`)."""
+    """What the pages show of a registered bot (with the admin client too: never whether it is revoked)."""
 
     bot_id: str
     name: str
@@ -53,16 +50,15 @@ class PublicBot:
     deleted: bool
 
 
-def public_bot(message: arena_pb2.Bot) -> PublicBot:
-    return PublicBot(bot_id=message.bot_id, name=message.name, description=message.description,
-                     created_at=iso(message.created_at) if message.HasField("created_at") else None,
-                     connected=message.connected, bot_version=message.bot_version, deleted=message.deleted)
+def from_message(cls: type[D], message: Any, **given: Any) -> D:
+    """A dataclass whose fields are ``message``'s of the same names as :func:`arena.client.plain` reads them (a
+    repeated field as a list, an unset one as None, a timestamp in ISO 8601), but those ``given``."""
+    values = plain(message) | given
+    return cls(**{f.name: values[f.name] for f in fields(cls)})
 
 
 @dataclass(frozen=True)
 class IncidentRow:
-    """One line of a bot's incident log (a ``BotIncident``), for its author."""
-
     seq: int
     at: str | None
     kind: str
@@ -71,15 +67,8 @@ class IncidentRow:
     detail: str
 
 
-def incident_row(message: arena_pb2.BotIncident) -> IncidentRow:
-    return IncidentRow(seq=message.seq, at=iso(message.at) if message.HasField("at") else None, kind=message.kind,
-                       match_id=message.match_id, decision_number=message.decision_number, detail=message.detail)
-
-
 @dataclass(frozen=True)
 class SubmissionRow:
-    """One submitted version of a bot (a ``Submission``), for its author."""
-
     version: int
     state: str
     """checking, admitted, rejected or stopped (:func:`arena.client.submission_state`)."""
@@ -94,16 +83,12 @@ class SubmissionRow:
 
 
 def submission_row(message: arena_pb2.Submission) -> SubmissionRow:
-    return SubmissionRow(version=message.version, state=submission_state(message.state), runtime=message.runtime,
-                         command=" ".join(message.command), sha256=message.sha256, size=message.size,
-                         submitted_at=iso(message.submitted_at) if message.HasField("submitted_at") else None,
-                         reason=message.reason, queue_position=message.queue_position)
+    return from_message(SubmissionRow, message, state=submission_state(message.state),
+                        command=" ".join(message.command))
 
 
 @dataclass(frozen=True)
 class HostedRow:
-    """What the bot host last said of the bot's process (a ``HostedProcess``)."""
-
     state: str
     version: int
     restarts: int
@@ -115,13 +100,12 @@ def hosted_row(message: arena_pb2.HostedProcess) -> HostedRow | None:
     """None for a bot the host never ran."""
     if not message.state:
         return None
-    return HostedRow(state=message.state, version=message.version, restarts=message.restarts, detail=message.detail,
-                     since=iso(message.since) if message.HasField("since") else None)
+    return from_message(HostedRow, message)
 
 
 @dataclass(frozen=True)
 class BatchCells:
-    """A ``BatchRating`` as the API gives it: the batch Plackett-Luce rating, its 95 % interval and rank range."""
+    """The batch Plackett-Luce rating, its 95 % interval and rank range."""
 
     rating: float
     low: float
@@ -133,17 +117,12 @@ class BatchCells:
 
 
 def batch_cells(message: Any) -> BatchCells | None:
-    """The ``batch`` field of a ``LeaderboardEntry`` (None when unset)."""
-    if not message.HasField("batch"):
-        return None
-    b = message.batch
-    return BatchCells(b.rating, b.low, b.high, b.rank, b.best_rank, b.worst_rank, b.matches)
+    return from_message(BatchCells, message.batch) if message.HasField("batch") else None
 
 
 @dataclass(frozen=True)
 class LeaderboardRow:
-    """One ``LeaderboardEntry`` as the API gives it, with the bot's state now: ``connected`` None for a bot that
-    is not registered (a built-in one), ``version`` its current version when known."""
+    """One ``LeaderboardEntry``, with the bot's state now (``connected`` None for a built-in bot)."""
 
     rank: int
     tier: int
@@ -163,17 +142,15 @@ class LeaderboardRow:
     decisions: int
     connected: bool | None
     version: str | None
-    win_rate_clustered: bool = True
     batch: BatchCells | None = None
 
 
 def verdicts_of(message: Any) -> Verdicts | None:
-    """The ``verdicts`` field of a leaderboard or a ladder (None when unset), as the tournament maths' own type."""
+    """The ``verdicts`` field of a leaderboard or a ladder, as the tournament maths' own type."""
     if not message.HasField("verdicts"):
         return None
-    pairs = [PairVerdict(p.bot_a, p.bot_b, p.told_apart, p.p_value, p.more_matches if p.HasField("more_matches")
-                         else None, p.test) for p in message.verdicts.pairs]
-    return Verdicts(tuple(pairs), message.verdicts.summary)
+    pairs = tuple(from_message(PairVerdict, pair) for pair in message.verdicts.pairs)
+    return Verdicts(pairs, message.verdicts.summary)
 
 
 @dataclass(frozen=True)
@@ -190,31 +167,17 @@ class PoolBoard:
     pages: int = 1
     competition: str | None = None
     ranked_by: str = "OpenSkill"
-    """The rating the rank and tiers follow, as the page names it: ``PL`` or ``OpenSkill`` (the API's
-    ``ranked_by``)."""
+    """The rating the rank and tiers follow: ``PL`` or ``OpenSkill``."""
     verdicts: Verdicts | None = None
 
 
-def _optional(message: Any, name: str) -> float | None:
-    return float(getattr(message, name)) if message.HasField(name) else None
-
-
 def leaderboard_row(entry: arena_pb2.LeaderboardEntry, bots: Mapping[str, PublicBot]) -> LeaderboardRow:
-    """A ``LeaderboardEntry`` as a row; ``bots``: the registered bots by name (their connected state, version)."""
     bot = bots.get(entry.bot_name)
-    return LeaderboardRow(
-        rank=entry.rank, tier=entry.tier, bot=entry.bot_name, rating=entry.rating, rating_sigma=entry.rating_sigma,
-        indistinguishable=list(entry.indistinguishable),
-        matches=entry.matches, wins=entry.wins, points=entry.points, win_rate=_optional(entry, "win_rate"),
-        win_rate_low=_optional(entry, "win_rate_low"), win_rate_high=_optional(entry, "win_rate_high"),
-        timeouts=entry.timeouts, refusals=entry.refusals, forfeits=entry.forfeits, decisions=entry.decisions,
-        connected=bot.connected if bot is not None else None,
-        version=(bot.bot_version or None) if bot is not None else None,
-        win_rate_clustered=entry.win_rate_clustered, batch=batch_cells(entry))
+    return from_message(LeaderboardRow, entry, bot=entry.bot_name, connected=bot.connected if bot is not None else None,
+                        version=(bot.bot_version or None) if bot is not None else None, batch=batch_cells(entry))
 
 
 def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, PublicBot]) -> PoolBoard:
-    """A pool's leaderboard as the API ranks it (every row; :func:`page_of` pages them)."""
     rows = [leaderboard_row(entry, bots) for entry in response.entries]
     pool = response.pool
     return PoolBoard(key=pool.pool_id, label=pool.label or pool.pool_id, bots=len(rows), matches=pool.matches,
@@ -224,14 +187,8 @@ def pool_board(response: arena_pb2.GetLeaderboardResponse, bots: Mapping[str, Pu
                      verdicts=verdicts_of(response))
 
 
-def iso(value: Any) -> str:
-    """A ``google.protobuf.Timestamp`` as ISO 8601 UTC, as :func:`arena.client.plain` writes it."""
-    return str(value.ToDatetime(tzinfo=UTC).isoformat().replace("+00:00", "Z"))
-
-
 def tournament_data(message: arena_pb2.Tournament, label: str) -> dict[str, Any]:
-    """A ``Tournament`` as JSON-ready data (:func:`arena.client.plain`), with its rating pool (``pool``: key, the
-    label the API gives it, and the competition whose block it is, else None)."""
+    """A ``Tournament`` as plain data, with its rating pool (``pool``: key, label, competition or None)."""
     data = plain(message)
     data["pool"] = {"key": message.rating_pool, "label": label or rules_label(message),
                     "competition": competition_of(message.rating_pool)}
@@ -245,7 +202,7 @@ def ended(message: arena_pb2.Tournament) -> bool:
 
 @dataclass(frozen=True)
 class MatchRow:
-    """One recorded match (a ``MatchSummary``) for the pages: seats by name, result, why it ended."""
+    """One recorded match: seats by name, result, why it ended."""
 
     match_id: str
     seats: list[str]
@@ -261,20 +218,9 @@ class MatchRow:
 
 def match_row(summary: arena_pb2.MatchSummary) -> MatchRow:
     seats = [seat.bot_name for seat in sorted(summary.seats, key=lambda s: s.seat)]
-    result = summary.result
     reason = str(game_pb2.EndReason.Name(summary.reason)).removeprefix("END_REASON_").lower()
-    finished = summary.finished_at.ToDatetime(tzinfo=UTC).timestamp() if summary.HasField("finished_at") else None
-    return MatchRow(match_id=summary.match_id, seats=seats, scores=list(result.scores),
-                    winner=result.winner if result.HasField("winner") else None, rounds=result.rounds,
-                    end_reason=reason, forfeits=list(result.forfeited_seats), timeouts=list(result.timeouts),
-                    refusals=list(result.refusals), finished_at=finished)
-
-
-def timestamp(value: str | None) -> float | None:
-    """Seconds since the epoch of an ISO 8601 time as :func:`arena.client.plain` writes them (None stays None)."""
-    if not value:
-        return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    return from_message(MatchRow, summary.result, match_id=summary.match_id, seats=seats, end_reason=reason,
+                        forfeits=list(summary.result.forfeited_seats), finished_at=_seconds(summary, "finished_at"))
 
 
 def _seconds(message: Any, name: str) -> float | None:
@@ -285,8 +231,8 @@ def _seconds(message: Any, name: str) -> float | None:
 
 @dataclass(frozen=True)
 class Progress:
-    """How far a tournament is: done/total, percent, matches/s since the start, the time left at that pace and the
-    time it ran (None when unknown)."""
+    """How far a tournament is: matches/s since the start, the time left at that pace and the time it ran (None when
+    unknown)."""
 
     done: int
     total: int
@@ -299,7 +245,6 @@ class Progress:
 
 
 def tournament_progress(tournament: arena_pb2.Tournament, now: float) -> Progress:
-    """A tournament's :class:`Progress` at ``now``."""
     total, done = tournament.matches_total, tournament.matches_done
     started, finished = _seconds(tournament, "started_at"), _seconds(tournament, "finished_at")
     end = finished if finished else now
@@ -316,8 +261,7 @@ def tournament_progress(tournament: arena_pb2.Tournament, now: float) -> Progres
 
 
 def plural(count: float, word: str, words: str = "") -> str:
-    """``word`` for a count of 1, else ``words`` (``word`` + ``s`` when not given): ``plural(n, "match",
-    "matches")``."""
+    """``word`` for a count of 1, else ``words`` (``word`` + ``s`` when not given)."""
     return word if count == 1 else (words or f"{word}s")
 
 
@@ -343,8 +287,7 @@ _TABLE_RE = re.compile(r":d(\d+):t(\d+):r(\d+)$")
 
 @dataclass(frozen=True)
 class TableRow:
-    """One table of a tournament as its recorded matches show it: its bots, the deals and matches recorded, and each
-    bot's wins there (in the bots' order)."""
+    """One table of a tournament as its recorded matches show it (wins in the bots' order)."""
 
     table: int
     bots: list[str]
@@ -354,30 +297,25 @@ class TableRow:
 
 
 def tables_of(matches: Iterable[MatchRow]) -> list[TableRow]:
-    """The tables of a tournament as its recorded matches show them (match ids ``...:dDEAL:tTABLE:rROTATION``):
-    per table, its bots, the deals and matches recorded, and each bot's wins there; by table number. (The tables
-    still to play are not known before the end: the schedule derives from the secret seed.)"""
-    found: dict[int, dict[str, Any]] = {}
+    """The tables of a tournament as its recorded matches show them (match ids ``...:dDEAL:tTABLE:rROTATION``), by
+    table number (the tables still to play are not known before the end: the schedule derives from the secret
+    seed)."""
+    by_table: dict[int, list[tuple[int, MatchRow]]] = {}  # (deal, match)
     for match in matches:
         parsed = _TABLE_RE.search(match.match_id)
-        if parsed is None:
-            continue
-        table = found.setdefault(int(parsed.group(2)), {"table": int(parsed.group(2)), "bots": sorted(match.seats),
-                                                        "deals": set(), "matches": 0, "wins": {}})
-        table["deals"].add(int(parsed.group(1)))
-        table["matches"] += 1
-        if match.winner is not None:
-            name = match.seats[match.winner]
-            table["wins"][name] = table["wins"].get(name, 0) + 1
-    return [TableRow(t["table"], t["bots"], len(t["deals"]), t["matches"],
-                     [(b, t["wins"].get(b, 0)) for b in t["bots"]]) for _, t in sorted(found.items())]
+        if parsed is not None:
+            by_table.setdefault(int(parsed.group(2)), []).append((int(parsed.group(1)), match))
+    rows = []
+    for table, played in sorted(by_table.items()):
+        bots = sorted(played[0][1].seats)
+        wins = Counter(m.seats[m.winner] for _, m in played if m.winner is not None)
+        rows.append(TableRow(table, bots, len({deal for deal, _ in played}), len(played), [(b, wins[b]) for b in bots]))
+    return rows
 
 
 def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int]:
     """Items of page ``page`` (from 1) of ``size`` each, and the number of pages (at least 1); ValueError for a
     page out of range."""
-    if size <= 0:
-        raise ValueError(f"page size must be positive, got {size}")
     pages = max(1, -(-len(items) // size))
     if not 1 <= page <= pages:
         raise ValueError(f"page {page} does not exist (1 to {pages})")
@@ -389,7 +327,7 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int]
 
 @dataclass(frozen=True)
 class CompetitionRow:
-    """A ``Competition`` for the pages: its id, state, rules as the pool's label names them, entrants, blocks."""
+    """A ``Competition``, its rules as the pool's label names them."""
 
     competition_id: str
     state: str
@@ -406,18 +344,15 @@ class CompetitionRow:
 
 def competition_row(message: arena_pb2.Competition) -> CompetitionRow:
     status = COMPETITION_STATUS_OF.get(message.state)
-    return CompetitionRow(competition_id=message.competition_id, state=status.value if status else "unspecified",
-                          rules=pool_label(rules_from_proto(message.rules), message.seats_per_table),
-                          seats=message.seats_per_table, entrants=list(message.entrants), blocks=message.blocks,
-                          matches_per_minute=message.matches_per_minute,
-                          created_at=iso(message.created_at) if message.HasField("created_at") else None,
-                          rating_pool=message.rating_pool, bots_without_memory=message.bots_without_memory)
+    return from_message(CompetitionRow, message, state=status.value if status else "unspecified",
+                        rules=pool_label(rules_from_proto(message.rules), message.seats_per_table),
+                        seats=message.seats_per_table)
 
 
 @dataclass(frozen=True)
 class LadderRow:
-    """One ``LadderEntry``: one version of one bot on a competition's ladder (rank 0 once retired): its rank, tier
-    and batch rating as the pool's leaderboard, its OpenSkill rating (``rating``, ``sigma``)."""
+    """One ``LadderEntry``: one version of one bot on a competition's ladder (rank 0 once retired); ``rating`` and
+    ``sigma`` its OpenSkill rating."""
 
     rank: int
     tier: int
@@ -433,18 +368,9 @@ class LadderRow:
     batch: BatchCells | None = None
 
 
-def ladder_row(entry: arena_pb2.LadderEntry) -> LadderRow:
-    return LadderRow(rank=entry.rank, tier=entry.tier, bot=entry.bot, version=entry.version, rating=entry.rating,
-                     sigma=entry.sigma, matches=entry.matches, connected=entry.connected,
-                     since=iso(entry.since) if entry.HasField("since") else None,
-                     retired_at=iso(entry.retired_at) if entry.HasField("retired_at") else None,
-                     indistinguishable=list(entry.indistinguishable), batch=batch_cells(entry))
-
-
 @dataclass(frozen=True)
 class CompetitionBoard:
-    """``GetCompetitionStandings`` as the pages show it: the competition, its ladder's current entries as the API
-    ranks them, its retired versions newest first, and the rating the rank follows (``PL`` or ``OpenSkill``)."""
+    """``GetCompetitionStandings``: its ladder's current entries as ranked, its retired versions newest first."""
 
     competition: CompetitionRow
     entries: list[LadderRow]
@@ -454,9 +380,10 @@ class CompetitionBoard:
 
 
 def competition_board(response: arena_pb2.GetCompetitionStandingsResponse) -> CompetitionBoard:
-    return CompetitionBoard(competition_row(response.competition), [ladder_row(e) for e in response.entries],
-                            [ladder_row(e) for e in response.retired], ranking_name(response.ranked_by),
-                            verdicts_of(response))
+    entries, retired = ([from_message(LadderRow, e, batch=batch_cells(e)) for e in listed]
+                        for listed in (response.entries, response.retired))
+    return CompetitionBoard(competition_row(response.competition), entries, retired,
+                            ranking_name(response.ranked_by), verdicts_of(response))
 
 
 def ranking_name(ranked_by: int) -> str:
@@ -465,13 +392,10 @@ def ranking_name(ranked_by: int) -> str:
 
 
 def rules_label(tournament: arena_pb2.Tournament) -> str:
-    """A tournament's rating pool named as the API names pools (:func:`arena.tournament.leaderboard.pool_label`:
-    ``UNO Flip · target 200 · 2 seats``; a competition's pool by the competition's name), for a pool the API does
-    not list yet (nothing rated in it)."""
-    competition = competition_of(tournament.rating_pool)
-    if competition is not None:
-        return competition
-    return pool_label(rules_from_proto(tournament.spec.rules), tournament.spec.seats_per_table or 2)
+    """A tournament's rating pool named as the API names pools (``UNO Flip · target 200 · 2 seats``; a competition's
+    by its name), for a pool the API does not list yet (nothing rated in it)."""
+    return competition_of(tournament.rating_pool) or pool_label(rules_from_proto(tournament.spec.rules),
+                                                                tournament.spec.seats_per_table or 2)
 
 
 def competition_of(rating_pool: str) -> str | None:

@@ -43,7 +43,7 @@ def test_importing_the_kit_loads_only_what_a_bot_needs() -> None:
 @pytest.mark.integration
 def test_the_check_sees_what_the_arena_loads() -> None:
     loaded = _loaded_by("import arena.runner")  # the runner does load the tournament maths and the metrics
-    assert "arena.tournament.stats.sprt" in loaded and "prometheus_client" in loaded
+    assert "arena.tournament.stats.ratings" in loaded and "prometheus_client" in loaded
 
 
 @pytest.mark.parametrize("name", BUILTIN_NAMES)

@@ -1,5 +1,5 @@
 """docs/protocol.md is generated from the .proto files' comments and kept up to date (`python -m
-arena.protocol.reference` writes it, `--check` says whether it is stale), and it lists the whole contract."""
+tools.proto_reference` writes it, `--check` says whether it is stale), and it lists the whole contract."""
 
 from __future__ import annotations
 
@@ -9,19 +9,20 @@ import sys
 
 import pytest
 
-from arena.protocol import arena_pb2, bot_pb2, cards_pb2, game_pb2, reference
+from arena.protocol import arena_pb2, bot_pb2, cards_pb2, game_pb2
+from tools import proto_reference as reference
 
 PAGE_TEXT = reference.PAGE.read_text(encoding="utf-8")
 
 
 def test_the_committed_page_is_what_the_proto_files_make() -> None:
     assert reference.render() == PAGE_TEXT, (
-        "docs/protocol.md is stale: regenerate it with `python -m arena.protocol.reference`")
+        "docs/protocol.md is stale: regenerate it with `python -m tools.proto_reference`")
 
 
 @pytest.mark.integration
 def test_the_check_command_says_up_to_date() -> None:
-    done = subprocess.run([sys.executable, "-m", "arena.protocol.reference", "--check"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "tools.proto_reference", "--check"], capture_output=True,
                           text=True, timeout=120, cwd=reference.REPO_ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "docs/protocol.md is up to date"

@@ -13,7 +13,7 @@ from arena.engine import Match, Rules
 from arena.protocol import bot_pb2
 from arena.protocol.encoding import request_body
 from arena.runner import MatchConfig
-from arena.server.gateway import DecideOutcome
+from arena.server.match_api import DecideOutcome
 from tests.support.bots import RawBot, ThreadBot
 from tests.support.gateway import GatewayHarness
 

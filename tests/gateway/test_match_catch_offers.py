@@ -117,7 +117,7 @@ def test_a_catch_offer_travels_as_decision_kind_catch() -> None:
 def test_a_stored_replay_pairs_each_step_with_its_own_decision() -> None:
     """Declined offers are decisions but no steps: the replay view skips them, so every step is paired
     with its own decision (seat, latency, fallback)."""
-    from arena.server.organizer import replay_message
+    from arena.server.api_messages import replay_message
 
     class Decliner(OfferSpy):
         def choose(self, observation: Observation, legal: Sequence[Action]) -> int:

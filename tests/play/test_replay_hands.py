@@ -12,8 +12,8 @@ from arena.commands.tournaments import replay_text
 from arena.engine import Card, Rules
 from arena.engine.hands import round_hands
 from arena.runner import LocalSeat, MatchConfig, MatchRecord, run_match_sync
-from arena.runner.record import hands_from_json, hands_to_json
-from arena.server.organizer import replay_message
+from arena.runner.record import hands_to_json
+from arena.server.api_messages import replay_message
 from arena.service.replays import DEALT, HAND_EVENT, SHOWN, replay_steps, stored_record
 from arena.store import Replay
 from bots import make_bot
@@ -39,23 +39,22 @@ def hand_events(record: Replay, viewer: int | None) -> list[Any]:
 
 
 def test_the_record_keeps_every_round_s_hands(record: MatchRecord) -> None:
-    rounds = record.round_hands()
-    assert rounds == round_hands(record.replay) and len(rounds) == record.rounds
+    rounds = round_hands(record.replay)
+    assert record.hands == hands_to_json(rounds) and len(rounds) == record.rounds
     stored = stored_record(record)
     assert stored.hands == hands_to_json(rounds)
     assert json.loads(json.dumps(stored.to_dict()))["hands"] == stored.hands  # JSON-ready
     full = record.to_dict()
     assert full["hands"] == stored.hands
     again = MatchRecord.from_dict(json.loads(json.dumps(full)))
-    assert again.hands == stored.hands and again.round_hands() == rounds
-    assert hands_from_json(stored.hands) == rounds
+    assert again.hands == stored.hands
 
 
 
 
 def test_the_omniscient_replay_shows_every_hand(record: MatchRecord) -> None:
     events = hand_events(stored_record(record), None)
-    rounds = record.round_hands()
+    rounds = round_hands(record.replay)
     dealt = [e for e in events if e.detail == DEALT]
     shown = [e for e in events if e.detail == SHOWN]
     assert [(e.seat, e.cards) for e in dealt] == [(s, h) for r in rounds for s, h in enumerate(r.dealt)]
@@ -67,7 +66,7 @@ def test_a_seat_s_replay_shows_its_own_dealt_hands_and_every_hand_at_round_end(r
                                                                               viewer: int) -> None:
     stored = stored_record(record)
     events = hand_events(stored, viewer)
-    rounds = record.round_hands()
+    rounds = round_hands(record.replay)
     assert [(e.seat, e.cards) for e in events if e.detail == DEALT] == [(viewer, r.dealt[viewer]) for r in rounds]
     assert [(e.seat, e.cards) for e in events if e.detail == SHOWN] == [
         (s, h) for r in rounds if r.shown for s, h in enumerate(r.shown)]
@@ -77,7 +76,7 @@ def test_a_seat_s_replay_shows_its_own_dealt_hands_and_every_hand_at_round_end(r
 
 def test_uno_arena_replay_prints_the_hands(record: MatchRecord) -> None:
     stored = stored_record(record)
-    first = record.round_hands()[0]
+    first = round_hands(record.replay)[0]
     text = replay_text(replay_message(stored, None, None))
     dealt = ",".join(map(str, first.dealt[1]))
     assert f"hand seat=1 count=7 cards={dealt} {DEALT}" in text
@@ -89,15 +88,3 @@ def test_uno_arena_replay_prints_the_hands(record: MatchRecord) -> None:
     loser = next(seat for seat, hand in enumerate(first.shown) if seat != 0 and hand)
     shown = ",".join(map(str, first.shown[loser]))
     assert f"hand seat={loser} count={len(first.shown[loser])} cards={shown} {SHOWN}" in seat_text
-
-
-def test_malformed_hands_are_named() -> None:
-    with pytest.raises(ValueError, match="expected a list of rounds"):
-        hands_from_json({"round": 1})
-    with pytest.raises(ValueError, match="entry 0: missing 'dealt'"):
-        hands_from_json([{"round": 1, "dealer": 0}])
-    with pytest.raises(ValueError, match="entry 1: malformed card 'red-99/teal-6'"):
-        hands_from_json([{"round": 1, "dealer": 0, "dealt": [[]]},
-                         {"round": 2, "dealer": 1, "dealt": [["red-99/teal-6"]]}])
-    with pytest.raises(ValueError, match="side must be light or dark"):
-        hands_from_json([{"round": 1, "dealer": 0, "dealt": [], "side": "up"}])

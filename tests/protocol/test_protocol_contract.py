@@ -1,7 +1,7 @@
 """The protobuf contract: generated code up to date, `buf lint` clean, descriptors usable (reflection).
 
-The generated-code check runs `python -m arena.protocol.generate --check`; regenerate with
-`python -m arena.protocol.generate` when it fails.
+The generated-code check runs `python -m tools.proto_code --check`; regenerate with
+`python -m tools.proto_code` when it fails.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool
 from google.rpc import status_pb2
 
 from arena import protocol
-from arena.protocol import generate
+from tools import proto_code as generate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,11 +27,11 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.integration
 def test_generated_code_is_up_to_date() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "arena.protocol.generate", "--check", "--diff"],
+        [sys.executable, "-m", "tools.proto_code", "--check", "--diff"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False,
     )
     assert result.returncode == 0, (
-        "arena/protocol/_gen is stale; run `python -m arena.protocol.generate`\n"
+        "arena/protocol/_gen is stale; run `python -m tools.proto_code`\n"
         + result.stdout + result.stderr[:5000]
     )
 

@@ -12,9 +12,10 @@ import grpc
 import pytest
 
 from arena.protocol import arena_pb2
-from arena.server.organizer import RPC_ROLES, Role
+from arena.server.auth import RPC_ROLES
 from arena.service.gauntlet_runs import build_spec, start_gauntlet
 from arena.service.lifecycle import create_tournament
+from arena.service.visibility import Role
 from arena.store import Store
 from arena.submissions import PackedFile, canonical_archive
 from arena.tournament import TournamentSpec

@@ -29,7 +29,7 @@ def _recorded(store: Store) -> None:
 
 def _as_written(store: Store) -> dict[str, dict[str, object]]:
     """The results' JSON as stored in Redis (read raw, not through the typed record)."""
-    raw = store.redis.hgetall(store.keys.results(TID))
+    raw = store.redis.hgetall(store.keys.tournament(TID, "results"))
     return {key.decode(): json.loads(value)["result"] for key, value in raw.items()}
 
 

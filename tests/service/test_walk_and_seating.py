@@ -9,7 +9,7 @@ from arena.engine.actions import NEXT_ROUND
 from arena.engine.walk import WalkError, walk
 from arena.runner import LocalSeat
 from arena.service.replays import engine_actions
-from arena.service.seating import UnreachableParticipant, bot_seed, match_seat, seat_for
+from arena.service.seating import UnreachableParticipant, bot_seed, make_seat, seat_for
 from arena.store import EngineReplay
 from bots import make_bot
 
@@ -58,7 +58,7 @@ def test_the_walk_names_the_decision_the_engine_refuses() -> None:
 
 
 def test_a_seat_for_each_kind_of_participant() -> None:
-    seat = match_seat("random#2", "t-1.m0", None, make_bot)
+    seat = make_seat(None, "random#2", "t-1.m0", make_bot)
     assert isinstance(seat, LocalSeat) and seat.name == "random#2" and seat.bot.name == "random"
     same = make_bot("random", bot_seed("t-1.m0", "random#2"))
     observed = Match(players=2, seed=3)

@@ -67,7 +67,7 @@ def test_a_reply_frame_carries_its_id() -> None:
 def _ops(*specs: tuple[str, str, bytes]) -> list[_Op]:
     loop = asyncio.new_event_loop()
     try:
-        return [_Op(kind, loop.create_future(), key=key, value=value, ttl_s=60, refresh=kind == "append",
+        return [_Op(kind, future=loop.create_future(), key=key, value=value, ttl_s=60, refresh=kind == "append",
                     args=("EXPIRE", key, 60) if kind == "command" else ()) for kind, key, value in specs]
     finally:
         loop.close()
@@ -90,7 +90,7 @@ def test_appends_to_one_list_and_publishes_to_one_channel_are_merged_in_order() 
 def test_appends_that_keep_the_list_expiry_go_through_the_script_with_every_value() -> None:
     loop = asyncio.new_event_loop()
     try:
-        ops = [_Op("append", loop.create_future(), key="uno:relay:gw", value=v, ttl_s=60, refresh=False)
+        ops = [_Op("append", future=loop.create_future(), key="uno:relay:gw", value=v, ttl_s=60, refresh=False)
                for v in (b"a", b"b")]
     finally:
         loop.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -23,8 +24,10 @@ def test_first_write_wins(store: Store, tournament: str) -> None:
     assert store.results.get(tournament, "t-1.m0") == stored_result("t-1.m0", winner=0, scores=(500, 120))
     assert store.results.get(tournament, "t-1.m1") is None
     assert store.results.progress(tournament).done == 1
-    record = store.results.get_record(tournament, "t-1.m0")
-    assert record is not None and record.recorded_at > 0 and len(record.attempt) == 32
+    raw = store.redis.hget(store.keys.tournament(tournament, "results"), "t-1.m0")
+    assert raw is not None
+    envelope = json.loads(raw)
+    assert envelope["recorded_at"] > 0 and len(envelope["attempt"]) == 32
 
 
 def test_two_concurrent_writers_exactly_one_wins(redis_server: object, store: Store, tournament: str) -> None:
@@ -61,10 +64,10 @@ def test_a_retry_of_the_same_call_still_reports_its_write(store: Store, tourname
     results = store.results
     args = ["t-1.m3", '{"attempt":"abc","recorded_at":1.0,"result":{"winner":"a"}}', "abc", b"", 0, "1"]
     keys = [
-        store.keys.results(tournament),
-        store.keys.progress(tournament),
+        store.keys.tournament(tournament, "results"),
+        store.keys.tournament(tournament, "progress"),
         store.keys.replay("t-1.m3"),
-        store.keys.matches(tournament),
+        store.keys.tournament(tournament, "matches"),
         store.keys.tournament(tournament),
         store.keys.tournament_run(tournament, "feed"),
     ]

@@ -27,8 +27,8 @@ def test_one_claim_per_match_until_released_or_expired(run: RunState) -> None:
     assert run.claim("t-1.m1", ttl=30) is not None  # other matches are free
     run.release("t-1.m0", "not-the-token")
     assert run.claim("t-1.m0", ttl=30) is None  # only the holder releases
-    assert run.renew("t-1.m0", token, ttl=30)
-    assert not run.renew("t-1.m0", "not-the-token", ttl=30)
+    assert run.renew_all([("t-1.m0", token)], ttl=30) == 1
+    assert run.renew_all([("t-1.m0", "not-the-token")], ttl=30) == 0
     run.release("t-1.m0", token)
     short = run.claim("t-1.m0", ttl=0.05)
     assert short is not None

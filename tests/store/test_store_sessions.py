@@ -14,7 +14,7 @@ def test_open_heartbeat_close(store: Store) -> None:
     ttl_ms = store.redis.pttl(store.keys.session(s.session_id))
     assert 0 < ttl_ms <= 30_000
     store.redis.pexpire(store.keys.session(s.session_id), 1000)
-    assert store.sessions.heartbeat(s.session_id, ttl=60)
+    assert store.sessions.heartbeat_many([s.session_id], ttl=60) == [True]
     assert store.redis.pttl(store.keys.session(s.session_id)) > 30_000
     assert store.sessions.get(s.session_id) == s
     assert [x.session_id for x in store.sessions.for_bot("ALPHA")] == [s.session_id]
@@ -22,7 +22,7 @@ def test_open_heartbeat_close(store: Store) -> None:
     assert store.sessions.close(s.session_id)
     assert not store.sessions.close(s.session_id)
     assert store.sessions.for_bot("alpha") == []
-    assert not store.redis.sismember(store.keys.bot_sessions("alpha"), s.session_id)
+    assert not store.redis.sismember(store.keys.bot("alpha", "sessions"), s.session_id)
 
 
 def test_expired_sessions_disappear_and_are_pruned(store: Store) -> None:
@@ -31,8 +31,8 @@ def test_expired_sessions_disappear_and_are_pruned(store: Store) -> None:
     b = store.sessions.open("alpha", "gw-2")
     store.redis.delete(store.keys.session(a.session_id))  # what the TTL does when gw-1 dies
     assert [x.gateway for x in store.sessions.for_bot("alpha")] == ["gw-2"]
-    assert store.redis.smembers(store.keys.bot_sessions("alpha")) == {b.session_id.encode()}
-    assert not store.sessions.heartbeat(a.session_id)
+    assert store.redis.smembers(store.keys.bot("alpha", "sessions")) == {b.session_id.encode()}
+    assert store.sessions.heartbeat_many([a.session_id]) == [False]
 
 
 def test_sessions_need_a_registered_bot(store: Store) -> None:

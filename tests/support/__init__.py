@@ -4,7 +4,7 @@
   with a message that names what was waited for; tests do not sleep and then assert.
 - :class:`LoopThread` (``loop_thread``): an asyncio event loop in a daemon thread, for synchronous tests
   that drive asyncio servers and bots.
-- :func:`free_port`: a free loopback TCP port (``arena.store.embedded.free_port``).
+- :func:`free_port`: a free loopback TCP port (``arena.processes.free_port``).
 - ``redis_server``: a private real redis-server and its pytest fixtures (imported by ``tests/conftest.py``).
 - ``gateway``: :class:`~tests.support.gateway.GatewayHarness`, a real gateway on a free port (also a process
   for test suites in other languages: ``python -m tests.support.gateway``).
@@ -17,7 +17,7 @@
 - ``organizer``: :class:`~tests.support.organizer.OrganizerServer`, the organizer API on a real grpc.aio server.
 """
 
-from arena.store.embedded import free_port
+from arena.processes import free_port
 from tests.support.loop_thread import LoopThread
 from tests.support.waiting import wait_until, wait_until_async
 

@@ -21,7 +21,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from arena.store.embedded import RedisServer, RedisServerError, find_redis_server, free_port
+from arena.processes import free_port
+from arena.store.embedded import RedisServer, RedisServerError, find_redis_server
 
 __all__ = [
     "PrivateRedis",

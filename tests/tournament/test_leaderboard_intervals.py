@@ -1,9 +1,7 @@
 """A pool leaderboard's win-rate interval is the standings' one (deal groups as clusters in their tables), made from
 the running sums per table a pool keeps of every tournament (arena.tournament.stats.intervals.RateSums); a pool that
-counted a
-tournament before it kept them per table takes the sums over all tables, and before it kept any falls back to
-Wilson with the groups as the sample size and says so. The texts the CLI prints name each
-estimate, as the web's legend does."""
+holds sums over all tables only (past MAX_TABLES) takes those. The texts the CLI prints name each estimate, as the
+web's legend does."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ import random
 
 import pytest
 
-from arena.client.legends import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE, UNCLUSTERED_NOTE
+from arena.client.legends import BATCH_NOTE, INTERVAL_NOTE, OPENSKILL_NOTE
 from arena.commands.pools import leaderboard_lines
 from arena.commands.tables import standings_text
 from arena.protocol import arena_pb2
@@ -23,7 +21,6 @@ from arena.tournament.stats.intervals import (
     RateSums,
     cluster_rate_interval,
     rate_sums_interval,
-    win_rate_interval,
 )
 from arena.tournament.stats.plackett_luce import BatchRating, batch_ratings
 from arena.tournament.stats.ratings import Tally
@@ -64,7 +61,7 @@ def test_the_running_sums_give_the_cluster_interval_and_add_up() -> None:
         clusters = [Cluster(m, rng.randrange(0, m + 1)) for m in sizes]
         assert rate_sums_interval(RateSums.of(clusters)) == pytest.approx(cluster_rate_interval(clusters), abs=1e-12)
         cut = rng.randrange(0, len(clusters) + 1)
-        assert RateSums.of(clusters[:cut]).plus(RateSums.of(clusters[cut:])) == RateSums.of(clusters)
+        assert RateSums.of(clusters[:cut]) + RateSums.of(clusters[cut:]) == RateSums.of(clusters)
     alike = [Cluster(2, 1)] * 5  # groups that do not spread: the matches are the sample size, not a point
     low, high = rate_sums_interval(RateSums.of(alike)) or (0.0, 0.0)
     assert low < 0.5 < high
@@ -85,7 +82,6 @@ def test_the_pool_interval_is_the_standings_interval_of_every_tournament_togethe
     together = standings(first + second, ratings=False)
     for row in together.rows:
         shown = rows[row.bot]
-        assert shown.win_rate_clustered
         assert shown.win_rate_ci == pytest.approx(row.win_rate_ci, abs=1e-12)
         assert shown.win_rate_ci == pytest.approx(cluster_rate_interval(_clusters(first + second, row.bot)), abs=1e-12)
 
@@ -100,31 +96,17 @@ def test_a_tally_counted_before_pools_kept_sums_per_table_takes_the_sums_over_al
     mixed = RatingPool.from_dict(dict(pool.to_dict(), tallies={b: t.to_dict() for b, t in old.items()}))
     mixed = mixed.with_tournament("t2", second, tallies_of(standings(second), {}, {}, {}, second))
     for row in leaderboard(mixed):
-        assert row.win_rate_clustered and row.tally.win_sums_by_table() is None
+        assert row.tally.win_sums_by_table() is None
         plain = [Cluster(c.matches, c.total) for c in _clusters(first + second, row.bot)]
         assert row.win_rate_ci == pytest.approx(cluster_rate_interval(plain), abs=1e-12)
     assert all(Tally.from_dict(t.to_dict()) == t for t in _pool(first, second).tallies.values())
 
 
-def test_a_tally_counted_before_pools_kept_the_sums_falls_back_and_says_so() -> None:
-    pool = _pool(_tournament("t1", 1))
-    old = {bot: Tally.from_dict({k: v for k, v in tally.to_dict().items()
-                                 if not k.startswith(("summed", "group_", "win_strata"))})
-           for bot, tally in pool.tallies.items()}
-    mixed = RatingPool.from_dict(dict(pool.to_dict(), tallies={b: t.to_dict() for b, t in old.items()}))
-    mixed = mixed.with_tournament("t2", _tournament("t2", 2), tallies_of(standings(_tournament("t2", 2)), {}, {}, {},
-                                                                         _tournament("t2", 2)))
-    for row in leaderboard(mixed):
-        tally = row.tally
-        assert not row.win_rate_clustered and tally.win_sums() is None
-        assert row.win_rate_ci == win_rate_interval(tally.wins, tally.matches, tally.groups)
-
-
-def _entry(bot: str, rank: int, batch: BatchRating, clustered: bool) -> arena_pb2.LeaderboardEntry:
+def _entry(bot: str, rank: int, batch: BatchRating) -> arena_pb2.LeaderboardEntry:
     entry = arena_pb2.LeaderboardEntry(rank=rank, bot_name=bot, rating=25.0 - rank, rating_sigma=1.0,
                                        rating_low=23.0 - rank, rating_high=27.0 - rank, tier=rank, matches=12, wins=4,
                                        win_rate=1 / 3, win_rate_low=0.1, win_rate_high=0.6,
-                                       win_rate_clustered=clustered)
+                                       win_rate_clustered=True)
     entry.batch.CopyFrom(arena_pb2.BatchRating(rating=batch.rating, low=batch.low, high=batch.high, rank=batch.rank,
                                                best_rank=batch.best_rank, worst_rank=batch.worst_rank,
                                                matches=batch.matches))
@@ -133,17 +115,17 @@ def _entry(bot: str, rank: int, batch: BatchRating, clustered: bool) -> arena_pb
 
 def test_the_cli_tables_name_each_estimate() -> None:
     batch = batch_ratings(_tournament("t1", 1), bootstrap=20)
-    entries = [_entry(b.bot, i, b, clustered=i > 1) for i, b in enumerate(batch, start=1)]
+    entries = [_entry(b.bot, i, b) for i, b in enumerate(batch, start=1)]
     board = arena_pb2.GetLeaderboardResponse(pool=arena_pb2.RatingPool(pool_id="flip:x", label="UNO Flip"),
                                              entries=entries)
     text = "\n".join(leaderboard_lines(board))
     assert "OpenSkill" in text.splitlines()[1] and "PL 95% CI" in text.splitlines()[1]
-    for note in (OPENSKILL_NOTE, BATCH_NOTE, INTERVAL_NOTE, UNCLUSTERED_NOTE):
+    for note in (OPENSKILL_NOTE, BATCH_NOTE, INTERVAL_NOTE):
         assert note in text
     assert f"shown from {MIN_INTERVAL_MATCHES} matches" in INTERVAL_NOTE  # the rule the intervals keep
     for b in batch:
         assert f"{b.rating:.2f}" in text and f"[{b.low:.2f}, {b.high:.2f}]" in text
-    assert "[10.0, 60.0]*" in text  # the first entry's interval is not cluster-aware
+    assert "[10.0, 60.0]" in text and "*" not in text
 
     standing = arena_pb2.Standing(rank=1, bot_name="ace", matches=12, wins=4, rating=25.0, rating_low=23.0,
                                   rating_high=27.0)
@@ -209,6 +191,6 @@ def test_a_pool_keeps_sums_per_table_up_to_a_bound_and_then_the_sums_over_all_ta
     over = tally.plus(one_table("me,last", 1))
     assert over.win_strata == {} and over.win_sums_by_table() is None
     before = tally.win_sums()
-    assert before is not None and over.win_sums() == before.plus(RateSums.of([Cluster(2, 1)]))
+    assert before is not None and over.win_sums() == before + RateSums.of([Cluster(2, 1)])
     assert over.plus(one_table("me,t0", 2)).win_strata == {}  # stays dropped
     assert Tally().plus(one_table("me,x", 1)).win_sums_by_table() == [RateSums.of([Cluster(2, 1)])]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.tournament import mean_interval, t_quantile, wilson_interval, z_quantile
-from arena.tournament.stats.intervals import t_two_sided_mass, win_rate_interval
+from arena.tournament.stats.intervals import t_two_sided_mass
 
 # two-sided 95% and 99% Student-t critical values (standard tables)
 T95 = {
@@ -245,9 +245,9 @@ def test_intervals_need_eight_matches() -> None:
     seven = [Cluster(1, v % 2) for v in range(7)]
     eight = [Cluster(1, v % 2) for v in range(8)]
     assert cluster_rate_interval(seven) is None and cluster_mean_interval(seven) is None
-    assert rate_sums_interval(RateSums.of(seven)) is None and win_rate_interval(3, 7, 7) is None
+    assert rate_sums_interval(RateSums.of(seven)) is None
     assert cluster_rate_interval(eight) is not None and cluster_mean_interval(eight) is not None
-    assert win_rate_interval(4, 8, 8) is not None
+    assert rate_sums_interval(RateSums.of(eight)) is not None
     pairs = [Cluster(2, v % 3) for v in range(4)]  # four duplicate pairs: 8 matches
     assert cluster_rate_interval(pairs) is not None and cluster_mean_interval(pairs) is not None
 

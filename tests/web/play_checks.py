@@ -40,7 +40,7 @@ MESSAGE_KEYS = {
     "notice": {"n", "type", "text"},
     "closed": {"n", "type"},
 }
-EVENT_KEYS = {"type", "seat", "card", "color", "count", "cards", "faces", "target", "detail"}
+EVENT_KEYS = {"type", "seat", "card", "color", "count", "cards", "faces", "target", "detail", "text"}
 
 
 @dataclass
@@ -87,17 +87,26 @@ def rebuild(stored: dict[str, Any]) -> RebuiltMatch:
     return out
 
 
+def _texts(cards: Iterable[dict[str, Any]]) -> list[str]:
+    """The notation of faces or cards as the observation's JSON carries them (``{"text", ...}``)."""
+    return [card["text"] for card in cards]
+
+
+def _text(card: dict[str, Any] | None) -> str | None:
+    return None if card is None else str(card["text"])
+
+
 def _cards_in(observation: dict[str, Any]) -> Iterator[str]:
     """Every whole card the message's observation names (faces alone are checked where they stand)."""
-    yield from observation["hand"]
+    yield from _texts(observation["hand"])
     if observation["drawn"] is not None:
-        yield observation["drawn"]
+        yield observation["drawn"]["text"]
     for opponent in observation["opponents"]:
-        yield from opponent["revealed"]
+        yield from _texts(opponent["revealed"])
     for event in observation["events"]:
         if event["card"] is not None:
-            yield event["card"]
-        yield from event["cards"]
+            yield event["card"]["text"]
+        yield from _texts(event["cards"])
 
 
 def _legitimately_seen(match: Match, seat: int, shown_hands: Iterable[str]) -> set[str]:
@@ -124,18 +133,18 @@ def check_observation(observation: dict[str, Any], match: Match, seat: int, show
     over = match.decision in ("round_over", "match_over")
     assert observation["seat"] == seat
     assert observation["side"] == match.side_name
-    assert observation["hand"] == [str(card) for card in match.hand(seat)], "the hand is not the seat's hand"
+    assert _texts(observation["hand"]) == [str(card) for card in match.hand(seat)], "the hand is not the seat's hand"
     for opponent in observation["opponents"]:
         hand = match.hand(opponent["seat"])
         assert opponent["seat"] != seat
         assert opponent["count"] == len(hand)
         expected = [] if classic else [str(card.face(inactive)) for card in hand]
-        assert opponent["visible"] == expected, f"seat {opponent['seat']} shows more than its backs"
-        assert opponent["revealed"] == ([str(card) for card in hand] if over else []), "a hand revealed too early"
+        assert _texts(opponent["visible"]) == expected, f"seat {opponent['seat']} shows more than its backs"
+        assert _texts(opponent["revealed"]) == ([str(card) for card in hand] if over else []), "revealed too early"
     draw = match.draw_pile()
     assert observation["draw_size"] == len(draw)
-    assert observation["draw_top"] == (None if classic or not draw else str(draw[0].face(inactive)))
-    assert observation["top"] == str(match.discard_pile()[0].face(match.side))
+    assert _text(observation["draw_top"]) == (None if classic or not draw else str(draw[0].face(inactive)))
+    assert _text(observation["top"]) == str(match.discard_pile()[0].face(match.side))
     for event in observation["events"]:
         assert set(event) == EVENT_KEYS
         if event["type"] == "draw" and event["seat"] != seat:

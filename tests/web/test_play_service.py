@@ -24,25 +24,26 @@ from arena.service.human_play import (
 )
 from arena.service.replays import replay_steps
 from arena.store import Replay, Store
+from arena.web.play_routes import message_data
 from bots import BUILTIN_BOTS, make_bot
 from tests.web.play_checks import check_messages, rebuild, stored_json
 
 
 async def play_through(session: HumanSession, choose: Any = None) -> list[dict[str, Any]]:
-    """A scripted person: reads every message and answers each decision (the first legal action unless
-    ``choose(message)`` says otherwise) until the game is closed."""
+    """A scripted person: reads every message (as the page gets it) and answers each decision (the first legal
+    action unless ``choose(message)`` says otherwise) until the game is closed."""
     after = 0
     while True:
         for message in await session.messages_after(after, 10.0):
             after = message["n"] + 1
             if message["type"] == "decide":
-                index = 0 if choose is None else choose(message)
+                index = 0 if choose is None else choose(message_data(message))
                 session.answer(index, message["decision_number"])
             if message["type"] == "closed":
-                return session.messages
+                return [message_data(m) for m in session.messages]
         assert session.task is not None
         if session.task.done() and after >= len(session.messages):
-            return session.messages
+            return [message_data(m) for m in session.messages]
 
 
 def play_game(service: HumanPlayService, setup: GameSetup, choose: Any = None) -> tuple[HumanSession, list[Any]]:
@@ -105,13 +106,13 @@ def test_the_check_catches_a_card_the_seat_may_not_see(store: Store) -> None:
     secret = str(match.hand(1)[0])
     leaky = copy.deepcopy(messages)
     leaky[decide["n"]]["observation"]["events"].append(
-        {"type": "draw", "seat": 1, "card": None, "color": None, "count": 1, "cards": [secret], "faces": [],
-         "target": None, "detail": ""})
+        {"type": "draw", "seat": 1, "card": None, "color": "", "count": 1, "cards": [{"text": secret}], "faces": [],
+         "target": None, "detail": "", "text": ""})
     with pytest.raises(AssertionError, match="V4"):
         check_messages(leaky, stored)
     leaky = copy.deepcopy(messages)
     opponent = leaky[decide["n"]]["observation"]["opponents"][0]
-    opponent["visible"] = [str(card.light) for card in match.hand(1)]  # the faces the seat must not see
+    opponent["visible"] = [{"text": str(card.light)} for card in match.hand(1)]  # faces the seat must not see
     with pytest.raises(AssertionError, match="shows more than its backs"):
         check_messages(leaky, stored)
     leaky = copy.deepcopy(messages)
@@ -139,7 +140,7 @@ def test_a_classic_match_with_a_person_who_plays_whenever_possible(store: Store)
 def test_without_a_store_the_record_stays_in_memory() -> None:
     service = HumanPlayService(make_bot=make_bot)
     session, messages = play_game(service, GameSetup("flip", ("random",), 50))
-    record = stored_json(service.replay(session.match_id))
+    record = stored_json(session.replay)
     assert record is not None and record["match_id"] == session.match_id
     assert messages[-2]["replay"] is None, "no replay page can show a record the arena's store does not hold"
     check_messages(messages, record)
@@ -170,7 +171,7 @@ def test_bad_answers_unknown_games_and_wrong_tokens_are_refused() -> None:
         with pytest.raises(BadAnswer, match="is not the one waiting"):
             session.answer(0, decide["decision_number"] + 5)
         chosen = session.answer(0, decide["decision_number"])
-        assert chosen.text == decide["legal"][0]["text"]
+        assert chosen == decide["legal"][0]
         with pytest.raises(BadAnswer, match=r"no decision is waiting|is not the one waiting"):
             session.answer(0, decide["decision_number"])
         await service.close()
@@ -199,9 +200,9 @@ def test_a_person_who_never_answers_gets_the_fallback_and_strikes_and_forfeits()
     assert len(timeouts) == 2 and kinds.count("decide") == 2, "after 2 strikes the person is not asked any more"
     end = session.messages[-2]
     assert end["end_reason"] == "forfeit" and "seat 0 (you) forfeited: 2 strikes (2 timeouts)" in end["detail"]
-    record = stored_json(service.replay(session.match_id))
+    record = stored_json(session.replay)
     assert record is not None and record["forfeits"] == [0] and record["outcomes"].count("t") == 2
-    check_messages(session.messages, record)
+    check_messages([message_data(m) for m in session.messages], record)
 
 
 def test_setups_are_checked_and_the_service_is_bounded() -> None:
@@ -215,7 +216,8 @@ def test_setups_are_checked_and_the_service_is_bounded() -> None:
         GameSetup.from_json({"target": 0})
     with pytest.raises(BadSetup, match="rule option variant='poker'"):
         GameSetup.from_json({"variant": "poker"})
-    assert GameSetup.from_json({"opponents": ["random", "heuristic"], "target": 100}).seats == 3
+    assert GameSetup.from_json({"opponents": ["random", "heuristic"]}).opponents == ("random", "heuristic")
+    assert GameSetup.from_json({"target": 100}).target == 100
     assert GameSetup.from_json({}).rules() == Rules(target=500)
 
     async def main() -> None:

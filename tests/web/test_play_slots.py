@@ -65,7 +65,8 @@ def play_to_the_end(client: httpx.Client, game: dict[str, Any], timeout_s: float
                         json={"index": 0, "decision": last["decision_number"]})
         return None
 
-    found: dict[str, Any] = wait_until(ended, timeout_s, f"game {game['id']} to end", interval=0.05)
+    found = wait_until(ended, timeout_s, f"game {game['id']} to end", interval=0.05)
+    assert found is not None
     return found
 
 

@@ -27,7 +27,7 @@ def play_app(service: HumanPlayService) -> FastAPI:
     app.state.templates = templates()
     app.state.human_play = service
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
-    app.include_router(play.router)
+    play.install(app)
     return app
 
 

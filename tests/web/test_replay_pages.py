@@ -13,7 +13,7 @@ from arena.engine import Rules
 from arena.runner import LocalSeat, MatchConfig, MatchRunner
 from arena.server.api_messages import replay_message
 from arena.service.replays import stored_record
-from arena.web.reader import _ByteLru
+from arena.web.reader import _Lru
 from arena.web.replay_frames import PAGE_FRAMES, FrameWalk, frame_page, replay_index
 from bots import make_bot
 
@@ -51,7 +51,7 @@ def test_pages_resumed_or_afresh_give_the_frames_of_one_walk(stored: object, vie
 
 
 def test_the_caches_are_bounded_by_bytes() -> None:
-    cache = _ByteLru(100, len)
+    cache = _Lru(100, len)
     for key in "abcd":
         cache.put(key, key * 30)  # 30 bytes each: the fourth pushes the first out
     assert cache.total == 90 and cache.take("a") is None and cache.get("b", lambda: "?") == "b" * 30

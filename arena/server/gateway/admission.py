@@ -1,28 +1,14 @@
 """Who may play now (:class:`Admissions`): the match slots of each bot on this gateway and its capacity.
 
-``Hello.max_concurrent_matches`` is recorded in the session (``capacity``, capped by the gateway's
-``max_concurrent_matches``) and honoured: a match start (:meth:`Admissions.admit`, from a relayed ``start``) waits,
-first come first served, until the bot sits in fewer matches than that (a second seat of a match it already plays
-needs no slot); a start that waited too long is given up and its match aborted, with no strike. A
-slot holds the newest attempt of its match: whatever comes for an older attempt is stale. A slot is released at the
-match's end, or dropped by the heartbeat once unused for long (its runner is gone). At match end the runner first
-closes the match to late answers (:meth:`Admissions.close_match`) and collects its late refusals, so MatchEnded tells
-the stored count.
+A match start waits, first come first served, until the bot sits in fewer matches than its Hello offered (a second
+seat of a match it already plays needs no slot); one that waited too long is given up (the match aborted, no strike).
+A slot holds the newest attempt of its match: whatever comes for an older attempt is stale. It is released at the
+match's end, or dropped by the heartbeat once unused for long (its runner is gone).
 
-Games against people (*casual* matches: the web front's "play against the bots", whose start says ``casual``) never
-take a slot a rated match (tournament, ladder, gauntlet) needs:
-
-- a casual start never waits: it is seated only if, right now, the bot has a free slot, sits in fewer casual matches
-  than :func:`casual_cap` (half its capacity, at least one) and no rated start waits for it; else it is refused at
-  once (the person is told the bot is busy);
-- a rated start that finds the bot full while casual matches hold some of its slots takes the slot of the newest
-  casual match (:meth:`Admissions.evict`): the bot is told that match ended (MatchEnded, ``ABORTED``: not scored,
-  no strike, no incident), a decision of it pending ends ``evicted`` (the person's game ends with
-  :data:`arena.runner.EVICTED_TEXT`), and whatever comes for it later (events, decisions, its end) is dropped.
-
-A *fresh sandbox* (a bot host's process for a bot without memory, :class:`FreshSandbox`) is seated in one match
-only, never in a casual one; its first seating binds its token to that match (:attr:`Admissions.sandbox_seated`)
-and that match's end spends its token (:attr:`Admissions.sandbox_done`): the host then replaces the process.
+Casual matches (games against people) never take a slot a rated match needs: a casual start is seated now, in a free
+slot, under :func:`casual_cap` and with no rated start waiting, or refused at once; a rated start that finds the bot
+full takes the newest casual match's slot (:meth:`Admissions.evict`). A fresh sandbox (:class:`FreshSandbox`) is
+seated in one match only, never a casual one; its token is bound to that match and spent at its end.
 """
 
 from __future__ import annotations
@@ -48,16 +34,9 @@ log = logging.getLogger(__name__)
 
 
 def casual_cap(capacity: int) -> int:
-    """The casual matches (games against people) a bot with ``capacity`` match slots sits in at once, at most: half
-    its slots, and at least one, so that a bot offering a single slot may still play a person between its rated
-    matches (the next rated start takes the slot back)."""
+    """The casual matches a bot with ``capacity`` slots sits in at once, at most: half, and at least one, so that a
+    bot offering a single slot may still play a person between its rated matches."""
     return max(1, capacity // 2)
-
-
-def evicted_end(match_id: str, attempt: int) -> bot_pb2.MatchEnded:
-    """What a bot is told when its casual match gives its slot to a rated match: the match was aborted."""
-    return bot_pb2.MatchEnded(match_id=match_id, reason=end_reason_to_proto(EndReason.ABORTED), detail=EVICTED_TEXT,
-                              attempt=attempt)
 
 
 class Admissions:
@@ -77,26 +56,28 @@ class Admissions:
 
     def start_match(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
                     casual: bool = False) -> None:
-        """Seat the bot in a match at once, whatever its capacity (for a match already admitted elsewhere: a
-        relayed match whose bot moved to this gateway). New matches go through :meth:`admit`. A match the bot
-        is already seated in here is left as it is (a hand-over and the seat's own start may both come), and so is
-        a casual match that gave its slot up."""
+        """Seat the bot at once, whatever its capacity, in a match admitted on the gateway it moved from (new matches
+        go through :meth:`admit`); a seat it holds here already (a hand-over and the seat's own start may both come)
+        or a casual match that gave its slot up is left as it is."""
         link = self.registry.link(bot)
         slot = link.matches.get((match_id, seat))
         if (slot is not None and slot.attempt >= started.attempt) or (match_id, seat) in link.evicted:
             return
         self._open_slot(link, match_id, seat, started, self._idle_limit(started), casual)
 
+    def _slot(self, bot: str, match_id: str, seat: int) -> MatchSlot | None:
+        """The bot's slot of this match here, without making a link for a bot this gateway never saw."""
+        link = self.registry.links.get(bot.casefold())
+        return link.matches.get((match_id, seat)) if link is not None else None
+
     def is_casual(self, bot: str, match_id: str, seat: int) -> bool:
         """Whether the bot sits in this match here as a casual one (a game against a person)."""
-        link = self.registry.links.get(bot.casefold())
-        slot = link.matches.get((match_id, seat)) if link is not None else None
+        slot = self._slot(bot, match_id, seat)
         return slot is not None and slot.casual
 
     def started_body(self, bot: str, match_id: str, seat: int) -> bytes | None:
         """The serialized MatchStarted of a match the bot is seated in here (to hand it over), or None."""
-        link = self.registry.links.get(bot.casefold())
-        slot = link.matches.get((match_id, seat)) if link is not None else None
+        slot = self._slot(bot, match_id, seat)
         if slot is None:
             return None
         return bot_pb2.ArenaMessage.FromString(slot.started).match_started.SerializeToString()
@@ -155,7 +136,9 @@ class Admissions:
             slot = link.matches.pop(key)
             link.note_evicted(key, told=session is not None)
             if session is not None:
-                session.send(envelope(match_ended=evicted_end(match_id, slot.attempt)))
+                session.send(envelope(match_ended=bot_pb2.MatchEnded(
+                    match_id=match_id, reason=end_reason_to_proto(EndReason.ABORTED), detail=EVICTED_TEXT,
+                    attempt=slot.attempt)))
         for pending in list(link.pending.values()):
             if pending.match_id == match_id and not pending.future.done():
                 pending.future.set_exception(Evicted())
@@ -177,11 +160,8 @@ class Admissions:
 
     async def admit(self, bot: str, match_id: str, seat: int, started: bot_pb2.MatchStarted,
                     timeout_s: float, casual: bool = False) -> bool:
-        """Seat the bot in a match (send MatchStarted) once it plays fewer matches than its Hello offered (a second
-        seat of a match it already plays needs no slot). Match starts wait first come first served; False when
-        none was free within ``timeout_s`` (nothing was sent: the caller aborts the match, no strike). A rated start
-        takes the slot of a casual match when the bot has none free; a ``casual`` one is seated now or refused at
-        once (see the module's docstring)."""
+        """Seat the bot in a match (send MatchStarted) once it has a free slot (see the module's docstring); False
+        when none was free within ``timeout_s`` (nothing was sent: the caller aborts the match, no strike)."""
         link = self.registry.link(bot)
         idle = self._idle_limit(started)
         if self.stale(link, match_id, seat, started.attempt) or (match_id, seat) in link.evicted:
@@ -253,17 +233,11 @@ class Admissions:
         end of a casual match that gave its slot up reaches the bot only if it was not told then."""
         link = self.registry.link(bot)
         told = link.evicted.pop((match_id, seat), None)
-        if told is not None:
-            if not told and link.session is not None and ended is not None:
-                link.session.send(envelope(match_ended=ended))
-            return 0
-        if self.stale(link, match_id, seat, attempt or (ended.attempt if ended is not None else 0)):
-            if link.session is not None and ended is not None:
-                link.session.send(envelope(match_ended=ended))
+        if not told and link.session is not None and ended is not None:
+            link.session.send(envelope(match_ended=ended))
+        if told is not None or self.stale(link, match_id, seat, attempt or (ended.attempt if ended is not None else 0)):
             return 0
         slot = link.matches.pop((match_id, seat), None)
-        if link.session is not None and ended is not None:
-            link.session.send(envelope(match_ended=ended))
         sandbox = link.session.fresh_sandbox if link.session is not None else None
         if sandbox is not None and sandbox.match_id == match_id and match_id not in link.open_matches():
             self.sandbox_done(link.name, sandbox)
@@ -274,14 +248,12 @@ class Admissions:
     def close_match(self, bot: str, match_id: str, seat: int, attempt: int = 0) -> int:
         """The match is over: later answers to its requests are refused without counting in it; returns the seat's
         late refusals, final from now on (so the MatchEnded the runner builds next tells the stored count)."""
-        link = self.registry.links.get(bot.casefold())
-        slot = link.matches.get((match_id, seat)) if link is not None else None
+        slot = self._slot(bot, match_id, seat)
         if slot is None or (attempt and slot.attempt > attempt):
             return 0
         slot.closed = True
         return slot.late_refusals
 
     def late_refusals(self, bot: str, match_id: str, seat: int) -> int:
-        link = self.registry.links.get(bot.casefold())
-        slot = link.matches.get((match_id, seat)) if link is not None else None
+        slot = self._slot(bot, match_id, seat)
         return slot.late_refusals if slot is not None else 0

@@ -1,12 +1,7 @@
-"""The sessions of this gateway (:class:`SessionRegistry`): which bot has which open stream here (a
-:class:`~arena.server.gateway.links.BotLink` per bot name, a :class:`~arena.server.gateway.stream.BotSession` per
-session id), and their records in Redis through the store (``uno:session:{id}``, so that workers find which gateway
-holds which bot, :mod:`arena.relay`): written on Hello, refreshed by the heartbeat (re-created when Redis lost one),
-deleted when the stream ends. The heartbeat's sweep pings every session and closes the silent ones; the kernel's
-round trip of every session's connection is read on Hello (:meth:`SessionRegistry.round_trip`) and with each
-Ping (:meth:`SessionRegistry.measure`).
-
-Nothing here blocks the event loop on Redis: the store is called from a thread."""
+"""The sessions of this gateway (:class:`SessionRegistry`): which bot has which open stream here, and their records in
+Redis (``uno:session:{id}``: written on Hello, refreshed by the heartbeat, re-created when Redis lost one, deleted when
+the stream ends), so that workers find which gateway holds which bot. The heartbeat's sweep pings every session,
+closes the silent ones and reads the kernel's round trips. Nothing here blocks the event loop on Redis."""
 
 from __future__ import annotations
 
@@ -77,18 +72,11 @@ class SessionRegistry:
                      details: str = "the arena closed the session; reconnect") -> bool:
         """Close the bot's current session (its matches and pending decisions stay); False if none."""
         link = self.links.get(bot.casefold())
-        if link is None or link.session is None:
-            return False
-        link.session.kill(code, details)
-        return True
+        return _kill(link.session if link is not None else None, code, details)
 
     def end_session(self, session_id: str, code: grpc.StatusCode, details: str) -> bool:
         """Close the session ``session_id`` if it is open here (a revoked token); False if it is not."""
-        session = self.sessions.get(session_id)
-        if session is None:
-            return False
-        session.kill(code, details)
-        return True
+        return _kill(self.sessions.get(session_id), code, details)
 
     def close_all(self, details: str = "the gateway is shutting down") -> None:
         for session in list(self.sessions.values()):
@@ -192,3 +180,10 @@ class SessionRegistry:
                                          fresh_sandbox=fresh)
                 if session_id in closed:
                     self.store.sessions.close(session_id)
+
+
+def _kill(session: BotSession | None, code: grpc.StatusCode, details: str) -> bool:
+    """Close ``session`` if there is one; whether there was."""
+    if session is not None:
+        session.kill(code, details)
+    return session is not None

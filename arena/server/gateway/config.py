@@ -21,10 +21,8 @@ decisions over to the gateways its bots moved to, at most; with the final stop i
 
 
 def grpc_address(flag: str | None = None) -> str:
-    """The listen address: the flag, else ``$UNO_ARENA_GRPC_ADDR``, else ``0.0.0.0:50051``."""
-    if flag:
-        return flag
-    return os.environ.get(ADDRESS_ENV, "").strip() or DEFAULT_ADDRESS
+    """The listen address: the flag, else ``$UNO_ARENA_GRPC_ADDR``, else :data:`DEFAULT_ADDRESS`."""
+    return flag or os.environ.get(ADDRESS_ENV, "").strip() or DEFAULT_ADDRESS
 
 
 def new_gateway_id() -> str:
@@ -57,7 +55,6 @@ class GatewayConfig:
     max_outgoing: int = 4096
     """Messages queued for a bot that does not read its stream before it is disconnected."""
     relay: bool = True
-    """Consume this gateway's Redis relay queue (workers reach bots through it)."""
     message_rate: float = 50_000.0
     """Messages per second a stream may send on average (a token bucket; a batch counts its inner messages)."""
     message_burst: int = 50_000
@@ -69,13 +66,11 @@ class GatewayConfig:
     """A match slot unused this long (and 20 decision time limits) is dropped: its runner is gone (a worker
     that died); it no longer counts toward the bot's capacity."""
     tls_cert: str = ""
-    """PEM certificate chain file: serve TLS (with ``tls_key``) instead of plaintext."""
+    """PEM certificate chain file: serve TLS (with ``tls_key``, its private key file) instead of plaintext."""
     tls_key: str = ""
-    """PEM private key file of ``tls_cert``."""
     keepalive_time_ms: int = 20_000
     keepalive_timeout_ms: int = 10_000
     drain_timeout_s: float = DRAIN_TIMEOUT_S
-    """Draining (SIGTERM): how long relayed decisions are handed over to the bots' new gateways, at most."""
     goodbye_reconnect_ms: int = 0
     """``Goodbye.reconnect_after_ms``: the pause a drained bot makes before reconnecting (0: at once)."""
     unix_socket: str = ""

@@ -1,17 +1,9 @@
 """Decisions (:class:`Decisions`): a decision request out to the bot's stream, its answer back to the match that asked.
 
-Each request gets a ``request_id`` and is pending on the bot's link (so a reconnect sends it again, with the time
-left) until a valid answer, its deadline (one event-loop timer for all, :mod:`arena.server.deadlines`), a newer
-attempt of its match (:class:`~arena.server.gateway.records.Superseded`), the gateway's drain
-(:class:`~arena.server.gateway.records.Drained`) or, for a casual match (a game against a person), its slot given to
-a rated match (:class:`~arena.server.gateway.records.Evicted`: the outcome is ``evicted``, and an answer that comes
-for it afterwards is dropped without an Error). An answer is matched by request id and refused in-band otherwise,
-each refusal naming the problem: unknown request id (``NOT_FOUND``), late answer (``DEADLINE_EXCEEDED``), duplicate
-(``ALREADY_EXISTS``), ``action_index`` out of range (``OUT_OF_RANGE``), wrong match id (``INVALID_ARGUMENT``). A
-refused answer to a pending request leaves it pending: the bot may answer again until the deadline. A request left
-unanswered at its deadline gets a ``DEADLINE_EXCEEDED`` Error (the runner plays the fallback and counts a strike).
-An accepted answer that reports the bot's own code failed (``Decision.bot_error``) is passed to
-:attr:`Decisions.on_code_error` (the gateway records it as an ``error`` incident).
+A request is pending on the bot's link (a reconnect sends it again, with the time left) until a valid answer, its
+deadline (one event-loop timer for all, :mod:`arena.server.deadlines`), a newer attempt of its match, the drain or,
+for a casual match, its slot given to a rated match; an answer is matched by request id, and refused in-band naming
+the problem otherwise (the codes: docs/architecture.md, "The bot gateway").
 """
 
 from __future__ import annotations
@@ -54,22 +46,14 @@ class Decisions:
         self.on_code_error: Callable[[BotLink, PendingDecision, bot_pb2.BotError], None] | None = None
         """Called with an accepted answer's ``bot_error`` (the bot's code failed and it answered the safe action)."""
 
-    def new_request_id(self) -> str:
-        return f"{self._prefix}-{next(self._ids)}"
-
     async def decide(self, bot: str, match_id: str, seat: int, decision_number: int, body: bytes, legal_count: int,
                      decision_deadline_s: float, attempt: int = 0,
                      lag_compensation_cap_s: float = 0.0) -> DecideOutcome:
-        """Send the DecisionRequest ``body`` (serialized without request id and times, see
-        :func:`arena.protocol.encoding.request_body`) to the bot and wait for a valid answer up to
-        ``decision_deadline_s``.
-        The bot need not be connected now: the request waits for it (a reconnect picks it up). On a draining
-        gateway it is ``gone`` with ``moved`` set, unsent or at once (the relay hands it over). A request of an
-        older ``attempt`` than the bot's newest start of the match is ``gone`` unsent, and a pending one is
-        dropped when a newer attempt starts (:class:`Superseded`). A request of a casual match that gave its slot to
-        a rated match is ``evicted`` (unsent, or at once when pending). The wait is ``decision_deadline_s`` plus the
-        stream's round trip as the kernel measured it (:attr:`BotSession.lag_s`) up to ``lag_compensation_cap_s``
-        (lag compensation; the bot is told ``decision_deadline_s``)."""
+        """Send the DecisionRequest ``body`` (:func:`arena.protocol.encoding.request_body`) to the bot, connected now
+        or not (a reconnect picks it up), and wait for a valid answer. ``gone`` with ``moved`` on a draining gateway
+        (the relay hands it over), ``gone`` for an older ``attempt`` than the bot's newest start of the match,
+        ``evicted`` for a casual match that gave its slot up. The wait is ``decision_deadline_s`` (what the bot is
+        told) plus the stream's kernel round trip (:attr:`BotSession.lag_s`) up to ``lag_compensation_cap_s``."""
         t_start = time.perf_counter()
         link = self._link(bot)
         if self.registry.draining:
@@ -79,7 +63,7 @@ class Decisions:
             return DecideOutcome(DecideStatus.GONE, None, 0, [], None, 0, link.version)
         if (match_id, seat) in link.evicted:
             return DecideOutcome(DecideStatus.EVICTED, None, 0, [], None, 0, link.version)
-        request_id = self.new_request_id()
+        request_id = f"{self._prefix}-{next(self._ids)}"
         limit_ms = max(1, int(decision_deadline_s * 1000))
         session = link.session
         lag = min(lag_compensation_cap_s, session.lag_s) if session is not None and lag_compensation_cap_s > 0 else 0.0

@@ -1,6 +1,5 @@
-"""Draining a gateway (SIGTERM of ``serve``, :meth:`arena.server.gateway.GatewayServer.drain`): no new session or
-decision here, a Goodbye to every bot and its stream ended, pending decisions and waiting match starts ended with
-:class:`~arena.server.gateway.records.Drained` (the relay consumer hands them over to the bot's new gateway), and
+"""Draining a gateway (:meth:`arena.server.gateway.GatewayServer.drain`): a Goodbye to every bot, pending decisions
+and waiting starts ended with :class:`~arena.server.gateway.records.Drained` for the relay consumer to hand over, and
 the drained sessions kept in Redis until each bot has a newer one elsewhere (:class:`Drain`); then the hand-over
 itself, bounded in time (:func:`hand_over`)."""
 
@@ -42,11 +41,9 @@ class Drain:
         """Sessions ended by :meth:`start` still in Redis (id -> bot), until :meth:`release`."""
 
     async def start(self, reason: str = "the gateway is draining") -> None:
-        """Stop taking sessions and decisions; tell every bot to move (Goodbye, then the stream ends with
-        UNAVAILABLE); end pending decisions and waiting match starts with :class:`Drained` (the relay hands them
-        over to the bot's new gateway, :mod:`arena.server.relay_consumer`). The sessions stay in Redis until
-        the bot has a newer one on another gateway (:meth:`release`): meanwhile the relay still finds
-        this gateway, which hands the bot's decisions over, instead of no gateway at all."""
+        """Stop taking sessions and decisions; tell every bot to move (Goodbye, then UNAVAILABLE); end what is
+        pending or waiting with :class:`Drained`. The sessions stay in Redis until :meth:`release`: meanwhile the
+        relay still finds this gateway, which hands the bot's decisions over, instead of no gateway at all."""
         registry = self.registry
         registry.draining = True
         sessions = list(registry.sessions.values())
@@ -62,12 +59,9 @@ class Drain:
             self.drained[session.session_id] = session.bot
             session.kill(grpc.StatusCode.UNAVAILABLE, f"{reason}: reconnect (another gateway takes over)")
         for link in registry.links.values():
-            for pending in link.pending.values():
-                if not pending.future.done():
-                    pending.future.set_exception(Drained())
-            for entry in link.waiting:
-                if not entry.future.done():
-                    entry.future.set_exception(Drained())
+            for future in [p.future for p in link.pending.values()] + [e.future for e in link.waiting]:
+                if not future.done():
+                    future.set_exception(Drained())
 
     async def release(self) -> None:
         """Delete from Redis the drained sessions whose bot has a newer session on another gateway."""
@@ -98,10 +92,8 @@ class Drain:
 
 
 async def hand_over(drain: Drain, relay: RelayConsumer | None, until: float) -> None:
-    """After :meth:`Drain.start`: relayed decisions are handed over to the gateways the bots moved to (by
-    ``relay``), and each drained session leaves Redis once its bot has a newer one, until every bot moved and the
-    relay queue is quiet for ``DRAIN_IDLE_S``, or the loop's time ``until``; then the relay stops and the drained
-    sessions left are deleted."""
+    """After :meth:`Drain.start`: hand over (by ``relay``) and release sessions until every bot moved and the relay
+    queue is quiet for ``DRAIN_IDLE_S``, or the loop's time ``until``; then stop the relay and delete what is left."""
     loop = asyncio.get_running_loop()
     if relay is not None:
         relay.draining_since(loop.time())

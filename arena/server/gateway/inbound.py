@@ -1,13 +1,10 @@
-"""Reading a bot's stream (:class:`Inbound`): every message through the stream's rate limit, parsed, and passed on
-by kind: a Decision to :class:`~arena.server.gateway.decisions.Decisions`, a Pong checked against the Pings sent on
-the stream; a ``BotBatch``'s messages one by one as if each had come alone (a nested batch, a Hello or an empty
-message inside is refused). Anything else is refused in-band, each refusal naming the problem (a malformed or empty
-message, a second Hello, a Pong that echoes no Ping); messages over the rate are refused with one
-``RESOURCE_EXHAUSTED`` Error for the lot, unparsed."""
+"""Reading a bot's stream (:class:`Inbound`): every message through the stream's rate limit, parsed, and passed on by
+kind (a Decision to :class:`~arena.server.gateway.decisions.Decisions`, a Pong checked against the Pings sent); a
+``BotBatch``'s messages one by one as if each had come alone; anything else refused in-band, naming the problem."""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import time
 
 import grpc
@@ -28,21 +25,18 @@ class Inbound:
         self._answer = decisions.answer  # bound once: called for every answer
 
     async def read(self, session: BotSession, link: BotLink, context: grpc.aio.ServicerContext) -> None:
-        """Read ``session``'s stream until it ends (or the session does); the session is finished then."""
+        """Read ``session``'s stream until it ends, breaks (or the session does); the session is finished then."""
         try:
-            while True:
-                data = await context.read()
-                if data is grpc.aio.EOF:
-                    break
-                session.t_read = time.perf_counter()
-                session.last_seen = time.monotonic()
-                self._on_message(session, link, data)
-                if session.done.done():
-                    break
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            pass
+            with contextlib.suppress(Exception):  # a cancellation is no Exception: it propagates
+                while True:
+                    data = await context.read()
+                    if data is grpc.aio.EOF:
+                        break
+                    session.t_read = time.perf_counter()
+                    session.last_seen = time.monotonic()
+                    self._on_message(session, link, data)
+                    if session.done.done():
+                        break
         finally:
             session.finish()
 

@@ -1,9 +1,5 @@
 """The gateway process's gRPC server (:class:`GatewayServer`): BotService behind the token check, health, reflection
 and any more servicers (the organizer API), the heartbeat and relay consumer tasks, and stopping or draining it all.
-
-Keepalive is 20 s / 10 s and there is no ``max_connection_age`` (it would cut long streams); messages larger than
-``max_message_bytes`` are refused by gRPC itself (``grpc.max_receive_message_length``: the call ends with
-``RESOURCE_EXHAUSTED``).
 """
 
 from __future__ import annotations
@@ -68,13 +64,23 @@ def add_unix_port(server: grpc.aio.Server, path: str) -> None:
         if not stat.S_ISSOCK(os.lstat(path).st_mode):
             raise OSError(f"--unix-socket {path} exists and is not a socket: give another path")
         os.unlink(path)
-    address = f"unix:{os.path.abspath(path)}"
+    listen(server, f"unix:{os.path.abspath(path)}", None,
+           f"cannot listen on the Unix socket {path}: check that its directory exists and is writable")
+
+
+def listen(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None, refusal: str) -> int:
+    """The port ``server`` listens on at ``address`` (TLS with ``credentials``); OSError(``refusal``) when it cannot
+    (gRPC logged why)."""
     try:
-        port = server.add_insecure_port(address)
-    except RuntimeError:
+        if credentials is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, credentials)
+    except RuntimeError:  # "Failed to bind to address ...": gRPC logged the reason
         port = 0
     if not port:
-        raise OSError(f"cannot listen on the Unix socket {path}: check that its directory exists and is writable")
+        raise OSError(refusal)
+    return port
 
 
 class AddressInUse(OSError):
@@ -122,10 +128,7 @@ def _bot_service_handler() -> grpc.GenericRpcHandler:
 
 
 class GatewayServer:
-    """The gateway process's server: BotService (authenticated), health, reflection, heartbeat, relay.
-
-    ``services``: callables ``add(server)`` adding more servicers (e.g. the organizer API) before start.
-    """
+    """The gateway process's server; ``services``: callables ``add(server)`` adding more servicers before start."""
 
     def __init__(self, store: Store, config: GatewayConfig | None = None, *, metrics: ArenaMetrics | None = None,
                  services: Sequence[Callable[[grpc.aio.Server], None]] = ()) -> None:
@@ -163,16 +166,9 @@ class GatewayServer:
         credentials = server_credentials(self.config)
         if not self.config.reuse_port:
             ensure_address_free(self.config.address)
-        try:
-            if credentials is None:
-                port = server.add_insecure_port(self.config.address)
-            else:
-                port = server.add_secure_port(self.config.address, credentials)
-        except RuntimeError:  # "Failed to bind to address ...": gRPC logged the reason
-            port = 0
-        if not port:
-            raise OSError(f"cannot listen on {self.config.address}: give another --address (a port shared with "
-                          "another gateway needs --reuse-port on both)")
+        port = listen(server, self.config.address, credentials,
+                      f"cannot listen on {self.config.address}: give another --address (a port shared with another "
+                      "gateway needs --reuse-port on both)")
         self.port = self.gateway.registry.port = port
         await server.start()
         self.server = server
@@ -202,32 +198,17 @@ class GatewayServer:
         self.gateway.registry.close_all()
         if self._relay is not None:
             self._relay.stop()  # its loop ends at its next pop even if redis-py swallows the cancellation
-        for task in self._tasks:
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=STOP_TASKS_TIMEOUT_S)
-        self._tasks.clear()
+        await self._end_tasks(STOP_TASKS_TIMEOUT_S)
         if self.sandbox_server is not None:
             await self.sandbox_server.stop(grace)
         if self.server is not None:
             await self.server.stop(grace)
 
     async def drain(self, grace: float = 2.0, reason: str = "the gateway is draining") -> None:
-        """Drain, then stop (what SIGTERM of ``uno-arena serve`` does); returns within about
-        ``drain_timeout_s`` + 4.5 s, whatever the bots and Redis do:
-
-        1. health NOT_SERVING, no new stream (the listening socket closes: a gateway started on the same port,
-           both started with ``reuse_port``, gets every new connection), no new decision or match start here;
-        2. every bot gets a Goodbye (reconnect at once to the same address) and its stream ends (UNAVAILABLE);
-           each of this gateway's sessions is deleted from Redis as soon as its bot has a newer one elsewhere
-           (meanwhile the relay still finds this gateway, which hands over, rather than no gateway), the rest
-           on the way out;
-        3. relayed decisions pending here, and those that still come, are handed over to the gateway the bot
-           moved to, with the time they have left (:class:`~arena.server.relay_consumer.RelayConsumer`), until
-           every bot moved and the relay queue is quiet for ``DRAIN_IDLE_S``, or ``drain_timeout_s`` passed;
-        4. every background task ends (each honours cancellation; the relay consumer at its next pop), the
-           server stops.
-        """
+        """Drain, then stop (SIGTERM of ``uno-arena serve``, docs/operations.md); returns within about
+        ``drain_timeout_s`` + 4.5 s, whatever the bots and Redis do: stop listening (a gateway sharing the port
+        with ``reuse_port`` gets every new connection), say Goodbye to every bot (``Drain``), hand relayed
+        decisions over to the gateways the bots moved to (:func:`hand_over`), end every task, stop."""
         loop = asyncio.get_running_loop()
         until = loop.time() + max(0.0, self.config.drain_timeout_s)
         self.metrics.set_gateway_up(False)
@@ -243,14 +224,14 @@ class GatewayServer:
         await self.gateway.drainer.start(reason)
         await hand_over(self.gateway.drainer, self._relay, until)
         self.gateway.registry.close_all(reason)
-        for task in self._tasks:
-            task.cancel()
-        if self._tasks:  # the relay consumer ends at its next pop (POP_TIMEOUT_S)
-            await asyncio.wait(self._tasks, timeout=min(STOP_TASKS_TIMEOUT_S, 1.5))
-        self._tasks.clear()
+        await self._end_tasks(min(STOP_TASKS_TIMEOUT_S, 1.5))  # the relay consumer ends at its next pop
         if stopping is not None:
             await asyncio.wait({stopping}, timeout=grace + 1.0)
 
-    async def wait(self) -> None:
-        if self.server is not None:
-            await self.server.wait_for_termination()
+    async def _end_tasks(self, timeout_s: float) -> None:
+        """Cancel the heartbeat and relay tasks and wait ``timeout_s`` at most for them to end."""
+        for task in self._tasks:
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=timeout_s)
+        self._tasks.clear()

@@ -1,12 +1,7 @@
 """The gateway (:class:`Gateway`): its parts put together, the handler of an authenticated ``BotService/Connect``
 stream (Hello, Welcome, the session's life until its stream ends) and the heartbeat. A bot's report that its own
 code failed on a decision (``Decision.bot_error``) becomes an ``error`` incident in its log, and is kept per bot
-(:meth:`Gateway.code_errors`, which ``bot check`` reads).
-
-The parts, each in its module: the sessions in memory and in Redis (:mod:`~arena.server.gateway.bot_sessions`), who may
-play now (:mod:`~arena.server.gateway.admission`), decision requests and their answers
-(:mod:`~arena.server.gateway.decisions`), reading the streams (:mod:`~arena.server.gateway.inbound`) and the drain
-(:mod:`~arena.server.gateway.drain`). Callers use each part directly (the relay consumer through
+(:meth:`Gateway.code_errors`, which ``bot check`` reads). Callers use each part directly (the relay consumer through
 :class:`arena.server.match_api.MatchApi`): a decision costs no extra call through this class.
 """
 
@@ -59,11 +54,9 @@ SANDBOXES_ONLY = ("bot {bot} plays in a competition without memory: only the bot
 
 async def end_call(context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str) -> None:
     """An in-band Error, then end the call with the same status."""
-    try:
+    with contextlib.suppress(Exception):
         async with asyncio.timeout(END_WRITE_S):
             await context.write(error_bytes(code, details))
-    except Exception:
-        pass
     await context.abort(code, details)
 
 
@@ -80,10 +73,8 @@ class CodeErrors:
 
 
 class Gateway:
-    """The BotService logic and its parts, which callers use directly: :attr:`registry` (sessions and links: who is
-    connected, waiting for a bot, dropping a session), :attr:`admissions` (match slots, starts, events, ends),
-    :attr:`decisions` (requests and answers) and :attr:`drainer` (the drain); the relay consumer sees them through
-    :class:`arena.server.match_api.MatchApi`."""
+    """The BotService logic and its parts, which callers use directly: :attr:`registry` (sessions and links),
+    :attr:`admissions` (match slots, starts, events, ends), :attr:`decisions` and :attr:`drainer`."""
 
     def __init__(self, store: Store, config: GatewayConfig | None = None, metrics: ArenaMetrics | None = None) -> None:
         self.store = store

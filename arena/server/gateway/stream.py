@@ -1,7 +1,6 @@
-"""One open bot stream (:class:`BotSession`): its outgoing queue and the writer that drains it (one ArenaBatch of
-what waits, for a bot that asked for batches), why it ended, its Pings and round trips, its rate limit, and its
-in-band refusals (:meth:`BotSession.refuse`, counted toward its flood limit), the round trip lag compensation grants
-it (:attr:`BotSession.lag_s`); and the arena's messages as bytes (:func:`envelope`, :func:`error_bytes`)."""
+"""One open bot stream (:class:`BotSession`): its outgoing queue and the writer that drains it, why it ended, its
+Pings and round trips, its rate and flood limits and in-band refusals; and the arena's messages as bytes
+(:func:`envelope`, :func:`error_bytes`)."""
 
 from __future__ import annotations
 
@@ -121,9 +120,8 @@ class BotSession:
 
     def refuse(self, code: grpc.StatusCode, reason: str, text: str, match_id: str = "", request_id: str = "",
                counted: bool = False, flood: bool = True) -> None:
-        """An in-band Error; `counted`: the match runner counts it (else the metric is counted here).
-        `flood`: it counts toward the flood limit (every refused message does, but for the first
-        RETRIES_PER_REQUEST refused answers to a pending request): past it the session is closed."""
+        """An in-band Error; `counted`: the match runner counts it (else the metric is counted here); `flood`: it
+        counts toward the flood limit, past which the session is closed."""
         if not counted:
             self.metrics.record_refusal(self.bot, reason)
         self.send(error_bytes(code, text, match_id, request_id))
@@ -149,17 +147,14 @@ class BotSession:
                     messages, waiting = self._take_batch(data, pending)
                     if done.done():
                         return
-                    await context.write(batch_bytes(messages) if len(messages) > 1 else messages[0])
-                    now = perf()
-                    for item in waiting:
-                        item.t_written = now
-                    continue
+                    data = batch_bytes(messages) if len(messages) > 1 else messages[0]
+                else:
+                    waiting = [pending] if pending is not None else []
                 await context.write(data)
-                if pending is not None:
-                    pending.t_written = perf()
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # the stream broke: the session ends
+                now = perf()
+                for item in waiting:
+                    item.t_written = now
+        except Exception:  # the stream broke: the session ends (a cancellation is no Exception: it propagates)
             self.finish()
 
     def _take_batch(self, data: bytes, pending: PendingDecision | None) -> tuple[list[bytes], list[PendingDecision]]:

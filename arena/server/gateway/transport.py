@@ -1,14 +1,10 @@
 """The kernel's own round trip of each bot stream's TCP connection, the measure lag compensation rests on.
 
-A round trip a bot answers itself (Ping -> Pong) is the bot's to stretch: one that holds its Pongs 240 ms would be
-granted 240 ms more per decision. gRPC's Python API shows neither the connection's socket nor its HTTP/2 PINGs, so
-the gateway asks the kernel: one ``NETLINK_SOCK_DIAG`` dump of the established TCP sockets on its port
-(:func:`tcp_round_trips`, what ``ss -ti`` shows as ``minrtt``) gives, per peer address, the least round trip the
-kernel measured from the TCP handshake and its ACKs. No message of the bot's program moves it; only the bot host's
-own network stack could (holding its bare ACKs back, which takes control of that host's kernel or network), and
-through a proxy it is the round trip to the proxy: the measure errs low, never high.
-
-Linux only: elsewhere, or where the dump is refused, nothing is measured and no lag compensation is granted.
+A Ping -> Pong round trip is the bot's to stretch (one that holds its Pongs would be granted more time). gRPC's Python
+API shows neither the socket nor its HTTP/2 PINGs, so the gateway asks the kernel: one ``NETLINK_SOCK_DIAG`` dump of
+the established TCP sockets on its port (:func:`tcp_round_trips`, ``ss -ti``'s ``minrtt``) gives, per peer, the least
+round trip measured from the handshake and ACKs, which no message of the bot moves: the measure errs low, never high.
+Linux only: elsewhere, or where the dump is refused, no lag compensation is granted.
 """
 
 from __future__ import annotations
@@ -77,6 +73,9 @@ def _normal(host: str) -> str:
     return str(address)
 
 
+_warned: list[bool] = []  # the failure to read them is logged once
+
+
 def tcp_round_trips(local_port: int) -> dict[Peer, float]:
     """The least round trip (seconds) the kernel measured on each established TCP connection to ``local_port``,
     by peer; empty where the kernel's socket diagnostics cannot be read (logged once)."""
@@ -86,17 +85,10 @@ def tcp_round_trips(local_port: int) -> dict[Peer, float]:
             for family in (socket.AF_INET, socket.AF_INET6):
                 found.update(_dump(diag, family, local_port))
     except (OSError, AttributeError, ValueError, struct.error) as error:  # no AF_NETLINK (not Linux), refused
-        _warn_once(error)
+        if not _warned:
+            _warned.append(True)
+            log.warning("cannot read the kernel's TCP round trips (%s): no lag compensation is granted", error)
     return found
-
-
-_warned: list[bool] = []
-
-
-def _warn_once(error: Exception) -> None:
-    if not _warned:
-        _warned.append(True)
-        log.warning("cannot read the kernel's TCP round trips (%s): no lag compensation is granted", error)
 
 
 def _dump(diag: socket.socket, family: int, local_port: int) -> Iterable[tuple[Peer, float]]:

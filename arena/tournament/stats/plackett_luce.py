@@ -1,43 +1,14 @@
 """A batch estimate of strength: the Plackett-Luce model fitted on a whole set of results at once (pure).
 
-OpenSkill (:mod:`arena.tournament.stats.ratings`) is an *online* estimate: it applies matches one by one, so the same
-matches in another order give other ratings, and its intervals come from its own approximate posterior. This module
-fits the same model, Plackett-Luce, to every result together, so the estimate depends on the set of results only
-(any order gives the same numbers), and takes its intervals from the data (a bootstrap over deal groups).
-
-Definitions:
-
-* **Model**: bot ``i`` has a strength ``gamma_i > 0``; a match's finishing order is drawn stage by stage, each stage's
-  finisher chosen among the seats still in play with probability ``gamma_i / sum(gamma of those seats)``. A match
-  contributes its stages from first place down to the first tie (:meth:`MatchResult.ranks`; forfeited seats share
-  the last rank, so they add no stage among themselves).
-* **Rating**: ``log(gamma_i)``, the log-strength; two bots ``d`` apart finish in that order with odds ``e**d`` to 1
-  when they meet alone. The scale is anchored on a virtual reference bot of rating 0.
-* **Prior**: every bot is given :data:`PRIOR_GAMES` virtual win and as many virtual losses against the reference,
-  so a bot that won every match keeps a finite rating and a bot
-  without matches sits at 0.
-* **Fit**: the maximum of the posterior (:func:`fit`: Newton's method on the concave log-posterior, to
-  :data:`TOLERANCE`; the MM algorithm of Hunter (2004) reaches the same point, far more slowly).
-* **Interval and rank range**: :data:`BOOTSTRAP` refits on the deal groups resampled with replacement (a group's
-  matches stay together: they share a deal), drawn from a stream keyed by the set of group ids. The interval is the
-  rating plus or minus ``1.96 * sqrt(G / (G - 1))`` times the refits' standard deviation over ``G`` groups (the
-  bootstrap standard error with the small-sample correction of the plug-in variance: in the intervals
-  benchmark the plain percentile interval covered 90-92 % with 8-16 groups, and ``t(G - 1)`` in place of 1.96
-  96.7-99.2 %); the rank range is the 2.5 % and 97.5 %
-  quantiles of each bot's rank over the refits. Where the refits do not spread at all (one bot won every match:
-  every resample is the same), the interval takes the posterior's own standard error instead (Laplace's
-  approximation; of a rating against the field's mean, since the prior alone pins the common level), as the
-  standings' win-rate interval takes the matches as its sample size where the groups do not spread: the plain
-  bootstrap interval, a point there, held the truth 10 % of the time between heuristic and weakened at 8 groups.
-  The draws come from SHAKE-256 keyed by the set of group ids (:func:`_resamples`), and each refit starts from
-  the full fit.
-* **Tiers** (a rules pool's leaderboard and a tournament's standings rank and tier by these ratings): every pair's
-  difference against the standard error behind its interval, Student's t with the pair's direct meetings less one
-  as degrees of freedom, Holm's control over all the pairs, the standings' tier rule (:meth:`BatchFit._tiered`).
-  The ratings are adjusted for who met whom: two bots that met different fields are compared on their strengths,
-  not on raw win rates. In a field of 2 bots an exact test applies instead: the sign test over the deal groups
-  each won (:meth:`BatchFit.p_value`). :meth:`BatchFit.verdicts` says, pair by pair, what is told apart and about
-  how many more matches would tell the rest apart.
+OpenSkill (:mod:`arena.tournament.stats.ratings`) applies matches one by one, so another order gives other ratings;
+this fit depends on the set of results only, and takes its intervals from the data. A match contributes its
+stages (each finisher chosen among the seats still in play with probability ``gamma_i / sum(gamma)``) down to the
+first tie; the rating is ``log(gamma_i)`` against a reference bot of rating 0, every bot given :data:`PRIOR_GAMES`
+virtual wins and losses against it. The fit is the posterior's maximum (Newton's method on the concave
+log-posterior); intervals and rank ranges come from :data:`BOOTSTRAP` refits on the deal groups resampled whole,
+the posterior's own standard error where the refits do not move. The tiers test every pair's difference (the sign
+test in a field of 2) under Holm's control. docs/organizers.md (pools and leaderboards) defines every number and
+docs/benchmarks.md (intervals, tiers, batch ratings) measures them.
 """
 
 from __future__ import annotations
@@ -46,7 +17,7 @@ import hashlib
 import itertools
 import json
 import math
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from dataclasses import field as dataclass_field
@@ -62,8 +33,7 @@ PRIOR_GAMES = 1.0
 TOLERANCE = 1e-7
 MAX_ITERATIONS = 100
 BOOTSTRAP = 100
-"""Refits on resampled deal groups behind each interval and rank range (the number the intervals benchmark
-measured the coverage with; a leaderboard of 6 bots and 480 groups refits in about a second)."""
+"""Refits on resampled deal groups behind each interval and rank range (what the intervals benchmark measured)."""
 
 Stage = tuple[int, tuple[int, ...]]
 """One stage of a finishing order: the bot (index) that finished, among the bots (indexes) still in play."""
@@ -72,7 +42,7 @@ Stage = tuple[int, tuple[int, ...]]
 @dataclass(frozen=True)
 class BatchRating:
     """One bot's batch estimate: ``rating`` (log-strength), its interval, its rank (1 = best) and rank range, and
-    its tier with the bots it is not told apart from (:meth:`BatchFit.ratings`: a pool leaderboard's order)."""
+    its tier with the bots it is not told apart from."""
 
     bot: str
     rating: float
@@ -90,15 +60,13 @@ class BatchRating:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BatchRating:
-        """A rating as :meth:`to_dict` wrote it (a cached copy)."""
         return cls(str(data["bot"]), float(data["rating"]), float(data["low"]), float(data["high"]),
                    int(data["rank"]), int(data["best_rank"]), int(data["worst_rank"]), int(data["matches"]),
                    int(data.get("tier", 0)), tuple(str(b) for b in data.get("indistinguishable") or ()))
 
 
 def stages_of(result: MatchResult, index: dict[str, int]) -> list[Stage]:
-    """The stages a result contributes: seats in finishing order, each chosen among those not placed yet, down to
-    the first tie."""
+    """The stages a result contributes, in finishing order down to the first tie."""
     ranks = result.ranks()
     order = sorted(range(len(result.seats)), key=lambda seat: ranks[seat])
     stages: list[Stage] = []
@@ -109,22 +77,12 @@ def stages_of(result: MatchResult, index: dict[str, int]) -> list[Stage]:
     return stages
 
 
-def fit(stages: Sequence[Stage], bots: int, prior: float = PRIOR_GAMES) -> list[float]:
-    """The log-strengths that maximise the posterior of ``stages`` (the Plackett-Luce likelihood times the prior).
-
-    The objective is concave in the log-strengths, strictly with the prior, so Newton's method with step halving
-    reaches its one maximum in a few iterations. (Hunter's MM updates reach the same point, but crawl on UNO's
-    near-deterministic results, where the prior alone holds a rating: 150 s for one 4-bot leaderboard.)"""
-    counts: dict[Stage, float] = defaultdict(float)
-    for stage in stages:
-        counts[stage] += 1
-    return fit_counts(counts, bots, prior)
-
-
 def fit_counts(counts: Mapping[Stage, float], bots: int, prior: float = PRIOR_GAMES,
                start: Sequence[float] | None = None) -> list[float]:
-    """:func:`fit` on stages given with their (possibly fractional) counts, from ``start`` (0 for every bot
-    unless given: the maximum is the same from anywhere, only the iterations differ)."""
+    """The log-strengths that maximise the posterior of stages with their (possibly fractional) counts: Newton's
+    method with step halving on the strictly concave log-posterior (Hunter's MM updates crawl on UNO's
+    near-deterministic results: 150 s for one 4-bot leaderboard), from ``start`` (the maximum is the same from
+    anywhere, only the iterations differ)."""
     fields = _Fields.of(counts, bots)
     theta = list(start) if start is not None else [0.0] * bots
     current = _log_posterior(fields, theta, prior)
@@ -147,10 +105,8 @@ def fit_counts(counts: Mapping[Stage, float], bots: int, prior: float = PRIOR_GA
 
 @dataclass(frozen=True)
 class _Fields:
-    """Stage counts as the likelihood uses them: the (weighted) stages each bot won, and each field of bots with
-    the stages played among it. A stage's likelihood is ``exp(theta[winner]) / sum(exp(theta[field]))``, so its
-    winner's term is linear in the ratings and the normaliser depends on the field alone: one softmax per field,
-    not per stage (a 4-seat table's first stage has 24 orders of its field and 4 winners)."""
+    """Stage counts as the likelihood uses them: the stages each bot won, and each set of bots with the stages
+    played among it (a stage's normaliser depends on the set alone: one softmax per set, not per stage)."""
 
     wins: list[float]
     fields: list[tuple[tuple[int, ...], float]]
@@ -229,15 +185,9 @@ def _ranks(ratings: Sequence[float]) -> list[int]:
     return [1 + sum(1 for other in ratings if other > r + 1e-12) for r in ratings]
 
 
-def _half_width(draws: Sequence[float], groups: int, confidence: float, fallback: float) -> float:
-    """Half the interval: ``z`` times :func:`_error`."""
-    return z_quantile(confidence) * _error(draws, groups, fallback)
-
-
 def _error(draws: Sequence[float], groups: int, fallback: float) -> float:
-    """The standard error behind an interval: ``sqrt(G / (G - 1))`` times the standard deviation of the bootstrap
-    draws; where the draws do not spread (every group alike, e.g. one bot won every match, or fewer than 2 groups),
-    ``fallback``, the posterior's own standard error, so the interval never collapses to a point."""
+    """The standard error behind an interval: ``sqrt(G / (G - 1))`` times the bootstrap draws' standard deviation;
+    ``fallback`` (the posterior's) where they do not spread, so the interval never collapses to a point."""
     sd = 0.0
     if groups >= 2 and len(draws) >= 2:
         centre = math.fsum(draws) / len(draws)
@@ -267,10 +217,8 @@ def _quantile(values: Sequence[float], q: float) -> float:
 
 
 def _resamples(groups: Sequence[str], bootstrap: int) -> Iterator[list[int]]:
-    """``bootstrap`` draws of ``len(groups)`` group indexes with replacement, from SHAKE-256's output keyed by the
-    set of deal groups alone (so they do not depend on the order of the results; one hash call for all the draws,
-    where a SHA-256 call per four numbers took most of a leaderboard's time). Each index is the high bits of a
-    64-bit number times the number of groups (a bias below ``G / 2**64``)."""
+    """``bootstrap`` draws of ``len(groups)`` group indexes with replacement, from one SHAKE-256 output keyed by the
+    set of deal groups alone (not their order); each index is the high bits of a 64-bit number times ``G``."""
     count = len(groups)
     if not count or bootstrap <= 0:
         return
@@ -283,8 +231,8 @@ def _resamples(groups: Sequence[str], bootstrap: int) -> Iterator[list[int]]:
 
 @dataclass(frozen=True)
 class BatchFit:
-    """The fit on every result and its refits on resampled deal groups (:func:`refit`): what
-    :func:`batch_ratings` and the tier tests read, one set of refits for both."""
+    """The fit on every result and its refits on resampled deal groups (:func:`refit`), for the ratings and the
+    tier tests alike."""
 
     bots: list[str]
     estimate: list[float]
@@ -292,19 +240,16 @@ class BatchFit:
     groups: int
     matches: list[int]
     covariance: list[list[float]]
-    """The posterior's covariance at its maximum (the inverse of the negated Hessian: Laplace's approximation)."""
+    """The posterior's covariance at its maximum (Laplace's approximation)."""
     shared: list[list[int]]
     """For each pair of bots, the deal groups in which both played (their direct meetings)."""
     ahead: list[list[int]] = dataclass_field(default_factory=list)
-    """``ahead[i][j]``: the deal groups in which bot ``i`` finished ahead of bot ``j`` in more of their shared
-    matches than ``j`` ahead of ``i`` (what the sign test of a 2-bot field counts)."""
+    """``ahead[i][j]``: the deal groups in which bot ``i`` finished ahead of ``j`` more often than behind."""
     match_count: int = 0
-    """The matches fitted."""
 
     def ratings(self, confidence: float = 0.95) -> list[BatchRating]:
-        """Every bot's batch rating with its interval and rank range, best first (ties by name). Where the refits
-        do not move (every resample alike), the rank range is read off the intervals instead: from 1 + the bots
-        whose interval lies wholly above, to the bots whose interval does not lie wholly below."""
+        """Every bot's batch rating, best first (ties by name). Where the refits do not move, the rank range is read
+        off the intervals: from 1 + the bots wholly above, to the bots not wholly below."""
         tail = (1.0 - confidence) / 2.0
         rank_draws = [_ranks(r) for r in self.resampled]
         n = len(self.bots)
@@ -313,8 +258,8 @@ class BatchFit:
             value = round(self.estimate[i], 12) + 0.0  # no -0.00 where equal bots balance out
             # against the mean of the field: the prior alone pins the common level, which the refits do not move
             around = [(1.0 if k == i else 0.0) - 1.0 / n for k in range(n)] if n > 1 else [1.0]
-            half = _half_width([r[i] for r in self.resampled], self.groups, confidence,
-                               _contrast_sd(self.covariance, around))
+            half = z_quantile(confidence) * _error([r[i] for r in self.resampled], self.groups,
+                                                   _contrast_sd(self.covariance, around))
             spans.append((value, value - half, value + half))
         out: list[BatchRating] = []
         for i, (bot, rank) in enumerate(zip(self.bots, _ranks(self.estimate), strict=True)):
@@ -327,24 +272,11 @@ class BatchFit:
                 worst = n - sum(1 for _, _, other_high in spans if other_high < low)
             out.append(BatchRating(bot, value, low, high, rank, min(rank, best), max(rank, worst), self.matches[i]))
         out.sort(key=lambda b: (b.rank, b.bot))
-        return self._tiered(out, confidence)
-
-    def _tiered(self, ordered: list[BatchRating], confidence: float) -> list[BatchRating]:
-        """The ratings (best first) with their tiers: each pair's difference tested against 0 with the standard
-        error behind :meth:`difference`'s interval, Student's t with ``G - 1`` degrees of freedom over the ``G``
-        deal groups in which the pair met (over all the groups where they met fewer than twice; the normal
-        distribution where the refits do not move and the error is the posterior's), Holm's control over every
-        pair, and the standings' tier rule (:func:`arena.tournament.standings.told_apart`,
-        :func:`~arena.tournament.standings.tiers_of`).
-
-        Why not the interval's 1.96: two copies of one bot should share a tier at least 95 % of the time, and with
-        1.96 two copies of weakened beside heuristic and random, 8 deal groups a pair, shared one in 92.5 % of
-        replicates (docs/benchmarks.md): what tells two bots apart is mostly their direct
-        meetings, few in a round robin, so their difference's bootstrap error is itself uncertain."""
-
-        apart = told_apart(ordered, lambda a, b: self.p_value(a.bot, b.bot), confidence)
-        return [replace(rating, tier=tier, indistinguishable=tuple(ordered[j].bot for j in others))
-                for rating, tier, others in zip(ordered, tiers_of(apart), not_told_apart(apart), strict=True)]
+        # the tiers: Student's t (:meth:`p_value`), not the interval's 1.96: a pair's few direct meetings make its
+        # bootstrap error uncertain
+        apart = told_apart(out, lambda a, b: self.p_value(a.bot, b.bot), confidence)
+        return [replace(rating, tier=tier, indistinguishable=tuple(out[j].bot for j in others))
+                for rating, tier, others in zip(out, tiers_of(apart), not_told_apart(apart), strict=True)]
 
     @property
     def test(self) -> str:
@@ -352,11 +284,9 @@ class BatchFit:
         return SIGN_TEST if len(self.bots) == 2 and self.ahead else BATCH_TEST
 
     def p_value(self, a: str, b: str) -> float:
-        """The two-sided p-value that bots ``a`` and ``b`` are equal. In a field of 2 bots, the exact sign test over
-        the deal groups each won (:func:`arena.tournament.stats.intervals.sign_test_p_value`: 4 to 0 is 0.125); else the
-        batch ratings' difference against the standard error behind its interval, Student's t with the pair's
-        direct meetings less one as degrees of freedom (all the groups where they met fewer than twice; the normal
-        where the refits do not move and the error is the posterior's)."""
+        """The two-sided p-value that ``a`` and ``b`` are equal: in a field of 2 bots the exact sign test over the
+        deal groups each won; else the ratings' difference against :meth:`_tested_gap`'s error, Student's t with the
+        pair's direct meetings less one as degrees of freedom (the normal where the error is the posterior's)."""
         i, j = self.bots.index(a), self.bots.index(b)
         if self.test == SIGN_TEST:
             return sign_test_p_value(self.ahead[i][j], self.ahead[j][i])
@@ -368,9 +298,8 @@ class BatchFit:
 
     def more_matches(self, a: str, b: str, alpha: float) -> int | None:
         """About how many more matches would tell ``a`` and ``b`` apart at level ``alpha`` if their difference stayed
-        as it is: with the sign test, the decided groups it needs at the current split, in matches (a group's
-        matches); else more groups of this field played as so far (the error shrinking as one over the root of
-        the groups; :func:`arena.tournament.stats.intervals.more_samples`), in matches. ``None``: no difference."""
+        (the sign test's decided groups, or :func:`~arena.tournament.stats.intervals.more_samples` groups, in
+        matches); ``None``: no difference."""
         per_group = self.match_count / self.groups if self.groups else 1.0
         i, j = self.bots.index(a), self.bots.index(b)
         if self.test == SIGN_TEST:
@@ -384,53 +313,40 @@ class BatchFit:
         return None if more is None else math.ceil(more * per_group)
 
     def _tested_gap(self, a: str, b: str) -> tuple[float, float]:
-        """``rating(a) - rating(b)`` and the standard error the tier test holds it against: the refits' (:meth:`_gap`),
-        widened to the geometric mean of it and the posterior's (Laplace's approximation) where the posterior's is
-        the wider. The refits alone understate it between two weak bots with few wins (two copies of random at 3
-        seats, 4 deals a table: told apart in 14 % of replicates at 5 %, their difference heavy-tailed); the
-        posterior's alone overstates it between clearly unequal bots (heuristic and weakened at 2 seats, 8 duplicate
-        deals: 1.01 where the difference's spread over replicates was 0.19, never told apart); the geometric mean
-        keeps copies together and unequal bots apart (docs/benchmarks.md, tiers)."""
-        gap, error, _ = self._gap(a, b)
-        i, j = self.bots.index(a), self.bots.index(b)
-        pair = [1.0 if k == i else -1.0 if k == j else 0.0 for k in range(len(self.bots))]
-        return gap, math.sqrt(error * max(error, _contrast_sd(self.covariance, pair)))
+        """``rating(a) - rating(b)`` and the standard error the tier test holds it against: the refits', widened to
+        the geometric mean of it and the posterior's where the posterior's is wider. The refits alone understate it
+        between two weak bots with few wins, the posterior's alone overstates it between unequal bots."""
+        gap, error, _, posterior = self._gap(a, b)
+        return gap, math.sqrt(error * max(error, posterior))
 
     def verdicts(self, confidence: float = 0.95) -> Verdicts:
-        """Every pair in the order of :meth:`ratings` (best first): told apart under Holm's control (the tiers
-        follow from these), its p-value and, if not told apart, :meth:`more_matches` at the Bonferroni level
-        ``(1 - confidence) / pairs`` (enough whatever the other pairs do), with the summary sentence."""
+        """Every pair in the order of :meth:`ratings`: told apart under Holm's control, its p-value and, if not,
+        :meth:`more_matches` at the Bonferroni level ``(1 - confidence) / pairs``."""
         ordered = [rating.bot for rating in self.ratings(confidence)]
         apart = told_apart(ordered, self.p_value, confidence)
         count = len(ordered) * (len(ordered) - 1) // 2
         alpha = (1.0 - confidence) / max(1, count)
         pairs = []
-        for x in range(len(ordered)):
-            for y in range(x + 1, len(ordered)):
-                a, b = ordered[x], ordered[y]
-                told = apart[x][y]
-                pairs.append(PairVerdict(a, b, told, self.p_value(a, b),
-                                         None if told else self.more_matches(a, b, alpha), self.test))
+        for x, y in itertools.combinations(range(len(ordered)), 2):
+            a, b = ordered[x], ordered[y]
+            told = apart[x][y]
+            pairs.append(PairVerdict(a, b, told, self.p_value(a, b),
+                                     None if told else self.more_matches(a, b, alpha), self.test))
         return verdicts_of(pairs, self.match_count)
 
-    def _gap(self, a: str, b: str) -> tuple[float, float, bool]:
-        """``rating(a) - rating(b)``, its standard error (the refits' standard deviation of the difference with
-        the small-sample correction, or the posterior's where the refits do not move), and whether it is the
-        refits'."""
+    def _gap(self, a: str, b: str) -> tuple[float, float, bool, float]:
+        """``rating(a) - rating(b)``, its standard error (:func:`_error`), whether that is the refits', and the
+        posterior's."""
         i, j = self.bots.index(a), self.bots.index(b)
         pair = [1.0 if k == i else -1.0 if k == j else 0.0 for k in range(len(self.bots))]
         draws = [r[i] - r[j] for r in self.resampled]
-        return (self.estimate[i] - self.estimate[j], _error(draws, self.groups, _contrast_sd(self.covariance, pair)),
-                not _still(draws))
+        posterior = _contrast_sd(self.covariance, pair)
+        return self.estimate[i] - self.estimate[j], _error(draws, self.groups, posterior), not _still(draws), posterior
 
     def difference(self, a: str, b: str, confidence: float = 0.95) -> tuple[float, float]:
-        """The interval of ``rating(a) - rating(b)``: ``z`` times the refits' standard deviation of the difference,
-        widened as the tier test widens it (:meth:`_tested_gap`) where the pair met in only some of the deal groups.
-        Why: what measures a difference is mostly the pair's direct meetings, and where those are a few of the groups
-        resampled the refits' spread is itself uncertain: two copies of weakened beside heuristic and random, 8
-        duplicate deals a pair (8 of 24 groups), were held 92.0-92.6 % of the time without the widening, 94.6-96.0 %
-        with it; where the pair met in every group (a field of 2) the refits' own held 93.6-97.0 % and the widening
-        took it to 97.0-98.4 % (docs/benchmarks.md)."""
+        """The interval of ``rating(a) - rating(b)``: ``z`` standard errors, widened as the tier test widens them
+        (:meth:`_tested_gap`) where the pair met in only some of the deal groups (their few meetings make the
+        refits' spread uncertain)."""
         i, j = self.bots.index(a), self.bots.index(b)
         gap, error = self._tested_gap(a, b) if self.shared[i][j] < self.groups else self._gap(a, b)[:2]
         half = z_quantile(confidence) * error
@@ -438,8 +354,6 @@ class BatchFit:
 
 
 def _groups_ahead(ordered: Sequence[MatchResult], index: Mapping[str, int]) -> list[list[int]]:
-    """``ahead[i][j]``: the deal groups in which bot ``i`` finished ahead of bot ``j`` in more of their shared matches
-    than ``j`` ahead of ``i`` (:attr:`BatchFit.ahead`)."""
     net: dict[str, dict[tuple[int, int], int]] = {}  # group -> (i, j) with i < j -> i ahead of j less j ahead of i
     for r in ordered:
         finish = r.ranks()
@@ -460,7 +374,7 @@ def _groups_ahead(ordered: Sequence[MatchResult], index: Mapping[str, int]) -> l
 def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), bootstrap: int = BOOTSTRAP) -> BatchFit:
     """Fit every result once, then refit each resample of the deal groups (from the full fit: the same maximum in
     fewer Newton steps)."""
-    ordered = sorted(dedupe(results), key=lambda r: r.match_id)
+    ordered = dedupe(results)  # in match id order
     bots = sorted(set(participants) | {b for r in ordered for b in r.seats})
     index = {bot: i for i, bot in enumerate(bots)}
     by_group: dict[str, dict[Stage, float]] = {}
@@ -475,17 +389,14 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
         seated.setdefault(r.deal_group, set()).update(index[bot] for bot in r.seats)
     shared = [[0] * len(bots) for _ in bots]
     for members in seated.values():
-        for i in members:
-            for j in members:
-                shared[i][j] += 1
+        for i, j in itertools.product(members, repeat=2):
+            shared[i][j] += 1
     ahead = _groups_ahead(ordered, index)
     groups = sorted(by_group)
     estimate, covariance = posterior(_summed(by_group[g] for g in groups), len(bots))
     resampled = []
     for drawn in _resamples(groups, bootstrap):
-        picked: dict[int, int] = {}
-        for g in drawn:
-            picked[g] = picked.get(g, 0) + 1
+        picked = Counter(drawn)
         chosen = sorted(picked)
         resampled.append(fit_counts(_summed((by_group[groups[g]] for g in chosen), [picked[g] for g in chosen]),
                                     len(bots), start=estimate))
@@ -493,8 +404,7 @@ def refit(results: Iterable[MatchResult], participants: Iterable[str] = (), boot
 
 
 def posterior(counts: Mapping[Stage, float], bots: int) -> tuple[list[float], list[list[float]]]:
-    """The fit on stage counts (:func:`fit_counts`) and the posterior's covariance at it (Laplace's approximation: the
-    inverse of the negated Hessian)."""
+    """The fit on stage counts and the posterior's covariance at it (the inverse of the negated Hessian)."""
     estimate = fit_counts(counts, bots)
     _, curvature = _derivatives(_Fields.of(counts, bots), estimate, PRIOR_GAMES)
     return estimate, [_solve(curvature, [1.0 if k == i else 0.0 for k in range(bots)]) for i in range(bots)]
@@ -511,6 +421,5 @@ def _summed(parts: Iterable[Mapping[Stage, float]], weights: Sequence[float] | N
 
 def batch_ratings(results: Iterable[MatchResult], participants: Iterable[str] = (), *,
                   bootstrap: int = BOOTSTRAP, confidence: float = 0.95) -> list[BatchRating]:
-    """Every bot's batch rating with its bootstrap interval and rank range, best first (ties by name). The same
-    set of results gives the same numbers in any order (a match id counted once)."""
+    """Every bot's batch rating, best first; the same set of results gives the same numbers in any order."""
     return refit(results, participants, bootstrap).ratings(confidence)

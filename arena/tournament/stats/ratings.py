@@ -1,29 +1,17 @@
 """Multiplayer ratings with uncertainty: OpenSkill's Plackett-Luce model, kept as plain data.
 
-A :class:`RatingPool` holds one ``(mu, sigma)`` per bot for one *rating pool* (a variant plus
-rule options, see :func:`arena.tournament.spec.rating_pool_key`), with the model parameters it
-was built with. It is immutable: :meth:`RatingPool.updated` returns a new pool. Results are
-applied in ``match_id`` order, whatever order they arrive in, so the same set of results
-always gives the same ratings; a match id already seen in the same call is applied once.
-
-Drift is off by default (``tau = 0``): bots do not change between matches the way people do, so
-sigma only shrinks with evidence. A new version of a bot should enter under a new name.
-
-The rating fact (:meth:`Rating.fact`) is computed here and nowhere else: the rating *is* the estimate ``mu``,
-shown with its standard deviation and its interval ``mu -/+ z sigma`` (95 % by default), so a rating always lies
-inside its interval; leaderboards and ladders rank by it. ``ordinal`` (``mu - 3 sigma``) remains only as the
-conservative number of the tournament exports.
-
-A pool also keeps per-bot counters (:class:`Tally`: matches, wins, points, forfeits, timeouts, refusals,
-decisions, deal groups) over every tournament applied with tallies, and the tournaments counted (``counted``),
-so that the counters, like the ratings, count each tournament once.
+A :class:`RatingPool` holds one ``(mu, sigma)`` per bot for one rating pool
+(:func:`arena.tournament.spec.rating_pool_key`); it is immutable, and applies results in ``match_id`` order whatever
+order they arrive in, so the same set of results gives the same ratings. Drift is off (``tau = 0``): bots do not
+change between matches as people do. The rating shown is :meth:`Rating.fact`, computed here only; ``ordinal``
+(``mu - 3 sigma``) remains for the exports. A pool also keeps per-bot counters (:class:`Tally`) and the tournaments
+counted, so each tournament counts once.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -43,8 +31,7 @@ Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class RatingFact:
-    """A rating as every reader shows it: ``value`` (the estimate ``mu``), its ``sigma`` and its interval
-    ``[low, high]`` = ``value -/+ z sigma``, which always holds ``value``."""
+    """A rating as every reader shows it: ``value`` (``mu``), ``sigma`` and ``[low, high]`` = ``value -/+ z sigma``."""
 
     value: float
     sigma: float
@@ -67,12 +54,10 @@ class Rating:
         return self.mu - ORDINAL_Z * self.sigma
 
     def interval(self, z: float = Z95) -> tuple[float, float]:
-        """``mu -/+ z*sigma`` (95% by default)."""
         return (self.mu - z * self.sigma, self.mu + z * self.sigma)
 
     def fact(self, z: float = Z95) -> RatingFact:
-        """The rating as shown: value ``mu`` inside its interval ``mu -/+ z sigma`` (the one place it is
-        computed)."""
+        """The rating as shown (the one place it is computed)."""
         low, high = self.interval(z)
         return RatingFact(self.mu, self.sigma, low, high, self.matches)
 
@@ -86,13 +71,10 @@ class Rating:
 
 @dataclass(frozen=True)
 class Tally:
-    """One bot's counters in a rating pool: matches, wins and points of its scored matches, the matches it
-    forfeited, and the timeouts, refusals and decisions of its recorded matches; ``groups`` is the number of
-    independent deal groups it played. The win-rate interval takes its deal groups as clusters in strata (its
-    tables) from their running sums per table, ``win_strata`` (:class:`arena.tournament.stats.intervals.RateSums` by
-    :func:`arena.tournament.standings.table_key`, up to :data:`MAX_TABLES` tables); ``summed_groups`` groups are also
-    in ``group_matches_sq``, ``group_wins_sq`` and ``group_cross``, the sums over all its tables (tournaments
-    counted before pools kept them are not in either)."""
+    """One bot's counters in a rating pool: matches, wins and points of its scored matches, forfeits, and the
+    timeouts, refusals and decisions of its recorded matches; ``groups``: its deal groups. The win rate's running
+    sums: over all its tables (``group_matches_sq``, ``group_wins_sq``, ``group_cross``) and per table, ``win_strata``
+    (by :func:`arena.tournament.standings.table_key`, up to :data:`MAX_TABLES` tables)."""
 
     matches: int = 0
     wins: int = 0
@@ -102,7 +84,6 @@ class Tally:
     refusals: int = 0
     decisions: int = 0
     groups: int = 0
-    summed_groups: int = 0
     group_matches_sq: int = 0
     group_wins_sq: int = 0
     group_cross: int = 0
@@ -113,29 +94,23 @@ class Tally:
 
     @classmethod
     def summing(cls, strata: Mapping[str, RateSums], **counters: int) -> Tally:
-        """A tally with ``counters`` and the win rate's running sums per table, ``strata``."""
         sums = sum(strata.values(), RateSums())
-        return cls(**counters, summed_groups=sums.clusters, group_matches_sq=sums.matches_sq,
-                   group_wins_sq=sums.total_sq, group_cross=sums.cross, win_strata=strata)
+        return cls(**counters, group_matches_sq=sums.matches_sq, group_wins_sq=sums.total_sq, group_cross=sums.cross,
+                   win_strata=strata)
 
-    def win_sums(self) -> RateSums | None:
-        """The running sums of the win rate's clusters over all tables, ``None`` when some of the bot's groups are
-        not in them (counted before pools kept them)."""
-        if self.summed_groups != self.groups:
-            return None
+    def win_sums(self) -> RateSums:
+        """The running sums of the win rate's clusters over all tables."""
         return RateSums(self.groups, self.matches, self.wins, self.group_matches_sq, self.group_wins_sq,
                         self.group_cross)
 
     def win_sums_by_table(self) -> list[RateSums] | None:
-        """The running sums per table, ``None`` when some of the bot's groups are not in them (counted before pools
-        kept them per table, 2026-12-03)."""
+        """The running sums per table, ``None`` once they were dropped (past :data:`MAX_TABLES`)."""
         if sum(cell.clusters for cell in self.win_strata.values()) != self.groups:
             return None
         return list(self.win_strata.values())
 
     def plus(self, other: Tally) -> Tally:
-        """The sum of two tallies. The sums per table are kept while both cover all their groups and they hold at
-        most :data:`MAX_TABLES` tables; past that, none (the interval then takes the sums over all tables)."""
+        """The sum of two tallies; the sums per table are dropped for good past :data:`MAX_TABLES` tables."""
         counts = {name: getattr(self, name) + getattr(other, name) for name in _COUNTERS}
         strata: dict[str, RateSums] = {}
         if self.win_sums_by_table() is not None and other.win_sums_by_table() is not None:
@@ -146,7 +121,7 @@ class Tally:
 
     def to_dict(self) -> dict[str, Any]:
         return {**{name: getattr(self, name) for name in _COUNTERS},
-                "win_strata": {key: list(self.win_strata[key].as_tuple()) for key in sorted(self.win_strata)}}
+                "win_strata": {key: list(astuple(self.win_strata[key])) for key in sorted(self.win_strata)}}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Tally:
@@ -156,30 +131,18 @@ class Tally:
 
 
 MAX_TABLES = 256
-"""The most tables a bot's :class:`Tally` keeps sums for. A pool's size grows with them: 2-seat round robins give
-a bot one table per opponent, but tournaments that seat 3 or 4 bots afresh every deal give it a new table nearly
-every group, whose sums (one group each) the interval pools into one anyway."""
+"""The most tables a bot's :class:`Tally` keeps sums for, so a pool's size does not grow with its groups (tables
+seated afresh every deal give a bot a new table nearly every group)."""
 
 _COUNTERS = tuple(name for name in Tally.__dataclass_fields__ if name != "win_strata")
 """The whole-number counters of a :class:`Tally`."""
 
 
-def added(tallies: Mapping[str, Tally], more: Mapping[str, Tally]) -> dict[str, Tally]:
-    """``tallies`` plus ``more``, bot by bot."""
-    out = dict(tallies)
-    for bot, tally in more.items():
-        out[bot] = out.get(bot, Tally()).plus(tally)
-    return out
-
-
 @dataclass(frozen=True)
 class RatingPool:
-    """Ratings of every bot in one rating pool, plus the model parameters (plain data).
-
-    ``applied`` counts the results applied since the pool was created; ``tournaments`` lists
-    the tournaments applied with :meth:`with_tournament`, in order. ``tallies`` are the per-bot counters of
-    the tournaments listed in ``counted``; ``seat_counts`` the table sizes of the matches applied.
-    """
+    """Ratings of every bot in one rating pool, plus the model parameters. ``applied``: results applied;
+    ``tournaments``: those applied, in order; ``tallies``: per-bot counters of the tournaments in ``counted``;
+    ``seat_counts``: the table sizes of the matches applied."""
 
     key: str = ""
     ratings: Mapping[str, Rating] = field(default_factory=dict, hash=False)
@@ -207,19 +170,13 @@ class RatingPool:
         found = self.ratings.get(bot)
         return found if found is not None else Rating(self.mu, self.sigma, 0)
 
-    def _model(self) -> PlackettLuce:
-        return PlackettLuce(mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau)
-
     def updated(self, results: Iterable[MatchResult]) -> RatingPool:
-        """A new pool with ``results`` applied one by one in ``match_id`` order.
-
-        Identical duplicates (same match id) are applied once; two different results with the
-        same match id raise ``ValueError``.
-        """
+        """A new pool with ``results`` applied one by one in ``match_id`` order (a match id once; two different
+        results with one id raise ``ValueError``)."""
         ordered = dedupe(results)
         if not ordered:
             return self
-        model = self._model()
+        model = PlackettLuce(mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau)
         ratings = dict(self.ratings)
         for result in ordered:
             current = [ratings.get(bot) or Rating(self.mu, self.sigma, 0) for bot in result.seats]
@@ -233,18 +190,16 @@ class RatingPool:
 
     def with_tournament(self, tournament_id: str, results: Iterable[MatchResult],
                         tallies: Mapping[str, Tally] | None = None) -> RatingPool:
-        """Apply a finished tournament's results (and its per-bot ``tallies``, when given) once: a tournament
-        already applied is a no-op.
-
-        This makes persisting ``pool.with_tournament(...)`` safe to retry.
-        """
+        """Apply a finished tournament's results (and its ``tallies``) once: again is a no-op, so safe to retry."""
         if tournament_id in self.tournaments:
             return self
-        pool = self.updated(results)
-        pool = replace(pool, tournaments=(*self.tournaments, tournament_id))
+        pool = replace(self.updated(results), tournaments=(*self.tournaments, tournament_id))
         if tallies is None:
             return pool
-        return replace(pool, tallies=added(self.tallies, tallies), counted=(*self.counted, tournament_id))
+        summed = dict(self.tallies)
+        for bot, tally in tallies.items():
+            summed[bot] = summed.get(bot, Tally()).plus(tally)
+        return replace(pool, tallies=summed, counted=(*self.counted, tournament_id))
 
     def without(self, bots: Iterable[str]) -> RatingPool:
         """The pool with ``bots`` forgotten (ratings and counters): a new version of them starts from nothing."""
@@ -253,7 +208,6 @@ class RatingPool:
                        tallies={b: t for b, t in self.tallies.items() if b not in gone})
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (bots sorted); :meth:`from_dict` gives back an equal pool."""
         return {
             "format": POOL_FORMAT,
             "key": self.key,
@@ -272,7 +226,6 @@ class RatingPool:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RatingPool:
-        """Inverse of :meth:`to_dict`."""
         if data.get("format", POOL_FORMAT) != POOL_FORMAT:
             raise ValueError(f"unsupported rating pool format {data.get('format')!r}")
         if data.get("model", "plackett-luce") != "plackett-luce":
@@ -290,12 +243,3 @@ class RatingPool:
             counted=tuple(str(t) for t in data.get("counted") or ()),
             seat_counts=tuple(int(k) for k in data.get("seat_counts") or ()),
         )
-
-    def to_json(self) -> str:
-        """Canonical JSON text (sorted keys)."""
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, text: str) -> RatingPool:
-        """Inverse of :meth:`to_json`."""
-        return cls.from_dict(json.loads(text))

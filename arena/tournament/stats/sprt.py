@@ -1,56 +1,14 @@
-"""A sequential test on duplicate-block scores: is the candidate better than the baseline?
+"""A sequential test on duplicate-block scores: is the candidate better than the baseline? (pure)
 
-The gauntlet (:mod:`arena.service.gauntlet_runs`) plays *duplicate blocks*: on one deal, the candidate and the
-baseline each take every seat in turn against the same opponents, and the block's score is the mean, over
-the seats, of the candidate's finishing points minus the baseline's on the same seat of the same deal
-(:func:`finish_points`: 1 for first, 0 for last, shared ranks averaged; so a block score lies in ``[-1, 1]``).
-The unit of the hypotheses is this block score: **finishing points per match gained over the baseline**
-(``mu1 = 0.05``: in a two-seat match, the candidate finishes first where the baseline finished last on one deal
-in twenty more than the other way round).
-
-Model: the block scores are independent draws from an unknown *discrete* distribution over the few values a
-block can score (for two seats: -1, -0.5, 0, 0.5, 1 and the shares of ties). UNO's block scores are far from
-normal: with a strong common opponent most blocks score exactly 0 (both bots lose, or win, the same deal), and
-the rest are rare and lopsided. The test is a *generalized* SPRT over these outcomes: with ``p_hat`` the empirical
-distribution of the distinct scores seen (regularised, below) and ``q0``, ``q1`` its *exponential tilts* to mean
-``mu0`` and ``mu1`` (``q_i`` proportional to ``p_hat_i e^(t x_i)``: the distributions of those means closest to it,
-:mod:`arena.tournament.stats.sprt_design`),
-
-    LLR = n * sum_i p_hat_i * log(q1_i / q0_i)
-
-that is, the log-likelihood ratio of the blocks under the two tilts. Where the true distribution is ``T``, the LLR
-grows by ``E_T[log(q1/q0)]`` per block, as Wald's SPRT between the tilts of ``T`` does: no test of these means
-needs fewer blocks on average (Wald-Wolfowitz). Until 2026-12-06 the fits were the empirical-likelihood ones (the
-maximum-likelihood distributions with means exactly ``mu0`` and ``mu1``, fishtest's form on its pentanomial pairs):
-they agree near the hypotheses, but at true gains of 2-3 times ``mu1`` the LLR grew at half to two thirds of
-Wald's rate, and the pseudo-blocks it put at -1 and 1 let its H0 fit reach ``mu0`` by moving a little mass to an
-extreme never seen (on a three-seat classic field, whose blocks score within +-0.5, it took 3-12 times Wald's
-blocks). The sequential test's benchmark (docs/benchmarks.md) measures both.
-
-Regularisation, so that a run of identical blocks decides nothing early: ``p_hat`` adds a pseudo-count of
-:attr:`SprtConfig.prior` blocks spread evenly over the values of :func:`support` (the values seen, and one grid
-step beyond each end of them), and no decision is taken before ``min_nonzero`` blocks with a non-zero score have
-been seen (nor before ``min_blocks`` blocks). A thousand blocks that all score 0 say that the bots tie often, not
-which one is better.
-
-Hypotheses: ``H0``: ``mu <= mu0`` (not better; ``mu0 = 0`` by default); ``H1``: ``mu >= mu1`` (better by at least
-``mu1`` finishing points per match). Between them is the indifference zone: either answer is acceptable there.
-The test stops with ``H1`` once ``LLR >= log((1 - beta) / alpha)`` and with ``H0`` once
-``LLR <= log(beta / (1 - alpha))`` (Wald's bounds). ``max_blocks`` caps the test: reaching it without a decision
-leaves the question open (``decision`` stays ``None``). With ``auto_cap`` the cap is :attr:`SprtState.needed_blocks`,
-re-estimated every :data:`AUTO_CAP_EVERY` blocks: the blocks after which, at the current estimate, at most
-:data:`CAP_SHARE` of such tests are still undecided where H0 or H1 holds. While the test runs,
-:attr:`SprtState.expected_blocks_left` says how many more blocks it expects (:func:`blocks_to_decision`). The
-error rates, the blocks against Wald's and the share undecided are measured, on real block scores tilted to each
-mean and on sparse and skewed synthetic ones, by its benchmark (docs/benchmarks.md).
-
-The estimate: :attr:`SprtState.mean` is the plain mean of the block scores. After a sequential stop it is
-**biased** (a test that stops early for H1 stopped on a lucky streak, so the mean overstates the gain; early H0
-understates it); the benchmark prints the bias after an acceptance (``bias|H1``), and `uno-arena gauntlet` prints
-that range beside the mean of an accepted gauntlet. Read it as a description of the blocks played, not as the
-candidate's true gain.
-
-Everything here is pure: :class:`SprtState` is immutable and :meth:`SprtState.updated` returns a new state.
+A block's score is the mean over its seats of the candidate's finishing points minus the baseline's on the same
+deal and seat (:func:`finish_points`, :func:`block_score`: in ``[-1, 1]``), the unit of ``mu0`` and ``mu1``. UNO's
+block scores are discrete and far from normal (mostly exact ties), so the test is a generalized SPRT over the
+distinct values seen: ``LLR = n * sum p_hat * log(q1 / q0)``, ``q0`` and ``q1`` the exponential tilts of the
+regularised empirical distribution to ``mu0`` and ``mu1`` (:mod:`arena.tournament.stats.sprt_design`), which grows
+as fast as Wald's SPRT between the true distribution's tilts. A pseudo-count over :func:`support` and the
+``min_blocks``/``min_nonzero`` guards keep a run of ties from deciding anything. Wald's bounds decide; the cap is
+``max_blocks`` or, with ``auto_cap``, :attr:`SprtState.needed_blocks`. :attr:`SprtState.mean` is biased after a
+sequential stop. docs/organizers.md (gauntlet) describes the test; docs/benchmarks.md (sequential test) measures it.
 """
 
 from __future__ import annotations
@@ -58,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -79,15 +37,14 @@ DEFAULT_MIN_BLOCKS = 16
 DEFAULT_MIN_NONZERO = 16
 DEFAULT_PRIOR = 1.0
 MIN_STEP = 1.0 / 24
+"""The least grid step :func:`support` adds beyond the values seen."""
 CAP_SHARE = 0.01
-"""An automatic cap leaves about this share of tests undecided where H0 or H1 holds (at the current estimate, by
-Wald's approximations): 1%, so that the share measured on real blocks stays under 2% (at 2% it measured up to
-2.5% on the narrow classic field, whose cap is estimated from few blocks; docs/benchmarks.md)."""
+"""An automatic cap leaves about this share of tests undecided where H0 or H1 holds (by Wald's approximations), so
+that the share measured on real blocks stays under 2%."""
 AUTO_CAP_CEILING = 20_000
 """An automatic cap never exceeds this many blocks."""
 AUTO_CAP_EVERY = 16
 """An automatic cap is re-estimated every this many blocks (the estimate costs a few tilts)."""
-"""The least grid step :func:`support` adds beyond the values seen."""
 
 
 class SprtFinished(ValueError):
@@ -96,14 +53,9 @@ class SprtFinished(ValueError):
 
 @dataclass(frozen=True)
 class SprtConfig:
-    """The hypotheses and error rates of one test (see the module docstring).
-
-    ``mu0``/``mu1``: block-score means of H0 (``mu <= mu0``) and H1 (``mu >= mu1``), in finishing points per
-    match gained over the baseline, ``-1 < mu0 < mu1 < 1``; ``alpha``: the rate of accepting H1 when H0 holds;
-    ``beta``: the rate of accepting H0 when H1 holds; ``min_blocks``: no decision before this many blocks;
-    ``min_nonzero``: nor before this many blocks with a non-zero score; ``prior``: the pseudo-count of the
-    regularisation; ``max_blocks``: the cap (``None``: none).
-    """
+    """The hypotheses and error rates of one test: H0 ``mu <= mu0``, H1 ``mu >= mu1`` (block-score means);
+    ``alpha`` accepts H1 when H0 holds, ``beta`` H0 when H1 holds; no decision before ``min_blocks`` blocks and
+    ``min_nonzero`` non-zero ones; ``prior``: the regularisation's pseudo-count; ``max_blocks``: the cap."""
 
     mu0: float = DEFAULT_MU0
     mu1: float = DEFAULT_MU1
@@ -137,29 +89,22 @@ class SprtConfig:
         return (math.log(self.beta / (1.0 - self.alpha)), math.log((1.0 - self.beta) / self.alpha))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mu0": self.mu0, "mu1": self.mu1, "alpha": self.alpha, "beta": self.beta,
-                "min_blocks": self.min_blocks, "max_blocks": self.max_blocks, "min_nonzero": self.min_nonzero,
-                "prior": self.prior, "auto_cap": self.auto_cap}
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SprtConfig:
+        """A config as :meth:`to_dict` wrote it; a missing field takes its default."""
+        kinds = {"mu0": float, "mu1": float, "alpha": float, "beta": float, "min_blocks": int, "min_nonzero": int,
+                 "prior": float, "auto_cap": bool}
         cap = data.get("max_blocks")
-        return cls(mu0=float(data.get("mu0", DEFAULT_MU0)), mu1=float(data.get("mu1", DEFAULT_MU1)),
-                   alpha=float(data.get("alpha", DEFAULT_ALPHA)), beta=float(data.get("beta", DEFAULT_BETA)),
-                   min_blocks=int(data.get("min_blocks", DEFAULT_MIN_BLOCKS)),
-                   max_blocks=None if cap is None else int(cap),
-                   min_nonzero=int(data.get("min_nonzero", DEFAULT_MIN_NONZERO)),
-                   prior=float(data.get("prior", DEFAULT_PRIOR)), auto_cap=bool(data.get("auto_cap", False)))
+        return cls(**{name: kind(data[name]) for name, kind in kinds.items() if name in data},
+                   max_blocks=None if cap is None else int(cap))
 
 
 def support(seen: Sequence[float], mu0: float, mu1: float) -> list[float]:
-    """The values the fit may use: the ones seen and one grid step beyond each end of them (the step: the least gap
-    between the values seen and 0, at least :data:`MIN_STEP`), clipped to ``[-1, 1]``; when that still leaves
-    ``mu0`` or ``mu1`` at or outside the ends, -1 and 1 as well (so both fits exist).
-
-    Not -1 and 1 always: a pseudo-block at an extreme never seen lets the H0 fit reach ``mu0`` by moving a little
-    mass there, so on a narrow distribution (a three-seat classic field scores within +-0.5) the LLR grew several
-    times slower than Wald's SPRT between the distribution's tilts (docs/benchmarks.md)."""
+    """The values the fit may use: the ones seen and one grid step beyond each end (the least gap between the
+    values seen and 0, at least :data:`MIN_STEP`), clipped to ``[-1, 1]``; -1 and 1 as well only where ``mu0`` or
+    ``mu1`` would lie outside (mass at an extreme never seen lets the H0 fit explain away a clear gain)."""
     values = sorted(set(seen) | {0.0})
     gaps = [b - a for a, b in itertools.pairwise(values)]
     step = max(min(gaps, default=1.0), MIN_STEP)
@@ -172,8 +117,7 @@ def support(seen: Sequence[float], mu0: float, mu1: float) -> list[float]:
 
 def regularised(counts: Sequence[tuple[float, int]], prior: float, mu0: float = DEFAULT_MU0,
                 mu1: float = DEFAULT_MU1) -> tuple[list[float], list[float]]:
-    """The values (:func:`support`) and their regularised empirical probabilities: each count plus an equal share
-    of ``prior`` pseudo-blocks."""
+    """The values (:func:`support`) and their probabilities: each count plus an equal share of ``prior``."""
     values = support([v for v, _ in counts], mu0, mu1)
     seen = dict(counts)
     share = prior / len(values)
@@ -183,9 +127,8 @@ def regularised(counts: Sequence[tuple[float, int]], prior: float, mu0: float = 
 
 
 def multinomial_llr(counts: Sequence[tuple[float, int]], mu0: float, mu1: float, prior: float) -> float:
-    """The log-likelihood ratio of mean ``mu1`` against ``mu0`` for ``counts`` (value, blocks) pairs: ``n`` times
-    the expected log ratio, under the regularised empirical distribution, of its exponential tilts to ``mu1`` and
-    ``mu0`` (:func:`arena.tournament.stats.sprt_design.tilt_log_ratio`)."""
+    """The log-likelihood ratio of mean ``mu1`` against ``mu0`` for ``(value, blocks)`` counts: ``n`` times the
+    expected log ratio of the regularised distribution's tilts."""
     n = sum(c for _, c in counts)
     if n == 0:
         return 0.0
@@ -195,9 +138,8 @@ def multinomial_llr(counts: Sequence[tuple[float, int]], mu0: float, mu1: float,
 
 @dataclass(frozen=True)
 class SprtState:
-    """The test after ``n`` block scores: how many blocks scored each distinct value (``counts``, sorted by
-    value), and the decision once taken (it never changes afterwards: :meth:`updated` then raises
-    :class:`SprtFinished`)."""
+    """The test after ``n`` block scores: ``counts`` per distinct value (sorted), and the decision once taken
+    (final: :meth:`updated` then raises :class:`SprtFinished`)."""
 
     config: SprtConfig = SprtConfig()
     counts: tuple[tuple[float, int], ...] = ()
@@ -223,8 +165,6 @@ class SprtState:
         return replace(state, decision=decision, stopped=decision is None and state._auto_capped())
 
     def extended(self, scores: Iterable[float]) -> SprtState:
-        """The state after every score of ``scores`` in order (stopping with :class:`SprtFinished` past a
-        decision or the cap)."""
         state = self
         for score in scores:
             state = state.updated(score)
@@ -232,7 +172,7 @@ class SprtState:
 
     @property
     def mean(self) -> float:
-        """The plain mean block score (biased after a sequential stop: see the module docstring)."""
+        """The plain mean block score (biased after a sequential stop)."""
         return sum(v * c for v, c in self.counts) / self.n if self.n else 0.0
 
     @property
@@ -256,7 +196,6 @@ class SprtState:
 
     @property
     def bounds(self) -> tuple[float, float]:
-        """Wald's bounds ``(lower, upper)`` of the configured error rates."""
         return self.config.bounds
 
     @property
@@ -267,8 +206,7 @@ class SprtState:
 
     @cached_property
     def design(self) -> tuple[WaldFigures, WaldFigures] | None:
-        """Wald's figures at the two design points (the current estimate tilted to ``mu0`` and to ``mu1``); None
-        before any block."""
+        """Wald's figures at the current estimate tilted to ``mu0`` and to ``mu1``; None before any block."""
         if not self.n:
             return None
         c = self.config
@@ -277,9 +215,8 @@ class SprtState:
 
     @cached_property
     def needed_blocks(self) -> int | None:
-        """The blocks after which, at the current estimate, at most :data:`CAP_SHARE` of tests are undecided where
-        H0 or H1 holds (at ``mu0`` and at ``mu1``): the automatic cap, and the advice to an author whose cap is
-        shorter. None before any block."""
+        """The blocks after which, at the current estimate, at most :data:`CAP_SHARE` of tests are undecided at
+        ``mu0`` and at ``mu1``: the automatic cap, and the advice to an author whose cap is shorter."""
         if self.design is None:
             return None
         lower, upper = self.bounds
@@ -291,8 +228,8 @@ class SprtState:
         return min(max(need, guard, self.config.min_blocks), AUTO_CAP_CEILING)
 
     def undecided_at(self, blocks: int) -> float | None:
-        """About the share of tests like this one (at the current estimate, where H0 or H1 holds) still undecided
-        after ``blocks`` blocks: the larger of the two design points. None before any block."""
+        """About the share of tests like this one still undecided after ``blocks`` blocks (the larger of the two
+        design points); None before any block."""
         if self.design is None:
             return None
         lower, upper = self.bounds
@@ -300,8 +237,8 @@ class SprtState:
 
     @property
     def expected_blocks_left(self) -> int | None:
-        """How many more blocks the test expects at the current estimate (:func:`blocks_to_decision`, and no fewer
-        than the guards still ask for); None once finished or while the LLR is 0."""
+        """How many more blocks the test expects (:func:`blocks_to_decision`, no fewer than the guards ask); None
+        once finished or while the LLR is 0."""
         if self.finished:
             return None
         lower, upper = self.bounds
@@ -338,12 +275,7 @@ class SprtState:
         if self.n < self.config.min_blocks or self.nonzero < self.config.min_nonzero:
             return None
         lower, upper = self.bounds
-        llr = self.llr
-        if llr >= upper:
-            return "H1"
-        if llr <= lower:
-            return "H0"
-        return None
+        return "H1" if self.llr >= upper else "H0" if self.llr <= lower else None
 
     def line(self) -> str:
         """One line for people: blocks (non-zero ones), mean block score, LLR within its bounds, decision."""
@@ -367,10 +299,8 @@ class SprtState:
 
 
 def blocks_to_decision(llr: float, n: int, lower: float, upper: float) -> int | None:
-    """How many more blocks until the LLR reaches the bound it heads for, if it keeps growing as it has: the LLR
-    after ``n`` blocks is ``n`` times the expected log ratio per block at the current estimate, so the drift per
-    block is ``llr / n`` and the blocks left ``n * (bound / llr - 1)``. 0 at or past a bound; None while the LLR
-    is 0 (no direction yet)."""
+    """How many more blocks until the LLR reaches the bound it heads for at a drift of ``llr / n`` a block:
+    ``n * (bound / llr - 1)``. 0 at or past a bound; None while the LLR is 0."""
     if llr >= upper or llr <= lower:
         return 0
     if n <= 0 or llr == 0.0:
@@ -380,8 +310,8 @@ def blocks_to_decision(llr: float, n: int, lower: float, upper: float) -> int | 
 
 
 def finish_points(result: MatchResult, seat: int) -> float:
-    """The finishing points of one seat: 1 for first, 0 for last, linear between; seats sharing a rank share
-    the mean of the places they cover (two seats tied first of three get 0.75 each)."""
+    """The finishing points of one seat: 1 for first, 0 for last, linear between; tied seats share the mean of
+    their places."""
     ranks = result.ranks()
     k = len(ranks)
     if not 0 <= seat < k:

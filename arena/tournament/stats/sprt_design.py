@@ -1,23 +1,11 @@
-"""How many blocks a sequential test of a block-score mean needs: Wald's approximations on exponential tilts.
+"""How many blocks a sequential test of a block-score mean needs: Wald's approximations on exponential tilts (pure).
 
-The gauntlet's test (:mod:`arena.tournament.stats.sprt`) asks whether the mean block score is at most ``mu0`` (H0) or at
-least ``mu1`` (H1). For a block-score distribution ``T`` (values ``x_i``, probabilities ``p_i``), its *exponential
-tilt* to a mean ``m`` is ``p_i e^(t x_i) / Z(t)`` with ``t`` chosen so that the mean is ``m``: the distribution of
-mean ``m`` closest to ``T`` (least Kullback-Leibler information). The reference test is Wald's SPRT between the
-tilts ``Q0`` and ``Q1`` of ``T`` to ``mu0`` and ``mu1``: it knows the shape of the distribution and tests only its
-mean, so by Wald and Wolfowitz no test of these hypotheses with the same error rates needs fewer blocks on
-average. Its per-block log-likelihood ratio is ``z(x) = (t1 - t0) x - (K(t1) - K(t0))`` (``K`` the cumulant
-generating function of ``T``), and Wald's approximations (no overshoot of the bounds ``b < 0 < a``) give
-
-- the operating characteristic: ``P(accept H0) = (e^(h a) - 1) / (e^(h a) - e^(h b))`` with ``h != 0`` the root of
-  ``E_T[e^(h z)] = 1``;
-- the expected sample number (ASN): ``(P(H0) b + P(H1) a) / E_T[z]``, or ``-a b / E_T[z^2]`` where ``E_T[z] = 0``.
-
-At ``T`` of mean ``mu1`` the drift ``E_T[z]`` is ``KL(Q1 || Q0)``; at mean ``mu0`` it is ``-KL(Q0 || Q1)``.
-
-:func:`undecided_share` approximates the share of runs still undecided after ``n`` blocks by the first passage
-of a Brownian motion with the same drift and variance through the bound it drifts towards (an inverse Gaussian
-time), which is what :func:`cap_advice` tells an author whose cap is short. Everything here is pure.
+The tilt of a distribution ``T`` to a mean ``m`` (``p_i e^(t x_i) / Z(t)``) is the distribution of mean ``m``
+closest to ``T``. The reference is Wald's SPRT between the tilts of ``T`` to ``mu0`` and ``mu1``: by Wald and
+Wolfowitz no test of these means with the same error rates needs fewer blocks on average. Its per-block log ratio is
+``z(x) = (t1 - t0) x - (K(t1) - K(t0))``; Wald's approximations give the operating characteristic (``h`` the root of
+``E[e^(h z)] = 1``) and the expected sample number ``(P(H0) b + P(H1) a) / E[z]``. :func:`undecided_share`
+approximates the runs still undecided after ``n`` blocks by a Brownian motion's first passage (inverse Gaussian).
 """
 
 from __future__ import annotations
@@ -25,6 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .intervals import normal_cdf
 
 TILT_LIMIT = 500.0
 """Tilt parameters are searched in ``[-TILT_LIMIT, TILT_LIMIT]`` (scores lie in ``[-1, 1]``)."""
@@ -83,7 +73,6 @@ class WaldFigures:
     """Wald's approximations for the SPRT between the tilts to ``mu0`` and ``mu1`` of a block distribution."""
 
     accept_h1: float
-    """The probability of accepting H1."""
     blocks: float
     """The expected sample number (ASN)."""
     drift: float
@@ -121,19 +110,15 @@ def _oc_root(probs: Sequence[float], z: Sequence[float], drift: float) -> float 
     direction = -1.0 if drift > 0 else 1.0
     if not any(p > 0 and zi * direction > 0 for p, zi in zip(probs, z, strict=True)):
         return None
-
-    def g(h: float) -> float:
-        return _log_mgf(z, probs, h)
-
     far = direction
-    while g(far) < 0:
+    while _log_mgf(z, probs, far) < 0:
         far *= 2.0
         if abs(far) > 1e6:
             return None
     near = 0.0
-    for _ in range(200):  # g < 0 strictly between 0 and the root, > 0 past it
+    for _ in range(200):  # log E[e^(h z)] < 0 strictly between 0 and the root, > 0 past it
         mid = (near + far) / 2.0
-        if g(mid) < 0:
+        if _log_mgf(z, probs, mid) < 0:
             near = mid
         else:
             far = mid
@@ -160,10 +145,6 @@ def design_figures(values: Sequence[float], probs: Sequence[float], mu0: float, 
                  for mu in (mu0, mu1))
 
 
-def _normal_cdf(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
 def undecided_share(figures: WaldFigures, blocks: int, lower: float, upper: float) -> float:
     """About how many runs are still undecided after ``blocks`` blocks: the chance that a Brownian motion with the
     drift and spread of ``figures`` has not yet crossed the bound it drifts towards (inverse Gaussian first
@@ -175,8 +156,8 @@ def undecided_share(figures: WaldFigures, blocks: int, lower: float, upper: floa
         return 1.0 if drift == 0.0 else 0.0
     a = upper if figures.drift > 0 else -lower
     root = math.sqrt(variance * blocks)
-    crossed = _normal_cdf((drift * blocks - a) / root)
-    tail = _normal_cdf((-drift * blocks - a) / root)
+    crossed = normal_cdf((drift * blocks - a) / root)
+    tail = normal_cdf((-drift * blocks - a) / root)
     if tail > 0.0:
         crossed += math.exp(min(2.0 * drift * a / variance + math.log(tail), 0.0))
     return min(max(1.0 - crossed, 0.0), 1.0)

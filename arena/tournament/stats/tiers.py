@@ -1,9 +1,10 @@
 """The tier rule: which pairs of entrants the data tells apart (each pair's p-value under Holm's control over all
-the pairs) and where a new tier opens; the p-values of the rating measure and of the win rate with deal groups as
-clusters. The standings, the batch fit and the leaderboards all decide their tiers here."""
+the pairs) and where a new tier opens; the standings, the batch fit and the leaderboards all decide their tiers
+here."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -17,12 +18,6 @@ PSEUDO_GROUPS = 1
 
 
 _Row = TypeVar("_Row")
-
-
-def indistinguishable(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float, z: float) -> bool:
-    """True when the c-level interval of the skill difference (critical value ``z``) contains 0: the test of one
-    pair alone, without the control over the whole table that tiers use (:func:`told_apart`)."""
-    return abs(mu_a - mu_b) <= z * math.sqrt(sigma_a * sigma_a + sigma_b * sigma_b)
 
 
 def ratings_p_value(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
@@ -41,9 +36,8 @@ def normal_p_value(gap: float, se: float) -> float:
 
 def told_apart(rows: Sequence[_Row], p_value: Callable[[_Row, _Row], float],
                confidence: float) -> list[list[bool]]:
-    """Which pairs of ``rows`` the data tells apart: ``p_value`` of every pair, under Holm's step-down control at
-    ``1 - confidence`` over all the pairs (the chance of telling apart any two equal rows stays below it).
-    Returns a symmetric matrix (``False`` on its diagonal)."""
+    """Which pairs of ``rows`` the data tells apart (a symmetric matrix): ``p_value`` of every pair under Holm's
+    control at ``1 - confidence`` over all the pairs."""
     pairs = [(i, j) for i in range(len(rows)) for j in range(i + 1, len(rows))]
     rejected = holm([p_value(rows[i], rows[j]) for i, j in pairs], 1.0 - confidence)
     apart = [[False] * len(rows) for _ in rows]
@@ -53,9 +47,8 @@ def told_apart(rows: Sequence[_Row], p_value: Callable[[_Row, _Row], float],
 
 
 def tiers_of(apart: Sequence[Sequence[bool]]) -> list[int]:
-    """The tier rule (the leaderboard mark), for rows in order and the matrix of :func:`told_apart`: a new tier
-    opens between two neighbouring rows only when every row above is told apart from every row below. Returns each
-    row's tier, from 1."""
+    """Each row's tier (from 1), rows in order: a new tier opens between two neighbouring rows only when every row
+    above is told apart from every row below."""
     n = len(apart)
     # first_tie[b]: the first row above b not told apart from b (n when none). A cut before row i needs
     # first_tie[b] >= i for every row b from i down.
@@ -65,10 +58,7 @@ def tiers_of(apart: Sequence[Sequence[bool]]) -> list[int]:
     for i in range(n - 1, 0, -1):
         reach = min(reach, first_tie[i])
         opens[i] = reach >= i
-    tiers: list[int] = []
-    for i in range(n):
-        tiers.append(1 if i == 0 else tiers[-1] + opens[i])
-    return tiers
+    return list(itertools.accumulate(opens[1:], initial=1)) if n else []  # each tier opened adds 1
 
 
 def not_told_apart(apart: Sequence[Sequence[bool]]) -> list[list[int]]:
@@ -78,20 +68,11 @@ def not_told_apart(apart: Sequence[Sequence[bool]]) -> list[list[int]]:
 
 def rate_difference_p_value(groups_a: Mapping[str, Sequence[int]], groups_b: Mapping[str, Sequence[int]],
                             table_of: Mapping[str, Hashable]) -> float:
-    """The two-sided p-value that two bots have the same win rate, from their deal groups as clusters.
-
-    ``groups_x`` maps each deal group of bot x to ``(matches, wins, ...)``; ``table_of`` maps a group to its table
-    (the bots that sat in it). The difference ``wins_a / matches_a - wins_b / matches_b`` is a sum over the deal
-    groups of either bot, which are independent; groups of one table are alike, so its variance is the sum, table
-    by table, of the groups' spread around their table's mean. A group where both sat counts once, so the negative
-    correlation of two bots at one table is in the spread, not assumed away. Each table's spread also counts
-    :data:`PSEUDO_GROUPS` pseudo-group at each extreme a group could reach (a won all, b none; and the reverse), as
-    an Agresti-Coull interval adds pseudo-observations: a table whose few groups all ended alike is not taken as
-    certain. Normal approximation; 1 when either bot has no match. Alone it is somewhat optimistic on few groups
-    (7 meetings won of 8 give p = 0.03, an exact sign test 0.07); the tier rule doubles it (two tests per pair) and
-    holds it under Holm's control (the result is measured in docs/benchmarks.md). Two pseudo-groups a side
-    (p = 0.05 there) cost power: heuristic above weakened at 8 deals fell from 100 % to 91 % in one field.
-    """
+    """The two-sided p-value that two bots have the same win rate, from their deal groups (``(matches, wins, ...)``
+    by group) as clusters: the difference is a sum over independent groups, its variance the groups' spread table by
+    table (``table_of``; a group where both sat counts once, so their negative correlation is in it), each table
+    padded with :data:`PSEUDO_GROUPS` at each extreme (as Agresti-Coull adds pseudo-observations: a few alike groups
+    are not certain; two a side cost power). Normal approximation; 1 when either bot has no match."""
     matches_a = sum(g[0] for g in groups_a.values())
     matches_b = sum(g[0] for g in groups_b.values())
     if not (matches_a and matches_b):
@@ -113,6 +94,4 @@ def rate_difference_p_value(groups_a: Mapping[str, Sequence[int]], groups_b: Map
         padded = [*values, *extremes[table] * PSEUDO_GROUPS]
         centre = math.fsum(padded) / len(padded)
         variance += len(values) * math.fsum((v - centre) ** 2 for v in padded) / (len(padded) - 1)
-    if variance <= 0.0:
-        return 1.0 if difference == 0.0 else 0.0
-    return min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(difference) / math.sqrt(variance))))
+    return normal_p_value(difference, math.sqrt(variance))

@@ -1,17 +1,13 @@
 """Verdicts that explain themselves: for every pair of bots of a table, whether the results tell them apart and, for
-the pairs they do not, about how many more matches would; and one sentence a new reader understands.
-
-Pure data and wording: the tests themselves, and the numbers, are the batch model's
-(:meth:`arena.tournament.stats.plackett_luce.BatchFit.verdicts`) and the statistics module's
-(:func:`arena.tournament.stats.intervals.sign_test_more`, :func:`arena.tournament.stats.intervals.more_samples`); every
-reader (the
-CLI, the web) shows what the organizer API sends (``Verdicts``), computed once.
+the pairs they do not, about how many more matches would; and one sentence a new reader understands. Pure data and
+wording: the numbers are the batch model's (:meth:`arena.tournament.stats.plackett_luce.BatchFit.verdicts`), computed
+once; every reader shows what the organizer API sends.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 BATCH_TEST = "batch"
@@ -22,9 +18,8 @@ SIGN_TEST = "sign"
 
 @dataclass(frozen=True)
 class PairVerdict:
-    """One pair (``bot_a`` ranked above ``bot_b``): told apart or not (Holm's control over the table), the pair's
-    own p-value, and, when not told apart, about how many more matches would tell them apart at the current
-    difference (``None``: no difference, so no number of matches would)."""
+    """One pair (``bot_a`` ranked above ``bot_b``): told apart under Holm's control or not, its own p-value, and if
+    not, about how many more matches would tell them apart (``None``: no difference, none would)."""
 
     bot_a: str
     bot_b: str
@@ -34,8 +29,7 @@ class PairVerdict:
     test: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bot_a": self.bot_a, "bot_b": self.bot_b, "told_apart": self.told_apart, "p_value": self.p_value,
-                "more_matches": self.more_matches, "test": self.test}
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PairVerdict:
@@ -78,9 +72,8 @@ def _more(pair: PairVerdict) -> str:
 
 
 def summary(pairs: Sequence[PairVerdict], matches: int) -> str:
-    """One sentence for a reader: which pairs are told apart and what would tell the closest remaining pair apart,
-    e.g. "No two bots are told apart yet: at the current differences, heuristic vs random needs about 40 more
-    matches between them." Empty for fewer than 2 bots."""
+    """One sentence for a reader: which pairs are told apart and what would tell the closest remaining pair apart
+    (empty for fewer than 2 bots)."""
     if not pairs:
         return ""
     if not matches:

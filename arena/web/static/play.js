@@ -5,7 +5,8 @@
  * window.__received (the browser tests read it to prove that no hidden card ever reached the page).
  * The opponents' moves are shown one by one (?step=MS sets the pause between two, 0 for none); a round's end
  * pauses on the revealed hands and the scores until "Next round"; the match's end links to its replay.
- * Cards are drawn as templates/cards.html draws them (the same classes, symbols and text labels).
+ * Cards are drawn as templates/cards.html draws them (the same classes, symbols and text labels), from the faces
+ * ({color, kind, text}) and cards ({light, dark, text}) of the observation (arena/web/seat_view.py).
  */
 (function () {
   "use strict";
@@ -18,7 +19,6 @@
     "wild-draw-color": "\u2605+C"};
   var MARKS = {"red": "\u2665", "yellow": "\u2600", "green": "\u2663", "blue": "\u2666", "pink": "\u273f",
     "teal": "\u2248", "orange": "\u25b2", "purple": "\u265b"};
-  var WILDS = {"wild": 1, "wild-draw2": 1, "wild-draw4": 1, "wild-draw-color": 1};
   // The points of every face kind per variant, as the engine counts them (arena/engine/cards.py, E3 and C5): the
   // page carries them (play.html, #card-values), so no rule is copied here.
   var cardValues = null;
@@ -56,18 +56,6 @@
     return node;
   }
 
-  function parseFace(text) {
-    if (!text) { return null; }
-    if (WILDS[text]) { return {color: null, kind: text, text: text}; }
-    var dash = text.indexOf("-");
-    return {color: text.slice(0, dash), kind: text.slice(dash + 1), text: text};
-  }
-
-  function parseCard(text) {
-    var parts = String(text).split("/");
-    return {light: parseFace(parts[0]), dark: parts.length > 1 ? parseFace(parts[1]) : null, text: text};
-  }
-
   function other(side) { return side === "dark" ? "light" : "dark"; }
 
   function backEl(side, size) {
@@ -95,13 +83,12 @@
     return node;
   }
 
-  function cardFace(text, side) {
-    var card = parseCard(text);
+  function cardFace(card, side) {
     return side === "dark" && card.dark ? card.dark : card.light;
   }
 
-  function cardEl(text, side, size) {
-    return faceEl(cardFace(text, side), side, size, String(text));
+  function cardEl(card, side, size) {
+    return faceEl(cardFace(card, side), side, size, card.text);
   }
 
   function faceValue(face, variant) {
@@ -153,10 +140,10 @@
       if (t === "play") {
         var face = cardFace(event.card, s);
         var parts = [who(event.seat) + (event.seat === state.seat ? " play " : " plays "),
-          faceEl(face, s, "small", event.card)];
+          faceEl(face, s, "small", event.card.text)];
         if (!face.color && event.color) { parts.push(", naming " + event.color); }
         if (event.detail === "uno") { parts.push(" \u2014 UNO!"); }
-        $("discard-top").replaceChildren(faceEl(face, s, "", event.card));
+        $("discard-top").replaceChildren(faceEl(face, s, "", event.card.text));
         return parts;
       }
       if (t === "draw") {
@@ -170,20 +157,20 @@
           event.cards.forEach(function (c) { out.push(cardEl(c, s, "small")); });
         } else if (event.faces.length) {
           out.push(", the table sees: ");
-          event.faces.forEach(function (f) { out.push(faceEl(parseFace(f), other(s), "small")); });
+          event.faces.forEach(function (f) { out.push(faceEl(f, other(s), "small")); });
         }
         return out;
       }
       if (t === "flip") {
         state.side = event.detail === "dark" ? "dark" : "light";
         if (event.faces.length) {
-          $("discard-top").replaceChildren(faceEl(parseFace(event.faces[0]), state.side, ""));
+          $("discard-top").replaceChildren(faceEl(event.faces[0], state.side, ""));
         }
         return ["FLIP! the " + event.detail + " side is up"];
       }
       if (t === "round_started") { state.side = "light"; return ["round " + event.count + ", dealer " + who(event.seat)]; }
       if (t === "start_card" || t === "start_card_replaced") {
-        var start = parseFace(event.faces[0]);
+        var start = event.faces[0];
         if (t === "start_card") { $("discard-top").replaceChildren(faceEl(start, s, "")); }
         return [t === "start_card" ? "start card " : "the start card goes back (S4): ", faceEl(start, s, "small")];
       }
@@ -199,7 +186,7 @@
       }
       if (t === "reveal") {
         var shown = [who(event.seat) + " showed you the hand: "];
-        event.faces.forEach(function (f) { shown.push(faceEl(parseFace(f), s, "small")); });
+        event.faces.forEach(function (f) { shown.push(faceEl(f, s, "small")); });
         return shown;
       }
       if (t === "catch") { return [who(event.target) + " caught without UNO"]; }
@@ -238,7 +225,7 @@
         if (over && opp.revealed.length) {
           opp.revealed.forEach(function (c) { row.appendChild(cardEl(c, side, "small")); });
         } else if (opp.visible.length) {
-          opp.visible.forEach(function (f) { row.appendChild(faceEl(parseFace(f), other(side), "small")); });
+          opp.visible.forEach(function (f) { row.appendChild(faceEl(f, other(side), "small")); });
         } else {
           for (var i = 0; i < Math.min(opp.count, 30); i++) { row.appendChild(backEl(side, "small")); }
         }
@@ -246,10 +233,10 @@
         opponents.appendChild(box);
       });
       // The piles: the draw pile's top shows its other face (V3), the discard pile its active faces.
-      $("draw-pile").replaceChildren(obs.draw_top ? faceEl(parseFace(obs.draw_top), other(side), "", "the draw pile's top, other side") :
+      $("draw-pile").replaceChildren(obs.draw_top ? faceEl(obs.draw_top, other(side), "", "the draw pile's top, other side") :
         backEl(side, ""));
       $("draw-info").textContent = "draw pile: " + obs.draw_size;
-      $("discard-top").replaceChildren(faceEl(parseFace(obs.top), side, ""));
+      $("discard-top").replaceChildren(faceEl(obs.top, side, ""));
       $("discard-info").textContent = "discard pile: " + obs.discard.length;
       var facts = $("table-facts");
       facts.replaceChildren();
@@ -269,16 +256,15 @@
       // Your hand: both faces (V1): the face up, and the other face under it.
       var hand = $("hand");
       hand.replaceChildren();
-      obs.hand.forEach(function (c) {
+      obs.hand.forEach(function (card) {
         var holder = el("span", "hand-card");
-        holder.setAttribute("data-card", c);
-        holder.appendChild(cardEl(c, side, ""));
-        var card = parseCard(c);
+        holder.setAttribute("data-card", card.text);
+        holder.appendChild(cardEl(card, side, ""));
         if (card.dark) {
           var back = side === "dark" ? card.light : card.dark;
           holder.appendChild(el("span", "other-face", "back: " + back.text));
         }
-        if (obs.drawn && obs.drawn === c) { holder.classList.add("drawn"); }
+        if (obs.drawn && obs.drawn.text === card.text) { holder.classList.add("drawn"); }
         hand.appendChild(holder);
       });
     }
@@ -292,7 +278,7 @@
         case "choose_color": return "Name " + action.color;
         case "catch": return "Catch " + who(action.target) + ": no UNO call";
         case "play":
-          return "Play " + action.card.split("/")[state.side === "dark" && action.card.indexOf("/") > 0 ? 1 : 0] +
+          return "Play " + cardFace(action.card, state.side).text +
             (action.color ? ", naming " + action.color : "") + (action.uno ? ", calling UNO!" : "");
         default: return action.text;
       }
@@ -332,7 +318,7 @@
       var buttons = $("actions");
       message.legal.forEach(function (action) {
         if (action.kind === "play") {
-          (plays[action.card] = plays[action.card] || []).push(action);
+          (plays[action.card.text] = plays[action.card.text] || []).push(action);
         } else {
           buttons.appendChild(actionButton(action, decision));
         }

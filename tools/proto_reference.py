@@ -1,11 +1,10 @@
 """The protocol reference page, docs/protocol.md, generated from the comments of proto/uno_arena/v1/*.proto.
 
-    python -m arena.protocol.reference          # rewrite docs/protocol.md from proto/
-    python -m arena.protocol.reference --check  # exit 1 when the committed page is stale
+    python -m tools.proto_reference          # rewrite docs/protocol.md from proto/
+    python -m tools.proto_reference --check  # exit 1 when the committed page is stale
 
-protoc (grpcio-tools, as for the generated code) compiles the contract into a descriptor set with its source
-information; every service, method, message, field, enum and value is listed with the comment written above it
-(or beside it), so the page says what the .proto files say and a test keeps it from drifting.
+Every service, method, message, field, enum and value is listed with the comment protoc's source information gives
+it, so the page says what the .proto files say and a test keeps it from drifting.
 """
 
 from __future__ import annotations
@@ -14,16 +13,17 @@ import argparse
 import re
 import sys
 import tempfile
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from google.protobuf import descriptor_pb2
 
-from arena.protocol.generate import PROTO_ROOT, REPO_ROOT, proto_files, run_protoc
+from tools.proto_code import PROTO_ROOT, REPO_ROOT, proto_files, run_protoc
 
 PAGE = REPO_ROOT / "docs" / "protocol.md"
-COMMAND = "python -m arena.protocol.reference"
+COMMAND = "python -m tools.proto_reference"
 FILE_ORDER = ("bot.proto", "game.proto", "cards.proto", "arena.proto")
 """Bot authors read the bot protocol first; files not named here follow in name order."""
 
@@ -32,52 +32,27 @@ _FILE_MESSAGE, _FILE_ENUM, _FILE_SERVICE, _FILE_SYNTAX = 4, 5, 6, 12
 _MESSAGE_FIELD, _MESSAGE_NESTED, _MESSAGE_ENUM = 2, 3, 4
 _ENUM_VALUE, _SERVICE_METHOD = 2, 2
 
-_SCALARS = {
-    descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE: "double",
-    descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT: "float",
-    descriptor_pb2.FieldDescriptorProto.TYPE_INT64: "int64",
-    descriptor_pb2.FieldDescriptorProto.TYPE_UINT64: "uint64",
-    descriptor_pb2.FieldDescriptorProto.TYPE_INT32: "int32",
-    descriptor_pb2.FieldDescriptorProto.TYPE_FIXED64: "fixed64",
-    descriptor_pb2.FieldDescriptorProto.TYPE_FIXED32: "fixed32",
-    descriptor_pb2.FieldDescriptorProto.TYPE_BOOL: "bool",
-    descriptor_pb2.FieldDescriptorProto.TYPE_STRING: "string",
-    descriptor_pb2.FieldDescriptorProto.TYPE_BYTES: "bytes",
-    descriptor_pb2.FieldDescriptorProto.TYPE_UINT32: "uint32",
-    descriptor_pb2.FieldDescriptorProto.TYPE_SFIXED32: "sfixed32",
-    descriptor_pb2.FieldDescriptorProto.TYPE_SFIXED64: "sfixed64",
-    descriptor_pb2.FieldDescriptorProto.TYPE_SINT32: "sint32",
-    descriptor_pb2.FieldDescriptorProto.TYPE_SINT64: "sint64",
-}
+_SCALARS = {value.number: value.name.removeprefix("TYPE_").lower()
+            for value in descriptor_pb2.FieldDescriptorProto.Type.DESCRIPTOR.values
+            if value.name not in ("TYPE_GROUP", "TYPE_MESSAGE", "TYPE_ENUM")}
 _LIST_ITEM = re.compile(r"^(\d+\.|-)\s")
 _CODE_SPAN = re.compile(r"(`[^`]*`)")
 _MARKDOWN_SPECIAL = str.maketrans({"<": "&lt;", ">": "&gt;", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]",
                                    "|": "\\|", "\\": "\\\\"})
 
 
-# ------------------------------------------------------------------------------------------------
-# Reading the contract: descriptors and their comments
-# ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Comments:
-    """The comments of one .proto file, by SourceCodeInfo path."""
-
-    by_path: dict[tuple[int, ...], str]
-
-    def of(self, path: tuple[int, ...]) -> str:
-        return self.by_path.get(path, "")
+Comments = defaultdict[tuple[int, ...], str]
+"""The comments of one .proto file, by SourceCodeInfo path ("" where there is none)."""
 
 
 def _comments(file: descriptor_pb2.FileDescriptorProto) -> Comments:
-    found: dict[tuple[int, ...], str] = {}
+    found: Comments = defaultdict(str)
     for location in file.source_code_info.location:
         parts = [*location.leading_detached_comments, location.leading_comments, location.trailing_comments]
         text = "\n\n".join(part.strip("\n") for part in parts if part.strip())
         if text:
             found[tuple(location.path)] = text
-    return Comments(found)
+    return found
 
 
 def descriptor_set() -> descriptor_pb2.FileDescriptorSet:
@@ -97,11 +72,6 @@ def _ordered(files: Sequence[descriptor_pb2.FileDescriptorProto]) -> list[descri
         return (FILE_ORDER.index(name) if name in FILE_ORDER else len(FILE_ORDER), name)
 
     return sorted(files, key=key)
-
-
-# ------------------------------------------------------------------------------------------------
-# Markdown text
-# ------------------------------------------------------------------------------------------------
 
 
 def _escape(text: str) -> str:
@@ -128,9 +98,8 @@ def prose(comment: str) -> str:
     out: list[str] = []
     for block in _blocks(comment):
         item = _LIST_ITEM.match(block)
-        if item:
-            marker = item.group(1)
-            out.append(f"{marker} {_escape(block[item.end():])}")
+        if item:  # a list item keeps its marker
+            out.append(f"{item.group(1)} {_escape(block[item.end():])}")
         else:
             if out:
                 out.append("")
@@ -146,11 +115,6 @@ def cell(comment: str) -> str:
 def _anchor(heading: str) -> str:
     """The anchor of a heading (GitHub's and the site's: lower case, punctuation dropped, spaces to hyphens)."""
     return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
-
-
-# ------------------------------------------------------------------------------------------------
-# Rendering
-# ------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -191,16 +155,19 @@ def _reserved(message: descriptor_pb2.DescriptorProto) -> str:
     return f"Reserved (retired): {'; '.join(parts)}." if parts else ""
 
 
+def _described(head: list[str], comment: str) -> list[str]:
+    """``head`` (a heading), then ``comment`` as paragraphs when there is one."""
+    return [*head, "", *([prose(comment), ""] if comment else [])]
+
+
 def _message(contract: Contract, comments: Comments, message: descriptor_pb2.DescriptorProto,
              path: tuple[int, ...], prefix: str) -> list[str]:
     name = f"{prefix}{message.name}"
-    lines = [f"### {name}", ""]
-    if comments.of(path):
-        lines += [prose(comments.of(path)), ""]
+    lines = _described([f"### {name}"], comments[path])
     if message.field:
         lines += ["| field | number | type | description |", "| --- | --- | --- | --- |"]
         for index, field in enumerate(message.field):
-            text = _oneof(field, message) + cell(comments.of((*path, _MESSAGE_FIELD, index)))
+            text = _oneof(field, message) + cell(comments[(*path, _MESSAGE_FIELD, index)])
             lines.append(f"| `{field.name}` | {field.number} | {_label(field)}{contract.type_name(field)} "
                          f"| {text} |")
         lines.append("")
@@ -217,25 +184,21 @@ def _message(contract: Contract, comments: Comments, message: descriptor_pb2.Des
 
 def _enum(comments: Comments, enum: descriptor_pb2.EnumDescriptorProto, path: tuple[int, ...],
           prefix: str) -> list[str]:
-    lines = [f"### {prefix}{enum.name}", ""]
-    if comments.of(path):
-        lines += [prose(comments.of(path)), ""]
+    lines = _described([f"### {prefix}{enum.name}"], comments[path])
     lines += ["| value | number | description |", "| --- | --- | --- |"]
     for index, value in enumerate(enum.value):
-        lines.append(f"| `{value.name}` | {value.number} | {cell(comments.of((*path, _ENUM_VALUE, index)))} |")
+        lines.append(f"| `{value.name}` | {value.number} | {cell(comments[(*path, _ENUM_VALUE, index)])} |")
     return [*lines, ""]
 
 
 def _service(contract: Contract, comments: Comments, service: descriptor_pb2.ServiceDescriptorProto,
              path: tuple[int, ...]) -> list[str]:
-    lines = [f"### {service.name}", ""]
-    if comments.of(path):
-        lines += [prose(comments.of(path)), ""]
+    lines = _described([f"### {service.name}"], comments[path])
     lines += ["| method | request | response | description |", "| --- | --- | --- | --- |"]
     for index, method in enumerate(service.method):
         request = _method_type(contract, method.input_type, method.client_streaming)
         response = _method_type(contract, method.output_type, method.server_streaming)
-        text = cell(comments.of((*path, _SERVICE_METHOD, index)))
+        text = cell(comments[(*path, _SERVICE_METHOD, index)])
         lines.append(f"| `{method.name}` | {request} | {response} | {text} |")
     return [*lines, ""]
 
@@ -248,9 +211,7 @@ def _method_type(contract: Contract, type_name: str, streaming: bool) -> str:
 
 def _file(contract: Contract, file: descriptor_pb2.FileDescriptorProto) -> list[str]:
     comments = _comments(file)
-    lines = [f"## {Path(file.name).name}", "", f"`proto/{file.name}`", ""]
-    if comments.of((_FILE_SYNTAX,)):
-        lines += [prose(comments.of((_FILE_SYNTAX,))), ""]
+    lines = _described([f"## {Path(file.name).name}", "", f"`proto/{file.name}`"], comments[(_FILE_SYNTAX,)])
     for index, service in enumerate(file.service):
         lines += _service(contract, comments, service, (_FILE_SERVICE, index))
     for index, message in enumerate(file.message_type):

@@ -1,18 +1,12 @@
 """Regenerate the Python code of the protobuf contract (proto/uno_arena/v1/*.proto) and of the internal relay
-(proto/uno_arena/relay/v1/*.proto, between workers and gateways; not in the protocol reference).
+(proto/uno_arena/relay/v1/*.proto).
 
-    python -m arena.protocol.generate          # rewrite arena/protocol/_gen/ from proto/
-    python -m arena.protocol.generate --check  # exit 1 when the committed code is stale
+    python -m tools.proto_code          # rewrite arena/protocol/_gen/ from proto/
+    python -m tools.proto_code --check  # exit 1 when the committed code is stale
 
-It runs protoc from grpcio-tools (the version pinned in pyproject.toml: generated code depends on it)
-with `--python_out`, `--pyi_out` and `--grpc_python_out`, then flattens the output into
-`arena/protocol/_gen/` and rewrites the imports between the generated modules (`from uno_arena.v1
-import cards_pb2`) to package imports (`from arena.protocol._gen import cards_pb2`), and the module
-names given to the message classes likewise; modules of .proto files without services get no
-`_pb2_grpc` module. Descriptors keep
-their proto file names (`uno_arena/v1/bot.proto`), so reflection and other languages see the same
-contract. `google/rpc/status.proto` is imported from the googleapis-common-protos package at run time
-and is not generated here.
+protoc from grpcio-tools (pinned in pyproject.toml: the generated code depends on its version) writes the modules,
+which are flattened into `arena/protocol/_gen/` with their imports rewritten to package imports; descriptors keep
+their proto file names (`uno_arena/v1/bot.proto`), so reflection and other languages see the same contract.
 """
 
 from __future__ import annotations
@@ -25,14 +19,14 @@ import tempfile
 from importlib import metadata, resources
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-REPO_ROOT = PACKAGE_DIR.parent.parent
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = REPO_ROOT / "arena" / "protocol"
 PROTO_ROOT = REPO_ROOT / "proto"
 PROTO_PACKAGE_DIR = Path("uno_arena") / "v1"
 RELAY_PACKAGE_DIR = Path("uno_arena") / "relay" / "v1"
 GEN_DIR = PACKAGE_DIR / "_gen"
 GEN_PACKAGE = "arena.protocol._gen"
-COMMAND = "python -m arena.protocol.generate"
+COMMAND = "python -m tools.proto_code"
 
 _INIT_TEXT = f'''"""Generated Python code of proto/uno_arena/v1 and proto/uno_arena/relay/v1 (do not edit: run
 `{COMMAND}`).
